@@ -1,0 +1,32 @@
+//! Writing command output to stdout (the only module that does), as text or JSON.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+/// Writes `text` to stdout as it is.
+pub fn print(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Writes `text` and a newline to stdout.
+pub fn println(text: &str) -> Result<()> {
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    print(&line)
+}
+
+/// Writes `value` as pretty JSON and a newline to stdout.
+pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    println(&serde_json::to_string_pretty(value)?)
+}
+
+/// Writes a note to stderr (for people; never parsed).
+pub fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}

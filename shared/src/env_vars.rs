@@ -1,0 +1,13 @@
+//! Names of the environment variables ctxhooks reads, in one place.
+
+/// Overrides the state folder (default `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/ctxhooks`).
+pub const CTXHOOKS_HOME: &str = "CTXHOOKS_HOME";
+
+/// Claude Code's configuration folder (default `$HOME/.claude`).
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+
+/// The user's home folder.
+pub const HOME: &str = "HOME";
+
+/// How long a hook waits for its stdin JSON, in milliseconds (default 5000).
+pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";

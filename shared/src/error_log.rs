@@ -1,0 +1,76 @@
+//! The error log: one JSON line per problem a hook met, read back by `ctxhooks doctor`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use chrono::{SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::files;
+use crate::state::StateDir;
+
+/// One line of `errors.log`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// When it happened (RFC 3339, UTC).
+    pub time: String,
+    /// The binary that met it, such as `ctxhooks-precompact`.
+    pub hook: String,
+    /// The hook event, when the payload named one.
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The session, when the payload named one (as given, even if it was refused).
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The error and its causes, outermost first.
+    pub error: Vec<String>,
+}
+
+impl ErrorRecord {
+    /// A record for `error`, stamped now.
+    pub fn new(
+        hook: &str,
+        event: Option<String>,
+        session_id: Option<String>,
+        error: &anyhow::Error,
+    ) -> Self {
+        Self {
+            time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            hook: hook.to_owned(),
+            event,
+            session_id,
+            error: error.chain().map(ToString::to_string).collect(),
+        }
+    }
+}
+
+/// Appends `record` to the state folder's `errors.log`, creating the folder if needed.
+pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
+    state.ensure()?;
+    files::append_json_line(&state.errors_log(), record)
+}
+
+/// The last `count` records of an error log (unreadable lines are shown as they are).
+pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = fs_err::read_to_string(path)?;
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(count);
+    Ok(lines[start..]
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|_| ErrorRecord {
+                time: String::new(),
+                hook: String::new(),
+                event: None,
+                session_id: None,
+                error: vec![format!("unreadable line: {line}")],
+            })
+        })
+        .collect())
+}

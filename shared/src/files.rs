@@ -1,0 +1,256 @@
+//! File writing that never leaves a half-written file under its final name: atomic replace,
+//! whole-line appends, and private modes (files 0600, folders 0700).
+
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+
+use fs_err::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result, anyhow};
+use sha2::{Digest, Sha256};
+
+/// Mode of every file ctxhooks creates: archives and logs may hold secrets.
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
+
+/// Mode of every folder ctxhooks creates.
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
+
+static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Creates `path` and its missing parents with mode 0700.
+pub fn create_private_dir_all(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR_MODE)
+        .create(path)
+        .with_context(|| format!("failed to create folder `{}`", path.display()))
+}
+
+/// A name for a temporary sibling of `target`, unique within this process and across processes.
+pub fn temp_sibling(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "file".into(), |name| name.to_string_lossy().into_owned());
+    let counter = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    target.with_file_name(format!(".{name}.{}.{counter}.tmp", std::process::id()))
+}
+
+/// Opens a new file that must not exist yet, with `mode`.
+pub fn create_new_file(path: &Path, mode: u32) -> Result<fs_err::File> {
+    Ok(fs_err::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?)
+}
+
+/// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
+/// only within one filesystem), fsync, rename, fsync of the folder. The new file gets `mode`.
+pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let temp = temp_sibling(target);
+    let result = (|| -> Result<()> {
+        let mut file = create_new_file(&temp, mode)?;
+        // The umask may have narrowed `mode`; set it exactly.
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs_err::rename(&temp, target)?;
+        sync_parent(target);
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs_err::remove_file(&temp);
+    }
+    result
+}
+
+/// Appends one whole line (`line` plus a newline) with a single write on a file opened for
+/// appending (created 0600), under an exclusive lock, so that concurrent writers never
+/// interleave or lose lines.
+pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
+    if line.contains(&b'\n') {
+        return Err(anyhow!("a log line must not contain a newline"));
+    }
+    let mut buffer = Vec::with_capacity(line.len() + 1);
+    buffer.extend_from_slice(line);
+    buffer.push(b'\n');
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(PRIVATE_FILE_MODE)
+        .open(path)?;
+    file.file().lock()?;
+    let written = file.write_all(&buffer);
+    let _ = file.file().unlock();
+    written.with_context(|| format!("failed to append to `{}`", path.display()))
+}
+
+/// Serializes `record` as one JSON line and appends it with [`append_line`].
+pub fn append_json_line<T: serde::Serialize>(path: &Path, record: &T) -> Result<()> {
+    let line = serde_json::to_vec(record).context("failed to serialize a log record")?;
+    append_line(path, &line)
+}
+
+/// Size and SHA-256 of a byte stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digested {
+    /// Number of bytes.
+    pub size: u64,
+    /// Lowercase hex SHA-256.
+    pub sha256: String,
+}
+
+/// Copies everything `source` yields into the new file `target` (which must not exist; created
+/// with mode 0600), hashing on the way, then fsyncs it.
+pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> Result<Digested> {
+    let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
+    file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = match source.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error.into()),
+        };
+        hasher.update(&buffer[..read]);
+        file.write_all(&buffer[..read])?;
+        size += read as u64;
+    }
+    file.sync_all()?;
+    Ok(Digested {
+        size,
+        sha256: hex(&hasher.finalize()),
+    })
+}
+
+/// Size and SHA-256 of a file's current content.
+pub fn digest_file(path: &Path) -> Result<Digested> {
+    let mut file = fs_err::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error.into()),
+        };
+        hasher.update(&buffer[..read]);
+        size += read as u64;
+    }
+    Ok(Digested {
+        size,
+        sha256: hex(&hasher.finalize()),
+    })
+}
+
+/// SHA-256 of a byte slice, as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+/// Flushes a folder's entries to disk so a rename inside it survives a crash. Best effort:
+/// some filesystems refuse to open folders for syncing.
+pub fn sync_dir(dir: &Path) {
+    if let Ok(handle) = fs_err::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+fn sync_parent(path: &Path) {
+    if let Some(parent) = path.parent() {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        sync_dir(parent);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ctxhooks-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        create_private_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn write_atomic_replaces_and_leaves_no_temp() {
+        let dir = scratch("atomic");
+        let target = dir.join("settings.json");
+        write_atomic(&target, b"one", 0o600).unwrap();
+        write_atomic(&target, b"two", 0o600).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(std::fs::metadata(&target).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn concurrent_appends_keep_every_line_whole() {
+        let dir = scratch("append");
+        let log = dir.join("log.jsonl");
+        let threads: Vec<_> = (0..8)
+            .map(|thread| {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    for line in 0..200 {
+                        let text = format!("{thread}:{line}:{}", "x".repeat(3000));
+                        append_line(&log, text.as_bytes()).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<_> = text.lines().collect();
+        assert_eq!(lines.len(), 1600);
+        assert!(
+            lines
+                .iter()
+                .all(|line| line.len() > 3000 && line.ends_with('x'))
+        );
+        assert_eq!(std::fs::metadata(&log).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn copy_new_hashed_matches_digest_file() {
+        let dir = scratch("copy");
+        let target = dir.join("copy");
+        let data = vec![7u8; 600_000];
+        let copied = copy_new_hashed(&mut &data[..], &target).unwrap();
+        assert_eq!(copied, digest_file(&target).unwrap());
+        assert_eq!(copied.size, 600_000);
+        assert!(
+            copy_new_hashed(&mut &data[..], &target).is_err(),
+            "existing target overwritten"
+        );
+    }
+}

@@ -1,0 +1,36 @@
+//! The PreCompact hook's work: snapshot the transcript (and its subagent transcripts) before
+//! Claude Code summarizes it.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use crate::archive::{SnapshotRequest, take_snapshot};
+use crate::hook_input::{PreCompactInput, typed};
+use crate::hook_runner::HookContext;
+use crate::session_id::SessionId;
+
+/// Handles one PreCompact payload.
+pub fn handle(context: &HookContext) -> Result<()> {
+    let input: PreCompactInput = typed(context.payload.clone())?;
+    let session_id = input
+        .common
+        .session_id
+        .as_deref()
+        .context("the payload has no `session_id`")?;
+    let session = SessionId::parse(session_id).context("refusing the payload's session id")?;
+    let transcript = input
+        .common
+        .transcript_path
+        .as_deref()
+        .filter(|path| !path.is_empty())
+        .context("the payload has no `transcript_path`")?;
+    let request = SnapshotRequest {
+        session,
+        transcript: PathBuf::from(transcript),
+        trigger: input.trigger.unwrap_or_else(|| "unknown".to_owned()),
+        custom_instructions: input.custom_instructions.filter(|text| !text.is_empty()),
+    };
+    take_snapshot(&context.state, &request).context("failed to archive the transcript")?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! Session ids as Claude Code gives them, checked before they become folder names.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+
+/// The longest session id we accept.
+const MAX_LENGTH: usize = 128;
+
+/// A session id that is safe to use as a single path component: 1 to 128 characters of
+/// `[A-Za-z0-9_-]`. Anything else (`../x`, `/`, an empty string) is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// Checks `text` and wraps it.
+    pub fn parse(text: &str) -> Result<Self> {
+        if text.is_empty() {
+            bail!("session id is empty");
+        }
+        if text.len() > MAX_LENGTH {
+            bail!("session id is longer than {MAX_LENGTH} characters");
+        }
+        if let Some(bad) = text
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+        {
+            bail!(
+                "session id `{}` contains {bad:?}; only letters, digits, `-` and `_` are allowed",
+                text.escape_debug()
+            );
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SessionId;
+
+    #[test]
+    fn accepts_uuids_and_simple_names() {
+        for good in [
+            "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9",
+            "a",
+            "A_b-9",
+            &"x".repeat(128),
+        ] {
+            assert_eq!(SessionId::parse(good).unwrap().as_str(), good);
+        }
+    }
+
+    #[test]
+    fn refuses_traversal_separators_and_empty() {
+        for bad in [
+            "",
+            "../x",
+            "..",
+            ".",
+            "/",
+            "a/b",
+            "a\\b",
+            "a b",
+            "a\0b",
+            "é",
+            &"x".repeat(129),
+        ] {
+            assert!(SessionId::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the pinned Claude Code CLI and Agent SDK (and ccusage, for the usage cross-check) into
+# the git-ignored `.e2e/` folder at the repository root. Reused when already present; fails loudly
+# when the registry cannot deliver them.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tools="$root/.e2e"
+
+claude_code_version=2.1.332
+agent_sdk_version=0.3.332
+ccusage_version=20.0.26
+
+mkdir -p "$tools"
+cd "$tools"
+if [ ! -f package.json ]; then
+  printf '{\n  "name": "ctxhooks-e2e-tools",\n  "private": true\n}\n' >package.json
+fi
+
+installed_version() {
+  node -e 'try { console.log(require(process.argv[1] + "/package.json").version) } catch { }' \
+    "$tools/node_modules/$1" 2>/dev/null
+}
+
+wanted=()
+[ "$(installed_version @anthropic-ai/claude-code)" = "$claude_code_version" ] ||
+  wanted+=("@anthropic-ai/claude-code@$claude_code_version")
+[ "$(installed_version @anthropic-ai/claude-agent-sdk)" = "$agent_sdk_version" ] ||
+  wanted+=("@anthropic-ai/claude-agent-sdk@$agent_sdk_version")
+[ "$(installed_version ccusage)" = "$ccusage_version" ] || wanted+=("ccusage@$ccusage_version")
+
+if [ ${#wanted[@]} -gt 0 ]; then
+  echo "install-tools: installing ${wanted[*]} into .e2e/" >&2
+  npm install --no-audit --no-fund --save-exact "${wanted[@]}" >&2
+fi
+
+claude="$tools/node_modules/.bin/claude"
+version=$("$claude" --version)
+case "$version" in
+  "$claude_code_version"*) ;;
+  *) echo "install-tools: expected Claude Code $claude_code_version, got: $version" >&2; exit 1 ;;
+esac
+echo "install-tools: Claude Code $version, Agent SDK $(installed_version @anthropic-ai/claude-agent-sdk), ccusage $(installed_version ccusage)" >&2

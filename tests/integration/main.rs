@@ -1,0 +1,1 @@
+//! Integration tests: the real binaries, run the way Claude Code runs them.
