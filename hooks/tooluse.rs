@@ -1,0 +1,8 @@
+//! `ctxhooks-tooluse`: the PreToolUse, PostToolUse and PostToolUseFailure hook (not built yet).
+//! Always exits 0.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    ctxhooks_shared::hook_runner::run_hook("ctxhooks-tooluse", ctxhooks_shared::tooluse::handle)
+}

@@ -1,0 +1,1 @@
+//! Interrupt provenance: sidecar events, runtime marks, verdicts, ledger relabel (not built yet).

@@ -1,0 +1,1 @@
+//! Reading and merging Claude Code settings files (not built yet).

@@ -1,0 +1,1 @@
+//! Reading Claude Code transcripts: records, incremental cursor, session files (not built yet).

@@ -1,0 +1,1 @@
+//! Context usage per API request: rows, drops and their classes, estimates (not built yet).
