@@ -1,4 +1,4 @@
-//! `ctxhooks-precompact`: the PreCompact hook. Reads the payload (`session_id`,
+//! `ctxhooks-precompact`: the `PreCompact` hook. Reads the payload (`session_id`,
 //! `transcript_path`, `trigger`, `custom_instructions`) from stdin, snapshots the transcript
 //! into `<state>/sessions/<id>/archive/`, prints nothing and always exits 0; problems go to
 //! `<state>/errors.log`.

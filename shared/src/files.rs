@@ -195,7 +195,7 @@ mod tests {
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("ctxhooks-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = fs_err::remove_dir_all(&dir);
         create_private_dir_all(&dir).unwrap();
         dir
     }
@@ -206,9 +206,9 @@ mod tests {
         let target = dir.join("settings.json");
         write_atomic(&target, b"one", 0o600).unwrap();
         write_atomic(&target, b"two", 0o600).unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"two");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        assert_eq!(std::fs::metadata(&target).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(fs_err::read(&target).unwrap(), b"two");
+        assert_eq!(fs_err::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(fs_err::metadata(&target).unwrap().mode() & 0o777, 0o600);
     }
 
     #[test]
@@ -229,7 +229,7 @@ mod tests {
         for thread in threads {
             thread.join().unwrap();
         }
-        let text = std::fs::read_to_string(&log).unwrap();
+        let text = fs_err::read_to_string(&log).unwrap();
         let lines: Vec<_> = text.lines().collect();
         assert_eq!(lines.len(), 1600);
         assert!(
@@ -237,7 +237,7 @@ mod tests {
                 .iter()
                 .all(|line| line.len() > 3000 && line.ends_with('x'))
         );
-        assert_eq!(std::fs::metadata(&log).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
     }
 
     #[test]

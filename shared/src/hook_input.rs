@@ -131,7 +131,7 @@ pub struct CommonInput {
     pub hook_event_name: Option<String>,
 }
 
-/// The PreCompact payload.
+/// The `PreCompact` payload.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct PreCompactInput {

@@ -1,4 +1,4 @@
-//! The PreCompact hook's work: snapshot the transcript (and its subagent transcripts) before
+//! The `PreCompact` hook's work: snapshot the transcript (and its subagent transcripts) before
 //! Claude Code summarizes it.
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use crate::hook_input::{PreCompactInput, typed};
 use crate::hook_runner::HookContext;
 use crate::session_id::SessionId;
 
-/// Handles one PreCompact payload.
+/// Handles one `PreCompact` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: PreCompactInput = typed(context.payload.clone())?;
     let session_id = input

@@ -1,5 +1,18 @@
 //! Integration tests: the real binaries, run the way Claude Code runs them.
 
+#![allow(
+    unreachable_pub,
+    dead_code,
+    reason = "test support is private to this binary and not every test uses every helper"
+)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::needless_pass_by_value,
+    clippy::items_after_statements,
+    clippy::struct_field_names,
+    reason = "tests fail loudly on purpose and favour plain helpers"
+)]
+
 // The scripted model server and helpers for running the real Claude Code CLI.
 mod support;
 

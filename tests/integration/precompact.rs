@@ -1,1 +1,523 @@
-//! (tests to come)
+//! Tests for `ctxhooks-precompact` (run as Claude Code runs it: JSON on stdin) and
+//! `ctxhooks archives`.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::scratch::Scratch;
+
+const PRECOMPACT: &str = env!("CARGO_BIN_EXE_ctxhooks-precompact");
+const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
+const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
+
+fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/transcript-fixtures")
+        .join(relative)
+}
+
+/// A home with a state folder, and a Claude Code project folder for transcripts.
+struct World {
+    scratch: Scratch,
+}
+
+impl World {
+    fn new(name: &str) -> Self {
+        let world = Self {
+            scratch: Scratch::new(name),
+        };
+        fs_err::create_dir_all(world.projects()).unwrap();
+        world
+    }
+
+    fn state(&self) -> PathBuf {
+        self.scratch.join("state")
+    }
+
+    fn projects(&self) -> PathBuf {
+        self.scratch.join("home/.claude/projects/-work-demo")
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("HOME", self.scratch.join("home"))
+            .env("CTXHOOKS_HOME", self.state())
+            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+            .current_dir(self.scratch.path());
+        command
+    }
+
+    fn run_hook_with(&self, stdin: &[u8]) -> Output {
+        let mut child = self
+            .command(PRECOMPACT)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    fn run_hook(&self, payload: &Value) -> Output {
+        self.run_hook_with(payload.to_string().as_bytes())
+    }
+
+    fn ctxhooks(&self, args: &[&str]) -> Output {
+        self.command(CTXHOOKS).args(args).output().unwrap()
+    }
+
+    fn ctxhooks_json(&self, args: &[&str]) -> Value {
+        let output = self.ctxhooks(args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    fn errors(&self) -> Vec<Value> {
+        fs_err::read_to_string(self.state().join("errors.log"))
+            .map(|text| {
+                text.lines()
+                    .map(|line| serde_json::from_str(line).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every path under the state folder, relative, sorted.
+    fn state_entries(&self) -> Vec<String> {
+        let mut entries = Vec::new();
+        collect(&self.state(), &self.state(), &mut entries);
+        entries.sort();
+        entries
+    }
+}
+
+fn collect(root: &Path, dir: &Path, entries: &mut Vec<String>) {
+    let Ok(read) = fs_err::read_dir(dir) else {
+        return;
+    };
+    for entry in read {
+        let entry = entry.unwrap();
+        entries.push(
+            entry
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+        );
+        if entry.file_type().unwrap().is_dir() {
+            collect(root, &entry.path(), entries);
+        }
+    }
+}
+
+fn payload(transcript: &Path, trigger: &str, instructions: Value) -> Value {
+    json!({
+        "session_id": SESSION,
+        "transcript_path": transcript,
+        "cwd": "/work/demo",
+        "prompt_id": "p1",
+        "hook_event_name": "PreCompact",
+        "trigger": trigger,
+        "custom_instructions": instructions,
+        "some_future_field": {"nested": true}
+    })
+}
+
+#[track_caller]
+fn assert_silent_success(output: &Output) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "printed on stdout: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// Copies the 2.0.x fixture project (main transcript plus flat agent files) into the world.
+fn lay_out_flat_project(world: &World) -> PathBuf {
+    let source = fixture("lanegrid__agtrace/-Users-zawakin-agent-sample");
+    for name in [
+        &format!("{SESSION}.jsonl"),
+        "agent-0c4c3cf8.jsonl",
+        "agent-90fa40b6.jsonl",
+    ] {
+        fs_err::copy(source.join(name), world.projects().join(name)).unwrap();
+    }
+    // An agent file of another session must not be archived with this one.
+    fs_err::write(
+        world.projects().join("agent-ffffffff.jsonl"),
+        "{\"sessionId\":\"another-session\",\"isSidechain\":true}\n",
+    )
+    .unwrap();
+    world.projects().join(format!("{SESSION}.jsonl"))
+}
+
+#[test]
+fn archives_the_transcript_and_its_flat_agent_files() {
+    let world = World::new("flat");
+    let transcript = lay_out_flat_project(&world);
+    let output = world.run_hook(&payload(&transcript, "manual", json!("keep the file ids")));
+    assert_silent_success(&output);
+    assert_eq!(world.errors(), Vec::<Value>::new());
+
+    let listed = world.ctxhooks_json(&["archives", "--json"]);
+    let snapshots = listed.as_array().unwrap();
+    assert_eq!(snapshots.len(), 1);
+    let snapshot = &snapshots[0];
+    assert_eq!(snapshot["trigger"], "manual");
+    assert_eq!(snapshot["custom_instructions"], "keep the file ids");
+    assert_eq!(snapshot["session_id"], SESSION);
+    assert_eq!(
+        snapshot["source_path"],
+        transcript.to_string_lossy().as_ref()
+    );
+    // Sizes from PROVENANCE.md (23 397 bytes for the main transcript).
+    assert_eq!(snapshot["size"], 23_397);
+    let files: Vec<&str> = snapshot["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "transcript.jsonl",
+            "subagents/agent-0c4c3cf8.jsonl",
+            "subagents/agent-90fa40b6.jsonl"
+        ]
+    );
+    let folder = Path::new(snapshot["path"].as_str().unwrap());
+    assert_eq!(
+        fs_err::read(folder.join("transcript.jsonl")).unwrap(),
+        fs_err::read(&transcript).unwrap()
+    );
+    assert_eq!(
+        fs_err::read(folder.join("subagents/agent-90fa40b6.jsonl")).unwrap(),
+        fs_err::read(world.projects().join("agent-90fa40b6.jsonl")).unwrap()
+    );
+    // The checksum is the transcript's real SHA-256 (computed independently here).
+    use sha2::Digest;
+    let expected = format!(
+        "{:x}",
+        sha2::Sha256::digest(fs_err::read(&transcript).unwrap())
+    );
+    assert_eq!(snapshot["sha256"], expected);
+    for entry in world.state_entries() {
+        let mode = fs_err::metadata(world.state().join(&entry))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        let is_dir = world.state().join(&entry).is_dir();
+        assert_eq!(mode, if is_dir { 0o700 } else { 0o600 }, "mode of {entry}");
+    }
+}
+
+#[test]
+fn archives_nested_subagent_transcripts_of_2_1() {
+    let world = World::new("nested");
+    let session = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+    let transcript = world.projects().join(format!("{session}.jsonl"));
+    fs_err::copy(fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    let subagents = world.projects().join(session).join("subagents");
+    fs_err::create_dir_all(&subagents).unwrap();
+    fs_err::copy(
+        fixture(
+            "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
+        ),
+        subagents.join("agent-aac57f5.jsonl"),
+    )
+    .unwrap();
+    let mut body = payload(&transcript, "auto", Value::Null);
+    body["session_id"] = json!(session);
+    assert_silent_success(&world.run_hook(&body));
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let listed = world.ctxhooks_json(&["archives", "--session", session, "--json"]);
+    let snapshot = &listed[0];
+    assert_eq!(snapshot["trigger"], "auto");
+    assert_eq!(snapshot["custom_instructions"], Value::Null);
+    assert_eq!(
+        snapshot["files"][1]["path"],
+        "subagents/agent-aac57f5.jsonl"
+    );
+    assert_eq!(snapshot["files"][1]["size"], 46_918);
+}
+
+#[test]
+fn two_compactions_in_the_same_instant_get_two_snapshots() {
+    let world = World::new("collide");
+    let transcript = lay_out_flat_project(&world);
+    let body = payload(&transcript, "auto", Value::Null).to_string();
+    let children: Vec<Child> = (0..6)
+        .map(|_| {
+            let mut child = world
+                .command(PRECOMPACT)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(body.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        assert_silent_success(&child.wait_with_output().unwrap());
+    }
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let listed = world.ctxhooks_json(&["archives", "--json"]);
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 6);
+    let verify = world.ctxhooks(&["archives", "verify"]);
+    assert!(verify.status.success());
+}
+
+/// Runs the hook with `stdin` and checks it exited 0 silently, wrote exactly one error line
+/// containing `expected`, and created nothing but that log.
+#[track_caller]
+fn assert_refused(world: &World, stdin: &[u8], expected: &str) {
+    let output = world.run_hook_with(stdin);
+    assert_silent_success(&output);
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let text = errors[0]["error"].to_string();
+    assert!(text.contains(expected), "error {text} lacks {expected:?}");
+    assert_eq!(errors[0]["hook"], "ctxhooks-precompact");
+    assert_eq!(
+        world.state_entries(),
+        ["errors.log"],
+        "something besides the error log was written"
+    );
+}
+
+#[test]
+fn hostile_input_is_logged_once_and_changes_nothing() {
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty", Vec::new(), "empty"),
+        ("not-json", b"compact please".to_vec(), "not a JSON object"),
+        (
+            "truncated",
+            b"{\"session_id\": \"abc".to_vec(),
+            "ended before",
+        ),
+        ("array", b"[1, 2]".to_vec(), "not a JSON object"),
+        (
+            "wrong-type",
+            br#"{"session_id": 42, "transcript_path": "/x"}"#.to_vec(),
+            "wrong type",
+        ),
+        (
+            "no-session",
+            br#"{"transcript_path": "/x", "trigger": "auto"}"#.to_vec(),
+            "no `session_id`",
+        ),
+        (
+            "traversal",
+            br#"{"session_id": "../../x", "transcript_path": "/x"}"#.to_vec(),
+            "session id",
+        ),
+        (
+            "slash",
+            br#"{"session_id": "/", "transcript_path": "/x"}"#.to_vec(),
+            "session id",
+        ),
+        (
+            "no-transcript",
+            format!(r#"{{"session_id": "{SESSION}"}}"#).into_bytes(),
+            "transcript_path",
+        ),
+    ];
+    for (name, stdin, expected) in cases {
+        let world = World::new(&format!("hostile-{name}"));
+        assert_refused(&world, &stdin, expected);
+    }
+}
+
+#[test]
+fn missing_folder_and_symlink_transcripts_are_refused() {
+    let world = World::new("paths-missing");
+    let missing = world.projects().join("gone.jsonl");
+    assert_refused(
+        &world,
+        payload(&missing, "auto", Value::Null)
+            .to_string()
+            .as_bytes(),
+        "does not exist",
+    );
+
+    let world = World::new("paths-folder");
+    assert_refused(
+        &world,
+        payload(&world.projects(), "auto", Value::Null)
+            .to_string()
+            .as_bytes(),
+        "is a folder",
+    );
+
+    let world = World::new("paths-symlink");
+    let real = lay_out_flat_project(&world);
+    let link = world.projects().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let before = fs_err::read(&real).unwrap();
+    assert_refused(
+        &world,
+        payload(&link, "auto", Value::Null).to_string().as_bytes(),
+        "symbolic link",
+    );
+    assert_eq!(fs_err::read(&real).unwrap(), before);
+}
+
+#[test]
+fn stdin_that_never_closes_is_bounded() {
+    // A complete payload on a pipe that stays open: archived without waiting for end of input.
+    let world = World::new("open-pipe");
+    let transcript = lay_out_flat_project(&world);
+    let mut child = world
+        .command(PRECOMPACT)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "60000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            payload(&transcript, "auto", Value::Null)
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    stdin.flush().unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(30));
+    drop(stdin);
+    assert_eq!(status, Some(0), "the hook waited for end of input");
+    assert_eq!(
+        world
+            .ctxhooks_json(&["archives", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // Nothing at all on a pipe that stays open: the hook's own deadline ends it.
+    let world = World::new("silent-pipe");
+    let mut child = world
+        .command(PRECOMPACT)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "300")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(30));
+    drop(stdin);
+    assert_eq!(status, Some(0), "the hook did not bound its wait for stdin");
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0]["error"]
+            .to_string()
+            .contains("no complete JSON value")
+    );
+}
+
+/// Waits for `child` up to `limit` (a generous bound against hangs, not a timing assertion).
+fn wait_bounded(child: &mut Child, limit: Duration) -> Option<i32> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    None
+}
+
+#[test]
+fn verify_catches_tampering_and_prune_trims_on_request() {
+    let world = World::new("verify-prune");
+    let transcript = lay_out_flat_project(&world);
+    for _ in 0..3 {
+        assert_silent_success(&world.run_hook(&payload(&transcript, "auto", Value::Null)));
+    }
+    let listed = world.ctxhooks_json(&["archives", "--json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+
+    let first = Path::new(listed[0]["path"].as_str().unwrap()).join("transcript.jsonl");
+    let mut bytes = fs_err::read(&first).unwrap();
+    bytes[10] ^= 1;
+    fs_err::write(&first, &bytes).unwrap();
+    let verify = world.ctxhooks(&["archives", "verify", "--json"]);
+    assert_eq!(
+        verify.status.code(),
+        Some(1),
+        "verify missed a changed byte"
+    );
+    let outcomes: Value = serde_json::from_slice(&verify.stdout).unwrap();
+    assert_eq!(outcomes[0]["ok"], false);
+    assert_eq!(outcomes[0]["files"][0]["status"], "checksum_mismatch");
+    assert_eq!(outcomes[1]["ok"], true);
+
+    let dry = world.ctxhooks_json(&["archives", "prune", "--keep", "1", "--dry-run", "--json"]);
+    assert_eq!(dry["deleted"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        world
+            .ctxhooks_json(&["archives", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    let pruned = world.ctxhooks_json(&["archives", "prune", "--keep", "1", "--json"]);
+    assert_eq!(pruned["deleted"].as_array().unwrap().len(), 2);
+    let left = world.ctxhooks_json(&["archives", "--json"]);
+    assert_eq!(left.as_array().unwrap().len(), 1);
+    assert_eq!(
+        left[0]["name"], listed[2]["name"],
+        "prune kept the wrong snapshot"
+    );
+
+    let none = world.ctxhooks_json(&["archives", "prune", "--older-than", "1", "--json"]);
+    assert_eq!(none["deleted"].as_array().unwrap().len(), 0);
+
+    let both = world.ctxhooks(&["archives", "prune"]);
+    assert!(!both.status.success(), "prune without a policy must refuse");
+    let bad = world.ctxhooks(&["archives", "--session", "../x"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("session"));
+}

@@ -40,7 +40,10 @@ pub fn find_subagent_files(transcript: &Path, session: &SessionId) -> Result<Vec
         let entry = entry?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+        let is_jsonl = Path::new(name)
+            .extension()
+            .is_some_and(|extension| extension == "jsonl");
+        if !(name.starts_with("agent-") && is_jsonl) {
             continue;
         }
         if !entry.file_type()?.is_file() {
@@ -67,8 +70,10 @@ fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) ->
         if kind.is_dir() {
             collect_nested(&entry.path(), &inner, found)?;
         } else if kind.is_file() {
-            let name = name.to_string_lossy();
-            if name.ends_with(".jsonl") || name.ends_with(".json") {
+            let extension = Path::new(&name)
+                .extension()
+                .and_then(|extension| extension.to_str());
+            if matches!(extension, Some("jsonl" | "json")) {
                 found.push(SubagentFile {
                     source: entry.path(),
                     relative: inner,

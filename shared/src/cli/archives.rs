@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use std::fmt::Write as _;
+
 use anyhow::{Context, Result, bail};
 use chrono::Utc;
 use clap::{Args, Subcommand};
@@ -107,21 +109,23 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
     );
     for entry in &entries {
         let metadata = &entry.metadata;
-        text.push_str(&format!(
-            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
+        let _ = writeln!(
+            text,
+            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
             metadata.session_id,
             metadata.name,
             metadata.trigger,
             metadata.size,
             metadata.files.len(),
             metadata.custom_instructions.as_deref().unwrap_or("-"),
-        ));
+        );
     }
-    text.push_str(&format!(
-        "{} snapshot(s) in `{}`\n",
+    let _ = writeln!(
+        text,
+        "{} snapshot(s) in `{}`",
         entries.len(),
         state.root().display()
-    ));
+    );
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -139,13 +143,15 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
         let mut text = String::new();
         for outcome in &outcomes {
             let status = if outcome.ok { "ok" } else { "FAILED" };
-            text.push_str(&format!(
-                "{status:<6}  {}  {}\n",
+            let _ = writeln!(
+                text,
+                "{status:<6}  {}  {}",
                 outcome.session_id, outcome.name
-            ));
+            );
             for check in outcome.files.iter().filter(|check| check.status != "ok") {
-                text.push_str(&format!(
-                    "        {}: {}{}\n",
+                let _ = writeln!(
+                    text,
+                    "        {}: {}{}",
                     check.path,
                     check.status,
                     check
@@ -153,13 +159,14 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                         .as_deref()
                         .map(|detail| format!(" ({detail})"))
                         .unwrap_or_default()
-                ));
+                );
             }
         }
-        text.push_str(&format!(
-            "{} snapshot(s) checked, {failed} failed\n",
+        let _ = writeln!(
+            text,
+            "{} snapshot(s) checked, {failed} failed",
             outcomes.len()
-        ));
+        );
         output::print(&text)?;
     }
     Ok(if failed == 0 {
@@ -201,16 +208,18 @@ fn prune(
         let verb = if dry_run { "would delete" } else { "deleted" };
         let mut text = String::new();
         for entry in &selected {
-            text.push_str(&format!(
-                "{verb} {}  {}\n",
+            let _ = writeln!(
+                text,
+                "{verb} {}  {}",
                 entry.metadata.session_id, entry.metadata.name
-            ));
+            );
         }
-        text.push_str(&format!(
-            "{verb} {} snapshot(s), kept {}\n",
+        let _ = writeln!(
+            text,
+            "{verb} {} snapshot(s), kept {}",
             selected.len(),
             outcome.kept
-        ));
+        );
         output::print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
