@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Benchmark: one `ctxhooks-precompact` run (copy + SHA-256 + fsync + metadata + rename) on a
+# transcript of SIZE_MB megabytes, beside the baseline `cp` + `sha256sum` + `sync` of the same
+# file, with hyperfine. Usage: benches/precompact.sh [SIZE_MB ...] (default: 1 100).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release --locked --bin ctxhooks-precompact >&2
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fixture=../shared/transcript-fixtures/entireio__cli/a6/e4c2a0fbd1/0/full.jsonl
+session=0123abcd-0000-4000-8000-000000000000
+
+for size_mb in "${@:-1 100}"; do
+  for size in $size_mb; do
+    transcript="$work/projects/$session.jsonl"
+    mkdir -p "$work/projects"
+    : >"$transcript"
+    while [ "$(stat -c %s "$transcript")" -lt $((size * 1024 * 1024)) ]; do
+      cat "$fixture" >>"$transcript"
+      echo >>"$transcript"
+    done
+    printf '{"session_id":"%s","transcript_path":"%s","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}' \
+      "$session" "$transcript" >"$work/payload.json"
+    echo "== transcript of $(stat -c %s "$transcript") bytes" >&2
+    hyperfine --warmup 2 --runs 15 --export-markdown "$work/result-$size.md" \
+      --prepare "rm -rf '$work/state' '$work/copy'" \
+      -n "baseline: cp + sha256sum + sync" "cp '$transcript' '$work/copy' && sha256sum '$work/copy' >/dev/null && sync '$work/copy'" \
+      -n "ctxhooks-precompact" "CTXHOOKS_HOME='$work/state' target/release/ctxhooks-precompact <'$work/payload.json'"
+    cat "$work/result-$size.md"
+    test ! -s "$work/state/errors.log" || { echo "the hook logged errors:" >&2; cat "$work/state/errors.log" >&2; exit 1; }
+  done
+done
