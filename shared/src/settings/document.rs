@@ -34,7 +34,12 @@ impl SettingsDocument {
         let (value, style) = match &original {
             None => (Value::Object(Map::new()), TextStyle::default()),
             Some(bytes) => {
-                let value = parse_settings(path, bytes)?;
+                let value = parse_settings(path, bytes).with_context(|| {
+                    format!(
+                        "refusing to edit `{}`; it was left untouched",
+                        path.display()
+                    )
+                })?;
                 let style = TextStyle::detect(&String::from_utf8_lossy(bytes));
                 (value, style)
             }
@@ -107,9 +112,7 @@ pub fn parse_settings(path: &Path, bytes: &[u8]) -> Result<Value> {
 
 fn refusal(path: &Path, position: Position, reason: &str) -> anyhow::Error {
     anyhow::anyhow!(
-        "refusing to edit `{}` at {}:{position} (line {}, column {}): {reason}; the file was \
-         left untouched",
-        path.display(),
+        "{}:{position} (line {}, column {}): {reason}",
         path.display(),
         position.line,
         position.column,
