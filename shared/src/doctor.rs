@@ -231,7 +231,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             )),
         }
     }
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity));
     DoctorReport {
         state_dir,
         binaries_dir: input.binaries_dir.clone(),

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use super::output;
+use crate::settings::installer::WriteKind;
 use crate::settings::{self, Outcome, SettingsScope};
 use crate::state::StateDir;
 
@@ -52,13 +53,11 @@ pub struct InstallArgs {
 
 impl InstallArgs {
     fn settings_path(&self) -> Result<PathBuf> {
-        let path = match &self.settings {
-            Some(path) => path.clone(),
-            None => {
-                let project =
-                    std::env::current_dir().context("failed to read the current folder")?;
-                SettingsScope::from(self.scope).settings_path(&project)?
-            }
+        let path = if let Some(path) = &self.settings {
+            path.clone()
+        } else {
+            let project = std::env::current_dir().context("failed to read the current folder")?;
+            SettingsScope::from(self.scope).settings_path(&project)?
         };
         settings::resolve_settings_path(&path)
     }
@@ -133,13 +132,13 @@ fn describe(outcome: &Outcome) -> String {
             );
         }
     }
-    if outcome.restored_original {
+    if outcome.write == WriteKind::RestoredOriginal {
         let _ = writeln!(
             text,
             "  the file's bytes from before the first install were restored"
         );
     }
-    if outcome.deleted {
+    if outcome.write == WriteKind::Deleted {
         let _ = writeln!(
             text,
             "  the file did not exist before the first install: deleted"

@@ -1,5 +1,7 @@
 //! A small unified-style line diff, to show what `--dry-run` would change.
 
+use std::fmt::Write as _;
+
 /// Lines of unchanged context shown around each change.
 const CONTEXT_LINES: usize = 2;
 
@@ -40,11 +42,11 @@ pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
         let end = (end + CONTEXT_LINES + 1).min(lines.len());
         text.push_str("@@\n");
         for line in &lines[start..end] {
-            match line {
-                Line::Same(line) => text.push_str(&format!(" {line}\n")),
-                Line::Removed(line) => text.push_str(&format!("-{line}\n")),
-                Line::Added(line) => text.push_str(&format!("+{line}\n")),
-            }
+            let _ = match line {
+                Line::Same(line) => writeln!(text, " {line}"),
+                Line::Removed(line) => writeln!(text, "-{line}"),
+                Line::Added(line) => writeln!(text, "+{line}"),
+            };
         }
     }
     if old.ends_with('\n') != new.ends_with('\n') {

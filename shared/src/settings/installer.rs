@@ -35,10 +35,8 @@ pub struct Outcome {
     pub removed: Vec<OwnedHandler>,
     /// The backup of the file's previous bytes made by this run, if any.
     pub backup: Option<PathBuf>,
-    /// Uninstall only: the file's pre-install bytes were written back.
-    pub restored_original: bool,
-    /// Uninstall only: the file did not exist before install and was deleted.
-    pub deleted: bool,
+    /// How the file is (or would be) changed.
+    pub write: WriteKind,
     /// A unified-style diff of the change (empty when nothing changes).
     pub diff: String,
     /// Things worth telling the user.
@@ -55,12 +53,25 @@ impl Outcome {
             added: Vec::new(),
             removed: Vec::new(),
             backup: None,
-            restored_original: false,
-            deleted: false,
+            write: WriteKind::None,
             diff: String::new(),
             notes: Vec::new(),
         }
     }
+}
+
+/// How a settings file is changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteKind {
+    /// Not at all.
+    None,
+    /// Rewritten with our handlers added or removed, in the file's own style.
+    Merged,
+    /// Uninstall only: the file's bytes from before the first install were written back.
+    RestoredOriginal,
+    /// Uninstall only: the file did not exist before the first install and was deleted.
+    Deleted,
 }
 
 /// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
@@ -131,6 +142,7 @@ pub fn install(
         }
         return Ok(outcome);
     }
+    outcome.write = WriteKind::Merged;
     let new_text = document.render(&value)?;
     outcome.diff = diff_of(&document, &new_text);
     if dry_run {
@@ -212,7 +224,7 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
         PriorState::Absent if value == Value::Object(Map::new()) => None,
         PriorState::Present { sha256, backup, .. } => match original_bytes(backup, sha256) {
             Some(bytes) if parse_settings(settings_path, &bytes).ok().as_ref() == Some(&value) => {
-                outcome.restored_original = true;
+                outcome.write = WriteKind::RestoredOriginal;
                 Some(bytes)
             }
             _ => Some(document.render(&value)?.into_bytes()),
@@ -222,16 +234,21 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
     match &target {
         None => {
             outcome.changed = true;
-            outcome.deleted = true;
+            outcome.write = WriteKind::Deleted;
             outcome.diff = diff_of(&document, "");
         }
         Some(bytes) => {
             // Unchanged content is never rewritten, even if our layout would differ.
-            outcome.changed = if outcome.restored_original {
+            outcome.changed = if outcome.write == WriteKind::RestoredOriginal {
                 bytes != current
             } else {
                 value != document.value
             };
+            if !outcome.changed {
+                outcome.write = WriteKind::None;
+            } else if outcome.write == WriteKind::None {
+                outcome.write = WriteKind::Merged;
+            }
             if outcome.changed {
                 outcome.diff = diff_of(&document, &String::from_utf8_lossy(bytes));
             }
@@ -245,7 +262,7 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
         outcome.backup = Some(back_up(state, settings_path, current)?);
         match &target {
             None => {
-                fs_err::remove_file(settings_path).context("failed to delete the settings file")?
+                fs_err::remove_file(settings_path).context("failed to delete the settings file")?;
             }
             Some(bytes) => write_settings(settings_path, bytes, files::PRIVATE_FILE_MODE)?,
         }
