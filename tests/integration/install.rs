@@ -545,3 +545,76 @@ fn uninstall_with_nothing_installed_says_so() {
         ORIGINAL
     );
 }
+
+/// `install/setup.sh` end to end: release build, binaries in `$PREFIX/bin`, hooks registered in
+/// the user settings, doctor run; a second run changes nothing. It runs a full release build in
+/// its own target folder (over a minute on 2 cores), so it only runs with `--ignored`.
+#[test]
+#[ignore = "runs a release build; run with `cargo test --test integration -- --ignored setup`"]
+fn setup_script_installs_and_is_safe_to_run_twice() {
+    let sandbox = Sandbox::new("setup");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/install/setup.sh");
+    let real_home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    let toolchain_var = |name: &str, default: &str| {
+        std::env::var_os(name).unwrap_or_else(|| real_home.join(default).into_os_string())
+    };
+    let prefix = sandbox.root.join("prefix");
+    let run = || {
+        std::process::Command::new("bash")
+            .arg(script)
+            .env("HOME", sandbox.root.join("home"))
+            .env("PREFIX", &prefix)
+            .env("CARGO_TARGET_DIR", sandbox.root.join("target"))
+            .env("RUSTUP_HOME", toolchain_var("RUSTUP_HOME", ".rustup"))
+            .env("CARGO_HOME", toolchain_var("CARGO_HOME", ".cargo"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CTXHOOKS_HOME")
+            .current_dir(sandbox.project_dir())
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert!(stderr.contains("is not on your PATH"), "{stderr}");
+    let settings = sandbox.root.join("home/.claude/settings.json");
+    let installed = fs_err::read_to_string(&settings).unwrap();
+    let bin = fs_err::canonicalize(prefix.join("bin")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&installed).unwrap(),
+        serde_json::from_str::<Value>(&installed_text(&bin)).unwrap()["hooks"]
+            .as_object()
+            .map(|hooks| {
+                // INSTALLED minus the other tool's hooks and keys, starting from an absent file.
+                let mut ours = serde_json::Map::new();
+                for event in [
+                    "PreCompact",
+                    "Stop",
+                    "SubagentStop",
+                    "PreToolUse",
+                    "PostToolUse",
+                    "PostToolUseFailure",
+                ] {
+                    let groups = hooks[event].as_array().unwrap();
+                    ours.insert(
+                        event.into(),
+                        Value::Array(vec![groups.last().unwrap().clone()]),
+                    );
+                }
+                serde_json::json!({ "hooks": ours })
+            })
+            .unwrap()
+    );
+    for name in [
+        "ctxhooks",
+        "ctxhooks-precompact",
+        "ctxhooks-stop",
+        "ctxhooks-tooluse",
+    ] {
+        assert_eq!(mode(&bin.join(name)), 0o755, "{name}");
+    }
+    let second = run();
+    assert!(second.status.success());
+    assert!(String::from_utf8_lossy(&second.stdout).contains("nothing changed"));
+    assert_eq!(fs_err::read_to_string(&settings).unwrap(), installed);
+}
