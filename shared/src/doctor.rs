@@ -129,6 +129,8 @@ pub struct SettingsCheck {
     pub hooks: Vec<RegisteredHook>,
     /// `cleanupPeriodDays` as set in this file, if it is.
     pub cleanup_period_days: Option<Value>,
+    /// Whether this file sets `disableAllHooks: true`.
+    pub disable_all_hooks: bool,
 }
 
 /// Everything `doctor` found.
@@ -177,6 +179,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         .collect();
     check_installed(&settings, &mut findings);
     check_retention(&settings, &mut findings);
+    check_hooks_disabled(&settings, &mut findings);
     if let Err(error) = InstallsFile::load(&input.state) {
         findings.push(Finding::new(
             Severity::Error,
@@ -337,6 +340,7 @@ fn check_settings(
         problem: None,
         hooks: Vec::new(),
         cleanup_period_days: None,
+        disable_all_hooks: false,
     };
     let bytes = match fs_err::read(&path) {
         Ok(bytes) => bytes,
@@ -369,6 +373,7 @@ fn check_settings(
         }
     };
     check.cleanup_period_days = value.get("cleanupPeriodDays").cloned();
+    check.disable_all_hooks = value.get("disableAllHooks") == Some(&Value::Bool(true));
     for (event, groups) in value
         .get("hooks")
         .and_then(Value::as_object)
@@ -437,30 +442,49 @@ fn check_installed(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
 }
 
 fn check_retention(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    if let Some(set) = settings
+        .iter()
+        .find(|check| check.cleanup_period_days.is_some())
+    {
+        let days = set.cleanup_period_days.as_ref().map(ToString::to_string);
+        findings.push(Finding::new(
+            Severity::Info,
+            "cleanup_period_set",
+            format!(
+                "Claude Code keeps transcripts for {} days (`cleanupPeriodDays` in `{}`)",
+                days.unwrap_or_default(),
+                set.path.display()
+            ),
+        ));
+        return;
+    }
     let Some(user) = settings
         .iter()
-        .find(|check| check.scope == SettingsScope::User)
+        .find(|check| check.scope == SettingsScope::User && check.problem.is_none())
     else {
         return;
     };
-    if user.problem.is_some() {
-        return;
-    }
-    match &user.cleanup_period_days {
-        None => findings.push(Finding::new(
+    findings.push(Finding::new(
+        Severity::Warning,
+        "cleanup_period_unset",
+        format!(
+            "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
+             days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
+             them longer",
+            user.path.display()
+        ),
+    ));
+}
+
+fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    for check in settings.iter().filter(|check| check.disable_all_hooks) {
+        findings.push(Finding::new(
             Severity::Warning,
-            "cleanup_period_unset",
+            "hooks_disabled",
             format!(
-                "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older \
-                 than 30 days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` \
-                 to keep them longer",
-                user.path.display()
+                "`disableAllHooks` is true in `{}`: Claude Code runs no hook, ctxhooks included",
+                check.path.display()
             ),
-        )),
-        Some(days) => findings.push(Finding::new(
-            Severity::Info,
-            "cleanup_period_set",
-            format!("Claude Code keeps transcripts for {days} days (`cleanupPeriodDays`)"),
-        )),
+        ));
     }
 }

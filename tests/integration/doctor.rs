@@ -56,10 +56,11 @@ fn doctor_warns_about_retention_and_shows_recent_errors() {
 }
 
 #[test]
-fn doctor_is_quiet_about_retention_once_set_and_fails_on_a_missing_binary() {
+fn doctor_is_quiet_about_retention_once_set_warns_of_disabled_hooks_and_fails_on_a_missing_binary()
+{
     let sandbox = Sandbox::new("doctor-broken");
     sandbox.write_user_settings(
-        "{\n  \"cleanupPeriodDays\": 365,\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \
+        "{\n  \"cleanupPeriodDays\": 365,\n  \"disableAllHooks\": true,\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \
          \"hooks\": [\n          {\n            \"type\": \"command\",\n            \
          \"command\": \"/nowhere/ctxhooks-stop\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
     );
