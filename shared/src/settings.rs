@@ -9,6 +9,7 @@ pub mod installer;
 pub mod locate;
 pub mod merge;
 pub mod ownership;
+pub mod patch;
 pub mod style;
 
 use std::path::{Path, PathBuf};

@@ -618,3 +618,70 @@ fn setup_script_installs_and_is_safe_to_run_twice() {
     assert!(String::from_utf8_lossy(&second.stdout).contains("nothing changed"));
     assert_eq!(fs_err::read_to_string(&settings).unwrap(), installed);
 }
+
+/// A hand-formatted settings file: one-line objects and arrays that a pretty printer would
+/// spread over many lines.
+const HAND_FORMATTED: &str = r#"{
+  "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]}
+    ]
+  },
+  "permissions": {"allow": ["Bash(git status)"]}
+}
+"#;
+
+/// One of our matcher groups as the pretty printer writes it at 2-space indentation, starting
+/// at `indent`.
+fn our_group(indent: &str, binary: &Path, timeout: u64) -> String {
+    format!(
+        "{{\n{indent}  \"hooks\": [\n{indent}    {{\n{indent}      \"type\": \"command\",\n\
+         {indent}      \"command\": \"{}\",\n{indent}      \"args\": [],\n\
+         {indent}      \"timeout\": {timeout}\n{indent}    }}\n{indent}  ]\n{indent}}}",
+        binary.display()
+    )
+}
+
+#[test]
+fn hand_formatting_is_kept_outside_our_additions() {
+    let sandbox = Sandbox::new("hand");
+    sandbox.write_user_settings(HAND_FORMATTED);
+    sandbox.ctxhooks(&["install"]);
+    let bin = binaries_dir();
+    let new_event = |event: &str, name: &str, timeout: u64| {
+        format!(
+            ",\n    \"{event}\": [\n      {}\n    ]",
+            our_group("      ", &bin.join(name), timeout)
+        )
+    };
+    // Our PostToolUse group follows the user's one-line group; the new events follow
+    // PostToolUse in registration order; nothing else moves.
+    let expected = format!(
+        "{{\n  \"statusLine\": {{\"type\": \"command\", \"command\": \"~/.claude/statusline.sh\"}},\n  \
+         \"hooks\": {{\n    \"PostToolUse\": [\n      {{\"matcher\": \"Edit|Write\", \"hooks\": \
+         [{{\"type\": \"command\", \"command\": \"prettier --write\"}}]}},\n      {}\n    ]{}{}{}{}{}\n  \
+         }},\n  \"permissions\": {{\"allow\": [\"Bash(git status)\"]}}\n}}\n",
+        our_group("      ", &bin.join("ctxhooks-tooluse"), 10),
+        new_event("PreCompact", "ctxhooks-precompact", 120),
+        new_event("Stop", "ctxhooks-stop", 60),
+        new_event("SubagentStop", "ctxhooks-stop", 60),
+        new_event("PreToolUse", "ctxhooks-tooluse", 10),
+        new_event("PostToolUseFailure", "ctxhooks-tooluse", 10),
+    );
+    let installed = fs_err::read_to_string(sandbox.user_settings()).unwrap();
+    assert_eq!(installed, expected);
+
+    // The user adds a key by hand; uninstall keeps it and every one-line value as it was.
+    let edited = installed.replacen(
+        "{\n  \"statusLine\"",
+        "{\n  \"theme\": \"dark\",\n  \"statusLine\"",
+        1,
+    );
+    fs_err::write(sandbox.user_settings(), &edited).unwrap();
+    sandbox.ctxhooks(&["uninstall"]);
+    assert_eq!(
+        fs_err::read_to_string(sandbox.user_settings()).unwrap(),
+        HAND_FORMATTED.replacen("{\n", "{\n  \"theme\": \"dark\",\n", 1)
+    );
+}

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
 
 use super::locate::{Position, locate, position_of};
+use super::patch::patch_text;
 use super::style::TextStyle;
 
 /// A settings file as read from disk (or an empty object if it does not exist).
@@ -52,8 +53,17 @@ impl SettingsDocument {
         })
     }
 
-    /// The text `value` would be written as, in this file's style.
+    /// The text `value` would be written as: the file's own text with only the changed members
+    /// and elements rewritten, or, when that is not possible, all of it in the file's style.
     pub fn render(&self, value: &Value) -> Result<String> {
+        if let Some(text) = self
+            .original
+            .as_deref()
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            && let Some(patched) = patch_text(text, &self.value, value, &self.style)
+        {
+            return Ok(patched);
+        }
         self.style.render(value)
     }
 }

@@ -66,7 +66,7 @@ fn member_value(text: &str, start: usize, key: &str) -> Option<usize> {
     found
 }
 
-fn skip_whitespace(bytes: &[u8], mut index: usize) -> usize {
+pub(super) fn skip_whitespace(bytes: &[u8], mut index: usize) -> usize {
     while bytes
         .get(index)
         .is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
@@ -77,7 +77,7 @@ fn skip_whitespace(bytes: &[u8], mut index: usize) -> usize {
 }
 
 /// The offset just past the string starting at `start` (which is a `"`).
-fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
+pub(super) fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
     let mut index = start + 1;
     loop {
         match bytes.get(index)? {
@@ -89,7 +89,7 @@ fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 /// The offset just past the value starting at `start`.
-fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
+pub(super) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
     match bytes.get(start)? {
         b'"' => skip_string(bytes, start),
         b'{' | b'[' => {
