@@ -685,3 +685,49 @@ fn hand_formatting_is_kept_outside_our_additions() {
         HAND_FORMATTED.replacen("{\n", "{\n  \"theme\": \"dark\",\n", 1)
     );
 }
+
+#[test]
+fn an_unreadable_ownership_record_stops_install_before_any_write() {
+    let sandbox = Sandbox::new("bad-record");
+    sandbox.write_user_settings(ORIGINAL);
+    fs_err::create_dir_all(sandbox.state_dir()).unwrap();
+    fs_err::write(sandbox.state_dir().join("installs.json"), "{not json").unwrap();
+    let output = sandbox.run_program(Path::new(ctxhooks_binary()), &["install"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("installs.json"), "{stderr}");
+    assert_eq!(
+        fs_err::read_to_string(sandbox.user_settings()).unwrap(),
+        ORIGINAL
+    );
+    assert!(sandbox.backups().is_empty());
+    assert_eq!(
+        fs_err::read_to_string(sandbox.state_dir().join("installs.json")).unwrap(),
+        "{not json"
+    );
+}
+
+#[test]
+fn a_symlinked_settings_file_is_edited_where_it_lives() {
+    let sandbox = Sandbox::new("symlink");
+    let dotfiles = sandbox.root.join("dotfiles");
+    fs_err::create_dir_all(&dotfiles).unwrap();
+    fs_err::create_dir_all(sandbox.config_dir()).unwrap();
+    fs_err::write(dotfiles.join("settings.json"), ORIGINAL).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("settings.json"), sandbox.user_settings()).unwrap();
+    sandbox.ctxhooks(&["install"]);
+    assert!(
+        fs_err::symlink_metadata(sandbox.user_settings())
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    let target = fs_err::canonicalize(dotfiles.join("settings.json")).unwrap();
+    assert_eq!(
+        fs_err::read_to_string(&target).unwrap(),
+        installed_text(&binaries_dir())
+    );
+    sandbox.ctxhooks(&["uninstall"]);
+    assert_eq!(fs_err::read_to_string(&target).unwrap(), ORIGINAL);
+}

@@ -2,6 +2,8 @@
 //! out, with a backup, an atomic write and the ownership record kept in step.
 
 use std::os::unix::fs::PermissionsExt;
+
+use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -17,6 +19,9 @@ use super::merge::{add_handler, contains_handler, drop_emptied_containers, remov
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
 use crate::files;
 use crate::state::StateDir;
+
+/// The lock file, inside the state folder, that serializes installs and uninstalls.
+pub const INSTALL_LOCK_FILE_NAME: &str = "installs.lock";
 
 /// What `install` or `uninstall` did (or, with `dry_run`, would do) to one settings file.
 #[derive(Debug, Clone, Serialize)]
@@ -76,8 +81,25 @@ pub enum WriteKind {
 
 /// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
 /// (an absolute path, see `resolve_settings_path`). A file that does not exist yet is created
-/// with `new_file_mode`; an existing file keeps its mode.
+/// with `new_file_mode`; an existing file keeps its mode. Runs under the state folder's install
+/// lock (except a dry run, which writes nothing at all).
 pub fn install(
+    state: &StateDir,
+    settings_path: &Path,
+    binaries_dir: &Path,
+    new_file_mode: u32,
+    dry_run: bool,
+) -> Result<Outcome> {
+    if dry_run {
+        return install_unlocked(state, settings_path, binaries_dir, new_file_mode, true);
+    }
+    // A file we would refuse is refused before the state folder is touched.
+    SettingsDocument::read(settings_path)?;
+    let _lock = InstallLock::acquire(state)?;
+    install_unlocked(state, settings_path, binaries_dir, new_file_mode, false)
+}
+
+fn install_unlocked(
     state: &StateDir,
     settings_path: &Path,
     binaries_dir: &Path,
@@ -173,6 +195,7 @@ pub fn install(
         created_event_arrays,
         handlers: planned,
     };
+    ensure_unchanged(settings_path, document.original.as_deref())?;
     // The record goes first: if the settings write then fails, uninstall finds nothing to
     // remove, which is harmless; the other order could leave handlers nobody owns.
     installs.settings_files.insert(key, record);
@@ -183,8 +206,20 @@ pub fn install(
 
 /// Removes exactly the handlers the ownership record says we added to `settings_path`. If the
 /// result equals the file before our first install, its original bytes are written back (or the
-/// file is deleted if it did not exist).
+/// file is deleted if it did not exist). Runs under the install lock unless `dry_run` or there
+/// is nothing recorded.
 pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
+    let recorded = InstallsFile::load(state)?
+        .settings_files
+        .contains_key(&*settings_path.to_string_lossy());
+    if dry_run || !recorded {
+        return uninstall_unlocked(state, settings_path, dry_run);
+    }
+    let _lock = InstallLock::acquire(state)?;
+    uninstall_unlocked(state, settings_path, false)
+}
+
+fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
     let mut installs = InstallsFile::load(state)?;
     let key = settings_path.to_string_lossy().into_owned();
     let mut outcome = Outcome::new("uninstall", settings_path, dry_run);
@@ -260,6 +295,7 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
     if outcome.changed {
         state.ensure()?;
         outcome.backup = Some(back_up(state, settings_path, current)?);
+        ensure_unchanged(settings_path, Some(current))?;
         match &target {
             None => {
                 fs_err::remove_file(settings_path).context("failed to delete the settings file")?;
@@ -270,6 +306,52 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
     installs.settings_files.remove(&key);
     installs.save(state)?;
     Ok(outcome)
+}
+
+/// Fails if the settings file no longer holds `expected` (`None`: does not exist): someone (say,
+/// Claude Code saving a permission) wrote it while we worked, and writing now would lose that.
+fn ensure_unchanged(path: &Path, expected: Option<&[u8]>) -> Result<()> {
+    let now = match fs_err::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(error).context("failed to re-read the settings file"),
+    };
+    if now.as_deref() != expected {
+        bail!(
+            "`{}` changed while ctxhooks was editing it; nothing was written, run the command again",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// An exclusive lock on `<state>/installs.lock`, held while one install or uninstall reads,
+/// decides and writes, so two runs at once cannot lose each other's ownership records.
+struct InstallLock {
+    file: fs_err::File,
+}
+
+impl InstallLock {
+    fn acquire(state: &StateDir) -> Result<Self> {
+        state.ensure()?;
+        let file = fs_err::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(files::PRIVATE_FILE_MODE)
+            .open(state.root().join(INSTALL_LOCK_FILE_NAME))
+            .context("failed to open the install lock")?;
+        file.file()
+            .lock()
+            .context("failed to take the install lock")?;
+        Ok(Self { file })
+    }
+}
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = self.file.file().unlock();
+    }
 }
 
 /// The pre-install bytes from `backup`, if it still holds them (checked against `sha256`).
