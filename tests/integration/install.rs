@@ -731,3 +731,26 @@ fn a_symlinked_settings_file_is_edited_where_it_lives() {
     sandbox.ctxhooks(&["uninstall"]);
     assert_eq!(fs_err::read_to_string(&target).unwrap(), ORIGINAL);
 }
+
+#[test]
+fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
+    let sandbox = Sandbox::new("adopt");
+    sandbox.write_user_settings(ORIGINAL);
+    sandbox.ctxhooks(&["install"]);
+    let installed = fs_err::read_to_string(sandbox.user_settings()).unwrap();
+    fs_err::remove_dir_all(sandbox.state_dir()).unwrap();
+
+    let output = sandbox.ctxhooks(&["install"]);
+    assert!(output.contains("now recorded as ours"), "{output}");
+    assert_eq!(
+        fs_err::read_to_string(sandbox.user_settings()).unwrap(),
+        installed
+    );
+    sandbox.ctxhooks(&["uninstall"]);
+    // The pre-install bytes went with the old state folder, so this is the in-place patch taking
+    // our groups and the event arrays holding only them out, with their separators.
+    assert_eq!(
+        fs_err::read_to_string(sandbox.user_settings()).unwrap(),
+        ORIGINAL
+    );
+}

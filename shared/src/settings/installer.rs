@@ -154,17 +154,29 @@ fn install_unlocked(
         .extend(foreign_ctxhooks_handlers(&value, &planned));
 
     outcome.changed = document.original.is_none() || value != document.value;
-    if !outcome.changed {
-        if previous.is_none() {
-            outcome.notes.push(
-                "the hooks are already registered, but not by this state folder's record; \
-                 `ctxhooks uninstall` will not remove them"
-                    .to_owned(),
-            );
-        }
+    // Our exact handlers are there but unrecorded (the state folder was lost, or they were
+    // copied by hand): record them as ours so that `uninstall` can remove them.
+    let adopt = !outcome.changed && previous.is_none();
+    if !outcome.changed && !adopt {
         return Ok(outcome);
     }
-    outcome.write = WriteKind::Merged;
+    if adopt {
+        // Which containers are ours is unknown; those holding nothing but our handlers are
+        // treated as ours, so uninstall does not leave empty ones behind.
+        let (arrays, hooks_object) = containers_only_ours(&value, &planned);
+        created_event_arrays = arrays;
+        created_hooks_object = hooks_object;
+        outcome.notes.push(if dry_run {
+            "the hooks are already registered but not recorded; install would record them as ours"
+                .to_owned()
+        } else {
+            "the hooks were already registered but not recorded; they are now recorded as ours, \
+             so `ctxhooks uninstall` removes them"
+                .to_owned()
+        });
+    } else {
+        outcome.write = WriteKind::Merged;
+    }
     let new_text = document.render(&value)?;
     outcome.diff = diff_of(&document, &new_text);
     if dry_run {
@@ -200,7 +212,9 @@ fn install_unlocked(
     // remove, which is harmless; the other order could leave handlers nobody owns.
     installs.settings_files.insert(key, record);
     installs.save(state)?;
-    write_settings(settings_path, new_text.as_bytes(), new_file_mode)?;
+    if !adopt {
+        write_settings(settings_path, new_text.as_bytes(), new_file_mode)?;
+    }
     Ok(outcome)
 }
 
@@ -367,6 +381,38 @@ fn diff_of(document: &SettingsDocument, new_text: &str) -> String {
         .map(String::from_utf8_lossy)
         .unwrap_or_default();
     unified_diff(&document.path.display().to_string(), &old_text, new_text)
+}
+
+/// The events whose arrays hold only groups made of `planned` handlers, and whether every
+/// event under `hooks` is such.
+fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<String>, bool) {
+    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
+        return (Vec::new(), false);
+    };
+    let ours: Vec<String> = events
+        .iter()
+        .filter(|(event, groups)| {
+            groups.as_array().is_some_and(|groups| {
+                groups.iter().all(|group| {
+                    group.as_object().is_some_and(|group| {
+                        group.keys().all(|key| key == "hooks")
+                            && group.get("hooks").and_then(Value::as_array).is_some_and(
+                                |handlers| {
+                                    handlers.iter().all(|handler| {
+                                        planned.iter().any(|owned| {
+                                            &owned.event == *event && &owned.handler == handler
+                                        })
+                                    })
+                                },
+                            )
+                    })
+                })
+            })
+        })
+        .map(|(event, _)| event.clone())
+        .collect();
+    let all = ours.len() == events.len();
+    (ours, all)
 }
 
 /// Notes about handlers that run one of our binaries but are not the ones we are installing
