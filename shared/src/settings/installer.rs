@@ -106,6 +106,12 @@ fn install_unlocked(
     new_file_mode: u32,
     dry_run: bool,
 ) -> Result<Outcome> {
+    if binaries_dir.to_str().is_none() {
+        bail!(
+            "the binaries' folder `{}` is not valid UTF-8, so a settings file cannot name it",
+            binaries_dir.display()
+        );
+    }
     let planned = planned_handlers(binaries_dir);
     if planned.is_empty() {
         bail!(
