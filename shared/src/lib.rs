@@ -3,6 +3,7 @@
 
 pub mod archive;
 pub mod cli;
+pub mod doctor;
 pub mod env_vars;
 pub mod error_log;
 pub mod files;

@@ -22,6 +22,9 @@ mod precompact;
 // Tests for `ctxhooks install` / `uninstall` on real settings files.
 mod install;
 
+// Tests for `ctxhooks doctor`.
+mod doctor;
+
 // Tests for the usage log over the real transcript fixtures.
 mod usage;
 

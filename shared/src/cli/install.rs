@@ -1,10 +1,17 @@
-//! `ctxhooks install` and `ctxhooks uninstall` (being built).
+//! `ctxhooks install` and `ctxhooks uninstall`: our hook handlers in a Claude Code settings file.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::output;
+use crate::settings::installer::WriteKind;
+use crate::settings::{self, Outcome, SettingsScope};
+use crate::state::StateDir;
 
 /// Which Claude Code settings file to edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -15,6 +22,16 @@ pub enum Scope {
     Project,
     /// `.claude/settings.local.json` in the current folder, yours only.
     Local,
+}
+
+impl From<Scope> for SettingsScope {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::User => Self::User,
+            Scope::Project => Self::Project,
+            Scope::Local => Self::Local,
+        }
+    }
 }
 
 /// Arguments of `ctxhooks install` and `ctxhooks uninstall`.
@@ -34,12 +51,113 @@ pub struct InstallArgs {
     pub json: bool,
 }
 
+impl InstallArgs {
+    fn settings_path(&self) -> Result<PathBuf> {
+        let path = if let Some(path) = &self.settings {
+            path.clone()
+        } else {
+            let project = std::env::current_dir().context("failed to read the current folder")?;
+            SettingsScope::from(self.scope).settings_path(&project)?
+        };
+        settings::resolve_settings_path(&path)
+    }
+
+    fn new_file_mode(&self) -> u32 {
+        if self.settings.is_some() {
+            crate::files::PRIVATE_FILE_MODE
+        } else {
+            SettingsScope::from(self.scope).new_file_mode()
+        }
+    }
+}
+
 /// Runs `ctxhooks install`.
-pub fn run_install(_args: &InstallArgs) -> Result<ExitCode> {
-    bail!("`ctxhooks install` is not built yet")
+pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    let path = args.settings_path()?;
+    let binaries = settings::install_dir()?;
+    let outcome = settings::install(&state, &path, &binaries, args.new_file_mode(), args.dry_run)?;
+    report(&outcome, args.json)
 }
 
 /// Runs `ctxhooks uninstall`.
-pub fn run_uninstall(_args: &InstallArgs) -> Result<ExitCode> {
-    bail!("`ctxhooks uninstall` is not built yet")
+pub fn run_uninstall(args: &InstallArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    let path = args.settings_path()?;
+    let outcome = settings::uninstall(&state, &path, args.dry_run)?;
+    report(&outcome, args.json)
+}
+
+fn report(outcome: &Outcome, json: bool) -> Result<ExitCode> {
+    if json {
+        output::print_json(outcome)?;
+    } else {
+        output::print(&describe(outcome))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The outcome in words, for people.
+fn describe(outcome: &Outcome) -> String {
+    let path = outcome.path.display();
+    let mut text = String::new();
+    let verb = match (outcome.action, outcome.dry_run) {
+        ("install", false) => "installed into",
+        ("install", true) => "would install into",
+        (_, false) => "uninstalled from",
+        (_, true) => "would uninstall from",
+    };
+    if outcome.changed {
+        let _ = writeln!(text, "{verb} `{path}`:");
+    } else if outcome.action == "install" {
+        let _ = writeln!(
+            text,
+            "ctxhooks hooks are already in `{path}`; nothing changed"
+        );
+    } else if outcome.notes.is_empty() {
+        let _ = writeln!(text, "no ctxhooks hooks left in `{path}`; nothing changed");
+    }
+    for (sign, handlers) in [("+", &outcome.added), ("-", &outcome.removed)] {
+        for owned in handlers {
+            let command = owned.handler.get("command").and_then(Value::as_str);
+            let timeout = owned.handler.get("timeout").and_then(Value::as_u64);
+            let _ = writeln!(
+                text,
+                "  {sign} {:<19} {}{}",
+                owned.event,
+                command.unwrap_or("?"),
+                timeout
+                    .map(|seconds| format!(" (timeout {seconds}s)"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if outcome.write == WriteKind::RestoredOriginal {
+        let _ = writeln!(
+            text,
+            "  the file's bytes from before the first install were restored"
+        );
+    }
+    if outcome.write == WriteKind::Deleted {
+        let _ = writeln!(
+            text,
+            "  the file did not exist before the first install: deleted"
+        );
+    }
+    if let Some(backup) = &outcome.backup {
+        let _ = writeln!(
+            text,
+            "  backup of the previous content: {}",
+            backup.display()
+        );
+    }
+    for note in &outcome.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    if outcome.dry_run && !outcome.diff.is_empty() {
+        text.push('\n');
+        text.push_str(&outcome.diff);
+        let _ = writeln!(text, "(dry run: nothing was written)");
+    }
+    text
 }

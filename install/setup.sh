@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Sets ctxhooks up on this machine: builds the release binaries, installs them into
+# ${PREFIX:-$HOME/.local}/bin, registers the hooks (`ctxhooks install "$@"`, user scope unless
+# told otherwise) and runs `ctxhooks doctor`. Safe to run again (an upgrade is the same command).
+#
+#   install/setup.sh                    # user scope (~/.claude/settings.json)
+#   install/setup.sh --scope project    # the current folder's .claude/settings.json
+#   PREFIX=/opt/ctxhooks install/setup.sh --dry-run
+set -euo pipefail
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# Where the caller is: `--scope project` and `--scope local` mean the caller's project.
+caller_dir=$(pwd)
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[[ -f "$repo_root/Cargo.toml" ]] || die "cannot find the repository root from $0"
+
+if [[ -z "${HOME:-}" && -z "${PREFIX:-}" ]]; then
+    die "neither HOME nor PREFIX is set; set PREFIX to choose where the binaries go"
+fi
+prefix=${PREFIX:-$HOME/.local}
+bin_dir="$prefix/bin"
+binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse)
+
+command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH; install Rust from https://rustup.rs"
+
+say "building the release binaries (cargo build --release --locked) in $repo_root"
+(cd "$repo_root" && cargo build --release --locked)
+
+target_dir=${CARGO_TARGET_DIR:-$repo_root/target}
+[[ "$target_dir" = /* ]] || target_dir="$repo_root/$target_dir"
+release_dir="$target_dir/release"
+
+mkdir -p "$bin_dir"
+temp_file=""
+trap '[[ -n "$temp_file" ]] && rm -f "$temp_file"' EXIT
+say "installing ${binaries[*]} into $bin_dir"
+for name in "${binaries[@]}"; do
+    source_file="$release_dir/$name"
+    [[ -x "$source_file" ]] || die "the build did not produce $source_file"
+    # Copy under a temporary name in the same folder, then rename: a hook that starts while we
+    # install never sees a half-written binary.
+    temp_file="$bin_dir/.$name.setup.$$"
+    cp "$source_file" "$temp_file"
+    chmod 0755 "$temp_file"
+    mv -f "$temp_file" "$bin_dir/$name"
+    temp_file=""
+done
+
+case ":${PATH:-}:" in
+    *":$bin_dir:"*) ;;
+    *) say "warning: $bin_dir is not on your PATH; add it, e.g. in ~/.profile: export PATH=\"$bin_dir:\$PATH\"" ;;
+esac
+
+cd "$caller_dir"
+say "registering the hooks: ctxhooks install $*"
+"$bin_dir/ctxhooks" install "$@"
+
+say "checking the installation: ctxhooks doctor"
+if ! "$bin_dir/ctxhooks" doctor; then
+    die "ctxhooks doctor found a problem (see above)"
+fi
+say "done"

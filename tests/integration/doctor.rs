@@ -1,0 +1,84 @@
+//! Tests for `ctxhooks doctor`: findings for people and for programs.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::install::{Sandbox, ctxhooks_binary};
+
+fn codes(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|finding| finding["code"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn doctor_warns_about_retention_and_shows_recent_errors() {
+    let sandbox = Sandbox::new("doctor");
+    sandbox.ctxhooks(&["install"]);
+    let errors_log = sandbox.state_dir().join("errors.log");
+    fs_err::write(
+        &errors_log,
+        "{\"time\":\"2026-11-30T01:02:03.000Z\",\"hook\":\"ctxhooks-stop\",\"event\":\"Stop\",\
+         \"session_id\":\"abc\",\"error\":[\"failed to read the transcript\",\"gone\"]}\n",
+    )
+    .unwrap();
+
+    let text = sandbox.ctxhooks(&["doctor"]);
+    assert!(text.contains("cleanupPeriodDays"), "{text}");
+    assert!(
+        text.contains("ctxhooks-stop Stop session abc: failed to read the transcript: gone"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("less {}", errors_log.display())),
+        "{text}"
+    );
+
+    let report: Value = serde_json::from_str(&sandbox.ctxhooks(&["doctor", "--json"])).unwrap();
+    let codes = codes(&report);
+    assert!(
+        codes.contains(&"cleanup_period_unset".to_owned()),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"recent_hook_errors".to_owned()),
+        "{codes:?}"
+    );
+    assert!(!codes.contains(&"not_installed".to_owned()), "{codes:?}");
+    assert_eq!(report["state_dir"]["mode"], "0700");
+    assert_eq!(report["snapshot_count"], 0);
+    assert_eq!(report["settings"][0]["hooks"].as_array().unwrap().len(), 6);
+    assert_eq!(report["recent_errors"][0]["session_id"], "abc");
+}
+
+#[test]
+fn doctor_is_quiet_about_retention_once_set_warns_of_disabled_hooks_and_fails_on_a_missing_binary()
+{
+    let sandbox = Sandbox::new("doctor-broken");
+    sandbox.write_user_settings(
+        "{\n  \"cleanupPeriodDays\": 365,\n  \"disableAllHooks\": true,\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \
+         \"hooks\": [\n          {\n            \"type\": \"command\",\n            \
+         \"command\": \"/nowhere/ctxhooks-stop\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
+    );
+    let output = sandbox.run_program(Path::new(ctxhooks_binary()), &["doctor", "--json"]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a hook that cannot run is broken"
+    );
+    let report: Value = serde_json::from_str(&String::from_utf8_lossy(&output.stdout)).unwrap();
+    let codes = codes(&report);
+    assert!(
+        !codes.contains(&"cleanup_period_unset".to_owned()),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"hook_binary_missing".to_owned()),
+        "{codes:?}"
+    );
+    assert_eq!(report["settings"][0]["hooks"][0]["binary_exists"], false);
+}
