@@ -1,5 +1,5 @@
 //! Tests for `ctxhooks install` / `uninstall` on real settings files, run through the real
-//! binary with HOME, CLAUDE_CONFIG_DIR and CTXHOOKS_HOME pointing into a per-test folder.
+//! binary with `HOME`, `CLAUDE_CONFIG_DIR` and `CTXHOOKS_HOME` pointing into a per-test folder.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ pub(crate) mod sandbox {
 
     static SANDBOX_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-    /// A private folder per test: `home/`, `config/` (CLAUDE_CONFIG_DIR), `state/` (CTXHOOKS_HOME)
+    /// A private folder per test: `home/`, `config/` (`CLAUDE_CONFIG_DIR`), `state/` (`CTXHOOKS_HOME`)
     /// and `project/` (the child's current folder).
     pub(crate) struct Sandbox {
         pub(crate) root: PathBuf,
@@ -144,7 +144,7 @@ pub(crate) mod sandbox {
 }
 
 /// A user settings file as Claude Code writes it (2 spaces, final newline), already holding
-/// another tool's PreCompact and PostToolUse hooks, a statusLine and other keys.
+/// another tool's `PreCompact` and `PostToolUse` hooks, a `statusLine` and other keys.
 const ORIGINAL: &str = r#"{
   "model": "opus",
   "statusLine": {
@@ -186,7 +186,7 @@ const ORIGINAL: &str = r#"{
 "#;
 
 /// `ORIGINAL` after install, written by hand: our groups are appended to the existing
-/// PreCompact and PostToolUse arrays, and the four new event arrays follow the existing ones in
+/// `PreCompact` and `PostToolUse` arrays, and the four new event arrays follow the existing ones in
 /// registration order. BIN stands for the binaries' folder.
 const INSTALLED: &str = r#"{
   "model": "opus",
