@@ -160,24 +160,6 @@ impl Sandbox {
 
     /// Installs our hooks into the project's settings with the real installer.
     pub fn install_hooks(&self) {
-        if std::env::var_os("CTXHOOKS_TEMP_MANUAL_INSTALL").is_some() {
-            let path = self.project.join(".claude/settings.json");
-            let mut settings: Value = fs_err::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or(json!({}));
-            let handler = |name: &str, timeout: u64| json!([{"hooks": [{"type": "command", "command": self.bin_dir.join(name).to_string_lossy(), "args": [], "timeout": timeout}]}]);
-            settings["hooks"] = json!({
-                "PreCompact": handler("ctxhooks-precompact", 120),
-                "Stop": handler("ctxhooks-stop", 60),
-                "SubagentStop": handler("ctxhooks-stop", 60),
-                "PreToolUse": handler("ctxhooks-tooluse", 10),
-                "PostToolUse": handler("ctxhooks-tooluse", 10),
-                "PostToolUseFailure": handler("ctxhooks-tooluse", 10),
-            });
-            self.write_project_settings(&settings);
-            return;
-        }
         let output = self.ctxhooks(&["install", "--scope", "project"]);
         assert!(
             output.status.success(),
