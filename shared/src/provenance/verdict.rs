@@ -239,7 +239,7 @@ fn judge(
     if let Some(mark) = mark {
         let delay = result_time.map_or_else(String::new, |time| {
             let delay = i128::from(time) - i128::from(mark.time_ms);
-            format!(", {delay} ms before the interrupt records")
+            format!(", the interrupt records came {delay} ms after it")
         });
         evidence.push(format!(
             "runtime mark at {} ms{delay}: reason {:?}{}{}",
