@@ -1,4 +1,4 @@
-//! The tooluse hook's work: one sidecar line per PreToolUse, PostToolUse and PostToolUseFailure
+//! The tooluse hook's work: one sidecar line per `PreToolUse`, `PostToolUse` and `PostToolUseFailure`
 //! event, so that `ctxhooks provenance` knows which calls really started and finished. It runs
 //! on every tool call: no transcript reading, one small append.
 
@@ -12,10 +12,11 @@ use crate::provenance::sidecar::{SIDECAR_FILE_NAME, SidecarLine, ToolEvent, Tool
 use crate::provenance::summary::summarize_tool_input;
 use crate::session_id::SessionId;
 
-/// Handles one PreToolUse, PostToolUse or PostToolUseFailure payload.
+/// Handles one `PreToolUse`, `PostToolUse` or `PostToolUseFailure` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let event = tool_event(&context.payload, now_ms())?;
-    let session_id = text(&context.payload, "session_id").context("the payload has no `session_id`")?;
+    let session_id =
+        text(&context.payload, "session_id").context("the payload has no `session_id`")?;
     let session = SessionId::parse(session_id).context("refusing the payload's session id")?;
     let dir = context.state.ensure_session_dir(&session)?;
     files::append_json_line(&dir.join(SIDECAR_FILE_NAME), &SidecarLine::ToolEvent(event))
@@ -24,7 +25,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
 
 /// The sidecar line for a payload, stamped `time_ms`.
 pub fn tool_event(payload: &Value, time_ms: u64) -> Result<ToolEvent> {
-    let hook_event_name = text(payload, "hook_event_name").context("the payload has no `hook_event_name`")?;
+    let hook_event_name =
+        text(payload, "hook_event_name").context("the payload has no `hook_event_name`")?;
     let event = match hook_event_name {
         "PreToolUse" => ToolEventKind::Started,
         "PostToolUse" => ToolEventKind::Completed,
@@ -97,7 +99,10 @@ mod tests {
         assert_eq!(event.interrupted, Some(false));
         let line = serde_json::to_string(&SidecarLine::ToolEvent(event)).unwrap();
         assert!(!line.contains("the secret"), "{line}");
-        assert!(line.starts_with(r#"{"kind":"tool_event","event":"completed""#), "{line}");
+        assert!(
+            line.starts_with(r#"{"kind":"tool_event","event":"completed""#),
+            "{line}"
+        );
         let failure = json!({"hook_event_name": "PostToolUseFailure", "is_interrupt": true});
         let event = tool_event(&failure, 1).unwrap();
         assert_eq!(event.event, ToolEventKind::Failed);

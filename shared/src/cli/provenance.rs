@@ -16,8 +16,8 @@ use crate::state::StateDir;
 
 /// Arguments of `ctxhooks provenance`.
 ///
-/// Verdicts: runtime (a runtime mark covers the interrupt), user, permission_denied, unknown.
-/// States: not_started (safe to re-run), started (effect unknown: check the live state before
+/// Verdicts: runtime (a runtime mark covers the interrupt), user, `permission_denied`, unknown.
+/// States: `not_started` (safe to re-run), started (effect unknown: check the live state before
 /// repeating), completed, failed, unknown.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["session", "transcript"]).multiple(true)))]

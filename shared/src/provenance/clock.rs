@@ -6,7 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+        .map_or(0, |elapsed| {
+            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+        })
 }
 
 /// Parses an RFC 3339 transcript timestamp (`2026-02-10T21:12:02.480Z`) into milliseconds.

@@ -43,7 +43,12 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     let first = group.lines[0];
     for (index, line) in analysis.lines.iter().enumerate() {
         if index == first {
-            output.extend_from_slice(&system_record(analysis, group_lines_ids(analysis, &group.lines), report, group.covered_by));
+            output.extend_from_slice(&system_record(
+                analysis,
+                group_lines_ids(analysis, &group.lines),
+                report,
+                group.covered_by,
+            ));
             if line.raw.ends_with(b"\n") {
                 output.push(b'\n');
             }
@@ -54,7 +59,10 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     output
 }
 
-fn group_lines_ids<'a>(analysis: &'a Analysis, lines: &[usize]) -> (Vec<String>, Option<&'a Value>) {
+fn group_lines_ids<'a>(
+    analysis: &'a Analysis,
+    lines: &[usize],
+) -> (Vec<String>, Option<&'a Value>) {
     let mut ids = Vec::new();
     for line in lines {
         if let super::records::RecordClass::InterruptOnly { results, .. } = &analysis.classes[*line]
@@ -116,7 +124,15 @@ fn system_record(
     record.insert("type".into(), "system".into());
     record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
     record.insert("level".into(), "info".into());
-    for field in ["parentUuid", "uuid", "sessionId", "timestamp", "isSidechain", "cwd", "version"] {
+    for field in [
+        "parentUuid",
+        "uuid",
+        "sessionId",
+        "timestamp",
+        "isSidechain",
+        "cwd",
+        "version",
+    ] {
         if let Some(value) = first.and_then(|first| first.get(field)) {
             record.insert(field.into(), value.clone());
         }
@@ -136,7 +152,9 @@ fn system_record(
 fn state_phrase(state: ToolState) -> &'static str {
     match state {
         ToolState::NotStarted => "it never started, safe to re-run",
-        ToolState::Started => "it started and did not finish, so it may have run in part or in full",
+        ToolState::Started => {
+            "it started and did not finish, so it may have run in part or in full"
+        }
         ToolState::Completed => "it completed before the cut",
         ToolState::Failed => "it failed",
         ToolState::Unknown => "whether it ran is unknown",

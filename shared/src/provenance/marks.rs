@@ -60,9 +60,11 @@ impl Analysis {
         let classes: Vec<RecordClass> = lines
             .iter()
             .map(|line| {
-                line.record.as_ref().map_or(RecordClass::NotConversation, |record| {
-                    classify_record(record, Some(&sidecar))
-                })
+                line.record
+                    .as_ref()
+                    .map_or(RecordClass::NotConversation, |record| {
+                        classify_record(record, Some(&sidecar))
+                    })
             })
             .collect();
         let mut groups: Vec<InterruptGroup> = Vec::new();

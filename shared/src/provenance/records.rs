@@ -1,14 +1,15 @@
 //! Recognising interrupt, rejection and denial records in a transcript: structured fields
 //! first (`toolDenialKind`, `toolDenialBeforeRun`, `rowSource`), then every known wording, always
-//! as a whole text block or a whole tool_result prefix, never as a substring anywhere.
+//! as a whole text block or a whole `tool_result` prefix, never as a substring anywhere.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::sidecar::{Sidecar, ToolEventKind};
 
-/// The first two sentences of every rejection tool_result (1.0.x through 2.1.332).
-pub const REJECTION_PREFIX: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected";
+/// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
+pub const REJECTION_PREFIX: &str =
+    "The user doesn't want to proceed with this tool use. The tool use was rejected";
 
 /// What follows the rejection's first sentences when the person typed feedback (the turn goes on).
 pub const FEEDBACK_INTRODUCTION: &str = "To tell you how to proceed, the user said:";
@@ -16,20 +17,20 @@ pub const FEEDBACK_INTRODUCTION: &str = "To tell you how to proceed, the user sa
 /// The addendum 2.1.332 puts in a rejection written for a call stopped while running.
 pub const RUNNING_CORRECTION: &str = "Correction to the text above:";
 
-/// The tool_result the CLI writes for the other calls of a parallel batch when one is rejected.
+/// The `tool_result` the CLI writes for the other calls of a parallel batch when one is rejected.
 pub const BATCH_CANCELLED_PREFIX: &str = "The user doesn't want to take this action right now.";
 
 /// The start of both interrupt markers (`[Request interrupted by user]` and
 /// `[Request interrupted by user for tool use]`).
 pub const INTERRUPT_MARKER_PREFIX: &str = "[Request interrupted by user";
 
-/// A synthetic tool_result some versions write for a call that never got a result.
+/// A synthetic `tool_result` some versions write for a call that never got a result.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
 
 /// The start of the error a session without a permission handler gets.
 pub const PERMISSION_NOT_GRANTED_PREFIX: &str = "Claude requested permissions to ";
 
-/// What one tool_result says about how its call ended.
+/// What one `tool_result` says about how its call ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ResultKind {
@@ -88,7 +89,7 @@ pub fn is_interrupt_marker_text(text: &str) -> bool {
         && text[1..].find(']') == Some(text.len() - 2)
 }
 
-/// The text of a tool_result's `content` (a string, or the text blocks joined).
+/// The text of a `tool_result`'s `content` (a string, or the text blocks joined).
 pub fn tool_result_text(block: &Value) -> String {
     match block.get("content") {
         Some(Value::String(text)) => text.clone(),
@@ -101,9 +102,13 @@ pub fn tool_result_text(block: &Value) -> String {
     }
 }
 
-/// Classifies one tool_result `block` of the user `record`; `sidecar` adds the structured
+/// Classifies one `tool_result` `block` of the user `record`; `sidecar` adds the structured
 /// "started, never finished" evidence when the hook was installed.
-pub fn classify_tool_result(record: &Value, block: &Value, sidecar: Option<&Sidecar>) -> ResultKind {
+pub fn classify_tool_result(
+    record: &Value,
+    block: &Value,
+    sidecar: Option<&Sidecar>,
+) -> ResultKind {
     let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
     let before_run = record.get("toolDenialBeforeRun").and_then(Value::as_bool) == Some(true);
     let text = tool_result_text(block);
@@ -145,10 +150,9 @@ pub fn classify_tool_result(record: &Value, block: &Value, sidecar: Option<&Side
         {
             return ResultKind::PermissionDenied { denial_kind: None };
         }
-        if let (Some(sidecar), Some(id)) = (
-            sidecar,
-            block.get("tool_use_id").and_then(Value::as_str),
-        ) {
+        if let (Some(sidecar), Some(id)) =
+            (sidecar, block.get("tool_use_id").and_then(Value::as_str))
+        {
             let mut started = false;
             let mut finished = false;
             for event in sidecar.events_for(id) {
@@ -172,7 +176,10 @@ pub fn classify_tool_result(record: &Value, block: &Value, sidecar: Option<&Side
 fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
     let rest = text.get(REJECTION_PREFIX.len()..).unwrap_or_default();
     // The fixed second sentence ends at the first ")." ; what follows decides.
-    let after = rest.find(").").map_or(rest, |end| &rest[end + 2..]).trim_start();
+    let after = rest
+        .find(").")
+        .map_or(rest, |end| &rest[end + 2..])
+        .trim_start();
     if after.starts_with(FEEDBACK_INTRODUCTION) {
         return ResultKind::RejectedWithFeedback;
     }
@@ -207,7 +214,9 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
     if kind != Some("user") && kind != Some("assistant") {
         return RecordClass::NotConversation;
     }
-    let content = record.get("message").and_then(|message| message.get("content"));
+    let content = record
+        .get("message")
+        .and_then(|message| message.get("content"));
     if kind == Some("assistant") {
         return RecordClass::Conversation {
             results: Vec::new(),
@@ -265,14 +274,18 @@ mod tests {
     #[test]
     fn marker_text_is_a_whole_short_bracketed_line() {
         assert!(is_interrupt_marker_text("[Request interrupted by user]"));
-        assert!(is_interrupt_marker_text("[Request interrupted by user for tool use]"));
+        assert!(is_interrupt_marker_text(
+            "[Request interrupted by user for tool use]"
+        ));
         assert!(!is_interrupt_marker_text(
             "Operation stopped by hook: Another session is active: \"[Request interrupted by user for tool use]\""
         ));
         assert!(!is_interrupt_marker_text(
             "[Request interrupted by user] and then [something]"
         ));
-        assert!(!is_interrupt_marker_text("[Request interrupted by user]\nmore"));
+        assert!(!is_interrupt_marker_text(
+            "[Request interrupted by user]\nmore"
+        ));
     }
 
     #[test]
@@ -317,6 +330,9 @@ mod tests {
         // Not an error: a file that happens to hold the prose is a normal result.
         let quoted = json!({"type": "tool_result", "tool_use_id": "t",
             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected"});
-        assert_eq!(classify_tool_result(&record, &quoted, None), ResultKind::Normal);
+        assert_eq!(
+            classify_tool_result(&record, &quoted, None),
+            ResultKind::Normal
+        );
     }
 }

@@ -21,12 +21,12 @@ pub fn sidecar_path(state: &StateDir, session: &SessionId) -> PathBuf {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolEventKind {
-    /// PreToolUse: the call reached Claude Code's tool pipeline (before the permission
+    /// `PreToolUse`: the call reached Claude Code's tool pipeline (before the permission
     /// decision, so this alone does not prove the tool ran).
     Started,
-    /// PostToolUse: the tool ran and returned.
+    /// `PostToolUse`: the tool ran and returned.
     Completed,
-    /// PostToolUseFailure: the tool ran and failed.
+    /// `PostToolUseFailure`: the tool ran and failed.
     Failed,
 }
 
@@ -49,10 +49,10 @@ pub struct ToolEvent {
     /// At most 80 characters naming what the call does (a Bash command's start, a file path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
-    /// The payload's `duration_ms` (PostToolUse / PostToolUseFailure), when given.
+    /// The payload's `duration_ms` (`PostToolUse` / `PostToolUseFailure`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
-    /// The payload's `is_interrupt` (PostToolUseFailure), when given.
+    /// The payload's `is_interrupt` (`PostToolUseFailure`), when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_interrupt: Option<bool>,
     /// Bash's `tool_response.interrupted`, when given.
@@ -163,7 +163,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ctxhooks-sidecar-{}", std::process::id()));
         crate::files::create_private_dir_all(&dir).unwrap();
         let path = dir.join(SIDECAR_FILE_NAME);
-        std::fs::write(
+        fs_err::write(
             &path,
             concat!(
                 r#"{"kind":"tool_event","event":"started","time_ms":5,"tool_use_id":"toolu_1","tool_name":"Bash","transcript_path":"/t.jsonl"}"#,

@@ -27,7 +27,11 @@ pub fn summarize_tool_input(tool_name: &str, input: &Value) -> Option<String> {
         .find_map(|field| input.get(*field).and_then(Value::as_str))?;
     let mut summary = String::with_capacity(text.len().min(SUMMARY_MAX_CHARS * 4));
     for character in text.chars().take(SUMMARY_MAX_CHARS) {
-        summary.push(if character.is_control() { ' ' } else { character });
+        summary.push(if character.is_control() {
+            ' '
+        } else {
+            character
+        });
     }
     Some(summary)
 }
@@ -44,9 +48,15 @@ mod tests {
         assert_eq!(summary.chars().count(), 80);
         assert!(summary.starts_with("echo 'a b' xx"));
         assert_eq!(
-            summarize_tool_input("Edit", &json!({"file_path": "/a/b.rs", "old_string": "secret"})),
+            summarize_tool_input(
+                "Edit",
+                &json!({"file_path": "/a/b.rs", "old_string": "secret"})
+            ),
             Some("/a/b.rs".into())
         );
-        assert_eq!(summarize_tool_input("Mystery", &json!({"token": "secret"})), None);
+        assert_eq!(
+            summarize_tool_input("Mystery", &json!({"token": "secret"})),
+            None
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! permission denied, unknown), whether it ran (not started, started, completed, failed), and
 //! the evidence for both.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -34,9 +34,9 @@ pub enum ToolState {
     NotStarted,
     /// It started and never finished: its effect is unknown; check the live state first.
     Started,
-    /// PostToolUse saw it complete.
+    /// `PostToolUse` saw it complete.
     Completed,
-    /// PostToolUseFailure saw it fail.
+    /// `PostToolUseFailure` saw it fail.
     Failed,
     /// No hook record and nothing in the transcript says: treat it like `started`.
     Unknown,
@@ -55,7 +55,7 @@ pub struct CallReport {
     pub verdict: Verdict,
     /// Whether it ran.
     pub state: ToolState,
-    /// How the transcript's tool_result reads (`None`: the call has no result).
+    /// How the transcript's `tool_result` reads (`None`: the call has no result).
     pub result_kind: Option<ResultKind>,
     /// Why the verdict.
     pub verdict_evidence: Vec<String>,
@@ -133,7 +133,7 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         }
     }
 
-    let mut answered: HashMap<String, ()> = HashMap::new();
+    let mut answered: HashSet<String> = HashSet::new();
     let mut calls = Vec::new();
     for (index, class) in analysis.classes.iter().enumerate() {
         let results = match class {
@@ -143,11 +143,13 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             RecordClass::NotConversation => continue,
         };
         for (id, kind) in results {
-            answered.insert(id.clone(), ());
+            answered.insert(id.clone());
             if *kind == ResultKind::Normal {
                 continue;
             }
-            let group = group_of_line.get(&index).map(|group| &analysis.groups[*group]);
+            let group = group_of_line
+                .get(&index)
+                .map(|group| &analysis.groups[*group]);
             let mark = group
                 .and_then(|group| group.covered_by)
                 .map(|mark| &analysis.sidecar.marks[mark]);
@@ -164,18 +166,19 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
                 verdict_evidence,
                 state_evidence,
                 mark: mark.cloned(),
-                relabelled_in_ledger: group.is_some_and(|group| {
-                    group.trailing && group.covered_by.is_some()
-                }),
+                relabelled_in_ledger: group
+                    .is_some_and(|group| group.trailing && group.covered_by.is_some()),
                 line: index + 1,
             });
         }
     }
     for id in &order {
-        if answered.contains_key(id) {
+        if answered.contains(id) {
             continue;
         }
-        let Some(tool_use) = uses.get(id) else { continue };
+        let Some(tool_use) = uses.get(id) else {
+            continue;
+        };
         let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use));
         calls.push(CallReport {
             tool_use_id: id.clone(),
@@ -340,7 +343,13 @@ fn state_of(
     }
     let denied_before_run = matches!(
         kind,
-        Some(ResultKind::PermissionDenied { .. } | ResultKind::Rejected { before_run: true, .. })
+        Some(
+            ResultKind::PermissionDenied { .. }
+                | ResultKind::Rejected {
+                    before_run: true,
+                    ..
+                }
+        )
     );
     if denied_before_run {
         evidence.push("the call was refused before it ran".into());
@@ -378,7 +387,8 @@ fn state_of(
             ..
         })
     ) {
-        evidence.push("no hook record; the SDK's correction says it was stopped while running".into());
+        evidence
+            .push("no hook record; the SDK's correction says it was stopped while running".into());
         return (ToolState::Started, evidence);
     }
     evidence.push("no hook record for this call (was `ctxhooks-tooluse` installed?)".into());
