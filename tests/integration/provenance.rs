@@ -435,6 +435,33 @@ fn sdk_earlier_genuine_interrupt_stays_and_only_the_last_is_relabelled() {
 }
 
 #[test]
+fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
+    // earlier-genuine-then-marked: lines 22 and 24 are the first interrupt, line 31 the
+    // `<synthetic>` "No response requested." written on resume, line 32 the next real prompt.
+    let analysis = analyse(
+        &sdk("earlier-genuine-then-marked", "transcript.jsonl"),
+        None,
+    );
+    assert_eq!(analysis.groups[0].lines, vec![21, 23, 30]);
+    assert!(!analysis.groups[0].trailing);
+    assert_eq!(analysis.groups[1].lines, vec![45, 46]);
+    assert!(analysis.groups[1].trailing);
+    // Without an interrupt before it, the synthetic record starts no group.
+    let transcript = scratch("synthetic").join("t.jsonl");
+    fs_err::write(
+        &transcript,
+        concat!(
+            r#"{"type":"user","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"assistant","timestamp":"2026-01-01T00:00:01.000Z","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    assert!(analyse(&transcript, None).groups.is_empty());
+}
+
+#[test]
 fn sdk_permission_deny_is_permission_denied_and_never_ran() {
     // Line 22: toolDenialKind permission-rule, "Not allowed by policy"; PreToolUse fired anyway.
     let scenario = "permission-deny";

@@ -1,7 +1,8 @@
 //! Interrupt groups in a transcript and the rule that matches runtime marks to them.
 //!
 //! A group is a run of consecutive `user` records made only of interrupt content (records that
-//! are not `user`/`assistant` do not break a run). A mark covers the first not yet covered group
+//! are not `user`/`assistant` do not break a run; a `<synthetic>` "No response requested."
+//! assistant record right after one joins it). A mark covers the first not yet covered group
 //! whose first timestamp lies in `[mark - MARK_WINDOW_BEFORE_MS, mark + MARK_WINDOW_AFTER_MS]`;
 //! marks are taken in time order and each covers at most one group.
 
@@ -73,6 +74,11 @@ impl Analysis {
             match class {
                 RecordClass::NotConversation => {}
                 RecordClass::Conversation { .. } => open = false,
+                RecordClass::SyntheticNoResponse => {
+                    if open && let Some(group) = groups.last_mut() {
+                        group.lines.push(index);
+                    }
+                }
                 RecordClass::InterruptOnly { results, markers } => {
                     if !open {
                         groups.push(InterruptGroup {

@@ -201,11 +201,38 @@ pub enum RecordClass {
         /// How many `[Request interrupted by user...]` text blocks it holds.
         markers: usize,
     },
+    /// The `<synthetic>` assistant record "No response requested." the CLI writes after an
+    /// interrupted turn: it extends an interrupt group, and never starts one.
+    SyntheticNoResponse,
     /// A real user or assistant record; the tool results it holds (any kind) are listed.
     Conversation {
         /// The tool results it holds, with their kinds.
         results: Vec<(String, ResultKind)>,
     },
+}
+
+/// The text of the synthetic assistant answer written after an interrupted turn.
+pub const SYNTHETIC_NO_RESPONSE: &str = "No response requested.";
+
+fn is_synthetic_no_response(record: &Value) -> bool {
+    let Some(message) = record.get("message") else {
+        return false;
+    };
+    if message.get("model").and_then(Value::as_str) != Some("<synthetic>") {
+        return false;
+    }
+    match message.get("content") {
+        Some(Value::String(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
+        Some(Value::Array(blocks)) => {
+            !blocks.is_empty()
+                && blocks.iter().all(|block| {
+                    block.get("type").and_then(Value::as_str) == Some("text")
+                        && block.get("text").and_then(Value::as_str).map(str::trim)
+                            == Some(SYNTHETIC_NO_RESPONSE)
+                })
+        }
+        _ => false,
+    }
 }
 
 /// Classifies one parsed transcript record.
@@ -218,6 +245,9 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
         .get("message")
         .and_then(|message| message.get("content"));
     if kind == Some("assistant") {
+        if is_synthetic_no_response(record) {
+            return RecordClass::SyntheticNoResponse;
+        }
         return RecordClass::Conversation {
             results: Vec::new(),
         };

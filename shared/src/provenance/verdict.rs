@@ -140,7 +140,7 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results } => {
                 results
             }
-            RecordClass::NotConversation => continue,
+            RecordClass::NotConversation | RecordClass::SyntheticNoResponse => continue,
         };
         for (id, kind) in results {
             answered.insert(id.clone());
