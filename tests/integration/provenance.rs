@@ -568,6 +568,76 @@ fn canary_todays_sdk_interrupt_records_are_still_recognised() {
     }
 }
 
+/// The marked-interrupt capture with its interrupt records reworded and their structured fields
+/// removed, as a future SDK might write them.
+fn reworded_marked_interrupt(dir: &Path) -> PathBuf {
+    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).expect("test helper");
+    let mut text = Vec::new();
+    for (index, line) in lines_of(&original).into_iter().enumerate() {
+        // Lines 22 (rejection) and 24 (marker), see sdk_marked_interrupt_... above.
+        if index == 21 || index == 23 {
+            let mut record: Value = serde_json::from_slice(line).expect("test helper");
+            let object = record.as_object_mut().expect("test helper");
+            object.remove("toolDenialKind");
+            object.remove("rowSource");
+            let block = &mut record["message"]["content"][0];
+            if index == 21 {
+                block["content"] = json!("The operator stopped this call.");
+            } else {
+                block["text"] = json!("[Request cancelled by host]");
+            }
+            text.extend_from_slice(record.to_string().as_bytes());
+            text.push(b'\n');
+        } else {
+            text.extend_from_slice(line);
+        }
+    }
+    let path = dir.join("transcript.jsonl");
+    fs_err::write(&path, text).expect("test helper");
+    path
+}
+
+#[test]
+fn drift_with_the_hook_still_finds_the_runtime_and_warns_that_nothing_was_relabelled() {
+    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let transcript = reworded_marked_interrupt(&scratch("drift"));
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    // The sidecar saw the call start and never finish, and the mark covers its error result.
+    assert_eq!(calls[0]["verdict"], "runtime");
+    assert_eq!(calls[0]["state"], "started");
+    assert_eq!(calls[0]["result_kind"]["kind"], "unrecognised_interruption");
+    // The reworded marker is not recognised, so the group is not trailing: said loudly.
+    assert_eq!(calls[0]["relabelled_in_ledger"], false);
+    let warnings = report["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|warning| warning.as_str().unwrap().contains("does not recognise")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() {
+    let state = scratch("drift-nohook");
+    let session = sdk_session("marked-interrupt");
+    let dir = state.join("sessions").join(&session);
+    fs_err::create_dir_all(&dir).unwrap();
+    // Only the mark line of the capture's sidecar (its second line), no hook events.
+    let sidecar = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
+    let mark_line = sidecar.lines().nth(1).unwrap();
+    assert!(mark_line.contains("runtime_interrupt_mark"));
+    fs_err::write(dir.join("provenance.jsonl"), format!("{mark_line}\n")).unwrap();
+    let transcript = reworded_marked_interrupt(&scratch("drift-nohook-t"));
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["unmatched_marks"].as_array().unwrap().len(), 1);
+    // The reworded result reads as an ordinary error: no call is reported, none blamed on the
+    // user; the unmatched mark is the alarm.
+    assert_eq!(report["calls"].as_array().unwrap().len(), 0);
+}
+
 // ---------------------------------------------------------------- the tooluse hook
 
 fn run_hook(state: &Path, stdin: &[u8]) -> Output {

@@ -43,9 +43,11 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     let first = group.lines[0];
     for (index, line) in analysis.lines.iter().enumerate() {
         if index == first {
+            let (mut ids, first_record) = group_lines_ids(analysis, &group.lines);
+            ids.extend(group.unanswered.iter().cloned());
             output.extend_from_slice(&system_record(
                 analysis,
-                group_lines_ids(analysis, &group.lines),
+                (ids, first_record),
                 report,
                 group.covered_by,
             ));

@@ -32,6 +32,9 @@ pub struct InterruptGroup {
     pub lines: Vec<usize>,
     /// The tool results in it, with their kinds.
     pub results: Vec<(String, ResultKind)>,
+    /// Calls issued before the group (with no real user record between) that never got a
+    /// `tool_result` anywhere: the unpaired `tool_use` older CLIs left when a tool was aborted.
+    pub unanswered: Vec<String>,
     /// How many `[Request interrupted by user...]` markers it holds.
     pub markers: usize,
     /// The first timestamp in the group, in milliseconds.
@@ -84,6 +87,7 @@ impl Analysis {
                         groups.push(InterruptGroup {
                             lines: Vec::new(),
                             results: Vec::new(),
+                            unanswered: Vec::new(),
                             markers: 0,
                             first_time_ms: None,
                             trailing: false,
@@ -105,6 +109,7 @@ impl Analysis {
         if open && let Some(group) = groups.last_mut() {
             group.trailing = true;
         }
+        attach_unanswered(&lines, &classes, &mut groups);
         let mut order: Vec<usize> = (0..sidecar.marks.len()).collect();
         order.sort_by_key(|index| sidecar.marks[*index].time_ms);
         for mark_index in order {
@@ -141,6 +146,71 @@ impl Analysis {
                     .any(|group| group.covered_by == Some(*index))
             })
             .collect()
+    }
+}
+
+/// Gives each group the unanswered calls issued before it: a `tool_use` whose id no
+/// `tool_result` answers belongs to the first group after it, unless a real user record lies
+/// between them.
+fn attach_unanswered(
+    lines: &[TranscriptLine],
+    classes: &[RecordClass],
+    groups: &mut [InterruptGroup],
+) {
+    let mut answered = std::collections::HashSet::new();
+    for class in classes {
+        if let RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results } =
+            class
+        {
+            answered.extend(results.iter().map(|(id, _)| id.as_str()));
+        }
+    }
+    let mut pending: Vec<String> = Vec::new();
+    let mut next_group = 0;
+    for (index, line) in lines.iter().enumerate() {
+        if next_group < groups.len() && groups[next_group].lines[0] == index {
+            groups[next_group].unanswered.append(&mut pending);
+            next_group += 1;
+            continue;
+        }
+        let Some(record) = &line.record else { continue };
+        match record.get("type").and_then(serde_json::Value::as_str) {
+            Some("assistant") => {
+                let blocks = record
+                    .get("message")
+                    .and_then(|message| message.get("content"))
+                    .and_then(serde_json::Value::as_array);
+                for block in blocks.into_iter().flatten() {
+                    if block.get("type").and_then(serde_json::Value::as_str) == Some("tool_use")
+                        && let Some(id) = block.get("id").and_then(serde_json::Value::as_str)
+                        && !answered.contains(id)
+                    {
+                        pending.push(id.to_owned());
+                    }
+                }
+            }
+            Some("user")
+                if matches!(classes[index], RecordClass::Conversation { .. })
+                    && is_prompt(record) =>
+            {
+                pending.clear();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a user record is a prompt (string content, or a block other than a `tool_result`).
+fn is_prompt(record: &serde_json::Value) -> bool {
+    match record
+        .get("message")
+        .and_then(|message| message.get("content"))
+    {
+        Some(serde_json::Value::String(_)) => true,
+        Some(serde_json::Value::Array(blocks)) => blocks.iter().any(|block| {
+            block.get("type").and_then(serde_json::Value::as_str) != Some("tool_result")
+        }),
+        _ => false,
     }
 }
 
@@ -256,4 +326,134 @@ pub fn load_analysis(
         session,
         transcript,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provenance::transcript_lines::split_transcript;
+    use serde_json::json;
+
+    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
+
+    fn at(offset_ms: u64) -> String {
+        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    }
+
+    fn prompt(offset_ms: u64) -> serde_json::Value {
+        json!({"type": "user", "timestamp": at(offset_ms), "message": {"role": "user", "content": "go"}})
+    }
+
+    fn tool_use(offset_ms: u64, id: &str) -> serde_json::Value {
+        json!({"type": "assistant", "timestamp": at(offset_ms), "message": {"role": "assistant",
+            "content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "sleep 5"}}]}})
+    }
+
+    fn rejection(offset_ms: u64, id: &str) -> serde_json::Value {
+        json!({"type": "user", "timestamp": at(offset_ms), "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "is_error": true,
+             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."}]}})
+    }
+
+    fn marker(offset_ms: u64) -> serde_json::Value {
+        json!({"type": "user", "timestamp": at(offset_ms), "message": {"role": "user",
+            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}})
+    }
+
+    fn mark(offset_ms: i64) -> RuntimeMark {
+        RuntimeMark {
+            time_ms: T0.checked_add_signed(offset_ms).unwrap(),
+            reason: "backstop".into(),
+            source: None,
+            gauge_pct: None,
+            pid: None,
+        }
+    }
+
+    fn analysis(records: &[serde_json::Value], marks: Vec<RuntimeMark>) -> Analysis {
+        let text: String = records.iter().fold(String::new(), |mut text, record| {
+            text.push_str(&record.to_string());
+            text.push('\n');
+            text
+        });
+        let sidecar = Sidecar {
+            marks,
+            ..Sidecar::default()
+        };
+        Analysis::new(split_transcript(text.as_bytes()), sidecar)
+    }
+
+    /// Two interrupts: at 10 s (a person) and at 100 s (the runtime), each a rejection + marker.
+    fn two_interrupts() -> Vec<serde_json::Value> {
+        vec![
+            prompt(0),
+            tool_use(9_000, "toolu_a"),
+            rejection(10_000, "toolu_a"),
+            marker(10_001),
+            prompt(50_000),
+            tool_use(99_000, "toolu_b"),
+            rejection(100_000, "toolu_b"),
+            marker(100_001),
+        ]
+    }
+
+    #[test]
+    fn window_edges_are_inclusive() {
+        // The second group starts at 100 000 ms: a mark 250 ms after it, or 30 000 ms before it,
+        // still covers it; 251 ms after or 30 001 ms before does not.
+        for (offset, covered) in [
+            (100_250, true),
+            (100_251, false),
+            (70_000, true),
+            (69_999, false),
+        ] {
+            let analysis = analysis(&two_interrupts(), vec![mark(offset)]);
+            assert_eq!(
+                analysis.groups[1].covered_by.is_some(),
+                covered,
+                "mark at +{offset} ms"
+            );
+            assert!(analysis.groups[0].covered_by.is_none());
+            assert_eq!(analysis.unmatched().is_empty(), covered);
+        }
+    }
+
+    #[test]
+    fn each_mark_covers_one_group_and_the_earliest_first() {
+        // One mark 5 s before both groups' window: only the first group is covered.
+        let analysis_one = analysis(&two_interrupts(), vec![mark(9_500)]);
+        assert_eq!(analysis_one.groups[0].covered_by, Some(0));
+        assert!(analysis_one.groups[1].covered_by.is_none());
+        // Two marks, given out of order in the file, cover one group each.
+        let analysis_two = analysis(&two_interrupts(), vec![mark(99_990), mark(9_990)]);
+        assert_eq!(analysis_two.groups[0].covered_by, Some(1));
+        assert_eq!(analysis_two.groups[1].covered_by, Some(0));
+        assert!(analysis_two.groups[1].trailing);
+        assert!(!analysis_two.groups[0].trailing);
+    }
+
+    #[test]
+    fn an_unpaired_tool_use_belongs_to_the_group_after_it() {
+        // Older CLIs left a tool_use without a tool_result when a tool was aborted.
+        let records = vec![
+            prompt(0),
+            tool_use(1_000, "toolu_done"),
+            json!({"type": "user", "timestamp": at(1_500), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_done", "content": "ok"}]}}),
+            tool_use(2_000, "toolu_lost"),
+            marker(3_000),
+        ];
+        let analysis = analysis(&records, vec![mark(2_900)]);
+        assert_eq!(analysis.groups.len(), 1);
+        assert_eq!(analysis.groups[0].unanswered, vec!["toolu_lost".to_owned()]);
+        let report = crate::provenance::provenance_report(&analysis);
+        assert_eq!(report.calls.len(), 1);
+        assert_eq!(report.calls[0].tool_use_id, "toolu_lost");
+        assert_eq!(report.calls[0].verdict, crate::provenance::Verdict::Runtime);
+        assert!(report.calls[0].relabelled_in_ledger);
+        let ledger = crate::provenance::ledger_input(&analysis, &report);
+        assert!(String::from_utf8(ledger).unwrap().contains("toolu_lost"));
+    }
 }

@@ -179,22 +179,50 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         let Some(tool_use) = uses.get(id) else {
             continue;
         };
+        let group = analysis
+            .groups
+            .iter()
+            .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
+        let mark = group
+            .and_then(|group| group.covered_by)
+            .map(|mark| &analysis.sidecar.marks[mark]);
+        let mut verdict_evidence = vec![
+            "the transcript holds no tool_result for this call (an abort, or the session was \
+             still running)"
+                .to_owned(),
+        ];
+        let verdict = match (group, mark) {
+            (Some(_), Some(mark)) => {
+                verdict_evidence.push(format!(
+                    "the interrupt records after it are covered by the runtime mark at {} ms \
+                     (reason {:?})",
+                    mark.time_ms, mark.reason
+                ));
+                Verdict::Runtime
+            }
+            (Some(_), None) => {
+                verdict_evidence.push(
+                    "an interrupt marker follows it and no runtime mark covers it, so the \
+                     transcript's \"user\" stands"
+                        .to_owned(),
+                );
+                Verdict::User
+            }
+            _ => Verdict::Unknown,
+        };
         let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use));
         calls.push(CallReport {
             tool_use_id: id.clone(),
             tool_name: tool_use.name.clone(),
             summary: tool_use.summary.clone(),
-            verdict: Verdict::Unknown,
+            verdict,
             state,
             result_kind: None,
-            verdict_evidence: vec![
-                "the transcript holds no tool_result for this call (an abort, or the session \
-                 was still running)"
-                    .to_owned(),
-            ],
+            verdict_evidence,
             state_evidence,
-            mark: None,
-            relabelled_in_ledger: false,
+            mark: mark.cloned(),
+            relabelled_in_ledger: group
+                .is_some_and(|group| group.trailing && group.covered_by.is_some()),
             line: tool_use.line + 1,
         });
     }
@@ -209,6 +237,22 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         })
         .collect();
     let mut warnings = Vec::new();
+    let latest_mark = (0..analysis.sidecar.marks.len())
+        .max_by_key(|index| analysis.sidecar.marks[*index].time_ms);
+    if let Some(latest) = latest_mark
+        && let Some(group) = analysis
+            .groups
+            .iter()
+            .find(|group| group.covered_by == Some(latest))
+        && !group.trailing
+    {
+        warnings.push(format!(
+            "the latest runtime mark covers interrupt records on line {}, but real records follow \
+             them, so ledger-input relabels nothing; if the session ended with that interrupt, \
+             the records after it are ones ctxhooks does not recognise (changed SDK wording?)",
+            group.lines[0] + 1
+        ));
+    }
     for (line, error) in &analysis.sidecar.unreadable {
         warnings.push(format!("sidecar line {line} is unreadable: {error}"));
     }
