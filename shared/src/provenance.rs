@@ -14,7 +14,7 @@ pub mod verdict;
 pub use ledger::{PROMPT_RULE, ledger_input};
 pub use marks::{
     Analysis, Loaded, MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS, UnmatchedMark, load_analysis,
-    unmatched_marks,
+    unmatched_marks, unmatched_marks_in_all_sessions,
 };
 pub use records::{ResultKind, classify_record, classify_tool_result, is_interrupt_marker_text};
 pub use sidecar::{

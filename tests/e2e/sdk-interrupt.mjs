@@ -5,7 +5,7 @@
 // usage: node tests/e2e/sdk-interrupt.mjs SERVER_URL SCENARIO PROJECT_DIR
 //
 // SCENARIO: marked-interrupt | unmarked-interrupt | earlier-genuine-then-marked |
-//           permission-deny | parallel-marked
+//           permission-deny | permission-deny-interrupt | parallel-marked
 //
 // The scripted server must answer a user text containing `RUN:sleep` with one Bash `tool_use`
 // running `sleep 5`, `RUN:parallel` with three parallel `sleep 5 && echo N`, `RUN:touch` with
@@ -99,7 +99,13 @@ async function runTurn({ prompt, resume, interruptAfter, mark, deny, allowBash =
     allowedTools: allowBash ? ["Bash"] : [],
     ...(resume ? { resume } : {}),
     ...(deny
-      ? { canUseTool: async () => ({ behavior: "deny", message: "Not allowed by policy" }) }
+      ? {
+          canUseTool: async () => ({
+            behavior: "deny",
+            message: "Not allowed by policy",
+            ...(deny === "interrupt" ? { interrupt: true } : {}),
+          }),
+        }
       : {}),
   };
   const q = query({ prompt, options });
@@ -154,6 +160,9 @@ switch (scenario) {
   }
   case "permission-deny":
     sessions.push(await runTurn({ prompt: "Create a file. RUN:touch", deny: true, allowBash: false }));
+    break;
+  case "permission-deny-interrupt":
+    sessions.push(await runTurn({ prompt: "Create a file. RUN:touch", deny: "interrupt", allowBash: false }));
     break;
   case "parallel-marked":
     sessions.push(await runTurn({ prompt: "Wait three times. RUN:parallel", interruptAfter: 600, mark: "context backstop at 78%" }));

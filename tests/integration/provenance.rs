@@ -485,6 +485,43 @@ fn sdk_permission_deny_is_permission_denied_and_never_ran() {
 }
 
 #[test]
+fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
+    // Line 22: rejection prose, toolDenialKind user-rejected, toolDenialBeforeRun true; line 24
+    // the harness marker. No mark: the transcript's "user" stands, and the call never ran even
+    // though PreToolUse fired.
+    let scenario = "permission-deny-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["verdict"], "user");
+    assert_eq!(calls[0]["state"], "not_started");
+    assert_eq!(calls[0]["result_kind"]["before_run"], true);
+    assert_eq!(calls[0]["result_kind"]["stopped_while_running"], false);
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap()
+    );
+    // Had the runtime marked it first, it would be the runtime's, relabelled as never started.
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let started = read_sidecar(&sidecar).unwrap().events[0].time_ms;
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&sidecar)
+        .unwrap();
+    writeln!(file, "{}", mark_at(started + 10)).unwrap();
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["calls"][0]["verdict"], "runtime");
+    assert_eq!(report["calls"][0]["state"], "not_started");
+    let relabelled = String::from_utf8(ledger(&state, &session, &transcript)).unwrap();
+    assert!(relabelled.contains("it never started, safe to re-run"));
+}
+
+#[test]
 fn sdk_parallel_batch_cut_at_once_is_relabelled_together() {
     // Lines 24-26: three rejections; 27 attachment; 28 marker.
     let scenario = "parallel-marked";
@@ -636,6 +673,80 @@ fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() 
     // The reworded result reads as an ordinary error: no call is reported, none blamed on the
     // user; the unmatched mark is the alarm.
     assert_eq!(report["calls"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn canary_todays_sdk_denials_are_still_recognised() {
+    // permission-deny line 22 and permission-deny-interrupt line 22 (0-based 21).
+    let analysis = analyse(&sdk("permission-deny", "transcript.jsonl"), None);
+    assert!(matches!(
+        &analysis.classes[21],
+        RecordClass::Conversation { results } if results[0].1 == ResultKind::PermissionDenied {
+            denial_kind: Some("permission-rule".into())
+        }
+    ));
+    let analysis = analyse(&sdk("permission-deny-interrupt", "transcript.jsonl"), None);
+    assert!(matches!(
+        &analysis.classes[21],
+        RecordClass::InterruptOnly { results, .. } if results[0].1 == ResultKind::Rejected {
+            before_run: true,
+            stopped_while_running: false
+        }
+    ));
+    assert!(analysis.groups.last().unwrap().trailing);
+}
+
+#[test]
+fn unmatched_marks_for_doctor() {
+    use ctxhooks_shared::provenance::{unmatched_marks, unmatched_marks_in_all_sessions};
+    use ctxhooks_shared::session_id::SessionId;
+    use ctxhooks_shared::state::StateDir;
+
+    let state = scratch("doctor");
+    let session = sdk_session("marked-interrupt");
+    let transcript = sdk("marked-interrupt", "transcript.jsonl");
+    let capture = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
+    let mut started: Value = serde_json::from_str(capture.lines().next().unwrap()).unwrap();
+    started["transcript_path"] = json!(transcript.to_str().unwrap());
+    let real_mark: Value = serde_json::from_str(capture.lines().nth(1).unwrap()).unwrap();
+    let late_mark = mark_at(real_mark["time_ms"].as_u64().unwrap() + 3_600_000);
+    let dir = state.join("sessions").join(&session);
+    fs_err::create_dir_all(&dir).unwrap();
+    fs_err::write(
+        dir.join("provenance.jsonl"),
+        format!("{started}\n{real_mark}\n{late_mark}\n"),
+    )
+    .unwrap();
+    // A second session: a mark and no hook event, so no transcript to look in.
+    let other = state.join("sessions").join("other-session");
+    fs_err::create_dir_all(&other).unwrap();
+    fs_err::write(other.join("provenance.jsonl"), format!("{late_mark}\n")).unwrap();
+
+    let state_dir = StateDir::at(state.clone());
+    let unmatched = unmatched_marks(&state_dir, &SessionId::parse(&session).unwrap()).unwrap();
+    assert_eq!(unmatched.len(), 1);
+    assert_eq!(
+        unmatched[0].mark.time_ms,
+        late_mark["time_ms"].as_u64().unwrap()
+    );
+    let all = unmatched_marks_in_all_sessions(&state_dir).unwrap();
+    let summary: Vec<(String, usize)> = all
+        .iter()
+        .map(|(session, marks)| (session.as_str().to_owned(), marks.len()))
+        .collect();
+    let mut expected = vec![(session.clone(), 1), ("other-session".to_owned(), 1)];
+    expected.sort();
+    assert_eq!(summary, expected);
+    let other_reason = &all
+        .iter()
+        .find(|(session, _)| session.as_str() == "other-session")
+        .unwrap()
+        .1[0]
+        .reason;
+    assert!(
+        other_reason.contains("no tool hook event"),
+        "{other_reason}"
+    );
 }
 
 // ---------------------------------------------------------------- the tooluse hook

@@ -255,6 +255,32 @@ pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<Unma
         .collect())
 }
 
+/// [`unmatched_marks`] for every session of the state folder that has marks (for
+/// `ctxhooks doctor`). A session whose transcript cannot be read reports each of its marks as
+/// unmatched, with the reading error as the reason.
+pub fn unmatched_marks_in_all_sessions(
+    state: &StateDir,
+) -> Result<Vec<(SessionId, Vec<UnmatchedMark>)>> {
+    let mut found = Vec::new();
+    for session in state.session_ids()? {
+        let unmatched = match unmatched_marks(state, &session) {
+            Ok(unmatched) => unmatched,
+            Err(error) => read_sidecar(&sidecar_path(state, &session))?
+                .marks
+                .into_iter()
+                .map(|mark| UnmatchedMark {
+                    mark,
+                    reason: format!("{error:#}"),
+                })
+                .collect(),
+        };
+        if !unmatched.is_empty() {
+            found.push((session, unmatched));
+        }
+    }
+    Ok(found)
+}
+
 /// The explanation given for every unmatched mark.
 pub fn unmatched_reason() -> String {
     format!(

@@ -310,6 +310,16 @@ fn judge(
             evidence.push("a person typed feedback with the rejection".into());
             (Verdict::User, evidence)
         }
+        ResultKind::Rejected {
+            before_run: true, ..
+        } => {
+            evidence.push(
+                "refused at the permission step before it ran (a person at a permission prompt, \
+                 or a canUseTool deny with interrupt: true) and no runtime mark covers it"
+                    .into(),
+            );
+            (Verdict::User, evidence)
+        }
         ResultKind::Rejected { .. } | ResultKind::Interrupted | ResultKind::BatchCancelled => {
             evidence.push(
                 "no runtime mark covers these interrupt records, so the transcript's \"user\" \
