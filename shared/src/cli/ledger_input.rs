@@ -53,6 +53,9 @@ pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
             unmatched.mark.time_ms, unmatched.mark.reason, unmatched.reason
         ));
     }
+    for warning in &report.warnings {
+        output::note(&format!("ctxhooks: warning: {warning}"));
+    }
     let bytes = ledger_input(&loaded.analysis, &report);
     output::print_bytes(&bytes)?;
     Ok(ExitCode::SUCCESS)
