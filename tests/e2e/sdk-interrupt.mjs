@@ -18,6 +18,8 @@
 //   CTXHOOKS_TOOLUSE_BIN optional: the ctxhooks-tooluse binary; when set, the project's
 //                        .claude/settings.json registers it for PreToolUse, PostToolUse and
 //                        PostToolUseFailure
+//   CTXHOOKS_MARK_BIN    optional: the ctxhooks binary; when set, marks are written with
+//                        `ctxhooks mark-interrupt` instead of by this script
 //   CTXHOOKS_SDK_MODULE  optional: path of the SDK's sdk.mjs (default: .e2e/node_modules/... of
 //                        the repository this script lives in)
 //   CTXHOOKS_E2E_HOME    optional: the throwaway HOME for the CLI (default PROJECT_DIR + ".home")
@@ -25,6 +27,7 @@
 // Output: {"scenario", "home", "sessions": [{"session_id", "transcript_path", "marks": [...],
 //          "interrupted": bool, "messages": [types...], "result": {...}}]}
 
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -75,6 +78,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The documented mark: one JSON line, appended with one write, BEFORE interrupt().
 function writeMark(sessionId, reason, gaugePct) {
+  if (process.env.CTXHOOKS_MARK_BIN) {
+    const printed = execFileSync(
+      process.env.CTXHOOKS_MARK_BIN,
+      ["mark-interrupt", "--session", sessionId, "--reason", reason, "--source", "sdk-interrupt.mjs",
+       "--gauge-pct", String(gaugePct), "--json"],
+      { env: { ...process.env, CTXHOOKS_HOME: stateHome } },
+    );
+    return { kind: "runtime_interrupt_mark", ...JSON.parse(printed.toString()) };
+  }
   const dir = path.join(stateHome, "sessions", sessionId);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const mark = {

@@ -7,6 +7,7 @@
 //! block); each test says which lines it relies on.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -829,6 +830,13 @@ fn hook_records_start_completion_and_failure_with_only_a_summary() {
     .unwrap();
     assert!(!raw.contains("SECRET-OUTPUT"));
     assert!(!state.join("errors.log").exists());
+    let sidecar = state
+        .join("sessions")
+        .join(session)
+        .join("provenance.jsonl");
+    let mode = |path: &Path| fs_err::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sidecar), 0o600);
+    assert_eq!(mode(sidecar.parent().unwrap()), 0o700);
 }
 
 #[test]
