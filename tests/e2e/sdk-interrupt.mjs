@@ -5,11 +5,13 @@
 // usage: node tests/e2e/sdk-interrupt.mjs SERVER_URL SCENARIO PROJECT_DIR
 //
 // SCENARIO: marked-interrupt | unmarked-interrupt | earlier-genuine-then-marked |
-//           permission-deny | permission-deny-interrupt | parallel-marked
+//           permission-deny | permission-deny-interrupt | parallel-marked |
+//           marked-streaming (interrupt while the model is still answering, no tool call)
 //
 // The scripted server must answer a user text containing `RUN:sleep` with one Bash `tool_use`
 // running `sleep 5`, `RUN:parallel` with three parallel `sleep 5 && echo N`, `RUN:touch` with
-// `touch created-by-model.txt`, `RUN:echo` with `echo hello`, and any request whose last message
+// `touch created-by-model.txt`, `RUN:echo` with `echo hello`, `RUN:slowtext` with text that
+// pauses mid-stream for several seconds, and any request whose last message
 // holds a tool_result (or without a Bash tool) with plain text.
 //
 // Environment:
@@ -103,7 +105,7 @@ function writeMark(sessionId, reason, gaugePct) {
 
 // Runs one query; `interruptAfter` (ms after the first assistant tool_use) and `mark` decide
 // whether and how the turn is cut.
-async function runTurn({ prompt, resume, interruptAfter, mark, deny, allowBash = true }) {
+async function runTurn({ prompt, resume, interruptAfter, interruptAt, mark, deny, allowBash = true }) {
   const options = {
     cwd: projectDir,
     env,
@@ -123,6 +125,15 @@ async function runTurn({ prompt, resume, interruptAfter, mark, deny, allowBash =
   const q = query({ prompt, options });
   const record = { session_id: resume ?? null, transcript_path: null, marks: [], interrupted: false, messages: [], result: null };
   let cut = null;
+  const cutTurn = async () => {
+    if (mark) record.marks.push(writeMark(record.session_id, mark, 78.4));
+    record.interrupted = true;
+    await q.interrupt();
+  };
+  if (interruptAt !== undefined) {
+    // Measured from the start of the query: for cuts while the model is still streaming.
+    cut = sleep(interruptAt).then(cutTurn);
+  }
   try {
   for await (const message of q) {
     record.messages.push(message.subtype ? `${message.type}:${message.subtype}` : message.type);
@@ -134,12 +145,7 @@ async function runTurn({ prompt, resume, interruptAfter, mark, deny, allowBash =
       message.type === "assistant" &&
       message.message?.content?.some((block) => block.type === "tool_use");
     if (toolUse && interruptAfter !== undefined && !cut) {
-      cut = (async () => {
-        await sleep(interruptAfter);
-        if (mark) record.marks.push(writeMark(record.session_id, mark, 78.4));
-        record.interrupted = true;
-        await q.interrupt();
-      })();
+      cut = sleep(interruptAfter).then(cutTurn);
     }
     if (message.type === "result") {
       record.result = { subtype: message.subtype, terminal_reason: message.terminal_reason ?? null, is_error: message.is_error };
@@ -175,6 +181,9 @@ switch (scenario) {
     break;
   case "permission-deny-interrupt":
     sessions.push(await runTurn({ prompt: "Create a file. RUN:touch", deny: "interrupt", allowBash: false }));
+    break;
+  case "marked-streaming":
+    sessions.push(await runTurn({ prompt: "Think slowly. RUN:slowtext", interruptAt: 3000, mark: "context backstop at 78%" }));
     break;
   case "parallel-marked":
     sessions.push(await runTurn({ prompt: "Wait three times. RUN:parallel", interruptAfter: 600, mark: "context backstop at 78%" }));

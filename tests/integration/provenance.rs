@@ -523,6 +523,34 @@ fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
 }
 
 #[test]
+fn sdk_marked_interrupt_while_the_model_streams_relabels_the_marker_only() {
+    // Line 20: the partial assistant answer (isAbortedMidStream: true), kept; line 21:
+    // `[Request interrupted by user]` (rowSource harness), the only interrupt record. No tool ran.
+    let scenario = "marked-streaming";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    assert!(report["calls"].as_array().unwrap().is_empty());
+    assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger(&state, &session, &transcript);
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), before.len());
+    assert_eq!(&after[..20], &before[..20], "the partial answer stays");
+    assert_eq!(&after[21..], &before[21..]);
+    let system: Value = serde_json::from_slice(after[20]).unwrap();
+    assert_eq!(system["subtype"], "runtime_interrupt");
+    assert!(system["ctxhooks"]["calls"].as_array().unwrap().is_empty());
+    assert!(
+        system["content"]
+            .as_str()
+            .unwrap()
+            .contains("cut this turn off, not the user")
+    );
+}
+
+#[test]
 fn sdk_parallel_batch_cut_at_once_is_relabelled_together() {
     // Lines 24-26: three rejections; 27 attachment; 28 marker.
     let scenario = "parallel-marked";
@@ -674,6 +702,22 @@ fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() 
     // The reworded result reads as an ordinary error: no call is reported, none blamed on the
     // user; the unmatched mark is the alarm.
     assert_eq!(report["calls"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn canary_todays_streaming_interrupt_marker_is_still_recognised() {
+    let analysis = analyse(&sdk("marked-streaming", "transcript.jsonl"), None);
+    let group = analysis
+        .groups
+        .last()
+        .expect("no interrupt group recognised");
+    assert!(group.trailing);
+    assert_eq!(group.lines, vec![20]);
+    assert_eq!(group.markers, 1);
+    assert_eq!(
+        analysis.lines[20].record.as_ref().unwrap()["rowSource"],
+        json!("harness")
+    );
 }
 
 #[test]
