@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::marks::Analysis;
+use super::marks::{Analysis, InterruptGroup};
+use super::records::RecordClass;
 use super::verdict::{ProvenanceReport, ToolState};
 
 /// The rule to put in the extraction prompt.
@@ -43,14 +44,7 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     let first = group.lines[0];
     for (index, line) in analysis.lines.iter().enumerate() {
         if index == first {
-            let (mut ids, first_record) = group_lines_ids(analysis, &group.lines);
-            ids.extend(group.unanswered.iter().cloned());
-            output.extend_from_slice(&system_record(
-                analysis,
-                (ids, first_record),
-                report,
-                group.covered_by,
-            ));
+            output.extend_from_slice(&system_record(analysis, report, group));
             if line.raw.ends_with(b"\n") {
                 output.push(b'\n');
             }
@@ -61,26 +55,27 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     output
 }
 
-fn group_lines_ids<'a>(
-    analysis: &'a Analysis,
-    lines: &[usize],
-) -> (Vec<String>, Option<&'a Value>) {
+/// The ids of the calls a group cuts off: its tool results, then its unanswered calls.
+fn group_call_ids(analysis: &Analysis, group: &InterruptGroup) -> Vec<String> {
     let mut ids = Vec::new();
-    for line in lines {
-        if let super::records::RecordClass::InterruptOnly { results, .. } = &analysis.classes[*line]
-        {
+    for line in &group.lines {
+        if let RecordClass::InterruptOnly { results, .. } = &analysis.classes[*line] {
             ids.extend(results.iter().map(|(id, _)| id.clone()));
         }
     }
-    (ids, analysis.lines[lines[0]].record.as_ref())
+    ids.extend(group.unanswered.iter().cloned());
+    ids
 }
 
+/// The one system record that replaces a covered trailing group.
 fn system_record(
     analysis: &Analysis,
-    (ids, first): (Vec<String>, Option<&Value>),
     report: &ProvenanceReport,
-    mark: Option<usize>,
+    group: &InterruptGroup,
 ) -> Vec<u8> {
+    let ids = group_call_ids(analysis, group);
+    let first = analysis.lines[group.lines[0]].record.as_ref();
+    let mark = group.covered_by;
     let mut calls = Vec::new();
     let mut phrases = Vec::new();
     for id in &ids {
