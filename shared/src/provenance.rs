@@ -6,6 +6,7 @@ pub mod clock;
 pub mod ledger;
 pub mod marks;
 pub mod records;
+pub mod session;
 pub mod sidecar;
 pub mod summary;
 pub mod transcript_lines;
@@ -17,6 +18,7 @@ pub use marks::{
     unmatched_marks, unmatched_marks_in_all_sessions,
 };
 pub use records::{ResultKind, classify_record, classify_tool_result, is_interrupt_marker_text};
+pub use session::{ledger_input_for, report_for};
 pub use sidecar::{
     RuntimeMark, Sidecar, SidecarLine, ToolEvent, ToolEventKind, append_mark, read_sidecar,
     sidecar_path,

@@ -361,6 +361,18 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
 
     let original = fs_err::read(&transcript).unwrap();
     let relabelled = ledger(&state, &session, &transcript);
+    // The library entry point gives the same bytes as the command.
+    let state_dir = ctxhooks_shared::state::StateDir::at(state.clone());
+    let session_id = ctxhooks_shared::session_id::SessionId::parse(&session).unwrap();
+    assert_eq!(
+        ctxhooks_shared::provenance::ledger_input_for(
+            &state_dir,
+            Some(&session_id),
+            Some(&transcript)
+        )
+        .unwrap(),
+        relabelled
+    );
     let before = lines_of(&original);
     let after = lines_of(&relabelled);
     assert_eq!(after.len(), before.len() - 1);
