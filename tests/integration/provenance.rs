@@ -475,6 +475,41 @@ fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
 }
 
 #[test]
+fn a_missing_pre_tool_use_line_never_makes_a_call_that_ran_look_safe() {
+    // earlier-genuine-then-marked without the PreToolUse line of the last call (the 4th sidecar
+    // line): the hook recorded earlier calls, but the SDK says this one was stopped while
+    // running. The two disagree, so the state is unknown, not "not_started".
+    let scenario = "earlier-genuine-then-marked";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let text = fs_err::read_to_string(&sidecar).unwrap();
+    assert!(
+        text.lines()
+            .nth(3)
+            .unwrap()
+            .contains("toolu_40ce02d121194d00ba10d550")
+    );
+    let kept: String = text
+        .lines()
+        .enumerate()
+        .filter(|(index, _)| *index != 3)
+        .fold(String::new(), |mut kept, (_, line)| {
+            kept.push_str(line);
+            kept.push('\n');
+            kept
+        });
+    fs_err::write(&sidecar, kept).unwrap();
+    let report = provenance_json(&state, &session, &sdk(scenario, "transcript.jsonl"));
+    let last = &report["calls"][1];
+    assert_eq!(last["tool_use_id"], "toolu_40ce02d121194d00ba10d550");
+    assert_eq!(last["verdict"], "runtime");
+    assert_eq!(last["state"], "unknown");
+}
+
+#[test]
 fn sdk_permission_deny_is_permission_denied_and_never_ran() {
     // Line 22: toolDenialKind permission-rule, "Not allowed by policy"; PreToolUse fired anyway.
     let scenario = "permission-deny";

@@ -426,21 +426,30 @@ fn state_of(
             .and_then(|tool_use| tool_use.time_ms)
             .is_some_and(|time| event.time_ms <= time)
     });
+    let said_running = matches!(
+        kind,
+        Some(ResultKind::Rejected {
+            stopped_while_running: true,
+            ..
+        })
+    );
     if hook_was_active {
         evidence.push(
             "no PreToolUse line for this call although the hook recorded earlier calls of \
              this session"
                 .into(),
         );
+        if said_running {
+            // The hook may have failed for this call (see errors.log): do not call it safe.
+            evidence.push(
+                "but the SDK's correction says it was stopped while running: the two disagree"
+                    .into(),
+            );
+            return (ToolState::Unknown, evidence);
+        }
         return (ToolState::NotStarted, evidence);
     }
-    if matches!(
-        kind,
-        Some(ResultKind::Rejected {
-            stopped_while_running: true,
-            ..
-        })
-    ) {
+    if said_running {
         evidence
             .push("no hook record; the SDK's correction says it was stopped while running".into());
         return (ToolState::Started, evidence);
