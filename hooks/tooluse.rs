@@ -1,4 +1,5 @@
-//! `ctxhooks-tooluse`: the PreToolUse, PostToolUse and PostToolUseFailure hook (not built yet).
+//! `ctxhooks-tooluse`: the `PreToolUse`, `PostToolUse` and `PostToolUseFailure` hook: one line per
+//! event in the session's provenance sidecar.
 //! Always exits 0.
 
 use std::process::ExitCode;

@@ -1,1 +1,1147 @@
-//! (tests to come)
+//! Interrupt provenance over real transcripts: the shared fixtures (CLI 2.0.76–2.1.38), the
+//! real Agent SDK 0.3.332 / CLI 2.1.332 captures in `tests/fixtures/sdk-0.3.332/`, the real
+//! `ctxhooks-tooluse` binary fed the payloads Claude Code sends, and the `ctxhooks` commands.
+//!
+//! Expected line numbers and counts were read from the fixture files themselves with python3
+//! (one `json.loads` per line, printing `type`, `toolDenialKind`, `rowSource` and the start of each
+//! block); each test says which lines it relies on.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ctxhooks_shared::provenance::records::RecordClass;
+use ctxhooks_shared::provenance::transcript_lines::read_transcript;
+use ctxhooks_shared::provenance::{
+    Analysis, ResultKind, Sidecar, ToolState, Verdict, ledger_input, provenance_report,
+    read_sidecar,
+};
+use serde_json::{Value, json};
+
+const SHARED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/transcript-fixtures");
+const SDK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk-0.3.332");
+const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
+const TOOLUSE: &str = env!("CARGO_BIN_EXE_ctxhooks-tooluse");
+
+static SCRATCH_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let counter = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "ctxhooks-provenance-{name}-{}-{counter}",
+        std::process::id()
+    ));
+    let _ = fs_err::remove_dir_all(&dir);
+    fs_err::create_dir_all(&dir).expect("test helper");
+    dir
+}
+
+fn shared(path: &str) -> PathBuf {
+    Path::new(SHARED_FIXTURES).join(path)
+}
+
+fn sdk(scenario: &str, file: &str) -> PathBuf {
+    Path::new(SDK_FIXTURES).join(scenario).join(file)
+}
+
+/// The session id of a real SDK fixture (from its `driver.json`).
+fn sdk_session(scenario: &str) -> String {
+    let driver: Value =
+        serde_json::from_slice(&fs_err::read(sdk(scenario, "driver.json")).expect("test helper"))
+            .expect("test helper");
+    driver["sessions"][0]["session_id"]
+        .as_str()
+        .expect("test helper")
+        .to_owned()
+}
+
+/// Analyses a transcript with an optional sidecar file.
+fn analyse(transcript: &Path, sidecar: Option<&Path>) -> Analysis {
+    let sidecar = sidecar.map_or_else(Sidecar::default, |path| {
+        read_sidecar(path).expect("test helper")
+    });
+    Analysis::new(read_transcript(transcript).expect("test helper"), sidecar)
+}
+
+/// Analyses a transcript with marks given as JSON lines.
+fn analyse_with_marks(transcript: &Path, marks: &[Value]) -> Analysis {
+    let dir = scratch("marks");
+    let path = dir.join("provenance.jsonl");
+    let text: String = marks.iter().fold(String::new(), |mut text, mark| {
+        text.push_str(&mark.to_string());
+        text.push('\n');
+        text
+    });
+    fs_err::write(&path, text).expect("test helper");
+    analyse(transcript, Some(&path))
+}
+
+fn mark_at(time_ms: u64) -> Value {
+    json!({"kind": "runtime_interrupt_mark", "time_ms": time_ms, "reason": "context backstop at 78%",
+           "source": "test", "gauge_pct": 78.0, "pid": 1})
+}
+
+/// A state folder holding one real SDK fixture's sidecar under its session id.
+fn state_with_sdk_sidecar(scenario: &str) -> (PathBuf, String) {
+    let state = scratch(scenario);
+    let session = sdk_session(scenario);
+    let dir = state.join("sessions").join(&session);
+    fs_err::create_dir_all(&dir).expect("test helper");
+    fs_err::copy(
+        sdk(scenario, "provenance.jsonl"),
+        dir.join("provenance.jsonl"),
+    )
+    .expect("test helper");
+    (state, session)
+}
+
+fn ctxhooks(state: &Path, arguments: &[&str]) -> Output {
+    Command::new(CTXHOOKS)
+        .args(arguments)
+        .env("CTXHOOKS_HOME", state)
+        .output()
+        .expect("test helper")
+}
+
+fn provenance_json(state: &Path, session: &str, transcript: &Path) -> Value {
+    let output = ctxhooks(
+        state,
+        &[
+            "provenance",
+            "--session",
+            session,
+            "--transcript",
+            transcript.to_str().expect("test helper"),
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).expect("test helper")
+}
+
+fn ledger(state: &Path, session: &str, transcript: &Path) -> Vec<u8> {
+    let output = ctxhooks(
+        state,
+        &[
+            "ledger-input",
+            "--session",
+            session,
+            "--transcript",
+            transcript.to_str().expect("test helper"),
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    output.stdout
+}
+
+fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .split_inclusive(|byte| *byte == b'\n')
+        .collect::<Vec<_>>()
+}
+
+// ---------------------------------------------------------------- shared fixtures (older CLIs)
+
+#[test]
+fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() {
+    // marot short.jsonl (2.1.38): lines 11 and 12 are rejection tool_results (Bash, Glob), line 13
+    // is `[Request interrupted by user for tool use]`, lines 14-15 are system records.
+    let transcript = shared("marot__spotter/short.jsonl");
+    let analysis = analyse(&transcript, None);
+    assert_eq!(analysis.groups.len(), 1);
+    let group = &analysis.groups[0];
+    assert_eq!(group.lines, vec![10, 11, 12]);
+    assert_eq!(group.markers, 1);
+    assert!(group.trailing);
+    assert!(group.results.iter().all(|(_, kind)| matches!(
+        kind,
+        ResultKind::Rejected {
+            before_run: false,
+            stopped_while_running: false
+        }
+    )));
+    let report = provenance_report(&analysis);
+    assert_eq!(report.calls.len(), 2);
+    assert!(
+        report
+            .calls
+            .iter()
+            .all(|call| call.verdict == Verdict::User)
+    );
+    // No hook record and no "stopped while running" correction: the state is not known.
+    assert!(
+        report
+            .calls
+            .iter()
+            .all(|call| call.state == ToolState::Unknown)
+    );
+    assert!(!report.calls.iter().any(|call| call.relabelled_in_ledger));
+    assert_eq!(
+        ledger_input(&analysis, &report),
+        fs_err::read(&transcript).unwrap()
+    );
+}
+
+#[test]
+fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() {
+    // Line 11's timestamp 2026-02-10T21:12:02.480Z is 1770757922480 ms; a mark 100 ms earlier.
+    let transcript = shared("marot__spotter/short.jsonl");
+    let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_380)]);
+    let report = provenance_report(&analysis);
+    assert!(report.unmatched_marks.is_empty());
+    assert!(
+        report
+            .calls
+            .iter()
+            .all(|call| call.verdict == Verdict::Runtime
+                && call.relabelled_in_ledger
+                && call.mark.is_some())
+    );
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger_input(&analysis, &report);
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    // Three records (lines 11-13) became one.
+    assert_eq!(after.len(), before.len() - 2);
+    assert_eq!(&after[..10], &before[..10]);
+    assert_eq!(&after[11..], &before[13..]);
+    let system: Value = serde_json::from_slice(after[10]).unwrap();
+    assert_eq!(system["type"], "system");
+    assert_eq!(system["subtype"], "runtime_interrupt");
+    let content = system["content"].as_str().unwrap();
+    assert!(content.contains("not the user"), "{content}");
+    assert!(
+        content.contains("toolu_0116Hyi5v8ut7Ffb7d8qV1Sc"),
+        "{content}"
+    );
+    assert!(
+        content.contains("toolu_01FdQ8qTyVyZjE3Kw4dguQGx"),
+        "{content}"
+    );
+    assert!(!content.contains("rejected"), "{content}");
+    assert_eq!(system["ctxhooks"]["calls"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_mark_outside_the_window_covers_nothing_and_is_reported_unmatched() {
+    // 31 s before line 11 (window: 250 ms before to 30 000 ms after the mark).
+    let transcript = shared("marot__spotter/short.jsonl");
+    let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_480 - 31_000)]);
+    let report = provenance_report(&analysis);
+    assert_eq!(report.unmatched_marks.len(), 1);
+    assert!(
+        report
+            .calls
+            .iter()
+            .all(|call| call.verdict == Verdict::User)
+    );
+    // And one ms after the group started is too late as well (beyond the 250 ms tolerance).
+    let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_480 + 251)]);
+    assert_eq!(provenance_report(&analysis).unmatched_marks.len(), 1);
+}
+
+#[test]
+fn rejection_with_feedback_is_a_person_and_never_interrupt_content() {
+    // entireio b0/be9accda39 (2.0.76) line 8: rejection + "To tell you how to proceed, the user
+    // said:\nEntire Inc."; the turn goes on (line 10 is the next tool_use).
+    let transcript = shared("entireio__cli/b0/be9accda39/0/full.jsonl");
+    let analysis = analyse(&transcript, None);
+    assert!(analysis.groups.is_empty());
+    assert!(matches!(
+        &analysis.classes[7],
+        RecordClass::Conversation { results } if results[0].1 == ResultKind::RejectedWithFeedback
+    ));
+    let report = provenance_report(&analysis);
+    assert_eq!(report.calls.len(), 1);
+    assert_eq!(
+        report.calls[0].tool_use_id,
+        "toolu_01BY1S5i5sYrB4ESjm3v8NGi"
+    );
+    assert_eq!(report.calls[0].verdict, Verdict::User);
+}
+
+#[test]
+fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
+    // entireio 00/c9e2351016/3 (2.1.29): line 6 is a hook-written prompt quoting
+    // "[Request interrupted by user for tool use]"; the real interrupt is lines 29-30 (Edit
+    // rejection + marker), followed by a real prompt on line 32.
+    let transcript = shared("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let analysis = analyse(&transcript, None);
+    assert!(matches!(
+        analysis.classes[5],
+        RecordClass::Conversation { .. }
+    ));
+    assert_eq!(analysis.groups.len(), 1);
+    assert_eq!(analysis.groups[0].lines, vec![28, 29]);
+    assert!(!analysis.groups[0].trailing);
+    // A mark at the quoting prompt's time (2026-02-03T00:25:14.150Z = 1770078314150 ms) matches
+    // nothing: the quote is not an interrupt record.
+    let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_078_314_150)]);
+    let report = provenance_report(&analysis);
+    assert_eq!(report.unmatched_marks.len(), 1);
+    assert_eq!(report.calls.len(), 1);
+    assert_eq!(report.calls[0].verdict, Verdict::User);
+}
+
+#[test]
+fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger() {
+    // Line 29 of c9e2351016 is at 2026-02-03T00:28:07.303Z = 1770078487303 ms.
+    let transcript = shared("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_078_487_303 - 50)]);
+    let report = provenance_report(&analysis);
+    assert_eq!(report.calls[0].verdict, Verdict::Runtime);
+    assert!(!report.calls[0].relabelled_in_ledger);
+    assert_eq!(
+        ledger_input(&analysis, &report),
+        fs_err::read(&transcript).unwrap()
+    );
+}
+
+#[test]
+fn interrupts_while_the_model_answers_are_groups_without_tool_calls() {
+    // marot tool_heavy.jsonl (2.1.38): `[Request interrupted by user]` on lines 18 and 39; every
+    // tool call has a normal result. The second marker ends the file (trailing).
+    let transcript = shared("marot__spotter/tool_heavy.jsonl");
+    let analysis = analyse(&transcript, None);
+    let groups: Vec<(Vec<usize>, bool)> = analysis
+        .groups
+        .iter()
+        .map(|group| (group.lines.clone(), group.trailing))
+        .collect();
+    assert_eq!(groups, vec![(vec![17], false), (vec![38], true)]);
+    assert!(provenance_report(&analysis).calls.is_empty());
+}
+
+#[test]
+fn every_shared_fixture_passes_through_ledger_input_unchanged_without_marks() {
+    for fixture in [
+        "marot__spotter/short.jsonl",
+        "marot__spotter/tool_heavy.jsonl",
+        "entireio__cli/00/c9e2351016/3/full.jsonl",
+        "entireio__cli/b0/be9accda39/0/full.jsonl",
+        "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+        "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    ] {
+        let state = scratch("unchanged");
+        let transcript = shared(fixture);
+        let output = ctxhooks(
+            &state,
+            &["ledger-input", "--transcript", transcript.to_str().unwrap()],
+        );
+        assert!(output.status.success(), "{fixture}: {output:?}");
+        assert_eq!(
+            output.stdout,
+            fs_err::read(&transcript).unwrap(),
+            "{fixture} changed"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- real SDK 0.3.332 captures
+
+#[test]
+fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
+    // Lines 22 (rejection, toolDenialKind user-rejected) and 24 (marker, rowSource harness);
+    // line 23 is an attachment. The sidecar holds one PreToolUse and the mark.
+    let scenario = "marked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["tool_use_id"], "toolu_3ea635f561d746d39c56d310");
+    assert_eq!(calls[0]["verdict"], "runtime");
+    assert_eq!(calls[0]["state"], "started");
+    assert_eq!(calls[0]["summary"], "sleep 5");
+    assert_eq!(calls[0]["relabelled_in_ledger"], true);
+    assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
+
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger(&state, &session, &transcript);
+    // The library entry point gives the same bytes as the command.
+    let state_dir = ctxhooks_shared::state::StateDir::at(state.clone());
+    let session_id = ctxhooks_shared::session_id::SessionId::parse(&session).unwrap();
+    assert_eq!(
+        ctxhooks_shared::provenance::ledger_input_for(
+            &state_dir,
+            Some(&session_id),
+            Some(&transcript)
+        )
+        .unwrap(),
+        relabelled
+    );
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), before.len() - 1);
+    assert_eq!(&after[..21], &before[..21]);
+    assert_eq!(after[22], before[22], "the attachment between them stays");
+    assert_eq!(&after[23..], &before[24..]);
+    let system: Value = serde_json::from_slice(after[21]).unwrap();
+    let content = system["content"].as_str().unwrap();
+    assert!(content.contains("Bash `sleep 5`"), "{content}");
+    assert!(
+        content.contains("may have run in part or in full"),
+        "{content}"
+    );
+    assert_eq!(system["ctxhooks"]["calls"][0]["state"], "started");
+    assert_eq!(system["sessionId"], session.as_str());
+}
+
+#[test]
+fn sdk_unmarked_interrupt_stays_the_users() {
+    let scenario = "unmarked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["verdict"], "user");
+    assert_eq!(calls[0]["state"], "started");
+    assert_eq!(calls[0]["relabelled_in_ledger"], false);
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap()
+    );
+}
+
+#[test]
+fn sdk_earlier_genuine_interrupt_stays_and_only_the_last_is_relabelled() {
+    // First interrupt: lines 22/24 (toolu_ea6e...), then line 31 "No response requested.",
+    // `echo hello` completes (lines 34-35), then the marked interrupt at lines 46/47 (toolu_40ce...).
+    let scenario = "earlier-genuine-then-marked";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    let summary: Vec<(&str, &str, &str, bool)> = calls
+        .iter()
+        .map(|call| {
+            (
+                call["tool_use_id"].as_str().unwrap(),
+                call["verdict"].as_str().unwrap(),
+                call["state"].as_str().unwrap(),
+                call["relabelled_in_ledger"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("toolu_ea6e7ddf20cf4acda59f6a89", "user", "started", false),
+            ("toolu_40ce02d121194d00ba10d550", "runtime", "started", true),
+        ]
+    );
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger(&state, &session, &transcript);
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), before.len() - 1);
+    assert_eq!(
+        &after[..45],
+        &before[..45],
+        "the earlier interrupt is byte-identical"
+    );
+    assert_eq!(&after[46..], &before[47..]);
+}
+
+#[test]
+fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
+    // earlier-genuine-then-marked: lines 22 and 24 are the first interrupt, line 31 the
+    // `<synthetic>` "No response requested." written on resume, line 32 the next real prompt.
+    let analysis = analyse(
+        &sdk("earlier-genuine-then-marked", "transcript.jsonl"),
+        None,
+    );
+    assert_eq!(analysis.groups[0].lines, vec![21, 23, 30]);
+    assert!(!analysis.groups[0].trailing);
+    assert_eq!(analysis.groups[1].lines, vec![45, 46]);
+    assert!(analysis.groups[1].trailing);
+    // Without an interrupt before it, the synthetic record starts no group.
+    let transcript = scratch("synthetic").join("t.jsonl");
+    fs_err::write(
+        &transcript,
+        concat!(
+            r#"{"type":"user","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"assistant","timestamp":"2026-01-01T00:00:01.000Z","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    assert!(analyse(&transcript, None).groups.is_empty());
+}
+
+#[test]
+fn a_missing_pre_tool_use_line_never_makes_a_call_that_ran_look_safe() {
+    // earlier-genuine-then-marked without the PreToolUse line of the last call (the 4th sidecar
+    // line): the hook recorded earlier calls, but the SDK says this one was stopped while
+    // running. The two disagree, so the state is unknown, not "not_started".
+    let scenario = "earlier-genuine-then-marked";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let text = fs_err::read_to_string(&sidecar).unwrap();
+    assert!(
+        text.lines()
+            .nth(3)
+            .unwrap()
+            .contains("toolu_40ce02d121194d00ba10d550")
+    );
+    let kept: String = text
+        .lines()
+        .enumerate()
+        .filter(|(index, _)| *index != 3)
+        .fold(String::new(), |mut kept, (_, line)| {
+            kept.push_str(line);
+            kept.push('\n');
+            kept
+        });
+    fs_err::write(&sidecar, kept).unwrap();
+    let report = provenance_json(&state, &session, &sdk(scenario, "transcript.jsonl"));
+    let last = &report["calls"][1];
+    assert_eq!(last["tool_use_id"], "toolu_40ce02d121194d00ba10d550");
+    assert_eq!(last["verdict"], "runtime");
+    assert_eq!(last["state"], "unknown");
+}
+
+#[test]
+fn sdk_permission_deny_is_permission_denied_and_never_ran() {
+    // Line 22: toolDenialKind permission-rule, "Not allowed by policy"; PreToolUse fired anyway.
+    let scenario = "permission-deny";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let sidecar = read_sidecar(&sdk(scenario, "provenance.jsonl")).unwrap();
+    assert_eq!(
+        sidecar.events.len(),
+        1,
+        "PreToolUse fired before the denial"
+    );
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["verdict"], "permission_denied");
+    assert_eq!(calls[0]["state"], "not_started");
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap()
+    );
+}
+
+#[test]
+fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
+    // Line 22: rejection prose, toolDenialKind user-rejected, toolDenialBeforeRun true; line 24
+    // the harness marker. No mark: the transcript's "user" stands, and the call never ran even
+    // though PreToolUse fired.
+    let scenario = "permission-deny-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["verdict"], "user");
+    assert_eq!(calls[0]["state"], "not_started");
+    assert_eq!(calls[0]["result_kind"]["before_run"], true);
+    assert_eq!(calls[0]["result_kind"]["stopped_while_running"], false);
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap()
+    );
+    // Had the runtime marked it first, it would be the runtime's, relabelled as never started.
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let started = read_sidecar(&sidecar).unwrap().events[0].time_ms;
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&sidecar)
+        .unwrap();
+    writeln!(file, "{}", mark_at(started + 10)).unwrap();
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["calls"][0]["verdict"], "runtime");
+    assert_eq!(report["calls"][0]["state"], "not_started");
+    let relabelled = String::from_utf8(ledger(&state, &session, &transcript)).unwrap();
+    assert!(relabelled.contains("it never started, safe to re-run"));
+}
+
+#[test]
+fn sdk_marked_interrupt_while_the_model_streams_relabels_the_marker_only() {
+    // Line 20: the partial assistant answer (isAbortedMidStream: true), kept; line 21:
+    // `[Request interrupted by user]` (rowSource harness), the only interrupt record. No tool ran.
+    let scenario = "marked-streaming";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    assert!(report["calls"].as_array().unwrap().is_empty());
+    assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger(&state, &session, &transcript);
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), before.len());
+    assert_eq!(&after[..20], &before[..20], "the partial answer stays");
+    assert_eq!(&after[21..], &before[21..]);
+    let system: Value = serde_json::from_slice(after[20]).unwrap();
+    assert_eq!(system["subtype"], "runtime_interrupt");
+    assert!(system["ctxhooks"]["calls"].as_array().unwrap().is_empty());
+    assert!(
+        system["content"]
+            .as_str()
+            .unwrap()
+            .contains("cut this turn off, not the user")
+    );
+}
+
+#[test]
+fn sdk_parallel_batch_cut_at_once_is_relabelled_together() {
+    // Lines 24-26: three rejections; 27 attachment; 28 marker.
+    let scenario = "parallel-marked";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 3);
+    assert!(calls.iter().all(|call| call["verdict"] == "runtime"
+        && call["state"] == "started"
+        && call["relabelled_in_ledger"] == true));
+    let original = fs_err::read(&transcript).unwrap();
+    let relabelled = ledger(&state, &session, &transcript);
+    let before = lines_of(&original);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), before.len() - 3);
+    assert_eq!(&after[..23], &before[..23]);
+    assert_eq!(after[24], before[26], "the attachment stays");
+    let system: Value = serde_json::from_slice(after[23]).unwrap();
+    let ids: Vec<&str> = system["ctxhooks"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| call["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            "toolu_b7afbf9b941944258386db0f",
+            "toolu_344c7c7d7624416fa6ec4af4",
+            "toolu_48404253c96740539557855f"
+        ]
+    );
+    let text = String::from_utf8(relabelled.clone()).unwrap();
+    assert_eq!(
+        text.matches("runtime_interrupt\"").count(),
+        2,
+        "one record (subtype + ctxhooks.relabelled)"
+    );
+}
+
+#[test]
+fn canary_todays_sdk_interrupt_records_are_still_recognised() {
+    // If a new SDK/CLI rewords or restructures its interrupt records, re-capture these fixtures
+    // with tests/e2e/sdk-interrupt.mjs; this test then fails until recognition is updated.
+    for scenario in [
+        "marked-interrupt",
+        "unmarked-interrupt",
+        "earlier-genuine-then-marked",
+        "parallel-marked",
+    ] {
+        let analysis = analyse(&sdk(scenario, "transcript.jsonl"), None);
+        let trailing = analysis
+            .groups
+            .last()
+            .unwrap_or_else(|| panic!("{scenario}: no interrupt group recognised"));
+        assert!(trailing.trailing, "{scenario}");
+        assert_eq!(trailing.markers, 1, "{scenario}: the harness marker");
+        assert!(!trailing.results.is_empty(), "{scenario}");
+        for (id, kind) in &trailing.results {
+            assert_eq!(
+                *kind,
+                ResultKind::Rejected {
+                    before_run: false,
+                    stopped_while_running: true
+                },
+                "{scenario} {id}"
+            );
+        }
+        // The recognised records carry today's structured fields.
+        for line in &trailing.lines {
+            let record = analysis.lines[*line].record.as_ref().unwrap();
+            let structured = record.get("toolDenialKind") == Some(&json!("user-rejected"))
+                || record.get("rowSource") == Some(&json!("harness"));
+            assert!(
+                structured,
+                "{scenario}: line {} lost its structured field",
+                line + 1
+            );
+        }
+    }
+}
+
+/// The marked-interrupt capture with its interrupt records reworded and their structured fields
+/// removed, as a future SDK might write them.
+fn reworded_marked_interrupt(dir: &Path) -> PathBuf {
+    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).expect("test helper");
+    let mut text = Vec::new();
+    for (index, line) in lines_of(&original).into_iter().enumerate() {
+        // Lines 22 (rejection) and 24 (marker), see sdk_marked_interrupt_... above.
+        if index == 21 || index == 23 {
+            let mut record: Value = serde_json::from_slice(line).expect("test helper");
+            let object = record.as_object_mut().expect("test helper");
+            object.remove("toolDenialKind");
+            object.remove("rowSource");
+            let block = &mut record["message"]["content"][0];
+            if index == 21 {
+                block["content"] = json!("The operator stopped this call.");
+            } else {
+                block["text"] = json!("[Request cancelled by host]");
+            }
+            text.extend_from_slice(record.to_string().as_bytes());
+            text.push(b'\n');
+        } else {
+            text.extend_from_slice(line);
+        }
+    }
+    let path = dir.join("transcript.jsonl");
+    fs_err::write(&path, text).expect("test helper");
+    path
+}
+
+#[test]
+fn drift_with_the_hook_still_finds_the_runtime_and_warns_that_nothing_was_relabelled() {
+    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let transcript = reworded_marked_interrupt(&scratch("drift"));
+    let report = provenance_json(&state, &session, &transcript);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    // The sidecar saw the call start and never finish, and the mark covers its error result.
+    assert_eq!(calls[0]["verdict"], "runtime");
+    assert_eq!(calls[0]["state"], "started");
+    assert_eq!(calls[0]["result_kind"]["kind"], "unrecognised_interruption");
+    // The reworded marker is not recognised, so the group is not trailing: said loudly.
+    assert_eq!(calls[0]["relabelled_in_ledger"], false);
+    let warnings = report["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|warning| warning.as_str().unwrap().contains("does not recognise")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() {
+    let state = scratch("drift-nohook");
+    let session = sdk_session("marked-interrupt");
+    let dir = state.join("sessions").join(&session);
+    fs_err::create_dir_all(&dir).unwrap();
+    // Only the mark line of the capture's sidecar (its second line), no hook events.
+    let sidecar = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
+    let mark_line = sidecar.lines().nth(1).unwrap();
+    assert!(mark_line.contains("runtime_interrupt_mark"));
+    fs_err::write(dir.join("provenance.jsonl"), format!("{mark_line}\n")).unwrap();
+    let transcript = reworded_marked_interrupt(&scratch("drift-nohook-t"));
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["unmatched_marks"].as_array().unwrap().len(), 1);
+    // The reworded result reads as an ordinary error: no call is reported, none blamed on the
+    // user; the unmatched mark is the alarm.
+    assert_eq!(report["calls"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn canary_todays_streaming_interrupt_marker_is_still_recognised() {
+    let analysis = analyse(&sdk("marked-streaming", "transcript.jsonl"), None);
+    let group = analysis
+        .groups
+        .last()
+        .expect("no interrupt group recognised");
+    assert!(group.trailing);
+    assert_eq!(group.lines, vec![20]);
+    assert_eq!(group.markers, 1);
+    assert_eq!(
+        analysis.lines[20].record.as_ref().unwrap()["rowSource"],
+        json!("harness")
+    );
+}
+
+#[test]
+fn canary_todays_sdk_denials_are_still_recognised() {
+    // permission-deny line 22 and permission-deny-interrupt line 22 (0-based 21).
+    let analysis = analyse(&sdk("permission-deny", "transcript.jsonl"), None);
+    assert!(matches!(
+        &analysis.classes[21],
+        RecordClass::Conversation { results } if results[0].1 == ResultKind::PermissionDenied {
+            denial_kind: Some("permission-rule".into())
+        }
+    ));
+    let analysis = analyse(&sdk("permission-deny-interrupt", "transcript.jsonl"), None);
+    assert!(matches!(
+        &analysis.classes[21],
+        RecordClass::InterruptOnly { results, .. } if results[0].1 == ResultKind::Rejected {
+            before_run: true,
+            stopped_while_running: false
+        }
+    ));
+    assert!(analysis.groups.last().unwrap().trailing);
+}
+
+#[test]
+fn unmatched_marks_for_doctor() {
+    use ctxhooks_shared::provenance::{unmatched_marks, unmatched_marks_in_all_sessions};
+    use ctxhooks_shared::session_id::SessionId;
+    use ctxhooks_shared::state::StateDir;
+
+    let state = scratch("doctor");
+    let session = sdk_session("marked-interrupt");
+    let transcript = sdk("marked-interrupt", "transcript.jsonl");
+    let capture = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
+    let mut started: Value = serde_json::from_str(capture.lines().next().unwrap()).unwrap();
+    started["transcript_path"] = json!(transcript.to_str().unwrap());
+    let real_mark: Value = serde_json::from_str(capture.lines().nth(1).unwrap()).unwrap();
+    let late_mark = mark_at(real_mark["time_ms"].as_u64().unwrap() + 3_600_000);
+    let dir = state.join("sessions").join(&session);
+    fs_err::create_dir_all(&dir).unwrap();
+    fs_err::write(
+        dir.join("provenance.jsonl"),
+        format!("{started}\n{real_mark}\n{late_mark}\n"),
+    )
+    .unwrap();
+    // A second session: a mark and no hook event, so no transcript to look in.
+    let other = state.join("sessions").join("other-session");
+    fs_err::create_dir_all(&other).unwrap();
+    fs_err::write(other.join("provenance.jsonl"), format!("{late_mark}\n")).unwrap();
+
+    let state_dir = StateDir::at(state.clone());
+    let unmatched = unmatched_marks(&state_dir, &SessionId::parse(&session).unwrap()).unwrap();
+    assert_eq!(unmatched.len(), 1);
+    assert_eq!(
+        unmatched[0].mark.time_ms,
+        late_mark["time_ms"].as_u64().unwrap()
+    );
+    let all = unmatched_marks_in_all_sessions(&state_dir).unwrap();
+    let summary: Vec<(String, usize)> = all
+        .iter()
+        .map(|(session, marks)| (session.as_str().to_owned(), marks.len()))
+        .collect();
+    let mut expected = vec![(session.clone(), 1), ("other-session".to_owned(), 1)];
+    expected.sort();
+    assert_eq!(summary, expected);
+    let other_reason = &all
+        .iter()
+        .find(|(session, _)| session.as_str() == "other-session")
+        .unwrap()
+        .1[0]
+        .reason;
+    assert!(
+        other_reason.contains("no tool hook event"),
+        "{other_reason}"
+    );
+}
+
+// ---------------------------------------------------------------- the tooluse hook
+
+fn run_hook(state: &Path, stdin: &[u8]) -> Output {
+    let mut child = Command::new(TOOLUSE)
+        .env("CTXHOOKS_HOME", state)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("test helper");
+    child
+        .stdin
+        .take()
+        .expect("test helper")
+        .write_all(stdin)
+        .expect("test helper");
+    child.wait_with_output().expect("test helper")
+}
+
+fn pre_tool_use(session: &str, id: &str) -> Value {
+    // The fields the real CLI 2.1.332 sends (real-claude-code-e2e.md, "Hooks fire for real").
+    json!({
+        "session_id": session, "transcript_path": "/tmp/project/transcript.jsonl",
+        "cwd": "/tmp/project", "prompt_id": "p-1", "permission_mode": "default",
+        "effort": {"level": "medium"}, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "sleep 5", "description": "Wait"}, "tool_use_id": id
+    })
+}
+
+fn sidecar_lines(state: &Path, session: &str) -> Vec<Value> {
+    let path = state
+        .join("sessions")
+        .join(session)
+        .join("provenance.jsonl");
+    let text = fs_err::read_to_string(path).expect("test helper");
+    text.lines()
+        .map(|line| serde_json::from_str(line).expect("test helper"))
+        .collect()
+}
+
+#[test]
+fn hook_records_start_completion_and_failure_with_only_a_summary() {
+    let state = scratch("hook");
+    let session = "3f1c1e7a-0000-4000-8000-000000000001";
+    let mut completed = pre_tool_use(session, "toolu_A");
+    completed["hook_event_name"] = json!("PostToolUse");
+    completed["duration_ms"] = json!(5012);
+    completed["tool_response"] = json!({"stdout": "SECRET-OUTPUT", "stderr": "",
+        "interrupted": false, "isImage": false, "noOutputExpected": false});
+    let mut failed = pre_tool_use(session, "toolu_B");
+    failed["hook_event_name"] = json!("PostToolUseFailure");
+    failed["error"] = json!("Exit code 1\nSECRET-OUTPUT");
+    failed["is_interrupt"] = json!(false);
+    failed["agent_id"] = json!("agent-7");
+    for payload in [pre_tool_use(session, "toolu_A"), completed, failed] {
+        let output = run_hook(&state, payload.to_string().as_bytes());
+        assert!(output.status.success());
+        assert!(output.stdout.is_empty(), "a hook prints nothing on stdout");
+    }
+    let lines = sidecar_lines(&state, session);
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["event"], "started");
+    assert_eq!(lines[0]["summary"], "sleep 5");
+    assert_eq!(lines[0]["transcript_path"], "/tmp/project/transcript.jsonl");
+    assert_eq!(lines[1]["event"], "completed");
+    assert_eq!(lines[1]["duration_ms"], 5012);
+    assert_eq!(lines[1]["interrupted"], false);
+    assert_eq!(lines[2]["event"], "failed");
+    assert_eq!(lines[2]["is_interrupt"], false);
+    assert_eq!(lines[2]["agent_id"], "agent-7");
+    let raw = fs_err::read_to_string(
+        state
+            .join("sessions")
+            .join(session)
+            .join("provenance.jsonl"),
+    )
+    .unwrap();
+    assert!(!raw.contains("SECRET-OUTPUT"));
+    assert!(!state.join("errors.log").exists());
+    let sidecar = state
+        .join("sessions")
+        .join(session)
+        .join("provenance.jsonl");
+    let mode = |path: &Path| fs_err::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sidecar), 0o600);
+    assert_eq!(mode(sidecar.parent().unwrap()), 0o700);
+}
+
+#[test]
+fn concurrent_hook_processes_lose_and_interleave_no_line() {
+    let state = scratch("concurrent");
+    let session = "3f1c1e7a-0000-4000-8000-000000000002";
+    let count = 48;
+    let long_command = "x".repeat(5000);
+    let children: Vec<_> = (0..count)
+        .map(|index| {
+            let mut payload = pre_tool_use(session, &format!("toolu_{index:03}"));
+            payload["tool_input"]["command"] = json!(format!("{index} {long_command}"));
+            let mut child = Command::new(TOOLUSE)
+                .env("CTXHOOKS_HOME", &state)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            (child.stdin.take().unwrap(), child, payload)
+        })
+        .collect();
+    // Write every payload only after all processes exist, so they run at the same time.
+    let children: Vec<_> = children
+        .into_iter()
+        .map(|(mut stdin, child, payload)| {
+            stdin.write_all(payload.to_string().as_bytes()).unwrap();
+            drop(stdin);
+            child
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let lines = sidecar_lines(&state, session);
+    assert_eq!(lines.len(), count);
+    let mut ids: Vec<String> = lines
+        .iter()
+        .map(|line| line["tool_use_id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    let expected: Vec<String> = (0..count)
+        .map(|index| format!("toolu_{index:03}"))
+        .collect();
+    assert_eq!(ids, expected);
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["summary"].as_str().unwrap().chars().count() == 80)
+    );
+}
+
+#[test]
+fn hostile_payloads_exit_zero_and_log_one_line_each() {
+    let cases: [&[u8]; 6] = [
+        b"",
+        b"not json at all",
+        b"[1, 2, 3]",
+        br#"{"session_id": "../../etc", "hook_event_name": "PreToolUse", "tool_use_id": "t"}"#,
+        br#"{"session_id": "abc", "hook_event_name": "Stop"}"#,
+        br#"{"session_id": "abc", "hook_event_name": "PreToolUse", "tool_input": "#,
+    ];
+    for stdin in cases {
+        let state = scratch("hostile");
+        let output = run_hook(&state, stdin);
+        assert!(
+            output.status.success(),
+            "{:?}",
+            String::from_utf8_lossy(stdin)
+        );
+        assert!(output.stdout.is_empty());
+        let log = fs_err::read_to_string(state.join("errors.log")).unwrap();
+        assert_eq!(log.lines().count(), 1, "{log}");
+        let record: Value = serde_json::from_str(log.trim()).unwrap();
+        assert_eq!(record["hook"], "ctxhooks-tooluse");
+        assert!(
+            !state.join("sessions").exists(),
+            "nothing written for a refused payload"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- the commands
+
+#[test]
+fn mark_interrupt_appends_the_documented_line() {
+    let state = scratch("mark");
+    let session = "3f1c1e7a-0000-4000-8000-000000000003";
+    let output = ctxhooks(
+        &state,
+        &[
+            "mark-interrupt",
+            "--session",
+            session,
+            "--reason",
+            "context backstop at 78%",
+            "--source",
+            "backstop",
+            "--gauge-pct",
+            "78.4",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = sidecar_lines(&state, session);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["kind"], "runtime_interrupt_mark");
+    assert_eq!(lines[0]["reason"], "context backstop at 78%");
+    assert_eq!(lines[0]["source"], "backstop");
+    assert_eq!(lines[0]["gauge_pct"], 78.4);
+    assert!(lines[0]["pid"].as_u64().is_some());
+    assert!(lines[0]["time_ms"].as_u64().unwrap() > 1_700_000_000_000);
+}
+
+#[test]
+fn mark_interrupt_refuses_bad_input_and_writes_nothing() {
+    let state = scratch("mark-bad");
+    for arguments in [
+        &["mark-interrupt", "--session", "../x", "--reason", "r"][..],
+        &["mark-interrupt", "--session", "ok", "--reason", "  "][..],
+        &[
+            "mark-interrupt",
+            "--session",
+            "ok",
+            "--reason",
+            "r",
+            "--gauge-pct",
+            "NaN",
+        ][..],
+        &["mark-interrupt", "--session", "ok"][..],
+    ] {
+        let output = ctxhooks(&state, arguments);
+        assert!(!output.status.success(), "{arguments:?}");
+        assert!(!output.stderr.is_empty());
+    }
+    assert!(!state.join("sessions").exists());
+}
+
+#[test]
+fn provenance_says_loudly_when_a_mark_matches_nothing() {
+    // The unmarked SDK capture plus a mark written 10 minutes after everything in it.
+    let scenario = "unmarked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let last_event = read_sidecar(&sidecar).unwrap().events[0].time_ms;
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&sidecar)
+        .unwrap();
+    writeln!(file, "{}", mark_at(last_event + 600_000)).unwrap();
+    let output = ctxhooks(
+        &state,
+        &[
+            "provenance",
+            "--session",
+            &session,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("matched NO interrupt record"), "{stdout}");
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("WARNING")
+    );
+}
+
+#[test]
+fn the_sidecar_remembers_the_transcript_for_session_only_commands() {
+    // A real hook run records transcript_path; `provenance --session` then finds it.
+    let state = scratch("transcript-path");
+    let session = sdk_session("marked-interrupt");
+    let transcript = sdk("marked-interrupt", "transcript.jsonl");
+    let mut payload = pre_tool_use(&session, "toolu_3ea635f561d746d39c56d310");
+    payload["transcript_path"] = json!(transcript.to_str().unwrap());
+    assert!(
+        run_hook(&state, payload.to_string().as_bytes())
+            .status
+            .success()
+    );
+    let output = ctxhooks(&state, &["provenance", "--session", &session, "--json"]);
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // No mark in this state folder: the transcript's "user" stands.
+    assert_eq!(report["calls"][0]["verdict"], "user");
+    assert_eq!(report["calls"][0]["state"], "started");
+}
+
+#[test]
+fn commands_name_missing_input_clearly() {
+    let state = scratch("errors");
+    let output = ctxhooks(&state, &["provenance", "--session", "no-such-session"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--transcript"));
+    let output = ctxhooks(
+        &state,
+        &["ledger-input", "--transcript", "/nonexistent/t.jsonl"],
+    );
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("failed to read"));
+    let output = ctxhooks(&state, &["ledger-input"]);
+    assert!(!output.status.success());
+    let output = ctxhooks(&state, &["ledger-input", "--prompt-rule"]);
+    assert!(output.status.success());
+    let rule = String::from_utf8(output.stdout).unwrap();
+    assert!(rule.contains("never \"waiting on the user\""), "{rule}");
+    assert!(
+        rule.contains("never a rejection and never a confirmation"),
+        "{rule}"
+    );
+}

@@ -1,15 +1,62 @@
-//! `ctxhooks ledger-input` (not built yet).
+//! `ctxhooks ledger-input`: the transcript for a ledger extractor, with the trailing interrupt
+//! records relabelled as the runtime's when a runtime mark covers them.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
+use crate::cli::output;
+use crate::provenance::{PROMPT_RULE, ledger_input, load_analysis, provenance_report};
+use crate::session_id::SessionId;
+use crate::state::StateDir;
+
 /// Arguments of `ctxhooks ledger-input`.
+///
+/// Prints the transcript as JSONL. Every line is byte-identical to the transcript's, except the
+/// interrupt records at the very end when a runtime mark covers them: they become one `system`
+/// record (subtype `runtime_interrupt`) saying an automatic context refresh, not the user, cut
+/// the call off. Earlier interrupts stay as they are.
 #[derive(Debug, Args)]
-pub struct LedgerInputArgs {}
+#[command(group(clap::ArgGroup::new("input").required(true).args(["session", "transcript", "prompt_rule"]).multiple(true)))]
+pub struct LedgerInputArgs {
+    /// The session (its transcript is the one its hook events recorded, unless --transcript).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// The transcript to print (its `sessionId` finds the sidecar unless --session).
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// Print the rule to add to the extraction prompt instead.
+    #[arg(long, conflicts_with_all = ["session", "transcript"])]
+    pub prompt_rule: bool,
+}
 
 /// Runs the command.
-pub fn run(_args: &LedgerInputArgs) -> Result<ExitCode> {
-    bail!("`ctxhooks ledger-input` is not built yet")
+pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
+    if args.prompt_rule {
+        output::println(PROMPT_RULE)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let session = args
+        .session
+        .as_deref()
+        .map(SessionId::parse)
+        .transpose()
+        .context("refusing --session")?;
+    let state = StateDir::locate()?;
+    let loaded = load_analysis(&state, session.as_ref(), args.transcript.as_deref())?;
+    let report = provenance_report(&loaded.analysis);
+    for unmatched in &report.unmatched_marks {
+        output::note(&format!(
+            "ctxhooks: WARNING: runtime mark at {} ms ({:?}) matched no interrupt record: {}",
+            unmatched.mark.time_ms, unmatched.mark.reason, unmatched.reason
+        ));
+    }
+    for warning in &report.warnings {
+        output::note(&format!("ctxhooks: warning: {warning}"));
+    }
+    let bytes = ledger_input(&loaded.analysis, &report);
+    output::print_bytes(&bytes)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,15 +1,61 @@
-//! `ctxhooks mark-interrupt` (not built yet).
+//! `ctxhooks mark-interrupt`: the runtime's record, written just before it calls `interrupt()`.
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::cli::output;
+use crate::provenance::clock::now_ms;
+use crate::provenance::{RuntimeMark, append_mark};
+use crate::session_id::SessionId;
+use crate::state::StateDir;
+
 /// Arguments of `ctxhooks mark-interrupt`.
+///
+/// Run it (or append the same line yourself, see docs/provenance.md) right BEFORE calling the
+/// Agent SDK's `interrupt()`: the mark covers the interrupt records that follow it within 30 s.
 #[derive(Debug, Args)]
-pub struct MarkInterruptArgs {}
+pub struct MarkInterruptArgs {
+    /// The session about to be interrupted.
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Why the runtime interrupts (such as "context backstop at 78%").
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Which part of the runtime interrupts (such as "compaction-backstop").
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// The context gauge's reading in percent.
+    #[arg(long, value_name = "X")]
+    pub gauge_pct: Option<f64>,
+    /// Print the recorded line as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs the command.
-pub fn run(_args: &MarkInterruptArgs) -> Result<ExitCode> {
-    bail!("`ctxhooks mark-interrupt` is not built yet")
+pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
+    let session = SessionId::parse(&args.session).context("refusing --session")?;
+    if args.reason.trim().is_empty() {
+        bail!("--reason must say why the runtime interrupts");
+    }
+    if let Some(pct) = args.gauge_pct
+        && !(pct.is_finite() && pct >= 0.0)
+    {
+        bail!("--gauge-pct must be a number of percent, 0 or more (got {pct})");
+    }
+    let mark = RuntimeMark {
+        time_ms: now_ms(),
+        reason: args.reason.clone(),
+        source: args.source.clone().filter(|source| !source.is_empty()),
+        gauge_pct: args.gauge_pct,
+        pid: Some(std::process::id()),
+    };
+    let state = StateDir::locate()?;
+    append_mark(&state, &session, &mark)?;
+    if args.json {
+        output::print_json(&mark)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

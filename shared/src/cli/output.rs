@@ -13,6 +13,14 @@ pub fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to stdout exactly as they are (for output that must stay byte-identical).
+pub fn print_bytes(bytes: &[u8]) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()?;
+    Ok(())
+}
+
 /// Writes `text` and a newline to stdout.
 pub fn println(text: &str) -> Result<()> {
     let mut line = String::with_capacity(text.len() + 1);
