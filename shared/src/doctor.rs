@@ -64,9 +64,32 @@ impl Finding {
 pub type ExtraCheck = fn(&StateDir) -> Result<Vec<Finding>>;
 
 /// The extension point: checks from other modules, run after the built-in ones, each with a
-/// name. Add an entry here (for example the provenance check "runtime mark without interrupt
-/// record").
-pub const EXTRA_CHECKS: &[(&str, ExtraCheck)] = &[];
+/// name.
+pub const EXTRA_CHECKS: &[(&str, ExtraCheck)] = &[(
+    "runtime interrupt marks",
+    runtime_marks_without_interrupt_records,
+)];
+
+/// Warns, loudly, about every runtime interrupt mark that no interrupt record follows in its
+/// transcript: either the interrupt has not reached the transcript yet, or the SDK changed its
+/// wording or fields and `ledger-input` can no longer relabel its interrupts.
+fn runtime_marks_without_interrupt_records(state: &StateDir) -> Result<Vec<Finding>> {
+    let mut findings = Vec::new();
+    for (session, unmatched) in crate::provenance::unmatched_marks_in_all_sessions(state)? {
+        for mark in unmatched {
+            findings.push(Finding::new(
+                Severity::Warning,
+                "runtime_mark_without_interrupt",
+                format!(
+                    "session {session}: the runtime mark at {} ms ({}) has no interrupt record \
+                     after it: {}. Check `ctxhooks provenance --session {session}`",
+                    mark.mark.time_ms, mark.mark.reason, mark.reason
+                ),
+            ));
+        }
+    }
+    Ok(findings)
+}
 
 /// What `doctor` looks at.
 #[derive(Debug, Clone)]

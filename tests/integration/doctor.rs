@@ -82,3 +82,38 @@ fn doctor_is_quiet_about_retention_once_set_warns_of_disabled_hooks_and_fails_on
     );
     assert_eq!(report["settings"][0]["hooks"][0]["binary_exists"], false);
 }
+
+#[test]
+fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
+    let sandbox = Sandbox::new("doctor-mark");
+    sandbox.ctxhooks(&["install"]);
+    let session = "0123abcd-0000-4000-8000-00000000abcd";
+    // A transcript with no interrupt record at all, known to the sidecar through a hook event.
+    let transcript = sandbox.state_dir().join("../transcript.jsonl");
+    fs_err::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/transcript-fixtures/entireio__cli/4c/02af2759b6/0/full.jsonl"),
+        &transcript,
+    )
+    .unwrap();
+    let folder = sandbox.state_dir().join("sessions").join(session);
+    fs_err::create_dir_all(&folder).unwrap();
+    fs_err::write(
+        folder.join("provenance.jsonl"),
+        format!(
+            "{{\"kind\":\"tool_event\",\"event\":\"started\",\"hook_event_name\":\"PreToolUse\",\"time_ms\":1796000000000,\"tool_use_id\":\"toolu_1\",\"tool_name\":\"Bash\",\"transcript_path\":{}}}\n\
+             {{\"kind\":\"runtime_interrupt_mark\",\"time_ms\":1796000000100,\"reason\":\"context backstop at 78%\"}}\n",
+            serde_json::to_string(&transcript).unwrap()
+        ),
+    )
+    .unwrap();
+    let report: Value = serde_json::from_str(&sandbox.ctxhooks(&["doctor", "--json"])).unwrap();
+    let codes = codes(&report);
+    assert!(
+        codes.contains(&"runtime_mark_without_interrupt".to_owned()),
+        "{codes:?}"
+    );
+    let text = sandbox.ctxhooks(&["doctor"]);
+    assert!(text.contains("context backstop at 78%"), "{text}");
+    assert!(text.contains(session), "{text}");
+}
