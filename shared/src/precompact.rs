@@ -1,7 +1,7 @@
 //! The PreCompact hook's work: snapshot the transcript (and its subagent transcripts) before
 //! Claude Code summarizes it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -25,6 +25,19 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .as_deref()
         .filter(|path| !path.is_empty())
         .context("the payload has no `transcript_path`")?;
+    // The usage log first (its compaction boundary is not written yet, but the turns before it
+    // are); a failure there is logged and never stops the archive.
+    if let Err(error) =
+        crate::usage::ingest_transcript(&context.state, &session, Path::new(transcript), None)
+    {
+        let record = crate::error_log::ErrorRecord::new(
+            "ctxhooks-precompact",
+            input.common.hook_event_name.clone(),
+            Some(session.to_string()),
+            &error.context("failed to log the transcript's usage before archiving"),
+        );
+        let _ = crate::error_log::append(&context.state, &record);
+    }
     let request = SnapshotRequest {
         session,
         transcript: PathBuf::from(transcript),
