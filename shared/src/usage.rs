@@ -2,12 +2,17 @@
 //! trigger and floor estimates, and the report.
 
 pub mod cursor;
+pub mod drops;
+pub mod estimates;
 pub mod ingest;
 pub mod log;
 pub mod record;
+pub mod report;
+pub mod snapshots;
 
 pub use log::{
     IngestOutcome, SessionLog, TimelineItem, ingest_transcript, log_from_transcript, read_records,
     read_rows, read_session_log, usage_log_path,
 };
 pub use record::{BoundaryRow, RescanRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
+pub use report::{ReportOptions, SessionReport, build_report};

@@ -426,3 +426,46 @@ fn hostile_payloads_exit_zero_with_one_error_line_each() {
         );
     }
 }
+
+#[test]
+fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
+    use ctxhooks_shared::usage::drops::{Basis, DropClass};
+    use ctxhooks_shared::usage::{ReportOptions, build_report};
+    let log =
+        log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"), None).unwrap();
+    let report = build_report(None, &log, None, &ReportOptions::default());
+    // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
+    // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
+    // {"trigger":"auto","preTokens":155250} between them.
+    assert_eq!(report.drops.len(), 1);
+    let drop = &report.drops[0];
+    assert_eq!((drop.before_index, drop.after_index), (5, 6));
+    assert_eq!((drop.context_before, drop.context_after), (154_992, 49_761));
+    assert_eq!(
+        (drop.class, drop.basis),
+        (DropClass::Compaction, Basis::Structural)
+    );
+    assert!(
+        drop.evidence.contains("preTokens 155250"),
+        "{}",
+        drop.evidence
+    );
+    assert_eq!(report.compactions.len(), 1);
+    assert_eq!(report.compactions[0].trigger.as_deref(), Some("auto"));
+    let trigger = report.estimates.trigger.as_ref().unwrap();
+    assert_eq!(
+        (trigger.low, trigger.high, trigger.estimate),
+        (154_992, 155_250, 155_250)
+    );
+    assert_eq!(report.estimates.floor, Some(49_761));
+    assert_eq!(report.estimates.headroom, Some(155_250 - 49_761));
+    assert_eq!(report.peak.as_ref().unwrap().context_tokens, 154_992);
+    // The largest turn after the compaction: 49,761 -> 63,938 (+14,177), after a 43,565-byte
+    // Read result (python3: len of the tool_result text in line 35 of the fixture).
+    let largest = &report.estimates.largest_turns[0];
+    assert_eq!(largest.added_tokens, 14_177);
+    assert_eq!(largest.largest_tool_result.as_ref().unwrap().bytes, 43_565);
+    // No state folder: the snapshot cross-check is marked as not done, not as failed.
+    assert!(!report.snapshots.checked);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+}
