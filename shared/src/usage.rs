@@ -1,12 +1,14 @@
 //! Context usage per API request: the log the Stop hook keeps, drops and their classes,
 //! trigger and floor estimates, and the report.
 
+pub mod chart;
 pub mod cursor;
 pub mod drops;
 pub mod estimates;
 pub mod ingest;
 pub mod log;
 pub mod record;
+pub mod render;
 pub mod report;
 pub mod snapshots;
 

@@ -469,3 +469,173 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     assert!(!report.snapshots.checked);
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
 }
+
+fn assistant_line(id: &str, input: u64, cache_write: u64, cache_read: u64, time: &str) -> String {
+    let line = serde_json::json!({
+        "type": "assistant", "uuid": format!("u-{id}"), "timestamp": time, "isSidechain": false,
+        "requestId": format!("req_{id}"), "cwd": "/nonexistent-project",
+        "message": {"id": format!("msg_{id}"), "model": "claude-test", "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": input, "cache_creation_input_tokens": cache_write,
+                "cache_read_input_tokens": cache_read, "output_tokens": 7}},
+    });
+    format!("{line}\n")
+}
+
+fn boundary_line(uuid: &str, pre_tokens: u64, time: &str) -> String {
+    let line = serde_json::json!({
+        "type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
+        "timestamp": time, "content": "Conversation compacted",
+        "compactMetadata": {"trigger": "auto", "preTokens": pre_tokens},
+    });
+    format!("{line}\n")
+}
+
+fn run_cli(home: &Path, arguments: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
+        .env("CTXHOOKS_HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join("no-claude-config"))
+        .args(arguments)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
+    let dir = scratch("loop");
+    let home = dir.join("state");
+    let transcript = dir.join("loop.jsonl");
+    let session = "loop-session";
+    let early = "2026-01-01T00:00:00.000Z";
+    fs_err::write(
+        &transcript,
+        [
+            assistant_line("1", 10, 150_000, 0, early),
+            assistant_line("2", 10, 10_000, 150_000, early),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    // PreCompact: logs usage first, then takes a snapshot stamped now.
+    let precompact = serde_json::json!({
+        "session_id": session, "transcript_path": transcript, "hook_event_name": "PreCompact",
+        "trigger": "auto",
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-precompact"))
+        .env("CTXHOOKS_HOME", &home)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(precompact.to_string().as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let archive = home.join("sessions").join(session).join("archive");
+    let snapshot_folder = fs_err::read_dir(&archive)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&fs_err::read(snapshot_folder.join("snapshot.json")).unwrap())
+            .unwrap();
+    let snapshot_time = metadata["created_at"].as_str().unwrap().to_owned();
+    // The first compaction at the snapshot's time; two more with one request between each,
+    // a server that keeps reporting a context above the window, and no snapshots for them.
+    append(
+        &transcript,
+        &[
+            boundary_line("b1", 160_020, &snapshot_time),
+            assistant_line("3", 10, 240_000, 0, &snapshot_time),
+            boundary_line("b2", 240_010, "2030-01-01T00:00:00.000Z"),
+            assistant_line("4", 10, 240_000, 0, "2030-01-01T00:00:01.000Z"),
+            boundary_line("b3", 240_010, "2030-01-01T00:01:00.000Z"),
+            assistant_line("5", 10, 30_000, 10_000, "2030-01-01T00:01:01.000Z"),
+        ]
+        .concat(),
+    );
+    run_stop_hook(&home, &stop_payload(session, &transcript));
+    assert!(
+        errors_log_lines(&home).is_empty(),
+        "{:?}",
+        errors_log_lines(&home)
+    );
+
+    let usage = run_cli(&home, &["usage", "--session", session, "--json"]);
+    let rows = usage["rows"].as_array().unwrap();
+    let served: Vec<(&str, u64, u64, u64, u64)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["request_id"].as_str().unwrap(),
+                row["input_tokens"].as_u64().unwrap(),
+                row["cache_creation_input_tokens"].as_u64().unwrap(),
+                row["cache_read_input_tokens"].as_u64().unwrap(),
+                row["context_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        [
+            ("req_1", 10, 150_000, 0, 150_010),
+            ("req_2", 10, 10_000, 150_000, 160_010),
+            ("req_3", 10, 240_000, 0, 240_010),
+            ("req_4", 10, 240_000, 0, 240_010),
+            ("req_5", 10, 30_000, 10_000, 40_010),
+        ]
+    );
+    assert_eq!(usage["compactions"].as_array().unwrap().len(), 3);
+
+    let report = run_cli(&home, &["report", "--session", session, "--json"]);
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 3);
+    assert!(compactions.iter().all(|c| c["basis"] == "structural"));
+    assert_eq!(
+        compactions[0]["snapshot"].as_str(),
+        metadata["name"].as_str()
+    );
+    assert!(compactions[1]["snapshot"].is_null() && compactions[2]["snapshot"].is_null());
+    let drops = report["drops"].as_array().unwrap();
+    assert_eq!(drops.len(), 3);
+    assert!(
+        drops
+            .iter()
+            .all(|d| d["class"] == "compaction" && d["basis"] == "structural")
+    );
+    let kinds: Vec<&str> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|kind| **kind == "compaction_loop")
+            .count(),
+        2,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|kind| **kind == "compaction_without_snapshot")
+            .count(),
+        2,
+        "{kinds:?}"
+    );
+    // T: lows 160,010 / 240,010 / 240,010, highs 160,020 / 240,010 / 240,010 -> median high.
+    assert_eq!(report["estimates"]["trigger"]["estimate"], 240_010);
+    assert_eq!(report["estimates"]["floor"], 240_010);
+}
