@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
+use fs_err::os::unix::fs::OpenOptionsExt;
 
 use super::cursor::{CURSOR_FILE_NAME, CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
@@ -193,6 +194,7 @@ pub fn ingest_transcript(
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(files::PRIVATE_FILE_MODE)
         .open(session_dir.join(LOCK_FILE_NAME))
         .context("failed to open the usage lock")?;
     lock.file().lock().context("failed to lock the usage log")?;
