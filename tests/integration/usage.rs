@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -398,6 +399,19 @@ fn subagent_stop_logs_the_agent_transcript_apart() {
             .iter()
             .all(|row| row.agent_id.as_deref() == Some("aac57f5"))
     );
+    // Private modes: files 0600, folders 0700.
+    let session_dir = state.session_dir(&session);
+    assert_eq!(
+        fs_err::metadata(&session_dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    for name in ["usage.jsonl", "cursor.json", "usage.lock"] {
+        let mode = fs_err::metadata(session_dir.join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}");
+    }
 }
 
 #[test]
