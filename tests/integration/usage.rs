@@ -653,3 +653,29 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
     assert_eq!(report["estimates"]["trigger"]["estimate"], 240_010);
     assert_eq!(report["estimates"]["floor"], 240_010);
 }
+
+#[test]
+fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
+    let dir = scratch("svg");
+    let chart = dir.join("chart.svg");
+    let transcript = fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let report = run_cli(
+        &dir,
+        &[
+            "report",
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--json",
+            "--svg",
+            chart.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(report["compactions"].as_array().unwrap().len(), 1);
+    let svg = fs_err::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+    // One dot per main-chain request (12, see EXPECTED), the compaction marker, T and the floor.
+    assert_eq!(svg.matches("<circle ").count(), 12);
+    assert!(svg.contains(">compaction</text>"));
+    assert!(svg.contains("T ≈ 155,250"));
+    assert!(svg.contains("floor 49,761"));
+}

@@ -107,9 +107,11 @@ pub fn render_svg(report: &SessionReport) -> String {
         escape(&title)
     );
     let mut summary = format!(
-        "{count} main-chain requests · peak {} · {} compaction(s)",
+        "{count} main-chain requests · peak {} · {} compaction(s) · cap {}{}",
         thousands(peak),
-        report.compactions.len()
+        report.compactions.len(),
+        thousands(cap),
+        if show_cap { "" } else { " (off scale)" }
     );
     if let Some(trigger) = trigger {
         let _ = write!(summary, " · T ≈ {}", thousands(trigger.estimate));
@@ -188,6 +190,8 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     // Headroom band between floor and T, and the T range.
     let label_x = LEFT + plot_width + 8.0;
+    // Labels right of the plot: (y, color, text, bold), spread apart before they are drawn.
+    let mut labels: Vec<(f64, &'static str, String, bool)> = Vec::new();
     if let (Some(trigger), Some(floor)) = (trigger, floor) {
         let (y_top, y_bottom) = (y_of(trigger.estimate as f64), y_of(floor as f64));
         if y_bottom > y_top {
@@ -196,22 +200,17 @@ pub fn render_svg(report: &SessionReport) -> String {
                 r#"<rect x="{LEFT}" y="{y_top:.1}" width="{plot_width:.1}" height="{:.1}" fill="{FLOOR_COLOR}" fill-opacity="0.06"/>"#,
                 y_bottom - y_top
             );
-            let middle = f64::midpoint(y_top, y_bottom);
-            let _ = writeln!(
-                svg,
-                r#"<text x="{label_x:.1}" y="{:.1}" font-size="12" fill="{FLOOR_COLOR}">headroom</text><text x="{label_x:.1}" y="{:.1}" font-size="12" fill="{FLOOR_COLOR}">{}</text>"#,
-                middle - 2.0,
-                middle + 13.0,
-                report
-                    .estimates
-                    .headroom
-                    .map_or_else(String::new, |headroom| {
-                        format!("{} tokens", thousands(headroom.unsigned_abs()))
-                    })
-            );
+            if let Some(headroom) = report.estimates.headroom {
+                labels.push((
+                    f64::midpoint(y_top, y_bottom) + 4.0,
+                    FLOOR_COLOR,
+                    format!("headroom {}", thousands(headroom.unsigned_abs())),
+                    false,
+                ));
+            }
         }
     }
-    if let Some(trigger) = trigger {
+    if let Some(trigger) = trigger.filter(|trigger| trigger.consistent) {
         let (y_high, y_low) = (y_of(trigger.high as f64), y_of(trigger.low as f64));
         if y_low - y_high >= 1.0 {
             let _ = writeln!(
@@ -222,19 +221,14 @@ pub fn render_svg(report: &SessionReport) -> String {
         }
     }
     // Horizontal reference lines.
-    let mut reference = |value: u64, color: &str, label: &str, dash: &str| {
+    let mut reference = |value: u64, color: &'static str, label: &str, dash: &str| {
         let y = y_of(value as f64);
         let _ = writeln!(
             svg,
             r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
             LEFT + plot_width
         );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{label_x:.1}" y="{:.1}" font-size="12" font-weight="600" fill="{color}">{}</text>"#,
-            y + 4.0,
-            escape(label)
-        );
+        labels.push((y + 4.0, color, label.to_owned(), true));
     };
     if show_cap {
         reference(cap, CAP_COLOR, &format!("cap {}", thousands(cap)), "2 4");
@@ -255,7 +249,21 @@ pub fn render_svg(report: &SessionReport) -> String {
             "6 4",
         );
     }
-    // Compactions and other drops: vertical markers between the two requests.
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut previous = f64::MIN;
+    for (y, color, text, bold) in &labels {
+        let y = y.max(previous + 15.0);
+        previous = y;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{label_x:.1}" y="{y:.1}" font-size="12" font-weight="{}" fill="{color}">{}</text>"#,
+            if *bold { 600 } else { 400 },
+            escape(text)
+        );
+    }
+    // Compactions and other drops: vertical markers between the two requests (a label only
+    // where it does not run into the previous one).
+    let mut last_label_x = f64::MIN;
     for drop in &report.drops {
         let x = x_of((drop.before_index + drop.after_index) as f64 / 2.0);
         let (color, label, dash) = match (drop.class, drop.basis) {
@@ -271,9 +279,13 @@ pub fn render_svg(report: &SessionReport) -> String {
             r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
             TOP + plot_height
         );
+        if x - last_label_x < 16.0 {
+            continue;
+        }
+        last_label_x = x;
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{color}" transform="rotate(-90 {:.1} {:.1})" text-anchor="end">{label}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {:.1} {:.1})" text-anchor="end">{label}</text>"#,
             x - 4.0,
             TOP + 4.0,
             x - 4.0,
@@ -313,12 +325,26 @@ pub fn render_svg(report: &SessionReport) -> String {
         r#"<rect x="{LEFT}" y="{TOP}" width="{plot_width:.1}" height="{plot_height:.1}" fill="none" stroke="{CAP_COLOR}" stroke-width="1"/>"#
     );
     let legend_y = HEIGHT - 14.0;
-    let legend = [
-        (LINE_COLOR, "", "context per request"),
-        (COMPACTION_COLOR, "", "compaction (dashed: inferred)"),
-        (TRIGGER_COLOR, "6 4", "trigger T (band: observed range)"),
-        (FLOOR_COLOR, "6 4", "floor after compaction"),
-    ];
+    let mut legend = vec![(LINE_COLOR, "", "context per request")];
+    if !report.compactions.is_empty() {
+        legend.push((COMPACTION_COLOR, "", "compaction (dashed: inferred)"));
+    }
+    if report
+        .drops
+        .iter()
+        .any(|drop| drop.class != DropClass::Compaction)
+    {
+        legend.push((MUTED_COLOR, "2 3", "other drop"));
+    }
+    if trigger.is_some() {
+        legend.push((TRIGGER_COLOR, "6 4", "trigger T"));
+    }
+    if floor.is_some() {
+        legend.push((FLOOR_COLOR, "6 4", "floor after compaction"));
+    }
+    if show_cap {
+        legend.push((CAP_COLOR, "2 4", "cap"));
+    }
     let mut x = LEFT;
     for (color, dash, label) in legend {
         let _ = writeln!(
@@ -329,7 +355,7 @@ pub fn render_svg(report: &SessionReport) -> String {
             legend_y - 4.0,
             x + 28.0
         );
-        x += 34.0 + 6.6 * label.len() as f64;
+        x += 40.0 + 6.2 * label.len() as f64;
     }
     let _ = writeln!(svg, "</svg>");
     svg

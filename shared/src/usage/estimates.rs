@@ -37,9 +37,12 @@ pub struct TriggerObservation {
 pub struct TriggerEstimate {
     /// Every observation.
     pub observations: Vec<TriggerObservation>,
-    /// The smallest `low`.
+    /// True when the observations agree: the largest `low` is not above the smallest `high`.
+    pub consistent: bool,
+    /// When consistent, the largest `low` (T is above it); else the smallest `low`.
     pub low: u64,
-    /// The largest `high` (or largest `low` when no boundary had `preTokens`).
+    /// When consistent, the smallest `high` (T is at most it); else the largest `high` (the
+    /// largest `low` when no boundary had `preTokens`).
     pub high: u64,
     /// The median of the `high` values (else of the `low` values): the T used below.
     pub estimate: u64,
@@ -123,15 +126,20 @@ pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates
     let trigger = (!observations.is_empty()).then(|| {
         let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
         let lows: Vec<u64> = observations.iter().map(|o| o.low).collect();
-        let low = lows.iter().copied().min().unwrap_or(0);
-        let high = highs
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or_else(|| lows.iter().copied().max().unwrap_or(0));
+        let highest_low = lows.iter().copied().max().unwrap_or(0);
+        let lowest_high = highs.iter().copied().min();
+        let consistent = lowest_high.is_some_and(|high| highest_low <= high);
+        let (low, high) = match lowest_high {
+            Some(high) if consistent => (highest_low, high),
+            _ => (
+                lows.iter().copied().min().unwrap_or(0),
+                highs.iter().copied().max().unwrap_or(highest_low),
+            ),
+        };
         let estimate = median(if highs.is_empty() { &lows } else { &highs }).unwrap_or(0);
         TriggerEstimate {
             observations,
+            consistent,
             low,
             high,
             estimate,
