@@ -553,6 +553,10 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
         .write_all(precompact.to_string().as_bytes())
         .unwrap();
     assert!(child.wait().unwrap().success());
+    // PreCompact logged the turns before the compaction (its boundary is not written yet).
+    let state = StateDir::at(home.clone());
+    let logged = read_rows(&state, &SessionId::parse(session).unwrap()).unwrap();
+    assert_eq!(logged.len(), 2);
     let archive = home.join("sessions").join(session).join("archive");
     let snapshot_folder = fs_err::read_dir(&archive)
         .unwrap()

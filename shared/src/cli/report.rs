@@ -44,7 +44,8 @@ pub struct ReportArgs {
     /// many tokens to the cache (default: half the measured floor, at most 50,000).
     #[arg(long, value_name = "TOKENS")]
     pub compaction_cache_write: Option<u64>,
-    /// ... and an advisor round trip when it writes at most this many.
+    /// A drop without a boundary is an advisor round trip when the next request writes at most
+    /// this many tokens to the cache.
     #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_ADVISOR_CACHE_WRITE)]
     pub advisor_cache_write: u64,
     /// Falls smaller than this are not drops.
