@@ -232,3 +232,40 @@ pub fn find_cap(
         source: "default".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_comes_from_the_flag_the_settings_or_the_model() {
+        let dir = std::env::temp_dir().join(format!("ctxhooks-cap-{}", std::process::id()));
+        let project = dir.join("project");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        fs_err::write(
+            project.join(".claude").join("settings.json"),
+            br#"{"autoCompactWindow": 240000}"#,
+        )
+        .unwrap();
+        assert_eq!(find_cap(Some(5), Some(&project), None, None).tokens, 5);
+        let from_settings = find_cap(None, Some(&project), None, None);
+        assert_eq!(from_settings.tokens, 240_000);
+        assert!(from_settings.source.starts_with("settings:"));
+        let elsewhere = dir.join("elsewhere");
+        assert_eq!(
+            find_cap(None, Some(&elsewhere), None, Some("claude-sonnet-4-5[1m]")).tokens,
+            MILLION_WINDOW
+        );
+        assert_eq!(
+            find_cap(None, None, None, Some("claude-opus-4-5")).tokens,
+            DEFAULT_WINDOW
+        );
+    }
+
+    #[test]
+    fn median_takes_the_lower_middle() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3, 1, 2]), Some(2));
+        assert_eq!(median(&[4, 1, 3, 2]), Some(2));
+    }
+}
