@@ -683,3 +683,42 @@ fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
     assert!(svg.contains("T ≈ 155,250"));
     assert!(svg.contains("floor 49,761"));
 }
+
+#[test]
+fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
+    // tool_heavy.jsonl: lines 34 and 37 (1-based) are two blocks of one response, with
+    // output_tokens 25 then 173 (grep -n on the fixture). Run the hook after line 34, then
+    // after the rest.
+    let dir = scratch("later-line");
+    let home = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let session = SessionId::parse("later-line").unwrap();
+    let state = StateDir::at(home.clone());
+    let lines = fixture_lines("marot__spotter/tool_heavy.jsonl");
+    assert!(
+        lines[33].contains("\"output_tokens\":25") && lines[36].contains("\"output_tokens\":173")
+    );
+    append(&transcript, &lines[..34].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let before = read_rows(&state, &session).unwrap();
+    assert_eq!(before.last().unwrap().output_tokens, 25);
+    append(&transcript, &lines[34..].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let after = read_rows(&state, &session).unwrap();
+    assert_eq!(after.len(), 4);
+    let updated = after
+        .iter()
+        .find(|row| row.key == before.last().unwrap().key)
+        .unwrap();
+    assert_eq!(updated.output_tokens, 173);
+    // The log holds two versions of that request (25, then 173) and one of every other.
+    let versions = read_records(&state.session_dir(&session).join("usage.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter(|record| {
+            matches!(record, ctxhooks_shared::usage::UsageRecord::Request(row) if row.key == updated.key)
+        })
+        .count();
+    assert_eq!(versions, 2);
+    assert_eq!(duplicate_versions(&home, &session), 0);
+}
