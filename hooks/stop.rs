@@ -1,4 +1,5 @@
-//! `ctxhooks-stop`: the Stop and SubagentStop hook (not built yet). Always exits 0.
+//! `ctxhooks-stop`: the `Stop` and `SubagentStop` hook. Reads what the transcript gained since
+//! the last run and appends usage rows to `<state>/sessions/<id>/usage.jsonl`. Always exits 0.
 
 use std::process::ExitCode;
 

@@ -1,10 +1,11 @@
 //! The `PreCompact` hook's work: snapshot the transcript (and its subagent transcripts) before
 //! Claude Code summarizes it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::archive::snapshot::check_transcript;
 use crate::archive::{SnapshotRequest, take_snapshot};
 use crate::hook_input::{PreCompactInput, typed};
 use crate::hook_runner::HookContext;
@@ -25,6 +26,23 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .as_deref()
         .filter(|path| !path.is_empty())
         .context("the payload has no `transcript_path`")?;
+    // A transcript path that is missing, a folder or a symbolic link is refused before anything
+    // is read or written.
+    check_transcript(Path::new(transcript))?;
+    // The usage log next (its compaction boundary is not written yet, but the turns before it
+    // are, so the turn just before a compaction is never missed); a failure there is logged and
+    // never stops the archive.
+    if let Err(error) =
+        crate::usage::ingest_transcript(&context.state, &session, Path::new(transcript), None)
+    {
+        let record = crate::error_log::ErrorRecord::new(
+            "ctxhooks-precompact",
+            input.common.hook_event_name.clone(),
+            Some(session.to_string()),
+            &error.context("failed to log the transcript's usage before archiving"),
+        );
+        let _ = crate::error_log::append(&context.state, &record);
+    }
     let request = SnapshotRequest {
         session,
         transcript: PathBuf::from(transcript),

@@ -1,10 +1,78 @@
-//! The stop hook's work (not built yet).
+//! The Stop and `SubagentStop` hook's work: append what the transcript (and, for `SubagentStop`, the
+//! sub-agent's own transcript) gained since the last run to the session's usage log.
 
-use anyhow::Result;
+use std::path::Path;
 
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use crate::hook_input::{CommonInput, typed};
 use crate::hook_runner::HookContext;
+use crate::session_id::SessionId;
+use crate::usage::ingest_transcript;
 
-/// Handles one payload.
-pub fn handle(_context: &HookContext) -> Result<()> {
-    Ok(())
+/// The Stop / `SubagentStop` payload fields the hook reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct StopInput {
+    /// Fields every hook has.
+    #[serde(flatten)]
+    pub common: CommonInput,
+    /// `SubagentStop`: the sub-agent's id.
+    pub agent_id: Option<String>,
+    /// `SubagentStop`: the sub-agent's own transcript.
+    pub agent_transcript_path: Option<String>,
+}
+
+/// Handles one Stop or `SubagentStop` payload.
+pub fn handle(context: &HookContext) -> Result<()> {
+    let input: StopInput = typed(context.payload.clone())?;
+    let session_id = input
+        .common
+        .session_id
+        .as_deref()
+        .context("the payload has no `session_id`")?;
+    let session = SessionId::parse(session_id).context("refusing the payload's session id")?;
+    let transcript = input
+        .common
+        .transcript_path
+        .as_deref()
+        .filter(|path| !path.is_empty())
+        .context("the payload has no `transcript_path`")?;
+    let main = ingest_transcript(&context.state, &session, Path::new(transcript), None)
+        .context("failed to log the transcript's usage");
+    let agent = match input
+        .agent_transcript_path
+        .as_deref()
+        .filter(|path| !path.is_empty())
+        // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
+        // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
+        // 2.1.270 by a third-party probe). A file that does not exist holds no usage to log.
+        .filter(|path| Path::new(path).exists())
+    {
+        Some(agent_transcript) => ingest_transcript(
+            &context.state,
+            &session,
+            Path::new(agent_transcript),
+            Some(&agent_name(input.agent_id.as_deref(), agent_transcript)),
+        )
+        .map(|_| ())
+        .context("failed to log the sub-agent transcript's usage"),
+        None => Ok(()),
+    };
+    main?;
+    agent
+}
+
+/// The sub-agent's id: the payload's, else the file name's (`agent-<id>.jsonl`), else `unknown`.
+fn agent_name(agent_id: Option<&str>, agent_transcript: &str) -> String {
+    if let Some(id) = agent_id.filter(|id| !id.is_empty()) {
+        return id.to_owned();
+    }
+    Path::new(agent_transcript)
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .and_then(|stem| stem.strip_prefix("agent-"))
+        .unwrap_or("unknown")
+        .to_owned()
 }

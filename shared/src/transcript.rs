@@ -1,1 +1,7 @@
-//! Reading Claude Code transcripts: records, incremental cursor, session files (not built yet).
+//! Reading Claude Code transcripts: the entries ctxhooks needs, and reading only what was added.
+
+pub mod entry;
+pub mod tail;
+
+pub use entry::{AssistantPart, Boundary, BoundaryKind, Entry, TokenUsage, ToolResult, parse_line};
+pub use tail::{FINGERPRINT_BYTES, fingerprint_before, read_complete_lines};

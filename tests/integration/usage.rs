@@ -1,1 +1,724 @@
-//! (tests to come)
+//! Tests for the usage log: rows from every real transcript fixture, the Stop hook's cursor
+//! (incremental, half-written lines, rewritten transcripts, hostile payloads), and the report.
+
+// Helpers here are test code too: a failed step should fail the test loudly.
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use ctxhooks_shared::session_id::SessionId;
+use ctxhooks_shared::state::StateDir;
+use ctxhooks_shared::usage::{UsageRow, log_from_transcript, read_records, read_rows};
+
+fn fixture(relative: &str) -> PathBuf {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/transcript-fixtures"
+    ))
+    .join(relative)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ctxhooks-usage-{name}-{}", std::process::id()));
+    let _ = fs_err::remove_dir_all(&dir);
+    fs_err::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Totals over rows: (requests, main-chain requests, input, cache writes, cache reads, output).
+type Totals = (usize, usize, u64, u64, u64, u64);
+
+fn totals(rows: &[UsageRow]) -> Totals {
+    (
+        rows.len(),
+        rows.iter().filter(|row| !row.sidechain).count(),
+        rows.iter().map(|row| row.input_tokens).sum(),
+        rows.iter().map(|row| row.cache_creation_input_tokens).sum(),
+        rows.iter().map(|row| row.cache_read_input_tokens).sum(),
+        rows.iter().map(|row| row.output_tokens).sum(),
+    )
+}
+
+fn main_contexts(rows: &[UsageRow]) -> Vec<u64> {
+    rows.iter()
+        .filter(|row| !row.sidechain)
+        .map(|row| row.context_tokens)
+        .collect()
+}
+
+// Expected numbers below were derived by hand, independently of the Rust code, with a short
+// python3 script over each fixture file: keep top-level `type == "assistant"` lines that have
+// `message.usage` and whose model is not `<synthetic>`; group them by (message.id, requestId)
+// in file order; take the input-side fields from the group's lines (they agree) and the MAX
+// `output_tokens` of the group; a row is a sidechain row when `isSidechain` is true or the file
+// is an `agent-*.jsonl`. Columns: requests, main-chain requests, input_tokens,
+// cache_creation_input_tokens, cache_read_input_tokens, output_tokens (sums over rows).
+const EXPECTED: &[(&str, Totals)] = &[
+    (
+        "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        (20, 10, 129, 47_747, 324_259, 3_629),
+    ),
+    (
+        "entireio__cli/00/c9e2351016/3/full.jsonl",
+        (8, 8, 68, 52_350, 336_667, 18),
+    ),
+    (
+        "entireio__cli/4c/02af2759b6/0/full.jsonl",
+        (1, 1, 10, 38_385, 0, 4),
+    ),
+    (
+        "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+        (12, 12, 102, 649_094, 654_807, 2_038),
+    ),
+    (
+        "entireio__cli/b0/be9accda39/0/full.jsonl",
+        (4, 4, 34, 41_434, 122_052, 744),
+    ),
+    (
+        "lanegrid__agtrace/-Users-zawakin-agent-sample/7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9.jsonl",
+        (6, 6, 74, 5_158, 93_553, 844),
+    ),
+    (
+        "lanegrid__agtrace/-Users-zawakin-agent-sample/agent-0c4c3cf8.jsonl",
+        (1, 0, 487, 0, 0, 130),
+    ),
+    (
+        "lanegrid__agtrace/-Users-zawakin-agent-sample/agent-90fa40b6.jsonl",
+        (1, 0, 476, 0, 0, 137),
+    ),
+    (
+        "marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
+        (1, 0, 3, 8_681, 164_830, 8),
+    ),
+    (
+        "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
+        (3, 0, 2_408, 18_814, 29_274, 7),
+    ),
+    ("marot__spotter/short.jsonl", (1, 1, 3, 13_835, 11_515, 13)),
+    (
+        "marot__spotter/tool_heavy.jsonl",
+        (4, 4, 54, 17_696, 88_231, 212),
+    ),
+];
+
+#[test]
+fn every_fixture_gives_one_row_per_request_with_the_final_output() {
+    for (relative, expected) in EXPECTED {
+        let log = log_from_transcript(&fixture(relative), None).unwrap();
+        assert_eq!(totals(&log.rows()), *expected, "{relative}");
+    }
+}
+
+#[test]
+fn main_chain_contexts_match_the_hand_computed_sequences() {
+    // Same python3 derivation as above: input + cache_creation + cache_read per main-chain
+    // request, in file order.
+    let log =
+        log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"), None).unwrap();
+    assert_eq!(
+        main_contexts(&log.rows()),
+        [
+            152_294, 153_060, 153_871, 154_416, 154_796, 154_992, 49_761, 63_938, 65_862, 66_624,
+            67_114, 67_275
+        ]
+    );
+    let log = log_from_transcript(
+        &fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        main_contexts(&log.rows()),
+        [
+            18_768, 19_026, 19_449, 20_350, 21_085, 21_313, 21_579, 22_895, 25_854, 26_080
+        ]
+    );
+}
+
+#[test]
+fn placeholder_output_is_replaced_by_the_largest_value() {
+    // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
+    // (transcript-format.md §15.1, checked with jq).
+    let log = log_from_transcript(&fixture("marot__spotter/tool_heavy.jsonl"), None).unwrap();
+    let outputs: Vec<u64> = log.rows().iter().map(|row| row.output_tokens).collect();
+    assert!(outputs.contains(&173), "{outputs:?}");
+    assert!(!outputs.contains(&25), "{outputs:?}");
+}
+
+/// Runs the real Stop hook with `payload` on stdin; returns its stdout. Asserts exit 0.
+fn run_stop_hook(home: &Path, payload: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+        .env("CTXHOOKS_HOME", home)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "the hook did not exit 0");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn stop_payload(session: &str, transcript: &Path) -> String {
+    serde_json::json!({
+        "session_id": session,
+        "transcript_path": transcript,
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+    })
+    .to_string()
+}
+
+fn errors_log_lines(home: &Path) -> Vec<String> {
+    let path = home.join("errors.log");
+    if !path.exists() {
+        return Vec::new();
+    }
+    fs_err::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(ToOwned::to_owned)
+        .collect()
+}
+
+/// The fixture's lines, each with its newline (the Entire files end without one).
+fn fixture_lines(relative: &str) -> Vec<String> {
+    fs_err::read_to_string(fixture(relative))
+        .unwrap()
+        .lines()
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+fn append(path: &Path, text: &str) {
+    let mut file = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+/// Request records in the raw log that repeat an earlier record of the same key with the same
+/// values (a version that changed nothing is a duplicate).
+fn duplicate_versions(home: &Path, session: &SessionId) -> usize {
+    let path = StateDir::at(home.to_path_buf())
+        .session_dir(session)
+        .join("usage.jsonl");
+    let mut seen = std::collections::HashSet::new();
+    read_records(&path)
+        .unwrap()
+        .into_iter()
+        .filter_map(|record| match record {
+            ctxhooks_shared::usage::UsageRecord::Request(row) => Some(row),
+            _ => None,
+        })
+        .filter(|row| !seen.insert(serde_json::to_string(row).unwrap()))
+        .count()
+}
+
+#[test]
+fn incremental_runs_give_the_same_rows_as_one_run_over_the_whole_file() {
+    for (name, relative, chunk) in [
+        ("compaction", "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl", 1),
+        (
+            "sidechain",
+            "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+            4,
+        ),
+        ("placeholders", "marot__spotter/tool_heavy.jsonl", 3),
+    ] {
+        let dir = scratch(&format!("incremental-{name}"));
+        let home = dir.join("state");
+        let transcript = dir.join("transcript.jsonl");
+        let session = SessionId::parse("incremental-session").unwrap();
+        let lines = fixture_lines(relative);
+        for piece in lines.chunks(chunk) {
+            append(&transcript, &piece.concat());
+            assert_eq!(
+                run_stop_hook(&home, &stop_payload(session.as_str(), &transcript)),
+                ""
+            );
+        }
+        let state = StateDir::at(home.clone());
+        let incremental = read_rows(&state, &session).unwrap();
+        let whole = log_from_transcript(&transcript, None).unwrap().rows();
+        assert_eq!(incremental, whole, "{relative}");
+        assert_eq!(
+            totals(&incremental),
+            EXPECTED
+                .iter()
+                .find(|(path, _)| path == &relative)
+                .unwrap()
+                .1
+        );
+        assert_eq!(duplicate_versions(&home, &session), 0, "{relative}");
+        assert!(
+            errors_log_lines(&home).is_empty(),
+            "{:?}",
+            errors_log_lines(&home)
+        );
+        // One more run with nothing new appends nothing.
+        let log = state.session_dir(&session).join("usage.jsonl");
+        let before = fs_err::read(&log).unwrap();
+        run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+        assert_eq!(fs_err::read(&log).unwrap(), before);
+    }
+}
+
+#[test]
+fn a_half_written_last_line_is_read_only_once_completed() {
+    let dir = scratch("half-line");
+    let home = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let session = SessionId::parse("half-line").unwrap();
+    let state = StateDir::at(home.clone());
+    let lines = fixture_lines("entireio__cli/b0/be9accda39/0/full.jsonl");
+    // Cut in half the first line of the last request (the first line with its message id).
+    let last_line = lines
+        .iter()
+        .rfind(|line| line.contains("\"type\":\"assistant\""))
+        .unwrap();
+    let message_id: serde_json::Value = serde_json::from_str(last_line).unwrap();
+    let message_id = format!(
+        "\"id\":\"{}\"",
+        message_id["message"]["id"].as_str().unwrap()
+    );
+    let last_assistant = lines
+        .iter()
+        .position(|line| line.contains(&message_id))
+        .unwrap();
+    append(&transcript, &lines[..last_assistant].concat());
+    let line = &lines[last_assistant];
+    let (first_half, second_half) = line.split_at(line.len() / 2);
+    append(&transcript, first_half);
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let before = read_rows(&state, &session).unwrap();
+    append(&transcript, second_half);
+    append(&transcript, &lines[last_assistant + 1..].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let after = read_rows(&state, &session).unwrap();
+    // The 4 requests of this fixture (hand count as in EXPECTED): the cut request is not seen
+    // while its line is half written, and is read once the line is complete.
+    assert_eq!(before.len(), 3);
+    assert_eq!(after.len(), 4);
+    assert_eq!(
+        after,
+        log_from_transcript(&transcript, None).unwrap().rows()
+    );
+    assert!(errors_log_lines(&home).is_empty());
+}
+
+#[test]
+fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
+    let dir = scratch("rescan");
+    let home = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let session = SessionId::parse("rescan").unwrap();
+    let state = StateDir::at(home.clone());
+    let lines = fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    fs_err::write(&transcript, lines.concat()).unwrap();
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    assert_eq!(read_rows(&state, &session).unwrap().len(), 12);
+
+    // Shrunk: only the first 30 lines remain (a truncation after a streaming error).
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let rows = read_rows(&state, &session).unwrap();
+    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(
+        rows.len(),
+        6,
+        "requests in the first 30 lines (hand count: lines 8-28)"
+    );
+
+    // Rewritten in place with the same length: the last two lines (inside the 4 KiB the
+    // fingerprint covers) swapped.
+    let mut rewritten = lines[..30].to_vec();
+    rewritten.swap(28, 29);
+    fs_err::write(&transcript, rewritten.concat()).unwrap();
+    append(&transcript, &lines[30..].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let rows = read_rows(&state, &session).unwrap();
+    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(rows.len(), 12);
+    assert_eq!(duplicate_versions(&home, &session), 0);
+    let reasons: Vec<String> = read_records(&state.session_dir(&session).join("usage.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|record| match record {
+            ctxhooks_shared::usage::UsageRecord::Rescan(rescan) => Some(rescan.reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasons, ["shrank", "fingerprint_changed"]);
+}
+
+#[test]
+fn subagent_stop_logs_the_agent_transcript_apart() {
+    let dir = scratch("subagent");
+    let home = dir.join("state");
+    let session = SessionId::parse("subagent").unwrap();
+    let state = StateDir::at(home.clone());
+    let main = dir.join("main.jsonl");
+    fs_err::write(&main, fixture_lines("marot__spotter/short.jsonl").concat()).unwrap();
+    let agent = dir.join("agent-aac57f5.jsonl");
+    fs_err::write(
+        &agent,
+        fixture_lines(
+            "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
+        )
+        .concat(),
+    )
+    .unwrap();
+    let payload = serde_json::json!({
+        "session_id": session.as_str(),
+        "transcript_path": main,
+        "hook_event_name": "SubagentStop",
+        "agent_id": "aac57f5",
+        "agent_transcript_path": agent,
+    });
+    run_stop_hook(&home, &payload.to_string());
+    let rows = read_rows(&state, &session).unwrap();
+    // short.jsonl: 1 main request; agent-aac57f5.jsonl: 3 requests (EXPECTED above).
+    assert_eq!(rows.iter().filter(|row| !row.sidechain).count(), 1);
+    let agent_rows: Vec<_> = rows.iter().filter(|row| row.sidechain).collect();
+    assert_eq!(agent_rows.len(), 3);
+    assert!(
+        agent_rows
+            .iter()
+            .all(|row| row.agent_id.as_deref() == Some("aac57f5"))
+    );
+    // Private modes: files 0600, folders 0700.
+    let session_dir = state.session_dir(&session);
+    assert_eq!(
+        fs_err::metadata(&session_dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    for name in ["usage.jsonl", "cursor.json", "usage.lock"] {
+        let mode = fs_err::metadata(session_dir.join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}");
+    }
+}
+
+#[test]
+fn hostile_payloads_exit_zero_with_one_error_line_each() {
+    let dir = scratch("hostile");
+    let transcript = dir.join("transcript.jsonl");
+    fs_err::write(&transcript, "{}\n").unwrap();
+    for (name, payload) in [
+        ("not-json", "this is not json".to_owned()),
+        ("traversal", stop_payload("../../etc", &transcript)),
+        (
+            "missing",
+            stop_payload("missing", &dir.join("nowhere.jsonl")),
+        ),
+        (
+            "no-transcript",
+            r#"{"session_id":"abc","hook_event_name":"Stop"}"#.to_owned(),
+        ),
+    ] {
+        let home = dir.join(name);
+        assert_eq!(run_stop_hook(&home, &payload), "", "{name}");
+        assert_eq!(errors_log_lines(&home).len(), 1, "{name}");
+        assert!(
+            !home.join("sessions").join("..").join("etc").exists() && !dir.join("etc").exists(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
+    use ctxhooks_shared::usage::drops::{Basis, DropClass};
+    use ctxhooks_shared::usage::{ReportOptions, build_report};
+    let log =
+        log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"), None).unwrap();
+    let report = build_report(None, &log, None, &ReportOptions::default());
+    // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
+    // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
+    // {"trigger":"auto","preTokens":155250} between them.
+    assert_eq!(report.drops.len(), 1);
+    let drop = &report.drops[0];
+    assert_eq!((drop.before_index, drop.after_index), (5, 6));
+    assert_eq!((drop.context_before, drop.context_after), (154_992, 49_761));
+    assert_eq!(
+        (drop.class, drop.basis),
+        (DropClass::Compaction, Basis::Structural)
+    );
+    assert!(
+        drop.evidence.contains("preTokens 155250"),
+        "{}",
+        drop.evidence
+    );
+    assert_eq!(report.compactions.len(), 1);
+    assert_eq!(report.compactions[0].trigger.as_deref(), Some("auto"));
+    let trigger = report.estimates.trigger.as_ref().unwrap();
+    assert_eq!(
+        (trigger.low, trigger.high, trigger.estimate),
+        (154_992, 155_250, 155_250)
+    );
+    assert_eq!(report.estimates.floor, Some(49_761));
+    assert_eq!(report.estimates.headroom, Some(155_250 - 49_761));
+    assert_eq!(report.peak.as_ref().unwrap().context_tokens, 154_992);
+    // The largest turn after the compaction: 49,761 -> 63,938 (+14,177), after a 43,565-byte
+    // Read result (python3: len of the tool_result text in line 35 of the fixture).
+    let largest = &report.estimates.largest_turns[0];
+    assert_eq!(largest.added_tokens, 14_177);
+    assert_eq!(largest.largest_tool_result.as_ref().unwrap().bytes, 43_565);
+    // No state folder: the snapshot cross-check is marked as not done, not as failed.
+    assert!(!report.snapshots.checked);
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+}
+
+fn assistant_line(id: &str, input: u64, cache_write: u64, cache_read: u64, time: &str) -> String {
+    let line = serde_json::json!({
+        "type": "assistant", "uuid": format!("u-{id}"), "timestamp": time, "isSidechain": false,
+        "requestId": format!("req_{id}"), "cwd": "/nonexistent-project",
+        "message": {"id": format!("msg_{id}"), "model": "claude-test", "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": input, "cache_creation_input_tokens": cache_write,
+                "cache_read_input_tokens": cache_read, "output_tokens": 7}},
+    });
+    format!("{line}\n")
+}
+
+fn boundary_line(uuid: &str, pre_tokens: u64, time: &str) -> String {
+    let line = serde_json::json!({
+        "type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
+        "timestamp": time, "content": "Conversation compacted",
+        "compactMetadata": {"trigger": "auto", "preTokens": pre_tokens},
+    });
+    format!("{line}\n")
+}
+
+fn run_cli(home: &Path, arguments: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
+        .env("CTXHOOKS_HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join("no-claude-config"))
+        .args(arguments)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
+    let dir = scratch("loop");
+    let home = dir.join("state");
+    let transcript = dir.join("loop.jsonl");
+    let session = "loop-session";
+    let early = "2026-01-01T00:00:00.000Z";
+    fs_err::write(
+        &transcript,
+        [
+            assistant_line("1", 10, 150_000, 0, early),
+            assistant_line("2", 10, 10_000, 150_000, early),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    // PreCompact: logs usage first, then takes a snapshot stamped now.
+    let precompact = serde_json::json!({
+        "session_id": session, "transcript_path": transcript, "hook_event_name": "PreCompact",
+        "trigger": "auto",
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-precompact"))
+        .env("CTXHOOKS_HOME", &home)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(precompact.to_string().as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    // PreCompact logged the turns before the compaction (its boundary is not written yet).
+    let state = StateDir::at(home.clone());
+    let logged = read_rows(&state, &SessionId::parse(session).unwrap()).unwrap();
+    assert_eq!(logged.len(), 2);
+    let archive = home.join("sessions").join(session).join("archive");
+    let snapshot_folder = fs_err::read_dir(&archive)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&fs_err::read(snapshot_folder.join("snapshot.json")).unwrap())
+            .unwrap();
+    let snapshot_time = metadata["created_at"].as_str().unwrap().to_owned();
+    // The first compaction at the snapshot's time; two more with one request between each,
+    // a server that keeps reporting a context above the window, and no snapshots for them.
+    append(
+        &transcript,
+        &[
+            boundary_line("b1", 160_020, &snapshot_time),
+            assistant_line("3", 10, 240_000, 0, &snapshot_time),
+            boundary_line("b2", 240_010, "2030-01-01T00:00:00.000Z"),
+            assistant_line("4", 10, 240_000, 0, "2030-01-01T00:00:01.000Z"),
+            boundary_line("b3", 240_010, "2030-01-01T00:01:00.000Z"),
+            assistant_line("5", 10, 30_000, 10_000, "2030-01-01T00:01:01.000Z"),
+        ]
+        .concat(),
+    );
+    run_stop_hook(&home, &stop_payload(session, &transcript));
+    assert!(
+        errors_log_lines(&home).is_empty(),
+        "{:?}",
+        errors_log_lines(&home)
+    );
+
+    let usage = run_cli(&home, &["usage", "--session", session, "--json"]);
+    let rows = usage["rows"].as_array().unwrap();
+    let served: Vec<(&str, u64, u64, u64, u64)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["request_id"].as_str().unwrap(),
+                row["input_tokens"].as_u64().unwrap(),
+                row["cache_creation_input_tokens"].as_u64().unwrap(),
+                row["cache_read_input_tokens"].as_u64().unwrap(),
+                row["context_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        [
+            ("req_1", 10, 150_000, 0, 150_010),
+            ("req_2", 10, 10_000, 150_000, 160_010),
+            ("req_3", 10, 240_000, 0, 240_010),
+            ("req_4", 10, 240_000, 0, 240_010),
+            ("req_5", 10, 30_000, 10_000, 40_010),
+        ]
+    );
+    assert_eq!(usage["compactions"].as_array().unwrap().len(), 3);
+
+    let report = run_cli(&home, &["report", "--session", session, "--json"]);
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 3);
+    assert!(compactions.iter().all(|c| c["basis"] == "structural"));
+    assert_eq!(
+        compactions[0]["snapshot"].as_str(),
+        metadata["name"].as_str()
+    );
+    assert!(compactions[1]["snapshot"].is_null() && compactions[2]["snapshot"].is_null());
+    let drops = report["drops"].as_array().unwrap();
+    assert_eq!(drops.len(), 3);
+    assert!(
+        drops
+            .iter()
+            .all(|d| d["class"] == "compaction" && d["basis"] == "structural")
+    );
+    let kinds: Vec<&str> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|kind| **kind == "compaction_loop")
+            .count(),
+        2,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|kind| **kind == "compaction_without_snapshot")
+            .count(),
+        2,
+        "{kinds:?}"
+    );
+    // T: lows 160,010 / 240,010 / 240,010, highs 160,020 / 240,010 / 240,010 -> median high.
+    assert_eq!(report["estimates"]["trigger"]["estimate"], 240_010);
+    assert_eq!(report["estimates"]["floor"], 240_010);
+}
+
+#[test]
+fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
+    let dir = scratch("svg");
+    let chart = dir.join("chart.svg");
+    let transcript = fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let report = run_cli(
+        &dir,
+        &[
+            "report",
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--json",
+            "--svg",
+            chart.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(report["compactions"].as_array().unwrap().len(), 1);
+    let svg = fs_err::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+    // One dot per main-chain request (12, see EXPECTED), the compaction marker, T and the floor.
+    assert_eq!(svg.matches("<circle ").count(), 12);
+    assert!(svg.contains(">compaction</text>"));
+    assert!(svg.contains("T ≈ 155,250"));
+    assert!(svg.contains("floor 49,761"));
+}
+
+#[test]
+fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
+    // tool_heavy.jsonl: lines 34 and 37 (1-based) are two blocks of one response, with
+    // output_tokens 25 then 173 (grep -n on the fixture). Run the hook after line 34, then
+    // after the rest.
+    let dir = scratch("later-line");
+    let home = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let session = SessionId::parse("later-line").unwrap();
+    let state = StateDir::at(home.clone());
+    let lines = fixture_lines("marot__spotter/tool_heavy.jsonl");
+    assert!(
+        lines[33].contains("\"output_tokens\":25") && lines[36].contains("\"output_tokens\":173")
+    );
+    append(&transcript, &lines[..34].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let before = read_rows(&state, &session).unwrap();
+    assert_eq!(before.last().unwrap().output_tokens, 25);
+    append(&transcript, &lines[34..].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let after = read_rows(&state, &session).unwrap();
+    assert_eq!(after.len(), 4);
+    let updated = after
+        .iter()
+        .find(|row| row.key == before.last().unwrap().key)
+        .unwrap();
+    assert_eq!(updated.output_tokens, 173);
+    // The log holds two versions of that request (25, then 173) and one of every other.
+    let versions = read_records(&state.session_dir(&session).join("usage.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter(|record| {
+            matches!(record, ctxhooks_shared::usage::UsageRecord::Request(row) if row.key == updated.key)
+        })
+        .count();
+    assert_eq!(versions, 2);
+    assert_eq!(duplicate_versions(&home, &session), 0);
+}

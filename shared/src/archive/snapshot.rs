@@ -102,7 +102,7 @@ pub fn take_snapshot(
 }
 
 /// Refuses a transcript path that is missing, a symlink, a folder or anything but a file.
-fn check_transcript(path: &Path) -> Result<()> {
+pub fn check_transcript(path: &Path) -> Result<()> {
     let metadata = match fs_err::symlink_metadata(path) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Benchmark: one Stop-hook run after one new turn must cost the same on a 1 MB and a 200 MB
+# transcript (the hook seeks to its cursor and reads only the new bytes).
+#
+# For each size: build a transcript by repeating real fixture lines with unique ids, run the
+# hook once to build the cursor, keep that cursor, then time runs that each start from that
+# cursor with one new turn appended (hyperfine --prepare resets both), and count instructions
+# of one such run with callgrind (stable on a noisy machine).
+#
+# Usage: benches/stop.sh [work folder]   (default: a fresh folder under /tmp)
+# Needs: python3, hyperfine, valgrind. Writes results to <work>/results.txt.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="${1:-$(mktemp -d /tmp/ctxhooks-bench.XXXXXX)}"
+mkdir -p "$work"
+fixtures="$repo/../shared/transcript-fixtures"
+
+cargo build --release --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
+hook="$repo/target/release/ctxhooks-stop"
+
+# generate <target bytes> <output>: fixture lines repeated, each copy with unique ids.
+generate() {
+    python3 - "$1" "$2" "$fixtures" <<'PY'
+import json, sys
+target, out, fixtures = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sources = [
+    fixtures + "/entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+    fixtures + "/d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    fixtures + "/marot__spotter/tool_heavy.jsonl",
+]
+lines = [json.loads(l) for s in sources for l in open(s, encoding="utf-8") if l.strip()]
+written, copy = 0, 0
+with open(out, "w", encoding="utf-8") as f:
+    while written < target:
+        for record in lines:
+            r = dict(record)
+            if "uuid" in r: r["uuid"] = f"{r['uuid']}-{copy}"
+            if "requestId" in r: r["requestId"] = f"{r['requestId']}-{copy}"
+            if isinstance(r.get("message"), dict) and "id" in r["message"]:
+                r["message"] = dict(r["message"]); r["message"]["id"] = f"{r['message']['id']}-{copy}"
+            text = json.dumps(r, separators=(",", ":")) + "\n"
+            f.write(text); written += len(text.encode())
+            if written >= target: break
+        copy += 1
+PY
+}
+
+# One new turn: a tool result and a two-block response (same message id), ids never seen.
+turn() {
+    python3 - <<'PY'
+import json
+usage = {"input_tokens": 8, "cache_creation_input_tokens": 1200, "cache_read_input_tokens": 60000, "output_tokens": 90}
+lines = [
+    {"type": "user", "uuid": "bench-u1", "timestamp": "2030-01-01T00:00:00.000Z",
+     "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_bench", "content": "x" * 4000}]}},
+    {"type": "assistant", "uuid": "bench-a1", "requestId": "req_bench", "timestamp": "2030-01-01T00:00:01.000Z",
+     "message": {"id": "msg_bench", "model": "claude-bench", "content": [{"type": "thinking", "thinking": "…"}], "usage": usage}},
+    {"type": "assistant", "uuid": "bench-a2", "requestId": "req_bench", "timestamp": "2030-01-01T00:00:02.000Z",
+     "message": {"id": "msg_bench", "model": "claude-bench", "content": [{"type": "text", "text": "done"}], "usage": usage}},
+]
+print("\n".join(json.dumps(l) for l in lines))
+PY
+}
+
+results="$work/results.txt"
+: > "$results"
+turn > "$work/turn.jsonl"
+for size in 1000000 200000000; do
+    dir="$work/$size"
+    rm -rf "$dir"; mkdir -p "$dir"
+    generate "$size" "$dir/transcript.jsonl"
+    base=$(stat -c %s "$dir/transcript.jsonl")
+    payload="{\"session_id\":\"bench\",\"transcript_path\":\"$dir/transcript.jsonl\",\"hook_event_name\":\"Stop\"}"
+    echo "$payload" > "$dir/payload.json"
+    # First run: reads everything and builds the cursor.
+    start=$(date +%s.%N)
+    CTXHOOKS_HOME="$dir/state" "$hook" < "$dir/payload.json"
+    first=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f} s')")
+    cp "$dir/state/sessions/bench/cursor.json" "$dir/cursor.base"
+    reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json"
+    hyperfine --warmup 3 --runs 60 --export-json "$dir/hyperfine.json" \
+        --prepare "$reset" \
+        "CTXHOOKS_HOME=$dir/state $hook < $dir/payload.json" >&2
+    eval "$reset"
+    CTXHOOKS_HOME="$dir/state" valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" \
+        "$hook" < "$dir/payload.json" 2> "$dir/valgrind.txt"
+    instructions=$(grep -oE 'Collected : [0-9]+' "$dir/valgrind.txt" | grep -oE '[0-9]+')
+    mean=$(python3 -c "import json;r=json.load(open('$dir/hyperfine.json'))['results'][0];print(f\"{r['mean']*1000:.3f} ms ± {r['stddev']*1000:.3f} (median {r['median']*1000:.3f})\")")
+    errors=$( [ -f "$dir/state/errors.log" ] && wc -l < "$dir/state/errors.log" || echo 0)
+    rows=$(grep -c '"req_bench"' "$dir/state/sessions/bench/usage.jsonl" || true)
+    echo "size=$base bytes  instructions=$instructions  time=$mean  first_full_run=$first  new_turn_rows_logged=$rows  errors_logged=$errors" | tee -a "$results"
+done
+python3 - "$results" <<'PY'
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("size=")]
+ins = [int(re.search(r"instructions=(\d+)", l).group(1)) for l in rows]
+med = [float(re.search(r"median ([\d.]+)", l).group(1)) for l in rows]
+line = f"ratio 200MB/1MB: instructions {ins[1]/ins[0]:.3f}, median time {med[1]/med[0]:.3f}"
+print(line)
+open(sys.argv[1], "a").write(line + "\n")
+PY
+echo "results in $results" >&2

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Cross-check: the input-side token totals ctxhooks computes for each real transcript fixture
+# (input, cache read, cache write) must equal what `ccusage session --offline --json` reports
+# for the same file. Output tokens are shown too but may differ by design (see docs/usage.md).
+#
+# Usage: scripts/ccusage-crosscheck.sh [path to a ccusage executable]
+#   default: $CCUSAGE, else /work/main/.e2e/node_modules/.bin/ccusage
+# Each fixture is laid out alone in a temporary Claude config folder
+# ($CLAUDE_CONFIG_DIR/projects/fixture/<file>), since ccusage reads projects/**.
+# Exits 1 when an input-side total differs.
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+fixtures="$repo/../shared/transcript-fixtures"
+ccusage="${1:-${CCUSAGE:-/work/main/.e2e/node_modules/.bin/ccusage}}"
+cargo build --quiet --bin ctxhooks --manifest-path "$repo/Cargo.toml" >&2
+ctxhooks="$repo/target/debug/ctxhooks"
+echo "ccusage: $("$ccusage" --version 2>&1 | head -1)"
+
+status=0
+printf '%-100s %s\n' "fixture" "ctxhooks (input/cache read/cache write/output) vs ccusage"
+while IFS= read -r file; do
+    relative="${file#"$fixtures"/}"
+    config="$(mktemp -d)"
+    mkdir -p "$config/projects/fixture"
+    cp "$file" "$config/projects/fixture/"
+    theirs=$(CLAUDE_CONFIG_DIR="$config" "$ccusage" session --offline --json \
+        | python3 -c 'import json,sys; t=json.load(sys.stdin).get("totals") or {}; print(t.get("inputTokens",0), t.get("cacheReadTokens",0), t.get("cacheCreationTokens",0), t.get("outputTokens",0))')
+    ours=$("$ctxhooks" usage --transcript "$file" --json \
+        | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(sum(x["input_tokens"] for x in r), sum(x["cache_read_input_tokens"] for x in r), sum(x["cache_creation_input_tokens"] for x in r), sum(x["output_tokens"] for x in r))')
+    rm -rf "$config"
+    read -r oi ocr occ oout <<< "$ours"
+    read -r ti tcr tcc tout <<< "$theirs"
+    verdict="same"
+    if [[ "$oi $ocr $occ" != "$ti $tcr $tcc" ]]; then
+        verdict="INPUT-SIDE DIFFERS"
+        status=1
+    elif [[ "$oout" != "$tout" ]]; then
+        verdict="same input side; output differs"
+    fi
+    printf '%-100s %s / %s  %s\n' "$relative" "$ours" "$theirs" "$verdict"
+done < <(find "$fixtures" -name '*.jsonl' | sort)
+exit "$status"

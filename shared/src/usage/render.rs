@@ -1,0 +1,277 @@
+//! Plain-text tables of rows and reports, for people (programs use `--json`).
+
+use std::fmt::Write as _;
+
+use super::drops::Basis;
+use super::log::{SessionLog, TimelineItem};
+use super::report::SessionReport;
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut text = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+fn signed_thousands(value: i64) -> String {
+    if value < 0 {
+        format!("-{}", thousands(value.unsigned_abs()))
+    } else {
+        thousands(value.unsigned_abs())
+    }
+}
+
+fn short_time(time: Option<&str>) -> String {
+    // `2026-01-07T12:36:14.177Z` -> `2026-01-07 12:36:14`
+    time.map_or_else(
+        || "-".to_owned(),
+        |time| time.get(..19).unwrap_or(time).replace('T', " "),
+    )
+}
+
+/// The rows of a log as a table, with compaction boundaries between them.
+pub fn rows_table(log: &SessionLog) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:>4}  {:<19}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain",
+        "#", "time", "model", "input", "cache write", "cache read", "output", "context"
+    );
+    let mut number = 0;
+    for item in &log.timeline {
+        match item {
+            TimelineItem::Request(row) => {
+                number += 1;
+                let chain = if row.sidechain {
+                    format!("agent {}", row.agent_id.as_deref().unwrap_or("(inline)"))
+                } else {
+                    "main".to_owned()
+                };
+                let _ = writeln!(
+                    text,
+                    "{number:>4}  {:<19}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
+                    short_time(row.time.as_deref()),
+                    row.model.as_deref().unwrap_or("-"),
+                    thousands(row.input_tokens),
+                    thousands(row.cache_creation_input_tokens),
+                    thousands(row.cache_read_input_tokens),
+                    thousands(row.output_tokens),
+                    thousands(row.context_tokens),
+                    if row.advisor { "  advisor" } else { "" },
+                );
+            }
+            TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
+                let name = if matches!(item, TimelineItem::Compaction(_)) {
+                    "compaction"
+                } else {
+                    "micro-compaction"
+                };
+                let _ = writeln!(
+                    text,
+                    "      ---- {name}{} at {} (trigger {}, preTokens {}) ----",
+                    if boundary.sidechain {
+                        " (sub-agent)"
+                    } else {
+                        ""
+                    },
+                    short_time(boundary.time.as_deref()),
+                    boundary.trigger.as_deref().unwrap_or("unknown"),
+                    boundary
+                        .pre_tokens
+                        .map_or_else(|| "unknown".to_owned(), thousands),
+                );
+            }
+        }
+    }
+    let _ = writeln!(text, "{number} request(s)");
+    text
+}
+
+/// A report as readable text.
+pub fn report_text(report: &SessionReport) -> String {
+    let mut text = String::new();
+    let title = report.session_id.as_deref().map_or_else(
+        || report.transcripts.first().cloned().unwrap_or_default(),
+        |id| format!("session {id}"),
+    );
+    let _ = writeln!(text, "{title}");
+    let _ = writeln!(
+        text,
+        "  requests: {} ({} main chain, {} sub-agent)",
+        report.requests, report.main_requests, report.sidechain_requests
+    );
+    let totals = &report.totals;
+    let _ = writeln!(
+        text,
+        "  tokens: input {}, cache write {}, cache read {}, output {}",
+        thousands(totals.input_tokens),
+        thousands(totals.cache_creation_input_tokens),
+        thousands(totals.cache_read_input_tokens),
+        thousands(totals.output_tokens),
+    );
+    if let Some(peak) = &report.peak {
+        let _ = writeln!(
+            text,
+            "  peak context: {} (request {}, {})",
+            thousands(peak.context_tokens),
+            peak.index + 1,
+            short_time(peak.time.as_deref())
+        );
+    }
+    let _ = writeln!(text, "\n  drops ({}):", report.drops.len());
+    if report.drops.is_empty() {
+        let _ = writeln!(text, "    none");
+    }
+    for drop in &report.drops {
+        let class = serde_json::to_value(drop.class)
+            .ok()
+            .and_then(|value| value.as_str().map(ToOwned::to_owned))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "    {}  request {} -> {}: {} -> {}  {class} ({})\n      {}",
+            short_time(drop.time.as_deref()),
+            drop.before_index + 1,
+            drop.after_index + 1,
+            thousands(drop.context_before),
+            thousands(drop.context_after),
+            basis_name(drop.basis),
+            drop.evidence,
+        );
+    }
+    let _ = writeln!(text, "\n  compactions ({}):", report.compactions.len());
+    for (index, compaction) in report.compactions.iter().enumerate() {
+        let snapshot = match (&compaction.snapshot, report.snapshots.checked) {
+            (Some(name), _) => format!("snapshot {name}"),
+            (None, true) => "NO SNAPSHOT".to_owned(),
+            (None, false) => "snapshots not checked".to_owned(),
+        };
+        let _ = writeln!(
+            text,
+            "    {}. {}  {} {}, preTokens {}, before {}, after {}; {snapshot}",
+            index + 1,
+            short_time(compaction.time.as_deref()),
+            compaction.trigger.as_deref().unwrap_or("unknown trigger"),
+            basis_name(compaction.basis),
+            compaction
+                .pre_tokens
+                .map_or_else(|| "-".to_owned(), thousands),
+            compaction
+                .context_before
+                .map_or_else(|| "-".to_owned(), thousands),
+            compaction
+                .context_after
+                .map_or_else(|| "-".to_owned(), thousands),
+        );
+    }
+    if report.snapshots.checked {
+        let _ = writeln!(
+            text,
+            "    snapshots: {} matched, {} compaction(s) without, {} snapshot(s) without a compaction",
+            report.snapshots.matched.len(),
+            report.snapshots.compactions_without_snapshot.len(),
+            report.snapshots.snapshots_without_compaction.len(),
+        );
+    }
+    let estimates = &report.estimates;
+    let _ = writeln!(text, "\n  estimates:");
+    let _ = writeln!(
+        text,
+        "    cap: {} ({})",
+        thousands(estimates.cap.tokens),
+        estimates.cap.source
+    );
+    match &estimates.trigger {
+        Some(trigger) => {
+            let _ = writeln!(
+                text,
+                "    trigger T: about {} (range {} .. {}, from {} automatic compaction(s)){}",
+                thousands(trigger.estimate),
+                thousands(trigger.low),
+                thousands(trigger.high),
+                trigger.observations.len(),
+                estimates
+                    .trigger_ratio
+                    .map(|ratio| format!(", {ratio:.2} x cap"))
+                    .unwrap_or_default(),
+            );
+        }
+        None => {
+            let _ = writeln!(
+                text,
+                "    trigger T: unknown (no automatic compaction seen)"
+            );
+        }
+    }
+    let _ = writeln!(
+        text,
+        "    floor: {}\n    headroom (T - floor): {}",
+        estimates
+            .floor
+            .map_or_else(|| "unknown".to_owned(), thousands),
+        estimates
+            .headroom
+            .map_or_else(|| "unknown".to_owned(), signed_thousands),
+    );
+    if !estimates.largest_turns.is_empty() {
+        let _ = writeln!(
+            text,
+            "    turns that added the most context (tool results: bytes, ~tokens at 4 bytes/token):"
+        );
+        for turn in &estimates.largest_turns {
+            let tool = turn
+                .largest_tool_result
+                .as_ref()
+                .map_or_else(String::new, |note| {
+                    format!(
+                        "; largest result {} {} bytes",
+                        note.tool_name.as_deref().unwrap_or("(tool)"),
+                        thousands(note.bytes)
+                    )
+                });
+            let _ = writeln!(
+                text,
+                "      request {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
+                turn.index + 1,
+                short_time(turn.time.as_deref()),
+                thousands(turn.added_tokens),
+                thousands(turn.tool_result_bytes),
+                thousands(turn.tool_result_tokens_estimate),
+            );
+        }
+    }
+    let _ = writeln!(text, "\n  warnings ({}):", report.warnings.len());
+    if report.warnings.is_empty() {
+        let _ = writeln!(text, "    none");
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(text, "    [{}] {}", warning.kind, warning.message);
+    }
+    text
+}
+
+fn basis_name(basis: Basis) -> &'static str {
+    match basis {
+        Basis::Structural => "structural",
+        Basis::Heuristic => "heuristic",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn groups_digits_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(155_250), "155,250");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+}

@@ -1,0 +1,424 @@
+//! One session's report: requests, peak context, drops with their class and evidence,
+//! compactions matched with snapshots, the estimates, and warnings.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::drops::{Basis, ContextDrop, DropClass, MainChain, Thresholds, classify_drops};
+use super::estimates::{ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, median};
+use super::log::SessionLog;
+use super::record::UsageRow;
+use super::snapshots::{
+    CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
+    match_snapshots,
+};
+use crate::archive::SnapshotEntry;
+
+/// Compactions fewer than this many main-chain requests apart form a loop.
+pub const LOOP_REQUESTS: usize = 3;
+
+/// Version of the report's JSON layout.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// What the report is asked to assume.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Drop thresholds.
+    pub thresholds: Thresholds,
+    /// An explicit cap (else settings, else the model's window).
+    pub cap: Option<u64>,
+    /// Claude Code's user configuration folder, for `settings.json`.
+    pub user_config_dir: Option<PathBuf>,
+    /// How long before a compaction its snapshot may have been taken (seconds).
+    pub match_before_seconds: i64,
+    /// How long after (seconds).
+    pub match_after_seconds: i64,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self {
+            thresholds: Thresholds::default(),
+            cap: None,
+            user_config_dir: None,
+            match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
+            match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
+        }
+    }
+}
+
+/// Token sums over every request (main chain and sub-agents).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Uncached input.
+    pub input_tokens: u64,
+    /// Cache writes.
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    pub cache_read_input_tokens: u64,
+    /// Output (largest per request).
+    pub output_tokens: u64,
+}
+
+/// The largest main-chain context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Peak {
+    /// Tokens.
+    pub context_tokens: u64,
+    /// The request's index among main-chain requests.
+    pub index: usize,
+    /// Its time.
+    pub time: Option<String>,
+}
+
+/// One compaction: from a boundary, or inferred from a drop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Compaction {
+    /// The boundary's time, else the first request after it.
+    pub time: Option<String>,
+    /// `structural` (a boundary) or `heuristic` (a drop's cache write).
+    pub basis: Basis,
+    /// `auto` or `manual`, when the boundary says.
+    pub trigger: Option<String>,
+    /// `preTokens`.
+    pub pre_tokens: Option<u64>,
+    /// `postTokens` (newer versions).
+    pub post_tokens: Option<u64>,
+    /// The last main-chain context before it.
+    pub context_before: Option<u64>,
+    /// The first main-chain context after it (the floor).
+    pub context_after: Option<u64>,
+    /// Index of the first main-chain request after it (the request count if none yet).
+    pub next_request_index: usize,
+    /// Main-chain requests since the previous compaction.
+    pub requests_since_previous: Option<usize>,
+    /// The snapshot taken for it, if one was found.
+    pub snapshot: Option<String>,
+}
+
+/// A problem worth a look.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// `compaction_loop`, `turn_exceeds_headroom`, `advisor_crosses_trigger`,
+    /// `compaction_without_snapshot` or `snapshot_without_compaction`.
+    pub kind: String,
+    /// In words.
+    pub message: String,
+}
+
+/// Everything `ctxhooks report` says about one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionReport {
+    /// [`REPORT_SCHEMA`].
+    pub schema: u32,
+    /// The session, when read from the state folder.
+    pub session_id: Option<String>,
+    /// The transcripts the rows came from.
+    pub transcripts: Vec<String>,
+    /// Requests (main chain and sub-agents).
+    pub requests: usize,
+    /// Main-chain requests.
+    pub main_requests: usize,
+    /// Sub-agent requests.
+    pub sidechain_requests: usize,
+    /// Token sums.
+    pub totals: Totals,
+    /// The largest main-chain context.
+    pub peak: Option<Peak>,
+    /// Main-chain context per request, in order (for charts).
+    pub contexts: Vec<u64>,
+    /// Drops and boundaries between main-chain requests.
+    pub drops: Vec<ContextDrop>,
+    /// Compactions.
+    pub compactions: Vec<Compaction>,
+    /// The snapshot cross-check.
+    pub snapshots: SnapshotCheck,
+    /// T, cap, floor, headroom, largest turns.
+    pub estimates: Estimates,
+    /// Thresholds used (the compaction threshold as applied).
+    pub thresholds: AppliedThresholds,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// The thresholds as applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AppliedThresholds {
+    /// Cache write at or above which a drop without a boundary is a compaction.
+    pub compaction_cache_write: u64,
+    /// Cache write at or below which it is an advisor round trip.
+    pub advisor_cache_write: u64,
+    /// Smallest fall counted as a drop.
+    pub min_drop: u64,
+}
+
+/// Builds the report of one session log. `snapshots` is `None` when there is no state folder
+/// to cross-check against.
+pub fn build_report(
+    session_id: Option<&str>,
+    log: &SessionLog,
+    snapshots: Option<&[SnapshotEntry]>,
+    options: &ReportOptions,
+) -> SessionReport {
+    let rows = log.rows();
+    let chain = MainChain::of(log);
+    // First pass: the floor from structural compactions feeds the relative threshold.
+    let structural_floor = median(&floors(&classify_drops(
+        &chain,
+        &Thresholds {
+            compaction_cache_write: Some(u64::MAX),
+            ..options.thresholds
+        },
+        None,
+    )));
+    let drops = classify_drops(&chain, &options.thresholds, structural_floor);
+    let compaction_write =
+        super::drops::compaction_threshold(&options.thresholds, structural_floor);
+    let main_source = log
+        .sources
+        .iter()
+        .find(|source| {
+            rows.iter()
+                .any(|row| !row.sidechain && row.transcript == source.transcript)
+        })
+        .or(log.sources.first());
+    let cwd = main_source
+        .and_then(|source| source.cwd.as_deref())
+        .map(PathBuf::from);
+    let model = chain
+        .requests
+        .iter()
+        .rev()
+        .find_map(|row| row.model.as_deref());
+    let cap: Cap = find_cap(
+        options.cap,
+        cwd.as_deref(),
+        options.user_config_dir.as_deref(),
+        model,
+    );
+    let estimates = estimate(&chain, &drops, cap);
+    let mut compactions = compactions_of(&chain, &drops);
+    let points: Vec<CompactionPoint> = compactions
+        .iter()
+        .map(|compaction| CompactionPoint {
+            time: compaction.time.clone(),
+            trigger: compaction.trigger.clone(),
+        })
+        .collect();
+    let check = match_snapshots(
+        &points,
+        snapshots,
+        options.match_before_seconds,
+        options.match_after_seconds,
+    );
+    for found in &check.matched {
+        compactions[found.compaction].snapshot = Some(found.snapshot.clone());
+    }
+    let warnings = warnings(&chain, &compactions, &check, &estimates);
+    let mut transcripts: Vec<String> = Vec::new();
+    for row in &rows {
+        if !transcripts.contains(&row.transcript) {
+            transcripts.push(row.transcript.clone());
+        }
+    }
+    let peak = chain
+        .requests
+        .iter()
+        .enumerate()
+        .max_by_key(|(index, row)| (row.context_tokens, std::cmp::Reverse(*index)))
+        .map(|(index, row)| Peak {
+            context_tokens: row.context_tokens,
+            index,
+            time: row.time.clone(),
+        });
+    SessionReport {
+        schema: REPORT_SCHEMA,
+        session_id: session_id.map(ToOwned::to_owned),
+        transcripts,
+        requests: rows.len(),
+        main_requests: chain.requests.len(),
+        sidechain_requests: rows.len() - chain.requests.len(),
+        totals: totals(&rows),
+        peak,
+        contexts: chain
+            .requests
+            .iter()
+            .map(|row| row.context_tokens)
+            .collect(),
+        drops,
+        compactions,
+        snapshots: check,
+        estimates,
+        thresholds: AppliedThresholds {
+            compaction_cache_write: compaction_write,
+            advisor_cache_write: options.thresholds.advisor_cache_write,
+            min_drop: options.thresholds.min_drop,
+        },
+        warnings,
+    }
+}
+
+fn totals(rows: &[UsageRow]) -> Totals {
+    let mut totals = Totals::default();
+    for row in rows {
+        totals.input_tokens += row.input_tokens;
+        totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
+        totals.cache_read_input_tokens += row.cache_read_input_tokens;
+        totals.output_tokens += row.output_tokens;
+    }
+    totals
+}
+
+/// Every compaction boundary of the main chain (also before the first and after the last
+/// request) and every drop classified as a compaction without one, in order.
+fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
+    let count = chain.requests.len();
+    let mut compactions = Vec::new();
+    let boundary_lists = chain
+        .boundaries
+        .iter()
+        .enumerate()
+        .chain(std::iter::once((count, &chain.trailing_boundaries)));
+    for (index, boundaries) in boundary_lists {
+        let before = index
+            .checked_sub(1)
+            .map(|before| chain.requests[before].context_tokens);
+        let after = chain.requests.get(index).map(|row| row.context_tokens);
+        for (full, boundary) in boundaries {
+            if *full {
+                compactions.push(Compaction {
+                    time: boundary.time.clone(),
+                    basis: Basis::Structural,
+                    trigger: boundary.trigger.clone(),
+                    pre_tokens: boundary.pre_tokens,
+                    post_tokens: boundary.post_tokens,
+                    context_before: before,
+                    context_after: after,
+                    next_request_index: index,
+                    requests_since_previous: None,
+                    snapshot: None,
+                });
+            }
+        }
+        if let Some(drop) = drops.iter().find(|drop| {
+            drop.after_index == index
+                && drop.class == DropClass::Compaction
+                && drop.basis == Basis::Heuristic
+        }) {
+            compactions.push(Compaction {
+                time: drop.time.clone(),
+                basis: Basis::Heuristic,
+                trigger: None,
+                pre_tokens: None,
+                post_tokens: None,
+                context_before: Some(drop.context_before),
+                context_after: Some(drop.context_after),
+                next_request_index: index,
+                requests_since_previous: None,
+                snapshot: None,
+            });
+        }
+    }
+    for position in 1..compactions.len() {
+        compactions[position].requests_since_previous = Some(
+            compactions[position].next_request_index - compactions[position - 1].next_request_index,
+        );
+    }
+    compactions
+}
+
+fn warnings(
+    chain: &MainChain,
+    compactions: &[Compaction],
+    check: &SnapshotCheck,
+    estimates: &Estimates,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    for (position, compaction) in compactions.iter().enumerate() {
+        if let Some(between) = compaction.requests_since_previous
+            && between < LOOP_REQUESTS
+        {
+            warnings.push(Warning {
+                kind: "compaction_loop".to_owned(),
+                message: format!(
+                    "compaction {} came only {between} request(s) after compaction {} ({}): \
+                     context refills past the trigger at once; look at what the turns put back \
+                     (large tool results, files read whole) before raising the cap",
+                    position + 1,
+                    position,
+                    compaction.time.as_deref().unwrap_or("time unknown"),
+                ),
+            });
+        }
+    }
+    for &index in &check.compactions_without_snapshot {
+        warnings.push(Warning {
+            kind: "compaction_without_snapshot".to_owned(),
+            message: format!(
+                "compaction {} ({}) has no PreCompact snapshot: the hook did not fire (a known \
+                 Claude Code bug) or was not installed then",
+                index + 1,
+                compactions[index].time.as_deref().unwrap_or("time unknown"),
+            ),
+        });
+    }
+    for name in &check.snapshots_without_compaction {
+        warnings.push(Warning {
+            kind: "snapshot_without_compaction".to_owned(),
+            message: format!(
+                "snapshot {name} has no compaction in the usage log (the compaction failed, or \
+                 its boundary has not been logged yet)"
+            ),
+        });
+    }
+    if let Some(headroom) = estimates.headroom {
+        for index in 1..chain.requests.len() {
+            if !chain.boundaries[index].is_empty() {
+                continue;
+            }
+            let before = chain.requests[index - 1].context_tokens;
+            let after = &chain.requests[index];
+            let added = after.context_tokens.saturating_sub(before);
+            if i64::try_from(added).unwrap_or(i64::MAX) > headroom {
+                warnings.push(Warning {
+                    kind: "turn_exceeds_headroom".to_owned(),
+                    message: format!(
+                        "request {} ({}) added {added} tokens, more than the headroom of \
+                         {headroom}: one such turn right after a compaction triggers the next",
+                        index + 1,
+                        after.time.as_deref().unwrap_or("time unknown"),
+                    ),
+                });
+            }
+        }
+    }
+    if let Some(trigger) = &estimates.trigger {
+        for index in 1..chain.requests.len() {
+            let row = &chain.requests[index];
+            if !row.advisor {
+                continue;
+            }
+            let before = chain.requests[index - 1].context_tokens;
+            #[allow(
+                clippy::cast_precision_loss,
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss
+            )]
+            let inflated = (before as f64 * ADVISOR_FACTOR) as u64;
+            if inflated >= trigger.estimate {
+                warnings.push(Warning {
+                    kind: "advisor_crosses_trigger".to_owned(),
+                    message: format!(
+                        "request {} ({}) called the advisor at {before} tokens of context; \
+                         x{ADVISOR_FACTOR} = {inflated} reaches the trigger of about {}",
+                        index + 1,
+                        row.time.as_deref().unwrap_or("time unknown"),
+                        trigger.estimate,
+                    ),
+                });
+            }
+        }
+    }
+    warnings
+}
