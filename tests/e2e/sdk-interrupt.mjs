@@ -18,8 +18,9 @@
 //   CTXHOOKS_HOME        required: the state folder; marks are appended to
 //                        $CTXHOOKS_HOME/sessions/<id>/provenance.jsonl in the documented format
 //   CTXHOOKS_TOOLUSE_BIN optional: the ctxhooks-tooluse binary; when set, the project's
-//                        .claude/settings.json registers it for PreToolUse, PostToolUse and
-//                        PostToolUseFailure
+//                        .claude/settings.json is written to register it for PreToolUse,
+//                        PostToolUse and PostToolUseFailure; when unset, the settings are
+//                        left as they are
 //   CTXHOOKS_MARK_BIN    optional: the ctxhooks binary; when set, marks are written with
 //                        `ctxhooks mark-interrupt` instead of by this script
 //   CTXHOOKS_SDK_MODULE  optional: path of the SDK's sdk.mjs (default: .e2e/node_modules/... of
@@ -58,12 +59,13 @@ fs.writeFileSync(
   path.join(home, ".claude.json"),
   JSON.stringify({ hasCompletedOnboarding: true, projects: { [projectDir]: { hasTrustDialogAccepted: true } } }),
 );
-const settings = {};
+// Without CTXHOOKS_TOOLUSE_BIN the project's settings are left as they are (the Rust end-to-end
+// tests install the hooks with the real `ctxhooks install --scope project` first).
 if (process.env.CTXHOOKS_TOOLUSE_BIN) {
   const entry = [{ matcher: "*", hooks: [{ type: "command", command: process.env.CTXHOOKS_TOOLUSE_BIN, timeout: 10 }] }];
-  settings.hooks = { PreToolUse: entry, PostToolUse: entry, PostToolUseFailure: entry };
+  const settings = { hooks: { PreToolUse: entry, PostToolUse: entry, PostToolUseFailure: entry } };
+  fs.writeFileSync(path.join(projectDir, ".claude/settings.json"), JSON.stringify(settings, null, 2));
 }
-fs.writeFileSync(path.join(projectDir, ".claude/settings.json"), JSON.stringify(settings, null, 2));
 
 const env = {
   ...process.env,

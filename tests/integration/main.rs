@@ -33,3 +33,6 @@ mod provenance;
 
 // End-to-end tests with the real Claude Code CLI.
 mod e2e_claude;
+
+// End-to-end tests of interrupt provenance with the real Agent SDK.
+mod e2e_sdk;

@@ -256,6 +256,34 @@ impl Sandbox {
             .join(format!("{session}.jsonl"))
     }
 
+    /// Runs `tests/e2e/sdk-interrupt.mjs SCENARIO` with the pinned Agent SDK against `server`, in
+    /// this sandbox's project and `HOME`, marking through the real `ctxhooks mark-interrupt`.
+    /// Returns the driver's JSON report.
+    pub fn run_sdk_driver(&self, server: &ModelServer, scenario: &str) -> Value {
+        let driver = repository_root().join("tests/e2e/sdk-interrupt.mjs");
+        let mut command = Command::new("node");
+        self.apply_environment(&mut command);
+        command
+            .arg(&driver)
+            .arg(server.base_url())
+            .arg(scenario)
+            .arg(&self.project)
+            .env("CTXHOOKS_HOME", self.state_dir())
+            .env("CTXHOOKS_E2E_HOME", &self.home)
+            .env("CTXHOOKS_MARK_BIN", self.bin_dir.join("ctxhooks"))
+            .stdin(std::process::Stdio::null());
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "sdk driver {scenario} failed ({}):\nstdout: {stdout}\nstderr: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|error| panic!("the sdk driver printed no JSON ({error}): {stdout}"))
+    }
+
     /// The lines of `errors.log`, if any.
     pub fn error_log_lines(&self) -> Vec<String> {
         fs_err::read_to_string(self.state_dir().join("errors.log"))

@@ -103,8 +103,12 @@ pub struct Served {
     pub body: Value,
 }
 
+/// Chooses a response from the request body once the script has run out.
+pub type Responder = Box<dyn Fn(&Value) -> Option<Scripted> + Send>;
+
 #[derive(Default)]
 struct Shared {
+    responder: Option<Responder>,
     script: VecDeque<Scripted>,
     served: Vec<Served>,
     summary_usage: Option<Usage>,
@@ -163,6 +167,11 @@ impl ModelServer {
     /// The usage reported once the script has run out (default: a small context).
     pub fn set_fallback_usage(&self, usage: Usage) {
         self.shared.lock().unwrap().fallback_usage = Some(usage);
+    }
+
+    /// Answers requests the script does not cover with `responder` (before the fallback).
+    pub fn set_responder(&self, responder: Responder) {
+        self.shared.lock().unwrap().responder = Some(responder);
     }
 
     /// Every streamed response so far, in order.
@@ -293,6 +302,8 @@ fn respond(
             (RequestKind::Summary, Scripted::text(SUMMARY_TEXT, usage))
         } else if let Some(next) = state.script.pop_front() {
             (RequestKind::Scripted, next)
+        } else if let Some(answer) = state.responder.as_ref().and_then(|respond| respond(&body)) {
+            (RequestKind::Scripted, answer)
         } else {
             let usage = state
                 .fallback_usage
@@ -459,4 +470,59 @@ fn write_json(writer: &mut TcpStream, value: &Value) -> std::io::Result<()> {
     writer.write_all(body.as_bytes())?;
     writer.flush()?;
     writer.shutdown(std::net::Shutdown::Both)
+}
+
+/// The text of a request's last message (every text and tool-result block joined).
+pub fn last_message_text(body: &Value) -> String {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .and_then(|messages| messages.last())
+        .map(|message| message["content"].to_string())
+        .unwrap_or_default()
+}
+
+/// Returns true if and only if the request's last message carries a `tool_result` block.
+pub fn last_message_has_tool_result(body: &Value) -> bool {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .and_then(|messages| messages.last())
+        .and_then(|message| message["content"].as_array())
+        .is_some_and(|blocks| blocks.iter().any(|block| block["type"] == "tool_result"))
+}
+
+/// The replies `tests/e2e/sdk-interrupt.mjs` expects: `RUN:sleep` runs `sleep 5`, `RUN:parallel`
+/// three parallel sleeps, `RUN:touch` a command that needs permission, `RUN:echo` `echo hello`;
+/// a request answering a tool call gets plain text.
+pub fn sdk_driver_responder() -> Responder {
+    Box::new(|body| {
+        let usage = Usage::context(20_000);
+        if last_message_has_tool_result(body) {
+            return Some(Scripted::text("Done.", usage));
+        }
+        // The newest `RUN:` instruction anywhere in the conversation (the CLI may put its own
+        // reminder blocks after the prompt).
+        let conversation = body["messages"].to_string();
+        let text = conversation
+            .rfind("RUN:")
+            .map_or("", |start| &conversation[start..]);
+        let reply = if text.starts_with("RUN:parallel") {
+            Scripted::bash_many(
+                &[
+                    "sleep 5 && echo 1",
+                    "sleep 5 && echo 2",
+                    "sleep 5 && echo 3",
+                ],
+                usage,
+            )
+        } else if text.starts_with("RUN:sleep") {
+            Scripted::bash("sleep 5", usage)
+        } else if text.starts_with("RUN:touch") {
+            Scripted::bash("touch created-by-model.txt", usage)
+        } else if text.starts_with("RUN:echo") {
+            Scripted::bash("echo hello", usage)
+        } else {
+            Scripted::text("Nothing to run.", usage)
+        };
+        Some(reply)
+    })
 }
