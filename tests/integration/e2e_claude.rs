@@ -149,3 +149,234 @@ fn automatic_compaction_leaves_one_verified_snapshot() {
     assert_one_verified_snapshot_per_compaction(&sandbox, &session, &["auto"], &[None]);
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
+
+/// A usage of exactly these numbers.
+fn usage(input: u64, cache_creation: u64, cache_read: u64, output: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        cache_creation_input_tokens: cache_creation,
+        cache_read_input_tokens: cache_read,
+        output_tokens: output,
+    }
+}
+
+#[test]
+fn usage_log_has_one_row_per_served_request_and_explains_every_drop() {
+    let Some(sandbox) = Sandbox::new("usage") else {
+        return;
+    };
+    sandbox.write_project_settings(&json!({"autoCompactWindow": 200_000}));
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    let planned = [
+        ("one", usage(5, 28_000, 2_000, 120)),
+        ("two", usage(4, 30_000, 29_996, 80)),
+        // An advisor-like turn: the whole conversation sent again, context × 2.2.
+        ("consult the advisor", usage(6, 72_000, 59_994, 300)),
+        // Back to normal: a drop with a small cache write.
+        ("carry on", usage(3, 2_000, 59_997, 60)),
+        ("read the big file", usage(3, 58_000, 61_997, 90)),
+        // Close to the window: the next prompt compacts first.
+        ("read another", usage(2, 65_000, 119_998, 70)),
+        // After the compaction: a small context, mostly rewritten into the cache.
+        ("after compaction", usage(7, 25_000, 4_993, 40)),
+    ];
+    server.push(
+        planned
+            .iter()
+            .map(|(_, usage)| Scripted::text("noted", *usage)),
+    );
+    let first = sandbox.prompt(&server, planned[0].0, None);
+    let session = first["session_id"].as_str().unwrap().to_owned();
+    for (prompt, _) in &planned[1..] {
+        sandbox.prompt(&server, prompt, Some(&session));
+    }
+    let served = server.served();
+    let scripted: Vec<_> = served
+        .iter()
+        .filter(|s| s.kind == RequestKind::Scripted)
+        .collect();
+    assert_eq!(
+        scripted.len(),
+        planned.len(),
+        "every planned response was served"
+    );
+    assert_eq!(
+        served
+            .iter()
+            .filter(|s| s.kind == RequestKind::Summary)
+            .count(),
+        1,
+        "one compaction"
+    );
+
+    // Exactly one row per served conversation request, with exactly the served numbers.
+    let log = sandbox.ctxhooks_json(&["usage", "--session", &session, "--json"]);
+    let rows: Vec<&Value> = log["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["sidechain"] == false)
+        .collect();
+    assert_eq!(rows.len(), scripted.len(), "{log:#}");
+    for (row, served) in rows.iter().zip(&scripted) {
+        assert_eq!(row["request_id"], served.request_id.as_str());
+        assert_eq!(row["message_id"], served.message_id.as_str());
+        assert_eq!(row["input_tokens"], served.usage.input_tokens);
+        assert_eq!(
+            row["cache_creation_input_tokens"],
+            served.usage.cache_creation_input_tokens
+        );
+        assert_eq!(
+            row["cache_read_input_tokens"],
+            served.usage.cache_read_input_tokens
+        );
+        assert_eq!(row["output_tokens"], served.usage.output_tokens);
+        assert_eq!(row["context_tokens"], served.usage.context_tokens());
+    }
+    // The compaction's own summary request is answered by the server but written to no
+    // transcript by Claude Code 2.1.332, so it has no row.
+    let summary = served
+        .iter()
+        .find(|s| s.kind == RequestKind::Summary)
+        .unwrap();
+    assert!(
+        log["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|row| row["request_id"] != summary.request_id.as_str())
+    );
+
+    let report = sandbox.ctxhooks_json(&["report", "--session", &session, "--json"]);
+    let drops: Vec<(u64, u64, &str, &str)> = report["drops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|drop| {
+            (
+                drop["context_before"].as_u64().unwrap(),
+                drop["context_after"].as_u64().unwrap(),
+                drop["class"].as_str().unwrap(),
+                drop["basis"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        drops,
+        [
+            (132_000, 62_000, "advisor_round_trip", "heuristic"),
+            (185_000, 30_000, "compaction", "structural")
+        ],
+        "{report:#}"
+    );
+    assert_eq!(report["compactions"].as_array().unwrap().len(), 1);
+    assert_eq!(report["compactions"][0]["trigger"], "auto");
+    let snapshot = report["compactions"][0]["snapshot"]
+        .as_str()
+        .expect("the compaction matched no snapshot");
+    let archived = sandbox.ctxhooks_json(&["archives", "--session", &session, "--json"]);
+    assert_eq!(archived[0]["name"], snapshot);
+    assert_eq!(
+        report["snapshots"]["compactions_without_snapshot"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(
+        report["snapshots"]["snapshots_without_compaction"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(report["estimates"]["floor"], 30_000);
+    assert_eq!(report["estimates"]["cap"]["tokens"], 200_000);
+    // Compaction did not fire after the 120,000 request and fired after the 185,000 one. Claude
+    // Code 2.1.332's debug log names its real threshold for `autoCompactWindow: 200000`:
+    // "autocompact: ... threshold 167000"; the estimated range must hold it.
+    let trigger = &report["estimates"]["trigger"];
+    assert_eq!(trigger["low"], 120_000);
+    let high = trigger["high"].as_u64().unwrap();
+    assert!(high >= 185_000, "{trigger}");
+    assert!((120_000..=high).contains(&167_000), "{trigger}");
+    assert_eq!(
+        report["estimates"]["headroom"].as_u64().unwrap(),
+        trigger["estimate"].as_u64().unwrap() - 30_000
+    );
+    assert!(
+        !report["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning["kind"] == "compaction_loop"),
+        "no loop here: {report:#}"
+    );
+    let svg = sandbox.root().join("chart.svg");
+    let output = sandbox.ctxhooks(&[
+        "report",
+        "--session",
+        &session,
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(fs_err::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+}
+
+#[test]
+fn a_context_that_stays_above_the_window_is_reported_as_a_compaction_loop() {
+    let Some(sandbox) = Sandbox::new("loop") else {
+        return;
+    };
+    sandbox.write_project_settings(&json!({"autoCompactWindow": 200_000}));
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    // Every response, summaries included, reports a context above the trigger.
+    server.set_summary_usage(Usage::context(190_000));
+    server.set_fallback_usage(Usage::context(190_000));
+    let first = sandbox.prompt(&server, "start", None);
+    let session = first["session_id"].as_str().unwrap().to_owned();
+    for prompt in ["two", "three", "four"] {
+        sandbox.prompt(&server, prompt, Some(&session));
+    }
+    let report = sandbox.ctxhooks_json(&["report", "--session", &session, "--json"]);
+    let compactions = report["compactions"].as_array().unwrap();
+    assert!(compactions.len() >= 2, "{report:#}");
+    assert!(
+        compactions
+            .iter()
+            .all(|compaction| compaction["basis"] == "structural")
+    );
+    assert!(
+        report["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning["kind"] == "compaction_loop"),
+        "{report:#}"
+    );
+    // Every compaction has its snapshot. (Claude Code also runs PreCompact once when it then
+    // finds nothing to summarize and gives up; that snapshot is reported, not hidden.)
+    assert_eq!(
+        report["snapshots"]["compactions_without_snapshot"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let snapshots = sandbox.ctxhooks_json(&["archives", "--session", &session, "--json"]);
+    let matched = report["snapshots"]["matched"].as_array().unwrap().len();
+    let unmatched = report["snapshots"]["snapshots_without_compaction"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(matched, compactions.len());
+    assert_eq!(matched + unmatched, snapshots.as_array().unwrap().len());
+}

@@ -467,12 +467,14 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     assert_eq!(report.compactions.len(), 1);
     assert_eq!(report.compactions[0].trigger.as_deref(), Some("auto"));
     let trigger = report.estimates.trigger.as_ref().unwrap();
+    // T: compaction did not fire after request 5 (154,796) and fired after request 6, at
+    // preTokens 155,250; the estimate is the middle of that range.
     assert_eq!(
         (trigger.low, trigger.high, trigger.estimate),
-        (154_992, 155_250, 155_250)
+        (154_796, 155_250, 155_023)
     );
     assert_eq!(report.estimates.floor, Some(49_761));
-    assert_eq!(report.estimates.headroom, Some(155_250 - 49_761));
+    assert_eq!(report.estimates.headroom, Some(155_023 - 49_761));
     assert_eq!(report.peak.as_ref().unwrap().context_tokens, 154_992);
     // The largest turn after the compaction: 49,761 -> 63,938 (+14,177), after a 43,565-byte
     // Read result (python3: len of the tool_result text in line 35 of the fixture).
@@ -653,8 +655,12 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
         2,
         "{kinds:?}"
     );
-    // T: lows 160,010 / 240,010 / 240,010, highs 160,020 / 240,010 / 240,010 -> median high.
-    assert_eq!(report["estimates"]["trigger"]["estimate"], 240_010);
+    // T: only the first compaction has a request before it with no compaction between
+    // (req_1, 150,010: not fired; fired at preTokens 160,020); the other two say only "at most
+    // 240,010". The observations agree on 150,010 .. 160,020, whose middle is the estimate.
+    assert_eq!(report["estimates"]["trigger"]["low"], 150_010);
+    assert_eq!(report["estimates"]["trigger"]["high"], 160_020);
+    assert_eq!(report["estimates"]["trigger"]["estimate"], 155_015);
     assert_eq!(report["estimates"]["floor"], 240_010);
 }
 
@@ -680,7 +686,7 @@ fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
     // One dot per main-chain request (12, see EXPECTED), the compaction marker, T and the floor.
     assert_eq!(svg.matches("<circle ").count(), 12);
     assert!(svg.contains(">compaction</text>"));
-    assert!(svg.contains("T ≈ 155,250"));
+    assert!(svg.contains("T ≈ 155,023"));
     assert!(svg.contains("floor 49,761"));
 }
 

@@ -21,12 +21,16 @@ pub const ADVISOR_FACTOR: f64 = 2.2;
 /// Bytes per token used to estimate a tool result's size (a rough rule for English and code).
 pub const BYTES_PER_TOKEN: u64 = 4;
 
-/// One observation of the trigger: compaction had not fired at `low` and fired at `high`.
+/// One observation of the trigger from two consecutive main-chain requests: after the first,
+/// compaction did not fire (so T is above its context, `low`); after the second it did (so T is
+/// at most the count it fired at, `high`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TriggerObservation {
-    /// The last main-chain context before the compaction.
-    pub low: u64,
-    /// `preTokens` of the boundary (the context when it fired), when written.
+    /// The context of the request before the last one before the compaction, when that request
+    /// exists with no compaction between the two; `None` when nothing says where T is not.
+    pub low: Option<u64>,
+    /// `preTokens` of the boundary (the count it fired at), else the last main-chain context
+    /// before the compaction.
     pub high: Option<u64>,
     /// The boundary's time.
     pub time: Option<String>,
@@ -39,12 +43,13 @@ pub struct TriggerEstimate {
     pub observations: Vec<TriggerObservation>,
     /// True when the observations agree: the largest `low` is not above the smallest `high`.
     pub consistent: bool,
-    /// When consistent, the largest `low` (T is above it); else the smallest `low`.
+    /// When consistent, the largest `low` (T is above it); else the smallest `low` (0 when no
+    /// observation has one).
     pub low: u64,
-    /// When consistent, the smallest `high` (T is at most it); else the largest `high` (the
-    /// largest `low` when no boundary had `preTokens`).
+    /// When consistent, the smallest `high` (T is at most it); else the largest `high`.
     pub high: u64,
-    /// The median of the `high` values (else of the `low` values): the T used below.
+    /// The T used below: the middle of `low .. high` when the observations agree and some have a
+    /// `low`; otherwise the median of the `high` values.
     pub estimate: u64,
 }
 
@@ -102,6 +107,20 @@ pub fn floors(drops: &[ContextDrop]) -> Vec<u64> {
         .collect()
 }
 
+/// The context of the main-chain request just before `index`, when no full compaction lies
+/// between the two: compaction was checked after it and did not fire.
+fn not_fired_context(chain: &MainChain, index: usize) -> Option<u64> {
+    let previous = index.checked_sub(1)?;
+    let compaction_between = chain
+        .boundaries
+        .get(index)
+        .is_some_and(|boundaries| boundaries.iter().any(|(full, _)| *full));
+    if compaction_between {
+        return None;
+    }
+    chain.requests.get(previous).map(|row| row.context_tokens)
+}
+
 /// The median of `values` (the lower middle for an even count).
 pub fn median(values: &[u64]) -> Option<u64> {
     let mut sorted = values.to_vec();
@@ -117,26 +136,30 @@ pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates
         .filter_map(|drop| {
             let boundary = drop.boundary.as_ref()?;
             (boundary.trigger.as_deref() == Some("auto")).then(|| TriggerObservation {
-                low: drop.context_before,
-                high: boundary.pre_tokens,
+                low: not_fired_context(chain, drop.before_index),
+                high: boundary.pre_tokens.or(Some(drop.context_before)),
                 time: boundary.time.clone(),
             })
         })
         .collect();
     let trigger = (!observations.is_empty()).then(|| {
         let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
-        let lows: Vec<u64> = observations.iter().map(|o| o.low).collect();
-        let highest_low = lows.iter().copied().max().unwrap_or(0);
-        let lowest_high = highs.iter().copied().min();
-        let consistent = lowest_high.is_some_and(|high| highest_low <= high);
-        let (low, high) = match lowest_high {
-            Some(high) if consistent => (highest_low, high),
-            _ => (
+        let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();
+        let highest_low = lows.iter().copied().max();
+        let lowest_high = highs.iter().copied().min().unwrap_or(0);
+        let consistent = highest_low.is_none_or(|low| low < lowest_high);
+        let (low, high) = if consistent {
+            (highest_low.unwrap_or(0), lowest_high)
+        } else {
+            (
                 lows.iter().copied().min().unwrap_or(0),
-                highs.iter().copied().max().unwrap_or(highest_low),
-            ),
+                highs.iter().copied().max().unwrap_or(0),
+            )
         };
-        let estimate = median(if highs.is_empty() { &lows } else { &highs }).unwrap_or(0);
+        let estimate = match highest_low {
+            Some(_) if consistent => low + (high - low) / 2,
+            _ => median(&highs).unwrap_or(0),
+        };
         TriggerEstimate {
             observations,
             consistent,
