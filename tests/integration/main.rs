@@ -10,6 +10,7 @@
     clippy::needless_pass_by_value,
     clippy::items_after_statements,
     clippy::struct_field_names,
+    clippy::similar_names,
     reason = "tests fail loudly on purpose and favour plain helpers"
 )]
 
