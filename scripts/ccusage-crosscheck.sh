@@ -4,7 +4,7 @@
 # for the same file. Output tokens are shown too but may differ by design (see docs/usage.md).
 #
 # Usage: scripts/ccusage-crosscheck.sh [path to a ccusage executable]
-#   default: $CCUSAGE, else /work/main/.e2e/node_modules/.bin/ccusage
+#   default: $CCUSAGE, else .e2e/node_modules/.bin/ccusage (installed by tests/e2e/install-tools.sh)
 # Each fixture is laid out alone in a temporary Claude config folder
 # ($CLAUDE_CONFIG_DIR/projects/fixture/<file>), since ccusage reads projects/**.
 # Exits 1 when an input-side total differs.
@@ -12,7 +12,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fixtures="$repo/../shared/transcript-fixtures"
-ccusage="${1:-${CCUSAGE:-/work/main/.e2e/node_modules/.bin/ccusage}}"
+ccusage="${1:-${CCUSAGE:-$repo/.e2e/node_modules/.bin/ccusage}}"
 cargo build --quiet --bin ctxhooks --manifest-path "$repo/Cargo.toml" >&2
 ctxhooks="$repo/target/debug/ctxhooks"
 echo "ccusage: $("$ccusage" --version 2>&1 | head -1)"

@@ -9,7 +9,7 @@ tools="$root/.e2e"
 
 claude_code_version=2.1.332
 agent_sdk_version=0.3.332
-ccusage_version=20.0.26
+ccusage_version=20.0.24
 
 mkdir -p "$tools"
 cd "$tools"

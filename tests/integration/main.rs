@@ -29,6 +29,9 @@ mod doctor;
 // Tests for the usage log over the real transcript fixtures.
 mod usage;
 
+// The usage log's totals against ccusage's for the same transcripts.
+mod ccusage;
+
 // Tests for interrupt provenance over the real transcript fixtures.
 mod provenance;
 
