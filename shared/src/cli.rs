@@ -18,7 +18,13 @@ use clap::{Parser, Subcommand};
 /// Archive Claude Code transcripts before compaction, log context usage per request, and
 /// record who really interrupted a tool call.
 #[derive(Debug, Parser)]
-#[command(name = "ctxhooks", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "ctxhooks",
+    version,
+    about = "Archive Claude Code transcripts before compaction, log context usage per request, and \
+             record who really interrupted a tool call",
+    max_term_width = 100
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
