@@ -2,6 +2,7 @@
 //! Claude Code does not always close stdin.
 
 use std::io::Read;
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::env_vars;
+use crate::session_id::SessionId;
 
 /// How long a hook waits for its input unless `CTXHOOKS_STDIN_TIMEOUT_MS` says otherwise.
 pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -129,6 +131,26 @@ pub struct CommonInput {
     pub cwd: Option<String>,
     /// The event's name, such as `PreCompact`.
     pub hook_event_name: Option<String>,
+}
+
+impl CommonInput {
+    /// The payload's session id, checked with [`SessionId::parse`].
+    pub fn session(&self) -> Result<SessionId> {
+        let text = self
+            .session_id
+            .as_deref()
+            .context("the payload has no `session_id`")?;
+        SessionId::parse(text).context("refusing the payload's session id")
+    }
+
+    /// The payload's transcript path; an empty one counts as missing.
+    pub fn transcript(&self) -> Result<&Path> {
+        self.transcript_path
+            .as_deref()
+            .filter(|path| !path.is_empty())
+            .map(Path::new)
+            .context("the payload has no `transcript_path`")
+    }
 }
 
 /// The `PreCompact` payload.

@@ -8,7 +8,6 @@ use serde::Deserialize;
 
 use crate::hook_input::{CommonInput, typed};
 use crate::hook_runner::HookContext;
-use crate::session_id::SessionId;
 use crate::usage::ingest_transcript;
 
 /// The Stop / `SubagentStop` payload fields the hook reads.
@@ -27,19 +26,9 @@ pub struct StopInput {
 /// Handles one Stop or `SubagentStop` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = typed(context.payload.clone())?;
-    let session_id = input
-        .common
-        .session_id
-        .as_deref()
-        .context("the payload has no `session_id`")?;
-    let session = SessionId::parse(session_id).context("refusing the payload's session id")?;
-    let transcript = input
-        .common
-        .transcript_path
-        .as_deref()
-        .filter(|path| !path.is_empty())
-        .context("the payload has no `transcript_path`")?;
-    let main = ingest_transcript(&context.state, &session, Path::new(transcript), None)
+    let session = input.common.session()?;
+    let transcript = input.common.transcript()?;
+    let main = ingest_transcript(&context.state, &session, transcript, None)
         .context("failed to log the transcript's usage");
     let agent = match input
         .agent_transcript_path

@@ -4,13 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use crate::cli::output;
-use crate::provenance::{PROMPT_RULE, ledger_input, load_analysis, provenance_report};
-use crate::session_id::SessionId;
-use crate::state::StateDir;
+use crate::provenance::{PROMPT_RULE, ledger_input};
 
 /// Arguments of `ctxhooks ledger-input`.
 ///
@@ -38,21 +36,8 @@ pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
         output::println(PROMPT_RULE)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let session = args
-        .session
-        .as_deref()
-        .map(SessionId::parse)
-        .transpose()
-        .context("refusing --session")?;
-    let state = StateDir::locate()?;
-    let loaded = load_analysis(&state, session.as_ref(), args.transcript.as_deref())?;
-    let report = provenance_report(&loaded.analysis);
-    for unmatched in &report.unmatched_marks {
-        output::note(&format!(
-            "ctxhooks: WARNING: runtime mark at {} ms ({:?}) matched no interrupt record: {}",
-            unmatched.mark.time_ms, unmatched.mark.reason, unmatched.reason
-        ));
-    }
+    let (loaded, report) =
+        super::provenance::analyse(args.session.as_deref(), args.transcript.as_deref())?;
     for warning in &report.warnings {
         output::note(&format!("ctxhooks: warning: {warning}"));
     }

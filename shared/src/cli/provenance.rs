@@ -2,7 +2,7 @@
 //! whether it ran, with the evidence.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -10,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::cli::output;
-use crate::provenance::{ProvenanceReport, load_analysis, provenance_report};
+use crate::provenance::{Loaded, ProvenanceReport, load_analysis, provenance_report};
 use crate::session_id::SessionId;
 use crate::state::StateDir;
 
@@ -41,16 +41,18 @@ struct JsonReport<'a> {
     report: &'a ProvenanceReport,
 }
 
-/// Runs the command.
-pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
-    let session = args
-        .session
-        .as_deref()
+/// Loads a session's (or a transcript's) analysis for `provenance` and `ledger-input`, and warns
+/// on stderr about every runtime mark that matched no interrupt record.
+pub(crate) fn analyse(
+    session: Option<&str>,
+    transcript: Option<&Path>,
+) -> Result<(Loaded, ProvenanceReport)> {
+    let session = session
         .map(SessionId::parse)
         .transpose()
         .context("refusing --session")?;
     let state = StateDir::locate()?;
-    let loaded = load_analysis(&state, session.as_ref(), args.transcript.as_deref())?;
+    let loaded = load_analysis(&state, session.as_ref(), transcript)?;
     let report = provenance_report(&loaded.analysis);
     for unmatched in &report.unmatched_marks {
         output::note(&format!(
@@ -58,6 +60,12 @@ pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
             unmatched.mark.time_ms, unmatched.mark.reason, unmatched.reason
         ));
     }
+    Ok((loaded, report))
+}
+
+/// Runs the command.
+pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
+    let (loaded, report) = analyse(args.session.as_deref(), args.transcript.as_deref())?;
     if args.json {
         output::print_json(&JsonReport {
             session: loaded.session.as_ref().map(SessionId::as_str),
