@@ -521,3 +521,79 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("session"));
 }
+
+/// A small tmpfs mounted for one test (needs root, as on this project's machines and CI);
+/// unmounted when dropped.
+struct SmallFilesystem {
+    path: PathBuf,
+}
+
+impl SmallFilesystem {
+    fn mount(path: PathBuf, size: &str) -> Option<Self> {
+        fs_err::create_dir_all(&path).unwrap();
+        let status = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(&path)
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then_some(Self { path })
+    }
+}
+
+impl Drop for SmallFilesystem {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.path).status();
+    }
+}
+
+#[test]
+fn a_full_disk_leaves_nothing_under_a_final_name() {
+    let world = World::new("full-disk");
+    // A transcript of about 1.2 MB for a state folder on a 256 KiB filesystem.
+    let transcript = world.projects().join(format!("{SESSION}.jsonl"));
+    let fixture_bytes = fs_err::read(fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let mut big = Vec::new();
+    for _ in 0..4 {
+        big.extend_from_slice(&fixture_bytes);
+        big.push(b'\n');
+    }
+    fs_err::write(&transcript, &big).unwrap();
+    let Some(small) = SmallFilesystem::mount(world.state(), "256k") else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED: the full-disk test needs root to mount a tmpfs\n"
+        );
+        return;
+    };
+    let output = world.run_hook(&payload(&transcript, "auto", Value::Null));
+    assert_silent_success(&output);
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("No space left"),
+        "{errors:?}"
+    );
+    let archive = world.state().join("sessions").join(SESSION).join("archive");
+    let left: Vec<String> = fs_err::read_dir(&archive)
+        .map(|entries| {
+            entries
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        left,
+        Vec::<String>::new(),
+        "a partial snapshot was left behind"
+    );
+    assert_eq!(world.ctxhooks_json(&["archives", "--json"]), json!([]));
+    drop(small);
+}
