@@ -16,7 +16,7 @@ work="${1:-$(mktemp -d /tmp/ctxhooks-bench.XXXXXX)}"
 mkdir -p "$work"
 fixtures="$repo/../shared/transcript-fixtures"
 
-cargo build --release --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
+cargo build --release --locked --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
 hook="$repo/target/release/ctxhooks-stop"
 
 # generate <target bytes> <output>: fixture lines repeated, each copy with unique ids.

@@ -13,7 +13,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fixtures="$repo/../shared/transcript-fixtures"
 ccusage="${1:-${CCUSAGE:-$repo/.e2e/node_modules/.bin/ccusage}}"
-cargo build --quiet --bin ctxhooks --manifest-path "$repo/Cargo.toml" >&2
+cargo build --quiet --locked --bin ctxhooks --manifest-path "$repo/Cargo.toml" >&2
 ctxhooks="$repo/target/debug/ctxhooks"
 echo "ccusage: $("$ccusage" --version 2>&1 | head -1)"
 
