@@ -29,9 +29,10 @@ pub fn stdin_timeout() -> Duration {
 }
 
 /// Reads `reader` on a helper thread until the first complete JSON value has arrived, and
-/// returns it. Fails on anything that is not a JSON object, on end of input before a complete
-/// value, and when `timeout` passes first (the helper thread is then abandoned, still blocked
-/// in `read`; the process is about to exit anyway).
+/// returns it. The bytes are parsed once, as they arrive. Fails on anything that is not a JSON
+/// object (as soon as its first byte shows it), on end of input before a complete value, on more
+/// than [`MAX_INPUT_BYTES`], and when `timeout` passes first, even while bytes keep arriving (the
+/// helper thread is then abandoned, still blocked in `read`; the process is about to exit).
 pub fn read_first_json_value(
     reader: impl Read + Send + 'static,
     timeout: Duration,
@@ -60,60 +61,142 @@ pub fn read_first_json_value(
         }
     });
 
-    let deadline = Instant::now() + timeout;
-    let mut input = Vec::new();
-    loop {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        let chunk = match receiver.recv_timeout(remaining) {
-            Ok(chunk) => chunk.context("failed to read stdin")?,
-            Err(mpsc::RecvTimeoutError::Timeout) => bail!(
+    let mut input = ChannelReader {
+        receiver,
+        deadline: Instant::now() + timeout,
+        chunk: Vec::new(),
+        position: 0,
+        finished: false,
+        received: 0,
+        first_byte: None,
+    };
+    let mut stream = serde_json::Deserializer::from_reader(&mut input).into_iter::<Value>();
+    let outcome = stream.next();
+    drop(stream);
+    match outcome {
+        Some(Ok(value)) => Ok(value),
+        None => bail!("stdin was empty; expected the hook's JSON payload"),
+        Some(Err(error)) => Err(describe_failure(&error, &input, timeout)),
+    }
+}
+
+/// Turns a parse failure into the message a person needs: what arrived, and why it is not a
+/// payload.
+fn describe_failure(
+    error: &serde_json::Error,
+    input: &ChannelReader,
+    timeout: Duration,
+) -> anyhow::Error {
+    if error.is_io() {
+        let message = error.to_string();
+        if message.contains(TIMED_OUT) {
+            return anyhow!(
                 "stdin held no complete JSON value after {} ms ({} bytes received)",
                 timeout.as_millis(),
-                input.len()
-            ),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Vec::new(),
-        };
-        let at_end = chunk.is_empty();
-        input.extend_from_slice(&chunk);
-        if input.len() > MAX_INPUT_BYTES {
-            bail!("stdin is larger than {MAX_INPUT_BYTES} bytes");
+                input.received
+            );
         }
-        if let Some(value) = parse_first_value(&input, at_end)? {
-            return Ok(value);
-        }
-        if at_end {
-            if input.iter().all(u8::is_ascii_whitespace) {
-                bail!("stdin was empty; expected the hook's JSON payload");
+        if let Some(first) = input.first_byte.filter(|byte| *byte != b'{') {
+            if first == 0xEF {
+                return anyhow!(
+                    "stdin is not a JSON object (it starts with a UTF-8 byte-order mark)"
+                );
             }
-            bail!("stdin ended before its JSON value was complete");
+            return anyhow!(
+                "stdin is not a JSON object (it starts with {:?})",
+                char::from(first)
+            );
+        }
+        return anyhow!("failed to read stdin: {message}");
+    }
+    if error.is_eof() {
+        return anyhow!("stdin ended before its JSON value was complete ({error})");
+    }
+    anyhow!("stdin is not valid JSON: {error}")
+}
+
+/// Marker in the timeout error, recognised by [`describe_failure`].
+const TIMED_OUT: &str = "ctxhooks stdin deadline passed";
+
+/// Hands the helper thread's chunks to the JSON parser, enforcing the deadline on every wait, the
+/// size limit, and that the first non-blank byte opens an object.
+struct ChannelReader {
+    receiver: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    deadline: Instant,
+    chunk: Vec<u8>,
+    position: usize,
+    finished: bool,
+    received: usize,
+    first_byte: Option<u8>,
+}
+
+impl ChannelReader {
+    /// Waits for the next chunk; `false` at end of input.
+    fn refill(&mut self) -> std::io::Result<bool> {
+        if self.finished {
+            return Ok(false);
+        }
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, TIMED_OUT));
+        }
+        match self.receiver.recv_timeout(remaining) {
+            Ok(Ok(chunk)) if chunk.is_empty() => {
+                self.finished = true;
+                Ok(false)
+            }
+            Ok(Ok(chunk)) => {
+                self.received += chunk.len();
+                if self.received > MAX_INPUT_BYTES {
+                    return Err(std::io::Error::other(format!(
+                        "stdin is larger than {MAX_INPUT_BYTES} bytes"
+                    )));
+                }
+                if self.first_byte.is_none() {
+                    self.first_byte = chunk
+                        .iter()
+                        .copied()
+                        .find(|byte| !byte.is_ascii_whitespace());
+                    if self.first_byte.is_some_and(|byte| byte != b'{') {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            "not a JSON object",
+                        ));
+                    }
+                }
+                self.chunk = chunk;
+                self.position = 0;
+                Ok(true)
+            }
+            Ok(Err(error)) => Err(error),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                Err(std::io::Error::new(std::io::ErrorKind::TimedOut, TIMED_OUT))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                self.finished = true;
+                Ok(false)
+            }
         }
     }
 }
 
-/// Parses the first JSON value of `input`; `None` when more bytes are needed.
-fn parse_first_value(input: &[u8], at_end: bool) -> Result<Option<Value>> {
-    let Some(first) = input.iter().find(|byte| !byte.is_ascii_whitespace()) else {
-        return Ok(None);
-    };
-    if *first != b'{' {
-        bail!(
-            "stdin is not a JSON object (it starts with {:?})",
-            char::from(*first)
-        );
-    }
-    let mut stream = serde_json::Deserializer::from_slice(input).into_iter::<Value>();
-    match stream.next() {
-        Some(Ok(value)) => Ok(Some(value)),
-        Some(Err(error)) if error.is_eof() && !at_end => Ok(None),
-        Some(Err(error)) if error.is_eof() => {
-            Err(anyhow!(error)).context("stdin ended before its JSON value was complete")
+impl Read for ChannelReader {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        while self.position >= self.chunk.len() {
+            if !self.refill()? {
+                return Ok(0);
+            }
         }
-        Some(Err(error)) => Err(anyhow!(error)).context("stdin is not valid JSON"),
-        None => Ok(None),
+        let available = &self.chunk[self.position..];
+        let count = available.len().min(buffer.len());
+        buffer[..count].copy_from_slice(&available[..count]);
+        self.position += count;
+        Ok(count)
     }
 }
 
-/// Turns the raw payload into a typed one, with an error naming the field on a wrong type.
+/// Turns the raw payload into a typed one; a field of the wrong type is refused with serde's
+/// message (the expected and the found type).
 pub fn typed<T: for<'de> Deserialize<'de>>(value: Value) -> Result<T> {
     serde_json::from_value(value).context("the hook payload has a field of the wrong type")
 }
@@ -209,6 +292,55 @@ mod tests {
         let error = read_first_json_value(NeverEnds(Some(b"{\"x\"")), Duration::from_millis(200))
             .unwrap_err();
         assert!(format!("{error:#}").contains("no complete JSON value"));
+    }
+
+    #[test]
+    fn the_deadline_holds_while_bytes_keep_arriving() {
+        struct Trickle(bool);
+        impl Read for Trickle {
+            fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+                if !self.0 {
+                    self.0 = true;
+                    buffer[..7].copy_from_slice(b"{\"a\": \"");
+                    return Ok(7);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+                buffer[0] = b'x';
+                Ok(1)
+            }
+        }
+        let error = read_first_json_value(Trickle(false), Duration::from_millis(300)).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("no complete JSON value"),
+            "{error:#}"
+        );
+    }
+
+    #[test]
+    fn a_large_payload_is_parsed_in_one_pass() {
+        // 250,000 small objects (about 11 MB), as a big PreToolUse payload might carry: this
+        // used to be re-parsed from the start for every chunk.
+        let mut text = String::from("{\"tool_input\": [");
+        for index in 0..250_000 {
+            if index > 0 {
+                text.push(',');
+            }
+            text.push_str("{\"k\": \"some value here\", \"n\": 12345}");
+        }
+        text.push_str("], \"session_id\": \"s\"}");
+        let value =
+            read_first_json_value(Cursor::new(text.into_bytes()), Duration::from_secs(60)).unwrap();
+        assert_eq!(value["tool_input"].as_array().unwrap().len(), 250_000);
+        assert_eq!(value["session_id"], "s");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let error = parse("\u{feff}{}").unwrap_err();
+        assert!(
+            format!("{error:#}").contains("byte-order mark"),
+            "{error:#}"
+        );
     }
 
     #[test]
