@@ -7,6 +7,7 @@ pub mod subagents;
 
 pub use catalog::{SnapshotEntry, VerifyOutcome, list_snapshots, verify_snapshot};
 pub use snapshot::{SnapshotFile, SnapshotMetadata, SnapshotRequest, take_snapshot};
+pub use subagents::SkippedFile;
 
 /// The folder, inside a session's folder, that holds its snapshots.
 pub const ARCHIVE_DIR_NAME: &str = "archive";

@@ -86,7 +86,15 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
         .mode(PRIVATE_FILE_MODE)
         .open(path)?;
     file.file().lock()?;
+    // A write that fails part way (a full disk) must not leave a fragment that the next line
+    // would be glued to: cut the file back to where it was.
+    let length_before = file.metadata().map(|metadata| metadata.len());
     let written = file.write_all(&buffer);
+    if written.is_err()
+        && let Ok(length) = length_before
+    {
+        let _ = file.set_len(length);
+    }
     let _ = file.file().unlock();
     written.with_context(|| format!("failed to append to `{}`", path.display()))
 }

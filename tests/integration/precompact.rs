@@ -597,3 +597,113 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
     assert_eq!(world.ctxhooks_json(&["archives", "--json"]), json!([]));
     drop(small);
 }
+
+#[test]
+fn an_unreadable_agent_file_costs_only_itself() {
+    // Needs root, to make a file the hook (run as `nobody`) cannot read.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout == b"0\n");
+    let has_setpriv = Path::new("/usr/bin/setpriv").exists();
+    if !(is_root && has_setpriv) {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED: the unreadable-file test needs root and setpriv\n"
+        );
+        return;
+    }
+    let world = World::new("unreadable");
+    let transcript = lay_out_flat_project(&world);
+    let status = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(world.scratch.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Another session's agent file that `nobody` may not read (root-owned, 0600).
+    let locked = world.projects().join("agent-locked00.jsonl");
+    fs_err::write(&locked, "{\"sessionId\":\"another-session\"}\n").unwrap();
+    fs_err::set_permissions(&locked, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let mut child = world
+        .command("/usr/bin/setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            PRECOMPACT,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            payload(&transcript, "auto", Value::Null)
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    assert_silent_success(&child.wait_with_output().unwrap());
+
+    let listed = world.ctxhooks_json(&["archives", "--json"]);
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        1,
+        "the main transcript was not archived"
+    );
+    let snapshot = &listed[0];
+    assert_eq!(snapshot["size"], 23_397);
+    assert_eq!(
+        snapshot["files"].as_array().unwrap().len(),
+        3,
+        "this session's agent files are kept"
+    );
+    assert_eq!(
+        snapshot["skipped"][0]["source"],
+        locked.to_string_lossy().as_ref()
+    );
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"]
+            .to_string()
+            .contains("without 1 subagent file"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_log_line_that_does_not_fit_leaves_no_fragment() {
+    let world = World::new("log-fragment");
+    let Some(small) = SmallFilesystem::mount(world.state(), "16k") else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED: the full-disk log test needs root to mount a tmpfs\n"
+        );
+        return;
+    };
+    // Each refused payload logs its (long) transcript path; the fifth line no longer fits.
+    let long_name = "x".repeat(3000);
+    for _ in 0..8 {
+        let missing = world.projects().join(format!("{long_name}.jsonl"));
+        assert_silent_success(&world.run_hook(&payload(&missing, "auto", Value::Null)));
+    }
+    let log = fs_err::read(world.state().join("errors.log")).unwrap();
+    assert!(log.len() < 16 * 1024);
+    assert!(log.ends_with(b"\n"), "the log ends in a fragment");
+    for line in log
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.is_empty())
+    {
+        serde_json::from_slice::<Value>(line).expect("every line is whole JSON");
+    }
+    drop(small);
+}

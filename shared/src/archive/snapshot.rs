@@ -1,13 +1,14 @@
 //! Taking one snapshot: copy the transcript and its subagent transcripts into a new folder that
 //! gets its final name only once everything is written.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::subagents::find_subagent_files;
+use super::subagents::{SkippedFile, find_subagent_files};
 use super::{ARCHIVE_DIR_NAME, METADATA_FILE_NAME, TEMP_PREFIX, TRANSCRIPT_FILE_NAME};
 use crate::files::{self, Digested};
 use crate::session_id::SessionId;
@@ -67,6 +68,9 @@ pub struct SnapshotMetadata {
     pub sha256: String,
     /// Every file in the snapshot, the transcript first.
     pub files: Vec<SnapshotFile>,
+    /// Subagent files that could not be examined or copied (the snapshot holds the rest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// Copies the transcript (and its subagent transcripts) into a new snapshot of the session's
@@ -75,7 +79,7 @@ pub fn take_snapshot(
     state: &StateDir,
     request: &SnapshotRequest,
 ) -> Result<(SnapshotMetadata, PathBuf)> {
-    check_transcript(&request.transcript)?;
+    let identity = check_transcript(&request.transcript)?;
     let archive = state
         .ensure_session_dir(&request.session)?
         .join(ARCHIVE_DIR_NAME);
@@ -84,7 +88,7 @@ pub fn take_snapshot(
     let now = Utc::now();
     let base_name = snapshot_base_name(now, &request.trigger);
     let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
-    let built = build(&temp, request, now);
+    let built = build(&temp, request, now, identity);
     let metadata = match built {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -101,8 +105,13 @@ pub fn take_snapshot(
     }
 }
 
-/// Refuses a transcript path that is missing, a symlink, a folder or anything but a file.
-pub fn check_transcript(path: &Path) -> Result<()> {
+/// Which file a path named when it was checked: device and inode numbers.
+pub type FileIdentity = (u64, u64);
+
+/// Refuses a transcript path that is missing, a symlink, a folder or anything but a file, and
+/// returns the identity of the file it names, so that the copy can make sure it reads that same
+/// file (and not one a symlink put there in between).
+pub fn check_transcript(path: &Path) -> Result<FileIdentity> {
     let metadata = match fs_err::symlink_metadata(path) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -126,7 +135,7 @@ pub fn check_transcript(path: &Path) -> Result<()> {
     if !kind.is_file() {
         bail!("the transcript `{}` is not a regular file", path.display());
     }
-    Ok(())
+    Ok((metadata.dev(), metadata.ino()))
 }
 
 /// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.
@@ -144,30 +153,48 @@ fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
     format!("{}-{trigger}", now.format("%Y%m%dT%H%M%S%.6fZ"))
 }
 
-fn build(temp: &Path, request: &SnapshotRequest, now: DateTime<Utc>) -> Result<SnapshotMetadata> {
+fn build(
+    temp: &Path,
+    request: &SnapshotRequest,
+    now: DateTime<Utc>,
+    identity: FileIdentity,
+) -> Result<SnapshotMetadata> {
     files::create_private_dir_all(temp)?;
     let transcript = copy_one(
         &request.transcript,
         &temp.join(TRANSCRIPT_FILE_NAME),
         "transcript",
+        Some(identity),
     )
     .context("failed to copy the transcript")?;
     let mut snapshot_files = vec![SnapshotFile {
         path: TRANSCRIPT_FILE_NAME.to_owned(),
         ..transcript.clone()
     }];
-    let subagents = find_subagent_files(&request.transcript, &request.session)
+    let (subagents, mut skipped) = find_subagent_files(&request.transcript, &request.session)
         .context("failed to find the subagent transcripts")?;
     for subagent in subagents {
         let target = temp.join(&subagent.relative);
         if let Some(parent) = target.parent() {
             files::create_private_dir_all(parent)?;
         }
-        let copied = match copy_one(&subagent.source, &target, "subagent") {
+        let copied = match copy_one(&subagent.source, &target, "subagent", None) {
             Ok(copied) => copied,
             // A subagent file can vanish between listing and copying (cleanup); the rest stays.
-            Err(_) if !subagent.source.exists() => continue,
-            Err(error) => return Err(error.context("failed to copy a subagent transcript")),
+            Err(_) if !subagent.source.exists() => {
+                let _ = fs_err::remove_file(&target);
+                continue;
+            }
+            // A full disk fails the whole snapshot; anything else costs only this file.
+            Err(error) if is_storage_full(&error) => return Err(error),
+            Err(error) => {
+                let _ = fs_err::remove_file(&target);
+                skipped.push(SkippedFile {
+                    source: subagent.source.to_string_lossy().into_owned(),
+                    error: format!("{error:#}"),
+                });
+                continue;
+            }
         };
         snapshot_files.push(SnapshotFile {
             path: subagent.relative.to_string_lossy().into_owned(),
@@ -185,13 +212,38 @@ fn build(temp: &Path, request: &SnapshotRequest, now: DateTime<Utc>) -> Result<S
         size: transcript.size,
         sha256: transcript.sha256,
         files: snapshot_files,
+        skipped,
     })
 }
 
-fn copy_one(source: &Path, target: &Path, role: &str) -> Result<SnapshotFile> {
+/// Returns true if and only if `error` comes from a full disk or quota.
+fn is_storage_full(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(
+                io.kind(),
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+            )
+        })
+    })
+}
+
+fn copy_one(
+    source: &Path,
+    target: &Path,
+    role: &str,
+    identity: Option<FileIdentity>,
+) -> Result<SnapshotFile> {
     let mut reader = fs_err::File::open(source)?;
-    if !reader.metadata()?.is_file() {
+    let opened = reader.metadata()?;
+    if !opened.is_file() {
         bail!("`{}` is not a regular file", source.display());
+    }
+    if identity.is_some_and(|expected| expected != (opened.dev(), opened.ino())) {
+        bail!(
+            "`{}` changed between its check and its copy (a symbolic link?); refusing",
+            source.display()
+        );
     }
     let Digested { size, sha256 } = files::copy_new_hashed(&mut reader, target)?;
     Ok(SnapshotFile {

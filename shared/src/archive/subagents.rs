@@ -21,18 +21,37 @@ pub struct SubagentFile {
 /// Lines read from a flat `agent-*.jsonl` file to find its `sessionId`.
 const SESSION_ID_PROBE_LINES: usize = 8;
 
-/// All subagent files of `session` next to `transcript`, sorted by their snapshot path.
-pub fn find_subagent_files(transcript: &Path, session: &SessionId) -> Result<Vec<SubagentFile>> {
+/// A file that looked like a subagent transcript but could not be examined or copied.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SkippedFile {
+    /// Its path on disk.
+    pub source: String,
+    /// Why it was skipped.
+    pub error: String,
+}
+
+/// All subagent files of `session` next to `transcript`, sorted by their snapshot path, and the
+/// candidates that could not be examined. Subagent files are best effort: one unreadable file
+/// (of this session or of another) never costs the snapshot of the main transcript.
+pub fn find_subagent_files(
+    transcript: &Path,
+    session: &SessionId,
+) -> Result<(Vec<SubagentFile>, Vec<SkippedFile>)> {
     let Some(folder) = transcript.parent() else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let mut found = Vec::new();
+    let mut skipped = Vec::new();
 
     // 2.1.2 and later: <session id>/subagents/, possibly with nested workflow folders.
     let nested = folder.join(session.as_str()).join("subagents");
-    if nested.is_dir() {
-        collect_nested(&nested, Path::new("subagents"), &mut found)
-            .context("failed to list the subagent folder")?;
+    if nested.is_dir()
+        && let Err(error) = collect_nested(&nested, Path::new("subagents"), &mut found)
+    {
+        skipped.push(SkippedFile {
+            source: nested.to_string_lossy().into_owned(),
+            error: format!("{:#}", error.context("failed to list the subagent folder")),
+        });
     }
 
     // 2.0.x: agent-<id>.jsonl beside the transcript, tied to the session by `sessionId`.
@@ -49,16 +68,21 @@ pub fn find_subagent_files(transcript: &Path, session: &SessionId) -> Result<Vec
         if !entry.file_type()?.is_file() {
             continue;
         }
-        if flat_file_belongs_to(&entry.path(), session)? {
-            found.push(SubagentFile {
+        match flat_file_belongs_to(&entry.path(), session) {
+            Ok(true) => found.push(SubagentFile {
                 source: entry.path(),
                 relative: Path::new("subagents").join(name),
-            });
+            }),
+            Ok(false) => {}
+            Err(error) => skipped.push(SkippedFile {
+                source: entry.path().to_string_lossy().into_owned(),
+                error: format!("{error:#}"),
+            }),
         }
     }
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
     found.dedup_by(|left, right| left.relative == right.relative);
-    Ok(found)
+    Ok((found, skipped))
 }
 
 fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) -> Result<()> {
