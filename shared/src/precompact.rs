@@ -36,7 +36,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
             context,
             event.clone(),
             &session,
-            anyhow::anyhow!(
+            &anyhow::anyhow!(
                 "snapshot `{}` was taken without {} subagent file(s) that could not be read: {}",
                 metadata.name,
                 sources.len(),
@@ -53,7 +53,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
             context,
             event,
             &session,
-            error.context("failed to log the transcript's usage before the compaction"),
+            &error.context("failed to log the transcript's usage before the compaction"),
         );
     }
     Ok(())
@@ -64,13 +64,13 @@ fn log_problem(
     context: &HookContext,
     event: Option<String>,
     session: &crate::session_id::SessionId,
-    error: anyhow::Error,
+    error: &anyhow::Error,
 ) {
     let record = crate::error_log::ErrorRecord::new(
         "ctxhooks-precompact",
         event,
         Some(session.to_string()),
-        &error,
+        error,
     );
     let _ = crate::error_log::append(&context.state, &record);
 }
