@@ -33,6 +33,7 @@ fn assert_one_verified_snapshot_per_compaction(
     session: &str,
     expected_triggers: &[&str],
     expected_instructions: &[Option<&str>],
+    last_answers: &[&str],
 ) {
     let transcript = fs_err::read(sandbox.transcript_path(session)).unwrap();
     let boundaries = compact_boundary_offsets(&transcript);
@@ -75,6 +76,20 @@ fn assert_one_verified_snapshot_per_compaction(
             index,
             "snapshot {index} holds the wrong number of earlier compactions"
         );
+        // Complete up to the compaction: it holds the last answer before it, and nothing the
+        // model said lies between its end and the boundary.
+        assert!(
+            String::from_utf8_lossy(&copy).contains(last_answers[index]),
+            "snapshot {index} lacks the last answer before its compaction"
+        );
+        for line in transcript[copy.len()..*boundary_offset].split(|byte| *byte == b'\n') {
+            if let Ok(record) = serde_json::from_slice::<Value>(line) {
+                assert_ne!(
+                    record["type"], "assistant",
+                    "snapshot {index} ends before an answer: {record}"
+                );
+            }
+        }
         let mode = fs_err::metadata(&copy_path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "snapshot file mode");
         let folder_mode = fs_err::metadata(folder).unwrap().permissions().mode() & 0o777;
@@ -117,6 +132,7 @@ fn manual_compact_with_instructions_leaves_one_verified_snapshot() {
         &session,
         &["manual"],
         &[Some("keep the file ids")],
+        &["Wrote notes.txt."],
     );
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
@@ -146,7 +162,13 @@ fn automatic_compaction_leaves_one_verified_snapshot() {
             .any(|served| served.kind == RequestKind::Summary),
         "the CLI never compacted"
     );
-    assert_one_verified_snapshot_per_compaction(&sandbox, &session, &["auto"], &[None]);
+    assert_one_verified_snapshot_per_compaction(
+        &sandbox,
+        &session,
+        &["auto"],
+        &[None],
+        &["Read everything."],
+    );
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
 
