@@ -5,7 +5,10 @@ pub mod prune;
 pub mod snapshot;
 pub mod subagents;
 
-pub use catalog::{SnapshotEntry, VerifyOutcome, list_snapshots, verify_snapshot};
+pub use catalog::{
+    BrokenSnapshot, Catalog, SnapshotEntry, VerifyOutcome, list_snapshots, scan_archive,
+    verify_snapshot,
+};
 pub use snapshot::{SnapshotFile, SnapshotMetadata, SnapshotRequest, take_snapshot};
 pub use subagents::SkippedFile;
 

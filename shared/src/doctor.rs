@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::archive::list_snapshots;
+use crate::archive::scan_archive;
 use crate::error_log::{self, ErrorRecord};
 use crate::files;
 use crate::settings::handlers::{
@@ -236,8 +236,32 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             ),
         ));
     }
-    let snapshot_count = match list_snapshots(&input.state, None) {
-        Ok(entries) => Some(entries.len()),
+    let snapshot_count = match scan_archive(&input.state, None) {
+        Ok(catalog) => {
+            if !catalog.broken.is_empty() {
+                findings.push(Finding::new(
+                    Severity::Warning,
+                    "snapshots_damaged",
+                    format!(
+                        "{} archive folder(s) are not readable snapshots, e.g. `{}`; run `ctxhooks archives verify`",
+                        catalog.broken.len(),
+                        catalog.broken[0].path.display()
+                    ),
+                ));
+            }
+            if !catalog.unfinished.is_empty() {
+                findings.push(Finding::new(
+                    Severity::Info,
+                    "snapshots_unfinished",
+                    format!(
+                        "{} snapshot(s) were never finished (a PreCompact hook was stopped); \
+                         `ctxhooks archives prune` removes them once they are an hour old",
+                        catalog.unfinished.len()
+                    ),
+                ));
+            }
+            Some(catalog.entries.len())
+        }
         Err(error) => {
             findings.push(Finding::new(
                 Severity::Warning,

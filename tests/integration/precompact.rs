@@ -707,3 +707,66 @@ fn a_log_line_that_does_not_fit_leaves_no_fragment() {
     }
     drop(small);
 }
+
+#[test]
+fn a_damaged_archive_folder_never_hides_the_others() {
+    let world = World::new("damaged");
+    let transcript = lay_out_flat_project(&world);
+    for _ in 0..2 {
+        assert_silent_success(&world.run_hook(&payload(&transcript, "auto", Value::Null)));
+    }
+    let archive = world.state().join("sessions").join(SESSION).join("archive");
+    // A folder someone made by hand, a snapshot whose metadata points outside itself, and the
+    // temporary folder of a snapshot whose hook was killed two hours ago.
+    fs_err::create_dir_all(archive.join("my-notes")).unwrap();
+    let listed = world.ctxhooks_json(&["archives", "--json"]);
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        2,
+        "the readable snapshots are still listed"
+    );
+    let second = Path::new(listed[1]["path"].as_str().unwrap()).join("snapshot.json");
+    let mut metadata: Value = serde_json::from_slice(&fs_err::read(&second).unwrap()).unwrap();
+    metadata["files"][0]["path"] = json!("../../../../../../etc/hostname");
+    fs_err::write(&second, serde_json::to_vec(&metadata).unwrap()).unwrap();
+    let unfinished = archive.join(".tmp-20261130T000000.000000Z-auto-1");
+    fs_err::create_dir_all(&unfinished).unwrap();
+    let touched = Command::new("touch")
+        .args(["-d", "2 hours ago"])
+        .arg(&unfinished)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+
+    let verify = world.ctxhooks(&["archives", "verify", "--json"]);
+    assert_eq!(verify.status.code(), Some(1));
+    let outcomes: Value = serde_json::from_slice(&verify.stdout).unwrap();
+    let statuses: Vec<(bool, String)> = outcomes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|outcome| {
+            (
+                outcome["ok"].as_bool().unwrap(),
+                outcome["files"][0]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (true, "ok".to_owned()),
+            (false, "outside_snapshot".to_owned()),
+            (false, "unreadable".to_owned())
+        ]
+    );
+
+    let pruned = world.ctxhooks_json(&["archives", "prune", "--keep", "5", "--json"]);
+    assert_eq!(pruned["deleted"].as_array().unwrap().len(), 0);
+    assert_eq!(pruned["unfinished_deleted"].as_array().unwrap().len(), 1);
+    assert!(!unfinished.exists());
+    assert!(
+        archive.join("my-notes").exists(),
+        "prune deletes only what it was asked to"
+    );
+}

@@ -21,13 +21,35 @@ pub struct SnapshotEntry {
     pub metadata: SnapshotMetadata,
 }
 
-/// The snapshots of one session, or of every session, oldest first within a session.
-pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<Vec<SnapshotEntry>> {
+/// A folder in an archive that is not a readable snapshot (its `snapshot.json` is missing or
+/// damaged).
+#[derive(Debug, Clone, Serialize)]
+pub struct BrokenSnapshot {
+    /// The folder.
+    pub path: PathBuf,
+    /// Why it could not be read.
+    pub error: String,
+}
+
+/// Everything found in the archive folders.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// Readable snapshots, oldest first within a session.
+    pub entries: Vec<SnapshotEntry>,
+    /// Folders that are not readable snapshots.
+    pub broken: Vec<BrokenSnapshot>,
+    /// Temporary folders of snapshots never finished (a hook killed at its timeout).
+    pub unfinished: Vec<PathBuf>,
+}
+
+/// Scans the archive of one session, or of every session. A damaged folder never hides the
+/// others: it is listed under [`Catalog::broken`].
+pub fn scan_archive(state: &StateDir, session: Option<&SessionId>) -> Result<Catalog> {
     let sessions = match session {
         Some(session) => vec![session.clone()],
         None => state.session_ids()?,
     };
-    let mut entries = Vec::new();
+    let mut catalog = Catalog::default();
     for session in sessions {
         let archive = state.session_dir(&session).join(ARCHIVE_DIR_NAME);
         if !archive.is_dir() {
@@ -36,23 +58,37 @@ pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<V
         let mut folders = Vec::new();
         for entry in fs_err::read_dir(&archive).context("failed to list the archive")? {
             let entry = entry?;
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with(TEMP_PREFIX) || !entry.file_type()?.is_dir() {
+            if !entry.file_type()?.is_dir() {
                 continue;
             }
-            folders.push(entry.path());
+            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                catalog.unfinished.push(entry.path());
+            } else {
+                folders.push(entry.path());
+            }
         }
         folders.sort();
         for folder in folders {
-            let metadata = read_metadata(&folder)
-                .with_context(|| format!("failed to read snapshot `{}`", folder.display()))?;
-            entries.push(SnapshotEntry {
-                path: folder,
-                metadata,
-            });
+            match read_metadata(&folder) {
+                Ok(metadata) => catalog.entries.push(SnapshotEntry {
+                    path: folder,
+                    metadata,
+                }),
+                Err(error) => catalog.broken.push(BrokenSnapshot {
+                    path: folder,
+                    error: format!("{error:#}"),
+                }),
+            }
         }
     }
-    Ok(entries)
+    catalog.unfinished.sort();
+    Ok(catalog)
+}
+
+/// The readable snapshots of one session, or of every session, oldest first within a session
+/// (damaged folders are left out; [`scan_archive`] lists them).
+pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<Vec<SnapshotEntry>> {
+    Ok(scan_archive(state, session)?.entries)
 }
 
 fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
@@ -65,7 +101,7 @@ fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
 pub struct FileCheck {
     /// Path inside the snapshot.
     pub path: String,
-    /// `ok`, `missing`, `size_mismatch` or `checksum_mismatch`.
+    /// `ok`, `missing`, `size_mismatch`, `checksum_mismatch` or `outside_snapshot`.
     pub status: &'static str,
     /// Size recorded / found, when they differ.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,7 +127,19 @@ pub struct VerifyOutcome {
 pub fn verify_snapshot(entry: &SnapshotEntry) -> Result<VerifyOutcome> {
     let mut checks = Vec::new();
     for file in &entry.metadata.files {
-        let path = entry.path.join(&file.path);
+        let relative = Path::new(&file.path);
+        let inside = relative
+            .components()
+            .all(|component| matches!(component, std::path::Component::Normal(_)));
+        if !inside {
+            checks.push(FileCheck {
+                path: file.path.clone(),
+                status: "outside_snapshot",
+                detail: Some("the recorded path leaves the snapshot folder".to_owned()),
+            });
+            continue;
+        }
+        let path = entry.path.join(relative);
         let check = if path.is_file() {
             let found = files::digest_file(&path)?;
             if found.size != file.size {

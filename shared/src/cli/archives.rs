@@ -1,5 +1,6 @@
 //! `ctxhooks archives`: list, verify and prune the snapshots taken before compactions.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use std::fmt::Write as _;
@@ -10,8 +11,11 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::output;
+use crate::archive::catalog::FileCheck;
 use crate::archive::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
-use crate::archive::{SnapshotEntry, list_snapshots, verify_snapshot};
+use crate::archive::{
+    Catalog, METADATA_FILE_NAME, SnapshotEntry, VerifyOutcome, scan_archive, verify_snapshot,
+};
 use crate::session_id::SessionId;
 use crate::state::StateDir;
 
@@ -93,8 +97,41 @@ fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
         .context("invalid `--session`")
 }
 
+/// Tells, on stderr, about archive folders that are not readable snapshots.
+fn note_damage(catalog: &Catalog) {
+    for broken in &catalog.broken {
+        output::note(&format!(
+            "ctxhooks: warning: `{}` is not a readable snapshot: {}",
+            broken.path.display(),
+            broken.error
+        ));
+    }
+    for unfinished in &catalog.unfinished {
+        output::note(&format!(
+            "ctxhooks: note: `{}` is a snapshot that was never finished (its hook was stopped); \
+             `ctxhooks archives prune` removes such folders once they are an hour old",
+            unfinished.display()
+        ));
+    }
+}
+
+/// `text` with control characters escaped, safe to print on a terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
+}
+
 fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
-    let entries = list_snapshots(state, session_filter(session)?.as_ref())?;
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = catalog.entries;
     if json {
         output::print_json(&entries)?;
         return Ok(ExitCode::SUCCESS);
@@ -117,7 +154,7 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             metadata.trigger,
             metadata.size,
             metadata.files.len(),
-            metadata.custom_instructions.as_deref().unwrap_or("-"),
+            printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
         );
     }
     let _ = writeln!(
@@ -131,11 +168,36 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
 }
 
 fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
-    let entries = list_snapshots(state, session_filter(session)?.as_ref())?;
-    let outcomes = entries
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    let mut outcomes = catalog
+        .entries
         .iter()
         .map(verify_snapshot)
         .collect::<Result<Vec<_>>>()?;
+    // A folder whose metadata cannot be read fails verification; it does not stop the others.
+    for broken in &catalog.broken {
+        outcomes.push(VerifyOutcome {
+            path: broken.path.clone(),
+            session_id: broken
+                .path
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            name: broken
+                .path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ok: false,
+            files: vec![FileCheck {
+                path: METADATA_FILE_NAME.to_owned(),
+                status: "unreadable",
+                detail: Some(broken.error.clone()),
+            }],
+        });
+    }
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     if json {
         output::print_json(&outcomes)?;
@@ -181,7 +243,12 @@ struct PruneOutcome<'entries> {
     dry_run: bool,
     deleted: Vec<&'entries SnapshotEntry>,
     kept: usize,
+    /// Temporary folders of snapshots never finished, older than an hour.
+    unfinished_deleted: Vec<&'entries PathBuf>,
 }
+
+/// An unfinished snapshot folder this old is certainly abandoned (hooks time out long before).
+const UNFINISHED_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 fn prune(
     state: &StateDir,
@@ -190,17 +257,32 @@ fn prune(
     dry_run: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    let entries = list_snapshots(state, session_filter(session)?.as_ref())?;
-    let selected = select_for_pruning(&entries, policy, Utc::now());
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = &catalog.entries;
+    let selected = select_for_pruning(entries, policy, Utc::now());
+    let abandoned: Vec<&PathBuf> = catalog
+        .unfinished
+        .iter()
+        .filter(|folder| {
+            fs_err::metadata(folder)
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > UNFINISHED_AGE))
+        })
+        .collect();
     if !dry_run {
         for entry in &selected {
             delete_snapshot(entry)?;
+        }
+        for folder in &abandoned {
+            fs_err::remove_dir_all(folder).context("failed to delete an unfinished snapshot")?;
         }
     }
     let outcome = PruneOutcome {
         dry_run,
         deleted: selected.iter().collect(),
         kept: entries.len() - selected.len(),
+        unfinished_deleted: abandoned,
     };
     if json {
         output::print_json(&outcome)?;
@@ -213,6 +295,9 @@ fn prune(
                 "{verb} {}  {}",
                 entry.metadata.session_id, entry.metadata.name
             );
+        }
+        for folder in &outcome.unfinished_deleted {
+            let _ = writeln!(text, "{verb} unfinished {}", folder.display());
         }
         let _ = writeln!(
             text,
