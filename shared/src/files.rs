@@ -2,7 +2,7 @@
 //! whole-line appends, and private modes (files 0600, folders 0700).
 
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 
 use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -52,11 +52,35 @@ pub fn create_new_file(path: &Path, mode: u32) -> Result<fs_err::File> {
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
 /// only within one filesystem), fsync, rename, fsync of the folder. The new file gets `mode`.
 pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    write_atomic_owned(target, bytes, mode, None)
+}
+
+/// [`write_atomic`], and the new file gets `owner` (user and group ids) when given and different
+/// from the writer's: a file replaced by root for a user stays the user's.
+pub fn write_atomic_owned(
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<(u32, u32)>,
+) -> Result<()> {
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
         let mut file = create_new_file(&temp, mode)?;
         // The umask may have narrowed `mode`; set it exactly.
         file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        if let Some((user, group)) = owner {
+            let created = file.metadata()?;
+            if (created.uid(), created.gid()) != (user, group) {
+                std::os::unix::fs::fchown(file.file(), Some(user), Some(group)).with_context(
+                    || {
+                        format!(
+                            "`{}` belongs to user {user} and group {group}; failed to keep them",
+                            target.display()
+                        )
+                    },
+                )?;
+            }
+        }
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);

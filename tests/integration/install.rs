@@ -754,3 +754,55 @@ fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
         ORIGINAL
     );
 }
+
+#[test]
+fn install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_file() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let running_as_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout == b"0\n");
+
+    let sandbox = Sandbox::new("owner");
+    sandbox.write_user_settings("{\n  \"theme\": \"dark\"\n}\n");
+    if running_as_root {
+        // As `sudo ctxhooks install` would: the file stays its owner's.
+        std::os::unix::fs::chown(sandbox.user_settings(), Some(65534), Some(65534)).unwrap();
+        sandbox.ctxhooks(&["install"]);
+        let metadata = fs_err::metadata(sandbox.user_settings()).unwrap();
+        assert_eq!(
+            (metadata.uid(), metadata.gid()),
+            (65534, 65534),
+            "install changed the owner"
+        );
+        sandbox.ctxhooks(&["uninstall"]);
+        let metadata = fs_err::metadata(sandbox.user_settings()).unwrap();
+        assert_eq!(
+            (metadata.uid(), metadata.gid()),
+            (65534, 65534),
+            "uninstall changed the owner"
+        );
+    }
+
+    let sandbox = Sandbox::new("read-only");
+    sandbox.write_user_settings("{\n  \"theme\": \"dark\"\n}\n");
+    fs_err::set_permissions(
+        sandbox.user_settings(),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    let output = sandbox.run_program(Path::new(ctxhooks_binary()), &["install"]);
+    assert!(
+        !output.status.success(),
+        "a read-only settings file was rewritten"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("read-only"));
+    assert_eq!(
+        fs_err::read_to_string(sandbox.user_settings()).unwrap(),
+        "{\n  \"theme\": \"dark\"\n}\n"
+    );
+    assert!(
+        !sandbox.state_dir().join("installs.json").exists(),
+        "state was written for a refused file"
+    );
+}

@@ -1,7 +1,7 @@
 //! `install` and `uninstall` on one settings file: merge our handlers in, or take exactly them
 //! out, with a backup, an atomic write and the ownership record kept in step.
 
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -95,6 +95,7 @@ pub fn install(
     }
     // A file we would refuse is refused before the state folder is touched.
     SettingsDocument::read(settings_path)?;
+    refuse_read_only(settings_path)?;
     let _lock = InstallLock::acquire(state)?;
     install_unlocked(state, settings_path, binaries_dir, new_file_mode, false)
 }
@@ -235,6 +236,7 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
     if dry_run || !recorded {
         return uninstall_unlocked(state, settings_path, dry_run);
     }
+    refuse_read_only(settings_path)?;
     let _lock = InstallLock::acquire(state)?;
     uninstall_unlocked(state, settings_path, false)
 }
@@ -451,15 +453,35 @@ fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<
 
 /// Writes a settings file atomically, keeping an existing file's permission bits, creating the
 /// folder if needed.
+/// Refuses a settings file whose owner may not write it (mode without `u+w`): someone made it
+/// read-only on purpose, and a rename would replace it regardless.
+fn refuse_read_only(path: &Path) -> Result<()> {
+    if let Ok(metadata) = fs_err::metadata(path)
+        && metadata.permissions().mode() & 0o200 == 0
+    {
+        bail!(
+            "`{}` is read-only (mode {:04o}); make it writable first, or choose another file with --settings",
+            path.display(),
+            metadata.permissions().mode() & 0o7777
+        );
+    }
+    Ok(())
+}
+
 fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
-    let mode = match fs_err::metadata(path) {
-        Ok(metadata) => metadata.permissions().mode() & 0o7777,
-        Err(_) => new_file_mode,
+    // An existing file keeps its mode, owner and group: `sudo ctxhooks install` on a user's
+    // file must leave it theirs.
+    let (mode, owner) = match fs_err::metadata(path) {
+        Ok(metadata) => (
+            metadata.permissions().mode() & 0o7777,
+            Some((metadata.uid(), metadata.gid())),
+        ),
+        Err(_) => (new_file_mode, None),
     };
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
     {
         fs_err::create_dir_all(parent).context("failed to create the settings folder")?;
     }
-    files::write_atomic(path, bytes, mode).context("failed to write the settings file")
+    files::write_atomic_owned(path, bytes, mode, owner).context("failed to write the settings file")
 }
