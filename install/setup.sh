@@ -5,7 +5,8 @@
 #
 #   install/setup.sh                    # user scope (~/.claude/settings.json)
 #   install/setup.sh --scope project    # the current folder's .claude/settings.json
-#   PREFIX=/opt/ctxhooks install/setup.sh --dry-run
+#   PREFIX=/opt/ctxhooks install/setup.sh --dry-run   # still builds and copies the binaries;
+#                                                   # only the settings are left as they are
 set -euo pipefail
 
 say() { printf 'setup: %s\n' "$*" >&2; }
