@@ -39,9 +39,24 @@ impl ErrorRecord {
             hook: hook.to_owned(),
             event,
             session_id,
-            error: error.chain().map(ToString::to_string).collect(),
+            error: error
+                .chain()
+                .map(|cause| shorten(&cause.to_string()))
+                .collect(),
         }
     }
+}
+
+/// The longest message kept per cause: a hostile payload (a megabyte-long path) must not make a
+/// megabyte-long log line.
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+fn shorten(message: &str) -> String {
+    if message.chars().count() <= MAX_MESSAGE_CHARS {
+        return message.to_owned();
+    }
+    let kept: String = message.chars().take(MAX_MESSAGE_CHARS).collect();
+    format!("{kept}… (cut at {MAX_MESSAGE_CHARS} characters)")
 }
 
 /// Appends `record` to the state folder's `errors.log`, creating the folder if needed.
@@ -73,4 +88,18 @@ pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
             })
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut() {
+        let error = anyhow::anyhow!("{}", "x".repeat(100_000)).context("failed to archive");
+        let record = ErrorRecord::new("ctxhooks-precompact", None, None, &error);
+        assert_eq!(record.error[0], "failed to archive");
+        assert!(record.error[1].chars().count() < MAX_MESSAGE_CHARS + 40);
+        assert!(record.error[1].ends_with("(cut at 2000 characters)"));
+    }
 }
