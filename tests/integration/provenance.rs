@@ -474,8 +474,8 @@ fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
     assert!(analyse(&transcript, None).groups.is_empty());
 }
 
-/// The earlier-genuine-then-marked capture without the PreToolUse line of its last call (the
-/// 4th sidecar line, toolu_40ce...), with `extra` sidecar lines appended, and its transcript
+/// The `earlier-genuine-then-marked` capture without the `PreToolUse` line of its last call (the
+/// 4th sidecar line, `toolu_40ce...`), with `extra` sidecar lines appended, and its transcript
 /// passed through `edit_last_rejection` (line 46, the last call's rejection).
 fn without_last_pre_tool_use(
     extra: &[Value],
@@ -608,7 +608,8 @@ fn post_tool_use_failure_with_is_interrupt_is_started_not_failed() {
         "tool_use_id": "toolu_3ea635f561d746d39c56d310", "tool_name": "Bash",
         "is_interrupt": true});
     let mut text = fs_err::read_to_string(&sidecar).unwrap();
-    text.push_str(&format!("{failure}\n"));
+    text.push_str(&failure.to_string());
+    text.push('\n');
     fs_err::write(&sidecar, text).unwrap();
     let report = provenance_json(&state, &session, &sdk(scenario, "transcript.jsonl"));
     let call = &report["calls"][0];
@@ -1261,7 +1262,7 @@ fn commands_name_missing_input_clearly() {
 // ---------------------------------------------------------------- review fixes
 
 /// The marked-interrupt capture's sidecar with its mark line replaced by `mark_line`, in a
-/// fresh state folder. Its first line is the PreToolUse of toolu_3ea6... at 1796012085106 ms;
+/// fresh state folder. Its first line is the `PreToolUse` of `toolu_3ea6...` at 1796012085106 ms;
 /// the real mark is at 1796012085378 ms; the rejection (line 22) is at 04:14:45.436Z
 /// (1796012085436 ms).
 fn marked_interrupt_with_mark_line(mark_line: &str) -> (PathBuf, String, PathBuf) {
@@ -1319,7 +1320,8 @@ fn a_prompt_between_the_mark_and_the_interrupt_keeps_the_mark_away() {
     let mut edited = String::new();
     for (index, line) in lines.iter().enumerate() {
         if index == 21 {
-            edited.push_str(&format!("{prompt}\n"));
+            edited.push_str(&prompt.to_string());
+            edited.push('\n');
         }
         edited.push_str(line);
         edited.push('\n');
@@ -1365,7 +1367,8 @@ fn a_transcript_of_another_session_is_refused() {
         if let Some(object) = record.as_object_mut() {
             object.remove("sessionId");
         }
-        stripped.push_str(&format!("{record}\n"));
+        stripped.push_str(&record.to_string());
+        stripped.push('\n');
     }
     let path = state.join("no-session.jsonl");
     fs_err::write(&path, stripped).unwrap();

@@ -429,4 +429,32 @@ mod tests {
             ResultKind::Normal
         );
     }
+
+    #[test]
+    fn feedback_is_found_by_its_phrase_whatever_the_second_sentence_says() {
+        // A reworded second sentence with no ")." before the feedback: still feedback.
+        let record = json!({"type": "user"});
+        let block = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
+            "content": "The user doesn't want to proceed with this tool use. The tool use was rejected and nothing was written. To tell you how to proceed, the user said:\nuse the other file"});
+        assert_eq!(
+            classify_tool_result(&record, &block, None),
+            ResultKind::RejectedWithFeedback
+        );
+    }
+
+    #[test]
+    fn a_marker_typed_by_a_person_is_conversation() {
+        let record = json!({"type": "user", "rowSource": "local", "message": {"role": "user",
+            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}});
+        assert!(matches!(
+            classify_record(&record, None),
+            RecordClass::Conversation { .. }
+        ));
+        let harness = json!({"type": "user", "rowSource": "harness", "message": {"role": "user",
+            "content": [{"type": "text", "text": "[Stopped]"}]}});
+        assert_eq!(harness_short_text(&harness).as_deref(), Some("[Stopped]"));
+        let mut meta = harness.clone();
+        meta["isMeta"] = json!(true);
+        assert_eq!(harness_short_text(&meta), None);
+    }
 }

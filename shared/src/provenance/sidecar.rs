@@ -279,7 +279,7 @@ fn lenient_mark(value: &Value) -> std::result::Result<RuntimeMark, String> {
         gauge_pct: value
             .get("gauge_pct")
             .and_then(Value::as_f64)
-            .filter(|pct| pct.is_finite()),
+            .filter(|pct| pct.is_finite() && *pct >= 0.0),
         pid: value
             .get("pid")
             .and_then(Value::as_u64)
@@ -294,7 +294,9 @@ fn lenient_mark(value: &Value) -> std::result::Result<RuntimeMark, String> {
     reason = "the value is checked to be finite, non-negative and below 2^53 first"
 )]
 fn rounded_ms(time: f64) -> Option<u64> {
-    (time.is_finite() && time >= 0.0 && time < 9_007_199_254_740_992.0).then(|| time.round() as u64)
+    (0.0..9_007_199_254_740_992.0)
+        .contains(&time)
+        .then(|| time.round() as u64)
 }
 
 /// The line with every bare `NaN`, `Infinity` and `-Infinity` outside strings turned into
@@ -377,5 +379,86 @@ mod tests {
         assert_eq!(sidecar.unreadable.len(), 1);
         assert_eq!(sidecar.unreadable[0].0, 2);
         assert_eq!(sidecar.transcript_path(), Some("/t.jsonl"));
+    }
+
+    type Problem = (usize, Option<u64>, Option<u64>, Option<u64>);
+
+    fn sidecar_of(name: &str, text: &str) -> Sidecar {
+        let dir =
+            std::env::temp_dir().join(format!("ctxhooks-sidecar-{name}-{}", std::process::id()));
+        crate::files::create_private_dir_all(&dir).unwrap();
+        let path = dir.join(SIDECAR_FILE_NAME);
+        fs_err::write(&path, text).unwrap();
+        read_sidecar(&path).unwrap()
+    }
+
+    #[test]
+    fn mark_lines_are_read_leniently() {
+        let sidecar = sidecar_of(
+            "lenient",
+            concat!(
+                r#"{"kind":"runtime_interrupt_mark","time_ms":1000.6,"reason":"a","gauge_pct":"78%","pid":-3}"#,
+                "\n",
+                r#"{"kind":"runtime_interrupt_mark","time_ms":2000,"reason":"b","gauge_pct":-5}"#,
+                "\n"
+            ),
+        );
+        assert!(
+            sidecar.mark_problems.is_empty(),
+            "{:?}",
+            sidecar.mark_problems
+        );
+        assert_eq!(sidecar.marks.len(), 2);
+        assert_eq!(sidecar.marks[0].time_ms, 1001);
+        assert_eq!(sidecar.marks[0].gauge_pct, None);
+        assert_eq!(sidecar.marks[0].pid, None);
+        assert_eq!(sidecar.marks[1].time_ms, 2000);
+        assert_eq!(sidecar.marks[1].gauge_pct, None);
+    }
+
+    #[test]
+    fn a_mark_line_that_is_not_json_is_salvaged_when_its_time_reads() {
+        let sidecar = sidecar_of(
+            "nan",
+            concat!(
+                r#"{"kind":"tool_event","event":"started","time_ms":500,"tool_use_id":"t"}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": 1000, "reason": "NaN in text", "gauge_pct": NaN}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": Infinity, "reason": "r"}"#,
+                "\n",
+                r#"{"kind":"tool_event","event":"started","time_ms":3000,"tool_use_id":"u"}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": 4000, "reas"#,
+                "\n",
+            ),
+        );
+        assert_eq!(sidecar.marks.len(), 2);
+        assert_eq!(sidecar.marks[0].time_ms, 1000);
+        assert_eq!(sidecar.marks[0].reason, "NaN in text");
+        assert_eq!(sidecar.marks[0].gauge_pct, None);
+        assert_eq!(sidecar.marks[1].time_ms, 4000);
+        assert_eq!(sidecar.marks[1].reason, "(unreadable mark line 5)");
+        let problems: Vec<Problem> = sidecar
+            .mark_problems
+            .iter()
+            .map(|problem| {
+                (
+                    problem.line,
+                    problem.salvaged_time_ms,
+                    problem.after_time_ms,
+                    problem.before_time_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            problems,
+            vec![
+                (2, Some(1000), Some(500), Some(3000)),
+                (3, None, Some(1000), Some(3000)),
+                (5, Some(4000), Some(3000), None),
+            ]
+        );
+        assert!(sidecar.unreadable.is_empty());
     }
 }
