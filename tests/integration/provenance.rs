@@ -952,6 +952,21 @@ fn unmatched_marks_for_doctor() {
         other_reason.contains("no tool hook event"),
         "{other_reason}"
     );
+    // doctor's hint names the session as `--session=<id>`, which also works for an id that
+    // starts with `-`.
+    let findings: Vec<_> = ctxhooks_shared::doctor::EXTRA_CHECKS
+        .iter()
+        .flat_map(|(_, check)| check(&state_dir).unwrap())
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|finding| finding.code == "runtime_mark_without_interrupt"
+                && finding
+                    .message
+                    .contains(&format!("ctxhooks provenance --session={session}`"))),
+        "{findings:?}"
+    );
 }
 
 // ---------------------------------------------------------------- the tooluse hook

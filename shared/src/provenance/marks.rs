@@ -503,8 +503,9 @@ pub fn unmatched_marks_in_all_sessions(
 /// The explanation given for every unmatched mark.
 pub fn unmatched_reason() -> String {
     format!(
-        "no interrupt record starts within {MARK_WINDOW_BEFORE_MS} ms before to \
-         {MARK_WINDOW_AFTER_MS} ms after this mark: the interrupt has not reached the transcript \
+        "no interrupt record it may cover starts within {MARK_WINDOW_BEFORE_MS} ms before to \
+         {MARK_WINDOW_AFTER_MS} ms after this mark (with no user prompt between, and for calls \
+         already running when it was written): the interrupt has not reached the transcript \
          yet, or the SDK changed its interrupt wording or fields"
     )
 }
