@@ -1449,6 +1449,10 @@ fn a_mark_line_whose_time_cannot_be_read_makes_nearby_interrupts_unknown_not_use
     );
     assert_eq!(call["relabelled_in_ledger"], false);
     assert!(report["warnings"].to_string().contains("sidecar line 2"));
+    assert!(
+        !report.to_string().contains("  "),
+        "no broken string continuations: {report}"
+    );
 }
 
 #[test]
@@ -1502,6 +1506,7 @@ fn a_harness_record_in_a_new_wording_after_interrupt_content_is_a_marker_with_a_
         report["warnings"].to_string().contains("wording"),
         "{report}"
     );
+    assert!(!report.to_string().contains("  "), "{report}");
     // The ledger replaces both records (22 and 24): one line fewer.
     let original = fs_err::read(&transcript).unwrap();
     assert_eq!(

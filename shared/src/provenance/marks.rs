@@ -105,7 +105,9 @@ impl Analysis {
                 // record: after a group, it stops the group from being trailing.
                 if open && let Some(group) = groups.last() {
                     warnings.push(format!(
-                        "transcript line {} after the interrupt records on line {} is not a                          readable JSON record; it is counted as a real record, so nothing after                          it is relabelled",
+                        "transcript line {} after the interrupt records on line {} is not a \
+                         readable JSON record; it is counted as a real record, so nothing after \
+                         it is relabelled",
                         index + 1,
                         group.lines[0] + 1
                     ));
@@ -147,7 +149,10 @@ impl Analysis {
                         if let Some((_, text)) = novel.iter().find(|(line, _)| *line == index) {
                             group.novel_markers.push((index, text.clone()));
                             warnings.push(format!(
-                                "transcript line {}: the harness-written record {text:?} right                                  after interrupt content was taken as an interrupt marker, but its                                  wording is not one ctxhooks knows: the SDK's wording may have                                  changed; check this verdict",
+                                "transcript line {}: the harness-written record {text:?} right \
+                                 after interrupt content was taken as an interrupt marker, but \
+                                 its wording is not one ctxhooks knows: the SDK's wording may \
+                                 have changed; check this verdict",
                                 index + 1
                             ));
                         }
@@ -208,7 +213,9 @@ impl Analysis {
                         .is_none_or(|time| time >= low && time <= high)
                 {
                     group.uncertain.push(format!(
-                        "sidecar line {} is a runtime_interrupt_mark line whose time cannot be                          read, and these interrupt records could follow it: the runtime may have                          issued this interrupt",
+                        "sidecar line {} is a runtime_interrupt_mark line whose time cannot be \
+                         read, and these interrupt records could follow it: the runtime may have \
+                         issued this interrupt",
                         problem.line
                     ));
                 }
