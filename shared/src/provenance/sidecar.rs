@@ -180,7 +180,10 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
                     }
                     Err(problem) => sidecar.mark_problems.push(MarkProblem {
                         line: number,
-                        problem,
+                        problem: format!(
+                            "a runtime_interrupt_mark line whose time cannot be read ({problem}), \
+                             so interrupts near it are judged unknown"
+                        ),
                         salvaged_time_ms: None,
                         after_time_ms: None,
                         before_time_ms: None,
