@@ -82,8 +82,24 @@ fn runtime_marks_without_interrupt_records(state: &StateDir) -> Result<Vec<Findi
                 "runtime_mark_without_interrupt",
                 format!(
                     "session {session}: the runtime mark at {} ms ({}) has no interrupt record \
-                     after it: {}. Check `ctxhooks provenance --session {session}`",
+                     after it: {}. Check `ctxhooks provenance --session={session}`",
                     mark.mark.time_ms, mark.mark.reason, mark.reason
+                ),
+            ));
+        }
+    }
+    for session in state.session_ids()? {
+        let sidecar =
+            crate::provenance::read_sidecar(&crate::provenance::sidecar_path(state, &session))?;
+        for problem in &sidecar.mark_problems {
+            findings.push(Finding::new(
+                Severity::Warning,
+                "runtime_mark_unreadable",
+                format!(
+                    "session {session}: sidecar line {} is a runtime interrupt mark that is not \
+                     valid JSON: {}. Fix the runtime that writes it (see docs/provenance.md) and \
+                     check `ctxhooks provenance --session={session}`",
+                    problem.line, problem.problem
                 ),
             ));
         }

@@ -14,14 +14,14 @@ pub mod verdict;
 
 pub use ledger::{PROMPT_RULE, ledger_input};
 pub use marks::{
-    Analysis, Loaded, MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS, UnmatchedMark, load_analysis,
-    unmatched_marks, unmatched_marks_in_all_sessions,
+    Analysis, Loaded, MARK_CALL_SLACK_MS, MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS,
+    UnmatchedMark, load_analysis, unmatched_marks, unmatched_marks_in_all_sessions,
 };
 pub use records::{ResultKind, classify_record, classify_tool_result, is_interrupt_marker_text};
 pub use session::{ledger_input_for, report_for};
 pub use sidecar::{
-    RuntimeMark, Sidecar, SidecarLine, ToolEvent, ToolEventKind, append_mark, read_sidecar,
-    sidecar_path,
+    MarkProblem, RuntimeMark, Sidecar, SidecarLine, ToolEvent, ToolEventKind, append_mark,
+    read_sidecar, sidecar_path,
 };
 pub use summary::summarize_tool_input;
 pub use verdict::{CallReport, ProvenanceReport, ToolState, Verdict, provenance_report};

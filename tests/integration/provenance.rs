@@ -474,11 +474,13 @@ fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
     assert!(analyse(&transcript, None).groups.is_empty());
 }
 
-#[test]
-fn a_missing_pre_tool_use_line_never_makes_a_call_that_ran_look_safe() {
-    // earlier-genuine-then-marked without the PreToolUse line of the last call (the 4th sidecar
-    // line): the hook recorded earlier calls, but the SDK says this one was stopped while
-    // running. The two disagree, so the state is unknown, not "not_started".
+/// The `earlier-genuine-then-marked` capture without the `PreToolUse` line of its last call (the
+/// 4th sidecar line, `toolu_40ce...`), with `extra` sidecar lines appended, and its transcript
+/// passed through `edit_last_rejection` (line 46, the last call's rejection).
+fn without_last_pre_tool_use(
+    extra: &[Value],
+    edit_last_rejection: impl Fn(&mut Value),
+) -> (PathBuf, String, PathBuf) {
     let scenario = "earlier-genuine-then-marked";
     let (state, session) = state_with_sdk_sidecar(scenario);
     let sidecar = state
@@ -492,7 +494,7 @@ fn a_missing_pre_tool_use_line_never_makes_a_call_that_ran_look_safe() {
             .unwrap()
             .contains("toolu_40ce02d121194d00ba10d550")
     );
-    let kept: String = text
+    let mut kept: String = text
         .lines()
         .enumerate()
         .filter(|(index, _)| *index != 3)
@@ -501,12 +503,123 @@ fn a_missing_pre_tool_use_line_never_makes_a_call_that_ran_look_safe() {
             kept.push('\n');
             kept
         });
+    for line in extra {
+        kept.push_str(&line.to_string());
+        kept.push('\n');
+    }
     fs_err::write(&sidecar, kept).unwrap();
+    let original = fs_err::read_to_string(sdk(scenario, "transcript.jsonl")).unwrap();
+    let mut edited = String::new();
+    for (index, line) in original.lines().enumerate() {
+        if index == 45 {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(
+                record["message"]["content"][0]["tool_use_id"],
+                "toolu_40ce02d121194d00ba10d550"
+            );
+            edit_last_rejection(&mut record);
+            edited.push_str(&record.to_string());
+        } else {
+            edited.push_str(line);
+        }
+        edited.push('\n');
+    }
+    let transcript = state.join("transcript.jsonl");
+    fs_err::write(&transcript, edited).unwrap();
+    (state, session, transcript)
+}
+
+/// The plain rejection text, without 2.1.332's "stopped while running" correction.
+fn strip_correction(record: &mut Value) {
+    let text = record["message"]["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cut = text.find(" Correction to the text above:").unwrap();
+    record["message"]["content"][0]["content"] = json!(text[..cut]);
+    record.as_object_mut().unwrap().remove("toolDenialKind");
+}
+
+#[test]
+fn a_missing_pre_tool_use_line_is_not_started_only_when_the_hook_wrote_lines_around_the_call() {
+    // The last call's tool_use is line 45 (04:14:51.0xxZ); the sidecar's other hook lines are
+    // all before it (PreToolUse/PostToolUse of the earlier calls) and the mark is no hook line.
+    let last_call = |report: &Value| {
+        let last = report["calls"][1].clone();
+        assert_eq!(last["tool_use_id"], "toolu_40ce02d121194d00ba10d550");
+        assert_eq!(last["verdict"], "runtime");
+        last
+    };
+    // 1. Hook lines only before the call, and the SDK says "stopped while running": started.
+    let (state, session, transcript) = without_last_pre_tool_use(&[], |_| {});
+    let last = last_call(&provenance_json(&state, &session, &transcript));
+    assert_eq!(last["state"], "started", "{last}");
+    // 2. Hook lines only before, and nothing says it ran: unknown, never "not_started" (the
+    //    hook may have been removed or broken since the earlier calls).
+    let (state, session, transcript) = without_last_pre_tool_use(&[], strip_correction);
+    let last = last_call(&provenance_json(&state, &session, &transcript));
+    assert_eq!(last["state"], "unknown", "{last}");
+    assert!(
+        last["state_evidence"]
+            .to_string()
+            .contains("cannot tell whether it ran"),
+        "{last}"
+    );
+    // 3. A hook line after the call too (a later call's PreToolUse): the hook was active around
+    //    it and saw no PreToolUse: not started.
+    let later = json!({"kind": "tool_event", "event": "started", "hook_event_name": "PreToolUse",
+        "time_ms": 1_796_012_099_000_u64, "tool_use_id": "toolu_later", "tool_name": "Bash"});
+    let (state, session, transcript) =
+        without_last_pre_tool_use(std::slice::from_ref(&later), strip_correction);
+    let last = last_call(&provenance_json(&state, &session, &transcript));
+    assert_eq!(last["state"], "not_started", "{last}");
+    // 4. The same, but the SDK says it was stopped while running: the two disagree: unknown.
+    let (state, session, transcript) = without_last_pre_tool_use(&[later], |_| {});
+    let last = last_call(&provenance_json(&state, &session, &transcript));
+    assert_eq!(last["state"], "unknown", "{last}");
+}
+
+#[test]
+fn tool_denial_kind_interrupted_says_the_call_was_running() {
+    // 2.1.270 wrote toolDenialKind "interrupted" for a call cut off in flight. With no hook line
+    // for the call, that is "started", not unknown and never not_started.
+    let (state, session, transcript) = without_last_pre_tool_use(&[], |record| {
+        strip_correction(record);
+        record["toolDenialKind"] = json!("interrupted");
+    });
+    let last = &provenance_json(&state, &session, &transcript)["calls"][1];
+    assert_eq!(last["result_kind"]["kind"], "interrupted");
+    assert_eq!(last["result_kind"]["while_running"], true);
+    assert_eq!(last["state"], "started", "{last}");
+}
+
+#[test]
+fn post_tool_use_failure_with_is_interrupt_is_started_not_failed() {
+    // marked-interrupt plus a PostToolUseFailure line (is_interrupt: true) for its Bash call
+    // 300 ms after its PreToolUse: aborted mid-run, so the effect is unknown.
+    let scenario = "marked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let failure = json!({"kind": "tool_event", "event": "failed",
+        "hook_event_name": "PostToolUseFailure", "time_ms": 1_796_012_085_406_u64,
+        "tool_use_id": "toolu_3ea635f561d746d39c56d310", "tool_name": "Bash",
+        "is_interrupt": true});
+    let mut text = fs_err::read_to_string(&sidecar).unwrap();
+    text.push_str(&failure.to_string());
+    text.push('\n');
+    fs_err::write(&sidecar, text).unwrap();
     let report = provenance_json(&state, &session, &sdk(scenario, "transcript.jsonl"));
-    let last = &report["calls"][1];
-    assert_eq!(last["tool_use_id"], "toolu_40ce02d121194d00ba10d550");
-    assert_eq!(last["verdict"], "runtime");
-    assert_eq!(last["state"], "unknown");
+    let call = &report["calls"][0];
+    assert_eq!(call["state"], "started", "{call}");
+    assert!(
+        call["state_evidence"]
+            .to_string()
+            .contains("is_interrupt: true"),
+        "{call}"
+    );
 }
 
 #[test]
@@ -839,6 +952,21 @@ fn unmatched_marks_for_doctor() {
         other_reason.contains("no tool hook event"),
         "{other_reason}"
     );
+    // doctor's hint names the session as `--session=<id>`, which also works for an id that
+    // starts with `-`.
+    let findings: Vec<_> = ctxhooks_shared::doctor::EXTRA_CHECKS
+        .iter()
+        .flat_map(|(_, check)| check(&state_dir).unwrap())
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|finding| finding.code == "runtime_mark_without_interrupt"
+                && finding
+                    .message
+                    .contains(&format!("ctxhooks provenance --session={session}`"))),
+        "{findings:?}"
+    );
 }
 
 // ---------------------------------------------------------------- the tooluse hook
@@ -1144,4 +1272,399 @@ fn commands_name_missing_input_clearly() {
         rule.contains("never a rejection and never a confirmation"),
         "{rule}"
     );
+}
+
+// ---------------------------------------------------------------- review fixes
+
+/// The marked-interrupt capture's sidecar with its mark line replaced by `mark_line`, in a
+/// fresh state folder. Its first line is the `PreToolUse` of `toolu_3ea6...` at 1796012085106 ms;
+/// the real mark is at 1796012085378 ms; the rejection (line 22) is at 04:14:45.436Z
+/// (1796012085436 ms).
+fn marked_interrupt_with_mark_line(mark_line: &str) -> (PathBuf, String, PathBuf) {
+    let scenario = "marked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = state
+        .join("sessions")
+        .join(&session)
+        .join("provenance.jsonl");
+    let text = fs_err::read_to_string(&sidecar).unwrap();
+    let first = text.lines().next().unwrap();
+    fs_err::write(&sidecar, format!("{first}\n{mark_line}\n")).unwrap();
+    (state, session, sdk(scenario, "transcript.jsonl"))
+}
+
+#[test]
+fn a_mark_written_before_the_call_began_does_not_cover_it() {
+    // A mark 2 s before the Bash call's PreToolUse (1796012085106 - 2000) is inside the 5 s
+    // window of the interrupt records (they come 2330 ms after it) but the call began more than
+    // 1 s after it: a runtime marks a call already running, so this interrupt stays the user's.
+    let (state, session, transcript) =
+        marked_interrupt_with_mark_line(&mark_at(1_796_012_083_106).to_string());
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["calls"][0]["verdict"], "user", "{report}");
+    assert_eq!(report["unmatched_marks"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap()
+    );
+    // The real mark (272 ms after the PreToolUse) still covers it.
+    let (state, session, transcript) =
+        marked_interrupt_with_mark_line(&mark_at(1_796_012_085_378).to_string());
+    assert_eq!(
+        provenance_json(&state, &session, &transcript)["calls"][0]["verdict"],
+        "runtime"
+    );
+}
+
+#[test]
+fn a_prompt_between_the_mark_and_the_interrupt_keeps_the_mark_away() {
+    // earlier-genuine-then-marked: the genuine interrupt's records are lines 22/24 (toolu_ea6e,
+    // PreToolUse at 1796012089196 ms). A mark 100 ms after its PreToolUse would cover it...
+    let scenario = "earlier-genuine-then-marked";
+    let transcript = sdk(scenario, "transcript.jsonl");
+    let covered = analyse_with_marks(&transcript, &[mark_at(1_796_012_089_296)]);
+    assert!(covered.groups[0].covered_by.is_some());
+    // ...but not when a real user prompt lies between the mark and the records: copy line 3
+    // (the session's first prompt) with a timestamp after the mark in front of line 22.
+    let original = fs_err::read_to_string(&transcript).unwrap();
+    let lines: Vec<&str> = original.lines().collect();
+    let mut prompt: Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(prompt["type"], "user");
+    assert!(prompt["message"]["content"].to_string().contains("RUN:"));
+    prompt["timestamp"] = json!("2026-11-30T04:14:49.300Z"); // 1796012089300 ms
+    let mut edited = String::new();
+    for (index, line) in lines.iter().enumerate() {
+        if index == 21 {
+            edited.push_str(&prompt.to_string());
+            edited.push('\n');
+        }
+        edited.push_str(line);
+        edited.push('\n');
+    }
+    let dir = scratch("prompt-between");
+    let path = dir.join("transcript.jsonl");
+    fs_err::write(&path, edited).unwrap();
+    let analysis = analyse_with_marks(&path, &[mark_at(1_796_012_089_296)]);
+    assert!(analysis.groups[0].covered_by.is_none());
+    assert_eq!(analysis.unmatched().len(), 1);
+}
+
+#[test]
+fn a_transcript_of_another_session_is_refused() {
+    // The unmarked capture's transcript with the marked capture's session: refused, nothing on
+    // stdout.
+    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let other = sdk("unmarked-interrupt", "transcript.jsonl");
+    for command in ["provenance", "ledger-input"] {
+        let output = ctxhooks(
+            &state,
+            &[
+                command,
+                "--session",
+                &session,
+                "--transcript",
+                other.to_str().unwrap(),
+            ],
+        );
+        assert!(!output.status.success(), "{command}: {output:?}");
+        assert!(output.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&sdk_session("unmarked-interrupt")),
+            "{stderr}"
+        );
+    }
+    // A transcript with no sessionId at all is accepted, with a warning.
+    let original = fs_err::read_to_string(sdk("marked-interrupt", "transcript.jsonl")).unwrap();
+    let mut stripped = String::new();
+    for line in original.lines() {
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        if let Some(object) = record.as_object_mut() {
+            object.remove("sessionId");
+        }
+        stripped.push_str(&record.to_string());
+        stripped.push('\n');
+    }
+    let path = state.join("no-session.jsonl");
+    fs_err::write(&path, stripped).unwrap();
+    let report = provenance_json(&state, &session, &path);
+    assert_eq!(report["calls"][0]["verdict"], "runtime");
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("names no sessionId"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
+    // What Python's json.dumps writes for gauge_pct = float("nan"): not JSON.
+    let line = r#"{"kind": "runtime_interrupt_mark", "time_ms": 1796012085378, "reason": "context backstop", "source": "py", "gauge_pct": NaN, "pid": 7}"#;
+    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
+    let output = ctxhooks(
+        &state,
+        &[
+            "provenance",
+            "--session",
+            &session,
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["calls"][0]["verdict"], "runtime", "{report}");
+    assert_eq!(report["calls"][0]["mark"]["reason"], "context backstop");
+    assert!(report["warnings"].to_string().contains("sidecar line 2"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
+    // doctor's provenance check warns too.
+    let state_dir = ctxhooks_shared::state::StateDir::at(state.clone());
+    let findings: Vec<_> = ctxhooks_shared::doctor::EXTRA_CHECKS
+        .iter()
+        .flat_map(|(_, check)| check(&state_dir).unwrap())
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|finding| finding.code == "runtime_mark_unreadable"
+                && finding.message.contains(&format!("--session={session}"))),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn a_mark_line_whose_time_cannot_be_read_makes_nearby_interrupts_unknown_not_users() {
+    let line =
+        r#"{"kind": "runtime_interrupt_mark", "time_ms": NaN, "reason": "context backstop"}"#;
+    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
+    let report = provenance_json(&state, &session, &transcript);
+    let call = &report["calls"][0];
+    assert_eq!(call["verdict"], "unknown", "{call}");
+    assert!(
+        call["verdict_evidence"]
+            .to_string()
+            .contains("sidecar line 2")
+    );
+    assert_eq!(call["relabelled_in_ledger"], false);
+    assert!(report["warnings"].to_string().contains("sidecar line 2"));
+    assert!(
+        !report.to_string().contains("  "),
+        "no broken string continuations: {report}"
+    );
+}
+
+#[test]
+fn lenient_mark_fields_float_time_and_bad_gauge() {
+    // A float time_ms is rounded; a string or non-finite gauge is ignored; the mark still covers.
+    let line = r#"{"kind":"runtime_interrupt_mark","time_ms":1796012085377.6,"reason":"r","gauge_pct":"78%"}"#;
+    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
+    let report = provenance_json(&state, &session, &transcript);
+    assert_eq!(report["calls"][0]["verdict"], "runtime", "{report}");
+    assert_eq!(report["calls"][0]["mark"]["time_ms"], 1_796_012_085_378_u64);
+    assert!(report["calls"][0]["mark"].get("gauge_pct").is_none());
+}
+
+/// The marked-interrupt transcript with line 24's (the harness marker's) record edited.
+fn marked_interrupt_with_marker(edit: impl Fn(&mut Value)) -> (PathBuf, String, PathBuf) {
+    let scenario = "marked-interrupt";
+    let (state, session) = state_with_sdk_sidecar(scenario);
+    let original = fs_err::read_to_string(sdk(scenario, "transcript.jsonl")).unwrap();
+    let mut edited = String::new();
+    for (index, line) in original.lines().enumerate() {
+        if index == 23 {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(record["rowSource"], "harness");
+            edit(&mut record);
+            edited.push_str(&record.to_string());
+        } else {
+            edited.push_str(line);
+        }
+        edited.push('\n');
+    }
+    let path = state.join("transcript.jsonl");
+    fs_err::write(&path, edited).unwrap();
+    (state, session, path)
+}
+
+#[test]
+fn a_harness_record_in_a_new_wording_after_interrupt_content_is_a_marker_with_a_warning() {
+    let (state, session, transcript) = marked_interrupt_with_marker(|record| {
+        record["message"]["content"][0]["text"] = json!("[Turn stopped by the SDK]");
+    });
+    let report = provenance_json(&state, &session, &transcript);
+    let call = &report["calls"][0];
+    assert_eq!(call["verdict"], "runtime");
+    assert_eq!(call["relabelled_in_ledger"], true, "{report}");
+    assert!(
+        call["verdict_evidence"]
+            .to_string()
+            .contains("[Turn stopped by the SDK]")
+    );
+    assert!(
+        report["warnings"].to_string().contains("wording"),
+        "{report}"
+    );
+    assert!(!report.to_string().contains("  "), "{report}");
+    // The ledger replaces both records (22 and 24): one line fewer.
+    let original = fs_err::read(&transcript).unwrap();
+    assert_eq!(
+        lines_of(&ledger(&state, &session, &transcript)).len(),
+        lines_of(&original).len() - 1
+    );
+}
+
+#[test]
+fn a_marker_typed_by_a_person_is_never_an_interrupt_marker() {
+    // rowSource "local": a person typed "[Request interrupted by user for tool use]".
+    let (_, _, transcript) = marked_interrupt_with_marker(|record| {
+        record["rowSource"] = json!("local");
+    });
+    let analysis = analyse(&transcript, None);
+    assert!(matches!(
+        analysis.classes[23],
+        RecordClass::Conversation { .. }
+    ));
+    assert_eq!(analysis.groups.len(), 1);
+    assert_eq!(analysis.groups[0].lines, vec![21]);
+    assert!(!analysis.groups[0].trailing);
+}
+
+/// The relabelled ledger of the marked-interrupt capture for a transcript given as bytes.
+fn marked_ledger(transcript_bytes: &[u8]) -> (Vec<u8>, Value) {
+    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let path = state.join("transcript.jsonl");
+    fs_err::write(&path, transcript_bytes).unwrap();
+    let report = provenance_json(&state, &session, &path);
+    (ledger(&state, &session, &path), report)
+}
+
+#[test]
+fn ledger_keeps_line_endings_and_links_the_chain() {
+    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).unwrap();
+    let before = lines_of(&original);
+    // 1. uuid from the last replaced record (line 24), parentUuid from the first (line 22).
+    let (relabelled, _) = marked_ledger(&original);
+    let system: Value = serde_json::from_slice(lines_of(&relabelled)[21]).unwrap();
+    assert_eq!(system["uuid"], "76eca4bb-74f0-4802-997a-2a6530606101");
+    assert_eq!(system["parentUuid"], "b430fdc3-3b2a-48ba-945d-9e1705a7fb39");
+    // 2. The file ends with the group, with no final newline: the replacement has none either.
+    let cut: Vec<u8> = before[..24].concat();
+    let cut = cut.strip_suffix(b"\n").unwrap();
+    let (relabelled, _) = marked_ledger(cut);
+    // The attachment (line 23) follows the replacement, so the replacement keeps the first
+    // replaced line's newline and the attachment stays as it was.
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), 23);
+    assert_eq!(&after[..21], &before[..21]);
+    assert!(after[21].ends_with(b"}\n"));
+    assert_eq!(after[22], before[22], "the attachment stays");
+    // Without the attachment, the replacement is the last line, with no final newline.
+    let mut cut = [&before[..22], &before[23..24]].concat().concat();
+    cut.pop();
+    let (relabelled, _) = marked_ledger(&cut);
+    assert!(relabelled.ends_with(b"}}"));
+    assert_eq!(lines_of(&relabelled).len(), 22);
+    assert_eq!(&lines_of(&relabelled)[..21], &before[..21]);
+    // 3. CRLF everywhere: every other line byte-identical, the replacement ends with CRLF.
+    let crlf: Vec<u8> = before
+        .iter()
+        .flat_map(|line| {
+            let mut line = line.strip_suffix(b"\n").unwrap().to_vec();
+            line.extend_from_slice(b"\r\n");
+            line
+        })
+        .collect();
+    let (relabelled, report) = marked_ledger(&crlf);
+    assert_eq!(report["calls"][0]["relabelled_in_ledger"], true);
+    let crlf_before = lines_of(&crlf);
+    let after = lines_of(&relabelled);
+    assert_eq!(after.len(), crlf_before.len() - 1);
+    assert!(after[21].ends_with(b"}\r\n"));
+    assert_eq!(&after[..21], &crlf_before[..21]);
+    assert_eq!(
+        &after[22..],
+        &[&crlf_before[22..23], &crlf_before[24..]].concat()[..]
+    );
+}
+
+#[test]
+fn ledger_relabels_nothing_when_an_unreadable_line_follows_the_group() {
+    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).unwrap();
+    let before = lines_of(&original);
+    for follower in [
+        &b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"con"[..],
+        b"{\"type\":\"user\",\"message\":{\"content\":\"\xff\xfe\"}}\n",
+    ] {
+        let mut bytes = before[..24].concat();
+        bytes.extend_from_slice(follower);
+        let (relabelled, report) = marked_ledger(&bytes);
+        assert_eq!(relabelled, bytes, "nothing relabelled");
+        assert_eq!(report["calls"][0]["verdict"], "runtime");
+        assert_eq!(report["calls"][0]["relabelled_in_ledger"], false);
+        assert!(
+            report["warnings"].to_string().contains("line 25"),
+            "{report}"
+        );
+    }
+    // An invalid UTF-8 line before the group stays byte-identical while the group is relabelled.
+    let mut bytes = before[..20].concat();
+    bytes.extend_from_slice(b"\xff\xfe not a record\n");
+    bytes.extend_from_slice(&before[20..].concat());
+    let (relabelled, report) = marked_ledger(&bytes);
+    assert_eq!(report["calls"][0]["relabelled_in_ledger"], true);
+    let after = lines_of(&relabelled);
+    assert_eq!(after[20], b"\xff\xfe not a record\n");
+    assert_eq!(after.len(), lines_of(&bytes).len() - 1);
+}
+
+#[test]
+fn mark_interrupt_json_is_the_recorded_line_and_warns_without_hook_events() {
+    let state = scratch("mark-json");
+    let session = "-starts-with-a-dash";
+    let output = ctxhooks(
+        &state,
+        &[
+            "mark-interrupt",
+            &format!("--session={session}"),
+            "--reason",
+            "context backstop",
+            "--gauge-pct",
+            "78.4",
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let recorded = fs_err::read_to_string(
+        state
+            .join("sessions")
+            .join(session)
+            .join("provenance.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), recorded);
+    assert!(recorded.contains("\"kind\":\"runtime_interrupt_mark\""));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("is ctxhooks-tooluse installed?"),
+        "{output:?}"
+    );
+    // With a hook event in the session, no warning.
+    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let output = ctxhooks(
+        &state,
+        &["mark-interrupt", "--session", &session, "--reason", "r"],
+    );
+    assert!(output.status.success());
+    assert!(output.stderr.is_empty(), "{output:?}");
+    // Negative and non-finite gauges are refused, and nothing is written.
+    for gauge in ["--gauge-pct=-1", "--gauge-pct=inf", "--gauge-pct=NaN"] {
+        let state = scratch("mark-gauge");
+        let output = ctxhooks(
+            &state,
+            &["mark-interrupt", "--session", "s", "--reason", "r", gauge],
+        );
+        assert!(!output.status.success(), "{gauge}");
+        assert!(!state.join("sessions").exists());
+    }
 }

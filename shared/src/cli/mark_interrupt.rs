@@ -7,14 +7,14 @@ use clap::Args;
 
 use crate::cli::output;
 use crate::provenance::clock::now_ms;
-use crate::provenance::{RuntimeMark, append_mark};
+use crate::provenance::{RuntimeMark, SidecarLine, append_mark, sidecar_path};
 use crate::session_id::SessionId;
 use crate::state::StateDir;
 
 /// Arguments of `ctxhooks mark-interrupt`.
 ///
 /// Run it (or append the same line yourself, see docs/provenance.md) right BEFORE calling the
-/// Agent SDK's `interrupt()`: the mark covers the interrupt records that follow it within 30 s.
+/// Agent SDK's `interrupt()`: the mark covers the interrupt records that follow it within 5 s.
 #[derive(Debug, Args)]
 pub struct MarkInterruptArgs {
     /// The session about to be interrupted.
@@ -29,7 +29,7 @@ pub struct MarkInterruptArgs {
     /// The context gauge's reading in percent.
     #[arg(long, value_name = "X")]
     pub gauge_pct: Option<f64>,
-    /// Print the recorded line as JSON.
+    /// Print the recorded line (the JSON appended to the sidecar, with its `kind`).
     #[arg(long)]
     pub json: bool,
 }
@@ -53,9 +53,29 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
         pid: Some(std::process::id()),
     };
     let state = StateDir::locate()?;
+    // A cheap look (no parsing: this runs just before an interrupt); an unreadable sidecar
+    // counts as having no events, and the mark is still written.
+    let has_hook_events = fs_err::read(sidecar_path(&state, &session))
+        .is_ok_and(|bytes| contains(&bytes, b"\"tool_event\""));
     append_mark(&state, &session, &mark)?;
+    if !has_hook_events {
+        output::note(&format!(
+            "ctxhooks: warning: session `{session}` has no tool hook events yet (is \
+             ctxhooks-tooluse installed?); the mark was written, but without hook events the \
+             state of the interrupted call cannot be known"
+        ));
+    }
     if args.json {
-        output::print_json(&mark)?;
+        // Exactly the line that was appended (the same serialisation), with its `kind`.
+        let line = serde_json::to_string(&SidecarLine::RuntimeInterruptMark(mark))
+            .context("failed to print the mark")?;
+        output::println(&line)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
 }

@@ -60,6 +60,12 @@ pub(crate) fn analyse(
             unmatched.mark.time_ms, unmatched.mark.reason, unmatched.reason
         ));
     }
+    for problem in &loaded.analysis.sidecar.mark_problems {
+        output::note(&format!(
+            "ctxhooks: WARNING: sidecar line {} is a runtime mark that cannot be read as JSON: {}",
+            problem.line, problem.problem
+        ));
+    }
     Ok((loaded, report))
 }
 

@@ -4,8 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::marks::{Analysis, InterruptGroup};
-use super::records::RecordClass;
+use super::marks::{Analysis, InterruptGroup, analysis_ids};
 use super::verdict::{ProvenanceReport, ToolState};
 
 /// The rule to put in the extraction prompt.
@@ -42,12 +41,20 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
         return output;
     };
     let first = group.lines[0];
+    let last = group.lines[group.lines.len() - 1];
+    // The replacement ends as the last replaced line did; when that one had no line ending
+    // (the end of the file) but lines follow the replacement, it ends as the first one did.
+    let mut ending = line_ending(&analysis.lines[last].raw);
+    if ending.is_empty() && analysis.lines.len() > first + 1 && last != first {
+        let follows = (first + 1..analysis.lines.len()).any(|index| !group.lines.contains(&index));
+        if follows {
+            ending = line_ending(&analysis.lines[first].raw);
+        }
+    }
     for (index, line) in analysis.lines.iter().enumerate() {
         if index == first {
             output.extend_from_slice(&system_record(analysis, report, group));
-            if line.raw.ends_with(b"\n") {
-                output.push(b'\n');
-            }
+            output.extend_from_slice(ending);
         } else if !group.lines.contains(&index) {
             output.extend_from_slice(&line.raw);
         }
@@ -55,16 +62,15 @@ pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
     output
 }
 
-/// The ids of the calls a group cuts off: its tool results, then its unanswered calls.
-fn group_call_ids(analysis: &Analysis, group: &InterruptGroup) -> Vec<String> {
-    let mut ids = Vec::new();
-    for line in &group.lines {
-        if let RecordClass::InterruptOnly { results, .. } = &analysis.classes[*line] {
-            ids.extend(results.iter().map(|(id, _)| id.clone()));
-        }
+/// A line's ending: `\r\n`, `\n`, or nothing (the last line of a file without a final newline).
+fn line_ending(raw: &[u8]) -> &'static [u8] {
+    if raw.ends_with(b"\r\n") {
+        b"\r\n"
+    } else if raw.ends_with(b"\n") {
+        b"\n"
+    } else {
+        b""
     }
-    ids.extend(group.unanswered.iter().cloned());
-    ids
 }
 
 /// The one system record that replaces a covered trailing group.
@@ -73,7 +79,7 @@ fn system_record(
     report: &ProvenanceReport,
     group: &InterruptGroup,
 ) -> Vec<u8> {
-    let ids = group_call_ids(analysis, group);
+    let ids = analysis_ids(&analysis.classes, group);
     let first = analysis.lines[group.lines[0]].record.as_ref();
     let mark = group.covered_by;
     let mut calls = Vec::new();
@@ -121,15 +127,21 @@ fn system_record(
     record.insert("type".into(), "system".into());
     record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
     record.insert("level".into(), "info".into());
-    for field in [
-        "parentUuid",
-        "uuid",
-        "sessionId",
-        "timestamp",
-        "isSidechain",
-        "cwd",
-        "version",
-    ] {
+    // The chain stays linked: parentUuid from the first replaced record, uuid from the last
+    // (the record after the group names it as its parent).
+    let last = analysis.lines[group.lines[group.lines.len() - 1]]
+        .record
+        .as_ref();
+    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
+        record.insert("parentUuid".into(), value.clone());
+    }
+    if let Some(value) = last
+        .and_then(|last| last.get("uuid"))
+        .or_else(|| first.and_then(|first| first.get("uuid")))
+    {
+        record.insert("uuid".into(), value.clone());
+    }
+    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
         if let Some(value) = first.and_then(|first| first.get(field)) {
             record.insert(field.into(), value.clone());
         }

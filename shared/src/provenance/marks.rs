@@ -2,17 +2,21 @@
 //!
 //! A group is a run of consecutive `user` records made only of interrupt content (records that
 //! are not `user`/`assistant` do not break a run; a `<synthetic>` "No response requested."
-//! assistant record right after one joins it). A mark covers the first not yet covered group
-//! whose first timestamp lies in `[mark - MARK_WINDOW_BEFORE_MS, mark + MARK_WINDOW_AFTER_MS]`;
-//! marks are taken in time order and each covers at most one group.
+//! assistant record right after one joins it). A mark may cover a group whose first timestamp
+//! lies in `[mark - MARK_WINDOW_BEFORE_MS, mark + MARK_WINDOW_AFTER_MS]`, unless a real user
+//! prompt lies between the mark and the group, or the group's calls began more than
+//! `MARK_CALL_SLACK_MS` after the mark. Marks are taken in time order; each goes to the first
+//! group it may cover, covering it, or, when another mark already covers it, spent on it.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
+use serde_json::Value;
 
-use super::records::{RecordClass, ResultKind, classify_record};
-use super::sidecar::{RuntimeMark, Sidecar, read_sidecar, sidecar_path};
+use super::records::{RecordClass, ResultKind, classify_record, harness_short_text};
+use super::sidecar::{RuntimeMark, Sidecar, ToolEventKind, read_sidecar, sidecar_path};
 use super::transcript_lines::{TranscriptLine, read_transcript};
 use crate::session_id::SessionId;
 use crate::state::StateDir;
@@ -22,8 +26,15 @@ use crate::state::StateDir;
 /// calls `interrupt()`, so the records normally come after it).
 pub const MARK_WINDOW_BEFORE_MS: u64 = 250;
 
-/// How long after a mark an interrupt group may start and still be covered.
-pub const MARK_WINDOW_AFTER_MS: u64 = 30_000;
+/// How long after a mark an interrupt group may start and still be covered. The real captures
+/// (Agent SDK 0.3.332) show the interrupt records 16–60 ms after the mark; 5 s leaves room for a
+/// loaded machine while keeping a person's interrupt a few seconds later out of reach.
+pub const MARK_WINDOW_AFTER_MS: u64 = 5_000;
+
+/// A mark covers only calls already running when it was written: a call whose `tool_use`
+/// record (or `PreToolUse` line) comes more than this after the mark began after it (1 s allows
+/// for the race with a response still streaming).
+pub const MARK_CALL_SLACK_MS: u64 = 1_000;
 
 /// A run of interrupt-only records.
 #[derive(Debug, Clone)]
@@ -43,6 +54,15 @@ pub struct InterruptGroup {
     pub trailing: bool,
     /// The index of the mark that covers it, in the sidecar's mark list.
     pub covered_by: Option<usize>,
+    /// Other marks that fell in its window after the covering one (a retried `interrupt()`):
+    /// spent on it, so that none is left to take a person's next interrupt.
+    pub spent_marks: Vec<usize>,
+    /// Harness-written records in it taken as interrupt markers although their wording is new
+    /// (line index and text).
+    pub novel_markers: Vec<(usize, String)>,
+    /// Why its verdict must be `unknown` rather than `user` when no mark covers it (a mark line
+    /// whose time cannot be read lies near it).
+    pub uncertain: Vec<String>,
 }
 
 /// The transcript's records classified, its groups found and the marks matched.
@@ -56,12 +76,14 @@ pub struct Analysis {
     pub groups: Vec<InterruptGroup>,
     /// The sidecar that was used.
     pub sidecar: Sidecar,
+    /// Things a reader must know (new marker wording, unreadable lines, bad mark lines).
+    pub warnings: Vec<String>,
 }
 
 impl Analysis {
     /// Classifies `lines`, finds the groups and matches `sidecar`'s marks to them.
     pub fn new(lines: Vec<TranscriptLine>, sidecar: Sidecar) -> Self {
-        let classes: Vec<RecordClass> = lines
+        let mut classes: Vec<RecordClass> = lines
             .iter()
             .map(|line| {
                 line.record
@@ -71,9 +93,28 @@ impl Analysis {
                     })
             })
             .collect();
+        let mut warnings = Vec::new();
+        let novel = novel_markers(&lines, &mut classes);
         let mut groups: Vec<InterruptGroup> = Vec::new();
         let mut open = false;
         for (index, class) in classes.iter().enumerate() {
+            let unreadable = lines[index].record.is_none()
+                && !lines[index].raw.iter().all(u8::is_ascii_whitespace);
+            if unreadable {
+                // A line that is not a JSON record (half-written, invalid UTF-8) may be a real
+                // record: after a group, it stops the group from being trailing.
+                if open && let Some(group) = groups.last() {
+                    warnings.push(format!(
+                        "transcript line {} after the interrupt records on line {} is not a \
+                         readable JSON record; it is counted as a real record, so nothing after \
+                         it is relabelled",
+                        index + 1,
+                        group.lines[0] + 1
+                    ));
+                }
+                open = false;
+                continue;
+            }
             match class {
                 RecordClass::NotConversation => {}
                 RecordClass::Conversation { .. } => open = false,
@@ -92,6 +133,9 @@ impl Analysis {
                             first_time_ms: None,
                             trailing: false,
                             covered_by: None,
+                            spent_marks: Vec::new(),
+                            novel_markers: Vec::new(),
+                            uncertain: Vec::new(),
                         });
                         open = true;
                     }
@@ -102,6 +146,16 @@ impl Analysis {
                         if group.first_time_ms.is_none() {
                             group.first_time_ms = lines[index].time_ms();
                         }
+                        if let Some((_, text)) = novel.iter().find(|(line, _)| *line == index) {
+                            group.novel_markers.push((index, text.clone()));
+                            warnings.push(format!(
+                                "transcript line {}: the harness-written record {text:?} right \
+                                 after interrupt content was taken as an interrupt marker, but \
+                                 its wording is not one ctxhooks knows: the SDK's wording may \
+                                 have changed; check this verdict",
+                                index + 1
+                            ));
+                        }
                     }
                 }
             }
@@ -110,26 +164,75 @@ impl Analysis {
             group.trailing = true;
         }
         attach_unanswered(&lines, &classes, &mut groups);
+        let call_start = call_start_times(&lines, &sidecar);
+        let prompts: Vec<(usize, u64)> = lines
+            .iter()
+            .enumerate()
+            .filter(|(index, line)| {
+                matches!(classes[*index], RecordClass::Conversation { .. })
+                    && line.record.as_ref().is_some_and(is_real_prompt)
+            })
+            .filter_map(|(index, line)| line.time_ms().map(|time| (index, time)))
+            .collect();
         let mut order: Vec<usize> = (0..sidecar.marks.len()).collect();
         order.sort_by_key(|index| sidecar.marks[*index].time_ms);
         for mark_index in order {
             let mark_time = sidecar.marks[mark_index].time_ms;
-            let low = mark_time.saturating_sub(MARK_WINDOW_BEFORE_MS);
-            let high = mark_time.saturating_add(MARK_WINDOW_AFTER_MS);
-            if let Some(group) = groups.iter_mut().find(|group| {
-                group.covered_by.is_none()
+            let eligible = groups.iter().position(|group| {
+                may_cover(
+                    mark_time,
+                    group,
+                    &prompts,
+                    &call_start,
+                    &analysis_ids(&classes, group),
+                )
+            });
+            if let Some(group) = eligible.map(|index| &mut groups[index]) {
+                if group.covered_by.is_none() {
+                    group.covered_by = Some(mark_index);
+                } else {
+                    group.spent_marks.push(mark_index);
+                }
+            }
+        }
+        for problem in &sidecar.mark_problems {
+            if problem.salvaged_time_ms.is_some() {
+                continue;
+            }
+            let low = problem
+                .after_time_ms
+                .unwrap_or(0)
+                .saturating_sub(MARK_WINDOW_BEFORE_MS);
+            let high = problem
+                .before_time_ms
+                .map_or(u64::MAX, |time| time.saturating_add(MARK_WINDOW_AFTER_MS));
+            for group in &mut groups {
+                if group.covered_by.is_none()
                     && group
                         .first_time_ms
-                        .is_some_and(|time| time >= low && time <= high)
-            }) {
-                group.covered_by = Some(mark_index);
+                        .is_none_or(|time| time >= low && time <= high)
+                {
+                    group.uncertain.push(format!(
+                        "sidecar line {} is a runtime_interrupt_mark line whose time cannot be \
+                         read, and these interrupt records could follow it: the runtime may have \
+                         issued this interrupt",
+                        problem.line
+                    ));
+                }
             }
+        }
+        for problem in &sidecar.mark_problems {
+            warnings.push(format!(
+                "sidecar line {}: {}; fix the runtime that writes it (see docs/provenance.md)",
+                problem.line, problem.problem
+            ));
         }
         Self {
             lines,
             classes,
             groups,
             sidecar,
+            warnings,
         }
     }
 
@@ -140,13 +243,136 @@ impl Analysis {
             .iter()
             .enumerate()
             .filter(|(index, _)| {
-                !self
-                    .groups
-                    .iter()
-                    .any(|group| group.covered_by == Some(*index))
+                !self.groups.iter().any(|group| {
+                    group.covered_by == Some(*index) || group.spent_marks.contains(index)
+                })
             })
             .collect()
     }
+}
+
+/// The ids of the calls a group cuts off: its tool results, then its unanswered calls.
+pub fn analysis_ids(classes: &[RecordClass], group: &InterruptGroup) -> Vec<String> {
+    let mut ids = Vec::new();
+    for line in &group.lines {
+        if let RecordClass::InterruptOnly { results, .. } = &classes[*line] {
+            ids.extend(results.iter().map(|(id, _)| id.clone()));
+        }
+    }
+    ids.extend(group.unanswered.iter().cloned());
+    ids
+}
+
+/// Whether the mark at `mark_time` may cover `group`: the group starts in the window, no real
+/// prompt lies between the mark and the group, and none of its calls began more than
+/// [`MARK_CALL_SLACK_MS`] after the mark.
+fn may_cover(
+    mark_time: u64,
+    group: &InterruptGroup,
+    prompts: &[(usize, u64)],
+    call_start: &HashMap<String, u64>,
+    ids: &[String],
+) -> bool {
+    let low = mark_time.saturating_sub(MARK_WINDOW_BEFORE_MS);
+    let high = mark_time.saturating_add(MARK_WINDOW_AFTER_MS);
+    let Some(first_time) = group.first_time_ms else {
+        return false;
+    };
+    if first_time < low || first_time > high {
+        return false;
+    }
+    let first_line = group.lines[0];
+    if prompts
+        .iter()
+        .any(|(line, time)| *line < first_line && *time >= mark_time)
+    {
+        return false;
+    }
+    !ids.iter().any(|id| {
+        call_start
+            .get(id)
+            .is_some_and(|start| *start > mark_time.saturating_add(MARK_CALL_SLACK_MS))
+    })
+}
+
+/// When each call began: the earlier of its `tool_use` record's timestamp and its `PreToolUse`
+/// line.
+fn call_start_times(lines: &[TranscriptLine], sidecar: &Sidecar) -> HashMap<String, u64> {
+    let mut starts: HashMap<String, u64> = HashMap::new();
+    let mut note = |id: &str, time: u64| {
+        starts
+            .entry(id.to_owned())
+            .and_modify(|start| *start = (*start).min(time))
+            .or_insert(time);
+    };
+    for line in lines {
+        let Some(record) = &line.record else { continue };
+        let Some(time) = line.time_ms() else { continue };
+        if record.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let blocks = record
+            .get("message")
+            .and_then(|message| message.get("content"))
+            .and_then(Value::as_array);
+        for block in blocks.into_iter().flatten() {
+            if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                && let Some(id) = block.get("id").and_then(Value::as_str)
+            {
+                note(id, time);
+            }
+        }
+    }
+    for event in &sidecar.events {
+        if event.event == ToolEventKind::Started
+            && let Some(id) = &event.tool_use_id
+        {
+            note(id, event.time_ms);
+        }
+    }
+    starts
+}
+
+/// Harness-written short records (`rowSource: "harness"`) in a wording ctxhooks does not know
+/// that directly follow interrupt content (only non-conversation records between): they are
+/// reclassified as interrupt markers and returned with their text.
+fn novel_markers(lines: &[TranscriptLine], classes: &mut [RecordClass]) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut previous_is_interrupt = false;
+    for index in 0..lines.len() {
+        match &classes[index] {
+            RecordClass::NotConversation => {}
+            RecordClass::InterruptOnly { .. } | RecordClass::SyntheticNoResponse => {
+                previous_is_interrupt = true;
+            }
+            RecordClass::Conversation { results } => {
+                let candidate = if previous_is_interrupt && results.is_empty() {
+                    lines[index].record.as_ref().and_then(harness_short_text)
+                } else {
+                    None
+                };
+                previous_is_interrupt = false;
+                if let Some(text) = candidate {
+                    classes[index] = RecordClass::InterruptOnly {
+                        results: Vec::new(),
+                        markers: 1,
+                    };
+                    previous_is_interrupt = true;
+                    found.push((index, text));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether a record is a real user prompt: a `user` record that is not only tool results, not
+/// `isMeta`, not a compact summary and not an interrupt marker.
+pub fn is_real_prompt(record: &Value) -> bool {
+    record.get("type").and_then(Value::as_str) == Some("user")
+        && record.get("isMeta").and_then(Value::as_bool) != Some(true)
+        && record.get("isCompactSummary").and_then(Value::as_bool) != Some(true)
+        && is_prompt(record)
 }
 
 /// Gives each group the unanswered calls issued before it: a `tool_use` whose id no
@@ -191,7 +417,7 @@ fn attach_unanswered(
             }
             Some("user")
                 if matches!(classes[index], RecordClass::Conversation { .. })
-                    && is_prompt(record) =>
+                    && is_real_prompt(record) =>
             {
                 pending.clear();
             }
@@ -284,8 +510,9 @@ pub fn unmatched_marks_in_all_sessions(
 /// The explanation given for every unmatched mark.
 pub fn unmatched_reason() -> String {
     format!(
-        "no interrupt record starts within {MARK_WINDOW_BEFORE_MS} ms before to \
-         {MARK_WINDOW_AFTER_MS} ms after this mark: the interrupt has not reached the transcript \
+        "no interrupt record it may cover starts within {MARK_WINDOW_BEFORE_MS} ms before to \
+         {MARK_WINDOW_AFTER_MS} ms after this mark (with no user prompt between, and for calls \
+         already running when it was written): the interrupt has not reached the transcript \
          yet, or the SDK changed its interrupt wording or fields"
     )
 }
@@ -347,8 +574,46 @@ pub fn load_analysis(
     };
     let lines = read_transcript(&transcript)
         .with_context(|| format!("failed to read `{}`", transcript.display()))?;
+    let mut analysis = Analysis::new(lines, sidecar);
+    if let Some(session) = &session {
+        let ids: std::collections::BTreeSet<&str> = analysis
+            .lines
+            .iter()
+            .filter_map(|line| line.record.as_ref())
+            .filter(|record| {
+                matches!(
+                    record.get("type").and_then(Value::as_str),
+                    Some("user" | "assistant")
+                )
+            })
+            .filter_map(|record| record.get("sessionId").and_then(Value::as_str))
+            .collect();
+        if ids.is_empty() {
+            analysis.warnings.push(format!(
+                "the transcript `{}` names no sessionId; its records could not be checked \
+                 against session `{session}`",
+                transcript.display()
+            ));
+        } else if !ids.contains(session.as_str()) {
+            anyhow::bail!(
+                "the transcript `{}` belongs to session {}, not to `{session}`: refusing to \
+                 judge it with another session's marks",
+                transcript.display(),
+                ids.iter()
+                    .map(|id| format!("`{id}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        } else if ids.len() > 1 {
+            analysis.warnings.push(format!(
+                "the transcript's records carry several sessionIds ({}); only session \
+                 `{session}`'s sidecar was used",
+                ids.iter().copied().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     Ok(Loaded {
-        analysis: Analysis::new(lines, sidecar),
+        analysis,
         session,
         transcript,
     })
@@ -425,17 +690,22 @@ mod tests {
         ]
     }
 
+    /// Two interrupts of a streaming answer (markers only, no tool call): at 10 s and 100 s.
+    fn two_streaming_interrupts() -> Vec<serde_json::Value> {
+        vec![prompt(0), marker(10_000), prompt(50_000), marker(100_000)]
+    }
+
     #[test]
     fn window_edges_are_inclusive() {
-        // The second group starts at 100 000 ms: a mark 250 ms after it, or 30 000 ms before it,
-        // still covers it; 251 ms after or 30 001 ms before does not.
+        // The second group starts at 100 000 ms: a mark 250 ms after it, or 5 000 ms before it,
+        // still covers it; 251 ms after or 5 001 ms before does not.
         for (offset, covered) in [
             (100_250, true),
             (100_251, false),
-            (70_000, true),
-            (69_999, false),
+            (95_000, true),
+            (94_999, false),
         ] {
-            let analysis = analysis(&two_interrupts(), vec![mark(offset)]);
+            let analysis = analysis(&two_streaming_interrupts(), vec![mark(offset)]);
             assert_eq!(
                 analysis.groups[1].covered_by.is_some(),
                 covered,
@@ -444,6 +714,52 @@ mod tests {
             assert!(analysis.groups[0].covered_by.is_none());
             assert_eq!(analysis.unmatched().is_empty(), covered);
         }
+    }
+
+    #[test]
+    fn a_mark_never_covers_a_call_that_began_more_than_a_second_after_it() {
+        // toolu_b's tool_use is at 99 000 ms, its records at 100 000 ms: a mark at 98 000 ms
+        // (1 000 ms before the call) covers it, one at 97 999 ms does not.
+        let covered = analysis(&two_interrupts(), vec![mark(98_000)]);
+        assert_eq!(covered.groups[1].covered_by, Some(0));
+        let early = analysis(&two_interrupts(), vec![mark(97_999)]);
+        assert!(early.groups[1].covered_by.is_none());
+        assert_eq!(early.unmatched().len(), 1);
+    }
+
+    #[test]
+    fn a_real_prompt_between_the_mark_and_the_records_keeps_the_mark_away() {
+        let mut records = two_streaming_interrupts();
+        // A prompt at 98 000 ms, after a mark at 97 000 ms, before the records at 100 000 ms.
+        records.insert(3, prompt(98_000));
+        let analysis_with_prompt = analysis(&records, vec![mark(97_000)]);
+        assert!(analysis_with_prompt.groups[1].covered_by.is_none());
+        // An isMeta user record there is no prompt.
+        let mut meta = prompt(98_000);
+        meta["isMeta"] = json!(true);
+        records[3] = meta;
+        let analysis_with_meta = analysis(&records, vec![mark(97_000)]);
+        assert_eq!(analysis_with_meta.groups[1].covered_by, Some(0));
+    }
+
+    #[test]
+    fn every_mark_before_one_covered_group_is_spent_on_it() {
+        // A retried interrupt(): marks at 99 500 and 99 900 ms, the runtime's records at
+        // 100 000 ms; then the model answers and a person stops the stream at 102 000 ms.
+        let mut records = two_interrupts();
+        records.push(
+            json!({"type": "assistant", "timestamp": at(101_000), "message": {
+            "role": "assistant", "content": [{"type": "text", "text": "Stopped."}]}}),
+        );
+        records.push(marker(102_000));
+        let analysis = analysis(&records, vec![mark(99_500), mark(99_900)]);
+        assert_eq!(analysis.groups[1].covered_by, Some(0));
+        assert_eq!(analysis.groups[1].spent_marks, vec![1]);
+        assert!(
+            analysis.groups[2].covered_by.is_none(),
+            "the person's stays the person's"
+        );
+        assert!(analysis.unmatched().is_empty());
     }
 
     #[test]

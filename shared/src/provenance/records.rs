@@ -14,6 +14,9 @@ pub const REJECTION_PREFIX: &str =
 /// What follows the rejection's first sentences when the person typed feedback (the turn goes on).
 pub const FEEDBACK_INTRODUCTION: &str = "To tell you how to proceed, the user said:";
 
+/// The phrase that introduces what the person typed with a rejection (1.0.x through 2.1.332).
+pub const FEEDBACK_PHRASE: &str = "the user said:";
+
 /// The addendum 2.1.332 puts in a rejection written for a call stopped while running.
 pub const RUNNING_CORRECTION: &str = "Correction to the text above:";
 
@@ -46,7 +49,11 @@ pub enum ResultKind {
     RejectedWithFeedback,
     /// `[Request interrupted by user for tool use]` / `Interrupted by user` as the result, or
     /// `toolDenialKind` `interrupted` / `cancelled`.
-    Interrupted,
+    Interrupted {
+        /// `toolDenialKind: "interrupted"` (2.1.270's form for a call cut off in flight): the
+        /// SDK says the call was running.
+        while_running: bool,
+    },
     /// The other calls of a parallel batch when one was rejected.
     BatchCancelled,
     /// Refused by a permission rule, a `canUseTool` deny, a classifier, or no permission handler.
@@ -71,7 +78,7 @@ impl ResultKind {
         matches!(
             self,
             Self::Rejected { .. }
-                | Self::Interrupted
+                | Self::Interrupted { .. }
                 | Self::BatchCancelled
                 | Self::UnrecognisedInterruption { .. }
         )
@@ -117,7 +124,16 @@ pub fn classify_tool_result(
     if let Some(kind) = record.get("toolDenialKind").and_then(Value::as_str) {
         match kind {
             "user-rejected" => return rejection_kind(text, before_run),
-            "interrupted" | "cancelled" => return ResultKind::Interrupted,
+            "interrupted" => {
+                return ResultKind::Interrupted {
+                    while_running: true,
+                };
+            }
+            "cancelled" => {
+                return ResultKind::Interrupted {
+                    while_running: false,
+                };
+            }
             "permission-rule" => {
                 return ResultKind::PermissionDenied {
                     denial_kind: Some(kind.to_owned()),
@@ -143,7 +159,9 @@ pub fn classify_tool_result(
             return ResultKind::BatchCancelled;
         }
         if is_interrupt_marker_text(text) || text.trim() == INTERRUPTED_BY_USER {
-            return ResultKind::Interrupted;
+            return ResultKind::Interrupted {
+                while_running: false,
+            };
         }
         if text.starts_with(PERMISSION_NOT_GRANTED_PREFIX)
             && text.contains("but you haven't granted it yet")
@@ -174,13 +192,9 @@ pub fn classify_tool_result(
 }
 
 fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
-    let rest = text.get(REJECTION_PREFIX.len()..).unwrap_or_default();
-    // The fixed second sentence ends at the first ")." ; what follows decides.
-    let after = rest
-        .find(").")
-        .map_or(rest, |end| &rest[end + 2..])
-        .trim_start();
-    if after.starts_with(FEEDBACK_INTRODUCTION) {
+    // Feedback is recognised by its phrase, not by where the fixed second sentence ends: the
+    // sentence's wording (and its parentheses) may change, the phrase has been stable.
+    if text.contains(FEEDBACK_PHRASE) {
         return ResultKind::RejectedWithFeedback;
     }
     ResultKind::Rejected {
@@ -235,6 +249,51 @@ fn is_synthetic_no_response(record: &Value) -> bool {
     }
 }
 
+/// The `rowSource` of a record a person typed.
+pub const ROW_SOURCE_LOCAL: &str = "local";
+
+/// The `rowSource` of a record the harness (the CLI itself) wrote, such as the interrupt marker.
+pub const ROW_SOURCE_HARNESS: &str = "harness";
+
+/// The longest text a harness-written record may have to be taken as an interrupt marker whose
+/// wording is new.
+pub const NOVEL_MARKER_MAX_CHARS: usize = 160;
+
+/// The text of a `user` record the harness wrote (`rowSource: "harness"`) that is one short
+/// line of text and nothing else (not `isMeta`): a candidate interrupt marker in a wording this
+/// version does not know. Whether it is one depends on what precedes it (see
+/// [`super::marks::Analysis::new`]).
+pub fn harness_short_text(record: &Value) -> Option<String> {
+    if record.get("type").and_then(Value::as_str) != Some("user")
+        || record.get("rowSource").and_then(Value::as_str) != Some(ROW_SOURCE_HARNESS)
+        || record.get("isMeta").and_then(Value::as_bool) == Some(true)
+    {
+        return None;
+    }
+    let text = match record
+        .get("message")
+        .and_then(|message| message.get("content"))?
+    {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => {
+            let mut texts = Vec::new();
+            for block in blocks {
+                if block.get("type").and_then(Value::as_str) != Some("text") {
+                    return None;
+                }
+                texts.push(block.get("text").and_then(Value::as_str)?.to_owned());
+            }
+            texts.join("\n")
+        }
+        _ => return None,
+    };
+    let trimmed = text.trim();
+    (!trimmed.is_empty()
+        && !trimmed.contains('\n')
+        && trimmed.chars().count() <= NOVEL_MARKER_MAX_CHARS)
+        .then(|| trimmed.to_owned())
+}
+
 /// Classifies one parsed transcript record.
 pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass {
     let kind = record.get("type").and_then(Value::as_str);
@@ -287,6 +346,11 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
             }
         }
         _ => other += 1,
+    }
+    if record.get("rowSource").and_then(Value::as_str) == Some(ROW_SOURCE_LOCAL) {
+        // Typed by a person: never an interrupt marker, whatever it says.
+        other += markers;
+        markers = 0;
     }
     let all_interrupt = results.iter().all(|(_, kind)| kind.is_interrupt_content());
     if other == 0 && all_interrupt && (markers > 0 || !results.is_empty()) {
@@ -364,5 +428,33 @@ mod tests {
             classify_tool_result(&record, &quoted, None),
             ResultKind::Normal
         );
+    }
+
+    #[test]
+    fn feedback_is_found_by_its_phrase_whatever_the_second_sentence_says() {
+        // A reworded second sentence with no ")." before the feedback: still feedback.
+        let record = json!({"type": "user"});
+        let block = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
+            "content": "The user doesn't want to proceed with this tool use. The tool use was rejected and nothing was written. To tell you how to proceed, the user said:\nuse the other file"});
+        assert_eq!(
+            classify_tool_result(&record, &block, None),
+            ResultKind::RejectedWithFeedback
+        );
+    }
+
+    #[test]
+    fn a_marker_typed_by_a_person_is_conversation() {
+        let record = json!({"type": "user", "rowSource": "local", "message": {"role": "user",
+            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}});
+        assert!(matches!(
+            classify_record(&record, None),
+            RecordClass::Conversation { .. }
+        ));
+        let harness = json!({"type": "user", "rowSource": "harness", "message": {"role": "user",
+            "content": [{"type": "text", "text": "[Stopped]"}]}});
+        assert_eq!(harness_short_text(&harness).as_deref(), Some("[Stopped]"));
+        let mut meta = harness.clone();
+        meta["isMeta"] = json!(true);
+        assert_eq!(harness_short_text(&meta), None);
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::marks::{Analysis, UnmatchedMark, unmatched_reason};
+use super::marks::{Analysis, InterruptGroup, UnmatchedMark, unmatched_reason};
 use super::records::{RecordClass, ResultKind};
 use super::sidecar::{RuntimeMark, ToolEventKind};
 use super::summary::summarize_tool_input;
@@ -154,7 +154,8 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
                 .and_then(|group| group.covered_by)
                 .map(|mark| &analysis.sidecar.marks[mark]);
             let tool_use = uses.get(id);
-            let (verdict, verdict_evidence) = judge(kind, mark, analysis.lines[index].time_ms());
+            let (verdict, verdict_evidence) =
+                judge(analysis, kind, group, mark, analysis.lines[index].time_ms());
             let (state, state_evidence) = state_of(analysis, id, Some(kind), tool_use);
             calls.push(CallReport {
                 tool_use_id: id.clone(),
@@ -200,6 +201,10 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
                 ));
                 Verdict::Runtime
             }
+            (Some(group), None) if !group.uncertain.is_empty() => {
+                verdict_evidence.extend(group.uncertain.iter().cloned());
+                Verdict::Unknown
+            }
             (Some(_), None) => {
                 verdict_evidence.push(
                     "an interrupt marker follows it and no runtime mark covers it, so the \
@@ -210,6 +215,9 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             }
             _ => Verdict::Unknown,
         };
+        if let Some(group) = group {
+            verdict_evidence.extend(group_evidence(analysis, group));
+        }
         let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use));
         calls.push(CallReport {
             tool_use_id: id.clone(),
@@ -236,7 +244,7 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             reason: unmatched_reason(),
         })
         .collect();
-    let mut warnings = Vec::new();
+    let mut warnings = analysis.warnings.clone();
     let latest_mark = (0..analysis.sidecar.marks.len())
         .max_by_key(|index| analysis.sidecar.marks[*index].time_ms);
     if let Some(latest) = latest_mark
@@ -274,7 +282,9 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
 }
 
 fn judge(
+    analysis: &Analysis,
     kind: &ResultKind,
+    group: Option<&InterruptGroup>,
     mark: Option<&RuntimeMark>,
     result_time: Option<u64>,
 ) -> (Verdict, Vec<String>) {
@@ -282,6 +292,9 @@ fn judge(
     if let ResultKind::PermissionDenied { .. } = kind {
         evidence.push("a permission decision refused the call; no interrupt was involved".into());
         return (Verdict::PermissionDenied, evidence);
+    }
+    if let Some(group) = group {
+        evidence.extend(group_evidence(analysis, group));
     }
     if let Some(mark) = mark {
         let delay = result_time.map_or_else(String::new, |time| {
@@ -305,11 +318,17 @@ fn judge(
         );
         return (Verdict::Runtime, evidence);
     }
+    if matches!(kind, ResultKind::RejectedWithFeedback) {
+        evidence.push("a person typed feedback with the rejection".into());
+        return (Verdict::User, evidence);
+    }
+    if let Some(group) = group
+        && !group.uncertain.is_empty()
+    {
+        evidence.extend(group.uncertain.iter().cloned());
+        return (Verdict::Unknown, evidence);
+    }
     match kind {
-        ResultKind::RejectedWithFeedback => {
-            evidence.push("a person typed feedback with the rejection".into());
-            (Verdict::User, evidence)
-        }
         ResultKind::Rejected {
             before_run: true, ..
         } => {
@@ -320,7 +339,9 @@ fn judge(
             );
             (Verdict::User, evidence)
         }
-        ResultKind::Rejected { .. } | ResultKind::Interrupted | ResultKind::BatchCancelled => {
+        ResultKind::Rejected { .. }
+        | ResultKind::Interrupted { .. }
+        | ResultKind::BatchCancelled => {
             evidence.push(
                 "no runtime mark covers these interrupt records, so the transcript's \"user\" \
                  stands"
@@ -333,6 +354,28 @@ fn judge(
             (Verdict::Unknown, evidence)
         }
     }
+}
+
+/// What the group adds to every verdict in it: marks spent on it, markers in a new wording.
+fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<String> {
+    let mut evidence = Vec::new();
+    for mark in &group.spent_marks {
+        let mark = &analysis.sidecar.marks[*mark];
+        evidence.push(format!(
+            "the runtime mark at {} ms (reason {:?}) also fell just before these records (a \
+             retried interrupt?) and is spent on them",
+            mark.time_ms, mark.reason
+        ));
+    }
+    for (line, text) in &group.novel_markers {
+        evidence.push(format!(
+            "line {}: {text:?} was taken as an interrupt marker because the harness wrote it \
+             (rowSource: \"harness\") right after interrupt content; its wording is unknown to \
+             ctxhooks (did the SDK change it?)",
+            line + 1
+        ));
+    }
+    evidence
 }
 
 fn describe_kind(kind: &ResultKind) -> String {
@@ -354,7 +397,14 @@ fn describe_kind(kind: &ResultKind) -> String {
             }
         ),
         ResultKind::RejectedWithFeedback => "tool_result is the rejection with feedback".into(),
-        ResultKind::Interrupted => "tool_result says the call was interrupted".into(),
+        ResultKind::Interrupted { while_running } => format!(
+            "tool_result says the call was interrupted{}",
+            if *while_running {
+                " (toolDenialKind \"interrupted\": cut off while running)"
+            } else {
+                ""
+            }
+        ),
         ResultKind::BatchCancelled => {
             "tool_result cancels this call because another call of its batch was rejected".into()
         }
@@ -385,6 +435,14 @@ fn state_of(
                 evidence.push(format!("PostToolUse at {} ms", event.time_ms));
                 return (ToolState::Completed, evidence);
             }
+            ToolEventKind::Failed if event.is_interrupt == Some(true) => {
+                evidence.push(format!(
+                    "PostToolUseFailure at {} ms with is_interrupt: true: the call was aborted \
+                     while running, so it may have run in part or in full",
+                    event.time_ms
+                ));
+                return (ToolState::Started, evidence);
+            }
             ToolEventKind::Failed => {
                 evidence.push(format!(
                     "PostToolUseFailure at {} ms (is_interrupt: {:?})",
@@ -406,7 +464,7 @@ fn state_of(
         )
     );
     if denied_before_run {
-        evidence.push("the call was refused before it ran".into());
+        evidence.push("the transcript says the call was refused before it ran".into());
         if let Some(time) = started {
             evidence.push(format!(
                 "PreToolUse at {time} ms, but PreToolUse runs before the permission decision"
@@ -421,28 +479,36 @@ fn state_of(
         ));
         return (ToolState::Started, evidence);
     }
-    let hook_was_active = analysis.sidecar.events.iter().any(|event| {
-        tool_use
-            .and_then(|tool_use| tool_use.time_ms)
-            .is_some_and(|time| event.time_ms <= time)
-    });
     let said_running = matches!(
         kind,
-        Some(ResultKind::Rejected {
-            stopped_while_running: true,
-            ..
-        })
+        Some(
+            ResultKind::Rejected {
+                stopped_while_running: true,
+                ..
+            } | ResultKind::Interrupted {
+                while_running: true
+            }
+        )
     );
+    // The hook was active for this call only if it wrote lines both before and after the
+    // call's tool_use: lines only before could mean the hook was removed or broke since.
+    let call_time = tool_use.and_then(|tool_use| tool_use.time_ms);
+    let hook_was_active = call_time.is_some_and(|time| {
+        let events = &analysis.sidecar.events;
+        events.iter().any(|event| event.time_ms <= time)
+            && events.iter().any(|event| event.time_ms >= time)
+    });
     if hook_was_active {
         evidence.push(
-            "no PreToolUse line for this call although the hook recorded earlier calls of \
-             this session"
+            "no PreToolUse line for this call although the hook wrote lines for this session \
+             before and after it"
                 .into(),
         );
         if said_running {
-            // The hook may have failed for this call (see errors.log): do not call it safe.
+            // The hook may have failed for that call (see errors.log): do not call it safe.
             evidence.push(
-                "but the SDK's correction says it was stopped while running: the two disagree"
+                "but the SDK says it was stopped while running: the two disagree; check the live \
+                 state"
                     .into(),
             );
             return (ToolState::Unknown, evidence);
@@ -451,9 +517,13 @@ fn state_of(
     }
     if said_running {
         evidence
-            .push("no hook record; the SDK's correction says it was stopped while running".into());
+            .push("no hook line for this call; the SDK says it was stopped while running".into());
         return (ToolState::Started, evidence);
     }
-    evidence.push("no hook record for this call (was `ctxhooks-tooluse` installed?)".into());
+    evidence.push(
+        "no hook line for this call; cannot tell whether it ran — check the live state (was \
+         `ctxhooks-tooluse` installed and working?)"
+            .into(),
+    );
     (ToolState::Unknown, evidence)
 }
