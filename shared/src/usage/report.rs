@@ -100,8 +100,9 @@ pub struct Compaction {
 /// A problem worth a look.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    /// `compaction_loop`, `turn_exceeds_headroom`, `advisor_crosses_trigger`,
-    /// `compaction_without_snapshot` or `snapshot_without_compaction`.
+    /// `compaction_loop`, `floor_above_trigger`, `turn_exceeds_headroom`,
+    /// `advisor_crosses_trigger`, `compaction_without_snapshot` or
+    /// `snapshot_without_compaction`.
     pub kind: String,
     /// In words.
     pub message: String,
@@ -372,7 +373,23 @@ fn warnings(
             ),
         });
     }
-    if let Some(headroom) = estimates.headroom {
+    if let Some(headroom) = estimates.headroom
+        && headroom <= 0
+    {
+        // Every turn would "exceed" a headroom of zero or less: one warning says it all.
+        warnings.push(Warning {
+            kind: "floor_above_trigger".to_owned(),
+            message: format!(
+                "the context right after compaction is already above the trigger: every turn \
+                 re-compacts (floor {}, trigger about {}, headroom {headroom})",
+                estimates.floor.unwrap_or(0),
+                estimates
+                    .trigger
+                    .as_ref()
+                    .map_or(0, |trigger| trigger.estimate),
+            ),
+        });
+    } else if let Some(headroom) = estimates.headroom {
         for index in 1..chain.requests.len() {
             if !chain.boundaries[index].is_empty() {
                 continue;
@@ -421,4 +438,80 @@ fn warnings(
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::record::{BoundaryRow, UsageRecord};
+
+    /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
+    fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        UsageRecord::Request(UsageRow {
+            time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
+            transcript: "t".into(),
+            key: key.into(),
+            request_id: None,
+            message_id: None,
+            model: None,
+            input_tokens: 0,
+            cache_creation_input_tokens: cache_write,
+            cache_read_input_tokens: context - cache_write,
+            output_tokens: 0,
+            context_tokens: context,
+            sidechain: false,
+            agent_id: None,
+            advisor: false,
+            tool_result_bytes: 0,
+            largest_tool_result: None,
+        })
+    }
+
+    fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {
+        UsageRecord::CompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some(uuid.into()),
+            trigger: Some(trigger.into()),
+            pre_tokens: Some(pre_tokens),
+            post_tokens: None,
+            tokens_saved: None,
+            sidechain: false,
+            agent_id: None,
+        })
+    }
+
+    fn kinds(report: &SessionReport) -> Vec<&str> {
+        report
+            .warnings
+            .iter()
+            .map(|warning| warning.kind.as_str())
+            .collect()
+    }
+
+    fn report_of(records: Vec<UsageRecord>) -> SessionReport {
+        build_report(
+            None,
+            &SessionLog::from_records(records),
+            None,
+            &ReportOptions::default(),
+        )
+    }
+
+    #[test]
+    fn a_floor_above_the_trigger_is_one_warning_not_one_per_turn() {
+        // T is at most 100,000 (preTokens; nothing says where it did not fire, so the
+        // estimate is 100,000); the context after it is 120,000: headroom -20,000. Every
+        // later growth would exceed that.
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 120_000, 120_000),
+            request("ccc", 121_000, 1_000),
+            request("dddd", 122_000, 1_000),
+            request("eeeee", 125_000, 3_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(-20_000));
+        assert_eq!(kinds(&report), ["floor_above_trigger"]);
+    }
 }
