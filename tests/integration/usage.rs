@@ -441,6 +441,93 @@ fn hostile_payloads_exit_zero_with_one_error_line_each() {
     }
 }
 
+/// Runs the Stop hook like [`run_stop_hook`], but gives up (and fails) when it has not ended
+/// after a generous 20 s: a hang detector, not a timing assertion.
+fn run_stop_hook_or_fail_on_hang(home: &Path, payload: &str, name: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+        .env("CTXHOOKS_HOME", home)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{name}: the Stop hook hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{name}: the hook did not exit 0");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(stdout, "", "{name}");
+}
+
+#[test]
+fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging() {
+    let dir = scratch("special");
+    let fifo = dir.join("fifo.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let real = dir.join("real.jsonl");
+    fs_err::write(&real, "{}\n").unwrap();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let folder = dir.join("folder.jsonl");
+    fs_err::create_dir_all(&folder).unwrap();
+    let zero = Path::new("/dev/zero");
+    for (name, path) in [
+        ("fifo", fifo.as_path()),
+        ("zero", zero),
+        ("folder", folder.as_path()),
+        ("link", link.as_path()),
+    ] {
+        // As the main transcript.
+        let home = dir.join(format!("main-{name}"));
+        run_stop_hook_or_fail_on_hang(&home, &stop_payload("special", path), name);
+        assert_eq!(errors_log_lines(&home).len(), 1, "main {name}");
+        // As a sub-agent's transcript, the main one being fine.
+        let home = dir.join(format!("agent-{name}"));
+        let payload = serde_json::json!({
+            "session_id": "special",
+            "transcript_path": real,
+            "hook_event_name": "SubagentStop",
+            "agent_id": "a1",
+            "agent_transcript_path": path,
+        })
+        .to_string();
+        run_stop_hook_or_fail_on_hang(&home, &payload, name);
+        let errors = errors_log_lines(&home);
+        assert_eq!(errors.len(), 1, "agent {name}");
+        assert!(errors[0].contains("sub-agent"), "agent {name}: {}", errors[0]);
+    }
+    // A sub-agent transcript that does not exist is still a silent skip (Claude Code announces
+    // the compaction agent's transcript and never writes it).
+    let home = dir.join("agent-missing");
+    let payload = serde_json::json!({
+        "session_id": "special",
+        "transcript_path": real,
+        "hook_event_name": "SubagentStop",
+        "agent_transcript_path": dir.join("never-written.jsonl"),
+    })
+    .to_string();
+    run_stop_hook_or_fail_on_hang(&home, &payload, "missing agent");
+    assert!(errors_log_lines(&home).is_empty());
+}
+
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     use ctxhooks_shared::usage::drops::{Basis, DropClass};
