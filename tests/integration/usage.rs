@@ -558,7 +558,7 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     // preTokens 155,250; the estimate is the middle of that range.
     assert_eq!(
         (trigger.low, trigger.high, trigger.estimate),
-        (154_796, 155_250, 155_023)
+        (Some(154_796), 155_250, 155_023)
     );
     assert_eq!(report.estimates.floor, Some(49_761));
     assert_eq!(report.estimates.headroom, Some(155_023 - 49_761));

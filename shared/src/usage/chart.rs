@@ -210,8 +210,13 @@ pub fn render_svg(report: &SessionReport) -> String {
             }
         }
     }
-    if let Some(trigger) = trigger.filter(|trigger| trigger.consistent) {
-        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(trigger.low as f64));
+    // The band where T lies, only when something bounds it from below (a request where it
+    // did not fire): "at most HIGH" is no band.
+    if let Some((trigger, low)) = trigger
+        .filter(|trigger| trigger.consistent)
+        .and_then(|trigger| trigger.low.map(|low| (trigger, low)))
+    {
+        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(low as f64));
         if y_low - y_high >= 1.0 {
             let _ = writeln!(
                 svg,

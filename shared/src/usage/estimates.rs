@@ -43,9 +43,10 @@ pub struct TriggerEstimate {
     pub observations: Vec<TriggerObservation>,
     /// True when the observations agree: the largest `low` is not above the smallest `high`.
     pub consistent: bool,
-    /// When consistent, the largest `low` (T is above it); else the smallest `low` (0 when no
-    /// observation has one).
-    pub low: u64,
+    /// When consistent, the largest `low` (T is above it); else the smallest `low`. `None`
+    /// (JSON null) when no observation says where compaction did not fire: then T is only
+    /// known to be at most `high`.
+    pub low: Option<u64>,
     /// When consistent, the smallest `high` (T is at most it); else the largest `high`.
     pub high: u64,
     /// The T used below: the middle of `low .. high` when the observations agree and some have a
@@ -149,15 +150,15 @@ pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates
         let lowest_high = highs.iter().copied().min().unwrap_or(0);
         let consistent = highest_low.is_none_or(|low| low < lowest_high);
         let (low, high) = if consistent {
-            (highest_low.unwrap_or(0), lowest_high)
+            (highest_low, lowest_high)
         } else {
             (
-                lows.iter().copied().min().unwrap_or(0),
+                lows.iter().copied().min(),
                 highs.iter().copied().max().unwrap_or(0),
             )
         };
-        let estimate = match highest_low {
-            Some(_) if consistent => low + (high - low) / 2,
+        let estimate = match low {
+            Some(low) if consistent => low + (high - low) / 2,
             _ => median(&highs).unwrap_or(0),
         };
         TriggerEstimate {

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::drops::Basis;
+use super::estimates::TriggerEstimate;
 use super::log::{SessionLog, TimelineItem};
 use super::report::SessionReport;
 
@@ -19,7 +20,16 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
-fn signed_thousands(value: i64) -> String {
+/// `range LOW .. HIGH`, or `at most HIGH` when nothing says where T is not.
+pub fn trigger_range(trigger: &TriggerEstimate) -> String {
+    match trigger.low {
+        Some(low) => format!("range {} .. {}", thousands(low), thousands(trigger.high)),
+        None => format!("at most {}", thousands(trigger.high)),
+    }
+}
+
+/// `-1,234` or `1,234`.
+pub fn signed_thousands(value: i64) -> String {
     if value < 0 {
         format!("-{}", thousands(value.unsigned_abs()))
     } else {
@@ -191,10 +201,9 @@ pub fn report_text(report: &SessionReport) -> String {
         Some(trigger) => {
             let _ = writeln!(
                 text,
-                "    trigger T: about {} (range {} .. {}, from {} automatic compaction(s)){}",
+                "    trigger T: about {} ({}, from {} automatic compaction(s)){}",
                 thousands(trigger.estimate),
-                thousands(trigger.low),
-                thousands(trigger.high),
+                trigger_range(trigger),
                 trigger.observations.len(),
                 estimates
                     .trigger_ratio

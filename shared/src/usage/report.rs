@@ -514,4 +514,24 @@ mod tests {
         assert_eq!(report.estimates.headroom, Some(-20_000));
         assert_eq!(kinds(&report), ["floor_above_trigger"]);
     }
+
+    #[test]
+    fn a_trigger_bounded_only_from_above_is_at_most_high_with_no_band() {
+        // The only request before the automatic compaction is the first: nothing says where
+        // compaction did not fire, so T is "at most 100,000", not "0 .. 100,000".
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 30_000, 30_000),
+        ]);
+        let trigger = report.estimates.trigger.as_ref().unwrap();
+        assert_eq!((trigger.low, trigger.high), (None, 100_000));
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["estimates"]["trigger"]["low"].is_null());
+        let text = crate::usage::render::report_text(&report);
+        assert!(text.contains("at most 100,000"), "{text}");
+        assert!(!text.contains("range 0"), "{text}");
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(!svg.contains(r#"fill-opacity="0.15""#), "{svg}");
+    }
 }
