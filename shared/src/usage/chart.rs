@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::drops::{Basis, DropClass};
-use super::render::thousands;
+use super::render::{signed_thousands, thousands};
 use super::report::SessionReport;
 
 const WIDTH: f64 = 1000.0;
@@ -123,7 +123,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let _ = write!(
             summary,
             " · headroom {}",
-            thousands(headroom.unsigned_abs())
+            signed_thousands(headroom)
         );
     }
     let _ = writeln!(
@@ -204,7 +204,7 @@ pub fn render_svg(report: &SessionReport) -> String {
                 labels.push((
                     f64::midpoint(y_top, y_bottom) + 4.0,
                     FLOOR_COLOR,
-                    format!("headroom {}", thousands(headroom.unsigned_abs())),
+                    format!("headroom {}", signed_thousands(headroom)),
                     false,
                 ));
             }

@@ -513,6 +513,9 @@ mod tests {
         ]);
         assert_eq!(report.estimates.headroom, Some(-20_000));
         assert_eq!(kinds(&report), ["floor_above_trigger"]);
+        // The chart keeps the sign: -20,000, not 20,000.
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(svg.contains("headroom -20,000"), "{svg}");
     }
 
     #[test]
