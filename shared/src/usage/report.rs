@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::drops::{Basis, ContextDrop, DropClass, MainChain, Thresholds, classify_drops};
-use super::estimates::{ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, median};
+use super::estimates::{
+    ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, growths, median,
+};
 use super::log::SessionLog;
 use super::record::UsageRow;
 use super::snapshots::{
@@ -390,13 +392,8 @@ fn warnings(
             ),
         });
     } else if let Some(headroom) = estimates.headroom {
-        for index in 1..chain.requests.len() {
-            if !chain.boundaries[index].is_empty() {
-                continue;
-            }
-            let before = chain.requests[index - 1].context_tokens;
+        for (index, added) in growths(chain) {
             let after = &chain.requests[index];
-            let added = after.context_tokens.saturating_sub(before);
             if i64::try_from(added).unwrap_or(i64::MAX) > headroom {
                 warnings.push(Warning {
                     kind: "turn_exceeds_headroom".to_owned(),
@@ -536,5 +533,31 @@ mod tests {
         assert!(!text.contains("range 0"), "{text}");
         let svg = crate::usage::chart::render_svg(&report);
         assert!(!svg.contains(r#"fill-opacity="0.15""#), "{svg}");
+    }
+
+    #[test]
+    fn a_resume_artifact_is_no_turn_and_no_headroom_warning() {
+        // T about 100,000 (not fired at 90,000, fired at preTokens 110,000: middle 100,000),
+        // floor 40,000, headroom 60,000. Then a zero-context row (a resume artifact) and the
+        // conversation back at 70,000: measured against the zero row that is a fake +70,000
+        // turn, above the headroom; measured against 40,000 it is +30,000.
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 0, 0),
+            request("eeeee", 70_000, 30_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        let turns: Vec<(usize, u64)> = report
+            .estimates
+            .largest_turns
+            .iter()
+            .map(|turn| (turn.index, turn.added_tokens))
+            .collect();
+        // Request 4 (+30,000 over request 2) and request 1 (+20,000 over request 0).
+        assert_eq!(turns, [(4, 30_000), (1, 20_000)]);
+        assert!(!kinds(&report).contains(&"turn_exceeds_headroom"), "{:?}", kinds(&report));
     }
 }
