@@ -815,3 +815,46 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
     assert_eq!(versions, 2);
     assert_eq!(duplicate_versions(&home, &session), 0);
 }
+
+/// Writes an executable shell script.
+fn write_script(path: &Path, body: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
+    // A fake `cargo` (the build is not the point), a fake ccusage and a fake `ctxhooks` in a
+    // RELATIVE CARGO_TARGET_DIR that leaves a mark when run: the script must run that one, not
+    // `<repo>/target/debug/ctxhooks`.
+    let dir = scratch("target-dir");
+    let bin = dir.join("bin");
+    write_script(&bin.join("cargo"), "exit 0");
+    let ccusage = dir.join("ccusage");
+    write_script(
+        &ccusage,
+        r#"if [ "$1" = --version ]; then echo fake; else echo '{"totals":{}}'; fi"#,
+    );
+    let mark = dir.join("ran");
+    write_script(
+        &dir.join("elsewhere/debug/ctxhooks"),
+        &format!("touch '{}'; echo '{{\"rows\":[]}}'", mark.display()),
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ccusage-crosscheck.sh");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let output = Command::new("bash")
+        .arg(&script)
+        .arg(&ccusage)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", "elsewhere")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(mark.exists(), "the script did not run CARGO_TARGET_DIR's build");
+}
