@@ -858,3 +858,67 @@ fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
     );
     assert!(mark.exists(), "the script did not run CARGO_TARGET_DIR's build");
 }
+
+#[test]
+fn the_cursor_keeps_a_bounded_state_per_transcript() {
+    let dir = scratch("cursor-bound");
+    let home = dir.join("home");
+    let main = dir.join("main.jsonl");
+    let mut text = String::new();
+    for index in 0..30 {
+        text.push_str(&assistant_line(
+            &format!("m{index}"),
+            3,
+            100,
+            1_000 * index,
+            "2026-01-01T00:00:00Z",
+        ));
+    }
+    fs_err::write(&main, &text).unwrap();
+    run_stop_hook(&home, &stop_payload("bounded", &main));
+    for agent in 0..3 {
+        let transcript = dir.join(format!("agent-a{agent}.jsonl"));
+        fs_err::write(
+            &transcript,
+            assistant_line(&format!("a{agent}"), 3, 100, 1_000, "2026-01-01T00:00:01Z"),
+        )
+        .unwrap();
+        let payload = serde_json::json!({
+            "session_id": "bounded",
+            "transcript_path": main,
+            "hook_event_name": "SubagentStop",
+            "agent_id": format!("a{agent}"),
+            "agent_transcript_path": transcript,
+        })
+        .to_string();
+        run_stop_hook(&home, &payload);
+    }
+    assert!(errors_log_lines(&home).is_empty());
+    // All 30 + 3 rows are logged...
+    let session = SessionId::parse("bounded").unwrap();
+    assert_eq!(
+        read_rows(&StateDir::at(home.clone()), &session)
+            .unwrap()
+            .len(),
+        33
+    );
+    // ...but the main transcript's cursor remembers only the last 8 requests (not all 30), and
+    // a finished sub-agent's cursor only its offset and fingerprint.
+    let cursor: serde_json::Value = serde_json::from_slice(
+        &fs_err::read(home.join("sessions/bounded/cursor.json")).unwrap(),
+    )
+    .unwrap();
+    let transcripts = cursor["transcripts"].as_object().unwrap();
+    assert_eq!(transcripts.len(), 4);
+    let main_cursor = &transcripts[main.to_str().unwrap()];
+    assert_eq!(main_cursor["state"]["recent"].as_array().unwrap().len(), 8);
+    for agent in 0..3 {
+        let path = dir.join(format!("agent-a{agent}.jsonl"));
+        let agent_cursor = transcripts[path.to_str().unwrap()].as_object().unwrap();
+        let mut keys: Vec<&str> = agent_cursor.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        // The reader's state is left out: nothing to remember (an assistant line's cwd is not
+        // recorded as the source, so not even that flag is set).
+        assert_eq!(keys, ["fingerprint", "offset"], "{agent_cursor:?}");
+    }
+}

@@ -9,8 +9,14 @@ use serde::{Deserialize, Serialize};
 use super::record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
 use crate::transcript::{AssistantPart, BoundaryKind, Entry, ToolResult, parse_line};
 
-/// How many of the last requests' values a source remembers between runs.
-pub const RECENT_REQUESTS: usize = 64;
+/// How many of the last requests' values a source remembers between runs: enough for a
+/// response whose blocks are split over two runs (the last one or two requests), bounded so
+/// the cursor file stays small however long the session runs.
+pub const RECENT_REQUESTS: usize = 8;
+
+/// How many of the last tool calls' names a source remembers between runs (one response may
+/// call many tools at once; each entry is only an id and a name).
+pub const RECENT_TOOL_NAMES: usize = 64;
 
 /// What reading one transcript has to remember between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,6 +39,25 @@ pub struct SourceState {
     /// Lines that were not JSON objects, over all runs.
     #[serde(default)]
     pub unreadable_lines: u64,
+}
+
+impl SourceState {
+    /// True when there is nothing to remember (the default state).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// What is worth keeping once a sub-agent's transcript was read at its `SubagentStop`: the
+    /// agent has finished, so no response of it is split over runs and no tool result waits;
+    /// only the counters stay (a resumed agent's later lines are still read from the offset).
+    #[must_use]
+    pub fn finished(self) -> Self {
+        Self {
+            source_recorded: self.source_recorded,
+            unreadable_lines: self.unreadable_lines,
+            ..Self::default()
+        }
+    }
 }
 
 /// Tool results waiting for the request that will carry them.
@@ -154,7 +179,7 @@ impl<'origin> Ingest<'origin> {
         for (id, name) in &part.tool_uses {
             self.state.tool_names.push((id.clone(), name.clone()));
         }
-        let excess = self.state.tool_names.len().saturating_sub(RECENT_REQUESTS);
+        let excess = self.state.tool_names.len().saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
         let Some(key) = part.request_key() else {
             self.state.unreadable_lines += 1;

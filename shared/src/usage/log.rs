@@ -275,6 +275,14 @@ fn ingest_locked(
         files::append_json_line(&log_path, record)?;
     }
     let fingerprint = fingerprint_before(&mut file, offset)?;
+    // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
+    // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
+    // for every agent the session ever ran.
+    let source_state = if origin.is_agent_file {
+        source_state.finished()
+    } else {
+        source_state
+    };
     cursors.transcripts.insert(
         origin.transcript.clone(),
         TranscriptCursor {
