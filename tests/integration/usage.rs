@@ -139,6 +139,36 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
 }
 
 #[test]
+fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
+    // Derived with python3 over each file: walk the lines; a main-chain `user` line that is not
+    // tool_result-only, not isMeta / isCompactSummary, and whose (first) text does not start with
+    // "[Request interrupted by user", "<command-name>", "<local-command-stdout>",
+    // "<local-command-caveat>" or "<task-notification>" marks the next new main-chain request
+    // (grouped by message.id + requestId, <synthetic> skipped) as a turn start.
+    for (relative, expected) in [
+        (
+            "marot__spotter/tool_heavy.jsonl",
+            &[true, false, true, false][..],
+        ),
+        (
+            "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+            &[
+                true, false, false, false, false, true, false, false, false, false, false, false,
+            ][..],
+        ),
+    ] {
+        let log = log_from_transcript(&fixture(relative), None).unwrap();
+        let starts: Vec<bool> = log
+            .rows()
+            .iter()
+            .filter(|row| !row.sidechain)
+            .map(|row| row.turn_start)
+            .collect();
+        assert_eq!(starts, expected, "{relative}");
+    }
+}
+
+#[test]
 fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).

@@ -283,6 +283,7 @@ mod tests {
             advisor,
             tool_result_bytes: 0,
             largest_tool_result: None,
+            turn_start: false,
         }
     }
 

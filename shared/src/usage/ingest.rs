@@ -60,13 +60,16 @@ impl SourceState {
     }
 }
 
-/// Tool results waiting for the request that will carry them.
+/// Tool results (and a typed prompt) waiting for the request that will carry them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingResults {
     /// Their total bytes.
     pub bytes: u64,
     /// The largest.
     pub largest: Option<ToolResultNote>,
+    /// True when a person's prompt came since the chain's last request.
+    #[serde(default)]
+    pub turn_start: bool,
 }
 
 /// Who wrote the transcript being read.
@@ -135,17 +138,37 @@ impl<'origin> Ingest<'origin> {
                 };
                 self.slots.push(Slot::Record(Box::new(record)));
             }
-            Some(Entry::Other { cwd, version }) => {
-                if !self.state.source_recorded && cwd.is_some() {
-                    self.state.source_recorded = true;
-                    self.slots
-                        .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
-                            transcript: self.origin.transcript.clone(),
-                            cwd,
-                            version,
-                        }))));
-                }
+            Some(Entry::Prompt {
+                sidechain,
+                cwd,
+                version,
+            }) => {
+                self.pending(sidechain).turn_start = true;
+                self.source(cwd, version);
             }
+            Some(Entry::Other { cwd, version }) => self.source(cwd, version),
+        }
+    }
+
+    /// What waits for the next request of the chain a line belongs to.
+    fn pending(&mut self, sidechain: bool) -> &mut PendingResults {
+        if sidechain || self.origin.is_agent_file {
+            &mut self.state.pending_sidechain
+        } else {
+            &mut self.state.pending_main
+        }
+    }
+
+    /// Records where the transcript ran, at the first line that says.
+    fn source(&mut self, cwd: Option<String>, version: Option<String>) {
+        if !self.state.source_recorded && cwd.is_some() {
+            self.state.source_recorded = true;
+            self.slots
+                .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
+                    transcript: self.origin.transcript.clone(),
+                    cwd,
+                    version,
+                }))));
         }
     }
 
@@ -156,11 +179,7 @@ impl<'origin> Ingest<'origin> {
             .iter()
             .rfind(|(id, _)| *id == result.tool_use_id)
             .map(|(_, name)| name.clone());
-        let pending = if sidechain || self.origin.is_agent_file {
-            &mut self.state.pending_sidechain
-        } else {
-            &mut self.state.pending_main
-        };
+        let pending = self.pending(sidechain);
         pending.bytes += result.bytes;
         if pending
             .largest
@@ -220,6 +239,7 @@ impl<'origin> Ingest<'origin> {
                 advisor: part.advisor,
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
+                turn_start: pending.turn_start,
             }
         };
         self.requests.insert(key.clone(), row);

@@ -73,11 +73,13 @@ impl SessionLog {
                         if let TimelineItem::Request(known) = &mut log.timeline[index] {
                             let output = known.output_tokens.max(row.output_tokens);
                             let advisor = known.advisor || row.advisor;
+                            let turn_start = known.turn_start || row.turn_start;
                             let bytes = known.tool_result_bytes;
                             let largest = known.largest_tool_result.take();
                             *known = row;
                             known.output_tokens = output;
                             known.advisor = advisor;
+                            known.turn_start = turn_start;
                             if known.tool_result_bytes == 0 {
                                 known.tool_result_bytes = bytes;
                                 known.largest_tool_result = largest;

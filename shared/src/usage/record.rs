@@ -73,6 +73,10 @@ pub struct UsageRow {
     /// The largest of those tool results.
     #[serde(default)]
     pub largest_tool_result: Option<ToolResultNote>,
+    /// True for the first request after a person's prompt (a turn's start; the tool loop's
+    /// later requests are false). False in logs written before the field existed.
+    #[serde(default)]
+    pub turn_start: bool,
 }
 
 /// A compaction or micro-compaction boundary.

@@ -17,8 +17,8 @@ use super::snapshots::{
 };
 use crate::archive::SnapshotEntry;
 
-/// Compactions fewer than this many main-chain requests apart form a loop.
-pub const LOOP_REQUESTS: usize = 3;
+/// Automatic compactions fewer than this many turns apart form a loop.
+pub const LOOP_TURNS: usize = 3;
 
 /// Version of the report's JSON layout.
 pub const REPORT_SCHEMA: u32 = 1;
@@ -95,6 +95,10 @@ pub struct Compaction {
     pub next_request_index: usize,
     /// Main-chain requests since the previous compaction.
     pub requests_since_previous: Option<usize>,
+    /// For an automatic compaction: turns (requests that start one, see `turn_start`) since the
+    /// previous automatic compaction; requests when the log marks no turn at all (a log
+    /// written before the field existed).
+    pub turns_since_previous_automatic: Option<usize>,
     /// The snapshot taken for it, if one was found.
     pub snapshot: Option<String>,
 }
@@ -300,6 +304,7 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
                     context_after: after,
                     next_request_index: index,
                     requests_since_previous: None,
+                    turns_since_previous_automatic: None,
                     snapshot: None,
                 });
             }
@@ -319,6 +324,7 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
                 context_after: Some(drop.context_after),
                 next_request_index: index,
                 requests_since_previous: None,
+                turns_since_previous_automatic: None,
                 snapshot: None,
             });
         }
@@ -327,6 +333,25 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
         compactions[position].requests_since_previous = Some(
             compactions[position].next_request_index - compactions[position - 1].next_request_index,
         );
+    }
+    // Turns between automatic compactions. Logs from before `turn_start` have none marked:
+    // then every request counts as a turn (the old, coarser rule).
+    let marks_turns = chain.requests.iter().any(|row| row.turn_start);
+    let mut previous_automatic: Option<usize> = None;
+    for compaction in &mut compactions {
+        if compaction.trigger.as_deref() != Some("auto") {
+            continue;
+        }
+        let next = compaction.next_request_index;
+        if let Some(start) = previous_automatic {
+            let between = &chain.requests[start..next];
+            compaction.turns_since_previous_automatic = Some(if marks_turns {
+                between.iter().filter(|row| row.turn_start).count()
+            } else {
+                between.len()
+            });
+        }
+        previous_automatic = Some(next);
     }
     compactions
 }
@@ -339,17 +364,21 @@ fn warnings(
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for (position, compaction) in compactions.iter().enumerate() {
-        if let Some(between) = compaction.requests_since_previous
-            && between < LOOP_REQUESTS
+        if let Some(between) = compaction.turns_since_previous_automatic
+            && between < LOOP_TURNS
         {
+            let previous = compactions[..position]
+                .iter()
+                .rposition(|earlier| earlier.trigger.as_deref() == Some("auto"))
+                .map_or(0, |index| index + 1);
             warnings.push(Warning {
                 kind: "compaction_loop".to_owned(),
                 message: format!(
-                    "compaction {} came only {between} request(s) after compaction {} ({}): \
-                     context refills past the trigger at once; look at what the turns put back \
-                     (large tool results, files read whole) before raising the cap",
+                    "automatic compaction {} came only {between} turn(s) after automatic \
+                     compaction {previous} ({}): context refills past the trigger at once; look \
+                     at what the turns put back (large tool results, files read whole) before \
+                     raising the cap",
                     position + 1,
-                    position,
                     compaction.time.as_deref().unwrap_or("time unknown"),
                 ),
             });
@@ -461,6 +490,7 @@ mod tests {
             advisor: false,
             tool_result_bytes: 0,
             largest_tool_result: None,
+            turn_start: false,
         })
     }
 
@@ -559,5 +589,60 @@ mod tests {
         // Request 4 (+30,000 over request 2) and request 1 (+20,000 over request 0).
         assert_eq!(turns, [(4, 30_000), (1, 20_000)]);
         assert!(!kinds(&report).contains(&"turn_exceeds_headroom"), "{:?}", kinds(&report));
+    }
+
+    /// `request` that starts a turn (the first request after a typed prompt).
+    fn turn(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
+            unreachable!()
+        };
+        row.turn_start = true;
+        UsageRecord::Request(row)
+    }
+
+    #[test]
+    fn a_compaction_loop_counts_turns_between_automatic_compactions() {
+        // Two automatic compactions four requests apart, but the four are one turn and its
+        // tool loop: a loop (counting requests, 4 >= 3, it was missed).
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            request("c", 155_000, 5_000),
+            request("d", 158_000, 3_000),
+            request("e", 159_000, 1_000),
+            boundary("b2", "auto", 160_000),
+            turn("f", 150_000, 150_000),
+        ]);
+        let turns: Vec<Option<usize>> = report
+            .compactions
+            .iter()
+            .map(|compaction| compaction.turns_since_previous_automatic)
+            .collect();
+        assert_eq!(turns, [None, Some(1)]);
+        assert_eq!(kinds(&report), ["compaction_loop"]);
+        // A manual compaction one request after an automatic one is no loop: only automatic
+        // compactions count (counting every compaction by requests, 1 < 3, it was one).
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            boundary("b2", "manual", 150_000),
+            turn("c", 30_000, 30_000),
+        ]);
+        assert!(!kinds(&report).contains(&"compaction_loop"), "{:?}", kinds(&report));
+        // Three turns between two automatic compactions: no loop.
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 50_000, 50_000),
+            turn("c", 100_000, 50_000),
+            request("cc", 110_000, 10_000),
+            turn("d", 155_000, 45_000),
+            boundary("b2", "auto", 160_000),
+            turn("e", 50_000, 50_000),
+        ]);
+        assert_eq!(report.compactions[1].turns_since_previous_automatic, Some(3));
+        assert!(!kinds(&report).contains(&"compaction_loop"), "{:?}", kinds(&report));
     }
 }
