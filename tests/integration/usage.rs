@@ -542,7 +542,11 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
         run_stop_hook_or_fail_on_hang(&home, &payload, name);
         let errors = errors_log_lines(&home);
         assert_eq!(errors.len(), 1, "agent {name}");
-        assert!(errors[0].contains("sub-agent"), "agent {name}: {}", errors[0]);
+        assert!(
+            errors[0].contains("sub-agent"),
+            "agent {name}: {}",
+            errors[0]
+        );
     }
     // A sub-agent transcript that does not exist is still a silent skip (Claude Code announces
     // the compaction agent's transcript and never writes it).
@@ -886,7 +890,10 @@ fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(mark.exists(), "the script did not run CARGO_TARGET_DIR's build");
+    assert!(
+        mark.exists(),
+        "the script did not run CARGO_TARGET_DIR's build"
+    );
 }
 
 #[test]
@@ -934,10 +941,9 @@ fn the_cursor_keeps_a_bounded_state_per_transcript() {
     );
     // ...but the main transcript's cursor remembers only the last 8 requests (not all 30), and
     // a finished sub-agent's cursor only its offset and fingerprint.
-    let cursor: serde_json::Value = serde_json::from_slice(
-        &fs_err::read(home.join("sessions/bounded/cursor.json")).unwrap(),
-    )
-    .unwrap();
+    let cursor: serde_json::Value =
+        serde_json::from_slice(&fs_err::read(home.join("sessions/bounded/cursor.json")).unwrap())
+            .unwrap();
     let transcripts = cursor["transcripts"].as_object().unwrap();
     assert_eq!(transcripts.len(), 4);
     let main_cursor = &transcripts[main.to_str().unwrap()];

@@ -71,9 +71,7 @@ pub fn read_bounded_lines(
     let mut line_length: u64 = 0;
     let mut overlong = false;
     loop {
-        let buffer = reader
-            .fill_buf()
-            .context("failed to read the transcript")?;
+        let buffer = reader.fill_buf().context("failed to read the transcript")?;
         if buffer.is_empty() {
             if take_unterminated && line_length > 0 {
                 if overlong {

@@ -120,11 +120,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let _ = write!(summary, " · floor {}", thousands(floor));
     }
     if let Some(headroom) = report.estimates.headroom {
-        let _ = write!(
-            summary,
-            " · headroom {}",
-            signed_thousands(headroom)
-        );
+        let _ = write!(summary, " · headroom {}", signed_thousands(headroom));
     }
     let _ = writeln!(
         svg,

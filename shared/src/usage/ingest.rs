@@ -198,7 +198,11 @@ impl<'origin> Ingest<'origin> {
         for (id, name) in &part.tool_uses {
             self.state.tool_names.push((id.clone(), name.clone()));
         }
-        let excess = self.state.tool_names.len().saturating_sub(RECENT_TOOL_NAMES);
+        let excess = self
+            .state
+            .tool_names
+            .len()
+            .saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
         let Some(key) = part.request_key() else {
             self.state.unreadable_lines += 1;

@@ -11,10 +11,10 @@ use fs_err::os::unix::fs::OpenOptionsExt;
 use super::cursor::{CURSOR_FILE_NAME, CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
 use super::record::{BoundaryRow, RescanRow, SourceRow, UsageRecord, UsageRow};
+use crate::archive::snapshot::check_transcript;
 use crate::files;
 use crate::session_id::SessionId;
 use crate::state::StateDir;
-use crate::archive::snapshot::check_transcript;
 use crate::transcript::{
     MAX_LINE_BYTES, fingerprint_before, read_bounded_lines, read_complete_lines,
 };

@@ -588,7 +588,11 @@ mod tests {
             .collect();
         // Request 4 (+30,000 over request 2) and request 1 (+20,000 over request 0).
         assert_eq!(turns, [(4, 30_000), (1, 20_000)]);
-        assert!(!kinds(&report).contains(&"turn_exceeds_headroom"), "{:?}", kinds(&report));
+        assert!(
+            !kinds(&report).contains(&"turn_exceeds_headroom"),
+            "{:?}",
+            kinds(&report)
+        );
     }
 
     /// `request` that starts a turn (the first request after a typed prompt).
@@ -630,7 +634,11 @@ mod tests {
             boundary("b2", "manual", 150_000),
             turn("c", 30_000, 30_000),
         ]);
-        assert!(!kinds(&report).contains(&"compaction_loop"), "{:?}", kinds(&report));
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
         // Three turns between two automatic compactions: no loop.
         let report = report_of(vec![
             turn("a", 150_000, 0),
@@ -642,7 +650,14 @@ mod tests {
             boundary("b2", "auto", 160_000),
             turn("e", 50_000, 50_000),
         ]);
-        assert_eq!(report.compactions[1].turns_since_previous_automatic, Some(3));
-        assert!(!kinds(&report).contains(&"compaction_loop"), "{:?}", kinds(&report));
+        assert_eq!(
+            report.compactions[1].turns_since_previous_automatic,
+            Some(3)
+        );
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
     }
 }
