@@ -28,6 +28,16 @@ pub fn trigger_range(trigger: &TriggerEstimate) -> String {
     }
 }
 
+/// How the report names a request by its index: "main-chain request" when sub-agent rows make
+/// that numbering differ from the rows of `ctxhooks usage`, else "request".
+pub fn request_label(report: &SessionReport) -> &'static str {
+    if report.sidechain_requests > 0 {
+        "main-chain request"
+    } else {
+        "request"
+    }
+}
+
 /// `-1,234` or `1,234`.
 pub fn signed_thousands(value: i64) -> String {
     if value < 0 {
@@ -125,10 +135,11 @@ pub fn report_text(report: &SessionReport) -> String {
         thousands(totals.cache_read_input_tokens),
         thousands(totals.output_tokens),
     );
+    let label = request_label(report);
     if let Some(peak) = &report.peak {
         let _ = writeln!(
             text,
-            "  peak context: {} (request {}, {})",
+            "  peak context: {} ({label} {}, {})",
             thousands(peak.context_tokens),
             peak.index + 1,
             short_time(peak.time.as_deref())
@@ -145,7 +156,7 @@ pub fn report_text(report: &SessionReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             text,
-            "    {}  request {} -> {}: {} -> {}  {class} ({})\n      {}",
+            "    {}  {label} {} -> {}: {} -> {}  {class} ({})\n      {}",
             short_time(drop.time.as_deref()),
             drop.before_index + 1,
             drop.after_index + 1,
@@ -246,7 +257,7 @@ pub fn report_text(report: &SessionReport) -> String {
                 });
             let _ = writeln!(
                 text,
-                "      request {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
+                "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
                 turn.index + 1,
                 short_time(turn.time.as_deref()),
                 thousands(turn.added_tokens),

@@ -222,7 +222,12 @@ pub fn build_report(
     for found in &check.matched {
         compactions[found.compaction].snapshot = Some(found.snapshot.clone());
     }
-    let warnings = warnings(&chain, &compactions, &check, &estimates);
+    let label = if rows.len() > chain.requests.len() {
+        "main-chain request"
+    } else {
+        "request"
+    };
+    let warnings = warnings(&chain, &compactions, &check, &estimates, label);
     let mut transcripts: Vec<String> = Vec::new();
     for row in &rows {
         if !transcripts.contains(&row.transcript) {
@@ -361,6 +366,7 @@ fn warnings(
     compactions: &[Compaction],
     check: &SnapshotCheck,
     estimates: &Estimates,
+    label: &str,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for (position, compaction) in compactions.iter().enumerate() {
@@ -427,7 +433,7 @@ fn warnings(
                 warnings.push(Warning {
                     kind: "turn_exceeds_headroom".to_owned(),
                     message: format!(
-                        "request {} ({}) added {added} tokens, more than the headroom of \
+                        "{label} {} ({}) added {added} tokens, more than the headroom of \
                          {headroom}: one such turn right after a compaction triggers the next",
                         index + 1,
                         after.time.as_deref().unwrap_or("time unknown"),
@@ -453,7 +459,7 @@ fn warnings(
                 warnings.push(Warning {
                     kind: "advisor_crosses_trigger".to_owned(),
                     message: format!(
-                        "request {} ({}) called the advisor at {before} tokens of context; \
+                        "{label} {} ({}) called the advisor at {before} tokens of context; \
                          x{ADVISOR_FACTOR} = {inflated} reaches the trigger of about {}",
                         index + 1,
                         row.time.as_deref().unwrap_or("time unknown"),
@@ -659,5 +665,28 @@ mod tests {
             "{:?}",
             kinds(&report)
         );
+    }
+
+    #[test]
+    fn with_sub_agent_rows_the_text_says_main_chain_request() {
+        // A sub-agent row makes `usage`'s row numbers differ from the main chain's: the text
+        // must say which numbering it uses.
+        let UsageRecord::Request(mut agent_row) = request("agent", 5_000, 5_000) else {
+            unreachable!()
+        };
+        agent_row.sidechain = true;
+        let records = vec![
+            request("a", 10_000, 10_000),
+            UsageRecord::Request(agent_row),
+            request("bb", 12_000, 2_000),
+        ];
+        let text = crate::usage::render::report_text(&report_of(records.clone()));
+        assert!(text.contains("peak context: 12,000 (main-chain request 2"), "{text}");
+        let main_only: Vec<UsageRecord> = records
+            .into_iter()
+            .filter(|record| !matches!(record, UsageRecord::Request(row) if row.sidechain))
+            .collect();
+        let text = crate::usage::render::report_text(&report_of(main_only));
+        assert!(text.contains("peak context: 12,000 (request 2"), "{text}");
     }
 }
