@@ -52,7 +52,7 @@ pub struct AssistantPart {
 
 impl AssistantPart {
     /// The key that groups the lines of one API request: `message.id` and `requestId`, else
-    /// `message.id`, else `requestRef`, else the line's uuid.
+    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
     pub fn request_key(&self) -> Option<String> {
         match (
             &self.message_id,
@@ -62,7 +62,10 @@ impl AssistantPart {
         ) {
             (Some(message), Some(request), _, _) => Some(format!("{message}:{request}")),
             (Some(message), None, _, _) => Some(format!("message:{message}")),
-            (None, _, Some(reference), _) => Some(format!("ref:{reference}")),
+            // The blocks of one response share `requestId` even without a `message.id`; keying
+            // them on their line's uuid would count the request once per block.
+            (None, Some(request), _, _) => Some(format!("req:{request}")),
+            (None, None, Some(reference), _) => Some(format!("ref:{reference}")),
             (None, _, None, Some(uuid)) => Some(format!("line:{uuid}")),
             (None, _, None, None) => None,
         }
@@ -393,6 +396,11 @@ mod tests {
             panic!("not an assistant part")
         };
         assert_eq!(part.request_key().as_deref(), Some("ref:r9"));
+        let line = br#"{"type":"assistant","uuid":"u1","requestId":"req_7","message":{"usage":{}}}"#;
+        let Some(Entry::Assistant(part)) = parse_line(line) else {
+            panic!("not an assistant part")
+        };
+        assert_eq!(part.request_key().as_deref(), Some("req:req_7"));
     }
 
     #[test]

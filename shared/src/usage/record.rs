@@ -38,7 +38,8 @@ pub struct UsageRow {
     pub time: Option<String>,
     /// The transcript the row was read from.
     pub transcript: String,
-    /// `message.id:requestId`, else `message:<id>`, `ref:<requestRef>` or `line:<uuid>`.
+    /// `message.id:requestId`, else `message:<id>`, `req:<requestId>`, `ref:<requestRef>` or
+    /// `line:<uuid>`.
     pub key: String,
     /// `requestId`.
     #[serde(default)]
