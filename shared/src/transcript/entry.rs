@@ -396,7 +396,8 @@ mod tests {
             panic!("not an assistant part")
         };
         assert_eq!(part.request_key().as_deref(), Some("ref:r9"));
-        let line = br#"{"type":"assistant","uuid":"u1","requestId":"req_7","message":{"usage":{}}}"#;
+        let line =
+            br#"{"type":"assistant","uuid":"u1","requestId":"req_7","message":{"usage":{}}}"#;
         let Some(Entry::Assistant(part)) = parse_line(line) else {
             panic!("not an assistant part")
         };

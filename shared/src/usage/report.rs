@@ -681,12 +681,110 @@ mod tests {
             request("bb", 12_000, 2_000),
         ];
         let text = crate::usage::render::report_text(&report_of(records.clone()));
-        assert!(text.contains("peak context: 12,000 (main-chain request 2"), "{text}");
+        assert!(
+            text.contains("peak context: 12,000 (main-chain request 2"),
+            "{text}"
+        );
         let main_only: Vec<UsageRecord> = records
             .into_iter()
             .filter(|record| !matches!(record, UsageRecord::Request(row) if row.sidechain))
             .collect();
         let text = crate::usage::render::report_text(&report_of(main_only));
         assert!(text.contains("peak context: 12,000 (request 2"), "{text}");
+    }
+
+    #[test]
+    fn a_big_turn_and_an_advisor_call_near_the_trigger_are_warned_about() {
+        // T about 100,000 (did not fire at 90,000, fired at preTokens 110,000), floor 40,000,
+        // headroom 60,000. The advisor call at request 5 follows 50,000 of context:
+        // x2.2 = 110,000 >= 100,000. Request 6 then adds 65,000 (> 60,000).
+        let UsageRecord::Request(mut advisor) = request("eeeee", 55_000, 5_000) else {
+            unreachable!()
+        };
+        advisor.advisor = true;
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 50_000, 10_000),
+            UsageRecord::Request(advisor),
+            request("ffffff", 120_000, 65_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        assert_eq!(
+            kinds(&report),
+            ["turn_exceeds_headroom", "advisor_crosses_trigger"]
+        );
+        assert!(report.warnings[0].message.contains("added 65000 tokens"));
+        assert!(report.warnings[1].message.contains("= 110000"));
+    }
+
+    #[test]
+    fn a_snapshot_with_no_compaction_is_reported() {
+        // A PreCompact snapshot an hour away from the only compaction matches nothing.
+        let metadata = crate::archive::snapshot::SnapshotMetadata {
+            schema: 1,
+            name: "20260101T010000.000000Z-auto".into(),
+            session_id: "s".into(),
+            trigger: "auto".into(),
+            custom_instructions: None,
+            created_at: "2026-01-01T01:00:00.000000Z".into(),
+            source_path: "t".into(),
+            size: 0,
+            sha256: String::new(),
+            files: Vec::new(),
+        };
+        let snapshots = [SnapshotEntry {
+            path: PathBuf::from("unused"),
+            metadata,
+        }];
+        let UsageRecord::CompactBoundary(mut row) = boundary("b1", "auto", 150_000) else {
+            unreachable!()
+        };
+        row.time = Some("2026-01-01T00:00:00.000Z".into());
+        let log = SessionLog::from_records(vec![
+            request("a", 150_000, 0),
+            UsageRecord::CompactBoundary(row),
+            request("bb", 30_000, 30_000),
+        ]);
+        let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());
+        assert_eq!(
+            kinds(&report),
+            ["compaction_without_snapshot", "snapshot_without_compaction"]
+        );
+        assert_eq!(
+            report.snapshots.snapshots_without_compaction,
+            ["20260101T010000.000000Z-auto"]
+        );
+    }
+
+    #[test]
+    fn a_microcompact_boundary_is_a_structural_micro_compaction_not_a_compaction() {
+        let micro = UsageRecord::MicrocompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some("m1".into()),
+            trigger: Some("auto".into()),
+            pre_tokens: Some(120_000),
+            post_tokens: None,
+            tokens_saved: Some(40_000),
+            sidechain: false,
+            agent_id: None,
+        });
+        let report = report_of(vec![
+            request("a", 120_000, 0),
+            micro,
+            request("bb", 80_000, 2_000),
+        ]);
+        assert_eq!(report.drops.len(), 1);
+        assert_eq!(
+            (report.drops[0].class, report.drops[0].basis),
+            (DropClass::MicroCompaction, Basis::Structural)
+        );
+        assert!(report.drops[0].evidence.contains("tokensSaved 40000"));
+        // Not a compaction: no floor, no trigger observation.
+        assert!(report.compactions.is_empty());
+        assert_eq!(report.estimates.floor, None);
     }
 }
