@@ -50,8 +50,9 @@ pub fn read_complete_lines(
 
 /// [`read_complete_lines`] with an explicit line limit, saying how many lines it skipped: a
 /// complete line longer than `max_line` is not handed to `each` (its bytes are not kept), but
-/// the offset moves past it; an unterminated one that is already too long stops the pass
-/// where it starts, so memory stays bounded whatever the file holds.
+/// the offset moves past it. An unterminated last line is never buffered beyond the limit
+/// either (the pass ends at its start, as for any unterminated line), so memory stays bounded
+/// whatever the file holds.
 pub fn read_bounded_lines(
     file: &mut fs_err::File,
     offset: u64,
