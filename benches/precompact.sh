@@ -5,6 +5,11 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Where cargo puts its builds: CARGO_TARGET_DIR when set (made absolute, as cargo reads it
+# against the folder it runs in), else the repository's target/.
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+export CARGO_TARGET_DIR="$target_dir"
 cd "$root"
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 cargo build --release --locked --bin ctxhooks-precompact >&2
@@ -29,7 +34,7 @@ for size_mb in "${@:-1 100}"; do
     hyperfine --warmup 2 --runs 15 --export-markdown "$work/result-$size.md" \
       --prepare "rm -rf '$work/state' '$work/copy'" \
       -n "baseline: cp + sha256sum + sync" "cp '$transcript' '$work/copy' && sha256sum '$work/copy' >/dev/null && sync '$work/copy'" \
-      -n "ctxhooks-precompact" "CTXHOOKS_HOME='$work/state' target/release/ctxhooks-precompact <'$work/payload.json'"
+      -n "ctxhooks-precompact" "CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'"
     cat "$work/result-$size.md"
     test ! -s "$work/state/errors.log" || { echo "the hook logged errors:" >&2; cat "$work/state/errors.log" >&2; exit 1; }
   done

@@ -16,8 +16,13 @@ work="${1:-$(mktemp -d /tmp/ctxhooks-bench.XXXXXX)}"
 mkdir -p "$work"
 fixtures="$repo/../shared/transcript-fixtures"
 
+# Where cargo puts its builds: CARGO_TARGET_DIR when set (made absolute, as cargo reads it
+# against the folder it runs in), else the repository's target/.
+target_dir="${CARGO_TARGET_DIR:-$repo/target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+export CARGO_TARGET_DIR="$target_dir"
 cargo build --release --locked --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
-hook="$repo/target/release/ctxhooks-stop"
+hook="$target_dir/release/ctxhooks-stop"
 
 # generate <target bytes> <output>: fixture lines repeated, each copy with unique ids.
 generate() {

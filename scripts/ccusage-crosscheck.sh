@@ -13,8 +13,13 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 fixtures="$repo/../shared/transcript-fixtures"
 ccusage="${1:-${CCUSAGE:-$repo/.e2e/node_modules/.bin/ccusage}}"
+# Where cargo puts its builds: CARGO_TARGET_DIR when set (made absolute, as cargo reads it
+# against the folder it runs in), else the repository's target/.
+target_dir="${CARGO_TARGET_DIR:-$repo/target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+export CARGO_TARGET_DIR="$target_dir"
 cargo build --quiet --locked --bin ctxhooks --manifest-path "$repo/Cargo.toml" >&2
-ctxhooks="$repo/target/debug/ctxhooks"
+ctxhooks="$target_dir/debug/ctxhooks"
 echo "ccusage: $("$ccusage" --version 2>&1 | head -1)"
 
 status=0

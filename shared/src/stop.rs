@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::hook_input::{CommonInput, typed};
 use crate::hook_runner::HookContext;
-use crate::usage::ingest_transcript;
+use crate::transcript::MAX_LINE_BYTES;
+use crate::usage::{IngestOutcome, ingest_transcript};
 
 /// The Stop / `SubagentStop` payload fields the hook reads.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -29,15 +30,17 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let session = input.common.session()?;
     let transcript = input.common.transcript()?;
     let main = ingest_transcript(&context.state, &session, transcript, None)
-        .context("failed to log the transcript's usage");
+        .context("failed to log the transcript's usage")
+        .and_then(|outcome| overlong_check(transcript, &outcome));
     let agent = match input
         .agent_transcript_path
         .as_deref()
         .filter(|path| !path.is_empty())
         // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
-        // 2.1.270 by a third-party probe). A file that does not exist holds no usage to log.
-        .filter(|path| Path::new(path).exists())
+        // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
+        // anything else that is there (a folder, a FIFO, a link) is refused by the ingest.
+        .filter(|path| fs_err::symlink_metadata(path).is_ok())
     {
         Some(agent_transcript) => ingest_transcript(
             &context.state,
@@ -45,12 +48,26 @@ pub fn handle(context: &HookContext) -> Result<()> {
             Path::new(agent_transcript),
             Some(&agent_name(input.agent_id.as_deref(), agent_transcript)),
         )
-        .map(|_| ())
-        .context("failed to log the sub-agent transcript's usage"),
+        .context("failed to log the sub-agent transcript's usage")
+        .and_then(|outcome| overlong_check(Path::new(agent_transcript), &outcome)),
         None => Ok(()),
     };
     main?;
     agent
+}
+
+/// An error naming the lines the ingest skipped for their length (the cursor moved past them,
+/// so each is reported once).
+fn overlong_check(transcript: &Path, outcome: &IngestOutcome) -> Result<()> {
+    if outcome.overlong_lines > 0 {
+        bail!(
+            "skipped {} line(s) longer than {} bytes in `{}`",
+            outcome.overlong_lines,
+            MAX_LINE_BYTES,
+            transcript.display()
+        );
+    }
+    Ok(())
 }
 
 /// The sub-agent's id: the payload's, else the file name's (`agent-<id>.jsonl`), else `unknown`.

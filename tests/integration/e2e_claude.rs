@@ -384,6 +384,24 @@ fn a_context_that_stays_above_the_window_is_reported_as_a_compaction_loop() {
             .any(|warning| warning["kind"] == "compaction_loop"),
         "{report:#}"
     );
+    // The loop rule counts turns, not requests (each prompt here is one turn): the real CLI's
+    // prompts must be seen as turn starts, or the rule would fall back to counting requests.
+    let usage = sandbox.ctxhooks_json(&["usage", "--session", &session, "--json"]);
+    let turn_starts = usage["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["sidechain"] == false && row["turn_start"] == true)
+        .count();
+    assert_eq!(turn_starts, 4, "{usage:#}");
+    assert!(
+        compactions
+            .iter()
+            .any(|compaction| compaction["turns_since_previous_automatic"]
+                .as_u64()
+                .is_some_and(|turns| turns < 3)),
+        "{report:#}"
+    );
     // Every compaction has its snapshot. (Claude Code also runs PreCompact once when it then
     // finds nothing to summarize and gives up; that snapshot is reported, not hidden.)
     assert_eq!(

@@ -139,6 +139,36 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
 }
 
 #[test]
+fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
+    // Derived with python3 over each file: walk the lines; a main-chain `user` line that is not
+    // tool_result-only, not isMeta / isCompactSummary, and whose (first) text does not start with
+    // "[Request interrupted by user", "<command-name>", "<local-command-stdout>",
+    // "<local-command-caveat>" or "<task-notification>" marks the next new main-chain request
+    // (grouped by message.id + requestId, <synthetic> skipped) as a turn start.
+    for (relative, expected) in [
+        (
+            "marot__spotter/tool_heavy.jsonl",
+            &[true, false, true, false][..],
+        ),
+        (
+            "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+            &[
+                true, false, false, false, false, true, false, false, false, false, false, false,
+            ][..],
+        ),
+    ] {
+        let log = log_from_transcript(&fixture(relative), None).unwrap();
+        let starts: Vec<bool> = log
+            .rows()
+            .iter()
+            .filter(|row| !row.sidechain)
+            .map(|row| row.turn_start)
+            .collect();
+        assert_eq!(starts, expected, "{relative}");
+    }
+}
+
+#[test]
 fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).
@@ -441,6 +471,97 @@ fn hostile_payloads_exit_zero_with_one_error_line_each() {
     }
 }
 
+/// Runs the Stop hook like [`run_stop_hook`], but gives up (and fails) when it has not ended
+/// after a generous 20 s: a hang detector, not a timing assertion.
+fn run_stop_hook_or_fail_on_hang(home: &Path, payload: &str, name: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+        .env("CTXHOOKS_HOME", home)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{name}: the Stop hook hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{name}: the hook did not exit 0");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(stdout, "", "{name}");
+}
+
+#[test]
+fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging() {
+    let dir = scratch("special");
+    let fifo = dir.join("fifo.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let real = dir.join("real.jsonl");
+    fs_err::write(&real, "{}\n").unwrap();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let folder = dir.join("folder.jsonl");
+    fs_err::create_dir_all(&folder).unwrap();
+    let zero = Path::new("/dev/zero");
+    for (name, path) in [
+        ("fifo", fifo.as_path()),
+        ("zero", zero),
+        ("folder", folder.as_path()),
+        ("link", link.as_path()),
+    ] {
+        // As the main transcript.
+        let home = dir.join(format!("main-{name}"));
+        run_stop_hook_or_fail_on_hang(&home, &stop_payload("special", path), name);
+        assert_eq!(errors_log_lines(&home).len(), 1, "main {name}");
+        // As a sub-agent's transcript, the main one being fine.
+        let home = dir.join(format!("agent-{name}"));
+        let payload = serde_json::json!({
+            "session_id": "special",
+            "transcript_path": real,
+            "hook_event_name": "SubagentStop",
+            "agent_id": "a1",
+            "agent_transcript_path": path,
+        })
+        .to_string();
+        run_stop_hook_or_fail_on_hang(&home, &payload, name);
+        let errors = errors_log_lines(&home);
+        assert_eq!(errors.len(), 1, "agent {name}");
+        assert!(
+            errors[0].contains("sub-agent"),
+            "agent {name}: {}",
+            errors[0]
+        );
+    }
+    // A sub-agent transcript that does not exist is still a silent skip (Claude Code announces
+    // the compaction agent's transcript and never writes it).
+    let home = dir.join("agent-missing");
+    let payload = serde_json::json!({
+        "session_id": "special",
+        "transcript_path": real,
+        "hook_event_name": "SubagentStop",
+        "agent_transcript_path": dir.join("never-written.jsonl"),
+    })
+    .to_string();
+    run_stop_hook_or_fail_on_hang(&home, &payload, "missing agent");
+    assert!(errors_log_lines(&home).is_empty());
+}
+
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     use ctxhooks_shared::usage::drops::{Basis, DropClass};
@@ -471,7 +592,7 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     // preTokens 155,250; the estimate is the middle of that range.
     assert_eq!(
         (trigger.low, trigger.high, trigger.estimate),
-        (154_796, 155_250, 155_023)
+        (Some(154_796), 155_250, 155_023)
     );
     assert_eq!(report.estimates.floor, Some(49_761));
     assert_eq!(report.estimates.headroom, Some(155_023 - 49_761));
@@ -727,4 +848,113 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
         .count();
     assert_eq!(versions, 2);
     assert_eq!(duplicate_versions(&home, &session), 0);
+}
+
+/// Writes an executable shell script.
+fn write_script(path: &Path, body: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
+    // A fake `cargo` (the build is not the point), a fake ccusage and a fake `ctxhooks` in a
+    // RELATIVE CARGO_TARGET_DIR that leaves a mark when run: the script must run that one, not
+    // `<repo>/target/debug/ctxhooks`.
+    let dir = scratch("target-dir");
+    let bin = dir.join("bin");
+    write_script(&bin.join("cargo"), "exit 0");
+    let ccusage = dir.join("ccusage");
+    write_script(
+        &ccusage,
+        r#"if [ "$1" = --version ]; then echo fake; else echo '{"totals":{}}'; fi"#,
+    );
+    let mark = dir.join("ran");
+    write_script(
+        &dir.join("elsewhere/debug/ctxhooks"),
+        &format!("touch '{}'; echo '{{\"rows\":[]}}'", mark.display()),
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ccusage-crosscheck.sh");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let output = Command::new("bash")
+        .arg(&script)
+        .arg(&ccusage)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", "elsewhere")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        mark.exists(),
+        "the script did not run CARGO_TARGET_DIR's build"
+    );
+}
+
+#[test]
+fn the_cursor_keeps_a_bounded_state_per_transcript() {
+    let dir = scratch("cursor-bound");
+    let home = dir.join("home");
+    let main = dir.join("main.jsonl");
+    let mut text = String::new();
+    for index in 0..30 {
+        text.push_str(&assistant_line(
+            &format!("m{index}"),
+            3,
+            100,
+            1_000 * index,
+            "2026-01-01T00:00:00Z",
+        ));
+    }
+    fs_err::write(&main, &text).unwrap();
+    run_stop_hook(&home, &stop_payload("bounded", &main));
+    for agent in 0..3 {
+        let transcript = dir.join(format!("agent-a{agent}.jsonl"));
+        fs_err::write(
+            &transcript,
+            assistant_line(&format!("a{agent}"), 3, 100, 1_000, "2026-01-01T00:00:01Z"),
+        )
+        .unwrap();
+        let payload = serde_json::json!({
+            "session_id": "bounded",
+            "transcript_path": main,
+            "hook_event_name": "SubagentStop",
+            "agent_id": format!("a{agent}"),
+            "agent_transcript_path": transcript,
+        })
+        .to_string();
+        run_stop_hook(&home, &payload);
+    }
+    assert!(errors_log_lines(&home).is_empty());
+    // All 30 + 3 rows are logged...
+    let session = SessionId::parse("bounded").unwrap();
+    assert_eq!(
+        read_rows(&StateDir::at(home.clone()), &session)
+            .unwrap()
+            .len(),
+        33
+    );
+    // ...but the main transcript's cursor remembers only the last 8 requests (not all 30), and
+    // a finished sub-agent's cursor only its offset and fingerprint.
+    let cursor: serde_json::Value =
+        serde_json::from_slice(&fs_err::read(home.join("sessions/bounded/cursor.json")).unwrap())
+            .unwrap();
+    let transcripts = cursor["transcripts"].as_object().unwrap();
+    assert_eq!(transcripts.len(), 4);
+    let main_cursor = &transcripts[main.to_str().unwrap()];
+    assert_eq!(main_cursor["state"]["recent"].as_array().unwrap().len(), 8);
+    for agent in 0..3 {
+        let path = dir.join(format!("agent-a{agent}.jsonl"));
+        let agent_cursor = transcripts[path.to_str().unwrap()].as_object().unwrap();
+        let mut keys: Vec<&str> = agent_cursor.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        // The reader's state is left out: nothing to remember (an assistant line's cwd is not
+        // recorded as the source, so not even that flag is set).
+        assert_eq!(keys, ["fingerprint", "offset"], "{agent_cursor:?}");
+    }
 }

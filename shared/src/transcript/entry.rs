@@ -52,7 +52,7 @@ pub struct AssistantPart {
 
 impl AssistantPart {
     /// The key that groups the lines of one API request: `message.id` and `requestId`, else
-    /// `message.id`, else `requestRef`, else the line's uuid.
+    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
     pub fn request_key(&self) -> Option<String> {
         match (
             &self.message_id,
@@ -62,7 +62,10 @@ impl AssistantPart {
         ) {
             (Some(message), Some(request), _, _) => Some(format!("{message}:{request}")),
             (Some(message), None, _, _) => Some(format!("message:{message}")),
-            (None, _, Some(reference), _) => Some(format!("ref:{reference}")),
+            // The blocks of one response share `requestId` even without a `message.id`; keying
+            // them on their line's uuid would count the request once per block.
+            (None, Some(request), _, _) => Some(format!("req:{request}")),
+            (None, None, Some(reference), _) => Some(format!("ref:{reference}")),
             (None, _, None, Some(uuid)) => Some(format!("line:{uuid}")),
             (None, _, None, None) => None,
         }
@@ -122,6 +125,17 @@ pub enum Entry {
     },
     /// A compaction boundary.
     Boundary(Boundary),
+    /// A prompt a person typed (a `user` line that is not tool results only, not `isMeta`, not a
+    /// compact summary, not an interrupt marker nor a local command's wrapper): the next
+    /// request of its chain starts a turn.
+    Prompt {
+        /// `isSidechain`.
+        sidechain: bool,
+        /// `cwd`.
+        cwd: Option<String>,
+        /// `version`.
+        version: Option<String>,
+    },
     /// Anything else; `cwd` and `version` are kept when the line has them.
     Other {
         /// `cwd`.
@@ -150,6 +164,10 @@ struct RawLine {
     cwd: Option<String>,
     version: Option<String>,
     message: Option<RawMessage>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: Option<bool>,
     #[serde(rename = "compactMetadata")]
     compact_metadata: Option<Value>,
     #[serde(rename = "microcompactMetadata")]
@@ -272,10 +290,40 @@ fn user(mut raw: RawLine, sidechain: bool) -> Entry {
             bytes: text_bytes(block.get("content")),
         })
         .collect();
-    if results.is_empty() {
+    if !results.is_empty() {
+        return Entry::ToolResults { sidechain, results };
+    }
+    let automatic = raw.is_meta.unwrap_or(false) || raw.is_compact_summary.unwrap_or(false);
+    if automatic || !is_human_text(message.content.as_ref()) {
         return other(raw);
     }
-    Entry::ToolResults { sidechain, results }
+    Entry::Prompt {
+        sidechain,
+        cwd: raw.cwd,
+        version: raw.version,
+    }
+}
+
+/// Text a person typed: some text that is not an interrupt marker, a local command's wrapper
+/// or a task notification (the set the Agent SDK's first-prompt logic skips too).
+fn is_human_text(content: Option<&Value>) -> bool {
+    const NOT_TYPED: [&str; 5] = [
+        "[Request interrupted by user",
+        "<command-name>",
+        "<local-command-stdout>",
+        "<local-command-caveat>",
+        "<task-notification>",
+    ];
+    let first_text = match content {
+        Some(Value::String(text)) => Some(text.as_str()),
+        other => content_blocks(other)
+            .find(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .and_then(|block| block.get("text").and_then(Value::as_str)),
+    };
+    first_text.is_some_and(|text| {
+        let text = text.trim_start();
+        !text.is_empty() && !NOT_TYPED.iter().any(|prefix| text.starts_with(prefix))
+    })
 }
 
 fn system(raw: RawLine, sidechain: bool) -> Entry {
@@ -348,6 +396,12 @@ mod tests {
             panic!("not an assistant part")
         };
         assert_eq!(part.request_key().as_deref(), Some("ref:r9"));
+        let line =
+            br#"{"type":"assistant","uuid":"u1","requestId":"req_7","message":{"usage":{}}}"#;
+        let Some(Entry::Assistant(part)) = parse_line(line) else {
+            panic!("not an assistant part")
+        };
+        assert_eq!(part.request_key().as_deref(), Some("req:req_7"));
     }
 
     #[test]
@@ -367,6 +421,32 @@ mod tests {
         };
         assert!(part.advisor);
         assert_eq!(part.usage.cache_creation_input_tokens, 7);
+    }
+
+    #[test]
+    fn only_typed_prompts_start_a_turn() {
+        let prompt = |line: &[u8]| matches!(parse_line(line), Some(Entry::Prompt { .. }));
+        assert!(prompt(
+            br#"{"type":"user","message":{"role":"user","content":"fix the bug"}}"#
+        ));
+        assert!(prompt(
+            br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"and this"}]}}"#
+        ));
+        assert!(!prompt(
+            br#"{"type":"user","isMeta":true,"message":{"role":"user","content":"caveat"}}"#
+        ));
+        assert!(!prompt(
+            br#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#
+        ));
+        assert!(!prompt(
+            br#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#
+        ));
+        assert!(!prompt(
+            br#"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>"}}"#
+        ));
+        assert!(!prompt(
+            br#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}}"#
+        ));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::drops::{Basis, DropClass};
-use super::render::thousands;
+use super::render::{signed_thousands, thousands};
 use super::report::SessionReport;
 
 const WIDTH: f64 = 1000.0;
@@ -120,11 +120,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let _ = write!(summary, " · floor {}", thousands(floor));
     }
     if let Some(headroom) = report.estimates.headroom {
-        let _ = write!(
-            summary,
-            " · headroom {}",
-            thousands(headroom.unsigned_abs())
-        );
+        let _ = write!(summary, " · headroom {}", signed_thousands(headroom));
     }
     let _ = writeln!(
         svg,
@@ -204,14 +200,19 @@ pub fn render_svg(report: &SessionReport) -> String {
                 labels.push((
                     f64::midpoint(y_top, y_bottom) + 4.0,
                     FLOOR_COLOR,
-                    format!("headroom {}", thousands(headroom.unsigned_abs())),
+                    format!("headroom {}", signed_thousands(headroom)),
                     false,
                 ));
             }
         }
     }
-    if let Some(trigger) = trigger.filter(|trigger| trigger.consistent) {
-        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(trigger.low as f64));
+    // The band where T lies, only when something bounds it from below (a request where it
+    // did not fire): "at most HIGH" is no band.
+    if let Some((trigger, low)) = trigger
+        .filter(|trigger| trigger.consistent)
+        .and_then(|trigger| trigger.low.map(|low| (trigger, low)))
+    {
+        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(low as f64));
         if y_low - y_high >= 1.0 {
             let _ = writeln!(
                 svg,

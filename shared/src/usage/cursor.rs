@@ -34,8 +34,8 @@ pub struct TranscriptCursor {
     pub offset: u64,
     /// SHA-256 of the up to 4 KiB before `offset`.
     pub fingerprint: String,
-    /// The reader's state at `offset`.
-    #[serde(default)]
+    /// The reader's state at `offset` (left out when empty, as for a finished sub-agent).
+    #[serde(default, skip_serializing_if = "SourceState::is_empty")]
     pub state: SourceState,
 }
 
@@ -53,7 +53,8 @@ impl CursorFile {
     /// Replaces the cursor file atomically.
     pub fn save(&mut self, path: &Path) -> Result<()> {
         self.schema = CURSOR_SCHEMA;
-        let bytes = serde_json::to_vec_pretty(self).context("failed to serialize the cursor")?;
+        // Compact, not pretty: the hook reads and writes this file on every run.
+        let bytes = serde_json::to_vec(self).context("failed to serialize the cursor")?;
         files::write_atomic(path, &bytes, files::PRIVATE_FILE_MODE)
             .context("failed to write the cursor file")
     }

@@ -199,11 +199,15 @@ pub fn classify_drops(
                 "the request after the drop wrote 0 to the cache with 0 context".to_owned(),
                 None,
             )
-        } else if before.advisor {
+        } else if before.advisor && cache_write < compaction_write {
+            // An advisor call alone does not rewrite the cache; a rewrite after one is a real
+            // compaction (the published analysis saw 6 of 12 compactions follow advisor calls).
             (
                 DropClass::AdvisorRoundTrip,
                 Basis::Structural,
-                "the request before the drop called the advisor tool".to_owned(),
+                format!(
+                    "the request before the drop called the advisor tool, and the request after it wrote only {cache_write} tokens to the cache (< {compaction_write})"
+                ),
                 None,
             )
         } else if cache_write >= compaction_write {
@@ -211,7 +215,12 @@ pub fn classify_drops(
                 DropClass::Compaction,
                 Basis::Heuristic,
                 format!(
-                    "no compact_boundary in the log, but the request after the drop wrote {cache_write} tokens to the cache (>= {compaction_write})"
+                    "no compact_boundary in the log, but the request after the drop wrote {cache_write} tokens to the cache (>= {compaction_write}){}",
+                    if before.advisor {
+                        ", after an advisor call"
+                    } else {
+                        ""
+                    }
                 ),
                 None,
             )
@@ -274,6 +283,7 @@ mod tests {
             advisor,
             tool_result_bytes: 0,
             largest_tool_result: None,
+            turn_start: false,
         }
     }
 
@@ -325,6 +335,16 @@ mod tests {
         assert_eq!(
             classes(&drops),
             [(DropClass::AdvisorRoundTrip, Basis::Structural)]
+        );
+        // An advisor call followed by a full rewrite of the cache is a compaction, not the
+        // advisor's round trip.
+        let rewritten = vec![row("a", 0, 200_000, true), row("b", 60_000, 0, false)];
+        let drops = classify_drops(&chain(rewritten), &Thresholds::default(), None);
+        assert_eq!(classes(&drops), [(DropClass::Compaction, Basis::Heuristic)]);
+        assert!(
+            drops[0].evidence.contains("after an advisor call"),
+            "{}",
+            drops[0].evidence
         );
         let mut with_boundary = chain(rows);
         with_boundary.boundaries[1].push((

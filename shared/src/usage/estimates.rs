@@ -43,9 +43,10 @@ pub struct TriggerEstimate {
     pub observations: Vec<TriggerObservation>,
     /// True when the observations agree: the largest `low` is not above the smallest `high`.
     pub consistent: bool,
-    /// When consistent, the largest `low` (T is above it); else the smallest `low` (0 when no
-    /// observation has one).
-    pub low: u64,
+    /// When consistent, the largest `low` (T is above it); else the smallest `low`. `None`
+    /// (JSON null) when no observation says where compaction did not fire: then T is only
+    /// known to be at most `high`.
+    pub low: Option<u64>,
     /// When consistent, the smallest `high` (T is at most it); else the largest `high`.
     pub high: u64,
     /// The T used below: the middle of `low .. high` when the observations agree and some have a
@@ -121,6 +122,32 @@ fn not_fired_context(chain: &MainChain, index: usize) -> Option<u64> {
     chain.requests.get(previous).map(|row| row.context_tokens)
 }
 
+/// Every main-chain request that grew the context, with the tokens it added: measured against
+/// the last earlier request with non-zero context (a zero-context row is a resume artifact,
+/// not a state of the conversation), and only when no boundary lies between the two.
+pub fn growths(chain: &MainChain) -> Vec<(usize, u64)> {
+    let mut found = Vec::new();
+    let mut last: Option<usize> = None;
+    for (index, row) in chain.requests.iter().enumerate() {
+        if row.context_tokens == 0 {
+            continue;
+        }
+        if let Some(previous) = last {
+            let boundary_between = chain.boundaries[previous + 1..=index]
+                .iter()
+                .any(|boundaries| !boundaries.is_empty());
+            let added = row
+                .context_tokens
+                .saturating_sub(chain.requests[previous].context_tokens);
+            if !boundary_between && added > 0 {
+                found.push((index, added));
+            }
+        }
+        last = Some(index);
+    }
+    found
+}
+
 /// The median of `values` (the lower middle for an even count).
 pub fn median(values: &[u64]) -> Option<u64> {
     let mut sorted = values.to_vec();
@@ -149,15 +176,15 @@ pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates
         let lowest_high = highs.iter().copied().min().unwrap_or(0);
         let consistent = highest_low.is_none_or(|low| low < lowest_high);
         let (low, high) = if consistent {
-            (highest_low.unwrap_or(0), lowest_high)
+            (highest_low, lowest_high)
         } else {
             (
-                lows.iter().copied().min().unwrap_or(0),
+                lows.iter().copied().min(),
                 highs.iter().copied().max().unwrap_or(0),
             )
         };
-        let estimate = match highest_low {
-            Some(_) if consistent => low + (high - low) / 2,
+        let estimate = match low {
+            Some(low) if consistent => low + (high - low) / 2,
             _ => median(&highs).unwrap_or(0),
         };
         TriggerEstimate {
@@ -181,20 +208,18 @@ pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates
         ),
         _ => None,
     };
-    let mut largest_turns: Vec<GrowingTurn> = (1..chain.requests.len())
-        .filter(|&index| chain.boundaries[index].is_empty())
-        .filter_map(|index| {
-            let before = &chain.requests[index - 1];
+    let mut largest_turns: Vec<GrowingTurn> = growths(chain)
+        .into_iter()
+        .map(|(index, added)| {
             let after = &chain.requests[index];
-            let added = after.context_tokens.checked_sub(before.context_tokens)?;
-            (added > 0).then(|| GrowingTurn {
+            GrowingTurn {
                 index,
                 time: after.time.clone(),
                 added_tokens: added,
                 tool_result_bytes: after.tool_result_bytes,
                 tool_result_tokens_estimate: after.tool_result_bytes / BYTES_PER_TOKEN,
                 largest_tool_result: after.largest_tool_result.clone(),
-            })
+            }
         })
         .collect();
     largest_turns.sort_by_key(|turn| std::cmp::Reverse(turn.added_tokens));

@@ -9,8 +9,14 @@ use serde::{Deserialize, Serialize};
 use super::record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
 use crate::transcript::{AssistantPart, BoundaryKind, Entry, ToolResult, parse_line};
 
-/// How many of the last requests' values a source remembers between runs.
-pub const RECENT_REQUESTS: usize = 64;
+/// How many of the last requests' values a source remembers between runs: enough for a
+/// response whose blocks are split over two runs (the last one or two requests), bounded so
+/// the cursor file stays small however long the session runs.
+pub const RECENT_REQUESTS: usize = 8;
+
+/// How many of the last tool calls' names a source remembers between runs (one response may
+/// call many tools at once; each entry is only an id and a name).
+pub const RECENT_TOOL_NAMES: usize = 64;
 
 /// What reading one transcript has to remember between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,13 +41,35 @@ pub struct SourceState {
     pub unreadable_lines: u64,
 }
 
-/// Tool results waiting for the request that will carry them.
+impl SourceState {
+    /// True when there is nothing to remember (the default state).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// What is worth keeping once a sub-agent's transcript was read at its `SubagentStop`: the
+    /// agent has finished, so no response of it is split over runs and no tool result waits;
+    /// only the counters stay (a resumed agent's later lines are still read from the offset).
+    #[must_use]
+    pub fn finished(self) -> Self {
+        Self {
+            source_recorded: self.source_recorded,
+            unreadable_lines: self.unreadable_lines,
+            ..Self::default()
+        }
+    }
+}
+
+/// Tool results (and a typed prompt) waiting for the request that will carry them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingResults {
     /// Their total bytes.
     pub bytes: u64,
     /// The largest.
     pub largest: Option<ToolResultNote>,
+    /// True when a person's prompt came since the chain's last request.
+    #[serde(default)]
+    pub turn_start: bool,
 }
 
 /// Who wrote the transcript being read.
@@ -110,17 +138,37 @@ impl<'origin> Ingest<'origin> {
                 };
                 self.slots.push(Slot::Record(Box::new(record)));
             }
-            Some(Entry::Other { cwd, version }) => {
-                if !self.state.source_recorded && cwd.is_some() {
-                    self.state.source_recorded = true;
-                    self.slots
-                        .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
-                            transcript: self.origin.transcript.clone(),
-                            cwd,
-                            version,
-                        }))));
-                }
+            Some(Entry::Prompt {
+                sidechain,
+                cwd,
+                version,
+            }) => {
+                self.pending(sidechain).turn_start = true;
+                self.source(cwd, version);
             }
+            Some(Entry::Other { cwd, version }) => self.source(cwd, version),
+        }
+    }
+
+    /// What waits for the next request of the chain a line belongs to.
+    fn pending(&mut self, sidechain: bool) -> &mut PendingResults {
+        if sidechain || self.origin.is_agent_file {
+            &mut self.state.pending_sidechain
+        } else {
+            &mut self.state.pending_main
+        }
+    }
+
+    /// Records where the transcript ran, at the first line that says.
+    fn source(&mut self, cwd: Option<String>, version: Option<String>) {
+        if !self.state.source_recorded && cwd.is_some() {
+            self.state.source_recorded = true;
+            self.slots
+                .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
+                    transcript: self.origin.transcript.clone(),
+                    cwd,
+                    version,
+                }))));
         }
     }
 
@@ -131,11 +179,7 @@ impl<'origin> Ingest<'origin> {
             .iter()
             .rfind(|(id, _)| *id == result.tool_use_id)
             .map(|(_, name)| name.clone());
-        let pending = if sidechain || self.origin.is_agent_file {
-            &mut self.state.pending_sidechain
-        } else {
-            &mut self.state.pending_main
-        };
+        let pending = self.pending(sidechain);
         pending.bytes += result.bytes;
         if pending
             .largest
@@ -154,7 +198,11 @@ impl<'origin> Ingest<'origin> {
         for (id, name) in &part.tool_uses {
             self.state.tool_names.push((id.clone(), name.clone()));
         }
-        let excess = self.state.tool_names.len().saturating_sub(RECENT_REQUESTS);
+        let excess = self
+            .state
+            .tool_names
+            .len()
+            .saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
         let Some(key) = part.request_key() else {
             self.state.unreadable_lines += 1;
@@ -195,6 +243,7 @@ impl<'origin> Ingest<'origin> {
                 advisor: part.advisor,
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
+                turn_start: pending.turn_start,
             }
         };
         self.requests.insert(key.clone(), row);

@@ -4,17 +4,20 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use chrono::{SecondsFormat, Utc};
 use fs_err::os::unix::fs::OpenOptionsExt;
 
 use super::cursor::{CURSOR_FILE_NAME, CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
 use super::record::{BoundaryRow, RescanRow, SourceRow, UsageRecord, UsageRow};
+use crate::archive::snapshot::check_transcript;
 use crate::files;
 use crate::session_id::SessionId;
 use crate::state::StateDir;
-use crate::transcript::{fingerprint_before, read_complete_lines};
+use crate::transcript::{
+    MAX_LINE_BYTES, fingerprint_before, read_bounded_lines, read_complete_lines,
+};
 
 /// The usage log's name inside a session's folder.
 pub const USAGE_FILE_NAME: &str = "usage.jsonl";
@@ -70,11 +73,13 @@ impl SessionLog {
                         if let TimelineItem::Request(known) = &mut log.timeline[index] {
                             let output = known.output_tokens.max(row.output_tokens);
                             let advisor = known.advisor || row.advisor;
+                            let turn_start = known.turn_start || row.turn_start;
                             let bytes = known.tool_result_bytes;
                             let largest = known.largest_tool_result.take();
                             *known = row;
                             known.output_tokens = output;
                             known.advisor = advisor;
+                            known.turn_start = turn_start;
                             if known.tool_result_bytes == 0 {
                                 known.tool_result_bytes = bytes;
                                 known.largest_tool_result = largest;
@@ -177,6 +182,9 @@ pub struct IngestOutcome {
     pub offset: u64,
     /// Why the transcript was read from its start again, if it was.
     pub rescan: Option<String>,
+    /// Complete lines skipped (and passed) because they were longer than
+    /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
+    pub overlong_lines: u64,
 }
 
 /// Appends to the session's usage log what `transcript` gained since the last ingest (the
@@ -216,11 +224,20 @@ fn ingest_locked(
         Ok(cursors) => (cursors, false),
         Err(_) => (CursorFile::default(), true),
     };
+    // A FIFO would block the open, a device such as /dev/zero never ends, a symbolic link
+    // may point anywhere: refuse them all before opening, and check the handle again.
+    check_transcript(transcript)?;
     let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
-    let size = file
+    let metadata = file
         .metadata()
-        .context("failed to read the transcript's size")?
-        .len();
+        .context("failed to read the transcript's size")?;
+    if !metadata.is_file() {
+        bail!(
+            "the transcript `{}` is not a regular file",
+            transcript.display()
+        );
+    }
+    let size = metadata.len();
     let known = cursors.transcripts.remove(&origin.transcript);
     let mut rescan = None;
     let (start, source_state) = match known {
@@ -251,12 +268,23 @@ fn ingest_locked(
         )?;
     }
     let mut ingest = Ingest::new(&origin, source_state);
-    let offset = read_complete_lines(&mut file, start, false, |_, line| ingest.feed(line))?;
+    let read = read_bounded_lines(&mut file, start, false, MAX_LINE_BYTES, |_, line| {
+        ingest.feed(line);
+    })?;
+    let offset = read.offset;
     let (records, source_state) = ingest.finish();
     for record in &records {
         files::append_json_line(&log_path, record)?;
     }
     let fingerprint = fingerprint_before(&mut file, offset)?;
+    // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
+    // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
+    // for every agent the session ever ran.
+    let source_state = if origin.is_agent_file {
+        source_state.finished()
+    } else {
+        source_state
+    };
     cursors.transcripts.insert(
         origin.transcript.clone(),
         TranscriptCursor {
@@ -270,6 +298,7 @@ fn ingest_locked(
         appended: records.len(),
         offset,
         rescan,
+        overlong_lines: read.overlong_lines,
     })
 }
 

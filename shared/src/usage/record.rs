@@ -38,7 +38,8 @@ pub struct UsageRow {
     pub time: Option<String>,
     /// The transcript the row was read from.
     pub transcript: String,
-    /// `message.id:requestId`, else `message:<id>`, `ref:<requestRef>` or `line:<uuid>`.
+    /// `message.id:requestId`, else `message:<id>`, `req:<requestId>`, `ref:<requestRef>` or
+    /// `line:<uuid>`.
     pub key: String,
     /// `requestId`.
     #[serde(default)]
@@ -73,6 +74,10 @@ pub struct UsageRow {
     /// The largest of those tool results.
     #[serde(default)]
     pub largest_tool_result: Option<ToolResultNote>,
+    /// True for the first request after a person's prompt (a turn's start; the tool loop's
+    /// later requests are false). False in logs written before the field existed.
+    #[serde(default)]
+    pub turn_start: bool,
 }
 
 /// A compaction or micro-compaction boundary.

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::drops::Basis;
+use super::estimates::TriggerEstimate;
 use super::log::{SessionLog, TimelineItem};
 use super::report::SessionReport;
 
@@ -19,7 +20,26 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
-fn signed_thousands(value: i64) -> String {
+/// `range LOW .. HIGH`, or `at most HIGH` when nothing says where T is not.
+pub fn trigger_range(trigger: &TriggerEstimate) -> String {
+    match trigger.low {
+        Some(low) => format!("range {} .. {}", thousands(low), thousands(trigger.high)),
+        None => format!("at most {}", thousands(trigger.high)),
+    }
+}
+
+/// How the report names a request by its index: "main-chain request" when sub-agent rows make
+/// that numbering differ from the rows of `ctxhooks usage`, else "request".
+pub fn request_label(report: &SessionReport) -> &'static str {
+    if report.sidechain_requests > 0 {
+        "main-chain request"
+    } else {
+        "request"
+    }
+}
+
+/// `-1,234` or `1,234`.
+pub fn signed_thousands(value: i64) -> String {
     if value < 0 {
         format!("-{}", thousands(value.unsigned_abs()))
     } else {
@@ -115,10 +135,11 @@ pub fn report_text(report: &SessionReport) -> String {
         thousands(totals.cache_read_input_tokens),
         thousands(totals.output_tokens),
     );
+    let label = request_label(report);
     if let Some(peak) = &report.peak {
         let _ = writeln!(
             text,
-            "  peak context: {} (request {}, {})",
+            "  peak context: {} ({label} {}, {})",
             thousands(peak.context_tokens),
             peak.index + 1,
             short_time(peak.time.as_deref())
@@ -135,7 +156,7 @@ pub fn report_text(report: &SessionReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             text,
-            "    {}  request {} -> {}: {} -> {}  {class} ({})\n      {}",
+            "    {}  {label} {} -> {}: {} -> {}  {class} ({})\n      {}",
             short_time(drop.time.as_deref()),
             drop.before_index + 1,
             drop.after_index + 1,
@@ -191,10 +212,9 @@ pub fn report_text(report: &SessionReport) -> String {
         Some(trigger) => {
             let _ = writeln!(
                 text,
-                "    trigger T: about {} (range {} .. {}, from {} automatic compaction(s)){}",
+                "    trigger T: about {} ({}, from {} automatic compaction(s)){}",
                 thousands(trigger.estimate),
-                thousands(trigger.low),
-                thousands(trigger.high),
+                trigger_range(trigger),
                 trigger.observations.len(),
                 estimates
                     .trigger_ratio
@@ -237,7 +257,7 @@ pub fn report_text(report: &SessionReport) -> String {
                 });
             let _ = writeln!(
                 text,
-                "      request {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
+                "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
                 turn.index + 1,
                 short_time(turn.time.as_deref()),
                 thousands(turn.added_tokens),

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::drops::{Basis, ContextDrop, DropClass, MainChain, Thresholds, classify_drops};
-use super::estimates::{ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, median};
+use super::estimates::{
+    ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, growths, median,
+};
 use super::log::SessionLog;
 use super::record::UsageRow;
 use super::snapshots::{
@@ -15,8 +17,8 @@ use super::snapshots::{
 };
 use crate::archive::SnapshotEntry;
 
-/// Compactions fewer than this many main-chain requests apart form a loop.
-pub const LOOP_REQUESTS: usize = 3;
+/// Automatic compactions fewer than this many turns apart form a loop.
+pub const LOOP_TURNS: usize = 3;
 
 /// Version of the report's JSON layout.
 pub const REPORT_SCHEMA: u32 = 1;
@@ -93,6 +95,10 @@ pub struct Compaction {
     pub next_request_index: usize,
     /// Main-chain requests since the previous compaction.
     pub requests_since_previous: Option<usize>,
+    /// For an automatic compaction: turns (requests that start one, see `turn_start`) since the
+    /// previous automatic compaction; requests when the log marks no turn at all (a log
+    /// written before the field existed).
+    pub turns_since_previous_automatic: Option<usize>,
     /// The snapshot taken for it, if one was found.
     pub snapshot: Option<String>,
 }
@@ -100,8 +106,9 @@ pub struct Compaction {
 /// A problem worth a look.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
-    /// `compaction_loop`, `turn_exceeds_headroom`, `advisor_crosses_trigger`,
-    /// `compaction_without_snapshot` or `snapshot_without_compaction`.
+    /// `compaction_loop`, `floor_above_trigger`, `turn_exceeds_headroom`,
+    /// `advisor_crosses_trigger`, `compaction_without_snapshot` or
+    /// `snapshot_without_compaction`.
     pub kind: String,
     /// In words.
     pub message: String,
@@ -215,7 +222,12 @@ pub fn build_report(
     for found in &check.matched {
         compactions[found.compaction].snapshot = Some(found.snapshot.clone());
     }
-    let warnings = warnings(&chain, &compactions, &check, &estimates);
+    let label = if rows.len() > chain.requests.len() {
+        "main-chain request"
+    } else {
+        "request"
+    };
+    let warnings = warnings(&chain, &compactions, &check, &estimates, label);
     let mut transcripts: Vec<String> = Vec::new();
     for row in &rows {
         if !transcripts.contains(&row.transcript) {
@@ -297,6 +309,7 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
                     context_after: after,
                     next_request_index: index,
                     requests_since_previous: None,
+                    turns_since_previous_automatic: None,
                     snapshot: None,
                 });
             }
@@ -316,6 +329,7 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
                 context_after: Some(drop.context_after),
                 next_request_index: index,
                 requests_since_previous: None,
+                turns_since_previous_automatic: None,
                 snapshot: None,
             });
         }
@@ -325,6 +339,25 @@ fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
             compactions[position].next_request_index - compactions[position - 1].next_request_index,
         );
     }
+    // Turns between automatic compactions. Logs from before `turn_start` have none marked:
+    // then every request counts as a turn (the old, coarser rule).
+    let marks_turns = chain.requests.iter().any(|row| row.turn_start);
+    let mut previous_automatic: Option<usize> = None;
+    for compaction in &mut compactions {
+        if compaction.trigger.as_deref() != Some("auto") {
+            continue;
+        }
+        let next = compaction.next_request_index;
+        if let Some(start) = previous_automatic {
+            let between = &chain.requests[start..next];
+            compaction.turns_since_previous_automatic = Some(if marks_turns {
+                between.iter().filter(|row| row.turn_start).count()
+            } else {
+                between.len()
+            });
+        }
+        previous_automatic = Some(next);
+    }
     compactions
 }
 
@@ -333,20 +366,25 @@ fn warnings(
     compactions: &[Compaction],
     check: &SnapshotCheck,
     estimates: &Estimates,
+    label: &str,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for (position, compaction) in compactions.iter().enumerate() {
-        if let Some(between) = compaction.requests_since_previous
-            && between < LOOP_REQUESTS
+        if let Some(between) = compaction.turns_since_previous_automatic
+            && between < LOOP_TURNS
         {
+            let previous = compactions[..position]
+                .iter()
+                .rposition(|earlier| earlier.trigger.as_deref() == Some("auto"))
+                .map_or(0, |index| index + 1);
             warnings.push(Warning {
                 kind: "compaction_loop".to_owned(),
                 message: format!(
-                    "compaction {} came only {between} request(s) after compaction {} ({}): \
-                     context refills past the trigger at once; look at what the turns put back \
-                     (large tool results, files read whole) before raising the cap",
+                    "automatic compaction {} came only {between} turn(s) after automatic \
+                     compaction {previous} ({}): context refills past the trigger at once; look \
+                     at what the turns put back (large tool results, files read whole) before \
+                     raising the cap",
                     position + 1,
-                    position,
                     compaction.time.as_deref().unwrap_or("time unknown"),
                 ),
             });
@@ -372,19 +410,30 @@ fn warnings(
             ),
         });
     }
-    if let Some(headroom) = estimates.headroom {
-        for index in 1..chain.requests.len() {
-            if !chain.boundaries[index].is_empty() {
-                continue;
-            }
-            let before = chain.requests[index - 1].context_tokens;
+    if let Some(headroom) = estimates.headroom
+        && headroom <= 0
+    {
+        // Every turn would "exceed" a headroom of zero or less: one warning says it all.
+        warnings.push(Warning {
+            kind: "floor_above_trigger".to_owned(),
+            message: format!(
+                "the context right after compaction is already above the trigger: every turn \
+                 re-compacts (floor {}, trigger about {}, headroom {headroom})",
+                estimates.floor.unwrap_or(0),
+                estimates
+                    .trigger
+                    .as_ref()
+                    .map_or(0, |trigger| trigger.estimate),
+            ),
+        });
+    } else if let Some(headroom) = estimates.headroom {
+        for (index, added) in growths(chain) {
             let after = &chain.requests[index];
-            let added = after.context_tokens.saturating_sub(before);
             if i64::try_from(added).unwrap_or(i64::MAX) > headroom {
                 warnings.push(Warning {
                     kind: "turn_exceeds_headroom".to_owned(),
                     message: format!(
-                        "request {} ({}) added {added} tokens, more than the headroom of \
+                        "{label} {} ({}) added {added} tokens, more than the headroom of \
                          {headroom}: one such turn right after a compaction triggers the next",
                         index + 1,
                         after.time.as_deref().unwrap_or("time unknown"),
@@ -410,7 +459,7 @@ fn warnings(
                 warnings.push(Warning {
                     kind: "advisor_crosses_trigger".to_owned(),
                     message: format!(
-                        "request {} ({}) called the advisor at {before} tokens of context; \
+                        "{label} {} ({}) called the advisor at {before} tokens of context; \
                          x{ADVISOR_FACTOR} = {inflated} reaches the trigger of about {}",
                         index + 1,
                         row.time.as_deref().unwrap_or("time unknown"),
@@ -421,4 +470,321 @@ fn warnings(
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::record::{BoundaryRow, UsageRecord};
+
+    /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
+    fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        UsageRecord::Request(UsageRow {
+            time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
+            transcript: "t".into(),
+            key: key.into(),
+            request_id: None,
+            message_id: None,
+            model: None,
+            input_tokens: 0,
+            cache_creation_input_tokens: cache_write,
+            cache_read_input_tokens: context - cache_write,
+            output_tokens: 0,
+            context_tokens: context,
+            sidechain: false,
+            agent_id: None,
+            advisor: false,
+            tool_result_bytes: 0,
+            largest_tool_result: None,
+            turn_start: false,
+        })
+    }
+
+    fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {
+        UsageRecord::CompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some(uuid.into()),
+            trigger: Some(trigger.into()),
+            pre_tokens: Some(pre_tokens),
+            post_tokens: None,
+            tokens_saved: None,
+            sidechain: false,
+            agent_id: None,
+        })
+    }
+
+    fn kinds(report: &SessionReport) -> Vec<&str> {
+        report
+            .warnings
+            .iter()
+            .map(|warning| warning.kind.as_str())
+            .collect()
+    }
+
+    fn report_of(records: Vec<UsageRecord>) -> SessionReport {
+        build_report(
+            None,
+            &SessionLog::from_records(records),
+            None,
+            &ReportOptions::default(),
+        )
+    }
+
+    #[test]
+    fn a_floor_above_the_trigger_is_one_warning_not_one_per_turn() {
+        // T is at most 100,000 (preTokens; nothing says where it did not fire, so the
+        // estimate is 100,000); the context after it is 120,000: headroom -20,000. Every
+        // later growth would exceed that.
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 120_000, 120_000),
+            request("ccc", 121_000, 1_000),
+            request("dddd", 122_000, 1_000),
+            request("eeeee", 125_000, 3_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(-20_000));
+        assert_eq!(kinds(&report), ["floor_above_trigger"]);
+        // The chart keeps the sign: -20,000, not 20,000.
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(svg.contains("headroom -20,000"), "{svg}");
+    }
+
+    #[test]
+    fn a_trigger_bounded_only_from_above_is_at_most_high_with_no_band() {
+        // The only request before the automatic compaction is the first: nothing says where
+        // compaction did not fire, so T is "at most 100,000", not "0 .. 100,000".
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 30_000, 30_000),
+        ]);
+        let trigger = report.estimates.trigger.as_ref().unwrap();
+        assert_eq!((trigger.low, trigger.high), (None, 100_000));
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["estimates"]["trigger"]["low"].is_null());
+        let text = crate::usage::render::report_text(&report);
+        assert!(text.contains("at most 100,000"), "{text}");
+        assert!(!text.contains("range 0"), "{text}");
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(!svg.contains(r#"fill-opacity="0.15""#), "{svg}");
+    }
+
+    #[test]
+    fn a_resume_artifact_is_no_turn_and_no_headroom_warning() {
+        // T about 100,000 (not fired at 90,000, fired at preTokens 110,000: middle 100,000),
+        // floor 40,000, headroom 60,000. Then a zero-context row (a resume artifact) and the
+        // conversation back at 70,000: measured against the zero row that is a fake +70,000
+        // turn, above the headroom; measured against 40,000 it is +30,000.
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 0, 0),
+            request("eeeee", 70_000, 30_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        let turns: Vec<(usize, u64)> = report
+            .estimates
+            .largest_turns
+            .iter()
+            .map(|turn| (turn.index, turn.added_tokens))
+            .collect();
+        // Request 4 (+30,000 over request 2) and request 1 (+20,000 over request 0).
+        assert_eq!(turns, [(4, 30_000), (1, 20_000)]);
+        assert!(
+            !kinds(&report).contains(&"turn_exceeds_headroom"),
+            "{:?}",
+            kinds(&report)
+        );
+    }
+
+    /// `request` that starts a turn (the first request after a typed prompt).
+    fn turn(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
+            unreachable!()
+        };
+        row.turn_start = true;
+        UsageRecord::Request(row)
+    }
+
+    #[test]
+    fn a_compaction_loop_counts_turns_between_automatic_compactions() {
+        // Two automatic compactions four requests apart, but the four are one turn and its
+        // tool loop: a loop (counting requests, 4 >= 3, it was missed).
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            request("c", 155_000, 5_000),
+            request("d", 158_000, 3_000),
+            request("e", 159_000, 1_000),
+            boundary("b2", "auto", 160_000),
+            turn("f", 150_000, 150_000),
+        ]);
+        let turns: Vec<Option<usize>> = report
+            .compactions
+            .iter()
+            .map(|compaction| compaction.turns_since_previous_automatic)
+            .collect();
+        assert_eq!(turns, [None, Some(1)]);
+        assert_eq!(kinds(&report), ["compaction_loop"]);
+        // A manual compaction one request after an automatic one is no loop: only automatic
+        // compactions count (counting every compaction by requests, 1 < 3, it was one).
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            boundary("b2", "manual", 150_000),
+            turn("c", 30_000, 30_000),
+        ]);
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+        // Three turns between two automatic compactions: no loop.
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 50_000, 50_000),
+            turn("c", 100_000, 50_000),
+            request("cc", 110_000, 10_000),
+            turn("d", 155_000, 45_000),
+            boundary("b2", "auto", 160_000),
+            turn("e", 50_000, 50_000),
+        ]);
+        assert_eq!(
+            report.compactions[1].turns_since_previous_automatic,
+            Some(3)
+        );
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+    }
+
+    #[test]
+    fn with_sub_agent_rows_the_text_says_main_chain_request() {
+        // A sub-agent row makes `usage`'s row numbers differ from the main chain's: the text
+        // must say which numbering it uses.
+        let UsageRecord::Request(mut agent_row) = request("agent", 5_000, 5_000) else {
+            unreachable!()
+        };
+        agent_row.sidechain = true;
+        let records = vec![
+            request("a", 10_000, 10_000),
+            UsageRecord::Request(agent_row),
+            request("bb", 12_000, 2_000),
+        ];
+        let text = crate::usage::render::report_text(&report_of(records.clone()));
+        assert!(
+            text.contains("peak context: 12,000 (main-chain request 2"),
+            "{text}"
+        );
+        let main_only: Vec<UsageRecord> = records
+            .into_iter()
+            .filter(|record| !matches!(record, UsageRecord::Request(row) if row.sidechain))
+            .collect();
+        let text = crate::usage::render::report_text(&report_of(main_only));
+        assert!(text.contains("peak context: 12,000 (request 2"), "{text}");
+    }
+
+    #[test]
+    fn a_big_turn_and_an_advisor_call_near_the_trigger_are_warned_about() {
+        // T about 100,000 (did not fire at 90,000, fired at preTokens 110,000), floor 40,000,
+        // headroom 60,000. The advisor call at request 5 follows 50,000 of context:
+        // x2.2 = 110,000 >= 100,000. Request 6 then adds 65,000 (> 60,000).
+        let UsageRecord::Request(mut advisor) = request("eeeee", 55_000, 5_000) else {
+            unreachable!()
+        };
+        advisor.advisor = true;
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 50_000, 10_000),
+            UsageRecord::Request(advisor),
+            request("ffffff", 120_000, 65_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        assert_eq!(
+            kinds(&report),
+            ["turn_exceeds_headroom", "advisor_crosses_trigger"]
+        );
+        assert!(report.warnings[0].message.contains("added 65000 tokens"));
+        assert!(report.warnings[1].message.contains("= 110000"));
+    }
+
+    #[test]
+    fn a_snapshot_with_no_compaction_is_reported() {
+        // A PreCompact snapshot an hour away from the only compaction matches nothing.
+        let metadata = crate::archive::snapshot::SnapshotMetadata {
+            schema: 1,
+            name: "20260101T010000.000000Z-auto".into(),
+            session_id: "s".into(),
+            trigger: "auto".into(),
+            custom_instructions: None,
+            created_at: "2026-01-01T01:00:00.000000Z".into(),
+            source_path: "t".into(),
+            size: 0,
+            sha256: String::new(),
+            files: Vec::new(),
+        };
+        let snapshots = [SnapshotEntry {
+            path: PathBuf::from("unused"),
+            metadata,
+        }];
+        let UsageRecord::CompactBoundary(mut row) = boundary("b1", "auto", 150_000) else {
+            unreachable!()
+        };
+        row.time = Some("2026-01-01T00:00:00.000Z".into());
+        let log = SessionLog::from_records(vec![
+            request("a", 150_000, 0),
+            UsageRecord::CompactBoundary(row),
+            request("bb", 30_000, 30_000),
+        ]);
+        let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());
+        assert_eq!(
+            kinds(&report),
+            ["compaction_without_snapshot", "snapshot_without_compaction"]
+        );
+        assert_eq!(
+            report.snapshots.snapshots_without_compaction,
+            ["20260101T010000.000000Z-auto"]
+        );
+    }
+
+    #[test]
+    fn a_microcompact_boundary_is_a_structural_micro_compaction_not_a_compaction() {
+        let micro = UsageRecord::MicrocompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some("m1".into()),
+            trigger: Some("auto".into()),
+            pre_tokens: Some(120_000),
+            post_tokens: None,
+            tokens_saved: Some(40_000),
+            sidechain: false,
+            agent_id: None,
+        });
+        let report = report_of(vec![
+            request("a", 120_000, 0),
+            micro,
+            request("bb", 80_000, 2_000),
+        ]);
+        assert_eq!(report.drops.len(), 1);
+        assert_eq!(
+            (report.drops[0].class, report.drops[0].basis),
+            (DropClass::MicroCompaction, Basis::Structural)
+        );
+        assert!(report.drops[0].evidence.contains("tokensSaved 40000"));
+        // Not a compaction: no floor, no trigger observation.
+        assert!(report.compactions.is_empty());
+        assert_eq!(report.estimates.floor, None);
+    }
 }
