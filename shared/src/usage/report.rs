@@ -734,6 +734,7 @@ mod tests {
             size: 0,
             sha256: String::new(),
             files: Vec::new(),
+            skipped: Vec::new(),
         };
         let snapshots = [SnapshotEntry {
             path: PathBuf::from("unused"),
