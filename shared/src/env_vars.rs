@@ -11,3 +11,7 @@ pub const HOME: &str = "HOME";
 
 /// How long a hook waits for its stdin JSON, in milliseconds (default 5000).
 pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";
+
+/// How long a usage ingest waits for another one of the same session, in milliseconds (default
+/// 10000).
+pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";

@@ -958,3 +958,59 @@ fn the_cursor_keeps_a_bounded_state_per_transcript() {
         assert_eq!(keys, ["fingerprint", "offset"], "{agent_cursor:?}");
     }
 }
+
+#[test]
+fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
+    let home = scratch("held-lock");
+    let session = "held-lock-session";
+    let transcript = home.join("transcript.jsonl");
+    fs_err::copy(fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    let session_dir = home.join("sessions").join(session);
+    fs_err::create_dir_all(&session_dir).unwrap();
+    // Another process (a wedged hook) holds the session's usage lock.
+    let lock = fs_err::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(session_dir.join("usage.lock"))
+        .unwrap();
+    lock.file().lock().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+        .env("CTXHOOKS_HOME", &home)
+        .env("CTXHOOKS_LOCK_WAIT_MS", "300")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stop_payload(session, &transcript).as_bytes())
+        .unwrap();
+    // A generous bound against a hang, not a timing assertion.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Stop hook waited for the lock without bound"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let errors = errors_log_lines(&home);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("busy"), "{errors:?}");
+    // Once the lock is free, the next run catches up.
+    lock.file().unlock().unwrap();
+    run_stop_hook(&home, &stop_payload(session, &transcript));
+    let rows = read_rows(
+        &StateDir::at(home.clone()),
+        &SessionId::parse(session).unwrap(),
+    )
+    .unwrap();
+    assert!(!rows.is_empty());
+}

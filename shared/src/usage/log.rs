@@ -205,10 +205,44 @@ pub fn ingest_transcript(
         .mode(files::PRIVATE_FILE_MODE)
         .open(session_dir.join(LOCK_FILE_NAME))
         .context("failed to open the usage lock")?;
-    lock.file().lock().context("failed to lock the usage log")?;
+    lock_within(lock.file(), lock_wait())?;
     let outcome = ingest_locked(&session_dir, transcript, agent_id);
     let _ = lock.file().unlock();
     outcome
+}
+
+/// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
+/// default 10 s). A hook must never wait out Claude Code's timeout: PreCompact's would delay the
+/// compaction. What is skipped is caught up by the next run, from the cursor.
+fn lock_wait() -> std::time::Duration {
+    std::env::var(crate::env_vars::CTXHOOKS_LOCK_WAIT_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(
+            std::time::Duration::from_secs(10),
+            std::time::Duration::from_millis,
+        )
+}
+
+/// Takes `file`'s exclusive lock, waiting at most `wait`.
+fn lock_within(file: &std::fs::File, wait: std::time::Duration) -> Result<()> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+                "the usage log is busy: another ctxhooks process held its lock for {} ms; \
+                 skipped (the next Stop run catches up)",
+                wait.as_millis()
+            ),
+            Err(std::fs::TryLockError::Error(error)) => {
+                return Err(error).context("failed to lock the usage log");
+            }
+        }
+    }
 }
 
 fn ingest_locked(
