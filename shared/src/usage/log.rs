@@ -212,7 +212,7 @@ pub fn ingest_transcript(
 }
 
 /// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
-/// default 10 s). A hook must never wait out Claude Code's timeout: PreCompact's would delay the
+/// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
 /// compaction. What is skipped is caught up by the next run, from the cursor.
 fn lock_wait() -> std::time::Duration {
     std::env::var(crate::env_vars::CTXHOOKS_LOCK_WAIT_MS)
@@ -225,6 +225,10 @@ fn lock_wait() -> std::time::Duration {
 }
 
 /// Takes `file`'s exclusive lock, waiting at most `wait`.
+#[expect(
+    clippy::disallowed_types,
+    reason = "locking works on the std handle inside an fs_err file"
+)]
 fn lock_within(file: &std::fs::File, wait: std::time::Duration) -> Result<()> {
     let deadline = std::time::Instant::now() + wait;
     loop {
