@@ -419,4 +419,14 @@ fn a_context_that_stays_above_the_window_is_reported_as_a_compaction_loop() {
         .len();
     assert_eq!(matched, compactions.len());
     assert_eq!(matched + unmatched, snapshots.as_array().unwrap().len());
+    // The trigger range must still hold the CLI's real threshold (167,000 for a window of
+    // 200,000, per its debug log): a PreCompact that fired and gave up is an upper bound, and the
+    // request before it is no "did not fire" lower bound.
+    let trigger = &report["estimates"]["trigger"];
+    let high = trigger["high"].as_u64().unwrap();
+    assert!(high >= 167_000, "{trigger}");
+    assert!(
+        trigger["low"].as_u64().is_none_or(|low| low < 167_000),
+        "{trigger}"
+    );
 }

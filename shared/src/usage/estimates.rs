@@ -156,19 +156,45 @@ pub fn median(values: &[u64]) -> Option<u64> {
 }
 
 /// Estimates T, the floor, the headroom and the largest turns.
-pub fn estimate(chain: &MainChain, drops: &[ContextDrop], cap: Cap) -> Estimates {
-    let observations: Vec<TriggerObservation> = drops
+///
+/// `attempts` are main-chain requests after which `PreCompact` fired but no compaction followed
+/// (with the snapshot's time): the trigger was reached there too, so such a request is an upper
+/// bound and never a "did not fire" lower bound.
+pub fn estimate(
+    chain: &MainChain,
+    drops: &[ContextDrop],
+    cap: Cap,
+    attempts: &[(usize, String)],
+) -> Estimates {
+    let attempted = |index: usize| attempts.iter().any(|(attempt, _)| *attempt == index);
+    let not_fired = |index: usize| {
+        let previous = index.checked_sub(1)?;
+        if attempted(previous) {
+            return None;
+        }
+        not_fired_context(chain, index)
+    };
+    let mut observations: Vec<TriggerObservation> = drops
         .iter()
         .filter(|drop| drop.class == DropClass::Compaction)
         .filter_map(|drop| {
             let boundary = drop.boundary.as_ref()?;
             (boundary.trigger.as_deref() == Some("auto")).then(|| TriggerObservation {
-                low: not_fired_context(chain, drop.before_index),
+                low: not_fired(drop.before_index),
                 high: boundary.pre_tokens.or(Some(drop.context_before)),
                 time: boundary.time.clone(),
             })
         })
         .collect();
+    for (index, time) in attempts {
+        if let Some(request) = chain.requests.get(*index) {
+            observations.push(TriggerObservation {
+                low: not_fired(*index),
+                high: Some(request.context_tokens),
+                time: Some(time.clone()),
+            });
+        }
+    }
     let trigger = (!observations.is_empty()).then(|| {
         let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
         let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();

@@ -160,6 +160,33 @@ pub struct AppliedThresholds {
     pub min_drop: u64,
 }
 
+/// Main-chain requests after which an automatic `PreCompact` snapshot was taken with no
+/// compaction following: (request index, snapshot time).
+fn attempted_compactions(
+    chain: &MainChain,
+    snapshots: Option<&[SnapshotEntry]>,
+    unmatched: &[String],
+) -> Vec<(usize, String)> {
+    let Some(snapshots) = snapshots else {
+        return Vec::new();
+    };
+    snapshots
+        .iter()
+        .filter(|snapshot| snapshot.metadata.trigger == "auto")
+        .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
+        .filter_map(|snapshot| {
+            let taken = chrono::DateTime::parse_from_rfc3339(&snapshot.metadata.created_at).ok()?;
+            let index = chain.requests.iter().rposition(|row| {
+                row.time
+                    .as_deref()
+                    .and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
+                    .is_some_and(|time| time <= taken)
+            })?;
+            Some((index, snapshot.metadata.created_at.clone()))
+        })
+        .collect()
+}
+
 /// Builds the report of one session log. `snapshots` is `None` when there is no state folder
 /// to cross-check against.
 pub fn build_report(
@@ -204,7 +231,6 @@ pub fn build_report(
         options.user_config_dir.as_deref(),
         model,
     );
-    let estimates = estimate(&chain, &drops, cap);
     let mut compactions = compactions_of(&chain, &drops);
     let points: Vec<CompactionPoint> = compactions
         .iter()
@@ -222,6 +248,11 @@ pub fn build_report(
     for found in &check.matched {
         compactions[found.compaction].snapshot = Some(found.snapshot.clone());
     }
+    // An automatic snapshot with no compaction is a PreCompact that fired and a compaction that
+    // then gave up (Claude Code 2.1.332 does so when it finds nothing to summarize): the
+    // trigger was reached after the request before it.
+    let attempts = attempted_compactions(&chain, snapshots, &check.snapshots_without_compaction);
+    let estimates = estimate(&chain, &drops, cap, &attempts);
     let label = if rows.len() > chain.requests.len() {
         "main-chain request"
     } else {
