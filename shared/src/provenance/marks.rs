@@ -308,19 +308,8 @@ fn call_start_times(lines: &[TranscriptLine], sidecar: &Sidecar) -> HashMap<Stri
     for line in lines {
         let Some(record) = &line.record else { continue };
         let Some(time) = line.time_ms() else { continue };
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
-        }
-        let blocks = record
-            .get("message")
-            .and_then(|message| message.get("content"))
-            .and_then(Value::as_array);
-        for block in blocks.into_iter().flatten() {
-            if block.get("type").and_then(Value::as_str) == Some("tool_use")
-                && let Some(id) = block.get("id").and_then(Value::as_str)
-            {
-                note(id, time);
-            }
+        for (id, _) in super::records::tool_use_blocks(record) {
+            note(id, time);
         }
     }
     for event in &sidecar.events {

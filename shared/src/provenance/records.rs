@@ -360,6 +360,20 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
     }
 }
 
+/// The `tool_use` blocks of an assistant record, with their ids (nothing for other records).
+pub fn tool_use_blocks(record: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    let is_assistant = record.get("type").and_then(Value::as_str) == Some("assistant");
+    record
+        .get("message")
+        .and_then(|message| message.get("content"))
+        .and_then(Value::as_array)
+        .filter(|_| is_assistant)
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|block| Some((block.get("id").and_then(Value::as_str)?, block)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

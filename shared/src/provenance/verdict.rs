@@ -93,20 +93,7 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
     let mut order: Vec<String> = Vec::new();
     for (index, line) in analysis.lines.iter().enumerate() {
         let Some(record) = &line.record else { continue };
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
-        }
-        let blocks = record
-            .get("message")
-            .and_then(|message| message.get("content"))
-            .and_then(Value::as_array);
-        for block in blocks.into_iter().flatten() {
-            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                continue;
-            }
-            let Some(id) = block.get("id").and_then(Value::as_str) else {
-                continue;
-            };
+        for (id, block) in super::records::tool_use_blocks(record) {
             let name = block.get("name").and_then(Value::as_str);
             let summary = name.and_then(|name| {
                 summarize_tool_input(name, block.get("input").unwrap_or(&Value::Null))

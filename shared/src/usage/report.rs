@@ -781,10 +781,18 @@ mod tests {
             request("bb", 30_000, 30_000),
         ]);
         let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());
+        // The automatic snapshot after the 30,000 request, with no compaction, says PreCompact
+        // fired there: the trigger was reached at 30,000, which is also the floor.
         assert_eq!(
             kinds(&report),
-            ["compaction_without_snapshot", "snapshot_without_compaction"]
+            [
+                "compaction_without_snapshot",
+                "snapshot_without_compaction",
+                "floor_above_trigger"
+            ]
         );
+        let trigger = report.estimates.trigger.as_ref().unwrap();
+        assert_eq!((trigger.low, trigger.high), (None, 30_000));
         assert_eq!(
             report.snapshots.snapshots_without_compaction,
             ["20260101T010000.000000Z-auto"]
