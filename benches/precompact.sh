@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark: one `ctxhooks-precompact` run (copy + SHA-256 + fsync + metadata + rename) on a
-# transcript of SIZE_MB megabytes, beside the baseline `cp` + `sha256sum` + `sync` of the same
-# file, with hyperfine. Usage: benches/precompact.sh [SIZE_MB ...] (default: 1 100).
+# Benchmark: one `ctxhooks-precompact` run (copy + SHA-256 + fsync + metadata + rename, then the
+# usage ingestion) on a transcript of SIZE_MB megabytes, beside the baseline `cp` + `sha256sum` +
+# `sync` of the same file, with hyperfine. Two cases: the usage log already current (the Stop
+# hook ran after the last turn, as it does in a session) and the usage log built from nothing
+# (the first PreCompact of a session no Stop hook saw). Usage: benches/precompact.sh [SIZE_MB ...]
+# (default: 1 100).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -12,7 +15,7 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export CARGO_TARGET_DIR="$target_dir"
 cd "$root"
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked --bin ctxhooks-precompact >&2
+cargo build --release --locked --bin ctxhooks-precompact --bin ctxhooks-stop >&2
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,11 +33,16 @@ for size_mb in "${@:-1 100}"; do
     done
     printf '{"session_id":"%s","transcript_path":"%s","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}' \
       "$session" "$transcript" >"$work/payload.json"
+    # A state folder whose usage log is already current: what the Stop hook leaves after a turn.
+    rm -rf "$work/current"
+    sed 's/"PreCompact"/"Stop"/' "$work/payload.json" |
+      CTXHOOKS_HOME="$work/current" "$target_dir/release/ctxhooks-stop"
     echo "== transcript of $(stat -c %s "$transcript") bytes" >&2
     hyperfine --warmup 2 --runs 15 --export-markdown "$work/result-$size.md" \
-      --prepare "rm -rf '$work/state' '$work/copy'" \
+      --prepare "rm -rf '$work/state' '$work/copy' && cp -a '$work/current' '$work/state'" \
       -n "baseline: cp + sha256sum + sync" "cp '$transcript' '$work/copy' && sha256sum '$work/copy' >/dev/null && sync '$work/copy'" \
-      -n "ctxhooks-precompact" "CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'"
+      -n "ctxhooks-precompact (usage log current)" "CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'" \
+      -n "ctxhooks-precompact (usage log from nothing)" "rm -rf '$work/state' && CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'"
     cat "$work/result-$size.md"
     test ! -s "$work/state/errors.log" || { echo "the hook logged errors:" >&2; cat "$work/state/errors.log" >&2; exit 1; }
   done
