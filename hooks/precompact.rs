@@ -4,10 +4,13 @@
 //! `<state>/errors.log`.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 fn main() -> ExitCode {
+    // Below the 120 s timeout `ctxhooks install` registers.
     ctxhooks_shared::hook_runner::run_hook(
         "ctxhooks-precompact",
+        Duration::from_secs(100),
         ctxhooks_shared::precompact::handle,
     )
 }

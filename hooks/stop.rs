@@ -2,7 +2,13 @@
 //! the last run and appends usage rows to `<state>/sessions/<id>/usage.jsonl`. Always exits 0.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 fn main() -> ExitCode {
-    ctxhooks_shared::hook_runner::run_hook("ctxhooks-stop", ctxhooks_shared::stop::handle)
+    // Below the 60 s timeout `ctxhooks install` registers.
+    ctxhooks_shared::hook_runner::run_hook(
+        "ctxhooks-stop",
+        Duration::from_secs(50),
+        ctxhooks_shared::stop::handle,
+    )
 }

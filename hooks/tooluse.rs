@@ -3,7 +3,13 @@
 //! Always exits 0.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 fn main() -> ExitCode {
-    ctxhooks_shared::hook_runner::run_hook("ctxhooks-tooluse", ctxhooks_shared::tooluse::handle)
+    // Below the 10 s timeout `ctxhooks install` registers.
+    ctxhooks_shared::hook_runner::run_hook(
+        "ctxhooks-tooluse",
+        Duration::from_secs(8),
+        ctxhooks_shared::tooluse::handle,
+    )
 }

@@ -15,3 +15,6 @@ pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";
 /// How long a usage ingest waits for another one of the same session, in milliseconds (default
 /// 10000).
 pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
+
+/// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
+pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";

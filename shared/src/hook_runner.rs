@@ -5,10 +5,12 @@
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use serde_json::Value;
 
+use crate::env_vars;
 use crate::error_log::{self, ErrorRecord};
 use crate::hook_input;
 use crate::state::StateDir;
@@ -30,7 +32,22 @@ struct Identity {
 }
 
 /// Runs `body` as the hook `hook_name` and returns the process exit code: success, always.
-pub fn run_hook(hook_name: &str, body: fn(&HookContext) -> Result<()>) -> ExitCode {
+/// `budget` bounds the whole run, below the timeout the installer registers for the hook: when
+/// it passes (a state file that blocks on open, a lock held forever, a disk that stalls), a
+/// watchdog logs it and ends the process with exit 0, so Claude Code never waits out its own
+/// timeout and never sees a failure.
+pub fn run_hook(
+    hook_name: &'static str,
+    budget: Duration,
+    body: fn(&HookContext) -> Result<()>,
+) -> ExitCode {
+    let budget = std::env::var(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(budget, |milliseconds| {
+            budget.min(Duration::from_millis(milliseconds))
+        });
+    start_watchdog(hook_name, budget);
     let mut identity = Identity::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut identity, body)));
     let error = match outcome {
@@ -47,6 +64,34 @@ pub fn run_hook(hook_name: &str, body: fn(&HookContext) -> Result<()>) -> ExitCo
     };
     log_error(hook_name, identity, &error);
     ExitCode::SUCCESS
+}
+
+/// Ends the process with exit 0 once `budget` has passed, after trying (for at most a second:
+/// the error log itself may be what blocks) to log why.
+fn start_watchdog(hook_name: &'static str, budget: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(budget);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let error = anyhow!(
+                "the hook did not finish within its budget of {} s and stopped itself; \
+                 a state file may be blocked (see `ctxhooks doctor`)",
+                budget.as_secs_f64()
+            );
+            log_error(hook_name, Identity::default(), &error);
+            let _ = done.send(());
+        });
+        let _ = finished.recv_timeout(Duration::from_secs(1));
+        exit_now();
+    });
+}
+
+#[expect(
+    clippy::exit,
+    reason = "the watchdog ends a hook that overran its budget; exit 0 never blocks Claude Code"
+)]
+fn exit_now() -> ! {
+    std::process::exit(0)
 }
 
 fn run(identity: &mut Identity, body: fn(&HookContext) -> Result<()>) -> Result<()> {

@@ -770,3 +770,42 @@ fn a_damaged_archive_folder_never_hides_the_others() {
         "prune deletes only what it was asked to"
     );
 }
+
+#[test]
+fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
+    // A FIFO where the provenance sidecar should be: opening it for appending blocks forever.
+    let world = World::new("watchdog");
+    let session_dir = world.state().join("sessions").join(SESSION);
+    fs_err::create_dir_all(&session_dir).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(session_dir.join("provenance.jsonl"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut child = world
+        .command(env!("CARGO_BIN_EXE_ctxhooks-tooluse"))
+        .env("CTXHOOKS_HOOK_BUDGET_MS", "500")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let payload = json!({"session_id": SESSION, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    assert_eq!(
+        wait_bounded(&mut child, Duration::from_secs(20)),
+        Some(0),
+        "the hook hung on a FIFO"
+    );
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("budget"),
+        "{errors:?}"
+    );
+}
