@@ -19,17 +19,37 @@ pub const PRIVATE_DIR_MODE: u32 = 0o700;
 
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-/// Creates `path` and its missing parents with mode 0700.
+/// Creates `path` and its missing parents with mode 0700, exactly (whatever the umask: a
+/// restrictive one would otherwise leave a folder the hooks can never write to again).
 pub fn create_private_dir_all(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Ok(());
     }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(PRIVATE_DIR_MODE)
-        .create(path)
-        .with_context(|| format!("failed to create folder `{}`", path.display()))
+    let missing: Vec<&Path> = path
+        .ancestors()
+        .take_while(|ancestor| !ancestor.is_dir())
+        .collect();
+    for folder in missing.into_iter().rev() {
+        match std::fs::DirBuilder::new()
+            .mode(PRIVATE_DIR_MODE)
+            .create(folder)
+        {
+            Ok(()) => {
+                fs_err::set_permissions(folder, std::fs::Permissions::from_mode(PRIVATE_DIR_MODE))?
+            }
+            // Another process made it in between: fine.
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => {}
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("failed to create folder `{}`", folder.display()));
+            }
+        }
+    }
+    Ok(())
 }
+
+/// How long an append waits for another writer's lock on the same file.
+const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A name for a temporary sibling of `target`, unique within this process and across processes.
 pub fn temp_sibling(target: &Path) -> PathBuf {
@@ -109,7 +129,12 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
         .create(true)
         .mode(PRIVATE_FILE_MODE)
         .open(path)?;
-    file.file().lock()?;
+    lock_within(file.file(), APPEND_LOCK_WAIT)
+        .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
+    // A file just created gets exactly 0600, whatever the umask.
+    if file.metadata().is_ok_and(|metadata| metadata.len() == 0) {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
+    }
     // A write that fails part way (a full disk) must not leave a fragment that the next line
     // would be glued to: cut the file back to where it was.
     let length_before = file.metadata().map(|metadata| metadata.len());
@@ -121,6 +146,31 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
     }
     let _ = file.file().unlock();
     written.with_context(|| format!("failed to append to `{}`", path.display()))
+}
+
+/// Takes `file`'s exclusive lock, waiting at most `wait` (a lock held forever must not hold a
+/// hook past its budget).
+#[expect(
+    clippy::disallowed_types,
+    reason = "locking works on the std handle inside an fs_err file"
+)]
+pub fn lock_within(file: &std::fs::File, wait: std::time::Duration) -> Result<()> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(anyhow!(
+                    "another process held the lock for {} ms",
+                    wait.as_millis()
+                ));
+            }
+            Err(std::fs::TryLockError::Error(error)) => return Err(error.into()),
+        }
+    }
 }
 
 /// Serializes `record` as one JSON line and appends it with [`append_line`].

@@ -809,3 +809,90 @@ fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
         "{errors:?}"
     );
 }
+
+fn tooluse_payload() -> String {
+    json!({"session_id": SESSION, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"})
+    .to_string()
+}
+
+#[test]
+fn a_restrictive_umask_still_leaves_a_usable_private_state_folder() {
+    let world = World::new("umask");
+    for umask in ["0277", "0022"] {
+        let mut child = world
+            .command("/bin/sh")
+            .args([
+                "-c",
+                &format!("umask {umask}; exec \"$0\""),
+                env!("CARGO_BIN_EXE_ctxhooks-tooluse"),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(tooluse_payload().as_bytes())
+            .unwrap();
+        assert_silent_success(&child.wait_with_output().unwrap());
+    }
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let sidecar = world
+        .state()
+        .join("sessions")
+        .join(SESSION)
+        .join("provenance.jsonl");
+    assert_eq!(fs_err::read_to_string(&sidecar).unwrap().lines().count(), 2);
+    for path in [
+        world.state(),
+        world.state().join("sessions"),
+        sidecar.parent().unwrap().to_path_buf(),
+    ] {
+        assert_eq!(
+            fs_err::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o700,
+            "{}",
+            path.display()
+        );
+    }
+    assert_eq!(
+        fs_err::metadata(&sidecar).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+#[test]
+fn a_sidecar_lock_held_forever_costs_one_line_not_the_hook() {
+    let world = World::new("held-append-lock");
+    let session_dir = world.state().join("sessions").join(SESSION);
+    fs_err::create_dir_all(&session_dir).unwrap();
+    let sidecar = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(session_dir.join("provenance.jsonl"))
+        .unwrap();
+    sidecar.file().lock().unwrap();
+    let mut child = world
+        .command(env!("CARGO_BIN_EXE_ctxhooks-tooluse"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(tooluse_payload().as_bytes())
+        .unwrap();
+    assert_eq!(wait_bounded(&mut child, Duration::from_secs(20)), Some(0));
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("lock"),
+        "{errors:?}"
+    );
+    drop(sidecar);
+}

@@ -205,7 +205,14 @@ pub fn ingest_transcript(
         .mode(files::PRIVATE_FILE_MODE)
         .open(session_dir.join(LOCK_FILE_NAME))
         .context("failed to open the usage lock")?;
-    lock_within(lock.file(), lock_wait())?;
+    let wait = lock_wait();
+    files::lock_within(lock.file(), wait).with_context(|| {
+        format!(
+            "the usage log is busy: another ctxhooks process held its lock for {} ms; skipped \
+             (the next Stop run catches up)",
+            wait.as_millis()
+        )
+    })?;
     let outcome = ingest_locked(&session_dir, transcript, agent_id);
     let _ = lock.file().unlock();
     outcome
@@ -222,31 +229,6 @@ fn lock_wait() -> std::time::Duration {
             std::time::Duration::from_secs(10),
             std::time::Duration::from_millis,
         )
-}
-
-/// Takes `file`'s exclusive lock, waiting at most `wait`.
-#[expect(
-    clippy::disallowed_types,
-    reason = "locking works on the std handle inside an fs_err file"
-)]
-fn lock_within(file: &std::fs::File, wait: std::time::Duration) -> Result<()> {
-    let deadline = std::time::Instant::now() + wait;
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
-                "the usage log is busy: another ctxhooks process held its lock for {} ms; \
-                 skipped (the next Stop run catches up)",
-                wait.as_millis()
-            ),
-            Err(std::fs::TryLockError::Error(error)) => {
-                return Err(error).context("failed to lock the usage log");
-            }
-        }
-    }
 }
 
 fn ingest_locked(
