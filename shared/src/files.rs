@@ -35,7 +35,8 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
             .create(folder)
         {
             Ok(()) => {
-                fs_err::set_permissions(folder, std::fs::Permissions::from_mode(PRIVATE_DIR_MODE))?
+                let mode = std::fs::Permissions::from_mode(PRIVATE_DIR_MODE);
+                fs_err::set_permissions(folder, mode)?;
             }
             // Another process made it in between: fine.
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => {}
