@@ -392,6 +392,37 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
         })
         .collect();
     assert_eq!(reasons, ["shrank", "fingerprint_changed"]);
+    // Nothing lost: the log as it was before each rescan is kept beside it.
+    let kept: Vec<String> = fs_err::read_dir(state.session_dir(&session))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("usage.before-rescan-"))
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+}
+
+#[test]
+fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
+    let dir = scratch("damaged-log");
+    let home = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let session = SessionId::parse("damaged-log").unwrap();
+    let state = StateDir::at(home.clone());
+    let lines = fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    let log = state.session_dir(&session).join("usage.jsonl");
+    // A line that is not even UTF-8, then a cursor that cannot be read (so a rescan follows).
+    let mut bytes = fs_err::read(&log).unwrap();
+    bytes.extend_from_slice(b"\xff\xfe\n");
+    fs_err::write(&log, bytes).unwrap();
+    fs_err::write(state.session_dir(&session).join("cursor.json"), "garbage").unwrap();
+    append(&transcript, &lines[30..].concat());
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    assert_eq!(errors_log_lines(&home), Vec::<String>::new());
+    let rows = read_rows(&state, &session).unwrap();
+    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(rows.len(), 12);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Taking one snapshot: copy the transcript and its subagent transcripts into a new folder that
 //! gets its final name only once everything is written.
 
+use std::io::Read as _;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -245,7 +246,10 @@ fn copy_one(
             source.display()
         );
     }
-    let Digested { size, sha256 } = files::copy_new_hashed(&mut reader, target)?;
+    // Exactly the bytes there were when it was opened: a file still growing must not keep the
+    // copy going.
+    let Digested { size, sha256 } =
+        files::copy_new_hashed(&mut (&mut reader).take(opened.len()), target)?;
     Ok(SnapshotFile {
         path: String::new(),
         source: source.to_string_lossy().into_owned(),

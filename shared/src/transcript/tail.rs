@@ -44,8 +44,15 @@ pub fn read_complete_lines(
     take_unterminated: bool,
     each: impl FnMut(u64, &[u8]),
 ) -> Result<u64> {
-    read_bounded_lines(file, offset, take_unterminated, MAX_LINE_BYTES, each)
-        .map(|read| read.offset)
+    read_bounded_lines(
+        file,
+        offset,
+        u64::MAX,
+        take_unterminated,
+        MAX_LINE_BYTES,
+        each,
+    )
+    .map(|read| read.offset)
 }
 
 /// [`read_complete_lines`] with an explicit line limit, saying how many lines it skipped: a
@@ -56,13 +63,17 @@ pub fn read_complete_lines(
 pub fn read_bounded_lines(
     file: &mut fs_err::File,
     offset: u64,
+    until: u64,
     take_unterminated: bool,
     max_line: usize,
     mut each: impl FnMut(u64, &[u8]),
 ) -> Result<LinesRead> {
     file.seek(SeekFrom::Start(offset))
         .context("failed to seek in the transcript")?;
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    // Nothing past `until` is read: a file that keeps growing while it is read must not keep
+    // the reader going, and one run reads a bounded amount.
+    let window = (&mut *file).take(until.saturating_sub(offset));
+    let mut reader = BufReader::with_capacity(256 * 1024, window);
     let mut read = LinesRead {
         offset,
         overlong_lines: 0,
@@ -140,6 +151,23 @@ mod tests {
     }
 
     #[test]
+    fn nothing_past_until_is_read() {
+        let dir = std::env::temp_dir().join(format!("ctxhooks-tail-until-{}", std::process::id()));
+        fs_err::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.jsonl");
+        fs_err::write(&path, b"one\ntwo\nthree\n").unwrap();
+        let mut file = fs_err::File::open(&path).unwrap();
+        let mut lines = Vec::new();
+        // The window ends inside "two": only "one" is whole within it.
+        let read = read_bounded_lines(&mut file, 0, 6, false, 64, |_, line| {
+            lines.push(line.to_vec());
+        })
+        .unwrap();
+        assert_eq!(lines, [b"one".to_vec()]);
+        assert_eq!(read.offset, 4);
+    }
+
+    #[test]
     fn an_overlong_line_is_skipped_and_passed() {
         let dir = std::env::temp_dir().join(format!("ctxhooks-tail-long-{}", std::process::id()));
         fs_err::create_dir_all(&dir).unwrap();
@@ -147,7 +175,7 @@ mod tests {
         fs_err::write(&path, b"one\nmuch-too-long\ntwo\nalso-too-long").unwrap();
         let mut file = fs_err::File::open(&path).unwrap();
         let mut lines = Vec::new();
-        let read = read_bounded_lines(&mut file, 0, false, 8, |offset, line| {
+        let read = read_bounded_lines(&mut file, 0, u64::MAX, false, 8, |offset, line| {
             lines.push((offset, line.to_vec()));
         })
         .unwrap();
