@@ -16,9 +16,11 @@ use crate::session_id::SessionId;
 /// How long a hook waits for its input unless `CTXHOOKS_STDIN_TIMEOUT_MS` says otherwise.
 pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The largest input a hook accepts (Claude Code's payloads are a few kilobytes; tool inputs
-/// can be larger).
-const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+/// The largest input a hook accepts. Claude Code's payloads are a few kilobytes; a tool's input
+/// or output can be larger. Parsed into a `Value`, a pathological payload (millions of tiny
+/// numbers) takes up to about 90 times its size in memory, so the cap stays well under what a
+/// hook may use.
+const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.
 pub fn stdin_timeout() -> Duration {
@@ -197,8 +199,8 @@ impl Read for ChannelReader {
 
 /// Turns the raw payload into a typed one; a field of the wrong type is refused with serde's
 /// message (the expected and the found type).
-pub fn typed<T: for<'de> Deserialize<'de>>(value: Value) -> Result<T> {
-    serde_json::from_value(value).context("the hook payload has a field of the wrong type")
+pub fn typed<'payload, T: Deserialize<'payload>>(value: &'payload Value) -> Result<T> {
+    T::deserialize(value).context("the hook payload has a field of the wrong type")
 }
 
 /// Fields every hook payload carries. Only `session_id` is required by ctxhooks; the rest may
@@ -335,6 +337,16 @@ mod tests {
     }
 
     #[test]
+    fn a_payload_past_the_cap_is_refused() {
+        let mut text = String::from("{\"x\": [");
+        text.push_str(&"0,".repeat(MAX_INPUT_BYTES / 2 + 16));
+        text.push_str("0]}");
+        let error = read_first_json_value(Cursor::new(text.into_bytes()), Duration::from_secs(60))
+            .unwrap_err();
+        assert!(format!("{error:#}").contains("larger than"), "{error:#}");
+    }
+
+    #[test]
     fn a_byte_order_mark_is_named() {
         let error = parse("\u{feff}{}").unwrap_err();
         assert!(
@@ -353,7 +365,7 @@ mod tests {
                 Some("keep ids".into()),
             ),
         ] {
-            let input: PreCompactInput = typed(serde_json::from_str(text).unwrap()).unwrap();
+            let input: PreCompactInput = typed(&serde_json::from_str(text).unwrap()).unwrap();
             assert_eq!(input.custom_instructions, expected);
         }
     }

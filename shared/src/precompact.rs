@@ -10,7 +10,7 @@ use crate::hook_runner::HookContext;
 
 /// Handles one `PreCompact` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let input: PreCompactInput = typed(context.payload.clone())?;
+    let input: PreCompactInput = typed(&context.payload)?;
     let session = input.common.session()?;
     let transcript = input.common.transcript()?;
     // A transcript path that is missing, a folder or a symbolic link is refused before anything

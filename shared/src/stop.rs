@@ -26,7 +26,7 @@ pub struct StopInput {
 
 /// Handles one Stop or `SubagentStop` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let input: StopInput = typed(context.payload.clone())?;
+    let input: StopInput = typed(&context.payload)?;
     let session = input.common.session()?;
     let transcript = input.common.transcript()?;
     let main = ingest_transcript(&context.state, &session, transcript, None)
