@@ -25,9 +25,10 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Ok(());
     }
+    // A relative path ends in an empty ancestor, which stands for the current folder.
     let missing: Vec<&Path> = path
         .ancestors()
-        .take_while(|ancestor| !ancestor.is_dir())
+        .take_while(|ancestor| !ancestor.as_os_str().is_empty() && !ancestor.is_dir())
         .collect();
     for folder in missing.into_iter().rev() {
         match std::fs::DirBuilder::new()
@@ -281,6 +282,17 @@ mod tests {
         let _ = fs_err::remove_dir_all(&dir);
         create_private_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn private_folders_are_created_for_relative_paths_too() {
+        // Relative to the test's current folder (the crate's), inside a scratch name.
+        let relative = PathBuf::from(format!("ctxhooks-relative-{}", std::process::id()));
+        let nested = relative.join("a/b");
+        create_private_dir_all(&nested).unwrap();
+        assert!(nested.is_dir());
+        assert_eq!(fs_err::metadata(&nested).unwrap().mode() & 0o777, 0o700);
+        fs_err::remove_dir_all(&relative).unwrap();
     }
 
     #[test]
