@@ -5,10 +5,11 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::process::{spawn_with_stdin, wait_bounded};
 use crate::support::scratch::Scratch;
 
 const PRECOMPACT: &str = env!("CARGO_BIN_EXE_ctxhooks-precompact");
@@ -55,14 +56,7 @@ impl World {
     }
 
     fn run_hook_with(&self, stdin: &[u8]) -> Output {
-        let mut child = self
-            .command(PRECOMPACT)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let child = spawn_with_stdin(self.command(PRECOMPACT).stderr(Stdio::piped()), stdin);
         child.wait_with_output().unwrap()
     }
 
@@ -268,21 +262,7 @@ fn two_compactions_in_the_same_instant_get_two_snapshots() {
     let transcript = lay_out_flat_project(&world);
     let body = payload(&transcript, "auto", Value::Null).to_string();
     let children: Vec<Child> = (0..6)
-        .map(|_| {
-            let mut child = world
-                .command(PRECOMPACT)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(body.as_bytes())
-                .unwrap();
-            child
-        })
+        .map(|_| spawn_with_stdin(world.command(PRECOMPACT), body.as_bytes()))
         .collect();
     for child in children {
         assert_silent_success(&child.wait_with_output().unwrap());
@@ -454,19 +434,6 @@ fn stdin_that_never_closes_is_bounded() {
     );
 }
 
-/// Waits for `child` up to `limit` (a generous bound against hangs, not a timing assertion).
-fn wait_bounded(child: &mut Child, limit: Duration) -> Option<i32> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    None
-}
-
 #[test]
 fn verify_catches_tampering_and_prune_trims_on_request() {
     let world = World::new("verify-prune");
@@ -627,29 +594,20 @@ fn an_unreadable_agent_file_costs_only_itself() {
     fs_err::write(&locked, "{\"sessionId\":\"another-session\"}\n").unwrap();
     fs_err::set_permissions(&locked, std::fs::Permissions::from_mode(0o600)).unwrap();
 
-    let mut child = world
-        .command("/usr/bin/setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            PRECOMPACT,
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            payload(&transcript, "auto", Value::Null)
-                .to_string()
-                .as_bytes(),
-        )
-        .unwrap();
+    let child = spawn_with_stdin(
+        world
+            .command("/usr/bin/setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                PRECOMPACT,
+            ])
+            .stderr(Stdio::piped()),
+        payload(&transcript, "auto", Value::Null)
+            .to_string()
+            .as_bytes(),
+    );
     assert_silent_success(&child.wait_with_output().unwrap());
 
     let listed = world.ctxhooks_json(&["archives", "--json"]);
@@ -782,21 +740,14 @@ fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
         .status()
         .unwrap();
     assert!(status.success());
-    let mut child = world
-        .command(env!("CARGO_BIN_EXE_ctxhooks-tooluse"))
-        .env("CTXHOOKS_HOOK_BUDGET_MS", "500")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let payload = json!({"session_id": SESSION, "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
+    let mut child = spawn_with_stdin(
+        world
+            .command(env!("CARGO_BIN_EXE_ctxhooks-tooluse"))
+            .env("CTXHOOKS_HOOK_BUDGET_MS", "500"),
+        payload.to_string().as_bytes(),
+    );
     assert_eq!(
         wait_bounded(&mut child, Duration::from_secs(20)),
         Some(0),
@@ -820,23 +771,14 @@ fn tooluse_payload() -> String {
 fn a_restrictive_umask_still_leaves_a_usable_private_state_folder() {
     let world = World::new("umask");
     for umask in ["0277", "0022"] {
-        let mut child = world
-            .command("/bin/sh")
-            .args([
+        let child = spawn_with_stdin(
+            world.command("/bin/sh").args([
                 "-c",
                 &format!("umask {umask}; exec \"$0\""),
                 env!("CARGO_BIN_EXE_ctxhooks-tooluse"),
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(tooluse_payload().as_bytes())
-            .unwrap();
+            ]),
+            tooluse_payload().as_bytes(),
+        );
         assert_silent_success(&child.wait_with_output().unwrap());
     }
     assert_eq!(world.errors(), Vec::<Value>::new());
@@ -875,18 +817,10 @@ fn a_sidecar_lock_held_forever_costs_one_line_not_the_hook() {
         .open(session_dir.join("provenance.jsonl"))
         .unwrap();
     sidecar.file().lock().unwrap();
-    let mut child = world
-        .command(env!("CARGO_BIN_EXE_ctxhooks-tooluse"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(tooluse_payload().as_bytes())
-        .unwrap();
+    let mut child = spawn_with_stdin(
+        world.command(env!("CARGO_BIN_EXE_ctxhooks-tooluse")),
+        tooluse_payload().as_bytes(),
+    );
     assert_eq!(wait_bounded(&mut child, Duration::from_secs(20)), Some(0));
     let errors = world.errors();
     assert_eq!(errors.len(), 1, "{errors:?}");

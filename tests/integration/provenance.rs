@@ -972,20 +972,13 @@ fn unmatched_marks_for_doctor() {
 // ---------------------------------------------------------------- the tooluse hook
 
 fn run_hook(state: &Path, stdin: &[u8]) -> Output {
-    let mut child = Command::new(TOOLUSE)
-        .env("CTXHOOKS_HOME", state)
-        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("test helper");
-    child
-        .stdin
-        .take()
-        .expect("test helper")
-        .write_all(stdin)
-        .expect("test helper");
+    let child = crate::support::process::spawn_with_stdin(
+        Command::new(TOOLUSE)
+            .env("CTXHOOKS_HOME", state)
+            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+            .stderr(Stdio::piped()),
+        stdin,
+    );
     child.wait_with_output().expect("test helper")
 }
 

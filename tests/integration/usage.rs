@@ -9,6 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::support::process::{spawn_with_stdin, wait_bounded};
 use ctxhooks_shared::session_id::SessionId;
 use ctxhooks_shared::state::StateDir;
 use ctxhooks_shared::usage::{UsageRow, log_from_transcript, read_records, read_rows};
@@ -180,20 +181,13 @@ fn placeholder_output_is_replaced_by_the_largest_value() {
 
 /// Runs the real Stop hook with `payload` on stdin; returns its stdout. Asserts exit 0.
 fn run_stop_hook(home: &Path, payload: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-        .env("CTXHOOKS_HOME", home)
-        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
+    let child = spawn_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+            .env("CTXHOOKS_HOME", home)
+            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+            .stderr(Stdio::piped()),
+        payload.as_bytes(),
+    );
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "the hook did not exit 0");
     String::from_utf8(output.stdout).unwrap()
@@ -505,33 +499,19 @@ fn hostile_payloads_exit_zero_with_one_error_line_each() {
 /// Runs the Stop hook like [`run_stop_hook`], but gives up (and fails) when it has not ended
 /// after a generous 20 s: a hang detector, not a timing assertion.
 fn run_stop_hook_or_fail_on_hang(home: &Path, payload: &str, name: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-        .env("CTXHOOKS_HOME", home)
-        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{name}: the Stop hook hung");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert!(status.success(), "{name}: the hook did not exit 0");
+    let mut child = spawn_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+            .env("CTXHOOKS_HOME", home)
+            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
+            .stderr(Stdio::null()),
+        payload.as_bytes(),
+    );
+    let status = wait_bounded(&mut child, std::time::Duration::from_secs(20));
+    assert_eq!(
+        status,
+        Some(0),
+        "{name}: the Stop hook hung or did not exit 0"
+    );
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     assert_eq!(stdout, "", "{name}");
@@ -1006,32 +986,17 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
         .open(session_dir.join("usage.lock"))
         .unwrap();
     lock.file().lock().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-        .env("CTXHOOKS_HOME", &home)
-        .env("CTXHOOKS_LOCK_WAIT_MS", "300")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stop_payload(session, &transcript).as_bytes())
-        .unwrap();
-    // A generous bound against a hang, not a timing assertion.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the Stop hook waited for the lock without bound"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    assert!(status.success());
+    let mut child = spawn_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
+            .env("CTXHOOKS_HOME", &home)
+            .env("CTXHOOKS_LOCK_WAIT_MS", "300"),
+        stop_payload(session, &transcript).as_bytes(),
+    );
+    assert_eq!(
+        wait_bounded(&mut child, std::time::Duration::from_secs(20)),
+        Some(0),
+        "the Stop hook waited for the lock without bound"
+    );
     let errors = errors_log_lines(&home);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("busy"), "{errors:?}");

@@ -2,4 +2,5 @@
 
 pub mod claude;
 pub mod model_server;
+pub mod process;
 pub mod scratch;
