@@ -419,14 +419,7 @@ fn write_sse(
         let name = event["type"].as_str().unwrap_or_default().to_owned();
         let _ = write!(body, "event: {name}\ndata: {event}\n\n");
     }
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nrequest-id: {request_id}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    writer.write_all(head.as_bytes())?;
-    writer.write_all(body.as_bytes())?;
-    writer.flush()?;
-    writer.shutdown(std::net::Shutdown::Both)
+    write_response(writer, "text/event-stream", Some(request_id), &body)
 }
 
 fn write_message_json(
@@ -449,21 +442,30 @@ fn write_message_json(
     let message = json!({"id": message_id, "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": stop_reason(scripted), "stop_sequence": null,
         "usage": usage_json(&scripted.usage, scripted.usage.output_tokens)});
-    let body = message.to_string();
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nrequest-id: {request_id}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    writer.write_all(head.as_bytes())?;
-    writer.write_all(body.as_bytes())?;
-    writer.flush()?;
-    writer.shutdown(std::net::Shutdown::Both)
+    write_response(
+        writer,
+        "application/json",
+        Some(request_id),
+        &message.to_string(),
+    )
 }
 
 fn write_json(writer: &mut TcpStream, value: &Value) -> std::io::Result<()> {
-    let body = value.to_string();
+    write_response(writer, "application/json", None, &value.to_string())
+}
+
+/// Writes one whole HTTP response and closes the connection.
+fn write_response(
+    writer: &mut TcpStream,
+    content_type: &str,
+    request_id: Option<&str>,
+    body: &str,
+) -> std::io::Result<()> {
+    let request_id = request_id
+        .map(|id| format!("request-id: {id}\r\n"))
+        .unwrap_or_default();
     let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\n{request_id}content-length: {}\r\nconnection: close\r\n\r\n",
         body.len()
     );
     writer.write_all(head.as_bytes())?;
