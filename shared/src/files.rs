@@ -133,13 +133,13 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
         .open(path)?;
     lock_within(file.file(), APPEND_LOCK_WAIT)
         .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
-    // A file just created gets exactly 0600, whatever the umask.
-    if file.metadata().is_ok_and(|metadata| metadata.len() == 0) {
+    // One look at the file serves two things: a file just created (empty, not yet 0600 because
+    // of the umask) gets exactly 0600; and a write that fails part way (a full disk) is cut back
+    // to this length, so no fragment is left for the next line to be glued to.
+    let length_before = file.metadata().map(|metadata| metadata.len());
+    if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
     }
-    // A write that fails part way (a full disk) must not leave a fragment that the next line
-    // would be glued to: cut the file back to where it was.
-    let length_before = file.metadata().map(|metadata| metadata.len());
     let written = file.write_all(&buffer);
     if written.is_err()
         && let Ok(length) = length_before
