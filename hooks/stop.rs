@@ -6,9 +6,9 @@ use std::time::Duration;
 
 fn main() -> ExitCode {
     // Below the 60 s timeout `ctxhooks install` registers.
-    ctxhooks_shared::hook_runner::run_hook(
+    ctxhooks_shared::hook::runner::run_hook(
         "ctxhooks-stop",
         Duration::from_secs(50),
-        ctxhooks_shared::stop::handle,
+        ctxhooks_shared::hook::stop::handle,
     )
 }

@@ -1,20 +1,15 @@
-//! The library every ctxhooks binary shares: the state folder, hook input, atomic files, the
-//! transcript archive, the usage log, interrupt provenance and the settings installer.
+//! The library every ctxhooks binary shares. Four layers, each using only the ones above it
+//! (the map, with the reasons, is in `docs/architecture.md`):
+//!
+//! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
+//!   file (both sides read and write it);
+//! - [`transcript`]: reading Claude Code transcripts, one streaming typed reader;
+//! - [`hook`]: what runs inside Claude Code on every event: the frame around each hook, the
+//!   payload, the hook table, and the hooks' work (snapshot, usage ingest, sidecar append);
+//! - [`command`]: what runs when a person or a runtime types `ctxhooks …`: the reports, the
+//!   verdicts, the ledger input, doctor, the archive listing and the installer.
 
-pub mod archive;
-pub mod cli;
-pub mod doctor;
-pub mod env_vars;
-pub mod error_log;
-pub mod files;
-pub mod hook_input;
-pub mod hook_runner;
-pub mod precompact;
-pub mod provenance;
-pub mod session_id;
-pub mod settings;
-pub mod state;
-pub mod stop;
-pub mod tooluse;
+pub mod command;
+pub mod hook;
+pub mod store;
 pub mod transcript;
-pub mod usage;

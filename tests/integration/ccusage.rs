@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ctxhooks_shared::usage::log_from_transcript;
+use ctxhooks_shared::command::usage::log::log_from_transcript;
 use serde_json::Value;
 
 use crate::support::claude::repository_root;
@@ -81,7 +81,7 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
             totals["cacheCreationTokens"].as_u64().unwrap_or(0),
         );
 
-        let log = log_from_transcript(&transcript, None).unwrap();
+        let log = log_from_transcript(&transcript).unwrap();
         let rows = log.rows();
         let ours = (
             rows.iter().map(|row| row.input_tokens).sum::<u64>(),

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ctxhooks_shared::provenance::records::RecordClass;
-use ctxhooks_shared::provenance::transcript_lines::read_transcript;
-use ctxhooks_shared::provenance::{
-    Analysis, ResultKind, Sidecar, ToolState, Verdict, ledger_input, provenance_report,
-    read_sidecar,
-};
+use ctxhooks_shared::command::provenance::ledger::ledger_input;
+use ctxhooks_shared::command::provenance::marks::Analysis;
+use ctxhooks_shared::command::provenance::records::{RecordClass, ResultKind};
+use ctxhooks_shared::command::provenance::transcript_lines::read_transcript;
+use ctxhooks_shared::command::provenance::verdict::{ToolState, Verdict, provenance_report};
+use ctxhooks_shared::store::sidecar::{Sidecar, read_sidecar};
 use serde_json::{Value, json};
 
 const SHARED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/transcript-fixtures");
@@ -362,10 +362,10 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
     let original = fs_err::read(&transcript).unwrap();
     let relabelled = ledger(&state, &session, &transcript);
     // The library entry point gives the same bytes as the command.
-    let state_dir = ctxhooks_shared::state::StateDir::at(state.clone());
-    let session_id = ctxhooks_shared::session_id::SessionId::parse(&session).unwrap();
+    let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
+    let session_id = ctxhooks_shared::store::session_id::SessionId::parse(&session).unwrap();
     assert_eq!(
-        ctxhooks_shared::provenance::ledger_input_for(
+        ctxhooks_shared::command::provenance::session::ledger_input_for(
             &state_dir,
             Some(&session_id),
             Some(&transcript)
@@ -903,9 +903,11 @@ fn canary_todays_sdk_denials_are_still_recognised() {
 
 #[test]
 fn unmatched_marks_for_doctor() {
-    use ctxhooks_shared::provenance::{unmatched_marks, unmatched_marks_in_all_sessions};
-    use ctxhooks_shared::session_id::SessionId;
-    use ctxhooks_shared::state::StateDir;
+    use ctxhooks_shared::command::provenance::marks::{
+        unmatched_marks, unmatched_marks_in_all_sessions,
+    };
+    use ctxhooks_shared::store::session_id::SessionId;
+    use ctxhooks_shared::store::state_dir::StateDir;
 
     let state = scratch("doctor");
     let session = sdk_session("marked-interrupt");
@@ -954,7 +956,7 @@ fn unmatched_marks_for_doctor() {
     );
     // doctor's hint names the session as `--session=<id>`, which also works for an id that
     // starts with `-`.
-    let findings: Vec<_> = ctxhooks_shared::doctor::EXTRA_CHECKS
+    let findings: Vec<_> = ctxhooks_shared::command::doctor::checks::EXTRA_CHECKS
         .iter()
         .flat_map(|(_, check)| check(&state_dir).unwrap())
         .collect();
@@ -1413,8 +1415,8 @@ fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
     assert!(report["warnings"].to_string().contains("sidecar line 2"));
     assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
     // doctor's provenance check warns too.
-    let state_dir = ctxhooks_shared::state::StateDir::at(state.clone());
-    let findings: Vec<_> = ctxhooks_shared::doctor::EXTRA_CHECKS
+    let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
+    let findings: Vec<_> = ctxhooks_shared::command::doctor::checks::EXTRA_CHECKS
         .iter()
         .flat_map(|(_, check)| check(&state_dir).unwrap())
         .collect();

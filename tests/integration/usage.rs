@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::support::process::{spawn_with_stdin, wait_bounded};
-use ctxhooks_shared::session_id::SessionId;
-use ctxhooks_shared::state::StateDir;
-use ctxhooks_shared::usage::{UsageRow, log_from_transcript, read_records, read_rows};
+use ctxhooks_shared::command::usage::log::{log_from_transcript, read_records, read_rows};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::usage_record::UsageRow;
 
 fn fixture(relative: &str) -> PathBuf {
     Path::new(concat!(
@@ -108,7 +109,7 @@ const EXPECTED: &[(&str, Totals)] = &[
 #[test]
 fn every_fixture_gives_one_row_per_request_with_the_final_output() {
     for (relative, expected) in EXPECTED {
-        let log = log_from_transcript(&fixture(relative), None).unwrap();
+        let log = log_from_transcript(&fixture(relative)).unwrap();
         assert_eq!(totals(&log.rows()), *expected, "{relative}");
     }
 }
@@ -117,8 +118,7 @@ fn every_fixture_gives_one_row_per_request_with_the_final_output() {
 fn main_chain_contexts_match_the_hand_computed_sequences() {
     // Same python3 derivation as above: input + cache_creation + cache_read per main-chain
     // request, in file order.
-    let log =
-        log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"), None).unwrap();
+    let log = log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     assert_eq!(
         main_contexts(&log.rows()),
         [
@@ -126,10 +126,9 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
             67_114, 67_275
         ]
     );
-    let log = log_from_transcript(
-        &fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
-        None,
-    )
+    let log = log_from_transcript(&fixture(
+        "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    ))
     .unwrap();
     assert_eq!(
         main_contexts(&log.rows()),
@@ -158,7 +157,7 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
             ][..],
         ),
     ] {
-        let log = log_from_transcript(&fixture(relative), None).unwrap();
+        let log = log_from_transcript(&fixture(relative)).unwrap();
         let starts: Vec<bool> = log
             .rows()
             .iter()
@@ -173,7 +172,7 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
 fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).
-    let log = log_from_transcript(&fixture("marot__spotter/tool_heavy.jsonl"), None).unwrap();
+    let log = log_from_transcript(&fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
     let outputs: Vec<u64> = log.rows().iter().map(|row| row.output_tokens).collect();
     assert!(outputs.contains(&173), "{outputs:?}");
     assert!(!outputs.contains(&25), "{outputs:?}");
@@ -244,7 +243,7 @@ fn duplicate_versions(home: &Path, session: &SessionId) -> usize {
         .unwrap()
         .into_iter()
         .filter_map(|record| match record {
-            ctxhooks_shared::usage::UsageRecord::Request(row) => Some(row),
+            ctxhooks_shared::store::usage_record::UsageRecord::Request(row) => Some(row),
             _ => None,
         })
         .filter(|row| !seen.insert(serde_json::to_string(row).unwrap()))
@@ -276,7 +275,7 @@ fn incremental_runs_give_the_same_rows_as_one_run_over_the_whole_file() {
         }
         let state = StateDir::at(home.clone());
         let incremental = read_rows(&state, &session).unwrap();
-        let whole = log_from_transcript(&transcript, None).unwrap().rows();
+        let whole = log_from_transcript(&transcript).unwrap().rows();
         assert_eq!(incremental, whole, "{relative}");
         assert_eq!(
             totals(&incremental),
@@ -336,10 +335,7 @@ fn a_half_written_last_line_is_read_only_once_completed() {
     // while its line is half written, and is read once the line is complete.
     assert_eq!(before.len(), 3);
     assert_eq!(after.len(), 4);
-    assert_eq!(
-        after,
-        log_from_transcript(&transcript, None).unwrap().rows()
-    );
+    assert_eq!(after, log_from_transcript(&transcript).unwrap().rows());
     assert!(errors_log_lines(&home).is_empty());
 }
 
@@ -359,7 +355,7 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     fs_err::write(&transcript, lines[..30].concat()).unwrap();
     run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
     let rows = read_rows(&state, &session).unwrap();
-    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(
         rows.len(),
         6,
@@ -374,14 +370,16 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     append(&transcript, &lines[30..].concat());
     run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
     let rows = read_rows(&state, &session).unwrap();
-    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(rows.len(), 12);
     assert_eq!(duplicate_versions(&home, &session), 0);
     let reasons: Vec<String> = read_records(&state.session_dir(&session).join("usage.jsonl"))
         .unwrap()
         .into_iter()
         .filter_map(|record| match record {
-            ctxhooks_shared::usage::UsageRecord::Rescan(rescan) => Some(rescan.reason),
+            ctxhooks_shared::store::usage_record::UsageRecord::Rescan(rescan) => {
+                Some(rescan.reason)
+            }
             _ => None,
         })
         .collect();
@@ -415,7 +413,7 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
     run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
     assert_eq!(errors_log_lines(&home), Vec::<String>::new());
     let rows = read_rows(&state, &session).unwrap();
-    assert_eq!(rows, log_from_transcript(&transcript, None).unwrap().rows());
+    assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(rows.len(), 12);
 }
 
@@ -575,10 +573,9 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
 
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
-    use ctxhooks_shared::usage::drops::{Basis, DropClass};
-    use ctxhooks_shared::usage::{ReportOptions, build_report};
-    let log =
-        log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"), None).unwrap();
+    use ctxhooks_shared::command::usage::drops::{Basis, DropClass};
+    use ctxhooks_shared::command::usage::report::{ReportOptions, build_report};
+    let log = log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     let report = build_report(None, &log, None, &ReportOptions::default());
     // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
     // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
@@ -854,7 +851,7 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
         .unwrap()
         .into_iter()
         .filter(|record| {
-            matches!(record, ctxhooks_shared::usage::UsageRecord::Request(row) if row.key == updated.key)
+            matches!(record, ctxhooks_shared::store::usage_record::UsageRecord::Request(row) if row.key == updated.key)
         })
         .count();
     assert_eq!(versions, 2);

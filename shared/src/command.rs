@@ -1,0 +1,10 @@
+//! What runs when a person or a runtime types `ctxhooks …`: one folder per capability, each with
+//! its model, its rendering and its subcommands (`cli*.rs`).
+
+pub mod archives;
+pub mod cli;
+pub mod doctor;
+pub mod install;
+pub mod output;
+pub mod provenance;
+pub mod usage;

@@ -1,0 +1,311 @@
+//! `ctxhooks archives`: list, verify and prune the snapshots taken before compactions.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result, bail};
+use chrono::Utc;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::catalog::{
+    Catalog, FileCheck, SnapshotEntry, VerifyOutcome, scan_archive, verify_snapshot,
+};
+use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
+use crate::command::output;
+use crate::store::session_id::SessionId;
+use crate::store::snapshot_metadata::METADATA_FILE_NAME;
+use crate::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks archives`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ArchivesArgs {
+    /// Verify or prune instead of listing.
+    #[command(subcommand)]
+    pub action: Option<ArchivesAction>,
+    /// Only this session's snapshots.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `ctxhooks archives` can do besides listing.
+#[derive(Debug, Subcommand)]
+pub enum ArchivesAction {
+    /// Re-check every snapshot's sizes and SHA-256 checksums; exits 1 on any mismatch.
+    Verify {
+        /// Only this session's snapshots.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete old snapshots (nothing is ever deleted automatically).
+    #[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
+    Prune {
+        /// Keep the newest N snapshots of each session.
+        #[arg(long, value_name = "N", group = "policy")]
+        keep: Option<usize>,
+        /// Delete snapshots taken more than DAYS days ago.
+        #[arg(long, value_name = "DAYS", group = "policy")]
+        older_than: Option<u32>,
+        /// Only this session's snapshots.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Show what would be deleted and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs the command.
+pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    match &args.action {
+        None => list(&state, args.session.as_deref(), args.json),
+        Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
+        Some(ArchivesAction::Prune {
+            keep,
+            older_than,
+            session,
+            dry_run,
+            json,
+        }) => {
+            let policy = match (keep, older_than) {
+                (Some(keep), None) => PrunePolicy::Keep(*keep),
+                (None, Some(days)) => PrunePolicy::OlderThanDays(*days),
+                _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
+            };
+            prune(&state, session.as_deref(), policy, *dry_run, *json)
+        }
+    }
+}
+
+fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
+    session
+        .map(SessionId::parse)
+        .transpose()
+        .context("invalid `--session`")
+}
+
+/// Tells, on stderr, about archive folders that are not readable snapshots.
+fn note_damage(catalog: &Catalog) {
+    for broken in &catalog.broken {
+        output::note(&format!(
+            "ctxhooks: warning: `{}` is not a readable snapshot: {}",
+            broken.path.display(),
+            broken.error
+        ));
+    }
+    for unfinished in &catalog.unfinished {
+        output::note(&format!(
+            "ctxhooks: note: `{}` is a snapshot that was never finished (its hook was stopped); \
+             `ctxhooks archives prune` removes such folders once they are an hour old",
+            unfinished.display()
+        ));
+    }
+}
+
+/// `text` with control characters escaped, safe to print on a terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
+}
+
+fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = catalog.entries;
+    if json {
+        output::print_json(&entries)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if entries.is_empty() {
+        output::println(&format!("no snapshots in `{}`", state.root().display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = format!(
+        "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
+        "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
+    );
+    for entry in &entries {
+        let metadata = &entry.metadata;
+        let _ = writeln!(
+            text,
+            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
+            metadata.session_id,
+            metadata.name,
+            metadata.trigger,
+            metadata.size,
+            metadata.files.len(),
+            printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
+        );
+    }
+    let _ = writeln!(
+        text,
+        "{} snapshot(s) in `{}`",
+        entries.len(),
+        state.root().display()
+    );
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    let mut outcomes = catalog
+        .entries
+        .iter()
+        .map(verify_snapshot)
+        .collect::<Result<Vec<_>>>()?;
+    // A folder whose metadata cannot be read fails verification; it does not stop the others.
+    for broken in &catalog.broken {
+        outcomes.push(VerifyOutcome {
+            path: broken.path.clone(),
+            session_id: broken
+                .path
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            name: broken
+                .path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ok: false,
+            files: vec![FileCheck {
+                path: METADATA_FILE_NAME.to_owned(),
+                status: "unreadable",
+                detail: Some(broken.error.clone()),
+            }],
+        });
+    }
+    let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
+    if json {
+        output::print_json(&outcomes)?;
+    } else {
+        let mut text = String::new();
+        for outcome in &outcomes {
+            let status = if outcome.ok { "ok" } else { "FAILED" };
+            let _ = writeln!(
+                text,
+                "{status:<6}  {}  {}",
+                outcome.session_id, outcome.name
+            );
+            for check in outcome.files.iter().filter(|check| check.status != "ok") {
+                let _ = writeln!(
+                    text,
+                    "        {}: {}{}",
+                    check.path,
+                    check.status,
+                    check
+                        .detail
+                        .as_deref()
+                        .map(|detail| format!(" ({detail})"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        let _ = writeln!(
+            text,
+            "{} snapshot(s) checked, {failed} failed",
+            outcomes.len()
+        );
+        output::print(&text)?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[derive(Serialize)]
+struct PruneOutcome<'entries> {
+    dry_run: bool,
+    deleted: Vec<&'entries SnapshotEntry>,
+    kept: usize,
+    /// Temporary folders of snapshots never finished, older than an hour.
+    unfinished_deleted: Vec<&'entries PathBuf>,
+}
+
+/// An unfinished snapshot folder this old is certainly abandoned (hooks time out long before).
+const UNFINISHED_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+fn prune(
+    state: &StateDir,
+    session: Option<&str>,
+    policy: PrunePolicy,
+    dry_run: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = &catalog.entries;
+    let selected = select_for_pruning(entries, policy, Utc::now());
+    let abandoned: Vec<&PathBuf> = catalog
+        .unfinished
+        .iter()
+        .filter(|folder| {
+            fs_err::metadata(folder)
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > UNFINISHED_AGE))
+        })
+        .collect();
+    if !dry_run {
+        for entry in &selected {
+            delete_snapshot(entry)?;
+        }
+        for folder in &abandoned {
+            fs_err::remove_dir_all(folder).context("failed to delete an unfinished snapshot")?;
+        }
+    }
+    let outcome = PruneOutcome {
+        dry_run,
+        deleted: selected.iter().collect(),
+        kept: entries.len() - selected.len(),
+        unfinished_deleted: abandoned,
+    };
+    if json {
+        output::print_json(&outcome)?;
+    } else {
+        let verb = if dry_run { "would delete" } else { "deleted" };
+        let mut text = String::new();
+        for entry in &selected {
+            let _ = writeln!(
+                text,
+                "{verb} {}  {}",
+                entry.metadata.session_id, entry.metadata.name
+            );
+        }
+        for folder in &outcome.unfinished_deleted {
+            let _ = writeln!(text, "{verb} unfinished {}", folder.display());
+        }
+        let _ = writeln!(
+            text,
+            "{verb} {} snapshot(s), kept {}",
+            selected.len(),
+            outcome.kept
+        );
+        output::print(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

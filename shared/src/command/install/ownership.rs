@@ -1,0 +1,123 @@
+//! The ownership record (`<state>/installs.json`): which handlers we added to which settings
+//! file, and what that file was before our first install, so `uninstall` can undo exactly that.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::handlers::OwnedHandler;
+use crate::store::files;
+use crate::store::state_dir::StateDir;
+
+/// The ownership record's file name inside the state folder.
+pub const INSTALLS_FILE_NAME: &str = "installs.json";
+
+/// The schema version written into the ownership record.
+pub const INSTALLS_SCHEMA_VERSION: u32 = 1;
+
+/// The whole ownership record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstallsFile {
+    /// Schema version, currently 1.
+    pub version: u32,
+    /// One record per settings file, keyed by its absolute path.
+    pub settings_files: BTreeMap<String, InstallRecord>,
+}
+
+impl Default for InstallsFile {
+    fn default() -> Self {
+        Self {
+            version: INSTALLS_SCHEMA_VERSION,
+            settings_files: BTreeMap::new(),
+        }
+    }
+}
+
+/// What we did to one settings file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstallRecord {
+    /// When the first install into this file happened (RFC 3339, UTC).
+    pub installed_at: String,
+    /// When the latest change was made (RFC 3339, UTC).
+    pub updated_at: String,
+    /// The file before the first install.
+    pub before: PriorState,
+    /// Whether we created the top-level `hooks` object.
+    pub created_hooks_object: bool,
+    /// The events whose array under `hooks` we created.
+    pub created_event_arrays: Vec<String>,
+    /// The handlers we added, each in its own matcher group (`{"hooks": [handler]}`).
+    pub handlers: Vec<OwnedHandler>,
+}
+
+/// A settings file's state before our first install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum PriorState {
+    /// The file did not exist.
+    Absent,
+    /// The file existed with these bytes, copied to `backup`.
+    Present {
+        /// Its size in bytes.
+        size: u64,
+        /// Lowercase hex SHA-256 of its bytes.
+        sha256: String,
+        /// The backup copy of those bytes.
+        backup: PathBuf,
+    },
+}
+
+/// Where the ownership record lives.
+pub fn installs_path(state: &StateDir) -> PathBuf {
+    state.root().join(INSTALLS_FILE_NAME)
+}
+
+impl InstallsFile {
+    /// Reads the record (empty if it does not exist). An unreadable record is an error, never
+    /// silently replaced: it is the only memory of what we own.
+    pub fn load(state: &StateDir) -> Result<Self> {
+        Self::load_from(&installs_path(state))
+    }
+
+    /// Reads the record at `path` (empty if it does not exist).
+    pub fn load_from(path: &Path) -> Result<Self> {
+        let text = match fs_err::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default());
+            }
+            Err(error) => return Err(error).context("failed to read the ownership record"),
+        };
+        let record: Self = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "the ownership record `{}` is unreadable; fix it or move it away",
+                path.display()
+            )
+        })?;
+        if record.version != INSTALLS_SCHEMA_VERSION {
+            bail!(
+                "the ownership record `{}` has schema version {}, this ctxhooks knows {}",
+                path.display(),
+                record.version,
+                INSTALLS_SCHEMA_VERSION
+            );
+        }
+        Ok(record)
+    }
+
+    /// Writes the record atomically (0600), creating the state folder if needed.
+    pub fn save(&self, state: &StateDir) -> Result<()> {
+        state.ensure()?;
+        let mut text = serde_json::to_string_pretty(self)
+            .context("failed to serialize the ownership record")?;
+        text.push('\n');
+        files::write_atomic(
+            &installs_path(state),
+            text.as_bytes(),
+            files::PRIVATE_FILE_MODE,
+        )
+        .context("failed to write the ownership record")
+    }
+}

@@ -1,0 +1,81 @@
+//! `ctxhooks mark-interrupt`: the runtime's record, written just before it calls `interrupt()`.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use crate::command::output;
+use crate::store::clock::now_ms;
+use crate::store::session_id::SessionId;
+use crate::store::sidecar::{RuntimeMark, SidecarLine, append_mark};
+use crate::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks mark-interrupt`.
+///
+/// Run it (or append the same line yourself, see docs/provenance.md) right BEFORE calling the
+/// Agent SDK's `interrupt()`: the mark covers the interrupt records that follow it within 5 s.
+#[derive(Debug, Args)]
+pub struct MarkInterruptArgs {
+    /// The session about to be interrupted.
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Why the runtime interrupts (such as "context backstop at 78%").
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Which part of the runtime interrupts (such as "compaction-backstop").
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// The context gauge's reading in percent.
+    #[arg(long, value_name = "X")]
+    pub gauge_pct: Option<f64>,
+    /// Print the recorded line (the JSON appended to the sidecar, with its `kind`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command.
+pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
+    let session = SessionId::parse(&args.session).context("refusing --session")?;
+    if args.reason.trim().is_empty() {
+        bail!("--reason must say why the runtime interrupts");
+    }
+    if let Some(pct) = args.gauge_pct
+        && !(pct.is_finite() && pct >= 0.0)
+    {
+        bail!("--gauge-pct must be a number of percent, 0 or more (got {pct})");
+    }
+    let mark = RuntimeMark {
+        time_ms: now_ms(),
+        reason: args.reason.clone(),
+        source: args.source.clone().filter(|source| !source.is_empty()),
+        gauge_pct: args.gauge_pct,
+        pid: Some(std::process::id()),
+    };
+    let state = StateDir::locate()?;
+    // A cheap look (no parsing: this runs just before an interrupt); an unreadable sidecar
+    // counts as having no events, and the mark is still written.
+    let has_hook_events = fs_err::read(state.sidecar(&session))
+        .is_ok_and(|bytes| contains(&bytes, b"\"tool_event\""));
+    append_mark(&state, &session, &mark)?;
+    if !has_hook_events {
+        output::note(&format!(
+            "ctxhooks: warning: session `{session}` has no tool hook events yet (is \
+             ctxhooks-tooluse installed?); the mark was written, but without hook events the \
+             state of the interrupted call cannot be known"
+        ));
+    }
+    if args.json {
+        // Exactly the line that was appended (the same serialisation), with its `kind`.
+        let line = serde_json::to_string(&SidecarLine::RuntimeInterruptMark(mark))
+            .context("failed to print the mark")?;
+        output::println(&line)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}

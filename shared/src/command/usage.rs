@@ -1,0 +1,12 @@
+//! Context usage, seen by a person: the rows of a session, and the report that explains its
+//! drops, compactions, trigger, floor and headroom.
+
+pub mod chart;
+pub mod cli_report;
+pub mod cli_usage;
+pub mod drops;
+pub mod estimates;
+pub mod log;
+pub mod report;
+pub mod snapshots;
+pub mod text;

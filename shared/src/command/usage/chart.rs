@@ -1,0 +1,363 @@
+//! An SVG chart of one session: main-chain context per request, with compactions, the trigger
+//! T, the floor and the headroom between them marked. Written by hand as text.
+
+use std::fmt::Write as _;
+
+use super::drops::{Basis, DropClass};
+use super::report::SessionReport;
+use super::text::{signed_thousands, thousands};
+
+const WIDTH: f64 = 1000.0;
+const HEIGHT: f64 = 480.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 170.0;
+const TOP: f64 = 70.0;
+const BOTTOM: f64 = 78.0;
+
+const LINE_COLOR: &str = "#2563eb";
+const AREA_COLOR: &str = "#dbeafe";
+const COMPACTION_COLOR: &str = "#dc2626";
+const MICRO_COLOR: &str = "#9333ea";
+const TRIGGER_COLOR: &str = "#ea580c";
+const FLOOR_COLOR: &str = "#16a34a";
+const CAP_COLOR: &str = "#6b7280";
+const GRID_COLOR: &str = "#e5e7eb";
+const TEXT_COLOR: &str = "#111827";
+const MUTED_COLOR: &str = "#6b7280";
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A round step for about five grid lines up to `maximum`.
+fn tick_step(maximum: f64) -> f64 {
+    let raw = maximum / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    for factor in [1.0, 2.0, 2.5, 5.0, 10.0] {
+        if magnitude * factor >= raw {
+            return magnitude * factor;
+        }
+    }
+    magnitude * 10.0
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn short_tokens(value: f64) -> String {
+    if value >= 1_000_000.0 {
+        format!("{:.1}M", value / 1_000_000.0)
+    } else if value >= 1_000.0 {
+        format!("{}k", (value / 1_000.0).round() as u64)
+    } else {
+        format!("{}", value.round() as u64)
+    }
+}
+
+/// The chart as SVG text.
+#[allow(clippy::cast_precision_loss)]
+pub fn render_svg(report: &SessionReport) -> String {
+    let contexts = &report.contexts;
+    let count = contexts.len();
+    let trigger = report.estimates.trigger.as_ref();
+    let floor = report.estimates.floor;
+    let cap = report.estimates.cap.tokens;
+    let peak = contexts.iter().copied().max().unwrap_or(0);
+    let mut top_value = peak.max(trigger.map_or(0, |t| t.high)) as f64;
+    // Show the cap when it is not far above everything else.
+    let show_cap = (cap as f64) <= top_value * 1.6 || top_value == 0.0;
+    if show_cap {
+        top_value = top_value.max(cap as f64);
+    }
+    let step = tick_step(top_value.max(1_000.0) * 1.08);
+    let y_max = (top_value.max(1_000.0) * 1.08 / step).ceil() * step;
+    let plot_width = WIDTH - LEFT - RIGHT;
+    let plot_height = HEIGHT - TOP - BOTTOM;
+    let x_of = |index: f64| {
+        if count <= 1 {
+            LEFT + plot_width / 2.0
+        } else {
+            LEFT + plot_width * index / (count - 1) as f64
+        }
+    };
+    let y_of = |value: f64| TOP + plot_height * (1.0 - value / y_max);
+
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    // Title and summary.
+    let title = report.session_id.as_deref().map_or_else(
+        || {
+            report
+                .transcripts
+                .first()
+                .and_then(|path| path.rsplit('/').next())
+                .unwrap_or("transcript")
+                .to_owned()
+        },
+        |id| format!("session {id}"),
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>"#,
+        escape(&title)
+    );
+    let mut summary = format!(
+        "{count} main-chain requests · peak {} · {} compaction(s) · cap {}{}",
+        thousands(peak),
+        report.compactions.len(),
+        thousands(cap),
+        if show_cap { "" } else { " (off scale)" }
+    );
+    if let Some(trigger) = trigger {
+        let _ = write!(summary, " · T ≈ {}", thousands(trigger.estimate));
+    }
+    if let Some(floor) = floor {
+        let _ = write!(summary, " · floor {}", thousands(floor));
+    }
+    if let Some(headroom) = report.estimates.headroom {
+        let _ = write!(summary, " · headroom {}", signed_thousands(headroom));
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="50" font-size="13" fill="{MUTED_COLOR}">{}</text>"#,
+        escape(&summary)
+    );
+    // Grid and y axis labels.
+    let mut value = 0.0;
+    while value <= y_max + 0.5 {
+        let y = y_of(value);
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
+            LEFT + plot_width
+        );
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
+            LEFT - 8.0,
+            y + 4.0,
+            short_tokens(value)
+        );
+        value += step;
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="18" y="{:.1}" font-size="12" fill="{MUTED_COLOR}" transform="rotate(-90 18 {:.1})" text-anchor="middle">context tokens (input + cache read + cache write)</text>"#,
+        TOP + plot_height / 2.0,
+        TOP + plot_height / 2.0
+    );
+    // X axis ticks: about ten request numbers.
+    let x_step = (count / 10).max(1);
+    for index in (0..count).step_by(x_step) {
+        let x = x_of(index as f64);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{x:.1}" y="{:.1}" font-size="12" text-anchor="middle" fill="{MUTED_COLOR}">{}</text>"#,
+            TOP + plot_height + 18.0,
+            index + 1
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle" fill="{MUTED_COLOR}">main-chain request</text>"#,
+        LEFT + plot_width / 2.0,
+        TOP + plot_height + 38.0
+    );
+    // The area under the series first, so every line stays visible on top of it.
+    let points: Vec<String> = contexts
+        .iter()
+        .enumerate()
+        .map(|(index, value)| format!("{:.1},{:.1}", x_of(index as f64), y_of(*value as f64)))
+        .collect();
+    if count > 0 {
+        let baseline = y_of(0.0);
+        let _ = writeln!(
+            svg,
+            r#"<polygon points="{:.1},{baseline:.1} {} {:.1},{baseline:.1}" fill="{AREA_COLOR}" fill-opacity="0.7"/>"#,
+            x_of(0.0),
+            points.join(" "),
+            x_of((count - 1) as f64)
+        );
+    }
+    // Headroom band between floor and T, and the T range.
+    let label_x = LEFT + plot_width + 8.0;
+    // Labels right of the plot: (y, color, text, bold), spread apart before they are drawn.
+    let mut labels: Vec<(f64, &'static str, String, bool)> = Vec::new();
+    if let (Some(trigger), Some(floor)) = (trigger, floor) {
+        let (y_top, y_bottom) = (y_of(trigger.estimate as f64), y_of(floor as f64));
+        if y_bottom > y_top {
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{LEFT}" y="{y_top:.1}" width="{plot_width:.1}" height="{:.1}" fill="{FLOOR_COLOR}" fill-opacity="0.06"/>"#,
+                y_bottom - y_top
+            );
+            if let Some(headroom) = report.estimates.headroom {
+                labels.push((
+                    f64::midpoint(y_top, y_bottom) + 4.0,
+                    FLOOR_COLOR,
+                    format!("headroom {}", signed_thousands(headroom)),
+                    false,
+                ));
+            }
+        }
+    }
+    // The band where T lies, only when something bounds it from below (a request where it
+    // did not fire): "at most HIGH" is no band.
+    if let Some((trigger, low)) = trigger
+        .filter(|trigger| trigger.consistent)
+        .and_then(|trigger| trigger.low.map(|low| (trigger, low)))
+    {
+        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(low as f64));
+        if y_low - y_high >= 1.0 {
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{LEFT}" y="{y_high:.1}" width="{plot_width:.1}" height="{:.1}" fill="{TRIGGER_COLOR}" fill-opacity="0.15"/>"#,
+                y_low - y_high
+            );
+        }
+    }
+    // Horizontal reference lines.
+    let mut reference = |value: u64, color: &'static str, label: &str, dash: &str| {
+        let y = y_of(value as f64);
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
+            LEFT + plot_width
+        );
+        labels.push((y + 4.0, color, label.to_owned(), true));
+    };
+    if show_cap {
+        reference(cap, CAP_COLOR, &format!("cap {}", thousands(cap)), "2 4");
+    }
+    if let Some(trigger) = trigger {
+        reference(
+            trigger.estimate,
+            TRIGGER_COLOR,
+            &format!("T ≈ {}", thousands(trigger.estimate)),
+            "6 4",
+        );
+    }
+    if let Some(floor) = floor {
+        reference(
+            floor,
+            FLOOR_COLOR,
+            &format!("floor {}", thousands(floor)),
+            "6 4",
+        );
+    }
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut previous = f64::MIN;
+    for (y, color, text, bold) in &labels {
+        let y = y.max(previous + 15.0);
+        previous = y;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{label_x:.1}" y="{y:.1}" font-size="12" font-weight="{}" fill="{color}">{}</text>"#,
+            if *bold { 600 } else { 400 },
+            escape(text)
+        );
+    }
+    // Compactions and other drops: vertical markers between the two requests (a label only
+    // where it does not run into the previous one).
+    let mut last_label_x = f64::MIN;
+    for drop in &report.drops {
+        let x = x_of((drop.before_index + drop.after_index) as f64 / 2.0);
+        let (color, label, dash) = match (drop.class, drop.basis) {
+            (DropClass::Compaction, Basis::Structural) => (COMPACTION_COLOR, "compaction", "none"),
+            (DropClass::Compaction, Basis::Heuristic) => (COMPACTION_COLOR, "compaction?", "4 3"),
+            (DropClass::MicroCompaction, _) => (MICRO_COLOR, "micro", "2 3"),
+            (DropClass::AdvisorRoundTrip, _) => (MUTED_COLOR, "advisor", "2 3"),
+            (DropClass::ResumeArtifact, _) => (MUTED_COLOR, "resume", "2 3"),
+            (DropClass::Undecided, _) => (MUTED_COLOR, "drop?", "2 3"),
+        };
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
+            TOP + plot_height
+        );
+        if x - last_label_x < 16.0 {
+            continue;
+        }
+        last_label_x = x;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {:.1} {:.1})" text-anchor="end">{label}</text>"#,
+            x - 4.0,
+            TOP + 4.0,
+            x - 4.0,
+            TOP + 4.0
+        );
+    }
+    // The series: an area and a line, dots when there is room.
+    if count > 0 {
+        let _ = writeln!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{LINE_COLOR}" stroke-width="2" stroke-linejoin="round"/>"#,
+            points.join(" ")
+        );
+        if count <= 150 {
+            for (index, value) in contexts.iter().enumerate() {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
+                    x_of(index as f64),
+                    y_of(*value as f64),
+                    index + 1,
+                    thousands(*value)
+                );
+            }
+        }
+    } else {
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" font-size="14" text-anchor="middle" fill="{MUTED_COLOR}">no main-chain requests logged yet</text>"#,
+            LEFT + plot_width / 2.0,
+            TOP + plot_height / 2.0
+        );
+    }
+    // Plot frame and legend.
+    let _ = writeln!(
+        svg,
+        r#"<rect x="{LEFT}" y="{TOP}" width="{plot_width:.1}" height="{plot_height:.1}" fill="none" stroke="{CAP_COLOR}" stroke-width="1"/>"#
+    );
+    let legend_y = HEIGHT - 14.0;
+    let mut legend = vec![(LINE_COLOR, "", "context per request")];
+    if !report.compactions.is_empty() {
+        legend.push((COMPACTION_COLOR, "", "compaction (dashed: inferred)"));
+    }
+    if report
+        .drops
+        .iter()
+        .any(|drop| drop.class != DropClass::Compaction)
+    {
+        legend.push((MUTED_COLOR, "2 3", "other drop"));
+    }
+    if trigger.is_some() {
+        legend.push((TRIGGER_COLOR, "6 4", "trigger T"));
+    }
+    if floor.is_some() {
+        legend.push((FLOOR_COLOR, "6 4", "floor after compaction"));
+    }
+    if show_cap {
+        legend.push((CAP_COLOR, "2 4", "cap"));
+    }
+    let mut x = LEFT;
+    for (color, dash, label) in legend {
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{x:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
+            legend_y - 4.0,
+            x + 22.0,
+            legend_y - 4.0,
+            x + 28.0
+        );
+        x += 40.0 + 6.2 * label.len() as f64;
+    }
+    let _ = writeln!(svg, "</svg>");
+    svg
+}

@@ -1,0 +1,140 @@
+//! One session's usage log read back: requests once each (their last values), compaction
+//! boundaries in order, the sources and rescans.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::hook::ingest::{Ingest, Origin, SourceState};
+use crate::store::session_id::SessionId;
+use crate::store::state_dir::StateDir;
+use crate::store::usage_record::{BoundaryRow, RescanRow, SourceRow, UsageRecord, UsageRow};
+use crate::transcript::lines::read_complete_lines;
+
+/// One session's usage log, read back: requests once each, in the order they first appeared.
+#[derive(Debug, Clone, Default)]
+pub struct SessionLog {
+    /// Requests and boundaries in log order (a request at its first appearance, with its last
+    /// values).
+    pub timeline: Vec<TimelineItem>,
+    /// Where each transcript ran.
+    pub sources: Vec<SourceRow>,
+    /// Rescans the hook did.
+    pub rescans: Vec<RescanRow>,
+}
+
+/// A request or a boundary, in log order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimelineItem {
+    /// An API request.
+    Request(UsageRow),
+    /// A `compact_boundary`.
+    Compaction(BoundaryRow),
+    /// A `microcompact_boundary`.
+    MicroCompaction(BoundaryRow),
+}
+
+impl SessionLog {
+    /// Every request row, in order.
+    pub fn rows(&self) -> Vec<UsageRow> {
+        self.timeline
+            .iter()
+            .filter_map(|item| match item {
+                TimelineItem::Request(row) => Some(row.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Folds records into a log: later versions of a request replace earlier ones (keeping the
+    /// largest output count), repeated boundaries (same uuid) count once.
+    pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {
+        let mut log = Self::default();
+        let mut request_index: HashMap<String, usize> = HashMap::new();
+        let mut boundary_seen: HashSet<String> = HashSet::new();
+        for record in records {
+            match record {
+                UsageRecord::Request(row) => {
+                    if let Some(&index) = request_index.get(&row.key) {
+                        if let TimelineItem::Request(known) = &mut log.timeline[index] {
+                            let output = known.output_tokens.max(row.output_tokens);
+                            let advisor = known.advisor || row.advisor;
+                            let turn_start = known.turn_start || row.turn_start;
+                            let bytes = known.tool_result_bytes;
+                            let largest = known.largest_tool_result.take();
+                            *known = row;
+                            known.output_tokens = output;
+                            known.advisor = advisor;
+                            known.turn_start = turn_start;
+                            if known.tool_result_bytes == 0 {
+                                known.tool_result_bytes = bytes;
+                                known.largest_tool_result = largest;
+                            }
+                        }
+                    } else {
+                        request_index.insert(row.key.clone(), log.timeline.len());
+                        log.timeline.push(TimelineItem::Request(row));
+                    }
+                }
+                UsageRecord::CompactBoundary(row) | UsageRecord::MicrocompactBoundary(row)
+                    if row.uuid.as_ref().is_some_and(|uuid| {
+                        !boundary_seen.insert(format!("{}:{uuid}", row.transcript))
+                    }) => {}
+                UsageRecord::CompactBoundary(row) => {
+                    log.timeline.push(TimelineItem::Compaction(row));
+                }
+                UsageRecord::MicrocompactBoundary(row) => {
+                    log.timeline.push(TimelineItem::MicroCompaction(row));
+                }
+                UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::Source(row) => {
+                    if !log
+                        .sources
+                        .iter()
+                        .any(|known| known.transcript == row.transcript)
+                    {
+                        log.sources.push(row);
+                    }
+                }
+            }
+        }
+        log
+    }
+}
+
+/// Every readable record of a usage log file (lines that are not records are skipped).
+pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    // Bytes, not text: one damaged line (invalid UTF-8) must not hide the others.
+    let bytes = fs_err::read(path).context("failed to read the usage log")?;
+    Ok(bytes
+        .split(|byte| *byte == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect())
+}
+
+/// One session's log, read back from the state folder.
+pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<SessionLog> {
+    Ok(SessionLog::from_records(read_records(
+        &state.usage_log(session),
+    )?))
+}
+
+/// One session's request rows (one per request, last values, largest output), in order.
+pub fn read_rows(state: &StateDir, session: &SessionId) -> Result<Vec<UsageRow>> {
+    Ok(read_session_log(state, session)?.rows())
+}
+
+/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
+/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
+pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
+    let origin = Origin::from_file_name(transcript);
+    let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
+    let mut ingest = Ingest::new(&origin, SourceState::default());
+    read_complete_lines(&mut file, 0, true, |_, line| ingest.feed(line))?;
+    let (records, _) = ingest.finish();
+    Ok(SessionLog::from_records(records))
+}

@@ -1,0 +1,58 @@
+//! `<state>/sessions/<id>/cursor.json`: for each transcript of the session, how far the Stop hook
+//! has read, a fingerprint of the bytes before that point, and the reader's state.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::ingest::SourceState;
+use crate::store::files;
+
+/// Version of the cursor file's layout.
+pub const CURSOR_SCHEMA: u32 = 1;
+
+/// The whole cursor file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CursorFile {
+    /// [`CURSOR_SCHEMA`].
+    #[serde(default)]
+    pub schema: u32,
+    /// One cursor per transcript path.
+    #[serde(default)]
+    pub transcripts: BTreeMap<String, TranscriptCursor>,
+}
+
+/// How far one transcript was read.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TranscriptCursor {
+    /// Bytes read (always just after a newline).
+    pub offset: u64,
+    /// SHA-256 of the up to 4 KiB before `offset`.
+    pub fingerprint: String,
+    /// The reader's state at `offset` (left out when empty, as for a finished sub-agent).
+    #[serde(default, skip_serializing_if = "SourceState::is_empty")]
+    pub state: SourceState,
+}
+
+impl CursorFile {
+    /// Reads the cursor file; a missing file is an empty cursor. An unreadable one is an error
+    /// (the caller then rescans, which is safe because rows are keyed).
+    pub fn load(path: &Path) -> Result<Self> {
+        if !path.exists() {
+            return Ok(Self::default());
+        }
+        let bytes = fs_err::read(path).context("failed to read the cursor file")?;
+        serde_json::from_slice(&bytes).context("the cursor file is not valid")
+    }
+
+    /// Replaces the cursor file atomically.
+    pub fn save(&mut self, path: &Path) -> Result<()> {
+        self.schema = CURSOR_SCHEMA;
+        // Compact, not pretty: the hook reads and writes this file on every run.
+        let bytes = serde_json::to_vec(self).context("failed to serialize the cursor")?;
+        files::write_atomic(path, &bytes, files::PRIVATE_FILE_MODE)
+            .context("failed to write the cursor file")
+    }
+}

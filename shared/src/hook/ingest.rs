@@ -1,0 +1,341 @@
+//! Turning transcript lines into usage records, one run at a time: what a run must remember for
+//! the next one (the last requests' values, tool results waiting for their request) lives in
+//! [`SourceState`], which the Stop hook keeps in the cursor file.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::usage_record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
+use crate::transcript::entry::{AssistantPart, BoundaryKind, Entry, ToolResult, parse_line};
+
+/// How many of the last requests' values a source remembers between runs: enough for a
+/// response whose blocks are split over two runs (the last one or two requests), bounded so
+/// the cursor file stays small however long the session runs.
+pub const RECENT_REQUESTS: usize = 8;
+
+/// How many of the last tool calls' names a source remembers between runs (one response may
+/// call many tools at once; each entry is only an id and a name).
+pub const RECENT_TOOL_NAMES: usize = 64;
+
+/// What reading one transcript has to remember between runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceState {
+    /// The last requests written, oldest first (at most [`RECENT_REQUESTS`]).
+    #[serde(default)]
+    pub recent: Vec<UsageRow>,
+    /// Tool-result bytes of the main chain not yet followed by a request.
+    #[serde(default)]
+    pub pending_main: PendingResults,
+    /// Tool-result bytes of the sidechain not yet followed by a request.
+    #[serde(default)]
+    pub pending_sidechain: PendingResults,
+    /// `(tool_use id, tool name)` of the last tool calls, to name their results in a later run.
+    #[serde(default)]
+    pub tool_names: Vec<(String, String)>,
+    /// True once the source's `cwd` was recorded.
+    #[serde(default)]
+    pub source_recorded: bool,
+    /// Lines that were not JSON objects, over all runs.
+    #[serde(default)]
+    pub unreadable_lines: u64,
+}
+
+impl SourceState {
+    /// True when there is nothing to remember (the default state).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// What is worth keeping once a sub-agent's transcript was read at its `SubagentStop`: the
+    /// agent has finished, so no response of it is split over runs and no tool result waits;
+    /// only the counters stay (a resumed agent's later lines are still read from the offset).
+    #[must_use]
+    pub fn finished(self) -> Self {
+        Self {
+            source_recorded: self.source_recorded,
+            unreadable_lines: self.unreadable_lines,
+            ..Self::default()
+        }
+    }
+}
+
+/// Tool results (and a typed prompt) waiting for the request that will carry them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingResults {
+    /// Their total bytes.
+    pub bytes: u64,
+    /// The largest.
+    pub largest: Option<ToolResultNote>,
+    /// True when a person's prompt came since the chain's last request.
+    #[serde(default)]
+    pub turn_start: bool,
+}
+
+/// Who wrote the transcript being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The transcript's path, as stored in each record.
+    pub transcript: String,
+    /// Set for a sub-agent's own transcript: every row is a sidechain row with this id.
+    pub agent_id: Option<String>,
+    /// True for a sub-agent's own transcript.
+    pub is_agent_file: bool,
+}
+
+impl Origin {
+    /// A transcript whose kind its file name tells: `agent-<id>.jsonl` is a sub-agent's own
+    /// transcript (the 2.0.x flat layout and the 2.1.x `subagents/` folder both name them so),
+    /// anything else a session's.
+    pub fn from_file_name(transcript: &Path) -> Self {
+        let agent_id = agent_id_in_file_name(transcript).filter(|_| {
+            transcript
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+        });
+        Self {
+            transcript: transcript.to_string_lossy().into_owned(),
+            is_agent_file: agent_id.is_some(),
+            agent_id,
+        }
+    }
+
+    /// A sub-agent's own transcript (`SubagentStop`'s `agent_transcript_path`): its id is the
+    /// payload's, else the file name's, else `unknown`.
+    pub fn sub_agent(transcript: &Path, agent_id: Option<&str>) -> Self {
+        let agent_id = agent_id
+            .filter(|id| !id.is_empty())
+            .map(ToOwned::to_owned)
+            .or_else(|| agent_id_in_file_name(transcript))
+            .unwrap_or_else(|| "unknown".to_owned());
+        Self {
+            transcript: transcript.to_string_lossy().into_owned(),
+            agent_id: Some(agent_id),
+            is_agent_file: true,
+        }
+    }
+}
+
+/// The `<id>` of a file named `agent-<id>.<extension>`.
+fn agent_id_in_file_name(transcript: &Path) -> Option<String> {
+    transcript
+        .file_stem()?
+        .to_str()?
+        .strip_prefix("agent-")
+        .filter(|id| !id.is_empty())
+        .map(ToOwned::to_owned)
+}
+
+enum Slot {
+    Request(String),
+    Record(Box<UsageRecord>),
+}
+
+/// One run over new transcript lines.
+pub struct Ingest<'origin> {
+    origin: &'origin Origin,
+    state: SourceState,
+    slots: Vec<Slot>,
+    requests: HashMap<String, UsageRow>,
+}
+
+impl<'origin> Ingest<'origin> {
+    /// Starts a run from what the previous run left.
+    pub fn new(origin: &'origin Origin, state: SourceState) -> Self {
+        Self {
+            origin,
+            state,
+            slots: Vec::new(),
+            requests: HashMap::new(),
+        }
+    }
+
+    /// Reads one line.
+    pub fn feed(&mut self, line: &[u8]) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match parse_line(line) {
+            None => self.state.unreadable_lines += 1,
+            Some(Entry::Assistant(part)) => self.assistant(&part),
+            Some(Entry::ToolResults { sidechain, results }) => {
+                for result in results {
+                    self.tool_result(sidechain, result);
+                }
+            }
+            Some(Entry::Boundary(boundary)) => {
+                let row = BoundaryRow {
+                    time: boundary.timestamp,
+                    transcript: self.origin.transcript.clone(),
+                    uuid: boundary.uuid,
+                    trigger: boundary.trigger,
+                    pre_tokens: boundary.pre_tokens,
+                    post_tokens: boundary.post_tokens,
+                    tokens_saved: boundary.tokens_saved,
+                    sidechain: boundary.sidechain || self.origin.is_agent_file,
+                    agent_id: self.origin.agent_id.clone(),
+                };
+                let record = match boundary.kind {
+                    BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
+                    BoundaryKind::MicroCompaction => UsageRecord::MicrocompactBoundary(row),
+                };
+                self.slots.push(Slot::Record(Box::new(record)));
+            }
+            Some(Entry::Prompt {
+                sidechain,
+                cwd,
+                version,
+            }) => {
+                self.pending(sidechain).turn_start = true;
+                self.source(cwd, version);
+            }
+            Some(Entry::Other { cwd, version }) => self.source(cwd, version),
+        }
+    }
+
+    /// What waits for the next request of the chain a line belongs to.
+    fn pending(&mut self, sidechain: bool) -> &mut PendingResults {
+        if sidechain || self.origin.is_agent_file {
+            &mut self.state.pending_sidechain
+        } else {
+            &mut self.state.pending_main
+        }
+    }
+
+    /// Records where the transcript ran, at the first line that says.
+    fn source(&mut self, cwd: Option<String>, version: Option<String>) {
+        if !self.state.source_recorded && cwd.is_some() {
+            self.state.source_recorded = true;
+            self.slots
+                .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
+                    transcript: self.origin.transcript.clone(),
+                    cwd,
+                    version,
+                }))));
+        }
+    }
+
+    fn tool_result(&mut self, sidechain: bool, result: ToolResult) {
+        let tool_name = self
+            .state
+            .tool_names
+            .iter()
+            .rfind(|(id, _)| *id == result.tool_use_id)
+            .map(|(_, name)| name.clone());
+        let pending = self.pending(sidechain);
+        pending.bytes += result.bytes;
+        if pending
+            .largest
+            .as_ref()
+            .is_none_or(|largest| result.bytes > largest.bytes)
+        {
+            pending.largest = Some(ToolResultNote {
+                tool_use_id: result.tool_use_id,
+                tool_name,
+                bytes: result.bytes,
+            });
+        }
+    }
+
+    fn assistant(&mut self, part: &AssistantPart) {
+        for (id, name) in &part.tool_uses {
+            self.state.tool_names.push((id.clone(), name.clone()));
+        }
+        let excess = self
+            .state
+            .tool_names
+            .len()
+            .saturating_sub(RECENT_TOOL_NAMES);
+        self.state.tool_names.drain(..excess);
+        let Some(key) = part.request_key() else {
+            self.state.unreadable_lines += 1;
+            return;
+        };
+        let sidechain = part.sidechain || self.origin.is_agent_file;
+        if let Some(row) = self.requests.get_mut(&key) {
+            merge(row, part);
+            return;
+        }
+        let row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == key) {
+            let mut row = previous.clone();
+            merge(&mut row, part);
+            row
+        } else {
+            let pending = std::mem::take(if sidechain {
+                &mut self.state.pending_sidechain
+            } else {
+                &mut self.state.pending_main
+            });
+            let usage = part.usage;
+            UsageRow {
+                time: part.timestamp.clone(),
+                transcript: self.origin.transcript.clone(),
+                key: key.clone(),
+                request_id: part.request_id.clone(),
+                message_id: part.message_id.clone(),
+                model: part.model.clone(),
+                input_tokens: usage.input_tokens,
+                cache_creation_input_tokens: usage.cache_creation_input_tokens,
+                cache_read_input_tokens: usage.cache_read_input_tokens,
+                output_tokens: usage.output_tokens,
+                context_tokens: usage.input_tokens
+                    + usage.cache_creation_input_tokens
+                    + usage.cache_read_input_tokens,
+                sidechain,
+                agent_id: self.origin.agent_id.clone().or(part.agent_id.clone()),
+                advisor: part.advisor,
+                tool_result_bytes: pending.bytes,
+                largest_tool_result: pending.largest,
+                turn_start: pending.turn_start,
+            }
+        };
+        self.requests.insert(key.clone(), row);
+        self.slots.push(Slot::Request(key));
+    }
+
+    /// Ends the run: the records to append (in transcript order; a request only when it is new
+    /// or its values changed) and the state for the next run.
+    pub fn finish(mut self) -> (Vec<UsageRecord>, SourceState) {
+        let mut records = Vec::with_capacity(self.slots.len());
+        for slot in self.slots {
+            match slot {
+                Slot::Record(record) => records.push(*record),
+                Slot::Request(key) => {
+                    let Some(row) = self.requests.remove(&key) else {
+                        continue;
+                    };
+                    let recent = &mut self.state.recent;
+                    if let Some(index) = recent.iter().position(|known| known.key == key) {
+                        if recent[index] == row {
+                            continue;
+                        }
+                        recent.remove(index);
+                    }
+                    recent.push(row.clone());
+                    if recent.len() > RECENT_REQUESTS {
+                        recent.remove(0);
+                    }
+                    records.push(UsageRecord::Request(row));
+                }
+            }
+        }
+        (records, self.state)
+    }
+}
+
+/// Adds a later line of the same response: input-side fields from the latest line (they agree),
+/// output tokens as the maximum (older versions wrote placeholders), advisor if any line says so.
+fn merge(row: &mut UsageRow, part: &AssistantPart) {
+    let usage = part.usage;
+    row.input_tokens = usage.input_tokens;
+    row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+    row.cache_read_input_tokens = usage.cache_read_input_tokens;
+    row.context_tokens =
+        usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    row.output_tokens = row.output_tokens.max(usage.output_tokens);
+    row.advisor |= part.advisor;
+    if row.model.is_none() {
+        row.model.clone_from(&part.model);
+    }
+}

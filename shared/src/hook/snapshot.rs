@@ -1,0 +1,279 @@
+//! Taking one snapshot: copy the transcript and its subagent transcripts into a new folder that
+//! gets its final name only once everything is written.
+
+use std::io::Read as _;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use super::subagents::find_subagent_files;
+use crate::store::files::{self, Digested};
+use crate::store::session_id::SessionId;
+use crate::store::snapshot_metadata::{
+    METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile, SnapshotMetadata, TEMP_PREFIX,
+    TRANSCRIPT_FILE_NAME,
+};
+use crate::store::state_dir::StateDir;
+
+/// What to archive and why.
+#[derive(Debug, Clone)]
+pub struct SnapshotRequest {
+    /// The session.
+    pub session: SessionId,
+    /// The transcript to copy.
+    pub transcript: PathBuf,
+    /// `manual`, `auto`, or whatever Claude Code sent.
+    pub trigger: String,
+    /// What the user typed after `/compact`, if anything.
+    pub custom_instructions: Option<String>,
+}
+
+/// Copies the transcript (and its subagent transcripts) into a new snapshot of the session's
+/// archive and returns its metadata and folder. Nothing is left under a final name on failure.
+pub fn take_snapshot(
+    state: &StateDir,
+    request: &SnapshotRequest,
+) -> Result<(SnapshotMetadata, PathBuf)> {
+    let identity = check_transcript(&request.transcript)?;
+    state.ensure_session_dir(&request.session)?;
+    let archive = state.archive_dir(&request.session);
+    files::create_private_dir_all(&archive)?;
+
+    let now = Utc::now();
+    let base_name = snapshot_base_name(now, &request.trigger);
+    let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
+    let built = build(&temp, request, now, identity);
+    let metadata = match built {
+        Ok(metadata) => metadata,
+        Err(error) => {
+            let _ = fs_err::remove_dir_all(&temp);
+            return Err(error);
+        }
+    };
+    match publish(&archive, &temp, &base_name, metadata) {
+        Ok(done) => Ok(done),
+        Err(error) => {
+            let _ = fs_err::remove_dir_all(&temp);
+            Err(error)
+        }
+    }
+}
+
+/// Which file a path named when it was checked: device and inode numbers.
+pub type FileIdentity = (u64, u64);
+
+/// Refuses a transcript path that is missing, a symlink, a folder or anything but a file, and
+/// returns the identity of the file it names, so that the copy can make sure it reads that same
+/// file (and not one a symlink put there in between).
+pub fn check_transcript(path: &Path) -> Result<FileIdentity> {
+    let metadata = match fs_err::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            bail!("the transcript `{}` does not exist", path.display())
+        }
+        Err(error) => return Err(error).context("failed to inspect the transcript"),
+    };
+    let kind = metadata.file_type();
+    if kind.is_symlink() {
+        bail!(
+            "the transcript `{}` is a symbolic link; refusing to follow it",
+            path.display()
+        );
+    }
+    if kind.is_dir() {
+        bail!(
+            "the transcript `{}` is a folder, not a file",
+            path.display()
+        );
+    }
+    if !kind.is_file() {
+        bail!("the transcript `{}` is not a regular file", path.display());
+    }
+    Ok((metadata.dev(), metadata.ino()))
+}
+
+/// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.
+fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
+    let trigger: String = trigger
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(32)
+        .collect();
+    let trigger = if trigger.is_empty() {
+        "unknown".to_owned()
+    } else {
+        trigger
+    };
+    format!("{}-{trigger}", now.format("%Y%m%dT%H%M%S%.6fZ"))
+}
+
+fn build(
+    temp: &Path,
+    request: &SnapshotRequest,
+    now: DateTime<Utc>,
+    identity: FileIdentity,
+) -> Result<SnapshotMetadata> {
+    files::create_private_dir_all(temp)?;
+    let transcript = copy_one(
+        &request.transcript,
+        &temp.join(TRANSCRIPT_FILE_NAME),
+        "transcript",
+        Some(identity),
+    )
+    .context("failed to copy the transcript")?;
+    let mut snapshot_files = vec![SnapshotFile {
+        path: TRANSCRIPT_FILE_NAME.to_owned(),
+        ..transcript.clone()
+    }];
+    let (subagents, mut skipped) = find_subagent_files(&request.transcript, &request.session)
+        .context("failed to find the subagent transcripts")?;
+    for subagent in subagents {
+        let target = temp.join(&subagent.relative);
+        if let Some(parent) = target.parent() {
+            files::create_private_dir_all(parent)?;
+        }
+        let copied = match copy_one(&subagent.source, &target, "subagent", None) {
+            Ok(copied) => copied,
+            // A subagent file can vanish between listing and copying (cleanup); the rest stays.
+            Err(_) if !subagent.source.exists() => {
+                let _ = fs_err::remove_file(&target);
+                continue;
+            }
+            // A full disk fails the whole snapshot; anything else costs only this file.
+            Err(error) if is_storage_full(&error) => return Err(error),
+            Err(error) => {
+                let _ = fs_err::remove_file(&target);
+                skipped.push(SkippedFile {
+                    source: subagent.source.to_string_lossy().into_owned(),
+                    error: format!("{error:#}"),
+                });
+                continue;
+            }
+        };
+        snapshot_files.push(SnapshotFile {
+            path: subagent.relative.to_string_lossy().into_owned(),
+            ..copied
+        });
+    }
+    Ok(SnapshotMetadata {
+        schema: SNAPSHOT_SCHEMA,
+        name: String::new(),
+        session_id: request.session.to_string(),
+        trigger: request.trigger.clone(),
+        custom_instructions: request.custom_instructions.clone(),
+        created_at: now.to_rfc3339_opts(SecondsFormat::Micros, true),
+        source_path: request.transcript.to_string_lossy().into_owned(),
+        size: transcript.size,
+        sha256: transcript.sha256,
+        files: snapshot_files,
+        skipped,
+    })
+}
+
+/// Returns true if and only if `error` comes from a full disk or quota.
+fn is_storage_full(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(
+                io.kind(),
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+            )
+        })
+    })
+}
+
+fn copy_one(
+    source: &Path,
+    target: &Path,
+    role: &str,
+    identity: Option<FileIdentity>,
+) -> Result<SnapshotFile> {
+    let mut reader = fs_err::File::open(source)?;
+    let opened = reader.metadata()?;
+    if !opened.is_file() {
+        bail!("`{}` is not a regular file", source.display());
+    }
+    if identity.is_some_and(|expected| expected != (opened.dev(), opened.ino())) {
+        bail!(
+            "`{}` changed between its check and its copy (a symbolic link?); refusing",
+            source.display()
+        );
+    }
+    // Exactly the bytes there were when it was opened: a file still growing must not keep the
+    // copy going.
+    let Digested { size, sha256 } =
+        files::copy_new_hashed(&mut (&mut reader).take(opened.len()), target)?;
+    Ok(SnapshotFile {
+        path: String::new(),
+        source: source.to_string_lossy().into_owned(),
+        role: role.to_owned(),
+        size,
+        sha256,
+    })
+}
+
+/// Writes `snapshot.json` into the temp folder, then renames the folder to the first free final
+/// name. Renaming onto an existing snapshot fails, so two compactions in one instant never mix.
+fn publish(
+    archive: &Path,
+    temp: &Path,
+    base_name: &str,
+    mut metadata: SnapshotMetadata,
+) -> Result<(SnapshotMetadata, PathBuf)> {
+    for attempt in 0..1000u32 {
+        let name = if attempt == 0 {
+            base_name.to_owned()
+        } else {
+            format!("{base_name}-{attempt}")
+        };
+        let target = archive.join(&name);
+        if target.exists() {
+            continue;
+        }
+        metadata.name.clone_from(&name);
+        let bytes = serde_json::to_vec_pretty(&metadata)?;
+        files::write_atomic(
+            &temp.join(METADATA_FILE_NAME),
+            &bytes,
+            files::PRIVATE_FILE_MODE,
+        )?;
+        match fs_err::rename(temp, &target) {
+            Ok(()) => {
+                files::sync_dir(archive);
+                return Ok((metadata, target));
+            }
+            // Another process took this name between the check and the rename: try the next.
+            Err(_) if target.exists() => {}
+            Err(error) => return Err(error).context("failed to give the snapshot its final name"),
+        }
+    }
+    bail!("could not find a free snapshot name for `{base_name}`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_sort_by_time_and_keep_the_trigger_safe() {
+        let early = DateTime::parse_from_rfc3339("2026-11-30T04:15:02.000001Z")
+            .unwrap()
+            .to_utc();
+        let late = DateTime::parse_from_rfc3339("2026-11-30T04:15:02.000002Z")
+            .unwrap()
+            .to_utc();
+        let first = snapshot_base_name(early, "auto");
+        assert_eq!(first, "20261130T041502.000001Z-auto");
+        assert!(first < snapshot_base_name(late, "auto"));
+        assert_eq!(
+            snapshot_base_name(early, "../x"),
+            "20261130T041502.000001Z-x"
+        );
+        assert_eq!(
+            snapshot_base_name(early, ""),
+            "20261130T041502.000001Z-unknown"
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Finding a session's subagent transcripts, in the 2.1.x layout
+//! (`<transcript dir>/<session id>/subagents/**`) and the 2.0.x one (flat `agent-*.jsonl` files
+//! beside the transcript whose records carry the session id).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::store::session_id::SessionId;
+use crate::store::snapshot_metadata::SkippedFile;
+
+/// One subagent file to archive: where it is, and where it goes inside the snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentFile {
+    /// The file's path on disk.
+    pub source: PathBuf,
+    /// Its path inside the snapshot, always under `subagents/`.
+    pub relative: PathBuf,
+}
+
+/// Lines read from a flat `agent-*.jsonl` file to find its `sessionId`.
+const SESSION_ID_PROBE_LINES: usize = 8;
+
+/// All subagent files of `session` next to `transcript`, sorted by their snapshot path, and the
+/// candidates that could not be examined. Subagent files are best effort: one unreadable file
+/// (of this session or of another) never costs the snapshot of the main transcript.
+pub fn find_subagent_files(
+    transcript: &Path,
+    session: &SessionId,
+) -> Result<(Vec<SubagentFile>, Vec<SkippedFile>)> {
+    let Some(folder) = transcript.parent() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+
+    // 2.1.2 and later: <session id>/subagents/, possibly with nested workflow folders.
+    let nested = folder.join(session.as_str()).join("subagents");
+    if nested.is_dir()
+        && let Err(error) = collect_nested(&nested, Path::new("subagents"), &mut found)
+    {
+        skipped.push(SkippedFile {
+            source: nested.to_string_lossy().into_owned(),
+            error: format!("{:#}", error.context("failed to list the subagent folder")),
+        });
+    }
+
+    // 2.0.x: agent-<id>.jsonl beside the transcript, tied to the session by `sessionId`.
+    for entry in fs_err::read_dir(folder).context("failed to list the transcript's folder")? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_jsonl = Path::new(name)
+            .extension()
+            .is_some_and(|extension| extension == "jsonl");
+        if !(name.starts_with("agent-") && is_jsonl) {
+            continue;
+        }
+        if !entry.file_type()?.is_file() {
+            continue;
+        }
+        match flat_file_belongs_to(&entry.path(), session) {
+            Ok(true) => found.push(SubagentFile {
+                source: entry.path(),
+                relative: Path::new("subagents").join(name),
+            }),
+            Ok(false) => {}
+            Err(error) => skipped.push(SkippedFile {
+                source: entry.path().to_string_lossy().into_owned(),
+                error: format!("{error:#}"),
+            }),
+        }
+    }
+    found.sort_by(|left, right| left.relative.cmp(&right.relative));
+    found.dedup_by(|left, right| left.relative == right.relative);
+    Ok((found, skipped))
+}
+
+fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) -> Result<()> {
+    for entry in fs_err::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let name = entry.file_name();
+        let inner = relative.join(&name);
+        if kind.is_dir() {
+            collect_nested(&entry.path(), &inner, found)?;
+        } else if kind.is_file() {
+            let extension = Path::new(&name)
+                .extension()
+                .and_then(|extension| extension.to_str());
+            if matches!(extension, Some("jsonl" | "json")) {
+                found.push(SubagentFile {
+                    source: entry.path(),
+                    relative: inner,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Returns true if and only if one of the first lines of `path` has `"sessionId"` equal to
+/// `session`.
+fn flat_file_belongs_to(path: &Path, session: &SessionId) -> Result<bool> {
+    let file = fs_err::File::open(path)?;
+    let reader = BufReader::new(file.take(4 * 1024 * 1024));
+    for line in reader.split(b'\n').take(SESSION_ID_PROBE_LINES) {
+        let line = line?;
+        let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if let Some(id) = record.get("sessionId").and_then(serde_json::Value::as_str) {
+            return Ok(id == session.as_str());
+        }
+    }
+    Ok(false)
+}

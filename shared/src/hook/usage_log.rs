@@ -1,0 +1,203 @@
+//! Appending to one session's usage log what a transcript gained since the last run (the Stop,
+//! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use chrono::{SecondsFormat, Utc};
+use fs_err::os::unix::fs::OpenOptionsExt;
+
+use super::cursor::{CursorFile, TranscriptCursor};
+use super::ingest::{Ingest, Origin, SourceState};
+use crate::hook::snapshot::check_transcript;
+use crate::store::files;
+use crate::store::session_id::SessionId;
+use crate::store::state_dir::StateDir;
+use crate::store::usage_record::{RescanRow, UsageRecord};
+use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
+
+/// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
+/// so that a Stop hook stays well inside its budget on a transcript of any size.
+pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
+
+/// What one ingest did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestOutcome {
+    /// Records appended.
+    pub appended: usize,
+    /// Byte offset reached.
+    pub offset: u64,
+    /// Why the transcript was read from its start again, if it was.
+    pub rescan: Option<String>,
+    /// Complete lines skipped (and passed) because they were longer than
+    /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
+    pub overlong_lines: u64,
+}
+
+/// Appends to the session's usage log what `transcript` gained since the last ingest (the
+/// cursor in `cursor.json`). A shrunk or rewritten transcript is read again from its start and
+/// its old records are replaced, so rows are never duplicated. `agent_id` marks a sub-agent's
+/// own transcript (`SubagentStop`'s `agent_transcript_path`).
+pub fn ingest_transcript(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &Path,
+    origin: &Origin,
+) -> Result<IngestOutcome> {
+    state.ensure_session_dir(session)?;
+    let lock = fs_err::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(files::PRIVATE_FILE_MODE)
+        .open(state.usage_lock(session))
+        .context("failed to open the usage lock")?;
+    let wait = lock_wait();
+    files::lock_within(lock.file(), wait).with_context(|| {
+        format!(
+            "the usage log is busy: another ctxhooks process held its lock for {} ms; skipped \
+             (the next Stop run catches up)",
+            wait.as_millis()
+        )
+    })?;
+    let outcome = ingest_locked(state, session, transcript, origin);
+    let _ = lock.file().unlock();
+    outcome
+}
+
+/// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
+/// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
+/// compaction. What is skipped is caught up by the next run, from the cursor.
+fn lock_wait() -> std::time::Duration {
+    std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(
+            std::time::Duration::from_secs(10),
+            std::time::Duration::from_millis,
+        )
+}
+
+fn ingest_locked(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &Path,
+    origin: &Origin,
+) -> Result<IngestOutcome> {
+    let cursor_path = state.cursor_file(session);
+    let log_path = state.usage_log(session);
+    // An unreadable cursor means a rescan; keyed rows make that safe.
+    let (mut cursors, cursor_broken) = match CursorFile::load(&cursor_path) {
+        Ok(cursors) => (cursors, false),
+        Err(_) => (CursorFile::default(), true),
+    };
+    // A FIFO would block the open, a device such as /dev/zero never ends, a symbolic link
+    // may point anywhere: refuse them all before opening, and check the handle again.
+    check_transcript(transcript)?;
+    let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
+    let metadata = file
+        .metadata()
+        .context("failed to read the transcript's size")?;
+    if !metadata.is_file() {
+        bail!(
+            "the transcript `{}` is not a regular file",
+            transcript.display()
+        );
+    }
+    let size = metadata.len();
+    let known = cursors.transcripts.remove(&origin.transcript);
+    let mut rescan = None;
+    let (start, source_state) = match known {
+        Some(cursor) if cursor.offset > size => {
+            rescan = Some("shrank".to_owned());
+            (0, SourceState::default())
+        }
+        Some(cursor) if fingerprint_before(&mut file, cursor.offset)? != cursor.fingerprint => {
+            rescan = Some("fingerprint_changed".to_owned());
+            (0, SourceState::default())
+        }
+        Some(cursor) => (cursor.offset, cursor.state),
+        None if cursor_broken && log_path.exists() => {
+            rescan = Some("cursor_unreadable".to_owned());
+            (0, SourceState::default())
+        }
+        None => (0, SourceState::default()),
+    };
+    if let Some(reason) = &rescan {
+        drop_source_records(&log_path, &origin.transcript)?;
+        files::append_json_line(
+            &log_path,
+            &UsageRecord::Rescan(RescanRow {
+                time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+                transcript: origin.transcript.clone(),
+                reason: reason.clone(),
+            }),
+        )?;
+    }
+    let mut ingest = Ingest::new(origin, source_state);
+    // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
+    // backlog is caught up over several runs, each one leaving a saved cursor.
+    let until = size.min(start.saturating_add(RUN_BYTES));
+    let read = read_bounded_lines(&mut file, start, until, false, MAX_LINE_BYTES, |_, line| {
+        ingest.feed(line);
+    })?;
+    let offset = read.offset;
+    let (records, source_state) = ingest.finish();
+    for record in &records {
+        files::append_json_line(&log_path, record)?;
+    }
+    let fingerprint = fingerprint_before(&mut file, offset)?;
+    // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
+    // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
+    // for every agent the session ever ran.
+    let source_state = if origin.is_agent_file {
+        source_state.finished()
+    } else {
+        source_state
+    };
+    cursors.transcripts.insert(
+        origin.transcript.clone(),
+        TranscriptCursor {
+            offset,
+            fingerprint,
+            state: source_state,
+        },
+    );
+    cursors.save(&cursor_path)?;
+    Ok(IngestOutcome {
+        appended: records.len(),
+        offset,
+        rescan,
+        overlong_lines: read.overlong_lines,
+    })
+}
+
+/// Rewrites the log without `transcript`'s records (rescans are kept as history). The log as it
+/// was is kept beside it first (`usage.before-rescan-<time>.jsonl`): rows are never lost, even
+/// when the transcript they came from was cut short. Lines it cannot read stay byte for byte.
+fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
+    if !log_path.exists() {
+        return Ok(());
+    }
+    let bytes = fs_err::read(log_path).context("failed to read the usage log")?;
+    let mut kept = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|byte| *byte == b'\n') {
+        let drop = serde_json::from_slice::<UsageRecord>(line).is_ok_and(|record| {
+            record.transcript() == transcript && !matches!(record, UsageRecord::Rescan(_))
+        });
+        if !drop {
+            kept.extend_from_slice(line);
+            if !line.ends_with(b"\n") {
+                kept.push(b'\n');
+            }
+        }
+    }
+    if kept.len() < bytes.len() {
+        let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        let previous = log_path.with_file_name(format!("usage.before-rescan-{stamp}.jsonl"));
+        files::write_atomic(&previous, &bytes, files::PRIVATE_FILE_MODE)
+            .context("failed to keep the usage log before its rescan")?;
+    }
+    files::write_atomic(log_path, &kept, files::PRIVATE_FILE_MODE)
+        .context("failed to rewrite the usage log")
+}

@@ -1,0 +1,13 @@
+//! The state folder: where ctxhooks keeps its files, what each file holds, and how files are
+//! written so that nothing is ever half-written or lost.
+
+pub mod clock;
+pub mod env_vars;
+pub mod error_log;
+pub mod files;
+pub mod session_id;
+pub mod sidecar;
+pub mod snapshot_metadata;
+pub mod state_dir;
+pub mod tool_summary;
+pub mod usage_record;

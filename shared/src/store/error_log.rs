@@ -1,0 +1,105 @@
+//! The error log: one JSON line per problem a hook met, read back by `ctxhooks doctor`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use chrono::{SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::store::files;
+use crate::store::state_dir::StateDir;
+
+/// One line of `errors.log`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// When it happened (RFC 3339, UTC).
+    pub time: String,
+    /// The binary that met it, such as `ctxhooks-precompact`.
+    pub hook: String,
+    /// The hook event, when the payload named one.
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The session, when the payload named one (as given, even if it was refused).
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The error and its causes, outermost first.
+    pub error: Vec<String>,
+}
+
+impl ErrorRecord {
+    /// A record for `error`, stamped now.
+    pub fn new(
+        hook: &str,
+        event: Option<String>,
+        session_id: Option<String>,
+        error: &anyhow::Error,
+    ) -> Self {
+        Self {
+            time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            hook: hook.to_owned(),
+            event,
+            session_id,
+            error: error
+                .chain()
+                .map(|cause| shorten(&cause.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// The longest message kept per cause: a hostile payload (a megabyte-long path) must not make a
+/// megabyte-long log line.
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+fn shorten(message: &str) -> String {
+    if message.chars().count() <= MAX_MESSAGE_CHARS {
+        return message.to_owned();
+    }
+    let kept: String = message.chars().take(MAX_MESSAGE_CHARS).collect();
+    format!("{kept}… (cut at {MAX_MESSAGE_CHARS} characters)")
+}
+
+/// Appends `record` to the state folder's `errors.log`, creating the folder if needed.
+pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
+    state.ensure()?;
+    files::append_json_line(&state.errors_log(), record)
+}
+
+/// The last `count` records of an error log (unreadable lines are shown as they are).
+pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = fs_err::read_to_string(path)?;
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(count);
+    Ok(lines[start..]
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|_| ErrorRecord {
+                time: String::new(),
+                hook: String::new(),
+                event: None,
+                session_id: None,
+                error: vec![format!("unreadable line: {line}")],
+            })
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut() {
+        let error = anyhow::anyhow!("{}", "x".repeat(100_000)).context("failed to archive");
+        let record = ErrorRecord::new("ctxhooks-precompact", None, None, &error);
+        assert_eq!(record.error[0], "failed to archive");
+        assert!(record.error[1].chars().count() < MAX_MESSAGE_CHARS + 40);
+        assert!(record.error[1].ends_with("(cut at 2000 characters)"));
+    }
+}

@@ -1,0 +1,137 @@
+//! Where ctxhooks keeps its files: the state folder and one subfolder per session.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::store::env_vars;
+use crate::store::files;
+use crate::store::session_id::SessionId;
+
+/// The state folder: `$CTXHOOKS_HOME`, else `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/ctxhooks`.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    root: PathBuf,
+}
+
+impl StateDir {
+    /// Finds the state folder from the environment. It is not created here.
+    pub fn locate() -> Result<Self> {
+        if let Some(home) = non_empty_var(env_vars::CTXHOOKS_HOME) {
+            return Ok(Self::at(PathBuf::from(home)));
+        }
+        Ok(Self::at(claude_config_dir()?.join("ctxhooks")))
+    }
+
+    /// A state folder at an explicit place.
+    pub fn at(root: PathBuf) -> Self {
+        Self { root }
+    }
+
+    /// The folder itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates the folder (mode 0700) if it does not exist yet.
+    pub fn ensure(&self) -> Result<()> {
+        files::create_private_dir_all(&self.root).context("failed to create the state folder")
+    }
+
+    /// The folder that holds every session's subfolder.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
+    /// One session's folder: `<state>/sessions/<session id>`. Not created here.
+    pub fn session_dir(&self, session: &SessionId) -> PathBuf {
+        self.sessions_dir().join(session.as_str())
+    }
+
+    /// Creates one session's folder (mode 0700) and returns it.
+    pub fn ensure_session_dir(&self, session: &SessionId) -> Result<PathBuf> {
+        let dir = self.session_dir(session);
+        files::create_private_dir_all(&dir).context("failed to create the session folder")?;
+        Ok(dir)
+    }
+
+    /// The error log every hook appends its problems to.
+    pub fn errors_log(&self) -> PathBuf {
+        self.root.join("errors.log")
+    }
+
+    /// What `ctxhooks install` added to which settings file.
+    pub fn installs_file(&self) -> PathBuf {
+        self.root.join("installs.json")
+    }
+
+    /// The lock that serializes installs and uninstalls.
+    pub fn installs_lock(&self) -> PathBuf {
+        self.root.join("installs.lock")
+    }
+
+    /// Settings files as they were before each change by install or uninstall.
+    pub fn backups_dir(&self) -> PathBuf {
+        self.root.join("backups")
+    }
+
+    /// One session's usage log (`usage.jsonl`).
+    pub fn usage_log(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("usage.jsonl")
+    }
+
+    /// The lock that serializes one session's usage ingests (Stop and `SubagentStop` overlap).
+    pub fn usage_lock(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("usage.lock")
+    }
+
+    /// Where the last ingest of each of the session's transcripts stopped (`cursor.json`).
+    pub fn cursor_file(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("cursor.json")
+    }
+
+    /// One session's provenance sidecar (`provenance.jsonl`).
+    pub fn sidecar(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("provenance.jsonl")
+    }
+
+    /// One session's snapshots (`archive/`).
+    pub fn archive_dir(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("archive")
+    }
+
+    /// The ids of every session that has a folder, sorted.
+    pub fn session_ids(&self) -> Result<Vec<SessionId>> {
+        let dir = self.sessions_dir();
+        if !dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut ids = Vec::new();
+        for entry in fs_err::read_dir(&dir).context("failed to list sessions")? {
+            let entry = entry?;
+            if let Some(name) = entry.file_name().to_str()
+                && let Ok(id) = SessionId::parse(name)
+                && entry.file_type()?.is_dir()
+            {
+                ids.push(id);
+            }
+        }
+        ids.sort();
+        Ok(ids)
+    }
+}
+
+/// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
+pub fn claude_config_dir() -> Result<PathBuf> {
+    if let Some(dir) = non_empty_var(env_vars::CLAUDE_CONFIG_DIR) {
+        return Ok(PathBuf::from(dir));
+    }
+    match non_empty_var(env_vars::HOME) {
+        Some(home) => Ok(PathBuf::from(home).join(".claude")),
+        None => bail!("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR` nor `HOME` is set"),
+    }
+}
+
+fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|value| !value.is_empty())
+}
