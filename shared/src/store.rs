@@ -10,4 +10,5 @@ pub mod sidecar;
 pub mod snapshot_metadata;
 pub mod state_dir;
 pub mod tool_summary;
+pub mod trigger;
 pub mod usage_record;

@@ -573,8 +573,9 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
 
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
-    use ctxhooks_shared::command::usage::drops::{Basis, DropClass};
+    use ctxhooks_shared::command::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::command::usage::report::{ReportOptions, build_report};
+    use ctxhooks_shared::store::trigger::Trigger;
     let log = log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     let report = build_report(None, &log, None, &ReportOptions::default());
     // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
@@ -588,13 +589,19 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
         (drop.class, drop.basis),
         (DropClass::Compaction, Basis::Structural)
     );
-    assert!(
-        drop.evidence.contains("preTokens 155250"),
-        "{}",
-        drop.evidence
+    assert_eq!(
+        drop.evidence,
+        DropEvidence::CompactBoundary {
+            time: drop
+                .boundary
+                .as_ref()
+                .and_then(|boundary| boundary.time.clone()),
+            trigger: Some(Trigger::Auto),
+            pre_tokens: Some(155_250),
+        }
     );
     assert_eq!(report.compactions.len(), 1);
-    assert_eq!(report.compactions[0].trigger.as_deref(), Some("auto"));
+    assert_eq!(report.compactions[0].trigger, Some(Trigger::Auto));
     let trigger = report.estimates.trigger.as_ref().unwrap();
     // T: compaction did not fire after request 5 (154,796) and fired after request 6, at
     // preTokens 155,250; the estimate is the middle of that range.

@@ -4,9 +4,12 @@
 pub mod chart;
 pub mod cli_report;
 pub mod cli_usage;
+pub mod compactions;
 pub mod drops;
 pub mod estimates;
+pub mod json;
 pub mod log;
 pub mod report;
 pub mod snapshots;
 pub mod text;
+pub mod warnings;

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::trigger::Trigger;
 use crate::store::usage_record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
 use crate::transcript::entry::{AssistantPart, BoundaryKind, Entry, ToolResult, parse_line};
 
@@ -169,7 +170,7 @@ impl<'origin> Ingest<'origin> {
                     time: boundary.timestamp,
                     transcript: self.origin.transcript.clone(),
                     uuid: boundary.uuid,
-                    trigger: boundary.trigger,
+                    trigger: boundary.trigger.as_deref().map(Trigger::from_text),
                     pre_tokens: boundary.pre_tokens,
                     post_tokens: boundary.post_tokens,
                     tokens_saved: boundary.tokens_saved,

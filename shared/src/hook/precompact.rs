@@ -9,6 +9,7 @@ use super::usage_log::ingest_transcript;
 use crate::hook::payload::{PreCompactInput, typed};
 use crate::hook::runner::HookContext;
 use crate::hook::snapshot::check_transcript;
+use crate::store::trigger::Trigger;
 
 /// Handles one `PreCompact` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
@@ -22,7 +23,10 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let request = SnapshotRequest {
         session: session.clone(),
         transcript: transcript.to_path_buf(),
-        trigger: input.trigger.unwrap_or_else(|| "unknown".to_owned()),
+        trigger: input
+            .trigger
+            .as_deref()
+            .map_or(Trigger::Unknown, Trigger::from_text),
         custom_instructions: input.custom_instructions.filter(|text| !text.is_empty()),
     };
     let (metadata, _) =

@@ -16,6 +16,7 @@ use crate::store::snapshot_metadata::{
     TRANSCRIPT_FILE_NAME,
 };
 use crate::store::state_dir::StateDir;
+use crate::store::trigger::Trigger;
 
 /// What to archive and why.
 #[derive(Debug, Clone)]
@@ -25,7 +26,7 @@ pub struct SnapshotRequest {
     /// The transcript to copy.
     pub transcript: PathBuf,
     /// `manual`, `auto`, or whatever Claude Code sent.
-    pub trigger: String,
+    pub trigger: Trigger,
     /// What the user typed after `/compact`, if anything.
     pub custom_instructions: Option<String>,
 }
@@ -42,7 +43,7 @@ pub fn take_snapshot(
     files::create_private_dir_all(&archive)?;
 
     let now = Utc::now();
-    let base_name = snapshot_base_name(now, &request.trigger);
+    let base_name = snapshot_base_name(now, request.trigger.as_str());
     let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
     let built = build(&temp, request, now, identity);
     let metadata = match built {

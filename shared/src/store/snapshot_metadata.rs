@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::trigger::Trigger;
+
 /// The metadata file inside each snapshot folder.
 pub const METADATA_FILE_NAME: &str = "snapshot.json";
 
@@ -40,7 +42,7 @@ pub struct SnapshotMetadata {
     /// The session.
     pub session_id: String,
     /// `manual` or `auto`.
-    pub trigger: String,
+    pub trigger: Trigger,
     /// What the user typed after `/compact`; null for automatic compactions.
     pub custom_instructions: Option<String>,
     /// When the snapshot was taken (RFC 3339, UTC, microseconds).

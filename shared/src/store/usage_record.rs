@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::trigger::Trigger;
+
 /// One line of the usage log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -93,7 +95,7 @@ pub struct BoundaryRow {
     pub uuid: Option<String>,
     /// `auto` or `manual`.
     #[serde(default)]
-    pub trigger: Option<String>,
+    pub trigger: Option<Trigger>,
     /// `preTokens`: the context when compaction started.
     #[serde(default)]
     pub pre_tokens: Option<u64>,

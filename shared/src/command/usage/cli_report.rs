@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::cli_usage::load_log;
+use super::json::report_json;
 use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
 use crate::command::archives::catalog::list_snapshots;
@@ -96,9 +97,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     }
     if args.json {
         if args.all {
-            output::print_json(&reports)?;
+            let values: Vec<serde_json::Value> = reports.iter().map(report_json).collect();
+            output::print_json(&values)?;
         } else if let Some(report) = reports.first() {
-            output::print_json(report)?;
+            output::print_json(&report_json(report))?;
         }
     } else {
         if reports.is_empty() {

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::log::{SessionLog, TimelineItem};
+use crate::store::trigger::Trigger;
 use crate::store::usage_record::{BoundaryRow, UsageRow};
 
 /// Default: a cache write at least this large after a drop means a compaction.
@@ -63,6 +64,64 @@ pub enum Basis {
     Heuristic,
 }
 
+/// What a drop's class rests on: the facts, for the text and JSON renderers to put in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum DropEvidence {
+    /// A `compact_boundary` record lies between the two requests.
+    CompactBoundary {
+        /// The boundary's time.
+        time: Option<String>,
+        /// Its `trigger`.
+        trigger: Option<Trigger>,
+        /// Its `preTokens`.
+        pre_tokens: Option<u64>,
+    },
+    /// A `microcompact_boundary` record lies between the two requests.
+    MicrocompactBoundary {
+        /// Its `trigger`.
+        trigger: Option<Trigger>,
+        /// Its `preTokens`.
+        pre_tokens: Option<u64>,
+        /// Its `tokensSaved`.
+        tokens_saved: Option<u64>,
+    },
+    /// The request after the drop wrote nothing to the cache and had no context.
+    ZeroContext,
+    /// The request before the drop called the advisor, and the one after wrote little.
+    AdvisorCall {
+        /// The cache write after the drop.
+        cache_write: u64,
+        /// The compaction threshold it stayed under.
+        compaction_threshold: u64,
+    },
+    /// No boundary, but the request after the drop rewrote much of the cache.
+    LargeCacheWrite {
+        /// The cache write after the drop.
+        cache_write: u64,
+        /// The compaction threshold it reached.
+        compaction_threshold: u64,
+        /// True when the request before called the advisor.
+        after_advisor_call: bool,
+    },
+    /// The request after the drop wrote little to the cache.
+    SmallCacheWrite {
+        /// The cache write after the drop.
+        cache_write: u64,
+        /// The advisor threshold it stayed under.
+        advisor_threshold: u64,
+    },
+    /// The cache write lies between the two thresholds.
+    BetweenThresholds {
+        /// The cache write after the drop.
+        cache_write: u64,
+        /// The advisor threshold.
+        advisor_threshold: u64,
+        /// The compaction threshold.
+        compaction_threshold: u64,
+    },
+}
+
 /// One drop (or a boundary between two requests, even if context did not fall).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContextDrop {
@@ -82,8 +141,8 @@ pub struct ContextDrop {
     pub class: DropClass,
     /// What the class rests on.
     pub basis: Basis,
-    /// The evidence, in words.
-    pub evidence: String,
+    /// The evidence.
+    pub evidence: DropEvidence,
     /// The compaction boundary between the two requests, if any.
     pub boundary: Option<BoundaryRow>,
 }
@@ -162,41 +221,29 @@ pub fn classify_drops(
             (
                 DropClass::Compaction,
                 Basis::Structural,
-                format!(
-                    "compact_boundary{} (trigger {}, preTokens {}) between the two requests",
-                    boundary
-                        .time
-                        .as_deref()
-                        .map(|time| format!(" at {time}"))
-                        .unwrap_or_default(),
-                    boundary.trigger.as_deref().unwrap_or("unknown"),
-                    boundary
-                        .pre_tokens
-                        .map_or_else(|| "unknown".to_owned(), |tokens| tokens.to_string()),
-                ),
+                DropEvidence::CompactBoundary {
+                    time: boundary.time.clone(),
+                    trigger: boundary.trigger.clone(),
+                    pre_tokens: boundary.pre_tokens,
+                },
                 Some(boundary.clone()),
             )
         } else if let Some((_, boundary)) = micro {
             (
                 DropClass::MicroCompaction,
                 Basis::Structural,
-                format!(
-                    "microcompact_boundary (trigger {}, preTokens {}, tokensSaved {}) between the two requests",
-                    boundary.trigger.as_deref().unwrap_or("unknown"),
-                    boundary
-                        .pre_tokens
-                        .map_or_else(|| "unknown".to_owned(), |tokens| tokens.to_string()),
-                    boundary
-                        .tokens_saved
-                        .map_or_else(|| "unknown".to_owned(), |tokens| tokens.to_string()),
-                ),
+                DropEvidence::MicrocompactBoundary {
+                    trigger: boundary.trigger.clone(),
+                    pre_tokens: boundary.pre_tokens,
+                    tokens_saved: boundary.tokens_saved,
+                },
                 Some(boundary.clone()),
             )
         } else if cache_write == 0 && after.context_tokens == 0 {
             (
                 DropClass::ResumeArtifact,
                 Basis::Heuristic,
-                "the request after the drop wrote 0 to the cache with 0 context".to_owned(),
+                DropEvidence::ZeroContext,
                 None,
             )
         } else if before.advisor && cache_write < compaction_write {
@@ -205,43 +252,42 @@ pub fn classify_drops(
             (
                 DropClass::AdvisorRoundTrip,
                 Basis::Structural,
-                format!(
-                    "the request before the drop called the advisor tool, and the request after it wrote only {cache_write} tokens to the cache (< {compaction_write})"
-                ),
+                DropEvidence::AdvisorCall {
+                    cache_write,
+                    compaction_threshold: compaction_write,
+                },
                 None,
             )
         } else if cache_write >= compaction_write {
             (
                 DropClass::Compaction,
                 Basis::Heuristic,
-                format!(
-                    "no compact_boundary in the log, but the request after the drop wrote {cache_write} tokens to the cache (>= {compaction_write}){}",
-                    if before.advisor {
-                        ", after an advisor call"
-                    } else {
-                        ""
-                    }
-                ),
+                DropEvidence::LargeCacheWrite {
+                    cache_write,
+                    compaction_threshold: compaction_write,
+                    after_advisor_call: before.advisor,
+                },
                 None,
             )
         } else if cache_write <= thresholds.advisor_cache_write {
             (
                 DropClass::AdvisorRoundTrip,
                 Basis::Heuristic,
-                format!(
-                    "the request after the drop wrote only {cache_write} tokens to the cache (<= {})",
-                    thresholds.advisor_cache_write
-                ),
+                DropEvidence::SmallCacheWrite {
+                    cache_write,
+                    advisor_threshold: thresholds.advisor_cache_write,
+                },
                 None,
             )
         } else {
             (
                 DropClass::Undecided,
                 Basis::Heuristic,
-                format!(
-                    "cache write {cache_write} is between {} and {compaction_write}",
-                    thresholds.advisor_cache_write
-                ),
+                DropEvidence::BetweenThresholds {
+                    cache_write,
+                    advisor_threshold: thresholds.advisor_cache_write,
+                    compaction_threshold: compaction_write,
+                },
                 None,
             )
         };
@@ -341,11 +387,13 @@ mod tests {
         let rewritten = vec![row("a", 0, 200_000, true), row("b", 60_000, 0, false)];
         let drops = classify_drops(&chain(rewritten), &Thresholds::default(), None);
         assert_eq!(classes(&drops), [(DropClass::Compaction, Basis::Heuristic)]);
-        assert!(
-            drops[0].evidence.contains("after an advisor call"),
-            "{}",
-            drops[0].evidence
-        );
+        assert!(matches!(
+            drops[0].evidence,
+            DropEvidence::LargeCacheWrite {
+                after_advisor_call: true,
+                ..
+            }
+        ));
         let mut with_boundary = chain(rows);
         with_boundary.boundaries[1].push((
             false,
@@ -353,7 +401,7 @@ mod tests {
                 time: None,
                 transcript: "t".into(),
                 uuid: None,
-                trigger: Some("auto".into()),
+                trigger: Some(Trigger::Auto),
                 pre_tokens: Some(200_000),
                 post_tokens: None,
                 tokens_saved: Some(100_000),

@@ -1,10 +1,12 @@
 //! Estimates from one session's main chain: the auto-compaction trigger T, the cap, the floor
 //! after compaction, the headroom, and the turns that added the most context.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::store::trigger::Trigger;
 
 use super::drops::{ContextDrop, DropClass, MainChain};
 use crate::store::usage_record::ToolResultNote;
@@ -59,8 +61,38 @@ pub struct TriggerEstimate {
 pub struct Cap {
     /// Tokens.
     pub tokens: u64,
-    /// Where it came from: `flag`, `settings:<path>`, `model:[1m]` or `default`.
-    pub source: String,
+    /// Where it came from.
+    pub source: CapSource,
+}
+
+/// Where the cap came from. In JSON: `flag`, `settings:<path>`, `model:[1m]` or `default`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CapSource {
+    /// `--cap`.
+    Flag,
+    /// `autoCompactWindow` in this settings file.
+    Settings(PathBuf),
+    /// The window of a `[1m]` model.
+    MillionTokenModel,
+    /// The window of every other model.
+    Default,
+}
+
+impl std::fmt::Display for CapSource {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Flag => formatter.write_str("flag"),
+            Self::Settings(path) => write!(formatter, "settings:{}", path.display()),
+            Self::MillionTokenModel => formatter.write_str("model:[1m]"),
+            Self::Default => formatter.write_str("default"),
+        }
+    }
+}
+
+impl Serialize for CapSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// A turn that added context.
@@ -179,10 +211,12 @@ pub fn estimate(
         .filter(|drop| drop.class == DropClass::Compaction)
         .filter_map(|drop| {
             let boundary = drop.boundary.as_ref()?;
-            (boundary.trigger.as_deref() == Some("auto")).then(|| TriggerObservation {
-                low: not_fired(drop.before_index),
-                high: boundary.pre_tokens.or(Some(drop.context_before)),
-                time: boundary.time.clone(),
+            (boundary.trigger.as_ref().is_some_and(Trigger::is_automatic)).then(|| {
+                TriggerObservation {
+                    low: not_fired(drop.before_index),
+                    high: boundary.pre_tokens.or(Some(drop.context_before)),
+                    time: boundary.time.clone(),
+                }
             })
         })
         .collect();
@@ -272,7 +306,7 @@ pub fn find_cap(
     if let Some(tokens) = explicit {
         return Cap {
             tokens,
-            source: "flag".to_owned(),
+            source: CapSource::Flag,
         };
     }
     let mut candidates = Vec::new();
@@ -291,19 +325,19 @@ pub fn find_cap(
         if let Some(tokens) = window {
             return Cap {
                 tokens,
-                source: format!("settings:{}", path.display()),
+                source: CapSource::Settings(path),
             };
         }
     }
     if model.is_some_and(|model| model.contains("[1m]")) {
         return Cap {
             tokens: MILLION_WINDOW,
-            source: "model:[1m]".to_owned(),
+            source: CapSource::MillionTokenModel,
         };
     }
     Cap {
         tokens: DEFAULT_WINDOW,
-        source: "default".to_owned(),
+        source: CapSource::Default,
     }
 }
 
@@ -324,7 +358,7 @@ mod tests {
         assert_eq!(find_cap(Some(5), Some(&project), None, None).tokens, 5);
         let from_settings = find_cap(None, Some(&project), None, None);
         assert_eq!(from_settings.tokens, 240_000);
-        assert!(from_settings.source.starts_with("settings:"));
+        assert!(matches!(from_settings.source, CapSource::Settings(_)));
         let elsewhere = dir.join("elsewhere");
         assert_eq!(
             find_cap(None, Some(&elsewhere), None, Some("claude-sonnet-4-5[1m]")).tokens,

@@ -5,20 +5,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::drops::{Basis, ContextDrop, DropClass, MainChain, Thresholds, classify_drops};
-use super::estimates::{
-    ADVISOR_FACTOR, Cap, Estimates, estimate, find_cap, floors, growths, median,
-};
+use super::compactions::{Compaction, attempted_compactions, compactions_of};
+use super::drops::{ContextDrop, MainChain, Thresholds, classify_drops, compaction_threshold};
+use super::estimates::{Cap, Estimates, estimate, find_cap, floors, median};
 use super::log::SessionLog;
 use super::snapshots::{
     CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
     match_snapshots,
 };
+use super::warnings::{Warning, find_warnings};
 use crate::command::archives::catalog::SnapshotEntry;
 use crate::store::usage_record::UsageRow;
-
-/// Automatic compactions fewer than this many turns apart form a loop.
-pub const LOOP_TURNS: usize = 3;
 
 /// Version of the report's JSON layout.
 pub const REPORT_SCHEMA: u32 = 1;
@@ -74,46 +71,6 @@ pub struct Peak {
     pub time: Option<String>,
 }
 
-/// One compaction: from a boundary, or inferred from a drop.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Compaction {
-    /// The boundary's time, else the first request after it.
-    pub time: Option<String>,
-    /// `structural` (a boundary) or `heuristic` (a drop's cache write).
-    pub basis: Basis,
-    /// `auto` or `manual`, when the boundary says.
-    pub trigger: Option<String>,
-    /// `preTokens`.
-    pub pre_tokens: Option<u64>,
-    /// `postTokens` (newer versions).
-    pub post_tokens: Option<u64>,
-    /// The last main-chain context before it.
-    pub context_before: Option<u64>,
-    /// The first main-chain context after it (the floor).
-    pub context_after: Option<u64>,
-    /// Index of the first main-chain request after it (the request count if none yet).
-    pub next_request_index: usize,
-    /// Main-chain requests since the previous compaction.
-    pub requests_since_previous: Option<usize>,
-    /// For an automatic compaction: turns (requests that start one, see `turn_start`) since the
-    /// previous automatic compaction; requests when the log marks no turn at all (a log
-    /// written before the field existed).
-    pub turns_since_previous_automatic: Option<usize>,
-    /// The snapshot taken for it, if one was found.
-    pub snapshot: Option<String>,
-}
-
-/// A problem worth a look.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Warning {
-    /// `compaction_loop`, `floor_above_trigger`, `turn_exceeds_headroom`,
-    /// `advisor_crosses_trigger`, `compaction_without_snapshot` or
-    /// `snapshot_without_compaction`.
-    pub kind: String,
-    /// In words.
-    pub message: String,
-}
-
 /// Everything `ctxhooks report` says about one session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionReport {
@@ -160,33 +117,6 @@ pub struct AppliedThresholds {
     pub min_drop: u64,
 }
 
-/// Main-chain requests after which an automatic `PreCompact` snapshot was taken with no
-/// compaction following: (request index, snapshot time).
-fn attempted_compactions(
-    chain: &MainChain,
-    snapshots: Option<&[SnapshotEntry]>,
-    unmatched: &[String],
-) -> Vec<(usize, String)> {
-    let Some(snapshots) = snapshots else {
-        return Vec::new();
-    };
-    snapshots
-        .iter()
-        .filter(|snapshot| snapshot.metadata.trigger == "auto")
-        .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
-        .filter_map(|snapshot| {
-            let taken = chrono::DateTime::parse_from_rfc3339(&snapshot.metadata.created_at).ok()?;
-            let index = chain.requests.iter().rposition(|row| {
-                row.time
-                    .as_deref()
-                    .and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
-                    .is_some_and(|time| time <= taken)
-            })?;
-            Some((index, snapshot.metadata.created_at.clone()))
-        })
-        .collect()
-}
-
 /// Builds the report of one session log. `snapshots` is `None` when there is no state folder
 /// to cross-check against.
 pub fn build_report(
@@ -207,8 +137,7 @@ pub fn build_report(
         None,
     )));
     let drops = classify_drops(&chain, &options.thresholds, structural_floor);
-    let compaction_write =
-        super::drops::compaction_threshold(&options.thresholds, structural_floor);
+    let compaction_write = compaction_threshold(&options.thresholds, structural_floor);
     let main_source = log
         .sources
         .iter()
@@ -253,12 +182,7 @@ pub fn build_report(
     // trigger was reached after the request before it.
     let attempts = attempted_compactions(&chain, snapshots, &check.snapshots_without_compaction);
     let estimates = estimate(&chain, &drops, cap, &attempts);
-    let label = if rows.len() > chain.requests.len() {
-        "main-chain request"
-    } else {
-        "request"
-    };
-    let warnings = warnings(&chain, &compactions, &check, &estimates, label);
+    let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
     for row in &rows {
         if !transcripts.contains(&row.transcript) {
@@ -313,199 +237,11 @@ fn totals(rows: &[UsageRow]) -> Totals {
     totals
 }
 
-/// Every compaction boundary of the main chain (also before the first and after the last
-/// request) and every drop classified as a compaction without one, in order.
-fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
-    let count = chain.requests.len();
-    let mut compactions = Vec::new();
-    let boundary_lists = chain
-        .boundaries
-        .iter()
-        .enumerate()
-        .chain(std::iter::once((count, &chain.trailing_boundaries)));
-    for (index, boundaries) in boundary_lists {
-        let before = index
-            .checked_sub(1)
-            .map(|before| chain.requests[before].context_tokens);
-        let after = chain.requests.get(index).map(|row| row.context_tokens);
-        for (full, boundary) in boundaries {
-            if *full {
-                compactions.push(Compaction {
-                    time: boundary.time.clone(),
-                    basis: Basis::Structural,
-                    trigger: boundary.trigger.clone(),
-                    pre_tokens: boundary.pre_tokens,
-                    post_tokens: boundary.post_tokens,
-                    context_before: before,
-                    context_after: after,
-                    next_request_index: index,
-                    requests_since_previous: None,
-                    turns_since_previous_automatic: None,
-                    snapshot: None,
-                });
-            }
-        }
-        if let Some(drop) = drops.iter().find(|drop| {
-            drop.after_index == index
-                && drop.class == DropClass::Compaction
-                && drop.basis == Basis::Heuristic
-        }) {
-            compactions.push(Compaction {
-                time: drop.time.clone(),
-                basis: Basis::Heuristic,
-                trigger: None,
-                pre_tokens: None,
-                post_tokens: None,
-                context_before: Some(drop.context_before),
-                context_after: Some(drop.context_after),
-                next_request_index: index,
-                requests_since_previous: None,
-                turns_since_previous_automatic: None,
-                snapshot: None,
-            });
-        }
-    }
-    for position in 1..compactions.len() {
-        compactions[position].requests_since_previous = Some(
-            compactions[position].next_request_index - compactions[position - 1].next_request_index,
-        );
-    }
-    // Turns between automatic compactions. Logs from before `turn_start` have none marked:
-    // then every request counts as a turn (the old, coarser rule).
-    let marks_turns = chain.requests.iter().any(|row| row.turn_start);
-    let mut previous_automatic: Option<usize> = None;
-    for compaction in &mut compactions {
-        if compaction.trigger.as_deref() != Some("auto") {
-            continue;
-        }
-        let next = compaction.next_request_index;
-        if let Some(start) = previous_automatic {
-            let between = &chain.requests[start..next];
-            compaction.turns_since_previous_automatic = Some(if marks_turns {
-                between.iter().filter(|row| row.turn_start).count()
-            } else {
-                between.len()
-            });
-        }
-        previous_automatic = Some(next);
-    }
-    compactions
-}
-
-fn warnings(
-    chain: &MainChain,
-    compactions: &[Compaction],
-    check: &SnapshotCheck,
-    estimates: &Estimates,
-    label: &str,
-) -> Vec<Warning> {
-    let mut warnings = Vec::new();
-    for (position, compaction) in compactions.iter().enumerate() {
-        if let Some(between) = compaction.turns_since_previous_automatic
-            && between < LOOP_TURNS
-        {
-            let previous = compactions[..position]
-                .iter()
-                .rposition(|earlier| earlier.trigger.as_deref() == Some("auto"))
-                .map_or(0, |index| index + 1);
-            warnings.push(Warning {
-                kind: "compaction_loop".to_owned(),
-                message: format!(
-                    "automatic compaction {} came only {between} turn(s) after automatic \
-                     compaction {previous} ({}): context refills past the trigger at once; look \
-                     at what the turns put back (large tool results, files read whole) before \
-                     raising the cap",
-                    position + 1,
-                    compaction.time.as_deref().unwrap_or("time unknown"),
-                ),
-            });
-        }
-    }
-    for &index in &check.compactions_without_snapshot {
-        warnings.push(Warning {
-            kind: "compaction_without_snapshot".to_owned(),
-            message: format!(
-                "compaction {} ({}) has no PreCompact snapshot: the hook did not fire (a known \
-                 Claude Code bug) or was not installed then",
-                index + 1,
-                compactions[index].time.as_deref().unwrap_or("time unknown"),
-            ),
-        });
-    }
-    for name in &check.snapshots_without_compaction {
-        warnings.push(Warning {
-            kind: "snapshot_without_compaction".to_owned(),
-            message: format!(
-                "snapshot {name} has no compaction in the usage log (the compaction failed, or \
-                 its boundary has not been logged yet)"
-            ),
-        });
-    }
-    if let Some(headroom) = estimates.headroom
-        && headroom <= 0
-    {
-        // Every turn would "exceed" a headroom of zero or less: one warning says it all.
-        warnings.push(Warning {
-            kind: "floor_above_trigger".to_owned(),
-            message: format!(
-                "the context right after compaction is already above the trigger: every turn \
-                 re-compacts (floor {}, trigger about {}, headroom {headroom})",
-                estimates.floor.unwrap_or(0),
-                estimates
-                    .trigger
-                    .as_ref()
-                    .map_or(0, |trigger| trigger.estimate),
-            ),
-        });
-    } else if let Some(headroom) = estimates.headroom {
-        for (index, added) in growths(chain) {
-            let after = &chain.requests[index];
-            if i64::try_from(added).unwrap_or(i64::MAX) > headroom {
-                warnings.push(Warning {
-                    kind: "turn_exceeds_headroom".to_owned(),
-                    message: format!(
-                        "{label} {} ({}) added {added} tokens, more than the headroom of \
-                         {headroom}: one such turn right after a compaction triggers the next",
-                        index + 1,
-                        after.time.as_deref().unwrap_or("time unknown"),
-                    ),
-                });
-            }
-        }
-    }
-    if let Some(trigger) = &estimates.trigger {
-        for index in 1..chain.requests.len() {
-            let row = &chain.requests[index];
-            if !row.advisor {
-                continue;
-            }
-            let before = chain.requests[index - 1].context_tokens;
-            #[allow(
-                clippy::cast_precision_loss,
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss
-            )]
-            let inflated = (before as f64 * ADVISOR_FACTOR) as u64;
-            if inflated >= trigger.estimate {
-                warnings.push(Warning {
-                    kind: "advisor_crosses_trigger".to_owned(),
-                    message: format!(
-                        "{label} {} ({}) called the advisor at {before} tokens of context; \
-                         x{ADVISOR_FACTOR} = {inflated} reaches the trigger of about {}",
-                        index + 1,
-                        row.time.as_deref().unwrap_or("time unknown"),
-                        trigger.estimate,
-                    ),
-                });
-            }
-        }
-    }
-    warnings
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command::usage::drops::{Basis, DropClass, DropEvidence};
+    use crate::store::trigger::Trigger;
     use crate::store::usage_record::{BoundaryRow, UsageRecord};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
@@ -536,7 +272,7 @@ mod tests {
             time: None,
             transcript: "t".into(),
             uuid: Some(uuid.into()),
-            trigger: Some(trigger.into()),
+            trigger: Some(Trigger::from_text(trigger)),
             pre_tokens: Some(pre_tokens),
             post_tokens: None,
             tokens_saved: None,
@@ -546,11 +282,7 @@ mod tests {
     }
 
     fn kinds(report: &SessionReport) -> Vec<&str> {
-        report
-            .warnings
-            .iter()
-            .map(|warning| warning.kind.as_str())
-            .collect()
+        report.warnings.iter().map(Warning::kind).collect()
     }
 
     fn report_of(records: Vec<UsageRecord>) -> SessionReport {
@@ -747,8 +479,25 @@ mod tests {
             kinds(&report),
             ["turn_exceeds_headroom", "advisor_crosses_trigger"]
         );
-        assert!(report.warnings[0].message.contains("added 65000 tokens"));
-        assert!(report.warnings[1].message.contains("= 110000"));
+        assert!(matches!(
+            report.warnings[0],
+            Warning::TurnExceedsHeadroom {
+                request: 5,
+                added_tokens: 65_000,
+                headroom: 60_000,
+                ..
+            }
+        ));
+        assert!(matches!(
+            report.warnings[1],
+            Warning::AdvisorCrossesTrigger {
+                request: 4,
+                context_before: 50_000,
+                inflated: 110_000,
+                trigger: 100_000,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -758,7 +507,7 @@ mod tests {
             schema: 1,
             name: "20260101T010000.000000Z-auto".into(),
             session_id: "s".into(),
-            trigger: "auto".into(),
+            trigger: Trigger::Auto,
             custom_instructions: None,
             created_at: "2026-01-01T01:00:00.000000Z".into(),
             source_path: "t".into(),
@@ -805,7 +554,7 @@ mod tests {
             time: None,
             transcript: "t".into(),
             uuid: Some("m1".into()),
-            trigger: Some("auto".into()),
+            trigger: Some(Trigger::Auto),
             pre_tokens: Some(120_000),
             post_tokens: None,
             tokens_saved: Some(40_000),
@@ -822,7 +571,13 @@ mod tests {
             (report.drops[0].class, report.drops[0].basis),
             (DropClass::MicroCompaction, Basis::Structural)
         );
-        assert!(report.drops[0].evidence.contains("tokensSaved 40000"));
+        assert!(matches!(
+            report.drops[0].evidence,
+            DropEvidence::MicrocompactBoundary {
+                tokens_saved: Some(40_000),
+                ..
+            }
+        ));
         // Not a compaction: no floor, no trigger observation.
         assert!(report.compactions.is_empty());
         assert_eq!(report.estimates.floor, None);

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::command::archives::catalog::SnapshotEntry;
+use crate::store::trigger::Trigger;
 
 /// Default: how long before a compaction's boundary its snapshot may have been taken.
 pub const DEFAULT_MATCH_BEFORE_SECONDS: i64 = 900;
@@ -18,7 +19,7 @@ pub struct CompactionPoint {
     /// Its time (the boundary's, else the first request after it).
     pub time: Option<String>,
     /// `auto`, `manual`, or unknown.
-    pub trigger: Option<String>,
+    pub trigger: Option<Trigger>,
 }
 
 /// A compaction and its snapshot.
@@ -88,8 +89,8 @@ pub fn match_snapshots(
             .filter(|(_, snapshot)| {
                 compaction
                     .trigger
-                    .as_deref()
-                    .is_none_or(|trigger| trigger == snapshot.metadata.trigger)
+                    .as_ref()
+                    .is_none_or(|trigger| *trigger == snapshot.metadata.trigger)
             })
             .filter_map(|(position, snapshot)| {
                 let taken = parse_time(Some(&snapshot.metadata.created_at))?;
@@ -138,7 +139,7 @@ mod tests {
                 schema: 1,
                 name: name.to_owned(),
                 session_id: "s".to_owned(),
-                trigger: trigger.to_owned(),
+                trigger: Trigger::from_text(trigger),
                 custom_instructions: None,
                 created_at: created_at.to_owned(),
                 source_path: "t".to_owned(),
@@ -153,7 +154,7 @@ mod tests {
     fn point(time: &str) -> CompactionPoint {
         CompactionPoint {
             time: Some(time.to_owned()),
-            trigger: Some("auto".to_owned()),
+            trigger: Some(Trigger::Auto),
         }
     }
 

@@ -2,10 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::drops::Basis;
-use super::estimates::TriggerEstimate;
+use super::drops::{Basis, DropEvidence};
+use super::estimates::{ADVISOR_FACTOR, TriggerEstimate};
 use super::log::{SessionLog, TimelineItem};
 use super::report::SessionReport;
+use super::warnings::Warning;
+use crate::store::trigger::Trigger;
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(value: u64) -> String {
@@ -101,7 +103,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                         ""
                     },
                     short_time(boundary.time.as_deref()),
-                    boundary.trigger.as_deref().unwrap_or("unknown"),
+                    boundary.trigger.as_ref().map_or("unknown", Trigger::as_str),
                     boundary
                         .pre_tokens
                         .map_or_else(|| "unknown".to_owned(), thousands),
@@ -163,7 +165,7 @@ pub fn report_text(report: &SessionReport) -> String {
             thousands(drop.context_before),
             thousands(drop.context_after),
             basis_name(drop.basis),
-            drop.evidence,
+            drop_evidence_text(&drop.evidence),
         );
     }
     let _ = writeln!(text, "\n  compactions ({}):", report.compactions.len());
@@ -178,7 +180,10 @@ pub fn report_text(report: &SessionReport) -> String {
             "    {}. {}  {} {}, preTokens {}, before {}, after {}; {snapshot}",
             index + 1,
             short_time(compaction.time.as_deref()),
-            compaction.trigger.as_deref().unwrap_or("unknown trigger"),
+            compaction
+                .trigger
+                .as_ref()
+                .map_or("unknown trigger", Trigger::as_str),
             basis_name(compaction.basis),
             compaction
                 .pre_tokens
@@ -271,9 +276,146 @@ pub fn report_text(report: &SessionReport) -> String {
         let _ = writeln!(text, "    none");
     }
     for warning in &report.warnings {
-        let _ = writeln!(text, "    [{}] {}", warning.kind, warning.message);
+        let _ = writeln!(
+            text,
+            "    [{}] {}",
+            warning.kind(),
+            warning_text(warning, label)
+        );
     }
     text
+}
+
+/// A drop's evidence in words.
+pub fn drop_evidence_text(evidence: &DropEvidence) -> String {
+    let or_unknown = |tokens: Option<u64>| {
+        tokens.map_or_else(|| "unknown".to_owned(), |tokens| tokens.to_string())
+    };
+    let trigger_name = |trigger: &Option<Trigger>| {
+        trigger
+            .as_ref()
+            .map_or("unknown", Trigger::as_str)
+            .to_owned()
+    };
+    match evidence {
+        DropEvidence::CompactBoundary {
+            time,
+            trigger,
+            pre_tokens,
+        } => format!(
+            "compact_boundary{} (trigger {}, preTokens {}) between the two requests",
+            time.as_deref()
+                .map(|time| format!(" at {time}"))
+                .unwrap_or_default(),
+            trigger_name(trigger),
+            or_unknown(*pre_tokens),
+        ),
+        DropEvidence::MicrocompactBoundary {
+            trigger,
+            pre_tokens,
+            tokens_saved,
+        } => format!(
+            "microcompact_boundary (trigger {}, preTokens {}, tokensSaved {}) between the two requests",
+            trigger_name(trigger),
+            or_unknown(*pre_tokens),
+            or_unknown(*tokens_saved),
+        ),
+        DropEvidence::ZeroContext => {
+            "the request after the drop wrote 0 to the cache with 0 context".to_owned()
+        }
+        DropEvidence::AdvisorCall {
+            cache_write,
+            compaction_threshold,
+        } => format!(
+            "the request before the drop called the advisor tool, and the request after it wrote only {cache_write} tokens to the cache (< {compaction_threshold})"
+        ),
+        DropEvidence::LargeCacheWrite {
+            cache_write,
+            compaction_threshold,
+            after_advisor_call,
+        } => format!(
+            "no compact_boundary in the log, but the request after the drop wrote {cache_write} tokens to the cache (>= {compaction_threshold}){}",
+            if *after_advisor_call {
+                ", after an advisor call"
+            } else {
+                ""
+            }
+        ),
+        DropEvidence::SmallCacheWrite {
+            cache_write,
+            advisor_threshold,
+        } => format!(
+            "the request after the drop wrote only {cache_write} tokens to the cache (<= {advisor_threshold})"
+        ),
+        DropEvidence::BetweenThresholds {
+            cache_write,
+            advisor_threshold,
+            compaction_threshold,
+        } => format!(
+            "cache write {cache_write} is between {advisor_threshold} and {compaction_threshold}"
+        ),
+    }
+}
+
+/// A warning in words; `label` names requests as [`request_label`] says.
+pub fn warning_text(warning: &Warning, label: &str) -> String {
+    let when = |time: &Option<String>| time.clone().unwrap_or_else(|| "time unknown".to_owned());
+    match warning {
+        Warning::CompactionLoop {
+            compaction,
+            previous,
+            turns,
+            time,
+        } => format!(
+            "automatic compaction {} came only {turns} turn(s) after automatic compaction {} \
+             ({}): context refills past the trigger at once; look at what the turns put back \
+             (large tool results, files read whole) before raising the cap",
+            compaction + 1,
+            previous + 1,
+            when(time),
+        ),
+        Warning::CompactionWithoutSnapshot { compaction, time } => format!(
+            "compaction {} ({}) has no PreCompact snapshot: the hook did not fire (a known \
+             Claude Code bug) or was not installed then",
+            compaction + 1,
+            when(time),
+        ),
+        Warning::SnapshotWithoutCompaction { snapshot } => format!(
+            "snapshot {snapshot} has no compaction in the usage log (the compaction failed, or \
+             its boundary has not been logged yet)"
+        ),
+        Warning::FloorAboveTrigger {
+            floor,
+            trigger,
+            headroom,
+        } => format!(
+            "the context right after compaction is already above the trigger: every turn \
+             re-compacts (floor {floor}, trigger about {trigger}, headroom {headroom})"
+        ),
+        Warning::TurnExceedsHeadroom {
+            request,
+            time,
+            added_tokens,
+            headroom,
+        } => format!(
+            "{label} {} ({}) added {added_tokens} tokens, more than the headroom of \
+             {headroom}: one such turn right after a compaction triggers the next",
+            request + 1,
+            when(time),
+        ),
+        Warning::AdvisorCrossesTrigger {
+            request,
+            time,
+            context_before,
+            inflated,
+            trigger,
+        } => format!(
+            "{label} {} ({}) called the advisor at {context_before} tokens of context; \
+             x{ADVISOR_FACTOR} = {inflated} reaches the trigger of about {trigger}",
+            request + 1,
+            when(time),
+        ),
+    }
 }
 
 fn basis_name(basis: Basis) -> &'static str {

@@ -1,0 +1,88 @@
+//! What started a compaction, as Claude Code reports it: `auto`, `manual`, or a value this
+//! version does not know (kept as it is, never lost).
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A compaction's trigger: `PreCompact`'s `trigger` and a boundary's `compactMetadata.trigger`.
+/// In JSON it is the plain string Claude Code wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    /// `auto`: the context reached the auto-compact threshold.
+    Auto,
+    /// `manual`: `/compact`.
+    Manual,
+    /// `unknown`: what ctxhooks records when the payload named none.
+    Unknown,
+    /// Any other value, as written.
+    Other(String),
+}
+
+impl Trigger {
+    /// The trigger a text names.
+    pub fn from_text(text: &str) -> Self {
+        match text {
+            "auto" => Self::Auto,
+            "manual" => Self::Manual,
+            "unknown" => Self::Unknown,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// The text Claude Code writes for it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Auto => "auto",
+            Self::Manual => "manual",
+            Self::Unknown => "unknown",
+            Self::Other(text) => text,
+        }
+    }
+
+    /// Returns true if and only if the context reaching the threshold started it.
+    pub fn is_automatic(&self) -> bool {
+        *self == Self::Auto
+    }
+}
+
+impl fmt::Display for Trigger {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Trigger {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Trigger {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Ok(Self::from_text(&text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_round_trips_as_its_text() {
+        for text in ["auto", "manual", "unknown", "reactive"] {
+            let trigger: Trigger = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+            assert_eq!(trigger.as_str(), text);
+            assert_eq!(
+                serde_json::to_string(&trigger).unwrap(),
+                format!("\"{text}\"")
+            );
+        }
+        assert!(Trigger::from_text("auto").is_automatic());
+        assert_eq!(
+            Trigger::from_text("reactive"),
+            Trigger::Other("reactive".into())
+        );
+    }
+}
