@@ -956,16 +956,13 @@ fn unmatched_marks_for_doctor() {
     );
     // doctor's hint names the session as `--session=<id>`, which also works for an id that
     // starts with `-`.
-    let findings: Vec<_> = ctxhooks_shared::command::doctor::checks::EXTRA_CHECKS
-        .iter()
-        .flat_map(|(_, check)| check(&state_dir).unwrap())
-        .collect();
+    let findings =
+        ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
         findings
             .iter()
-            .any(|finding| finding.code == "runtime_mark_without_interrupt"
-                && finding
-                    .message
+            .any(|finding| finding.code() == "runtime_mark_without_interrupt"
+                && ctxhooks_shared::command::doctor::text::finding_message(finding)
                     .contains(&format!("ctxhooks provenance --session={session}`"))),
         "{findings:?}"
     );
@@ -1416,15 +1413,14 @@ fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
     // doctor's provenance check warns too.
     let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
-    let findings: Vec<_> = ctxhooks_shared::command::doctor::checks::EXTRA_CHECKS
-        .iter()
-        .flat_map(|(_, check)| check(&state_dir).unwrap())
-        .collect();
+    let findings =
+        ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
         findings
             .iter()
-            .any(|finding| finding.code == "runtime_mark_unreadable"
-                && finding.message.contains(&format!("--session={session}"))),
+            .any(|finding| finding.code() == "runtime_mark_unreadable"
+                && ctxhooks_shared::command::doctor::text::finding_message(finding)
+                    .contains(&format!("--session={session}"))),
         "{findings:?}"
     );
 }

@@ -96,12 +96,44 @@ fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
 }
 
 /// What `verify` found for one file.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Present, with its recorded size and checksum.
+    Ok,
+    /// Not there.
+    Missing,
+    /// Present with another size.
+    SizeMismatch,
+    /// Present with the recorded size and another checksum.
+    ChecksumMismatch,
+    /// The recorded path leaves the snapshot folder.
+    OutsideSnapshot,
+    /// The snapshot's `snapshot.json` cannot be read.
+    Unreadable,
+}
+
+impl FileStatus {
+    /// The status as JSON spells it (`ok`, `size_mismatch`...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Missing => "missing",
+            Self::SizeMismatch => "size_mismatch",
+            Self::ChecksumMismatch => "checksum_mismatch",
+            Self::OutsideSnapshot => "outside_snapshot",
+            Self::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// What `verify` found for one file.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct FileCheck {
     /// Path inside the snapshot.
     pub path: String,
-    /// `ok`, `missing`, `size_mismatch`, `checksum_mismatch` or `outside_snapshot`.
-    pub status: &'static str,
+    /// What was found.
+    pub status: FileStatus,
     /// Size recorded / found, when they differ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -133,7 +165,7 @@ pub fn verify_snapshot(entry: &SnapshotEntry) -> Result<VerifyOutcome> {
         if !inside {
             checks.push(FileCheck {
                 path: file.path.clone(),
-                status: "outside_snapshot",
+                status: FileStatus::OutsideSnapshot,
                 detail: Some("the recorded path leaves the snapshot folder".to_owned()),
             });
             continue;
@@ -144,7 +176,7 @@ pub fn verify_snapshot(entry: &SnapshotEntry) -> Result<VerifyOutcome> {
             if found.size != file.size {
                 FileCheck {
                     path: file.path.clone(),
-                    status: "size_mismatch",
+                    status: FileStatus::SizeMismatch,
                     detail: Some(format!(
                         "recorded {} bytes, found {}",
                         file.size, found.size
@@ -153,20 +185,20 @@ pub fn verify_snapshot(entry: &SnapshotEntry) -> Result<VerifyOutcome> {
             } else if found.sha256 != file.sha256 {
                 FileCheck {
                     path: file.path.clone(),
-                    status: "checksum_mismatch",
+                    status: FileStatus::ChecksumMismatch,
                     detail: None,
                 }
             } else {
                 FileCheck {
                     path: file.path.clone(),
-                    status: "ok",
+                    status: FileStatus::Ok,
                     detail: None,
                 }
             }
         } else {
             FileCheck {
                 path: file.path.clone(),
-                status: "missing",
+                status: FileStatus::Missing,
                 detail: None,
             }
         };
@@ -176,7 +208,7 @@ pub fn verify_snapshot(entry: &SnapshotEntry) -> Result<VerifyOutcome> {
         path: entry.path.clone(),
         session_id: entry.metadata.session_id.clone(),
         name: entry.metadata.name.clone(),
-        ok: checks.iter().all(|check| check.status == "ok"),
+        ok: checks.iter().all(|check| check.status == FileStatus::Ok),
         files: checks,
     })
 }

@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::catalog::{
-    Catalog, FileCheck, SnapshotEntry, VerifyOutcome, scan_archive, verify_snapshot,
+    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifyOutcome, scan_archive, verify_snapshot,
 };
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use crate::command::output;
@@ -193,7 +193,7 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
             ok: false,
             files: vec![FileCheck {
                 path: METADATA_FILE_NAME.to_owned(),
-                status: "unreadable",
+                status: FileStatus::Unreadable,
                 detail: Some(broken.error.clone()),
             }],
         });
@@ -210,12 +210,16 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                 "{status:<6}  {}  {}",
                 outcome.session_id, outcome.name
             );
-            for check in outcome.files.iter().filter(|check| check.status != "ok") {
+            for check in outcome
+                .files
+                .iter()
+                .filter(|check| check.status != FileStatus::Ok)
+            {
                 let _ = writeln!(
                     text,
                     "        {}: {}{}",
                     check.path,
-                    check.status,
+                    check.status.name(),
                     check
                         .detail
                         .as_deref()

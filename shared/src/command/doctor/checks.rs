@@ -8,10 +8,11 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::findings::{Finding, Severity};
 use crate::command::archives::catalog::scan_archive;
 use crate::command::install::document::parse_settings;
 use crate::command::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
-use crate::command::install::ownership::{InstallsFile, installs_path};
+use crate::command::install::ownership::InstallsFile;
 use crate::command::install::scope::{SettingsScope, resolve_settings_path};
 use crate::hook::table::HOOK_BINARIES;
 use crate::store::error_log::{self, ErrorRecord};
@@ -25,84 +26,31 @@ pub const RECENT_ERRORS: usize = 10;
 /// days, deletes transcripts older than that).
 pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
 
-/// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Worth knowing, nothing to do.
-    Info,
-    /// Works, but something should be done (data may be lost, hooks may be missing).
-    Warning,
-    /// Broken: a hook cannot run or a file cannot be read.
-    Error,
-}
-
-/// One thing `doctor` wants the user to know.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// How serious it is.
-    pub severity: Severity,
-    /// A stable short name for programs, such as `cleanup_period_unset`.
-    pub code: String,
-    /// The finding in words, with what to do.
-    pub message: String,
-}
-
-impl Finding {
-    /// A finding.
-    pub fn new(severity: Severity, code: &str, message: impl Into<String>) -> Self {
-        Self {
-            severity,
-            code: code.to_owned(),
-            message: message.into(),
-        }
-    }
-}
-
-/// A check that other modules contribute to `doctor`: it looks at the state folder and returns
-/// its findings. An error is turned into an `Error` finding naming the check.
-pub type ExtraCheck = fn(&StateDir) -> Result<Vec<Finding>>;
-
-/// The extension point: checks from other modules, run after the built-in ones, each with a
-/// name.
-pub const EXTRA_CHECKS: &[(&str, ExtraCheck)] = &[(
-    "runtime interrupt marks",
-    runtime_marks_without_interrupt_records,
-)];
-
 /// Warns, loudly, about every runtime interrupt mark that no interrupt record follows in its
 /// transcript: either the interrupt has not reached the transcript yet, or the SDK changed its
 /// wording or fields and `ledger-input` can no longer relabel its interrupts.
-fn runtime_marks_without_interrupt_records(state: &StateDir) -> Result<Vec<Finding>> {
+pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
     for (session, unmatched) in
         crate::command::provenance::marks::unmatched_marks_in_all_sessions(state)?
     {
         for mark in unmatched {
-            findings.push(Finding::new(
-                Severity::Warning,
-                "runtime_mark_without_interrupt",
-                format!(
-                    "session {session}: the runtime mark at {} ms ({}) has no interrupt record \
-                     after it: {}. Check `ctxhooks provenance --session={session}`",
-                    mark.mark.time_ms, mark.mark.reason, mark.reason
-                ),
-            ));
+            findings.push(Finding::RuntimeMarkWithoutInterrupt {
+                session: session.to_string(),
+                time_ms: mark.mark.time_ms,
+                reason: mark.mark.reason,
+                why: mark.reason,
+            });
         }
     }
     for session in state.session_ids()? {
         let sidecar = crate::store::sidecar::read_sidecar(&state.sidecar(&session))?;
         for problem in &sidecar.mark_problems {
-            findings.push(Finding::new(
-                Severity::Warning,
-                "runtime_mark_unreadable",
-                format!(
-                    "session {session}: sidecar line {} is a runtime interrupt mark that is not \
-                     valid JSON: {}. Fix the runtime that writes it (see docs/provenance.md) and \
-                     check `ctxhooks provenance --session={session}`",
-                    problem.line, problem.problem
-                ),
-            ));
+            findings.push(Finding::RuntimeMarkUnreadable {
+                session: session.to_string(),
+                line: problem.line,
+                problem: problem.problem.clone(),
+            });
         }
     }
     Ok(findings)
@@ -190,7 +138,8 @@ pub struct DoctorReport {
     pub recent_errors: Vec<ErrorRecord>,
     /// How many transcript snapshots the archive holds (`None` if they could not be listed).
     pub snapshot_count: Option<usize>,
-    /// The findings, most serious first.
+    /// The findings, most serious first (JSON renders each with its message).
+    #[serde(skip)]
     pub findings: Vec<Finding>,
 }
 
@@ -199,7 +148,7 @@ impl DoctorReport {
     pub fn is_broken(&self) -> bool {
         self.findings
             .iter()
-            .any(|finding| finding.severity == Severity::Error)
+            .any(|finding| finding.severity() == Severity::Error)
     }
 }
 
@@ -221,84 +170,58 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     check_retention(&settings, &mut findings);
     check_hooks_disabled(&settings, &mut findings);
     if let Err(error) = InstallsFile::load(&input.state) {
-        findings.push(Finding::new(
-            Severity::Error,
-            "ownership_record_unreadable",
-            format!(
-                "{error:#}; `ctxhooks install`/`uninstall` refuse to run until `{}` is fixed",
-                installs_path(&input.state).display()
-            ),
-        ));
+        findings.push(Finding::OwnershipRecordUnreadable {
+            error: format!("{error:#}"),
+            path: input.state.installs_file(),
+        });
     }
     let errors_log = input.state.errors_log();
     let recent_errors = match error_log::read_recent(&errors_log, RECENT_ERRORS) {
         Ok(records) => records,
         Err(error) => {
-            findings.push(Finding::new(
-                Severity::Warning,
-                "errors_log_unreadable",
-                format!("failed to read `{}`: {error:#}", errors_log.display()),
-            ));
+            findings.push(Finding::ErrorsLogUnreadable {
+                path: errors_log.clone(),
+                error: format!("{error:#}"),
+            });
             Vec::new()
         }
     };
     if !recent_errors.is_empty() {
-        findings.push(Finding::new(
-            Severity::Warning,
-            "recent_hook_errors",
-            format!(
-                "the hooks logged errors; the newest {} are shown; read them all with `less {}`",
-                recent_errors.len(),
-                errors_log.display()
-            ),
-        ));
+        findings.push(Finding::RecentHookErrors {
+            shown: recent_errors.len(),
+            path: errors_log.clone(),
+        });
     }
     let snapshot_count = match scan_archive(&input.state, None) {
         Ok(catalog) => {
             if !catalog.broken.is_empty() {
-                findings.push(Finding::new(
-                    Severity::Warning,
-                    "snapshots_damaged",
-                    format!(
-                        "{} archive folder(s) are not readable snapshots, e.g. `{}`; run `ctxhooks archives verify`",
-                        catalog.broken.len(),
-                        catalog.broken[0].path.display()
-                    ),
-                ));
+                findings.push(Finding::SnapshotsDamaged {
+                    count: catalog.broken.len(),
+                    example: catalog.broken[0].path.clone(),
+                });
             }
             if !catalog.unfinished.is_empty() {
-                findings.push(Finding::new(
-                    Severity::Info,
-                    "snapshots_unfinished",
-                    format!(
-                        "{} snapshot(s) were never finished (a PreCompact hook was stopped); \
-                         `ctxhooks archives prune` removes them once they are an hour old",
-                        catalog.unfinished.len()
-                    ),
-                ));
+                findings.push(Finding::SnapshotsUnfinished {
+                    count: catalog.unfinished.len(),
+                });
             }
             Some(catalog.entries.len())
         }
         Err(error) => {
-            findings.push(Finding::new(
-                Severity::Warning,
-                "snapshots_unlistable",
-                format!("failed to list the transcript snapshots: {error:#}"),
-            ));
+            findings.push(Finding::SnapshotsUnlistable {
+                error: format!("{error:#}"),
+            });
             None
         }
     };
-    for (name, check) in EXTRA_CHECKS {
-        match check(&input.state) {
-            Ok(extra) => findings.extend(extra),
-            Err(error) => findings.push(Finding::new(
-                Severity::Error,
-                "check_failed",
-                format!("the `{name}` check failed: {error:#}"),
-            )),
-        }
+    match provenance_findings(&input.state) {
+        Ok(found) => findings.extend(found),
+        Err(error) => findings.push(Finding::CheckFailed {
+            check: "runtime interrupt marks",
+            error: format!("{error:#}"),
+        }),
     }
-    findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity));
+    findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
         binaries_dir: input.binaries_dir.clone(),
@@ -318,28 +241,16 @@ fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirChe
         .as_ref()
         .map(|metadata| metadata.permissions().mode() & 0o7777);
     match (&metadata, mode) {
-        (None, _) => findings.push(Finding::new(
-            Severity::Info,
-            "state_dir_absent",
-            format!(
-                "the state folder `{}` does not exist yet; the first hook run creates it",
-                path.display()
-            ),
-        )),
-        (Some(metadata), _) if !metadata.is_dir() => findings.push(Finding::new(
-            Severity::Error,
-            "state_dir_not_a_folder",
-            format!("`{}` is not a folder; the hooks cannot write there", path.display()),
-        )),
-        (Some(_), Some(mode)) if mode != files::PRIVATE_DIR_MODE => findings.push(Finding::new(
-            Severity::Warning,
-            "state_dir_not_private",
-            format!(
-                "the state folder `{}` has mode {mode:04o}; archives may hold secrets: `chmod 700 {}`",
-                path.display(),
-                path.display()
-            ),
-        )),
+        (None, _) => findings.push(Finding::StateDirAbsent { path: path.clone() }),
+        (Some(metadata), _) if !metadata.is_dir() => {
+            findings.push(Finding::StateDirNotAFolder { path: path.clone() });
+        }
+        (Some(_), Some(mode)) if mode != files::PRIVATE_DIR_MODE => {
+            findings.push(Finding::StateDirNotPrivate {
+                path: path.clone(),
+                mode,
+            });
+        }
         _ => {}
     }
     StateDirCheck {
@@ -357,16 +268,10 @@ fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<Binary
             let path = dir.map(|dir| dir.join(binary.name));
             let found = present.iter().any(|(found, _)| found.name == binary.name);
             if !found {
-                findings.push(Finding::new(
-                    Severity::Warning,
-                    "binary_missing",
-                    format!(
-                        "`{}` is not beside `ctxhooks`{}; its events cannot be installed",
-                        binary.name,
-                        dir.map(|dir| format!(" in `{}`", dir.display()))
-                            .unwrap_or_default()
-                    ),
-                ));
+                findings.push(Finding::BinaryMissing {
+                    name: binary.name,
+                    dir: dir.map(Path::to_path_buf),
+                });
             }
             BinaryCheck {
                 name: binary.name.to_owned(),
@@ -386,14 +291,10 @@ fn check_settings(
     let path = match scope.settings_path(project_dir) {
         Ok(path) => resolve_settings_path(&path).unwrap_or(path),
         Err(error) => {
-            findings.push(Finding::new(
-                Severity::Warning,
-                "settings_path_unknown",
-                format!(
-                    "cannot locate the {} settings file: {error:#}",
-                    scope.name()
-                ),
-            ));
+            findings.push(Finding::SettingsPathUnknown {
+                scope,
+                error: format!("{error:#}"),
+            });
             return None;
         }
     };
@@ -412,11 +313,10 @@ fn check_settings(
         Err(error) => {
             check.exists = path.exists();
             check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::new(
-                Severity::Error,
-                "settings_unreadable",
-                format!("cannot read the {} settings: {error:#}", scope.name()),
-            ));
+            findings.push(Finding::SettingsUnreadable {
+                scope,
+                error: format!("{error:#}"),
+            });
             return Some(check);
         }
     };
@@ -425,14 +325,10 @@ fn check_settings(
         Ok(value) => value,
         Err(error) => {
             check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::new(
-                Severity::Error,
-                "settings_invalid",
-                format!(
-                    "the {} settings file is not usable: {error:#}",
-                    scope.name()
-                ),
-            ));
+            findings.push(Finding::SettingsInvalid {
+                scope,
+                error: format!("{error:#}"),
+            });
             return Some(check);
         }
     };
@@ -462,27 +358,17 @@ fn check_settings(
                 .iter()
                 .any(|owned| &owned.event == event && &owned.handler == handler);
             if !binary_exists {
-                findings.push(Finding::new(
-                    Severity::Error,
-                    "hook_binary_missing",
-                    format!(
-                        "the {} settings run `{command}` on {event}, which does not exist; \
-                         run `ctxhooks install --scope {}` again",
-                        scope.name(),
-                        scope.name()
-                    ),
-                ));
+                findings.push(Finding::HookBinaryMissing {
+                    scope,
+                    event: event.clone(),
+                    command: command.clone(),
+                });
             } else if !current {
-                findings.push(Finding::new(
-                    Severity::Warning,
-                    "hook_not_current",
-                    format!(
-                        "the {} settings' {event} handler differs from what this ctxhooks \
-                         installs ({command}); run `ctxhooks install --scope {}` to update it",
-                        scope.name(),
-                        scope.name()
-                    ),
-                ));
+                findings.push(Finding::HookNotCurrent {
+                    scope,
+                    event: event.clone(),
+                    command: command.clone(),
+                });
             }
             check.hooks.push(RegisteredHook {
                 event: event.clone(),
@@ -497,11 +383,7 @@ fn check_settings(
 
 fn check_installed(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
     if settings.iter().all(|check| check.hooks.is_empty()) {
-        findings.push(Finding::new(
-            Severity::Warning,
-            "not_installed",
-            "no settings file registers the ctxhooks hooks; run `ctxhooks install`",
-        ));
+        findings.push(Finding::NotInstalled);
     }
 }
 
@@ -510,16 +392,14 @@ fn check_retention(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
         .iter()
         .find(|check| check.cleanup_period_days.is_some())
     {
-        let days = set.cleanup_period_days.as_ref().map(ToString::to_string);
-        findings.push(Finding::new(
-            Severity::Info,
-            "cleanup_period_set",
-            format!(
-                "Claude Code keeps transcripts for {} days (`cleanupPeriodDays` in `{}`)",
-                days.unwrap_or_default(),
-                set.path.display()
-            ),
-        ));
+        findings.push(Finding::CleanupPeriodSet {
+            days: set
+                .cleanup_period_days
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            path: set.path.clone(),
+        });
         return;
     }
     let Some(user) = settings
@@ -528,27 +408,190 @@ fn check_retention(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
     else {
         return;
     };
-    findings.push(Finding::new(
-        Severity::Warning,
-        "cleanup_period_unset",
-        format!(
-            "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
-             days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
-             them longer",
-            user.path.display()
-        ),
-    ));
+    findings.push(Finding::CleanupPeriodUnset {
+        path: user.path.clone(),
+    });
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
     for check in settings.iter().filter(|check| check.disable_all_hooks) {
-        findings.push(Finding::new(
-            Severity::Warning,
-            "hooks_disabled",
-            format!(
-                "`disableAllHooks` is true in `{}`: Claude Code runs no hook, ctxhooks included",
-                check.path.display()
-            ),
+        findings.push(Finding::HooksDisabled {
+            path: check.path.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// A fresh folder under the system temp folder, removed when dropped.
+    struct TempFolder(PathBuf);
+
+    impl TempFolder {
+        fn new(name: &str) -> Self {
+            let path =
+                std::env::temp_dir().join(format!("ctxhooks-doctor-{name}-{}", std::process::id()));
+            let _ = fs_err::remove_dir_all(&path);
+            fs_err::create_dir_all(&path).unwrap();
+            Self(path)
+        }
+    }
+
+    impl Drop for TempFolder {
+        fn drop(&mut self) {
+            let _ = fs_err::remove_dir_all(&self.0);
+        }
+    }
+
+    fn codes(findings: &[Finding]) -> Vec<&'static str> {
+        findings.iter().map(Finding::code).collect()
+    }
+
+    #[test]
+    fn the_state_folder_must_be_a_private_folder() {
+        let temp = TempFolder::new("state");
+        let mut findings = Vec::new();
+        let absent = check_state_dir(&StateDir::at(temp.0.join("absent")), &mut findings);
+        assert!(!absent.exists);
+        let file = temp.0.join("file");
+        fs_err::write(&file, "").unwrap();
+        check_state_dir(&StateDir::at(file), &mut findings);
+        let open = temp.0.join("open");
+        fs_err::create_dir(&open).unwrap();
+        fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let check = check_state_dir(&StateDir::at(open.clone()), &mut findings);
+        assert_eq!(check.mode.as_deref(), Some("0755"));
+        assert_eq!(
+            codes(&findings),
+            [
+                "state_dir_absent",
+                "state_dir_not_a_folder",
+                "state_dir_not_private"
+            ]
+        );
+        assert_eq!(
+            findings[2],
+            Finding::StateDirNotPrivate {
+                path: open,
+                mode: 0o755
+            }
+        );
+        assert_eq!(findings[1].severity(), Severity::Error);
+    }
+
+    #[test]
+    fn missing_binaries_are_named() {
+        let temp = TempFolder::new("binaries");
+        fs_err::write(temp.0.join(HOOK_BINARIES[0].name), "").unwrap();
+        let mut findings = Vec::new();
+        let checks = check_binaries(Some(&temp.0), &mut findings);
+        assert_eq!(checks.len(), HOOK_BINARIES.len());
+        assert!(checks[0].present);
+        assert!(checks[1..].iter().all(|check| !check.present));
+        assert_eq!(findings.len(), HOOK_BINARIES.len() - 1);
+        assert!(matches!(
+            &findings[0],
+            Finding::BinaryMissing { name, dir: Some(dir) }
+                if *name == HOOK_BINARIES[1].name && *dir == temp.0
         ));
+    }
+
+    #[test]
+    fn a_settings_file_is_read_for_hooks_retention_and_disabled_hooks() {
+        let temp = TempFolder::new("settings");
+        let project = temp.0.join("project");
+        let bin = temp.0.join("bin");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        fs_err::create_dir_all(&bin).unwrap();
+        for binary in HOOK_BINARIES {
+            fs_err::write(bin.join(binary.name), "").unwrap();
+        }
+        let planned = planned_handlers(&bin);
+        let current = &planned[0];
+        let stale = serde_json::json!({"type": "command", "command": bin.join(HOOK_BINARIES[0].name), "timeout": 5});
+        let gone = serde_json::json!({"type": "command", "command": temp.0.join("gone").join(HOOK_BINARIES[1].name)});
+        let settings = serde_json::json!({
+            "cleanupPeriodDays": 90,
+            "disableAllHooks": true,
+            "hooks": {
+                current.event.clone(): [{"hooks": [current.handler.clone()]}],
+                "Stop": [{"hooks": [stale, gone, {"type": "command", "command": "/usr/bin/other-tool"}]}],
+            }
+        });
+        fs_err::write(
+            project.join(".claude/settings.json"),
+            serde_json::to_vec(&settings).unwrap(),
+        )
+        .unwrap();
+        let mut findings = Vec::new();
+        let check =
+            check_settings(SettingsScope::Project, &project, &planned, &mut findings).unwrap();
+        assert!(check.exists);
+        assert_eq!(check.cleanup_period_days, Some(serde_json::json!(90)));
+        assert!(check.disable_all_hooks);
+        let states: Vec<(bool, bool)> = check
+            .hooks
+            .iter()
+            .map(|hook| (hook.binary_exists, hook.current))
+            .collect();
+        assert_eq!(states, [(true, true), (true, false), (false, false)]);
+        assert_eq!(
+            codes(&findings),
+            ["hook_not_current", "hook_binary_missing"]
+        );
+        let settings = [check];
+        check_installed(&settings, &mut findings);
+        check_retention(&settings, &mut findings);
+        check_hooks_disabled(&settings, &mut findings);
+        assert_eq!(
+            codes(&findings)[2..],
+            ["cleanup_period_set", "hooks_disabled"]
+        );
+    }
+
+    #[test]
+    fn a_settings_file_that_is_not_json_is_broken_and_no_file_is_nothing() {
+        let temp = TempFolder::new("invalid");
+        let project = temp.0.join("project");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        let mut findings = Vec::new();
+        let absent = check_settings(SettingsScope::Local, &project, &[], &mut findings).unwrap();
+        assert!(!absent.exists && findings.is_empty());
+        fs_err::write(project.join(".claude/settings.json"), "{not json").unwrap();
+        let check = check_settings(SettingsScope::Project, &project, &[], &mut findings).unwrap();
+        assert!(check.problem.is_some());
+        assert_eq!(codes(&findings), ["settings_invalid"]);
+        assert_eq!(findings[0].severity(), Severity::Error);
+        let settings = [absent, check];
+        check_installed(&settings, &mut findings);
+        assert_eq!(codes(&findings)[1], "not_installed");
+    }
+
+    #[test]
+    fn a_broken_report_is_one_with_an_error_finding() {
+        let report = |findings| DoctorReport {
+            state_dir: StateDirCheck {
+                path: PathBuf::new(),
+                exists: true,
+                mode: None,
+            },
+            binaries_dir: None,
+            binaries: Vec::new(),
+            settings: Vec::new(),
+            errors_log: PathBuf::new(),
+            recent_errors: Vec::new(),
+            snapshot_count: None,
+            findings,
+        };
+        assert!(!report(vec![Finding::NotInstalled]).is_broken());
+        assert!(
+            report(vec![Finding::StateDirNotAFolder {
+                path: PathBuf::new()
+            }])
+            .is_broken()
+        );
     }
 }

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use super::handlers::install_dir;
-use super::installer::{self, Outcome, WriteKind};
+use super::installer::{self, Action, Outcome, WriteKind};
 use super::scope::{SettingsScope, resolve_settings_path};
 use crate::command::output;
 use crate::store::state_dir::StateDir;
@@ -103,14 +103,14 @@ fn describe(outcome: &Outcome) -> String {
     let path = outcome.path.display();
     let mut text = String::new();
     let verb = match (outcome.action, outcome.dry_run) {
-        ("install", false) => "installed into",
-        ("install", true) => "would install into",
-        (_, false) => "uninstalled from",
-        (_, true) => "would uninstall from",
+        (Action::Install, false) => "installed into",
+        (Action::Install, true) => "would install into",
+        (Action::Uninstall, false) => "uninstalled from",
+        (Action::Uninstall, true) => "would uninstall from",
     };
     if outcome.changed {
         let _ = writeln!(text, "{verb} `{path}`:");
-    } else if outcome.action == "install" {
+    } else if outcome.action == Action::Install {
         let _ = writeln!(
             text,
             "ctxhooks hooks are already in `{path}`; nothing changed"

@@ -23,11 +23,21 @@ use crate::store::state_dir::StateDir;
 /// The lock file, inside the state folder, that serializes installs and uninstalls.
 pub const INSTALL_LOCK_FILE_NAME: &str = "installs.lock";
 
+/// Which of the two commands ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// `ctxhooks install`.
+    Install,
+    /// `ctxhooks uninstall`.
+    Uninstall,
+}
+
 /// What `install` or `uninstall` did (or, with `dry_run`, would do) to one settings file.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
-    /// `install` or `uninstall`.
-    pub action: &'static str,
+    /// Install or uninstall.
+    pub action: Action,
     /// The settings file.
     pub path: PathBuf,
     /// Whether the file was (or would be) changed.
@@ -49,7 +59,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn new(action: &'static str, path: &Path, dry_run: bool) -> Self {
+    fn new(action: Action, path: &Path, dry_run: bool) -> Self {
         Self {
             action,
             path: path.to_path_buf(),
@@ -131,7 +141,7 @@ fn install_unlocked(
         .filter(|_| document.original.is_some())
         .cloned();
 
-    let mut outcome = Outcome::new("install", settings_path, dry_run);
+    let mut outcome = Outcome::new(Action::Install, settings_path, dry_run);
     let mut value = document.value.clone();
     let mut created_event_arrays = previous
         .as_ref()
@@ -244,7 +254,7 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
 fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
     let mut installs = InstallsFile::load(state)?;
     let key = settings_path.to_string_lossy().into_owned();
-    let mut outcome = Outcome::new("uninstall", settings_path, dry_run);
+    let mut outcome = Outcome::new(Action::Uninstall, settings_path, dry_run);
     let Some(record) = installs.settings_files.get(&key).cloned() else {
         outcome.notes.push(format!(
             "nothing to uninstall: ctxhooks has no record of installing into `{}`",

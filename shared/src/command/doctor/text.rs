@@ -1,0 +1,261 @@
+//! Doctor's report in words: the text for people, and the JSON for programs with each finding's
+//! message.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
+use super::findings::{Finding, Severity};
+
+/// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
+/// `findings` as `{severity, code, message}` objects, most serious first.
+pub fn report_json(report: &DoctorReport) -> Value {
+    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|finding| {
+            json!({
+                "severity": finding.severity(),
+                "code": finding.code(),
+                "message": finding_message(finding),
+            })
+        })
+        .collect();
+    if let Some(object) = value.as_object_mut() {
+        object.insert("findings".to_owned(), Value::Array(findings));
+    }
+    value
+}
+
+/// A finding in words, with what to do.
+pub fn finding_message(finding: &Finding) -> String {
+    match finding {
+        Finding::StateDirAbsent { path } => format!(
+            "the state folder `{}` does not exist yet; the first hook run creates it",
+            path.display()
+        ),
+        Finding::StateDirNotAFolder { path } => format!(
+            "`{}` is not a folder; the hooks cannot write there",
+            path.display()
+        ),
+        Finding::StateDirNotPrivate { path, mode } => format!(
+            "the state folder `{}` has mode {mode:04o}; archives may hold secrets: `chmod 700 {}`",
+            path.display(),
+            path.display()
+        ),
+        Finding::BinaryMissing { name, dir } => format!(
+            "`{name}` is not beside `ctxhooks`{}; its events cannot be installed",
+            dir.as_ref()
+                .map(|dir| format!(" in `{}`", dir.display()))
+                .unwrap_or_default()
+        ),
+        Finding::SettingsPathUnknown { scope, error } => {
+            format!("cannot locate the {} settings file: {error}", scope.name())
+        }
+        Finding::SettingsUnreadable { scope, error } => {
+            format!("cannot read the {} settings: {error}", scope.name())
+        }
+        Finding::SettingsInvalid { scope, error } => {
+            format!("the {} settings file is not usable: {error}", scope.name())
+        }
+        Finding::HookBinaryMissing {
+            scope,
+            event,
+            command,
+        } => format!(
+            "the {} settings run `{command}` on {event}, which does not exist; run `ctxhooks \
+             install --scope {}` again",
+            scope.name(),
+            scope.name()
+        ),
+        Finding::HookNotCurrent {
+            scope,
+            event,
+            command,
+        } => format!(
+            "the {} settings' {event} handler differs from what this ctxhooks installs \
+             ({command}); run `ctxhooks install --scope {}` to update it",
+            scope.name(),
+            scope.name()
+        ),
+        Finding::NotInstalled => {
+            "no settings file registers the ctxhooks hooks; run `ctxhooks install`".to_owned()
+        }
+        Finding::CleanupPeriodSet { days, path } => format!(
+            "Claude Code keeps transcripts for {days} days (`cleanupPeriodDays` in `{}`)",
+            path.display()
+        ),
+        Finding::CleanupPeriodUnset { path } => format!(
+            "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
+             days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
+             them longer",
+            path.display()
+        ),
+        Finding::HooksDisabled { path } => format!(
+            "`disableAllHooks` is true in `{}`: Claude Code runs no hook, ctxhooks included",
+            path.display()
+        ),
+        Finding::OwnershipRecordUnreadable { error, path } => format!(
+            "{error}; `ctxhooks install`/`uninstall` refuse to run until `{}` is fixed",
+            path.display()
+        ),
+        Finding::ErrorsLogUnreadable { path, error } => {
+            format!("failed to read `{}`: {error}", path.display())
+        }
+        Finding::RecentHookErrors { shown, path } => format!(
+            "the hooks logged errors; the newest {shown} are shown; read them all with `less {}`",
+            path.display()
+        ),
+        Finding::SnapshotsDamaged { count, example } => format!(
+            "{count} archive folder(s) are not readable snapshots, e.g. `{}`; run `ctxhooks \
+             archives verify`",
+            example.display()
+        ),
+        Finding::SnapshotsUnfinished { count } => format!(
+            "{count} snapshot(s) were never finished (a PreCompact hook was stopped); `ctxhooks \
+             archives prune` removes them once they are an hour old"
+        ),
+        Finding::SnapshotsUnlistable { error } => {
+            format!("failed to list the transcript snapshots: {error}")
+        }
+        Finding::RuntimeMarkWithoutInterrupt {
+            session,
+            time_ms,
+            reason,
+            why,
+        } => format!(
+            "session {session}: the runtime mark at {time_ms} ms ({reason}) has no interrupt \
+             record after it: {why}. Check `ctxhooks provenance --session={session}`"
+        ),
+        Finding::RuntimeMarkUnreadable {
+            session,
+            line,
+            problem,
+        } => format!(
+            "session {session}: sidecar line {line} is a runtime interrupt mark that is not valid \
+             JSON: {problem}. Fix the runtime that writes it (see docs/provenance.md) and check \
+             `ctxhooks provenance --session={session}`"
+        ),
+        Finding::CheckFailed { check, error } => format!("the `{check}` check failed: {error}"),
+    }
+}
+
+/// The report as text.
+pub fn report_text(report: &DoctorReport) -> String {
+    let mut text = String::new();
+    let state = &report.state_dir;
+    let _ = writeln!(
+        text,
+        "state folder   {}  ({})",
+        state.path.display(),
+        state.mode.as_ref().map_or_else(
+            || "not created yet".to_owned(),
+            |mode| format!("mode {mode}")
+        )
+    );
+    let _ = writeln!(
+        text,
+        "binaries       {}",
+        report
+            .binaries_dir
+            .as_ref()
+            .map_or_else(|| "(unknown)".to_owned(), |dir| dir.display().to_string())
+    );
+    for binary in &report.binaries {
+        let mark = if binary.present { "ok     " } else { "MISSING" };
+        let _ = writeln!(text, "  {mark}  {}", binary.name);
+    }
+    let _ = writeln!(text, "settings");
+    for check in &report.settings {
+        let status = match (&check.problem, check.exists) {
+            (Some(_), _) => "NOT USABLE".to_owned(),
+            (None, false) => "absent".to_owned(),
+            (None, true) => format!("{} ctxhooks handler(s)", check.hooks.len()),
+        };
+        let _ = writeln!(
+            text,
+            "  {:<8} {}  ({status})",
+            check.scope.name(),
+            check.path.display()
+        );
+        for hook in &check.hooks {
+            let mark = match (hook.binary_exists, hook.current) {
+                (false, _) => "MISSING",
+                (true, false) => "stale  ",
+                (true, true) => "ok     ",
+            };
+            let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
+        }
+    }
+    let _ = writeln!(
+        text,
+        "snapshots      {}",
+        report
+            .snapshot_count
+            .map_or_else(|| "(could not list)".to_owned(), |count| count.to_string())
+    );
+    if report.recent_errors.is_empty() {
+        let _ = writeln!(
+            text,
+            "hook errors    none in {}",
+            report.errors_log.display()
+        );
+    } else {
+        let _ = writeln!(
+            text,
+            "hook errors    newest {} of {} (read all: less {})",
+            report.recent_errors.len(),
+            report.errors_log.display(),
+            report.errors_log.display()
+        );
+        for record in &report.recent_errors {
+            let mut where_ = record.hook.clone();
+            if let Some(event) = &record.event {
+                let _ = write!(where_, " {event}");
+            }
+            if let Some(session) = &record.session_id {
+                let _ = write!(where_, " session {session}");
+            }
+            let time = if record.time.is_empty() {
+                "?"
+            } else {
+                &record.time
+            };
+            let where_ = where_.trim();
+            let separator = if where_.is_empty() { "" } else { ": " };
+            let _ = writeln!(
+                text,
+                "  {time}  {where_}{separator}{}",
+                record.error.join(": ")
+            );
+        }
+    }
+    if !report.findings.is_empty() {
+        text.push('\n');
+    }
+    for finding in &report.findings {
+        let label = match finding.severity() {
+            Severity::Error => "error  ",
+            Severity::Warning => "warning",
+            Severity::Info => "info   ",
+        };
+        let _ = writeln!(text, "{label}  {}", finding_message(finding));
+    }
+    let count = |severity| {
+        report
+            .findings
+            .iter()
+            .filter(|finding| finding.severity() == severity)
+            .count()
+    };
+    let _ = writeln!(
+        text,
+        "\n{}: {} error(s), {} warning(s)",
+        if report.is_broken() { "BROKEN" } else { "ok" },
+        count(Severity::Error),
+        count(Severity::Warning)
+    );
+    text
+}
