@@ -732,6 +732,109 @@ fn a_symlinked_settings_file_is_edited_where_it_lives() {
     assert_eq!(fs_err::read_to_string(&target).unwrap(), ORIGINAL);
 }
 
+// See: the fault issue, defect 1 (a dangling settings link was replaced, then deleted).
+#[test]
+fn a_settings_link_to_a_file_not_yet_created_is_written_through_and_survives() {
+    let sandbox = Sandbox::new("dangling-link");
+    let dotfiles = sandbox.root.join("dotfiles");
+    fs_err::create_dir_all(&dotfiles).unwrap();
+    fs_err::create_dir_all(sandbox.config_dir()).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/settings.json", sandbox.user_settings()).unwrap();
+    let is_link = || {
+        fs_err::symlink_metadata(sandbox.user_settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    sandbox.ctxhooks(&["install"]);
+    assert!(is_link(), "the link was replaced by a file");
+    let target = dotfiles.join("settings.json");
+    assert!(
+        fs_err::read_to_string(&target)
+            .unwrap()
+            .contains("ctxhooks-precompact")
+    );
+    sandbox.ctxhooks(&["uninstall"]);
+    assert!(is_link(), "uninstall removed the link");
+    assert!(!target.exists(), "the file install created is still there");
+
+    // A link whose target folder does not exist is refused, and nothing is written.
+    fs_err::remove_file(sandbox.user_settings()).unwrap();
+    std::os::unix::fs::symlink("../missing/settings.json", sandbox.user_settings()).unwrap();
+    let output = sandbox.run_program(Path::new(ctxhooks_binary()), &["install"]);
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("whose folder does not exist"),
+        "{output:?}"
+    );
+    assert!(is_link() && !sandbox.root.join("missing").exists());
+}
+
+// See: the fault issue, defect 3 (lock files created 0400 under umask 0277 locked everyone out).
+#[test]
+fn install_and_uninstall_work_under_a_restrictive_umask() {
+    let sandbox = Sandbox::new("umask");
+    let run = |args: &[&str]| {
+        let mut all = vec!["-c", "umask 0277 && exec \"$0\" \"$@\"", ctxhooks_binary()];
+        all.extend_from_slice(args);
+        sandbox.run_program(Path::new("/bin/sh"), &all)
+    };
+    for args in [
+        &["install"][..],
+        &["install", "--dry-run"],
+        &["uninstall"],
+        &["install"],
+    ] {
+        let output = run(args);
+        assert!(output.status.success(), "{args:?}: {output:?}");
+    }
+    assert_eq!(mode(&sandbox.state_dir().join("installs.lock")), 0o600);
+    assert_eq!(mode(&sandbox.user_settings()), 0o600);
+}
+
+// See: the fault issue, defect 6 (a FIFO blocked install forever, /dev/zero grew without bound).
+#[test]
+fn only_a_regular_settings_file_of_sane_size_is_read() {
+    let sandbox = Sandbox::new("special-files");
+    let fifo = sandbox.root.join("settings.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for special in [fifo.as_path(), Path::new("/dev/zero")] {
+        let mut child = std::process::Command::new(ctxhooks_binary())
+            .args(["install", "--settings"])
+            .arg(special)
+            .env("HOME", sandbox.root.join("home"))
+            .env("CTXHOOKS_HOME", sandbox.state_dir())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let code =
+            crate::support::process::wait_bounded(&mut child, std::time::Duration::from_secs(30));
+        assert_eq!(
+            code,
+            Some(1),
+            "install --settings {} did not refuse it",
+            special.display()
+        );
+    }
+    let big = sandbox.root.join("big.json");
+    let file = fs_err::File::create(&big).unwrap();
+    file.set_len(17 * 1024 * 1024).unwrap();
+    let output = sandbox.run_program(
+        Path::new(ctxhooks_binary()),
+        &["install", "--settings", big.to_str().unwrap()],
+    );
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("at most"),
+        "{output:?}"
+    );
+}
+
 #[test]
 fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
     let sandbox = Sandbox::new("adopt");

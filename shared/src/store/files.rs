@@ -150,6 +150,35 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
     written.with_context(|| format!("failed to append to `{}`", path.display()))
 }
 
+/// Opens a lock file, creating it with mode 0600 exactly when it is missing. An existing one is
+/// opened read-only: `flock` needs no write access, so a lock file left 0400 by a restrictive
+/// umask (or by an older ctxhooks) still works.
+pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
+    match fs_err::File::open(path) {
+        Ok(file) => return Ok(file),
+        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error.into()),
+        Err(_) => {}
+    }
+    match create_new_file(path, PRIVATE_FILE_MODE) {
+        Ok(file) => {
+            // The umask may have narrowed the mode; set it exactly.
+            file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
+            Ok(file)
+        }
+        // Another process created it in between: open theirs.
+        Err(error)
+            if error.chain().any(|cause| {
+                cause
+                    .downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::AlreadyExists)
+            }) =>
+        {
+            Ok(fs_err::File::open(path)?)
+        }
+        Err(error) => Err(error),
+    }
+}
+
 /// Takes `file`'s exclusive lock, waiting at most `wait` (a lock held forever must not hold a
 /// hook past its budget).
 #[expect(

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::findings::{Finding, Severity};
 use crate::command::archives::catalog::scan_archive;
-use crate::command::install::document::parse_settings;
+use crate::command::install::document::{parse_settings, read_settings_bytes};
 use crate::command::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::command::install::ownership::InstallsFile;
 use crate::command::install::scope::{SettingsScope, resolve_settings_path};
@@ -307,9 +307,9 @@ fn check_settings(
         cleanup_period_days: None,
         disable_all_hooks: false,
     };
-    let bytes = match fs_err::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(check),
+    let bytes = match read_settings_bytes(&path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Some(check),
         Err(error) => {
             check.exists = path.exists();
             check.problem = Some(format!("{error:#}"));

@@ -8,14 +8,11 @@ use chrono::Utc;
 use crate::store::files;
 use crate::store::state_dir::StateDir;
 
-/// The folder, inside the state folder, that holds the backups.
-pub const BACKUPS_DIR_NAME: &str = "backups";
-
 /// Copies `bytes` (the current content of `settings`) to a new backup file and returns its path:
 /// `<state>/backups/<file name>.<UTC time>.<first 8 hex of the path's SHA-256>.bak`. Never
 /// overwrites an existing backup.
 pub fn back_up(state: &StateDir, settings: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let dir = state.root().join(BACKUPS_DIR_NAME);
+    let dir = state.backups_dir();
     files::create_private_dir_all(&dir).context("failed to create the backups folder")?;
     let name = settings.file_name().map_or_else(
         || "settings".into(),

@@ -1,6 +1,7 @@
 //! Reading a settings file: its bytes, its JSON value, its text style, and the checks that
 //! make us refuse to touch a file we do not understand.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -27,11 +28,7 @@ impl SettingsDocument {
     /// Reads and checks `path`. Fails, naming the file and the line:column position, when it is
     /// not JSON or not shaped like a settings file.
     pub fn read(path: &Path) -> Result<Self> {
-        let original = match fs_err::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(error) => return Err(error).context("failed to read the settings file"),
-        };
+        let original = read_settings_bytes(path)?;
         let (value, style) = match &original {
             None => (Value::Object(Map::new()), TextStyle::default()),
             Some(bytes) => {
@@ -66,6 +63,48 @@ impl SettingsDocument {
         }
         self.style.render(value)
     }
+}
+
+/// The largest settings file ctxhooks reads (Claude Code's own are a few kilobytes).
+pub const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A settings file's bytes, or `None` when it does not exist. Only a regular file (symbolic
+/// links are followed) of at most [`MAX_SETTINGS_BYTES`] is read: a FIFO would block the read
+/// forever and a device such as `/dev/zero` never ends.
+pub fn read_settings_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    let metadata = match fs_err::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).context("failed to inspect the settings file"),
+    };
+    if !metadata.is_file() {
+        bail!(
+            "`{}` is not a regular file (a folder, FIFO or device?); it was left untouched",
+            path.display()
+        );
+    }
+    let mut file = fs_err::File::open(path).context("failed to open the settings file")?;
+    let opened = file
+        .metadata()
+        .context("failed to inspect the settings file")?;
+    if !opened.is_file() || opened.len() > MAX_SETTINGS_BYTES {
+        bail!(
+            "`{}` is not a regular file of at most {MAX_SETTINGS_BYTES} bytes; it was left untouched",
+            path.display()
+        );
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
+    (&mut file)
+        .take(MAX_SETTINGS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("failed to read the settings file")?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        bail!(
+            "`{}` grew past {MAX_SETTINGS_BYTES} bytes while it was read; it was left untouched",
+            path.display()
+        );
+    }
+    Ok(Some(bytes))
 }
 
 /// Parses and checks a settings file's bytes: valid UTF-8 JSON whose top level is an object,

@@ -3,7 +3,6 @@
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
-use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -13,15 +12,12 @@ use serde_json::{Map, Value};
 
 use super::backup::back_up;
 use super::diff::unified_diff;
-use super::document::{SettingsDocument, parse_settings};
+use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
 use crate::store::files;
 use crate::store::state_dir::StateDir;
-
-/// The lock file, inside the state folder, that serializes installs and uninstalls.
-pub const INSTALL_LOCK_FILE_NAME: &str = "installs.lock";
 
 /// Which of the two commands ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -343,11 +339,7 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
 /// Fails if the settings file no longer holds `expected` (`None`: does not exist): someone (say,
 /// Claude Code saving a permission) wrote it while we worked, and writing now would lose that.
 fn ensure_unchanged(path: &Path, expected: Option<&[u8]>) -> Result<()> {
-    let now = match fs_err::read(path) {
-        Ok(bytes) => Some(bytes),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => return Err(error).context("failed to re-read the settings file"),
-    };
+    let now = read_settings_bytes(path).context("failed to re-read the settings file")?;
     if now.as_deref() != expected {
         bail!(
             "`{}` changed while ctxhooks was editing it; nothing was written, run the command again",
@@ -366,12 +358,7 @@ struct InstallLock {
 impl InstallLock {
     fn acquire(state: &StateDir) -> Result<Self> {
         state.ensure()?;
-        let file = fs_err::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(files::PRIVATE_FILE_MODE)
-            .open(state.root().join(INSTALL_LOCK_FILE_NAME))
+        let file = files::open_lock_file(&state.installs_lock())
             .context("failed to open the install lock")?;
         file.file()
             .lock()

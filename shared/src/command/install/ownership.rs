@@ -11,9 +11,6 @@ use super::handlers::OwnedHandler;
 use crate::store::files;
 use crate::store::state_dir::StateDir;
 
-/// The ownership record's file name inside the state folder.
-pub const INSTALLS_FILE_NAME: &str = "installs.json";
-
 /// The schema version written into the ownership record.
 pub const INSTALLS_SCHEMA_VERSION: u32 = 1;
 
@@ -69,16 +66,11 @@ pub enum PriorState {
     },
 }
 
-/// Where the ownership record lives.
-pub fn installs_path(state: &StateDir) -> PathBuf {
-    state.root().join(INSTALLS_FILE_NAME)
-}
-
 impl InstallsFile {
     /// Reads the record (empty if it does not exist). An unreadable record is an error, never
     /// silently replaced: it is the only memory of what we own.
     pub fn load(state: &StateDir) -> Result<Self> {
-        Self::load_from(&installs_path(state))
+        Self::load_from(&state.installs_file())
     }
 
     /// Reads the record at `path` (empty if it does not exist).
@@ -114,7 +106,7 @@ impl InstallsFile {
             .context("failed to serialize the ownership record")?;
         text.push('\n');
         files::write_atomic(
-            &installs_path(state),
+            &state.installs_file(),
             text.as_bytes(),
             files::PRIVATE_FILE_MODE,
         )

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::store::files;
 use crate::store::state_dir::claude_config_dir;
@@ -52,19 +52,48 @@ impl SettingsScope {
     }
 }
 
+/// How many symbolic links in a row [`resolve_settings_path`] follows (as the kernel does).
+const MAX_SYMBOLIC_LINKS: usize = 40;
+
 /// The path under which a settings file is edited and recorded: absolute, with symlinks
-/// resolved (so a settings file symlinked from a dotfiles repository is edited in place, not
-/// replaced by a regular file), as far as the path exists.
+/// resolved, so that a settings file symlinked from a dotfiles repository is edited where it
+/// lives and the link survives. A link whose target does not exist yet resolves to that target
+/// (which install then creates), as long as the target's folder exists; otherwise it is refused.
 pub fn resolve_settings_path(path: &Path) -> Result<PathBuf> {
-    let absolute =
+    let mut current =
         std::path::absolute(path).context("failed to make the settings path absolute")?;
-    if let Ok(resolved) = fs_err::canonicalize(&absolute) {
-        return Ok(resolved);
+    let mut followed_link = false;
+    for _ in 0..=MAX_SYMBOLIC_LINKS {
+        if let Ok(resolved) = fs_err::canonicalize(&current) {
+            return Ok(resolved);
+        }
+        // The file does not exist (yet): resolve its folder; when the name itself is a link
+        // (a dangling one), follow it to where the file will be.
+        let (Some(parent), Some(name)) = (current.parent(), current.file_name()) else {
+            return Ok(current);
+        };
+        let Ok(folder) = fs_err::canonicalize(parent) else {
+            if followed_link {
+                bail!(
+                    "`{}` is a symbolic link to `{}`, whose folder does not exist; create the \
+                     folder or remove the link",
+                    path.display(),
+                    current.display()
+                );
+            }
+            return Ok(current);
+        };
+        let candidate = folder.join(name);
+        match fs_err::read_link(&candidate) {
+            Ok(target) => {
+                current = folder.join(target);
+                followed_link = true;
+            }
+            Err(_) => return Ok(candidate),
+        }
     }
-    if let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name())
-        && let Ok(parent) = fs_err::canonicalize(parent)
-    {
-        return Ok(parent.join(name));
-    }
-    Ok(absolute)
+    bail!(
+        "`{}` is a chain of more than {MAX_SYMBOLIC_LINKS} symbolic links",
+        path.display()
+    )
 }

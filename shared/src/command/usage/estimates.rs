@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::command::install::document::read_settings_bytes;
 use crate::store::trigger::Trigger;
 
 use super::drops::{ContextDrop, DropClass, MainChain};
@@ -318,8 +319,9 @@ pub fn find_cap(
         candidates.push(config.join("settings.json"));
     }
     for path in candidates {
-        let window = fs_err::read(&path)
+        let window = read_settings_bytes(&path)
             .ok()
+            .flatten()
             .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
             .and_then(|settings| settings.get("autoCompactWindow").and_then(Value::as_u64));
         if let Some(tokens) = window {
