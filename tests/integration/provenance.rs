@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ctxhooks_shared::command::provenance::ledger::ledger_input;
 use ctxhooks_shared::command::provenance::marks::Analysis;
 use ctxhooks_shared::command::provenance::records::{RecordClass, ResultKind};
+use ctxhooks_shared::command::provenance::sidecar::{Sidecar, read_sidecar};
 use ctxhooks_shared::command::provenance::transcript_lines::read_transcript;
 use ctxhooks_shared::command::provenance::verdict::{ToolState, Verdict, provenance_report};
-use ctxhooks_shared::store::sidecar::{Sidecar, read_sidecar};
 use serde_json::{Value, json};
 
 const SHARED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/transcript-fixtures");
@@ -1393,8 +1393,11 @@ fn a_transcript_of_another_session_is_refused() {
 }
 
 #[test]
-fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
-    // What Python's json.dumps writes for gauge_pct = float("nan"): not JSON.
+fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
+    // What Python's json.dumps writes for gauge_pct = float("nan"): not JSON. Its time is
+    // plainly in the text, but a malformed line is counted and reported, not repaired: it is a
+    // mark line whose time cannot be read, so the interrupt right after it is `unknown`, never
+    // the user's and never taken as the runtime's on a guess.
     let line = r#"{"kind": "runtime_interrupt_mark", "time_ms": 1796012085378, "reason": "context backstop", "source": "py", "gauge_pct": NaN, "pid": 7}"#;
     let (state, session, transcript) = marked_interrupt_with_mark_line(line);
     let output = ctxhooks(
@@ -1410,10 +1413,23 @@ fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
     );
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["calls"][0]["verdict"], "runtime", "{report}");
-    assert_eq!(report["calls"][0]["mark"]["reason"], "context backstop");
+    let call = &report["calls"][0];
+    assert_eq!(call["verdict"], "unknown", "{report}");
+    assert_eq!(call["mark"], Value::Null);
+    assert_eq!(call["relabelled_in_ledger"], false);
+    assert!(
+        call["verdict_evidence"]
+            .to_string()
+            .contains("sidecar line 2")
+    );
+    assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
     assert!(report["warnings"].to_string().contains("sidecar line 2"));
     assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap(),
+        "nothing is relabelled on a guessed time"
+    );
     // doctor's provenance check warns too.
     let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
     let findings: Vec<_> = ctxhooks_shared::command::doctor::checks::EXTRA_CHECKS

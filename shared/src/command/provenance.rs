@@ -8,5 +8,7 @@ pub mod ledger;
 pub mod marks;
 pub mod records;
 pub mod session;
+pub mod sidecar;
+pub mod text;
 pub mod transcript_lines;
 pub mod verdict;

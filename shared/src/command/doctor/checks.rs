@@ -91,7 +91,7 @@ fn runtime_marks_without_interrupt_records(state: &StateDir) -> Result<Vec<Findi
         }
     }
     for session in state.session_ids()? {
-        let sidecar = crate::store::sidecar::read_sidecar(&state.sidecar(&session))?;
+        let sidecar = crate::command::provenance::sidecar::read_sidecar(&state.sidecar(&session))?;
         for problem in &sidecar.mark_problems {
             findings.push(Finding::new(
                 Severity::Warning,

@@ -16,9 +16,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::records::{RecordClass, ResultKind, classify_record, harness_short_text};
+use super::sidecar::{Sidecar, read_sidecar};
 use super::transcript_lines::{TranscriptLine, read_transcript};
 use crate::store::session_id::SessionId;
-use crate::store::sidecar::{RuntimeMark, Sidecar, ToolEventKind, read_sidecar};
+use crate::store::sidecar::RuntimeMark;
 use crate::store::state_dir::StateDir;
 
 /// How long before a mark an interrupt group may start and still be covered (clock rounding:
@@ -196,9 +197,6 @@ impl Analysis {
             }
         }
         for problem in &sidecar.mark_problems {
-            if problem.salvaged_time_ms.is_some() {
-                continue;
-            }
             let low = problem
                 .after_time_ms
                 .unwrap_or(0)
@@ -312,12 +310,8 @@ fn call_start_times(lines: &[TranscriptLine], sidecar: &Sidecar) -> HashMap<Stri
             note(id, time);
         }
     }
-    for event in &sidecar.events {
-        if event.event == ToolEventKind::Started
-            && let Some(id) = &event.tool_use_id
-        {
-            note(id, event.time_ms);
-        }
+    for (id, time) in sidecar.starts() {
+        note(id, time);
     }
     starts
 }
@@ -658,10 +652,8 @@ mod tests {
             text.push('\n');
             text
         });
-        let sidecar = Sidecar {
-            marks,
-            ..Sidecar::default()
-        };
+        let mut sidecar = Sidecar::default();
+        sidecar.marks = marks;
         Analysis::new(split_transcript(text.as_bytes()), sidecar)
     }
 

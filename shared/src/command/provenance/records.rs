@@ -5,7 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::store::sidecar::{Sidecar, ToolEventKind};
+use super::sidecar::Sidecar;
+use crate::store::sidecar::ToolEventKind;
 
 /// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
 pub const REJECTION_PREFIX: &str =

@@ -480,11 +480,7 @@ fn state_of(
     // The hook was active for this call only if it wrote lines both before and after the
     // call's tool_use: lines only before could mean the hook was removed or broke since.
     let call_time = tool_use.and_then(|tool_use| tool_use.time_ms);
-    let hook_was_active = call_time.is_some_and(|time| {
-        let events = &analysis.sidecar.events;
-        events.iter().any(|event| event.time_ms <= time)
-            && events.iter().any(|event| event.time_ms >= time)
-    });
+    let hook_was_active = call_time.is_some_and(|time| analysis.sidecar.hook_active_around(time));
     if hook_was_active {
         evidence.push(
             "no PreToolUse line for this call although the hook wrote lines for this session \
