@@ -1,6 +1,6 @@
 //! Writing command output to stdout (the only module that does), as text or JSON.
 
-use std::io::Write;
+use std::io::{BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -17,6 +17,17 @@ pub fn print(text: &str) -> Result<()> {
 pub fn print_bytes(bytes: &[u8]) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(bytes)?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Writes to stdout through a buffer whatever `write` writes (for output too large to hold in
+/// memory, such as a transcript, byte for byte).
+pub fn print_with(
+    write: impl FnOnce(&mut BufWriter<StdoutLock<'static>>) -> Result<()>,
+) -> Result<()> {
+    let mut stdout = BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+    write(&mut stdout)?;
     stdout.flush()?;
     Ok(())
 }
