@@ -2,10 +2,11 @@
 //! whether it ran, and the transcript relabelled for a ledger extractor.
 //!
 //! The model reads a transcript once, streaming (`analysis`: `records` classifies each record,
-//! `groups` finds the runs of interrupt records, `calls` keeps the tool calls), matches the
-//! sidecar's runtime marks to the groups (`marks`) and judges each call (`verdict`, with typed
-//! `evidence`); `text` words it all for people, and `ledger` copies the transcript a second
-//! time for the ledger extractor.
+//! `groups` finds the runs of interrupt records, `calls` keeps the tool calls; `load` finds the
+//! files and `sidecar` reads the marks and hook events), matches the marks to the groups
+//! (`marks`) and judges each call (`verdict`, with typed `evidence`). `text` words it all for
+//! people and `json` for programs; `ledger` copies the transcript a second time for the ledger
+//! extractor.
 
 pub mod analysis;
 pub mod calls;
@@ -14,6 +15,7 @@ pub mod cli_mark_interrupt;
 pub mod cli_provenance;
 pub mod evidence;
 pub mod groups;
+pub mod json;
 pub mod ledger;
 pub mod load;
 pub mod marks;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::store::tool_summary::summarize_input_fields;
-use crate::transcript::record::ToolUse;
+use crate::transcript::content::ToolUse;
 
 /// One tool call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

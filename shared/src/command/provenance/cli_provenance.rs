@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::json::JsonReport;
 use super::load::{Loaded, load_analysis};
-use super::text::{JsonReport, mark_problem_note, render_report, unmatched_note};
+use super::text::{mark_problem_note, render_report, unmatched_note};
 use super::verdict::{ProvenanceReport, provenance_report};
 use crate::command::output;
 use crate::store::session_id::SessionId;

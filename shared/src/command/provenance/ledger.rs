@@ -125,7 +125,8 @@ impl Line {
     }
 }
 
-/// The one system record that replaces a covered trailing group.
+/// The one system record that replaces a covered trailing group: it says the runtime cut the
+/// calls off, links into the chain where the group was, and names the mark.
 fn system_record(
     analysis: &Analysis,
     report: &ProvenanceReport,
@@ -133,8 +134,43 @@ fn system_record(
     first: &Line,
     last: &Line,
 ) -> Vec<u8> {
+    let (content, calls) = relabelled_calls(report, group);
     let first = first.record.as_ref();
-    let mark = group.covered_by;
+    let last = last.record.as_ref();
+    let mut record = Map::new();
+    record.insert("type".into(), "system".into());
+    record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
+    record.insert("level".into(), "info".into());
+    // The chain stays linked: parentUuid from the first replaced record, uuid from the last
+    // (the record after the group names it as its parent).
+    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
+        record.insert("parentUuid".into(), value.clone());
+    }
+    if let Some(value) = last
+        .and_then(|last| last.get("uuid"))
+        .or_else(|| first.and_then(|first| first.get("uuid")))
+    {
+        record.insert("uuid".into(), value.clone());
+    }
+    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
+        if let Some(value) = first.and_then(|first| first.get(field)) {
+            record.insert(field.into(), value.clone());
+        }
+    }
+    record.insert("content".into(), content.into());
+    record.insert(
+        "ctxhooks".into(),
+        json!({
+            "relabelled": "runtime_interrupt",
+            "calls": calls,
+            "mark": group.covered_by.map(|mark| &analysis.sidecar.marks[mark]),
+        }),
+    );
+    serde_json::to_vec(&Value::Object(record)).unwrap_or_default()
+}
+
+/// What the system record says (its `content`) and the calls it lists.
+fn relabelled_calls(report: &ProvenanceReport, group: &InterruptGroup) -> (String, Vec<Value>) {
     let mut calls = Vec::new();
     let mut phrases = Vec::new();
     for id in group.call_ids() {
@@ -176,37 +212,7 @@ fn system_record(
             phrases.join("; ")
         )
     };
-    let mut record = Map::new();
-    record.insert("type".into(), "system".into());
-    record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
-    record.insert("level".into(), "info".into());
-    // The chain stays linked: parentUuid from the first replaced record, uuid from the last
-    // (the record after the group names it as its parent).
-    let last = last.record.as_ref();
-    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
-        record.insert("parentUuid".into(), value.clone());
-    }
-    if let Some(value) = last
-        .and_then(|last| last.get("uuid"))
-        .or_else(|| first.and_then(|first| first.get("uuid")))
-    {
-        record.insert("uuid".into(), value.clone());
-    }
-    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
-        if let Some(value) = first.and_then(|first| first.get(field)) {
-            record.insert(field.into(), value.clone());
-        }
-    }
-    record.insert("content".into(), content.into());
-    record.insert(
-        "ctxhooks".into(),
-        json!({
-            "relabelled": "runtime_interrupt",
-            "calls": calls,
-            "mark": mark.map(|mark| &analysis.sidecar.marks[mark]),
-        }),
-    );
-    serde_json::to_vec(&Value::Object(record)).unwrap_or_default()
+    (content, calls)
 }
 
 fn state_phrase(state: ToolState) -> &'static str {

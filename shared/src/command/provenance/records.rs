@@ -4,9 +4,8 @@
 
 use super::sidecar::Sidecar;
 use crate::store::sidecar::ToolEventKind;
-use crate::transcript::record::{
-    Block, Content, Record, SYNTHETIC_MODEL, ToolResult, is_interrupt_marker_text,
-};
+use crate::transcript::content::{Block, Content, ToolResult};
+use crate::transcript::record::{Record, SYNTHETIC_MODEL, is_interrupt_marker_text};
 
 /// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
 pub const REJECTION_PREFIX: &str =

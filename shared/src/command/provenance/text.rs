@@ -1,16 +1,14 @@
-//! The English of provenance: how each typed fact of the model reads for a person, the text
-//! report, and the JSON report (whose evidence and warnings are these same sentences).
+//! The English of provenance: how each typed fact of the model reads for a person (the
+//! `Display` of each), the stderr notes and the text report. `json.rs` puts the same sentences
+//! in the JSON report.
 
 use std::fmt::{self, Write as _};
-
-use serde::Serialize;
 
 use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
 use super::marks::{MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS};
 use super::records::{InterruptionClue, ResultKind};
 use super::sidecar::{MarkProblem, MarkProblemKind};
-use super::verdict::{CallReport, ProvenanceReport, ToolState, Verdict};
-use crate::store::sidecar::RuntimeMark;
+use super::verdict::{CallReport, ProvenanceReport};
 
 impl fmt::Display for MarkProblemKind {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -352,129 +350,139 @@ fn render_call(text: &mut String, call: &CallReport) {
     }
 }
 
-/// The JSON report of `ctxhooks provenance --json`: the model with its evidence, reasons and
-/// warnings as the sentences above.
-#[derive(Debug, Serialize)]
-pub struct JsonReport<'a> {
-    session: Option<&'a str>,
-    transcript: String,
-    calls: Vec<JsonCall<'a>>,
-    unmatched_marks: Vec<JsonUnmatchedMark<'a>>,
-    warnings: Vec<String>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sidecar::RuntimeMark;
 
-impl<'a> JsonReport<'a> {
-    /// The JSON form of `report`.
-    pub fn new(session: Option<&'a str>, transcript: String, report: &'a ProvenanceReport) -> Self {
-        Self {
-            session,
-            transcript,
-            calls: report.calls.iter().map(JsonCall::new).collect(),
-            unmatched_marks: report
-                .unmatched_marks
-                .iter()
-                .map(|unmatched| JsonUnmatchedMark {
-                    mark: &unmatched.mark,
-                    reason: unmatched.reason.to_string(),
-                })
-                .collect(),
-            warnings: report.warnings.iter().map(ToString::to_string).collect(),
+    fn mark() -> RuntimeMark {
+        RuntimeMark {
+            time_ms: 1000,
+            reason: "backstop".into(),
+            source: Some("runtime".into()),
+            gauge_pct: Some(78.5),
+            pid: None,
         }
     }
-}
 
-#[derive(Debug, Serialize)]
-struct JsonCall<'a> {
-    tool_use_id: &'a str,
-    tool_name: Option<&'a str>,
-    summary: Option<&'a str>,
-    verdict: Verdict,
-    state: ToolState,
-    result_kind: Option<JsonResultKind>,
-    verdict_evidence: Vec<String>,
-    state_evidence: Vec<String>,
-    mark: Option<&'a RuntimeMark>,
-    relabelled_in_ledger: bool,
-    line: usize,
-}
-
-impl<'a> JsonCall<'a> {
-    fn new(call: &'a CallReport) -> Self {
-        Self {
-            tool_use_id: &call.tool_use_id,
-            tool_name: call.tool_name.as_deref(),
-            summary: call.summary.as_deref(),
-            verdict: call.verdict,
-            state: call.state,
-            result_kind: call.result_kind.as_ref().map(JsonResultKind::new),
-            verdict_evidence: call
-                .verdict_evidence
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            state_evidence: call
-                .state_evidence
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            mark: call.mark.as_ref(),
-            relabelled_in_ledger: call.relabelled_in_ledger,
-            line: call.line,
+    /// Every sentence, word for word as `provenance` has always printed it.
+    #[test]
+    fn every_fact_reads_as_it_always_did() {
+        let verdicts = [
+            (
+                VerdictEvidence::Result(ResultKind::Rejected {
+                    before_run: true,
+                    stopped_while_running: true,
+                }),
+                "tool_result is the rejection text with toolDenialBeforeRun: true with the \"stopped while running\" correction",
+            ),
+            (
+                VerdictEvidence::Result(ResultKind::PermissionDenied {
+                    denial_kind: Some("permission-rule".into()),
+                }),
+                "tool_result is a permission denial (toolDenialKind \"permission-rule\")",
+            ),
+            (
+                VerdictEvidence::Result(ResultKind::Interrupted {
+                    while_running: true,
+                }),
+                "tool_result says the call was interrupted (toolDenialKind \"interrupted\": cut off while running)",
+            ),
+            (
+                VerdictEvidence::Result(ResultKind::UnrecognisedInterruption {
+                    evidence: InterruptionClue::StartedNeverFinished,
+                }),
+                "unrecognised interruption: an error result for a call the PreToolUse hook saw start and no PostToolUse/PostToolUseFailure saw finish",
+            ),
+            (
+                VerdictEvidence::Result(ResultKind::UnrecognisedInterruption {
+                    evidence: InterruptionClue::UnknownDenialKind("new".into()),
+                }),
+                "unrecognised interruption: unknown toolDenialKind `new`",
+            ),
+            (
+                VerdictEvidence::SpentMark(mark()),
+                "the runtime mark at 1000 ms (reason \"backstop\") also fell just before these records (a retried interrupt?) and is spent on them",
+            ),
+            (
+                VerdictEvidence::NovelMarker {
+                    line: 24,
+                    text: "[Stopped]".into(),
+                },
+                "line 24: \"[Stopped]\" was taken as an interrupt marker because the harness wrote it (rowSource: \"harness\") right after interrupt content; its wording is unknown to ctxhooks (did the SDK change it?)",
+            ),
+            (
+                VerdictEvidence::CoveringMark {
+                    mark: mark(),
+                    delay_ms: Some(-3),
+                },
+                "runtime mark at 1000 ms, the interrupt records came -3 ms after it: reason \"backstop\", source \"runtime\", gauge 78.5%",
+            ),
+            (
+                VerdictEvidence::UnreadableMarkNearby { sidecar_line: 2 },
+                "sidecar line 2 is a runtime_interrupt_mark line whose time cannot be read, and these interrupt records could follow it: the runtime may have issued this interrupt",
+            ),
+            (
+                VerdictEvidence::LaterRecordsCovered(mark()),
+                "the interrupt records after it are covered by the runtime mark at 1000 ms (reason \"backstop\")",
+            ),
+            (
+                VerdictEvidence::MarkerFollowsUncovered,
+                "an interrupt marker follows it and no runtime mark covers it, so the transcript's \"user\" stands",
+            ),
+        ];
+        for (evidence, expected) in verdicts {
+            assert_eq!(evidence.to_string(), expected);
         }
-    }
-}
-
-/// [`ResultKind`] as JSON: its kind and flags, and the clue of an unrecognised interruption in
-/// words.
-#[derive(Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum JsonResultKind {
-    Rejected {
-        before_run: bool,
-        stopped_while_running: bool,
-    },
-    RejectedWithFeedback,
-    Interrupted {
-        while_running: bool,
-    },
-    BatchCancelled,
-    PermissionDenied {
-        denial_kind: Option<String>,
-    },
-    UnrecognisedInterruption {
-        evidence: String,
-    },
-    Normal,
-}
-
-impl JsonResultKind {
-    fn new(kind: &ResultKind) -> Self {
-        match kind {
-            ResultKind::Rejected {
-                before_run,
-                stopped_while_running,
-            } => Self::Rejected {
-                before_run: *before_run,
-                stopped_while_running: *stopped_while_running,
-            },
-            ResultKind::RejectedWithFeedback => Self::RejectedWithFeedback,
-            ResultKind::Interrupted { while_running } => Self::Interrupted {
-                while_running: *while_running,
-            },
-            ResultKind::BatchCancelled => Self::BatchCancelled,
-            ResultKind::PermissionDenied { denial_kind } => Self::PermissionDenied {
-                denial_kind: denial_kind.clone(),
-            },
-            ResultKind::UnrecognisedInterruption { evidence } => Self::UnrecognisedInterruption {
-                evidence: evidence.to_string(),
-            },
-            ResultKind::Normal => Self::Normal,
+        let states = [
+            (
+                StateEvidence::Failed {
+                    time_ms: 5,
+                    is_interrupt: Some(false),
+                },
+                "PostToolUseFailure at 5 ms (is_interrupt: Some(false))",
+            ),
+            (
+                StateEvidence::NoHookLine,
+                "no hook line for this call; cannot tell whether it ran — check the live state (was `ctxhooks-tooluse` installed and working?)",
+            ),
+        ];
+        for (evidence, expected) in states {
+            assert_eq!(evidence.to_string(), expected);
         }
+        let warnings = [
+            (
+                Warning::UnreadableAfterGroup {
+                    line: 25,
+                    group_line: 22,
+                },
+                "transcript line 25 after the interrupt records on line 22 is not a readable JSON record; it is counted as a real record, so nothing after it is relabelled",
+            ),
+            (
+                Warning::MarkProblem {
+                    line: 3,
+                    problem: MarkProblemKind::NoTime,
+                },
+                "sidecar line 3: a runtime_interrupt_mark line whose time cannot be read (it has no time_ms), so interrupts near it are judged unknown; fix the runtime that writes it (see docs/provenance.md)",
+            ),
+            (
+                Warning::SeveralSessionIds {
+                    ids: vec!["a".into(), "b".into()],
+                    session: crate::store::session_id::SessionId::parse("a").unwrap(),
+                },
+                "the transcript's records carry several sessionIds (a, b); only session `a`'s sidecar was used",
+            ),
+            (
+                Warning::UnreadableTranscriptLines { count: 2 },
+                "2 transcript line(s) are not JSON records (a truncated last line?)",
+            ),
+        ];
+        for (warning, expected) in warnings {
+            assert_eq!(warning.to_string(), expected);
+        }
+        assert_eq!(
+            UnmatchedReason::NoInterruptInWindow.to_string(),
+            "no interrupt record it may cover starts within 250 ms before to 5000 ms after this mark (with no user prompt between, and for calls already running when it was written): the interrupt has not reached the transcript yet, or the SDK changed its interrupt wording or fields"
+        );
     }
-}
-
-#[derive(Debug, Serialize)]
-struct JsonUnmatchedMark<'a> {
-    mark: &'a RuntimeMark,
-    reason: String,
 }

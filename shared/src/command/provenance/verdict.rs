@@ -309,25 +309,26 @@ fn state_of(
     kind: Option<&ResultKind>,
     tool_use: Option<&ToolCall>,
 ) -> (ToolState, Vec<StateEvidence>) {
-    let mut evidence = Vec::new();
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
         let time_ms = event.time_ms;
         match event.event {
             ToolEventKind::Completed => {
-                evidence.push(StateEvidence::Completed { time_ms });
-                return (ToolState::Completed, evidence);
+                return (
+                    ToolState::Completed,
+                    vec![StateEvidence::Completed { time_ms }],
+                );
             }
             ToolEventKind::Failed if event.is_interrupt == Some(true) => {
-                evidence.push(StateEvidence::AbortedWhileRunning { time_ms });
-                return (ToolState::Started, evidence);
+                let evidence = StateEvidence::AbortedWhileRunning { time_ms };
+                return (ToolState::Started, vec![evidence]);
             }
             ToolEventKind::Failed => {
-                evidence.push(StateEvidence::Failed {
+                let evidence = StateEvidence::Failed {
                     time_ms,
                     is_interrupt: event.is_interrupt,
-                });
-                return (ToolState::Failed, evidence);
+                };
+                return (ToolState::Failed, vec![evidence]);
             }
             ToolEventKind::Started => started = Some(time_ms),
         }
@@ -343,16 +344,28 @@ fn state_of(
         )
     );
     if denied_before_run {
-        evidence.push(StateEvidence::RefusedBeforeRun);
+        let mut evidence = vec![StateEvidence::RefusedBeforeRun];
         if let Some(time_ms) = started {
             evidence.push(StateEvidence::StartedBeforeDecision { time_ms });
         }
         return (ToolState::NotStarted, evidence);
     }
     if let Some(time_ms) = started {
-        evidence.push(StateEvidence::StartedNotFinished { time_ms });
-        return (ToolState::Started, evidence);
+        return (
+            ToolState::Started,
+            vec![StateEvidence::StartedNotFinished { time_ms }],
+        );
     }
+    state_without_start(analysis, kind, tool_use)
+}
+
+/// Whether a call ran that no hook line says started or ended: the hook's activity around it
+/// and what the SDK says.
+fn state_without_start(
+    analysis: &Analysis,
+    kind: Option<&ResultKind>,
+    tool_use: Option<&ToolCall>,
+) -> (ToolState, Vec<StateEvidence>) {
     let said_running = matches!(
         kind,
         Some(
@@ -369,19 +382,168 @@ fn state_of(
     let hook_was_active = tool_use
         .and_then(|tool_use| tool_use.time_ms)
         .is_some_and(|time| analysis.sidecar.hook_active_around(time));
-    if hook_was_active {
-        evidence.push(StateEvidence::NoStartWhileHookActive);
-        if said_running {
-            // The hook may have failed for that call (see errors.log): do not call it safe.
-            evidence.push(StateEvidence::SdkSaysRunningDisagrees);
-            return (ToolState::Unknown, evidence);
+    match (hook_was_active, said_running) {
+        // The hook may have failed for that call (see errors.log): do not call it safe.
+        (true, true) => (
+            ToolState::Unknown,
+            vec![
+                StateEvidence::NoStartWhileHookActive,
+                StateEvidence::SdkSaysRunningDisagrees,
+            ],
+        ),
+        (true, false) => (
+            ToolState::NotStarted,
+            vec![StateEvidence::NoStartWhileHookActive],
+        ),
+        (false, true) => (
+            ToolState::Started,
+            vec![StateEvidence::NoHookLineSdkSaysRunning],
+        ),
+        (false, false) => (ToolState::Unknown, vec![StateEvidence::NoHookLine]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::provenance::sidecar::Sidecar;
+    use crate::store::sidecar::ToolEvent;
+    use serde_json::{Value, json};
+
+    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
+
+    fn at(offset_ms: u64) -> String {
+        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    }
+
+    /// A Bash call at 1 s, rejected at 2 s, then the marker.
+    fn rejected_call() -> String {
+        [
+            json!({"type": "user", "timestamp": at(0), "message": {"role": "user", "content": "go"}}),
+            json!({"type": "assistant", "timestamp": at(1_000), "message": {"role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_a", "name": "Bash",
+                             "input": {"command": "sleep 5"}}]}}),
+            json!({"type": "user", "timestamp": at(2_000), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true,
+                 "content": "The user doesn't want to proceed with this tool use. The tool use was rejected"}]}}),
+            json!({"type": "user", "timestamp": at(2_001), "message": {"role": "user",
+                "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}}),
+        ]
+        .iter()
+        .fold(String::new(), |mut text, record: &Value| {
+            text.push_str(&record.to_string());
+            text.push('\n');
+            text
+        })
+    }
+
+    fn mark(offset_ms: u64) -> RuntimeMark {
+        RuntimeMark {
+            time_ms: T0 + offset_ms,
+            reason: "backstop".into(),
+            source: None,
+            gauge_pct: None,
+            pid: None,
         }
-        return (ToolState::NotStarted, evidence);
     }
-    if said_running {
-        evidence.push(StateEvidence::NoHookLineSdkSaysRunning);
-        return (ToolState::Started, evidence);
+
+    fn report(sidecar: Sidecar) -> ProvenanceReport {
+        let analysis = Analysis::scan(rejected_call().as_bytes(), sidecar).unwrap();
+        provenance_report(&analysis)
     }
-    evidence.push(StateEvidence::NoHookLine);
-    (ToolState::Unknown, evidence)
+
+    const REJECTED: ResultKind = ResultKind::Rejected {
+        before_run: false,
+        stopped_while_running: false,
+    };
+
+    #[test]
+    fn an_uncovered_rejection_is_the_users_and_nothing_says_whether_it_ran() {
+        let report = report(Sidecar::default());
+        let call = &report.calls[0];
+        assert_eq!(
+            (call.verdict, call.state),
+            (Verdict::User, ToolState::Unknown)
+        );
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::Uncovered
+            ]
+        );
+        assert_eq!(call.state_evidence, vec![StateEvidence::NoHookLine]);
+        assert_eq!(call.summary.as_deref(), Some("sleep 5"));
+        assert_eq!(call.line, 3);
+        assert!(report.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_covering_mark_makes_it_the_runtimes_with_the_delay() {
+        let mut sidecar = Sidecar::default();
+        sidecar.marks = vec![mark(1_900)];
+        sidecar.add_event(ToolEvent {
+            event: ToolEventKind::Started,
+            hook_event_name: None,
+            time_ms: T0 + 1_010,
+            tool_use_id: Some("toolu_a".into()),
+            tool_name: None,
+            summary: None,
+            duration_ms: None,
+            is_interrupt: None,
+            interrupted: None,
+            agent_id: None,
+            transcript_path: None,
+        });
+        let report = report(sidecar);
+        let call = &report.calls[0];
+        assert_eq!(
+            (call.verdict, call.state, call.relabelled_in_ledger),
+            (Verdict::Runtime, ToolState::Started, true)
+        );
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::CoveringMark {
+                    mark: mark(1_900),
+                    delay_ms: Some(100)
+                },
+                VerdictEvidence::WordingSaysUser
+            ]
+        );
+        assert_eq!(
+            call.state_evidence,
+            vec![StateEvidence::StartedNotFinished {
+                time_ms: T0 + 1_010
+            }]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_mark_line_nearby_makes_it_unknown() {
+        let mut sidecar = Sidecar::default();
+        sidecar.mark_problems = vec![crate::command::provenance::sidecar::MarkProblem {
+            line: 4,
+            problem: crate::command::provenance::sidecar::MarkProblemKind::NoTime,
+            after_time_ms: Some(T0),
+            before_time_ms: None,
+        }];
+        let report = report(sidecar);
+        let call = &report.calls[0];
+        assert_eq!(call.verdict, Verdict::Unknown);
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::UnreadableMarkNearby { sidecar_line: 4 }
+            ]
+        );
+        assert!(matches!(
+            report.warnings.as_slice(),
+            [Warning::MarkProblem { line: 4, .. }]
+        ));
+    }
 }
