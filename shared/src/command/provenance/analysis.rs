@@ -150,6 +150,27 @@ struct Scan<'sidecar> {
 }
 
 impl Scan<'_> {
+    /// Notes the calls the results of line `index` answer, and keeps those that are not normal.
+    fn results_of(&mut self, index: usize, class: &RecordClass, time_ms: Option<u64>) {
+        let (RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results }) =
+            class
+        else {
+            return;
+        };
+        for (id, kind) in results {
+            self.calls.answered(id);
+            if *kind != ResultKind::Normal {
+                self.results.push(NotableResult {
+                    line: index,
+                    tool_use_id: id.clone(),
+                    kind: kind.clone(),
+                    time_ms,
+                    group: None,
+                });
+            }
+        }
+    }
+
     fn line(&mut self, line: Line) {
         let index = self.line_count;
         self.line_count += 1;
@@ -157,11 +178,13 @@ impl Scan<'_> {
             offset: line.offset,
             length: line.length,
         };
-        let bytes = line.bytes.unwrap_or_default();
-        if line.bytes.is_some() && bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        let Some(record) = line.bytes.and_then(Record::parse) else {
+        let record = match line.bytes {
+            Some(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => return,
+            Some(bytes) => Record::parse(bytes),
+            // Longer than MAX_LINE_BYTES: not read, so not a record either.
+            None => None,
+        };
+        let Some(record) = record else {
             self.unreadable_lines += 1;
             self.finder.unreadable(index);
             return;
@@ -182,22 +205,7 @@ impl Scan<'_> {
             self.issued.push(call);
         }
         let first_result = self.results.len();
-        if let RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results } =
-            &class
-        {
-            for (id, kind) in results {
-                self.calls.answered(id);
-                if *kind != ResultKind::Normal {
-                    self.results.push(NotableResult {
-                        line: index,
-                        tool_use_id: id.clone(),
-                        kind: kind.clone(),
-                        time_ms,
-                        group: None,
-                    });
-                }
-            }
-        }
+        self.results_of(index, &class, time_ms);
         let group = self.finder.record(ClassifiedLine {
             index,
             span,
