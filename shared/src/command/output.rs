@@ -13,16 +13,8 @@ pub fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to stdout exactly as they are (for output that must stay byte-identical).
-pub fn print_bytes(bytes: &[u8]) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(bytes)?;
-    stdout.flush()?;
-    Ok(())
-}
-
-/// Writes to stdout through a buffer whatever `write` writes (for output too large to hold in
-/// memory, such as a transcript, byte for byte).
+/// Writes to stdout through a buffer whatever `write` writes, exactly as it is (for output too
+/// large to hold in memory that must stay byte-identical, such as a transcript).
 pub fn print_with(
     write: impl FnOnce(&mut BufWriter<StdoutLock<'static>>) -> Result<()>,
 ) -> Result<()> {
