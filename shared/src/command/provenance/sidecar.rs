@@ -57,7 +57,7 @@ pub struct MarkProblem {
 #[derive(Debug, Clone, Default)]
 pub struct Sidecar {
     /// The tool hook events with a `tool_use_id`, in file order.
-    pub events: Vec<HookEvent>,
+    events: Vec<HookEvent>,
     /// Where each call's events are in [`Sidecar::events`].
     calls: HashMap<String, Vec<usize>>,
     /// The earliest and the latest time of any tool hook event.
@@ -73,6 +73,11 @@ pub struct Sidecar {
 }
 
 impl Sidecar {
+    /// The tool hook events with a `tool_use_id`, in file order.
+    pub fn events(&self) -> &[HookEvent] {
+        &self.events
+    }
+
     /// The events of one tool call, in file order.
     pub fn events_for<'a>(&'a self, tool_use_id: &str) -> impl Iterator<Item = &'a HookEvent> {
         self.calls
@@ -288,8 +293,8 @@ mod tests {
                 "\n"
             ),
         );
-        assert_eq!(sidecar.events.len(), 1);
-        assert_eq!(sidecar.events[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events().len(), 1);
+        assert_eq!(sidecar.events()[0].event, ToolEventKind::Started);
         assert_eq!(sidecar.events_for("toolu_1").count(), 1);
         assert_eq!(sidecar.marks[0].gauge_pct, Some(78.5));
         let lines: Vec<usize> = sidecar.unreadable.iter().map(|(line, _)| *line).collect();
