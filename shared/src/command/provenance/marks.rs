@@ -293,6 +293,11 @@ mod tests {
         records[3] = meta;
         let analysis_with_meta = analysis(&records, vec![mark(97_000)]);
         assert_eq!(analysis_with_meta.groups[1].covered_by, Some(0));
+        // Nor is a local command's wrapper (the one definition the usage log's turns use too).
+        records[3] = json!({"type": "user", "timestamp": at(98_000), "message": {"role": "user",
+            "content": "<command-name>/mcp</command-name>"}});
+        let analysis_with_command = analysis(&records, vec![mark(97_000)]);
+        assert_eq!(analysis_with_command.groups[1].covered_by, Some(0));
     }
 
     #[test]
