@@ -1,4 +1,7 @@
-//! Reading Claude Code transcripts: whole lines from an offset, and what each line means.
+//! Reading Claude Code transcripts: whole lines from an offset, and each line read once into a
+//! typed record.
 
-pub mod entry;
+pub mod content;
+pub mod field;
 pub mod lines;
+pub mod record;

@@ -12,12 +12,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ctxhooks_shared::command::provenance::ledger::ledger_input;
-use ctxhooks_shared::command::provenance::marks::Analysis;
-use ctxhooks_shared::command::provenance::records::{RecordClass, ResultKind};
-use ctxhooks_shared::command::provenance::transcript_lines::read_transcript;
-use ctxhooks_shared::command::provenance::verdict::{ToolState, Verdict, provenance_report};
-use ctxhooks_shared::store::sidecar::{Sidecar, read_sidecar};
+use ctxhooks_shared::command::provenance::analysis::Analysis;
+use ctxhooks_shared::command::provenance::ledger::write_ledger_input;
+use ctxhooks_shared::command::provenance::load::analyse_file;
+use ctxhooks_shared::command::provenance::records::{RecordClass, ResultKind, classify_record};
+use ctxhooks_shared::command::provenance::sidecar::{Sidecar, read_sidecar};
+use ctxhooks_shared::command::provenance::verdict::{
+    ProvenanceReport, ToolState, Verdict, provenance_report,
+};
+use ctxhooks_shared::transcript::record::Record;
 use serde_json::{Value, json};
 
 const SHARED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/transcript-fixtures");
@@ -63,7 +66,30 @@ fn analyse(transcript: &Path, sidecar: Option<&Path>) -> Analysis {
     let sidecar = sidecar.map_or_else(Sidecar::default, |path| {
         read_sidecar(path).expect("test helper")
     });
-    Analysis::new(read_transcript(transcript).expect("test helper"), sidecar)
+    analyse_file(transcript, sidecar).expect("test helper")
+}
+
+/// The ledger input of an analysed transcript, as `ctxhooks ledger-input` writes it.
+fn ledger_input(analysis: &Analysis, report: &ProvenanceReport, transcript: &Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let file = fs_err::File::open(transcript).expect("test helper");
+    write_ledger_input(analysis, report, file, &mut bytes).expect("test helper");
+    bytes
+}
+
+/// The 0-based line `index` of a transcript.
+fn line_of(transcript: &Path, index: usize) -> Vec<u8> {
+    let bytes = fs_err::read(transcript).expect("test helper");
+    lines_of(&bytes)[index]
+        .strip_suffix(b"\n")
+        .expect("test helper")
+        .to_vec()
+}
+
+/// How the 0-based line `index` of a transcript is classified (no sidecar).
+fn class_at(transcript: &Path, index: usize) -> RecordClass {
+    let line = line_of(transcript, index);
+    classify_record(&Record::parse(&line).expect("test helper"), None)
 }
 
 /// Analyses a transcript with marks given as JSON lines.
@@ -180,7 +206,7 @@ fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() 
     );
     assert!(!report.calls.iter().any(|call| call.relabelled_in_ledger));
     assert_eq!(
-        ledger_input(&analysis, &report),
+        ledger_input(&analysis, &report, &transcript),
         fs_err::read(&transcript).unwrap()
     );
 }
@@ -201,7 +227,7 @@ fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() 
                 && call.mark.is_some())
     );
     let original = fs_err::read(&transcript).unwrap();
-    let relabelled = ledger_input(&analysis, &report);
+    let relabelled = ledger_input(&analysis, &report, &transcript);
     let before = lines_of(&original);
     let after = lines_of(&relabelled);
     // Three records (lines 11-13) became one.
@@ -251,7 +277,7 @@ fn rejection_with_feedback_is_a_person_and_never_interrupt_content() {
     let analysis = analyse(&transcript, None);
     assert!(analysis.groups.is_empty());
     assert!(matches!(
-        &analysis.classes[7],
+        &class_at(&transcript, 7),
         RecordClass::Conversation { results } if results[0].1 == ResultKind::RejectedWithFeedback
     ));
     let report = provenance_report(&analysis);
@@ -271,7 +297,7 @@ fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
     let transcript = shared("entireio__cli/00/c9e2351016/3/full.jsonl");
     let analysis = analyse(&transcript, None);
     assert!(matches!(
-        analysis.classes[5],
+        class_at(&transcript, 5),
         RecordClass::Conversation { .. }
     ));
     assert_eq!(analysis.groups.len(), 1);
@@ -295,7 +321,7 @@ fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger()
     assert_eq!(report.calls[0].verdict, Verdict::Runtime);
     assert!(!report.calls[0].relabelled_in_ledger);
     assert_eq!(
-        ledger_input(&analysis, &report),
+        ledger_input(&analysis, &report, &transcript),
         fs_err::read(&transcript).unwrap()
     );
 }
@@ -361,16 +387,18 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
 
     let original = fs_err::read(&transcript).unwrap();
     let relabelled = ledger(&state, &session, &transcript);
-    // The library entry point gives the same bytes as the command.
+    // The library calls the command makes give the same bytes as the command.
     let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
     let session_id = ctxhooks_shared::store::session_id::SessionId::parse(&session).unwrap();
+    let loaded = ctxhooks_shared::command::provenance::load::load_analysis(
+        &state_dir,
+        Some(&session_id),
+        Some(&transcript),
+    )
+    .unwrap();
+    let report = provenance_report(&loaded.analysis);
     assert_eq!(
-        ctxhooks_shared::command::provenance::session::ledger_input_for(
-            &state_dir,
-            Some(&session_id),
-            Some(&transcript)
-        )
-        .unwrap(),
+        ledger_input(&loaded.analysis, &report, &loaded.transcript),
         relabelled
     );
     let before = lines_of(&original);
@@ -630,7 +658,7 @@ fn sdk_permission_deny_is_permission_denied_and_never_ran() {
     let transcript = sdk(scenario, "transcript.jsonl");
     let sidecar = read_sidecar(&sdk(scenario, "provenance.jsonl")).unwrap();
     assert_eq!(
-        sidecar.events.len(),
+        sidecar.events().len(),
         1,
         "PreToolUse fired before the denial"
     );
@@ -669,7 +697,7 @@ fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
         .join("sessions")
         .join(&session)
         .join("provenance.jsonl");
-    let started = read_sidecar(&sidecar).unwrap().events[0].time_ms;
+    let started = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)
@@ -762,7 +790,8 @@ fn canary_todays_sdk_interrupt_records_are_still_recognised() {
         "earlier-genuine-then-marked",
         "parallel-marked",
     ] {
-        let analysis = analyse(&sdk(scenario, "transcript.jsonl"), None);
+        let transcript = sdk(scenario, "transcript.jsonl");
+        let analysis = analyse(&transcript, None);
         let trailing = analysis
             .groups
             .last()
@@ -782,9 +811,10 @@ fn canary_todays_sdk_interrupt_records_are_still_recognised() {
         }
         // The recognised records carry today's structured fields.
         for line in &trailing.lines {
-            let record = analysis.lines[*line].record.as_ref().unwrap();
-            let structured = record.get("toolDenialKind") == Some(&json!("user-rejected"))
-                || record.get("rowSource") == Some(&json!("harness"));
+            let bytes = line_of(&transcript, *line);
+            let record = Record::parse(&bytes).unwrap();
+            let structured = record.tool_denial_kind.text() == Some("user-rejected")
+                || record.row_source.text() == Some("harness");
             assert!(
                 structured,
                 "{scenario}: line {} lost its structured field",
@@ -866,7 +896,8 @@ fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() 
 
 #[test]
 fn canary_todays_streaming_interrupt_marker_is_still_recognised() {
-    let analysis = analyse(&sdk("marked-streaming", "transcript.jsonl"), None);
+    let transcript = sdk("marked-streaming", "transcript.jsonl");
+    let analysis = analyse(&transcript, None);
     let group = analysis
         .groups
         .last()
@@ -875,30 +906,32 @@ fn canary_todays_streaming_interrupt_marker_is_still_recognised() {
     assert_eq!(group.lines, vec![20]);
     assert_eq!(group.markers, 1);
     assert_eq!(
-        analysis.lines[20].record.as_ref().unwrap()["rowSource"],
-        json!("harness")
+        Record::parse(&line_of(&transcript, 20))
+            .unwrap()
+            .row_source
+            .text(),
+        Some("harness")
     );
 }
 
 #[test]
 fn canary_todays_sdk_denials_are_still_recognised() {
     // permission-deny line 22 and permission-deny-interrupt line 22 (0-based 21).
-    let analysis = analyse(&sdk("permission-deny", "transcript.jsonl"), None);
     assert!(matches!(
-        &analysis.classes[21],
+        &class_at(&sdk("permission-deny", "transcript.jsonl"), 21),
         RecordClass::Conversation { results } if results[0].1 == ResultKind::PermissionDenied {
             denial_kind: Some("permission-rule".into())
         }
     ));
-    let analysis = analyse(&sdk("permission-deny-interrupt", "transcript.jsonl"), None);
+    let transcript = sdk("permission-deny-interrupt", "transcript.jsonl");
     assert!(matches!(
-        &analysis.classes[21],
+        &class_at(&transcript, 21),
         RecordClass::InterruptOnly { results, .. } if results[0].1 == ResultKind::Rejected {
             before_run: true,
             stopped_while_running: false
         }
     ));
-    assert!(analysis.groups.last().unwrap().trailing);
+    assert!(analyse(&transcript, None).groups.last().unwrap().trailing);
 }
 
 #[test]
@@ -951,7 +984,7 @@ fn unmatched_marks_for_doctor() {
         .1[0]
         .reason;
     assert!(
-        other_reason.contains("no tool hook event"),
+        other_reason.to_string().contains("no tool hook event"),
         "{other_reason}"
     );
     // doctor's hint names the session as `--session=<id>`, which also works for an id that
@@ -1195,7 +1228,7 @@ fn provenance_says_loudly_when_a_mark_matches_nothing() {
         .join("sessions")
         .join(&session)
         .join("provenance.jsonl");
-    let last_event = read_sidecar(&sidecar).unwrap().events[0].time_ms;
+    let last_event = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)
@@ -1390,8 +1423,11 @@ fn a_transcript_of_another_session_is_refused() {
 }
 
 #[test]
-fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
-    // What Python's json.dumps writes for gauge_pct = float("nan"): not JSON.
+fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
+    // What Python's json.dumps writes for gauge_pct = float("nan"): not JSON. Its time is
+    // plainly in the text, but a malformed line is counted and reported, not repaired: it is a
+    // mark line whose time cannot be read, so the interrupt right after it is `unknown`, never
+    // the user's and never taken as the runtime's on a guess.
     let line = r#"{"kind": "runtime_interrupt_mark", "time_ms": 1796012085378, "reason": "context backstop", "source": "py", "gauge_pct": NaN, "pid": 7}"#;
     let (state, session, transcript) = marked_interrupt_with_mark_line(line);
     let output = ctxhooks(
@@ -1407,10 +1443,23 @@ fn a_python_nan_mark_line_is_reported_loudly_and_its_time_still_used() {
     );
     assert!(output.status.success(), "{output:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["calls"][0]["verdict"], "runtime", "{report}");
-    assert_eq!(report["calls"][0]["mark"]["reason"], "context backstop");
+    let call = &report["calls"][0];
+    assert_eq!(call["verdict"], "unknown", "{report}");
+    assert_eq!(call["mark"], Value::Null);
+    assert_eq!(call["relabelled_in_ledger"], false);
+    assert!(
+        call["verdict_evidence"]
+            .to_string()
+            .contains("sidecar line 2")
+    );
+    assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
     assert!(report["warnings"].to_string().contains("sidecar line 2"));
     assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
+    assert_eq!(
+        ledger(&state, &session, &transcript),
+        fs_err::read(&transcript).unwrap(),
+        "nothing is relabelled on a guessed time"
+    );
     // doctor's provenance check warns too.
     let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
     let findings =
@@ -1514,7 +1563,7 @@ fn a_marker_typed_by_a_person_is_never_an_interrupt_marker() {
     });
     let analysis = analyse(&transcript, None);
     assert!(matches!(
-        analysis.classes[23],
+        class_at(&transcript, 23),
         RecordClass::Conversation { .. }
     ));
     assert_eq!(analysis.groups.len(), 1);

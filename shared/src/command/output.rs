@@ -1,6 +1,6 @@
 //! Writing command output to stdout (the only module that does), as text or JSON.
 
-use std::io::Write;
+use std::io::{BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -13,10 +13,13 @@ pub fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to stdout exactly as they are (for output that must stay byte-identical).
-pub fn print_bytes(bytes: &[u8]) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(bytes)?;
+/// Writes to stdout through a buffer whatever `write` writes, exactly as it is (for output too
+/// large to hold in memory that must stay byte-identical, such as a transcript).
+pub fn print_with(
+    write: impl FnOnce(&mut BufWriter<StdoutLock<'static>>) -> Result<()>,
+) -> Result<()> {
+    let mut stdout = BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+    write(&mut stdout)?;
     stdout.flush()?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
-use crate::transcript::entry::{AssistantPart, BoundaryKind, Entry, ToolResult, parse_line};
+use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
 
 /// How many of the last requests' values a source remembers between runs: enough for a
 /// response whose blocks are split over two runs (the last one or two requests), bounded so
@@ -157,42 +157,67 @@ impl<'origin> Ingest<'origin> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        match parse_line(line) {
-            None => self.state.unreadable_lines += 1,
-            Some(Entry::Assistant(part)) => self.assistant(&part),
-            Some(Entry::ToolResults { sidechain, results }) => {
-                for result in results {
-                    self.tool_result(sidechain, result);
+        let Some(record) = Record::parse(line).filter(|record| !record.has_mistyped_usage_field())
+        else {
+            self.state.unreadable_lines += 1;
+            return;
+        };
+        let sidechain = record.is_sidechain();
+        match record.kind() {
+            Some("assistant") => match AssistantPart::of(&record) {
+                Some(part) => self.assistant(&part),
+                None => self.source(&record),
+            },
+            Some("user") if record.message.get().is_some() => {
+                let mut results = record.tool_results().peekable();
+                if results.peek().is_some() {
+                    for result in results {
+                        self.tool_result(
+                            sidechain,
+                            result.answered_id().to_owned(),
+                            result.text_bytes(),
+                        );
+                    }
+                } else {
+                    if record.is_real_prompt() {
+                        // A prompt a person typed: the next request of its chain starts a turn.
+                        self.pending(sidechain).turn_start = true;
+                    }
+                    self.source(&record);
                 }
             }
-            Some(Entry::Boundary(boundary)) => {
-                let row = BoundaryRow {
-                    time: boundary.timestamp,
-                    transcript: self.origin.transcript.clone(),
-                    uuid: boundary.uuid,
-                    trigger: boundary.trigger.as_deref().map(Trigger::from_text),
-                    pre_tokens: boundary.pre_tokens,
-                    post_tokens: boundary.post_tokens,
-                    tokens_saved: boundary.tokens_saved,
-                    sidechain: boundary.sidechain || self.origin.is_agent_file,
-                    agent_id: self.origin.agent_id.clone(),
-                };
-                let record = match boundary.kind {
-                    BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
-                    BoundaryKind::MicroCompaction => UsageRecord::MicrocompactBoundary(row),
-                };
-                self.slots.push(Slot::Record(Box::new(record)));
-            }
-            Some(Entry::Prompt {
-                sidechain,
-                cwd,
-                version,
-            }) => {
-                self.pending(sidechain).turn_start = true;
-                self.source(cwd, version);
-            }
-            Some(Entry::Other { cwd, version }) => self.source(cwd, version),
+            Some("system") => match record.boundary() {
+                Some((kind, metadata)) => self.boundary(&record, kind, metadata),
+                None => self.source(&record),
+            },
+            _ => self.source(&record),
         }
+    }
+
+    fn boundary(
+        &mut self,
+        record: &Record,
+        kind: BoundaryKind,
+        metadata: Option<&BoundaryMetadata>,
+    ) {
+        let row = BoundaryRow {
+            time: owned(record.timestamp.text()),
+            transcript: self.origin.transcript.clone(),
+            uuid: owned(record.uuid.text()),
+            trigger: metadata
+                .and_then(|metadata| metadata.trigger.text())
+                .map(Trigger::from_text),
+            pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
+            post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
+            tokens_saved: metadata.and_then(|metadata| metadata.tokens_saved.get().copied()),
+            sidechain: record.is_sidechain() || self.origin.is_agent_file,
+            agent_id: self.origin.agent_id.clone(),
+        };
+        let record = match kind {
+            BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
+            BoundaryKind::MicroCompaction => UsageRecord::MicrocompactBoundary(row),
+        };
+        self.slots.push(Slot::Record(Box::new(record)));
     }
 
     /// What waits for the next request of the chain a line belongs to.
@@ -205,36 +230,36 @@ impl<'origin> Ingest<'origin> {
     }
 
     /// Records where the transcript ran, at the first line that says.
-    fn source(&mut self, cwd: Option<String>, version: Option<String>) {
-        if !self.state.source_recorded && cwd.is_some() {
+    fn source(&mut self, record: &Record) {
+        if !self.state.source_recorded && record.cwd.get().is_some() {
             self.state.source_recorded = true;
             self.slots
                 .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
                     transcript: self.origin.transcript.clone(),
-                    cwd,
-                    version,
+                    cwd: owned(record.cwd.text()),
+                    version: owned(record.version.text()),
                 }))));
         }
     }
 
-    fn tool_result(&mut self, sidechain: bool, result: ToolResult) {
+    fn tool_result(&mut self, sidechain: bool, tool_use_id: String, bytes: u64) {
         let tool_name = self
             .state
             .tool_names
             .iter()
-            .rfind(|(id, _)| *id == result.tool_use_id)
+            .rfind(|(id, _)| *id == tool_use_id)
             .map(|(_, name)| name.clone());
         let pending = self.pending(sidechain);
-        pending.bytes += result.bytes;
+        pending.bytes += bytes;
         if pending
             .largest
             .as_ref()
-            .is_none_or(|largest| result.bytes > largest.bytes)
+            .is_none_or(|largest| bytes > largest.bytes)
         {
             pending.largest = Some(ToolResultNote {
-                tool_use_id: result.tool_use_id,
+                tool_use_id,
                 tool_name,
-                bytes: result.bytes,
+                bytes,
             });
         }
     }
@@ -249,7 +274,7 @@ impl<'origin> Ingest<'origin> {
             .len()
             .saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
-        let Some(key) = part.request_key() else {
+        let Some(key) = part.key.clone() else {
             self.state.unreadable_lines += 1;
             return;
         };
@@ -323,6 +348,52 @@ impl<'origin> Ingest<'origin> {
         }
         (records, self.state)
     }
+}
+
+/// One `assistant` line of an API response: a single content block, with the usage.
+struct AssistantPart {
+    /// The key that groups the lines of one response (see [`Record::request_key`]).
+    key: Option<String>,
+    message_id: Option<String>,
+    request_id: Option<String>,
+    model: Option<String>,
+    timestamp: Option<String>,
+    sidechain: bool,
+    agent_id: Option<String>,
+    usage: TokenUsage,
+    /// True when the block is an advisor call or an advisor result.
+    advisor: bool,
+    /// `(id, name)` of each `tool_use` block.
+    tool_uses: Vec<(String, String)>,
+}
+
+impl AssistantPart {
+    /// The part an API response's line holds; `None` for any other line.
+    fn of(record: &Record) -> Option<Self> {
+        let usage = record.response_usage()?;
+        let message = record.message.get()?;
+        Some(Self {
+            key: record.request_key(),
+            message_id: owned(message.id.text()),
+            request_id: owned(record.request_id.text()),
+            model: owned(message.model.text()),
+            timestamp: owned(record.timestamp.text()),
+            sidechain: record.is_sidechain(),
+            agent_id: owned(record.agent_id.text()),
+            usage: usage.tokens(),
+            advisor: record.uses_advisor(),
+            tool_uses: record
+                .tool_uses()
+                .map(|(id, tool_use)| {
+                    (id.to_owned(), tool_use.name.text().unwrap_or("").to_owned())
+                })
+                .collect(),
+        })
+    }
+}
+
+fn owned(text: Option<&str>) -> Option<String> {
+    text.map(ToOwned::to_owned)
 }
 
 /// Adds a later line of the same response: input-side fields from the latest line (they agree),

@@ -22,9 +22,18 @@ fn summary_field(tool_name: &str) -> &'static [&'static str] {
 /// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
 /// command's start, a file path), on one line; `None` when there is no such field.
 pub fn summarize_tool_input(tool_name: &str, input: &Value) -> Option<String> {
+    summarize_input_fields(tool_name, |field| input.get(field).and_then(Value::as_str))
+}
+
+/// [`summarize_tool_input`] over an input read some other way: `field` gives the input field of
+/// that name when it is a string.
+pub fn summarize_input_fields<'input>(
+    tool_name: &str,
+    field: impl Fn(&str) -> Option<&'input str>,
+) -> Option<String> {
     let text = summary_field(tool_name)
         .iter()
-        .find_map(|field| input.get(*field).and_then(Value::as_str))?;
+        .find_map(|name| field(name))?;
     let mut summary = String::with_capacity(text.len().min(SUMMARY_MAX_CHARS * 4));
     for character in text.chars().take(SUMMARY_MAX_CHARS) {
         summary.push(if character.is_control() {

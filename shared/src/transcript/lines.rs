@@ -2,6 +2,7 @@
 //! before the offset that tells whether the file was rewritten since.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
 
 use anyhow::{Context, Result};
 
@@ -73,7 +74,38 @@ pub fn read_bounded_lines(
     // Nothing past `until` is read: a file that keeps growing while it is read must not keep
     // the reader going, and one run reads a bounded amount.
     let window = (&mut *file).take(until.saturating_sub(offset));
-    let mut reader = BufReader::with_capacity(256 * 1024, window);
+    split_lines(window, offset, take_unterminated, max_line, |line| {
+        if let Some(bytes) = line.bytes {
+            each(line.offset, bytes);
+        }
+        ControlFlow::Continue(())
+    })
+}
+
+/// One line found by [`split_lines`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'bytes> {
+    /// Where it starts.
+    pub offset: u64,
+    /// Its bytes without the newline; `None` when it is longer than the limit (not kept).
+    pub bytes: Option<&'bytes [u8]>,
+    /// Its length without the newline.
+    pub length: u64,
+}
+
+/// Calls `each` with every complete line `reader` holds, the first starting at `offset` (the
+/// reader's position in its file), until `each` breaks, and returns what the pass found (the
+/// offset after the last line handed). A line longer than `max_line` is handed without its bytes
+/// and counted; the last line without its newline is handed only when `take_unterminated` is
+/// set.
+pub fn split_lines(
+    reader: impl Read,
+    offset: u64,
+    take_unterminated: bool,
+    max_line: usize,
+    mut each: impl FnMut(Line<'_>) -> ControlFlow<()>,
+) -> Result<LinesRead> {
+    let mut reader = BufReader::with_capacity(256 * 1024, reader);
     let mut read = LinesRead {
         offset,
         overlong_lines: 0,
@@ -82,15 +114,22 @@ pub fn read_bounded_lines(
     let mut line = Vec::new();
     let mut line_length: u64 = 0;
     let mut overlong = false;
+    let mut hand = |read: &mut LinesRead, line: &[u8], length: u64, overlong: bool| {
+        if overlong {
+            read.overlong_lines += 1;
+        }
+        each(Line {
+            offset: read.offset,
+            bytes: (!overlong).then_some(line),
+            length,
+        })
+    };
     loop {
         let buffer = reader.fill_buf().context("failed to read the transcript")?;
         if buffer.is_empty() {
             if take_unterminated && line_length > 0 {
-                if overlong {
-                    read.overlong_lines += 1;
-                } else {
-                    each(read.offset, &line);
-                }
+                // The last line: whether `each` would go on changes nothing.
+                let _ = hand(&mut read, &line, line_length, overlong);
                 read.offset += line_length;
             }
             return Ok(read);
@@ -109,12 +148,11 @@ pub fn read_bounded_lines(
         let consumed = piece.len() + usize::from(newline.is_some());
         reader.consume(consumed);
         if newline.is_some() {
-            if overlong {
-                read.overlong_lines += 1;
-            } else {
-                each(read.offset, &line);
-            }
+            let flow = hand(&mut read, &line, line_length, overlong);
             read.offset += line_length + 1;
+            if flow.is_break() {
+                return Ok(read);
+            }
             line.clear();
             line_length = 0;
             overlong = false;

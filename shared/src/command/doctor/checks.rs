@@ -39,17 +39,17 @@ pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
                 session: session.to_string(),
                 time_ms: mark.mark.time_ms,
                 reason: mark.mark.reason,
-                why: mark.reason,
+                why: mark.reason.to_string(),
             });
         }
     }
     for session in state.session_ids()? {
-        let sidecar = crate::store::sidecar::read_sidecar(&state.sidecar(&session))?;
+        let sidecar = crate::command::provenance::sidecar::read_sidecar(&state.sidecar(&session))?;
         for problem in &sidecar.mark_problems {
             findings.push(Finding::RuntimeMarkUnreadable {
                 session: session.to_string(),
                 line: problem.line,
-                problem: problem.problem.clone(),
+                problem: problem.problem.to_string(),
             });
         }
     }

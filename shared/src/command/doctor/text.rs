@@ -134,8 +134,8 @@ pub fn finding_message(finding: &Finding) -> String {
             line,
             problem,
         } => format!(
-            "session {session}: sidecar line {line} is a runtime interrupt mark that is not valid \
-             JSON: {problem}. Fix the runtime that writes it (see docs/provenance.md) and check \
+            "session {session}: sidecar line {line} cannot be read as a runtime interrupt mark: \
+             {problem}. Fix the runtime that writes it (see docs/provenance.md) and check \
              `ctxhooks provenance --session={session}`"
         ),
         Finding::CheckFailed { check, error } => format!("the `{check}` check failed: {error}"),

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
-use super::ledger::{PROMPT_RULE, ledger_input};
+use super::ledger::{PROMPT_RULE, write_ledger_input};
+use super::text::warning_note;
 use crate::command::output;
 
 /// Arguments of `ctxhooks ledger-input`.
@@ -39,9 +40,12 @@ pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
     let (loaded, report) =
         super::cli_provenance::analyse(args.session.as_deref(), args.transcript.as_deref())?;
     for warning in &report.warnings {
-        output::note(&format!("ctxhooks: warning: {warning}"));
+        output::note(&warning_note(warning));
     }
-    let bytes = ledger_input(&loaded.analysis, &report);
-    output::print_bytes(&bytes)?;
+    // The transcript is read a second time, as far as the first reading went, and copied as
+    // it streams by: nothing close to its size is held in memory.
+    let transcript =
+        fs_err::File::open(&loaded.transcript).context("failed to read the transcript")?;
+    output::print_with(|stdout| write_ledger_input(&loaded.analysis, &report, transcript, stdout))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -2,9 +2,13 @@
 //! the very end, when a runtime mark covers them, become one system record saying the runtime
 //! (an automatic context refresh), not the user, cut the call off.
 
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
 
-use super::marks::{Analysis, InterruptGroup, analysis_ids};
+use super::analysis::Analysis;
+use super::groups::{InterruptGroup, LineSpan};
 use super::verdict::{ProvenanceReport, ToolState};
 
 /// The rule to put in the extraction prompt.
@@ -18,74 +22,159 @@ call was doing, then re-run the step.";
 /// The `subtype` of the system record that replaces relabelled interrupt records.
 pub const RUNTIME_INTERRUPT_SUBTYPE: &str = "runtime_interrupt";
 
-/// The transcript's bytes for the ledger extractor: every line byte-identical, except that the
-/// trailing interrupt group, when a runtime mark covers it, is replaced by one system record
-/// (placed where its first record was; non-conversation lines between its records are kept).
-pub fn ledger_input(analysis: &Analysis, report: &ProvenanceReport) -> Vec<u8> {
-    let mut output = Vec::with_capacity(
-        analysis
-            .lines
-            .iter()
-            .map(|line| line.raw.len())
-            .sum::<usize>()
-            + 1024,
-    );
+/// Writes the transcript's bytes for the ledger extractor to `output`: every line
+/// byte-identical, except that the trailing interrupt group, when a runtime mark covers it, is
+/// replaced by one system record (placed where its first record was; non-conversation lines
+/// between its records are kept). `transcript` is read again from its start, as far as the
+/// analysis read it; only the group's first and last lines are parsed again.
+pub fn write_ledger_input<R: Read + Seek>(
+    analysis: &Analysis,
+    report: &ProvenanceReport,
+    mut transcript: R,
+    output: &mut impl Write,
+) -> Result<()> {
     let group = analysis
         .groups
         .last()
         .filter(|group| group.trailing && group.covered_by.is_some());
     let Some(group) = group else {
-        for line in &analysis.lines {
-            output.extend_from_slice(&line.raw);
-        }
-        return output;
+        return copy(&mut transcript, 0, analysis.length, output);
     };
-    let first = group.lines[0];
-    let last = group.lines[group.lines.len() - 1];
+    let first = Line::read(&mut transcript, group.spans[0], analysis.length)?;
+    let last = Line::read(
+        &mut transcript,
+        group.spans[group.spans.len() - 1],
+        analysis.length,
+    )?;
     // The replacement ends as the last replaced line did; when that one had no line ending
     // (the end of the file) but lines follow the replacement, it ends as the first one did.
-    let mut ending = line_ending(&analysis.lines[last].raw);
-    if ending.is_empty() && analysis.lines.len() > first + 1 && last != first {
-        let follows = (first + 1..analysis.lines.len()).any(|index| !group.lines.contains(&index));
-        if follows {
-            ending = line_ending(&analysis.lines[first].raw);
-        }
+    let mut ending = last.ending;
+    let first_index = group.lines[0];
+    let after_first = analysis.line_count.saturating_sub(first_index + 1);
+    if ending.is_empty() && group.lines.len() > 1 && after_first > group.lines.len() - 1 {
+        ending = first.ending;
     }
-    for (index, line) in analysis.lines.iter().enumerate() {
-        if index == first {
-            output.extend_from_slice(&system_record(analysis, report, group));
-            output.extend_from_slice(ending);
-        } else if !group.lines.contains(&index) {
-            output.extend_from_slice(&line.raw);
-        }
-    }
+    copy(&mut transcript, 0, group.spans[0].offset, output)?;
     output
+        .write_all(&system_record(analysis, report, group, &first, &last))
+        .and_then(|()| output.write_all(ending))
+        .context("failed to write the ledger input")?;
+    let mut position = first.end;
+    for span in &group.spans[1..] {
+        copy(&mut transcript, position, span.offset, output)?;
+        position =
+            span.offset + span.length + u64::from(span.offset + span.length < analysis.length);
+    }
+    copy(&mut transcript, position, analysis.length, output)
 }
 
-/// A line's ending: `\r\n`, `\n`, or nothing (the last line of a file without a final newline).
-fn line_ending(raw: &[u8]) -> &'static [u8] {
-    if raw.ends_with(b"\r\n") {
-        b"\r\n"
-    } else if raw.ends_with(b"\n") {
-        b"\n"
-    } else {
-        b""
+/// Copies the bytes `start..end` of `transcript` to `output`.
+fn copy<R: Read + Seek>(
+    transcript: &mut R,
+    start: u64,
+    end: u64,
+    output: &mut impl Write,
+) -> Result<()> {
+    if end <= start {
+        return Ok(());
+    }
+    transcript
+        .seek(SeekFrom::Start(start))
+        .context("failed to seek in the transcript")?;
+    let copied = std::io::copy(&mut transcript.by_ref().take(end - start), output)
+        .context("failed to copy the transcript to the ledger input")?;
+    if copied < end - start {
+        bail!("the transcript shrank while it was read");
+    }
+    Ok(())
+}
+
+/// A replaced line read again: its record, its ending and where the next line starts.
+struct Line {
+    record: Option<Value>,
+    ending: &'static [u8],
+    end: u64,
+}
+
+impl Line {
+    /// Reads the line at `span` of a transcript that is `length` bytes long.
+    fn read<R: Read + Seek>(transcript: &mut R, span: LineSpan, length: u64) -> Result<Self> {
+        let mut bytes = Vec::new();
+        transcript
+            .seek(SeekFrom::Start(span.offset))
+            .context("failed to seek in the transcript")?;
+        transcript
+            .by_ref()
+            .take(span.length)
+            .read_to_end(&mut bytes)
+            .context("failed to read the transcript")?;
+        let terminated = span.offset + span.length < length;
+        let ending: &'static [u8] = match (terminated, bytes.last()) {
+            (false, _) => b"",
+            (true, Some(b'\r')) => b"\r\n",
+            (true, _) => b"\n",
+        };
+        Ok(Self {
+            // The fields the system record copies keep exactly their values (`null` included).
+            record: serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .filter(Value::is_object),
+            ending,
+            end: span.offset + span.length + u64::from(terminated),
+        })
     }
 }
 
-/// The one system record that replaces a covered trailing group.
+/// The one system record that replaces a covered trailing group: it says the runtime cut the
+/// calls off, links into the chain where the group was, and names the mark.
 fn system_record(
     analysis: &Analysis,
     report: &ProvenanceReport,
     group: &InterruptGroup,
+    first: &Line,
+    last: &Line,
 ) -> Vec<u8> {
-    let ids = analysis_ids(&analysis.classes, group);
-    let first = analysis.lines[group.lines[0]].record.as_ref();
-    let mark = group.covered_by;
+    let (content, calls) = relabelled_calls(report, group);
+    let first = first.record.as_ref();
+    let last = last.record.as_ref();
+    let mut record = Map::new();
+    record.insert("type".into(), "system".into());
+    record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
+    record.insert("level".into(), "info".into());
+    // The chain stays linked: parentUuid from the first replaced record, uuid from the last
+    // (the record after the group names it as its parent).
+    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
+        record.insert("parentUuid".into(), value.clone());
+    }
+    if let Some(value) = last
+        .and_then(|last| last.get("uuid"))
+        .or_else(|| first.and_then(|first| first.get("uuid")))
+    {
+        record.insert("uuid".into(), value.clone());
+    }
+    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
+        if let Some(value) = first.and_then(|first| first.get(field)) {
+            record.insert(field.into(), value.clone());
+        }
+    }
+    record.insert("content".into(), content.into());
+    record.insert(
+        "ctxhooks".into(),
+        json!({
+            "relabelled": "runtime_interrupt",
+            "calls": calls,
+            "mark": group.covered_by.map(|mark| &analysis.sidecar.marks[mark]),
+        }),
+    );
+    serde_json::to_vec(&Value::Object(record)).unwrap_or_default()
+}
+
+/// What the system record says (its `content`) and the calls it lists.
+fn relabelled_calls(report: &ProvenanceReport, group: &InterruptGroup) -> (String, Vec<Value>) {
     let mut calls = Vec::new();
     let mut phrases = Vec::new();
-    for id in &ids {
-        let call = report.calls.iter().find(|call| &call.tool_use_id == id);
+    for id in group.call_ids() {
+        let call = report.calls.iter().find(|call| call.tool_use_id == id);
         let name = call.and_then(|call| call.tool_name.clone());
         let summary = call.and_then(|call| call.summary.clone());
         let state = call.map_or(ToolState::Unknown, |call| call.state);
@@ -123,39 +212,7 @@ fn system_record(
             phrases.join("; ")
         )
     };
-    let mut record = Map::new();
-    record.insert("type".into(), "system".into());
-    record.insert("subtype".into(), RUNTIME_INTERRUPT_SUBTYPE.into());
-    record.insert("level".into(), "info".into());
-    // The chain stays linked: parentUuid from the first replaced record, uuid from the last
-    // (the record after the group names it as its parent).
-    let last = analysis.lines[group.lines[group.lines.len() - 1]]
-        .record
-        .as_ref();
-    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
-        record.insert("parentUuid".into(), value.clone());
-    }
-    if let Some(value) = last
-        .and_then(|last| last.get("uuid"))
-        .or_else(|| first.and_then(|first| first.get("uuid")))
-    {
-        record.insert("uuid".into(), value.clone());
-    }
-    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
-        if let Some(value) = first.and_then(|first| first.get(field)) {
-            record.insert(field.into(), value.clone());
-        }
-    }
-    record.insert("content".into(), content.into());
-    record.insert(
-        "ctxhooks".into(),
-        json!({
-            "relabelled": "runtime_interrupt",
-            "calls": calls,
-            "mark": mark.map(|mark| &analysis.sidecar.marks[mark]),
-        }),
-    );
-    serde_json::to_vec(&Value::Object(record)).unwrap_or_default()
+    (content, calls)
 }
 
 fn state_phrase(state: ToolState) -> &'static str {

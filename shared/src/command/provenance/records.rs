@@ -2,10 +2,10 @@
 //! first (`toolDenialKind`, `toolDenialBeforeRun`, `rowSource`), then every known wording, always
 //! as a whole text block or a whole `tool_result` prefix, never as a substring anywhere.
 
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::store::sidecar::{Sidecar, ToolEventKind};
+use super::sidecar::Sidecar;
+use crate::store::sidecar::ToolEventKind;
+use crate::transcript::content::{Block, Content, ToolResult};
+use crate::transcript::record::{Record, SYNTHETIC_MODEL, is_interrupt_marker_text};
 
 /// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
 pub const REJECTION_PREFIX: &str =
@@ -23,10 +23,6 @@ pub const RUNNING_CORRECTION: &str = "Correction to the text above:";
 /// The `tool_result` the CLI writes for the other calls of a parallel batch when one is rejected.
 pub const BATCH_CANCELLED_PREFIX: &str = "The user doesn't want to take this action right now.";
 
-/// The start of both interrupt markers (`[Request interrupted by user]` and
-/// `[Request interrupted by user for tool use]`).
-pub const INTERRUPT_MARKER_PREFIX: &str = "[Request interrupted by user";
-
 /// A synthetic `tool_result` some versions write for a call that never got a result.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
 
@@ -34,8 +30,7 @@ pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
 pub const PERMISSION_NOT_GRANTED_PREFIX: &str = "Claude requested permissions to ";
 
 /// What one `tool_result` says about how its call ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResultKind {
     /// The rejection prose (or `toolDenialKind: "user-rejected"`) with no feedback: a person at
     /// a permission prompt, or an `interrupt()`, or a `canUseTool` deny with `interrupt: true`.
@@ -65,10 +60,20 @@ pub enum ResultKind {
     /// unknown `toolDenialKind`, or the sidecar saw the call start and never finish.
     UnrecognisedInterruption {
         /// What made it look like one.
-        evidence: String,
+        evidence: InterruptionClue,
     },
     /// A normal result (success or an ordinary tool error).
     Normal,
+}
+
+/// What made an unrecognised result look like an interruption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InterruptionClue {
+    /// A `toolDenialKind` ctxhooks does not know.
+    UnknownDenialKind(String),
+    /// An error result for a call the `PreToolUse` hook saw start and no `PostToolUse` /
+    /// `PostToolUseFailure` saw finish.
+    StartedNeverFinished,
 }
 
 impl ResultKind {
@@ -85,71 +90,39 @@ impl ResultKind {
     }
 }
 
-/// Whether a whole text block is an interrupt marker: `[Request interrupted by user...]`, one
-/// short line, bracketed. A prompt that merely quotes the marker is not one.
-pub fn is_interrupt_marker_text(text: &str) -> bool {
-    let text = text.trim();
-    text.starts_with(INTERRUPT_MARKER_PREFIX)
-        && text.ends_with(']')
-        && text.len() <= 120
-        && !text.contains('\n')
-        && text[1..].find(']') == Some(text.len() - 2)
-}
-
-/// The text of a `tool_result`'s `content` (a string, or the text blocks joined).
-pub fn tool_result_text(block: &Value) -> String {
-    match block.get("content") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-/// Classifies one `tool_result` `block` of the user `record`; `sidecar` adds the structured
-/// "started, never finished" evidence when the hook was installed.
+/// Classifies one `tool_result` of the user `record`; `sidecar` adds the structured "started,
+/// never finished" evidence when the hook was installed.
 pub fn classify_tool_result(
-    record: &Value,
-    block: &Value,
+    record: &Record,
+    result: &ToolResult,
     sidecar: Option<&Sidecar>,
 ) -> ResultKind {
-    let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
-    let before_run = record.get("toolDenialBeforeRun").and_then(Value::as_bool) == Some(true);
-    let text = tool_result_text(block);
+    let is_error = result.is_error.is_true();
+    let before_run = record.tool_denial_before_run.is_true();
+    let text = result.text();
     let text = text.trim_start();
     let rejection = text.starts_with(REJECTION_PREFIX);
-    if let Some(kind) = record.get("toolDenialKind").and_then(Value::as_str) {
-        match kind {
-            "user-rejected" => return rejection_kind(text, before_run),
-            "interrupted" => {
-                return ResultKind::Interrupted {
-                    while_running: true,
-                };
-            }
-            "cancelled" => {
-                return ResultKind::Interrupted {
-                    while_running: false,
-                };
-            }
-            "permission-rule" => {
-                return ResultKind::PermissionDenied {
-                    denial_kind: Some(kind.to_owned()),
-                };
-            }
+    if let Some(kind) = record.tool_denial_kind.text() {
+        return match kind {
+            "user-rejected" => rejection_kind(text, before_run),
+            "interrupted" => ResultKind::Interrupted {
+                while_running: true,
+            },
+            "cancelled" => ResultKind::Interrupted {
+                while_running: false,
+            },
+            "permission-rule" => ResultKind::PermissionDenied {
+                denial_kind: Some(kind.to_owned()),
+            },
             other if other.contains("classifier") || other.contains("auto") => {
-                return ResultKind::PermissionDenied {
+                ResultKind::PermissionDenied {
                     denial_kind: Some(kind.to_owned()),
-                };
+                }
             }
-            other => {
-                return ResultKind::UnrecognisedInterruption {
-                    evidence: format!("unknown toolDenialKind `{other}`"),
-                };
-            }
-        }
+            other => ResultKind::UnrecognisedInterruption {
+                evidence: InterruptionClue::UnknownDenialKind(other.to_owned()),
+            },
+        };
     }
     if is_error {
         if rejection {
@@ -168,9 +141,7 @@ pub fn classify_tool_result(
         {
             return ResultKind::PermissionDenied { denial_kind: None };
         }
-        if let (Some(sidecar), Some(id)) =
-            (sidecar, block.get("tool_use_id").and_then(Value::as_str))
-        {
+        if let (Some(sidecar), Some(id)) = (sidecar, result.tool_use_id.text()) {
             let mut started = false;
             let mut finished = false;
             for event in sidecar.events_for(id) {
@@ -181,9 +152,7 @@ pub fn classify_tool_result(
             }
             if started && !finished {
                 return ResultKind::UnrecognisedInterruption {
-                    evidence: "an error result for a call the PreToolUse hook saw start and no \
-                               PostToolUse/PostToolUseFailure saw finish"
-                        .to_owned(),
+                    evidence: InterruptionClue::StartedNeverFinished,
                 };
             }
         }
@@ -228,24 +197,23 @@ pub enum RecordClass {
 /// The text of the synthetic assistant answer written after an interrupted turn.
 pub const SYNTHETIC_NO_RESPONSE: &str = "No response requested.";
 
-fn is_synthetic_no_response(record: &Value) -> bool {
-    let Some(message) = record.get("message") else {
+fn is_synthetic_no_response(record: &Record) -> bool {
+    let Some(message) = record.message.get() else {
         return false;
     };
-    if message.get("model").and_then(Value::as_str) != Some("<synthetic>") {
+    if message.model.text() != Some(SYNTHETIC_MODEL) {
         return false;
     }
-    match message.get("content") {
-        Some(Value::String(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
-        Some(Value::Array(blocks)) => {
+    match message.content.get() {
+        Some(Content::Text(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
+        Some(Content::Blocks(blocks)) => {
             !blocks.is_empty()
                 && blocks.iter().all(|block| {
-                    block.get("type").and_then(Value::as_str) == Some("text")
-                        && block.get("text").and_then(Value::as_str).map(str::trim)
-                            == Some(SYNTHETIC_NO_RESPONSE)
+                    matches!(block, Block::Text(text)
+                        if text.text().map(str::trim) == Some(SYNTHETIC_NO_RESPONSE))
                 })
         }
-        _ => false,
+        None => false,
     }
 }
 
@@ -262,30 +230,26 @@ pub const NOVEL_MARKER_MAX_CHARS: usize = 160;
 /// The text of a `user` record the harness wrote (`rowSource: "harness"`) that is one short
 /// line of text and nothing else (not `isMeta`): a candidate interrupt marker in a wording this
 /// version does not know. Whether it is one depends on what precedes it (see
-/// [`super::marks::Analysis::new`]).
-pub fn harness_short_text(record: &Value) -> Option<String> {
-    if record.get("type").and_then(Value::as_str) != Some("user")
-        || record.get("rowSource").and_then(Value::as_str) != Some(ROW_SOURCE_HARNESS)
-        || record.get("isMeta").and_then(Value::as_bool) == Some(true)
+/// [`super::groups`]).
+pub fn harness_short_text(record: &Record) -> Option<String> {
+    if record.kind() != Some("user")
+        || record.row_source.text() != Some(ROW_SOURCE_HARNESS)
+        || record.is_meta.is_true()
     {
         return None;
     }
-    let text = match record
-        .get("message")
-        .and_then(|message| message.get("content"))?
-    {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => {
+    let text = match record.content()? {
+        Content::Text(text) => text.to_string(),
+        Content::Blocks(blocks) => {
             let mut texts = Vec::new();
             for block in blocks {
-                if block.get("type").and_then(Value::as_str) != Some("text") {
+                let Block::Text(text) = block else {
                     return None;
-                }
-                texts.push(block.get("text").and_then(Value::as_str)?.to_owned());
+                };
+                texts.push(text.text()?);
             }
             texts.join("\n")
         }
-        _ => return None,
     };
     let trimmed = text.trim();
     (!trimmed.is_empty()
@@ -294,15 +258,12 @@ pub fn harness_short_text(record: &Value) -> Option<String> {
         .then(|| trimmed.to_owned())
 }
 
-/// Classifies one parsed transcript record.
-pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass {
-    let kind = record.get("type").and_then(Value::as_str);
+/// Classifies one transcript record.
+pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClass {
+    let kind = record.kind();
     if kind != Some("user") && kind != Some("assistant") {
         return RecordClass::NotConversation;
     }
-    let content = record
-        .get("message")
-        .and_then(|message| message.get("content"));
     if kind == Some("assistant") {
         if is_synthetic_no_response(record) {
             return RecordClass::SyntheticNoResponse;
@@ -314,40 +275,31 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
     let mut results = Vec::new();
     let mut markers = 0;
     let mut other = 0;
-    match content {
-        Some(Value::String(text)) => {
+    match record.content() {
+        Some(Content::Text(text)) => {
             if is_interrupt_marker_text(text) {
                 markers += 1;
             } else {
                 other += 1;
             }
         }
-        Some(Value::Array(blocks)) => {
+        Some(Content::Blocks(blocks)) => {
             for block in blocks {
-                match block.get("type").and_then(Value::as_str) {
-                    Some("tool_result") => {
-                        let id = block
-                            .get("tool_use_id")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned();
-                        results.push((id, classify_tool_result(record, block, sidecar)));
+                match block {
+                    Block::ToolResult(result) => {
+                        let id = result.answered_id().to_owned();
+                        results.push((id, classify_tool_result(record, result, sidecar)));
                     }
-                    Some("text")
-                        if block
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .is_some_and(is_interrupt_marker_text) =>
-                    {
+                    Block::Text(text) if text.text().is_some_and(is_interrupt_marker_text) => {
                         markers += 1;
                     }
                     _ => other += 1,
                 }
             }
         }
-        _ => other += 1,
+        None => other += 1,
     }
-    if record.get("rowSource").and_then(Value::as_str) == Some(ROW_SOURCE_LOCAL) {
+    if record.row_source.text() == Some(ROW_SOURCE_LOCAL) {
         // Typed by a person: never an interrupt marker, whatever it says.
         other += markers;
         markers = 0;
@@ -360,67 +312,57 @@ pub fn classify_record(record: &Value, sidecar: Option<&Sidecar>) -> RecordClass
     }
 }
 
-/// The `tool_use` blocks of an assistant record, with their ids (nothing for other records).
-pub fn tool_use_blocks(record: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    let is_assistant = record.get("type").and_then(Value::as_str) == Some("assistant");
-    record
-        .get("message")
-        .and_then(|message| message.get("content"))
-        .and_then(Value::as_array)
-        .filter(|_| is_assistant)
-        .into_iter()
-        .flatten()
-        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .filter_map(|block| Some((block.get("id").and_then(Value::as_str)?, block)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    #[test]
-    fn marker_text_is_a_whole_short_bracketed_line() {
-        assert!(is_interrupt_marker_text("[Request interrupted by user]"));
-        assert!(is_interrupt_marker_text(
-            "[Request interrupted by user for tool use]"
-        ));
-        assert!(!is_interrupt_marker_text(
-            "Operation stopped by hook: Another session is active: \"[Request interrupted by user for tool use]\""
-        ));
-        assert!(!is_interrupt_marker_text(
-            "[Request interrupted by user] and then [something]"
-        ));
-        assert!(!is_interrupt_marker_text(
-            "[Request interrupted by user]\nmore"
-        ));
+    /// Classifies the one `tool_result` `block` of a user record with the given top-level fields.
+    fn classify(fields: &Value, block: &Value) -> ResultKind {
+        let mut record = fields.clone();
+        record["type"] = json!("user");
+        record["message"] = json!({"role": "user", "content": [block]});
+        let line = record.to_string();
+        let record = Record::parse(line.as_bytes()).unwrap();
+        let result = record.tool_results().next().unwrap();
+        classify_tool_result(&record, result, None)
+    }
+
+    fn class_of(record: &Value) -> RecordClass {
+        let line = record.to_string();
+        classify_record(&Record::parse(line.as_bytes()).unwrap(), None)
+    }
+
+    fn harness_text_of(record: &Value) -> Option<String> {
+        let line = record.to_string();
+        harness_short_text(&Record::parse(line.as_bytes()).unwrap())
     }
 
     #[test]
     fn structured_kind_wins_over_prose() {
         let block = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
             "content": "Not allowed by policy"});
-        let record = json!({"type": "user", "toolDenialKind": "permission-rule"});
         assert_eq!(
-            classify_tool_result(&record, &block, None),
+            classify(&json!({"toolDenialKind": "permission-rule"}), &block),
             ResultKind::PermissionDenied {
                 denial_kind: Some("permission-rule".into())
             }
         );
-        let record = json!({"type": "user", "toolDenialKind": "something-new"});
-        assert!(matches!(
-            classify_tool_result(&record, &block, None),
-            ResultKind::UnrecognisedInterruption { .. }
-        ));
+        assert_eq!(
+            classify(&json!({"toolDenialKind": "something-new"}), &block),
+            ResultKind::UnrecognisedInterruption {
+                evidence: InterruptionClue::UnknownDenialKind("something-new".into())
+            }
+        );
     }
 
     #[test]
     fn rejection_with_and_without_feedback_and_correction() {
-        let record = json!({"type": "user"});
+        let record = json!({});
         let plain = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."});
         assert_eq!(
-            classify_tool_result(&record, &plain, None),
+            classify(&record, &plain),
             ResultKind::Rejected {
                 before_run: false,
                 stopped_while_running: false
@@ -429,7 +371,7 @@ mod tests {
         let corrected = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
             "content": [{"type": "text", "text": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed. Correction to the text above: this call was stopped while running, not refused before it ran."}]});
         assert_eq!(
-            classify_tool_result(&record, &corrected, None),
+            classify(&record, &corrected),
             ResultKind::Rejected {
                 before_run: false,
                 stopped_while_running: true
@@ -438,21 +380,64 @@ mod tests {
         // Not an error: a file that happens to hold the prose is a normal result.
         let quoted = json!({"type": "tool_result", "tool_use_id": "t",
             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected"});
-        assert_eq!(
-            classify_tool_result(&record, &quoted, None),
-            ResultKind::Normal
-        );
+        assert_eq!(classify(&record, &quoted), ResultKind::Normal);
     }
 
     #[test]
     fn feedback_is_found_by_its_phrase_whatever_the_second_sentence_says() {
         // A reworded second sentence with no ")." before the feedback: still feedback.
-        let record = json!({"type": "user"});
         let block = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
             "content": "The user doesn't want to proceed with this tool use. The tool use was rejected and nothing was written. To tell you how to proceed, the user said:\nuse the other file"});
         assert_eq!(
-            classify_tool_result(&record, &block, None),
+            classify(&json!({}), &block),
             ResultKind::RejectedWithFeedback
+        );
+    }
+
+    #[test]
+    fn markers_batch_cancels_and_missing_handlers_are_recognised() {
+        let error = |content: Value| json!({"type": "tool_result", "tool_use_id": "t", "is_error": true, "content": content});
+        assert_eq!(
+            classify(
+                &json!({}),
+                &error(json!("[Request interrupted by user for tool use]"))
+            ),
+            ResultKind::Interrupted {
+                while_running: false
+            }
+        );
+        assert_eq!(
+            classify(&json!({}), &error(json!(" Interrupted by user "))),
+            ResultKind::Interrupted {
+                while_running: false
+            }
+        );
+        assert_eq!(
+            classify(
+                &json!({}),
+                &error(json!(
+                    "The user doesn't want to take this action right now. STOP"
+                ))
+            ),
+            ResultKind::BatchCancelled
+        );
+        assert_eq!(
+            classify(
+                &json!({}),
+                &error(json!(
+                    "Claude requested permissions to use Bash, but you haven't granted it yet."
+                ))
+            ),
+            ResultKind::PermissionDenied { denial_kind: None }
+        );
+        assert_eq!(
+            classify(
+                &json!({"toolDenialKind": "interrupted"}),
+                &error(json!("x"))
+            ),
+            ResultKind::Interrupted {
+                while_running: true
+            }
         );
     }
 
@@ -461,14 +446,39 @@ mod tests {
         let record = json!({"type": "user", "rowSource": "local", "message": {"role": "user",
             "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}});
         assert!(matches!(
-            classify_record(&record, None),
+            class_of(&record),
             RecordClass::Conversation { .. }
         ));
         let harness = json!({"type": "user", "rowSource": "harness", "message": {"role": "user",
             "content": [{"type": "text", "text": "[Stopped]"}]}});
-        assert_eq!(harness_short_text(&harness).as_deref(), Some("[Stopped]"));
+        assert_eq!(harness_text_of(&harness).as_deref(), Some("[Stopped]"));
         let mut meta = harness.clone();
         meta["isMeta"] = json!(true);
-        assert_eq!(harness_short_text(&meta), None);
+        assert_eq!(harness_text_of(&meta), None);
+    }
+
+    #[test]
+    fn records_made_only_of_interrupt_content_are_interrupt_only() {
+        let record = json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "is_error": true,
+             "content": "[Request interrupted by user for tool use]"},
+            {"type": "text", "text": "[Request interrupted by user for tool use]"}]}});
+        assert_eq!(
+            class_of(&record),
+            RecordClass::InterruptOnly {
+                results: vec![(
+                    "a".into(),
+                    ResultKind::Interrupted {
+                        while_running: false
+                    }
+                )],
+                markers: 1
+            }
+        );
+        let synthetic = json!({"type": "assistant", "message": {"model": "<synthetic>",
+            "content": [{"type": "text", "text": "No response requested."}]}});
+        assert_eq!(class_of(&synthetic), RecordClass::SyntheticNoResponse);
+        let progress = json!({"type": "progress", "data": {}});
+        assert_eq!(class_of(&progress), RecordClass::NotConversation);
     }
 }

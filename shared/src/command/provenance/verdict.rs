@@ -1,16 +1,15 @@
 //! Verdicts: for every tool call that did not complete normally, who cut it off (runtime, user,
 //! permission denied, unknown), whether it ran (not started, started, completed, failed), and
-//! the evidence for both.
-
-use std::collections::{HashMap, HashSet};
+//! the evidence for both, as typed facts (`text.rs` words them).
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::marks::{Analysis, InterruptGroup, UnmatchedMark, unmatched_reason};
-use super::records::{RecordClass, ResultKind};
+use super::analysis::{Analysis, NotableResult};
+use super::calls::ToolCall;
+use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
+use super::groups::InterruptGroup;
+use super::records::ResultKind;
 use crate::store::sidecar::{RuntimeMark, ToolEventKind};
-use crate::store::tool_summary::summarize_tool_input;
 
 /// Who cut a tool call off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,7 +42,7 @@ pub enum ToolState {
 }
 
 /// One tool call that did not complete normally.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct CallReport {
     /// The call's id.
     pub tool_use_id: String,
@@ -58,9 +57,9 @@ pub struct CallReport {
     /// How the transcript's `tool_result` reads (`None`: the call has no result).
     pub result_kind: Option<ResultKind>,
     /// Why the verdict.
-    pub verdict_evidence: Vec<String>,
+    pub verdict_evidence: Vec<VerdictEvidence>,
     /// Why the state.
-    pub state_evidence: Vec<String>,
+    pub state_evidence: Vec<StateEvidence>,
     /// The runtime mark that covers it.
     pub mark: Option<RuntimeMark>,
     /// Whether `ledger-input` relabels it (covered, and in the transcript's trailing group).
@@ -70,134 +69,103 @@ pub struct CallReport {
 }
 
 /// Everything `ctxhooks provenance` says about one transcript.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ProvenanceReport {
     /// The calls that did not complete normally, in transcript order.
     pub calls: Vec<CallReport>,
-    /// Runtime marks that no interrupt record follows (loud: see [`super::marks::unmatched_marks`]).
+    /// Runtime marks that no interrupt record follows (loud: see
+    /// [`super::marks::unmatched_marks`]).
     pub unmatched_marks: Vec<UnmatchedMark>,
     /// Other things a reader must know (unreadable sidecar or transcript lines).
-    pub warnings: Vec<String>,
-}
-
-struct ToolUse {
-    name: Option<String>,
-    summary: Option<String>,
-    line: usize,
-    time_ms: Option<u64>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Builds the report for an analysed transcript.
 pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
-    let mut uses: HashMap<String, ToolUse> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for (index, line) in analysis.lines.iter().enumerate() {
-        let Some(record) = &line.record else { continue };
-        for (id, block) in super::records::tool_use_blocks(record) {
-            let name = block.get("name").and_then(Value::as_str);
-            let summary = name.and_then(|name| {
-                summarize_tool_input(name, block.get("input").unwrap_or(&Value::Null))
-            });
-            if !uses.contains_key(id) {
-                order.push(id.to_owned());
-            }
-            uses.insert(
-                id.to_owned(),
-                ToolUse {
-                    name: name.map(str::to_owned),
-                    summary,
-                    line: index,
-                    time_ms: line.time_ms(),
-                },
-            );
-        }
+    let mut calls: Vec<CallReport> = analysis
+        .results
+        .iter()
+        .map(|result| result_call(analysis, result))
+        .collect();
+    calls.extend(unanswered_calls(analysis));
+    calls.sort_by_key(|call| call.line);
+    ProvenanceReport {
+        calls,
+        unmatched_marks: analysis
+            .unmatched()
+            .into_iter()
+            .map(|(_, mark)| UnmatchedMark {
+                mark: mark.clone(),
+                reason: UnmatchedReason::NoInterruptInWindow,
+            })
+            .collect(),
+        warnings: report_warnings(analysis),
     }
+}
 
-    let mut group_of_line: HashMap<usize, usize> = HashMap::new();
-    for (group_index, group) in analysis.groups.iter().enumerate() {
-        for line in &group.lines {
-            group_of_line.insert(*line, group_index);
-        }
+/// The mark that covers `group`.
+fn covering_mark<'a>(
+    analysis: &'a Analysis,
+    group: Option<&InterruptGroup>,
+) -> Option<&'a RuntimeMark> {
+    group
+        .and_then(|group| group.covered_by)
+        .map(|mark| &analysis.sidecar.marks[mark])
+}
+
+/// Whether `ledger-input` relabels the calls of `group`.
+fn relabelled(group: Option<&InterruptGroup>) -> bool {
+    group.is_some_and(|group| group.trailing && group.covered_by.is_some())
+}
+
+/// The call a result that is not normal reports on.
+fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
+    let id = &result.tool_use_id;
+    let group = result.group.map(|group| &analysis.groups[group]);
+    let mark = covering_mark(analysis, group);
+    let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
+    let (verdict, verdict_evidence) = judge(analysis, &result.kind, group, mark, result.time_ms);
+    let (state, state_evidence) = state_of(analysis, id, Some(&result.kind), tool_use);
+    CallReport {
+        tool_use_id: id.clone(),
+        tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
+        summary: tool_use.and_then(|tool_use| tool_use.summary.clone()),
+        verdict,
+        state,
+        result_kind: Some(result.kind.clone()),
+        verdict_evidence,
+        state_evidence,
+        mark: mark.cloned(),
+        relabelled_in_ledger: relabelled(group),
+        line: result.line + 1,
     }
+}
 
-    let mut answered: HashSet<String> = HashSet::new();
+/// The calls no `tool_result` answers, in the order they were issued.
+fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
     let mut calls = Vec::new();
-    for (index, class) in analysis.classes.iter().enumerate() {
-        let results = match class {
-            RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results } => {
-                results
-            }
-            RecordClass::NotConversation | RecordClass::SyntheticNoResponse => continue,
-        };
-        for (id, kind) in results {
-            answered.insert(id.clone());
-            if *kind == ResultKind::Normal {
-                continue;
-            }
-            let group = group_of_line
-                .get(&index)
-                .map(|group| &analysis.groups[*group]);
-            let mark = group
-                .and_then(|group| group.covered_by)
-                .map(|mark| &analysis.sidecar.marks[mark]);
-            let tool_use = uses.get(id);
-            let (verdict, verdict_evidence) =
-                judge(analysis, kind, group, mark, analysis.lines[index].time_ms());
-            let (state, state_evidence) = state_of(analysis, id, Some(kind), tool_use);
-            calls.push(CallReport {
-                tool_use_id: id.clone(),
-                tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
-                summary: tool_use.and_then(|tool_use| tool_use.summary.clone()),
-                verdict,
-                state,
-                result_kind: Some(kind.clone()),
-                verdict_evidence,
-                state_evidence,
-                mark: mark.cloned(),
-                relabelled_in_ledger: group
-                    .is_some_and(|group| group.trailing && group.covered_by.is_some()),
-                line: index + 1,
-            });
-        }
-    }
-    for id in &order {
-        if answered.contains(id) {
+    for tool_use in analysis.calls.in_order() {
+        if tool_use.answered {
             continue;
         }
-        let Some(tool_use) = uses.get(id) else {
-            continue;
-        };
+        let id = &tool_use.id;
         let group = analysis
             .groups
             .iter()
             .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
-        let mark = group
-            .and_then(|group| group.covered_by)
-            .map(|mark| &analysis.sidecar.marks[mark]);
-        let mut verdict_evidence = vec![
-            "the transcript holds no tool_result for this call (an abort, or the session was \
-             still running)"
-                .to_owned(),
-        ];
+        let mark = covering_mark(analysis, group);
+        let mut verdict_evidence = vec![VerdictEvidence::NoResult];
         let verdict = match (group, mark) {
             (Some(_), Some(mark)) => {
-                verdict_evidence.push(format!(
-                    "the interrupt records after it are covered by the runtime mark at {} ms \
-                     (reason {:?})",
-                    mark.time_ms, mark.reason
-                ));
+                verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
                 Verdict::Runtime
             }
             (Some(group), None) if !group.uncertain.is_empty() => {
-                verdict_evidence.extend(group.uncertain.iter().cloned());
+                verdict_evidence.extend(uncertainty(group));
                 Verdict::Unknown
             }
             (Some(_), None) => {
-                verdict_evidence.push(
-                    "an interrupt marker follows it and no runtime mark covers it, so the \
-                     transcript's \"user\" stands"
-                        .to_owned(),
-                );
+                verdict_evidence.push(VerdictEvidence::MarkerFollowsUncovered);
                 Verdict::User
             }
             _ => Verdict::Unknown,
@@ -216,21 +184,16 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             verdict_evidence,
             state_evidence,
             mark: mark.cloned(),
-            relabelled_in_ledger: group
-                .is_some_and(|group| group.trailing && group.covered_by.is_some()),
+            relabelled_in_ledger: relabelled(group),
             line: tool_use.line + 1,
         });
     }
-    calls.sort_by_key(|call| call.line);
+    calls
+}
 
-    let unmatched_marks = analysis
-        .unmatched()
-        .into_iter()
-        .map(|(_, mark)| UnmatchedMark {
-            mark: mark.clone(),
-            reason: unmatched_reason(),
-        })
-        .collect();
+/// The report's warnings: the analysis's, then a latest mark that relabels nothing, unreadable
+/// sidecar lines and unreadable transcript lines.
+fn report_warnings(analysis: &Analysis) -> Vec<Warning> {
     let mut warnings = analysis.warnings.clone();
     let latest_mark = (0..analysis.sidecar.marks.len())
         .max_by_key(|index| analysis.sidecar.marks[*index].time_ms);
@@ -241,203 +204,133 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
             .find(|group| group.covered_by == Some(latest))
         && !group.trailing
     {
-        warnings.push(format!(
-            "the latest runtime mark covers interrupt records on line {}, but real records follow \
-             them, so ledger-input relabels nothing; if the session ended with that interrupt, \
-             the records after it are ones ctxhooks does not recognise (changed SDK wording?)",
-            group.lines[0] + 1
-        ));
+        warnings.push(Warning::LatestMarkNotTrailing {
+            line: group.lines[0] + 1,
+        });
     }
     for (line, error) in &analysis.sidecar.unreadable {
-        warnings.push(format!("sidecar line {line} is unreadable: {error}"));
+        warnings.push(Warning::UnreadableSidecarLine {
+            line: *line,
+            error: error.clone(),
+        });
     }
-    let unparsed = analysis
-        .lines
-        .iter()
-        .filter(|line| line.record.is_none() && !line.raw.iter().all(u8::is_ascii_whitespace))
-        .count();
-    if unparsed > 0 {
-        warnings.push(format!(
-            "{unparsed} transcript line(s) are not JSON records (a truncated last line?)"
-        ));
+    if analysis.unreadable_lines > 0 {
+        warnings.push(Warning::UnreadableTranscriptLines {
+            count: analysis.unreadable_lines,
+        });
     }
-    ProvenanceReport {
-        calls,
-        unmatched_marks,
-        warnings,
-    }
+    warnings
 }
 
+/// Who cut off a call whose result reads as `kind`.
 fn judge(
     analysis: &Analysis,
     kind: &ResultKind,
     group: Option<&InterruptGroup>,
     mark: Option<&RuntimeMark>,
     result_time: Option<u64>,
-) -> (Verdict, Vec<String>) {
-    let mut evidence = vec![describe_kind(kind)];
+) -> (Verdict, Vec<VerdictEvidence>) {
+    let mut evidence = vec![VerdictEvidence::Result(kind.clone())];
     if let ResultKind::PermissionDenied { .. } = kind {
-        evidence.push("a permission decision refused the call; no interrupt was involved".into());
+        evidence.push(VerdictEvidence::PermissionDecision);
         return (Verdict::PermissionDenied, evidence);
     }
     if let Some(group) = group {
         evidence.extend(group_evidence(analysis, group));
     }
     if let Some(mark) = mark {
-        let delay = result_time.map_or_else(String::new, |time| {
-            let delay = i128::from(time) - i128::from(mark.time_ms);
-            format!(", the interrupt records came {delay} ms after it")
+        evidence.push(VerdictEvidence::CoveringMark {
+            mark: mark.clone(),
+            delay_ms: result_time.map(|time| i128::from(time) - i128::from(mark.time_ms)),
         });
-        evidence.push(format!(
-            "runtime mark at {} ms{delay}: reason {:?}{}{}",
-            mark.time_ms,
-            mark.reason,
-            mark.source
-                .as_ref()
-                .map_or_else(String::new, |source| format!(", source {source:?}")),
-            mark.gauge_pct
-                .map_or_else(String::new, |pct| format!(", gauge {pct}%")),
-        ));
-        evidence.push(
-            "the transcript's wording says \"user\" for every interrupt; the mark says the \
-             runtime issued this one"
-                .into(),
-        );
+        evidence.push(VerdictEvidence::WordingSaysUser);
         return (Verdict::Runtime, evidence);
     }
     if matches!(kind, ResultKind::RejectedWithFeedback) {
-        evidence.push("a person typed feedback with the rejection".into());
+        evidence.push(VerdictEvidence::Feedback);
         return (Verdict::User, evidence);
     }
     if let Some(group) = group
         && !group.uncertain.is_empty()
     {
-        evidence.extend(group.uncertain.iter().cloned());
+        evidence.extend(uncertainty(group));
         return (Verdict::Unknown, evidence);
     }
     match kind {
         ResultKind::Rejected {
             before_run: true, ..
         } => {
-            evidence.push(
-                "refused at the permission step before it ran (a person at a permission prompt, \
-                 or a canUseTool deny with interrupt: true) and no runtime mark covers it"
-                    .into(),
-            );
+            evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
             (Verdict::User, evidence)
         }
         ResultKind::Rejected { .. }
         | ResultKind::Interrupted { .. }
         | ResultKind::BatchCancelled => {
-            evidence.push(
-                "no runtime mark covers these interrupt records, so the transcript's \"user\" \
-                 stands"
-                    .into(),
-            );
+            evidence.push(VerdictEvidence::Uncovered);
             (Verdict::User, evidence)
         }
         _ => {
-            evidence.push("no runtime mark covers it and the wording is not known".into());
+            evidence.push(VerdictEvidence::UncoveredUnknownWording);
             (Verdict::Unknown, evidence)
         }
     }
 }
 
+/// The mark lines whose time cannot be read near `group`.
+fn uncertainty(group: &InterruptGroup) -> impl Iterator<Item = VerdictEvidence> + '_ {
+    group
+        .uncertain
+        .iter()
+        .map(|line| VerdictEvidence::UnreadableMarkNearby {
+            sidecar_line: *line,
+        })
+}
+
 /// What the group adds to every verdict in it: marks spent on it, markers in a new wording.
-fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<String> {
-    let mut evidence = Vec::new();
-    for mark in &group.spent_marks {
-        let mark = &analysis.sidecar.marks[*mark];
-        evidence.push(format!(
-            "the runtime mark at {} ms (reason {:?}) also fell just before these records (a \
-             retried interrupt?) and is spent on them",
-            mark.time_ms, mark.reason
-        ));
-    }
-    for (line, text) in &group.novel_markers {
-        evidence.push(format!(
-            "line {}: {text:?} was taken as an interrupt marker because the harness wrote it \
-             (rowSource: \"harness\") right after interrupt content; its wording is unknown to \
-             ctxhooks (did the SDK change it?)",
-            line + 1
-        ));
-    }
-    evidence
+fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<VerdictEvidence> {
+    let spent = group
+        .spent_marks
+        .iter()
+        .map(|mark| VerdictEvidence::SpentMark(analysis.sidecar.marks[*mark].clone()));
+    let novel = group
+        .novel_markers
+        .iter()
+        .map(|(line, text)| VerdictEvidence::NovelMarker {
+            line: line + 1,
+            text: text.clone(),
+        });
+    spent.chain(novel).collect()
 }
 
-fn describe_kind(kind: &ResultKind) -> String {
-    match kind {
-        ResultKind::Rejected {
-            before_run,
-            stopped_while_running,
-        } => format!(
-            "tool_result is the rejection text{}{}",
-            if *before_run {
-                " with toolDenialBeforeRun: true"
-            } else {
-                ""
-            },
-            if *stopped_while_running {
-                " with the \"stopped while running\" correction"
-            } else {
-                ""
-            }
-        ),
-        ResultKind::RejectedWithFeedback => "tool_result is the rejection with feedback".into(),
-        ResultKind::Interrupted { while_running } => format!(
-            "tool_result says the call was interrupted{}",
-            if *while_running {
-                " (toolDenialKind \"interrupted\": cut off while running)"
-            } else {
-                ""
-            }
-        ),
-        ResultKind::BatchCancelled => {
-            "tool_result cancels this call because another call of its batch was rejected".into()
-        }
-        ResultKind::PermissionDenied { denial_kind } => format!(
-            "tool_result is a permission denial{}",
-            denial_kind
-                .as_ref()
-                .map_or_else(String::new, |kind| format!(" (toolDenialKind {kind:?})"))
-        ),
-        ResultKind::UnrecognisedInterruption { evidence } => {
-            format!("unrecognised interruption: {evidence}")
-        }
-        ResultKind::Normal => "a normal result".into(),
-    }
-}
-
+/// Whether the call `id` ran: the hook's events first, then what the transcript says.
 fn state_of(
     analysis: &Analysis,
     id: &str,
     kind: Option<&ResultKind>,
-    tool_use: Option<&ToolUse>,
-) -> (ToolState, Vec<String>) {
-    let mut evidence = Vec::new();
+    tool_use: Option<&ToolCall>,
+) -> (ToolState, Vec<StateEvidence>) {
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
+        let time_ms = event.time_ms;
         match event.event {
             ToolEventKind::Completed => {
-                evidence.push(format!("PostToolUse at {} ms", event.time_ms));
-                return (ToolState::Completed, evidence);
+                return (
+                    ToolState::Completed,
+                    vec![StateEvidence::Completed { time_ms }],
+                );
             }
             ToolEventKind::Failed if event.is_interrupt == Some(true) => {
-                evidence.push(format!(
-                    "PostToolUseFailure at {} ms with is_interrupt: true: the call was aborted \
-                     while running, so it may have run in part or in full",
-                    event.time_ms
-                ));
-                return (ToolState::Started, evidence);
+                let evidence = StateEvidence::AbortedWhileRunning { time_ms };
+                return (ToolState::Started, vec![evidence]);
             }
             ToolEventKind::Failed => {
-                evidence.push(format!(
-                    "PostToolUseFailure at {} ms (is_interrupt: {:?})",
-                    event.time_ms, event.is_interrupt
-                ));
-                return (ToolState::Failed, evidence);
+                let evidence = StateEvidence::Failed {
+                    time_ms,
+                    is_interrupt: event.is_interrupt,
+                };
+                return (ToolState::Failed, vec![evidence]);
             }
-            ToolEventKind::Started => started = Some(event.time_ms),
+            ToolEventKind::Started => started = Some(time_ms),
         }
     }
     let denied_before_run = matches!(
@@ -451,21 +344,28 @@ fn state_of(
         )
     );
     if denied_before_run {
-        evidence.push("the transcript says the call was refused before it ran".into());
-        if let Some(time) = started {
-            evidence.push(format!(
-                "PreToolUse at {time} ms, but PreToolUse runs before the permission decision"
-            ));
+        let mut evidence = vec![StateEvidence::RefusedBeforeRun];
+        if let Some(time_ms) = started {
+            evidence.push(StateEvidence::StartedBeforeDecision { time_ms });
         }
         return (ToolState::NotStarted, evidence);
     }
-    if let Some(time) = started {
-        evidence.push(format!(
-            "PreToolUse at {time} ms and no PostToolUse/PostToolUseFailure: it may have run in \
-             part or in full"
-        ));
-        return (ToolState::Started, evidence);
+    if let Some(time_ms) = started {
+        return (
+            ToolState::Started,
+            vec![StateEvidence::StartedNotFinished { time_ms }],
+        );
     }
+    state_without_start(analysis, kind, tool_use)
+}
+
+/// Whether a call ran that no hook line says started or ended: the hook's activity around it
+/// and what the SDK says.
+fn state_without_start(
+    analysis: &Analysis,
+    kind: Option<&ResultKind>,
+    tool_use: Option<&ToolCall>,
+) -> (ToolState, Vec<StateEvidence>) {
     let said_running = matches!(
         kind,
         Some(
@@ -479,38 +379,171 @@ fn state_of(
     );
     // The hook was active for this call only if it wrote lines both before and after the
     // call's tool_use: lines only before could mean the hook was removed or broke since.
-    let call_time = tool_use.and_then(|tool_use| tool_use.time_ms);
-    let hook_was_active = call_time.is_some_and(|time| {
-        let events = &analysis.sidecar.events;
-        events.iter().any(|event| event.time_ms <= time)
-            && events.iter().any(|event| event.time_ms >= time)
-    });
-    if hook_was_active {
-        evidence.push(
-            "no PreToolUse line for this call although the hook wrote lines for this session \
-             before and after it"
-                .into(),
-        );
-        if said_running {
-            // The hook may have failed for that call (see errors.log): do not call it safe.
-            evidence.push(
-                "but the SDK says it was stopped while running: the two disagree; check the live \
-                 state"
-                    .into(),
-            );
-            return (ToolState::Unknown, evidence);
+    let hook_was_active = tool_use
+        .and_then(|tool_use| tool_use.time_ms)
+        .is_some_and(|time| analysis.sidecar.hook_active_around(time));
+    match (hook_was_active, said_running) {
+        // The hook may have failed for that call (see errors.log): do not call it safe.
+        (true, true) => (
+            ToolState::Unknown,
+            vec![
+                StateEvidence::NoStartWhileHookActive,
+                StateEvidence::SdkSaysRunningDisagrees,
+            ],
+        ),
+        (true, false) => (
+            ToolState::NotStarted,
+            vec![StateEvidence::NoStartWhileHookActive],
+        ),
+        (false, true) => (
+            ToolState::Started,
+            vec![StateEvidence::NoHookLineSdkSaysRunning],
+        ),
+        (false, false) => (ToolState::Unknown, vec![StateEvidence::NoHookLine]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::provenance::sidecar::Sidecar;
+    use crate::store::sidecar::ToolEvent;
+    use serde_json::{Value, json};
+
+    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
+
+    fn at(offset_ms: u64) -> String {
+        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    }
+
+    /// A Bash call at 1 s, rejected at 2 s, then the marker.
+    fn rejected_call() -> String {
+        [
+            json!({"type": "user", "timestamp": at(0), "message": {"role": "user", "content": "go"}}),
+            json!({"type": "assistant", "timestamp": at(1_000), "message": {"role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_a", "name": "Bash",
+                             "input": {"command": "sleep 5"}}]}}),
+            json!({"type": "user", "timestamp": at(2_000), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_a", "is_error": true,
+                 "content": "The user doesn't want to proceed with this tool use. The tool use was rejected"}]}}),
+            json!({"type": "user", "timestamp": at(2_001), "message": {"role": "user",
+                "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}}),
+        ]
+        .iter()
+        .fold(String::new(), |mut text, record: &Value| {
+            text.push_str(&record.to_string());
+            text.push('\n');
+            text
+        })
+    }
+
+    fn mark(offset_ms: u64) -> RuntimeMark {
+        RuntimeMark {
+            time_ms: T0 + offset_ms,
+            reason: "backstop".into(),
+            source: None,
+            gauge_pct: None,
+            pid: None,
         }
-        return (ToolState::NotStarted, evidence);
     }
-    if said_running {
-        evidence
-            .push("no hook line for this call; the SDK says it was stopped while running".into());
-        return (ToolState::Started, evidence);
+
+    fn report(sidecar: Sidecar) -> ProvenanceReport {
+        let analysis = Analysis::scan(rejected_call().as_bytes(), sidecar).unwrap();
+        provenance_report(&analysis)
     }
-    evidence.push(
-        "no hook line for this call; cannot tell whether it ran — check the live state (was \
-         `ctxhooks-tooluse` installed and working?)"
-            .into(),
-    );
-    (ToolState::Unknown, evidence)
+
+    const REJECTED: ResultKind = ResultKind::Rejected {
+        before_run: false,
+        stopped_while_running: false,
+    };
+
+    #[test]
+    fn an_uncovered_rejection_is_the_users_and_nothing_says_whether_it_ran() {
+        let report = report(Sidecar::default());
+        let call = &report.calls[0];
+        assert_eq!(
+            (call.verdict, call.state),
+            (Verdict::User, ToolState::Unknown)
+        );
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::Uncovered
+            ]
+        );
+        assert_eq!(call.state_evidence, vec![StateEvidence::NoHookLine]);
+        assert_eq!(call.summary.as_deref(), Some("sleep 5"));
+        assert_eq!(call.line, 3);
+        assert!(report.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_covering_mark_makes_it_the_runtimes_with_the_delay() {
+        let mut sidecar = Sidecar::default();
+        sidecar.marks = vec![mark(1_900)];
+        sidecar.add_event(ToolEvent {
+            event: ToolEventKind::Started,
+            hook_event_name: None,
+            time_ms: T0 + 1_010,
+            tool_use_id: Some("toolu_a".into()),
+            tool_name: None,
+            summary: None,
+            duration_ms: None,
+            is_interrupt: None,
+            interrupted: None,
+            agent_id: None,
+            transcript_path: None,
+        });
+        let report = report(sidecar);
+        let call = &report.calls[0];
+        assert_eq!(
+            (call.verdict, call.state, call.relabelled_in_ledger),
+            (Verdict::Runtime, ToolState::Started, true)
+        );
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::CoveringMark {
+                    mark: mark(1_900),
+                    delay_ms: Some(100)
+                },
+                VerdictEvidence::WordingSaysUser
+            ]
+        );
+        assert_eq!(
+            call.state_evidence,
+            vec![StateEvidence::StartedNotFinished {
+                time_ms: T0 + 1_010
+            }]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_mark_line_nearby_makes_it_unknown() {
+        let mut sidecar = Sidecar::default();
+        sidecar.mark_problems = vec![crate::command::provenance::sidecar::MarkProblem {
+            line: 4,
+            problem: crate::command::provenance::sidecar::MarkProblemKind::NoTime,
+            after_time_ms: Some(T0),
+            before_time_ms: None,
+        }];
+        let report = report(sidecar);
+        let call = &report.calls[0];
+        assert_eq!(call.verdict, Verdict::Unknown);
+        assert_eq!(
+            call.verdict_evidence,
+            vec![
+                VerdictEvidence::Result(REJECTED),
+                VerdictEvidence::UnreadableMarkNearby { sidecar_line: 4 }
+            ]
+        );
+        assert!(matches!(
+            report.warnings.as_slice(),
+            [Warning::MarkProblem { line: 4, .. }]
+        ));
+    }
 }

@@ -1,0 +1,620 @@
+//! One transcript line read once into a typed [`Record`]: the union of what the usage log and
+//! interrupt provenance read, borrowed from the line where it holds no escape. Also the one
+//! definition of a prompt a person typed, of an interrupt marker, and of the walk over an
+//! assistant record's `tool_use` blocks.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess};
+
+use super::content::{Block, Content, ToolResult, ToolUse};
+use super::field::{Field, Lenient, struct_from_map};
+use crate::store::clock::parse_timestamp_ms;
+
+/// The model name Claude Code writes on lines it generated itself (no API call).
+pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+/// The name of the advisor server tool.
+pub const ADVISOR_TOOL_NAME: &str = "advisor";
+
+/// The start of both interrupt markers (`[Request interrupted by user]` and
+/// `[Request interrupted by user for tool use]`).
+pub const INTERRUPT_MARKER_PREFIX: &str = "[Request interrupted by user";
+
+/// How text Claude Code wrote in a `user` record starts when no person typed it: a local
+/// command's wrappers and a background task's notification (with the interrupt markers, the set
+/// the Agent SDK's first-prompt logic skips too).
+pub const NOT_TYPED_PREFIXES: [&str; 4] = [
+    "<command-name>",
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "<task-notification>",
+];
+
+/// One transcript line: every field a ctxhooks reader looks at, each read leniently (see
+/// [`Field`]); every other field is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Record<'a> {
+    /// `type`: `user`, `assistant`, `system`, `progress`, ...
+    #[serde(rename = "type", borrow)]
+    pub kind: Field<Cow<'a, str>>,
+    /// `subtype` (system records).
+    #[serde(borrow)]
+    pub subtype: Field<Cow<'a, str>>,
+    /// `uuid`.
+    #[serde(borrow)]
+    pub uuid: Field<Cow<'a, str>>,
+    /// `parentUuid`.
+    #[serde(rename = "parentUuid", borrow)]
+    pub parent_uuid: Field<Cow<'a, str>>,
+    /// `timestamp` (RFC 3339).
+    #[serde(borrow)]
+    pub timestamp: Field<Cow<'a, str>>,
+    /// `sessionId`.
+    #[serde(rename = "sessionId", borrow)]
+    pub session_id: Field<Cow<'a, str>>,
+    /// `requestId`.
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Field<Cow<'a, str>>,
+    /// `requestRef`, written by some versions instead of `requestId`.
+    #[serde(rename = "requestRef", borrow)]
+    pub request_ref: Field<Cow<'a, str>>,
+    /// `isSidechain`.
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Field<bool>,
+    /// `agentId`.
+    #[serde(rename = "agentId", borrow)]
+    pub agent_id: Field<Cow<'a, str>>,
+    /// `cwd`.
+    #[serde(borrow)]
+    pub cwd: Field<Cow<'a, str>>,
+    /// `version`: the writing CLI's version.
+    #[serde(borrow)]
+    pub version: Field<Cow<'a, str>>,
+    /// `isMeta`: text Claude Code injected.
+    #[serde(rename = "isMeta")]
+    pub is_meta: Field<bool>,
+    /// `isCompactSummary`: the summary after a compaction.
+    #[serde(rename = "isCompactSummary")]
+    pub is_compact_summary: Field<bool>,
+    /// `rowSource`: `local` (a person typed it) or `harness` (the CLI wrote it).
+    #[serde(rename = "rowSource", borrow)]
+    pub row_source: Field<Cow<'a, str>>,
+    /// `toolDenialKind` (≈2.1.205 on).
+    #[serde(rename = "toolDenialKind", borrow)]
+    pub tool_denial_kind: Field<Cow<'a, str>>,
+    /// `toolDenialBeforeRun`.
+    #[serde(rename = "toolDenialBeforeRun")]
+    pub tool_denial_before_run: Field<bool>,
+    /// `permissionDecision` (2.1.332).
+    #[serde(rename = "permissionDecision", borrow)]
+    pub permission_decision: Field<PermissionDecision<'a>>,
+    /// `compactMetadata` (a `compact_boundary`).
+    #[serde(rename = "compactMetadata", borrow)]
+    pub compact_metadata: Field<BoundaryMetadata<'a>>,
+    /// `microcompactMetadata` (a `microcompact_boundary`).
+    #[serde(rename = "microcompactMetadata", borrow)]
+    pub microcompact_metadata: Field<BoundaryMetadata<'a>>,
+    /// `message`: the API message (`user` and `assistant` records).
+    #[serde(borrow)]
+    pub message: Field<Message<'a>>,
+}
+
+/// `permissionDecision`: how the permission step decided a call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PermissionDecision<'a> {
+    /// `decision`: `accept`, `reject`, ...
+    #[serde(borrow)]
+    pub decision: Field<Cow<'a, str>>,
+    /// `source`: `config`, `user_reject`, ...
+    #[serde(borrow)]
+    pub source: Field<Cow<'a, str>>,
+}
+
+/// `compactMetadata` / `microcompactMetadata`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct BoundaryMetadata<'a> {
+    /// `trigger`: `auto`, `manual`.
+    #[serde(borrow)]
+    pub trigger: Field<Cow<'a, str>>,
+    /// `preTokens`.
+    #[serde(rename = "preTokens")]
+    pub pre_tokens: Field<u64>,
+    /// `postTokens` (newer versions).
+    #[serde(rename = "postTokens")]
+    pub post_tokens: Field<u64>,
+    /// `tokensSaved` (micro-compactions).
+    #[serde(rename = "tokensSaved")]
+    pub tokens_saved: Field<u64>,
+}
+
+/// `message`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    /// `message.id`.
+    #[serde(borrow)]
+    pub id: Field<Cow<'a, str>>,
+    /// `message.model`.
+    #[serde(borrow)]
+    pub model: Field<Cow<'a, str>>,
+    /// `message.role`.
+    #[serde(borrow)]
+    pub role: Field<Cow<'a, str>>,
+    /// `message.usage`: only this top-level copy counts, never those nested in `progress` lines.
+    pub usage: Field<Usage>,
+    /// `message.content`.
+    #[serde(borrow)]
+    pub content: Field<Content<'a>>,
+}
+
+/// `message.usage`, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    /// `input_tokens`.
+    pub input_tokens: Field<u64>,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: Field<u64>,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: Field<u64>,
+    /// `output_tokens`.
+    pub output_tokens: Field<u64>,
+    /// `cache_creation`: the 5m/1h split, summed.
+    pub cache_creation: Field<CacheCreationSplit>,
+}
+
+/// The sum of the integer values of `usage.cache_creation` (its 5m and 1h buckets).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CacheCreationSplit(pub u64);
+
+/// Token counts of one API response, as the usage log keeps them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenUsage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    /// Cache writes (the nested 5m + 1h split when the flat field is 0).
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    pub cache_read_input_tokens: u64,
+    /// Output tokens (a streaming placeholder in many older versions).
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// The token counts: the flat `cache_creation_input_tokens`, or the nested split when the
+    /// flat one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
+    pub fn tokens(&self) -> TokenUsage {
+        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
+        let flat = count(&self.cache_creation_input_tokens);
+        let nested = self.cache_creation.get().map_or(0, |split| split.0);
+        TokenUsage {
+            input_tokens: count(&self.input_tokens),
+            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
+            cache_read_input_tokens: count(&self.cache_read_input_tokens),
+            output_tokens: count(&self.output_tokens),
+        }
+    }
+}
+
+/// Which boundary a `system` record marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundaryKind {
+    /// `compact_boundary`: the conversation was summarized.
+    Compaction,
+    /// `microcompact_boundary`: old tool results were trimmed in place.
+    MicroCompaction,
+}
+
+impl<'a> Record<'a> {
+    /// Reads one line. `None` when it is not a JSON object (a bad, half-written or foreign line).
+    pub fn parse(line: &'a [u8]) -> Option<Self> {
+        let first = line
+            .iter()
+            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))?;
+        if *first != b'{' {
+            return None;
+        }
+        serde_json::from_slice(line).ok()
+    }
+
+    /// `type`.
+    pub fn kind(&self) -> Option<&str> {
+        self.kind.text()
+    }
+
+    /// Returns true if and only if `isSidechain` is `true`.
+    pub fn is_sidechain(&self) -> bool {
+        self.is_sidechain.is_true()
+    }
+
+    /// `timestamp` in milliseconds since the Unix epoch, when it reads as one.
+    pub fn time_ms(&self) -> Option<u64> {
+        self.timestamp.text().and_then(parse_timestamp_ms)
+    }
+
+    /// `message.content`.
+    pub fn content(&self) -> Option<&Content<'a>> {
+        self.message.get().and_then(|message| message.content.get())
+    }
+
+    /// The content blocks (none when the content is a string or missing).
+    pub fn blocks(&self) -> &[Block<'a>] {
+        match self.content() {
+            Some(Content::Blocks(blocks)) => blocks,
+            Some(Content::Text(_)) | None => &[],
+        }
+    }
+
+    /// The `tool_use` blocks of an assistant record that have an id, with it (nothing for
+    /// other records).
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &ToolUse<'a>)> {
+        let blocks = if self.kind() == Some("assistant") {
+            self.blocks()
+        } else {
+            &[]
+        };
+        blocks.iter().filter_map(|block| match block {
+            Block::ToolUse(tool_use) => Some((tool_use.id.text()?, tool_use)),
+            _ => None,
+        })
+    }
+
+    /// The `tool_result` blocks.
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult<'a>> {
+        self.blocks().iter().filter_map(|block| match block {
+            Block::ToolResult(result) => Some(result),
+            _ => None,
+        })
+    }
+
+    /// The first text: the string content, or the first `text` block's text.
+    pub fn first_text(&self) -> Option<&str> {
+        match self.content()? {
+            Content::Text(text) => Some(text),
+            Content::Blocks(blocks) => blocks.iter().find_map(|block| match block {
+                Block::Text(text) => Some(text.text()),
+                _ => None,
+            })?,
+        }
+    }
+
+    /// Returns true if and only if this is a prompt a person typed: a `user` record that is not
+    /// `isMeta`, not a compact summary, holds no tool result, and whose first text is not empty,
+    /// not an interrupt marker, not a local command's wrapper and not a task notification.
+    pub fn is_real_prompt(&self) -> bool {
+        self.kind() == Some("user")
+            && !self.is_meta.is_true()
+            && !self.is_compact_summary.is_true()
+            && self.tool_results().next().is_none()
+            && self.first_text().is_some_and(is_typed_text)
+    }
+
+    /// Returns true if and only if a block is an advisor call or an advisor result.
+    pub fn uses_advisor(&self) -> bool {
+        self.blocks().iter().any(|block| match block {
+            Block::ServerToolUse(name) => name.text() == Some(ADVISOR_TOOL_NAME),
+            Block::AdvisorToolResult => true,
+            _ => false,
+        })
+    }
+
+    /// The usage of an API response: an `assistant` record with `message.usage` whose model is
+    /// not [`SYNTHETIC_MODEL`] (Claude Code's own lines made no API call).
+    pub fn response_usage(&self) -> Option<&Usage> {
+        if self.kind() != Some("assistant") {
+            return None;
+        }
+        let message = self.message.get()?;
+        let usage = message.usage.get()?;
+        (message.model.text() != Some(SYNTHETIC_MODEL)).then_some(usage)
+    }
+
+    /// The key that groups the lines of one API response: `message.id` and `requestId`, else
+    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
+    pub fn request_key(&self) -> Option<String> {
+        let message = self.message.get().and_then(|message| message.id.text());
+        match (
+            message,
+            self.request_id.text(),
+            self.request_ref.text(),
+            self.uuid.text(),
+        ) {
+            (Some(message), Some(request), _, _) => Some(format!("{message}:{request}")),
+            (Some(message), None, _, _) => Some(format!("message:{message}")),
+            // The blocks of one response share `requestId` even without a `message.id`; keying
+            // them on their line's uuid would count the request once per block.
+            (None, Some(request), _, _) => Some(format!("req:{request}")),
+            (None, None, Some(reference), _) => Some(format!("ref:{reference}")),
+            (None, _, None, Some(uuid)) => Some(format!("line:{uuid}")),
+            (None, _, None, None) => None,
+        }
+    }
+
+    /// The boundary a `system` record marks, with its metadata when it has some.
+    pub fn boundary(&self) -> Option<(BoundaryKind, Option<&BoundaryMetadata<'a>>)> {
+        if self.kind() != Some("system") {
+            return None;
+        }
+        match self.subtype.text()? {
+            "compact_boundary" => Some((BoundaryKind::Compaction, self.compact_metadata.get())),
+            "microcompact_boundary" => Some((
+                BoundaryKind::MicroCompaction,
+                self.microcompact_metadata.get(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// Returns true if and only if a field the usage log reads has another type than it
+    /// expects. The usage log has always counted such a line as unreadable rather than guess
+    /// what it meant; this keeps its rows as they were.
+    pub fn has_mistyped_usage_field(&self) -> bool {
+        let text_fields = [
+            &self.kind,
+            &self.subtype,
+            &self.uuid,
+            &self.timestamp,
+            &self.request_id,
+            &self.request_ref,
+            &self.agent_id,
+            &self.cwd,
+            &self.version,
+        ];
+        let flags = [&self.is_sidechain, &self.is_meta, &self.is_compact_summary];
+        text_fields.iter().any(|field| field.is_mistyped())
+            || flags.iter().any(|field| field.is_mistyped())
+            || self.message.is_mistyped()
+            || self.message.get().is_some_and(|message| {
+                message.id.is_mistyped()
+                    || message.model.is_mistyped()
+                    || message.usage.is_mistyped()
+                    || message.usage.get().is_some_and(|usage| {
+                        [
+                            &usage.input_tokens,
+                            &usage.cache_creation_input_tokens,
+                            &usage.cache_read_input_tokens,
+                            &usage.output_tokens,
+                        ]
+                        .iter()
+                        .any(|field| field.is_mistyped())
+                    })
+            })
+    }
+}
+
+/// Returns true if and only if `text` (a user record's first text) is what a person typed: not
+/// empty, not an interrupt marker, not a local command's wrapper, not a task notification.
+fn is_typed_text(text: &str) -> bool {
+    let text = text.trim_start();
+    !text.is_empty()
+        && !is_interrupt_marker_text(text)
+        && !NOT_TYPED_PREFIXES
+            .iter()
+            .any(|prefix| text.starts_with(prefix))
+}
+
+/// Returns true if and only if a whole text block is an interrupt marker:
+/// `[Request interrupted by user...]`, one short line, bracketed. A prompt that merely quotes
+/// the marker is not one.
+pub fn is_interrupt_marker_text(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with(INTERRUPT_MARKER_PREFIX)
+        && text.ends_with(']')
+        && text.len() <= 120
+        && !text.contains('\n')
+        && text[1..].find(']') == Some(text.len() - 2)
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for PermissionDecision<'a> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for BoundaryMetadata<'a> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for Message<'a> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de> Lenient<'de> for Usage {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de> Lenient<'de> for CacheCreationSplit {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        let mut total: u64 = 0;
+        while let Some((_, value)) = map.next_entry::<IgnoredAny, Field<u64>>()? {
+            if let Field::Present(count) = value {
+                total = total.saturating_add(count);
+            }
+        }
+        Ok(Some(Self(total)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &str) -> Record<'_> {
+        Record::parse(line.as_bytes()).expect("a JSON object")
+    }
+
+    #[test]
+    fn keys_fall_back_in_order() {
+        let key = |line| parsed(line).request_key();
+        assert_eq!(
+            key(
+                r#"{"type":"assistant","uuid":"u1","requestId":"req_1","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1}}}"#
+            )
+            .as_deref(),
+            Some("msg_1:req_1")
+        );
+        assert_eq!(
+            key(r#"{"type":"assistant","uuid":"u1","message":{"id":"msg_1","usage":{}}}"#)
+                .as_deref(),
+            Some("message:msg_1")
+        );
+        assert_eq!(
+            key(r#"{"type":"assistant","uuid":"u1","requestRef":"r9","message":{"usage":{}}}"#)
+                .as_deref(),
+            Some("ref:r9")
+        );
+        assert_eq!(
+            key(r#"{"type":"assistant","uuid":"u1","requestId":"req_7","message":{"usage":{}}}"#)
+                .as_deref(),
+            Some("req:req_7")
+        );
+    }
+
+    #[test]
+    fn synthetic_and_progress_copies_are_not_responses() {
+        let synthetic = r#"{"type":"assistant","message":{"id":"x","model":"<synthetic>","usage":{"input_tokens":0}}}"#;
+        assert!(parsed(synthetic).response_usage().is_none());
+        let progress = r#"{"type":"progress","data":{"message":{"type":"assistant","message":{"id":"m","usage":{"input_tokens":5}}}}}"#;
+        assert!(parsed(progress).response_usage().is_none());
+        assert!(Record::parse(b"not json").is_none());
+        assert!(Record::parse(b"[1, 2]").is_none());
+        assert!(Record::parse(b"  {\"type\":\"user\"}\r").is_some());
+    }
+
+    #[test]
+    fn advisor_blocks_and_nested_cache_writes_are_seen() {
+        let line = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"server_tool_use","name":"advisor"}],"usage":{"cache_creation_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_1h_input_tokens":4}}}}"#;
+        let record = parsed(line);
+        assert!(record.uses_advisor());
+        let usage = record.response_usage().expect("a response");
+        assert_eq!(usage.tokens().cache_creation_input_tokens, 7);
+        // The flat field wins when it is not 0.
+        let line = r#"{"type":"assistant","message":{"usage":{"cache_creation_input_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3}}}}"#;
+        let record = parsed(line);
+        assert_eq!(
+            record
+                .response_usage()
+                .unwrap()
+                .tokens()
+                .cache_creation_input_tokens,
+            9
+        );
+    }
+
+    #[test]
+    fn only_typed_prompts_are_real_prompts() {
+        let prompt = |line| parsed(line).is_real_prompt();
+        assert!(prompt(
+            r#"{"type":"user","message":{"role":"user","content":"fix the bug"}}"#
+        ));
+        assert!(prompt(
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"and this"}]}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"caveat"}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>"}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","message":{"role":"user","content":"  <local-command-stdout>Goodbye!</local-command-stdout>"}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"image"}]}}"#
+        ));
+        assert!(!prompt(
+            r#"{"type":"assistant","message":{"role":"assistant","content":"fix the bug"}}"#
+        ));
+    }
+
+    #[test]
+    fn marker_text_is_a_whole_short_bracketed_line() {
+        assert!(is_interrupt_marker_text("[Request interrupted by user]"));
+        assert!(is_interrupt_marker_text(
+            "[Request interrupted by user for tool use]"
+        ));
+        assert!(!is_interrupt_marker_text(
+            "Operation stopped by hook: Another session is active: \"[Request interrupted by user for tool use]\""
+        ));
+        assert!(!is_interrupt_marker_text(
+            "[Request interrupted by user] and then [something]"
+        ));
+        assert!(!is_interrupt_marker_text(
+            "[Request interrupted by user]\nmore"
+        ));
+    }
+
+    #[test]
+    fn boundaries_keep_their_metadata() {
+        let line = r#"{"type":"system","subtype":"compact_boundary","uuid":"b","timestamp":"t","compactMetadata":{"trigger":"auto","preTokens":155250}}"#;
+        let record = parsed(line);
+        let Some((kind, Some(metadata))) = record.boundary() else {
+            panic!("not a boundary with metadata")
+        };
+        assert_eq!(kind, BoundaryKind::Compaction);
+        assert_eq!(metadata.pre_tokens.get(), Some(&155_250));
+        assert_eq!(metadata.trigger.text(), Some("auto"));
+    }
+
+    #[test]
+    fn tool_uses_and_results_are_walked_once_each() {
+        let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","other":[1]}},{"type":"tool_use","name":"NoId"},"stray"]}}"#;
+        let record = parsed(line);
+        let uses: Vec<(&str, Option<&str>, Option<&str>)> = record
+            .tool_uses()
+            .map(|(id, tool_use)| {
+                (
+                    id,
+                    tool_use.name.text(),
+                    tool_use
+                        .input
+                        .get()
+                        .and_then(|input| input.field("command")),
+                )
+            })
+            .collect();
+        assert_eq!(uses, vec![("t1", Some("Bash"), Some("ls"))]);
+        let line = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"ab"},{"type":"image"},{"type":"text","text":"c"}]}]}}"#;
+        let record = parsed(line);
+        let result = record.tool_results().next().unwrap();
+        assert_eq!(result.answered_id(), "t1");
+        assert!(result.is_error.is_true());
+        assert_eq!(result.text_bytes(), 3);
+        assert_eq!(result.text(), "ab\nc");
+    }
+
+    #[test]
+    fn a_mistyped_field_is_skipped_and_the_usage_log_can_tell() {
+        // A reader that does not look at `cwd` still reads the line; the usage log, which
+        // always refused such lines, sees that a field it reads changed type.
+        let record = parsed(
+            r#"{"type":"user","cwd":5,"rowSource":7,"message":{"role":"user","content":"hi"}}"#,
+        );
+        assert!(record.is_real_prompt());
+        assert!(record.has_mistyped_usage_field());
+        let record = parsed(r#"{"type":"user","rowSource":7,"message":{"content":"hi"}}"#);
+        assert!(!record.has_mistyped_usage_field());
+        let record = parsed(r#"{"type":"assistant","message":{"usage":{"input_tokens":1.5}}}"#);
+        assert!(record.has_mistyped_usage_field());
+    }
+}
