@@ -73,7 +73,7 @@ fn log_problem(
     error: &anyhow::Error,
 ) {
     let record = crate::store::error_log::ErrorRecord::new(
-        "ctxhooks-precompact",
+        context.hook.name,
         event,
         Some(session.to_string()),
         error,

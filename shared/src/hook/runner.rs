@@ -11,6 +11,7 @@ use anyhow::{Result, anyhow};
 use serde_json::Value;
 
 use crate::hook::payload;
+use crate::hook::table::HookBinary;
 use crate::store::env_vars;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
@@ -18,6 +19,8 @@ use crate::store::state_dir::StateDir;
 /// What a hook's body receives.
 #[derive(Debug)]
 pub struct HookContext {
+    /// The hook being run: its entry in the hook table.
+    pub hook: &'static HookBinary,
     /// The state folder.
     pub state: StateDir,
     /// The raw payload.
@@ -31,16 +34,14 @@ struct Identity {
     session_id: Option<String>,
 }
 
-/// Runs `body` as the hook `hook_name` and returns the process exit code: success, always.
-/// `budget` bounds the whole run, below the timeout the installer registers for the hook: when
-/// it passes (a state file that blocks on open, a lock held forever, a disk that stalls), a
+/// Runs `hook` (its table entry) and returns the process exit code: success, always. Its
+/// budget bounds the whole run, below the timeout the installer registers for the hook: when it
+/// passes (a state file that blocks on open, a lock held forever, a disk that stalls), a
 /// watchdog logs it and ends the process with exit 0, so Claude Code never waits out its own
 /// timeout and never sees a failure.
-pub fn run_hook(
-    hook_name: &'static str,
-    budget: Duration,
-    body: fn(&HookContext) -> Result<()>,
-) -> ExitCode {
+pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
+    let hook_name = hook.name;
+    let budget = hook.budget;
     let budget = std::env::var(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
         .ok()
         .and_then(|text| text.trim().parse::<u64>().ok())
@@ -49,7 +50,7 @@ pub fn run_hook(
         });
     start_watchdog(hook_name, budget);
     let mut identity = Identity::default();
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut identity, body)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &mut identity)));
     let error = match outcome {
         Ok(Ok(())) => return ExitCode::SUCCESS,
         Ok(Err(error)) => error,
@@ -94,12 +95,16 @@ fn exit_now() -> ! {
     std::process::exit(0)
 }
 
-fn run(identity: &mut Identity, body: fn(&HookContext) -> Result<()>) -> Result<()> {
+fn run(hook: &'static HookBinary, identity: &mut Identity) -> Result<()> {
     let state = StateDir::locate()?;
     let payload = payload::read_first_json_value(std::io::stdin(), payload::stdin_timeout())?;
     identity.event = payload.get("hook_event_name").map(describe);
     identity.session_id = payload.get("session_id").map(describe);
-    body(&HookContext { state, payload })
+    (hook.handle)(&HookContext {
+        hook,
+        state,
+        payload,
+    })
 }
 
 /// Appends the error to `errors.log`; when even that fails, stderr is all that is left (Claude

@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::hook::runner::HookContext;
+use crate::hook::table::{HookEvent, TOOLUSE};
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::session_id::SessionId;
@@ -30,14 +31,19 @@ pub fn handle(context: &HookContext) -> Result<()> {
 pub fn tool_event(payload: &Value, time_ms: u64) -> Result<ToolEvent> {
     let hook_event_name =
         text(payload, "hook_event_name").context("the payload has no `hook_event_name`")?;
-    let event = match hook_event_name {
-        "PreToolUse" => ToolEventKind::Started,
-        "PostToolUse" => ToolEventKind::Completed,
-        "PostToolUseFailure" => ToolEventKind::Failed,
-        other => bail!(
-            "`ctxhooks-tooluse` handles PreToolUse, PostToolUse and PostToolUseFailure, not `{}`",
-            other.escape_debug()
-        ),
+    let event = match HookEvent::from_name(hook_event_name) {
+        Some(HookEvent::PreToolUse) => ToolEventKind::Started,
+        Some(HookEvent::PostToolUse) => ToolEventKind::Completed,
+        Some(HookEvent::PostToolUseFailure) => ToolEventKind::Failed,
+        _ => {
+            let names: Vec<&str> = TOOLUSE.events.iter().map(|event| event.name()).collect();
+            bail!(
+                "`{}` handles {}, not `{}`",
+                TOOLUSE.name,
+                names.join(", "),
+                hook_event_name.escape_debug()
+            )
+        }
     };
     let tool_name = text(payload, "tool_name");
     let summary = tool_name.and_then(|name| {
