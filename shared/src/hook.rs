@@ -2,6 +2,7 @@
 //! hurting the session, the payload, the hook table, and each hook's work.
 
 pub mod cursor;
+pub mod field;
 pub mod ingest;
 pub mod payload;
 pub mod precompact;

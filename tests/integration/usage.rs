@@ -418,6 +418,39 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
 }
 
 #[test]
+fn an_optional_field_of_an_unexpected_type_still_gets_its_usage_logged() {
+    // Only `session_id` and `transcript_path` are needed to log usage: an odd `agent_id` or
+    // `cwd` used to make the whole payload unreadable, and nothing was logged.
+    let dir = scratch("odd-fields");
+    let home = dir.join("state");
+    let session = SessionId::parse("odd-fields").unwrap();
+    let state = StateDir::at(home.clone());
+    let transcript = dir.join("transcript.jsonl");
+    fs_err::write(
+        &transcript,
+        fixture_lines("marot__spotter/short.jsonl").concat(),
+    )
+    .unwrap();
+    let payload = serde_json::json!({
+        "session_id": session.as_str(),
+        "transcript_path": transcript,
+        "hook_event_name": "Stop",
+        "agent_id": 5,
+        "cwd": 7,
+    });
+    run_stop_hook(&home, &payload.to_string());
+    assert_eq!(read_rows(&state, &session).unwrap().len(), 1);
+    let errors = errors_log_lines(&home);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("`agent_id` (a number, expected a string)")
+            && errors[0].contains("`cwd`"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
 fn subagent_stop_logs_the_agent_transcript_apart() {
     let dir = scratch("subagent");
     let home = dir.join("state");

@@ -7,8 +7,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde::Deserialize;
 use serde_json::Value;
+
+use crate::hook::field::{Mismatch, Text};
 
 use crate::store::env_vars;
 use crate::store::session_id::SessionId;
@@ -197,58 +198,27 @@ impl Read for ChannelReader {
     }
 }
 
-/// Turns the raw payload into a typed one; a field of the wrong type is refused with serde's
-/// message (the expected and the found type).
-pub fn typed<'payload, T: Deserialize<'payload>>(value: &'payload Value) -> Result<T> {
-    T::deserialize(value).context("the hook payload has a field of the wrong type")
+/// A hook's typed payload: a struct of [`Field`]s, one per field the hook reads, so that only
+/// the fields the hook requires can fail it; any other field of an unexpected type is set aside
+/// and named in the error log.
+pub trait Payload {
+    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
+    fn identity(&self) -> (Option<&str>, Option<&str>);
+
+    /// Every optional field the hook reads, by name, with what it held instead of the expected
+    /// type (a required field of another type fails the hook on its own, with its own message).
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)>;
 }
 
-/// Fields every hook payload carries. Only `session_id` is required by ctxhooks; the rest may
-/// be absent. Unknown fields are ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CommonInput {
-    /// The session's id, checked later with [`crate::store::session_id::SessionId::parse`].
-    pub session_id: Option<String>,
-    /// The session transcript's path.
-    pub transcript_path: Option<String>,
-    /// The working folder of Claude Code.
-    pub cwd: Option<String>,
-    /// The event's name, such as `PreCompact`.
-    pub hook_event_name: Option<String>,
+/// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
+pub fn session(session_id: &Text<'_>) -> Result<SessionId> {
+    SessionId::parse(session_id.required("session_id")?)
+        .context("refusing the payload's session id")
 }
 
-impl CommonInput {
-    /// The payload's session id, checked with [`SessionId::parse`].
-    pub fn session(&self) -> Result<SessionId> {
-        let text = self
-            .session_id
-            .as_deref()
-            .context("the payload has no `session_id`")?;
-        SessionId::parse(text).context("refusing the payload's session id")
-    }
-
-    /// The payload's transcript path; an empty one counts as missing.
-    pub fn transcript(&self) -> Result<&Path> {
-        self.transcript_path
-            .as_deref()
-            .filter(|path| !path.is_empty())
-            .map(Path::new)
-            .context("the payload has no `transcript_path`")
-    }
-}
-
-/// The `PreCompact` payload.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct PreCompactInput {
-    /// Fields every hook has.
-    #[serde(flatten)]
-    pub common: CommonInput,
-    /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
-    pub trigger: Option<String>,
-    /// What the user typed after `/compact`; null or empty for automatic compactions.
-    pub custom_instructions: Option<String>,
+/// The payload's `transcript_path`, required by the hooks that read the transcript.
+pub fn transcript<'field>(transcript_path: &'field Text<'_>) -> Result<&'field Path> {
+    transcript_path.required("transcript_path").map(Path::new)
 }
 
 #[cfg(test)]
@@ -353,20 +323,5 @@ mod tests {
             format!("{error:#}").contains("byte-order mark"),
             "{error:#}"
         );
-    }
-
-    #[test]
-    fn custom_instructions_may_be_null_empty_or_text() {
-        for (text, expected) in [
-            (r#"{"custom_instructions": null}"#, None),
-            (r#"{"custom_instructions": ""}"#, Some(String::new())),
-            (
-                r#"{"custom_instructions": "keep ids", "unknown": [1]}"#,
-                Some("keep ids".into()),
-            ),
-        ] {
-            let input: PreCompactInput = typed(&serde_json::from_str(text).unwrap()).unwrap();
-            assert_eq!(input.custom_instructions, expected);
-        }
     }
 }

@@ -2,15 +2,18 @@
 //! session. A hook exits 0 in every case (exit 2 would block compaction or stopping), prints
 //! nothing on stdout, and writes any problem as one line to the error log.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::hook::payload;
+use crate::hook::field::describe_mismatches;
+use crate::hook::payload::{self, Payload};
 use crate::hook::table::HookBinary;
 use crate::store::env_vars;
 use crate::store::error_log::{self, ErrorRecord};
@@ -24,7 +27,31 @@ pub struct HookContext {
     /// The state folder.
     pub state: StateDir,
     /// The raw payload.
-    pub payload: Value,
+    payload: Value,
+    /// Problems that did not stop the work, logged once it is done.
+    notes: RefCell<Vec<anyhow::Error>>,
+}
+
+impl HookContext {
+    /// The payload as the hook's typed struct `P`. Only the fields the hook then requires can
+    /// fail it: the fields of an unexpected type are set aside and named in one note.
+    pub fn payload<'context, P>(&'context self) -> Result<P>
+    where
+        P: Payload + Deserialize<'context>,
+    {
+        let payload =
+            P::deserialize(&self.payload).context("the hook payload could not be read")?;
+        if let Some(message) = describe_mismatches(&payload.mismatches()) {
+            self.note(anyhow!(message));
+        }
+        Ok(payload)
+    }
+
+    /// Keeps a problem that did not stop the hook's work, for the error log once the work is
+    /// done (the work comes first: the error log itself may be what blocks).
+    pub fn note(&self, problem: anyhow::Error) {
+        self.notes.borrow_mut().push(problem);
+    }
 }
 
 /// What the error log is told about the payload, filled in as soon as it is known.
@@ -50,7 +77,11 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
         });
     start_watchdog(hook_name, budget);
     let mut identity = Identity::default();
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &mut identity)));
+    let mut notes = Vec::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &mut identity, &mut notes)));
+    for note in &notes {
+        log_error(hook_name, &identity, note);
+    }
     let error = match outcome {
         Ok(Ok(())) => return ExitCode::SUCCESS,
         Ok(Err(error)) => error,
@@ -63,7 +94,7 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
             anyhow!("the hook panicked: {message}")
         }
     };
-    log_error(hook_name, identity, &error);
+    log_error(hook_name, &identity, &error);
     ExitCode::SUCCESS
 }
 
@@ -79,7 +110,7 @@ fn start_watchdog(hook_name: &'static str, budget: Duration) {
                  a state file may be blocked (see `ctxhooks doctor`)",
                 budget.as_secs_f64()
             );
-            log_error(hook_name, Identity::default(), &error);
+            log_error(hook_name, &Identity::default(), &error);
             let _ = done.send(());
         });
         let _ = finished.recv_timeout(Duration::from_secs(1));
@@ -95,22 +126,35 @@ fn exit_now() -> ! {
     std::process::exit(0)
 }
 
-fn run(hook: &'static HookBinary, identity: &mut Identity) -> Result<()> {
+fn run(
+    hook: &'static HookBinary,
+    identity: &mut Identity,
+    notes: &mut Vec<anyhow::Error>,
+) -> Result<()> {
     let state = StateDir::locate()?;
     let payload = payload::read_first_json_value(std::io::stdin(), payload::stdin_timeout())?;
     identity.event = payload.get("hook_event_name").map(describe);
     identity.session_id = payload.get("session_id").map(describe);
-    (hook.handle)(&HookContext {
+    let context = HookContext {
         hook,
         state,
         payload,
-    })
+        notes: RefCell::new(Vec::new()),
+    };
+    let outcome = (hook.handle)(&context);
+    *notes = context.notes.into_inner();
+    outcome
 }
 
 /// Appends the error to `errors.log`; when even that fails, stderr is all that is left (Claude
 /// Code keeps it in its debug log on exit 0).
-fn log_error(hook_name: &str, identity: Identity, error: &anyhow::Error) {
-    let record = ErrorRecord::new(hook_name, identity.event, identity.session_id, error);
+fn log_error(hook_name: &str, identity: &Identity, error: &anyhow::Error) {
+    let record = ErrorRecord::new(
+        hook_name,
+        identity.event.clone(),
+        identity.session_id.clone(),
+        error,
+    );
     let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
     if let Err(log_error) = logged {
         let _ = writeln!(

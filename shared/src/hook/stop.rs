@@ -8,28 +8,59 @@ use serde::Deserialize;
 
 use super::ingest::Origin;
 use super::usage_log::{IngestOutcome, ingest_transcript};
-use crate::hook::payload::{CommonInput, typed};
+use crate::hook::field::{Mismatch, Text};
+use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::transcript::lines::MAX_LINE_BYTES;
 
-/// The Stop / `SubagentStop` payload fields the hook reads.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
+/// `transcript_path` are needed to log usage.
+#[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct StopInput {
-    /// Fields every hook has.
-    #[serde(flatten)]
-    pub common: CommonInput,
+pub struct StopInput<'payload> {
+    /// The session's id.
+    #[serde(borrow)]
+    pub session_id: Text<'payload>,
+    /// The session transcript's path (the parent's, for `SubagentStop`).
+    #[serde(borrow)]
+    pub transcript_path: Text<'payload>,
+    /// The working folder of Claude Code.
+    #[serde(borrow)]
+    pub cwd: Text<'payload>,
+    /// `Stop` or `SubagentStop`.
+    #[serde(borrow)]
+    pub hook_event_name: Text<'payload>,
     /// `SubagentStop`: the sub-agent's id.
-    pub agent_id: Option<String>,
+    #[serde(borrow)]
+    pub agent_id: Text<'payload>,
     /// `SubagentStop`: the sub-agent's own transcript.
-    pub agent_transcript_path: Option<String>,
+    #[serde(borrow)]
+    pub agent_transcript_path: Text<'payload>,
+}
+
+impl Payload for StopInput<'_> {
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        (self.hook_event_name.text(), self.session_id.text())
+    }
+
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
+        vec![
+            ("cwd", self.cwd.mismatch()),
+            ("hook_event_name", self.hook_event_name.mismatch()),
+            ("agent_id", self.agent_id.mismatch()),
+            (
+                "agent_transcript_path",
+                self.agent_transcript_path.mismatch(),
+            ),
+        ]
+    }
 }
 
 /// Handles one Stop or `SubagentStop` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let input: StopInput = typed(&context.payload)?;
-    let session = input.common.session()?;
-    let transcript = input.common.transcript()?;
+    let input: StopInput = context.payload()?;
+    let session = payload::session(&input.session_id)?;
+    let transcript = payload::transcript(&input.transcript_path)?;
     let main = ingest_transcript(
         &context.state,
         &session,
@@ -40,8 +71,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     .and_then(|outcome| overlong_check(transcript, &outcome));
     let agent = match input
         .agent_transcript_path
-        .as_deref()
-        .filter(|path| !path.is_empty())
+        .text()
         // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
         // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
@@ -52,7 +82,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
             &context.state,
             &session,
             Path::new(agent_transcript),
-            &Origin::sub_agent(Path::new(agent_transcript), input.agent_id.as_deref()),
+            &Origin::sub_agent(Path::new(agent_transcript), input.agent_id.text()),
         )
         .context("failed to log the sub-agent transcript's usage")
         .and_then(|outcome| overlong_check(Path::new(agent_transcript), &outcome)),
