@@ -13,3 +13,4 @@ pub mod subagents;
 pub mod table;
 pub mod tooluse;
 pub mod usage_log;
+pub mod watchdog;

@@ -797,6 +797,10 @@ fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
         errors[0]["error"].to_string().contains("budget"),
         "{errors:?}"
     );
+    // The line says who stalled: the hook, the event and the session.
+    assert_eq!(errors[0]["hook"], "ctxhooks-tooluse");
+    assert_eq!(errors[0]["event"], "PreToolUse");
+    assert_eq!(errors[0]["session_id"], SESSION);
 }
 
 fn tooluse_payload() -> String {

@@ -1,10 +1,12 @@
 //! Tests for `ctxhooks-tooluse`, run as Claude Code runs it: JSON on stdin, one sidecar line out.
 
+use std::io::Write;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::process::spawn_with_stdin;
+use crate::support::process::{spawn_with_stdin, wait_bounded};
 use crate::support::scratch::Scratch;
 
 const TOOLUSE: &str = env!("CARGO_BIN_EXE_ctxhooks-tooluse");
@@ -112,4 +114,38 @@ fn a_payload_without_what_the_hook_needs_is_refused_with_one_line() {
             "{name}: {errors:?}"
         );
     }
+}
+
+#[test]
+fn the_stdin_deadline_holds_while_bytes_keep_arriving() {
+    // A payload that starts and never ends, one byte every 10 ms on a pipe that stays open: the
+    // hook's own deadline ends the run, with exit 0 and one line.
+    let scratch = Scratch::new("tooluse-trickle");
+    let mut child = command(&scratch)
+        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "300")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"session_id\": \"").unwrap();
+    let start = Instant::now();
+    // A generous bound against a hang, not a timing assertion.
+    while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(20) {
+        let _ = stdin.write_all(b"x");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(wait_bounded(&mut child, Duration::from_secs(1)), Some(0));
+    drop(stdin);
+    let errors: Vec<Value> = fs_err::read_to_string(scratch.join("state/errors.log"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let text = errors[0]["error"].to_string();
+    assert!(
+        text.contains("no complete JSON value after 300 ms") && text.contains("bytes received"),
+        "{text}"
+    );
 }
