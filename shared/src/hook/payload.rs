@@ -109,17 +109,32 @@ enum Scan {
 
 impl ObjectEnd {
     fn scan(&mut self, chunk: &[u8]) -> Scan {
-        for (index, &byte) in chunk.iter().enumerate() {
+        let mut index = 0;
+        while index < chunk.len() {
             if self.in_string {
+                // Most of a large payload is inside strings (a tool's output): jump to the next
+                // byte that can end one.
+                let rest = &chunk[index..];
                 if self.escaped {
                     self.escaped = false;
-                } else if byte == b'\\' {
-                    self.escaped = true;
-                } else if byte == b'"' {
-                    self.in_string = false;
+                    index += 1;
+                    continue;
+                }
+                match memchr::memchr2(b'"', b'\\', rest) {
+                    Some(offset) => {
+                        if rest[offset] == b'"' {
+                            self.in_string = false;
+                        } else {
+                            self.escaped = true;
+                        }
+                        index += offset + 1;
+                    }
+                    None => index = chunk.len(),
                 }
                 continue;
             }
+            let byte = chunk[index];
+            index += 1;
             match byte {
                 b' ' | b'\t' | b'\n' | b'\r' => {}
                 _ if !self.started => {
@@ -134,7 +149,7 @@ impl ObjectEnd {
                 b'}' | b']' => {
                     self.depth -= 1;
                     if self.depth == 0 {
-                        return Scan::Complete(index + 1);
+                        return Scan::Complete(index);
                     }
                 }
                 _ => {}
@@ -228,6 +243,25 @@ mod tests {
         .unwrap();
         assert_eq!(input, b"{\"x\": [true]}");
         assert_eq!(totals, [3, 6, 9, 12, 13]);
+    }
+
+    #[test]
+    fn the_end_is_found_whatever_the_chunks() {
+        // Escaped backslashes before a quote, an escaped quote, brackets inside strings.
+        let text = r#"{"a": "x\\", "b": "\"}]\\", "c": [{"d": "\u007d"}]} tail"#;
+        let object = &text[..text.len() - " tail".len()];
+        assert!(serde_json::from_str::<serde_json::Value>(object).is_ok());
+        for size in 1..=text.len() {
+            let mut end = ObjectEnd::default();
+            let mut found = None;
+            for (number, chunk) in text.as_bytes().chunks(size).enumerate() {
+                if let Scan::Complete(length) = end.scan(chunk) {
+                    found = Some(number * size + length);
+                    break;
+                }
+            }
+            assert_eq!(found, Some(object.len()), "chunks of {size}");
+        }
     }
 
     #[test]
