@@ -10,7 +10,7 @@ use super::usage_log::ingest_transcript;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
-use crate::hook::snapshot::check_transcript;
+use crate::hook::transcript_file::TranscriptFile;
 
 /// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
 #[derive(Debug, Default, Deserialize)]
@@ -55,22 +55,21 @@ impl Payload for PreCompactInput<'_> {
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: PreCompactInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
-    let transcript = payload::transcript(&input.transcript_path)?;
-    // A transcript path that is missing, a folder or a symbolic link is refused before anything
-    // is read or written.
-    check_transcript(transcript)?;
+    let path = payload::transcript(&input.transcript_path)?;
+    // Opened and checked once, for the snapshot and the usage log: a transcript path that is
+    // missing, a link, a folder, a FIFO or a device is refused before anything is written.
+    let mut transcript = TranscriptFile::open(path)?;
     // The snapshot first: it is what must not be lost.
     let request = SnapshotRequest {
         session: session.clone(),
-        transcript: transcript.to_path_buf(),
         trigger: input
             .trigger
             .value()
             .map_or_else(|| "unknown".to_owned(), ToString::to_string),
         custom_instructions: input.custom_instructions.text().map(ToOwned::to_owned),
     };
-    let (metadata, _) =
-        take_snapshot(&context.state, &request).context("failed to archive the transcript")?;
+    let (metadata, _) = take_snapshot(&context.state, &request, &mut transcript)
+        .context("failed to archive the transcript")?;
     if !metadata.skipped.is_empty() {
         let sources: Vec<&str> = metadata
             .skipped
@@ -90,8 +89,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
     if let Err(error) = ingest_transcript(
         &context.state,
         &session,
-        transcript,
-        &Origin::from_file_name(transcript),
+        &mut transcript,
+        &Origin::from_file_name(path),
     ) {
         context.note(error.context("failed to log the transcript's usage before the compaction"));
     }

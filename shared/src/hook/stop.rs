@@ -11,6 +11,7 @@ use super::usage_log::{IngestOutcome, ingest_transcript};
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::hook::transcript_file::TranscriptFile;
 use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
@@ -61,31 +62,37 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
-    let main = ingest_transcript(
-        &context.state,
-        &session,
-        transcript,
-        &Origin::from_file_name(transcript),
-    )
-    .context("failed to log the transcript's usage")
-    .and_then(|outcome| overlong_check(transcript, &outcome));
-    let agent = match input
-        .agent_transcript_path
-        .text()
-        // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
-        // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
-        // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
-        // anything else that is there (a folder, a FIFO, a link) is refused by the ingest.
-        .filter(|path| fs_err::symlink_metadata(path).is_ok())
-    {
-        Some(agent_transcript) => ingest_transcript(
-            &context.state,
-            &session,
-            Path::new(agent_transcript),
-            &Origin::sub_agent(Path::new(agent_transcript), input.agent_id.text()),
-        )
-        .context("failed to log the sub-agent transcript's usage")
-        .and_then(|outcome| overlong_check(Path::new(agent_transcript), &outcome)),
+    let main = TranscriptFile::open(transcript)
+        .and_then(|mut file| {
+            ingest_transcript(
+                &context.state,
+                &session,
+                &mut file,
+                &Origin::from_file_name(transcript),
+            )
+        })
+        .context("failed to log the transcript's usage")
+        .and_then(|outcome| overlong_check(transcript, &outcome));
+    let agent = match input.agent_transcript_path.text().map(Path::new) {
+        Some(agent_transcript) => {
+            // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty
+            // `agent_type`) with an `agent_transcript_path` it never writes (seen in the
+            // end-to-end tests, and in 2.1.270 by a third-party probe). A path with nothing at it
+            // holds no usage to log; anything else that is there (a folder, a FIFO, a link) is
+            // refused.
+            TranscriptFile::open_if_present(agent_transcript)
+                .and_then(|file| {
+                    file.map(|mut file| {
+                        let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
+                        ingest_transcript(&context.state, &session, &mut file, &origin)
+                    })
+                    .transpose()
+                })
+                .context("failed to log the sub-agent transcript's usage")
+                .and_then(|outcome| {
+                    outcome.map_or(Ok(()), |outcome| overlong_check(agent_transcript, &outcome))
+                })
+        }
         None => Ok(()),
     };
     main?;

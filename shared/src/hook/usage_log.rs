@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 use fs_err::os::unix::fs::OpenOptionsExt;
 
 use super::cursor::{CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
-use crate::hook::snapshot::check_transcript;
+use crate::hook::transcript_file::TranscriptFile;
 use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
@@ -34,14 +34,14 @@ pub struct IngestOutcome {
     pub overlong_lines: u64,
 }
 
-/// Appends to the session's usage log what `transcript` gained since the last ingest (the
-/// cursor in `cursor.json`). A shrunk or rewritten transcript is read again from its start and
+/// Appends to the session's usage log what the open `transcript` gained since the last ingest
+/// (the cursor in `cursor.json`), reading no further than its size at open. A shrunk or rewritten transcript is read again from its start and
 /// its old records are replaced, so rows are never duplicated. `agent_id` marks a sub-agent's
 /// own transcript (`SubagentStop`'s `agent_transcript_path`).
 pub fn ingest_transcript(
     state: &StateDir,
     session: &SessionId,
-    transcript: &Path,
+    transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
     state.ensure_session_dir(session)?;
@@ -81,7 +81,7 @@ fn lock_wait() -> std::time::Duration {
 fn ingest_locked(
     state: &StateDir,
     session: &SessionId,
-    transcript: &Path,
+    transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
     let cursor_path = state.cursor_file(session);
@@ -91,20 +91,8 @@ fn ingest_locked(
         Ok(cursors) => (cursors, false),
         Err(_) => (CursorFile::default(), true),
     };
-    // A FIFO would block the open, a device such as /dev/zero never ends, a symbolic link
-    // may point anywhere: refuse them all before opening, and check the handle again.
-    check_transcript(transcript)?;
-    let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
-    let metadata = file
-        .metadata()
-        .context("failed to read the transcript's size")?;
-    if !metadata.is_file() {
-        bail!(
-            "the transcript `{}` is not a regular file",
-            transcript.display()
-        );
-    }
-    let size = metadata.len();
+    let size = transcript.size();
+    let file = transcript.file_mut();
     let known = cursors.transcripts.remove(&origin.transcript);
     let mut rescan = None;
     let (start, source_state) = match known {
@@ -112,7 +100,7 @@ fn ingest_locked(
             rescan = Some("shrank".to_owned());
             (0, SourceState::default())
         }
-        Some(cursor) if fingerprint_before(&mut file, cursor.offset)? != cursor.fingerprint => {
+        Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
             rescan = Some("fingerprint_changed".to_owned());
             (0, SourceState::default())
         }
@@ -138,7 +126,7 @@ fn ingest_locked(
     // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
     // backlog is caught up over several runs, each one leaving a saved cursor.
     let until = size.min(start.saturating_add(RUN_BYTES));
-    let read = read_bounded_lines(&mut file, start, until, false, MAX_LINE_BYTES, |_, line| {
+    let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
     let offset = read.offset;
@@ -146,7 +134,7 @@ fn ingest_locked(
     for record in &records {
         files::append_json_line(&log_path, record)?;
     }
-    let fingerprint = fingerprint_before(&mut file, offset)?;
+    let fingerprint = fingerprint_before(file, offset)?;
     // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
     // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
     // for every agent the session ever ran.
