@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::ingest::Origin;
 use super::snapshot::{SnapshotRequest, take_snapshot};
-use super::usage_log::ingest_transcript;
+use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -86,8 +86,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // Then the usage log (its compaction boundary is not written yet, but the turns before it
     // are, so the turn just before a compaction is never missed). A failure there is logged; the
     // next Stop run catches up.
-    if let Err(error) = ingest_transcript(
-        &context.state,
+    if let Err(error) = log_usage(
+        context,
         &session,
         &mut transcript,
         &Origin::from_file_name(path),

@@ -3,16 +3,15 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use super::ingest::Origin;
-use super::usage_log::{IngestOutcome, ingest_transcript};
+use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::hook::transcript_file::TranscriptFile;
-use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
 /// `transcript_path` are needed to log usage.
@@ -64,51 +63,30 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let transcript = payload::transcript(&input.transcript_path)?;
     let main = TranscriptFile::open(transcript)
         .and_then(|mut file| {
-            ingest_transcript(
-                &context.state,
+            log_usage(
+                context,
                 &session,
                 &mut file,
                 &Origin::from_file_name(transcript),
             )
         })
-        .context("failed to log the transcript's usage")
-        .and_then(|outcome| overlong_check(transcript, &outcome));
-    let agent = match input.agent_transcript_path.text().map(Path::new) {
-        Some(agent_transcript) => {
-            // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty
-            // `agent_type`) with an `agent_transcript_path` it never writes (seen in the
-            // end-to-end tests, and in 2.1.270 by a third-party probe). A path with nothing at it
-            // holds no usage to log; anything else that is there (a folder, a FIFO, a link) is
-            // refused.
-            TranscriptFile::open_if_present(agent_transcript)
-                .and_then(|file| {
-                    file.map(|mut file| {
-                        let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
-                        ingest_transcript(&context.state, &session, &mut file, &origin)
-                    })
-                    .transpose()
+        .context("failed to log the transcript's usage");
+    if let Some(agent_transcript) = input.agent_transcript_path.text().map(Path::new) {
+        // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
+        // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
+        // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
+        // anything else that is there (a folder, a FIFO, a link) is refused.
+        let agent = TranscriptFile::open_if_present(agent_transcript)
+            .and_then(|file| {
+                file.map_or(Ok(()), |mut file| {
+                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
+                    log_usage(context, &session, &mut file, &origin)
                 })
-                .context("failed to log the sub-agent transcript's usage")
-                .and_then(|outcome| {
-                    outcome.map_or(Ok(()), |outcome| overlong_check(agent_transcript, &outcome))
-                })
+            })
+            .context("failed to log the sub-agent transcript's usage");
+        if let Err(error) = agent {
+            context.note(error);
         }
-        None => Ok(()),
-    };
-    main?;
-    agent
-}
-
-/// An error naming the lines the ingest skipped for their length (the cursor moved past them,
-/// so each is reported once).
-fn overlong_check(transcript: &Path, outcome: &IngestOutcome) -> Result<()> {
-    if outcome.overlong_lines > 0 {
-        bail!(
-            "skipped {} line(s) longer than {} bytes in `{}`",
-            outcome.overlong_lines,
-            MAX_LINE_BYTES,
-            transcript.display()
-        );
     }
-    Ok(())
+    main
 }
