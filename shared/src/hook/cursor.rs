@@ -25,7 +25,7 @@ pub struct CursorFile {
 }
 
 /// How far one transcript was read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TranscriptCursor {
     /// Bytes read (always just after a newline).
     pub offset: u64,

@@ -137,8 +137,8 @@ fn ingest_locked(
     let size = transcript.size();
     let file = transcript.file_mut();
     let mut rescan = None;
-    // The cursor this run starts from, when it is still good.
-    let mut previous = None;
+    // Whether this run starts from a good cursor.
+    let mut resumed = false;
     let (start, source_state) = match cursors.transcripts.remove(&origin.transcript) {
         Some(cursor) if cursor.offset > size => {
             rescan = Some("shrank".to_owned());
@@ -149,9 +149,8 @@ fn ingest_locked(
             (0, SourceState::default())
         }
         Some(cursor) => {
-            let start = (cursor.offset, cursor.state.clone());
-            previous = Some(cursor);
-            start
+            resumed = true;
+            (cursor.offset, cursor.state)
         }
         None if cursor_unreadable.is_some() && log_path.exists() => {
             rescan = Some("cursor_unreadable".to_owned());
@@ -185,11 +184,19 @@ fn ingest_locked(
         push_json_line(&mut lines, record)?;
     }
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
-    // The bytes before the start were fingerprinted above: nothing read, nothing to do again.
-    let fingerprint = match &previous {
-        Some(cursor) if cursor.offset == offset => cursor.fingerprint.clone(),
-        _ => fingerprint_before(file, offset)?,
+    let outcome = IngestOutcome {
+        appended: records.len(),
+        offset,
+        rescan,
+        overlong_lines: read.overlong_lines,
+        cursor_unreadable,
     };
+    // Nothing read since a good cursor: the reader's state moves only with the lines it reads,
+    // so the cursor file already says all there is (no rewrite, no fsync, no second hash).
+    if resumed && offset == start {
+        return Ok(outcome);
+    }
+    let fingerprint = fingerprint_before(file, offset)?;
     // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
     // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
     // for every agent the session ever ran.
@@ -198,25 +205,16 @@ fn ingest_locked(
     } else {
         source_state
     };
-    let cursor = TranscriptCursor {
-        offset,
-        fingerprint,
-        state: source_state,
-    };
-    // A Stop with nothing new leaves the cursor file as it was: no rewrite, no fsync.
-    if previous.as_ref() != Some(&cursor) {
-        cursors
-            .transcripts
-            .insert(origin.transcript.clone(), cursor);
-        cursors.save(&cursor_path)?;
-    }
-    Ok(IngestOutcome {
-        appended: records.len(),
-        offset,
-        rescan,
-        overlong_lines: read.overlong_lines,
-        cursor_unreadable,
-    })
+    cursors.transcripts.insert(
+        origin.transcript.clone(),
+        TranscriptCursor {
+            offset,
+            fingerprint,
+            state: source_state,
+        },
+    );
+    cursors.save(&cursor_path)?;
+    Ok(outcome)
 }
 
 /// Adds `record` as one JSON line to `lines`.
