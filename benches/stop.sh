@@ -5,8 +5,8 @@
 # For each size: build a transcript by repeating real fixture lines with unique ids, run the
 # hook once to build the cursor, keep that cursor, then time runs that each start from that
 # cursor with one new turn appended (hyperfine --prepare resets both), and count instructions
-# of one such run with callgrind (stable on a noisy machine). Last, a Stop with nothing new,
-# interleaved with empty C programs.
+# of one such run with callgrind (stable on a noisy machine). Then the same runs on both sizes
+# interleaved round by round; last, a Stop with nothing new, interleaved with empty C programs.
 #
 # Usage: benches/stop.sh [work folder]   (default: a fresh folder under /tmp)
 # Needs: python3, hyperfine, valgrind, cc. Writes results to <work>/results.txt.
@@ -85,6 +85,7 @@ for size in 1000000 200000000; do
     first=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f} s')")
     cp "$dir/state/sessions/bench/cursor.json" "$dir/cursor.base"
     reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json"
+    echo "$reset" > "$dir/reset.sh"
     hyperfine --warmup 3 --runs 60 --export-json "$dir/hyperfine.json" \
         --prepare "$reset" \
         "CTXHOOKS_HOME=$dir/state $hook < $dir/payload.json" >&2
@@ -105,6 +106,36 @@ med = [float(re.search(r"median ([\d.]+)", l).group(1)) for l in rows]
 line = f"ratio 200MB/1MB: instructions {ins[1]/ins[0]:.3f}, median time {med[1]/med[0]:.3f}"
 print(line)
 open(sys.argv[1], "a").write(line + "\n")
+PY
+
+# The same new-turn run on both sizes, interleaved round by round (each run prepared by its
+# size's reset, untimed), so that load changes hit both alike; wall time from posix_spawn to
+# waitpid, as benches/spawn_bench.py measures.
+python3 - "$hook" "$work" 300 <<'PY' | tee -a "$results"
+import os, statistics, subprocess, sys, time
+hook, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sizes = ["1000000", "200000000"]
+times = {size: [] for size in sizes}
+for round_ in range(rounds + 5):
+    # Alternate which size goes first, so that neither always follows the other.
+    for size in sizes if round_ % 2 == 0 else sizes[::-1]:
+        folder = f"{work}/{size}"
+        subprocess.run(["sh", f"{folder}/reset.sh"], check=True)
+        env = dict(os.environ, CTXHOOKS_HOME=f"{folder}/state")
+        payload = os.open(f"{folder}/payload.json", os.O_RDONLY)
+        start = time.perf_counter_ns()
+        pid = os.posix_spawn(hook, [hook], env, file_actions=[(os.POSIX_SPAWN_DUP2, payload, 0)])
+        _, status = os.waitpid(pid, 0)
+        elapsed = (time.perf_counter_ns() - start) / 1e6
+        os.close(payload)
+        assert os.waitstatus_to_exitcode(status) == 0
+        if round_ >= 5:
+            times[size].append(elapsed)
+small, large = times["1000000"], times["200000000"]
+paired = statistics.median(b / a for a, b in zip(small, large))
+print(f"interleaved, {rounds} rounds: median 1 MB {statistics.median(small):.3f} ms, "
+      f"200 MB {statistics.median(large):.3f} ms; ratio of medians "
+      f"{statistics.median(large) / statistics.median(small):.3f}, median of per-round ratios {paired:.3f}")
 PY
 
 # A Stop with nothing new (the turn above already read), beside empty C programs, interleaved
