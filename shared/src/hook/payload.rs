@@ -19,7 +19,7 @@ pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// or output can be larger. The input is kept whole while the hook runs, and a tool's input is
 /// parsed into a `Value` (a pathological one, millions of tiny numbers, takes up to about 90
 /// times its size in memory), so the cap stays well under what a hook may use.
-pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.
 pub fn stdin_timeout() -> Duration {
@@ -34,7 +34,7 @@ pub fn stdin_timeout() -> Duration {
 /// arrived after each read. The bytes are looked at once, as they arrive, only to find where the
 /// object ends (strings skipped, brackets counted): parsing is the hook's, from the bytes.
 /// Fails on anything that does not start with `{` (as soon as its first byte shows it), on end
-/// of input before the object is complete, and past [`MAX_INPUT_BYTES`]. A read that never
+/// of input before the object is complete, and past 16 MiB (`MAX_INPUT_BYTES`). A read that never
 /// returns blocks here: the watchdog ends the run at the stdin deadline.
 pub fn read_first_object(
     mut reader: impl BufRead,
