@@ -15,7 +15,8 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export CARGO_TARGET_DIR="$target_dir"
 cd "$root"
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked --bin ctxhooks-precompact --bin ctxhooks-stop >&2
+# Built as install/setup.sh builds them (statically linked on *-linux-gnu hosts).
+release_dir=$(install/build-release.sh --bin ctxhooks-precompact --bin ctxhooks-stop)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,13 +37,13 @@ for size_mb in "${@:-1 100}"; do
     # A state folder whose usage log is already current: what the Stop hook leaves after a turn.
     rm -rf "$work/current"
     sed 's/"PreCompact"/"Stop"/' "$work/payload.json" |
-      CTXHOOKS_HOME="$work/current" "$target_dir/release/ctxhooks-stop"
+      CTXHOOKS_HOME="$work/current" "$release_dir/ctxhooks-stop"
     echo "== transcript of $(stat -c %s "$transcript") bytes" >&2
     hyperfine --warmup 2 --runs 15 --export-markdown "$work/result-$size.md" \
       --prepare "rm -rf '$work/state' '$work/copy' && cp -a '$work/current' '$work/state'" \
       -n "baseline: cp + sha256sum + sync" "cp '$transcript' '$work/copy' && sha256sum '$work/copy' >/dev/null && sync '$work/copy'" \
-      -n "ctxhooks-precompact (usage log current)" "CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'" \
-      -n "ctxhooks-precompact (usage log from nothing)" "rm -rf '$work/state' && CTXHOOKS_HOME='$work/state' '$target_dir/release/ctxhooks-precompact' <'$work/payload.json'"
+      -n "ctxhooks-precompact (usage log current)" "CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'" \
+      -n "ctxhooks-precompact (usage log from nothing)" "rm -rf '$work/state' && CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'"
     cat "$work/result-$size.md"
     test ! -s "$work/state/errors.log" || { echo "the hook logged errors:" >&2; cat "$work/state/errors.log" >&2; exit 1; }
   done

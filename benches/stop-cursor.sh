@@ -15,8 +15,8 @@ mkdir -p "$work"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export CARGO_TARGET_DIR="$target_dir"
-cargo build --release --locked --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
-hook="$target_dir/release/ctxhooks-stop"
+# Built as install/setup.sh builds it (statically linked on *-linux-gnu hosts).
+hook="$("$repo/install/build-release.sh" --bin ctxhooks-stop)/ctxhooks-stop"
 
 agents=${AGENTS:-400}
 rows=${ROWS:-30}

@@ -5,10 +5,11 @@
 # For each size: build a transcript by repeating real fixture lines with unique ids, run the
 # hook once to build the cursor, keep that cursor, then time runs that each start from that
 # cursor with one new turn appended (hyperfine --prepare resets both), and count instructions
-# of one such run with callgrind (stable on a noisy machine).
+# of one such run with callgrind (stable on a noisy machine). Then the same runs on both sizes
+# interleaved round by round; last, a Stop with nothing new, interleaved with empty C programs.
 #
 # Usage: benches/stop.sh [work folder]   (default: a fresh folder under /tmp)
-# Needs: python3, hyperfine, valgrind. Writes results to <work>/results.txt.
+# Needs: python3, hyperfine, valgrind, cc. Writes results to <work>/results.txt.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,8 +22,8 @@ fixtures="$repo/../shared/transcript-fixtures"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export CARGO_TARGET_DIR="$target_dir"
-cargo build --release --locked --bin ctxhooks-stop --manifest-path "$repo/Cargo.toml" >&2
-hook="$target_dir/release/ctxhooks-stop"
+# Built as install/setup.sh builds it (statically linked on *-linux-gnu hosts).
+hook="$("$repo/install/build-release.sh" --bin ctxhooks-stop)/ctxhooks-stop"
 
 # generate <target bytes> <output>: fixture lines repeated, each copy with unique ids.
 generate() {
@@ -84,6 +85,7 @@ for size in 1000000 200000000; do
     first=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f} s')")
     cp "$dir/state/sessions/bench/cursor.json" "$dir/cursor.base"
     reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json"
+    echo "$reset" > "$dir/reset.sh"
     hyperfine --warmup 3 --runs 60 --export-json "$dir/hyperfine.json" \
         --prepare "$reset" \
         "CTXHOOKS_HOME=$dir/state $hook < $dir/payload.json" >&2
@@ -105,4 +107,50 @@ line = f"ratio 200MB/1MB: instructions {ins[1]/ins[0]:.3f}, median time {med[1]/
 print(line)
 open(sys.argv[1], "a").write(line + "\n")
 PY
+
+# The same new-turn run on both sizes, interleaved round by round (each run prepared by its
+# size's reset, untimed), so that load changes hit both alike; wall time from posix_spawn to
+# waitpid, as benches/spawn_bench.py measures.
+python3 - "$hook" "$work" 300 <<'PY' | tee -a "$results"
+import os, statistics, subprocess, sys, time
+hook, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sizes = ["1000000", "200000000"]
+times = {size: [] for size in sizes}
+for round_ in range(rounds + 5):
+    # Alternate which size goes first, so that neither always follows the other.
+    for size in sizes if round_ % 2 == 0 else sizes[::-1]:
+        folder = f"{work}/{size}"
+        subprocess.run(["sh", f"{folder}/reset.sh"], check=True)
+        env = dict(os.environ, CTXHOOKS_HOME=f"{folder}/state")
+        payload = os.open(f"{folder}/payload.json", os.O_RDONLY)
+        start = time.perf_counter_ns()
+        pid = os.posix_spawn(hook, [hook], env, file_actions=[(os.POSIX_SPAWN_DUP2, payload, 0)])
+        _, status = os.waitpid(pid, 0)
+        elapsed = (time.perf_counter_ns() - start) / 1e6
+        os.close(payload)
+        assert os.waitstatus_to_exitcode(status) == 0
+        if round_ >= 5:
+            times[size].append(elapsed)
+small, large = times["1000000"], times["200000000"]
+paired = statistics.median(b / a for a, b in zip(small, large))
+print(f"interleaved, {rounds} rounds: median 1 MB {statistics.median(small):.3f} ms, "
+      f"200 MB {statistics.median(large):.3f} ms; ratio of medians "
+      f"{statistics.median(large) / statistics.median(small):.3f}, median of per-round ratios {paired:.3f}")
+PY
+
+# A Stop with nothing new (the turn above already read), beside empty C programs, interleaved
+# (benches/spawn_bench.py): every run leaves the state as it found it.
+dir="$work/1000000"
+printf 'int main(void) { return 0; }\n' > "$work/empty.c"
+cc -O2 -o "$work/empty-c-dynamic" "$work/empty.c"
+cc -O2 -static -o "$work/empty-c-static" "$work/empty.c"
+CTXHOOKS_HOME="$dir/state" "$hook" < "$dir/payload.json"
+echo "== ctxhooks-stop with nothing new (1 MB transcript), 500 rounds" | tee -a "$results"
+CTXHOOKS_HOME="$dir/state" python3 "$repo/benches/spawn_bench.py" "$dir/payload.json" 500 \
+    "empty C, dynamic=$work/empty-c-dynamic" "empty C, static=$work/empty-c-static" \
+    "ctxhooks-stop=$hook" | tee -a "$results"
+CTXHOOKS_HOME="$dir/state" valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind-nothing-new.out" \
+    "$hook" < "$dir/payload.json" 2> "$dir/valgrind-nothing-new.txt"
+echo "nothing new: instructions=$(grep -oE 'Collected : [0-9]+' "$dir/valgrind-nothing-new.txt" | grep -oE '[0-9]+')" | tee -a "$results"
+test ! -s "$dir/state/errors.log" || { echo "the hook logged errors" >&2; exit 1; }
 echo "results in $results" >&2

@@ -4,13 +4,7 @@
 //! `<state>/errors.log`.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 fn main() -> ExitCode {
-    // Below the 120 s timeout `ctxhooks install` registers.
-    ctxhooks_shared::hook::runner::run_hook(
-        "ctxhooks-precompact",
-        Duration::from_secs(100),
-        ctxhooks_shared::hook::precompact::handle,
-    )
+    ctxhooks_shared::hook::runner::run_hook(&ctxhooks_shared::hook::table::PRECOMPACT)
 }

@@ -3,13 +3,7 @@
 //! Always exits 0.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 fn main() -> ExitCode {
-    // Below the 10 s timeout `ctxhooks install` registers.
-    ctxhooks_shared::hook::runner::run_hook(
-        "ctxhooks-tooluse",
-        Duration::from_secs(8),
-        ctxhooks_shared::hook::tooluse::handle,
-    )
+    ctxhooks_shared::hook::runner::run_hook(&ctxhooks_shared::hook::table::TOOLUSE)
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets ctxhooks up on this machine: builds the release binaries, installs them into
+# Sets ctxhooks up on this machine: builds the release binaries (install/build-release.sh:
+# statically linked on *-linux-gnu hosts, else or if that fails the usual way), installs them into
 # ${PREFIX:-$HOME/.local}/bin, registers the hooks (`ctxhooks install "$@"`, user scope unless
 # told otherwise) and runs `ctxhooks doctor`. Safe to run again (an upgrade is the same command).
 #
@@ -26,12 +27,8 @@ binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse)
 
 command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH; install Rust from https://rustup.rs"
 
-say "building the release binaries (cargo build --release --locked) in $repo_root"
-(cd "$repo_root" && cargo build --release --locked)
-
-target_dir=${CARGO_TARGET_DIR:-$repo_root/target}
-[[ "$target_dir" = /* ]] || target_dir="$repo_root/$target_dir"
-release_dir="$target_dir/release"
+# Statically linked on *-linux-gnu hosts (they start faster), with a fallback to the usual build.
+release_dir=$("$repo_root/install/build-release.sh") || die "the release build failed (see above)"
 
 mkdir -p "$bin_dir"
 temp_file=""

@@ -2,6 +2,7 @@
 //! hurting the session, the payload, the hook table, and each hook's work.
 
 pub mod cursor;
+pub mod field;
 pub mod ingest;
 pub mod payload;
 pub mod precompact;
@@ -11,4 +12,6 @@ pub mod stop;
 pub mod subagents;
 pub mod table;
 pub mod tooluse;
+pub mod transcript_file;
 pub mod usage_log;
+pub mod watchdog;

@@ -20,6 +20,9 @@ mod support;
 // Tests for `ctxhooks-precompact` and `ctxhooks archives`.
 mod precompact;
 
+// Tests for `ctxhooks-tooluse`.
+mod tooluse;
+
 // Tests for `ctxhooks install` / `uninstall` on real settings files.
 mod install;
 

@@ -257,6 +257,44 @@ fn archives_nested_subagent_transcripts_of_2_1() {
 }
 
 #[test]
+fn an_optional_field_of_an_unexpected_type_still_gets_its_snapshot() {
+    // Only `session_id` and `transcript_path` are needed to archive: one odd optional field used
+    // to make the whole payload unreadable, and no snapshot was taken.
+    let cases = [
+        ("instructions", json!({"custom_instructions": {"x": 1}})),
+        ("trigger", json!({"trigger": 5})),
+        ("cwd", json!({"cwd": 7})),
+        ("event", json!({"hook_event_name": ["PreCompact"]})),
+        (
+            "all",
+            json!({"custom_instructions": {"x": 1}, "trigger": 5, "cwd": 7,
+                "hook_event_name": ["PreCompact"]}),
+        ),
+    ];
+    for (name, odd) in cases {
+        let world = World::new(&format!("odd-{name}"));
+        let transcript = lay_out_flat_project(&world);
+        let mut body = payload(&transcript, "manual", json!("keep the ids"));
+        for (field, value) in odd.as_object().unwrap() {
+            body[field] = value.clone();
+        }
+        assert_silent_success(&world.run_hook(&body));
+        let listed = world.ctxhooks_json(&["archives", "--json"]);
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{name}: no snapshot");
+        assert_eq!(listed[0]["size"], 23_397, "{name}");
+        // One line names every odd field, and the work went on.
+        let errors = world.errors();
+        assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+        assert_eq!(errors[0]["hook"], "ctxhooks-precompact");
+        assert_eq!(errors[0]["session_id"], SESSION);
+        let text = errors[0]["error"].to_string();
+        for field in odd.as_object().unwrap().keys() {
+            assert!(text.contains(&format!("`{field}`")), "{name}: {text}");
+        }
+    }
+}
+
+#[test]
 fn two_compactions_in_the_same_instant_get_two_snapshots() {
     let world = World::new("collide");
     let transcript = lay_out_flat_project(&world);
@@ -759,6 +797,10 @@ fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
         errors[0]["error"].to_string().contains("budget"),
         "{errors:?}"
     );
+    // The line says who stalled: the hook, the event and the session.
+    assert_eq!(errors[0]["hook"], "ctxhooks-tooluse");
+    assert_eq!(errors[0]["event"], "PreToolUse");
+    assert_eq!(errors[0]["session_id"], SESSION);
 }
 
 fn tooluse_payload() -> String {

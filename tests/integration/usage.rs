@@ -411,10 +411,58 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
     fs_err::write(state.session_dir(&session).join("cursor.json"), "garbage").unwrap();
     append(&transcript, &lines[30..].concat());
     run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
-    assert_eq!(errors_log_lines(&home), Vec::<String>::new());
+    // The unreadable cursor is said once, with its reason; the rescan hides nothing.
+    let errors = errors_log_lines(&home);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("usage cursor could not be read") && errors[0].contains("not valid"),
+        "{}",
+        errors[0]
+    );
     let rows = read_rows(&state, &session).unwrap();
     assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(rows.len(), 12);
+    // The cursor is good again: the next run says nothing, and with nothing new it leaves the
+    // cursor file as it was.
+    let cursor = state.session_dir(&session).join("cursor.json");
+    let inode = |path: &Path| std::os::unix::fs::MetadataExt::ino(&fs_err::metadata(path).unwrap());
+    let before = inode(&cursor);
+    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    assert_eq!(errors_log_lines(&home).len(), 1);
+    assert_eq!(inode(&cursor), before, "the cursor file was rewritten");
+}
+
+#[test]
+fn an_optional_field_of_an_unexpected_type_still_gets_its_usage_logged() {
+    // Only `session_id` and `transcript_path` are needed to log usage: an odd `agent_id` or
+    // `cwd` used to make the whole payload unreadable, and nothing was logged.
+    let dir = scratch("odd-fields");
+    let home = dir.join("state");
+    let session = SessionId::parse("odd-fields").unwrap();
+    let state = StateDir::at(home.clone());
+    let transcript = dir.join("transcript.jsonl");
+    fs_err::write(
+        &transcript,
+        fixture_lines("marot__spotter/short.jsonl").concat(),
+    )
+    .unwrap();
+    let payload = serde_json::json!({
+        "session_id": session.as_str(),
+        "transcript_path": transcript,
+        "hook_event_name": "Stop",
+        "agent_id": 5,
+        "cwd": 7,
+    });
+    run_stop_hook(&home, &payload.to_string());
+    assert_eq!(read_rows(&state, &session).unwrap().len(), 1);
+    let errors = errors_log_lines(&home);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("`agent_id` (a number, expected a string)")
+            && errors[0].contains("`cwd`"),
+        "{}",
+        errors[0]
+    );
 }
 
 #[test]

@@ -1,15 +1,14 @@
-//! Reading a hook's stdin: the first complete JSON value, with a deadline of its own, because
-//! Claude Code does not always close stdin.
+//! A hook's payload: the first JSON object on stdin, read until it is complete and no further
+//! (Claude Code does not always close stdin; the watchdog bounds the wait), then read into the
+//! hook's own typed struct of [`Field`](crate::hook::field::Field)s ([`Payload`]).
 
-use std::io::Read;
+use std::io::BufRead;
 use std::path::Path;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde::Deserialize;
-use serde_json::Value;
 
+use crate::hook::field::{Mismatch, Text};
 use crate::store::env_vars;
 use crate::store::session_id::SessionId;
 
@@ -17,9 +16,9 @@ use crate::store::session_id::SessionId;
 pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The largest input a hook accepts. Claude Code's payloads are a few kilobytes; a tool's input
-/// or output can be larger. Parsed into a `Value`, a pathological payload (millions of tiny
-/// numbers) takes up to about 90 times its size in memory, so the cap stays well under what a
-/// hook may use.
+/// or output can be larger. The input is kept whole while the hook runs, and a tool's input is
+/// parsed into a `Value` (a pathological one, millions of tiny numbers, takes up to about 90
+/// times its size in memory), so the cap stays well under what a hook may use.
 const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.
@@ -30,298 +29,244 @@ pub fn stdin_timeout() -> Duration {
         .map_or(DEFAULT_STDIN_TIMEOUT, Duration::from_millis)
 }
 
-/// Reads `reader` on a helper thread until the first complete JSON value has arrived, and
-/// returns it. The bytes are parsed once, as they arrive. Fails on anything that is not a JSON
-/// object (as soon as its first byte shows it), on end of input before a complete value, on more
-/// than [`MAX_INPUT_BYTES`], and when `timeout` passes first, even while bytes keep arriving (the
-/// helper thread is then abandoned, still blocked in `read`; the process is about to exit).
-pub fn read_first_json_value(
-    reader: impl Read + Send + 'static,
-    timeout: Duration,
-) -> Result<Value> {
-    let (sender, receiver) = mpsc::channel::<std::io::Result<Vec<u8>>>();
-    std::thread::spawn(move || {
-        let mut reader = reader;
-        let mut buffer = vec![0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buffer) {
-                Ok(0) => {
-                    let _ = sender.send(Ok(Vec::new()));
-                    return;
-                }
-                Ok(read) => {
-                    if sender.send(Ok(buffer[..read].to_vec())).is_err() {
-                        return;
-                    }
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => {
-                    let _ = sender.send(Err(error));
-                    return;
-                }
+/// Reads `reader` until the first JSON object in it is complete, and returns exactly that
+/// object's bytes; nothing after it is waited for. `received` is told how many bytes have
+/// arrived after each read. The bytes are looked at once, as they arrive, only to find where the
+/// object ends (strings skipped, brackets counted): parsing is the hook's, from the bytes.
+/// Fails on anything that does not start with `{` (as soon as its first byte shows it), on end
+/// of input before the object is complete, and past 16 MiB (`MAX_INPUT_BYTES`). A read that never
+/// returns blocks here: the watchdog ends the run at the stdin deadline.
+pub fn read_first_object(
+    mut reader: impl BufRead,
+    mut received: impl FnMut(usize),
+) -> Result<Vec<u8>> {
+    let mut input = Vec::new();
+    let mut end = ObjectEnd::default();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error).context("failed to read stdin"),
+        };
+        if available.is_empty() {
+            if !end.started {
+                bail!("stdin was empty; expected the hook's JSON payload");
             }
-        }
-    });
-
-    let mut input = ChannelReader {
-        receiver,
-        deadline: Instant::now() + timeout,
-        chunk: Vec::new(),
-        position: 0,
-        finished: false,
-        received: 0,
-        first_byte: None,
-    };
-    let mut stream = serde_json::Deserializer::from_reader(&mut input).into_iter::<Value>();
-    let outcome = stream.next();
-    drop(stream);
-    match outcome {
-        Some(Ok(value)) => Ok(value),
-        None => bail!("stdin was empty; expected the hook's JSON payload"),
-        Some(Err(error)) => Err(describe_failure(&error, &input, timeout)),
-    }
-}
-
-/// Turns a parse failure into the message a person needs: what arrived, and why it is not a
-/// payload.
-fn describe_failure(
-    error: &serde_json::Error,
-    input: &ChannelReader,
-    timeout: Duration,
-) -> anyhow::Error {
-    if error.is_io() {
-        let message = error.to_string();
-        if message.contains(TIMED_OUT) {
-            return anyhow!(
-                "stdin held no complete JSON value after {} ms ({} bytes received)",
-                timeout.as_millis(),
-                input.received
+            bail!(
+                "stdin ended before its JSON value was complete ({} bytes received)",
+                input.len()
             );
         }
-        if let Some(first) = input.first_byte.filter(|byte| *byte != b'{') {
-            if first == 0xEF {
-                return anyhow!(
-                    "stdin is not a JSON object (it starts with a UTF-8 byte-order mark)"
-                );
-            }
-            return anyhow!(
-                "stdin is not a JSON object (it starts with {:?})",
-                char::from(first)
-            );
+        let count = available.len();
+        let start = input.len();
+        input.extend_from_slice(available);
+        reader.consume(count);
+        received(input.len());
+        if input.len() > MAX_INPUT_BYTES {
+            bail!("stdin is larger than {MAX_INPUT_BYTES} bytes");
         }
-        return anyhow!("failed to read stdin: {message}");
+        match end.scan(&input[start..]) {
+            Scan::Incomplete => {}
+            Scan::Complete(length) => {
+                input.truncate(start + length);
+                return Ok(input);
+            }
+            Scan::NotAnObject(0xEF) => {
+                bail!("stdin is not a JSON object (it starts with a UTF-8 byte-order mark)")
+            }
+            Scan::NotAnObject(first) => {
+                bail!(
+                    "stdin is not a JSON object (it starts with {:?})",
+                    char::from(first)
+                )
+            }
+        }
     }
-    if error.is_eof() {
-        return anyhow!("stdin ended before its JSON value was complete ({error})");
-    }
-    anyhow!("stdin is not valid JSON: {error}")
 }
 
-/// Marker in the timeout error, recognised by [`describe_failure`].
-const TIMED_OUT: &str = "ctxhooks stdin deadline passed";
-
-/// Hands the helper thread's chunks to the JSON parser, enforcing the deadline on every wait, the
-/// size limit, and that the first non-blank byte opens an object.
-struct ChannelReader {
-    receiver: mpsc::Receiver<std::io::Result<Vec<u8>>>,
-    deadline: Instant,
-    chunk: Vec<u8>,
-    position: usize,
-    finished: bool,
-    received: usize,
-    first_byte: Option<u8>,
+/// Where the first JSON object of a byte stream ends, found one chunk at a time.
+#[derive(Debug, Default)]
+struct ObjectEnd {
+    /// The object's `{` was seen.
+    started: bool,
+    /// Objects and arrays open.
+    depth: usize,
+    /// Inside a string.
+    in_string: bool,
+    /// Just after a backslash inside a string.
+    escaped: bool,
 }
 
-impl ChannelReader {
-    /// Waits for the next chunk; `false` at end of input.
-    fn refill(&mut self) -> std::io::Result<bool> {
-        if self.finished {
-            return Ok(false);
-        }
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, TIMED_OUT));
-        }
-        match self.receiver.recv_timeout(remaining) {
-            Ok(Ok(chunk)) if chunk.is_empty() => {
-                self.finished = true;
-                Ok(false)
-            }
-            Ok(Ok(chunk)) => {
-                self.received += chunk.len();
-                if self.received > MAX_INPUT_BYTES {
-                    return Err(std::io::Error::other(format!(
-                        "stdin is larger than {MAX_INPUT_BYTES} bytes"
-                    )));
+/// What a chunk showed.
+enum Scan {
+    /// The object goes on past this chunk.
+    Incomplete,
+    /// The object ends after this many bytes of the chunk.
+    Complete(usize),
+    /// The first byte that is not blank is this one, not `{`.
+    NotAnObject(u8),
+}
+
+impl ObjectEnd {
+    fn scan(&mut self, chunk: &[u8]) -> Scan {
+        let mut index = 0;
+        while index < chunk.len() {
+            if self.in_string {
+                // Most of a large payload is inside strings (a tool's output): jump to the next
+                // byte that can end one.
+                let rest = &chunk[index..];
+                if self.escaped {
+                    self.escaped = false;
+                    index += 1;
+                    continue;
                 }
-                if self.first_byte.is_none() {
-                    self.first_byte = chunk
-                        .iter()
-                        .copied()
-                        .find(|byte| !byte.is_ascii_whitespace());
-                    if self.first_byte.is_some_and(|byte| byte != b'{') {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::InvalidData,
-                            "not a JSON object",
-                        ));
+                match memchr::memchr2(b'"', b'\\', rest) {
+                    Some(offset) => {
+                        if rest[offset] == b'"' {
+                            self.in_string = false;
+                        } else {
+                            self.escaped = true;
+                        }
+                        index += offset + 1;
+                    }
+                    None => index = chunk.len(),
+                }
+                continue;
+            }
+            let byte = chunk[index];
+            index += 1;
+            match byte {
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                _ if !self.started => {
+                    if byte != b'{' {
+                        return Scan::NotAnObject(byte);
+                    }
+                    self.started = true;
+                    self.depth = 1;
+                }
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Scan::Complete(index);
                     }
                 }
-                self.chunk = chunk;
-                self.position = 0;
-                Ok(true)
-            }
-            Ok(Err(error)) => Err(error),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                Err(std::io::Error::new(std::io::ErrorKind::TimedOut, TIMED_OUT))
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                self.finished = true;
-                Ok(false)
+                _ => {}
             }
         }
+        Scan::Incomplete
     }
 }
 
-impl Read for ChannelReader {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        while self.position >= self.chunk.len() {
-            if !self.refill()? {
-                return Ok(0);
-            }
-        }
-        let available = &self.chunk[self.position..];
-        let count = available.len().min(buffer.len());
-        buffer[..count].copy_from_slice(&available[..count]);
-        self.position += count;
-        Ok(count)
-    }
+/// Parses `input` (what [`read_first_object`] returned) into the hook's payload struct `P`.
+/// Every field being a [`Field`](crate::hook::field::Field), only broken JSON fails here.
+pub fn parse<'input, P: serde::Deserialize<'input>>(input: &'input [u8]) -> Result<P> {
+    serde_json::from_slice(input).map_err(|error| anyhow!("stdin is not valid JSON: {error}"))
 }
 
-/// Turns the raw payload into a typed one; a field of the wrong type is refused with serde's
-/// message (the expected and the found type).
-pub fn typed<'payload, T: Deserialize<'payload>>(value: &'payload Value) -> Result<T> {
-    T::deserialize(value).context("the hook payload has a field of the wrong type")
+/// A hook's typed payload: a struct of [`Field`](crate::hook::field::Field)s, one per field the
+/// hook reads, so that only the fields the hook requires can fail it; any other field of an
+/// unexpected type is set aside and named in the error log.
+pub trait Payload {
+    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
+    fn identity(&self) -> (Option<&str>, Option<&str>);
+
+    /// Every optional field the hook reads, by name, with what it held instead of the expected
+    /// type (a required field of another type fails the hook on its own, with its own message).
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)>;
 }
 
-/// Fields every hook payload carries. Only `session_id` is required by ctxhooks; the rest may
-/// be absent. Unknown fields are ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CommonInput {
-    /// The session's id, checked later with [`crate::store::session_id::SessionId::parse`].
-    pub session_id: Option<String>,
-    /// The session transcript's path.
-    pub transcript_path: Option<String>,
-    /// The working folder of Claude Code.
-    pub cwd: Option<String>,
-    /// The event's name, such as `PreCompact`.
-    pub hook_event_name: Option<String>,
+/// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
+pub fn session(session_id: &Text<'_>) -> Result<SessionId> {
+    SessionId::parse(session_id.required("session_id")?)
+        .context("refusing the payload's session id")
 }
 
-impl CommonInput {
-    /// The payload's session id, checked with [`SessionId::parse`].
-    pub fn session(&self) -> Result<SessionId> {
-        let text = self
-            .session_id
-            .as_deref()
-            .context("the payload has no `session_id`")?;
-        SessionId::parse(text).context("refusing the payload's session id")
-    }
-
-    /// The payload's transcript path; an empty one counts as missing.
-    pub fn transcript(&self) -> Result<&Path> {
-        self.transcript_path
-            .as_deref()
-            .filter(|path| !path.is_empty())
-            .map(Path::new)
-            .context("the payload has no `transcript_path`")
-    }
-}
-
-/// The `PreCompact` payload.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct PreCompactInput {
-    /// Fields every hook has.
-    #[serde(flatten)]
-    pub common: CommonInput,
-    /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
-    pub trigger: Option<String>,
-    /// What the user typed after `/compact`; null or empty for automatic compactions.
-    pub custom_instructions: Option<String>,
+/// The payload's `transcript_path`, required by the hooks that read the transcript.
+pub fn transcript<'field>(transcript_path: &'field Text<'_>) -> Result<&'field Path> {
+    transcript_path.required("transcript_path").map(Path::new)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
+    use std::io::{BufReader, Read};
 
-    fn parse(text: &'static str) -> Result<Value> {
-        read_first_json_value(Cursor::new(text.as_bytes()), Duration::from_secs(2))
+    fn read(text: &str) -> Result<Vec<u8>> {
+        read_first_object(text.as_bytes(), |_| {})
+    }
+
+    fn message(text: &str) -> String {
+        format!("{:#}", read(text).unwrap_err())
     }
 
     #[test]
-    fn takes_the_first_value_and_ignores_what_follows() {
-        let value = parse("  {\"a\": 1}\n{\"b\": 2} trailing garbage").unwrap();
-        assert_eq!(value["a"], 1);
+    fn takes_the_first_object_and_ignores_what_follows() {
+        let input =
+            read("  {\"a\": \"}{\\\"]\", \"b\": [{}, []]}\n{\"b\": 2} trailing garbage").unwrap();
+        assert_eq!(input, b"  {\"a\": \"}{\\\"]\", \"b\": [{}, []]}");
+        let value: serde_json::Value = parse(&input).unwrap();
+        assert_eq!(value["a"], "}{\"]");
     }
 
     #[test]
     fn names_the_problem() {
-        assert!(format!("{:#}", parse("").unwrap_err()).contains("empty"));
-        assert!(format!("{:#}", parse("[1]").unwrap_err()).contains("not a JSON object"));
-        assert!(format!("{:#}", parse("{\"a\":").unwrap_err()).contains("ended before"));
-        assert!(format!("{:#}", parse("{\"a\" 1}").unwrap_err()).contains("not valid JSON"));
+        assert!(message("").contains("empty"));
+        assert!(message(" \n ").contains("empty"));
+        assert!(message("[1]").contains("not a JSON object"));
+        assert!(message("compact please").contains("not a JSON object"));
+        assert!(message("{\"a\":").contains("ended before"));
+        assert!(message("\u{feff}{}").contains("byte-order mark"));
+        let broken = parse::<serde_json::Value>(&read("{\"a\" 1}").unwrap()).unwrap_err();
+        assert!(format!("{broken:#}").contains("not valid JSON"));
     }
 
     #[test]
-    fn returns_before_end_of_input() {
-        struct NeverEnds(Option<&'static [u8]>);
+    fn returns_as_soon_as_the_object_is_complete() {
+        // A reader that would block forever after the object, as a pipe Claude Code never
+        // closes does, and hands the object over a few bytes at a time.
+        struct NeverEnds(&'static [u8]);
         impl Read for NeverEnds {
             fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-                if let Some(bytes) = self.0.take() {
-                    buffer[..bytes.len()].copy_from_slice(bytes);
-                    return Ok(bytes.len());
-                }
-                std::thread::sleep(Duration::from_secs(3600));
-                Ok(0)
+                assert!(!self.0.is_empty(), "read past the object");
+                let count = self.0.len().min(3).min(buffer.len());
+                buffer[..count].copy_from_slice(&self.0[..count]);
+                self.0 = &self.0[count..];
+                Ok(count)
             }
         }
-        let value =
-            read_first_json_value(NeverEnds(Some(b"{\"x\": true}")), Duration::from_secs(30))
-                .unwrap();
-        assert_eq!(value["x"], true);
-        let error = read_first_json_value(NeverEnds(Some(b"{\"x\"")), Duration::from_millis(200))
-            .unwrap_err();
-        assert!(format!("{error:#}").contains("no complete JSON value"));
+        let mut totals = Vec::new();
+        let input = read_first_object(BufReader::new(NeverEnds(b"{\"x\": [true]}")), |total| {
+            totals.push(total);
+        })
+        .unwrap();
+        assert_eq!(input, b"{\"x\": [true]}");
+        assert_eq!(totals, [3, 6, 9, 12, 13]);
     }
 
     #[test]
-    fn the_deadline_holds_while_bytes_keep_arriving() {
-        struct Trickle(bool);
-        impl Read for Trickle {
-            fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-                if !self.0 {
-                    self.0 = true;
-                    buffer[..7].copy_from_slice(b"{\"a\": \"");
-                    return Ok(7);
+    fn the_end_is_found_whatever_the_chunks() {
+        // Escaped backslashes before a quote, an escaped quote, brackets inside strings.
+        let text = r#"{"a": "x\\", "b": "\"}]\\", "c": [{"d": "\u007d"}]} tail"#;
+        let object = &text[..text.len() - " tail".len()];
+        assert!(serde_json::from_str::<serde_json::Value>(object).is_ok());
+        for size in 1..=text.len() {
+            let mut end = ObjectEnd::default();
+            let mut found = None;
+            for (number, chunk) in text.as_bytes().chunks(size).enumerate() {
+                if let Scan::Complete(length) = end.scan(chunk) {
+                    found = Some(number * size + length);
+                    break;
                 }
-                std::thread::sleep(Duration::from_millis(1));
-                buffer[0] = b'x';
-                Ok(1)
             }
+            assert_eq!(found, Some(object.len()), "chunks of {size}");
         }
-        let error = read_first_json_value(Trickle(false), Duration::from_millis(300)).unwrap_err();
-        assert!(
-            format!("{error:#}").contains("no complete JSON value"),
-            "{error:#}"
-        );
     }
 
     #[test]
-    fn a_large_payload_is_parsed_in_one_pass() {
-        // 250,000 small objects (about 11 MB), as a big PreToolUse payload might carry: this
-        // used to be re-parsed from the start for every chunk.
+    fn a_large_payload_is_scanned_in_one_pass() {
+        // 250,000 small objects (about 11 MB), as a big PreToolUse payload might carry.
         let mut text = String::from("{\"tool_input\": [");
         for index in 0..250_000 {
             if index > 0 {
@@ -330,10 +275,10 @@ mod tests {
             text.push_str("{\"k\": \"some value here\", \"n\": 12345}");
         }
         text.push_str("], \"session_id\": \"s\"}");
-        let value =
-            read_first_json_value(Cursor::new(text.into_bytes()), Duration::from_secs(60)).unwrap();
+        let input = read_first_object(BufReader::new(text.as_bytes()), |_| {}).unwrap();
+        assert_eq!(input.len(), text.len());
+        let value: serde_json::Value = parse(&input).unwrap();
         assert_eq!(value["tool_input"].as_array().unwrap().len(), 250_000);
-        assert_eq!(value["session_id"], "s");
     }
 
     #[test]
@@ -341,32 +286,6 @@ mod tests {
         let mut text = String::from("{\"x\": [");
         text.push_str(&"0,".repeat(MAX_INPUT_BYTES / 2 + 16));
         text.push_str("0]}");
-        let error = read_first_json_value(Cursor::new(text.into_bytes()), Duration::from_secs(60))
-            .unwrap_err();
-        assert!(format!("{error:#}").contains("larger than"), "{error:#}");
-    }
-
-    #[test]
-    fn a_byte_order_mark_is_named() {
-        let error = parse("\u{feff}{}").unwrap_err();
-        assert!(
-            format!("{error:#}").contains("byte-order mark"),
-            "{error:#}"
-        );
-    }
-
-    #[test]
-    fn custom_instructions_may_be_null_empty_or_text() {
-        for (text, expected) in [
-            (r#"{"custom_instructions": null}"#, None),
-            (r#"{"custom_instructions": ""}"#, Some(String::new())),
-            (
-                r#"{"custom_instructions": "keep ids", "unknown": [1]}"#,
-                Some("keep ids".into()),
-            ),
-        ] {
-            let input: PreCompactInput = typed(&serde_json::from_str(text).unwrap()).unwrap();
-            assert_eq!(input.custom_instructions, expected);
-        }
+        assert!(message(&text).contains("larger than"));
     }
 }

@@ -2,85 +2,98 @@
 //! Claude Code summarizes it.
 
 use anyhow::{Context, Result};
+use serde::Deserialize;
 
 use super::ingest::Origin;
 use super::snapshot::{SnapshotRequest, take_snapshot};
-use super::usage_log::ingest_transcript;
-use crate::hook::payload::{PreCompactInput, typed};
+use super::usage_log::log_usage;
+use crate::hook::field::{Mismatch, Text};
+use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
-use crate::hook::snapshot::check_transcript;
+use crate::hook::transcript_file::TranscriptFile;
 use crate::store::trigger::Trigger;
+
+/// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PreCompactInput<'payload> {
+    /// The session's id.
+    #[serde(borrow)]
+    pub session_id: Text<'payload>,
+    /// The session transcript's path.
+    #[serde(borrow)]
+    pub transcript_path: Text<'payload>,
+    /// The working folder of Claude Code.
+    #[serde(borrow)]
+    pub cwd: Text<'payload>,
+    /// `PreCompact`.
+    #[serde(borrow)]
+    pub hook_event_name: Text<'payload>,
+    /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
+    #[serde(borrow)]
+    pub trigger: Text<'payload>,
+    /// What the user typed after `/compact`; null or empty for automatic compactions.
+    #[serde(borrow)]
+    pub custom_instructions: Text<'payload>,
+}
+
+impl Payload for PreCompactInput<'_> {
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        (self.hook_event_name.text(), self.session_id.text())
+    }
+
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
+        vec![
+            ("cwd", self.cwd.mismatch()),
+            ("hook_event_name", self.hook_event_name.mismatch()),
+            ("trigger", self.trigger.mismatch()),
+            ("custom_instructions", self.custom_instructions.mismatch()),
+        ]
+    }
+}
 
 /// Handles one `PreCompact` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let input: PreCompactInput = typed(&context.payload)?;
-    let session = input.common.session()?;
-    let transcript = input.common.transcript()?;
-    // A transcript path that is missing, a folder or a symbolic link is refused before anything
-    // is read or written.
-    check_transcript(transcript)?;
+    let input: PreCompactInput = context.payload()?;
+    let session = payload::session(&input.session_id)?;
+    let path = payload::transcript(&input.transcript_path)?;
+    // Opened and checked once, for the snapshot and the usage log: a transcript path that is
+    // missing, a link, a folder, a FIFO or a device is refused before anything is written.
+    let mut transcript = TranscriptFile::open(path)?;
     // The snapshot first: it is what must not be lost.
     let request = SnapshotRequest {
         session: session.clone(),
-        transcript: transcript.to_path_buf(),
         trigger: input
             .trigger
-            .as_deref()
-            .map_or(Trigger::Unknown, Trigger::from_text),
-        custom_instructions: input.custom_instructions.filter(|text| !text.is_empty()),
+            .value()
+            .map_or(Trigger::Unknown, |trigger| Trigger::from_text(trigger)),
+        custom_instructions: input.custom_instructions.text().map(ToOwned::to_owned),
     };
-    let (metadata, _) =
-        take_snapshot(&context.state, &request).context("failed to archive the transcript")?;
-    let event = input.common.hook_event_name.clone();
+    let (metadata, _) = take_snapshot(&context.state, &request, &mut transcript)
+        .context("failed to archive the transcript")?;
     if !metadata.skipped.is_empty() {
         let sources: Vec<&str> = metadata
             .skipped
             .iter()
             .map(|file| file.source.as_str())
             .collect();
-        log_problem(
-            context,
-            event.clone(),
-            &session,
-            &anyhow::anyhow!(
-                "snapshot `{}` was taken without {} subagent file(s) that could not be read: {}",
-                metadata.name,
-                sources.len(),
-                sources.join(", ")
-            ),
-        );
+        context.note(anyhow::anyhow!(
+            "snapshot `{}` was taken without {} subagent file(s) that could not be read: {}",
+            metadata.name,
+            sources.len(),
+            sources.join(", ")
+        ));
     }
     // Then the usage log (its compaction boundary is not written yet, but the turns before it
     // are, so the turn just before a compaction is never missed). A failure there is logged; the
     // next Stop run catches up.
-    if let Err(error) = ingest_transcript(
-        &context.state,
+    if let Err(error) = log_usage(
+        context,
         &session,
-        transcript,
-        &Origin::from_file_name(transcript),
+        &mut transcript,
+        &Origin::from_file_name(path),
     ) {
-        log_problem(
-            context,
-            event,
-            &session,
-            &error.context("failed to log the transcript's usage before the compaction"),
-        );
+        context.note(error.context("failed to log the transcript's usage before the compaction"));
     }
     Ok(())
-}
-
-/// Logs a problem that did not stop the hook's main work.
-fn log_problem(
-    context: &HookContext,
-    event: Option<String>,
-    session: &crate::store::session_id::SessionId,
-    error: &anyhow::Error,
-) {
-    let record = crate::store::error_log::ErrorRecord::new(
-        "ctxhooks-precompact",
-        event,
-        Some(session.to_string()),
-        error,
-    );
-    let _ = crate::store::error_log::append(&context.state, &record);
 }

@@ -1,16 +1,21 @@
 //! The frame every hook binary runs in: read the payload, do the work, and never hurt the
 //! session. A hook exits 0 in every case (exit 2 would block compaction or stopping), prints
-//! nothing on stdout, and writes any problem as one line to the error log.
+//! nothing on stdout, and writes any problem as one line to the error log. One helper thread,
+//! the [`Watchdog`], bounds both the wait for stdin and the whole run.
 
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
-use serde_json::Value;
+use serde::Deserialize;
 
-use crate::hook::payload;
+use crate::hook::field::describe_mismatches;
+use crate::hook::payload::{self, Payload};
+use crate::hook::table::HookBinary;
+use crate::hook::watchdog::{Identity, Watchdog};
 use crate::store::env_vars;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
@@ -18,108 +23,117 @@ use crate::store::state_dir::StateDir;
 /// What a hook's body receives.
 #[derive(Debug)]
 pub struct HookContext {
+    /// The hook being run: its entry in the hook table.
+    pub hook: &'static HookBinary,
     /// The state folder.
     pub state: StateDir,
-    /// The raw payload.
-    pub payload: Value,
+    /// The payload's bytes: the first JSON object on stdin.
+    input: Vec<u8>,
+    /// Who the run is and what went wrong so far, shared with the watchdog.
+    watchdog: Arc<Watchdog>,
 }
 
-/// What the error log is told about the payload, filled in as soon as it is known.
-#[derive(Default)]
-struct Identity {
-    event: Option<String>,
-    session_id: Option<String>,
+impl HookContext {
+    /// The payload as the hook's typed struct `P`, borrowing its text from the payload's bytes.
+    /// Only broken JSON fails here, and then only the fields the hook requires: the fields of
+    /// an unexpected type are set aside and named in one note. From here on, every line logged
+    /// for this run names its event and session.
+    pub fn payload<'context, P>(&'context self) -> Result<P>
+    where
+        P: Payload + Deserialize<'context>,
+    {
+        let payload: P = payload::parse(&self.input)?;
+        let (event, session_id) = payload.identity();
+        self.watchdog.set_identity(event, session_id);
+        if let Some(message) = describe_mismatches(&payload.mismatches()) {
+            self.note(anyhow!(message));
+        }
+        Ok(payload)
+    }
+
+    /// Keeps a problem that did not stop the hook's work, for the error log once the work is
+    /// done (the work comes first: the error log itself may be what blocks). Should the
+    /// watchdog end the run first, it logs the notes.
+    pub fn note(&self, problem: anyhow::Error) {
+        self.watchdog.note(problem);
+    }
 }
 
-/// Runs `body` as the hook `hook_name` and returns the process exit code: success, always.
-/// `budget` bounds the whole run, below the timeout the installer registers for the hook: when
-/// it passes (a state file that blocks on open, a lock held forever, a disk that stalls), a
+/// Runs `hook` (its table entry) and returns the process exit code: success, always. Its
+/// budget bounds the whole run, below the timeout the installer registers for the hook: when it
+/// passes (a state file that blocks on open, a lock held forever, a disk that stalls), the
 /// watchdog logs it and ends the process with exit 0, so Claude Code never waits out its own
-/// timeout and never sees a failure.
-pub fn run_hook(
-    hook_name: &'static str,
-    budget: Duration,
-    body: fn(&HookContext) -> Result<()>,
-) -> ExitCode {
-    let budget = std::env::var(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
-        .map_or(budget, |milliseconds| {
-            budget.min(Duration::from_millis(milliseconds))
-        });
-    start_watchdog(hook_name, budget);
-    let mut identity = Identity::default();
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut identity, body)));
-    let error = match outcome {
-        Ok(Ok(())) => return ExitCode::SUCCESS,
-        Ok(Err(error)) => error,
+/// timeout and never sees a failure. A panic is caught and logged like any other error.
+pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
+    let started = Instant::now();
+    let watchdog = Watchdog::start(hook, started, payload::stdin_timeout(), budget(hook));
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog)));
+    let mut problems = watchdog.take_notes();
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => problems.push(error),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(ToString::to_string)
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
-            anyhow!("the hook panicked: {message}")
+            problems.push(anyhow!("the hook panicked: {message}"));
         }
-    };
-    log_error(hook_name, identity, &error);
+    }
+    let identity = watchdog.identity();
+    for problem in &problems {
+        log_problem(hook.name, &identity, problem);
+    }
     ExitCode::SUCCESS
 }
 
-/// Ends the process with exit 0 once `budget` has passed, after trying (for at most a second:
-/// the error log itself may be what blocks) to log why.
-fn start_watchdog(hook_name: &'static str, budget: Duration) {
-    std::thread::spawn(move || {
-        std::thread::sleep(budget);
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let error = anyhow!(
-                "the hook did not finish within its budget of {} s and stopped itself; \
-                 a state file may be blocked (see `ctxhooks doctor`)",
-                budget.as_secs_f64()
-            );
-            log_error(hook_name, Identity::default(), &error);
-            let _ = done.send(());
-        });
-        let _ = finished.recv_timeout(Duration::from_secs(1));
-        exit_now();
-    });
+/// The hook's budget from the table, lowered by `CTXHOOKS_HOOK_BUDGET_MS` (for tests).
+fn budget(hook: &HookBinary) -> Duration {
+    std::env::var(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(hook.budget, |milliseconds| {
+            hook.budget.min(Duration::from_millis(milliseconds))
+        })
 }
 
-#[expect(
-    clippy::exit,
-    reason = "the watchdog ends a hook that overran its budget; exit 0 never blocks Claude Code"
-)]
-fn exit_now() -> ! {
-    std::process::exit(0)
-}
-
-fn run(identity: &mut Identity, body: fn(&HookContext) -> Result<()>) -> Result<()> {
+fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
     let state = StateDir::locate()?;
-    let payload = payload::read_first_json_value(std::io::stdin(), payload::stdin_timeout())?;
-    identity.event = payload.get("hook_event_name").map(describe);
-    identity.session_id = payload.get("session_id").map(describe);
-    body(&HookContext { state, payload })
+    // Read on this thread, blocking: the watchdog is the deadline.
+    let input = payload::read_first_object(std::io::stdin().lock(), |total| {
+        watchdog.received(total);
+    });
+    if !watchdog.stdin_done() {
+        // The deadline passed first: the watchdog is logging that and ending the run.
+        loop {
+            std::thread::park();
+        }
+    }
+    let context = HookContext {
+        hook,
+        state,
+        input: input?,
+        watchdog: Arc::clone(watchdog),
+    };
+    (hook.handle)(&context)
 }
 
-/// Appends the error to `errors.log`; when even that fails, stderr is all that is left (Claude
-/// Code keeps it in its debug log on exit 0).
-fn log_error(hook_name: &str, identity: Identity, error: &anyhow::Error) {
-    let record = ErrorRecord::new(hook_name, identity.event, identity.session_id, error);
+/// Appends `problem` to `errors.log` as one line naming the hook, the event and the session as
+/// far as they are known; when even that fails, stderr is all that is left (Claude Code keeps it
+/// in its debug log on exit 0).
+pub fn log_problem(hook_name: &str, identity: &Identity, problem: &anyhow::Error) {
+    let record = ErrorRecord::new(
+        hook_name,
+        identity.event.clone(),
+        identity.session_id.clone(),
+        problem,
+    );
     let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
     if let Err(log_error) = logged {
         let _ = writeln!(
             std::io::stderr(),
-            "{hook_name}: {error:#} (the error log failed too: {log_error:#})"
+            "{hook_name}: {problem:#} (the error log failed too: {log_error:#})"
         );
     }
-}
-
-/// A short, safe rendering of a payload value for the error log.
-fn describe(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    text.chars().take(200).collect()
 }

@@ -1,14 +1,14 @@
 //! Taking one snapshot: copy the transcript and its subagent transcripts into a new folder that
 //! gets its final name only once everything is written.
 
-use std::io::Read as _;
-use std::os::unix::fs::MetadataExt;
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::subagents::find_subagent_files;
+use super::transcript_file::TranscriptFile;
 use crate::store::files::{self, Digested};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
@@ -18,26 +18,25 @@ use crate::store::snapshot_metadata::{
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
 
-/// What to archive and why.
+/// Why a snapshot is taken.
 #[derive(Debug, Clone)]
 pub struct SnapshotRequest {
     /// The session.
     pub session: SessionId,
-    /// The transcript to copy.
-    pub transcript: PathBuf,
     /// `manual`, `auto`, or whatever Claude Code sent.
     pub trigger: Trigger,
     /// What the user typed after `/compact`, if anything.
     pub custom_instructions: Option<String>,
 }
 
-/// Copies the transcript (and its subagent transcripts) into a new snapshot of the session's
-/// archive and returns its metadata and folder. Nothing is left under a final name on failure.
+/// Copies the open transcript (its bytes up to its size at open) and its subagent transcripts
+/// into a new snapshot of the session's archive and returns its metadata and folder. Nothing is
+/// left under a final name on failure.
 pub fn take_snapshot(
     state: &StateDir,
     request: &SnapshotRequest,
+    transcript: &mut TranscriptFile,
 ) -> Result<(SnapshotMetadata, PathBuf)> {
-    let identity = check_transcript(&request.transcript)?;
     state.ensure_session_dir(&request.session)?;
     let archive = state.archive_dir(&request.session);
     files::create_private_dir_all(&archive)?;
@@ -45,7 +44,7 @@ pub fn take_snapshot(
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
     let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
-    let built = build(&temp, request, now, identity);
+    let built = build(&temp, request, transcript, now);
     let metadata = match built {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -60,39 +59,6 @@ pub fn take_snapshot(
             Err(error)
         }
     }
-}
-
-/// Which file a path named when it was checked: device and inode numbers.
-pub type FileIdentity = (u64, u64);
-
-/// Refuses a transcript path that is missing, a symlink, a folder or anything but a file, and
-/// returns the identity of the file it names, so that the copy can make sure it reads that same
-/// file (and not one a symlink put there in between).
-pub fn check_transcript(path: &Path) -> Result<FileIdentity> {
-    let metadata = match fs_err::symlink_metadata(path) {
-        Ok(metadata) => metadata,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            bail!("the transcript `{}` does not exist", path.display())
-        }
-        Err(error) => return Err(error).context("failed to inspect the transcript"),
-    };
-    let kind = metadata.file_type();
-    if kind.is_symlink() {
-        bail!(
-            "the transcript `{}` is a symbolic link; refusing to follow it",
-            path.display()
-        );
-    }
-    if kind.is_dir() {
-        bail!(
-            "the transcript `{}` is a folder, not a file",
-            path.display()
-        );
-    }
-    if !kind.is_file() {
-        bail!("the transcript `{}` is not a regular file", path.display());
-    }
-    Ok((metadata.dev(), metadata.ino()))
 }
 
 /// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.
@@ -113,29 +79,26 @@ fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
 fn build(
     temp: &Path,
     request: &SnapshotRequest,
+    source: &mut TranscriptFile,
     now: DateTime<Utc>,
-    identity: FileIdentity,
 ) -> Result<SnapshotMetadata> {
     files::create_private_dir_all(temp)?;
-    let transcript = copy_one(
-        &request.transcript,
-        &temp.join(TRANSCRIPT_FILE_NAME),
-        "transcript",
-        Some(identity),
-    )
-    .context("failed to copy the transcript")?;
+    let transcript = copy_one(source, &temp.join(TRANSCRIPT_FILE_NAME), "transcript")
+        .context("failed to copy the transcript")?;
     let mut snapshot_files = vec![SnapshotFile {
         path: TRANSCRIPT_FILE_NAME.to_owned(),
         ..transcript.clone()
     }];
-    let (subagents, mut skipped) = find_subagent_files(&request.transcript, &request.session)
+    let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session)
         .context("failed to find the subagent transcripts")?;
     for subagent in subagents {
         let target = temp.join(&subagent.relative);
         if let Some(parent) = target.parent() {
             files::create_private_dir_all(parent)?;
         }
-        let copied = match copy_one(&subagent.source, &target, "subagent", None) {
+        let copied = match TranscriptFile::open(&subagent.source)
+            .and_then(|mut file| copy_one(&mut file, &target, "subagent"))
+        {
             Ok(copied) => copied,
             // A subagent file can vanish between listing and copying (cleanup); the rest stays.
             Err(_) if !subagent.source.exists() => {
@@ -165,7 +128,7 @@ fn build(
         trigger: request.trigger.clone(),
         custom_instructions: request.custom_instructions.clone(),
         created_at: now.to_rfc3339_opts(SecondsFormat::Micros, true),
-        source_path: request.transcript.to_string_lossy().into_owned(),
+        source_path: source.path().to_string_lossy().into_owned(),
         size: transcript.size,
         sha256: transcript.sha256,
         files: snapshot_files,
@@ -185,30 +148,16 @@ fn is_storage_full(error: &anyhow::Error) -> bool {
     })
 }
 
-fn copy_one(
-    source: &Path,
-    target: &Path,
-    role: &str,
-    identity: Option<FileIdentity>,
-) -> Result<SnapshotFile> {
-    let mut reader = fs_err::File::open(source)?;
-    let opened = reader.metadata()?;
-    if !opened.is_file() {
-        bail!("`{}` is not a regular file", source.display());
-    }
-    if identity.is_some_and(|expected| expected != (opened.dev(), opened.ino())) {
-        bail!(
-            "`{}` changed between its check and its copy (a symbolic link?); refusing",
-            source.display()
-        );
-    }
-    // Exactly the bytes there were when it was opened: a file still growing must not keep the
-    // copy going.
-    let Digested { size, sha256 } =
-        files::copy_new_hashed(&mut (&mut reader).take(opened.len()), target)?;
+/// Copies the open `source` (from its start, up to its size at open: a file still growing must
+/// not keep the copy going) into the new file `target`, hashing on the way.
+fn copy_one(source: &mut TranscriptFile, target: &Path, role: &str) -> Result<SnapshotFile> {
+    let size = source.size();
+    let reader = source.file_mut();
+    reader.seek(SeekFrom::Start(0))?;
+    let Digested { size, sha256 } = files::copy_new_hashed(&mut reader.take(size), target)?;
     Ok(SnapshotFile {
         path: String::new(),
-        source: source.to_string_lossy().into_owned(),
+        source: source.path().to_string_lossy().into_owned(),
         role: role.to_owned(),
         size,
         sha256,

@@ -3,75 +3,90 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use super::ingest::Origin;
-use super::usage_log::{IngestOutcome, ingest_transcript};
-use crate::hook::payload::{CommonInput, typed};
+use super::usage_log::log_usage;
+use crate::hook::field::{Mismatch, Text};
+use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
-use crate::transcript::lines::MAX_LINE_BYTES;
+use crate::hook::transcript_file::TranscriptFile;
 
-/// The Stop / `SubagentStop` payload fields the hook reads.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
+/// `transcript_path` are needed to log usage.
+#[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct StopInput {
-    /// Fields every hook has.
-    #[serde(flatten)]
-    pub common: CommonInput,
+pub struct StopInput<'payload> {
+    /// The session's id.
+    #[serde(borrow)]
+    pub session_id: Text<'payload>,
+    /// The session transcript's path (the parent's, for `SubagentStop`).
+    #[serde(borrow)]
+    pub transcript_path: Text<'payload>,
+    /// The working folder of Claude Code.
+    #[serde(borrow)]
+    pub cwd: Text<'payload>,
+    /// `Stop` or `SubagentStop`.
+    #[serde(borrow)]
+    pub hook_event_name: Text<'payload>,
     /// `SubagentStop`: the sub-agent's id.
-    pub agent_id: Option<String>,
+    #[serde(borrow)]
+    pub agent_id: Text<'payload>,
     /// `SubagentStop`: the sub-agent's own transcript.
-    pub agent_transcript_path: Option<String>,
+    #[serde(borrow)]
+    pub agent_transcript_path: Text<'payload>,
+}
+
+impl Payload for StopInput<'_> {
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        (self.hook_event_name.text(), self.session_id.text())
+    }
+
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
+        vec![
+            ("cwd", self.cwd.mismatch()),
+            ("hook_event_name", self.hook_event_name.mismatch()),
+            ("agent_id", self.agent_id.mismatch()),
+            (
+                "agent_transcript_path",
+                self.agent_transcript_path.mismatch(),
+            ),
+        ]
+    }
 }
 
 /// Handles one Stop or `SubagentStop` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let input: StopInput = typed(&context.payload)?;
-    let session = input.common.session()?;
-    let transcript = input.common.transcript()?;
-    let main = ingest_transcript(
-        &context.state,
-        &session,
-        transcript,
-        &Origin::from_file_name(transcript),
-    )
-    .context("failed to log the transcript's usage")
-    .and_then(|outcome| overlong_check(transcript, &outcome));
-    let agent = match input
-        .agent_transcript_path
-        .as_deref()
-        .filter(|path| !path.is_empty())
+    let input: StopInput = context.payload()?;
+    let session = payload::session(&input.session_id)?;
+    let transcript = payload::transcript(&input.transcript_path)?;
+    let main = TranscriptFile::open(transcript)
+        .and_then(|mut file| {
+            log_usage(
+                context,
+                &session,
+                &mut file,
+                &Origin::from_file_name(transcript),
+            )
+        })
+        .context("failed to log the transcript's usage");
+    if let Some(agent_transcript) = input.agent_transcript_path.text().map(Path::new) {
         // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
         // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
-        // anything else that is there (a folder, a FIFO, a link) is refused by the ingest.
-        .filter(|path| fs_err::symlink_metadata(path).is_ok())
-    {
-        Some(agent_transcript) => ingest_transcript(
-            &context.state,
-            &session,
-            Path::new(agent_transcript),
-            &Origin::sub_agent(Path::new(agent_transcript), input.agent_id.as_deref()),
-        )
-        .context("failed to log the sub-agent transcript's usage")
-        .and_then(|outcome| overlong_check(Path::new(agent_transcript), &outcome)),
-        None => Ok(()),
-    };
-    main?;
-    agent
-}
-
-/// An error naming the lines the ingest skipped for their length (the cursor moved past them,
-/// so each is reported once).
-fn overlong_check(transcript: &Path, outcome: &IngestOutcome) -> Result<()> {
-    if outcome.overlong_lines > 0 {
-        bail!(
-            "skipped {} line(s) longer than {} bytes in `{}`",
-            outcome.overlong_lines,
-            MAX_LINE_BYTES,
-            transcript.display()
-        );
+        // anything else that is there (a folder, a FIFO, a link) is refused.
+        let agent = TranscriptFile::open_if_present(agent_transcript)
+            .and_then(|file| {
+                file.map_or(Ok(()), |mut file| {
+                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
+                    log_usage(context, &session, &mut file, &origin)
+                })
+            })
+            .context("failed to log the sub-agent transcript's usage");
+        if let Err(error) = agent {
+            context.note(error);
+        }
     }
-    Ok(())
+    main
 }

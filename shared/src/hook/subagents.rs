@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::hook::transcript_file::TranscriptFile;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::SkippedFile;
 
@@ -103,8 +104,9 @@ fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) ->
 /// Returns true if and only if one of the first lines of `path` has `"sessionId"` equal to
 /// `session`.
 fn flat_file_belongs_to(path: &Path, session: &SessionId) -> Result<bool> {
-    let file = fs_err::File::open(path)?;
-    let reader = BufReader::new(file.take(4 * 1024 * 1024));
+    // Listed as a file, but something else may be there by now: opened as a transcript is.
+    let mut file = TranscriptFile::open(path)?;
+    let reader = BufReader::new(file.file_mut().take(4 * 1024 * 1024));
     for line in reader.split(b'\n').take(SESSION_ID_PROBE_LINES) {
         let line = line?;
         let Ok(record) = serde_json::from_slice::<serde_json::Value>(&line) else {

@@ -3,21 +3,117 @@
 //! on every tool call: no transcript reading, one small append.
 
 use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use serde::de::MapAccess;
+use serde::de::value::MapAccessDeserializer;
 use serde_json::Value;
 
+use crate::hook::field::{Field, FieldValue, Mismatch, Text};
+use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::hook::table::{HookEvent, TOOLUSE};
 use crate::store::clock::now_ms;
 use crate::store::files;
-use crate::store::session_id::SessionId;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
 use crate::store::tool_summary::summarize_tool_input;
 
+/// The tool event payload fields the hook reads. Only `session_id` and `hook_event_name` are
+/// needed to write the line.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ToolUseInput<'payload> {
+    /// The session's id.
+    #[serde(borrow)]
+    pub session_id: Text<'payload>,
+    /// The session transcript's path.
+    #[serde(borrow)]
+    pub transcript_path: Text<'payload>,
+    /// The working folder of Claude Code.
+    #[serde(borrow)]
+    pub cwd: Text<'payload>,
+    /// `PreToolUse`, `PostToolUse` or `PostToolUseFailure`.
+    #[serde(borrow)]
+    pub hook_event_name: Text<'payload>,
+    /// The tool's name, such as `Bash`.
+    #[serde(borrow)]
+    pub tool_name: Text<'payload>,
+    /// The tool's input: only a short summary of it is kept.
+    pub tool_input: Field<ToolInput>,
+    /// The tool call's id (`toolu_...`).
+    #[serde(borrow)]
+    pub tool_use_id: Text<'payload>,
+    /// `PostToolUse`: the tool's output, of which only `interrupted` is read.
+    pub tool_response: Field<ToolResponse>,
+    /// `PostToolUse` / `PostToolUseFailure`: how long the call ran, in milliseconds.
+    pub duration_ms: Field<u64>,
+    /// `PostToolUseFailure`: whether the failure reached Claude Code as an abort.
+    pub is_interrupt: Field<bool>,
+    /// The sub-agent's id when the call ran inside one.
+    #[serde(borrow)]
+    pub agent_id: Text<'payload>,
+}
+
+/// A tool's input: a JSON object, kept whole for [`summarize_tool_input`] to pick its one
+/// field from.
+#[derive(Debug, Default)]
+pub struct ToolInput(pub Value);
+
+impl<'de> FieldValue<'de> for ToolInput {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_object<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(object)).map(|input| Some(Self(input)))
+    }
+}
+
+/// What the hook reads of a `tool_response`: any value is valid there (an MCP tool's output
+/// may be text); only an object's `interrupted` is read, and the rest is skipped unparsed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ToolResponse {
+    /// Bash's `interrupted`.
+    pub interrupted: Field<bool>,
+}
+
+impl<'de> FieldValue<'de> for ToolResponse {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_object<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
+        Self::deserialize(MapAccessDeserializer::new(object)).map(Some)
+    }
+}
+
+impl Payload for ToolUseInput<'_> {
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        (self.hook_event_name.text(), self.session_id.text())
+    }
+
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
+        vec![
+            ("transcript_path", self.transcript_path.mismatch()),
+            ("cwd", self.cwd.mismatch()),
+            ("tool_name", self.tool_name.mismatch()),
+            ("tool_input", self.tool_input.mismatch()),
+            ("tool_use_id", self.tool_use_id.mismatch()),
+            // `tool_response` may be any value: only its `interrupted` has a type to keep.
+            (
+                "tool_response.interrupted",
+                self.tool_response
+                    .value()
+                    .and_then(|response| response.interrupted.mismatch()),
+            ),
+            ("duration_ms", self.duration_ms.mismatch()),
+            ("is_interrupt", self.is_interrupt.mismatch()),
+            ("agent_id", self.agent_id.mismatch()),
+        ]
+    }
+}
+
 /// Handles one `PreToolUse`, `PostToolUse` or `PostToolUseFailure` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let event = tool_event(&context.payload, now_ms())?;
-    let session_id =
-        text(&context.payload, "session_id").context("the payload has no `session_id`")?;
-    let session = SessionId::parse(session_id).context("refusing the payload's session id")?;
+    let input: ToolUseInput = context.payload()?;
+    let event = tool_event(&input, now_ms())?;
+    let session = payload::session(&input.session_id)?;
     context.state.ensure_session_dir(&session)?;
     files::append_json_line(
         &context.state.sidecar(&session),
@@ -27,90 +123,96 @@ pub fn handle(context: &HookContext) -> Result<()> {
 }
 
 /// The sidecar line for a payload, stamped `time_ms`.
-pub fn tool_event(payload: &Value, time_ms: u64) -> Result<ToolEvent> {
-    let hook_event_name =
-        text(payload, "hook_event_name").context("the payload has no `hook_event_name`")?;
-    let event = match hook_event_name {
-        "PreToolUse" => ToolEventKind::Started,
-        "PostToolUse" => ToolEventKind::Completed,
-        "PostToolUseFailure" => ToolEventKind::Failed,
-        other => bail!(
-            "`ctxhooks-tooluse` handles PreToolUse, PostToolUse and PostToolUseFailure, not `{}`",
-            other.escape_debug()
-        ),
+pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
+    let hook_event_name = input.hook_event_name.required("hook_event_name")?;
+    let event = match HookEvent::from_name(hook_event_name) {
+        Some(HookEvent::PreToolUse) => ToolEventKind::Started,
+        Some(HookEvent::PostToolUse) => ToolEventKind::Completed,
+        Some(HookEvent::PostToolUseFailure) => ToolEventKind::Failed,
+        _ => {
+            let names: Vec<&str> = TOOLUSE.events.iter().map(|event| event.name()).collect();
+            bail!(
+                "`{}` handles {}, not `{}`",
+                TOOLUSE.name,
+                names.join(", "),
+                hook_event_name.escape_debug()
+            )
+        }
     };
-    let tool_name = text(payload, "tool_name");
-    let summary = tool_name.and_then(|name| {
-        payload
-            .get("tool_input")
-            .and_then(|input| summarize_tool_input(name, input))
-    });
-    let duration_ms = payload.get("duration_ms").and_then(|value| {
-        value.as_u64().or_else(|| {
-            value
-                .as_f64()
-                .filter(|number| number.is_finite() && *number >= 0.0)
-                .map(|number| {
-                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                    let rounded = number.round() as u64;
-                    rounded
-                })
-        })
-    });
+    let tool_name = input.tool_name.text();
+    let summary = tool_name
+        .zip(input.tool_input.value())
+        .and_then(|(name, ToolInput(fields))| summarize_tool_input(name, fields));
     Ok(ToolEvent {
         event,
         hook_event_name: Some(hook_event_name.to_owned()),
         time_ms,
-        tool_use_id: text(payload, "tool_use_id").map(str::to_owned),
+        tool_use_id: input.tool_use_id.text().map(str::to_owned),
         tool_name: tool_name.map(str::to_owned),
         summary,
-        duration_ms,
-        is_interrupt: payload.get("is_interrupt").and_then(Value::as_bool),
-        interrupted: payload
-            .get("tool_response")
-            .and_then(|response| response.get("interrupted"))
-            .and_then(Value::as_bool),
-        agent_id: text(payload, "agent_id").map(str::to_owned),
-        transcript_path: text(payload, "transcript_path").map(str::to_owned),
+        duration_ms: input.duration_ms.value().copied(),
+        is_interrupt: input.is_interrupt.value().copied(),
+        interrupted: input
+            .tool_response
+            .value()
+            .and_then(|response| response.interrupted.value().copied()),
+        agent_id: input.agent_id.text().map(str::to_owned),
+        transcript_path: input.transcript_path.text().map(str::to_owned),
     })
-}
-
-fn text<'a>(payload: &'a Value, field: &str) -> Option<&'a str> {
-    payload
-        .get(field)
-        .and_then(Value::as_str)
-        .filter(|text| !text.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn parse(text: &str) -> ToolUseInput<'_> {
+        serde_json::from_str(text).unwrap()
+    }
 
     #[test]
     fn maps_each_event_and_keeps_only_a_summary() {
-        let payload = json!({
+        let payload = r#"{
             "session_id": "s1", "transcript_path": "/t.jsonl", "cwd": "/p",
             "hook_event_name": "PostToolUse", "tool_name": "Bash",
             "tool_input": {"command": "cat secret-file && echo done", "description": "x"},
             "tool_use_id": "toolu_1", "duration_ms": 12.6,
             "tool_response": {"stdout": "the secret", "stderr": "", "interrupted": false}
-        });
-        let event = tool_event(&payload, 99).unwrap();
+        }"#;
+        let event = tool_event(&parse(payload), 99).unwrap();
         assert_eq!(event.event, ToolEventKind::Completed);
         assert_eq!(event.duration_ms, Some(13));
         assert_eq!(event.interrupted, Some(false));
+        assert_eq!(
+            event.summary.as_deref(),
+            Some("cat secret-file && echo done")
+        );
         let line = serde_json::to_string(&SidecarLine::ToolEvent(event)).unwrap();
         assert!(!line.contains("the secret"), "{line}");
         assert!(
             line.starts_with(r#"{"kind":"tool_event","event":"completed""#),
             "{line}"
         );
-        let failure = json!({"hook_event_name": "PostToolUseFailure", "is_interrupt": true});
-        let event = tool_event(&failure, 1).unwrap();
+        let failure = r#"{"hook_event_name": "PostToolUseFailure", "is_interrupt": true}"#;
+        let event = tool_event(&parse(failure), 1).unwrap();
         assert_eq!(event.event, ToolEventKind::Failed);
         assert_eq!(event.is_interrupt, Some(true));
-        assert!(tool_event(&json!({"hook_event_name": "Stop"}), 1).is_err());
-        assert!(tool_event(&json!({}), 1).is_err());
+        assert!(tool_event(&parse(r#"{"hook_event_name": "Stop"}"#), 1).is_err());
+        assert!(tool_event(&parse("{}"), 1).is_err());
+    }
+
+    #[test]
+    fn any_tool_response_is_valid_and_odd_fields_are_named() {
+        let input = parse(
+            r#"{"hook_event_name": "PostToolUse", "tool_response": "plain text",
+                "tool_name": 5, "tool_input": "ls", "duration_ms": "long"}"#,
+        );
+        let event = tool_event(&input, 1).unwrap();
+        assert_eq!((event.tool_name, event.summary), (None, None));
+        let odd: Vec<&str> = input
+            .mismatches()
+            .into_iter()
+            .filter_map(|(name, mismatch)| mismatch.map(|_| name))
+            .collect();
+        assert_eq!(odd, ["tool_name", "tool_input", "duration_ms"]);
     }
 }

@@ -3,13 +3,14 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 use fs_err::os::unix::fs::OpenOptionsExt;
 
 use super::cursor::{CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
-use crate::hook::snapshot::check_transcript;
+use crate::hook::runner::HookContext;
+use crate::hook::transcript_file::TranscriptFile;
 use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
@@ -32,16 +33,58 @@ pub struct IngestOutcome {
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
+    /// Why `cursor.json` could not be read, if it could not (the transcript was then read from
+    /// its start).
+    pub cursor_unreadable: Option<String>,
 }
 
-/// Appends to the session's usage log what `transcript` gained since the last ingest (the
-/// cursor in `cursor.json`). A shrunk or rewritten transcript is read again from its start and
-/// its old records are replaced, so rows are never duplicated. `agent_id` marks a sub-agent's
-/// own transcript (`SubagentStop`'s `agent_transcript_path`).
+impl IngestOutcome {
+    /// What went wrong without stopping the ingest, one error each, for the error log.
+    pub fn problems(&self, transcript: &Path) -> Vec<anyhow::Error> {
+        let mut problems = Vec::new();
+        if let Some(reason) = &self.cursor_unreadable {
+            problems.push(anyhow!(
+                "the usage cursor could not be read ({reason}); `{}` was read from its start \
+                 (its rows are keyed, so none is duplicated)",
+                transcript.display()
+            ));
+        }
+        if self.overlong_lines > 0 {
+            problems.push(anyhow!(
+                "skipped {} line(s) longer than {} bytes in `{}`",
+                self.overlong_lines,
+                MAX_LINE_BYTES,
+                transcript.display()
+            ));
+        }
+        problems
+    }
+}
+
+/// [`ingest_transcript`] in a hook run: what the ingest skipped or could not read is noted for
+/// the error log, and only a failed ingest is an error.
+pub fn log_usage(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+) -> Result<()> {
+    let outcome = ingest_transcript(&context.state, session, transcript, origin)?;
+    for problem in outcome.problems(transcript.path()) {
+        context.note(problem);
+    }
+    Ok(())
+}
+
+/// Appends to the session's usage log what the open `transcript` gained since the last ingest
+/// (the cursor in `cursor.json`), reading no further than its size at open, in one write under
+/// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
+/// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
+/// transcript (`SubagentStop`'s `agent_transcript_path`).
 pub fn ingest_transcript(
     state: &StateDir,
     session: &SessionId,
-    transcript: &Path,
+    transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
     state.ensure_session_dir(session)?;
@@ -81,52 +124,46 @@ fn lock_wait() -> std::time::Duration {
 fn ingest_locked(
     state: &StateDir,
     session: &SessionId,
-    transcript: &Path,
+    transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
     let cursor_path = state.cursor_file(session);
     let log_path = state.usage_log(session);
-    // An unreadable cursor means a rescan; keyed rows make that safe.
-    let (mut cursors, cursor_broken) = match CursorFile::load(&cursor_path) {
-        Ok(cursors) => (cursors, false),
-        Err(_) => (CursorFile::default(), true),
+    // An unreadable cursor means a rescan (keyed rows make that safe), and is reported.
+    let (mut cursors, cursor_unreadable) = match CursorFile::load(&cursor_path) {
+        Ok(cursors) => (cursors, None),
+        Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
     };
-    // A FIFO would block the open, a device such as /dev/zero never ends, a symbolic link
-    // may point anywhere: refuse them all before opening, and check the handle again.
-    check_transcript(transcript)?;
-    let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
-    let metadata = file
-        .metadata()
-        .context("failed to read the transcript's size")?;
-    if !metadata.is_file() {
-        bail!(
-            "the transcript `{}` is not a regular file",
-            transcript.display()
-        );
-    }
-    let size = metadata.len();
-    let known = cursors.transcripts.remove(&origin.transcript);
+    let size = transcript.size();
+    let file = transcript.file_mut();
     let mut rescan = None;
-    let (start, source_state) = match known {
+    // Whether this run starts from a good cursor.
+    let mut resumed = false;
+    let (start, source_state) = match cursors.transcripts.remove(&origin.transcript) {
         Some(cursor) if cursor.offset > size => {
             rescan = Some("shrank".to_owned());
             (0, SourceState::default())
         }
-        Some(cursor) if fingerprint_before(&mut file, cursor.offset)? != cursor.fingerprint => {
+        Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
             rescan = Some("fingerprint_changed".to_owned());
             (0, SourceState::default())
         }
-        Some(cursor) => (cursor.offset, cursor.state),
-        None if cursor_broken && log_path.exists() => {
+        Some(cursor) => {
+            resumed = true;
+            (cursor.offset, cursor.state)
+        }
+        None if cursor_unreadable.is_some() && log_path.exists() => {
             rescan = Some("cursor_unreadable".to_owned());
             (0, SourceState::default())
         }
         None => (0, SourceState::default()),
     };
+    // Every line this run appends, written at once at the end.
+    let mut lines = Vec::new();
     if let Some(reason) = &rescan {
         drop_source_records(&log_path, &origin.transcript)?;
-        files::append_json_line(
-            &log_path,
+        push_json_line(
+            &mut lines,
             &UsageRecord::Rescan(RescanRow {
                 time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
                 transcript: origin.transcript.clone(),
@@ -138,15 +175,28 @@ fn ingest_locked(
     // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
     // backlog is caught up over several runs, each one leaving a saved cursor.
     let until = size.min(start.saturating_add(RUN_BYTES));
-    let read = read_bounded_lines(&mut file, start, until, false, MAX_LINE_BYTES, |_, line| {
+    let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
     let offset = read.offset;
     let (records, source_state) = ingest.finish();
     for record in &records {
-        files::append_json_line(&log_path, record)?;
+        push_json_line(&mut lines, record)?;
     }
-    let fingerprint = fingerprint_before(&mut file, offset)?;
+    files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
+    let outcome = IngestOutcome {
+        appended: records.len(),
+        offset,
+        rescan,
+        overlong_lines: read.overlong_lines,
+        cursor_unreadable,
+    };
+    // Nothing read since a good cursor: the reader's state moves only with the lines it reads,
+    // so the cursor file already says all there is (no rewrite, no fsync, no second hash).
+    if resumed && offset == start {
+        return Ok(outcome);
+    }
+    let fingerprint = fingerprint_before(file, offset)?;
     // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
     // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
     // for every agent the session ever ran.
@@ -164,12 +214,14 @@ fn ingest_locked(
         },
     );
     cursors.save(&cursor_path)?;
-    Ok(IngestOutcome {
-        appended: records.len(),
-        offset,
-        rescan,
-        overlong_lines: read.overlong_lines,
-    })
+    Ok(outcome)
+}
+
+/// Adds `record` as one JSON line to `lines`.
+fn push_json_line(lines: &mut Vec<u8>, record: &UsageRecord) -> Result<()> {
+    serde_json::to_writer(&mut *lines, record).context("failed to serialize a usage record")?;
+    lines.push(b'\n');
+    Ok(())
 }
 
 /// Rewrites the log without `transcript`'s records (rescans are kept as history). The log as it

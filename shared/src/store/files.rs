@@ -126,27 +126,55 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
     let mut buffer = Vec::with_capacity(line.len() + 1);
     buffer.extend_from_slice(line);
     buffer.push(b'\n');
+    append_whole_lines(path, &buffer, Some(APPEND_LOCK_WAIT))
+}
+
+/// Appends `lines` (whole lines, each ending with a newline) with a single write on a file
+/// opened for appending (created 0600), for a caller that already holds the lock every writer
+/// of `path` takes (the usage log's writers hold `usage.lock`): one open and one write for a
+/// whole batch, however many lines it has.
+pub fn append_lines(path: &Path, lines: &[u8]) -> Result<()> {
+    if !lines.is_empty() && !lines.ends_with(b"\n") {
+        return Err(anyhow!("appended lines must end with a newline"));
+    }
+    append_whole_lines(path, lines, None)
+}
+
+/// One open and one write of `buffer` at the end of `path`, under the file's own lock when
+/// `lock_wait` is given. A write that fails part way (a full disk) is cut back to the length
+/// before it, so no fragment is left for the next line to be glued to.
+fn append_whole_lines(
+    path: &Path,
+    buffer: &[u8],
+    lock_wait: Option<std::time::Duration>,
+) -> Result<()> {
+    if buffer.is_empty() {
+        return Ok(());
+    }
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .create(true)
         .mode(PRIVATE_FILE_MODE)
         .open(path)?;
-    lock_within(file.file(), APPEND_LOCK_WAIT)
-        .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
+    if let Some(wait) = lock_wait {
+        lock_within(file.file(), wait)
+            .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
+    }
     // One look at the file serves two things: a file just created (empty, not yet 0600 because
-    // of the umask) gets exactly 0600; and a write that fails part way (a full disk) is cut back
-    // to this length, so no fragment is left for the next line to be glued to.
+    // of the umask) gets exactly 0600; and a failed write is cut back to this length.
     let length_before = file.metadata().map(|metadata| metadata.len());
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
     }
-    let written = file.write_all(&buffer);
+    let written = file.write_all(buffer);
     if written.is_err()
         && let Ok(length) = length_before
     {
         let _ = file.set_len(length);
     }
-    let _ = file.file().unlock();
+    if lock_wait.is_some() {
+        let _ = file.file().unlock();
+    }
     written.with_context(|| format!("failed to append to `{}`", path.display()))
 }
 
@@ -361,6 +389,18 @@ mod tests {
                 .iter()
                 .all(|line| line.len() > 3000 && line.ends_with('x'))
         );
+        assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn append_lines_writes_a_batch_of_whole_lines() {
+        let dir = scratch("append-lines");
+        let log = dir.join("usage.jsonl");
+        append_lines(&log, b"one\ntwo\n").unwrap();
+        append_lines(&log, b"").unwrap();
+        append_lines(&log, b"three\n").unwrap();
+        assert!(append_lines(&log, b"four").is_err());
+        assert_eq!(fs_err::read(&log).unwrap(), b"one\ntwo\nthree\n");
         assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
     }
 

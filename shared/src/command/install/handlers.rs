@@ -55,13 +55,10 @@ pub fn planned_handlers(dir: &Path) -> Vec<OwnedHandler> {
     binaries_in(dir)
         .into_iter()
         .flat_map(|(binary, path)| {
-            binary
-                .events
-                .iter()
-                .map(move |(event, timeout)| OwnedHandler {
-                    event: (*event).to_owned(),
-                    handler: handler_json(&path, *timeout),
-                })
+            binary.events.iter().map(move |event| OwnedHandler {
+                event: event.name().to_owned(),
+                handler: handler_json(&path, binary.timeout_seconds),
+            })
         })
         .collect()
 }

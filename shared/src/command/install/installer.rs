@@ -16,6 +16,7 @@ use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
+use crate::hook::table::HOOK_BINARIES;
 use crate::store::files;
 use crate::store::state_dir::StateDir;
 
@@ -121,9 +122,10 @@ fn install_unlocked(
     }
     let planned = planned_handlers(binaries_dir);
     if planned.is_empty() {
+        let names: Vec<&str> = HOOK_BINARIES.iter().map(|binary| binary.name).collect();
         bail!(
-            "no hook binary (ctxhooks-precompact, ctxhooks-stop, ctxhooks-tooluse) beside `ctxhooks` \
-             in `{}`",
+            "no hook binary ({}) beside `ctxhooks` in `{}`",
+            names.join(", "),
             binaries_dir.display()
         );
     }

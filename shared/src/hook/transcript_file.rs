@@ -1,0 +1,124 @@
+//! A transcript opened once per run and checked once: a regular file, reached without following
+//! a symbolic link and without ever blocking on a FIFO or a device. The snapshot copies from the
+//! open handle and the usage ingest reads the same handle.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use fs_err::os::unix::fs::OpenOptionsExt;
+use rustix::fs::OFlags;
+
+/// `O_NOFOLLOW | O_NONBLOCK`: the open fails on a symbolic link instead of following it, and
+/// returns at once on a FIFO (which would otherwise wait for a writer). Reads of a regular file
+/// are not affected by `O_NONBLOCK`; anything else is refused right after the open.
+const NO_FOLLOW_NO_WAIT: i32 = OFlags::NOFOLLOW
+    .union(OFlags::NONBLOCK)
+    .bits()
+    .cast_signed();
+
+/// A transcript (or a sub-agent's), open for reading.
+#[derive(Debug)]
+pub struct TranscriptFile {
+    path: PathBuf,
+    file: fs_err::File,
+    size: u64,
+}
+
+impl TranscriptFile {
+    /// Opens the transcript at `path`. A path that is missing, a symbolic link, a folder, a
+    /// FIFO, a device or anything else but a regular file is refused, without blocking.
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::open_if_present(path)?
+            .with_context(|| format!("the transcript `{}` does not exist", path.display()))
+    }
+
+    /// [`Self::open`], but `None` when nothing is at `path`.
+    pub fn open_if_present(path: &Path) -> Result<Option<Self>> {
+        // A look at the path first: it never blocks, and it names what is wrong.
+        let metadata = match fs_err::symlink_metadata(path) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error).context("failed to inspect the transcript"),
+        };
+        let kind = metadata.file_type();
+        if kind.is_symlink() {
+            bail!(
+                "the transcript `{}` is a symbolic link; refusing to follow it",
+                path.display()
+            );
+        }
+        if kind.is_dir() {
+            bail!(
+                "the transcript `{}` is a folder, not a file",
+                path.display()
+            );
+        }
+        if !kind.is_file() {
+            bail!("the transcript `{}` is not a regular file", path.display());
+        }
+        // Then the open, which must not follow or wait either: something else may have been put
+        // at the path in between. What was opened is what counts.
+        let file = fs_err::OpenOptions::new()
+            .read(true)
+            .custom_flags(NO_FOLLOW_NO_WAIT)
+            .open(path)
+            .context("failed to open the transcript")?;
+        let opened = file
+            .metadata()
+            .context("failed to read the transcript's size")?;
+        if !opened.is_file() {
+            bail!("the transcript `{}` is not a regular file", path.display());
+        }
+        Ok(Some(Self {
+            path: path.to_path_buf(),
+            file,
+            size: opened.len(),
+        }))
+    }
+
+    /// The path it was opened at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its size when it was opened: nothing past it is read, however the file grows.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The open file, for reading (every reader seeks to where it starts).
+    pub fn file_mut(&mut self) -> &mut fs_err::File {
+        &mut self.file
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_without_blocking_what_is_not_a_regular_file() {
+        let dir =
+            std::env::temp_dir().join(format!("ctxhooks-transcript-file-{}", std::process::id()));
+        let _ = fs_err::remove_dir_all(&dir);
+        fs_err::create_dir_all(&dir).unwrap();
+        let real = dir.join("real.jsonl");
+        fs_err::write(&real, "{}\n").unwrap();
+        let link = dir.join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let missing = dir.join("missing.jsonl");
+        let opened = TranscriptFile::open(&real).unwrap();
+        assert_eq!((opened.path(), opened.size()), (real.as_path(), 3));
+        for (path, expected) in [
+            (link.as_path(), "symbolic link"),
+            (dir.as_path(), "folder"),
+            (Path::new("/dev/zero"), "not a regular file"),
+            (missing.as_path(), "does not exist"),
+        ] {
+            let error = format!("{:#}", TranscriptFile::open(path).unwrap_err());
+            assert!(error.contains(expected), "{error}");
+        }
+        assert!(TranscriptFile::open_if_present(&missing).unwrap().is_none());
+        fs_err::remove_dir_all(&dir).unwrap();
+    }
+}
