@@ -12,6 +12,5 @@ pub mod stop;
 pub mod subagents;
 pub mod table;
 pub mod tooluse;
-pub mod transcript_file;
 pub mod usage_log;
 pub mod watchdog;

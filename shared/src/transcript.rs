@@ -3,5 +3,6 @@
 
 pub mod content;
 pub mod field;
+pub mod file;
 pub mod lines;
 pub mod record;

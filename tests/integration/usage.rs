@@ -13,7 +13,7 @@ use crate::support::process::{spawn_with_stdin, wait_bounded};
 use ctxhooks_shared::command::usage::log::{log_from_transcript, read_records, read_rows};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::usage_record::UsageRow;
+use ctxhooks_shared::store::usage_record::{RescanReason, UsageRow};
 
 fn fixture(relative: &str) -> PathBuf {
     Path::new(concat!(
@@ -373,7 +373,7 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(rows.len(), 12);
     assert_eq!(duplicate_versions(&home, &session), 0);
-    let reasons: Vec<String> = read_records(&state.session_dir(&session).join("usage.jsonl"))
+    let reasons: Vec<RescanReason> = read_records(&state.session_dir(&session).join("usage.jsonl"))
         .unwrap()
         .into_iter()
         .filter_map(|record| match record {
@@ -383,7 +383,10 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
             _ => None,
         })
         .collect();
-    assert_eq!(reasons, ["shrank", "fingerprint_changed"]);
+    assert_eq!(
+        reasons,
+        [RescanReason::Shrank, RescanReason::FingerprintChanged]
+    );
     // Nothing lost: the log as it was before each rescan is kept beside it.
     let kept: Vec<String> = fs_err::read_dir(state.session_dir(&session))
         .unwrap()
@@ -1061,4 +1064,84 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
     )
     .unwrap();
     assert!(!rows.is_empty());
+}
+
+// See: the shape issue, item 7 (unreadable transcript lines were skipped with no count anywhere).
+#[test]
+fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
+    let home = scratch("garbage-lines");
+    let transcript = home.join("garbage.jsonl");
+    fs_err::copy(
+        fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        &transcript,
+    )
+    .unwrap();
+    // Two runs, each passing garbage: the counts add up, and the rows are all there.
+    append(&transcript, "\nnot json at all\n{\"broken\":\n");
+    run_stop_hook(&home, &stop_payload("garbage", &transcript));
+    append(&transcript, "[1, 2]\n");
+    run_stop_hook(&home, &stop_payload("garbage", &transcript));
+    let usage = run_cli(&home, &["usage", "--session", "garbage", "--json"]);
+    assert_eq!(
+        usage["skipped_lines"],
+        serde_json::json!([{"transcript": transcript, "unreadable": 3, "overlong": 0}])
+    );
+    let whole = log_from_transcript(&transcript).unwrap();
+    assert_eq!(usage["rows"].as_array().unwrap().len(), whole.rows().len());
+    assert_eq!(whole.skipped.len(), 1);
+    assert_eq!(whole.skipped[0].unreadable, 3);
+    let report = run_cli(
+        &home,
+        &[
+            "report",
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(report["skipped_lines"][0]["unreadable"], 3);
+    for arguments in [
+        &["usage", "--session", "garbage"][..],
+        &["report", "--session", "garbage"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
+            .args(arguments)
+            .env("CTXHOOKS_HOME", &home)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            text.contains("3 unreadable line(s)"),
+            "{arguments:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_named_on_the_command_line_is_refused_without_hanging() {
+    let home = scratch("cli-fifo");
+    let fifo = home.join("transcript.jsonl");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for command in ["usage", "report", "provenance", "ledger-input"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
+            .args([command, "--transcript"])
+            .arg(&fifo)
+            .env("CTXHOOKS_HOME", &home)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let code = wait_bounded(&mut child, std::time::Duration::from_secs(20));
+        assert_eq!(
+            code,
+            Some(1),
+            "`ctxhooks {command} --transcript FIFO` did not refuse it"
+        );
+    }
 }

@@ -8,7 +8,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::{BoundaryRow, SourceRow, ToolResultNote, UsageRecord, UsageRow};
+use crate::store::usage_record::{
+    BoundaryRow, SkippedLinesRow, SourceRow, ToolResultNote, UsageRecord, UsageRow,
+};
 use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -139,6 +141,10 @@ pub struct Ingest<'origin> {
     state: SourceState,
     slots: Vec<Slot>,
     requests: HashMap<String, UsageRow>,
+    /// Unreadable lines counted before this run.
+    unreadable_before: u64,
+    /// Lines this run passed for their length.
+    overlong: u64,
 }
 
 impl<'origin> Ingest<'origin> {
@@ -146,9 +152,11 @@ impl<'origin> Ingest<'origin> {
     pub fn new(origin: &'origin Origin, state: SourceState) -> Self {
         Self {
             origin,
+            unreadable_before: state.unreadable_lines,
             state,
             slots: Vec::new(),
             requests: HashMap::new(),
+            overlong: 0,
         }
     }
 
@@ -320,8 +328,13 @@ impl<'origin> Ingest<'origin> {
         self.slots.push(Slot::Request(key));
     }
 
+    /// Counts lines the line reader passed without reading them (longer than its limit).
+    pub fn skipped_overlong(&mut self, lines: u64) {
+        self.overlong += lines;
+    }
+
     /// Ends the run: the records to append (in transcript order; a request only when it is new
-    /// or its values changed) and the state for the next run.
+    /// or its values changed; last, the lines it skipped, if any) and the state for the next run.
     pub fn finish(mut self) -> (Vec<UsageRecord>, SourceState) {
         let mut records = Vec::with_capacity(self.slots.len());
         for slot in self.slots {
@@ -345,6 +358,14 @@ impl<'origin> Ingest<'origin> {
                     records.push(UsageRecord::Request(row));
                 }
             }
+        }
+        let unreadable = self.state.unreadable_lines - self.unreadable_before;
+        if unreadable > 0 || self.overlong > 0 {
+            records.push(UsageRecord::SkippedLines(SkippedLinesRow {
+                transcript: self.origin.transcript.clone(),
+                unreadable,
+                overlong: self.overlong,
+            }));
         }
         (records, self.state)
     }

@@ -10,8 +10,8 @@ use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
-use crate::hook::transcript_file::TranscriptFile;
 use crate::store::trigger::Trigger;
+use crate::transcript::file::TranscriptFile;
 
 /// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
 #[derive(Debug, Default, Deserialize)]

@@ -8,15 +8,15 @@ use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::subagents::find_subagent_files;
-use super::transcript_file::TranscriptFile;
 use crate::store::files::{self, Digested};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
-    METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile, SnapshotMetadata, TEMP_PREFIX,
-    TRANSCRIPT_FILE_NAME,
+    FileRole, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile, SnapshotMetadata,
+    TEMP_PREFIX, TRANSCRIPT_FILE_NAME,
 };
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
+use crate::transcript::file::TranscriptFile;
 
 /// Why a snapshot is taken.
 #[derive(Debug, Clone)]
@@ -83,8 +83,12 @@ fn build(
     now: DateTime<Utc>,
 ) -> Result<SnapshotMetadata> {
     files::create_private_dir_all(temp)?;
-    let transcript = copy_one(source, &temp.join(TRANSCRIPT_FILE_NAME), "transcript")
-        .context("failed to copy the transcript")?;
+    let transcript = copy_one(
+        source,
+        &temp.join(TRANSCRIPT_FILE_NAME),
+        FileRole::Transcript,
+    )
+    .context("failed to copy the transcript")?;
     let mut snapshot_files = vec![SnapshotFile {
         path: TRANSCRIPT_FILE_NAME.to_owned(),
         ..transcript.clone()
@@ -97,7 +101,7 @@ fn build(
             files::create_private_dir_all(parent)?;
         }
         let copied = match TranscriptFile::open(&subagent.source)
-            .and_then(|mut file| copy_one(&mut file, &target, "subagent"))
+            .and_then(|mut file| copy_one(&mut file, &target, FileRole::Subagent))
         {
             Ok(copied) => copied,
             // A subagent file can vanish between listing and copying (cleanup); the rest stays.
@@ -150,7 +154,7 @@ fn is_storage_full(error: &anyhow::Error) -> bool {
 
 /// Copies the open `source` (from its start, up to its size at open: a file still growing must
 /// not keep the copy going) into the new file `target`, hashing on the way.
-fn copy_one(source: &mut TranscriptFile, target: &Path, role: &str) -> Result<SnapshotFile> {
+fn copy_one(source: &mut TranscriptFile, target: &Path, role: FileRole) -> Result<SnapshotFile> {
     let size = source.size();
     let reader = source.file_mut();
     reader.seek(SeekFrom::Start(0))?;
@@ -158,7 +162,7 @@ fn copy_one(source: &mut TranscriptFile, target: &Path, role: &str) -> Result<Sn
     Ok(SnapshotFile {
         path: String::new(),
         source: source.path().to_string_lossy().into_owned(),
-        role: role.to_owned(),
+        role,
         size,
         sha256,
     })

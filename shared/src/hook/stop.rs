@@ -11,7 +11,7 @@ use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
-use crate::hook::transcript_file::TranscriptFile;
+use crate::transcript::file::TranscriptFile;
 
 /// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
 /// `transcript_path` are needed to log usage.

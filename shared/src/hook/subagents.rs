@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::hook::transcript_file::TranscriptFile;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::SkippedFile;
+use crate::transcript::file::TranscriptFile;
 
 /// One subagent file to archive: where it is, and where it goes inside the snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,16 +5,15 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
-use fs_err::os::unix::fs::OpenOptionsExt;
 
 use super::cursor::{CursorFile, TranscriptCursor};
 use super::ingest::{Ingest, Origin, SourceState};
 use crate::hook::runner::HookContext;
-use crate::hook::transcript_file::TranscriptFile;
 use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
-use crate::store::usage_record::{RescanRow, UsageRecord};
+use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
+use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
 
 /// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
@@ -29,7 +28,7 @@ pub struct IngestOutcome {
     /// Byte offset reached.
     pub offset: u64,
     /// Why the transcript was read from its start again, if it was.
-    pub rescan: Option<String>,
+    pub rescan: Option<RescanReason>,
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
@@ -88,12 +87,7 @@ pub fn ingest_transcript(
     origin: &Origin,
 ) -> Result<IngestOutcome> {
     state.ensure_session_dir(session)?;
-    let lock = fs_err::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(files::PRIVATE_FILE_MODE)
-        .open(state.usage_lock(session))
+    let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
     let wait = lock_wait();
     files::lock_within(lock.file(), wait).with_context(|| {
@@ -141,11 +135,11 @@ fn ingest_locked(
     let mut resumed = false;
     let (start, source_state) = match cursors.transcripts.remove(&origin.transcript) {
         Some(cursor) if cursor.offset > size => {
-            rescan = Some("shrank".to_owned());
+            rescan = Some(RescanReason::Shrank);
             (0, SourceState::default())
         }
         Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
-            rescan = Some("fingerprint_changed".to_owned());
+            rescan = Some(RescanReason::FingerprintChanged);
             (0, SourceState::default())
         }
         Some(cursor) => {
@@ -153,7 +147,7 @@ fn ingest_locked(
             (cursor.offset, cursor.state)
         }
         None if cursor_unreadable.is_some() && log_path.exists() => {
-            rescan = Some("cursor_unreadable".to_owned());
+            rescan = Some(RescanReason::CursorUnreadable);
             (0, SourceState::default())
         }
         None => (0, SourceState::default()),
@@ -167,7 +161,7 @@ fn ingest_locked(
             &UsageRecord::Rescan(RescanRow {
                 time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
                 transcript: origin.transcript.clone(),
-                reason: reason.clone(),
+                reason: *reason,
             }),
         )?;
     }
@@ -179,6 +173,7 @@ fn ingest_locked(
         ingest.feed(line);
     })?;
     let offset = read.offset;
+    ingest.skipped_overlong(read.overlong_lines);
     let (records, source_state) = ingest.finish();
     for record in &records {
         push_json_line(&mut lines, record)?;

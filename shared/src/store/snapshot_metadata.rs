@@ -17,6 +17,16 @@ pub const TEMP_PREFIX: &str = ".tmp-";
 /// Version of the `snapshot.json` layout.
 pub const SNAPSHOT_SCHEMA: u32 = 1;
 
+/// What a file inside a snapshot is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    /// The session's transcript.
+    Transcript,
+    /// A sub-agent's transcript.
+    Subagent,
+}
+
 /// One file inside a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SnapshotFile {
@@ -24,8 +34,8 @@ pub struct SnapshotFile {
     pub path: String,
     /// Where it was copied from.
     pub source: String,
-    /// `transcript` or `subagent`.
-    pub role: String,
+    /// What the file is.
+    pub role: FileRole,
     /// Bytes copied.
     pub size: u64,
     /// SHA-256 of the bytes copied, lowercase hex.

@@ -18,6 +18,8 @@ pub enum UsageRecord {
     Rescan(RescanRow),
     /// Where a transcript's session ran (first `cwd` seen).
     Source(SourceRow),
+    /// Lines one run skipped.
+    SkippedLines(SkippedLinesRow),
 }
 
 /// The largest tool result sent to the model just before a request.
@@ -119,8 +121,34 @@ pub struct RescanRow {
     pub time: String,
     /// The transcript.
     pub transcript: String,
-    /// `shrank` or `fingerprint_changed`.
-    pub reason: String,
+    /// Why.
+    pub reason: RescanReason,
+}
+
+/// Why a transcript was read again from its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RescanReason {
+    /// The transcript is shorter than the cursor's offset.
+    Shrank,
+    /// The bytes before the cursor changed (the file was rewritten).
+    FingerprintChanged,
+    /// The cursor file could not be read.
+    CursorUnreadable,
+}
+
+/// Lines of a transcript one run could not read and skipped (each is counted once, by the run
+/// that passed it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedLinesRow {
+    /// The transcript.
+    pub transcript: String,
+    /// Lines that are not a JSON object, or whose usage fields have an unexpected type.
+    #[serde(default)]
+    pub unreadable: u64,
+    /// Lines longer than the reader's limit (64 MiB), passed without being read.
+    #[serde(default)]
+    pub overlong: u64,
 }
 
 /// Where a transcript's session ran.
@@ -144,6 +172,7 @@ impl UsageRecord {
             Self::CompactBoundary(row) | Self::MicrocompactBoundary(row) => &row.transcript,
             Self::Rescan(row) => &row.transcript,
             Self::Source(row) => &row.transcript,
+            Self::SkippedLines(row) => &row.transcript,
         }
     }
 }

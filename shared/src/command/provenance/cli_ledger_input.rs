@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use super::ledger::{PROMPT_RULE, write_ledger_input};
 use super::text::warning_note;
 use crate::command::output;
+use crate::transcript::file::TranscriptFile;
 
 /// Arguments of `ctxhooks ledger-input`.
 ///
@@ -44,8 +45,9 @@ pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
     }
     // The transcript is read a second time, as far as the first reading went, and copied as
     // it streams by: nothing close to its size is held in memory.
-    let transcript =
-        fs_err::File::open(&loaded.transcript).context("failed to read the transcript")?;
-    output::print_with(|stdout| write_ledger_input(&loaded.analysis, &report, transcript, stdout))?;
+    let mut transcript = TranscriptFile::open_named(&loaded.transcript)?;
+    output::print_with(|stdout| {
+        write_ledger_input(&loaded.analysis, &report, transcript.file_mut(), stdout)
+    })?;
     Ok(ExitCode::SUCCESS)
 }

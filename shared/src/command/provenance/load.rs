@@ -12,6 +12,7 @@ use super::evidence::Warning;
 use super::sidecar::{Sidecar, read_sidecar};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
+use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, split_lines};
 use crate::transcript::record::Record;
 
@@ -107,7 +108,8 @@ fn check_session(analysis: &mut Analysis, session: &SessionId, transcript: &Path
 /// Analyses a transcript file with `sidecar`. An empty file, or one in which no line is a JSON
 /// record, is an error.
 pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
-    let file = fs_err::File::open(path).context("failed to read the transcript")?;
+    let mut opened = TranscriptFile::open_named(path)?;
+    let file = opened.file_mut();
     let analysis = Analysis::scan(file, sidecar)?;
     if analysis.length == 0 {
         bail!("the transcript `{}` is empty", path.display());
@@ -123,7 +125,8 @@ pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
 
 /// The `sessionId` of the transcript's first record that has one (read no further).
 fn first_session_id(path: &Path) -> Result<Option<String>> {
-    let file = fs_err::File::open(path).context("failed to read the transcript")?;
+    let mut opened = TranscriptFile::open_named(path)?;
+    let file = opened.file_mut();
     let mut found = None;
     split_lines(file, 0, true, MAX_LINE_BYTES, |line| {
         found = line

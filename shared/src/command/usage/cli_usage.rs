@@ -13,7 +13,7 @@ use super::text::rows_table;
 use crate::command::output;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
-use crate::store::usage_record::{BoundaryRow, UsageRow};
+use crate::store::usage_record::{BoundaryRow, SkippedLinesRow, UsageRow};
 
 /// Arguments of `ctxhooks usage`.
 #[derive(Debug, Args)]
@@ -25,7 +25,8 @@ pub struct UsageArgs {
     /// Compute the rows straight from a transcript file instead (no state folder needed).
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
-    /// Print JSON: `{schema, session_id, transcript, rows, compactions, micro_compactions}`.
+    /// Print JSON: `{schema, session_id, transcript, rows, compactions, micro_compactions,
+    /// skipped_lines}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -45,6 +46,8 @@ pub struct UsageOutput {
     pub compactions: Vec<BoundaryRow>,
     /// `microcompact_boundary` records, in order.
     pub micro_compactions: Vec<BoundaryRow>,
+    /// Transcript lines that could not be read and were skipped, per transcript.
+    pub skipped_lines: Vec<SkippedLinesRow>,
 }
 
 /// Reads the log `--session` or `--transcript` names.
@@ -92,6 +95,7 @@ pub fn run(args: &UsageArgs) -> Result<ExitCode> {
             rows: log.rows(),
             compactions,
             micro_compactions,
+            skipped_lines: log.skipped.clone(),
         })?;
     } else {
         output::print(&rows_table(&log))?;

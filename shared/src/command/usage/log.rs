@@ -9,8 +9,11 @@ use anyhow::{Context, Result};
 use crate::hook::ingest::{Ingest, Origin, SourceState};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
-use crate::store::usage_record::{BoundaryRow, RescanRow, SourceRow, UsageRecord, UsageRow};
-use crate::transcript::lines::read_complete_lines;
+use crate::store::usage_record::{
+    BoundaryRow, RescanRow, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+};
+use crate::transcript::file::TranscriptFile;
+use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
 
 /// One session's usage log, read back: requests once each, in the order they first appeared.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +25,8 @@ pub struct SessionLog {
     pub sources: Vec<SourceRow>,
     /// Rescans the hook did.
     pub rescans: Vec<RescanRow>,
+    /// Lines skipped, summed per transcript, in the order transcripts first skipped one.
+    pub skipped: Vec<SkippedLinesRow>,
 }
 
 /// A request or a boundary, in log order.
@@ -88,6 +93,19 @@ impl SessionLog {
                     log.timeline.push(TimelineItem::MicroCompaction(row));
                 }
                 UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::SkippedLines(row) => {
+                    match log
+                        .skipped
+                        .iter_mut()
+                        .find(|known| known.transcript == row.transcript)
+                    {
+                        Some(known) => {
+                            known.unreadable += row.unreadable;
+                            known.overlong += row.overlong;
+                        }
+                        None => log.skipped.push(row),
+                    }
+                }
                 UsageRecord::Source(row) => {
                     if !log
                         .sources
@@ -132,9 +150,17 @@ pub fn read_rows(state: &StateDir, session: &SessionId) -> Result<Vec<UsageRow>>
 /// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
 pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
     let origin = Origin::from_file_name(transcript);
-    let mut file = fs_err::File::open(transcript).context("failed to open the transcript")?;
+    let mut file = TranscriptFile::open_named(transcript)?;
     let mut ingest = Ingest::new(&origin, SourceState::default());
-    read_complete_lines(&mut file, 0, true, |_, line| ingest.feed(line))?;
+    let read = read_bounded_lines(
+        file.file_mut(),
+        0,
+        u64::MAX,
+        true,
+        MAX_LINE_BYTES,
+        |_, line| ingest.feed(line),
+    )?;
+    ingest.skipped_overlong(read.overlong_lines);
     let (records, _) = ingest.finish();
     Ok(SessionLog::from_records(records))
 }

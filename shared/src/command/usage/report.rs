@@ -15,7 +15,7 @@ use super::snapshots::{
 };
 use super::warnings::{Warning, find_warnings};
 use crate::command::archives::catalog::SnapshotEntry;
-use crate::store::usage_record::UsageRow;
+use crate::store::usage_record::{SkippedLinesRow, UsageRow};
 
 /// Version of the report's JSON layout.
 pub const REPORT_SCHEMA: u32 = 1;
@@ -104,6 +104,8 @@ pub struct SessionReport {
     pub thresholds: AppliedThresholds,
     /// Warnings.
     pub warnings: Vec<Warning>,
+    /// Transcript lines that could not be read and were skipped, per transcript.
+    pub skipped_lines: Vec<SkippedLinesRow>,
 }
 
 /// The thresholds as applied.
@@ -223,6 +225,7 @@ pub fn build_report(
             min_drop: options.thresholds.min_drop,
         },
         warnings,
+        skipped_lines: log.skipped.clone(),
     }
 }
 

@@ -8,6 +8,8 @@ use super::log::{SessionLog, TimelineItem};
 use super::report::SessionReport;
 use super::warnings::Warning;
 use crate::store::trigger::Trigger;
+use crate::store::usage_record::SkippedLinesRow;
+use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(value: u64) -> String {
@@ -112,7 +114,33 @@ pub fn rows_table(log: &SessionLog) -> String {
         }
     }
     let _ = writeln!(text, "{number} request(s)");
+    for skipped in &log.skipped {
+        let _ = writeln!(text, "{}", skipped_text(skipped));
+    }
     text
+}
+
+/// Lines of a transcript that could not be read, in words.
+pub fn skipped_text(skipped: &SkippedLinesRow) -> String {
+    let mut parts = Vec::new();
+    if skipped.unreadable > 0 {
+        parts.push(format!(
+            "{} unreadable line(s) (not a JSON object, or usage fields of the wrong type)",
+            thousands(skipped.unreadable)
+        ));
+    }
+    if skipped.overlong > 0 {
+        parts.push(format!(
+            "{} line(s) longer than {} MiB",
+            thousands(skipped.overlong),
+            MAX_LINE_BYTES / (1024 * 1024)
+        ));
+    }
+    format!(
+        "skipped in `{}`: {}",
+        skipped.transcript,
+        parts.join(" and ")
+    )
 }
 
 /// A report as readable text.
@@ -137,6 +165,9 @@ pub fn report_text(report: &SessionReport) -> String {
         thousands(totals.cache_read_input_tokens),
         thousands(totals.output_tokens),
     );
+    for skipped in &report.skipped_lines {
+        let _ = writeln!(text, "  {}", skipped_text(skipped));
+    }
     let label = request_label(report);
     if let Some(peak) = &report.peak {
         let _ = writeln!(

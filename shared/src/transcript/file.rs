@@ -1,6 +1,7 @@
-//! A transcript opened once per run and checked once: a regular file, reached without following
-//! a symbolic link and without ever blocking on a FIFO or a device. The snapshot copies from the
-//! open handle and the usage ingest reads the same handle.
+//! A transcript opened once and checked once: a regular file, reached without following a
+//! symbolic link and without ever blocking on a FIFO or a device. In a hook, the snapshot copies
+//! from the open handle and the usage ingest reads the same handle; the commands open the files
+//! a person names the same way, after resolving their links.
 
 use std::path::{Path, PathBuf};
 
@@ -74,6 +75,17 @@ impl TranscriptFile {
             file,
             size: opened.len(),
         }))
+    }
+
+    /// Opens a transcript a person named on the command line: symbolic links are resolved first
+    /// (a person may well keep links to transcripts), then it is opened as [`Self::open`] does, so
+    /// that a FIFO or a device is refused instead of blocking or never ending.
+    pub fn open_named(path: &Path) -> Result<Self> {
+        let resolved = fs_err::canonicalize(path)
+            .with_context(|| format!("failed to read the transcript `{}`", path.display()))?;
+        let mut opened = Self::open(&resolved)?;
+        opened.path = path.to_path_buf();
+        Ok(opened)
     }
 
     /// The path it was opened at.
