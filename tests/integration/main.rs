@@ -29,6 +29,9 @@ mod install;
 // Tests for `ctxhooks doctor`.
 mod doctor;
 
+// Faults the hooks must hold under (the fault issue's defects, one test each).
+mod faults;
+
 // Tests for the usage log over the real transcript fixtures.
 mod usage;
 

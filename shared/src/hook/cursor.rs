@@ -22,6 +22,10 @@ pub struct CursorFile {
     /// One cursor per transcript path.
     #[serde(default)]
     pub transcripts: BTreeMap<String, TranscriptCursor>,
+    /// The usage log's length when this file was last saved: lines past it were appended by an
+    /// ingest that was stopped before it could save its cursor (see `hook/usage_log.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_length: Option<u64>,
 }
 
 /// How far one transcript was read.

@@ -60,6 +60,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // Opened and checked once, for the snapshot and the usage log: a transcript path that is
     // missing, a link, a folder, a FIFO or a device is refused before anything is written.
     let mut transcript = TranscriptFile::open(path)?;
+    transcript.check_is_transcript()?;
     // The snapshot first: it is what must not be lost.
     let request = SnapshotRequest {
         session: session.clone(),

@@ -3,11 +3,13 @@
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::subagents::find_subagent_files;
+use crate::hook::table::PRECOMPACT;
 use crate::store::files::{self, Digested};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
@@ -40,6 +42,9 @@ pub fn take_snapshot(
     state.ensure_session_dir(&request.session)?;
     let archive = state.archive_dir(&request.session);
     files::create_private_dir_all(&archive)?;
+    // A copy a stopped PreCompact left behind is as large as the transcript: gone before the
+    // next one is made.
+    remove_abandoned(&archive);
 
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
@@ -58,6 +63,37 @@ pub fn take_snapshot(
             let _ = fs_err::remove_dir_all(&temp);
             Err(error)
         }
+    }
+}
+
+/// How old an unfinished snapshot folder must be to be abandoned: twice the `PreCompact` timeout,
+/// so no live hook can still be writing it.
+pub fn abandoned_after() -> Duration {
+    Duration::from_secs(PRECOMPACT.timeout_seconds * 2)
+}
+
+/// The unfinished snapshot folders in `archive` older than [`abandoned_after`].
+pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs_err::read_dir(archive) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+        .filter(|entry| {
+            entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
+        })
+        .map(|entry| entry.path())
+        .collect()
+}
+
+/// Removes the abandoned unfinished snapshot folders of one archive (best effort).
+fn remove_abandoned(archive: &Path) {
+    for folder in abandoned_folders(archive) {
+        let _ = fs_err::remove_dir_all(folder);
     }
 }
 
@@ -93,8 +129,7 @@ fn build(
         path: TRANSCRIPT_FILE_NAME.to_owned(),
         ..transcript.clone()
     }];
-    let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session)
-        .context("failed to find the subagent transcripts")?;
+    let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
         let target = temp.join(&subagent.relative);
         if let Some(parent) = target.parent() {

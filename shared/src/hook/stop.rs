@@ -62,6 +62,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
     let main = TranscriptFile::open(transcript)
+        .and_then(|mut file| file.check_is_transcript().map(|()| file))
         .and_then(|mut file| {
             log_usage(
                 context,
@@ -79,6 +80,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         let agent = TranscriptFile::open_if_present(agent_transcript)
             .and_then(|file| {
                 file.map_or(Ok(()), |mut file| {
+                    file.check_is_transcript()?;
                     let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
                     log_usage(context, &session, &mut file, &origin)
                 })

@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::SkippedFile;
@@ -24,58 +24,76 @@ pub struct SubagentFile {
 const SESSION_ID_PROBE_LINES: usize = 8;
 
 /// All subagent files of `session` next to `transcript`, sorted by their snapshot path, and the
-/// candidates that could not be examined. Subagent files are best effort: one unreadable file
-/// (of this session or of another) never costs the snapshot of the main transcript.
+/// candidates (or folders) that could not be examined. Subagent files are best effort: a folder
+/// that cannot be listed or one unreadable file (of this session or of another) never costs the
+/// snapshot of the main transcript; each is returned as skipped, with the reason.
 pub fn find_subagent_files(
     transcript: &Path,
     session: &SessionId,
-) -> Result<(Vec<SubagentFile>, Vec<SkippedFile>)> {
-    let Some(folder) = transcript.parent() else {
-        return Ok((Vec::new(), Vec::new()));
+) -> (Vec<SubagentFile>, Vec<SkippedFile>) {
+    // A bare file name (a relative path) lives in the current folder.
+    let folder = match transcript.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     };
     let mut found = Vec::new();
     let mut skipped = Vec::new();
+    let mut skip = |source: &Path, error: anyhow::Error| {
+        skipped.push(SkippedFile {
+            source: source.to_string_lossy().into_owned(),
+            error: format!("{error:#}"),
+        });
+    };
 
     // 2.1.2 and later: <session id>/subagents/, possibly with nested workflow folders.
     let nested = folder.join(session.as_str()).join("subagents");
     if nested.is_dir()
         && let Err(error) = collect_nested(&nested, Path::new("subagents"), &mut found)
     {
-        skipped.push(SkippedFile {
-            source: nested.to_string_lossy().into_owned(),
-            error: format!("{:#}", error.context("failed to list the subagent folder")),
-        });
+        skip(&nested, error.context("failed to list the subagent folder"));
     }
 
-    // 2.0.x: agent-<id>.jsonl beside the transcript, tied to the session by `sessionId`.
-    for entry in fs_err::read_dir(folder).context("failed to list the transcript's folder")? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let is_jsonl = Path::new(name)
-            .extension()
-            .is_some_and(|extension| extension == "jsonl");
-        if !(name.starts_with("agent-") && is_jsonl) {
-            continue;
+    // 2.0.x: agent-<id>.jsonl beside the transcript, tied to the session by `sessionId`. A
+    // folder that may be entered but not listed (mode 0711 for another user) hides them.
+    match flat_candidates(folder) {
+        Ok(candidates) => {
+            for (path, name) in candidates {
+                match flat_file_belongs_to(&path, session) {
+                    Ok(true) => found.push(SubagentFile {
+                        source: path,
+                        relative: Path::new("subagents").join(name),
+                    }),
+                    Ok(false) => {}
+                    Err(error) => skip(&path, error),
+                }
+            }
         }
-        if !entry.file_type()?.is_file() {
-            continue;
-        }
-        match flat_file_belongs_to(&entry.path(), session) {
-            Ok(true) => found.push(SubagentFile {
-                source: entry.path(),
-                relative: Path::new("subagents").join(name),
-            }),
-            Ok(false) => {}
-            Err(error) => skipped.push(SkippedFile {
-                source: entry.path().to_string_lossy().into_owned(),
-                error: format!("{error:#}"),
-            }),
-        }
+        Err(error) => skip(
+            folder,
+            error.context("failed to list the transcript's folder"),
+        ),
     }
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
     found.dedup_by(|left, right| left.relative == right.relative);
-    Ok((found, skipped))
+    (found, skipped)
+}
+
+/// The regular `agent-*.jsonl` files in `folder`, with their names.
+fn flat_candidates(folder: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let mut candidates = Vec::new();
+    for entry in fs_err::read_dir(folder)? {
+        let entry = entry?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let is_jsonl = Path::new(&name)
+            .extension()
+            .is_some_and(|extension| extension == "jsonl");
+        if name.starts_with("agent-") && is_jsonl && entry.file_type()?.is_file() {
+            candidates.push((entry.path(), name));
+        }
+    }
+    Ok(candidates)
 }
 
 fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) -> Result<()> {

@@ -109,10 +109,22 @@ impl Payload for ToolUseInput<'_> {
     }
 }
 
+/// The longest text a sidecar line keeps for an id or a name (real ones are tens of bytes).
+const MAX_ID_BYTES: usize = 256;
+
+/// The longest transcript path a sidecar line keeps (Linux's `PATH_MAX`).
+const MAX_PATH_BYTES: usize = 4096;
+
 /// Handles one `PreToolUse`, `PostToolUse` or `PostToolUseFailure` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: ToolUseInput = context.payload()?;
-    let event = tool_event(&input, now_ms())?;
+    let mut event = tool_event(&input, now_ms())?;
+    for (field, length, limit) in drop_overlong_fields(&mut event) {
+        context.note(anyhow::anyhow!(
+            "the payload's `{field}` is {length} bytes long, more than the {limit} a sidecar line \
+             keeps; it was left out of the line"
+        ));
+    }
     let session = payload::session(&input.session_id)?;
     context.state.ensure_session_dir(&session)?;
     files::append_json_line(
@@ -161,9 +173,59 @@ pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
     })
 }
 
+/// Leaves out of `event` the texts no real payload has at such a length (a hostile 15 MB
+/// `tool_use_id` must not become a 15 MB sidecar line), and says which: (field, length, limit).
+pub fn drop_overlong_fields(event: &mut ToolEvent) -> Vec<(&'static str, usize, usize)> {
+    let mut dropped = Vec::new();
+    for (field, value, limit) in [
+        ("tool_use_id", &mut event.tool_use_id, MAX_ID_BYTES),
+        ("tool_name", &mut event.tool_name, MAX_ID_BYTES),
+        ("agent_id", &mut event.agent_id, MAX_ID_BYTES),
+        (
+            "transcript_path",
+            &mut event.transcript_path,
+            MAX_PATH_BYTES,
+        ),
+    ] {
+        if let Some(length) = value
+            .as_ref()
+            .map(String::len)
+            .filter(|length| *length > limit)
+        {
+            *value = None;
+            dropped.push((field, length, limit));
+        }
+    }
+    dropped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlong_ids_and_paths_are_left_out() {
+        let long_id = "x".repeat(MAX_ID_BYTES + 1);
+        let payload = format!(
+            r#"{{"hook_event_name": "PreToolUse", "tool_use_id": "{long_id}", "agent_id": "a1",
+                "transcript_path": "/{}"}}"#,
+            "p".repeat(MAX_PATH_BYTES)
+        );
+        let mut event = tool_event(&parse(&payload), 1).unwrap();
+        let dropped: Vec<&str> = drop_overlong_fields(&mut event)
+            .into_iter()
+            .map(|(field, _, _)| field)
+            .collect();
+        assert_eq!(dropped, ["tool_use_id", "transcript_path"]);
+        assert_eq!(
+            (
+                event.tool_use_id,
+                event.agent_id.as_deref(),
+                event.transcript_path
+            ),
+            (None, Some("a1"), None)
+        );
+    }
 
     fn parse(text: &str) -> ToolUseInput<'_> {
         serde_json::from_str(text).unwrap()

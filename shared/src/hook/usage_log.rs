@@ -128,6 +128,16 @@ fn ingest_locked(
         Ok(cursors) => (cursors, None),
         Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
     };
+    let mut unconfirmed = UnconfirmedTail::default();
+    if cursor_unreadable.is_none() {
+        unconfirmed = UnconfirmedTail::read(&log_path, cursors.log_length)?;
+        if cursors.log_length.is_none() {
+            // The first ingest with this cursor: mark where the log ends before appending, so
+            // that if this run is stopped after its append, the next one knows those lines.
+            cursors.log_length = Some(unconfirmed.log_length);
+            cursors.save(&cursor_path)?;
+        }
+    }
     let size = transcript.size();
     let file = transcript.file_mut();
     let mut rescan = None;
@@ -156,6 +166,8 @@ fn ingest_locked(
     let mut lines = Vec::new();
     if let Some(reason) = &rescan {
         drop_source_records(&log_path, &origin.transcript)?;
+        // The rewrite removed this transcript's lines, stopped run's included.
+        unconfirmed = UnconfirmedTail::default();
         push_json_line(
             &mut lines,
             &UsageRecord::Rescan(RescanRow {
@@ -175,20 +187,28 @@ fn ingest_locked(
     let offset = read.offset;
     ingest.skipped_overlong(read.overlong_lines);
     let (records, source_state) = ingest.finish();
+    let mut appended = 0;
     for record in &records {
+        let start_of_line = lines.len();
         push_json_line(&mut lines, record)?;
+        if unconfirmed.holds(&lines[start_of_line..]) {
+            lines.truncate(start_of_line);
+        } else {
+            appended += 1;
+        }
     }
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
     let outcome = IngestOutcome {
-        appended: records.len(),
+        appended,
         offset,
         rescan,
         overlong_lines: read.overlong_lines,
         cursor_unreadable,
     };
-    // Nothing read since a good cursor: the reader's state moves only with the lines it reads,
-    // so the cursor file already says all there is (no rewrite, no fsync, no second hash).
-    if resumed && offset == start {
+    // Nothing read since a good cursor and nothing appended: the reader's state moves only with
+    // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no
+    // second hash).
+    if resumed && offset == start && lines.is_empty() && unconfirmed.is_empty() {
         return Ok(outcome);
     }
     let fingerprint = fingerprint_before(file, offset)?;
@@ -208,8 +228,67 @@ fn ingest_locked(
             state: source_state,
         },
     );
+    // The log as this run leaves it is confirmed by the cursor saved with it.
+    cursors.log_length = Some(fs_err::metadata(&log_path).map_or(0, |metadata| metadata.len()));
     cursors.save(&cursor_path)?;
     Ok(outcome)
+}
+
+/// The most of an unconfirmed tail an ingest reads back: one run appends at most the rows of
+/// `RUN_BYTES` of transcript; a larger tail is not compared (its rows may then repeat, which
+/// readers fold).
+const MAX_UNCONFIRMED_TAIL: u64 = 64 * 1024 * 1024;
+
+/// The lines an ingest that was stopped (killed, or past its budget) appended after the last
+/// saved cursor. The run that reads the same transcript bytes again leaves out the lines already
+/// there, so a stopped first ingest of a long transcript does not append all its rows twice.
+#[derive(Debug, Default)]
+struct UnconfirmedTail {
+    /// The log's length now.
+    log_length: u64,
+    /// The tail's lines, each with its newline.
+    lines: std::collections::HashSet<Vec<u8>>,
+}
+
+impl UnconfirmedTail {
+    /// The lines of `log_path` past `confirmed` (the length the cursor recorded), if any.
+    fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self> {
+        let log_length = match fs_err::metadata(log_path) {
+            Ok(metadata) => metadata.len(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(error) => return Err(error).context("failed to inspect the usage log"),
+        };
+        let mut tail = Self {
+            log_length,
+            lines: std::collections::HashSet::new(),
+        };
+        let Some(confirmed) = confirmed.filter(|confirmed| {
+            *confirmed < log_length && log_length - confirmed <= MAX_UNCONFIRMED_TAIL
+        }) else {
+            return Ok(tail);
+        };
+        let mut log = fs_err::File::open(log_path).context("failed to open the usage log")?;
+        std::io::Seek::seek(&mut log, std::io::SeekFrom::Start(confirmed))?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut log, &mut bytes)
+            .context("failed to read the usage log's tail")?;
+        tail.lines = bytes
+            .split_inclusive(|byte| *byte == b'\n')
+            .filter(|line| line.ends_with(b"\n"))
+            .map(<[u8]>::to_vec)
+            .collect();
+        Ok(tail)
+    }
+
+    /// Returns true if and only if the tail already holds this line.
+    fn holds(&self, line: &[u8]) -> bool {
+        self.lines.contains(line)
+    }
+
+    /// Returns true if and only if no line is unconfirmed.
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
 }
 
 /// Adds `record` as one JSON line to `lines`.

@@ -3,6 +3,7 @@
 //! from the open handle and the usage ingest reads the same handle; the commands open the files
 //! a person names the same way, after resolving their links.
 
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -86,6 +87,39 @@ impl TranscriptFile {
         let mut opened = Self::open(&resolved)?;
         opened.path = path.to_path_buf();
         Ok(opened)
+    }
+
+    /// Refuses a file that cannot be a Claude Code transcript, before a hook copies or reads it:
+    /// its name must end in `.jsonl` and its first byte be `{` (an empty file is a transcript not
+    /// yet written). A payload naming `/etc/shadow` must not get it archived.
+    pub fn check_is_transcript(&mut self) -> Result<()> {
+        let is_jsonl = self
+            .path
+            .extension()
+            .is_some_and(|extension| extension == "jsonl");
+        if !is_jsonl {
+            bail!(
+                "`{}` is not a transcript (its name does not end in `.jsonl`); refused",
+                self.path.display()
+            );
+        }
+        if self.size == 0 {
+            return Ok(());
+        }
+        let mut first = [0u8; 1];
+        self.file
+            .seek(SeekFrom::Start(0))
+            .context("failed to read the transcript")?;
+        self.file
+            .read_exact(&mut first)
+            .context("failed to read the transcript")?;
+        if first[0] != b'{' {
+            bail!(
+                "`{}` is not a transcript (it does not start with a JSON object); refused",
+                self.path.display()
+            );
+        }
+        Ok(())
     }
 
     /// The path it was opened at.

@@ -15,6 +15,7 @@ use super::catalog::{
 };
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use crate::command::output;
+use crate::hook::snapshot::abandoned_after;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::METADATA_FILE_NAME;
 use crate::store::state_dir::StateDir;
@@ -109,7 +110,8 @@ fn note_damage(catalog: &Catalog) {
     for unfinished in &catalog.unfinished {
         output::note(&format!(
             "ctxhooks: note: `{}` is a snapshot that was never finished (its hook was stopped); \
-             `ctxhooks archives prune` removes such folders once they are an hour old",
+             `ctxhooks archives prune`, or the next snapshot of the session, removes such folders \
+             once they are four minutes old",
             unfinished.display()
         ));
     }
@@ -247,12 +249,9 @@ struct PruneOutcome<'entries> {
     dry_run: bool,
     deleted: Vec<&'entries SnapshotEntry>,
     kept: usize,
-    /// Temporary folders of snapshots never finished, older than an hour.
+    /// Temporary folders of snapshots never finished, abandoned (see `abandoned_after`).
     unfinished_deleted: Vec<&'entries PathBuf>,
 }
-
-/// An unfinished snapshot folder this old is certainly abandoned (hooks time out long before).
-const UNFINISHED_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 fn prune(
     state: &StateDir,
@@ -271,7 +270,7 @@ fn prune(
         .filter(|folder| {
             fs_err::metadata(folder)
                 .and_then(|metadata| metadata.modified())
-                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > UNFINISHED_AGE))
+                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
         })
         .collect();
     if !dry_run {

@@ -115,7 +115,7 @@ pub fn finding_message(finding: &Finding) -> String {
         ),
         Finding::SnapshotsUnfinished { count } => format!(
             "{count} snapshot(s) were never finished (a PreCompact hook was stopped); `ctxhooks \
-             archives prune` removes them once they are an hour old"
+             archives prune` (or the next snapshot of the session) removes them once they are four minutes old"
         ),
         Finding::SnapshotsUnlistable { error } => {
             format!("failed to list the transcript snapshots: {error}")
