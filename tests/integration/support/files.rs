@@ -48,3 +48,26 @@ pub fn append(path: &Path, text: impl AsRef<[u8]>) {
         .unwrap();
     file.write_all(text.as_ref()).unwrap();
 }
+
+/// Makes a FIFO at `path`: opening it blocks until someone opens the other end.
+pub fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Returns true if and only if the tests run as root (a few checks need it, and say when they
+/// skip).
+pub fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    // `/proc/self` belongs to the process's effective user.
+    fs_err::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
+}
+
+/// Says on the process's stderr, past the test harness's capture, that a test skipped a check.
+pub fn say_skipped(what: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "\nSKIPPED: {what}\n");
+}

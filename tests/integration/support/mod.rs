@@ -38,7 +38,7 @@ pub mod run;
 pub mod scratch;
 pub mod world;
 
-pub use files::{append, json_lines, mode, text_lines};
+pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped, text_lines};
 pub use fixtures::{project_fixture, shared_fixture};
 pub use run::{CTXHOOKS, Hook, Run, spawn_together};
 pub use scratch::Scratch;
