@@ -12,7 +12,8 @@
 //!   project/                            project()         the current folder of every program
 //! ```
 //!
-//! Only `home/` and `project/` exist at first: the tests check what the programs create.
+//! Only `home/` and `project/` exist at first (the tests check what the programs create); asking
+//! for a transcript path creates the transcript folder.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -109,9 +110,11 @@ impl World {
         self.config_dir().join("projects").join(slug)
     }
 
-    /// A path in the transcript folder (not created).
+    /// A path in the transcript folder, which this creates (with `home/.claude`) if needed.
     pub fn transcript(&self, relative: impl AsRef<Path>) -> PathBuf {
-        self.transcripts_dir().join(relative)
+        let path = self.transcripts_dir().join(relative);
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        path
     }
 
     /// The main transcript of `session`, where Claude Code writes it.
@@ -119,14 +122,13 @@ impl World {
         self.transcript(format!("{session}.jsonl"))
     }
 
-    /// Writes a file in the transcript folder (creating its folders) and returns its path.
+    /// Writes a file in the transcript folder and returns its path.
     pub fn write_transcript(
         &self,
         relative: impl AsRef<Path>,
         contents: impl AsRef<[u8]>,
     ) -> PathBuf {
         let path = self.transcript(relative);
-        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
         fs_err::write(&path, contents).unwrap();
         path
     }
