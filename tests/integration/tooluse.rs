@@ -29,7 +29,7 @@ fn tooluse_payload() -> String {
 }
 
 /// The fields the real CLI 2.1.332 sends (real-claude-code-e2e.md, "Hooks fire for real").
-fn pre_tool_use(session: &str, id: &str) -> Value {
+pub(crate) fn pre_tool_use(session: &str, id: &str) -> Value {
     json!({
         "session_id": session, "transcript_path": "/tmp/project/transcript.jsonl",
         "cwd": "/tmp/project", "prompt_id": "p-1", "permission_mode": "default",

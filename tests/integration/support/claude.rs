@@ -13,6 +13,10 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use super::fixtures::repository_file;
+#[expect(
+    unused_imports,
+    reason = "part of this module's public API before the harness moved it to fixtures.rs"
+)]
 pub use super::fixtures::repository_root;
 use super::model_server::ModelServer;
 use super::run::{CTXHOOKS, Hook, Run};

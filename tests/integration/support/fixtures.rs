@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 /// The repository root (the `ctxhooks` package).
-pub fn repository_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+pub fn repository_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A file of this repository, such as `install/setup.sh`.

@@ -14,7 +14,7 @@
 //!
 //! - [`World`] (`world.rs`): the folders of one test (`HOME`, `CLAUDE_CONFIG_DIR`,
 //!   `CTXHOOKS_HOME`, the project, Claude Code's transcript folder), removed when dropped.
-//! - [`Run`] (`run.rs`): the one builder that runs a program. `world.hook(Hook::Stop)`,
+//! - [`Run`](run::Run) (`run.rs`): the one builder that runs a program. `world.hook(Hook::Stop)`,
 //!   `world.ctxhooks([...])` and `world.program(path)` start one with the world's environment
 //!   on the child (inherited `ANTHROPIC_*`, `CLAUDE*`, `CTXHOOKS_*` and `OTEL_*` removed);
 //!   `.stdin(..)`, `.env(..)`, `.in_dir(..)`, `.timeout(..)`, `.via(..)` shape it;
@@ -33,13 +33,12 @@ pub mod claude;
 pub mod files;
 pub mod fixtures;
 pub mod model_server;
-pub mod process;
 pub mod run;
 pub mod scratch;
 pub mod world;
 
-pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped, text_lines};
+pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped};
 pub use fixtures::{project_fixture, shared_fixture};
-pub use run::{CTXHOOKS, Hook, Run, spawn_together};
+pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
 pub use world::World;
