@@ -210,7 +210,7 @@ fn incremental_runs_give_the_same_rows_as_one_run_over_the_whole_file() {
         let session = SessionId::parse("incremental-session").unwrap();
         let lines = fixture_lines(relative);
         for piece in lines.chunks(chunk) {
-            append(&transcript, &piece.concat());
+            append(&transcript, piece.concat());
             world
                 .hook(Hook::Stop)
                 .stdin(stop_payload(session.as_str(), &transcript))
@@ -262,7 +262,7 @@ fn a_half_written_last_line_is_read_only_once_completed() {
         .iter()
         .position(|line| line.contains(&message_id))
         .unwrap();
-    append(&transcript, &lines[..last_assistant].concat());
+    append(&transcript, lines[..last_assistant].concat());
     let line = &lines[last_assistant];
     let (first_half, second_half) = line.split_at(line.len() / 2);
     append(&transcript, first_half);
@@ -272,7 +272,7 @@ fn a_half_written_last_line_is_read_only_once_completed() {
         .success();
     let before = read_rows(&state, &session).unwrap();
     append(&transcript, second_half);
-    append(&transcript, &lines[last_assistant + 1..].concat());
+    append(&transcript, lines[last_assistant + 1..].concat());
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(session.as_str(), &transcript))
@@ -319,7 +319,7 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     let mut rewritten = lines[..30].to_vec();
     rewritten.swap(28, 29);
     fs_err::write(&transcript, rewritten.concat()).unwrap();
-    append(&transcript, &lines[30..].concat());
+    append(&transcript, lines[30..].concat());
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(session.as_str(), &transcript))
@@ -367,7 +367,7 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
     bytes.extend_from_slice(b"\xff\xfe\n");
     fs_err::write(&log, bytes).unwrap();
     fs_err::write(state.session_dir(&session).join("cursor.json"), "garbage").unwrap();
-    append(&transcript, &lines[30..].concat());
+    append(&transcript, lines[30..].concat());
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(session.as_str(), &transcript))
@@ -662,7 +662,7 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
     // a server that keeps reporting a context above the window, and no snapshots for them.
     append(
         &transcript,
-        &[
+        [
             boundary_line("b1", 160_020, &snapshot_time),
             assistant_line("3", 10, 240_000, 0, &snapshot_time),
             boundary_line("b2", 240_010, "2030-01-01T00:00:00.000Z"),
@@ -789,14 +789,14 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
     assert!(
         lines[33].contains("\"output_tokens\":25") && lines[36].contains("\"output_tokens\":173")
     );
-    append(&transcript, &lines[..34].concat());
+    append(&transcript, lines[..34].concat());
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(session.as_str(), &transcript))
         .success();
     let before = read_rows(&state, &session).unwrap();
     assert_eq!(before.last().unwrap().output_tokens, 25);
-    append(&transcript, &lines[34..].concat());
+    append(&transcript, lines[34..].concat());
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(session.as_str(), &transcript))
