@@ -67,7 +67,8 @@ pub fn claude_binary() -> Option<PathBuf> {
 /// Our commands run with the world's environment. The CLI gets the world's `HOME` but neither
 /// `CLAUDE_CONFIG_DIR` nor `CTXHOOKS_HOME`, as on a user's machine: the CLI then finds its
 /// `~/.claude.json` and `~/.claude`, and the hooks it runs find the state folder on their own,
-/// where our commands (told `CTXHOOKS_HOME`) look.
+/// where our commands (told `CTXHOOKS_HOME`) look. Its `TMPDIR` is in the world too, so that
+/// what it leaves there goes with the world.
 pub struct Sandbox {
     world: World,
     /// `HOME`.
@@ -86,6 +87,7 @@ impl Sandbox {
         let world = World::new(name);
         let bin_dir = world.join("bin with space");
         fs_err::create_dir_all(&bin_dir).unwrap();
+        fs_err::create_dir_all(world.join("tmp")).unwrap();
         fs_err::copy(CTXHOOKS, bin_dir.join("ctxhooks")).unwrap();
         for hook in Hook::ALL {
             fs_err::copy(hook.binary(), bin_dir.join(hook.name())).unwrap();
@@ -178,6 +180,7 @@ impl Sandbox {
             .env_remove(env_vars::CLAUDE_CONFIG_DIR)
             .env_remove(env_vars::CTXHOOKS_HOME)
             .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+            .env("TMPDIR", self.world.join("tmp"))
             .env("ANTHROPIC_BASE_URL", server.base_url())
             .env("ANTHROPIC_API_KEY", "sk-ant-test-ctxhooks")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
@@ -248,6 +251,7 @@ impl Sandbox {
             .arg(scenario)
             .arg(&self.project)
             .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+            .env("TMPDIR", self.world.join("tmp"))
             .env("CTXHOOKS_E2E_HOME", &self.home)
             .env("CTXHOOKS_MARK_BIN", self.bin_dir.join("ctxhooks"))
             .timeout(CLI_TIMEOUT)
