@@ -136,9 +136,12 @@ impl Sandbox {
         .unwrap();
     }
 
-    /// Runs one of our installed binaries (from `bin_dir`) in this sandbox.
+    /// Runs one of our installed binaries (from `bin_dir`) in this sandbox (a hook started this
+    /// way waits for its stdin as long as under the CLI).
     pub fn run_installed(&self, binary: &str) -> Run {
-        Run::program(self.bin_dir.join(binary)).world(&self.world)
+        Run::program(self.bin_dir.join(binary))
+            .world(&self.world)
+            .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
     }
 
     /// Runs the installed `ctxhooks ARGS` in this sandbox.

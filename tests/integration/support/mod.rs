@@ -1,6 +1,7 @@
 //! Test support: one world per test, one way to run a program in it, one place for fixtures.
 //!
-//! A new test, in three lines:
+//! Every program a test starts goes through [`Run`](run::Run) in a [`World`], and no test
+//! changes its own environment (`std::env::set_var`). A new test, in three lines:
 //!
 //! ```text
 //! let world = World::new("short-transcript");        // private HOME, config, state, project
@@ -25,7 +26,8 @@
 //!   dropped (kept when `CTXHOOKS_KEEP_SCRATCH` is set). Worlds are made of it.
 //! - `fixtures.rs`: [`shared_fixture`] (`../shared/transcript-fixtures`) and
 //!   [`project_fixture`] (`tests/fixtures`); nothing else builds those paths.
-//! - `files.rs`: reading what programs leave (modes, JSON Lines).
+//! - `files.rs`: reading what programs leave (modes, JSON Lines) and a few setup steps (a FIFO,
+//!   whether the tests run as root, a visible note when a check is skipped).
 //! - `claude.rs`: the end-to-end [`claude::Sandbox`], a world with our binaries installed and the
 //!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to.
 

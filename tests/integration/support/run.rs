@@ -495,7 +495,7 @@ impl Running {
                 stdout,
                 stderr,
             },
-            description: self.description,
+            description: std::mem::take(&mut self.description),
         };
         if let Some(expected) = &self.expected_stdout {
             outcome.check(
@@ -528,6 +528,18 @@ impl Running {
             );
         }
         outcome
+    }
+}
+
+impl Drop for Running {
+    /// A run a test dropped without waiting (it failed in between) is ended, so that nothing of
+    /// it outlives the test or writes into a world being removed.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        self.ended.store(true, Ordering::Relaxed);
     }
 }
 
