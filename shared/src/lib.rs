@@ -13,3 +13,6 @@ pub mod command;
 pub mod hook;
 pub mod store;
 pub mod transcript;
+
+#[cfg(test)]
+mod test_support;

@@ -1,38 +1,20 @@
 //! Cross-check with ccusage (pinned, installed by `tests/e2e/install-tools.sh`): for every real
 //! transcript fixture, the input-side totals ctxhooks logs (input, cache read, cache write) equal
-//! what `ccusage session --offline --json` reports for the same file.
+//! what `ccusage session --offline --json` reports for the same file; and the script that runs
+//! the same comparison by hand, `scripts/ccusage-crosscheck.sh`.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ctxhooks_shared::command::usage::log::log_from_transcript;
-use serde_json::Value;
 
-use crate::support::claude::repository_root;
-use crate::support::scratch::Scratch;
-
-fn fixtures_dir() -> PathBuf {
-    repository_root().join("../shared/transcript-fixtures")
-}
-
-fn collect_transcripts(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in fs_err::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect_transcripts(&path, found);
-        } else if path
-            .extension()
-            .is_some_and(|extension| extension == "jsonl")
-        {
-            found.push(path);
-        }
-    }
-}
+use crate::support::fixtures::{all_shared_transcripts, repository_file};
+use crate::support::{World, say_skipped};
 
 /// The pinned ccusage, or `None` (with a visible note) when it is not installed and the
 /// end-to-end tools are not required.
 fn ccusage() -> Option<PathBuf> {
-    let path = repository_root().join(".e2e/node_modules/.bin/ccusage");
+    let path = repository_file(".e2e/node_modules/.bin/ccusage");
     if path.exists() {
         return Some(path);
     }
@@ -41,39 +23,27 @@ fn ccusage() -> Option<PathBuf> {
         !required,
         "CTXHOOKS_E2E=require but ccusage is missing: run tests/e2e/install-tools.sh"
     );
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "\nSKIPPED: the ccusage cross-check (no ccusage in .e2e/); run tests/run.sh\n"
-    );
+    say_skipped("the ccusage cross-check (no ccusage in .e2e/); run tests/run.sh");
     None
 }
 
 #[test]
 fn input_side_totals_equal_ccusage_for_every_fixture() {
     let Some(ccusage) = ccusage() else { return };
-    let mut transcripts = Vec::new();
-    collect_transcripts(&fixtures_dir(), &mut transcripts);
-    transcripts.sort();
+    let transcripts = all_shared_transcripts();
     assert!(transcripts.len() >= 12, "fixtures missing: {transcripts:?}");
     for transcript in transcripts {
         // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
-        let scratch = Scratch::new("ccusage");
-        let project = scratch.join("projects/fixture");
-        fs_err::create_dir_all(&project).unwrap();
-        fs_err::copy(&transcript, project.join(transcript.file_name().unwrap())).unwrap();
-        let output = Command::new(&ccusage)
-            .args(["session", "--offline", "--json"])
-            .env("CLAUDE_CONFIG_DIR", scratch.path())
-            .env_remove("CCUSAGE_DATA_DIR")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "ccusage failed: {}",
-            String::from_utf8_lossy(&output.stderr)
+        let world = World::new("ccusage");
+        world.write_transcript(
+            transcript.file_name().unwrap(),
+            fs_err::read(&transcript).unwrap(),
         );
-        let theirs: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let theirs = world
+            .program(&ccusage)
+            .args(["session", "--offline", "--json"])
+            .env_remove("CCUSAGE_DATA_DIR")
+            .json();
         let totals = &theirs["totals"];
         let theirs = (
             totals["inputTokens"].as_u64().unwrap_or(0),
@@ -104,4 +74,44 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
             transcript.display()
         );
     }
+}
+
+/// Writes an executable shell script.
+fn write_script(path: &Path, body: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
+    // A fake `cargo` (the build is not the point), a fake ccusage and a fake `ctxhooks` in a
+    // RELATIVE CARGO_TARGET_DIR that leaves a mark when run: the script must run that one, not
+    // `<repo>/target/debug/ctxhooks`.
+    let world = World::new("target-dir");
+    let bin = world.join("bin");
+    write_script(&bin.join("cargo"), "exit 0");
+    let ccusage = world.join("ccusage");
+    write_script(
+        &ccusage,
+        r#"if [ "$1" = --version ]; then echo fake; else echo '{"totals":{}}'; fi"#,
+    );
+    let mark = world.join("ran");
+    // Relative to the script's current folder, the world's project.
+    write_script(
+        &world.project().join("elsewhere/debug/ctxhooks"),
+        &format!("touch '{}'; echo '{{\"rows\":[]}}'", mark.display()),
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    world
+        .program("bash")
+        .arg(repository_file("scripts/ccusage-crosscheck.sh"))
+        .arg(&ccusage)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", "elsewhere")
+        .success();
+    assert!(
+        mark.exists(),
+        "the script did not run CARGO_TARGET_DIR's build"
+    );
 }

@@ -1,10 +1,8 @@
 //! Tests for `ctxhooks doctor`: findings for people and for programs.
 
-use std::path::Path;
-
 use serde_json::Value;
 
-use crate::install::{Sandbox, ctxhooks_binary};
+use crate::support::{World, shared_fixture};
 
 fn codes(report: &Value) -> Vec<String> {
     report["findings"]
@@ -17,9 +15,9 @@ fn codes(report: &Value) -> Vec<String> {
 
 #[test]
 fn doctor_warns_about_retention_and_shows_recent_errors() {
-    let sandbox = Sandbox::new("doctor");
-    sandbox.ctxhooks(&["install"]);
-    let errors_log = sandbox.state_dir().join("errors.log");
+    let world = World::new("doctor");
+    world.ctxhooks(["install"]).success();
+    let errors_log = world.state_dir().join("errors.log");
     fs_err::write(
         &errors_log,
         "{\"time\":\"2026-11-30T01:02:03.000Z\",\"hook\":\"ctxhooks-stop\",\"event\":\"Stop\",\
@@ -27,18 +25,14 @@ fn doctor_warns_about_retention_and_shows_recent_errors() {
     )
     .unwrap();
 
-    let text = sandbox.ctxhooks(&["doctor"]);
-    assert!(text.contains("cleanupPeriodDays"), "{text}");
-    assert!(
-        text.contains("ctxhooks-stop Stop session abc: failed to read the transcript: gone"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("less {}", errors_log.display())),
-        "{text}"
-    );
+    world
+        .ctxhooks(["doctor"])
+        .stdout_contains("cleanupPeriodDays")
+        .stdout_contains("ctxhooks-stop Stop session abc: failed to read the transcript: gone")
+        .stdout_contains(format!("less {}", errors_log.display()))
+        .success();
 
-    let report: Value = serde_json::from_str(&sandbox.ctxhooks(&["doctor", "--json"])).unwrap();
+    let report = world.ctxhooks(["doctor", "--json"]).json();
     let codes = codes(&report);
     assert!(
         codes.contains(&"cleanup_period_unset".to_owned()),
@@ -58,19 +52,14 @@ fn doctor_warns_about_retention_and_shows_recent_errors() {
 #[test]
 fn doctor_is_quiet_about_retention_once_set_warns_of_disabled_hooks_and_fails_on_a_missing_binary()
 {
-    let sandbox = Sandbox::new("doctor-broken");
-    sandbox.write_user_settings(
+    let world = World::new("doctor-broken");
+    world.write_user_settings(
         "{\n  \"cleanupPeriodDays\": 365,\n  \"disableAllHooks\": true,\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \
          \"hooks\": [\n          {\n            \"type\": \"command\",\n            \
          \"command\": \"/nowhere/ctxhooks-stop\"\n          }\n        ]\n      }\n    ]\n  }\n}\n",
     );
-    let output = sandbox.run_program(Path::new(ctxhooks_binary()), &["doctor", "--json"]);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "a hook that cannot run is broken"
-    );
-    let report: Value = serde_json::from_str(&String::from_utf8_lossy(&output.stdout)).unwrap();
+    // Exit 1: a hook that cannot run is broken.
+    let report = world.ctxhooks(["doctor", "--json"]).exit_code(1).json();
     let codes = codes(&report);
     assert!(
         !codes.contains(&"cleanup_period_unset".to_owned()),
@@ -85,21 +74,17 @@ fn doctor_is_quiet_about_retention_once_set_warns_of_disabled_hooks_and_fails_on
 
 #[test]
 fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
-    let sandbox = Sandbox::new("doctor-mark");
-    sandbox.ctxhooks(&["install"]);
+    let world = World::new("doctor-mark");
+    world.ctxhooks(["install"]).success();
     let session = "0123abcd-0000-4000-8000-00000000abcd";
     // A transcript with no interrupt record at all, known to the sidecar through a hook event.
-    let transcript = sandbox.state_dir().join("../transcript.jsonl");
-    fs_err::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/transcript-fixtures/entireio__cli/4c/02af2759b6/0/full.jsonl"),
-        &transcript,
-    )
-    .unwrap();
-    let folder = sandbox.state_dir().join("sessions").join(session);
-    fs_err::create_dir_all(&folder).unwrap();
+    let transcript = world.write_transcript(
+        format!("{session}.jsonl"),
+        fs_err::read(shared_fixture("entireio__cli/4c/02af2759b6/0/full.jsonl")).unwrap(),
+    );
+    fs_err::create_dir_all(world.session_dir(session)).unwrap();
     fs_err::write(
-        folder.join("provenance.jsonl"),
+        world.sidecar(session),
         format!(
             "{{\"kind\":\"tool_event\",\"event\":\"started\",\"hook_event_name\":\"PreToolUse\",\"time_ms\":1796000000000,\"tool_use_id\":\"toolu_1\",\"tool_name\":\"Bash\",\"transcript_path\":{}}}\n\
              {{\"kind\":\"runtime_interrupt_mark\",\"time_ms\":1796000000100,\"reason\":\"context backstop at 78%\"}}\n",
@@ -107,13 +92,15 @@ fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
         ),
     )
     .unwrap();
-    let report: Value = serde_json::from_str(&sandbox.ctxhooks(&["doctor", "--json"])).unwrap();
+    let report = world.ctxhooks(["doctor", "--json"]).json();
     let codes = codes(&report);
     assert!(
         codes.contains(&"runtime_mark_without_interrupt".to_owned()),
         "{codes:?}"
     );
-    let text = sandbox.ctxhooks(&["doctor"]);
-    assert!(text.contains("context backstop at 78%"), "{text}");
-    assert!(text.contains(session), "{text}");
+    world
+        .ctxhooks(["doctor"])
+        .stdout_contains("context backstop at 78%")
+        .stdout_contains(session)
+        .success();
 }

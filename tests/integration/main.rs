@@ -14,13 +14,13 @@
     reason = "tests fail loudly on purpose and favour plain helpers"
 )]
 
-// The scripted model server and helpers for running the real Claude Code CLI.
+// The harness: one World per test, one Run builder, the fixture locator, the e2e Sandbox.
 mod support;
 
 // Tests for `ctxhooks-precompact` and `ctxhooks archives`.
 mod precompact;
 
-// Tests for `ctxhooks-tooluse`.
+// Tests for `ctxhooks-tooluse` and the frame every hook runs in.
 mod tooluse;
 
 // Tests for `ctxhooks install` / `uninstall` on real settings files.
@@ -32,13 +32,13 @@ mod doctor;
 // Faults the hooks must hold under (the fault issue's defects, one test each).
 mod faults;
 
-// Tests for the usage log over the real transcript fixtures.
+// Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 
-// Tests for interrupt provenance over the real transcript fixtures.
+// Tests for interrupt provenance: `ctxhooks provenance`, `ledger-input`, `mark-interrupt`.
 mod provenance;
 
 // End-to-end tests with the real Claude Code CLI.

@@ -7,11 +7,9 @@
 //! block); each test says which lines it relies on.
 
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use ctxhooks_shared::command::doctor::findings::Finding;
 use ctxhooks_shared::command::provenance::analysis::Analysis;
 use ctxhooks_shared::command::provenance::ledger::write_ledger_input;
 use ctxhooks_shared::command::provenance::load::analyse_file;
@@ -23,85 +21,63 @@ use ctxhooks_shared::command::provenance::verdict::{
 use ctxhooks_shared::transcript::record::Record;
 use serde_json::{Value, json};
 
-const SHARED_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/transcript-fixtures");
-const SDK_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk-0.3.332");
-const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
-const TOOLUSE: &str = env!("CARGO_BIN_EXE_ctxhooks-tooluse");
+use crate::support::{Hook, Scratch, World, json_lines, project_fixture, shared_fixture};
+use crate::tooluse::pre_tool_use;
 
-static SCRATCH_COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let counter = SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "ctxhooks-provenance-{name}-{}-{counter}",
-        std::process::id()
-    ));
-    let _ = fs_err::remove_dir_all(&dir);
-    fs_err::create_dir_all(&dir).expect("test helper");
-    dir
-}
-
-fn shared(path: &str) -> PathBuf {
-    Path::new(SHARED_FIXTURES).join(path)
-}
-
+/// A file of one of the real Agent SDK 0.3.332 captures.
 fn sdk(scenario: &str, file: &str) -> PathBuf {
-    Path::new(SDK_FIXTURES).join(scenario).join(file)
+    project_fixture(&format!("sdk-0.3.332/{scenario}/{file}"))
 }
 
 /// The session id of a real SDK fixture (from its `driver.json`).
 fn sdk_session(scenario: &str) -> String {
     let driver: Value =
-        serde_json::from_slice(&fs_err::read(sdk(scenario, "driver.json")).expect("test helper"))
-            .expect("test helper");
+        serde_json::from_slice(&fs_err::read(sdk(scenario, "driver.json")).unwrap()).unwrap();
     driver["sessions"][0]["session_id"]
         .as_str()
-        .expect("test helper")
+        .unwrap()
         .to_owned()
 }
 
 /// Analyses a transcript with an optional sidecar file.
 fn analyse(transcript: &Path, sidecar: Option<&Path>) -> Analysis {
-    let sidecar = sidecar.map_or_else(Sidecar::default, |path| {
-        read_sidecar(path).expect("test helper")
-    });
-    analyse_file(transcript, sidecar).expect("test helper")
+    let sidecar = sidecar.map_or_else(Sidecar::default, |path| read_sidecar(path).unwrap());
+    analyse_file(transcript, sidecar).unwrap()
 }
 
 /// The ledger input of an analysed transcript, as `ctxhooks ledger-input` writes it.
 fn ledger_input(analysis: &Analysis, report: &ProvenanceReport, transcript: &Path) -> Vec<u8> {
     let mut bytes = Vec::new();
-    let file = fs_err::File::open(transcript).expect("test helper");
-    write_ledger_input(analysis, report, file, &mut bytes).expect("test helper");
+    let file = fs_err::File::open(transcript).unwrap();
+    write_ledger_input(analysis, report, file, &mut bytes).unwrap();
     bytes
 }
 
 /// The 0-based line `index` of a transcript.
 fn line_of(transcript: &Path, index: usize) -> Vec<u8> {
-    let bytes = fs_err::read(transcript).expect("test helper");
+    let bytes = fs_err::read(transcript).unwrap();
     lines_of(&bytes)[index]
         .strip_suffix(b"\n")
-        .expect("test helper")
+        .unwrap()
         .to_vec()
 }
 
 /// How the 0-based line `index` of a transcript is classified (no sidecar).
 fn class_at(transcript: &Path, index: usize) -> RecordClass {
     let line = line_of(transcript, index);
-    classify_record(&Record::parse(&line).expect("test helper"), None)
+    classify_record(&Record::parse(&line).unwrap(), None)
 }
 
 /// Analyses a transcript with marks given as JSON lines.
 fn analyse_with_marks(transcript: &Path, marks: &[Value]) -> Analysis {
-    let dir = scratch("marks");
+    let dir = Scratch::new("marks");
     let path = dir.join("provenance.jsonl");
     let text: String = marks.iter().fold(String::new(), |mut text, mark| {
         text.push_str(&mark.to_string());
         text.push('\n');
         text
     });
-    fs_err::write(&path, text).expect("test helper");
+    fs_err::write(&path, text).unwrap();
     analyse(transcript, Some(&path))
 }
 
@@ -110,57 +86,31 @@ fn mark_at(time_ms: u64) -> Value {
            "source": "test", "gauge_pct": 78.0, "pid": 1})
 }
 
-/// A state folder holding one real SDK fixture's sidecar under its session id.
-fn state_with_sdk_sidecar(scenario: &str) -> (PathBuf, String) {
-    let state = scratch(scenario);
+/// A world whose state folder holds one real SDK fixture's sidecar under its session id.
+fn state_with_sdk_sidecar(scenario: &str) -> (World, String) {
+    let world = World::new(scenario);
     let session = sdk_session(scenario);
-    let dir = state.join("sessions").join(&session);
-    fs_err::create_dir_all(&dir).expect("test helper");
-    fs_err::copy(
-        sdk(scenario, "provenance.jsonl"),
-        dir.join("provenance.jsonl"),
-    )
-    .expect("test helper");
-    (state, session)
+    fs_err::create_dir_all(world.session_dir(&session)).unwrap();
+    fs_err::copy(sdk(scenario, "provenance.jsonl"), world.sidecar(&session)).unwrap();
+    (world, session)
 }
 
-fn ctxhooks(state: &Path, arguments: &[&str]) -> Output {
-    Command::new(CTXHOOKS)
-        .args(arguments)
-        .env("CTXHOOKS_HOME", state)
-        .output()
-        .expect("test helper")
+/// `ctxhooks provenance --session SESSION --transcript TRANSCRIPT --json`, parsed.
+fn provenance_json(world: &World, session: &str, transcript: &Path) -> Value {
+    world
+        .ctxhooks(["provenance", "--json", "--session", session, "--transcript"])
+        .arg(transcript)
+        .json()
 }
 
-fn provenance_json(state: &Path, session: &str, transcript: &Path) -> Value {
-    let output = ctxhooks(
-        state,
-        &[
-            "provenance",
-            "--session",
-            session,
-            "--transcript",
-            transcript.to_str().expect("test helper"),
-            "--json",
-        ],
-    );
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).expect("test helper")
-}
-
-fn ledger(state: &Path, session: &str, transcript: &Path) -> Vec<u8> {
-    let output = ctxhooks(
-        state,
-        &[
-            "ledger-input",
-            "--session",
-            session,
-            "--transcript",
-            transcript.to_str().expect("test helper"),
-        ],
-    );
-    assert!(output.status.success(), "{output:?}");
-    output.stdout
+/// `ctxhooks ledger-input --session SESSION --transcript TRANSCRIPT`.
+fn ledger(world: &World, session: &str, transcript: &Path) -> Vec<u8> {
+    world
+        .ctxhooks(["ledger-input", "--session", session, "--transcript"])
+        .arg(transcript)
+        .success()
+        .stdout()
+        .to_vec()
 }
 
 fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
@@ -175,7 +125,7 @@ fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
 fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() {
     // marot short.jsonl (2.1.38): lines 11 and 12 are rejection tool_results (Bash, Glob), line 13
     // is `[Request interrupted by user for tool use]`, lines 14-15 are system records.
-    let transcript = shared("marot__spotter/short.jsonl");
+    let transcript = shared_fixture("marot__spotter/short.jsonl");
     let analysis = analyse(&transcript, None);
     assert_eq!(analysis.groups.len(), 1);
     let group = &analysis.groups[0];
@@ -214,7 +164,7 @@ fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() 
 #[test]
 fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() {
     // Line 11's timestamp 2026-02-10T21:12:02.480Z is 1770757922480 ms; a mark 100 ms earlier.
-    let transcript = shared("marot__spotter/short.jsonl");
+    let transcript = shared_fixture("marot__spotter/short.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_380)]);
     let report = provenance_report(&analysis);
     assert!(report.unmatched_marks.is_empty());
@@ -254,7 +204,7 @@ fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() 
 #[test]
 fn a_mark_outside_the_window_covers_nothing_and_is_reported_unmatched() {
     // 31 s before line 11 (window: 250 ms before to 30 000 ms after the mark).
-    let transcript = shared("marot__spotter/short.jsonl");
+    let transcript = shared_fixture("marot__spotter/short.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_480 - 31_000)]);
     let report = provenance_report(&analysis);
     assert_eq!(report.unmatched_marks.len(), 1);
@@ -273,7 +223,7 @@ fn a_mark_outside_the_window_covers_nothing_and_is_reported_unmatched() {
 fn rejection_with_feedback_is_a_person_and_never_interrupt_content() {
     // entireio b0/be9accda39 (2.0.76) line 8: rejection + "To tell you how to proceed, the user
     // said:\nEntire Inc."; the turn goes on (line 10 is the next tool_use).
-    let transcript = shared("entireio__cli/b0/be9accda39/0/full.jsonl");
+    let transcript = shared_fixture("entireio__cli/b0/be9accda39/0/full.jsonl");
     let analysis = analyse(&transcript, None);
     assert!(analysis.groups.is_empty());
     assert!(matches!(
@@ -294,7 +244,7 @@ fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
     // entireio 00/c9e2351016/3 (2.1.29): line 6 is a hook-written prompt quoting
     // "[Request interrupted by user for tool use]"; the real interrupt is lines 29-30 (Edit
     // rejection + marker), followed by a real prompt on line 32.
-    let transcript = shared("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let transcript = shared_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
     let analysis = analyse(&transcript, None);
     assert!(matches!(
         class_at(&transcript, 5),
@@ -315,7 +265,7 @@ fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
 #[test]
 fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger() {
     // Line 29 of c9e2351016 is at 2026-02-03T00:28:07.303Z = 1770078487303 ms.
-    let transcript = shared("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let transcript = shared_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_078_487_303 - 50)]);
     let report = provenance_report(&analysis);
     assert_eq!(report.calls[0].verdict, Verdict::Runtime);
@@ -330,7 +280,7 @@ fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger()
 fn interrupts_while_the_model_answers_are_groups_without_tool_calls() {
     // marot tool_heavy.jsonl (2.1.38): `[Request interrupted by user]` on lines 18 and 39; every
     // tool call has a normal result. The second marker ends the file (trailing).
-    let transcript = shared("marot__spotter/tool_heavy.jsonl");
+    let transcript = shared_fixture("marot__spotter/tool_heavy.jsonl");
     let analysis = analyse(&transcript, None);
     let groups: Vec<(Vec<usize>, bool)> = analysis
         .groups
@@ -351,18 +301,13 @@ fn every_shared_fixture_passes_through_ledger_input_unchanged_without_marks() {
         "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
         "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     ] {
-        let state = scratch("unchanged");
-        let transcript = shared(fixture);
-        let output = ctxhooks(
-            &state,
-            &["ledger-input", "--transcript", transcript.to_str().unwrap()],
-        );
-        assert!(output.status.success(), "{fixture}: {output:?}");
-        assert_eq!(
-            output.stdout,
-            fs_err::read(&transcript).unwrap(),
-            "{fixture} changed"
-        );
+        let world = World::new("unchanged");
+        let transcript = shared_fixture(fixture);
+        world
+            .ctxhooks(["ledger-input", "--transcript"])
+            .arg(&transcript)
+            .stdout(fs_err::read(&transcript).unwrap())
+            .success();
     }
 }
 
@@ -373,9 +318,9 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
     // Lines 22 (rejection, toolDenialKind user-rejected) and 24 (marker, rowSource harness);
     // line 23 is an attachment. The sidecar holds one PreToolUse and the mark.
     let scenario = "marked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0]["tool_use_id"], "toolu_3ea635f561d746d39c56d310");
@@ -386,9 +331,9 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
     assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
 
     let original = fs_err::read(&transcript).unwrap();
-    let relabelled = ledger(&state, &session, &transcript);
+    let relabelled = ledger(&world, &session, &transcript);
     // The library calls the command makes give the same bytes as the command.
-    let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
+    let state_dir = world.state();
     let session_id = ctxhooks_shared::store::session_id::SessionId::parse(&session).unwrap();
     let loaded = ctxhooks_shared::command::provenance::load::load_analysis(
         &state_dir,
@@ -421,16 +366,16 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
 #[test]
 fn sdk_unmarked_interrupt_stays_the_users() {
     let scenario = "unmarked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0]["verdict"], "user");
     assert_eq!(calls[0]["state"], "started");
     assert_eq!(calls[0]["relabelled_in_ledger"], false);
     assert_eq!(
-        ledger(&state, &session, &transcript),
+        ledger(&world, &session, &transcript),
         fs_err::read(&transcript).unwrap()
     );
 }
@@ -440,9 +385,9 @@ fn sdk_earlier_genuine_interrupt_stays_and_only_the_last_is_relabelled() {
     // First interrupt: lines 22/24 (toolu_ea6e...), then line 31 "No response requested.",
     // `echo hello` completes (lines 34-35), then the marked interrupt at lines 46/47 (toolu_40ce...).
     let scenario = "earlier-genuine-then-marked";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     let summary: Vec<(&str, &str, &str, bool)> = calls
         .iter()
@@ -463,7 +408,7 @@ fn sdk_earlier_genuine_interrupt_stays_and_only_the_last_is_relabelled() {
         ]
     );
     let original = fs_err::read(&transcript).unwrap();
-    let relabelled = ledger(&state, &session, &transcript);
+    let relabelled = ledger(&world, &session, &transcript);
     let before = lines_of(&original);
     let after = lines_of(&relabelled);
     assert_eq!(after.len(), before.len() - 1);
@@ -488,7 +433,8 @@ fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
     assert_eq!(analysis.groups[1].lines, vec![45, 46]);
     assert!(analysis.groups[1].trailing);
     // Without an interrupt before it, the synthetic record starts no group.
-    let transcript = scratch("synthetic").join("t.jsonl");
+    let dir = Scratch::new("synthetic");
+    let transcript = dir.join("t.jsonl");
     fs_err::write(
         &transcript,
         concat!(
@@ -508,13 +454,10 @@ fn the_synthetic_no_response_after_an_interrupt_joins_its_group() {
 fn without_last_pre_tool_use(
     extra: &[Value],
     edit_last_rejection: impl Fn(&mut Value),
-) -> (PathBuf, String, PathBuf) {
+) -> (World, String, PathBuf) {
     let scenario = "earlier-genuine-then-marked";
-    let (state, session) = state_with_sdk_sidecar(scenario);
-    let sidecar = state
-        .join("sessions")
-        .join(&session)
-        .join("provenance.jsonl");
+    let (world, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = world.sidecar(&session);
     let text = fs_err::read_to_string(&sidecar).unwrap();
     assert!(
         text.lines()
@@ -552,9 +495,9 @@ fn without_last_pre_tool_use(
         }
         edited.push('\n');
     }
-    let transcript = state.join("transcript.jsonl");
+    let transcript = world.transcript("transcript.jsonl");
     fs_err::write(&transcript, edited).unwrap();
-    (state, session, transcript)
+    (world, session, transcript)
 }
 
 /// The plain rejection text, without 2.1.332's "stopped while running" correction.
@@ -579,13 +522,13 @@ fn a_missing_pre_tool_use_line_is_not_started_only_when_the_hook_wrote_lines_aro
         last
     };
     // 1. Hook lines only before the call, and the SDK says "stopped while running": started.
-    let (state, session, transcript) = without_last_pre_tool_use(&[], |_| {});
-    let last = last_call(&provenance_json(&state, &session, &transcript));
+    let (world, session, transcript) = without_last_pre_tool_use(&[], |_| {});
+    let last = last_call(&provenance_json(&world, &session, &transcript));
     assert_eq!(last["state"], "started", "{last}");
     // 2. Hook lines only before, and nothing says it ran: unknown, never "not_started" (the
     //    hook may have been removed or broken since the earlier calls).
-    let (state, session, transcript) = without_last_pre_tool_use(&[], strip_correction);
-    let last = last_call(&provenance_json(&state, &session, &transcript));
+    let (world, session, transcript) = without_last_pre_tool_use(&[], strip_correction);
+    let last = last_call(&provenance_json(&world, &session, &transcript));
     assert_eq!(last["state"], "unknown", "{last}");
     assert!(
         last["state_evidence"]
@@ -597,13 +540,13 @@ fn a_missing_pre_tool_use_line_is_not_started_only_when_the_hook_wrote_lines_aro
     //    it and saw no PreToolUse: not started.
     let later = json!({"kind": "tool_event", "event": "started", "hook_event_name": "PreToolUse",
         "time_ms": 1_796_012_099_000_u64, "tool_use_id": "toolu_later", "tool_name": "Bash"});
-    let (state, session, transcript) =
+    let (world, session, transcript) =
         without_last_pre_tool_use(std::slice::from_ref(&later), strip_correction);
-    let last = last_call(&provenance_json(&state, &session, &transcript));
+    let last = last_call(&provenance_json(&world, &session, &transcript));
     assert_eq!(last["state"], "not_started", "{last}");
     // 4. The same, but the SDK says it was stopped while running: the two disagree: unknown.
-    let (state, session, transcript) = without_last_pre_tool_use(&[later], |_| {});
-    let last = last_call(&provenance_json(&state, &session, &transcript));
+    let (world, session, transcript) = without_last_pre_tool_use(&[later], |_| {});
+    let last = last_call(&provenance_json(&world, &session, &transcript));
     assert_eq!(last["state"], "unknown", "{last}");
 }
 
@@ -611,11 +554,11 @@ fn a_missing_pre_tool_use_line_is_not_started_only_when_the_hook_wrote_lines_aro
 fn tool_denial_kind_interrupted_says_the_call_was_running() {
     // 2.1.270 wrote toolDenialKind "interrupted" for a call cut off in flight. With no hook line
     // for the call, that is "started", not unknown and never not_started.
-    let (state, session, transcript) = without_last_pre_tool_use(&[], |record| {
+    let (world, session, transcript) = without_last_pre_tool_use(&[], |record| {
         strip_correction(record);
         record["toolDenialKind"] = json!("interrupted");
     });
-    let last = &provenance_json(&state, &session, &transcript)["calls"][1];
+    let last = &provenance_json(&world, &session, &transcript)["calls"][1];
     assert_eq!(last["result_kind"]["kind"], "interrupted");
     assert_eq!(last["result_kind"]["while_running"], true);
     assert_eq!(last["state"], "started", "{last}");
@@ -626,11 +569,8 @@ fn post_tool_use_failure_with_is_interrupt_is_started_not_failed() {
     // marked-interrupt plus a PostToolUseFailure line (is_interrupt: true) for its Bash call
     // 300 ms after its PreToolUse: aborted mid-run, so the effect is unknown.
     let scenario = "marked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
-    let sidecar = state
-        .join("sessions")
-        .join(&session)
-        .join("provenance.jsonl");
+    let (world, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = world.sidecar(&session);
     let failure = json!({"kind": "tool_event", "event": "failed",
         "hook_event_name": "PostToolUseFailure", "time_ms": 1_796_012_085_406_u64,
         "tool_use_id": "toolu_3ea635f561d746d39c56d310", "tool_name": "Bash",
@@ -639,7 +579,7 @@ fn post_tool_use_failure_with_is_interrupt_is_started_not_failed() {
     text.push_str(&failure.to_string());
     text.push('\n');
     fs_err::write(&sidecar, text).unwrap();
-    let report = provenance_json(&state, &session, &sdk(scenario, "transcript.jsonl"));
+    let report = provenance_json(&world, &session, &sdk(scenario, "transcript.jsonl"));
     let call = &report["calls"][0];
     assert_eq!(call["state"], "started", "{call}");
     assert!(
@@ -654,7 +594,7 @@ fn post_tool_use_failure_with_is_interrupt_is_started_not_failed() {
 fn sdk_permission_deny_is_permission_denied_and_never_ran() {
     // Line 22: toolDenialKind permission-rule, "Not allowed by policy"; PreToolUse fired anyway.
     let scenario = "permission-deny";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
     let sidecar = read_sidecar(&sdk(scenario, "provenance.jsonl")).unwrap();
     assert_eq!(
@@ -662,13 +602,13 @@ fn sdk_permission_deny_is_permission_denied_and_never_ran() {
         1,
         "PreToolUse fired before the denial"
     );
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0]["verdict"], "permission_denied");
     assert_eq!(calls[0]["state"], "not_started");
     assert_eq!(
-        ledger(&state, &session, &transcript),
+        ledger(&world, &session, &transcript),
         fs_err::read(&transcript).unwrap()
     );
 }
@@ -679,9 +619,9 @@ fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
     // the harness marker. No mark: the transcript's "user" stands, and the call never ran even
     // though PreToolUse fired.
     let scenario = "permission-deny-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0]["verdict"], "user");
@@ -689,24 +629,21 @@ fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
     assert_eq!(calls[0]["result_kind"]["before_run"], true);
     assert_eq!(calls[0]["result_kind"]["stopped_while_running"], false);
     assert_eq!(
-        ledger(&state, &session, &transcript),
+        ledger(&world, &session, &transcript),
         fs_err::read(&transcript).unwrap()
     );
     // Had the runtime marked it first, it would be the runtime's, relabelled as never started.
-    let sidecar = state
-        .join("sessions")
-        .join(&session)
-        .join("provenance.jsonl");
+    let sidecar = world.sidecar(&session);
     let started = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)
         .unwrap();
     writeln!(file, "{}", mark_at(started + 10)).unwrap();
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     assert_eq!(report["calls"][0]["verdict"], "runtime");
     assert_eq!(report["calls"][0]["state"], "not_started");
-    let relabelled = String::from_utf8(ledger(&state, &session, &transcript)).unwrap();
+    let relabelled = String::from_utf8(ledger(&world, &session, &transcript)).unwrap();
     assert!(relabelled.contains("it never started, safe to re-run"));
 }
 
@@ -715,13 +652,13 @@ fn sdk_marked_interrupt_while_the_model_streams_relabels_the_marker_only() {
     // Line 20: the partial assistant answer (isAbortedMidStream: true), kept; line 21:
     // `[Request interrupted by user]` (rowSource harness), the only interrupt record. No tool ran.
     let scenario = "marked-streaming";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     assert!(report["calls"].as_array().unwrap().is_empty());
     assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
     let original = fs_err::read(&transcript).unwrap();
-    let relabelled = ledger(&state, &session, &transcript);
+    let relabelled = ledger(&world, &session, &transcript);
     let before = lines_of(&original);
     let after = lines_of(&relabelled);
     assert_eq!(after.len(), before.len());
@@ -742,16 +679,16 @@ fn sdk_marked_interrupt_while_the_model_streams_relabels_the_marker_only() {
 fn sdk_parallel_batch_cut_at_once_is_relabelled_together() {
     // Lines 24-26: three rejections; 27 attachment; 28 marker.
     let scenario = "parallel-marked";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 3);
     assert!(calls.iter().all(|call| call["verdict"] == "runtime"
         && call["state"] == "started"
         && call["relabelled_in_ledger"] == true));
     let original = fs_err::read(&transcript).unwrap();
-    let relabelled = ledger(&state, &session, &transcript);
+    let relabelled = ledger(&world, &session, &transcript);
     let before = lines_of(&original);
     let after = lines_of(&relabelled);
     assert_eq!(after.len(), before.len() - 3);
@@ -826,14 +763,14 @@ fn canary_todays_sdk_interrupt_records_are_still_recognised() {
 
 /// The marked-interrupt capture with its interrupt records reworded and their structured fields
 /// removed, as a future SDK might write them.
-fn reworded_marked_interrupt(dir: &Path) -> PathBuf {
-    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).expect("test helper");
+fn reworded_marked_interrupt(world: &World) -> PathBuf {
+    let original = fs_err::read(sdk("marked-interrupt", "transcript.jsonl")).unwrap();
     let mut text = Vec::new();
     for (index, line) in lines_of(&original).into_iter().enumerate() {
         // Lines 22 (rejection) and 24 (marker), see sdk_marked_interrupt_... above.
         if index == 21 || index == 23 {
-            let mut record: Value = serde_json::from_slice(line).expect("test helper");
-            let object = record.as_object_mut().expect("test helper");
+            let mut record: Value = serde_json::from_slice(line).unwrap();
+            let object = record.as_object_mut().unwrap();
             object.remove("toolDenialKind");
             object.remove("rowSource");
             let block = &mut record["message"]["content"][0];
@@ -848,16 +785,14 @@ fn reworded_marked_interrupt(dir: &Path) -> PathBuf {
             text.extend_from_slice(line);
         }
     }
-    let path = dir.join("transcript.jsonl");
-    fs_err::write(&path, text).expect("test helper");
-    path
+    world.write_transcript("transcript.jsonl", text)
 }
 
 #[test]
 fn drift_with_the_hook_still_finds_the_runtime_and_warns_that_nothing_was_relabelled() {
-    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
-    let transcript = reworded_marked_interrupt(&scratch("drift"));
-    let report = provenance_json(&state, &session, &transcript);
+    let (world, session) = state_with_sdk_sidecar("marked-interrupt");
+    let transcript = reworded_marked_interrupt(&world);
+    let report = provenance_json(&world, &session, &transcript);
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 1);
     // The sidecar saw the call start and never finish, and the mark covers its error result.
@@ -877,17 +812,16 @@ fn drift_with_the_hook_still_finds_the_runtime_and_warns_that_nothing_was_relabe
 
 #[test]
 fn drift_without_the_hook_leaves_the_mark_unmatched_and_never_blames_the_user() {
-    let state = scratch("drift-nohook");
+    let world = World::new("drift-nohook");
     let session = sdk_session("marked-interrupt");
-    let dir = state.join("sessions").join(&session);
-    fs_err::create_dir_all(&dir).unwrap();
+    fs_err::create_dir_all(world.session_dir(&session)).unwrap();
     // Only the mark line of the capture's sidecar (its second line), no hook events.
     let sidecar = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
     let mark_line = sidecar.lines().nth(1).unwrap();
     assert!(mark_line.contains("runtime_interrupt_mark"));
-    fs_err::write(dir.join("provenance.jsonl"), format!("{mark_line}\n")).unwrap();
-    let transcript = reworded_marked_interrupt(&scratch("drift-nohook-t"));
-    let report = provenance_json(&state, &session, &transcript);
+    fs_err::write(world.sidecar(&session), format!("{mark_line}\n")).unwrap();
+    let transcript = reworded_marked_interrupt(&world);
+    let report = provenance_json(&world, &session, &transcript);
     assert_eq!(report["unmatched_marks"].as_array().unwrap().len(), 1);
     // The reworded result reads as an ordinary error: no call is reported, none blamed on the
     // user; the unmatched mark is the alarm.
@@ -936,13 +870,13 @@ fn canary_todays_sdk_denials_are_still_recognised() {
 
 #[test]
 fn unmatched_marks_for_doctor() {
+    use ctxhooks_shared::command::provenance::evidence::UnmatchedReason;
     use ctxhooks_shared::command::provenance::marks::{
         unmatched_marks, unmatched_marks_in_all_sessions,
     };
     use ctxhooks_shared::store::session_id::SessionId;
-    use ctxhooks_shared::store::state_dir::StateDir;
 
-    let state = scratch("doctor");
+    let world = World::new("doctor");
     let session = sdk_session("marked-interrupt");
     let transcript = sdk("marked-interrupt", "transcript.jsonl");
     let capture = fs_err::read_to_string(sdk("marked-interrupt", "provenance.jsonl")).unwrap();
@@ -950,19 +884,17 @@ fn unmatched_marks_for_doctor() {
     started["transcript_path"] = json!(transcript.to_str().unwrap());
     let real_mark: Value = serde_json::from_str(capture.lines().nth(1).unwrap()).unwrap();
     let late_mark = mark_at(real_mark["time_ms"].as_u64().unwrap() + 3_600_000);
-    let dir = state.join("sessions").join(&session);
-    fs_err::create_dir_all(&dir).unwrap();
+    fs_err::create_dir_all(world.session_dir(&session)).unwrap();
     fs_err::write(
-        dir.join("provenance.jsonl"),
+        world.sidecar(&session),
         format!("{started}\n{real_mark}\n{late_mark}\n"),
     )
     .unwrap();
     // A second session: a mark and no hook event, so no transcript to look in.
-    let other = state.join("sessions").join("other-session");
-    fs_err::create_dir_all(&other).unwrap();
-    fs_err::write(other.join("provenance.jsonl"), format!("{late_mark}\n")).unwrap();
+    fs_err::create_dir_all(world.session_dir("other-session")).unwrap();
+    fs_err::write(world.sidecar("other-session"), format!("{late_mark}\n")).unwrap();
 
-    let state_dir = StateDir::at(state.clone());
+    let state_dir = world.state();
     let unmatched = unmatched_marks(&state_dir, &SessionId::parse(&session).unwrap()).unwrap();
     assert_eq!(unmatched.len(), 1);
     assert_eq!(
@@ -983,195 +915,30 @@ fn unmatched_marks_for_doctor() {
         .unwrap()
         .1[0]
         .reason;
-    assert!(
-        other_reason.to_string().contains("no tool hook event"),
-        "{other_reason}"
-    );
+    assert_eq!(*other_reason, UnmatchedReason::NoTranscriptPath);
     // doctor's hint names the session as `--session=<id>`, which also works for an id that
     // starts with `-`.
     let findings =
         ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
-        findings
-            .iter()
-            .any(|finding| finding.code() == "runtime_mark_without_interrupt"
-                && ctxhooks_shared::command::doctor::text::finding_message(finding)
-                    .contains(&format!("ctxhooks provenance --session={session}`"))),
+        findings.iter().any(|finding| matches!(
+            finding,
+            Finding::RuntimeMarkWithoutInterrupt { session: found, .. } if *found == session
+        )
+            && ctxhooks_shared::command::doctor::text::finding_message(finding)
+                .contains(&format!("ctxhooks provenance --session={session}`"))),
         "{findings:?}"
     );
-}
-
-// ---------------------------------------------------------------- the tooluse hook
-
-fn run_hook(state: &Path, stdin: &[u8]) -> Output {
-    let child = crate::support::process::spawn_with_stdin(
-        Command::new(TOOLUSE)
-            .env("CTXHOOKS_HOME", state)
-            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-            .stderr(Stdio::piped()),
-        stdin,
-    );
-    child.wait_with_output().expect("test helper")
-}
-
-fn pre_tool_use(session: &str, id: &str) -> Value {
-    // The fields the real CLI 2.1.332 sends (real-claude-code-e2e.md, "Hooks fire for real").
-    json!({
-        "session_id": session, "transcript_path": "/tmp/project/transcript.jsonl",
-        "cwd": "/tmp/project", "prompt_id": "p-1", "permission_mode": "default",
-        "effort": {"level": "medium"}, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": "sleep 5", "description": "Wait"}, "tool_use_id": id
-    })
-}
-
-fn sidecar_lines(state: &Path, session: &str) -> Vec<Value> {
-    let path = state
-        .join("sessions")
-        .join(session)
-        .join("provenance.jsonl");
-    let text = fs_err::read_to_string(path).expect("test helper");
-    text.lines()
-        .map(|line| serde_json::from_str(line).expect("test helper"))
-        .collect()
-}
-
-#[test]
-fn hook_records_start_completion_and_failure_with_only_a_summary() {
-    let state = scratch("hook");
-    let session = "3f1c1e7a-0000-4000-8000-000000000001";
-    let mut completed = pre_tool_use(session, "toolu_A");
-    completed["hook_event_name"] = json!("PostToolUse");
-    completed["duration_ms"] = json!(5012);
-    completed["tool_response"] = json!({"stdout": "SECRET-OUTPUT", "stderr": "",
-        "interrupted": false, "isImage": false, "noOutputExpected": false});
-    let mut failed = pre_tool_use(session, "toolu_B");
-    failed["hook_event_name"] = json!("PostToolUseFailure");
-    failed["error"] = json!("Exit code 1\nSECRET-OUTPUT");
-    failed["is_interrupt"] = json!(false);
-    failed["agent_id"] = json!("agent-7");
-    for payload in [pre_tool_use(session, "toolu_A"), completed, failed] {
-        let output = run_hook(&state, payload.to_string().as_bytes());
-        assert!(output.status.success());
-        assert!(output.stdout.is_empty(), "a hook prints nothing on stdout");
-    }
-    let lines = sidecar_lines(&state, session);
-    assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0]["event"], "started");
-    assert_eq!(lines[0]["summary"], "sleep 5");
-    assert_eq!(lines[0]["transcript_path"], "/tmp/project/transcript.jsonl");
-    assert_eq!(lines[1]["event"], "completed");
-    assert_eq!(lines[1]["duration_ms"], 5012);
-    assert_eq!(lines[1]["interrupted"], false);
-    assert_eq!(lines[2]["event"], "failed");
-    assert_eq!(lines[2]["is_interrupt"], false);
-    assert_eq!(lines[2]["agent_id"], "agent-7");
-    let raw = fs_err::read_to_string(
-        state
-            .join("sessions")
-            .join(session)
-            .join("provenance.jsonl"),
-    )
-    .unwrap();
-    assert!(!raw.contains("SECRET-OUTPUT"));
-    assert!(!state.join("errors.log").exists());
-    let sidecar = state
-        .join("sessions")
-        .join(session)
-        .join("provenance.jsonl");
-    let mode = |path: &Path| fs_err::metadata(path).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&sidecar), 0o600);
-    assert_eq!(mode(sidecar.parent().unwrap()), 0o700);
-}
-
-#[test]
-fn concurrent_hook_processes_lose_and_interleave_no_line() {
-    let state = scratch("concurrent");
-    let session = "3f1c1e7a-0000-4000-8000-000000000002";
-    let count = 48;
-    let long_command = "x".repeat(5000);
-    let children: Vec<_> = (0..count)
-        .map(|index| {
-            let mut payload = pre_tool_use(session, &format!("toolu_{index:03}"));
-            payload["tool_input"]["command"] = json!(format!("{index} {long_command}"));
-            let mut child = Command::new(TOOLUSE)
-                .env("CTXHOOKS_HOME", &state)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            (child.stdin.take().unwrap(), child, payload)
-        })
-        .collect();
-    // Write every payload only after all processes exist, so they run at the same time.
-    let children: Vec<_> = children
-        .into_iter()
-        .map(|(mut stdin, child, payload)| {
-            stdin.write_all(payload.to_string().as_bytes()).unwrap();
-            drop(stdin);
-            child
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
-    let lines = sidecar_lines(&state, session);
-    assert_eq!(lines.len(), count);
-    let mut ids: Vec<String> = lines
-        .iter()
-        .map(|line| line["tool_use_id"].as_str().unwrap().to_owned())
-        .collect();
-    ids.sort();
-    let expected: Vec<String> = (0..count)
-        .map(|index| format!("toolu_{index:03}"))
-        .collect();
-    assert_eq!(ids, expected);
-    assert!(
-        lines
-            .iter()
-            .all(|line| line["summary"].as_str().unwrap().chars().count() == 80)
-    );
-}
-
-#[test]
-fn hostile_payloads_exit_zero_and_log_one_line_each() {
-    let cases: [&[u8]; 6] = [
-        b"",
-        b"not json at all",
-        b"[1, 2, 3]",
-        br#"{"session_id": "../../etc", "hook_event_name": "PreToolUse", "tool_use_id": "t"}"#,
-        br#"{"session_id": "abc", "hook_event_name": "Stop"}"#,
-        br#"{"session_id": "abc", "hook_event_name": "PreToolUse", "tool_input": "#,
-    ];
-    for stdin in cases {
-        let state = scratch("hostile");
-        let output = run_hook(&state, stdin);
-        assert!(
-            output.status.success(),
-            "{:?}",
-            String::from_utf8_lossy(stdin)
-        );
-        assert!(output.stdout.is_empty());
-        let log = fs_err::read_to_string(state.join("errors.log")).unwrap();
-        assert_eq!(log.lines().count(), 1, "{log}");
-        let record: Value = serde_json::from_str(log.trim()).unwrap();
-        assert_eq!(record["hook"], "ctxhooks-tooluse");
-        assert!(
-            !state.join("sessions").exists(),
-            "nothing written for a refused payload"
-        );
-    }
 }
 
 // ---------------------------------------------------------------- the commands
 
 #[test]
 fn mark_interrupt_appends_the_documented_line() {
-    let state = scratch("mark");
+    let world = World::new("mark");
     let session = "3f1c1e7a-0000-4000-8000-000000000003";
-    let output = ctxhooks(
-        &state,
-        &[
+    world
+        .ctxhooks([
             "mark-interrupt",
             "--session",
             session,
@@ -1181,10 +948,9 @@ fn mark_interrupt_appends_the_documented_line() {
             "backstop",
             "--gauge-pct",
             "78.4",
-        ],
-    );
-    assert!(output.status.success(), "{output:?}");
-    let lines = sidecar_lines(&state, session);
+        ])
+        .success();
+    let lines = json_lines(&world.sidecar(session));
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["kind"], "runtime_interrupt_mark");
     assert_eq!(lines[0]["reason"], "context backstop at 78%");
@@ -1196,7 +962,7 @@ fn mark_interrupt_appends_the_documented_line() {
 
 #[test]
 fn mark_interrupt_refuses_bad_input_and_writes_nothing() {
-    let state = scratch("mark-bad");
+    let world = World::new("mark-bad");
     for arguments in [
         &["mark-interrupt", "--session", "../x", "--reason", "r"][..],
         &["mark-interrupt", "--session", "ok", "--reason", "  "][..],
@@ -1211,65 +977,48 @@ fn mark_interrupt_refuses_bad_input_and_writes_nothing() {
         ][..],
         &["mark-interrupt", "--session", "ok"][..],
     ] {
-        let output = ctxhooks(&state, arguments);
-        assert!(!output.status.success(), "{arguments:?}");
-        assert!(!output.stderr.is_empty());
+        let refused = world.ctxhooks(arguments).failure();
+        assert!(!refused.stderr().is_empty(), "{arguments:?} said nothing");
     }
-    assert!(!state.join("sessions").exists());
+    assert!(!world.state_dir().join("sessions").exists());
 }
 
 #[test]
 fn provenance_says_loudly_when_a_mark_matches_nothing() {
     // The unmarked SDK capture plus a mark written 10 minutes after everything in it.
     let scenario = "unmarked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
-    let sidecar = state
-        .join("sessions")
-        .join(&session)
-        .join("provenance.jsonl");
+    let sidecar = world.sidecar(&session);
     let last_event = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)
         .unwrap();
     writeln!(file, "{}", mark_at(last_event + 600_000)).unwrap();
-    let output = ctxhooks(
-        &state,
-        &[
-            "provenance",
-            "--session",
-            &session,
-            "--transcript",
-            transcript.to_str().unwrap(),
-        ],
-    );
-    assert!(output.status.success());
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("matched NO interrupt record"), "{stdout}");
-    assert!(
-        String::from_utf8(output.stderr)
-            .unwrap()
-            .contains("WARNING")
-    );
+    world
+        .ctxhooks(["provenance", "--session", &session, "--transcript"])
+        .arg(&transcript)
+        .stdout_contains("matched NO interrupt record")
+        .stderr_contains("WARNING")
+        .success();
 }
 
 #[test]
 fn the_sidecar_remembers_the_transcript_for_session_only_commands() {
     // A real hook run records transcript_path; `provenance --session` then finds it.
-    let state = scratch("transcript-path");
+    let world = World::new("transcript-path");
     let session = sdk_session("marked-interrupt");
     let transcript = sdk("marked-interrupt", "transcript.jsonl");
     let mut payload = pre_tool_use(&session, "toolu_3ea635f561d746d39c56d310");
     payload["transcript_path"] = json!(transcript.to_str().unwrap());
-    assert!(
-        run_hook(&state, payload.to_string().as_bytes())
-            .status
-            .success()
-    );
-    let output = ctxhooks(&state, &["provenance", "--session", &session, "--json"]);
-    assert!(output.status.success(), "{output:?}");
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    world
+        .hook(Hook::ToolUse)
+        .stdin(payload.to_string())
+        .success();
+    let report = world
+        .ctxhooks(["provenance", "--session", &session, "--json"])
+        .json();
     // No mark in this state folder: the transcript's "user" stands.
     assert_eq!(report["calls"][0]["verdict"], "user");
     assert_eq!(report["calls"][0]["state"], "started");
@@ -1277,21 +1026,20 @@ fn the_sidecar_remembers_the_transcript_for_session_only_commands() {
 
 #[test]
 fn commands_name_missing_input_clearly() {
-    let state = scratch("errors");
-    let output = ctxhooks(&state, &["provenance", "--session", "no-such-session"]);
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--transcript"));
-    let output = ctxhooks(
-        &state,
-        &["ledger-input", "--transcript", "/nonexistent/t.jsonl"],
-    );
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("failed to read"));
-    let output = ctxhooks(&state, &["ledger-input"]);
-    assert!(!output.status.success());
-    let output = ctxhooks(&state, &["ledger-input", "--prompt-rule"]);
-    assert!(output.status.success());
-    let rule = String::from_utf8(output.stdout).unwrap();
+    let world = World::new("errors");
+    world
+        .ctxhooks(["provenance", "--session", "no-such-session"])
+        .stderr_contains("--transcript")
+        .failure();
+    world
+        .ctxhooks(["ledger-input", "--transcript", "/nonexistent/t.jsonl"])
+        .stderr_contains("failed to read")
+        .failure();
+    world.ctxhooks(["ledger-input"]).failure();
+    let rule = world
+        .ctxhooks(["ledger-input", "--prompt-rule"])
+        .success()
+        .stdout_text();
     assert!(rule.contains("never \"waiting on the user\""), "{rule}");
     assert!(
         rule.contains("never a rejection and never a confirmation"),
@@ -1305,17 +1053,14 @@ fn commands_name_missing_input_clearly() {
 /// fresh state folder. Its first line is the `PreToolUse` of `toolu_3ea6...` at 1796012085106 ms;
 /// the real mark is at 1796012085378 ms; the rejection (line 22) is at 04:14:45.436Z
 /// (1796012085436 ms).
-fn marked_interrupt_with_mark_line(mark_line: &str) -> (PathBuf, String, PathBuf) {
+fn marked_interrupt_with_mark_line(mark_line: &str) -> (World, String, PathBuf) {
     let scenario = "marked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
-    let sidecar = state
-        .join("sessions")
-        .join(&session)
-        .join("provenance.jsonl");
+    let (world, session) = state_with_sdk_sidecar(scenario);
+    let sidecar = world.sidecar(&session);
     let text = fs_err::read_to_string(&sidecar).unwrap();
     let first = text.lines().next().unwrap();
     fs_err::write(&sidecar, format!("{first}\n{mark_line}\n")).unwrap();
-    (state, session, sdk(scenario, "transcript.jsonl"))
+    (world, session, sdk(scenario, "transcript.jsonl"))
 }
 
 #[test]
@@ -1323,20 +1068,20 @@ fn a_mark_written_before_the_call_began_does_not_cover_it() {
     // A mark 2 s before the Bash call's PreToolUse (1796012085106 - 2000) is inside the 5 s
     // window of the interrupt records (they come 2330 ms after it) but the call began more than
     // 1 s after it: a runtime marks a call already running, so this interrupt stays the user's.
-    let (state, session, transcript) =
+    let (world, session, transcript) =
         marked_interrupt_with_mark_line(&mark_at(1_796_012_083_106).to_string());
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     assert_eq!(report["calls"][0]["verdict"], "user", "{report}");
     assert_eq!(report["unmatched_marks"].as_array().unwrap().len(), 1);
     assert_eq!(
-        ledger(&state, &session, &transcript),
+        ledger(&world, &session, &transcript),
         fs_err::read(&transcript).unwrap()
     );
     // The real mark (272 ms after the PreToolUse) still covers it.
-    let (state, session, transcript) =
+    let (world, session, transcript) =
         marked_interrupt_with_mark_line(&mark_at(1_796_012_085_378).to_string());
     assert_eq!(
-        provenance_json(&state, &session, &transcript)["calls"][0]["verdict"],
+        provenance_json(&world, &session, &transcript)["calls"][0]["verdict"],
         "runtime"
     );
 }
@@ -1366,7 +1111,7 @@ fn a_prompt_between_the_mark_and_the_interrupt_keeps_the_mark_away() {
         edited.push_str(line);
         edited.push('\n');
     }
-    let dir = scratch("prompt-between");
+    let dir = Scratch::new("prompt-between");
     let path = dir.join("transcript.jsonl");
     fs_err::write(&path, edited).unwrap();
     let analysis = analyse_with_marks(&path, &[mark_at(1_796_012_089_296)]);
@@ -1378,26 +1123,15 @@ fn a_prompt_between_the_mark_and_the_interrupt_keeps_the_mark_away() {
 fn a_transcript_of_another_session_is_refused() {
     // The unmarked capture's transcript with the marked capture's session: refused, nothing on
     // stdout.
-    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
+    let (world, session) = state_with_sdk_sidecar("marked-interrupt");
     let other = sdk("unmarked-interrupt", "transcript.jsonl");
     for command in ["provenance", "ledger-input"] {
-        let output = ctxhooks(
-            &state,
-            &[
-                command,
-                "--session",
-                &session,
-                "--transcript",
-                other.to_str().unwrap(),
-            ],
-        );
-        assert!(!output.status.success(), "{command}: {output:?}");
-        assert!(output.stdout.is_empty());
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains(&sdk_session("unmarked-interrupt")),
-            "{stderr}"
-        );
+        world
+            .ctxhooks([command, "--session", &session, "--transcript"])
+            .arg(&other)
+            .stdout("")
+            .stderr_contains(sdk_session("unmarked-interrupt"))
+            .failure();
     }
     // A transcript with no sessionId at all is accepted, with a warning.
     let original = fs_err::read_to_string(sdk("marked-interrupt", "transcript.jsonl")).unwrap();
@@ -1410,9 +1144,8 @@ fn a_transcript_of_another_session_is_refused() {
         stripped.push_str(&record.to_string());
         stripped.push('\n');
     }
-    let path = state.join("no-session.jsonl");
-    fs_err::write(&path, stripped).unwrap();
-    let report = provenance_json(&state, &session, &path);
+    let path = world.write_transcript("no-session.jsonl", stripped);
+    let report = provenance_json(&world, &session, &path);
     assert_eq!(report["calls"][0]["verdict"], "runtime");
     assert!(
         report["warnings"]
@@ -1429,20 +1162,18 @@ fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
     // mark line whose time cannot be read, so the interrupt right after it is `unknown`, never
     // the user's and never taken as the runtime's on a guess.
     let line = r#"{"kind": "runtime_interrupt_mark", "time_ms": 1796012085378, "reason": "context backstop", "source": "py", "gauge_pct": NaN, "pid": 7}"#;
-    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
-    let output = ctxhooks(
-        &state,
-        &[
+    let (world, session, transcript) = marked_interrupt_with_mark_line(line);
+    let report = world
+        .ctxhooks([
             "provenance",
+            "--json",
             "--session",
             &session,
             "--transcript",
-            transcript.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        ])
+        .arg(&transcript)
+        .stderr_contains("WARNING: sidecar line 2")
+        .json();
     let call = &report["calls"][0];
     assert_eq!(call["verdict"], "unknown", "{report}");
     assert_eq!(call["mark"], Value::Null);
@@ -1454,22 +1185,22 @@ fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
     );
     assert!(report["unmatched_marks"].as_array().unwrap().is_empty());
     assert!(report["warnings"].to_string().contains("sidecar line 2"));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("WARNING: sidecar line 2"));
     assert_eq!(
-        ledger(&state, &session, &transcript),
+        ledger(&world, &session, &transcript),
         fs_err::read(&transcript).unwrap(),
         "nothing is relabelled on a guessed time"
     );
     // doctor's provenance check warns too.
-    let state_dir = ctxhooks_shared::store::state_dir::StateDir::at(state.clone());
+    let state_dir = world.state();
     let findings =
         ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
-        findings
-            .iter()
-            .any(|finding| finding.code() == "runtime_mark_unreadable"
-                && ctxhooks_shared::command::doctor::text::finding_message(finding)
-                    .contains(&format!("--session={session}"))),
+        findings.iter().any(|finding| matches!(
+            finding,
+            Finding::RuntimeMarkUnreadable { session: found, line: 2, .. } if *found == session
+        )
+            && ctxhooks_shared::command::doctor::text::finding_message(finding)
+                .contains(&format!("--session={session}"))),
         "{findings:?}"
     );
 }
@@ -1478,8 +1209,8 @@ fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
 fn a_mark_line_whose_time_cannot_be_read_makes_nearby_interrupts_unknown_not_users() {
     let line =
         r#"{"kind": "runtime_interrupt_mark", "time_ms": NaN, "reason": "context backstop"}"#;
-    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
-    let report = provenance_json(&state, &session, &transcript);
+    let (world, session, transcript) = marked_interrupt_with_mark_line(line);
+    let report = provenance_json(&world, &session, &transcript);
     let call = &report["calls"][0];
     assert_eq!(call["verdict"], "unknown", "{call}");
     assert!(
@@ -1499,17 +1230,17 @@ fn a_mark_line_whose_time_cannot_be_read_makes_nearby_interrupts_unknown_not_use
 fn lenient_mark_fields_float_time_and_bad_gauge() {
     // A float time_ms is rounded; a string or non-finite gauge is ignored; the mark still covers.
     let line = r#"{"kind":"runtime_interrupt_mark","time_ms":1796012085377.6,"reason":"r","gauge_pct":"78%"}"#;
-    let (state, session, transcript) = marked_interrupt_with_mark_line(line);
-    let report = provenance_json(&state, &session, &transcript);
+    let (world, session, transcript) = marked_interrupt_with_mark_line(line);
+    let report = provenance_json(&world, &session, &transcript);
     assert_eq!(report["calls"][0]["verdict"], "runtime", "{report}");
     assert_eq!(report["calls"][0]["mark"]["time_ms"], 1_796_012_085_378_u64);
     assert!(report["calls"][0]["mark"].get("gauge_pct").is_none());
 }
 
 /// The marked-interrupt transcript with line 24's (the harness marker's) record edited.
-fn marked_interrupt_with_marker(edit: impl Fn(&mut Value)) -> (PathBuf, String, PathBuf) {
+fn marked_interrupt_with_marker(edit: impl Fn(&mut Value)) -> (World, String, PathBuf) {
     let scenario = "marked-interrupt";
-    let (state, session) = state_with_sdk_sidecar(scenario);
+    let (world, session) = state_with_sdk_sidecar(scenario);
     let original = fs_err::read_to_string(sdk(scenario, "transcript.jsonl")).unwrap();
     let mut edited = String::new();
     for (index, line) in original.lines().enumerate() {
@@ -1523,17 +1254,17 @@ fn marked_interrupt_with_marker(edit: impl Fn(&mut Value)) -> (PathBuf, String, 
         }
         edited.push('\n');
     }
-    let path = state.join("transcript.jsonl");
+    let path = world.transcript("transcript.jsonl");
     fs_err::write(&path, edited).unwrap();
-    (state, session, path)
+    (world, session, path)
 }
 
 #[test]
 fn a_harness_record_in_a_new_wording_after_interrupt_content_is_a_marker_with_a_warning() {
-    let (state, session, transcript) = marked_interrupt_with_marker(|record| {
+    let (world, session, transcript) = marked_interrupt_with_marker(|record| {
         record["message"]["content"][0]["text"] = json!("[Turn stopped by the SDK]");
     });
-    let report = provenance_json(&state, &session, &transcript);
+    let report = provenance_json(&world, &session, &transcript);
     let call = &report["calls"][0];
     assert_eq!(call["verdict"], "runtime");
     assert_eq!(call["relabelled_in_ledger"], true, "{report}");
@@ -1550,7 +1281,7 @@ fn a_harness_record_in_a_new_wording_after_interrupt_content_is_a_marker_with_a_
     // The ledger replaces both records (22 and 24): one line fewer.
     let original = fs_err::read(&transcript).unwrap();
     assert_eq!(
-        lines_of(&ledger(&state, &session, &transcript)).len(),
+        lines_of(&ledger(&world, &session, &transcript)).len(),
         lines_of(&original).len() - 1
     );
 }
@@ -1558,7 +1289,7 @@ fn a_harness_record_in_a_new_wording_after_interrupt_content_is_a_marker_with_a_
 #[test]
 fn a_marker_typed_by_a_person_is_never_an_interrupt_marker() {
     // rowSource "local": a person typed "[Request interrupted by user for tool use]".
-    let (_, _, transcript) = marked_interrupt_with_marker(|record| {
+    let (_world, _, transcript) = marked_interrupt_with_marker(|record| {
         record["rowSource"] = json!("local");
     });
     let analysis = analyse(&transcript, None);
@@ -1573,11 +1304,11 @@ fn a_marker_typed_by_a_person_is_never_an_interrupt_marker() {
 
 /// The relabelled ledger of the marked-interrupt capture for a transcript given as bytes.
 fn marked_ledger(transcript_bytes: &[u8]) -> (Vec<u8>, Value) {
-    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
-    let path = state.join("transcript.jsonl");
+    let (world, session) = state_with_sdk_sidecar("marked-interrupt");
+    let path = world.transcript("transcript.jsonl");
     fs_err::write(&path, transcript_bytes).unwrap();
-    let report = provenance_json(&state, &session, &path);
-    (ledger(&state, &session, &path), report)
+    let report = provenance_json(&world, &session, &path);
+    (ledger(&world, &session, &path), report)
 }
 
 #[test]
@@ -1661,11 +1392,10 @@ fn ledger_relabels_nothing_when_an_unreadable_line_follows_the_group() {
 
 #[test]
 fn mark_interrupt_json_is_the_recorded_line_and_warns_without_hook_events() {
-    let state = scratch("mark-json");
+    let world = World::new("mark-json");
     let session = "-starts-with-a-dash";
-    let output = ctxhooks(
-        &state,
-        &[
+    let output = world
+        .ctxhooks([
             "mark-interrupt",
             &format!("--session={session}"),
             "--reason",
@@ -1673,38 +1403,24 @@ fn mark_interrupt_json_is_the_recorded_line_and_warns_without_hook_events() {
             "--gauge-pct",
             "78.4",
             "--json",
-        ],
-    );
-    assert!(output.status.success(), "{output:?}");
-    let recorded = fs_err::read_to_string(
-        state
-            .join("sessions")
-            .join(session)
-            .join("provenance.jsonl"),
-    )
-    .unwrap();
-    assert_eq!(String::from_utf8_lossy(&output.stdout), recorded);
+        ])
+        .stderr_contains("is ctxhooks-tooluse installed?")
+        .success();
+    let recorded = fs_err::read_to_string(world.sidecar(session)).unwrap();
+    assert_eq!(output.stdout_text(), recorded);
     assert!(recorded.contains("\"kind\":\"runtime_interrupt_mark\""));
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("is ctxhooks-tooluse installed?"),
-        "{output:?}"
-    );
     // With a hook event in the session, no warning.
-    let (state, session) = state_with_sdk_sidecar("marked-interrupt");
-    let output = ctxhooks(
-        &state,
-        &["mark-interrupt", "--session", &session, "--reason", "r"],
-    );
-    assert!(output.status.success());
-    assert!(output.stderr.is_empty(), "{output:?}");
+    let (world, session) = state_with_sdk_sidecar("marked-interrupt");
+    let output = world
+        .ctxhooks(["mark-interrupt", "--session", &session, "--reason", "r"])
+        .success();
+    assert!(output.stderr().is_empty(), "{output:?}");
     // Negative and non-finite gauges are refused, and nothing is written.
     for gauge in ["--gauge-pct=-1", "--gauge-pct=inf", "--gauge-pct=NaN"] {
-        let state = scratch("mark-gauge");
-        let output = ctxhooks(
-            &state,
-            &["mark-interrupt", "--session", "s", "--reason", "r", gauge],
-        );
-        assert!(!output.status.success(), "{gauge}");
-        assert!(!state.join("sessions").exists());
+        let world = World::new("mark-gauge");
+        world
+            .ctxhooks(["mark-interrupt", "--session", "s", "--reason", "r", gauge])
+            .failure();
+        assert!(!world.state_dir().join("sessions").exists(), "{gauge}");
     }
 }

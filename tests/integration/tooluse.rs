@@ -1,62 +1,55 @@
-//! Tests for `ctxhooks-tooluse`, run as Claude Code runs it: JSON on stdin, one sidecar line out.
+//! Tests for `ctxhooks-tooluse`, run as Claude Code runs it: JSON on stdin, one sidecar line out,
+//! and the frame every hook runs in (its stdin deadline, its time budget, its private state
+//! folder).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
-use crate::support::process::{spawn_with_stdin, wait_bounded};
-use crate::support::scratch::Scratch;
+use crate::support::{Hook, World, json_lines, make_fifo, mode, spawn_together};
 
-const TOOLUSE: &str = env!("CARGO_BIN_EXE_ctxhooks-tooluse");
 const SESSION: &str = "3b0c5f4e-1d2a-4c8e-9f00-5a6b7c8d9e0f";
 
-fn command(scratch: &Scratch) -> Command {
-    let mut command = Command::new(TOOLUSE);
-    command
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env("HOME", scratch.join("home"))
-        .env("CTXHOOKS_HOME", scratch.join("state"))
-        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-        .stderr(Stdio::piped());
-    command
+/// Runs the hook on `payload` (it exits 0 and prints nothing), and returns the sidecar's lines
+/// and the error log's lines.
+fn run(world: &World, payload: &Value) -> (Vec<Value>, Vec<Value>) {
+    world
+        .hook(Hook::ToolUse)
+        .stdin(payload.to_string())
+        .success();
+    (json_lines(&world.sidecar(SESSION)), world.errors())
 }
 
-/// Runs the hook on `payload`, checks it exited 0 silently, and returns the sidecar's lines and
-/// the error log's lines.
-fn run(scratch: &Scratch, payload: &Value) -> (Vec<Value>, Vec<Value>) {
-    let child = spawn_with_stdin(command(scratch), payload.to_string().as_bytes());
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    assert!(output.stdout.is_empty());
-    let lines = |path: std::path::PathBuf| -> Vec<Value> {
-        fs_err::read_to_string(path)
-            .map(|text| {
-                text.lines()
-                    .map(|line| serde_json::from_str(line).unwrap())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    (
-        lines(scratch.join(format!("state/sessions/{SESSION}/provenance.jsonl"))),
-        lines(scratch.join("state/errors.log")),
-    )
+/// A `PreToolUse` payload with the fields Claude Code sends.
+fn tooluse_payload() -> String {
+    json!({"session_id": SESSION, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"})
+    .to_string()
+}
+
+/// The fields the real CLI 2.1.332 sends (real-claude-code-e2e.md, "Hooks fire for real").
+pub(crate) fn pre_tool_use(session: &str, id: &str) -> Value {
+    json!({
+        "session_id": session, "transcript_path": "/tmp/project/transcript.jsonl",
+        "cwd": "/tmp/project", "prompt_id": "p-1", "permission_mode": "default",
+        "effort": {"level": "medium"}, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "sleep 5", "description": "Wait"}, "tool_use_id": id
+    })
 }
 
 #[test]
 fn optional_fields_of_an_unexpected_type_are_named_and_the_line_is_still_written() {
     // Only `session_id` and `hook_event_name` are needed: the rest is set aside when odd, and
     // the error log says which fields were (before, they were dropped without a word).
-    let scratch = Scratch::new("tooluse-odd");
+    let world = World::new("tooluse-odd");
     let payload = json!({
         "session_id": SESSION, "hook_event_name": "PostToolUse", "tool_name": ["Bash"],
         "tool_input": "ls -la", "tool_use_id": "toolu_9", "duration_ms": "slow",
         "tool_response": {"stdout": "x", "interrupted": "no"}, "is_interrupt": false,
         "cwd": 7
     });
-    let (sidecar, errors) = run(&scratch, &payload);
+    let (sidecar, errors) = run(&world, &payload);
     assert_eq!(sidecar.len(), 1);
     assert_eq!(
         sidecar[0],
@@ -79,10 +72,10 @@ fn optional_fields_of_an_unexpected_type_are_named_and_the_line_is_still_written
     }
 
     // Any `tool_response` is valid (an MCP tool's may be text): nothing to say about it.
-    let scratch = Scratch::new("tooluse-text-response");
+    let world = World::new("tooluse-text-response");
     let payload = json!({"session_id": SESSION, "hook_event_name": "PostToolUse",
         "tool_name": "mcp__x__y", "tool_response": "plain text"});
-    let (sidecar, errors) = run(&scratch, &payload);
+    let (sidecar, errors) = run(&world, &payload);
     assert_eq!((sidecar.len(), errors.len()), (1, 0), "{errors:?}");
 }
 
@@ -105,8 +98,8 @@ fn a_payload_without_what_the_hook_needs_is_refused_with_one_line() {
             "wrong type",
         ),
     ] {
-        let scratch = Scratch::new(&format!("tooluse-{name}"));
-        let (sidecar, errors) = run(&scratch, &payload);
+        let world = World::new(&format!("tooluse-{name}"));
+        let (sidecar, errors) = run(&world, &payload);
         assert!(sidecar.is_empty(), "{name}");
         assert_eq!(errors.len(), 1, "{name}: {errors:?}");
         assert!(
@@ -120,32 +113,189 @@ fn a_payload_without_what_the_hook_needs_is_refused_with_one_line() {
 fn the_stdin_deadline_holds_while_bytes_keep_arriving() {
     // A payload that starts and never ends, one byte every 10 ms on a pipe that stays open: the
     // hook's own deadline ends the run, with exit 0 and one line.
-    let scratch = Scratch::new("tooluse-trickle");
-    let mut child = command(&scratch)
-        .env("CTXHOOKS_STDIN_TIMEOUT_MS", "300")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"{\"session_id\": \"").unwrap();
-    let start = Instant::now();
-    // A generous bound against a hang, not a timing assertion.
-    while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(20) {
-        let _ = stdin.write_all(b"x");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(wait_bounded(&mut child, Duration::from_secs(1)), Some(0));
-    drop(stdin);
-    let errors: Vec<Value> = fs_err::read_to_string(scratch.join("state/errors.log"))
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let world = World::new("tooluse-trickle");
+    world
+        .hook(Hook::ToolUse)
+        .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "300")
+        .stdin_trickle("{\"session_id\": \"", b'x', Duration::from_millis(10))
+        .success();
+    let errors = world.errors();
     assert_eq!(errors.len(), 1, "{errors:?}");
     let text = errors[0]["error"].to_string();
     assert!(
         text.contains("no complete JSON value after 300 ms") && text.contains("bytes received"),
         "{text}"
     );
+}
+
+#[test]
+fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
+    // A FIFO where the provenance sidecar should be: opening it for appending blocks forever.
+    let world = World::new("watchdog");
+    fs_err::create_dir_all(world.session_dir(SESSION)).unwrap();
+    make_fifo(&world.sidecar(SESSION));
+    // The run is bounded against a hang: a hook that stays blocked on the FIFO fails the test.
+    world
+        .hook(Hook::ToolUse)
+        .env(env_vars::CTXHOOKS_HOOK_BUDGET_MS, "500")
+        .stdin(tooluse_payload())
+        .success();
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("budget"),
+        "{errors:?}"
+    );
+    // The line says who stalled: the hook, the event and the session.
+    assert_eq!(errors[0]["hook"], "ctxhooks-tooluse");
+    assert_eq!(errors[0]["event"], "PreToolUse");
+    assert_eq!(errors[0]["session_id"], SESSION);
+}
+
+#[test]
+fn a_restrictive_umask_still_leaves_a_usable_private_state_folder() {
+    let world = World::new("umask");
+    for umask in ["0277", "0022"] {
+        world
+            .hook(Hook::ToolUse)
+            .via(
+                "/bin/sh",
+                ["-c", &format!("umask {umask}; exec \"$0\" \"$@\"")],
+            )
+            .stdin(tooluse_payload())
+            .success();
+    }
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let sidecar = world.sidecar(SESSION);
+    assert_eq!(json_lines(&sidecar).len(), 2);
+    for path in [
+        world.state_dir(),
+        world.state_dir().join("sessions"),
+        world.session_dir(SESSION),
+    ] {
+        assert_eq!(mode(&path), 0o700, "{}", path.display());
+    }
+    assert_eq!(mode(&sidecar), 0o600);
+}
+
+#[test]
+fn a_sidecar_lock_held_forever_costs_one_line_not_the_hook() {
+    let world = World::new("held-append-lock");
+    fs_err::create_dir_all(world.session_dir(SESSION)).unwrap();
+    let sidecar = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(world.sidecar(SESSION))
+        .unwrap();
+    sidecar.file().lock().unwrap();
+    world.hook(Hook::ToolUse).stdin(tooluse_payload()).success();
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("lock"),
+        "{errors:?}"
+    );
+    drop(sidecar);
+}
+
+#[test]
+fn hook_records_start_completion_and_failure_with_only_a_summary() {
+    let world = World::new("hook");
+    let session = "3f1c1e7a-0000-4000-8000-000000000001";
+    let mut completed = pre_tool_use(session, "toolu_A");
+    completed["hook_event_name"] = json!("PostToolUse");
+    completed["duration_ms"] = json!(5012);
+    completed["tool_response"] = json!({"stdout": "SECRET-OUTPUT", "stderr": "",
+        "interrupted": false, "isImage": false, "noOutputExpected": false});
+    let mut failed = pre_tool_use(session, "toolu_B");
+    failed["hook_event_name"] = json!("PostToolUseFailure");
+    failed["error"] = json!("Exit code 1\nSECRET-OUTPUT");
+    failed["is_interrupt"] = json!(false);
+    failed["agent_id"] = json!("agent-7");
+    for payload in [pre_tool_use(session, "toolu_A"), completed, failed] {
+        // A hook prints nothing on stdout (every hook run checks it).
+        world
+            .hook(Hook::ToolUse)
+            .stdin(payload.to_string())
+            .success();
+    }
+    let sidecar = world.sidecar(session);
+    let lines = json_lines(&sidecar);
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["event"], "started");
+    assert_eq!(lines[0]["summary"], "sleep 5");
+    assert_eq!(lines[0]["transcript_path"], "/tmp/project/transcript.jsonl");
+    assert_eq!(lines[1]["event"], "completed");
+    assert_eq!(lines[1]["duration_ms"], 5012);
+    assert_eq!(lines[1]["interrupted"], false);
+    assert_eq!(lines[2]["event"], "failed");
+    assert_eq!(lines[2]["is_interrupt"], false);
+    assert_eq!(lines[2]["agent_id"], "agent-7");
+    let raw = fs_err::read_to_string(&sidecar).unwrap();
+    assert!(!raw.contains("SECRET-OUTPUT"));
+    assert!(!world.state_dir().join("errors.log").exists());
+    assert_eq!(mode(&sidecar), 0o600);
+    assert_eq!(mode(&world.session_dir(session)), 0o700);
+}
+
+#[test]
+fn concurrent_hook_processes_lose_and_interleave_no_line() {
+    let world = World::new("concurrent");
+    let session = "3f1c1e7a-0000-4000-8000-000000000002";
+    let count = 48;
+    let long_command = "x".repeat(5000);
+    // Every process exists before any gets its payload, so they run at the same time.
+    let runs = spawn_together((0..count).map(|index| {
+        let mut payload = pre_tool_use(session, &format!("toolu_{index:03}"));
+        payload["tool_input"]["command"] = json!(format!("{index} {long_command}"));
+        world.hook(Hook::ToolUse).stdin(payload.to_string())
+    }));
+    for run in runs {
+        run.wait().success();
+    }
+    let lines = json_lines(&world.sidecar(session));
+    assert_eq!(lines.len(), count);
+    let mut ids: Vec<String> = lines
+        .iter()
+        .map(|line| line["tool_use_id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    let expected: Vec<String> = (0..count)
+        .map(|index| format!("toolu_{index:03}"))
+        .collect();
+    assert_eq!(ids, expected);
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["summary"].as_str().unwrap().chars().count() == 80)
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+}
+
+#[test]
+fn hostile_payloads_exit_zero_and_log_one_line_each() {
+    let cases: [&[u8]; 6] = [
+        b"",
+        b"not json at all",
+        b"[1, 2, 3]",
+        br#"{"session_id": "../../etc", "hook_event_name": "PreToolUse", "tool_use_id": "t"}"#,
+        br#"{"session_id": "abc", "hook_event_name": "Stop"}"#,
+        br#"{"session_id": "abc", "hook_event_name": "PreToolUse", "tool_input": "#,
+    ];
+    for stdin in cases {
+        let world = World::new("hostile");
+        world.hook(Hook::ToolUse).stdin(stdin).success();
+        let errors = world.errors();
+        assert_eq!(
+            errors.len(),
+            1,
+            "{}: {errors:?}",
+            String::from_utf8_lossy(stdin)
+        );
+        assert_eq!(errors[0]["hook"], "ctxhooks-tooluse");
+        assert!(
+            !world.state_dir().join("sessions").exists(),
+            "nothing written for a refused payload"
+        );
+    }
 }

@@ -1,34 +1,14 @@
 //! Tests for the usage log: rows from every real transcript fixture, the Stop hook's cursor
 //! (incremental, half-written lines, rewritten transcripts, hostile payloads), and the report.
 
-// Helpers here are test code too: a failed step should fail the test loudly.
-#![allow(clippy::unwrap_used)]
+use std::path::Path;
 
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-use crate::support::process::{spawn_with_stdin, wait_bounded};
 use ctxhooks_shared::command::usage::log::{log_from_transcript, read_records, read_rows};
+use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::session_id::SessionId;
-use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::usage_record::{RescanReason, UsageRow};
+use ctxhooks_shared::store::usage_record::{RescanReason, UsageRecord, UsageRow};
 
-fn fixture(relative: &str) -> PathBuf {
-    Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/transcript-fixtures"
-    ))
-    .join(relative)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ctxhooks-usage-{name}-{}", std::process::id()));
-    let _ = fs_err::remove_dir_all(&dir);
-    fs_err::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::support::{Hook, World, append, make_fifo, mode, shared_fixture};
 
 /// Totals over rows: (requests, main-chain requests, input, cache writes, cache reads, output).
 type Totals = (usize, usize, u64, u64, u64, u64);
@@ -109,7 +89,7 @@ const EXPECTED: &[(&str, Totals)] = &[
 #[test]
 fn every_fixture_gives_one_row_per_request_with_the_final_output() {
     for (relative, expected) in EXPECTED {
-        let log = log_from_transcript(&fixture(relative)).unwrap();
+        let log = log_from_transcript(&shared_fixture(relative)).unwrap();
         assert_eq!(totals(&log.rows()), *expected, "{relative}");
     }
 }
@@ -118,7 +98,8 @@ fn every_fixture_gives_one_row_per_request_with_the_final_output() {
 fn main_chain_contexts_match_the_hand_computed_sequences() {
     // Same python3 derivation as above: input + cache_creation + cache_read per main-chain
     // request, in file order.
-    let log = log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let log =
+        log_from_transcript(&shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     assert_eq!(
         main_contexts(&log.rows()),
         [
@@ -126,7 +107,7 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
             67_114, 67_275
         ]
     );
-    let log = log_from_transcript(&fixture(
+    let log = log_from_transcript(&shared_fixture(
         "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     ))
     .unwrap();
@@ -157,7 +138,7 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
             ][..],
         ),
     ] {
-        let log = log_from_transcript(&fixture(relative)).unwrap();
+        let log = log_from_transcript(&shared_fixture(relative)).unwrap();
         let starts: Vec<bool> = log
             .rows()
             .iter()
@@ -172,24 +153,10 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
 fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).
-    let log = log_from_transcript(&fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
+    let log = log_from_transcript(&shared_fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
     let outputs: Vec<u64> = log.rows().iter().map(|row| row.output_tokens).collect();
     assert!(outputs.contains(&173), "{outputs:?}");
     assert!(!outputs.contains(&25), "{outputs:?}");
-}
-
-/// Runs the real Stop hook with `payload` on stdin; returns its stdout. Asserts exit 0.
-fn run_stop_hook(home: &Path, payload: &str) -> String {
-    let child = spawn_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-            .env("CTXHOOKS_HOME", home)
-            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-            .stderr(Stdio::piped()),
-        payload.as_bytes(),
-    );
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "the hook did not exit 0");
-    String::from_utf8(output.stdout).unwrap()
 }
 
 fn stop_payload(session: &str, transcript: &Path) -> String {
@@ -202,48 +169,25 @@ fn stop_payload(session: &str, transcript: &Path) -> String {
     .to_string()
 }
 
-fn errors_log_lines(home: &Path) -> Vec<String> {
-    let path = home.join("errors.log");
-    if !path.exists() {
-        return Vec::new();
-    }
-    fs_err::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(ToOwned::to_owned)
-        .collect()
-}
-
 /// The fixture's lines, each with its newline (the Entire files end without one).
 fn fixture_lines(relative: &str) -> Vec<String> {
-    fs_err::read_to_string(fixture(relative))
+    fs_err::read_to_string(shared_fixture(relative))
         .unwrap()
         .lines()
         .map(|line| format!("{line}\n"))
         .collect()
 }
 
-fn append(path: &Path, text: &str) {
-    let mut file = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    file.write_all(text.as_bytes()).unwrap();
-}
-
 /// Request records in the raw log that repeat an earlier record of the same key with the same
 /// values (a version that changed nothing is a duplicate).
-fn duplicate_versions(home: &Path, session: &SessionId) -> usize {
-    let path = StateDir::at(home.to_path_buf())
-        .session_dir(session)
-        .join("usage.jsonl");
+fn duplicate_versions(world: &World, session: &SessionId) -> usize {
+    let path = world.state().session_dir(session).join("usage.jsonl");
     let mut seen = std::collections::HashSet::new();
     read_records(&path)
         .unwrap()
         .into_iter()
         .filter_map(|record| match record {
-            ctxhooks_shared::store::usage_record::UsageRecord::Request(row) => Some(row),
+            UsageRecord::Request(row) => Some(row),
             _ => None,
         })
         .filter(|row| !seen.insert(serde_json::to_string(row).unwrap()))
@@ -261,19 +205,18 @@ fn incremental_runs_give_the_same_rows_as_one_run_over_the_whole_file() {
         ),
         ("placeholders", "marot__spotter/tool_heavy.jsonl", 3),
     ] {
-        let dir = scratch(&format!("incremental-{name}"));
-        let home = dir.join("state");
-        let transcript = dir.join("transcript.jsonl");
+        let world = World::new(&format!("incremental-{name}"));
+        let transcript = world.transcript("transcript.jsonl");
         let session = SessionId::parse("incremental-session").unwrap();
         let lines = fixture_lines(relative);
         for piece in lines.chunks(chunk) {
-            append(&transcript, &piece.concat());
-            assert_eq!(
-                run_stop_hook(&home, &stop_payload(session.as_str(), &transcript)),
-                ""
-            );
+            append(&transcript, piece.concat());
+            world
+                .hook(Hook::Stop)
+                .stdin(stop_payload(session.as_str(), &transcript))
+                .success();
         }
-        let state = StateDir::at(home.clone());
+        let state = world.state();
         let incremental = read_rows(&state, &session).unwrap();
         let whole = log_from_transcript(&transcript).unwrap().rows();
         assert_eq!(incremental, whole, "{relative}");
@@ -285,27 +228,25 @@ fn incremental_runs_give_the_same_rows_as_one_run_over_the_whole_file() {
                 .unwrap()
                 .1
         );
-        assert_eq!(duplicate_versions(&home, &session), 0, "{relative}");
-        assert!(
-            errors_log_lines(&home).is_empty(),
-            "{:?}",
-            errors_log_lines(&home)
-        );
+        assert_eq!(duplicate_versions(&world, &session), 0, "{relative}");
+        assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
         // One more run with nothing new appends nothing.
         let log = state.session_dir(&session).join("usage.jsonl");
         let before = fs_err::read(&log).unwrap();
-        run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+        world
+            .hook(Hook::Stop)
+            .stdin(stop_payload(session.as_str(), &transcript))
+            .success();
         assert_eq!(fs_err::read(&log).unwrap(), before);
     }
 }
 
 #[test]
 fn a_half_written_last_line_is_read_only_once_completed() {
-    let dir = scratch("half-line");
-    let home = dir.join("state");
-    let transcript = dir.join("transcript.jsonl");
+    let world = World::new("half-line");
+    let transcript = world.transcript("transcript.jsonl");
     let session = SessionId::parse("half-line").unwrap();
-    let state = StateDir::at(home.clone());
+    let state = world.state();
     let lines = fixture_lines("entireio__cli/b0/be9accda39/0/full.jsonl");
     // Cut in half the first line of the last request (the first line with its message id).
     let last_line = lines
@@ -321,39 +262,50 @@ fn a_half_written_last_line_is_read_only_once_completed() {
         .iter()
         .position(|line| line.contains(&message_id))
         .unwrap();
-    append(&transcript, &lines[..last_assistant].concat());
+    append(&transcript, lines[..last_assistant].concat());
     let line = &lines[last_assistant];
     let (first_half, second_half) = line.split_at(line.len() / 2);
     append(&transcript, first_half);
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let before = read_rows(&state, &session).unwrap();
     append(&transcript, second_half);
-    append(&transcript, &lines[last_assistant + 1..].concat());
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    append(&transcript, lines[last_assistant + 1..].concat());
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let after = read_rows(&state, &session).unwrap();
     // The 4 requests of this fixture (hand count as in EXPECTED): the cut request is not seen
     // while its line is half written, and is read once the line is complete.
     assert_eq!(before.len(), 3);
     assert_eq!(after.len(), 4);
     assert_eq!(after, log_from_transcript(&transcript).unwrap().rows());
-    assert!(errors_log_lines(&home).is_empty());
+    assert!(world.error_lines().is_empty());
 }
 
 #[test]
 fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
-    let dir = scratch("rescan");
-    let home = dir.join("state");
-    let transcript = dir.join("transcript.jsonl");
+    let world = World::new("rescan");
+    let transcript = world.transcript("transcript.jsonl");
     let session = SessionId::parse("rescan").unwrap();
-    let state = StateDir::at(home.clone());
+    let state = world.state();
     let lines = fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
     fs_err::write(&transcript, lines.concat()).unwrap();
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     assert_eq!(read_rows(&state, &session).unwrap().len(), 12);
 
     // Shrunk: only the first 30 lines remain (a truncation after a streaming error).
     fs_err::write(&transcript, lines[..30].concat()).unwrap();
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let rows = read_rows(&state, &session).unwrap();
     assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(
@@ -367,19 +319,20 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     let mut rewritten = lines[..30].to_vec();
     rewritten.swap(28, 29);
     fs_err::write(&transcript, rewritten.concat()).unwrap();
-    append(&transcript, &lines[30..].concat());
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    append(&transcript, lines[30..].concat());
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let rows = read_rows(&state, &session).unwrap();
     assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
     assert_eq!(rows.len(), 12);
-    assert_eq!(duplicate_versions(&home, &session), 0);
+    assert_eq!(duplicate_versions(&world, &session), 0);
     let reasons: Vec<RescanReason> = read_records(&state.session_dir(&session).join("usage.jsonl"))
         .unwrap()
         .into_iter()
         .filter_map(|record| match record {
-            ctxhooks_shared::store::usage_record::UsageRecord::Rescan(rescan) => {
-                Some(rescan.reason)
-            }
+            UsageRecord::Rescan(rescan) => Some(rescan.reason),
             _ => None,
         })
         .collect();
@@ -398,24 +351,29 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
 
 #[test]
 fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
-    let dir = scratch("damaged-log");
-    let home = dir.join("state");
-    let transcript = dir.join("transcript.jsonl");
+    let world = World::new("damaged-log");
+    let transcript = world.transcript("transcript.jsonl");
     let session = SessionId::parse("damaged-log").unwrap();
-    let state = StateDir::at(home.clone());
+    let state = world.state();
     let lines = fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
     fs_err::write(&transcript, lines[..30].concat()).unwrap();
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let log = state.session_dir(&session).join("usage.jsonl");
     // A line that is not even UTF-8, then a cursor that cannot be read (so a rescan follows).
     let mut bytes = fs_err::read(&log).unwrap();
     bytes.extend_from_slice(b"\xff\xfe\n");
     fs_err::write(&log, bytes).unwrap();
     fs_err::write(state.session_dir(&session).join("cursor.json"), "garbage").unwrap();
-    append(&transcript, &lines[30..].concat());
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    append(&transcript, lines[30..].concat());
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     // The unreadable cursor is said once, with its reason; the rescan hides nothing.
-    let errors = errors_log_lines(&home);
+    let errors = world.error_lines();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("usage cursor could not be read") && errors[0].contains("not valid"),
@@ -430,8 +388,11 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
     let cursor = state.session_dir(&session).join("cursor.json");
     let inode = |path: &Path| std::os::unix::fs::MetadataExt::ino(&fs_err::metadata(path).unwrap());
     let before = inode(&cursor);
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
-    assert_eq!(errors_log_lines(&home).len(), 1);
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
+    assert_eq!(world.error_lines().len(), 1);
     assert_eq!(inode(&cursor), before, "the cursor file was rewritten");
 }
 
@@ -439,11 +400,10 @@ fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
 fn an_optional_field_of_an_unexpected_type_still_gets_its_usage_logged() {
     // Only `session_id` and `transcript_path` are needed to log usage: an odd `agent_id` or
     // `cwd` used to make the whole payload unreadable, and nothing was logged.
-    let dir = scratch("odd-fields");
-    let home = dir.join("state");
+    let world = World::new("odd-fields");
     let session = SessionId::parse("odd-fields").unwrap();
-    let state = StateDir::at(home.clone());
-    let transcript = dir.join("transcript.jsonl");
+    let state = world.state();
+    let transcript = world.transcript("transcript.jsonl");
     fs_err::write(
         &transcript,
         fixture_lines("marot__spotter/short.jsonl").concat(),
@@ -456,9 +416,9 @@ fn an_optional_field_of_an_unexpected_type_still_gets_its_usage_logged() {
         "agent_id": 5,
         "cwd": 7,
     });
-    run_stop_hook(&home, &payload.to_string());
+    world.hook(Hook::Stop).stdin(payload.to_string()).success();
     assert_eq!(read_rows(&state, &session).unwrap().len(), 1);
-    let errors = errors_log_lines(&home);
+    let errors = world.error_lines();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("`agent_id` (a number, expected a string)")
@@ -470,13 +430,12 @@ fn an_optional_field_of_an_unexpected_type_still_gets_its_usage_logged() {
 
 #[test]
 fn subagent_stop_logs_the_agent_transcript_apart() {
-    let dir = scratch("subagent");
-    let home = dir.join("state");
+    let world = World::new("subagent");
     let session = SessionId::parse("subagent").unwrap();
-    let state = StateDir::at(home.clone());
-    let main = dir.join("main.jsonl");
+    let state = world.state();
+    let main = world.transcript("main.jsonl");
     fs_err::write(&main, fixture_lines("marot__spotter/short.jsonl").concat()).unwrap();
-    let agent = dir.join("agent-aac57f5.jsonl");
+    let agent = world.transcript("agent-aac57f5.jsonl");
     fs_err::write(
         &agent,
         fixture_lines(
@@ -492,7 +451,7 @@ fn subagent_stop_logs_the_agent_transcript_apart() {
         "agent_id": "aac57f5",
         "agent_transcript_path": agent,
     });
-    run_stop_hook(&home, &payload.to_string());
+    world.hook(Hook::Stop).stdin(payload.to_string()).success();
     let rows = read_rows(&state, &session).unwrap();
     // short.jsonl: 1 main request; agent-aac57f5.jsonl: 3 requests (EXPECTED above).
     assert_eq!(rows.iter().filter(|row| !row.sidechain).count(), 1);
@@ -505,92 +464,60 @@ fn subagent_stop_logs_the_agent_transcript_apart() {
     );
     // Private modes: files 0600, folders 0700.
     let session_dir = state.session_dir(&session);
-    assert_eq!(
-        fs_err::metadata(&session_dir).unwrap().permissions().mode() & 0o777,
-        0o700
-    );
+    assert_eq!(mode(&session_dir), 0o700);
     for name in ["usage.jsonl", "cursor.json", "usage.lock"] {
-        let mode = fs_err::metadata(session_dir.join(name))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600, "{name}");
+        assert_eq!(mode(&session_dir.join(name)), 0o600, "{name}");
     }
 }
 
 #[test]
 fn hostile_payloads_exit_zero_with_one_error_line_each() {
-    let dir = scratch("hostile");
-    let transcript = dir.join("transcript.jsonl");
-    fs_err::write(&transcript, "{}\n").unwrap();
-    for (name, payload) in [
-        ("not-json", "this is not json".to_owned()),
-        ("traversal", stop_payload("../../etc", &transcript)),
-        (
-            "missing",
-            stop_payload("missing", &dir.join("nowhere.jsonl")),
-        ),
-        (
-            "no-transcript",
-            r#"{"session_id":"abc","hook_event_name":"Stop"}"#.to_owned(),
-        ),
-    ] {
-        let home = dir.join(name);
-        assert_eq!(run_stop_hook(&home, &payload), "", "{name}");
-        assert_eq!(errors_log_lines(&home).len(), 1, "{name}");
+    for name in ["not-json", "traversal", "missing", "no-transcript"] {
+        let world = World::new(&format!("hostile-{name}"));
+        let transcript = world.write_transcript("transcript.jsonl", "{}\n");
+        let payload = match name {
+            "not-json" => "this is not json".to_owned(),
+            "traversal" => stop_payload("../../etc", &transcript),
+            "missing" => stop_payload("missing", &world.transcript("nowhere.jsonl")),
+            _ => r#"{"session_id":"abc","hook_event_name":"Stop"}"#.to_owned(),
+        };
+        world.hook(Hook::Stop).stdin(payload).success();
+        assert_eq!(world.error_lines().len(), 1, "{name}");
+        // `sessions/../../etc` would be `etc` beside the state folder.
         assert!(
-            !home.join("sessions").join("..").join("etc").exists() && !dir.join("etc").exists(),
+            !world.state_dir().join("etc").exists() && !world.config_dir().join("etc").exists(),
             "{name}"
         );
     }
 }
 
-/// Runs the Stop hook like [`run_stop_hook`], but gives up (and fails) when it has not ended
-/// after a generous 20 s: a hang detector, not a timing assertion.
-fn run_stop_hook_or_fail_on_hang(home: &Path, payload: &str, name: &str) {
-    let mut child = spawn_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-            .env("CTXHOOKS_HOME", home)
-            .env("CTXHOOKS_STDIN_TIMEOUT_MS", "2000")
-            .stderr(Stdio::null()),
-        payload.as_bytes(),
-    );
-    let status = wait_bounded(&mut child, std::time::Duration::from_secs(20));
-    assert_eq!(
-        status,
-        Some(0),
-        "{name}: the Stop hook hung or did not exit 0"
-    );
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    assert_eq!(stdout, "", "{name}");
-}
-
 #[test]
 fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging() {
-    let dir = scratch("special");
-    let fifo = dir.join("fifo.jsonl");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
-    let real = dir.join("real.jsonl");
-    fs_err::write(&real, "{}\n").unwrap();
-    let link = dir.join("link.jsonl");
+    let files = World::new("special");
+    let fifo = files.transcript("fifo.jsonl");
+    make_fifo(&fifo);
+    let real = files.write_transcript("real.jsonl", "{}\n");
+    let link = files.transcript("link.jsonl");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let folder = dir.join("folder.jsonl");
+    let folder = files.transcript("folder.jsonl");
     fs_err::create_dir_all(&folder).unwrap();
-    let zero = Path::new("/dev/zero");
+    // Runs the Stop hook on `payload` in a world of its own (each run is bounded against a
+    // hang), and returns its error log.
+    let errors_of = |name: &str, payload: String| {
+        let world = World::new(&format!("special-{name}"));
+        world.hook(Hook::Stop).stdin(payload).success();
+        world.error_lines()
+    };
     for (name, path) in [
         ("fifo", fifo.as_path()),
-        ("zero", zero),
+        ("zero", Path::new("/dev/zero")),
         ("folder", folder.as_path()),
         ("link", link.as_path()),
     ] {
         // As the main transcript.
-        let home = dir.join(format!("main-{name}"));
-        run_stop_hook_or_fail_on_hang(&home, &stop_payload("special", path), name);
-        assert_eq!(errors_log_lines(&home).len(), 1, "main {name}");
+        let errors = errors_of(&format!("main-{name}"), stop_payload("special", path));
+        assert_eq!(errors.len(), 1, "main {name}");
         // As a sub-agent's transcript, the main one being fine.
-        let home = dir.join(format!("agent-{name}"));
         let payload = serde_json::json!({
             "session_id": "special",
             "transcript_path": real,
@@ -599,8 +526,7 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
             "agent_transcript_path": path,
         })
         .to_string();
-        run_stop_hook_or_fail_on_hang(&home, &payload, name);
-        let errors = errors_log_lines(&home);
+        let errors = errors_of(&format!("agent-{name}"), payload);
         assert_eq!(errors.len(), 1, "agent {name}");
         assert!(
             errors[0].contains("sub-agent"),
@@ -610,16 +536,14 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
     }
     // A sub-agent transcript that does not exist is still a silent skip (Claude Code announces
     // the compaction agent's transcript and never writes it).
-    let home = dir.join("agent-missing");
     let payload = serde_json::json!({
         "session_id": "special",
         "transcript_path": real,
         "hook_event_name": "SubagentStop",
-        "agent_transcript_path": dir.join("never-written.jsonl"),
+        "agent_transcript_path": files.transcript("never-written.jsonl"),
     })
     .to_string();
-    run_stop_hook_or_fail_on_hang(&home, &payload, "missing agent");
-    assert!(errors_log_lines(&home).is_empty());
+    assert!(errors_of("agent-missing", payload).is_empty());
 }
 
 #[test]
@@ -627,7 +551,8 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     use ctxhooks_shared::command::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::command::usage::report::{ReportOptions, build_report};
     use ctxhooks_shared::store::trigger::Trigger;
-    let log = log_from_transcript(&fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let log =
+        log_from_transcript(&shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     let report = build_report(None, &log, None, &ReportOptions::default());
     // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
     // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
@@ -694,26 +619,10 @@ fn boundary_line(uuid: &str, pre_tokens: u64, time: &str) -> String {
     format!("{line}\n")
 }
 
-fn run_cli(home: &Path, arguments: &[&str]) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
-        .env("CTXHOOKS_HOME", home)
-        .env("CLAUDE_CONFIG_DIR", home.join("no-claude-config"))
-        .args(arguments)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[test]
 fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
-    let dir = scratch("loop");
-    let home = dir.join("state");
-    let transcript = dir.join("loop.jsonl");
+    let world = World::new("loop");
+    let transcript = world.transcript("loop.jsonl");
     let session = "loop-session";
     let early = "2026-01-01T00:00:00.000Z";
     fs_err::write(
@@ -730,23 +639,15 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
         "session_id": session, "transcript_path": transcript, "hook_event_name": "PreCompact",
         "trigger": "auto",
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks-precompact"))
-        .env("CTXHOOKS_HOME", &home)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(precompact.to_string().as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    world
+        .hook(Hook::PreCompact)
+        .stdin(precompact.to_string())
+        .success();
     // PreCompact logged the turns before the compaction (its boundary is not written yet).
-    let state = StateDir::at(home.clone());
+    let state = world.state();
     let logged = read_rows(&state, &SessionId::parse(session).unwrap()).unwrap();
     assert_eq!(logged.len(), 2);
-    let archive = home.join("sessions").join(session).join("archive");
+    let archive = world.session_dir(session).join("archive");
     let snapshot_folder = fs_err::read_dir(&archive)
         .unwrap()
         .next()
@@ -761,7 +662,7 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
     // a server that keeps reporting a context above the window, and no snapshots for them.
     append(
         &transcript,
-        &[
+        [
             boundary_line("b1", 160_020, &snapshot_time),
             assistant_line("3", 10, 240_000, 0, &snapshot_time),
             boundary_line("b2", 240_010, "2030-01-01T00:00:00.000Z"),
@@ -771,14 +672,15 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
         ]
         .concat(),
     );
-    run_stop_hook(&home, &stop_payload(session, &transcript));
-    assert!(
-        errors_log_lines(&home).is_empty(),
-        "{:?}",
-        errors_log_lines(&home)
-    );
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session, &transcript))
+        .success();
+    assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
 
-    let usage = run_cli(&home, &["usage", "--session", session, "--json"]);
+    let usage = world
+        .ctxhooks(["usage", "--session", session, "--json"])
+        .json();
     let rows = usage["rows"].as_array().unwrap();
     let served: Vec<(&str, u64, u64, u64, u64)> = rows
         .iter()
@@ -804,7 +706,9 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
     );
     assert_eq!(usage["compactions"].as_array().unwrap().len(), 3);
 
-    let report = run_cli(&home, &["report", "--session", session, "--json"]);
+    let report = world
+        .ctxhooks(["report", "--session", session, "--json"])
+        .json();
     let compactions = report["compactions"].as_array().unwrap();
     assert_eq!(compactions.len(), 3);
     assert!(compactions.iter().all(|c| c["basis"] == "structural"));
@@ -853,20 +757,15 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
 
 #[test]
 fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
-    let dir = scratch("svg");
-    let chart = dir.join("chart.svg");
-    let transcript = fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
-    let report = run_cli(
-        &dir,
-        &[
-            "report",
-            "--transcript",
-            transcript.to_str().unwrap(),
-            "--json",
-            "--svg",
-            chart.to_str().unwrap(),
-        ],
-    );
+    let world = World::new("svg");
+    let chart = world.join("chart.svg");
+    let transcript = shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let report = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .arg("--svg")
+        .arg(&chart)
+        .json();
     assert_eq!(report["compactions"].as_array().unwrap().len(), 1);
     let svg = fs_err::read_to_string(&chart).unwrap();
     assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
@@ -882,21 +781,26 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
     // tool_heavy.jsonl: lines 34 and 37 (1-based) are two blocks of one response, with
     // output_tokens 25 then 173 (grep -n on the fixture). Run the hook after line 34, then
     // after the rest.
-    let dir = scratch("later-line");
-    let home = dir.join("state");
-    let transcript = dir.join("transcript.jsonl");
+    let world = World::new("later-line");
+    let transcript = world.transcript("transcript.jsonl");
     let session = SessionId::parse("later-line").unwrap();
-    let state = StateDir::at(home.clone());
+    let state = world.state();
     let lines = fixture_lines("marot__spotter/tool_heavy.jsonl");
     assert!(
         lines[33].contains("\"output_tokens\":25") && lines[36].contains("\"output_tokens\":173")
     );
-    append(&transcript, &lines[..34].concat());
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    append(&transcript, lines[..34].concat());
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let before = read_rows(&state, &session).unwrap();
     assert_eq!(before.last().unwrap().output_tokens, 25);
-    append(&transcript, &lines[34..].concat());
-    run_stop_hook(&home, &stop_payload(session.as_str(), &transcript));
+    append(&transcript, lines[34..].concat());
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
     let after = read_rows(&state, &session).unwrap();
     assert_eq!(after.len(), 4);
     let updated = after
@@ -908,65 +812,16 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
     let versions = read_records(&state.session_dir(&session).join("usage.jsonl"))
         .unwrap()
         .into_iter()
-        .filter(|record| {
-            matches!(record, ctxhooks_shared::store::usage_record::UsageRecord::Request(row) if row.key == updated.key)
-        })
+        .filter(|record| matches!(record, UsageRecord::Request(row) if row.key == updated.key))
         .count();
     assert_eq!(versions, 2);
-    assert_eq!(duplicate_versions(&home, &session), 0);
-}
-
-/// Writes an executable shell script.
-fn write_script(path: &Path, body: &str) {
-    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
-    fs_err::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-#[test]
-fn the_crosscheck_script_runs_the_build_in_a_relative_cargo_target_dir() {
-    // A fake `cargo` (the build is not the point), a fake ccusage and a fake `ctxhooks` in a
-    // RELATIVE CARGO_TARGET_DIR that leaves a mark when run: the script must run that one, not
-    // `<repo>/target/debug/ctxhooks`.
-    let dir = scratch("target-dir");
-    let bin = dir.join("bin");
-    write_script(&bin.join("cargo"), "exit 0");
-    let ccusage = dir.join("ccusage");
-    write_script(
-        &ccusage,
-        r#"if [ "$1" = --version ]; then echo fake; else echo '{"totals":{}}'; fi"#,
-    );
-    let mark = dir.join("ran");
-    write_script(
-        &dir.join("elsewhere/debug/ctxhooks"),
-        &format!("touch '{}'; echo '{{\"rows\":[]}}'", mark.display()),
-    );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ccusage-crosscheck.sh");
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let output = Command::new("bash")
-        .arg(&script)
-        .arg(&ccusage)
-        .current_dir(&dir)
-        .env("PATH", path)
-        .env("CARGO_TARGET_DIR", "elsewhere")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        mark.exists(),
-        "the script did not run CARGO_TARGET_DIR's build"
-    );
+    assert_eq!(duplicate_versions(&world, &session), 0);
 }
 
 #[test]
 fn the_cursor_keeps_a_bounded_state_per_transcript() {
-    let dir = scratch("cursor-bound");
-    let home = dir.join("home");
-    let main = dir.join("main.jsonl");
+    let world = World::new("cursor-bound");
+    let main = world.transcript("main.jsonl");
     let mut text = String::new();
     for index in 0..30 {
         text.push_str(&assistant_line(
@@ -978,9 +833,12 @@ fn the_cursor_keeps_a_bounded_state_per_transcript() {
         ));
     }
     fs_err::write(&main, &text).unwrap();
-    run_stop_hook(&home, &stop_payload("bounded", &main));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload("bounded", &main))
+        .success();
     for agent in 0..3 {
-        let transcript = dir.join(format!("agent-a{agent}.jsonl"));
+        let transcript = world.transcript(format!("agent-a{agent}.jsonl"));
         fs_err::write(
             &transcript,
             assistant_line(&format!("a{agent}"), 3, 100, 1_000, "2026-01-01T00:00:01Z"),
@@ -994,28 +852,24 @@ fn the_cursor_keeps_a_bounded_state_per_transcript() {
             "agent_transcript_path": transcript,
         })
         .to_string();
-        run_stop_hook(&home, &payload);
+        world.hook(Hook::Stop).stdin(payload).success();
     }
-    assert!(errors_log_lines(&home).is_empty());
+    assert!(world.error_lines().is_empty());
     // All 30 + 3 rows are logged...
     let session = SessionId::parse("bounded").unwrap();
-    assert_eq!(
-        read_rows(&StateDir::at(home.clone()), &session)
-            .unwrap()
-            .len(),
-        33
-    );
+    assert_eq!(read_rows(&world.state(), &session).unwrap().len(), 33);
     // ...but the main transcript's cursor remembers only the last 8 requests (not all 30), and
     // a finished sub-agent's cursor only its offset and fingerprint.
-    let cursor: serde_json::Value =
-        serde_json::from_slice(&fs_err::read(home.join("sessions/bounded/cursor.json")).unwrap())
-            .unwrap();
+    let cursor: serde_json::Value = serde_json::from_slice(
+        &fs_err::read(world.session_dir("bounded").join("cursor.json")).unwrap(),
+    )
+    .unwrap();
     let transcripts = cursor["transcripts"].as_object().unwrap();
     assert_eq!(transcripts.len(), 4);
     let main_cursor = &transcripts[main.to_str().unwrap()];
     assert_eq!(main_cursor["state"]["recent"].as_array().unwrap().len(), 8);
     for agent in 0..3 {
-        let path = dir.join(format!("agent-a{agent}.jsonl"));
+        let path = world.transcript(format!("agent-a{agent}.jsonl"));
         let agent_cursor = transcripts[path.to_str().unwrap()].as_object().unwrap();
         let mut keys: Vec<&str> = agent_cursor.keys().map(String::as_str).collect();
         keys.sort_unstable();
@@ -1027,11 +881,11 @@ fn the_cursor_keeps_a_bounded_state_per_transcript() {
 
 #[test]
 fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
-    let home = scratch("held-lock");
+    let world = World::new("held-lock");
     let session = "held-lock-session";
-    let transcript = home.join("transcript.jsonl");
-    fs_err::copy(fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
-    let session_dir = home.join("sessions").join(session);
+    let transcript = world.transcript("transcript.jsonl");
+    fs_err::copy(shared_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    let session_dir = world.session_dir(session);
     fs_err::create_dir_all(&session_dir).unwrap();
     // Another process (a wedged hook) holds the session's usage lock.
     let lock = fs_err::OpenOptions::new()
@@ -1041,47 +895,49 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
         .open(session_dir.join("usage.lock"))
         .unwrap();
     lock.file().lock().unwrap();
-    let mut child = spawn_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_ctxhooks-stop"))
-            .env("CTXHOOKS_HOME", &home)
-            .env("CTXHOOKS_LOCK_WAIT_MS", "300"),
-        stop_payload(session, &transcript).as_bytes(),
-    );
-    assert_eq!(
-        wait_bounded(&mut child, std::time::Duration::from_secs(20)),
-        Some(0),
-        "the Stop hook waited for the lock without bound"
-    );
-    let errors = errors_log_lines(&home);
+    // The run is bounded against a hang: a hook that waited for the lock for ever fails it.
+    world
+        .hook(Hook::Stop)
+        .env(env_vars::CTXHOOKS_LOCK_WAIT_MS, "300")
+        .stdin(stop_payload(session, &transcript))
+        .success();
+    let errors = world.error_lines();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("busy"), "{errors:?}");
     // Once the lock is free, the next run catches up.
     lock.file().unlock().unwrap();
-    run_stop_hook(&home, &stop_payload(session, &transcript));
-    let rows = read_rows(
-        &StateDir::at(home.clone()),
-        &SessionId::parse(session).unwrap(),
-    )
-    .unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session, &transcript))
+        .success();
+    let rows = read_rows(&world.state(), &SessionId::parse(session).unwrap()).unwrap();
     assert!(!rows.is_empty());
 }
 
 // See: the shape issue, item 7 (unreadable transcript lines were skipped with no count anywhere).
 #[test]
 fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
-    let home = scratch("garbage-lines");
-    let transcript = home.join("garbage.jsonl");
+    let world = World::new("garbage-lines");
+    let transcript = world.transcript("garbage.jsonl");
     fs_err::copy(
-        fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
         &transcript,
     )
     .unwrap();
     // Two runs, each passing garbage: the counts add up, and the rows are all there.
     append(&transcript, "\nnot json at all\n{\"broken\":\n");
-    run_stop_hook(&home, &stop_payload("garbage", &transcript));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload("garbage", &transcript))
+        .success();
     append(&transcript, "[1, 2]\n");
-    run_stop_hook(&home, &stop_payload("garbage", &transcript));
-    let usage = run_cli(&home, &["usage", "--session", "garbage", "--json"]);
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload("garbage", &transcript))
+        .success();
+    let usage = world
+        .ctxhooks(["usage", "--session", "garbage", "--json"])
+        .json();
     assert_eq!(
         usage["skipped_lines"],
         serde_json::json!([{"transcript": transcript, "unreadable": 3, "overlong": 0}])
@@ -1090,58 +946,32 @@ fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
     assert_eq!(usage["rows"].as_array().unwrap().len(), whole.rows().len());
     assert_eq!(whole.skipped.len(), 1);
     assert_eq!(whole.skipped[0].unreadable, 3);
-    let report = run_cli(
-        &home,
-        &[
-            "report",
-            "--transcript",
-            transcript.to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let report = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
     assert_eq!(report["skipped_lines"][0]["unreadable"], 3);
     for arguments in [
         &["usage", "--session", "garbage"][..],
         &["report", "--session", "garbage"],
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
-            .args(arguments)
-            .env("CTXHOOKS_HOME", &home)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            text.contains("3 unreadable line(s)"),
-            "{arguments:?}: {text}"
-        );
+        world
+            .ctxhooks(arguments)
+            .stdout_contains("3 unreadable line(s)")
+            .success();
     }
 }
 
 #[test]
 fn a_fifo_named_on_the_command_line_is_refused_without_hanging() {
-    let home = scratch("cli-fifo");
-    let fifo = home.join("transcript.jsonl");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let world = World::new("cli-fifo");
+    let fifo = world.transcript("transcript.jsonl");
+    make_fifo(&fifo);
+    // Each run is bounded against a hang: a command that blocks on the FIFO fails the test.
     for command in ["usage", "report", "provenance", "ledger-input"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ctxhooks"))
-            .args([command, "--transcript"])
+        world
+            .ctxhooks([command, "--transcript"])
             .arg(&fifo)
-            .env("CTXHOOKS_HOME", &home)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let code = wait_bounded(&mut child, std::time::Duration::from_secs(20));
-        assert_eq!(
-            code,
-            Some(1),
-            "`ctxhooks {command} --transcript FIFO` did not refuse it"
-        );
+            .exit_code(1);
     }
 }

@@ -333,12 +333,8 @@ mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("ctxhooks-files-{name}-{}", std::process::id()));
-        let _ = fs_err::remove_dir_all(&dir);
-        create_private_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> crate::test_support::TempFolder {
+        crate::test_support::TempFolder::new(name)
     }
 
     #[test]
@@ -359,7 +355,7 @@ mod tests {
         write_atomic(&target, b"one", 0o600).unwrap();
         write_atomic(&target, b"two", 0o600).unwrap();
         assert_eq!(fs_err::read(&target).unwrap(), b"two");
-        assert_eq!(fs_err::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(fs_err::read_dir(dir.path()).unwrap().count(), 1);
         assert_eq!(fs_err::metadata(&target).unwrap().mode() & 0o777, 0o600);
     }
 

@@ -144,10 +144,8 @@ mod tests {
 
     #[test]
     fn refuses_without_blocking_what_is_not_a_regular_file() {
-        let dir =
-            std::env::temp_dir().join(format!("ctxhooks-transcript-file-{}", std::process::id()));
-        let _ = fs_err::remove_dir_all(&dir);
-        fs_err::create_dir_all(&dir).unwrap();
+        let temp = crate::test_support::TempFolder::new("transcript-file");
+        let dir = temp.path().to_path_buf();
         let real = dir.join("real.jsonl");
         fs_err::write(&real, "{}\n").unwrap();
         let link = dir.join("link.jsonl");

@@ -166,8 +166,8 @@ mod tests {
 
     #[test]
     fn stops_before_a_half_written_line() {
-        let dir = std::env::temp_dir().join(format!("ctxhooks-tail-{}", std::process::id()));
-        fs_err::create_dir_all(&dir).unwrap();
+        let temp = crate::test_support::TempFolder::new("tail");
+        let dir = temp.path();
         let path = dir.join("t.jsonl");
         fs_err::write(&path, b"one\ntwo\nthr").unwrap();
         let mut file = fs_err::File::open(&path).unwrap();
@@ -190,8 +190,8 @@ mod tests {
 
     #[test]
     fn nothing_past_until_is_read() {
-        let dir = std::env::temp_dir().join(format!("ctxhooks-tail-until-{}", std::process::id()));
-        fs_err::create_dir_all(&dir).unwrap();
+        let temp = crate::test_support::TempFolder::new("tail-until");
+        let dir = temp.path();
         let path = dir.join("t.jsonl");
         fs_err::write(&path, b"one\ntwo\nthree\n").unwrap();
         let mut file = fs_err::File::open(&path).unwrap();
@@ -207,8 +207,8 @@ mod tests {
 
     #[test]
     fn an_overlong_line_is_skipped_and_passed() {
-        let dir = std::env::temp_dir().join(format!("ctxhooks-tail-long-{}", std::process::id()));
-        fs_err::create_dir_all(&dir).unwrap();
+        let temp = crate::test_support::TempFolder::new("tail-long");
+        let dir = temp.path();
         let path = dir.join("t.jsonl");
         fs_err::write(&path, b"one\nmuch-too-long\ntwo\nalso-too-long").unwrap();
         let mut file = fs_err::File::open(&path).unwrap();

@@ -2,34 +2,32 @@
 //! `.e2e/`) in a throwaway `HOME` and project, against the scripted model server, with our real
 //! binaries installed by the real `ctxhooks install`.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::Duration;
 
+use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
+use super::fixtures::repository_file;
+#[expect(
+    unused_imports,
+    reason = "part of this module's public API before the harness moved it to fixtures.rs"
+)]
+pub use super::fixtures::repository_root;
 use super::model_server::ModelServer;
-use super::scratch::Scratch;
+use super::run::{CTXHOOKS, Hook, Run};
+use super::world::World;
 
 /// The Claude Code version the end-to-end tests are written against.
 pub const PINNED_CLAUDE_CODE: &str = "2.1.332";
 
-/// The binaries a sandbox installs, by their public names.
-const BINARIES: [(&str, &str); 4] = [
-    ("ctxhooks", env!("CARGO_BIN_EXE_ctxhooks")),
-    (
-        "ctxhooks-precompact",
-        env!("CARGO_BIN_EXE_ctxhooks-precompact"),
-    ),
-    ("ctxhooks-stop", env!("CARGO_BIN_EXE_ctxhooks-stop")),
-    ("ctxhooks-tooluse", env!("CARGO_BIN_EXE_ctxhooks-tooluse")),
-];
-
-/// The repository root.
-pub fn repository_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+/// How long one run of the CLI or the SDK driver may take before it counts as hung: a bound
+/// against hangs on a busy machine, never a timing assertion.
+const CLI_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The pinned `claude` binary, or `None` when the end-to-end tests should be skipped.
 /// `CTXHOOKS_E2E=require` (set by the README's test command and CI) turns a missing CLI into a
@@ -39,7 +37,7 @@ pub fn claude_binary() -> Option<PathBuf> {
     FOUND
         .get_or_init(|| {
             let path = std::env::var_os("CTXHOOKS_CLAUDE_BIN").map_or_else(
-                || repository_root().join(".e2e/node_modules/.bin/claude"),
+                || repository_file(".e2e/node_modules/.bin/claude"),
                 PathBuf::from,
             );
             let required = std::env::var("CTXHOOKS_E2E").is_ok_and(|value| value == "require");
@@ -63,12 +61,21 @@ pub fn claude_binary() -> Option<PathBuf> {
         .clone()
 }
 
-/// A throwaway world: `HOME`, a trusted project, and our binaries in a folder whose path has a
-/// space (so that the exec form of the installed hooks is exercised).
+/// A [`World`] for the real CLI: a trusted project, and our binaries in a folder whose path has
+/// a space (so that the exec form of the installed hooks is exercised).
+///
+/// Our commands run with the world's environment. The CLI gets the world's `HOME` but neither
+/// `CLAUDE_CONFIG_DIR` nor `CTXHOOKS_HOME`, as on a user's machine: the CLI then finds its
+/// `~/.claude.json` and `~/.claude`, and the hooks it runs find the state folder on their own,
+/// where our commands (told `CTXHOOKS_HOME`) look. Its `TMPDIR` is in the world too, so that
+/// what it leaves there goes with the world.
 pub struct Sandbox {
-    scratch: Scratch,
+    world: World,
+    /// `HOME`.
     pub home: PathBuf,
+    /// The trusted project, the CLI's current folder.
     pub project: PathBuf,
+    /// Where our binaries are installed from (its path has a space).
     pub bin_dir: PathBuf,
     claude: PathBuf,
 }
@@ -77,42 +84,45 @@ impl Sandbox {
     /// A new sandbox, or `None` when the CLI is missing and the test should be skipped.
     pub fn new(name: &str) -> Option<Self> {
         let claude = claude_binary()?;
-        let scratch = Scratch::new(name);
-        let home = scratch.join("home");
-        let project = scratch.join("project");
-        let bin_dir = scratch.join("bin with space");
-        for dir in [&home, &project, &bin_dir] {
-            fs_err::create_dir_all(dir).unwrap();
-        }
-        for (name, source) in BINARIES {
-            fs_err::copy(source, bin_dir.join(name)).unwrap();
+        let world = World::new(name);
+        let bin_dir = world.join("bin with space");
+        fs_err::create_dir_all(&bin_dir).unwrap();
+        fs_err::create_dir_all(world.join("tmp")).unwrap();
+        fs_err::copy(CTXHOOKS, bin_dir.join("ctxhooks")).unwrap();
+        for hook in Hook::ALL {
+            fs_err::copy(hook.binary(), bin_dir.join(hook.name())).unwrap();
         }
         let trust = json!({
             "hasCompletedOnboarding": true,
-            "projects": { project.to_string_lossy(): { "hasTrustDialogAccepted": true } }
+            "projects": { world.project().to_string_lossy(): { "hasTrustDialogAccepted": true } }
         });
         fs_err::write(
-            home.join(".claude.json"),
+            world.home().join(".claude.json"),
             serde_json::to_vec_pretty(&trust).unwrap(),
         )
         .unwrap();
         Some(Self {
-            scratch,
-            home,
-            project,
+            home: world.home(),
+            project: world.project(),
             bin_dir,
             claude,
+            world,
         })
+    }
+
+    /// The world the sandbox is built on.
+    pub fn world(&self) -> &World {
+        &self.world
     }
 
     /// The scratch folder holding everything.
     pub fn root(&self) -> &Path {
-        self.scratch.path()
+        self.world.root()
     }
 
     /// Our state folder in this sandbox (`$HOME/.claude/ctxhooks`).
     pub fn state_dir(&self) -> PathBuf {
-        self.home.join(".claude/ctxhooks")
+        self.world.state_dir()
     }
 
     /// Writes the project's `.claude/settings.json` keys we need before `ctxhooks install`.
@@ -126,62 +136,59 @@ impl Sandbox {
         .unwrap();
     }
 
+    /// Runs one of our installed binaries (from `bin_dir`) in this sandbox (a hook started this
+    /// way waits for its stdin as long as under the CLI).
+    pub fn run_installed(&self, binary: &str) -> Run {
+        Run::program(self.bin_dir.join(binary))
+            .world(&self.world)
+            .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+    }
+
+    /// Runs the installed `ctxhooks ARGS` in this sandbox.
+    pub fn run_ctxhooks<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.run_installed("ctxhooks").args(args)
+    }
+
     /// A command for one of our installed binaries, run in the project with the sandbox's env.
     pub fn ctxhooks_command(&self, binary: &str) -> Command {
-        let mut command = Command::new(self.bin_dir.join(binary));
-        self.apply_environment(&mut command);
-        command
+        self.run_installed(binary).command()
     }
 
     /// Runs `ctxhooks ARGS` and returns its output (not checked).
     pub fn ctxhooks(&self, args: &[&str]) -> Output {
-        self.ctxhooks_command("ctxhooks")
-            .args(args)
-            .output()
-            .unwrap()
+        self.run_ctxhooks(args).output().into_output()
     }
 
     /// Runs `ctxhooks ARGS`, asserts success, and parses stdout as JSON.
+    #[track_caller]
     pub fn ctxhooks_json(&self, args: &[&str]) -> Value {
-        let output = self.ctxhooks(args);
-        assert!(
-            output.status.success(),
-            "ctxhooks {args:?} failed: {}\n{}",
-            String::from_utf8_lossy(&output.stderr),
-            String::from_utf8_lossy(&output.stdout)
-        );
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-            panic!(
-                "ctxhooks {args:?} printed no JSON ({error}): {}",
-                String::from_utf8_lossy(&output.stdout)
-            )
-        })
+        self.run_ctxhooks(args).json()
     }
 
     /// Installs our hooks into the project's settings with the real installer.
+    #[track_caller]
     pub fn install_hooks(&self) {
-        let output = self.ctxhooks(&["install", "--scope", "project"]);
-        assert!(
-            output.status.success(),
-            "ctxhooks install failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        self.run_ctxhooks(["install", "--scope", "project"])
+            .success();
     }
 
-    fn apply_environment(&self, command: &mut Command) {
-        command.current_dir(&self.project);
-        for (key, _) in std::env::vars_os() {
-            let key_text = key.to_string_lossy();
-            if key_text.starts_with("ANTHROPIC_")
-                || key_text.starts_with("CLAUDE")
-                || key_text.starts_with("CTXHOOKS_")
-                || key_text.starts_with("OTEL_")
-            {
-                command.env_remove(&key);
-            }
-        }
-        command.env("HOME", &self.home);
-        command.env("CTXHOOKS_STDIN_TIMEOUT_MS", "10000");
+    /// Runs the real CLI in this sandbox; `ANTHROPIC_BASE_URL` points at `server`.
+    pub fn run_claude(&self, server: &ModelServer) -> Run {
+        Run::program(&self.claude)
+            .world(&self.world)
+            .env_remove(env_vars::CLAUDE_CONFIG_DIR)
+            .env_remove(env_vars::CTXHOOKS_HOME)
+            .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+            .env("TMPDIR", self.world.join("tmp"))
+            .env("ANTHROPIC_BASE_URL", server.base_url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-ctxhooks")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .timeout(CLI_TIMEOUT)
     }
 
     /// Runs the real CLI with `args` against `server`; returns its output (not checked).
@@ -196,23 +203,17 @@ impl Sandbox {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Output {
-        let mut command = Command::new(&self.claude);
-        self.apply_environment(&mut command);
-        command
-            .env("ANTHROPIC_BASE_URL", server.base_url())
-            .env("ANTHROPIC_API_KEY", "sk-ant-test-ctxhooks")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .args(args)
-            .stdin(std::process::Stdio::null());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        command.output().unwrap()
+        env.iter()
+            .fold(self.run_claude(server).args(args), |run, (key, value)| {
+                run.env(key, value)
+            })
+            .output()
+            .into_output()
     }
 
     /// Runs `claude -p PROMPT --output-format json [--resume SESSION]` and returns the result
     /// object, asserting the CLI succeeded.
+    #[track_caller]
     pub fn prompt(&self, server: &ModelServer, prompt: &str, resume: Option<&str>) -> Value {
         let mut args = vec![
             "-p",
@@ -225,14 +226,8 @@ impl Sandbox {
         if let Some(session) = resume {
             args.extend(["--resume", session]);
         }
-        let output = self.claude(server, &args);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "claude {args:?} failed ({}):\nstdout: {stdout}\nstderr: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.run_claude(server).args(&args).success();
+        let stdout = output.stdout_text();
         let result: Value = serde_json::from_str(stdout.trim())
             .unwrap_or_else(|error| panic!("claude printed no JSON result ({error}): {stdout}"));
         assert_eq!(
@@ -244,50 +239,33 @@ impl Sandbox {
 
     /// The transcript of `session` in this sandbox's Claude Code project folder.
     pub fn transcript_path(&self, session: &str) -> PathBuf {
-        let slug: String = self
-            .project
-            .to_string_lossy()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        self.home
-            .join(".claude/projects")
-            .join(slug)
-            .join(format!("{session}.jsonl"))
+        self.world.transcript_path(session)
     }
 
     /// Runs `tests/e2e/sdk-interrupt.mjs SCENARIO` with the pinned Agent SDK against `server`, in
     /// this sandbox's project and `HOME`, marking through the real `ctxhooks mark-interrupt`.
     /// Returns the driver's JSON report.
+    #[track_caller]
     pub fn run_sdk_driver(&self, server: &ModelServer, scenario: &str) -> Value {
-        let driver = repository_root().join("tests/e2e/sdk-interrupt.mjs");
-        let mut command = Command::new("node");
-        self.apply_environment(&mut command);
-        command
-            .arg(&driver)
+        let output = Run::program("node")
+            .world(&self.world)
+            .arg(repository_file("tests/e2e/sdk-interrupt.mjs"))
             .arg(server.base_url())
             .arg(scenario)
             .arg(&self.project)
-            .env("CTXHOOKS_HOME", self.state_dir())
+            .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+            .env("TMPDIR", self.world.join("tmp"))
             .env("CTXHOOKS_E2E_HOME", &self.home)
             .env("CTXHOOKS_MARK_BIN", self.bin_dir.join("ctxhooks"))
-            .stdin(std::process::Stdio::null());
-        let output = command.output().unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "sdk driver {scenario} failed ({}):\nstdout: {stdout}\nstderr: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
+            .timeout(CLI_TIMEOUT)
+            .success();
+        let stdout = output.stdout_text();
         serde_json::from_str(stdout.trim())
             .unwrap_or_else(|error| panic!("the sdk driver printed no JSON ({error}): {stdout}"))
     }
 
     /// The lines of `errors.log`, if any.
     pub fn error_log_lines(&self) -> Vec<String> {
-        fs_err::read_to_string(self.state_dir().join("errors.log"))
-            .map(|text| text.lines().map(str::to_owned).collect())
-            .unwrap_or_default()
+        self.world.error_lines()
     }
 }

@@ -1,6 +1,46 @@
-//! Test support: scratch folders, the scripted model server, and the real Claude Code CLI.
+//! Test support: one world per test, one way to run a program in it, one place for fixtures.
+//!
+//! Every program a test starts goes through [`Run`](run::Run) in a [`World`], and no test
+//! changes its own environment (`std::env::set_var`). A new test, in three lines:
+//!
+//! ```text
+//! let world = World::new("short-transcript");        // private HOME, config, state, project
+//! world.hook(Hook::Stop).stdin(payload).success();   // exit 0, nothing on stdout
+//! assert_eq!(world.errors(), Vec::<Value>::new());   // then look at what it left
+//! ```
+//!
+//! where `payload` names a transcript laid out with `world.write_transcript(..)` from a
+//! [`shared_fixture`], and `world.ctxhooks(["usage", "--session", id, "--json"]).json()` reads
+//! the result back through the command.
+//!
+//! - [`World`] (`world.rs`): the folders of one test (`HOME`, `CLAUDE_CONFIG_DIR`,
+//!   `CTXHOOKS_HOME`, the project, Claude Code's transcript folder), removed when dropped.
+//! - [`Run`](run::Run) (`run.rs`): the one builder that runs a program. `world.hook(Hook::Stop)`,
+//!   `world.ctxhooks([...])` and `world.program(path)` start one with the world's environment
+//!   on the child (inherited `ANTHROPIC_*`, `CLAUDE*`, `CTXHOOKS_*` and `OTEL_*` removed);
+//!   `.stdin(..)`, `.env(..)`, `.in_dir(..)`, `.timeout(..)`, `.via(..)` shape it;
+//!   `.stdout(..)`, `.stderr_contains(..)`, `.expect_file(..)` add checks; `.success()`,
+//!   `.exit_code(n)`, `.failure()`, `.json()` or `.output()` run it and print stdout and stderr
+//!   when a check fails. A hook run always checks that stdout stays empty.
+//! - [`Scratch`] (`scratch.rs`): the one temporary folder type, unique per test and removed when
+//!   dropped (kept when `CTXHOOKS_KEEP_SCRATCH` is set). Worlds are made of it.
+//! - `fixtures.rs`: [`shared_fixture`] (`../shared/transcript-fixtures`) and
+//!   [`project_fixture`] (`tests/fixtures`); nothing else builds those paths.
+//! - `files.rs`: reading what programs leave (modes, JSON Lines) and a few setup steps (a FIFO,
+//!   whether the tests run as root, a visible note when a check is skipped).
+//! - `claude.rs`: the end-to-end [`claude::Sandbox`], a world with our binaries installed and the
+//!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to.
 
 pub mod claude;
+pub mod files;
+pub mod fixtures;
 pub mod model_server;
-pub mod process;
+pub mod run;
 pub mod scratch;
+pub mod world;
+
+pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped};
+pub use fixtures::{project_fixture, shared_fixture};
+pub use run::{CTXHOOKS, Hook, spawn_together};
+pub use scratch::Scratch;
+pub use world::World;

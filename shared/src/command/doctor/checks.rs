@@ -426,25 +426,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-
-    /// A fresh folder under the system temp folder, removed when dropped.
-    struct TempFolder(PathBuf);
-
-    impl TempFolder {
-        fn new(name: &str) -> Self {
-            let path =
-                std::env::temp_dir().join(format!("ctxhooks-doctor-{name}-{}", std::process::id()));
-            let _ = fs_err::remove_dir_all(&path);
-            fs_err::create_dir_all(&path).unwrap();
-            Self(path)
-        }
-    }
-
-    impl Drop for TempFolder {
-        fn drop(&mut self) {
-            let _ = fs_err::remove_dir_all(&self.0);
-        }
-    }
+    use crate::test_support::TempFolder;
 
     fn codes(findings: &[Finding]) -> Vec<&'static str> {
         findings.iter().map(Finding::code).collect()
@@ -454,12 +436,12 @@ mod tests {
     fn the_state_folder_must_be_a_private_folder() {
         let temp = TempFolder::new("state");
         let mut findings = Vec::new();
-        let absent = check_state_dir(&StateDir::at(temp.0.join("absent")), &mut findings);
+        let absent = check_state_dir(&StateDir::at(temp.path().join("absent")), &mut findings);
         assert!(!absent.exists);
-        let file = temp.0.join("file");
+        let file = temp.path().join("file");
         fs_err::write(&file, "").unwrap();
         check_state_dir(&StateDir::at(file), &mut findings);
-        let open = temp.0.join("open");
+        let open = temp.path().join("open");
         fs_err::create_dir(&open).unwrap();
         fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
         let check = check_state_dir(&StateDir::at(open.clone()), &mut findings);
@@ -485,9 +467,9 @@ mod tests {
     #[test]
     fn missing_binaries_are_named() {
         let temp = TempFolder::new("binaries");
-        fs_err::write(temp.0.join(HOOK_BINARIES[0].name), "").unwrap();
+        fs_err::write(temp.path().join(HOOK_BINARIES[0].name), "").unwrap();
         let mut findings = Vec::new();
-        let checks = check_binaries(Some(&temp.0), &mut findings);
+        let checks = check_binaries(Some(temp.path()), &mut findings);
         assert_eq!(checks.len(), HOOK_BINARIES.len());
         assert!(checks[0].present);
         assert!(checks[1..].iter().all(|check| !check.present));
@@ -495,15 +477,15 @@ mod tests {
         assert!(matches!(
             &findings[0],
             Finding::BinaryMissing { name, dir: Some(dir) }
-                if *name == HOOK_BINARIES[1].name && *dir == temp.0
+                if *name == HOOK_BINARIES[1].name && *dir == temp.path()
         ));
     }
 
     #[test]
     fn a_settings_file_is_read_for_hooks_retention_and_disabled_hooks() {
         let temp = TempFolder::new("settings");
-        let project = temp.0.join("project");
-        let bin = temp.0.join("bin");
+        let project = temp.path().join("project");
+        let bin = temp.path().join("bin");
         fs_err::create_dir_all(project.join(".claude")).unwrap();
         fs_err::create_dir_all(&bin).unwrap();
         for binary in HOOK_BINARIES {
@@ -512,7 +494,7 @@ mod tests {
         let planned = planned_handlers(&bin);
         let current = &planned[0];
         let stale = serde_json::json!({"type": "command", "command": bin.join(HOOK_BINARIES[0].name), "timeout": 5});
-        let gone = serde_json::json!({"type": "command", "command": temp.0.join("gone").join(HOOK_BINARIES[1].name)});
+        let gone = serde_json::json!({"type": "command", "command": temp.path().join("gone").join(HOOK_BINARIES[1].name)});
         let settings = serde_json::json!({
             "cleanupPeriodDays": 90,
             "disableAllHooks": true,
@@ -555,7 +537,7 @@ mod tests {
     #[test]
     fn a_settings_file_that_is_not_json_is_broken_and_no_file_is_nothing() {
         let temp = TempFolder::new("invalid");
-        let project = temp.0.join("project");
+        let project = temp.path().join("project");
         fs_err::create_dir_all(project.join(".claude")).unwrap();
         let mut findings = Vec::new();
         let absent = check_settings(SettingsScope::Local, &project, &[], &mut findings).unwrap();

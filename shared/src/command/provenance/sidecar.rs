@@ -314,10 +314,8 @@ mod tests {
     type Problem = (usize, MarkProblemKind, Option<u64>, Option<u64>);
 
     fn sidecar_of(name: &str, text: &str) -> Sidecar {
-        let dir =
-            std::env::temp_dir().join(format!("ctxhooks-sidecar-{name}-{}", std::process::id()));
-        crate::store::files::create_private_dir_all(&dir).unwrap();
-        let path = dir.join("provenance.jsonl");
+        let temp = crate::test_support::TempFolder::new(name);
+        let path = temp.join("provenance.jsonl");
         fs_err::write(&path, text).unwrap();
         read_sidecar(&path).unwrap()
     }

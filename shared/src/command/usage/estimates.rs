@@ -349,7 +349,8 @@ mod tests {
 
     #[test]
     fn the_cap_comes_from_the_flag_the_settings_or_the_model() {
-        let dir = std::env::temp_dir().join(format!("ctxhooks-cap-{}", std::process::id()));
+        let temp = crate::test_support::TempFolder::new("cap");
+        let dir = temp.path();
         let project = dir.join("project");
         fs_err::create_dir_all(project.join(".claude")).unwrap();
         fs_err::write(

@@ -1,0 +1,73 @@
+//! Small readers for what the programs under test leave on disk.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The permission bits of `path` (`0o600`, `0o700`, ...).
+pub fn mode(path: &Path) -> u32 {
+    fs_err::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The lines of a text file; none when it does not exist.
+pub fn text_lines(path: &Path) -> Vec<String> {
+    if !path.exists() {
+        return Vec::new();
+    }
+    fs_err::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The lines of a JSON Lines file, each parsed; none when it does not exist.
+pub fn json_lines(path: &Path) -> Vec<Value> {
+    text_lines(path)
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|error| {
+                panic!(
+                    "`{}` holds a line that is not JSON ({error}): {line}",
+                    path.display()
+                )
+            })
+        })
+        .collect()
+}
+
+/// Appends `text` to `path`, creating the file (and its folder) if needed.
+pub fn append(path: &Path, text: impl AsRef<[u8]>) {
+    use std::io::Write as _;
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut file = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_ref()).unwrap();
+}
+
+/// Makes a FIFO at `path`: opening it blocks until someone opens the other end.
+pub fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Returns true if and only if the tests run as root (a few checks need it, and say when they
+/// skip).
+pub fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    // `/proc/self` belongs to the process's effective user.
+    fs_err::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
+}
+
+/// Says on the process's stderr, past the test harness's capture, that a test skipped a check.
+pub fn say_skipped(what: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "\nSKIPPED: {what}\n");
+}

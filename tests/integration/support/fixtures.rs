@@ -1,0 +1,53 @@
+//! Where the tests find what they read: the shared transcript fixtures beside the repository,
+//! this repository's own fixtures, and files of the repository itself. No other file builds
+//! these paths.
+
+use std::path::{Path, PathBuf};
+
+/// The repository root (the `ctxhooks` package).
+pub fn repository_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file of this repository, such as `install/setup.sh`.
+pub fn repository_file(relative: &str) -> PathBuf {
+    repository_root().join(relative)
+}
+
+/// A real transcript from `../shared/transcript-fixtures` (beside the repository), such as
+/// `marot__spotter/short.jsonl`.
+pub fn shared_fixture(relative: &str) -> PathBuf {
+    shared_fixtures_root().join(relative)
+}
+
+/// A capture of this repository's `tests/fixtures`, such as
+/// `sdk-0.3.332/marked-interrupt/transcript.jsonl`.
+pub fn project_fixture(relative: &str) -> PathBuf {
+    repository_root().join("tests/fixtures").join(relative)
+}
+
+/// Every `.jsonl` file of the shared fixtures, sorted.
+pub fn all_shared_transcripts() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    collect_jsonl(&shared_fixtures_root(), &mut found);
+    found.sort();
+    found
+}
+
+fn shared_fixtures_root() -> PathBuf {
+    repository_root().join("../shared/transcript-fixtures")
+}
+
+fn collect_jsonl(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs_err::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_jsonl(&path, found);
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "jsonl")
+        {
+            found.push(path);
+        }
+    }
+}

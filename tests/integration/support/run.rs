@@ -1,0 +1,651 @@
+//! Running a program the way the tests need: in a [`World`] (its `HOME`, config and state
+//! folders set on the child, nothing inherited that could change what our code does), with
+//! bytes on stdin, under a generous bound against hangs, then checking the exit code, stdout,
+//! stderr and files, printing everything the program said when a check fails.
+//!
+//! ```text
+//! world.hook(Hook::Stop).stdin(payload).success();            // exit 0, nothing on stdout
+//! world.ctxhooks(["usage", "--json"]).json();                  // exit 0, stdout parsed
+//! world.ctxhooks(["install"]).stderr_contains("4:1").exit_code(1);
+//! ```
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Barrier};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use ctxhooks_shared::store::env_vars;
+use serde_json::Value;
+
+use super::world::World;
+
+/// The `ctxhooks` command built for these tests.
+pub const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
+
+/// Variables no child inherits from the test process: they would change what our code or
+/// Claude Code does (`CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR`, an API key, telemetry). A test sets
+/// the ones it means on the child, never with `std::env::set_var`.
+const SCRUBBED_PREFIXES: [&str; 4] = ["ANTHROPIC_", "CLAUDE", "CTXHOOKS_", "OTEL_"];
+
+/// How long a program may run before it counts as hung. A generous bound against a hang on a
+/// busy machine, never a timing assertion.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Our hook binaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    /// `ctxhooks-precompact`.
+    PreCompact,
+    /// `ctxhooks-stop` (Stop and `SubagentStop`).
+    Stop,
+    /// `ctxhooks-tooluse` (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`).
+    ToolUse,
+}
+
+impl Hook {
+    /// Every hook.
+    pub const ALL: [Self; 3] = [Self::PreCompact, Self::Stop, Self::ToolUse];
+
+    /// The binary's name, as it is installed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PreCompact => "ctxhooks-precompact",
+            Self::Stop => "ctxhooks-stop",
+            Self::ToolUse => "ctxhooks-tooluse",
+        }
+    }
+
+    /// The binary built for these tests.
+    pub fn binary(self) -> &'static Path {
+        Path::new(match self {
+            Self::PreCompact => env!("CARGO_BIN_EXE_ctxhooks-precompact"),
+            Self::Stop => env!("CARGO_BIN_EXE_ctxhooks-stop"),
+            Self::ToolUse => env!("CARGO_BIN_EXE_ctxhooks-tooluse"),
+        })
+    }
+}
+
+/// What the child reads on stdin.
+enum Input {
+    /// Nothing: stdin is `/dev/null`.
+    Null,
+    /// These bytes, then end of input.
+    Bytes(Vec<u8>),
+    /// These bytes, and the pipe held open until the child ends.
+    HeldOpen(Vec<u8>),
+    /// These bytes, then one more byte every `every` until the child ends.
+    Trickle {
+        start: Vec<u8>,
+        filler: u8,
+        every: Duration,
+    },
+}
+
+/// A program to run, built up by chained calls and run by one of [`Run::output`],
+/// [`Run::success`], [`Run::failure`], [`Run::exit_code`], [`Run::json`] or [`Run::spawn`].
+#[must_use = "a Run does nothing until .success(), .exit_code(n), .failure(), .json(), .output() or .spawn()"]
+pub struct Run {
+    program: OsString,
+    wrapper: Vec<OsString>,
+    args: Vec<OsString>,
+    env: BTreeMap<OsString, Option<OsString>>,
+    dir: Option<PathBuf>,
+    in_world: bool,
+    input: Input,
+    timeout: Duration,
+    gate: Option<Arc<Barrier>>,
+    expected_stdout: Option<Vec<u8>>,
+    stdout_contains: Vec<String>,
+    stderr_contains: Vec<String>,
+    expected_files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+impl Run {
+    /// Any program.
+    pub fn program(program: impl AsRef<OsStr>) -> Self {
+        Self {
+            program: program.as_ref().to_owned(),
+            wrapper: Vec::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            dir: None,
+            in_world: false,
+            input: Input::Null,
+            timeout: DEFAULT_TIMEOUT,
+            gate: None,
+            expected_stdout: None,
+            stdout_contains: Vec::new(),
+            stderr_contains: Vec::new(),
+            expected_files: Vec::new(),
+        }
+    }
+
+    /// One of our hooks. A hook never prints on stdout (it is Claude Code's protocol channel),
+    /// so every hook run checks that its stdout is empty.
+    pub fn hook(hook: Hook) -> Self {
+        Self::program(hook.binary()).stdout("")
+    }
+
+    /// `ctxhooks ARGS`.
+    pub fn ctxhooks<I, S>(args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Self::program(CTXHOOKS).args(args)
+    }
+
+    /// Runs in `world`: `HOME`, `CLAUDE_CONFIG_DIR` and `CTXHOOKS_HOME` point into it, and the
+    /// current folder is its project. Every run needs a world.
+    pub fn world(mut self, world: &World) -> Self {
+        self.in_world = true;
+        self.dir.get_or_insert_with(|| world.project());
+        self.env(env_vars::HOME, world.home())
+            .env(env_vars::CLAUDE_CONFIG_DIR, world.config_dir())
+            .env(env_vars::CTXHOOKS_HOME, world.state_dir())
+    }
+
+    /// One more argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    /// More arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|arg| arg.as_ref().to_owned()));
+        self
+    }
+
+    /// Runs the program through `wrapper ARGS`, which gets the program and its arguments after
+    /// its own (`/bin/sh -c 'umask 0277; exec "$0" "$@"'`, `setpriv --reuid=...`).
+    pub fn via<I, S>(mut self, wrapper: impl AsRef<OsStr>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.wrapper = std::iter::once(wrapper.as_ref().to_owned())
+            .chain(args.into_iter().map(|arg| arg.as_ref().to_owned()))
+            .collect();
+        self
+    }
+
+    /// Sets a variable on the child.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env
+            .insert(key.as_ref().to_owned(), Some(value.as_ref().to_owned()));
+        self
+    }
+
+    /// Removes a variable from the child (one the world set, or one the child would inherit).
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env.insert(key.as_ref().to_owned(), None);
+        self
+    }
+
+    /// Runs in `dir` instead of the world's project folder.
+    pub fn in_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Writes `bytes` on the child's stdin, then closes it.
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.input = Input::Bytes(bytes.as_ref().to_owned());
+        self
+    }
+
+    /// Writes `bytes` on the child's stdin and keeps the pipe open until the child ends, as a
+    /// caller that never closes it would.
+    pub fn stdin_held_open(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.input = Input::HeldOpen(bytes.as_ref().to_owned());
+        self
+    }
+
+    /// Writes `start`, then one `filler` byte every `every`, until the child ends.
+    pub fn stdin_trickle(mut self, start: impl AsRef<[u8]>, filler: u8, every: Duration) -> Self {
+        self.input = Input::Trickle {
+            start: start.as_ref().to_owned(),
+            filler,
+            every,
+        };
+        self
+    }
+
+    /// How long the program may run before it counts as hung (default 120 s): a bound against
+    /// hangs, never a timing assertion.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Expects exactly this on stdout.
+    pub fn stdout(mut self, expected: impl AsRef<[u8]>) -> Self {
+        self.expected_stdout = Some(expected.as_ref().to_owned());
+        self
+    }
+
+    /// Expects stdout to contain `text`.
+    pub fn stdout_contains(mut self, text: impl Into<String>) -> Self {
+        self.stdout_contains.push(text.into());
+        self
+    }
+
+    /// Expects stderr to contain `text`.
+    pub fn stderr_contains(mut self, text: impl Into<String>) -> Self {
+        self.stderr_contains.push(text.into());
+        self
+    }
+
+    /// Expects `path` to hold exactly `contents` once the program has ended.
+    pub fn expect_file(mut self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Self {
+        self.expected_files
+            .push((path.as_ref().to_owned(), contents.as_ref().to_owned()));
+        self
+    }
+
+    /// Runs it; checks the expectations but not the exit code.
+    #[track_caller]
+    pub fn output(self) -> Outcome {
+        self.spawn().wait()
+    }
+
+    /// Runs it and checks that it exited 0.
+    #[track_caller]
+    pub fn success(self) -> Outcome {
+        self.output().success()
+    }
+
+    /// Runs it and checks that it exited with a code other than 0 (and was not killed).
+    #[track_caller]
+    pub fn failure(self) -> Outcome {
+        self.output().failure()
+    }
+
+    /// Runs it and checks that it exited with `code`.
+    #[track_caller]
+    pub fn exit_code(self, code: i32) -> Outcome {
+        self.output().exit_code(code)
+    }
+
+    /// Runs it, checks that it exited 0, and parses its stdout as JSON.
+    #[track_caller]
+    pub fn json(self) -> Value {
+        self.success().json()
+    }
+
+    /// The `std::process::Command` this would run (for callers that drive a child themselves).
+    #[track_caller]
+    pub fn command(&self) -> Command {
+        assert!(
+            self.in_world,
+            "`{}` has no world: every program runs with its own HOME and state folder (call .world(&world))",
+            self.describe()
+        );
+        let mut parts = self
+            .wrapper
+            .iter()
+            .chain(std::iter::once(&self.program))
+            .chain(&self.args);
+        let mut command = Command::new(parts.next().unwrap());
+        command.args(parts);
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if SCRUBBED_PREFIXES
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+            {
+                command.env_remove(&key);
+            }
+        }
+        for (key, value) in &self.env {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        command
+    }
+
+    /// Starts it and returns at once; [`Running::wait`] ends the run.
+    #[track_caller]
+    pub fn spawn(self) -> Running {
+        let description = self.describe();
+        let mut command = self.command();
+        let piped = !matches!(self.input, Input::Null) || self.gate.is_some();
+        command
+            .stdin(if piped { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot start `{description}`: {error}"));
+        let stdout = read_to_end(child.stdout.take().unwrap());
+        let stderr = read_to_end(child.stderr.take().unwrap());
+        let ended = Arc::new(AtomicBool::new(false));
+        let writer = piped.then(|| {
+            let stdin = child.stdin.take().unwrap();
+            let ended = Arc::clone(&ended);
+            let gate = self.gate.clone();
+            thread::spawn(move || feed(stdin, self.input, gate.as_deref(), &ended))
+        });
+        Running {
+            child,
+            description,
+            started: Instant::now(),
+            timeout: self.timeout,
+            stdout,
+            stderr,
+            ended,
+            writer,
+            expected_stdout: self.expected_stdout,
+            stdout_contains: self.stdout_contains,
+            stderr_contains: self.stderr_contains,
+            expected_files: self.expected_files,
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.wrapper
+            .iter()
+            .chain(std::iter::once(&self.program))
+            .chain(&self.args)
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Starts every run at once: all the processes exist before any of them gets its stdin.
+#[track_caller]
+pub fn spawn_together(runs: impl IntoIterator<Item = Run>) -> Vec<Running> {
+    let runs: Vec<Run> = runs.into_iter().collect();
+    let gate = Arc::new(Barrier::new(runs.len() + 1));
+    let running = runs
+        .into_iter()
+        .map(|mut run| {
+            run.gate = Some(Arc::clone(&gate));
+            run.spawn()
+        })
+        .collect();
+    gate.wait();
+    running
+}
+
+/// Writes the input on the child's stdin from a thread of its own, so that a child that does not
+/// read cannot block the test, and closes it when the input says so.
+fn feed(mut stdin: impl Write, input: Input, gate: Option<&Barrier>, ended: &AtomicBool) {
+    if let Some(gate) = gate {
+        gate.wait();
+    }
+    let hold_until_ended = || {
+        while !ended.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_millis(10));
+        }
+    };
+    // Write errors are expected: a child may end (or refuse) before it has read everything.
+    match input {
+        Input::Null => {}
+        Input::Bytes(bytes) => {
+            let _ = stdin.write_all(&bytes);
+        }
+        Input::HeldOpen(bytes) => {
+            let _ = stdin.write_all(&bytes).and_then(|()| stdin.flush());
+            hold_until_ended();
+        }
+        Input::Trickle {
+            start,
+            filler,
+            every,
+        } => {
+            let _ = stdin.write_all(&start);
+            while !ended.load(Ordering::Relaxed) {
+                if stdin.write_all(&[filler]).is_err() {
+                    break;
+                }
+                thread::sleep(every);
+            }
+            hold_until_ended();
+        }
+    }
+}
+
+fn read_to_end(mut pipe: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = sender.send(bytes);
+    });
+    receiver
+}
+
+/// A started program.
+pub struct Running {
+    child: Child,
+    description: String,
+    started: Instant,
+    timeout: Duration,
+    stdout: Receiver<Vec<u8>>,
+    stderr: Receiver<Vec<u8>>,
+    ended: Arc<AtomicBool>,
+    writer: Option<JoinHandle<()>>,
+    expected_stdout: Option<Vec<u8>>,
+    stdout_contains: Vec<String>,
+    stderr_contains: Vec<String>,
+    expected_files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+impl Running {
+    /// Waits for the program (killing it, and failing, when it outlives its timeout), then
+    /// checks the expectations but not the exit code.
+    #[track_caller]
+    pub fn wait(mut self) -> Outcome {
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if self.started.elapsed() >= self.timeout {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            thread::sleep(Duration::from_millis(5));
+        };
+        self.ended.store(true, Ordering::Relaxed);
+        if let Some(writer) = self.writer.take() {
+            writer.join().unwrap();
+        }
+        // A process the program left behind may hold its pipes open: bounded too.
+        let grace = Duration::from_secs(10);
+        let stdout = self.stdout.recv_timeout(grace);
+        let stderr = self.stderr.recv_timeout(grace);
+        let Some(status) = status else {
+            panic!(
+                "`{}` did not end within {:?} and was killed (a bound against hangs)\n{}",
+                self.description,
+                self.timeout,
+                show("stdout", &stdout.unwrap_or_default()),
+            );
+        };
+        let (Ok(stdout), Ok(stderr)) = (stdout, stderr) else {
+            panic!(
+                "`{}` ended, but something it started still holds its stdout or stderr open",
+                self.description
+            );
+        };
+        let outcome = Outcome {
+            output: Output {
+                status,
+                stdout,
+                stderr,
+            },
+            description: std::mem::take(&mut self.description),
+        };
+        if let Some(expected) = &self.expected_stdout {
+            outcome.check(
+                outcome.output.stdout == *expected,
+                &format!("stdout is not {:?}", String::from_utf8_lossy(expected)),
+            );
+        }
+        for text in &self.stdout_contains {
+            outcome.check(
+                String::from_utf8_lossy(&outcome.output.stdout).contains(text),
+                &format!("stdout lacks {text:?}"),
+            );
+        }
+        for text in &self.stderr_contains {
+            outcome.check(
+                String::from_utf8_lossy(&outcome.output.stderr).contains(text),
+                &format!("stderr lacks {text:?}"),
+            );
+        }
+        for (path, expected) in &self.expected_files {
+            let actual = fs_err::read(path).ok();
+            outcome.check(
+                actual.as_ref() == Some(expected),
+                &format!(
+                    "`{}` holds {:?}, not {:?}",
+                    path.display(),
+                    actual.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+                    String::from_utf8_lossy(expected)
+                ),
+            );
+        }
+        outcome
+    }
+}
+
+impl Drop for Running {
+    /// A run a test dropped without waiting (it failed in between) is ended, so that nothing of
+    /// it outlives the test or writes into a world being removed.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        self.ended.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What a program did: its exit status, stdout and stderr.
+#[derive(Debug)]
+pub struct Outcome {
+    output: Output,
+    description: String,
+}
+
+impl Outcome {
+    /// The exit code (`None` when a signal ended it).
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    /// The bytes on stdout.
+    pub fn stdout(&self) -> &[u8] {
+        &self.output.stdout
+    }
+
+    /// The bytes on stderr.
+    pub fn stderr(&self) -> &[u8] {
+        &self.output.stderr
+    }
+
+    /// Stdout, which must be UTF-8.
+    #[track_caller]
+    pub fn stdout_text(&self) -> String {
+        let text = String::from_utf8(self.output.stdout.clone());
+        self.check(text.is_ok(), "stdout is not UTF-8");
+        text.unwrap()
+    }
+
+    /// Stderr, which must be UTF-8.
+    #[track_caller]
+    pub fn stderr_text(&self) -> String {
+        let text = String::from_utf8(self.output.stderr.clone());
+        self.check(text.is_ok(), "stderr is not UTF-8");
+        text.unwrap()
+    }
+
+    /// Stdout parsed as JSON.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        let parsed = serde_json::from_slice(&self.output.stdout);
+        if let Err(error) = &parsed {
+            self.fail(&format!("stdout is not JSON: {error}"));
+        }
+        parsed.unwrap()
+    }
+
+    /// Checks that the program exited 0.
+    #[track_caller]
+    pub fn success(self) -> Self {
+        self.check(self.output.status.success(), "it did not exit 0");
+        self
+    }
+
+    /// Checks that the program exited with a code other than 0 (and was not killed).
+    #[track_caller]
+    pub fn failure(self) -> Self {
+        self.check(
+            self.code().is_some_and(|code| code != 0),
+            "it did not exit with a failure code",
+        );
+        self
+    }
+
+    /// Checks that the program exited with `code`.
+    #[track_caller]
+    pub fn exit_code(self, code: i32) -> Self {
+        self.check(
+            self.code() == Some(code),
+            &format!("it did not exit with {code}"),
+        );
+        self
+    }
+
+    /// The raw output, for callers written against `std::process::Output`.
+    pub fn into_output(self) -> Output {
+        self.output
+    }
+
+    #[track_caller]
+    fn check(&self, holds: bool, problem: &str) {
+        if !holds {
+            self.fail(problem);
+        }
+    }
+
+    #[track_caller]
+    fn fail(&self, problem: &str) -> ! {
+        panic!(
+            "`{}`: {problem}\nexit: {}\n{}{}",
+            self.description,
+            self.output.status,
+            show("stdout", &self.output.stdout),
+            show("stderr", &self.output.stderr)
+        );
+    }
+}
+
+/// `bytes` between rulers, for a failure message.
+fn show(name: &str, bytes: &[u8]) -> String {
+    let mut text = format!("--- {name} ({} bytes) ---\n", bytes.len());
+    let _ = writeln!(text, "{}", String::from_utf8_lossy(bytes).trim_end());
+    text
+}
