@@ -5,7 +5,7 @@
 use super::sidecar::Sidecar;
 use crate::store::sidecar::ToolEventKind;
 use crate::transcript::content::{Block, Content, ToolResult};
-use crate::transcript::record::{Record, SYNTHETIC_MODEL, is_interrupt_marker_text};
+use crate::transcript::record::{Record, is_interrupt_marker_text};
 
 /// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
 pub const REJECTION_PREFIX: &str =
@@ -194,29 +194,6 @@ pub enum RecordClass {
     },
 }
 
-/// The text of the synthetic assistant answer written after an interrupted turn.
-pub const SYNTHETIC_NO_RESPONSE: &str = "No response requested.";
-
-fn is_synthetic_no_response(record: &Record) -> bool {
-    let Some(message) = record.message.get() else {
-        return false;
-    };
-    if message.model.text() != Some(SYNTHETIC_MODEL) {
-        return false;
-    }
-    match message.content.get() {
-        Some(Content::Text(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
-        Some(Content::Blocks(blocks)) => {
-            !blocks.is_empty()
-                && blocks.iter().all(|block| {
-                    matches!(block, Block::Text(text)
-                        if text.text().map(str::trim) == Some(SYNTHETIC_NO_RESPONSE))
-                })
-        }
-        None => false,
-    }
-}
-
 /// The `rowSource` of a record a person typed.
 pub const ROW_SOURCE_LOCAL: &str = "local";
 
@@ -265,7 +242,7 @@ pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClas
         return RecordClass::NotConversation;
     }
     if kind == Some("assistant") {
-        if is_synthetic_no_response(record) {
+        if record.is_synthetic_no_response() {
             return RecordClass::SyntheticNoResponse;
         }
         return RecordClass::Conversation {

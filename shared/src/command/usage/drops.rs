@@ -330,6 +330,7 @@ mod tests {
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,
+            facts: crate::store::usage_record::RequestFacts::default(),
         }
     }
 
