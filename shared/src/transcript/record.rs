@@ -145,9 +145,13 @@ pub struct PermissionDecision<'a> {
     /// `decision`: `accept`, `reject`, ...
     #[serde(borrow)]
     pub decision: Field<Cow<'a, str>>,
-    /// `source`: `config`, `user_reject`, ...
+    /// `source`: `config` (the CLI's rules, mode or print-mode refusal), `user_reject` (a
+    /// program's `canUseTool`), ...
     #[serde(borrow)]
     pub source: Field<Cow<'a, str>>,
+    /// `reasonCode`, such as `rule:projectSettings`, `mode:dontAsk` or `unknown`.
+    #[serde(rename = "reasonCode", borrow)]
+    pub reason_code: Field<Cow<'a, str>>,
 }
 
 /// `compactMetadata` / `microcompactMetadata`.
