@@ -49,3 +49,6 @@ mod report_truth;
 
 // Provenance on real permission refusals of the CLI and of a person.
 mod provenance_truth;
+
+// End-to-end checks of the report's trigger and the provenance of a refusal with the real CLI.
+mod e2e_truth;
