@@ -324,6 +324,7 @@ fn a_model_switch_is_explained_by_the_thinking_of_the_other_model() {
         from,
         to,
         other_model_thinking,
+        strips_other_thinking,
     } = &drop.evidence
     else {
         panic!("{drop:?}")
@@ -333,6 +334,7 @@ fn a_model_switch_is_explained_by_the_thinking_of_the_other_model() {
         ("claude-opus-5-5", "claude-sonnet-4-6")
     );
     assert!(*other_model_thinking >= drop.fall(), "{drop:?}");
+    assert!(*strips_other_thinking);
     // Each -p process is a resume (cost-state records), and none of them made the context fall.
     let log = log_of(&capture(
         &scratch,

@@ -27,6 +27,10 @@ pub const MICRO_COMPACTION_MIN_SAVING: u64 = 20_000;
 /// about 0.45.
 pub const COMPACTION_SHAPE_DIVISOR: u64 = 3;
 
+/// The first version known to send a new model no thinking another model wrote (reported for
+/// 2.1.204, claude-code-router#1629; seen in 2.1.332's request bodies).
+pub const THINKING_STRIPPED_ON_SWITCH: CliVersion = CliVersion(2, 1, 204);
+
 /// What a drop was, in JSON as the snake-case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -187,10 +191,11 @@ pub enum DropEvidence {
         from: String,
         /// The model after.
         to: String,
-        /// Thinking written by other models since the last compaction, estimated in tokens: the
-        /// CLI does not send it to the new model (2.1.332; the API also drops thinking another
-        /// model wrote).
+        /// Thinking written by other models since the last compaction, estimated in tokens.
         other_model_thinking: u64,
+        /// True when the CLI after the switch is known not to send thinking another model wrote
+        /// (2.1.332, and reported for 2.1.204); for older CLIs the transcript does not say.
+        strips_other_thinking: bool,
     },
     /// The request before called the advisor (advisor blocks or an advisor iteration).
     AdvisorCall,
@@ -608,6 +613,12 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
                 from: from.clone(),
                 to: to.clone(),
                 other_model_thinking: other_model_thinking(chain, between.before, to),
+                strips_other_thinking: after
+                    .facts
+                    .version
+                    .as_deref()
+                    .and_then(CliVersion::parse)
+                    .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH),
             },
         );
     }

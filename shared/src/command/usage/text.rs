@@ -671,10 +671,16 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
             from,
             to,
             other_model_thinking,
+            strips_other_thinking,
         } => format!(
-            "the model changed from {from} to {to}: the new model counts its own tokens and is sent \
-             no thinking another model wrote (~{} tokens of it since the last compaction, by \
-             estimate, against a fall of {})",
+            "the model changed from {from} to {to}: the new model counts the conversation with \
+             its own tokenizer{}; ~{} tokens of thinking by other models since the last \
+             compaction, by estimate, against a fall of {}",
+            if *strips_other_thinking {
+                ", and this CLI sends it no thinking another model wrote"
+            } else {
+                " (whether this CLI still sent the other model's thinking is not recorded)"
+            },
             thousands(*other_model_thinking),
             thousands(fall)
         ),
