@@ -272,7 +272,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     for compaction in &report.compactions {
         let index = compaction.next_index() as f64 - 0.5;
         let (label, dash) = match (compaction.basis, compaction.confidence) {
-            (Basis::Structural, _) => ("compaction", "none"),
+            (Basis::Structural | Basis::None, _) => ("compaction", "none"),
             (_, Some(Confidence::High)) => ("compaction?", "4 3"),
             _ => ("compaction??", "1 3"),
         };

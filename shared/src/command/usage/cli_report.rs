@@ -33,7 +33,8 @@ Terms used in the report:
   heuristic    A class from the shape of the numbers matching something the CLI is known to do
                without leaving a record; the evidence says which shape. A cache write alone never
                decides a class.
-  undecided    No record and no known shape explains the fall; the evidence says what is known.
+  undecided    No record and no known shape explains the fall (basis \"none\"); the evidence says
+               what is known.
   cap          The window W compaction is measured against: --cap, else
                CLAUDE_CODE_AUTO_COMPACT_WINDOW in this environment, else
                modelSettings.<model>.autoCompactWindow or autoCompactWindow from the project's

@@ -85,6 +85,8 @@ pub enum Basis {
     Structural,
     /// The numbers have the shape of a known CLI behaviour, and no record says so.
     Heuristic,
+    /// Nothing explains the fall (`undecided`).
+    None,
 }
 
 impl Basis {
@@ -93,6 +95,7 @@ impl Basis {
         match self {
             Self::Structural => "structural",
             Self::Heuristic => "heuristic",
+            Self::None => "none",
         }
     }
 }
@@ -139,8 +142,9 @@ pub enum UndecidedReason {
         /// The version.
         version: String,
     },
-    /// Mid tool loop, and the log does not say which CLI version sent the requests.
-    MidLoopVersionUnknown,
+    /// The log does not say which CLI version sent the requests, so what that version does at
+    /// this point (clear tool results, send earlier thinking) is unknown.
+    VersionUnknown,
     /// Mid tool loop, and the CLI compacts this model only when the API refuses a prompt.
     MidLoopNoProactiveCompaction,
     /// At a new prompt, but the thinking of the turn before does not cover the fall.
@@ -726,9 +730,7 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
                 Some(version) => UndecidedReason::ThinkingKept {
                     version: version.clone(),
                 },
-                None => UndecidedReason::ThinkingDoesNotCover {
-                    thinking_tokens: facts.thinking_before,
-                },
+                None => UndecidedReason::VersionUnknown,
             }
         } else if facts.cache_cold_after {
             UndecidedReason::PrefixChanged
@@ -753,7 +755,7 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
         UndecidedReason::MidLoopTooSmall
     } else {
         match (version, rule.warning_level()) {
-            (None, _) => UndecidedReason::MidLoopVersionUnknown,
+            (None, _) => UndecidedReason::VersionUnknown,
             (Some(version), _) if version >= CliVersion::CURRENT => {
                 UndecidedReason::MidLoopNoMicroCompaction {
                     version: version.to_string(),
@@ -771,7 +773,7 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
 fn undecided(reason: UndecidedReason) -> Judgement {
     Judgement::new(
         DropClass::Undecided,
-        Basis::Heuristic,
+        Basis::None,
         DropEvidence::Undecided(reason),
     )
 }
@@ -896,11 +898,11 @@ mod tests {
         // The old rule called this a compaction (cache write 60,000 after a fall): a 20 % fall at
         // a new prompt with a cold cache and nothing else known.
         let rows = vec![row(100_000, 99_000, 0), prompted(row(80_000, 20_000, 60))];
-        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::Heuristic)]);
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
         // The old rule's advisor round trip (a write of 100 at a new prompt, warm): undecided
         // without advisor blocks or thinking that covers it.
         let rows = vec![row(100_000, 99_000, 0), prompted(row(99_000, 98_900, 30))];
-        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::Heuristic)]);
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
     }
 
     #[test]
@@ -913,7 +915,7 @@ mod tests {
             [(DropClass::MicroCompaction, Basis::Heuristic)]
         );
         let rows = vec![row(140_000, 139_000, 0), in_loop(row(100_000, 60_000, 1))];
-        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::Heuristic)]);
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
         // A fall to a third at the trigger: a compaction of high confidence; far below it, low.
         let inputs = ThresholdInputs::default();
         let classifier = Classifier {
@@ -978,7 +980,7 @@ mod tests {
         warm.facts.cache_ttl = Some(CacheTtl::OneHour);
         assert_eq!(
             classes(vec![warm, prompted(row(90_000, 3_000, 1_200))]),
-            [(DropClass::Undecided, Basis::Heuristic)]
+            [(DropClass::Undecided, Basis::None)]
         );
     }
 
@@ -998,13 +1000,13 @@ mod tests {
         current_after.facts.version = Some("2.1.332".into());
         assert_eq!(
             classes(vec![current, current_after]),
-            [(DropClass::Undecided, Basis::Heuristic)]
+            [(DropClass::Undecided, Basis::None)]
         );
         // Not enough thinking for the fall.
         before.facts.thinking_bytes = 4_000;
         assert_eq!(
             classes(vec![before, after]),
-            [(DropClass::Undecided, Basis::Heuristic)]
+            [(DropClass::Undecided, Basis::None)]
         );
     }
 
@@ -1028,7 +1030,7 @@ mod tests {
                 (DropClass::ModelSwitch, Basis::Structural),
                 (DropClass::AdvisorRoundTrip, Basis::Structural),
                 (DropClass::NoUsage, Basis::Structural),
-                (DropClass::Undecided, Basis::Heuristic),
+                (DropClass::Undecided, Basis::None),
             ]
         );
         let mut with_boundary = chain(vec![row(120_000, 119_000, 0), row(80_000, 2_000, 1)]);

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::compactions::Compaction;
 use super::drops::{
-    Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
+    Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
 };
 use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
 use super::log::{SessionLog, TimelineItem};
@@ -243,16 +243,18 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         Some(Confidence::Low) => ", low confidence: not used for estimates",
         None => "",
     };
+    let class = match drop.basis {
+        Basis::None => drop.class.as_str().to_owned(),
+        basis => format!("{} ({}{confidence})", drop.class.as_str(), basis.as_str()),
+    };
     let mut text = format!(
-        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {} ({}{confidence}): {}\n",
+        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
         drop.request_before,
         drop.request_after,
         readable_time(drop.time.as_deref()),
         thousands(drop.context_before),
         thousands(drop.context_after),
         thousands(fall),
-        drop.class.as_str(),
-        drop.basis.as_str(),
         drop_evidence_text(&drop.evidence, fall),
     );
     let facts = facts_text(&drop.facts);
@@ -769,9 +771,10 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
             "mid tool loop, from CLI {version}, which clears tool results only on the API's \
              request (no record in the transcript); nothing says what fell"
         ),
-        UndecidedReason::MidLoopVersionUnknown => {
-            "mid tool loop; the log does not say which CLI version sent the requests, so its \
-             micro-compaction level is unknown"
+        UndecidedReason::VersionUnknown => {
+            "the log does not say which CLI version sent the requests, so what it does here \
+             (clear old tool results, send earlier thinking) is unknown, and no record says what \
+             fell"
                 .to_owned()
         }
         UndecidedReason::MidLoopNoProactiveCompaction => {
