@@ -330,11 +330,11 @@ mod tests {
     }
 
     #[test]
-    fn a_resume_artifact_is_no_turn_and_no_headroom_warning() {
+    fn a_row_without_usage_is_no_state_of_the_conversation() {
         // T about 100,000 (not fired at 90,000, fired at preTokens 110,000: middle 100,000),
-        // floor 40,000, headroom 60,000. Then a zero-context row (a resume artifact) and the
-        // conversation back at 70,000: measured against the zero row that is a fake +70,000
-        // turn, above the headroom; measured against 40,000 it is +30,000.
+        // floor 40,000, headroom 60,000. Then a row that reports no tokens and the conversation
+        // back at 70,000: measured against the zero row that is a fake +70,000 request, above
+        // the headroom; measured against 40,000 it is +30,000.
         let report = report_of(vec![
             request("a", 90_000, 0),
             request("bb", 110_000, 20_000),
