@@ -46,3 +46,12 @@ mod e2e_claude;
 
 // End-to-end tests of interrupt provenance with the real Agent SDK.
 mod e2e_sdk;
+
+// The report on real captures of real CLIs: classes from evidence, T from the CLI's rule.
+mod report_truth;
+
+// Provenance on real permission refusals of the CLI and of a person.
+mod provenance_truth;
+
+// End-to-end checks of the report's trigger and the provenance of a refusal with the real CLI.
+mod e2e_truth;

@@ -853,9 +853,8 @@ fn canary_todays_sdk_denials_are_still_recognised() {
     // permission-deny line 22 and permission-deny-interrupt line 22 (0-based 21).
     assert!(matches!(
         &class_at(&sdk("permission-deny", "transcript.jsonl"), 21),
-        RecordClass::Conversation { results } if results[0].1 == ResultKind::PermissionDenied {
-            denial_kind: Some("permission-rule".into())
-        }
+        RecordClass::Conversation { results } if matches!(&results[0].1,
+            ResultKind::PermissionDenied(refusal) if refusal.denial_kind.as_deref() == Some("permission-rule"))
     ));
     let transcript = sdk("permission-deny-interrupt", "transcript.jsonl");
     assert!(matches!(

@@ -12,4 +12,5 @@ pub mod log;
 pub mod report;
 pub mod snapshots;
 pub mod text;
+pub mod threshold;
 pub mod warnings;

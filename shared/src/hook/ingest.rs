@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, SkippedLinesRow, SourceRow, ToolResultNote, UsageRecord, UsageRow,
+    BoundaryRow, CacheTtl, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote,
+    UsageRecord, UsageRow,
 };
 use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
 
@@ -74,6 +75,23 @@ pub struct PendingResults {
     /// True when a person's prompt came since the chain's last request.
     #[serde(default)]
     pub turn_start: bool,
+    /// True when a tool result came since the chain's last request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool_results: bool,
+    /// Records since the chain's last request that mark a resume or a compaction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<RequestMarker>,
+    /// The output limit of the last `api-request` record since the chain's last request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+}
+
+impl PendingResults {
+    fn mark(&mut self, marker: RequestMarker) {
+        if !self.markers.contains(&marker) {
+            self.markers.push(marker);
+        }
+    }
 }
 
 /// Who wrote the transcript being read.
@@ -172,13 +190,21 @@ impl<'origin> Ingest<'origin> {
         };
         let sidechain = record.is_sidechain();
         match record.kind() {
-            Some("assistant") => match AssistantPart::of(&record) {
-                Some(part) => self.assistant(&part),
-                None => self.source(&record),
-            },
+            Some("assistant") => {
+                if let Some(part) = AssistantPart::of(&record) {
+                    self.assistant(&part);
+                } else {
+                    if record.is_synthetic_no_response() {
+                        self.pending(sidechain)
+                            .mark(RequestMarker::SyntheticNoResponse);
+                    }
+                    self.source(&record);
+                }
+            }
             Some("user") if record.message.get().is_some() => {
                 let mut results = record.tool_results().peekable();
                 if results.peek().is_some() {
+                    self.pending(sidechain).tool_results = true;
                     for result in results {
                         self.tool_result(
                             sidechain,
@@ -190,6 +216,10 @@ impl<'origin> Ingest<'origin> {
                     if record.is_real_prompt() {
                         // A prompt a person typed: the next request of its chain starts a turn.
                         self.pending(sidechain).turn_start = true;
+                    } else if record.is_compact_summary.is_true() {
+                        self.pending(sidechain).mark(RequestMarker::CompactSummary);
+                    } else if record.is_exit_command() {
+                        self.pending(sidechain).mark(RequestMarker::ExitCommand);
                     }
                     self.source(&record);
                 }
@@ -198,6 +228,18 @@ impl<'origin> Ingest<'origin> {
                 Some((kind, metadata)) => self.boundary(&record, kind, metadata),
                 None => self.source(&record),
             },
+            Some("cost-state") => self.pending(sidechain).mark(RequestMarker::CostState),
+            Some("queue-operation") => self.pending(sidechain).mark(RequestMarker::QueueOperation),
+            Some("progress") if record.is_session_start_resume() => {
+                self.pending(sidechain)
+                    .mark(RequestMarker::SessionStartResume);
+                self.source(&record);
+            }
+            Some("api-request") => {
+                if let Some(limit) = record.requested_max_tokens() {
+                    self.pending(sidechain).max_output_tokens = Some(limit);
+                }
+            }
             _ => self.source(&record),
         }
     }
@@ -322,6 +364,15 @@ impl<'origin> Ingest<'origin> {
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
+                facts: RequestFacts {
+                    version: part.version.clone(),
+                    cache_ttl: part.cache_ttl,
+                    thinking_bytes: part.thinking_bytes,
+                    thinking_tokens: part.thinking_tokens,
+                    carries_tool_results: pending.tool_results,
+                    markers: pending.markers,
+                    max_output_tokens: pending.max_output_tokens,
+                },
             }
         };
         self.requests.insert(key.clone(), row);
@@ -386,6 +437,14 @@ struct AssistantPart {
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
     tool_uses: Vec<(String, String)>,
+    /// `version`.
+    version: Option<String>,
+    /// The cache lifetime asked for or used.
+    cache_ttl: Option<CacheTtl>,
+    /// Bytes of `thinking` text in the line's block.
+    thinking_bytes: u64,
+    /// The reported thinking tokens of the response.
+    thinking_tokens: Option<u64>,
 }
 
 impl AssistantPart {
@@ -403,6 +462,10 @@ impl AssistantPart {
             agent_id: owned(record.agent_id.text()),
             usage: usage.tokens(),
             advisor: record.uses_advisor(),
+            version: owned(record.version.text()),
+            cache_ttl: record.cache_ttl(),
+            thinking_bytes: record.thinking_bytes(),
+            thinking_tokens: usage.thinking_tokens(),
             tool_uses: record
                 .tool_uses()
                 .map(|(id, tool_use)| {
@@ -431,4 +494,15 @@ fn merge(row: &mut UsageRow, part: &AssistantPart) {
     if row.model.is_none() {
         row.model.clone_from(&part.model);
     }
+    let facts = &mut row.facts;
+    if facts.version.is_none() {
+        facts.version.clone_from(&part.version);
+    }
+    if part.cache_ttl.is_some() {
+        facts.cache_ttl = part.cache_ttl;
+    }
+    // Each line holds one block: the thinking text adds up; the reported count is the
+    // response's, repeated on every line.
+    facts.thinking_bytes += part.thinking_bytes;
+    facts.thinking_tokens = facts.thinking_tokens.max(part.thinking_tokens);
 }

@@ -82,6 +82,166 @@ pub struct UsageRow {
     /// later requests are false). False in logs written before the field existed.
     #[serde(default)]
     pub turn_start: bool,
+    /// The facts about the request that explain a change of context: which CLI sent it, what
+    /// came before it in the transcript. Every one is optional (absent in logs written before
+    /// they were recorded, and left out of the line when empty).
+    #[serde(flatten)]
+    pub facts: RequestFacts,
+}
+
+/// What the transcript says around one request besides its token counts (all optional; see
+/// `docs/usage.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestFacts {
+    /// `version`: the Claude Code version that wrote the response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The cache lifetime the request asked for (`promptCacheRequested`), else the one its
+    /// writes used (`usage.cache_creation` 5m/1h buckets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl: Option<CacheTtl>,
+    /// Bytes of the response's `thinking` text.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thinking_bytes: u64,
+    /// The response's `usage.output_tokens_details.thinking_tokens`, when written and not 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_tokens: Option<u64>,
+    /// True when the request carried tool results (it continues a tool loop).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub carries_tool_results: bool,
+    /// Records seen since the previous request of the same chain that mark a resume or a
+    /// compaction (each kind once, in the order first seen).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<RequestMarker>,
+    /// `params.max_tokens` of the `api-request` record before the request (2.1.332): the output
+    /// limit the CLI reserves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+}
+
+impl RequestFacts {
+    /// The response's thinking in tokens: the count the API reported, else an estimate at
+    /// 4 bytes per token of the thinking text (0 when there was none, or its text was kept out
+    /// of the transcript).
+    pub fn thinking_tokens_estimate(&self) -> u64 {
+        self.thinking_tokens
+            .unwrap_or(self.thinking_bytes / THINKING_BYTES_PER_TOKEN)
+    }
+
+    /// Adds what a later version of the same request says (its facts are cumulative, or new).
+    pub fn absorb(&mut self, later: &Self) {
+        if self.version.is_none() {
+            self.version.clone_from(&later.version);
+        }
+        if later.cache_ttl.is_some() {
+            self.cache_ttl = later.cache_ttl;
+        }
+        self.thinking_bytes = self.thinking_bytes.max(later.thinking_bytes);
+        self.thinking_tokens = self.thinking_tokens.max(later.thinking_tokens);
+        self.carries_tool_results |= later.carries_tool_results;
+        for marker in &later.markers {
+            if !self.markers.contains(marker) {
+                self.markers.push(*marker);
+            }
+        }
+        if self.max_output_tokens.is_none() {
+            self.max_output_tokens = later.max_output_tokens;
+        }
+    }
+}
+
+/// Bytes of thinking text per token in the thinking estimate (a rough rule for English).
+pub const THINKING_BYTES_PER_TOKEN: u64 = 4;
+
+/// A record between two requests that says what happened there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestMarker {
+    /// A `user` record with `isCompactSummary: true`: the summary a compaction starts with.
+    CompactSummary,
+    /// The `<synthetic>` assistant record "No response requested." written when an
+    /// interactive session is resumed (up to 2.1.42).
+    SyntheticNoResponse,
+    /// A `cost-state` record: written when a process ends (2.1.332).
+    CostState,
+    /// The `/exit` command's records: an interactive process ended (up to 2.1.42).
+    ExitCommand,
+    /// A `SessionStart:resume` hook's `progress` record.
+    SessionStartResume,
+    /// `queue-operation` records: a prompt was queued. Every `claude -p` process starts with
+    /// them, but a prompt typed while the model works writes them too: not proof of a resume.
+    QueueOperation,
+}
+
+impl RequestMarker {
+    /// Returns true if and only if the marker proves that a new Claude Code process took over
+    /// (a resume).
+    pub fn proves_resume(self) -> bool {
+        matches!(
+            self,
+            Self::SyntheticNoResponse
+                | Self::CostState
+                | Self::ExitCommand
+                | Self::SessionStartResume
+        )
+    }
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CompactSummary => "compact_summary",
+            Self::SyntheticNoResponse => "synthetic_no_response",
+            Self::CostState => "cost_state",
+            Self::ExitCommand => "exit_command",
+            Self::SessionStartResume => "session_start_resume",
+            Self::QueueOperation => "queue_operation",
+        }
+    }
+}
+
+/// The cache lifetime a response's writes (or its request) used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CacheTtl {
+    /// Five minutes (the API's default; API-key sign-ins).
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// One hour (subscription sign-ins, or asked for).
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheTtl {
+    /// The lifetime in seconds.
+    pub fn seconds(self) -> u64 {
+        match self {
+            Self::FiveMinutes => 300,
+            Self::OneHour => 3_600,
+        }
+    }
+
+    /// The text Claude Code and the API write for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FiveMinutes => "5m",
+            Self::OneHour => "1h",
+        }
+    }
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// A compaction or micro-compaction boundary.

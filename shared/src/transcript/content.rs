@@ -31,8 +31,20 @@ pub enum Block<'a> {
     ServerToolUse(Field<Cow<'a, str>>),
     /// `advisor_tool_result`.
     AdvisorToolResult,
-    /// Any other block (thinking, image, ...), or an element that is not an object.
+    /// `thinking`, with the length of its text.
+    Thinking(Field<TextLength>),
+    /// Any other block (image, redacted thinking, ...), or an element that is not an object.
     Other,
+}
+
+/// The length in bytes of a string field whose text is not needed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextLength(pub u64);
+
+impl Lenient<'_> for TextLength {
+    fn from_text(value: Cow<'_, str>) -> Option<Self> {
+        Some(Self(value.len() as u64))
+    }
 }
 
 /// A `tool_use` block.
@@ -200,6 +212,7 @@ struct RawBlock<'a> {
     is_error: Field<bool>,
     #[serde(borrow)]
     content: Field<ResultContent<'a>>,
+    thinking: Field<TextLength>,
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for RawBlock<'a> {
@@ -224,6 +237,7 @@ impl<'a> From<RawBlock<'a>> for Block<'a> {
             }),
             Some("server_tool_use") => Self::ServerToolUse(raw.name),
             Some("advisor_tool_result") => Self::AdvisorToolResult,
+            Some("thinking") => Self::Thinking(raw.thinking),
             _ => Self::Other,
         }
     }

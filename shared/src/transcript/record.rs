@@ -6,14 +6,24 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::{IgnoredAny, MapAccess};
+use serde::de::{MapAccess, SeqAccess};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
 use super::field::{Field, Lenient, struct_from_map};
 use crate::store::clock::parse_timestamp_ms;
+use crate::store::usage_record::CacheTtl;
 
 /// The model name Claude Code writes on lines it generated itself (no API call).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+/// The text of the synthetic assistant answer Claude Code writes when a session is resumed.
+pub const SYNTHETIC_NO_RESPONSE: &str = "No response requested.";
+
+/// How the `user` record of the `/exit` command starts.
+pub const EXIT_COMMAND: &str = "<command-name>/exit</command-name>";
+
+/// The `hookName` of a `SessionStart` hook's progress when the session was resumed.
+pub const SESSION_START_RESUME_HOOK: &str = "SessionStart:resume";
 
 /// The name of the advisor server tool.
 pub const ADVISOR_TOOL_NAME: &str = "advisor";
@@ -100,6 +110,32 @@ pub struct Record<'a> {
     /// `message`: the API message (`user` and `assistant` records).
     #[serde(borrow)]
     pub message: Field<Message<'a>>,
+    /// `promptCacheRequested` (2.1.332 assistant records): the cache lifetime the CLI asked
+    /// for, `5m` or `1h`.
+    #[serde(rename = "promptCacheRequested", borrow)]
+    pub prompt_cache_requested: Field<Cow<'a, str>>,
+    /// `params` (2.1.332 `api-request` records): what the request asked for.
+    pub params: Field<RequestParams>,
+    /// `data` (`progress` records): what made progress, such as a hook.
+    #[serde(borrow)]
+    pub data: Field<ProgressData<'a>>,
+}
+
+/// `params` of an `api-request` record.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RequestParams {
+    /// `max_tokens`: the output limit the request asked for.
+    pub max_tokens: Field<u64>,
+}
+
+/// `data` of a `progress` record.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ProgressData<'a> {
+    /// `hookName`, such as `SessionStart:resume` (a hook's progress).
+    #[serde(rename = "hookName", borrow)]
+    pub hook_name: Field<Cow<'a, str>>,
 }
 
 /// `permissionDecision`: how the permission step decided a call.
@@ -109,9 +145,13 @@ pub struct PermissionDecision<'a> {
     /// `decision`: `accept`, `reject`, ...
     #[serde(borrow)]
     pub decision: Field<Cow<'a, str>>,
-    /// `source`: `config`, `user_reject`, ...
+    /// `source`: `config` (the CLI's rules, mode or print-mode refusal), `user_reject` (a
+    /// program's `canUseTool`), ...
     #[serde(borrow)]
     pub source: Field<Cow<'a, str>>,
+    /// `reasonCode`, such as `rule:projectSettings`, `mode:dontAsk` or `unknown`.
+    #[serde(rename = "reasonCode", borrow)]
+    pub reason_code: Field<Cow<'a, str>>,
 }
 
 /// `compactMetadata` / `microcompactMetadata`.
@@ -164,13 +204,42 @@ pub struct Usage {
     pub cache_read_input_tokens: Field<u64>,
     /// `output_tokens`.
     pub output_tokens: Field<u64>,
-    /// `cache_creation`: the 5m/1h split, summed.
+    /// `cache_creation`: the 5m/1h split.
     pub cache_creation: Field<CacheCreationSplit>,
+    /// `output_tokens_details` (2.1.332): the thinking part of the output.
+    pub output_tokens_details: Field<OutputDetails>,
+    /// `iterations` (2.1.332): the inferences one response was made of.
+    pub iterations: Field<Iterations>,
 }
 
-/// The sum of the integer values of `usage.cache_creation` (its 5m and 1h buckets).
+/// `usage.cache_creation`: the cache writes by lifetime.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct CacheCreationSplit(pub u64);
+pub struct CacheCreationSplit {
+    /// The sum of every integer value (the 5m and 1h buckets, and any later one).
+    pub total: u64,
+    /// `ephemeral_5m_input_tokens`.
+    pub five_minutes: u64,
+    /// `ephemeral_1h_input_tokens`.
+    pub one_hour: u64,
+}
+
+/// `usage.output_tokens_details`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct OutputDetails {
+    /// `thinking_tokens`: output tokens spent thinking.
+    pub thinking_tokens: Field<u64>,
+}
+
+/// `usage.iterations`: whether one of them was the advisor's (`type: "advisor_message"`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Iterations {
+    /// True when an iteration's `type` is `advisor_message`.
+    pub advisor: bool,
+}
+
+/// The `type` of a `usage.iterations` entry made by the advisor.
+pub const ADVISOR_ITERATION: &str = "advisor_message";
 
 /// Token counts of one API response, as the usage log keeps them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -191,7 +260,7 @@ impl Usage {
     pub fn tokens(&self) -> TokenUsage {
         let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
         let flat = count(&self.cache_creation_input_tokens);
-        let nested = self.cache_creation.get().map_or(0, |split| split.0);
+        let nested = self.cache_creation.get().map_or(0, |split| split.total);
         TokenUsage {
             input_tokens: count(&self.input_tokens),
             cache_creation_input_tokens: if flat == 0 { nested } else { flat },
@@ -208,6 +277,29 @@ pub enum BoundaryKind {
     Compaction,
     /// `microcompact_boundary`: old tool results were trimmed in place.
     MicroCompaction,
+}
+
+impl Usage {
+    /// The lifetime of the cache this response wrote, from its 5m/1h buckets (1h wins when both
+    /// hold writes); `None` when it wrote nothing into either.
+    pub fn cache_ttl(&self) -> Option<CacheTtl> {
+        let split = self.cache_creation.get()?;
+        if split.one_hour > 0 {
+            Some(CacheTtl::OneHour)
+        } else if split.five_minutes > 0 {
+            Some(CacheTtl::FiveMinutes)
+        } else {
+            None
+        }
+    }
+
+    /// `output_tokens_details.thinking_tokens`, when written and not 0.
+    pub fn thinking_tokens(&self) -> Option<u64> {
+        self.output_tokens_details
+            .get()
+            .and_then(|details| details.thinking_tokens.get().copied())
+            .filter(|tokens| *tokens > 0)
+    }
 }
 
 impl<'a> Record<'a> {
@@ -294,13 +386,100 @@ impl<'a> Record<'a> {
             && self.first_text().is_some_and(is_typed_text)
     }
 
-    /// Returns true if and only if a block is an advisor call or an advisor result.
+    /// Returns true if and only if a block is an advisor call or an advisor result, or the
+    /// usage names an advisor iteration.
     pub fn uses_advisor(&self) -> bool {
-        self.blocks().iter().any(|block| match block {
-            Block::ServerToolUse(name) => name.text() == Some(ADVISOR_TOOL_NAME),
-            Block::AdvisorToolResult => true,
-            _ => false,
-        })
+        let advisor_iteration = self
+            .message
+            .get()
+            .and_then(|message| message.usage.get())
+            .and_then(|usage| usage.iterations.get())
+            .is_some_and(|iterations| iterations.advisor);
+        advisor_iteration
+            || self.blocks().iter().any(|block| match block {
+                Block::ServerToolUse(name) => name.text() == Some(ADVISOR_TOOL_NAME),
+                Block::AdvisorToolResult => true,
+                _ => false,
+            })
+    }
+
+    /// Bytes of the text of the `thinking` blocks (0 when there are none, or when the CLI kept
+    /// their text out of the transcript).
+    pub fn thinking_bytes(&self) -> u64 {
+        self.blocks()
+            .iter()
+            .map(|block| match block {
+                Block::Thinking(length) => length.get().map_or(0, |length| length.0),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// The cache lifetime the response asked for (`promptCacheRequested`), else the one its
+    /// writes used.
+    pub fn cache_ttl(&self) -> Option<CacheTtl> {
+        match self.prompt_cache_requested.text() {
+            Some("5m") => Some(CacheTtl::FiveMinutes),
+            Some("1h") => Some(CacheTtl::OneHour),
+            _ => self
+                .message
+                .get()
+                .and_then(|message| message.usage.get())
+                .and_then(Usage::cache_ttl),
+        }
+    }
+
+    /// Returns true if and only if this is the `<synthetic>` assistant record "No response
+    /// requested." that Claude Code writes when a session is resumed (interactive resumes up to
+    /// 2.1.42, and after an interrupted turn).
+    pub fn is_synthetic_no_response(&self) -> bool {
+        let Some(message) = self.message.get() else {
+            return false;
+        };
+        if self.kind() != Some("assistant") || message.model.text() != Some(SYNTHETIC_MODEL) {
+            return false;
+        }
+        match message.content.get() {
+            Some(Content::Text(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
+            Some(Content::Blocks(blocks)) => {
+                !blocks.is_empty()
+                    && blocks.iter().all(|block| {
+                        matches!(block, Block::Text(text)
+                            if text.text().map(str::trim) == Some(SYNTHETIC_NO_RESPONSE))
+                    })
+            }
+            None => false,
+        }
+    }
+
+    /// Returns true if and only if this is the `user` record of the `/exit` command (written
+    /// when an interactive process ends, up to 2.1.42).
+    pub fn is_exit_command(&self) -> bool {
+        self.kind() == Some("user")
+            && self
+                .first_text()
+                .is_some_and(|text| text.trim_start().starts_with(EXIT_COMMAND))
+    }
+
+    /// Returns true if and only if this is a `progress` record of a `SessionStart` hook run
+    /// because the session was resumed.
+    pub fn is_session_start_resume(&self) -> bool {
+        self.kind() == Some("progress")
+            && self
+                .data
+                .get()
+                .and_then(|data| data.hook_name.text())
+                .is_some_and(|name| name == SESSION_START_RESUME_HOOK)
+    }
+
+    /// The output limit an `api-request` record asked for.
+    pub fn requested_max_tokens(&self) -> Option<u64> {
+        if self.kind() != Some("api-request") {
+            return None;
+        }
+        self.params
+            .get()
+            .and_then(|params| params.max_tokens.get().copied())
     }
 
     /// The usage of an API response: an `assistant` record with `message.usage` whose model is
@@ -436,13 +615,65 @@ impl<'de> Lenient<'de> for Usage {
 
 impl<'de> Lenient<'de> for CacheCreationSplit {
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
-        let mut total: u64 = 0;
-        while let Some((_, value)) = map.next_entry::<IgnoredAny, Field<u64>>()? {
+        let mut split = Self::default();
+        while let Some((key, value)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
             if let Field::Present(count) = value {
-                total = total.saturating_add(count);
+                split.total = split.total.saturating_add(count);
+                match key.text() {
+                    Some("ephemeral_5m_input_tokens") => split.five_minutes = count,
+                    Some("ephemeral_1h_input_tokens") => split.one_hour = count,
+                    _ => {}
+                }
             }
         }
-        Ok(Some(Self(total)))
+        Ok(Some(split))
+    }
+}
+
+impl<'de> Lenient<'de> for OutputDetails {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de> Lenient<'de> for RequestParams {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for ProgressData<'a> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+/// One entry of `usage.iterations`: only its `type` is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Iteration<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Field<Cow<'a, str>>,
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for Iteration<'a> {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de> Lenient<'de> for Iterations {
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut iterations = Self::default();
+        while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {
+            if entry
+                .get()
+                .is_some_and(|entry| entry.kind.text() == Some(ADVISOR_ITERATION))
+            {
+                iterations.advisor = true;
+            }
+        }
+        Ok(Some(iterations))
     }
 }
 
@@ -601,6 +832,41 @@ mod tests {
         assert!(result.is_error.is_true());
         assert_eq!(result.text_bytes(), 3);
         assert_eq!(result.text(), "ab\nc");
+    }
+
+    #[test]
+    fn the_facts_around_a_request_are_read() {
+        // 2.1.332: the cache lifetime asked for, the thinking count, an advisor iteration.
+        let line = r#"{"type":"assistant","promptCacheRequested":"1h","version":"2.1.332","message":{"id":"m","model":"claude-opus-5-5","content":[{"type":"thinking","thinking":"ab\ncd","signature":"s"},{"type":"thinking","thinking":"xyz"}],"usage":{"input_tokens":1,"output_tokens_details":{"thinking_tokens":640},"cache_creation":{"ephemeral_5m_input_tokens":9,"ephemeral_1h_input_tokens":0},"iterations":[{"type":"message"},{"type":"advisor_message"}]}}}"#;
+        let record = parsed(line);
+        assert_eq!(record.cache_ttl(), Some(CacheTtl::OneHour));
+        assert_eq!(record.thinking_bytes(), 8);
+        let usage = record.response_usage().unwrap();
+        assert_eq!(usage.thinking_tokens(), Some(640));
+        assert_eq!(usage.cache_ttl(), Some(CacheTtl::FiveMinutes));
+        assert!(record.uses_advisor());
+        // Older lines: the lifetime from the write buckets; no count of thinking tokens.
+        let line = r#"{"type":"assistant","message":{"usage":{"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":7},"output_tokens_details":{"thinking_tokens":0},"iterations":[]}}}"#;
+        let record = parsed(line);
+        assert_eq!(record.cache_ttl(), Some(CacheTtl::OneHour));
+        assert_eq!(record.response_usage().unwrap().thinking_tokens(), None);
+        assert!(!record.uses_advisor());
+        // Records that mark a process boundary, and the output limit of an api-request.
+        assert!(parsed(r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"No response requested."}],"usage":{"input_tokens":0}}}"#).is_synthetic_no_response());
+        assert!(!parsed(r#"{"type":"assistant","message":{"model":"claude-x","content":[{"type":"text","text":"No response requested."}]}}"#).is_synthetic_no_response());
+        assert!(parsed(r#"{"type":"user","message":{"role":"user","content":"<command-name>/exit</command-name>\n<command-message>exit</command-message>"}}"#).is_exit_command());
+        assert!(!parsed(r#"{"type":"user","message":{"role":"user","content":"<command-name>/exitx</command-name>"}}"#).is_exit_command());
+        assert!(parsed(r#"{"type":"progress","data":{"type":"hook_progress","hookEvent":"SessionStart","hookName":"SessionStart:resume"}}"#).is_session_start_resume());
+        assert!(!parsed(r#"{"type":"progress","data":{"type":"hook_progress","hookName":"SessionStart:startup"}}"#).is_session_start_resume());
+        assert_eq!(
+            parsed(r#"{"type":"api-request","params":{"model":"m","max_tokens":128000}}"#)
+                .requested_max_tokens(),
+            Some(128_000)
+        );
+        assert_eq!(
+            parsed(r#"{"type":"assistant","params":{"max_tokens":5}}"#).requested_max_tokens(),
+            None
+        );
     }
 
     #[test]

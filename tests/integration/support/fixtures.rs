@@ -26,6 +26,29 @@ pub fn project_fixture(relative: &str) -> PathBuf {
     repository_root().join("tests/fixtures").join(relative)
 }
 
+/// A real CLI capture from `tests/fixtures/cli-captures`, such as
+/// `compaction/auto-manual.jsonl.gz`, laid out as a plain file in `folder`: decompressed with
+/// `gzip -dc` when it is gzipped (named without `.gz`), else copied.
+pub fn cli_capture(folder: &Path, relative: &str) -> PathBuf {
+    let source = project_fixture("cli-captures").join(relative);
+    let name = relative.replace('/', "-");
+    if let Some(plain) = name.strip_suffix(".gz") {
+        let target = folder.join(plain);
+        let output = std::process::Command::new("gzip")
+            .arg("-dc")
+            .arg(&source)
+            .output()
+            .expect("gzip runs");
+        assert!(output.status.success(), "gzip -dc {}", source.display());
+        fs_err::write(&target, output.stdout).unwrap();
+        target
+    } else {
+        let target = folder.join(&name);
+        fs_err::copy(&source, &target).unwrap();
+        target
+    }
+}
+
 /// Every `.jsonl` file of the shared fixtures, sorted.
 pub fn all_shared_transcripts() -> Vec<PathBuf> {
     let mut found = Vec::new();

@@ -40,7 +40,7 @@ pub mod scratch;
 pub mod world;
 
 pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped};
-pub use fixtures::{project_fixture, shared_fixture};
+pub use fixtures::{all_shared_transcripts, cli_capture, project_fixture, shared_fixture};
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
 pub use world::World;

@@ -95,6 +95,9 @@ enum JsonResultKind {
     BatchCancelled,
     PermissionDenied {
         denial_kind: Option<String>,
+        decision_source: Option<String>,
+        reason_code: Option<String>,
+        needs_approval: bool,
     },
     UnrecognisedInterruption {
         evidence: String,
@@ -117,8 +120,11 @@ impl JsonResultKind {
                 while_running: *while_running,
             },
             ResultKind::BatchCancelled => Self::BatchCancelled,
-            ResultKind::PermissionDenied { denial_kind } => Self::PermissionDenied {
-                denial_kind: denial_kind.clone(),
+            ResultKind::PermissionDenied(refusal) => Self::PermissionDenied {
+                denial_kind: refusal.denial_kind.clone(),
+                decision_source: refusal.decision_source.clone(),
+                reason_code: refusal.reason_code.clone(),
+                needs_approval: refusal.needs_approval,
             },
             ResultKind::UnrecognisedInterruption { evidence } => Self::UnrecognisedInterruption {
                 evidence: evidence.to_string(),

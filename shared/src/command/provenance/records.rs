@@ -5,7 +5,7 @@
 use super::sidecar::Sidecar;
 use crate::store::sidecar::ToolEventKind;
 use crate::transcript::content::{Block, Content, ToolResult};
-use crate::transcript::record::{Record, SYNTHETIC_MODEL, is_interrupt_marker_text};
+use crate::transcript::record::{Record, is_interrupt_marker_text};
 
 /// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
 pub const REJECTION_PREFIX: &str =
@@ -29,6 +29,33 @@ pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
 /// The start of the error a session without a permission handler gets.
 pub const PERMISSION_NOT_GRANTED_PREFIX: &str = "Claude requested permissions to ";
 
+/// How the first sentence of the refusal `claude -p` writes for a call that would need a
+/// person's approval ends (2.1.332: "touch in '<path>' needs approval. The path is ...").
+pub const NEEDS_APPROVAL_SENTENCE_END: &str = " needs approval.";
+
+/// The longest first sentence read as a "needs approval" refusal (it names a command and a path).
+pub const NEEDS_APPROVAL_MAX_BYTES: usize = 4_096;
+
+/// `permissionDecision.decision` of a refused call.
+pub const DECISION_REJECT: &str = "reject";
+
+/// `permissionDecision.source` when the CLI's own configuration decided: a deny rule, a
+/// permission mode, or print mode's refusal of a call that would need a person's approval.
+pub const DECISION_SOURCE_CONFIG: &str = "config";
+
+/// What the transcript says about a permission refusal, for the evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionRefusal {
+    /// `toolDenialKind`, when there was one.
+    pub denial_kind: Option<String>,
+    /// `permissionDecision.source` of a `reject` decision, when there was one.
+    pub decision_source: Option<String>,
+    /// `permissionDecision.reasonCode`.
+    pub reason_code: Option<String>,
+    /// The result's text says the call needs approval (print mode's refusal).
+    pub needs_approval: bool,
+}
+
 /// What one `tool_result` says about how its call ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResultKind {
@@ -51,11 +78,9 @@ pub enum ResultKind {
     },
     /// The other calls of a parallel batch when one was rejected.
     BatchCancelled,
-    /// Refused by a permission rule, a `canUseTool` deny, a classifier, or no permission handler.
-    PermissionDenied {
-        /// The `toolDenialKind` when there was one.
-        denial_kind: Option<String>,
-    },
+    /// Refused by the CLI's configuration (a deny rule, a permission mode, print mode's "needs
+    /// approval"), a `canUseTool` deny, a classifier, or no permission handler.
+    PermissionDenied(PermissionRefusal),
     /// An error result the wording tables do not know, but that looks like an interruption: an
     /// unknown `toolDenialKind`, or the sidecar saw the call start and never finish.
     UnrecognisedInterruption {
@@ -102,8 +127,32 @@ pub fn classify_tool_result(
     let text = result.text();
     let text = text.trim_start();
     let rejection = text.starts_with(REJECTION_PREFIX);
-    if let Some(kind) = record.tool_denial_kind.text() {
+    let denial_kind = record.tool_denial_kind.text();
+    let decision = record
+        .permission_decision
+        .get()
+        .filter(|decision| decision.decision.text() == Some(DECISION_REJECT));
+    let needs_approval = is_error && !before_run && is_needs_approval_text(text);
+    let refusal = || PermissionRefusal {
+        denial_kind: denial_kind.map(ToOwned::to_owned),
+        decision_source: decision
+            .and_then(|decision| decision.source.text().map(ToOwned::to_owned)),
+        reason_code: decision
+            .and_then(|decision| decision.reason_code.text().map(ToOwned::to_owned)),
+        needs_approval,
+    };
+    // Structured fields first: a refusal the CLI's configuration decided is never a person's,
+    // whatever `toolDenialKind` says (print mode writes "user-rejected" for its refusals too).
+    if decision.is_some_and(|decision| decision.source.text() == Some(DECISION_SOURCE_CONFIG)) {
+        return ResultKind::PermissionDenied(refusal());
+    }
+    if let Some(kind) = denial_kind {
         return match kind {
+            // A refusal that says the call needs approval, written with no person and no
+            // interrupt (no `toolDenialBeforeRun`), is the CLI's, not a person's.
+            "user-rejected" if needs_approval && !rejection => {
+                ResultKind::PermissionDenied(refusal())
+            }
             "user-rejected" => rejection_kind(text, before_run),
             "interrupted" => ResultKind::Interrupted {
                 while_running: true,
@@ -111,13 +160,9 @@ pub fn classify_tool_result(
             "cancelled" => ResultKind::Interrupted {
                 while_running: false,
             },
-            "permission-rule" => ResultKind::PermissionDenied {
-                denial_kind: Some(kind.to_owned()),
-            },
+            "permission-rule" => ResultKind::PermissionDenied(refusal()),
             other if other.contains("classifier") || other.contains("auto") => {
-                ResultKind::PermissionDenied {
-                    denial_kind: Some(kind.to_owned()),
-                }
+                ResultKind::PermissionDenied(refusal())
             }
             other => ResultKind::UnrecognisedInterruption {
                 evidence: InterruptionClue::UnknownDenialKind(other.to_owned()),
@@ -136,10 +181,11 @@ pub fn classify_tool_result(
                 while_running: false,
             };
         }
-        if text.starts_with(PERMISSION_NOT_GRANTED_PREFIX)
-            && text.contains("but you haven't granted it yet")
+        if needs_approval
+            || (text.starts_with(PERMISSION_NOT_GRANTED_PREFIX)
+                && text.contains("but you haven't granted it yet"))
         {
-            return ResultKind::PermissionDenied { denial_kind: None };
+            return ResultKind::PermissionDenied(refusal());
         }
         if let (Some(sidecar), Some(id)) = (sidecar, result.tool_use_id.text()) {
             let mut started = false;
@@ -158,6 +204,16 @@ pub fn classify_tool_result(
         }
     }
     ResultKind::Normal
+}
+
+/// Returns true if and only if the first sentence of `text` (on its first line, at most
+/// [`NEEDS_APPROVAL_MAX_BYTES`] long) ends with "needs approval.": print mode's refusal of a
+/// call that would need a person's approval.
+fn is_needs_approval_text(text: &str) -> bool {
+    let first_line = text.split('\n').next().unwrap_or_default();
+    first_line
+        .find(NEEDS_APPROVAL_SENTENCE_END)
+        .is_some_and(|position| position > 0 && position <= NEEDS_APPROVAL_MAX_BYTES)
 }
 
 fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
@@ -192,29 +248,6 @@ pub enum RecordClass {
         /// The tool results it holds, with their kinds.
         results: Vec<(String, ResultKind)>,
     },
-}
-
-/// The text of the synthetic assistant answer written after an interrupted turn.
-pub const SYNTHETIC_NO_RESPONSE: &str = "No response requested.";
-
-fn is_synthetic_no_response(record: &Record) -> bool {
-    let Some(message) = record.message.get() else {
-        return false;
-    };
-    if message.model.text() != Some(SYNTHETIC_MODEL) {
-        return false;
-    }
-    match message.content.get() {
-        Some(Content::Text(text)) => text.trim() == SYNTHETIC_NO_RESPONSE,
-        Some(Content::Blocks(blocks)) => {
-            !blocks.is_empty()
-                && blocks.iter().all(|block| {
-                    matches!(block, Block::Text(text)
-                        if text.text().map(str::trim) == Some(SYNTHETIC_NO_RESPONSE))
-                })
-        }
-        None => false,
-    }
 }
 
 /// The `rowSource` of a record a person typed.
@@ -265,7 +298,7 @@ pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClas
         return RecordClass::NotConversation;
     }
     if kind == Some("assistant") {
-        if is_synthetic_no_response(record) {
+        if record.is_synthetic_no_response() {
             return RecordClass::SyntheticNoResponse;
         }
         return RecordClass::Conversation {
@@ -344,9 +377,12 @@ mod tests {
             "content": "Not allowed by policy"});
         assert_eq!(
             classify(&json!({"toolDenialKind": "permission-rule"}), &block),
-            ResultKind::PermissionDenied {
-                denial_kind: Some("permission-rule".into())
-            }
+            ResultKind::PermissionDenied(PermissionRefusal {
+                denial_kind: Some("permission-rule".into()),
+                decision_source: None,
+                reason_code: None,
+                needs_approval: false,
+            })
         );
         assert_eq!(
             classify(&json!({"toolDenialKind": "something-new"}), &block),
@@ -354,6 +390,69 @@ mod tests {
                 evidence: InterruptionClue::UnknownDenialKind("something-new".into())
             }
         );
+    }
+
+    #[test]
+    fn a_refusal_by_the_clis_configuration_is_a_permission_denial_not_a_person() {
+        // claude -p 2.1.332, a Bash call outside the project (research capture
+        // permission-headless): the record says "user-rejected", the decision says config.
+        let text = "touch in '/w/outside/created-outside.txt' needs approval. The path is outside the working directories for this session ('/w/project'). Allowing runs the command as written.";
+        let block =
+            json!({"type": "tool_result", "tool_use_id": "t", "is_error": true, "content": text});
+        let fields = json!({"toolDenialKind": "user-rejected",
+            "permissionDecision": {"decision": "reject", "source": "config", "reasonCode": "unknown"}});
+        let refusal = PermissionRefusal {
+            denial_kind: Some("user-rejected".into()),
+            decision_source: Some("config".into()),
+            reason_code: Some("unknown".into()),
+            needs_approval: true,
+        };
+        assert_eq!(
+            classify(&fields, &block),
+            ResultKind::PermissionDenied(refusal.clone())
+        );
+        // Without the decision (a version that does not write it), the wording still tells.
+        assert_eq!(
+            classify(&json!({"toolDenialKind": "user-rejected"}), &block),
+            ResultKind::PermissionDenied(PermissionRefusal {
+                decision_source: None,
+                reason_code: None,
+                ..refusal.clone()
+            })
+        );
+        assert_eq!(
+            classify(&json!({}), &block),
+            ResultKind::PermissionDenied(PermissionRefusal {
+                denial_kind: None,
+                decision_source: None,
+                reason_code: None,
+                needs_approval: true,
+            })
+        );
+        // A person's "No" (toolDenialBeforeRun, no decision) stays a rejection.
+        let no = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
+            "content": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."});
+        assert_eq!(
+            classify(
+                &json!({"toolDenialKind": "user-rejected", "toolDenialBeforeRun": true}),
+                &no
+            ),
+            ResultKind::Rejected {
+                before_run: true,
+                stopped_while_running: false
+            }
+        );
+        // A normal result that mentions approval later on is no refusal; nor is one without
+        // is_error.
+        let later = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
+            "content": "Exit code 1\nthe deploy needs approval. ask the owner"});
+        assert_eq!(classify(&json!({}), &later), ResultKind::Normal);
+        let fine = json!({"type": "tool_result", "tool_use_id": "t", "content": text});
+        assert_eq!(classify(&json!({}), &fine), ResultKind::Normal);
+        // An accepted decision is not a refusal.
+        let accepted = json!({"permissionDecision": {"decision": "accept", "source": "config"}});
+        let ok = json!({"type": "tool_result", "tool_use_id": "t", "content": "done"});
+        assert_eq!(classify(&accepted, &ok), ResultKind::Normal);
     }
 
     #[test]
@@ -428,7 +527,12 @@ mod tests {
                     "Claude requested permissions to use Bash, but you haven't granted it yet."
                 ))
             ),
-            ResultKind::PermissionDenied { denial_kind: None }
+            ResultKind::PermissionDenied(PermissionRefusal {
+                denial_kind: None,
+                decision_source: None,
+                reason_code: None,
+                needs_approval: false,
+            })
         );
         assert_eq!(
             classify(

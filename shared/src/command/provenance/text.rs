@@ -6,7 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
 use super::marks::{MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS};
-use super::records::{InterruptionClue, ResultKind};
+use super::records::{DECISION_SOURCE_CONFIG, InterruptionClue, PermissionRefusal, ResultKind};
 use super::sidecar::{MarkProblem, MarkProblemKind};
 use super::verdict::{CallReport, ProvenanceReport};
 
@@ -75,16 +75,65 @@ fn describe_kind(kind: &ResultKind) -> String {
         ResultKind::BatchCancelled => {
             "tool_result cancels this call because another call of its batch was rejected".into()
         }
-        ResultKind::PermissionDenied { denial_kind } => format!(
-            "tool_result is a permission denial{}",
-            denial_kind
-                .as_ref()
-                .map_or_else(String::new, |kind| format!(" (toolDenialKind {kind:?})"))
-        ),
+        ResultKind::PermissionDenied(refusal) => describe_refusal(refusal),
         ResultKind::UnrecognisedInterruption { evidence } => {
             format!("unrecognised interruption: {evidence}")
         }
         ResultKind::Normal => "a normal result".into(),
+    }
+}
+
+/// A permission refusal in words: who refused, and every field that says so.
+fn describe_refusal(refusal: &PermissionRefusal) -> String {
+    let reason = refusal.reason_code.as_deref().unwrap_or_default();
+    let who = match refusal.decision_source.as_deref() {
+        Some(DECISION_SOURCE_CONFIG) if reason.starts_with("rule:") => {
+            "by a deny rule of the CLI's settings, not by a person"
+        }
+        Some(DECISION_SOURCE_CONFIG) if reason.starts_with("mode:") => {
+            "by the CLI's permission mode, not by a person"
+        }
+        Some(DECISION_SOURCE_CONFIG) if refusal.needs_approval => {
+            "by the CLI in print mode: the call needed a person's approval and none was asked, \
+             so no person refused it"
+        }
+        Some(DECISION_SOURCE_CONFIG) => "by the CLI's own configuration, not by a person",
+        Some("user_reject") => "by the program's permission handler (canUseTool)",
+        _ if refusal.needs_approval => {
+            "by the CLI: the call needed a person's approval and none was asked (print mode)"
+        }
+        _ => "at the permission step",
+    };
+    let mut facts = Vec::new();
+    if let Some(source) = &refusal.decision_source {
+        facts.push(match &refusal.reason_code {
+            Some(code) => {
+                format!("permissionDecision reject, source {source:?}, reasonCode {code:?}")
+            }
+            None => format!("permissionDecision reject, source {source:?}"),
+        });
+    }
+    if refusal.needs_approval {
+        facts.push("the result says the call \"needs approval\"".to_owned());
+    }
+    if let Some(kind) = &refusal.denial_kind {
+        if kind == "user-rejected" {
+            facts.push(
+                "toolDenialKind \"user-rejected\", which the CLI writes for its own refusals too: \
+                 no person is implied"
+                    .to_owned(),
+            );
+        } else {
+            facts.push(format!("toolDenialKind {kind:?}"));
+        }
+    }
+    if facts.is_empty() {
+        format!("tool_result is a permission denial {who}")
+    } else {
+        format!(
+            "tool_result is a permission denial {who} ({})",
+            facts.join("; ")
+        )
     }
 }
 
@@ -377,10 +426,13 @@ mod tests {
                 "tool_result is the rejection text with toolDenialBeforeRun: true with the \"stopped while running\" correction",
             ),
             (
-                VerdictEvidence::Result(ResultKind::PermissionDenied {
+                VerdictEvidence::Result(ResultKind::PermissionDenied(PermissionRefusal {
                     denial_kind: Some("permission-rule".into()),
-                }),
-                "tool_result is a permission denial (toolDenialKind \"permission-rule\")",
+                    decision_source: None,
+                    reason_code: None,
+                    needs_approval: false,
+                })),
+                "tool_result is a permission denial at the permission step (toolDenialKind \"permission-rule\")",
             ),
             (
                 VerdictEvidence::Result(ResultKind::Interrupted {

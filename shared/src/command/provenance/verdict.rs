@@ -231,7 +231,7 @@ fn judge(
     result_time: Option<u64>,
 ) -> (Verdict, Vec<VerdictEvidence>) {
     let mut evidence = vec![VerdictEvidence::Result(kind.clone())];
-    if let ResultKind::PermissionDenied { .. } = kind {
+    if let ResultKind::PermissionDenied(_) = kind {
         evidence.push(VerdictEvidence::PermissionDecision);
         return (Verdict::PermissionDenied, evidence);
     }
@@ -336,7 +336,7 @@ fn state_of(
     let denied_before_run = matches!(
         kind,
         Some(
-            ResultKind::PermissionDenied { .. }
+            ResultKind::PermissionDenied(_)
                 | ResultKind::Rejected {
                     before_run: true,
                     ..

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::drops::{Basis, DropClass};
+use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
 use super::text::{signed_thousands, thousands};
 
@@ -60,11 +60,14 @@ fn short_tokens(value: f64) -> String {
 pub fn render_svg(report: &SessionReport) -> String {
     let contexts = &report.contexts;
     let count = contexts.len();
-    let trigger = report.estimates.trigger.as_ref();
+    let trigger = report.estimates.trigger.tokens;
+    let observed = report.estimates.trigger.observed.as_ref();
     let floor = report.estimates.floor;
     let cap = report.estimates.cap.tokens;
     let peak = contexts.iter().copied().max().unwrap_or(0);
-    let mut top_value = peak.max(trigger.map_or(0, |t| t.high)) as f64;
+    let mut top_value = peak
+        .max(trigger.unwrap_or(0))
+        .max(observed.map_or(0, |observed| observed.high)) as f64;
     // Show the cap when it is not far above everything else.
     let show_cap = (cap as f64) <= top_value * 1.6 || top_value == 0.0;
     if show_cap {
@@ -114,7 +117,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         if show_cap { "" } else { " (off scale)" }
     );
     if let Some(trigger) = trigger {
-        let _ = write!(summary, " · T ≈ {}", thousands(trigger.estimate));
+        let _ = write!(summary, " · T {}", thousands(trigger));
     }
     if let Some(floor) = floor {
         let _ = write!(summary, " · floor {}", thousands(floor));
@@ -189,7 +192,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     // Labels right of the plot: (y, color, text, bold), spread apart before they are drawn.
     let mut labels: Vec<(f64, &'static str, String, bool)> = Vec::new();
     if let (Some(trigger), Some(floor)) = (trigger, floor) {
-        let (y_top, y_bottom) = (y_of(trigger.estimate as f64), y_of(floor as f64));
+        let (y_top, y_bottom) = (y_of(trigger as f64), y_of(floor as f64));
         if y_bottom > y_top {
             let _ = writeln!(
                 svg,
@@ -206,13 +209,13 @@ pub fn render_svg(report: &SessionReport) -> String {
             }
         }
     }
-    // The band where T lies, only when something bounds it from below (a request where it
-    // did not fire): "at most HIGH" is no band.
-    if let Some((trigger, low)) = trigger
-        .filter(|trigger| trigger.consistent)
-        .and_then(|trigger| trigger.low.map(|low| (trigger, low)))
+    // The band where the observed compactions put T, only when something bounds it from below
+    // (a request where it did not fire): "at most HIGH" is no band.
+    if let Some((observed, low)) = observed
+        .filter(|observed| observed.consistent)
+        .and_then(|observed| observed.low.map(|low| (observed, low)))
     {
-        let (y_high, y_low) = (y_of(trigger.high as f64), y_of(low as f64));
+        let (y_high, y_low) = (y_of(observed.high as f64), y_of(low as f64));
         if y_low - y_high >= 1.0 {
             let _ = writeln!(
                 svg,
@@ -236,9 +239,9 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     if let Some(trigger) = trigger {
         reference(
-            trigger.estimate,
+            trigger,
             TRIGGER_COLOR,
-            &format!("T ≈ {}", thousands(trigger.estimate)),
+            &format!("T {}", thousands(trigger)),
             "6 4",
         );
     }
@@ -262,19 +265,39 @@ pub fn render_svg(report: &SessionReport) -> String {
             escape(text)
         );
     }
-    // Compactions and other drops: vertical markers between the two requests (a label only
-    // where it does not run into the previous one).
-    let mut last_label_x = f64::MIN;
-    for drop in &report.drops {
-        let x = x_of((drop.before_index + drop.after_index) as f64 / 2.0);
-        let (color, label, dash) = match (drop.class, drop.basis) {
-            (DropClass::Compaction, Basis::Structural) => (COMPACTION_COLOR, "compaction", "none"),
-            (DropClass::Compaction, Basis::Heuristic) => (COMPACTION_COLOR, "compaction?", "4 3"),
-            (DropClass::MicroCompaction, _) => (MICRO_COLOR, "micro", "2 3"),
-            (DropClass::AdvisorRoundTrip, _) => (MUTED_COLOR, "advisor", "2 3"),
-            (DropClass::ResumeArtifact, _) => (MUTED_COLOR, "resume", "2 3"),
-            (DropClass::Undecided, _) => (MUTED_COLOR, "drop?", "2 3"),
+    // Compactions and the other drops: vertical markers between the two requests (a label
+    // only where it does not run into the previous one). Compactions come from the report's list
+    // (a compaction after which the context rose is still one); the other drops are grey.
+    let mut markers: Vec<(f64, &'static str, &'static str, &'static str)> = Vec::new();
+    for compaction in &report.compactions {
+        let index = compaction.next_index() as f64 - 0.5;
+        let (label, dash) = match (compaction.basis, compaction.confidence) {
+            (Basis::Structural | Basis::None, _) => ("compaction", "none"),
+            (_, Some(Confidence::High)) => ("compaction?", "4 3"),
+            _ => ("compaction??", "1 3"),
         };
+        markers.push((index, COMPACTION_COLOR, label, dash));
+    }
+    for drop in &report.drops {
+        let index = (drop.request_before + drop.request_after) as f64 / 2.0 - 1.0;
+        let (color, label, dash) = match drop.class {
+            DropClass::Compaction => continue,
+            DropClass::MicroCompaction => (MICRO_COLOR, "micro", "2 3"),
+            DropClass::NoUsage => (MUTED_COLOR, "no usage", "2 3"),
+            DropClass::ModelSwitch => (MUTED_COLOR, "model", "2 3"),
+            DropClass::AdvisorRoundTrip => (MUTED_COLOR, "advisor", "2 3"),
+            DropClass::Resume => (MUTED_COLOR, "resume", "2 3"),
+            DropClass::CliUpgrade => (MUTED_COLOR, "upgrade", "2 3"),
+            DropClass::IdleGap => (MUTED_COLOR, "idle", "2 3"),
+            DropClass::ThinkingDropped => (MUTED_COLOR, "thinking", "2 3"),
+            DropClass::Undecided => (MUTED_COLOR, "drop?", "2 3"),
+        };
+        markers.push((index, color, label, dash));
+    }
+    markers.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut last_label_x = f64::MIN;
+    for (index, color, label, dash) in markers {
+        let x = x_of(index.max(0.0));
         let _ = writeln!(
             svg,
             r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
@@ -328,7 +351,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     let legend_y = HEIGHT - 14.0;
     let mut legend = vec![(LINE_COLOR, "", "context per request")];
     if !report.compactions.is_empty() {
-        legend.push((COMPACTION_COLOR, "", "compaction (dashed: inferred)"));
+        legend.push((COMPACTION_COLOR, "", "compaction (dashed: no record)"));
     }
     if report
         .drops

@@ -11,16 +11,48 @@ use super::cli_usage::load_log;
 use super::json::report_json;
 use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
+use super::threshold::ThresholdEnvironment;
 use crate::command::archives::catalog::list_snapshots;
 use crate::command::output;
 use crate::command::usage::chart::render_svg;
-use crate::command::usage::drops::{DEFAULT_ADVISOR_CACHE_WRITE, DEFAULT_MIN_DROP, Thresholds};
+use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
+
+/// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
+pub const GLOSSARY: &str = "\
+Terms used in the report:
+  main chain   The conversation itself: every request except those of sub-agents. Requests are
+               numbered from 1 along it (\"request 7\"), in the text and in --json alike.
+  context      What one request sent: input + cache read + cache write tokens.
+  drop / fall  The context of a request at least --min-drop tokens below the one before it.
+               A rise is never a drop.
+  structural   A class that a record in the transcript proves: a compaction boundary, a compact
+               summary, a changed model name, advisor blocks, a resume record, a version, the
+               timestamps.
+  heuristic    A class from the shape of the numbers matching something the CLI is known to do
+               without leaving a record; the evidence says which shape. A cache write alone never
+               decides a class.
+  undecided    No record and no known shape explains the fall (basis \"none\"); the evidence says
+               what is known.
+  cap          The window W compaction is measured against: --cap, else
+               CLAUDE_CODE_AUTO_COMPACT_WINDOW in this environment, else
+               modelSettings.<model>.autoCompactWindow or autoCompactWindow from the project's
+               local, project or user settings (in that order), else the model's own window.
+  trigger T    The context at which the CLI compacts automatically. Derived with the CLI's own
+               rule for its version (W - reserved output - 13,000) and checked against the
+               automatic compactions observed; the report says which inputs it used and whether
+               the observations agree.
+  floor        The context right after a compaction (the median over structural compactions and
+               heuristic ones of high confidence).
+  headroom     T - floor: what a session can add after a compaction before the next one.
+  room left    T - the latest context: what can still be added before the next compaction.
+";
 
 /// Arguments of `ctxhooks report`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).multiple(false))]
+#[command(after_long_help = GLOSSARY)]
 pub struct ReportArgs {
     /// Report on this session's usage log.
     #[arg(long, value_name = "ID", group = "input")]
@@ -34,21 +66,19 @@ pub struct ReportArgs {
     /// Print JSON (an array with `--all`).
     #[arg(long)]
     pub json: bool,
-    /// Also write an SVG chart of context per request (one session only).
+    /// Also write an SVG chart of context per request (one session only); says on stderr where.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// The auto-compact cap in tokens (default: `autoCompactWindow` from the settings, else
-    /// the model's window: 1,000,000 for `[1m]` models, 200,000 otherwise).
+    /// The cap: the auto-compact window W in tokens (default: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
+    /// else `autoCompactWindow` from the settings, else the model's window).
     #[arg(long, value_name = "TOKENS")]
     pub cap: Option<u64>,
-    /// A drop without a boundary is a compaction when the next request writes at least this
-    /// many tokens to the cache (default: half the measured floor, at most 50,000).
-    #[arg(long, value_name = "TOKENS")]
+    /// Ignored: a cache write no longer decides a class (kept so that old scripts still run).
+    #[arg(long, value_name = "TOKENS", hide = true)]
     pub compaction_cache_write: Option<u64>,
-    /// A drop without a boundary is an advisor round trip when the next request writes at most
-    /// this many tokens to the cache.
-    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_ADVISOR_CACHE_WRITE)]
-    pub advisor_cache_write: u64,
+    /// Ignored, as `--compaction-cache-write`.
+    #[arg(long, value_name = "TOKENS", hide = true)]
+    pub advisor_cache_write: Option<u64>,
     /// Falls smaller than this are not drops.
     #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
     pub min_drop: u64,
@@ -59,13 +89,16 @@ pub struct ReportArgs {
 
 /// Runs the command.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
+    if args.compaction_cache_write.is_some() || args.advisor_cache_write.is_some() {
+        output::note(
+            "note: --compaction-cache-write and --advisor-cache-write are ignored: a cache write \
+             no longer decides a class (see `ctxhooks report --help`)",
+        );
+    }
     let options = ReportOptions {
-        thresholds: Thresholds {
-            compaction_cache_write: args.compaction_cache_write,
-            advisor_cache_write: args.advisor_cache_write,
-            min_drop: args.min_drop,
-        },
+        min_drop: args.min_drop,
         cap: args.cap,
+        environment: ThresholdEnvironment::of_process(),
         user_config_dir: claude_config_dir().ok(),
         match_before_seconds: args.match_minutes.saturating_mul(60),
         ..ReportOptions::default()
@@ -94,6 +127,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     };
     if let (Some(path), Some(report)) = (&args.svg, reports.first()) {
         fs_err::write(path, render_svg(report)).context("failed to write the SVG")?;
+        output::note(&format!("wrote the chart to {}", path.display()));
     }
     if args.json {
         if args.all {

@@ -1,28 +1,23 @@
-//! Estimates from one session's main chain: the auto-compaction trigger T, the cap, the floor
-//! after compaction, the headroom, and the turns that added the most context.
-
-use std::path::{Path, PathBuf};
+//! Estimates from one session's main chain, from trustworthy evidence only: the auto-compaction
+//! trigger T (the CLI's own rule for its version, model and window, checked against the
+//! automatic compactions observed), the cap (the window W), the floor after compaction, the
+//! headroom, the room left, and the requests that added the most context.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::command::install::document::read_settings_bytes;
-use crate::store::trigger::Trigger;
-
-use super::drops::{ContextDrop, DropClass, MainChain};
+use super::compactions::Compaction;
+use super::drops::{Basis, Confidence, MainChain};
+use super::threshold::{RuleTrigger, ThresholdInputs, Window, rule_trigger};
 use crate::store::usage_record::ToolResultNote;
-
-/// The window of models without `[1m]` in their name.
-pub const DEFAULT_WINDOW: u64 = 200_000;
-
-/// The window of `[1m]` models.
-pub const MILLION_WINDOW: u64 = 1_000_000;
 
 /// How big an advisor call makes the context (2.05–2.20 observed; the upper end is used).
 pub const ADVISOR_FACTOR: f64 = 2.2;
 
 /// Bytes per token used to estimate a tool result's size (a rough rule for English and code).
 pub const BYTES_PER_TOKEN: u64 = 4;
+
+/// How many of the requests that added the most context are listed.
+pub const LARGEST_REQUESTS: usize = 5;
 
 /// One observation of the trigger from two consecutive main-chain requests: after the first,
 /// compaction did not fire (so T is above its context, `low`); after the second it did (so T is
@@ -39,125 +34,131 @@ pub struct TriggerObservation {
     pub time: Option<String>,
 }
 
-/// The trigger estimate over every automatic compaction.
+/// What the automatic compactions of the session say about T.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TriggerEstimate {
+pub struct ObservedTrigger {
     /// Every observation.
     pub observations: Vec<TriggerObservation>,
-    /// True when the observations agree: the largest `low` is not above the smallest `high`.
+    /// True when the observations agree: the largest `low` is below the smallest `high`.
     pub consistent: bool,
-    /// When consistent, the largest `low` (T is above it); else the smallest `low`. `None`
-    /// (JSON null) when no observation says where compaction did not fire: then T is only
-    /// known to be at most `high`.
+    /// When consistent, the largest `low` (T is above it); else the smallest `low`. `None` when
+    /// no observation says where compaction did not fire: T is only known to be at most `high`.
     pub low: Option<u64>,
     /// When consistent, the smallest `high` (T is at most it); else the largest `high`.
     pub high: u64,
-    /// The T used below: the middle of `low .. high` when the observations agree and some have a
-    /// `low`; otherwise the median of the `high` values.
+    /// The middle of `low .. high` when the observations agree and some have a `low`; otherwise
+    /// the median of the `high` values.
     pub estimate: u64,
 }
 
-/// The cap compaction is measured against.
+/// How the T the report uses was derived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Derivation {
+    /// The CLI's rule, and every automatic compaction observed agrees with it.
+    RuleConfirmed,
+    /// The CLI's rule; no automatic compaction observed yet.
+    Rule,
+    /// The observed automatic compactions, which contradict the rule (the window or version the
+    /// session ran with differs from what the report can see).
+    ObservedAgainstRule,
+    /// The observed automatic compactions; the rule gives no T for this model (the CLI compacts
+    /// it only when the API refuses a prompt).
+    Observed,
+    /// No T: the CLI compacts this model only when the API refuses a prompt, and none was seen.
+    NoProactiveCompaction,
+}
+
+/// The trigger T and how it was derived.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TriggerEstimate {
+    /// T in tokens, when there is one.
+    pub tokens: Option<u64>,
+    /// How.
+    pub derivation: Derivation,
+    /// The CLI's rule for the latest request's version and model.
+    pub rule: RuleTrigger,
+    /// The automatic compactions observed, when there were some.
+    pub observed: Option<ObservedTrigger>,
+}
+
+/// The context after one trustworthy compaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Cap {
+pub struct Floor {
     /// Tokens.
     pub tokens: u64,
-    /// Where it came from.
-    pub source: CapSource,
+    /// The request it was measured on, numbered from 1.
+    pub request: usize,
+    /// The compaction's basis.
+    pub basis: Basis,
+    /// For a heuristic compaction: its confidence (always `high` here).
+    pub confidence: Option<Confidence>,
 }
 
-/// Where the cap came from. In JSON: `flag`, `settings:<path>`, `model:[1m]` or `default`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CapSource {
-    /// `--cap`.
-    Flag,
-    /// `autoCompactWindow` in this settings file.
-    Settings(PathBuf),
-    /// The window of a `[1m]` model.
-    MillionTokenModel,
-    /// The window of every other model.
-    Default,
-}
-
-impl std::fmt::Display for CapSource {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Flag => formatter.write_str("flag"),
-            Self::Settings(path) => write!(formatter, "settings:{}", path.display()),
-            Self::MillionTokenModel => formatter.write_str("model:[1m]"),
-            Self::Default => formatter.write_str("default"),
-        }
-    }
-}
-
-impl Serialize for CapSource {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// A turn that added context.
+/// The latest main-chain request with a context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GrowingTurn {
-    /// Index of the request after the turn, among main-chain requests.
-    pub index: usize,
+pub struct LatestContext {
+    /// Tokens.
+    pub tokens: u64,
+    /// The request, numbered from 1.
+    pub request: usize,
+    /// Its time.
+    pub time: Option<String>,
+}
+
+/// A request that added context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrowingRequest {
+    /// The request, numbered from 1 among main-chain requests.
+    pub request: usize,
     /// Its time.
     pub time: Option<String>,
     /// Context added since the previous request.
     pub added_tokens: u64,
-    /// Tool-result bytes sent in the turn.
+    /// Tool-result bytes it sent.
     pub tool_result_bytes: u64,
     /// The same, as tokens at 4 bytes per token (an estimate).
     pub tool_result_tokens_estimate: u64,
-    /// The largest tool result of the turn.
+    /// The largest of those tool results.
     pub largest_tool_result: Option<ToolResultNote>,
 }
 
 /// Everything estimated for a session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimates {
-    /// The trigger T, from automatic compactions.
-    pub trigger: Option<TriggerEstimate>,
-    /// The cap.
-    pub cap: Cap,
+    /// The trigger T.
+    pub trigger: TriggerEstimate,
+    /// The cap: the window W compaction is measured against.
+    pub cap: Window,
     /// T / cap.
     pub trigger_ratio: Option<f64>,
-    /// Context of the first request after each compaction.
-    pub floors: Vec<u64>,
+    /// Context of the first request after each trustworthy compaction.
+    pub floors: Vec<Floor>,
     /// Their median: the floor used below.
     pub floor: Option<u64>,
-    /// T − floor.
+    /// T − floor: what a session can add after a compaction before the next one.
     pub headroom: Option<i64>,
-    /// The turns that added the most context (up to 5), largest first.
-    pub largest_turns: Vec<GrowingTurn>,
-}
-
-/// Context after each compaction: the first request after each compaction drop.
-pub fn floors(drops: &[ContextDrop]) -> Vec<u64> {
-    drops
-        .iter()
-        .filter(|drop| drop.class == DropClass::Compaction)
-        .map(|drop| drop.context_after)
-        .collect()
+    /// The latest main-chain context.
+    pub latest_context: Option<LatestContext>,
+    /// T − the latest context: what can still be added before the next compaction.
+    pub room_left: Option<i64>,
+    /// The requests that added the most context (up to 5), largest first.
+    pub largest_requests: Vec<GrowingRequest>,
 }
 
 /// The context of the main-chain request just before `index`, when no full compaction lies
 /// between the two: compaction was checked after it and did not fire.
 fn not_fired_context(chain: &MainChain, index: usize) -> Option<u64> {
     let previous = index.checked_sub(1)?;
-    let compaction_between = chain
-        .boundaries
-        .get(index)
-        .is_some_and(|boundaries| boundaries.iter().any(|(full, _)| *full));
-    if compaction_between {
+    if chain.compaction_between(previous, index) {
         return None;
     }
     chain.requests.get(previous).map(|row| row.context_tokens)
 }
 
 /// Every main-chain request that grew the context, with the tokens it added: measured against
-/// the last earlier request with non-zero context (a zero-context row is a resume artifact,
-/// not a state of the conversation), and only when no boundary lies between the two.
+/// the last earlier request with non-zero context (a zero-context row is no state of the
+/// conversation), and only when no boundary lies between the two.
 pub fn growths(chain: &MainChain) -> Vec<(usize, u64)> {
     let mut found = Vec::new();
     let mut last: Option<usize> = None;
@@ -168,7 +169,8 @@ pub fn growths(chain: &MainChain) -> Vec<(usize, u64)> {
         if let Some(previous) = last {
             let boundary_between = chain.boundaries[previous + 1..=index]
                 .iter()
-                .any(|boundaries| !boundaries.is_empty());
+                .any(|boundaries| !boundaries.is_empty())
+                || chain.compaction_between(previous, index);
             let added = row
                 .context_tokens
                 .saturating_sub(chain.requests[previous].context_tokens);
@@ -188,15 +190,56 @@ pub fn median(values: &[u64]) -> Option<u64> {
     sorted.get(sorted.len().saturating_sub(1) / 2).copied()
 }
 
-/// Estimates T, the floor, the headroom and the largest turns.
+/// What the observations say together.
+fn observed_trigger(observations: Vec<TriggerObservation>) -> Option<ObservedTrigger> {
+    let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
+    if highs.is_empty() {
+        return None;
+    }
+    let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();
+    let highest_low = lows.iter().copied().max();
+    let lowest_high = highs.iter().copied().min().unwrap_or(0);
+    let consistent = highest_low.is_none_or(|low| low < lowest_high);
+    let (low, high) = if consistent {
+        (highest_low, lowest_high)
+    } else {
+        (
+            lows.iter().copied().min(),
+            highs.iter().copied().max().unwrap_or(0),
+        )
+    };
+    let estimate = match low {
+        Some(low) if consistent => low + (high - low) / 2,
+        _ => median(&highs).unwrap_or(0),
+    };
+    Some(ObservedTrigger {
+        observations,
+        consistent,
+        low,
+        high,
+        estimate,
+    })
+}
+
+/// Returns true if and only if T = `tokens` fits every observation: above where compaction did
+/// not fire, at most where it fired.
+fn fits(tokens: u64, observed: &ObservedTrigger) -> bool {
+    observed.observations.iter().all(|observation| {
+        observation.low.is_none_or(|low| low < tokens)
+            && observation.high.is_none_or(|high| tokens <= high)
+    })
+}
+
+/// Estimates T, the floor, the headroom, the room left and the largest requests.
 ///
-/// `attempts` are main-chain requests after which `PreCompact` fired but no compaction followed
-/// (with the snapshot's time): the trigger was reached there too, so such a request is an upper
-/// bound and never a "did not fire" lower bound.
+/// `compactions` are the report's (only trusted ones count); `attempts` are main-chain requests
+/// after which `PreCompact` fired but no compaction followed (with the snapshot's time): the
+/// trigger was reached there too, so such a request is an upper bound and never a "did not
+/// fire" lower bound.
 pub fn estimate(
     chain: &MainChain,
-    drops: &[ContextDrop],
-    cap: Cap,
+    compactions: &[Compaction],
+    inputs: &ThresholdInputs,
     attempts: &[(usize, String)],
 ) -> Estimates {
     let attempted = |index: usize| attempts.iter().any(|(attempt, _)| *attempt == index);
@@ -207,17 +250,18 @@ pub fn estimate(
         }
         not_fired_context(chain, index)
     };
-    let mut observations: Vec<TriggerObservation> = drops
+    let mut observations: Vec<TriggerObservation> = compactions
         .iter()
-        .filter(|drop| drop.class == DropClass::Compaction)
-        .filter_map(|drop| {
-            let boundary = drop.boundary.as_ref()?;
-            (boundary.trigger.as_ref().is_some_and(Trigger::is_automatic)).then(|| {
-                TriggerObservation {
-                    low: not_fired(drop.before_index),
-                    high: boundary.pre_tokens.or(Some(drop.context_before)),
-                    time: boundary.time.clone(),
-                }
+        .filter(|compaction| compaction.basis == Basis::Structural && compaction.is_automatic())
+        .filter_map(|compaction| {
+            let before = compaction.next_index().checked_sub(1);
+            let high = compaction
+                .pre_tokens
+                .or_else(|| before.map(|before| chain.requests[before].context_tokens))?;
+            Some(TriggerObservation {
+                low: before.and_then(not_fired),
+                high: Some(high),
+                time: compaction.time.clone(),
             })
         })
         .collect();
@@ -230,51 +274,66 @@ pub fn estimate(
             });
         }
     }
-    let trigger = (!observations.is_empty()).then(|| {
-        let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
-        let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();
-        let highest_low = lows.iter().copied().max();
-        let lowest_high = highs.iter().copied().min().unwrap_or(0);
-        let consistent = highest_low.is_none_or(|low| low < lowest_high);
-        let (low, high) = if consistent {
-            (highest_low, lowest_high)
-        } else {
-            (
-                lows.iter().copied().min(),
-                highs.iter().copied().max().unwrap_or(0),
-            )
-        };
-        let estimate = match low {
-            Some(low) if consistent => low + (high - low) / 2,
-            _ => median(&highs).unwrap_or(0),
-        };
-        TriggerEstimate {
-            observations,
-            consistent,
-            low,
-            high,
-            estimate,
+    let latest = chain.requests.last();
+    let rule = rule_trigger(
+        latest.and_then(|row| row.facts.version.as_deref()),
+        latest.and_then(|row| row.model.as_deref()),
+        latest.and_then(|row| row.facts.max_output_tokens),
+        inputs,
+    );
+    let observed = observed_trigger(observations);
+    let (tokens, derivation) = match (rule.tokens, &observed) {
+        (Some(tokens), Some(observed)) if fits(tokens, observed) => {
+            (Some(tokens), Derivation::RuleConfirmed)
         }
-    });
-    let floors = floors(drops);
-    let floor = median(&floors);
-    #[allow(clippy::cast_precision_loss)]
-    let trigger_ratio = trigger
-        .as_ref()
-        .map(|trigger| trigger.estimate as f64 / cap.tokens.max(1) as f64);
-    let headroom = match (&trigger, floor) {
-        (Some(trigger), Some(floor)) => Some(
-            i64::try_from(trigger.estimate).unwrap_or(i64::MAX)
-                - i64::try_from(floor).unwrap_or(i64::MAX),
-        ),
-        _ => None,
+        (Some(_), Some(observed)) => (Some(observed.estimate), Derivation::ObservedAgainstRule),
+        (Some(tokens), None) => (Some(tokens), Derivation::Rule),
+        (None, Some(observed)) => (Some(observed.estimate), Derivation::Observed),
+        (None, None) => (None, Derivation::NoProactiveCompaction),
     };
-    let mut largest_turns: Vec<GrowingTurn> = growths(chain)
+    let cap = rule.window.clone();
+    let floors: Vec<Floor> = compactions
+        .iter()
+        .filter(|compaction| compaction.is_trusted())
+        .filter_map(|compaction| {
+            Some(Floor {
+                tokens: compaction.context_after.filter(|tokens| *tokens > 0)?,
+                request: compaction.next_request,
+                basis: compaction.basis,
+                confidence: compaction.confidence,
+            })
+        })
+        .collect();
+    let floor = median(&floors.iter().map(|floor| floor.tokens).collect::<Vec<_>>());
+    let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "token counts are far below 2^52; the ratio is rounded for display"
+    )]
+    let trigger_ratio = tokens.map(|tokens| tokens as f64 / cap.tokens.max(1) as f64);
+    let headroom = tokens
+        .zip(floor)
+        .map(|(tokens, floor)| signed(tokens) - signed(floor));
+    let latest_context = chain
+        .requests
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, row)| row.context_tokens > 0)
+        .map(|(index, row)| LatestContext {
+            tokens: row.context_tokens,
+            request: index + 1,
+            time: row.time.clone(),
+        });
+    let room_left = tokens
+        .zip(latest_context.as_ref())
+        .map(|(tokens, latest)| signed(tokens) - signed(latest.tokens));
+    let mut largest_requests: Vec<GrowingRequest> = growths(chain)
         .into_iter()
         .map(|(index, added)| {
             let after = &chain.requests[index];
-            GrowingTurn {
-                index,
+            GrowingRequest {
+                request: index + 1,
                 time: after.time.clone(),
                 added_tokens: added,
                 tool_result_bytes: after.tool_result_bytes,
@@ -283,63 +342,23 @@ pub fn estimate(
             }
         })
         .collect();
-    largest_turns.sort_by_key(|turn| std::cmp::Reverse(turn.added_tokens));
-    largest_turns.truncate(5);
+    largest_requests.sort_by_key(|request| std::cmp::Reverse(request.added_tokens));
+    largest_requests.truncate(LARGEST_REQUESTS);
     Estimates {
-        trigger,
+        trigger: TriggerEstimate {
+            tokens,
+            derivation,
+            rule,
+            observed,
+        },
         cap,
         trigger_ratio,
         floors,
         floor,
         headroom,
-        largest_turns,
-    }
-}
-
-/// The cap: the explicit one, else `autoCompactWindow` from the project's or the user's
-/// settings, else the model's window (1,000,000 for `[1m]` models, else 200,000).
-pub fn find_cap(
-    explicit: Option<u64>,
-    cwd: Option<&Path>,
-    user_config_dir: Option<&Path>,
-    model: Option<&str>,
-) -> Cap {
-    if let Some(tokens) = explicit {
-        return Cap {
-            tokens,
-            source: CapSource::Flag,
-        };
-    }
-    let mut candidates = Vec::new();
-    if let Some(cwd) = cwd {
-        candidates.push(cwd.join(".claude").join("settings.local.json"));
-        candidates.push(cwd.join(".claude").join("settings.json"));
-    }
-    if let Some(config) = user_config_dir {
-        candidates.push(config.join("settings.json"));
-    }
-    for path in candidates {
-        let window = read_settings_bytes(&path)
-            .ok()
-            .flatten()
-            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-            .and_then(|settings| settings.get("autoCompactWindow").and_then(Value::as_u64));
-        if let Some(tokens) = window {
-            return Cap {
-                tokens,
-                source: CapSource::Settings(path),
-            };
-        }
-    }
-    if model.is_some_and(|model| model.contains("[1m]")) {
-        return Cap {
-            tokens: MILLION_WINDOW,
-            source: CapSource::MillionTokenModel,
-        };
-    }
-    Cap {
-        tokens: DEFAULT_WINDOW,
-        source: CapSource::Default,
+        latest_context,
+        room_left,
+        largest_requests,
     }
 }
 
@@ -348,35 +367,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cap_comes_from_the_flag_the_settings_or_the_model() {
-        let temp = crate::test_support::TempFolder::new("cap");
-        let dir = temp.path();
-        let project = dir.join("project");
-        fs_err::create_dir_all(project.join(".claude")).unwrap();
-        fs_err::write(
-            project.join(".claude").join("settings.json"),
-            br#"{"autoCompactWindow": 240000}"#,
-        )
-        .unwrap();
-        assert_eq!(find_cap(Some(5), Some(&project), None, None).tokens, 5);
-        let from_settings = find_cap(None, Some(&project), None, None);
-        assert_eq!(from_settings.tokens, 240_000);
-        assert!(matches!(from_settings.source, CapSource::Settings(_)));
-        let elsewhere = dir.join("elsewhere");
-        assert_eq!(
-            find_cap(None, Some(&elsewhere), None, Some("claude-sonnet-4-5[1m]")).tokens,
-            MILLION_WINDOW
-        );
-        assert_eq!(
-            find_cap(None, None, None, Some("claude-opus-4-5")).tokens,
-            DEFAULT_WINDOW
-        );
-    }
-
-    #[test]
     fn median_takes_the_lower_middle() {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3, 1, 2]), Some(2));
         assert_eq!(median(&[4, 1, 3, 2]), Some(2));
+    }
+
+    #[test]
+    fn observations_agree_or_give_their_envelope() {
+        let observation = |low, high| TriggerObservation {
+            low,
+            high: Some(high),
+            time: None,
+        };
+        let observed = observed_trigger(vec![
+            observation(Some(160_806), 165_002),
+            observation(Some(162_475), 165_693),
+        ])
+        .unwrap();
+        assert!(observed.consistent);
+        assert_eq!((observed.low, observed.high), (Some(162_475), 165_002));
+        assert!(fits(165_000, &observed));
+        assert!(!fits(167_000, &observed));
+        let only_high = observed_trigger(vec![observation(None, 100_000)]).unwrap();
+        assert_eq!((only_high.low, only_high.estimate), (None, 100_000));
+        assert!(fits(67_000, &only_high));
     }
 }

@@ -1,17 +1,45 @@
 //! A report as JSON for programs: the model's facts, with each drop's evidence and each
-//! warning's message rendered in words (the layout `docs/usage.md` documents).
+//! warning's message also rendered in words, and every request and compaction numbered from 1
+//! as in the text (the layout `docs/usage.md` documents, schema 2).
 
 use serde_json::{Value, json};
 
 use super::report::SessionReport;
-use super::text::{drop_evidence_text, request_label, warning_text};
+use super::text::{drop_evidence_text, request_label, trigger_text, warning_text};
 
 /// The report as the JSON value `ctxhooks report --json` prints.
 pub fn report_json(report: &SessionReport) -> Value {
     let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
     if let Some(drops) = value.get_mut("drops").and_then(Value::as_array_mut) {
         for (drop, model) in drops.iter_mut().zip(&report.drops) {
-            drop["evidence"] = drop_evidence_text(&model.evidence).into();
+            drop["evidence_detail"] = drop["evidence"].take();
+            drop["evidence"] = drop_evidence_text(&model.evidence, model.fall()).into();
+        }
+    }
+    if let Some(trigger) = value
+        .get_mut("estimates")
+        .and_then(|estimates| estimates.get_mut("trigger"))
+    {
+        trigger["text"] = trigger_text(&report.estimates.trigger).into();
+    }
+    if let Some(snapshots) = value.get_mut("snapshots") {
+        // The model counts compactions from 0; JSON counts them from 1, as the text does.
+        if let Some(matched) = snapshots.get_mut("matched").and_then(Value::as_array_mut) {
+            for found in matched {
+                if let Some(index) = found["compaction"].as_u64() {
+                    found["compaction"] = (index + 1).into();
+                }
+            }
+        }
+        if let Some(without) = snapshots
+            .get_mut("compactions_without_snapshot")
+            .and_then(Value::as_array_mut)
+        {
+            for index in without {
+                if let Some(number) = index.as_u64() {
+                    *index = (number + 1).into();
+                }
+            }
         }
     }
     let label = request_label(report);

@@ -68,7 +68,10 @@ impl SessionLog {
                             let turn_start = known.turn_start || row.turn_start;
                             let bytes = known.tool_result_bytes;
                             let largest = known.largest_tool_result.take();
+                            let mut facts = std::mem::take(&mut known.facts);
+                            facts.absorb(&row.facts);
                             *known = row;
+                            known.facts = facts;
                             known.output_tokens = output;
                             known.advisor = advisor;
                             known.turn_start = turn_start;

@@ -6,27 +6,31 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
-use super::drops::{ContextDrop, MainChain, Thresholds, classify_drops, compaction_threshold};
-use super::estimates::{Cap, Estimates, estimate, find_cap, floors, median};
+use super::drops::{Classifier, ContextDrop, DEFAULT_MIN_DROP, MainChain, classify_drops};
+use super::estimates::{Estimates, estimate};
 use super::log::SessionLog;
 use super::snapshots::{
     CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
     match_snapshots,
 };
+use super::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 use super::warnings::{Warning, find_warnings};
 use crate::command::archives::catalog::SnapshotEntry;
 use crate::store::usage_record::{SkippedLinesRow, UsageRow};
 
-/// Version of the report's JSON layout.
-pub const REPORT_SCHEMA: u32 = 1;
+/// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
+/// classes rest on evidence, T says how it was derived (see `docs/usage.md`).
+pub const REPORT_SCHEMA: u32 = 2;
 
 /// What the report is asked to assume.
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
-    /// Drop thresholds.
-    pub thresholds: Thresholds,
-    /// An explicit cap (else settings, else the model's window).
+    /// Smallest fall counted as a drop.
+    pub min_drop: u64,
+    /// An explicit cap: the window W (else the environment, the settings, the model's window).
     pub cap: Option<u64>,
+    /// The environment variables of the CLI's threshold rule, as the report sees them.
+    pub environment: ThresholdEnvironment,
     /// Claude Code's user configuration folder, for `settings.json`.
     pub user_config_dir: Option<PathBuf>,
     /// How long before a compaction its snapshot may have been taken (seconds).
@@ -38,8 +42,9 @@ pub struct ReportOptions {
 impl Default for ReportOptions {
     fn default() -> Self {
         Self {
-            thresholds: Thresholds::default(),
+            min_drop: DEFAULT_MIN_DROP,
             cap: None,
+            environment: ThresholdEnvironment::default(),
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
             match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
@@ -65,8 +70,8 @@ pub struct Totals {
 pub struct Peak {
     /// Tokens.
     pub context_tokens: u64,
-    /// The request's index among main-chain requests.
-    pub index: usize,
+    /// The request, numbered from 1 among main-chain requests.
+    pub request: usize,
     /// Its time.
     pub time: Option<String>,
 }
@@ -92,15 +97,15 @@ pub struct SessionReport {
     pub peak: Option<Peak>,
     /// Main-chain context per request, in order (for charts).
     pub contexts: Vec<u64>,
-    /// Drops and boundaries between main-chain requests.
+    /// Falls of at least the minimum between main-chain requests.
     pub drops: Vec<ContextDrop>,
     /// Compactions.
     pub compactions: Vec<Compaction>,
     /// The snapshot cross-check.
     pub snapshots: SnapshotCheck,
-    /// T, cap, floor, headroom, largest turns.
+    /// T, cap, floor, headroom, room left, largest requests.
     pub estimates: Estimates,
-    /// Thresholds used (the compaction threshold as applied).
+    /// Thresholds used.
     pub thresholds: AppliedThresholds,
     /// Warnings.
     pub warnings: Vec<Warning>,
@@ -111,10 +116,6 @@ pub struct SessionReport {
 /// The thresholds as applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct AppliedThresholds {
-    /// Cache write at or above which a drop without a boundary is a compaction.
-    pub compaction_cache_write: u64,
-    /// Cache write at or below which it is an advisor round trip.
-    pub advisor_cache_write: u64,
     /// Smallest fall counted as a drop.
     pub min_drop: u64,
 }
@@ -129,17 +130,6 @@ pub fn build_report(
 ) -> SessionReport {
     let rows = log.rows();
     let chain = MainChain::of(log);
-    // First pass: the floor from structural compactions feeds the relative threshold.
-    let structural_floor = median(&floors(&classify_drops(
-        &chain,
-        &Thresholds {
-            compaction_cache_write: Some(u64::MAX),
-            ..options.thresholds
-        },
-        None,
-    )));
-    let drops = classify_drops(&chain, &options.thresholds, structural_floor);
-    let compaction_write = compaction_threshold(&options.thresholds, structural_floor);
     let main_source = log
         .sources
         .iter()
@@ -151,16 +141,17 @@ pub fn build_report(
     let cwd = main_source
         .and_then(|source| source.cwd.as_deref())
         .map(PathBuf::from);
-    let model = chain
-        .requests
-        .iter()
-        .rev()
-        .find_map(|row| row.model.as_deref());
-    let cap: Cap = find_cap(
-        options.cap,
-        cwd.as_deref(),
-        options.user_config_dir.as_deref(),
-        model,
+    let inputs = ThresholdInputs {
+        explicit_window: options.cap,
+        environment: options.environment.clone(),
+        settings: SettingsWindows::find(cwd.as_deref(), options.user_config_dir.as_deref()),
+    };
+    let drops = classify_drops(
+        &chain,
+        Classifier {
+            min_drop: options.min_drop,
+            inputs: &inputs,
+        },
     );
     let mut compactions = compactions_of(&chain, &drops);
     let points: Vec<CompactionPoint> = compactions
@@ -168,6 +159,7 @@ pub fn build_report(
         .map(|compaction| CompactionPoint {
             time: compaction.time.clone(),
             trigger: compaction.trigger.clone(),
+            checked: compaction.is_trusted(),
         })
         .collect();
     let check = match_snapshots(
@@ -183,7 +175,7 @@ pub fn build_report(
     // then gave up (Claude Code 2.1.332 does so when it finds nothing to summarize): the
     // trigger was reached after the request before it.
     let attempts = attempted_compactions(&chain, snapshots, &check.snapshots_without_compaction);
-    let estimates = estimate(&chain, &drops, cap, &attempts);
+    let estimates = estimate(&chain, &compactions, &inputs, &attempts);
     let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
     for row in &rows {
@@ -198,7 +190,7 @@ pub fn build_report(
         .max_by_key(|(index, row)| (row.context_tokens, std::cmp::Reverse(*index)))
         .map(|(index, row)| Peak {
             context_tokens: row.context_tokens,
-            index,
+            request: index + 1,
             time: row.time.clone(),
         });
     SessionReport {
@@ -220,9 +212,7 @@ pub fn build_report(
         snapshots: check,
         estimates,
         thresholds: AppliedThresholds {
-            compaction_cache_write: compaction_write,
-            advisor_cache_write: options.thresholds.advisor_cache_write,
-            min_drop: options.thresholds.min_drop,
+            min_drop: options.min_drop,
         },
         warnings,
         skipped_lines: log.skipped.clone(),
@@ -245,6 +235,7 @@ mod tests {
     use super::*;
     use crate::command::usage::drops::{Basis, DropClass, DropEvidence};
     use crate::store::trigger::Trigger;
+    use crate::store::usage_record::UsageRow;
     use crate::store::usage_record::{BoundaryRow, UsageRecord};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
@@ -267,6 +258,7 @@ mod tests {
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,
+            facts: crate::store::usage_record::RequestFacts::default(),
         })
     }
 
@@ -326,10 +318,10 @@ mod tests {
             boundary("b1", "auto", 100_000),
             request("bb", 30_000, 30_000),
         ]);
-        let trigger = report.estimates.trigger.as_ref().unwrap();
+        let trigger = report.estimates.trigger.observed.as_ref().unwrap();
         assert_eq!((trigger.low, trigger.high), (None, 100_000));
         let json = serde_json::to_value(&report).unwrap();
-        assert!(json["estimates"]["trigger"]["low"].is_null());
+        assert!(json["estimates"]["trigger"]["observed"]["low"].is_null());
         let text = crate::command::usage::text::report_text(&report);
         assert!(text.contains("at most 100,000"), "{text}");
         assert!(!text.contains("range 0"), "{text}");
@@ -338,11 +330,11 @@ mod tests {
     }
 
     #[test]
-    fn a_resume_artifact_is_no_turn_and_no_headroom_warning() {
+    fn a_row_without_usage_is_no_state_of_the_conversation() {
         // T about 100,000 (not fired at 90,000, fired at preTokens 110,000: middle 100,000),
-        // floor 40,000, headroom 60,000. Then a zero-context row (a resume artifact) and the
-        // conversation back at 70,000: measured against the zero row that is a fake +70,000
-        // turn, above the headroom; measured against 40,000 it is +30,000.
+        // floor 40,000, headroom 60,000. Then a row that reports no tokens and the conversation
+        // back at 70,000: measured against the zero row that is a fake +70,000 request, above
+        // the headroom; measured against 40,000 it is +30,000.
         let report = report_of(vec![
             request("a", 90_000, 0),
             request("bb", 110_000, 20_000),
@@ -352,16 +344,20 @@ mod tests {
             request("eeeee", 70_000, 30_000),
         ]);
         assert_eq!(report.estimates.headroom, Some(60_000));
-        let turns: Vec<(usize, u64)> = report
+        let requests: Vec<(usize, u64)> = report
             .estimates
-            .largest_turns
+            .largest_requests
             .iter()
-            .map(|turn| (turn.index, turn.added_tokens))
+            .map(|request| (request.request, request.added_tokens))
             .collect();
-        // Request 4 (+30,000 over request 2) and request 1 (+20,000 over request 0).
-        assert_eq!(turns, [(4, 30_000), (1, 20_000)]);
+        // Request 5 (+30,000 over request 3) and request 2 (+20,000 over request 1).
+        assert_eq!(requests, [(5, 30_000), (2, 20_000)]);
+        // The zero row is listed as what it is, and the next request is measured against the
+        // last one that reported tokens.
+        let classes: Vec<DropClass> = report.drops.iter().map(|drop| drop.class).collect();
+        assert_eq!(classes, [DropClass::Compaction, DropClass::NoUsage]);
         assert!(
-            !kinds(&report).contains(&"turn_exceeds_headroom"),
+            !kinds(&report).contains(&"request_exceeds_headroom"),
             "{:?}",
             kinds(&report)
         );
@@ -376,10 +372,19 @@ mod tests {
         UsageRecord::Request(row)
     }
 
+    /// `request` at `time` (RFC 3339).
+    fn at(key: &str, context: u64, cache_write: u64, time: &str) -> UsageRecord {
+        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
+            unreachable!()
+        };
+        row.time = Some(time.to_owned());
+        UsageRecord::Request(row)
+    }
+
     #[test]
-    fn a_compaction_loop_counts_turns_between_automatic_compactions() {
-        // Two automatic compactions four requests apart, but the four are one turn and its
-        // tool loop: a loop (counting requests, 4 >= 3, it was missed).
+    fn a_compaction_loop_is_judged_on_requests_and_time_not_on_prompts() {
+        // Two automatic compactions four requests and seconds apart, the four one turn and its
+        // tool loop: a loop.
         let report = report_of(vec![
             turn("a", 150_000, 0),
             boundary("b1", "auto", 160_000),
@@ -390,15 +395,20 @@ mod tests {
             boundary("b2", "auto", 160_000),
             turn("f", 150_000, 150_000),
         ]);
-        let turns: Vec<Option<usize>> = report
+        let between: Vec<(Option<usize>, Option<usize>)> = report
             .compactions
             .iter()
-            .map(|compaction| compaction.turns_since_previous_automatic)
+            .map(|compaction| {
+                (
+                    compaction.requests_since_previous_automatic,
+                    compaction.turns_since_previous_automatic,
+                )
+            })
             .collect();
-        assert_eq!(turns, [None, Some(1)]);
+        assert_eq!(between, [(None, None), (Some(4), Some(1))]);
         assert_eq!(kinds(&report), ["compaction_loop"]);
         // A manual compaction one request after an automatic one is no loop: only automatic
-        // compactions count (counting every compaction by requests, 1 < 3, it was one).
+        // compactions count.
         let report = report_of(vec![
             turn("a", 150_000, 0),
             boundary("b1", "auto", 160_000),
@@ -411,21 +421,46 @@ mod tests {
             "{:?}",
             kinds(&report)
         );
-        // Three turns between two automatic compactions: no loop.
-        let report = report_of(vec![
-            turn("a", 150_000, 0),
+        // The misfire of the old rule: one long autonomous turn (no typed prompt) growing
+        // steadily over 83 requests and 71 minutes between two automatic compactions. Zero
+        // prompts, but no loop.
+        let mut records = vec![
+            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
             boundary("b1", "auto", 160_000),
-            turn("b", 50_000, 50_000),
-            turn("c", 100_000, 50_000),
-            request("cc", 110_000, 10_000),
-            turn("d", 155_000, 45_000),
-            boundary("b2", "auto", 160_000),
-            turn("e", 50_000, 50_000),
-        ]);
+        ];
+        for step in 0..83_u64 {
+            let time = format!(
+                "2026-01-01T00:{:02}:{:02}Z",
+                (step * 51) / 60,
+                (step * 51) % 60
+            );
+            records.push(at(&format!("r{step}"), 40_000 + step * 1_500, 1_500, &time));
+        }
+        records.push(boundary("b2", "auto", 165_000));
+        records.push(at("z", 40_000, 40_000, "2026-01-01T01:11:00Z"));
+        let report = report_of(records);
+        let last = report.compactions.last().unwrap();
         assert_eq!(
-            report.compactions[1].turns_since_previous_automatic,
-            Some(3)
+            (
+                last.requests_since_previous_automatic,
+                last.turns_since_previous_automatic
+            ),
+            (Some(83), Some(0))
         );
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+        // Few requests but an hour apart (a person back with one large paste) is no loop either.
+        let report = report_of(vec![
+            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
+            boundary("b1", "auto", 160_000),
+            at("b", 40_000, 40_000, "2026-01-01T00:00:05Z"),
+            at("c", 165_000, 125_000, "2026-01-01T01:00:00Z"),
+            boundary("b2", "auto", 166_000),
+            at("d", 40_000, 40_000, "2026-01-01T01:00:30Z"),
+        ]);
         assert!(
             !kinds(&report).contains(&"compaction_loop"),
             "{:?}",
@@ -480,12 +515,12 @@ mod tests {
         assert_eq!(report.estimates.headroom, Some(60_000));
         assert_eq!(
             kinds(&report),
-            ["turn_exceeds_headroom", "advisor_crosses_trigger"]
+            ["request_exceeds_headroom", "advisor_crosses_trigger"]
         );
         assert!(matches!(
             report.warnings[0],
-            Warning::TurnExceedsHeadroom {
-                request: 5,
+            Warning::RequestExceedsHeadroom {
+                request: 6,
                 added_tokens: 65_000,
                 headroom: 60_000,
                 ..
@@ -494,7 +529,7 @@ mod tests {
         assert!(matches!(
             report.warnings[1],
             Warning::AdvisorCrossesTrigger {
-                request: 4,
+                request: 5,
                 context_before: 50_000,
                 inflated: 110_000,
                 trigger: 100_000,
@@ -543,7 +578,7 @@ mod tests {
                 "floor_above_trigger"
             ]
         );
-        let trigger = report.estimates.trigger.as_ref().unwrap();
+        let trigger = report.estimates.trigger.observed.as_ref().unwrap();
         assert_eq!((trigger.low, trigger.high), (None, 30_000));
         assert_eq!(
             report.snapshots.snapshots_without_compaction,

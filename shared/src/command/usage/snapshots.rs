@@ -20,12 +20,15 @@ pub struct CompactionPoint {
     pub time: Option<String>,
     /// `auto`, `manual`, or unknown.
     pub trigger: Option<Trigger>,
+    /// False for a heuristic compaction of low confidence: it is not checked (neither matched
+    /// nor reported without a snapshot).
+    pub checked: bool,
 }
 
 /// A compaction and its snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotMatch {
-    /// Index of the compaction in the report's list.
+    /// Index of the compaction in the report's list (0-based; JSON counts from 1).
     pub compaction: usize,
     /// The snapshot's name.
     pub snapshot: String,
@@ -40,8 +43,8 @@ pub struct SnapshotCheck {
     pub checked: bool,
     /// Matched pairs.
     pub matched: Vec<SnapshotMatch>,
-    /// Indexes of compactions with no snapshot: `PreCompact` did not fire (a known upstream
-    /// bug) or the hook was not installed then.
+    /// Indexes of compactions with no snapshot (0-based; JSON counts from 1): `PreCompact` did
+    /// not fire (a known upstream bug) or the hook was not installed then.
     pub compactions_without_snapshot: Vec<usize>,
     /// Names of snapshots with no compaction in the log.
     pub snapshots_without_compaction: Vec<String>,
@@ -73,6 +76,9 @@ pub fn match_snapshots(
     let mut matched = Vec::new();
     let mut without = Vec::new();
     for (index, compaction) in compactions.iter().enumerate() {
+        if !compaction.checked {
+            continue;
+        }
         let Some(time) = parse_time(compaction.time.as_deref()) else {
             without.push(index);
             continue;
@@ -155,6 +161,7 @@ mod tests {
         CompactionPoint {
             time: Some(time.to_owned()),
             trigger: Some(Trigger::Auto),
+            checked: true,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The problems a report points out, as facts: a compaction loop, a compaction without its
-//! snapshot, a floor above the trigger, a turn larger than the headroom, an advisor call that
-//! would cross the trigger. The words are rendered by `text.rs`.
+//! snapshot, a floor above the trigger, a request that added more than the headroom, an advisor
+//! call that would cross the trigger. The words are rendered by `text.rs`.
 
 use serde::Serialize;
 
@@ -8,25 +8,32 @@ use super::compactions::Compaction;
 use super::drops::MainChain;
 use super::estimates::{ADVISOR_FACTOR, Estimates, growths};
 use super::snapshots::SnapshotCheck;
-use crate::store::trigger::Trigger;
 
-/// Automatic compactions fewer than this many turns apart form a loop.
-pub const LOOP_TURNS: usize = 3;
+/// Automatic compactions fewer than this many main-chain requests apart form a loop (when they
+/// are also close in time): the context refilled past the trigger at once.
+pub const LOOP_REQUESTS: usize = 5;
 
-/// A problem worth a look. Request and compaction numbers are indexes (0-based) into the
-/// report's main-chain requests and compactions.
+/// ...and less than this many seconds apart (a session that grows steadily for an hour between
+/// two compactions is no loop, however few prompts it had).
+pub const LOOP_SECONDS: u64 = 15 * 60;
+
+/// A problem worth a look. Request and compaction numbers count from 1, as in the text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Warning {
-    /// Two automatic compactions only a few turns apart: the context refills past the trigger
-    /// at once.
+    /// Two automatic compactions only a few requests and minutes apart: the context refills
+    /// past the trigger at once.
     CompactionLoop {
         /// The later compaction.
         compaction: usize,
         /// The earlier automatic compaction.
         previous: usize,
-        /// Turns between the two.
+        /// Main-chain requests between the two.
+        requests: usize,
+        /// Turns (typed prompts) between the two.
         turns: usize,
+        /// Seconds between the two, when both times are known.
+        seconds: Option<u64>,
         /// The later compaction's time.
         time: Option<String>,
     },
@@ -51,9 +58,9 @@ pub enum Warning {
         /// Trigger minus floor (zero or less).
         headroom: i64,
     },
-    /// One turn added more than the headroom.
-    TurnExceedsHeadroom {
-        /// The request after the turn.
+    /// One request added more than the headroom.
+    RequestExceedsHeadroom {
+        /// The request.
         request: usize,
         /// Its time.
         time: Option<String>,
@@ -85,7 +92,7 @@ impl Warning {
             Self::CompactionWithoutSnapshot { .. } => "compaction_without_snapshot",
             Self::SnapshotWithoutCompaction { .. } => "snapshot_without_compaction",
             Self::FloorAboveTrigger { .. } => "floor_above_trigger",
-            Self::TurnExceedsHeadroom { .. } => "turn_exceeds_headroom",
+            Self::RequestExceedsHeadroom { .. } => "request_exceeds_headroom",
             Self::AdvisorCrossesTrigger { .. } => "advisor_crosses_trigger",
         }
     }
@@ -102,7 +109,7 @@ pub fn find_warnings(
     let mut warnings = compaction_loops(compactions);
     for &index in &check.compactions_without_snapshot {
         warnings.push(Warning::CompactionWithoutSnapshot {
-            compaction: index,
+            compaction: index + 1,
             time: compactions[index].time.clone(),
         });
     }
@@ -119,17 +126,23 @@ pub fn find_warnings(
 fn compaction_loops(compactions: &[Compaction]) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for (position, compaction) in compactions.iter().enumerate() {
-        if let Some(turns) = compaction.turns_since_previous_automatic
-            && turns < LOOP_TURNS
-        {
+        let Some(requests) = compaction.requests_since_previous_automatic else {
+            continue;
+        };
+        let quick = compaction
+            .seconds_since_previous_automatic
+            .is_none_or(|seconds| seconds < LOOP_SECONDS);
+        if requests < LOOP_REQUESTS && quick {
             let previous = compactions[..position]
                 .iter()
-                .rposition(|earlier| earlier.trigger.as_ref().is_some_and(Trigger::is_automatic))
+                .rposition(Compaction::is_automatic)
                 .unwrap_or(0);
             warnings.push(Warning::CompactionLoop {
-                compaction: position,
-                previous,
-                turns,
+                compaction: position + 1,
+                previous: previous + 1,
+                requests,
+                turns: compaction.turns_since_previous_automatic.unwrap_or(0),
+                seconds: compaction.seconds_since_previous_automatic,
                 time: compaction.time.clone(),
             });
         }
@@ -142,21 +155,18 @@ fn headroom_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
         return Vec::new();
     };
     if headroom <= 0 {
-        // Every turn would "exceed" a headroom of zero or less: one warning says it all.
+        // Every request would "exceed" a headroom of zero or less: one warning says it all.
         return vec![Warning::FloorAboveTrigger {
             floor: estimates.floor.unwrap_or(0),
-            trigger: estimates
-                .trigger
-                .as_ref()
-                .map_or(0, |trigger| trigger.estimate),
+            trigger: estimates.trigger.tokens.unwrap_or(0),
             headroom,
         }];
     }
     growths(chain)
         .into_iter()
         .filter(|(_, added)| i64::try_from(*added).unwrap_or(i64::MAX) > headroom)
-        .map(|(index, added)| Warning::TurnExceedsHeadroom {
-            request: index,
+        .map(|(index, added)| Warning::RequestExceedsHeadroom {
+            request: index + 1,
             time: chain.requests[index].time.clone(),
             added_tokens: added,
             headroom,
@@ -165,7 +175,7 @@ fn headroom_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
 }
 
 fn advisor_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
-    let Some(trigger) = &estimates.trigger else {
+    let Some(trigger) = estimates.trigger.tokens else {
         return Vec::new();
     };
     let mut warnings = Vec::new();
@@ -182,13 +192,13 @@ fn advisor_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
             reason = "token counts are far below 2^52; the product is rounded down on purpose"
         )]
         let inflated = (before as f64 * ADVISOR_FACTOR) as u64;
-        if inflated >= trigger.estimate {
+        if inflated >= trigger {
             warnings.push(Warning::AdvisorCrossesTrigger {
-                request: index,
+                request: index + 1,
                 time: row.time.clone(),
                 context_before: before,
                 inflated,
-                trigger: trigger.estimate,
+                trigger,
             });
         }
     }
