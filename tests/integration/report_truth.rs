@@ -9,9 +9,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use ctxhooks_shared::command::usage::classify::{Classifier, classify_drops};
 use ctxhooks_shared::command::usage::drops::{
-    Basis, Classifier, Confidence, DEFAULT_MIN_DROP, DropClass, DropEvidence, FallCause, MainChain,
-    Opening, UndecidedReason, classify_drops,
+    Basis, Confidence, DEFAULT_MIN_DROP, DropClass, DropEvidence, FallCause, MainChain, Opening,
+    UndecidedReason,
 };
 use ctxhooks_shared::command::usage::estimates::Derivation;
 use ctxhooks_shared::command::usage::log::{SessionLog, log_from_transcript};

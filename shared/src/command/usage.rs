@@ -2,6 +2,7 @@
 //! drops, compactions, trigger, floor and headroom.
 
 pub mod chart;
+pub mod classify;
 pub mod cli_report;
 pub mod cli_usage;
 pub mod compactions;

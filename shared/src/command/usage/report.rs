@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::classify::{Classifier, classify_drops};
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
-use super::drops::{Classifier, ContextDrop, DEFAULT_MIN_DROP, MainChain, classify_drops};
+use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
 use super::log::SessionLog;
 use super::snapshots::{
