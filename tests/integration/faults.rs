@@ -203,3 +203,98 @@ fn overlong_ids_are_left_out_of_the_sidecar_and_said() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0]["error"].to_string().contains("tool_use_id"));
 }
+
+/// An assistant line of one API request whose `usage` object is `usage` (raw JSON text).
+fn request_line(id: &str, usage: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","uuid":"u-{id}","requestId":"req_{id}","timestamp":"2026-01-01T00:00:00Z","message":{{"id":"msg_{id}","model":"claude-opus-4-5","role":"assistant","usage":{usage}}}}}"#
+    )
+}
+
+// See: the fault issue, defect 5 (requests whose usage held `1e400`, `-5`, `"5"`, `5.0` or a
+// duplicate key vanished with nothing said; 2^64-1 input plus 1 cache read was logged as context
+// 0).
+#[test]
+fn odd_numbers_in_usage_fields_are_counted_said_and_never_wrap() {
+    let world = World::new("odd-usage-numbers");
+    let lines = [
+        request_line(
+            "plain",
+            r#"{"input_tokens":10,"cache_read_input_tokens":1,"output_tokens":2}"#,
+        ),
+        request_line("huge", r#"{"input_tokens":1e400,"output_tokens":2}"#),
+        request_line("negative", r#"{"input_tokens":-5,"output_tokens":2}"#),
+        request_line("text", r#"{"input_tokens":"5","output_tokens":2}"#),
+        request_line(
+            "duplicate",
+            r#"{"input_tokens":5,"input_tokens":7,"output_tokens":2}"#,
+        ),
+        // JSON has one kind of number: 5.0 is the count 5 (docs/usage.md says why).
+        request_line("float", r#"{"input_tokens":5.0,"output_tokens":2.0}"#),
+        request_line(
+            "max",
+            r#"{"input_tokens":18446744073709551615,"cache_read_input_tokens":1,"output_tokens":1}"#,
+        ),
+    ];
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), lines.join("\n") + "\n");
+    let stop =
+        json!({"session_id": SESSION, "transcript_path": transcript, "hook_event_name": "Stop"});
+    world.hook(Hook::Stop).stdin(stop.to_string()).success();
+
+    let from_log = world
+        .ctxhooks(["usage", "--session", SESSION, "--json"])
+        .json();
+    let from_file = world
+        .ctxhooks([
+            "usage",
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--json",
+        ])
+        .json();
+    for usage in [&from_log, &from_file] {
+        let rows: Vec<(&str, u64, u64)> = usage["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    row["key"].as_str().unwrap(),
+                    row["input_tokens"].as_u64().unwrap(),
+                    row["context_tokens"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("msg_plain:req_plain", 10, 11),
+                ("msg_float:req_float", 5, 5),
+                // Saturated, not wrapped to 0.
+                ("msg_max:req_max", u64::MAX, u64::MAX),
+            ],
+            "{usage}"
+        );
+        // The four requests that could not be read are counted and shown.
+        assert_eq!(usage["skipped_lines"][0]["unreadable"], 4, "{usage}");
+    }
+    world
+        .ctxhooks(["usage", "--session", SESSION])
+        .stdout_contains("4 unreadable line(s)")
+        .success();
+    // Sums saturate too: the report's totals, in JSON and in words.
+    let report = world
+        .ctxhooks(["report", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(report["totals"]["input_tokens"], u64::MAX, "{report}");
+    assert_eq!(report["totals"]["output_tokens"], 5, "{report}");
+    world
+        .ctxhooks(["report", "--session", SESSION])
+        .stdout_contains("4 unreadable line(s)")
+        .success();
+    // And the hook said so where `ctxhooks doctor` looks.
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let error = errors[0]["error"].to_string();
+    assert!(error.contains("4 unreadable line(s)"), "{error}");
+}

@@ -193,7 +193,7 @@ pub fn compaction_threshold(thresholds: &Thresholds, floor: Option<u64>) -> u64 
     match floor {
         Some(floor) => (floor / 2)
             .min(DEFAULT_COMPACTION_CACHE_WRITE)
-            .max(thresholds.advisor_cache_write + 1),
+            .max(thresholds.advisor_cache_write.saturating_add(1)),
         None => DEFAULT_COMPACTION_CACHE_WRITE,
     }
 }
@@ -210,7 +210,8 @@ pub fn classify_drops(
         let before = &chain.requests[index - 1];
         let after = &chain.requests[index];
         let boundaries = &chain.boundaries[index];
-        let fell = before.context_tokens >= after.context_tokens + thresholds.min_drop;
+        let fell =
+            before.context_tokens >= after.context_tokens.saturating_add(thresholds.min_drop);
         if !fell && boundaries.is_empty() {
             continue;
         }

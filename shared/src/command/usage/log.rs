@@ -100,8 +100,8 @@ impl SessionLog {
                         .find(|known| known.transcript == row.transcript)
                     {
                         Some(known) => {
-                            known.unreadable += row.unreadable;
-                            known.overlong += row.overlong;
+                            known.unreadable = known.unreadable.saturating_add(row.unreadable);
+                            known.overlong = known.overlong.saturating_add(row.overlong);
                         }
                         None => log.skipped.push(row),
                     }
