@@ -1,5 +1,11 @@
-//! Faults the hooks must hold under: odd payload values, hostile paths, stopped runs, restrictive
-//! permissions. Each test names the defect it guards against.
+//! Faults the hooks and the installer must hold under, and what `docs/reliability.md` promises
+//! about them. This file holds one test per defect the fault issue found (each names it) and the
+//! helpers the fault groups share; the groups, each a module that prints one line saying what it
+//! tried and what held:
+//!
+//! - `concurrency`: many processes on one session, many installs on one settings file.
+
+mod concurrency;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -10,13 +16,137 @@ use crate::support::{Hook, World, running_as_root, say_skipped, shared_fixture};
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
 
+/// The real transcript most fault tests read: Claude Code 2.0.76, 12 requests and an automatic
+/// compaction, 294 KB.
+const REAL_TRANSCRIPT: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
+
 fn precompact_payload(transcript: &str) -> Value {
     json!({"session_id": SESSION, "transcript_path": transcript, "hook_event_name": "PreCompact",
            "trigger": "auto", "custom_instructions": null})
 }
 
+fn stop_payload(transcript: &Path) -> String {
+    json!({"session_id": SESSION, "transcript_path": transcript, "hook_event_name": "Stop"})
+        .to_string()
+}
+
+/// A tool event of the session: `PreToolUse`, `PostToolUse` or `PostToolUseFailure` by `kind`
+/// (0, 1, 2), naming `transcript`.
+fn tooluse_payload(kind: usize, tool_use_id: &str, transcript: &str) -> String {
+    let event = ["PreToolUse", "PostToolUse", "PostToolUseFailure"][kind % 3];
+    let mut payload = json!({"session_id": SESSION, "transcript_path": transcript,
+        "hook_event_name": event, "tool_name": "Bash",
+        "tool_input": {"command": format!("echo {tool_use_id}")}, "tool_use_id": tool_use_id});
+    if kind % 3 == 1 {
+        payload["tool_response"] = json!({"stdout": "", "interrupted": false});
+        payload["duration_ms"] = json!(12);
+    } else if kind % 3 == 2 {
+        payload["error"] = json!("Exit code 1");
+        payload["is_interrupt"] = json!(false);
+    }
+    payload.to_string()
+}
+
 fn archives(world: &World) -> Value {
     world.ctxhooks(["archives", "--json"]).json()
+}
+
+/// How many snapshots `ctxhooks archives verify` checked, failing unless every one holds
+/// exactly the bytes its `snapshot.json` names (exit 1 fails `.json()`).
+fn verified_snapshots(world: &World) -> usize {
+    let outcomes = world.ctxhooks(["archives", "verify", "--json"]).json();
+    let outcomes = outcomes.as_array().unwrap();
+    assert!(outcomes.iter().all(|outcome| outcome["ok"] == true));
+    outcomes.len()
+}
+
+/// `ctxhooks usage --session SESSION --json`: the session's rows as every reader sees them.
+fn usage(world: &World) -> Value {
+    world
+        .ctxhooks(["usage", "--session", SESSION, "--json"])
+        .json()
+}
+
+/// The bytes of a state file of the session, or empty when it does not exist.
+fn session_file(world: &World, name: &str) -> Vec<u8> {
+    fs_err::read(world.session_dir(SESSION).join(name)).unwrap_or_default()
+}
+
+/// The real transcript [`REAL_TRANSCRIPT`] `copies` times over, each copy's ids (`uuid`,
+/// `parentUuid`, `requestId`, `message.id`) made its own, so that every copy adds its requests:
+/// a long session made of real lines.
+fn long_transcript(copies: usize) -> Vec<u8> {
+    let text = fs_err::read_to_string(shared_fixture(REAL_TRANSCRIPT)).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let mut bytes = Vec::new();
+    for copy in 0..copies {
+        for line in &lines {
+            let mut line = line.clone();
+            for key in ["uuid", "parentUuid", "requestId"] {
+                if let Some(Value::String(id)) = line.get_mut(key) {
+                    *id = format!("{id}-{copy}");
+                }
+            }
+            if let Some(Value::String(id)) = line.pointer_mut("/message/id") {
+                *id = format!("{id}-{copy}");
+            }
+            serde_json::to_writer(&mut bytes, &line).unwrap();
+            bytes.push(b'\n');
+        }
+    }
+    bytes
+}
+
+/// A small, seedable source of chance (xorshift64*): kill points, chunk sizes. The seed is
+/// printed with every group's line, so a failure can be replayed.
+struct Chance {
+    state: u64,
+    seed: u64,
+}
+
+impl Chance {
+    /// Seeded from the clock, unless `CTXHOOKS_FAULT_SEED` gives the seed.
+    fn new() -> Self {
+        let seed = std::env::var("CTXHOOKS_FAULT_SEED")
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .subsec_nanos()
+                    .into()
+            });
+        Self {
+            state: seed | 1,
+            seed,
+        }
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A whole number in `low..high`.
+    fn below(&mut self, low: u64, high: u64) -> u64 {
+        low + self.next() % (high - low).max(1)
+    }
+
+    /// A fraction in `0.0..1.0`.
+    fn fraction(&mut self) -> f64 {
+        f64::from(u32::try_from(self.next() >> 32).unwrap()) / 4_294_967_296.0
+    }
 }
 
 // See: the fault issue, defect 4 (a relative transcript path failed with "failed to read
