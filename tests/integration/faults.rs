@@ -3,9 +3,11 @@
 //! helpers the fault groups share; the groups, each a module that prints one line saying what it
 //! tried and what held:
 //!
-//! - `concurrency`: many processes on one session, many installs on one settings file.
+//! - `concurrency`: many processes on one session, many installs on one settings file;
+//! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends.
 
 mod concurrency;
+mod kills;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -140,6 +140,9 @@ fn ingest_locked(
         Ok(cursors) => (cursors, None),
         Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
     };
+    // Every writer of the log holds the lock we hold: a partial line at its end is what an ingest
+    // stopped in the middle of its append left. Cut off, it cannot swallow this run's first row.
+    files::cut_to_last_line(&log_path).context("failed to check the end of the usage log")?;
     let mut unconfirmed = UnconfirmedTail::default();
     if cursor_unreadable.is_none() {
         unconfirmed = UnconfirmedTail::read(&log_path, cursors.log_length)?;

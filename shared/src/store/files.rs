@@ -142,7 +142,10 @@ pub fn append_lines(path: &Path, lines: &[u8]) -> Result<()> {
 
 /// One open and one write of `buffer` at the end of `path`, under the file's own lock when
 /// `lock_wait` is given. A write that fails part way (a full disk) is cut back to the length
-/// before it, so no fragment is left for the next line to be glued to.
+/// before it, so no fragment is left for the next line to be glued to; and a fragment someone
+/// else left (a writer killed in the middle of its write, which the kernel may stop at a page
+/// boundary) is ended with a newline first, so that it stays a line of its own and the new
+/// lines stay whole.
 fn append_whole_lines(
     path: &Path,
     buffer: &[u8],
@@ -151,7 +154,9 @@ fn append_whole_lines(
     if buffer.is_empty() {
         return Ok(());
     }
+    // Readable too, to look at the last byte.
     let mut file = fs_err::OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .mode(PRIVATE_FILE_MODE)
@@ -166,7 +171,20 @@ fn append_whole_lines(
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
     }
-    let written = file.write_all(buffer);
+    let unterminated = match &length_before {
+        Ok(length) if *length > 0 => {
+            last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n')
+        }
+        _ => false,
+    };
+    let written = if unterminated {
+        let mut ended = Vec::with_capacity(buffer.len() + 1);
+        ended.push(b'\n');
+        ended.extend_from_slice(buffer);
+        file.write_all(&ended)
+    } else {
+        file.write_all(buffer)
+    };
     if written.is_err()
         && let Ok(length) = length_before
     {
@@ -176,6 +194,49 @@ fn append_whole_lines(
         let _ = file.file().unlock();
     }
     written.with_context(|| format!("failed to append to `{}`", path.display()))
+}
+
+/// The byte at `length - 1` of `file`, when it can be read.
+#[expect(
+    clippy::disallowed_types,
+    reason = "positioned reads work on the std handle inside an fs_err file"
+)]
+fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
+    use std::os::unix::fs::FileExt as _;
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, length.checked_sub(1)?).ok()?;
+    Some(byte[0])
+}
+
+/// Cuts `path` back to the end of its last whole line, and returns its length then (0 when it
+/// does not exist). Only for a file whose every writer appends whole lines under one lock the
+/// caller holds (the usage log under `usage.lock`): a line without its newline at the end is then
+/// what a writer stopped in the middle of its write left, and no one else's.
+pub fn cut_to_last_line(path: &Path) -> Result<u64> {
+    let file = match fs_err::OpenOptions::new().read(true).write(true).open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(error) => return Err(error.into()),
+    };
+    let length = file.metadata()?.len();
+    let mut end = length;
+    let mut chunk = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let window = &mut chunk[..usize::try_from(end - start).unwrap_or(0)];
+        std::os::unix::fs::FileExt::read_exact_at(file.file(), window, start)
+            .with_context(|| format!("failed to read the end of `{}`", path.display()))?;
+        if let Some(newline) = window.iter().rposition(|byte| *byte == b'\n') {
+            end = start + newline as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end < length {
+        file.set_len(end)
+            .with_context(|| format!("failed to cut a partial line off `{}`", path.display()))?;
+    }
+    Ok(end)
 }
 
 /// Opens a lock file, creating it with mode 0600 exactly when it is missing. An existing one is
@@ -398,6 +459,23 @@ mod tests {
         assert!(append_lines(&log, b"four").is_err());
         assert_eq!(fs_err::read(&log).unwrap(), b"one\ntwo\nthree\n");
         assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_fragment_left_at_the_end_stays_apart_or_is_cut() {
+        let dir = scratch("fragment");
+        let log = dir.join("log.jsonl");
+        fs_err::write(&log, b"one\ntw").unwrap();
+        append_line(&log, b"three").unwrap();
+        assert_eq!(fs_err::read(&log).unwrap(), b"one\ntw\nthree\n");
+        fs_err::write(&log, b"one\ntw").unwrap();
+        assert_eq!(cut_to_last_line(&log).unwrap(), 4);
+        assert_eq!(fs_err::read(&log).unwrap(), b"one\n");
+        assert_eq!(cut_to_last_line(&log).unwrap(), 4);
+        // A fragment longer than one read, with no newline before it at all.
+        fs_err::write(&log, vec![b'x'; 200_000]).unwrap();
+        assert_eq!(cut_to_last_line(&log).unwrap(), 0);
+        assert_eq!(cut_to_last_line(&dir.join("missing")).unwrap(), 0);
     }
 
     #[test]
