@@ -255,28 +255,36 @@ fn the_next_snapshot_removes_a_copy_a_stopped_precompact_left() {
     fs_err::copy(shared_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
     let archive = world.session_dir(SESSION).join("archive");
     let abandoned = archive.join(".tmp-20260101T000000.000000Z-auto-4242");
-    let recent = archive.join(".tmp-20260101T000001.000000Z-auto-4243");
-    for folder in [&abandoned, &recent] {
+    let being_written = archive.join(".tmp-20260101T000001.000000Z-auto-4243");
+    for folder in [&abandoned, &being_written] {
         fs_err::create_dir_all(folder).unwrap();
         fs_err::write(folder.join("transcript.jsonl"), "{}\n").unwrap();
     }
-    // Older than twice the hook's timeout: abandoned. The other one may still be written.
-    let aged = std::process::Command::new("touch")
-        .args(["-d", "10 minutes ago"])
-        .arg(&abandoned)
-        .status()
-        .unwrap();
-    assert!(aged.success());
+    // A live PreCompact holds its folder's lock while it writes; a stopped one holds nothing,
+    // however recent its folder is.
+    let writer = fs_err::File::open(&being_written).unwrap();
+    writer.file().lock().unwrap();
     world
         .hook(Hook::PreCompact)
         .stdin(precompact_payload(transcript.to_str().unwrap()).to_string())
         .success();
     assert!(!abandoned.exists(), "the abandoned copy is still there");
     assert!(
-        recent.exists(),
-        "a copy that may still be written was removed"
+        being_written.exists(),
+        "a copy that is still being written was removed"
     );
     assert_eq!(archives(&world).as_array().unwrap().len(), 1);
+    // `archives prune` removes it by the same rule, once its writer is gone.
+    let pruned = world
+        .ctxhooks(["archives", "prune", "--keep", "1", "--json"])
+        .json();
+    assert_eq!(pruned["unfinished_deleted"], json!([]));
+    drop(writer);
+    let pruned = world
+        .ctxhooks(["archives", "prune", "--keep", "1", "--json"])
+        .json();
+    assert_eq!(pruned["unfinished_deleted"].as_array().unwrap().len(), 1);
+    assert!(!being_written.exists());
 }
 
 // See: the fault issue (a killed first ingest re-appended all its rows on the next run).

@@ -84,7 +84,7 @@ fn a_killed_stop_leaves_the_next_run_where_a_clean_run_ends() {
 }
 
 #[test]
-fn a_killed_precompact_leaves_no_partial_snapshot() {
+fn a_killed_precompact_leaves_no_partial_snapshot_and_no_hidden_copy() {
     let (_scratch, transcript) = shared_transcript("faults-kill-precompact-transcript");
     let payload = precompact_payload(transcript.to_str().unwrap()).to_string();
     let clean = World::new("faults-kill-precompact-clean");
@@ -117,6 +117,14 @@ fn a_killed_precompact_leaves_no_partial_snapshot() {
             assert_eq!(listed["size"], snapshot["size"], "{context}");
             assert_eq!(listed["sha256"], snapshot["sha256"], "{context}");
         }
+        // The killed run's unfinished copy (as large as the transcript) is gone.
+        let archive = world.session_dir(SESSION).join("archive");
+        let hidden: Vec<String> = fs_err::read_dir(&archive)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert_eq!(hidden, Vec::<String>::new(), "{context}");
         assert!(
             session_file(&world, "usage.jsonl") == log,
             "usage log, {context}"
@@ -128,7 +136,7 @@ fn a_killed_precompact_leaves_no_partial_snapshot() {
         &format!(
             "{KILLS} PreCompacts of a {} MB real transcript killed at random points ({running} \
              still running, {complete} had finished their snapshot): nothing partial was ever \
-             listed, the next run left one more whole snapshot, and the usage \
+             listed, the next run left one more whole snapshot, no hidden copy, and the usage \
              log of a clean run (seed {seed})",
             fs_err::metadata(&transcript).unwrap().len() / 1_000_000
         ),
