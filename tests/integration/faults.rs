@@ -4,10 +4,12 @@
 //! tried and what held:
 //!
 //! - `concurrency`: many processes on one session, many installs on one settings file;
-//! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends.
+//! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends;
+//! - `payloads`: hostile payloads and transcript paths for every hook.
 
 mod concurrency;
 mod kills;
+mod payloads;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
