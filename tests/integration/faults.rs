@@ -5,9 +5,12 @@
 //!
 //! - `concurrency`: many processes on one session, many installs on one settings file;
 //! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends;
-//! - `payloads`: hostile payloads and transcript paths for every hook.
+//! - `payloads`: hostile payloads and transcript paths for every hook;
+//! - `filesystem`: a full disk, a read-only state folder, another user, odd umasks, folders and
+//!   FIFOs where state files belong (the first three need root, and say when they skip).
 
 mod concurrency;
+mod filesystem;
 mod kills;
 mod payloads;
 

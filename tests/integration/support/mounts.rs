@@ -43,6 +43,16 @@ impl SmallFilesystem {
         assert!(status.success(), "remount {}", self.path.display());
     }
 
+    /// Makes the filesystem read-only, keeping what it holds.
+    pub fn remount_read_only(&self) {
+        let status = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(&self.path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "remount ro {}", self.path.display());
+    }
+
     /// Where it is mounted.
     pub fn path(&self) -> &Path {
         &self.path
