@@ -7,12 +7,15 @@
 //! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends;
 //! - `payloads`: hostile payloads and transcript paths for every hook;
 //! - `filesystem`: a full disk, a read-only state folder, another user, odd umasks, folders and
-//!   FIFOs where state files belong (the first three need root, and say when they skip).
+//!   FIFOs where state files belong (the first three need root, and say when they skip);
+//! - `properties`: property-based tests (proptest) of the payload reader, the transcript line
+//!   reader and the usage ingest behind it, and the settings merge.
 
 mod concurrency;
 mod filesystem;
 mod kills;
 mod payloads;
+mod properties;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
