@@ -109,6 +109,10 @@ fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
     hook_round(&clean, &transcript, 0);
     hook_round(&clean, &transcript, 1);
     let clean_log = session_file(&clean, "usage.jsonl");
+    clean.write_user_settings(SETTINGS);
+    clean.ctxhooks(["install"]).success();
+    let installed = fs_err::read(clean.user_settings()).unwrap();
+    let mut installs_refused = 0;
     let mut loud = 0;
     let mut failed_snapshots = 0;
     for level in LEVELS {
@@ -120,6 +124,17 @@ fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
         };
         loud += hook_round(&world, &transcript, 0);
         assert_no_torn_line(&world);
+        // The installer keeps its backup and record on the full disk: it installs, or refuses
+        // with the settings file as it was.
+        world.write_user_settings(SETTINGS);
+        let outcome = world.ctxhooks(["install"]).output();
+        let settings = fs_err::read(world.user_settings()).unwrap();
+        if outcome.code() == Some(0) {
+            assert_eq!(settings, installed, "{level}k");
+        } else {
+            assert_eq!(settings, SETTINGS.as_bytes(), "{level}k");
+            installs_refused += 1;
+        }
         // Whatever is listed is whole.
         let listed = verified_snapshots(&world);
         failed_snapshots += 1 - listed;
@@ -137,6 +152,13 @@ fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
         assert_eq!(usage(&world)["rows"], usage(&clean)["rows"], "{level}k");
         let sidecar = json_lines(&world.sidecar(SESSION));
         assert!((2..=4).contains(&sidecar.len()), "{level}k: {sidecar:?}");
+        world.ctxhooks(["install"]).success();
+        assert_eq!(fs_err::read(world.user_settings()).unwrap(), installed);
+        world.ctxhooks(["uninstall"]).success();
+        assert_eq!(
+            fs_err::read_to_string(world.user_settings()).unwrap(),
+            SETTINGS
+        );
         drop(disk);
     }
     say_held(
@@ -144,8 +166,10 @@ fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
         &format!(
             "a disk full at {} levels from 4 KB to 332 KB under one round of every hook: every \
              run exit 0, nothing partial listed, no torn line, no hidden copy ({failed_snapshots} \
-             snapshots and {loud} error lines could not be written, those said on stderr); on \
-             the freed disk the next round left the usage log byte for byte as a clean run",
+             snapshots and {loud} error lines could not be written, those said on stderr; \
+             {installs_refused} installs refused with the settings file untouched); on the freed \
+             disk the next round left the usage log byte for byte as a clean run, and install \
+             and uninstall the clean settings bytes",
             LEVELS.len()
         ),
     );
