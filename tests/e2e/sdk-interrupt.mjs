@@ -67,6 +67,12 @@ if (process.env.CTXHOOKS_TOOLUSE_BIN) {
   fs.writeFileSync(path.join(projectDir, ".claude/settings.json"), JSON.stringify(settings, null, 2));
 }
 
+// Whether ctxhooks-tooluse records tool events in this run (the Rust tests install it with
+// `ctxhooks install --scope project`; the capture runs register it above).
+const projectSettings = path.join(projectDir, ".claude/settings.json");
+const hooksInstalled =
+  fs.existsSync(projectSettings) && fs.readFileSync(projectSettings, "utf8").includes("ctxhooks-tooluse");
+
 const env = {
   ...process.env,
   HOME: home,
@@ -79,6 +85,20 @@ const env = {
 delete env.CLAUDE_CONFIG_DIR;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Waits (at most `limitMs`) until the PreToolUse hook has recorded every call in `ids` in the
+// session's sidecar: the scenarios cut calls that are running, and on a loaded machine the hook
+// process may start later than the 300 ms the cut waits after the tool_use arrives. Without the
+// hooks installed (the capture runs), there is nothing to wait for.
+async function waitUntilStarted(sessionId, ids, limitMs) {
+  const sidecar = path.join(stateHome, "sessions", sessionId ?? "", "provenance.jsonl");
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    const text = fs.existsSync(sidecar) ? fs.readFileSync(sidecar, "utf8") : "";
+    if (ids.every((id) => text.includes(`"tool_use_id":"${id}"`))) return;
+    await sleep(25);
+  }
+}
 
 // The documented mark: one JSON line, appended with one write, BEFORE interrupt().
 function writeMark(sessionId, reason, gaugePct) {
@@ -143,11 +163,13 @@ async function runTurn({ prompt, resume, interruptAfter, interruptAt, mark, deny
     if (message.type === "system" && message.subtype === "init" && message.transcript_path) {
       record.transcript_path = message.transcript_path;
     }
-    const toolUse =
-      message.type === "assistant" &&
-      message.message?.content?.some((block) => block.type === "tool_use");
-    if (toolUse && interruptAfter !== undefined && !cut) {
-      cut = sleep(interruptAfter).then(cutTurn);
+    const toolUseIds =
+      message.type === "assistant"
+        ? (message.message?.content ?? []).filter((block) => block.type === "tool_use").map((block) => block.id)
+        : [];
+    if (toolUseIds.length > 0 && interruptAfter !== undefined && !cut) {
+      const waitForHooks = hooksInstalled ? waitUntilStarted(record.session_id, toolUseIds, 20000) : Promise.resolve();
+      cut = waitForHooks.then(() => sleep(interruptAfter)).then(cutTurn);
     }
     if (message.type === "result") {
       record.result = { subtype: message.subtype, terminal_reason: message.terminal_reason ?? null, is_error: message.is_error };

@@ -2,14 +2,15 @@
 //! `ctxhooks archives`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Hook, World, mode, running_as_root, say_skipped, shared_fixture, spawn_together,
+    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, shared_fixture,
+    spawn_together,
 };
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
@@ -404,37 +405,6 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
         .ctxhooks(["archives", "--session", "../x"])
         .stderr_contains("session")
         .failure();
-}
-
-/// A small tmpfs mounted for one test (needs root, as on this project's machines and CI);
-/// unmounted when dropped.
-struct SmallFilesystem {
-    path: PathBuf,
-}
-
-impl SmallFilesystem {
-    fn mount(path: PathBuf, size: &str) -> Option<Self> {
-        fs_err::create_dir_all(&path).unwrap();
-        let status = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
-            .arg(&path)
-            .stderr(Stdio::null())
-            .status()
-            .ok()?;
-        status.success().then_some(Self { path })
-    }
-}
-
-impl Drop for SmallFilesystem {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.path).status();
-    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, json_lines, make_fifo, mode, spawn_together};
+use crate::support::{Hook, World, json_lines, mode, spawn_together};
 
 const SESSION: &str = "3b0c5f4e-1d2a-4c8e-9f00-5a6b7c8d9e0f";
 
@@ -130,16 +130,19 @@ fn the_stdin_deadline_holds_while_bytes_keep_arriving() {
 
 #[test]
 fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
-    // A FIFO where the provenance sidecar should be: opening it for appending blocks forever.
+    // Another process holds the sidecar's lock: the hook waits for it (2 s at most), longer than
+    // a budget of 500 ms. (A FIFO there no longer blocks: it is refused at once.)
     let world = World::new("watchdog");
     fs_err::create_dir_all(world.session_dir(SESSION)).unwrap();
-    make_fifo(&world.sidecar(SESSION));
-    // The run is bounded against a hang: a hook that stays blocked on the FIFO fails the test.
+    let holder = fs_err::File::create(world.sidecar(SESSION)).unwrap();
+    holder.file().lock().unwrap();
+    // The run is bounded against a hang: a hook that stays blocked fails the test.
     world
         .hook(Hook::ToolUse)
         .env(env_vars::CTXHOOKS_HOOK_BUDGET_MS, "500")
         .stdin(tooluse_payload())
         .success();
+    drop(holder);
     let errors = world.errors();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(

@@ -44,10 +44,10 @@ impl CursorFile {
     /// Reads the cursor file; a missing file is an empty cursor. An unreadable one is an error
     /// (the caller then rescans, which is safe because rows are keyed).
     pub fn load(path: &Path) -> Result<Self> {
-        if !path.exists() {
+        let Some(bytes) = files::read_state_file(path).context("failed to read the cursor file")?
+        else {
             return Ok(Self::default());
-        }
-        let bytes = fs_err::read(path).context("failed to read the cursor file")?;
+        };
         serde_json::from_slice(&bytes).context("the cursor file is not valid")
     }
 

@@ -300,7 +300,7 @@ impl<'origin> Ingest<'origin> {
             .rfind(|(id, _)| *id == tool_use_id)
             .map(|(_, name)| name.clone());
         let pending = self.pending(sidechain);
-        pending.bytes += bytes;
+        pending.bytes = pending.bytes.saturating_add(bytes);
         if pending
             .largest
             .as_ref()
@@ -355,9 +355,11 @@ impl<'origin> Ingest<'origin> {
                 cache_creation_input_tokens: usage.cache_creation_input_tokens,
                 cache_read_input_tokens: usage.cache_read_input_tokens,
                 output_tokens: usage.output_tokens,
-                context_tokens: usage.input_tokens
-                    + usage.cache_creation_input_tokens
-                    + usage.cache_read_input_tokens,
+                // Saturating: a count no API returns must not wrap to a small one.
+                context_tokens: usage
+                    .input_tokens
+                    .saturating_add(usage.cache_creation_input_tokens)
+                    .saturating_add(usage.cache_read_input_tokens),
                 sidechain,
                 agent_id: self.origin.agent_id.clone().or(part.agent_id.clone()),
                 advisor: part.advisor,
@@ -487,8 +489,10 @@ fn merge(row: &mut UsageRow, part: &AssistantPart) {
     row.input_tokens = usage.input_tokens;
     row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
     row.cache_read_input_tokens = usage.cache_read_input_tokens;
-    row.context_tokens =
-        usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    row.context_tokens = usage
+        .input_tokens
+        .saturating_add(usage.cache_creation_input_tokens)
+        .saturating_add(usage.cache_read_input_tokens);
     row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
     if row.model.is_none() {

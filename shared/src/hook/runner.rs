@@ -66,6 +66,13 @@ impl HookContext {
 /// timeout and never sees a failure. A panic is caught and logged like any other error.
 pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
     let started = Instant::now();
+    // A panic is logged like any other error, with where it happened; the default hook would
+    // print it on stderr, which a hook keeps for when even the error log cannot be written.
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(location) = info.location() {
+            let _ = PANIC_LOCATION.set(format!("{}:{}", location.file(), location.line()));
+        }
+    }));
     let watchdog = Watchdog::start(hook, started, payload::stdin_timeout(), budget(hook));
     let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog)));
     let mut problems = watchdog.take_notes();
@@ -78,7 +85,10 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
                 .map(ToString::to_string)
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
-            problems.push(anyhow!("the hook panicked: {message}"));
+            let location = PANIC_LOCATION
+                .get()
+                .map_or("an unknown place", String::as_str);
+            problems.push(anyhow!("the hook panicked at {location}: {message}"));
         }
     }
     let identity = watchdog.identity();
@@ -87,6 +97,9 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// Where the first panic of the run happened (`file:line`), for its line in the error log.
+static PANIC_LOCATION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// The hook's budget from the table, lowered by `CTXHOOKS_HOOK_BUDGET_MS` (for tests).
 fn budget(hook: &HookBinary) -> Duration {

@@ -42,13 +42,18 @@ pub fn take_snapshot(
     state.ensure_session_dir(&request.session)?;
     let archive = state.archive_dir(&request.session);
     files::create_private_dir_all(&archive)?;
-    // A copy a stopped PreCompact left behind is as large as the transcript: gone before the
-    // next one is made.
-    remove_abandoned(&archive);
-
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
     let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
+    // While the archive is ours, a copy a stopped PreCompact left behind (as large as the
+    // transcript) goes, and our own folder is made and locked, so that no other run can take it
+    // for abandoned.
+    let archive_lock = lock_folder(&archive, ARCHIVE_LOCK_WAIT);
+    remove_abandoned(&archive);
+    files::create_private_dir_all(&temp)?;
+    // Held until this run ends: while it is, the folder is being written.
+    let _writing = lock_folder(&temp, Duration::ZERO);
+    drop(archive_lock);
     let built = build(&temp, request, transcript, now);
     let metadata = match built {
         Ok(metadata) => metadata,
@@ -66,13 +71,46 @@ pub fn take_snapshot(
     }
 }
 
-/// How old an unfinished snapshot folder must be to be abandoned: twice the `PreCompact` timeout,
-/// so no live hook can still be writing it.
+/// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
+/// locked (see [`is_abandoned`]): twice the `PreCompact` timeout, so no live hook can still be
+/// writing it.
 pub fn abandoned_after() -> Duration {
     Duration::from_secs(PRECOMPACT.timeout_seconds * 2)
 }
 
-/// The unfinished snapshot folders in `archive` older than [`abandoned_after`].
+/// How long a snapshot waits for another run's hold on the archive folder (held only while that
+/// run looks for abandoned copies and makes its own folder).
+const ARCHIVE_LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// An exclusive lock on the folder `path`, waited for at most `wait`; `None` when it cannot be
+/// had (held elsewhere, or a filesystem that cannot lock folders). Released when dropped, or
+/// when the process ends, however it ends.
+fn lock_folder(path: &Path, wait: Duration) -> Option<fs_err::File> {
+    let folder = fs_err::File::open(path).ok()?;
+    files::lock_within(folder.file(), wait).ok()?;
+    Some(folder)
+}
+
+/// Returns true if and only if the unfinished snapshot folder `folder` is abandoned: the run
+/// that writes it holds a lock on it until it ends, so a folder whose lock can be taken has no
+/// writer left (it finished, failed, or was killed). Where folders cannot be locked, a folder
+/// older than [`abandoned_after`] is abandoned.
+pub fn is_abandoned(folder: &Path) -> bool {
+    let Ok(handle) = fs_err::File::open(folder) else {
+        return false;
+    };
+    match handle.file().try_lock() {
+        // Released when `handle` is dropped.
+        Ok(()) => true,
+        Err(std::fs::TryLockError::WouldBlock) => false,
+        Err(std::fs::TryLockError::Error(_)) => handle
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after())),
+    }
+}
+
+/// The unfinished snapshot folders in `archive` whose writer is gone (see [`is_abandoned`]).
 pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs_err::read_dir(archive) else {
         return Vec::new();
@@ -80,13 +118,8 @@ pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
     entries
         .filter_map(Result::ok)
         .filter(|entry| entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
-        .filter(|entry| {
-            entry
-                .metadata()
-                .and_then(|metadata| metadata.modified())
-                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
-        })
         .map(|entry| entry.path())
+        .filter(|folder| is_abandoned(folder))
         .collect()
 }
 
@@ -118,7 +151,6 @@ fn build(
     source: &mut TranscriptFile,
     now: DateTime<Utc>,
 ) -> Result<SnapshotMetadata> {
-    files::create_private_dir_all(temp)?;
     let transcript = copy_one(
         source,
         &temp.join(TRANSCRIPT_FILE_NAME),

@@ -32,6 +32,10 @@ pub struct IngestOutcome {
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
+    /// Complete lines this run could not read and passed: not a JSON object, or a usage field
+    /// with a value no CLI writes (`-5`, `"5"`, `1e400`, a key twice). Counted in the log's
+    /// `skipped_lines` record too, which `usage` and `report` show.
+    pub unreadable_lines: u64,
     /// Why `cursor.json` could not be read, if it could not (the transcript was then read from
     /// its start).
     pub cursor_unreadable: Option<String>,
@@ -45,6 +49,14 @@ impl IngestOutcome {
             problems.push(anyhow!(
                 "the usage cursor could not be read ({reason}); `{}` was read from its start \
                  (its rows are keyed, so none is duplicated)",
+                transcript.display()
+            ));
+        }
+        if self.unreadable_lines > 0 {
+            problems.push(anyhow!(
+                "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
+                 value no Claude Code writes (`ctxhooks usage` counts them)",
+                self.unreadable_lines,
                 transcript.display()
             ));
         }
@@ -128,6 +140,9 @@ fn ingest_locked(
         Ok(cursors) => (cursors, None),
         Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
     };
+    // Every writer of the log holds the lock we hold: a partial line at its end is what an ingest
+    // stopped in the middle of its append left. Cut off, it cannot swallow this run's first row.
+    files::cut_to_last_line(&log_path).context("failed to check the end of the usage log")?;
     let mut unconfirmed = UnconfirmedTail::default();
     if cursor_unreadable.is_none() {
         unconfirmed = UnconfirmedTail::read(&log_path, cursors.log_length)?;
@@ -187,6 +202,13 @@ fn ingest_locked(
     let offset = read.offset;
     ingest.skipped_overlong(read.overlong_lines);
     let (records, source_state) = ingest.finish();
+    let unreadable_lines = records
+        .iter()
+        .map(|record| match record {
+            UsageRecord::SkippedLines(skipped) => skipped.unreadable,
+            _ => 0,
+        })
+        .sum();
     let mut appended = 0;
     for record in &records {
         let start_of_line = lines.len();
@@ -203,6 +225,7 @@ fn ingest_locked(
         offset,
         rescan,
         overlong_lines: read.overlong_lines,
+        unreadable_lines,
         cursor_unreadable,
     };
     // Nothing read since a good cursor and nothing appended: the reader's state moves only with

@@ -67,10 +67,10 @@ pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
 
 /// The last `count` records of an error log (unreadable lines are shown as they are).
 pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
-    if !path.exists() {
+    let Some(bytes) = files::read_state_file(path)? else {
         return Ok(Vec::new());
-    }
-    let text = fs_err::read_to_string(path)?;
+    };
+    let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text
         .lines()
         .filter(|line| !line.trim().is_empty())

@@ -50,6 +50,49 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `O_NONBLOCK`: an open of a FIFO returns at once instead of waiting for its other end. Reads
+/// and writes of a regular file are not affected; anything else is refused right after the open.
+const NO_WAIT: i32 = rustix::fs::OFlags::NONBLOCK.bits().cast_signed();
+
+/// Refuses an open file that is not a regular file: a folder, a FIFO or a device where a state
+/// file belongs would make a reader wait forever, or swallow what is written into it.
+fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<()> {
+    if file.metadata()?.is_file() {
+        return Ok(());
+    }
+    Err(anyhow!(
+        "`{}` is not a regular file (a folder, FIFO or device?); move it away",
+        path.display()
+    ))
+}
+
+/// Opens a state file for reading, without ever waiting (a FIFO is refused, not waited on);
+/// `None` when it does not exist. Anything but a regular file is an error naming the path.
+pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>> {
+    let file = match fs_err::OpenOptions::new()
+        .read(true)
+        .custom_flags(NO_WAIT)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.into()),
+    };
+    ensure_regular(&file, path)?;
+    Ok(Some(file))
+}
+
+/// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
+/// exist.
+pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
+    let Some(mut file) = open_state_file(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
 /// How long an append waits for another writer's lock on the same file.
 const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -142,7 +185,10 @@ pub fn append_lines(path: &Path, lines: &[u8]) -> Result<()> {
 
 /// One open and one write of `buffer` at the end of `path`, under the file's own lock when
 /// `lock_wait` is given. A write that fails part way (a full disk) is cut back to the length
-/// before it, so no fragment is left for the next line to be glued to.
+/// before it, so no fragment is left for the next line to be glued to; and a fragment someone
+/// else left (a writer killed in the middle of its write, which the kernel may stop at a page
+/// boundary) is ended with a newline first, so that it stays a line of its own and the new
+/// lines stay whole.
 fn append_whole_lines(
     path: &Path,
     buffer: &[u8],
@@ -151,11 +197,16 @@ fn append_whole_lines(
     if buffer.is_empty() {
         return Ok(());
     }
+    // Readable too, to look at the last byte; never waiting on a FIFO, which is refused (it
+    // would swallow the lines).
     let mut file = fs_err::OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .mode(PRIVATE_FILE_MODE)
+        .custom_flags(NO_WAIT)
         .open(path)?;
+    ensure_regular(&file, path)?;
     if let Some(wait) = lock_wait {
         lock_within(file.file(), wait)
             .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
@@ -166,7 +217,20 @@ fn append_whole_lines(
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
     }
-    let written = file.write_all(buffer);
+    let unterminated = match &length_before {
+        Ok(length) if *length > 0 => {
+            last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n')
+        }
+        _ => false,
+    };
+    let written = if unterminated {
+        let mut ended = Vec::with_capacity(buffer.len() + 1);
+        ended.push(b'\n');
+        ended.extend_from_slice(buffer);
+        file.write_all(&ended)
+    } else {
+        file.write_all(buffer)
+    };
     if written.is_err()
         && let Ok(length) = length_before
     {
@@ -178,14 +242,61 @@ fn append_whole_lines(
     written.with_context(|| format!("failed to append to `{}`", path.display()))
 }
 
+/// The byte at `length - 1` of `file`, when it can be read.
+#[expect(
+    clippy::disallowed_types,
+    reason = "positioned reads work on the std handle inside an fs_err file"
+)]
+fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
+    use std::os::unix::fs::FileExt as _;
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, length.checked_sub(1)?).ok()?;
+    Some(byte[0])
+}
+
+/// Cuts `path` back to the end of its last whole line, and returns its length then (0 when it
+/// does not exist). Only for a file whose every writer appends whole lines under one lock the
+/// caller holds (the usage log under `usage.lock`): a line without its newline at the end is then
+/// what a writer stopped in the middle of its write left, and no one else's.
+pub fn cut_to_last_line(path: &Path) -> Result<u64> {
+    let file = match fs_err::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(NO_WAIT)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(error) => return Err(error.into()),
+    };
+    ensure_regular(&file, path)?;
+    let length = file.metadata()?.len();
+    let mut end = length;
+    let mut chunk = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let window = &mut chunk[..usize::try_from(end - start).unwrap_or(0)];
+        std::os::unix::fs::FileExt::read_exact_at(file.file(), window, start)
+            .with_context(|| format!("failed to read the end of `{}`", path.display()))?;
+        if let Some(newline) = window.iter().rposition(|byte| *byte == b'\n') {
+            end = start + newline as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end < length {
+        file.set_len(end)
+            .with_context(|| format!("failed to cut a partial line off `{}`", path.display()))?;
+    }
+    Ok(end)
+}
+
 /// Opens a lock file, creating it with mode 0600 exactly when it is missing. An existing one is
 /// opened read-only: `flock` needs no write access, so a lock file left 0400 by a restrictive
-/// umask (or by an older ctxhooks) still works.
+/// umask (or by an older ctxhooks) still works. Anything but a regular file is refused at once.
 pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
-    match fs_err::File::open(path) {
-        Ok(file) => return Ok(file),
-        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error.into()),
-        Err(_) => {}
+    if let Some(file) = open_state_file(path)? {
+        return Ok(file);
     }
     match create_new_file(path, PRIVATE_FILE_MODE) {
         Ok(file) => {
@@ -201,7 +312,7 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
                     .is_some_and(|io| io.kind() == io::ErrorKind::AlreadyExists)
             }) =>
         {
-            Ok(fs_err::File::open(path)?)
+            open_state_file(path)?.with_context(|| format!("`{}` vanished", path.display()))
         }
         Err(error) => Err(error),
     }
@@ -273,9 +384,11 @@ pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> Result<Digested
     })
 }
 
-/// Size and SHA-256 of a file's current content.
+/// Size and SHA-256 of a file's current content (a FIFO or a folder is refused, not read).
 pub fn digest_file(path: &Path) -> Result<Digested> {
-    let mut file = fs_err::File::open(path)?;
+    let mut file = open_state_file(path)?
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+        .with_context(|| format!("`{}` does not exist", path.display()))?;
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];
@@ -398,6 +511,23 @@ mod tests {
         assert!(append_lines(&log, b"four").is_err());
         assert_eq!(fs_err::read(&log).unwrap(), b"one\ntwo\nthree\n");
         assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_fragment_left_at_the_end_stays_apart_or_is_cut() {
+        let dir = scratch("fragment");
+        let log = dir.join("log.jsonl");
+        fs_err::write(&log, b"one\ntw").unwrap();
+        append_line(&log, b"three").unwrap();
+        assert_eq!(fs_err::read(&log).unwrap(), b"one\ntw\nthree\n");
+        fs_err::write(&log, b"one\ntw").unwrap();
+        assert_eq!(cut_to_last_line(&log).unwrap(), 4);
+        assert_eq!(fs_err::read(&log).unwrap(), b"one\n");
+        assert_eq!(cut_to_last_line(&log).unwrap(), 4);
+        // A fragment longer than one read, with no newline before it at all.
+        fs_err::write(&log, vec![b'x'; 200_000]).unwrap();
+        assert_eq!(cut_to_last_line(&log).unwrap(), 0);
+        assert_eq!(cut_to_last_line(&dir.join("missing")).unwrap(), 0);
     }
 
     #[test]

@@ -80,6 +80,12 @@ pub trait Lenient<'de>: Sized {
         None
     }
 
+    /// From a number with a fraction or an exponent (`5.0`, `1e3`, `1.5`).
+    fn from_f64(value: f64) -> Option<Self> {
+        let _ = value;
+        None
+    }
+
     /// From a string (borrowed from the line when it holds no escape).
     fn from_text(value: Cow<'de, str>) -> Option<Self> {
         let _ = value;
@@ -125,6 +131,12 @@ impl Lenient<'_> for bool {
     }
 }
 
+/// The largest whole number a JSON writer in JavaScript (Claude Code) writes exactly: 2^53.
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
+
+/// A count. JSON has one kind of number, so `5.0` (or `5e0`) is the count 5, as JavaScript,
+/// which writes transcripts, reads it; a number with a fraction, a negative one, or one past
+/// 2^53 (which a double does not hold exactly) is not a count.
 impl Lenient<'_> for u64 {
     fn from_u64(value: u64) -> Option<Self> {
         Some(value)
@@ -132,6 +144,16 @@ impl Lenient<'_> for u64 {
 
     fn from_i64(value: i64) -> Option<Self> {
         u64::try_from(value).ok()
+    }
+
+    fn from_f64(value: f64) -> Option<Self> {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "used only when the range and fraction checks beside it hold"
+        )]
+        let whole = value as u64;
+        ((0.0..=MAX_EXACT_FLOAT).contains(&value) && value.fract() == 0.0).then_some(whole)
     }
 }
 
@@ -178,8 +200,8 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
         Ok(found(T::from_i64(value)))
     }
 
-    fn visit_f64<E>(self, _value: f64) -> Result<Self::Value, E> {
-        Ok(Field::Mistyped)
+    fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+        Ok(found(T::from_f64(value)))
     }
 
     fn visit_borrowed_str<E>(self, value: &'de str) -> Result<Self::Value, E> {
@@ -251,6 +273,24 @@ mod tests {
             probe.inner.get().and_then(|inner| inner.name.text()),
             Some("x")
         );
+    }
+
+    #[test]
+    fn a_count_written_as_a_whole_float_is_the_count() {
+        let count = |json: &str| {
+            serde_json::from_str::<Probe>(&format!(r#"{{"count": {json}}}"#))
+                .unwrap()
+                .count
+        };
+        assert_eq!(count("5.0"), Field::Present(5));
+        assert_eq!(count("5e2"), Field::Present(500));
+        assert_eq!(count("-0.0"), Field::Present(0));
+        assert_eq!(count("9007199254740992.0"), Field::Present(1 << 53));
+        for odd in ["5.5", "-5.0", "-5", "1e16", "\"5\""] {
+            assert!(count(odd).is_mistyped(), "{odd}");
+        }
+        // Out of a double's range: not a number serde_json reads at all.
+        assert!(serde_json::from_str::<Probe>(r#"{"count": 1e400}"#).is_err());
     }
 
     #[test]

@@ -27,7 +27,10 @@
 //! - `fixtures.rs`: [`shared_fixture`] (`../shared/transcript-fixtures`) and
 //!   [`project_fixture`] (`tests/fixtures`); nothing else builds those paths.
 //! - `files.rs`: reading what programs leave (modes, JSON Lines) and a few setup steps (a FIFO,
-//!   whether the tests run as root, a visible note when a check is skipped).
+//!   whether the tests run as root, a visible note when a check is skipped, or when a fault
+//!   group held).
+//! - `mounts.rs`: [`SmallFilesystem`], a tmpfs for one test (a full disk, a read-only state
+//!   folder); needs root.
 //! - `claude.rs`: the end-to-end [`claude::Sandbox`], a world with our binaries installed and the
 //!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to.
 
@@ -35,12 +38,14 @@ pub mod claude;
 pub mod files;
 pub mod fixtures;
 pub mod model_server;
+pub mod mounts;
 pub mod run;
 pub mod scratch;
 pub mod world;
 
-pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_skipped};
+pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_held, say_skipped};
 pub use fixtures::{all_shared_transcripts, cli_capture, project_fixture, shared_fixture};
+pub use mounts::SmallFilesystem;
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
 pub use world::World;

@@ -452,6 +452,25 @@ pub struct Running {
 }
 
 impl Running {
+    /// Sends SIGKILL to the program `delay` after it started, unless it ended before, then
+    /// gathers what it printed as [`Running::wait`] does (the expectations are checked, the exit
+    /// code is not). Returns the outcome and whether the kill found the program still running.
+    #[track_caller]
+    pub fn kill_after(mut self, delay: Duration) -> (Outcome, bool) {
+        let deadline = self.started + delay;
+        let killed = loop {
+            if self.child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                break true;
+            }
+            thread::sleep(Duration::from_micros(200));
+        };
+        (self.wait(), killed)
+    }
+
     /// Waits for the program (killing it, and failing, when it outlives its timeout), then
     /// checks the expectations but not the exit code.
     #[track_caller]

@@ -91,7 +91,9 @@ pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<V
 }
 
 fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
-    let bytes = fs_err::read(folder.join(METADATA_FILE_NAME))?;
+    let path = folder.join(METADATA_FILE_NAME);
+    let bytes = files::read_state_file(&path)?
+        .with_context(|| format!("`{}` does not exist", path.display()))?;
     Ok(serde_json::from_slice(&bytes)?)
 }
 

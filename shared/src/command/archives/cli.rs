@@ -15,7 +15,7 @@ use super::catalog::{
 };
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use crate::command::output;
-use crate::hook::snapshot::abandoned_after;
+use crate::hook::snapshot::is_abandoned;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::METADATA_FILE_NAME;
 use crate::store::state_dir::StateDir;
@@ -249,7 +249,7 @@ struct PruneOutcome<'entries> {
     dry_run: bool,
     deleted: Vec<&'entries SnapshotEntry>,
     kept: usize,
-    /// Temporary folders of snapshots never finished, abandoned (see `abandoned_after`).
+    /// Temporary folders of snapshots never finished whose writer is gone (see `is_abandoned`).
     unfinished_deleted: Vec<&'entries PathBuf>,
 }
 
@@ -267,11 +267,7 @@ fn prune(
     let abandoned: Vec<&PathBuf> = catalog
         .unfinished
         .iter()
-        .filter(|folder| {
-            fs_err::metadata(folder)
-                .and_then(|metadata| metadata.modified())
-                .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
-        })
+        .filter(|folder| is_abandoned(folder))
         .collect();
     if !dry_run {
         for entry in &selected {

@@ -377,7 +377,7 @@ impl Drop for InstallLock {
 
 /// The pre-install bytes from `backup`, if it still holds them (checked against `sha256`).
 fn original_bytes(backup: &Path, sha256: &str) -> Option<Vec<u8>> {
-    let bytes = fs_err::read(backup).ok()?;
+    let bytes = files::read_state_file(backup).ok()??;
     (files::sha256_hex(&bytes) == sha256).then_some(bytes)
 }
 

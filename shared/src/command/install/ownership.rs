@@ -75,13 +75,12 @@ impl InstallsFile {
 
     /// Reads the record at `path` (empty if it does not exist).
     pub fn load_from(path: &Path) -> Result<Self> {
-        let text = match fs_err::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::default());
-            }
-            Err(error) => return Err(error).context("failed to read the ownership record"),
+        let Some(bytes) =
+            files::read_state_file(path).context("failed to read the ownership record")?
+        else {
+            return Ok(Self::default());
         };
+        let text = String::from_utf8_lossy(&bytes);
         let record: Self = serde_json::from_str(&text).with_context(|| {
             format!(
                 "the ownership record `{}` is unreadable; fix it or move it away",

@@ -7,6 +7,7 @@ use clap::Args;
 
 use crate::command::output;
 use crate::store::clock::now_ms;
+use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::sidecar::{RuntimeMark, SidecarLine, append_mark};
 use crate::store::state_dir::StateDir;
@@ -55,8 +56,8 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     // A cheap look (no parsing: this runs just before an interrupt); an unreadable sidecar
     // counts as having no events, and the mark is still written.
-    let has_hook_events = fs_err::read(state.sidecar(&session))
-        .is_ok_and(|bytes| contains(&bytes, b"\"tool_event\""));
+    let has_hook_events = files::read_state_file(&state.sidecar(&session))
+        .is_ok_and(|bytes| bytes.is_some_and(|bytes| contains(&bytes, b"\"tool_event\"")));
     append_mark(&state, &session, &mark)?;
     if !has_hook_events {
         output::note(&format!(

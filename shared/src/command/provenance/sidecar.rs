@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+use crate::store::files;
 use crate::store::sidecar::{MARK_KIND, RuntimeMark, SidecarLine, ToolEvent, ToolEventKind};
 
 /// What a tool hook saw of one call, as the verdicts need it.
@@ -136,10 +137,11 @@ impl Sidecar {
 /// and never used as a mark.
 pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
     let mut sidecar = Sidecar::default();
-    if !path.exists() {
+    let Some(file) =
+        files::open_state_file(path).context("failed to read the provenance sidecar")?
+    else {
         return Ok(sidecar);
-    }
-    let file = fs_err::File::open(path).context("failed to read the provenance sidecar")?;
+    };
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
     // The latest time of the lines read so far, to bound the time of a mark that has none.

@@ -290,7 +290,10 @@ fn judge_by_shape(
         && let (Some(version), Some(warning_level)) = (version, rule.warning_level())
         && version < CliVersion::CURRENT
         && before.context_tokens >= warning_level
-        && after.context_tokens * COMPACTION_SHAPE_DIVISOR > before.context_tokens
+        && after
+            .context_tokens
+            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
+            > before.context_tokens
     {
         return Some(Judgement::new(
             DropClass::MicroCompaction,
@@ -302,7 +305,10 @@ fn judge_by_shape(
         ));
     }
     if fall >= MICRO_COMPACTION_MIN_SAVING
-        && after.context_tokens * COMPACTION_SHAPE_DIVISOR <= before.context_tokens
+        && after
+            .context_tokens
+            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
+            <= before.context_tokens
     {
         let warning_level = rule.warning_level();
         let at_trigger = warning_level.is_some_and(|level| before.context_tokens >= level);
@@ -460,7 +466,8 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
         if after_row.context_tokens > 0 {
             last_measured = Some(index);
         }
-        if before_row.context_tokens < after_row.context_tokens + classifier.min_drop {
+        if before_row.context_tokens < after_row.context_tokens.saturating_add(classifier.min_drop)
+        {
             continue;
         }
         let between = Between {

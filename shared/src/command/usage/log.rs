@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::hook::ingest::{Ingest, Origin, SourceState};
+use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{
@@ -103,8 +104,8 @@ impl SessionLog {
                         .find(|known| known.transcript == row.transcript)
                     {
                         Some(known) => {
-                            known.unreadable += row.unreadable;
-                            known.overlong += row.overlong;
+                            known.unreadable = known.unreadable.saturating_add(row.unreadable);
+                            known.overlong = known.overlong.saturating_add(row.overlong);
                         }
                         None => log.skipped.push(row),
                     }
@@ -126,11 +127,10 @@ impl SessionLog {
 
 /// Every readable record of a usage log file (lines that are not records are skipped).
 pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
     // Bytes, not text: one damaged line (invalid UTF-8) must not hide the others.
-    let bytes = fs_err::read(path).context("failed to read the usage log")?;
+    let Some(bytes) = files::read_state_file(path).context("failed to read the usage log")? else {
+        return Ok(Vec::new());
+    };
     Ok(bytes
         .split(|byte| *byte == b'\n')
         .filter_map(|line| serde_json::from_slice(line).ok())

@@ -223,10 +223,15 @@ pub fn build_report(
 fn totals(rows: &[UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
-        totals.input_tokens += row.input_tokens;
-        totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
-        totals.cache_read_input_tokens += row.cache_read_input_tokens;
-        totals.output_tokens += row.output_tokens;
+        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
+        totals.input_tokens = totals.input_tokens.saturating_add(row.input_tokens);
+        totals.cache_creation_input_tokens = totals
+            .cache_creation_input_tokens
+            .saturating_add(row.cache_creation_input_tokens);
+        totals.cache_read_input_tokens = totals
+            .cache_read_input_tokens
+            .saturating_add(row.cache_read_input_tokens);
+        totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
     }
     totals
 }

@@ -101,8 +101,9 @@ pub fn match_snapshots(
             .filter_map(|(position, snapshot)| {
                 let taken = parse_time(Some(&snapshot.metadata.created_at))?;
                 let milliseconds = (time - taken).num_milliseconds();
-                (milliseconds <= before_seconds * 1000 && milliseconds >= -after_seconds * 1000)
-                    .then_some((position, milliseconds))
+                (milliseconds <= before_seconds.saturating_mul(1000)
+                    && milliseconds >= after_seconds.saturating_mul(1000).saturating_neg())
+                .then_some((position, milliseconds))
             })
             .min_by_key(|(_, milliseconds)| (*milliseconds < 0, milliseconds.abs()))
             .map(|(position, milliseconds)| (position, milliseconds / 1000));
