@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod field;
 pub mod ingest;
+pub mod keep;
 pub mod payload;
 pub mod precompact;
 pub mod runner;
