@@ -8,6 +8,7 @@ pub mod keep;
 pub mod payload;
 pub mod precompact;
 pub mod runner;
+pub mod session;
 pub mod snapshot;
 pub mod stop;
 pub mod subagents;

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
+use crate::hook::ingest::Origin;
+use crate::hook::runner::HookContext;
 use crate::hook::subagents::find_subagent_files;
 use crate::store::files;
 use crate::store::kept::{
@@ -337,6 +339,47 @@ pub fn keep_subagents(
         }
     }
     problems
+}
+
+/// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).
+const STOP_KEEP_TIME: Duration = Duration::from_secs(30);
+
+/// The Stop and `SubagentStop` hooks' keeping: the session's transcript (the bytes this turn
+/// added), and for `SubagentStop` the sub-agent's own transcript. Problems are noted for the
+/// error log; they never stop the usage ingest.
+pub fn keep_for_stop(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &Path,
+    agent_transcript: Option<&Path>,
+) {
+    let deadline = Some(Instant::now() + STOP_KEEP_TIME);
+    let name = if Origin::from_file_name(transcript).is_agent_file {
+        subagent_name(transcript, session, transcript)
+    } else {
+        Ok(KeptName::main())
+    };
+    let kept = name.and_then(|name| {
+        keep_path(
+            &context.state,
+            session,
+            &name,
+            transcript,
+            Check::Tail,
+            deadline,
+        )
+    });
+    if let Err(error) = kept {
+        context.note(error.context("failed to keep the transcript"));
+    }
+    if let Some(agent) = agent_transcript {
+        let kept = subagent_name(transcript, session, agent).and_then(|name| {
+            keep_path(&context.state, session, &name, agent, Check::Tail, deadline)
+        });
+        if let Err(error) = kept {
+            context.note(error.context("failed to keep the sub-agent's transcript"));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The Stop and `SubagentStop` hook's work: append what the transcript (and, for `SubagentStop`, the
-//! sub-agent's own transcript) gained since the last run to the session's usage log.
+//! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
+//! the sub-agent's own transcript) gained since the last run (`hook/keep.rs`), and append it to
+//! the session's usage log.
 
 use std::path::Path;
 
@@ -7,6 +8,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use super::ingest::Origin;
+use super::keep::keep_for_stop;
 use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
@@ -61,6 +63,12 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
+    keep_for_stop(
+        context,
+        &session,
+        transcript,
+        input.agent_transcript_path.text().map(Path::new),
+    );
     let main = TranscriptFile::open(transcript)
         .and_then(|mut file| file.check_is_transcript().map(|()| file))
         .and_then(|mut file| {
