@@ -91,11 +91,10 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
         // A runtime marks the interrupt of a session that may have no folder yet.
         Command::MarkInterrupt(args) => (Some(&mut args.session), Unknown::Allow),
-        // With a transcript named, the session may be one ctxhooks never saw.
-        Command::Provenance(args) => (args.session.as_mut(), unknown_if(args.transcript.is_some())),
-        Command::LedgerInput(args) => {
-            (args.session.as_mut(), unknown_if(args.transcript.is_some()))
-        }
+        // The session may be one ctxhooks never saw (a transcript named, an SDK runtime's
+        // session): the command then says what it is missing.
+        Command::Provenance(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::LedgerInput(args) => (args.session.as_mut(), Unknown::Allow),
         Command::Install(_) | Command::Uninstall(_) | Command::Doctor(_) | Command::Sessions(_) => {
             (None, Unknown::Refuse)
         }
@@ -105,12 +104,4 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         *session = resolve_session(&state, session, unknown)?.to_string();
     }
     Ok(())
-}
-
-fn unknown_if(allowed: bool) -> Unknown {
-    if allowed {
-        Unknown::Allow
-    } else {
-        Unknown::Refuse
-    }
 }

@@ -344,23 +344,17 @@ pub fn keep_subagents(
 /// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).
 const STOP_KEEP_TIME: Duration = Duration::from_secs(30);
 
-/// The Stop and `SubagentStop` hooks' keeping: the session's transcript (the bytes this turn
-/// added), and for `SubagentStop` the sub-agent's own transcript. Problems are noted for the
-/// error log; they never stop the usage ingest.
-pub fn keep_for_stop(
+/// Keeps the open `transcript` for a hook run (the Stop hook's, `SubagentStop`'s): a problem
+/// is noted for the error log and never stops the hook's other work.
+pub fn keep_in_hook(
     context: &HookContext,
     session: &SessionId,
-    transcript: &Path,
-    agent_transcript: Option<&Path>,
+    name: Result<KeptName>,
+    transcript: &mut TranscriptFile,
 ) {
     let deadline = Some(Instant::now() + STOP_KEEP_TIME);
-    let name = if Origin::from_file_name(transcript).is_agent_file {
-        subagent_name(transcript, session, transcript)
-    } else {
-        Ok(KeptName::main())
-    };
     let kept = name.and_then(|name| {
-        keep_path(
+        keep_transcript(
             &context.state,
             session,
             &name,
@@ -370,15 +364,20 @@ pub fn keep_for_stop(
         )
     });
     if let Err(error) = kept {
-        context.note(error.context("failed to keep the transcript"));
+        context.note(error.context(format!(
+            "failed to keep the transcript `{}`",
+            transcript.path().display()
+        )));
     }
-    if let Some(agent) = agent_transcript {
-        let kept = subagent_name(transcript, session, agent).and_then(|name| {
-            keep_path(&context.state, session, &name, agent, Check::Tail, deadline)
-        });
-        if let Err(error) = kept {
-            context.note(error.context("failed to keep the sub-agent's transcript"));
-        }
+}
+
+/// The name a session's transcript at `path` is kept under: `transcript.jsonl`, unless its
+/// file name says it is a sub-agent's (`agent-<id>.jsonl`).
+pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName> {
+    if Origin::from_file_name(path).is_agent_file {
+        subagent_name(path, session, path)
+    } else {
+        Ok(KeptName::main())
     }
 }
 

@@ -165,10 +165,10 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
         .trigger
         .text()
         .map_or(Trigger::Unknown, Trigger::from_text);
-    if let Some(summary) = input.compact_summary.text() {
-        if let Err(error) = record_summary(context, &session, trigger, summary) {
-            context.note(error);
-        }
+    if let Some(summary) = input.compact_summary.text()
+        && let Err(error) = record_summary(context, &session, trigger, summary)
+    {
+        context.note(error);
     }
     let transcript = payload::transcript(&input.transcript_path)?;
     keep_path(

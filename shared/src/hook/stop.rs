@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use super::ingest::Origin;
-use super::keep::keep_for_stop;
+use super::keep::{keep_in_hook, main_name, subagent_name};
 use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
@@ -63,15 +63,16 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
-    keep_for_stop(
-        context,
-        &session,
-        transcript,
-        input.agent_transcript_path.text().map(Path::new),
-    );
+    // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = TranscriptFile::open(transcript)
         .and_then(|mut file| file.check_is_transcript().map(|()| file))
         .and_then(|mut file| {
+            keep_in_hook(
+                context,
+                &session,
+                main_name(&session, transcript),
+                &mut file,
+            );
             log_usage(
                 context,
                 &session,
@@ -89,6 +90,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
             .and_then(|file| {
                 file.map_or(Ok(()), |mut file| {
                     file.check_is_transcript()?;
+                    let name = subagent_name(transcript, &session, agent_transcript);
+                    keep_in_hook(context, &session, name, &mut file);
                     let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
                     log_usage(context, &session, &mut file, &origin)
                 })

@@ -281,9 +281,10 @@ impl GenerationIndex {
         let mut lines = bytes
             .split(|byte| *byte == b'\n')
             .filter(|line| !line.is_empty());
-        let header = match lines.next().map(serde_json::from_slice::<IndexRecord>) {
-            Some(Ok(IndexRecord::Generation(header))) => header,
-            _ => bail!("`{}` does not start with a generation line", path.display()),
+        let Some(Ok(IndexRecord::Generation(header))) =
+            lines.next().map(serde_json::from_slice::<IndexRecord>)
+        else {
+            bail!("`{}` does not start with a generation line", path.display())
         };
         let mut index = Self {
             header,
@@ -348,12 +349,13 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
         .context("failed to read a kept copy's index")?;
     let first_end = memchr::memchr(b'\n', &head)
         .with_context(|| format!("`{}` has no complete first line", index_path.display()))?;
-    let header = match serde_json::from_slice::<IndexRecord>(&head[..first_end]) {
-        Ok(IndexRecord::Generation(header)) => header,
-        _ => bail!(
+    let Ok(IndexRecord::Generation(header)) =
+        serde_json::from_slice::<IndexRecord>(&head[..first_end])
+    else {
+        bail!(
             "`{}` does not start with a generation line",
             index_path.display()
-        ),
+        )
     };
     let start = size.saturating_sub(TAIL_WINDOW);
     let tail = if start == 0 {

@@ -4,6 +4,8 @@
 //! 64-byte block, the bytes after it and the length; it is written as text in the kept copy's
 //! index and read back by the next run.
 
+use std::fmt::Write as _;
+
 use anyhow::{Context, Result, bail};
 use sha2::digest::generic_array::GenericArray;
 
@@ -95,7 +97,7 @@ impl RunningHash {
         sha2::compress256(&mut state, &blocks);
         let mut text = String::with_capacity(64);
         for word in state {
-            text.push_str(&format!("{word:08x}"));
+            let _ = write!(text, "{word:08x}");
         }
         text
     }
@@ -105,11 +107,11 @@ impl RunningHash {
     pub fn saved(&self) -> String {
         let mut text = String::with_capacity(64 + 1 + self.pending.len() * 2);
         for word in self.state {
-            text.push_str(&format!("{word:08x}"));
+            let _ = write!(text, "{word:08x}");
         }
         text.push(':');
         for byte in &self.pending {
-            text.push_str(&format!("{byte:02x}"));
+            let _ = write!(text, "{byte:02x}");
         }
         text
     }
@@ -152,7 +154,9 @@ mod tests {
 
     #[test]
     fn matches_sha256_however_the_bytes_come_and_across_a_save() {
-        let data: Vec<u8> = (0..1000u32).map(|index| (index * 7 % 251) as u8).collect();
+        let data: Vec<u8> = (0..1000u32)
+            .map(|index| u8::try_from(index * 7 % 251).unwrap())
+            .collect();
         for split in [0, 1, 55, 56, 63, 64, 65, 128, 500, 999, 1000] {
             let mut first = RunningHash::new();
             first.update(&data[..split]);

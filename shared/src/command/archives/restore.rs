@@ -154,20 +154,19 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
         .files
         .iter()
         .map(|file| {
-            let origin = match &file.kept {
-                Some(reference) => Origin::Kept {
+            let origin = if let Some(reference) = &file.kept {
+                Origin::Kept {
                     name: KeptName::parse(&reference.name)?,
                     generation: reference.generation,
-                },
-                None => {
-                    let inside = Path::new(&file.path)
-                        .components()
-                        .all(|component| matches!(component, Component::Normal(_)));
-                    if !inside {
-                        bail!("`{}` leaves the snapshot folder", file.path);
-                    }
-                    Origin::Copy(entry.path.join(&file.path))
                 }
+            } else {
+                let inside = Path::new(&file.path)
+                    .components()
+                    .all(|component| matches!(component, Component::Normal(_)));
+                if !inside {
+                    bail!("`{}` leaves the snapshot folder", file.path);
+                }
+                Origin::Copy(entry.path.join(&file.path))
             };
             Ok(RestoredFile {
                 role: file.role,

@@ -1,5 +1,6 @@
 //! `ctxhooks recall --session ID [PATTERN] [--before-compaction N|last] [--last K]`.
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -69,19 +70,21 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     }
     let owned: Vec<Message> = chosen.into_iter().cloned().collect();
     let mut text = render(&owned, conversation.compactions, needle.as_deref());
-    text.push_str(&format!(
-        "{} message(s) shown of {} kept for session {session} ({} compaction(s))\n",
+    let _ = writeln!(
+        text,
+        "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
         owned.len(),
         conversation.messages.len(),
         conversation.compactions
-    ));
+    );
     if conversation.earlier_generations > 0 {
-        text.push_str(&format!(
+        let _ = writeln!(
+            text,
             "note: {} earlier version(s) of this transcript are kept too (it was rewritten or \
              cut short); `ctxhooks archives restore --session {session} --snapshot NAME` brings \
-             one back\n",
+             one back",
             conversation.earlier_generations
-        ));
+        );
     }
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
