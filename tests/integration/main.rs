@@ -46,3 +46,7 @@ mod e2e_claude;
 
 // End-to-end tests of interrupt provenance with the real Agent SDK.
 mod e2e_sdk;
+
+// End-to-end tests of the kept transcripts with the real CLI: restore for `--resume`, recall
+// after `/compact`.
+mod e2e_keep;
