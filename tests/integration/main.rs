@@ -32,6 +32,10 @@ mod doctor;
 // Faults the hooks must hold under (the fault issue's defects, one test each).
 mod faults;
 
+// Tests for the kept transcript copies: the hooks that keep them, `sessions`, `recall`,
+// `archives restore`.
+mod keep;
+
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
