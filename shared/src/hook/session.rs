@@ -21,7 +21,7 @@ use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::store::files;
-use crate::store::kept::KeptName;
+use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
 use crate::store::trigger::Trigger;
@@ -109,10 +109,17 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
         transcript,
         Check::Tail,
         Some(started + KEEP_TIME),
-    )
-    .context("failed to keep the transcript after the compaction")?;
-    // Said only when it is true: something of this session is kept.
-    if kept.is_none_or(|kept| kept.length == 0) {
+    );
+    // Said only when it is true: something of this session is kept (by this run, or before it
+    // when this run could not add to it).
+    let something_kept = match kept {
+        Ok(kept) => kept.is_some_and(|kept| kept.length > 0),
+        Err(error) => {
+            context.note(error.context("failed to keep the transcript after the compaction"));
+            kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+        }
+    };
+    if !something_kept {
         return Ok(());
     }
     let note = recall_note(&session, &ctxhooks_command());
