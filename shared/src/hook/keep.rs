@@ -206,19 +206,9 @@ fn carry_on(
 /// SHA-256 of the first `length` bytes of `file`.
 fn hash_prefix(file: &mut fs_err::File, length: u64) -> Result<String> {
     file.seek(SeekFrom::Start(0))?;
-    let mut hash = RunningHash::new();
-    let mut reader = file.take(length);
-    let mut buffer = vec![0u8; 256 * 1024];
-    loop {
-        let read = reader
-            .read(&mut buffer)
-            .context("failed to read the transcript")?;
-        if read == 0 {
-            break;
-        }
-        hash.update(&buffer[..read]);
-    }
-    Ok(hash.hex_digest())
+    let digested = files::digest_reader(&mut file.take(length))
+        .context("failed to read the transcript")?;
+    Ok(digested.sha256)
 }
 
 /// Keeps the next chunk of the transcript (at most [`CHUNK_BYTES`]) as one member.

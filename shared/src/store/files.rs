@@ -275,7 +275,11 @@ pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> Result<Digested
 
 /// Size and SHA-256 of a file's current content.
 pub fn digest_file(path: &Path) -> Result<Digested> {
-    let mut file = fs_err::File::open(path)?;
+    digest_reader(&mut fs_err::File::open(path)?)
+}
+
+/// Size and SHA-256 of everything `file` yields.
+pub fn digest_reader(file: &mut impl Read) -> Result<Digested> {
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];

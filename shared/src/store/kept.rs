@@ -411,11 +411,25 @@ pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader)
     Ok(())
 }
 
-/// Compresses `bytes` into one gzip member.
+/// From this many bytes on, a member is compressed at [`BACKLOG_LEVEL`]: a backlog (the first
+/// keep of a long transcript, a new generation) is compressed several times faster, a little
+/// less well; a turn's bytes stay at [`LEVEL`].
+pub const BACKLOG_BYTES: usize = 1024 * 1024;
+
+/// The compression level of a backlog's members: 1, zlib's fastest.
+pub const BACKLOG_LEVEL: u32 = 1;
+
+/// Compresses `bytes` into one gzip member ([`LEVEL`], or [`BACKLOG_LEVEL`] from
+/// [`BACKLOG_BYTES`] on).
 pub fn compress_member(bytes: &[u8]) -> Result<Vec<u8>> {
+    let level = if bytes.len() >= BACKLOG_BYTES {
+        BACKLOG_LEVEL
+    } else {
+        LEVEL
+    };
     let mut encoder = GzEncoder::new(
         Vec::with_capacity(bytes.len() / 3 + 64),
-        Compression::new(LEVEL),
+        Compression::new(level),
     );
     encoder.write_all(bytes)?;
     Ok(encoder.finish()?)

@@ -71,12 +71,12 @@ impl RunningHash {
             self.pending.clear();
         }
         let whole = bytes.len() / BLOCK * BLOCK;
-        if whole > 0 {
-            let blocks: Vec<GenericArray<u8, _>> = bytes[..whole]
-                .chunks_exact(BLOCK)
-                .map(GenericArray::clone_from_slice)
-                .collect();
-            sha2::compress256(&mut self.state, &blocks);
+        // Block by block, borrowed in place: no copy of what is hashed.
+        for block in bytes[..whole].chunks_exact(BLOCK) {
+            sha2::compress256(
+                &mut self.state,
+                std::slice::from_ref(GenericArray::from_slice(block)),
+            );
         }
         self.pending.extend_from_slice(&bytes[whole..]);
     }
