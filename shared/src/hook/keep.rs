@@ -206,8 +206,8 @@ fn carry_on(
 /// SHA-256 of the first `length` bytes of `file`.
 fn hash_prefix(file: &mut fs_err::File, length: u64) -> Result<String> {
     file.seek(SeekFrom::Start(0))?;
-    let digested = files::digest_reader(&mut file.take(length))
-        .context("failed to read the transcript")?;
+    let digested =
+        files::digest_reader(&mut file.take(length)).context("failed to read the transcript")?;
     Ok(digested.sha256)
 }
 
