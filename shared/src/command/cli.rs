@@ -12,14 +12,14 @@ use super::usage::{cli_report, cli_usage};
 use super::{archives, doctor, install, recall, sessions};
 use crate::store::state_dir::StateDir;
 
-/// Archive Claude Code transcripts before compaction, log context usage per request, and
-/// record who really interrupted a tool call.
+/// Keep Claude Code transcripts and bring them back, log context usage per request, and record
+/// who really interrupted a tool call.
 #[derive(Debug, Parser)]
 #[command(
     name = "ctxhooks",
     version,
-    about = "Archive Claude Code transcripts before compaction, log context usage per request, and \
-             record who really interrupted a tool call",
+    about = "Keep Claude Code transcripts and bring them back (restore, recall after compaction), \
+             log context usage per request, and record who really interrupted a tool call",
     max_term_width = 100
 )]
 pub struct Cli {
