@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark: one `ctxhooks-precompact` run (copy + SHA-256 + fsync + metadata + rename, then the
-# usage ingestion) on a transcript of SIZE_MB megabytes, beside the baseline `cp` + `sha256sum` +
-# `sync` of the same file, with hyperfine. Two cases: the usage log already current (the Stop
-# hook ran after the last turn, as it does in a session) and the usage log built from nothing
-# (the first PreCompact of a session no Stop hook saw). Usage: benches/precompact.sh [SIZE_MB ...]
-# (default: 1 100).
+# Benchmark: one `ctxhooks-precompact` run (bring the kept copy up to date, every kept byte
+# compared by SHA-256, write snapshot.json, rename; then the usage ingestion) on a transcript of
+# SIZE_MB megabytes, beside the baseline `cp` + `sha256sum` + `sync` of the same file, with
+# hyperfine. Two cases: the kept copy and the usage log already current (the Stop hook ran after
+# the last turn, as it does in a session: the hook reads and hashes the transcript, copies
+# nothing) and both built from nothing (the first PreCompact of a session no Stop hook saw: the
+# whole transcript is compressed). With BASELINE_DIR=<folder holding an earlier
+# ctxhooks-precompact>, that one runs too, from the same prepared state.
+# Usage: benches/precompact.sh [SIZE_MB ...] (default: 1 100).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,8 +45,9 @@ for size_mb in "${@:-1 100}"; do
     hyperfine --warmup 2 --runs 15 --export-markdown "$work/result-$size.md" \
       --prepare "rm -rf '$work/state' '$work/copy' && cp -a '$work/current' '$work/state'" \
       -n "baseline: cp + sha256sum + sync" "cp '$transcript' '$work/copy' && sha256sum '$work/copy' >/dev/null && sync '$work/copy'" \
-      -n "ctxhooks-precompact (usage log current)" "CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'" \
-      -n "ctxhooks-precompact (usage log from nothing)" "rm -rf '$work/state' && CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'"
+      -n "ctxhooks-precompact (kept copy and usage log current)" "CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'" \
+      -n "ctxhooks-precompact (kept copy and usage log from nothing)" "rm -rf '$work/state' && CTXHOOKS_HOME='$work/state' '$release_dir/ctxhooks-precompact' <'$work/payload.json'" \
+      ${BASELINE_DIR:+-n "baseline ctxhooks-precompact (usage log current)" "CTXHOOKS_HOME='$work/state' '$BASELINE_DIR/ctxhooks-precompact' <'$work/payload.json'"}
     cat "$work/result-$size.md"
     test ! -s "$work/state/errors.log" || { echo "the hook logged errors:" >&2; cat "$work/state/errors.log" >&2; exit 1; }
   done

@@ -22,7 +22,12 @@ env = dict(os.environ)
 def spawn(path):
     fd = os.open(payload, os.O_RDONLY)
     start = time.perf_counter_ns()
-    pid = os.posix_spawn(path, [path], env, file_actions=[(os.POSIX_SPAWN_DUP2, fd, 0)])
+    # stdout to /dev/null: a hook that answers (SessionStart after a compaction) must not flood
+    # the terminal; the others print nothing anyway.
+    pid = os.posix_spawn(path, [path], env, file_actions=[
+        (os.POSIX_SPAWN_DUP2, fd, 0),
+        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+    ])
     _, status = os.waitpid(pid, 0)
     elapsed = (time.perf_counter_ns() - start) / 1e6
     os.close(fd)

@@ -3,9 +3,12 @@
 # transcript (the hook seeks to its cursor and reads only the new bytes).
 #
 # For each size: build a transcript by repeating real fixture lines with unique ids, run the
-# hook once to build the cursor, keep that cursor, then time runs that each start from that
-# cursor with one new turn appended (hyperfine --prepare resets both), and count instructions
-# of one such run with callgrind (stable on a noisy machine). Then the same runs on both sizes
+# hook once to build the cursor and the kept copy, keep that cursor and the kept copy's lengths,
+# then time runs that each start from that state with one new turn appended (hyperfine
+# --prepare resets the transcript and the cursor, and cuts the kept copy's gzip file and index
+# back to their lengths), and count instructions of one such run with callgrind (stable on a
+# noisy machine). With BASELINE=<another ctxhooks-stop binary>, its instructions for the same
+# prepared run are counted too (it writes no kept copy). Then the same runs on both sizes
 # interleaved round by round; last, a Stop with nothing new, interleaved with empty C programs.
 #
 # Usage: benches/stop.sh [work folder]   (default: a fresh folder under /tmp)
@@ -84,7 +87,10 @@ for size in 1000000 200000000; do
     CTXHOOKS_HOME="$dir/state" "$hook" < "$dir/payload.json"
     first=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f} s')")
     cp "$dir/state/sessions/bench/cursor.json" "$dir/cursor.base"
-    reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json"
+    kept="$dir/state/sessions/bench/kept"
+    gz_base=$(stat -c %s "$kept/transcript.jsonl.1.gz")
+    index_base=$(stat -c %s "$kept/transcript.jsonl.1.index.jsonl")
+    reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json && truncate -s $gz_base $kept/transcript.jsonl.1.gz && truncate -s $index_base $kept/transcript.jsonl.1.index.jsonl"
     echo "$reset" > "$dir/reset.sh"
     hyperfine --warmup 3 --runs 60 --export-json "$dir/hyperfine.json" \
         --prepare "$reset" \
@@ -93,10 +99,19 @@ for size in 1000000 200000000; do
     CTXHOOKS_HOME="$dir/state" valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" \
         "$hook" < "$dir/payload.json" 2> "$dir/valgrind.txt"
     instructions=$(grep -oE 'Collected : [0-9]+' "$dir/valgrind.txt" | grep -oE '[0-9]+')
+    members=$(($(wc -l < "$kept/transcript.jsonl.1.index.jsonl") - 1))
+    stored=$(stat -c %s "$kept/transcript.jsonl.1.gz")
+    baseline_note=""
+    if [[ -n "${BASELINE:-}" ]]; then
+        eval "$reset"
+        CTXHOOKS_HOME="$dir/state" valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind-baseline.out" \
+            "$BASELINE" < "$dir/payload.json" 2> "$dir/valgrind-baseline.txt"
+        baseline_note="  baseline_instructions=$(grep -oE 'Collected : [0-9]+' "$dir/valgrind-baseline.txt" | grep -oE '[0-9]+')"
+    fi
     mean=$(python3 -c "import json;r=json.load(open('$dir/hyperfine.json'))['results'][0];print(f\"{r['mean']*1000:.3f} ms ± {r['stddev']*1000:.3f} (median {r['median']*1000:.3f})\")")
     errors=$( [ -f "$dir/state/errors.log" ] && wc -l < "$dir/state/errors.log" || echo 0)
     rows=$(grep -c '"req_bench"' "$dir/state/sessions/bench/usage.jsonl" || true)
-    echo "size=$base bytes  instructions=$instructions  time=$mean  first_full_run=$first  new_turn_rows_logged=$rows  errors_logged=$errors" | tee -a "$results"
+    echo "size=$base bytes  instructions=$instructions  time=$mean  first_full_run=$first  new_turn_rows_logged=$rows  errors_logged=$errors  kept_members=$members  kept_gz_bytes=$stored$baseline_note" | tee -a "$results"
 done
 python3 - "$results" <<'PY'
 import re, sys

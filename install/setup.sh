@@ -23,7 +23,7 @@ if [[ -z "${HOME:-}" && -z "${PREFIX:-}" ]]; then
 fi
 prefix=${PREFIX:-$HOME/.local}
 bin_dir="$prefix/bin"
-binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse)
+binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse ctxhooks-session)
 
 command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH; install Rust from https://rustup.rs"
 

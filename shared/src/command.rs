@@ -7,4 +7,6 @@ pub mod doctor;
 pub mod install;
 pub mod output;
 pub mod provenance;
+pub mod recall;
+pub mod sessions;
 pub mod usage;

@@ -4,9 +4,11 @@
 pub mod cursor;
 pub mod field;
 pub mod ingest;
+pub mod keep;
 pub mod payload;
 pub mod precompact;
 pub mod runner;
+pub mod session;
 pub mod snapshot;
 pub mod stop;
 pub mod subagents;

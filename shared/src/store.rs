@@ -5,6 +5,8 @@ pub mod clock;
 pub mod env_vars;
 pub mod error_log;
 pub mod files;
+pub mod kept;
+pub mod running_hash;
 pub mod session_id;
 pub mod sidecar;
 pub mod snapshot_metadata;

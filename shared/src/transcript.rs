@@ -2,6 +2,7 @@
 //! typed record.
 
 pub mod content;
+pub mod conversation;
 pub mod field;
 pub mod file;
 pub mod lines;

@@ -45,7 +45,7 @@ fn doctor_warns_about_retention_and_shows_recent_errors() {
     assert!(!codes.contains(&"not_installed".to_owned()), "{codes:?}");
     assert_eq!(report["state_dir"]["mode"], "0700");
     assert_eq!(report["snapshot_count"], 0);
-    assert_eq!(report["settings"][0]["hooks"].as_array().unwrap().len(), 6);
+    assert_eq!(report["settings"][0]["hooks"].as_array().unwrap().len(), 9);
     assert_eq!(report["recent_errors"][0]["session_id"], "abc");
 }
 

@@ -58,7 +58,15 @@ fn assert_one_verified_snapshot_per_compaction(
         );
         assert_eq!(snapshot["session_id"], session);
         let folder = Path::new(snapshot["path"].as_str().unwrap());
-        let copy_path = folder.join("transcript.jsonl");
+        // Schema 2: the snapshot's bytes are in the kept copy; restore writes them out.
+        let restored = sandbox.root().join(format!("restored-{index}"));
+        sandbox
+            .run_ctxhooks(["archives", "restore", "--session", session, "--snapshot"])
+            .arg(snapshot["name"].as_str().unwrap())
+            .arg("--to")
+            .arg(&restored)
+            .success();
+        let copy_path = restored.join(format!("{session}.jsonl"));
         let copy = fs_err::read(&copy_path).unwrap();
         assert_eq!(snapshot["size"], copy.len());
         assert!(

@@ -87,7 +87,7 @@ const ORIGINAL: &str = r#"{
 "#;
 
 /// `ORIGINAL` after install, written by hand: our groups are appended to the existing
-/// `PreCompact` and `PostToolUse` arrays, and the four new event arrays follow the existing ones in
+/// `PreCompact` and `PostToolUse` arrays, and the seven new event arrays follow the existing ones in
 /// registration order. BIN stands for the binaries' folder.
 const INSTALLED: &str = r#"{
   "model": "opus",
@@ -187,6 +187,42 @@ const INSTALLED: &str = r#"{
           }
         ]
       }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "BIN/ctxhooks-session",
+            "args": [],
+            "timeout": 1
+          }
+        ]
+      }
+    ],
+    "PostCompact": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "BIN/ctxhooks-session",
+            "args": [],
+            "timeout": 1
+          }
+        ]
+      }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "BIN/ctxhooks-session",
+            "args": [],
+            "timeout": 1
+          }
+        ]
+      }
     ]
   },
   "permissions": {
@@ -250,7 +286,10 @@ fn absent_file_is_created_then_deleted() {
             "SubagentStop",
             "PreToolUse",
             "PostToolUse",
-            "PostToolUseFailure"
+            "PostToolUseFailure",
+            "SessionStart",
+            "PostCompact",
+            "SessionEnd"
         ]
     );
     assert_eq!(mode(&settings), 0o600);
@@ -314,10 +353,10 @@ fn uninstall_refuses_a_file_broken_after_install() {
         fs_err::read_to_string(world.user_settings()).unwrap()
     );
     fs_err::write(world.user_settings(), &broken).unwrap();
-    // INSTALLED has 106 newline-terminated lines (counted with python3), so "oops" starts line 107.
+    // INSTALLED has 142 newline-terminated lines (counted with python3), so "oops" starts line 143.
     world
         .ctxhooks(["uninstall"])
-        .stderr_contains(format!("{}:107:1", world.user_settings().display()))
+        .stderr_contains(format!("{}:143:1", world.user_settings().display()))
         .expect_file(world.user_settings(), &broken)
         .exit_code(1);
     let record = fs_err::read_to_string(world.state_dir().join("installs.json")).unwrap();
@@ -347,7 +386,7 @@ fn dry_run_changes_nothing() {
     let outcome: Value = serde_json::from_str(&output).unwrap();
     assert_eq!(outcome["changed"], true);
     assert_eq!(outcome["dry_run"], true);
-    assert_eq!(outcome["removed"].as_array().unwrap().len(), 6);
+    assert_eq!(outcome["removed"].as_array().unwrap().len(), 9);
     assert_eq!(fs_err::read_to_string(&settings).unwrap(), installed);
     assert_eq!(world.backups().len(), 1);
     world.ctxhooks(["uninstall"]).success();
@@ -362,7 +401,7 @@ fn json_outcome_names_path_handlers_and_backup() {
     assert_eq!(outcome["path"], world.user_settings().display().to_string());
     assert_eq!(outcome["changed"], true);
     let added = outcome["added"].as_array().unwrap();
-    assert_eq!(added.len(), 6);
+    assert_eq!(added.len(), 9);
     assert_eq!(
         added[0]["handler"],
         serde_json::json!({
@@ -489,6 +528,9 @@ fn setup_script_installs_and_is_safe_to_run_twice() {
                     "PreToolUse",
                     "PostToolUse",
                     "PostToolUseFailure",
+                    "SessionStart",
+                    "PostCompact",
+                    "SessionEnd",
                 ] {
                     let groups = hooks[event].as_array().unwrap();
                     ours.insert(
@@ -505,6 +547,7 @@ fn setup_script_installs_and_is_safe_to_run_twice() {
         "ctxhooks-precompact",
         "ctxhooks-stop",
         "ctxhooks-tooluse",
+        "ctxhooks-session",
     ] {
         assert_eq!(mode(&bin.join(name)), 0o755, "{name}");
     }
@@ -553,7 +596,7 @@ fn hand_formatting_is_kept_outside_our_additions() {
     let expected = format!(
         "{{\n  \"statusLine\": {{\"type\": \"command\", \"command\": \"~/.claude/statusline.sh\"}},\n  \
          \"hooks\": {{\n    \"PostToolUse\": [\n      {{\"matcher\": \"Edit|Write\", \"hooks\": \
-         [{{\"type\": \"command\", \"command\": \"prettier --write\"}}]}},\n      {}\n    ]{}{}{}{}{}\n  \
+         [{{\"type\": \"command\", \"command\": \"prettier --write\"}}]}},\n      {}\n    ]{}{}{}{}{}{}{}{}\n  \
          }},\n  \"permissions\": {{\"allow\": [\"Bash(git status)\"]}}\n}}\n",
         our_group("      ", &bin.join("ctxhooks-tooluse"), 10),
         new_event("PreCompact", "ctxhooks-precompact", 120),
@@ -561,6 +604,9 @@ fn hand_formatting_is_kept_outside_our_additions() {
         new_event("SubagentStop", "ctxhooks-stop", 60),
         new_event("PreToolUse", "ctxhooks-tooluse", 10),
         new_event("PostToolUseFailure", "ctxhooks-tooluse", 10),
+        new_event("SessionStart", "ctxhooks-session", 1),
+        new_event("PostCompact", "ctxhooks-session", 1),
+        new_event("SessionEnd", "ctxhooks-session", 1),
     );
     let installed = fs_err::read_to_string(world.user_settings()).unwrap();
     assert_eq!(installed, expected);

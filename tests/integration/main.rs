@@ -32,6 +32,10 @@ mod doctor;
 // Faults the hooks must hold under (the fault issue's defects, one test each).
 mod faults;
 
+// Tests for the kept transcript copies: the hooks that keep them, `sessions`, `recall`,
+// `archives restore`.
+mod keep;
+
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
@@ -55,3 +59,7 @@ mod provenance_truth;
 
 // End-to-end checks of the report's trigger and the provenance of a refusal with the real CLI.
 mod e2e_truth;
+
+// End-to-end tests of the kept transcripts with the real CLI: restore for `--resume`, recall
+// after `/compact`.
+mod e2e_keep;

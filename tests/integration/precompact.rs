@@ -28,6 +28,34 @@ fn payload(transcript: &Path, trigger: &str, instructions: Value) -> Value {
     })
 }
 
+/// The bytes a snapshot records for its file `path` (`transcript.jsonl`, `subagents/…`), as
+/// `ctxhooks archives restore --snapshot` writes them into a folder of the world.
+fn snapshot_bytes(world: &World, snapshot: &Value, path: &str) -> Vec<u8> {
+    let session = snapshot["session_id"].as_str().unwrap();
+    let name = snapshot["name"].as_str().unwrap();
+    let folder = world.join(format!("restored-{name}"));
+    if !folder.exists() {
+        world
+            .ctxhooks([
+                "archives",
+                "restore",
+                "--session",
+                session,
+                "--snapshot",
+                name,
+            ])
+            .arg("--to")
+            .arg(&folder)
+            .success();
+    }
+    let file = if path == "transcript.jsonl" {
+        folder.join(format!("{session}.jsonl"))
+    } else {
+        folder.join(session).join(path)
+    };
+    fs_err::read(file).unwrap()
+}
+
 /// Copies the 2.0.x fixture project (main transcript plus flat agent files) into the world.
 fn lay_out_flat_project(world: &World) -> PathBuf {
     let source = shared_fixture("lanegrid__agtrace/-Users-zawakin-agent-sample");
@@ -83,13 +111,21 @@ fn archives_the_transcript_and_its_flat_agent_files() {
             "subagents/agent-90fa40b6.jsonl"
         ]
     );
+    // Schema 2: the folder holds no copy; the bytes are in the kept copies.
+    assert_eq!(snapshot["schema"], 2);
+    assert_eq!(snapshot["files"][0]["kept"]["name"], "transcript.jsonl");
     let folder = Path::new(snapshot["path"].as_str().unwrap());
+    let in_folder: Vec<String> = fs_err::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(in_folder, ["snapshot.json"]);
     assert_eq!(
-        fs_err::read(folder.join("transcript.jsonl")).unwrap(),
+        snapshot_bytes(&world, snapshot, "transcript.jsonl"),
         fs_err::read(&transcript).unwrap()
     );
     assert_eq!(
-        fs_err::read(folder.join("subagents/agent-90fa40b6.jsonl")).unwrap(),
+        snapshot_bytes(&world, snapshot, "subagents/agent-90fa40b6.jsonl"),
         fs_err::read(world.transcript("agent-90fa40b6.jsonl")).unwrap()
     );
     // The checksum is the transcript's real SHA-256 (computed independently here).
@@ -356,18 +392,37 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
     let listed = world.ctxhooks(["archives", "--json"]).json();
     assert_eq!(listed.as_array().unwrap().len(), 3);
 
-    let first = Path::new(listed[0]["path"].as_str().unwrap()).join("transcript.jsonl");
-    let mut bytes = fs_err::read(&first).unwrap();
-    bytes[10] ^= 1;
-    fs_err::write(&first, &bytes).unwrap();
-    // Exit 1: verify found the changed byte.
+    // Three snapshots of an unchanged transcript share one kept copy: one member each file.
+    let kept = world.session_dir(SESSION).join("kept");
+    let gz = kept.join("transcript.jsonl.1.gz");
+    let index = fs_err::read_to_string(kept.join("transcript.jsonl.1.index.jsonl")).unwrap();
+    assert_eq!(index.lines().count(), 2, "{index}");
+    let clean = world.ctxhooks(["archives", "verify", "--json"]).json();
+    assert_eq!(clean.as_array().unwrap().len(), 6, "{clean:#}");
+    let mut bytes = fs_err::read(&gz).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    fs_err::write(&gz, &bytes).unwrap();
+    // Exit 1: verify found the changed byte in the kept copy every snapshot refers to.
     let outcomes = world
         .ctxhooks(["archives", "verify", "--json"])
         .exit_code(1)
         .json();
-    assert_eq!(outcomes[0]["ok"], false);
-    assert_eq!(outcomes[0]["files"][0]["status"], "checksum_mismatch");
-    assert_eq!(outcomes[1]["ok"], true);
+    let failed: Vec<(&str, &str)> = outcomes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|outcome| outcome["ok"] == false)
+        .map(|outcome| {
+            (
+                outcome["name"].as_str().unwrap(),
+                outcome["files"][0]["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(failed, [("kept/transcript.jsonl.1", "kept_damaged")]);
+    bytes[middle] ^= 1;
+    fs_err::write(&gz, &bytes).unwrap();
 
     let dry = world
         .ctxhooks(["archives", "prune", "--keep", "1", "--dry-run", "--json"])
@@ -419,7 +474,8 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
         big.push(b'\n');
     }
     let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &big);
-    let Some(small) = SmallFilesystem::mount(world.state_dir(), "256k") else {
+    // Compressed, it is about 270 KB: more than the 128 KiB the filesystem holds.
+    let Some(small) = SmallFilesystem::mount(world.state_dir(), "128k") else {
         say_skipped("the full-disk test needs root to mount a tmpfs");
         return;
     };
@@ -557,7 +613,7 @@ fn a_damaged_archive_folder_never_hides_the_others() {
     );
     let second = Path::new(listed[1]["path"].as_str().unwrap()).join("snapshot.json");
     let mut metadata: Value = serde_json::from_slice(&fs_err::read(&second).unwrap()).unwrap();
-    metadata["files"][0]["path"] = json!("../../../../../../etc/hostname");
+    metadata["files"][0]["kept"]["name"] = json!("../../../../../../etc/hostname");
     fs_err::write(&second, serde_json::to_vec(&metadata).unwrap()).unwrap();
     let unfinished = archive.join(".tmp-20261130T000000.000000Z-auto-1");
     fs_err::create_dir_all(&unfinished).unwrap();
@@ -576,6 +632,7 @@ fn a_damaged_archive_folder_never_hides_the_others() {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|outcome| outcome["kind"] == "snapshot")
         .map(|outcome| {
             (
                 outcome["ok"].as_bool().unwrap(),

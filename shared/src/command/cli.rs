@@ -5,18 +5,21 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+use super::archives::cli::ArchivesAction;
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
+use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, doctor, install};
+use super::{archives, doctor, install, recall, sessions};
+use crate::store::state_dir::StateDir;
 
-/// Archive Claude Code transcripts before compaction, log context usage per request, and
-/// record who really interrupted a tool call.
+/// Keep Claude Code transcripts and bring them back, log context usage per request, and record
+/// who really interrupted a tool call.
 #[derive(Debug, Parser)]
 #[command(
     name = "ctxhooks",
     version,
-    about = "Archive Claude Code transcripts before compaction, log context usage per request, and \
-             record who really interrupted a tool call",
+    about = "Keep Claude Code transcripts and bring them back (restore, recall after compaction), \
+             log context usage per request, and record who really interrupted a tool call",
     max_term_width = 100
 )]
 pub struct Cli {
@@ -34,8 +37,13 @@ pub enum Command {
     Uninstall(install::cli::InstallArgs),
     /// Check the installation, the state folder and Claude Code's retention; show recent hook errors.
     Doctor(doctor::cli::DoctorArgs),
-    /// List, verify or prune transcript snapshots taken before compactions.
+    /// Every session ctxhooks knows, newest first: project, activity, size, whether Claude Code
+    /// still has its transcript.
+    Sessions(sessions::cli::SessionsArgs),
+    /// List, verify or prune transcript snapshots; restore a kept transcript for `--resume`.
     Archives(archives::cli::ArchivesArgs),
+    /// Print what a session said, from its kept transcript (also what compaction summarized away).
+    Recall(recall::cli::RecallArgs),
     /// Show one session's per-request context usage rows.
     Usage(cli_usage::UsageArgs),
     /// Explain context drops, compactions, trigger estimate, headroom and warnings.
@@ -50,16 +58,50 @@ pub enum Command {
 
 /// Parses the arguments and runs the command.
 pub fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    resolve_session_arguments(&mut cli.command)?;
     match cli.command {
         Command::Install(args) => install::cli::run_install(&args),
         Command::Uninstall(args) => install::cli::run_uninstall(&args),
         Command::Doctor(args) => doctor::cli::run(&args),
+        Command::Sessions(args) => sessions::cli::run(&args),
         Command::Archives(args) => archives::cli::run(&args),
+        Command::Recall(args) => recall::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
     }
+}
+
+/// Replaces every `--session` argument with the full id it names: an id, `last`, or the start
+/// of exactly one id ctxhooks knows (see `sessions/resolve.rs`), once for every command.
+fn resolve_session_arguments(command: &mut Command) -> Result<()> {
+    let (session, unknown) = match command {
+        Command::Archives(args) => match &mut args.action {
+            None => (args.session.as_mut(), Unknown::Refuse),
+            Some(
+                ArchivesAction::Verify { session, .. } | ArchivesAction::Prune { session, .. },
+            ) => (session.as_mut(), Unknown::Refuse),
+            Some(ArchivesAction::Restore { session, .. }) => (Some(session), Unknown::Refuse),
+        },
+        Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
+        Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
+        // A runtime marks the interrupt of a session that may have no folder yet.
+        Command::MarkInterrupt(args) => (Some(&mut args.session), Unknown::Allow),
+        // The session may be one ctxhooks never saw (a transcript named, an SDK runtime's
+        // session): the command then says what it is missing.
+        Command::Provenance(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::LedgerInput(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::Install(_) | Command::Uninstall(_) | Command::Doctor(_) | Command::Sessions(_) => {
+            (None, Unknown::Refuse)
+        }
+    };
+    if let Some(session) = session {
+        let state = StateDir::locate()?;
+        *session = resolve_session(&state, session, unknown)?.to_string();
+    }
+    Ok(())
 }

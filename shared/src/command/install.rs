@@ -2,6 +2,7 @@
 //! docs/install.md).
 
 pub mod backup;
+pub mod claude_version;
 pub mod cli;
 pub mod diff;
 pub mod document;

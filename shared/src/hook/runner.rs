@@ -1,6 +1,7 @@
 //! The frame every hook binary runs in: read the payload, do the work, and never hurt the
 //! session. A hook exits 0 in every case (exit 2 would block compaction or stopping), prints
-//! nothing on stdout, and writes any problem as one line to the error log. One helper thread,
+//! nothing on stdout but the answer its event's protocol expects ([`HookContext::respond`]), and
+//! writes any problem as one line to the error log. One helper thread,
 //! the [`Watchdog`], bounds both the wait for stdin and the whole run.
 
 use std::io::Write;
@@ -49,6 +50,15 @@ impl HookContext {
             self.note(anyhow!(message));
         }
         Ok(payload)
+    }
+
+    /// Writes the hook's answer to Claude Code on stdout, whole, in one write (only the events
+    /// whose protocol reads stdout answer, and only when they have something to say).
+    pub fn respond(&self, output: &[u8]) -> Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(output)?;
+        stdout.flush()?;
+        Ok(())
     }
 
     /// Keeps a problem that did not stop the hook's work, for the error log once the work is

@@ -1,20 +1,22 @@
-//! Taking one snapshot: copy the transcript and its subagent transcripts into a new folder that
-//! gets its final name only once everything is written.
+//! Taking one snapshot: bring the kept copies of the transcript and its subagent transcripts up
+//! to date (`hook/keep.rs`), then record in a new folder, which gets its final name only once
+//! it is written, which kept bytes each file is (`snapshot.json`, schema 2; no second copy).
 
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use super::keep::{Check, keep_transcript};
 use super::subagents::find_subagent_files;
 use crate::hook::table::PRECOMPACT;
-use crate::store::files::{self, Digested};
+use crate::store::files;
+use crate::store::kept::KeptName;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
-    FileRole, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile, SnapshotMetadata,
-    TEMP_PREFIX, TRANSCRIPT_FILE_NAME,
+    KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
+    SnapshotMetadata, TEMP_PREFIX, TRANSCRIPT_FILE_NAME,
 };
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
@@ -31,9 +33,9 @@ pub struct SnapshotRequest {
     pub custom_instructions: Option<String>,
 }
 
-/// Copies the open transcript (its bytes up to its size at open) and its subagent transcripts
-/// into a new snapshot of the session's archive and returns its metadata and folder. Nothing is
-/// left under a final name on failure.
+/// Keeps the open transcript and its subagent transcripts (every byte, up to their size now)
+/// and records them in a new snapshot of the session's archive; returns its metadata and
+/// folder. Nothing is left under a final name on failure.
 pub fn take_snapshot(
     state: &StateDir,
     request: &SnapshotRequest,
@@ -45,8 +47,7 @@ pub fn take_snapshot(
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
     let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
-    // While the archive is ours, a copy a stopped PreCompact left behind (as large as the
-    // transcript) goes, and our own folder is made and locked, so that no other run can take it
+    // While the archive is ours, a folder a stopped PreCompact left behind goes, and our own folder is made and locked, so that no other run can take it
     // for abandoned.
     let archive_lock = lock_folder(&archive, ARCHIVE_LOCK_WAIT);
     remove_abandoned(&archive);
@@ -54,7 +55,7 @@ pub fn take_snapshot(
     // Held until this run ends: while it is, the folder is being written.
     let _writing = lock_folder(&temp, Duration::ZERO);
     drop(archive_lock);
-    let built = build(&temp, request, transcript, now);
+    let built = build(state, &temp, request, transcript, now);
     let metadata = match built {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -146,40 +147,34 @@ fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
 }
 
 fn build(
+    state: &StateDir,
     temp: &Path,
     request: &SnapshotRequest,
     source: &mut TranscriptFile,
     now: DateTime<Utc>,
 ) -> Result<SnapshotMetadata> {
-    let transcript = copy_one(
-        source,
-        &temp.join(TRANSCRIPT_FILE_NAME),
-        FileRole::Transcript,
-    )
-    .context("failed to copy the transcript")?;
+    files::create_private_dir_all(temp)?;
+    // The kept copy is brought up to date, every byte it already held compared with the
+    // transcript's; the snapshot records which of its bytes the transcript is, and copies none.
+    let transcript = keep_one(state, request, &KeptName::main(), source)
+        .context("failed to keep the transcript")?;
     let mut snapshot_files = vec![SnapshotFile {
         path: TRANSCRIPT_FILE_NAME.to_owned(),
         ..transcript.clone()
     }];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let target = temp.join(&subagent.relative);
-        if let Some(parent) = target.parent() {
-            files::create_private_dir_all(parent)?;
-        }
-        let copied = match TranscriptFile::open(&subagent.source)
-            .and_then(|mut file| copy_one(&mut file, &target, FileRole::Subagent))
-        {
-            Ok(copied) => copied,
-            // A subagent file can vanish between listing and copying (cleanup); the rest stays.
-            Err(_) if !subagent.source.exists() => {
-                let _ = fs_err::remove_file(&target);
-                continue;
-            }
+        let kept = KeptName::parse(&subagent.relative.to_string_lossy()).and_then(|name| {
+            TranscriptFile::open(&subagent.source)
+                .and_then(|mut file| keep_one(state, request, &name, &mut file))
+        });
+        let kept = match kept {
+            Ok(kept) => kept,
+            // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
+            Err(_) if !subagent.source.exists() => continue,
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error) if is_storage_full(&error) => return Err(error),
             Err(error) => {
-                let _ = fs_err::remove_file(&target);
                 skipped.push(SkippedFile {
                     source: subagent.source.to_string_lossy().into_owned(),
                     error: format!("{error:#}"),
@@ -189,7 +184,7 @@ fn build(
         };
         snapshot_files.push(SnapshotFile {
             path: subagent.relative.to_string_lossy().into_owned(),
-            ..copied
+            ..kept
         });
     }
     Ok(SnapshotMetadata {
@@ -219,19 +214,25 @@ fn is_storage_full(error: &anyhow::Error) -> bool {
     })
 }
 
-/// Copies the open `source` (from its start, up to its size at open: a file still growing must
-/// not keep the copy going) into the new file `target`, hashing on the way.
-fn copy_one(source: &mut TranscriptFile, target: &Path, role: FileRole) -> Result<SnapshotFile> {
-    let size = source.size();
-    let reader = source.file_mut();
-    reader.seek(SeekFrom::Start(0))?;
-    let Digested { size, sha256 } = files::copy_new_hashed(&mut reader.take(size), target)?;
+/// Brings the kept copy `name` of the open `source` up to date (every kept byte compared) and
+/// describes the file as the snapshot records it.
+fn keep_one(
+    state: &StateDir,
+    request: &SnapshotRequest,
+    name: &KeptName,
+    source: &mut TranscriptFile,
+) -> Result<SnapshotFile> {
+    let kept = keep_transcript(state, &request.session, name, source, Check::Whole, None)?;
     Ok(SnapshotFile {
         path: String::new(),
         source: source.path().to_string_lossy().into_owned(),
-        role,
-        size,
-        sha256,
+        role: name.role(),
+        size: kept.length,
+        sha256: kept.sha256,
+        kept: Some(KeptReference {
+            name: name.as_str().to_owned(),
+            generation: kept.generation,
+        }),
     })
 }
 

@@ -1,5 +1,6 @@
-//! The Stop and `SubagentStop` hook's work: append what the transcript (and, for `SubagentStop`, the
-//! sub-agent's own transcript) gained since the last run to the session's usage log.
+//! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
+//! the sub-agent's own transcript) gained since the last run (`hook/keep.rs`), and append it to
+//! the session's usage log.
 
 use std::path::Path;
 
@@ -7,6 +8,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use super::ingest::Origin;
+use super::keep::{keep_in_hook, main_name, subagent_name};
 use super::usage_log::log_usage;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
@@ -61,9 +63,16 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
+    // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = TranscriptFile::open(transcript)
         .and_then(|mut file| file.check_is_transcript().map(|()| file))
         .and_then(|mut file| {
+            keep_in_hook(
+                context,
+                &session,
+                main_name(&session, transcript),
+                &mut file,
+            );
             log_usage(
                 context,
                 &session,
@@ -81,6 +90,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
             .and_then(|file| {
                 file.map_or(Ok(()), |mut file| {
                     file.check_is_transcript()?;
+                    let name = subagent_name(transcript, &session, agent_transcript);
+                    keep_in_hook(context, &session, name, &mut file);
                     let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
                     log_usage(context, &session, &mut file, &origin)
                 })

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::hook::runner::HookContext;
-use crate::hook::{precompact, stop, tooluse};
+use crate::hook::{precompact, session, stop, tooluse};
 
 /// A Claude Code hook event ctxhooks registers for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,6 +24,12 @@ pub enum HookEvent {
     PostToolUse,
     /// After a tool call that started failed.
     PostToolUseFailure,
+    /// When a session starts, resumes, is cleared or has just been compacted.
+    SessionStart,
+    /// After a compaction, with the summary it produced.
+    PostCompact,
+    /// When a session ends.
+    SessionEnd,
 }
 
 impl HookEvent {
@@ -36,6 +42,25 @@ impl HookEvent {
             Self::PreToolUse => "PreToolUse",
             Self::PostToolUse => "PostToolUse",
             Self::PostToolUseFailure => "PostToolUseFailure",
+            Self::SessionStart => "SessionStart",
+            Self::PostCompact => "PostCompact",
+            Self::SessionEnd => "SessionEnd",
+        }
+    }
+
+    /// The first Claude Code version that knows the event (from its CHANGELOG; for
+    /// `PostToolUseFailure`, which appeared in the docs between 2.1.15 and 2.1.27, the later).
+    /// A settings file that names an event the running version does not know is refused whole
+    /// by versions before [`UNKNOWN_EVENTS_TOLERATED_SINCE`], every hook in it with it.
+    pub const fn since(self) -> ClaudeVersion {
+        match self {
+            Self::PreToolUse | Self::PostToolUse | Self::Stop => ClaudeVersion::new(1, 0, 38),
+            Self::SubagentStop => ClaudeVersion::new(1, 0, 41),
+            Self::PreCompact => ClaudeVersion::new(1, 0, 48),
+            Self::SessionStart => ClaudeVersion::new(1, 0, 62),
+            Self::SessionEnd => ClaudeVersion::new(1, 0, 85),
+            Self::PostToolUseFailure => ClaudeVersion::new(2, 1, 27),
+            Self::PostCompact => ClaudeVersion::new(2, 1, 76),
         }
     }
 
@@ -48,6 +73,50 @@ impl HookEvent {
             .find(|event| event.name() == name)
     }
 }
+
+/// A Claude Code version, `major.minor.patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClaudeVersion {
+    /// Major.
+    pub major: u32,
+    /// Minor.
+    pub minor: u32,
+    /// Patch.
+    pub patch: u32,
+}
+
+impl ClaudeVersion {
+    /// The version `major.minor.patch`.
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        Self {
+            major,
+            minor,
+            patch,
+        }
+    }
+
+    /// The first `N.N.N` in `text`, as `claude --version` prints it (`2.1.332 (Claude Code)`).
+    pub fn find_in(text: &str) -> Option<Self> {
+        text.split(|character: char| !(character.is_ascii_digit() || character == '.'))
+            .find_map(|word| {
+                let mut parts = word.split('.');
+                let major = parts.next()?.parse().ok()?;
+                let minor = parts.next()?.parse().ok()?;
+                let patch = parts.next()?.parse().ok()?;
+                Some(Self::new(major, minor, patch))
+            })
+    }
+}
+
+impl std::fmt::Display for ClaudeVersion {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// From this version on, Claude Code skips a hook event it does not know instead of refusing
+/// the whole settings file (CHANGELOG 2.1.101).
+pub const UNKNOWN_EVENTS_TOLERATED_SINCE: ClaudeVersion = ClaudeVersion::new(2, 1, 101);
 
 /// One hook binary: what it is called, when Claude Code runs it, how long it may take, and the
 /// work it does.
@@ -98,8 +167,25 @@ pub const TOOLUSE: HookBinary = HookBinary {
     handle: tooluse::handle,
 };
 
+/// `ctxhooks-session`: after a compaction, tells the model its earlier conversation is kept and
+/// how to search it (`SessionStart` with `source: "compact"`); records the compaction's summary
+/// beside its snapshot (`PostCompact`); brings the kept copies up to date (`PostCompact`,
+/// `SessionEnd`). Every `SessionEnd` hook shares a 1.5 s budget (a larger registered timeout
+/// would raise it for all of them): the timeout is 1 s, and the work stops in time.
+pub const SESSION: HookBinary = HookBinary {
+    name: "ctxhooks-session",
+    events: &[
+        HookEvent::SessionStart,
+        HookEvent::PostCompact,
+        HookEvent::SessionEnd,
+    ],
+    timeout_seconds: 1,
+    budget: Duration::from_millis(900),
+    handle: session::handle,
+};
+
 /// Every hook binary ctxhooks ships, in registration order.
-pub const HOOK_BINARIES: &[HookBinary] = &[PRECOMPACT, STOP, TOOLUSE];
+pub const HOOK_BINARIES: &[HookBinary] = &[PRECOMPACT, STOP, TOOLUSE, SESSION];
 
 // Every budget ends before its timeout: checked when the crate compiles, not by a comment.
 const _: () = {
@@ -125,7 +211,7 @@ mod tests {
             .flat_map(|binary| binary.events)
             .copied()
             .collect();
-        assert_eq!(events.len(), 6);
+        assert_eq!(events.len(), 9);
         for event in &events {
             assert_eq!(HookEvent::from_name(event.name()), Some(*event));
             assert_eq!(
@@ -135,5 +221,20 @@ mod tests {
             );
         }
         assert_eq!(HookEvent::from_name("Notification"), None);
+    }
+
+    #[test]
+    fn versions_are_read_as_claude_prints_them() {
+        assert_eq!(
+            ClaudeVersion::find_in("2.1.332 (Claude Code)\n"),
+            Some(ClaudeVersion::new(2, 1, 332))
+        );
+        assert_eq!(
+            ClaudeVersion::find_in("claude v1.0.9"),
+            Some(ClaudeVersion::new(1, 0, 9))
+        );
+        assert_eq!(ClaudeVersion::find_in("no version"), None);
+        assert!(HookEvent::PostCompact.since() > ClaudeVersion::new(2, 1, 42));
+        assert!(ClaudeVersion::new(2, 1, 100) < UNKNOWN_EVENTS_TOLERATED_SINCE);
     }
 }

@@ -389,6 +389,11 @@ pub fn digest_file(path: &Path) -> Result<Digested> {
     let mut file = open_state_file(path)?
         .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         .with_context(|| format!("`{}` does not exist", path.display()))?;
+    digest_reader(&mut file)
+}
+
+/// Size and SHA-256 of everything `file` yields.
+pub fn digest_reader(file: &mut impl Read) -> Result<Digested> {
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];

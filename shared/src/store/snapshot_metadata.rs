@@ -1,5 +1,7 @@
 //! The archive's layout and `snapshot.json`: what the `PreCompact` hook writes for each snapshot
-//! and the commands read back (see docs/archive.md).
+//! and the commands read back (see docs/archive.md). Schema 1 snapshots hold full copies of
+//! their files; schema 2 snapshots hold none and say which bytes of which kept copy
+//! (`store/kept.rs`) each file is.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,8 +16,12 @@ pub const TRANSCRIPT_FILE_NAME: &str = "transcript.jsonl";
 /// Prefix of snapshot folders still being written (never listed, never a final name).
 pub const TEMP_PREFIX: &str = ".tmp-";
 
-/// Version of the `snapshot.json` layout.
-pub const SNAPSHOT_SCHEMA: u32 = 1;
+/// Version of the `snapshot.json` layout this version writes: 2, the files referenced in the
+/// kept copies. Schema 1 (full copies in the folder) is still read.
+pub const SNAPSHOT_SCHEMA: u32 = 2;
+
+/// What `PostCompact` recorded beside a snapshot: the summary the compaction produced.
+pub const COMPACT_SUMMARY_FILE_NAME: &str = "compact-summary.json";
 
 /// What a file inside a snapshot is.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -40,6 +46,31 @@ pub struct SnapshotFile {
     pub size: u64,
     /// SHA-256 of the bytes copied, lowercase hex.
     pub sha256: String,
+    /// Schema 2: the kept copy that holds the file's bytes (its first `size` bytes); the
+    /// snapshot folder holds no copy. Absent in schema 1, where `path` is a full copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<KeptReference>,
+}
+
+/// Where a schema 2 snapshot's file is kept: a generation of a kept copy.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct KeptReference {
+    /// The kept transcript's name inside `kept/` (`transcript.jsonl`, `subagents/…`).
+    pub name: String,
+    /// The generation, from 1.
+    pub generation: u32,
+}
+
+/// `compact-summary.json`, written by the `PostCompact` hook into the snapshot its compaction
+/// began with.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CompactSummary {
+    /// When it was recorded (RFC 3339 UTC, microseconds).
+    pub recorded_at: String,
+    /// `manual` or `auto`, as `PostCompact` said.
+    pub trigger: Trigger,
+    /// The summary the compaction produced.
+    pub compact_summary: String,
 }
 
 /// `snapshot.json`: everything recorded about one snapshot.

@@ -100,6 +100,54 @@ impl StateDir {
         self.session_dir(session).join("archive")
     }
 
+    /// One session's kept transcript copies (`kept/`, see `store/kept.rs`).
+    pub fn kept_dir(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join(crate::store::kept::KEPT_DIR)
+    }
+
+    /// The lock that serializes the writers of one session's kept copies.
+    pub fn kept_lock(&self, session: &SessionId) -> PathBuf {
+        self.kept_dir(session).join("lock")
+    }
+
+    /// Creates `path` (inside the state folder) and its missing parents below the state folder
+    /// with mode 0700, and refuses any of them, existing or not, that is a symbolic link: what
+    /// is kept never leaves the state folder through a link. The state folder itself may be one
+    /// (a user may well keep it on another disk).
+    pub fn ensure_real_dir(&self, path: &Path) -> Result<()> {
+        let relative = path.strip_prefix(&self.root).with_context(|| {
+            format!(
+                "`{}` is not inside the state folder `{}`",
+                path.display(),
+                self.root.display()
+            )
+        })?;
+        self.ensure()?;
+        let mut current = self.root.clone();
+        for component in relative.components() {
+            let std::path::Component::Normal(part) = component else {
+                bail!(
+                    "`{}` is not a plain path inside the state folder",
+                    path.display()
+                );
+            };
+            current.push(part);
+            match fs_err::symlink_metadata(&current) {
+                Ok(metadata) if metadata.file_type().is_symlink() => bail!(
+                    "`{}` is a symbolic link; refusing to follow it out of the state folder",
+                    current.display()
+                ),
+                Ok(metadata) if metadata.is_dir() => {}
+                Ok(_) => bail!("`{}` is not a folder", current.display()),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                    files::create_private_dir_all(&current)?;
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Ok(())
+    }
+
     /// The ids of every session that has a folder, sorted.
     pub fn session_ids(&self) -> Result<Vec<SessionId>> {
         let dir = self.sessions_dir();

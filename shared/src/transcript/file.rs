@@ -136,6 +136,11 @@ impl TranscriptFile {
     pub fn file_mut(&mut self) -> &mut fs_err::File {
         &mut self.file
     }
+
+    /// The open file, for a reader that outlives this value.
+    pub fn into_file(self) -> fs_err::File {
+        self.file
+    }
 }
 
 #[cfg(test)]

@@ -476,6 +476,10 @@ fn a_folder_or_fifo_where_a_state_file_belongs_is_refused_at_once() {
                     // A refused payload, so that the hook has something to log.
                     Hook::ToolUse if name == "errors.log" => "not a payload".to_owned(),
                     Hook::ToolUse => tooluse_payload(0, "toolu_1", path),
+                    Hook::Session => serde_json::json!({"session_id": SESSION,
+                        "transcript_path": path, "hook_event_name": "SessionEnd",
+                        "reason": "other"})
+                    .to_string(),
                 };
                 let outcome = world
                     .hook(*hook)

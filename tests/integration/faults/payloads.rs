@@ -69,6 +69,7 @@ fn check_in(world: &World, name: &str, hook: Hook, stdin: &[u8], expect: Expect)
             ),
             Hook::PreCompact => assert_eq!(archives(world).as_array().unwrap().len(), 1, "{name}"),
             Hook::ToolUse => assert!(world.sidecar(SESSION).exists(), "{name}"),
+            Hook::Session => assert!(world.session_dir(SESSION).join("kept").exists(), "{name}"),
         },
     }
 }
@@ -83,6 +84,8 @@ fn payload(hook: Hook, transcript: &Value) -> Value {
         Hook::ToolUse => json!({"session_id": SESSION, "transcript_path": transcript,
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"}),
+        Hook::Session => json!({"session_id": SESSION, "transcript_path": transcript,
+            "hook_event_name": "SessionEnd", "reason": "other"}),
     }
 }
 
@@ -207,9 +210,10 @@ fn bytes_that_are_no_payload_are_refused_by_every_hook() {
         "payloads",
         &format!(
             "{} kinds of bytes that are no payload (empty, BOM, invalid UTF-8, NUL, never closed, \
-             100,000 levels deep, 20 MiB, a key twice, ...) × 3 hooks: every run exit 0, nothing \
-             on stdout or stderr, one error line, nothing written",
-            cases.len()
+             100,000 levels deep, 20 MiB, a key twice, ...) × {} hooks: every run exit 0, \
+             nothing on stdout or stderr, one error line, nothing written",
+            cases.len(),
+            Hook::ALL.len()
         ),
     );
 }
@@ -240,8 +244,9 @@ fn session_ids_that_are_no_session_id_are_refused_by_every_hook() {
         "payloads",
         &format!(
             "{} session ids that are none (empty, `..`, `/`, 1,000,000 characters, non-ASCII, \
-             NUL, a number, ...) × 3 hooks: each refused with one line, no folder made",
-            cases.len()
+             NUL, a number, ...) × {} hooks: each refused with one line, no folder made",
+            cases.len(),
+            Hook::ALL.len()
         ),
     );
 }

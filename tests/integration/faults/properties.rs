@@ -435,7 +435,7 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
                 None => original.to_string(),
             };
             fs_err::write(&settings, &text).unwrap();
-            let first = install(&state, &settings, &binaries, 0o600, false).unwrap();
+            let first = install(&state, &settings, &binaries, &[], 0o600, false).unwrap();
             prop_assert!(first.changed);
             let installed = fs_err::read(&settings).unwrap();
             let mut value: Value = serde_json::from_slice(&installed).unwrap();
@@ -459,7 +459,7 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
             // the file says.
             let before: Value = serde_json::from_str(&text).unwrap();
             prop_assert_eq!(&value, &before);
-            let second = install(&state, &settings, &binaries, 0o600, false).unwrap();
+            let second = install(&state, &settings, &binaries, &[], 0o600, false).unwrap();
             prop_assert!(!second.changed);
             prop_assert_eq!(fs_err::read(&settings).unwrap(), installed);
             uninstall(&state, &settings, false).unwrap();

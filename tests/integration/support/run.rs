@@ -47,11 +47,13 @@ pub enum Hook {
     Stop,
     /// `ctxhooks-tooluse` (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`).
     ToolUse,
+    /// `ctxhooks-session` (`SessionStart`, `PostCompact`, `SessionEnd`).
+    Session,
 }
 
 impl Hook {
     /// Every hook.
-    pub const ALL: [Self; 3] = [Self::PreCompact, Self::Stop, Self::ToolUse];
+    pub const ALL: [Self; 4] = [Self::PreCompact, Self::Stop, Self::ToolUse, Self::Session];
 
     /// The binary's name, as it is installed.
     pub fn name(self) -> &'static str {
@@ -59,6 +61,7 @@ impl Hook {
             Self::PreCompact => "ctxhooks-precompact",
             Self::Stop => "ctxhooks-stop",
             Self::ToolUse => "ctxhooks-tooluse",
+            Self::Session => "ctxhooks-session",
         }
     }
 
@@ -68,6 +71,7 @@ impl Hook {
             Self::PreCompact => env!("CARGO_BIN_EXE_ctxhooks-precompact"),
             Self::Stop => env!("CARGO_BIN_EXE_ctxhooks-stop"),
             Self::ToolUse => env!("CARGO_BIN_EXE_ctxhooks-tooluse"),
+            Self::Session => env!("CARGO_BIN_EXE_ctxhooks-session"),
         })
     }
 }

@@ -1,4 +1,5 @@
-//! `ctxhooks archives`: list, verify and prune the snapshots taken before compactions.
+//! `ctxhooks archives`: list, verify and prune the snapshots taken before compactions, and
+//! restore a kept transcript where Claude Code looks for it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,13 +12,16 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::catalog::{
-    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifyOutcome, scan_archive, verify_snapshot,
+    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome,
+    read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
+use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use crate::command::output;
 use crate::hook::snapshot::is_abandoned;
+use crate::store::kept::KEPT_DIR;
 use crate::store::session_id::SessionId;
-use crate::store::snapshot_metadata::METADATA_FILE_NAME;
+use crate::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
 use crate::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks archives`.
@@ -44,6 +48,27 @@ pub enum ArchivesAction {
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a kept transcript (and its sub-agents') back where Claude Code looks for it, as it
+    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it.
+    Restore {
+        /// The session (a full id, `last`, or the start of one).
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
+        /// latest state.
+        #[arg(long, value_name = "NAME")]
+        snapshot: Option<String>,
+        /// Write into this folder instead of where the transcript was: `DIR/<id>.jsonl`,
+        /// `DIR/<id>/subagents/…`.
+        #[arg(long, value_name = "DIR")]
+        to: Option<PathBuf>,
+        /// Replace files that exist (each is kept first, so nothing is lost).
+        #[arg(long)]
+        force: bool,
+        /// Print what was written as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -74,6 +99,23 @@ pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
     match &args.action {
         None => list(&state, args.session.as_deref(), args.json),
         Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
+        Some(ArchivesAction::Restore {
+            session,
+            snapshot,
+            to,
+            force,
+            json,
+        }) => {
+            let request = RestoreRequest {
+                session: SessionId::parse(session).context("invalid `--session`")?,
+                snapshot: snapshot.clone(),
+                to: to.clone(),
+                force: *force,
+            };
+            let outcome = restore(&state, &request)?;
+            report_restore(&outcome, *json)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(ArchivesAction::Prune {
             keep,
             older_than,
@@ -130,12 +172,33 @@ fn printable(text: &str) -> String {
         .collect()
 }
 
+/// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
+/// `PostCompact` recorded beside it (null when none was).
+#[derive(Serialize)]
+struct ListedSnapshot<'entry> {
+    #[serde(flatten)]
+    entry: &'entry SnapshotEntry,
+    compact_summary: Option<CompactSummary>,
+}
+
 fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
     let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
     note_damage(&catalog);
     let entries = catalog.entries;
+    let summaries: Vec<Option<CompactSummary>> = entries
+        .iter()
+        .map(|entry| read_compact_summary(&entry.path))
+        .collect();
     if json {
-        output::print_json(&entries)?;
+        let listed: Vec<ListedSnapshot<'_>> = entries
+            .iter()
+            .zip(&summaries)
+            .map(|(entry, summary)| ListedSnapshot {
+                entry,
+                compact_summary: summary.clone(),
+            })
+            .collect();
+        output::print_json(&listed)?;
         return Ok(ExitCode::SUCCESS);
     }
     if entries.is_empty() {
@@ -146,7 +209,7 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
         "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
         "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
     );
-    for entry in &entries {
+    for (entry, summary) in entries.iter().zip(&summaries) {
         let metadata = &entry.metadata;
         let _ = writeln!(
             text,
@@ -158,6 +221,16 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             metadata.files.len(),
             printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
         );
+        if let Some(summary) = summary {
+            let first_line = summary.compact_summary.lines().next().unwrap_or_default();
+            let shown: String = first_line.chars().take(120).collect();
+            let more = if shown.len() < summary.compact_summary.trim_end().len() {
+                " …"
+            } else {
+                ""
+            };
+            let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
+        }
     }
     let _ = writeln!(
         text,
@@ -170,15 +243,21 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
 }
 
 fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
-    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    let filter = session_filter(session)?;
+    let catalog = scan_archive(state, filter.as_ref())?;
     let mut outcomes = catalog
         .entries
         .iter()
-        .map(verify_snapshot)
+        .map(|entry| {
+            let session_folder = entry.path.parent().and_then(Path::parent);
+            let kept = session_folder.map_or_else(PathBuf::new, |folder| folder.join(KEPT_DIR));
+            verify_snapshot(entry, &kept)
+        })
         .collect::<Result<Vec<_>>>()?;
     // A folder whose metadata cannot be read fails verification; it does not stop the others.
     for broken in &catalog.broken {
         outcomes.push(VerifyOutcome {
+            kind: VerifiedKind::Snapshot,
             path: broken.path.clone(),
             session_id: broken
                 .path
@@ -199,6 +278,14 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                 detail: Some(broken.error.clone()),
             }],
         });
+    }
+    // Every byte of every kept copy, snapshots or not.
+    let sessions = match filter {
+        Some(session) => vec![session],
+        None => state.session_ids()?,
+    };
+    for session in &sessions {
+        outcomes.extend(verify_kept(state, session)?);
     }
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     if json {
@@ -230,10 +317,14 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                 );
             }
         }
+        let kept = outcomes
+            .iter()
+            .filter(|outcome| outcome.kind == VerifiedKind::Kept)
+            .count();
         let _ = writeln!(
             text,
-            "{} snapshot(s) checked, {failed} failed",
-            outcomes.len()
+            "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
+            outcomes.len() - kept
         );
         output::print(&text)?;
     }
@@ -307,4 +398,36 @@ fn prune(
         output::print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says what `restore` wrote, and how to continue the session.
+fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
+    if json {
+        return output::print_json(outcome);
+    }
+    let mut text = String::new();
+    let from = outcome.snapshot.as_deref().map_or_else(
+        || "as kept now".to_owned(),
+        |name| format!("as snapshot {name} recorded it"),
+    );
+    let _ = writeln!(text, "restored session {} {from}:", outcome.session_id);
+    for file in &outcome.files {
+        let _ = writeln!(
+            text,
+            "  {}{} ({} bytes)",
+            file.path.display(),
+            if file.replaced {
+                "  (replaced; the file it replaced is kept)"
+            } else {
+                ""
+            },
+            file.size
+        );
+    }
+    let _ = writeln!(
+        text,
+        "continue it from its project folder with: claude --resume {}",
+        outcome.session_id
+    );
+    output::print(&text)
 }

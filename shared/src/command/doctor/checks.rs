@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::findings::{Finding, Severity};
 use crate::command::archives::catalog::scan_archive;
+use crate::command::install::claude_version::{InstalledClaude, installed_claude};
 use crate::command::install::document::{parse_settings, read_settings_bytes};
 use crate::command::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::command::install::ownership::InstallsFile;
@@ -121,11 +122,22 @@ pub struct SettingsCheck {
     pub disable_all_hooks: bool,
 }
 
+/// The `claude` on `PATH`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaudeCheck {
+    /// The program.
+    pub path: PathBuf,
+    /// The version it reported.
+    pub version: String,
+}
+
 /// Everything `doctor` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
     /// The state folder.
     pub state_dir: StateDirCheck,
+    /// The `claude` on `PATH` and its version, when there is one.
+    pub claude: Option<ClaudeCheck>,
     /// The folder holding the running `ctxhooks`.
     pub binaries_dir: Option<PathBuf>,
     /// The hook binaries beside it.
@@ -167,6 +179,10 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         .filter_map(|scope| check_settings(*scope, &input.project_dir, &planned, &mut findings))
         .collect();
     check_installed(&settings, &mut findings);
+    let claude = installed_claude();
+    if let Some(claude) = &claude {
+        check_events_known(claude, &settings, &mut findings);
+    }
     check_retention(&settings, &mut findings);
     check_hooks_disabled(&settings, &mut findings);
     if let Err(error) = InstallsFile::load(&input.state) {
@@ -224,6 +240,10 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
+        claude: claude.map(|claude| ClaudeCheck {
+            path: claude.path,
+            version: claude.version.to_string(),
+        }),
         binaries_dir: input.binaries_dir.clone(),
         binaries,
         settings,
@@ -384,6 +404,33 @@ fn check_settings(
 fn check_installed(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
     if settings.iter().all(|check| check.hooks.is_empty()) {
         findings.push(Finding::NotInstalled);
+    }
+}
+
+/// Warns about each settings file that registers ctxhooks for an event `claude` would refuse
+/// the file over.
+fn check_events_known(
+    claude: &InstalledClaude,
+    settings: &[SettingsCheck],
+    findings: &mut Vec<Finding>,
+) {
+    let refused = claude.refused_events();
+    for check in settings {
+        let mut events: Vec<String> = check
+            .hooks
+            .iter()
+            .filter(|hook| refused.iter().any(|event| event.name() == hook.event))
+            .map(|hook| hook.event.clone())
+            .collect();
+        events.dedup();
+        if !events.is_empty() {
+            findings.push(Finding::HookEventUnknownToClaude {
+                path: check.path.clone(),
+                events,
+                version: claude.version.to_string(),
+                claude: claude.path.clone(),
+            });
+        }
     }
 }
 
@@ -560,6 +607,7 @@ mod tests {
                 exists: true,
                 mode: None,
             },
+            claude: None,
             binaries_dir: None,
             binaries: Vec::new(),
             settings: Vec::new(),

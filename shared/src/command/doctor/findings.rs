@@ -99,6 +99,18 @@ pub enum Finding {
         /// The user settings file.
         path: PathBuf,
     },
+    /// A settings file registers ctxhooks for an event the `claude` on `PATH` does not know: that
+    /// version (before 2.1.101) skips the whole file, every hook in it.
+    HookEventUnknownToClaude {
+        /// The settings file.
+        path: PathBuf,
+        /// The events it does not know.
+        events: Vec<String>,
+        /// The version.
+        version: String,
+        /// The `claude` program.
+        claude: PathBuf,
+    },
     /// `disableAllHooks` is true.
     HooksDisabled {
         /// The settings file that sets it.
@@ -196,6 +208,7 @@ impl Finding {
             | Self::SettingsInvalid { .. }
             | Self::HookBinaryMissing { .. }
             | Self::OwnershipRecordUnreadable { .. }
+            | Self::HookEventUnknownToClaude { .. }
             | Self::CheckFailed { .. } => Severity::Error,
         }
     }
@@ -215,6 +228,7 @@ impl Finding {
             Self::NotInstalled => "not_installed",
             Self::CleanupPeriodSet { .. } => "cleanup_period_set",
             Self::CleanupPeriodUnset { .. } => "cleanup_period_unset",
+            Self::HookEventUnknownToClaude { .. } => "hook_event_unknown_to_claude",
             Self::HooksDisabled { .. } => "hooks_disabled",
             Self::OwnershipRecordUnreadable { .. } => "ownership_record_unreadable",
             Self::ErrorsLogUnreadable { .. } => "errors_log_unreadable",

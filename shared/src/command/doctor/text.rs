@@ -93,6 +93,19 @@ pub fn finding_message(finding: &Finding) -> String {
              them longer",
             path.display()
         ),
+        Finding::HookEventUnknownToClaude {
+            path,
+            events,
+            version,
+            claude,
+        } => format!(
+            "`{}` registers ctxhooks for {}, which Claude Code {version} (`{}`) does not know: \
+             before 2.1.101 it skips the whole file, every hook in it. Update Claude Code, or run \
+             `ctxhooks install` again, which leaves those events out",
+            path.display(),
+            events.join(", "),
+            claude.display()
+        ),
         Finding::HooksDisabled { path } => format!(
             "`disableAllHooks` is true in `{}`: Claude Code runs no hook, ctxhooks included",
             path.display()
@@ -167,6 +180,14 @@ pub fn report_text(report: &DoctorReport) -> String {
         let mark = if binary.present { "ok     " } else { "MISSING" };
         let _ = writeln!(text, "  {mark}  {}", binary.name);
     }
+    let _ = writeln!(
+        text,
+        "claude         {}",
+        report.claude.as_ref().map_or_else(
+            || "(none on PATH: events are registered for the current Claude Code)".to_owned(),
+            |claude| format!("{} ({})", claude.version, claude.path.display())
+        )
+    );
     let _ = writeln!(text, "settings");
     for check in &report.settings {
         let status = match (&check.problem, check.exists) {

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
+use super::claude_version::{InstalledClaude, installed_claude, refused_note};
 use super::handlers::install_dir;
 use super::installer::{self, Action, Outcome, WriteKind};
 use super::scope::{SettingsScope, resolve_settings_path};
@@ -77,7 +78,23 @@ pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let path = args.settings_path()?;
     let binaries = install_dir()?;
-    let outcome = installer::install(&state, &path, &binaries, args.new_file_mode(), args.dry_run)?;
+    // An older Claude Code refuses a whole settings file over an event it does not know.
+    let claude = installed_claude();
+    let omitted = claude
+        .as_ref()
+        .map(InstalledClaude::refused_events)
+        .unwrap_or_default();
+    let mut outcome = installer::install(
+        &state,
+        &path,
+        &binaries,
+        &omitted,
+        args.new_file_mode(),
+        args.dry_run,
+    )?;
+    if let Some(claude) = claude.filter(|_| !omitted.is_empty()) {
+        outcome.notes.push(refused_note(&claude, &omitted));
+    }
     report(&outcome, args.json)
 }
 

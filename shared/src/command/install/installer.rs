@@ -16,7 +16,7 @@ use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
-use crate::hook::table::HOOK_BINARIES;
+use crate::hook::table::{HOOK_BINARIES, HookEvent};
 use crate::store::files;
 use crate::store::state_dir::StateDir;
 
@@ -87,30 +87,47 @@ pub enum WriteKind {
 }
 
 /// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
-/// (an absolute path, see `resolve_settings_path`). A file that does not exist yet is created
+/// (an absolute path, see `resolve_settings_path`), for every event but those in `omitted`
+/// (the user's Claude Code does not know them; handlers recorded for them earlier are removed). A file that does not exist yet is created
 /// with `new_file_mode`; an existing file keeps its mode. Runs under the state folder's install
 /// lock (except a dry run, which writes nothing at all).
 pub fn install(
     state: &StateDir,
     settings_path: &Path,
     binaries_dir: &Path,
+    omitted: &[HookEvent],
     new_file_mode: u32,
     dry_run: bool,
 ) -> Result<Outcome> {
     if dry_run {
-        return install_unlocked(state, settings_path, binaries_dir, new_file_mode, true);
+        return install_unlocked(
+            state,
+            settings_path,
+            binaries_dir,
+            omitted,
+            new_file_mode,
+            true,
+        );
     }
     // A file we would refuse is refused before the state folder is touched.
     SettingsDocument::read(settings_path)?;
     refuse_read_only(settings_path)?;
     let _lock = InstallLock::acquire(state)?;
-    install_unlocked(state, settings_path, binaries_dir, new_file_mode, false)
+    install_unlocked(
+        state,
+        settings_path,
+        binaries_dir,
+        omitted,
+        new_file_mode,
+        false,
+    )
 }
 
 fn install_unlocked(
     state: &StateDir,
     settings_path: &Path,
     binaries_dir: &Path,
+    omitted: &[HookEvent],
     new_file_mode: u32,
     dry_run: bool,
 ) -> Result<Outcome> {
@@ -120,7 +137,10 @@ fn install_unlocked(
             binaries_dir.display()
         );
     }
-    let planned = planned_handlers(binaries_dir);
+    let planned: Vec<OwnedHandler> = planned_handlers(binaries_dir)
+        .into_iter()
+        .filter(|handler| !omitted.iter().any(|event| event.name() == handler.event))
+        .collect();
     if planned.is_empty() {
         let names: Vec<&str> = HOOK_BINARIES.iter().map(|binary| binary.name).collect();
         bail!(

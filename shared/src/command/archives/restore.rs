@@ -1,0 +1,348 @@
+//! `ctxhooks archives restore`: writes a kept transcript (and its sub-agents') back where Claude
+//! Code looks for it, as it was at the latest state or at a chosen snapshot. Never over an
+//! existing file unless asked (and then that file is kept first), always atomically, and never
+//! through a symbolic link below the projects folder (or the folder named with `--to`).
+
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::catalog::{SnapshotEntry, list_snapshots};
+use crate::hook::keep::{Check, keep_path};
+use crate::store::files;
+use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::running_hash::RunningHash;
+use crate::store::session_id::SessionId;
+use crate::store::snapshot_metadata::FileRole;
+use crate::store::state_dir::{StateDir, claude_config_dir};
+
+/// What to restore, and where.
+#[derive(Debug, Clone)]
+pub struct RestoreRequest {
+    /// The session.
+    pub session: SessionId,
+    /// A snapshot's name (or the unique start of one); the latest state when absent.
+    pub snapshot: Option<String>,
+    /// Write into this folder (`<DIR>/<session>.jsonl`, `<DIR>/<session>/subagents/…`) instead
+    /// of where the transcript was.
+    pub to: Option<PathBuf>,
+    /// Replace existing files (each is kept first).
+    pub force: bool,
+}
+
+/// Where one file's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// The first bytes of a kept generation.
+    Kept { name: KeptName, generation: u32 },
+    /// A schema 1 snapshot's full copy.
+    Copy(PathBuf),
+}
+
+/// One file to write.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoredFile {
+    /// The main transcript or a sub-agent's.
+    pub role: FileRole,
+    /// Its name in the snapshot or the kept folder (`transcript.jsonl`, `subagents/…`).
+    pub name: String,
+    /// Where it is written.
+    pub path: PathBuf,
+    /// Its size.
+    pub size: u64,
+    /// Its SHA-256, checked after writing.
+    pub sha256: String,
+    /// Whether a file was there before (only with `--force`; it was kept first).
+    pub replaced: bool,
+    #[serde(skip)]
+    origin: Option<Origin>,
+}
+
+/// What `restore` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreOutcome {
+    /// The session.
+    pub session_id: String,
+    /// The snapshot restored, or null for the latest state.
+    pub snapshot: Option<String>,
+    /// Every file written, the main transcript first.
+    pub files: Vec<RestoredFile>,
+}
+
+/// Restores the session's transcript files.
+pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
+    let (snapshot, mut planned) = match &request.snapshot {
+        Some(name) => {
+            let entry = find_snapshot(state, &request.session, name)?;
+            let planned = plan_snapshot(&entry)?;
+            (Some(entry.metadata.name), planned)
+        }
+        None => (None, plan_latest(state, &request.session)?),
+    };
+    if planned.is_empty() {
+        bail!(
+            "nothing is kept for session {} (no kept copy, no snapshot)",
+            request.session
+        );
+    }
+    let root = match &request.to {
+        Some(folder) => folder.clone(),
+        None => claude_config_dir()?.join("projects"),
+    };
+    for file in &mut planned {
+        file.path = match &request.to {
+            Some(folder) => target_in(folder, &request.session, &file.name)?,
+            None => file.path.clone(),
+        };
+        check_target(&root, &file.path)?;
+        file.replaced = fs_err::symlink_metadata(&file.path).is_ok();
+    }
+    let existing: Vec<String> = planned
+        .iter()
+        .filter(|file| file.replaced)
+        .map(|file| format!("`{}`", file.path.display()))
+        .collect();
+    if !existing.is_empty() && !request.force {
+        bail!(
+            "{} already exist(s): {}; nothing was written (`--force` replaces them, after \
+             keeping them)",
+            existing.len(),
+            existing.join(", ")
+        );
+    }
+    for file in &planned {
+        if file.replaced {
+            keep_replaced(state, &request.session, file)?;
+        }
+        write_file(state, &request.session, &root, file)?;
+    }
+    Ok(RestoreOutcome {
+        session_id: request.session.to_string(),
+        snapshot,
+        files: planned,
+    })
+}
+
+/// The snapshot named `name`, or the only one whose name starts with it.
+fn find_snapshot(state: &StateDir, session: &SessionId, name: &str) -> Result<SnapshotEntry> {
+    let snapshots = list_snapshots(state, Some(session))?;
+    if let Some(exact) = snapshots.iter().find(|entry| entry.metadata.name == name) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SnapshotEntry> = snapshots
+        .iter()
+        .filter(|entry| entry.metadata.name.starts_with(name))
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => bail!(
+            "session {session} has no snapshot `{name}` (`ctxhooks archives --session {session}` \
+             lists them)"
+        ),
+        many => bail!(
+            "`{name}` is the start of {} snapshots of session {session}; give more of the name",
+            many.len()
+        ),
+    }
+}
+
+fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
+    entry
+        .metadata
+        .files
+        .iter()
+        .map(|file| {
+            let origin = if let Some(reference) = &file.kept {
+                Origin::Kept {
+                    name: KeptName::parse(&reference.name)?,
+                    generation: reference.generation,
+                }
+            } else {
+                let inside = Path::new(&file.path)
+                    .components()
+                    .all(|component| matches!(component, Component::Normal(_)));
+                if !inside {
+                    bail!("`{}` leaves the snapshot folder", file.path);
+                }
+                Origin::Copy(entry.path.join(&file.path))
+            };
+            Ok(RestoredFile {
+                role: file.role,
+                name: file.path.clone(),
+                path: PathBuf::from(&file.source),
+                size: file.size,
+                sha256: file.sha256.clone(),
+                replaced: false,
+                origin: Some(origin),
+            })
+        })
+        .collect()
+}
+
+fn plan_latest(state: &StateDir, session: &SessionId) -> Result<Vec<RestoredFile>> {
+    let kept_dir = state.kept_dir(session);
+    let mut planned = Vec::new();
+    for (name, generation) in kept::list_kept(&kept_dir)? {
+        let index = GenerationIndex::read(&name.index_path(&kept_dir, generation))?;
+        planned.push(RestoredFile {
+            role: name.role(),
+            name: name.to_string(),
+            path: PathBuf::from(&index.header.source),
+            size: index.length(),
+            sha256: index.sha256(),
+            replaced: false,
+            origin: Some(Origin::Kept { name, generation }),
+        });
+    }
+    Ok(planned)
+}
+
+/// Where `name` goes under `--to DIR`: the main transcript as `<DIR>/<session>.jsonl`, a
+/// sub-agent's as `<DIR>/<session>/<name>` (Claude Code 2.1's layout).
+fn target_in(folder: &Path, session: &SessionId, name: &str) -> Result<PathBuf> {
+    let name = KeptName::parse(name)?;
+    Ok(if name.is_main() {
+        folder.join(format!("{session}.jsonl"))
+    } else {
+        folder.join(session.as_str()).join(name.as_str())
+    })
+}
+
+/// Refuses a target outside `root`, one whose folders below `root` include a symbolic link, and
+/// one that is a folder.
+fn check_target(root: &Path, target: &Path) -> Result<()> {
+    let relative = target.strip_prefix(root).with_context(|| {
+        format!(
+            "`{}` is not inside Claude Code's projects folder `{}`; give `--to DIR` to restore \
+             elsewhere",
+            target.display(),
+            root.display()
+        )
+    })?;
+    let mut current = root.to_path_buf();
+    let components: Vec<Component<'_>> = relative.components().collect();
+    for (position, component) in components.iter().enumerate() {
+        let Component::Normal(part) = component else {
+            bail!(
+                "`{}` is not a plain path below `{}`",
+                target.display(),
+                root.display()
+            );
+        };
+        current.push(part);
+        let last = position + 1 == components.len();
+        match fs_err::symlink_metadata(&current) {
+            Ok(metadata) if metadata.file_type().is_symlink() && !last => bail!(
+                "`{}` is a symbolic link; refusing to follow it out of `{}`",
+                current.display(),
+                root.display()
+            ),
+            Ok(metadata) if last && metadata.is_dir() => {
+                bail!("`{}` is a folder", current.display())
+            }
+            Ok(metadata) if !last && !metadata.is_dir() => {
+                bail!("`{}` is not a folder", current.display())
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the file a restore is about to replace: its bytes join the kept copies (a new
+/// generation when they differ from what is kept), so replacing it loses nothing.
+fn keep_replaced(state: &StateDir, session: &SessionId, file: &RestoredFile) -> Result<()> {
+    let metadata = fs_err::symlink_metadata(&file.path)?;
+    if !metadata.is_file() {
+        // A link is replaced, never followed; nothing of ours is lost with it.
+        return Ok(());
+    }
+    let name = KeptName::parse(&file.name)?;
+    keep_path(state, session, &name, &file.path, Check::Whole, None)
+        .with_context(|| {
+            format!(
+                "failed to keep `{}` before replacing it; nothing was replaced",
+                file.path.display()
+            )
+        })
+        .map(|_| ())
+}
+
+/// Writes one file: its folders (0700) below `root`, a temporary sibling (0600) filled from
+/// the kept copy or snapshot and checked against the recorded size and SHA-256, then renamed
+/// over the target (a link at the target is replaced, not followed).
+fn write_file(
+    state: &StateDir,
+    session: &SessionId,
+    root: &Path,
+    file: &RestoredFile,
+) -> Result<()> {
+    let parent = file
+        .path
+        .parent()
+        .context("the restore target has no folder")?;
+    files::create_private_dir_all(parent)?;
+    check_target(root, &file.path)?;
+    let temp = files::temp_sibling(&file.path);
+    let written = (|| -> Result<()> {
+        let mut target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
+        target.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+            files::PRIVATE_FILE_MODE,
+        ))?;
+        let mut writer = std::io::BufWriter::with_capacity(256 * 1024, &mut target);
+        match &file.origin {
+            Some(Origin::Kept { name, generation }) => {
+                let kept_dir = state.kept_dir(session);
+                let index = GenerationIndex::read(&name.index_path(&kept_dir, *generation))?;
+                kept::copy_generation_checked(
+                    &kept_dir,
+                    name,
+                    &index,
+                    file.size,
+                    &file.sha256,
+                    &mut writer,
+                )?;
+            }
+            Some(Origin::Copy(path)) => copy_checked(path, file, &mut writer)?,
+            None => bail!("nothing to restore `{}` from", file.name),
+        }
+        writer.flush()?;
+        drop(writer);
+        target.sync_all()?;
+        Ok(())
+    })();
+    if let Err(error) = written {
+        let _ = fs_err::remove_file(&temp);
+        return Err(error.context(format!("failed to restore `{}`", file.path.display())));
+    }
+    if let Err(error) = fs_err::rename(&temp, &file.path) {
+        let _ = fs_err::remove_file(&temp);
+        return Err(error.into());
+    }
+    files::sync_dir(parent);
+    Ok(())
+}
+
+/// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.
+fn copy_checked(path: &Path, file: &RestoredFile, writer: &mut impl std::io::Write) -> Result<()> {
+    let mut source = kept::open_no_follow(path)?;
+    let mut hash = RunningHash::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = std::io::Read::read(&mut source, &mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hash.update(&buffer[..read]);
+        writer.write_all(&buffer[..read])?;
+    }
+    if hash.length() != file.size || hash.hex_digest() != file.sha256 {
+        bail!(
+            "the snapshot's copy `{}` does not have its recorded size and SHA-256",
+            path.display()
+        );
+    }
+    Ok(())
+}

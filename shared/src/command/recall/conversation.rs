@@ -1,0 +1,154 @@
+//! A session's conversation, in reading order: the messages of its kept main transcript (its
+//! newest generation), then those the live transcript holds past the kept copy's end when it
+//! still continues it, each with the number of compactions before it.
+
+use std::io::{Read, Seek as _, SeekFrom};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::session_id::SessionId;
+use crate::store::state_dir::StateDir;
+use crate::transcript::conversation::{Entry, Part, Speaker, read_entry};
+use crate::transcript::file::TranscriptFile;
+use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, split_lines};
+
+/// One message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Message {
+    /// Its place in the conversation, from 1.
+    pub number: usize,
+    /// How many compactions came before it.
+    pub compactions_before: usize,
+    /// Who said it.
+    pub speaker: Speaker,
+    /// When.
+    pub time: Option<String>,
+    /// What was said.
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// Returns true if and only if some part holds `needle` (already lowercase), ignoring case.
+    pub fn contains(&self, needle: &str) -> bool {
+        self.parts
+            .iter()
+            .any(|part| part.searchable().to_lowercase().contains(needle))
+    }
+}
+
+/// A conversation read back.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// Its messages, in order.
+    pub messages: Vec<Message>,
+    /// How many compactions it went through.
+    pub compactions: usize,
+    /// Where it was read from, for people: the kept copy and, if it was read, the live file.
+    pub sources: Vec<PathBuf>,
+    /// Earlier generations of the kept copy not read (the transcript was rewritten or cut).
+    pub earlier_generations: u32,
+}
+
+/// Reads the conversation of `session`.
+pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
+    let kept_dir = state.kept_dir(session);
+    let name = KeptName::main();
+    let generation = kept::latest_generation(&kept_dir, &name);
+    if generation == 0 {
+        bail!(
+            "nothing of session {session}'s transcript is kept (the Stop, PreCompact and \
+             SessionEnd hooks keep it; `ctxhooks doctor` checks they are installed)"
+        );
+    }
+    let index = GenerationIndex::read(&name.index_path(&kept_dir, generation))?;
+    let length = index.length();
+    let mut conversation = Conversation {
+        sources: vec![name.data_path(&kept_dir, generation)],
+        earlier_generations: generation - 1,
+        ..Conversation::default()
+    };
+    let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
+    let live = live_tail(&index);
+    if live.is_some() {
+        conversation
+            .sources
+            .push(PathBuf::from(&index.header.source));
+    }
+    let reader: Box<dyn Read> = match live {
+        Some(tail) => Box::new(kept_reader.chain(tail)),
+        None => Box::new(kept_reader),
+    };
+    let mut reading = Reading::default();
+    split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes {
+            reading.feed(bytes);
+        }
+        std::ops::ControlFlow::Continue(())
+    })
+    .context("failed to read the kept transcript")?;
+    conversation.messages = reading.messages;
+    conversation.compactions = reading.compactions;
+    Ok(conversation)
+}
+
+/// The live transcript past the kept copy's end, when it is still there and still continues the
+/// kept copy (the bytes before the end are the same).
+fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
+    let last = index.chunks.last()?;
+    let mut live = TranscriptFile::open(std::path::Path::new(&index.header.source)).ok()?;
+    if live.size() <= last.end() {
+        return None;
+    }
+    let file = live.file_mut();
+    if fingerprint_before(file, last.end()).ok()? != last.tail_fingerprint {
+        return None;
+    }
+    file.seek(SeekFrom::Start(last.end())).ok()?;
+    let size = live.size();
+    Some(live.into_file().take(size - last.end()))
+}
+
+/// Messages gathered line by line.
+#[derive(Debug, Default)]
+struct Reading {
+    messages: Vec<Message>,
+    compactions: usize,
+    /// The last message's model `message.id`, to join the records of one response.
+    last_message_id: Option<String>,
+}
+
+impl Reading {
+    fn feed(&mut self, line: &[u8]) {
+        match read_entry(line) {
+            Some(Entry::Compaction) => {
+                self.compactions += 1;
+                self.last_message_id = None;
+            }
+            Some(Entry::Message {
+                speaker,
+                time,
+                message_id,
+                parts,
+            }) => {
+                let same_response = speaker == Speaker::Assistant
+                    && message_id.is_some()
+                    && message_id == self.last_message_id;
+                if same_response && let Some(previous) = self.messages.last_mut() {
+                    previous.parts.extend(parts);
+                    return;
+                }
+                self.last_message_id = message_id.filter(|_| speaker == Speaker::Assistant);
+                self.messages.push(Message {
+                    number: self.messages.len() + 1,
+                    compactions_before: self.compactions,
+                    speaker,
+                    time,
+                    parts,
+                });
+            }
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! The `ctxhooks-session` hook's work, one binary for three events:
+//!
+//! - `SessionStart` with `source: "compact"`: keeps what the transcript gained since the
+//!   compaction's snapshot and adds a short note to the model's context (the protocol's
+//!   `hookSpecificOutput.additionalContext`): the conversation before the compaction is kept,
+//!   and the exact command that searches it. Any other source: nothing at all, not even output;
+//! - `PostCompact`: records `compact_summary` beside the snapshot its compaction began with, and
+//!   keeps the transcript's new bytes;
+//! - `SessionEnd`: brings the kept copies of the transcript and its sub-agents' up to date,
+//!   within the budget every `SessionEnd` hook shares.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use chrono::{SecondsFormat, Utc};
+use serde::Deserialize;
+
+use super::keep::{Check, keep_path, keep_subagents};
+use crate::hook::field::{Mismatch, Text};
+use crate::hook::payload::{self, Payload};
+use crate::hook::runner::HookContext;
+use crate::store::files;
+use crate::store::kept::{self, KeptName};
+use crate::store::session_id::SessionId;
+use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
+use crate::store::trigger::Trigger;
+
+/// The fields of the `SessionStart`, `PostCompact` and `SessionEnd` payloads the hook reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SessionInput<'payload> {
+    /// The session's id.
+    #[serde(borrow)]
+    pub session_id: Text<'payload>,
+    /// The session transcript's path.
+    #[serde(borrow)]
+    pub transcript_path: Text<'payload>,
+    /// The working folder of Claude Code.
+    #[serde(borrow)]
+    pub cwd: Text<'payload>,
+    /// `SessionStart`, `PostCompact` or `SessionEnd`.
+    #[serde(borrow)]
+    pub hook_event_name: Text<'payload>,
+    /// `SessionStart`: `startup`, `resume`, `clear`, `compact` or `fork`.
+    #[serde(borrow)]
+    pub source: Text<'payload>,
+    /// `PostCompact`: `manual` or `auto`.
+    #[serde(borrow)]
+    pub trigger: Text<'payload>,
+    /// `PostCompact`: the summary the compaction produced.
+    #[serde(borrow)]
+    pub compact_summary: Text<'payload>,
+    /// `SessionEnd`: why the session ended.
+    #[serde(borrow)]
+    pub reason: Text<'payload>,
+}
+
+impl Payload for SessionInput<'_> {
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        (self.hook_event_name.text(), self.session_id.text())
+    }
+
+    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
+        vec![
+            ("cwd", self.cwd.mismatch()),
+            ("source", self.source.mismatch()),
+            ("trigger", self.trigger.mismatch()),
+            ("compact_summary", self.compact_summary.mismatch()),
+            ("reason", self.reason.mismatch()),
+        ]
+    }
+}
+
+/// How long `SessionStart` and `PostCompact` may spend keeping new bytes: they run while the
+/// user waits; what is left is kept by the next run.
+const KEEP_TIME: Duration = Duration::from_millis(400);
+
+/// How long `SessionEnd` may spend keeping: below its 0.9 s budget, itself below the 1.5 s
+/// every `SessionEnd` hook shares.
+const END_KEEP_TIME: Duration = Duration::from_millis(600);
+
+/// Handles one `SessionStart`, `PostCompact` or `SessionEnd` payload.
+pub fn handle(context: &HookContext) -> Result<()> {
+    let started = Instant::now();
+    let input: SessionInput = context.payload()?;
+    match input.hook_event_name.required("hook_event_name")? {
+        "SessionStart" => session_start(context, &input, started),
+        "PostCompact" => post_compact(context, &input, started),
+        "SessionEnd" => session_end(context, &input, started),
+        other => bail!(
+            "`{}` is not an event ctxhooks-session serves",
+            other.escape_debug()
+        ),
+    }
+}
+
+fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+    // Only after a compaction; every other start costs the payload's parse and nothing else.
+    if input.source.text() != Some("compact") {
+        return Ok(());
+    }
+    let session = payload::session(&input.session_id)?;
+    let transcript = payload::transcript(&input.transcript_path)?;
+    let kept = keep_path(
+        &context.state,
+        &session,
+        &KeptName::main(),
+        transcript,
+        Check::Tail,
+        Some(started + KEEP_TIME),
+    );
+    // Said only when it is true: something of this session is kept (by this run, or before it
+    // when this run could not add to it).
+    let something_kept = match kept {
+        Ok(kept) => kept.is_some_and(|kept| kept.length > 0),
+        Err(error) => {
+            context.note(error.context("failed to keep the transcript after the compaction"));
+            kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+        }
+    };
+    if !something_kept {
+        return Ok(());
+    }
+    let note = recall_note(&session, &ctxhooks_command());
+    let output = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": note,
+        }
+    });
+    context.respond(&serde_json::to_vec(&output)?)
+}
+
+/// The note the model reads after a compaction: short, with the exact command.
+pub fn recall_note(session: &SessionId, ctxhooks: &str) -> String {
+    format!(
+        "ctxhooks keeps this session's whole conversation from before the compaction, word for \
+         word. When you need something the summary left out (an exact message, a command, a \
+         file name, a number), search it with Bash: {ctxhooks} recall --session {session} \
+         --before-compaction last 'WORDS' (case-insensitive; add --last 20 for the last 20 \
+         messages before the compaction, or leave out 'WORDS')."
+    )
+}
+
+/// How to run `ctxhooks` from the model's Bash: the binary beside this hook, quoted for the
+/// shell, else `ctxhooks` from `PATH`.
+fn ctxhooks_command() -> String {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|folder| folder.join("ctxhooks")))
+        .filter(|path| path.is_file());
+    beside.map_or_else(|| "ctxhooks".to_owned(), |path| shell_quoted(&path))
+}
+
+/// `path` as one shell word: as it is when it needs no quoting, else in single quotes.
+fn shell_quoted(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = text
+        .chars()
+        .all(|character| character.is_ascii_alphanumeric() || "/._-+".contains(character));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+    let session = payload::session(&input.session_id)?;
+    let trigger = input
+        .trigger
+        .text()
+        .map_or(Trigger::Unknown, Trigger::from_text);
+    if let Some(summary) = input.compact_summary.text()
+        && let Err(error) = record_summary(context, &session, trigger, summary)
+    {
+        context.note(error);
+    }
+    let transcript = payload::transcript(&input.transcript_path)?;
+    keep_path(
+        &context.state,
+        &session,
+        &KeptName::main(),
+        transcript,
+        Check::Tail,
+        Some(started + KEEP_TIME),
+    )
+    .context("failed to keep the transcript after the compaction")?;
+    Ok(())
+}
+
+/// Writes `compact-summary.json` into the newest snapshot of the session that has none yet.
+fn record_summary(
+    context: &HookContext,
+    session: &SessionId,
+    trigger: Trigger,
+    summary: &str,
+) -> Result<()> {
+    let folder = newest_snapshot_without_summary(context, session).ok_or_else(|| {
+        anyhow!(
+            "PostCompact found no snapshot of this compaction to record its summary beside \
+             (did PreCompact run?); the summary is still in the transcript"
+        )
+    })?;
+    let record = CompactSummary {
+        recorded_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
+        trigger,
+        compact_summary: summary.to_owned(),
+    };
+    files::write_atomic(
+        &folder.join(COMPACT_SUMMARY_FILE_NAME),
+        &serde_json::to_vec_pretty(&record)?,
+        files::PRIVATE_FILE_MODE,
+    )
+    .context("failed to record the compaction's summary")
+}
+
+/// The session's newest finished snapshot folder (names sort by time), if it has no summary.
+fn newest_snapshot_without_summary(context: &HookContext, session: &SessionId) -> Option<PathBuf> {
+    let mut folders: Vec<PathBuf> = fs_err::read_dir(context.state.archive_dir(session))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .filter(|entry| !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+        .map(|entry| entry.path())
+        .collect();
+    folders.sort();
+    folders
+        .pop()
+        .filter(|folder| !folder.join(COMPACT_SUMMARY_FILE_NAME).exists())
+}
+
+fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+    let session = payload::session(&input.session_id)?;
+    let transcript = payload::transcript(&input.transcript_path)?;
+    let deadline = Some(started + END_KEEP_TIME);
+    keep_path(
+        &context.state,
+        &session,
+        &KeptName::main(),
+        transcript,
+        Check::Tail,
+        deadline,
+    )
+    .context("failed to keep the transcript at the end of the session")?;
+    for problem in keep_subagents(&context.state, &session, transcript, Check::Tail, deadline) {
+        context.note(problem);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_is_one_shell_word() {
+        assert_eq!(
+            shell_quoted(Path::new("/usr/local/bin/ctxhooks")),
+            "/usr/local/bin/ctxhooks"
+        );
+        assert_eq!(
+            shell_quoted(Path::new("/opt/bin with space/ctxhooks")),
+            "'/opt/bin with space/ctxhooks'"
+        );
+        assert_eq!(
+            shell_quoted(Path::new("/a'b/ctxhooks")),
+            "'/a'\\''b/ctxhooks'"
+        );
+        let note = recall_note(&SessionId::parse("abc").unwrap(), "ctxhooks");
+        assert!(note.contains("ctxhooks recall --session abc --before-compaction last 'WORDS'"));
+        assert!(note.len() < 600);
+    }
+}

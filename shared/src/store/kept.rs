@@ -1,0 +1,721 @@
+//! The kept copies of a session's transcripts (`<state>/sessions/<id>/kept/`, format version
+//! [`KEPT_SCHEMA`], documented in docs/archive.md): for each transcript, main and sub-agent, one
+//! or more *generations*, each a gzip file of members appended one per hook run
+//! (`<name>.<generation>.gz`, readable whole with `zcat`) and an index of one JSON line per
+//! member (`<name>.<generation>.index.jsonl`) that says which transcript bytes it holds, their
+//! SHA-256, and the SHA-256 of everything kept up to its end. A new generation starts when the
+//! transcript shrank or its earlier bytes changed; earlier generations are never written again.
+//!
+//! This module names the files, reads and checks them, and appends to them; when to append,
+//! and what, is the hooks' (`hook/keep.rs`).
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use flate2::Compression;
+use flate2::read::{GzDecoder, MultiGzDecoder};
+use flate2::write::GzEncoder;
+use fs_err::os::unix::fs::OpenOptionsExt;
+use rustix::fs::OFlags;
+use serde::{Deserialize, Serialize};
+
+use super::files;
+use super::snapshot_metadata::FileRole;
+
+/// The kept copies' folder inside a session's folder.
+pub const KEPT_DIR: &str = "kept";
+
+/// The name of the main transcript's kept copy (sub-agents keep theirs under `subagents/`).
+pub const MAIN_NAME: &str = "transcript.jsonl";
+
+/// The version of the kept copies' format (the index lines and the file names).
+pub const KEPT_SCHEMA: u32 = 1;
+
+/// The most transcript bytes one gzip member holds: a long backlog is kept in several members,
+/// each recorded as soon as it is written, so that a run stopped part way keeps what it did.
+pub const CHUNK_BYTES: usize = 8 * 1024 * 1024;
+
+/// The compression level: 6, zlib's default (a measured third of a transcript's size or less
+/// at the size of one hook run's bytes; see BENCHMARKS.md).
+pub const LEVEL: u32 = 6;
+
+/// `O_NOFOLLOW`: a kept file that is a symbolic link is never opened through it.
+const NO_FOLLOW: i32 = OFlags::NOFOLLOW.bits().cast_signed();
+
+/// Why a generation was started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenerationReason {
+    /// The transcript was kept for the first time.
+    First,
+    /// The transcript became shorter than what the previous generation kept.
+    Shrank,
+    /// Bytes the previous generation kept changed in the transcript.
+    Rewritten,
+    /// The previous generation's files are shorter than its index says, or cannot be read.
+    PreviousDamaged,
+}
+
+impl GenerationReason {
+    /// The reason as the index spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::First => "first",
+            Self::Shrank => "shrank",
+            Self::Rewritten => "rewritten",
+            Self::PreviousDamaged => "previous_damaged",
+        }
+    }
+}
+
+/// The first line of a generation's index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerationHeader {
+    /// [`KEPT_SCHEMA`].
+    pub schema: u32,
+    /// The generation's number, from 1.
+    pub generation: u32,
+    /// The transcript's path when the generation started.
+    pub source: String,
+    /// The main transcript or a sub-agent's.
+    pub role: FileRole,
+    /// When the generation started (RFC 3339 UTC, microseconds).
+    pub started_at: String,
+    /// Why it started.
+    pub reason: GenerationReason,
+}
+
+/// One gzip member of a generation: which transcript bytes it holds and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkRecord {
+    /// The transcript offset of its first byte.
+    pub start: u64,
+    /// How many transcript bytes it holds.
+    pub length: u64,
+    /// Where the member starts in the `.gz` file.
+    pub gz_start: u64,
+    /// The member's compressed length.
+    pub gz_length: u64,
+    /// SHA-256 of the bytes it holds.
+    pub sha256: String,
+    /// SHA-256 of the transcript's bytes from 0 to its end (everything kept so far).
+    pub total_sha256: String,
+    /// The running SHA-256's state at its end (see `store/running_hash.rs`).
+    pub hash_state: String,
+    /// SHA-256 of the up to 4 KiB of transcript before its end: a later run compares the
+    /// transcript's bytes there before appending.
+    pub tail_fingerprint: String,
+    /// When it was written (RFC 3339 UTC, milliseconds).
+    pub time: String,
+}
+
+impl ChunkRecord {
+    /// The transcript offset just after its last byte: how much the generation keeps.
+    pub fn end(&self) -> u64 {
+        self.start + self.length
+    }
+
+    /// Where the member ends in the `.gz` file.
+    pub fn gz_end(&self) -> u64 {
+        self.gz_start + self.gz_length
+    }
+}
+
+/// One line of a generation's index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum IndexRecord {
+    /// The first line.
+    Generation(GenerationHeader),
+    /// Every later line, one per gzip member.
+    Chunk(ChunkRecord),
+}
+
+/// The name of a kept transcript inside `kept/`: `transcript.jsonl`, or a sub-agent's
+/// `subagents/…` path as its snapshot names it. Only plain components: it never leaves `kept/`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeptName(String);
+
+impl KeptName {
+    /// The main transcript's.
+    pub fn main() -> Self {
+        Self(MAIN_NAME.to_owned())
+    }
+
+    /// Checks `name`: relative, plain components only, ending in `.jsonl` or `.json`.
+    pub fn parse(name: &str) -> Result<Self> {
+        let path = Path::new(name);
+        let plain = !name.is_empty()
+            && path
+                .components()
+                .all(|component| matches!(component, Component::Normal(_)));
+        if !plain {
+            bail!("`{name}` is not a kept transcript's name (a relative path of plain folders)");
+        }
+        let extension = path.extension().and_then(|extension| extension.to_str());
+        if !matches!(extension, Some("jsonl" | "json")) {
+            bail!("`{name}` is not a kept transcript's name (it must end in .jsonl or .json)");
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Returns true if and only if this is the main transcript's.
+    pub fn is_main(&self) -> bool {
+        self.0 == MAIN_NAME
+    }
+
+    /// The role of the transcript it names.
+    pub fn role(&self) -> FileRole {
+        if self.is_main() {
+            FileRole::Transcript
+        } else {
+            FileRole::Subagent
+        }
+    }
+
+    /// Generation `generation`'s gzip file, in the kept folder `kept`.
+    pub fn data_path(&self, kept: &Path, generation: u32) -> PathBuf {
+        kept.join(format!("{}.{generation}.gz", self.0))
+    }
+
+    /// Generation `generation`'s index, in the kept folder `kept`.
+    pub fn index_path(&self, kept: &Path, generation: u32) -> PathBuf {
+        kept.join(format!("{}.{generation}.index.jsonl", self.0))
+    }
+}
+
+impl std::fmt::Display for KeptName {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+/// The newest generation of `name` in `kept` (0 when there is none). Generations are numbered
+/// from 1 without gaps, and a transcript has few: each is looked for in turn.
+pub fn latest_generation(kept: &Path, name: &KeptName) -> u32 {
+    let mut generation = 0;
+    while name.index_path(kept, generation + 1).exists() {
+        generation += 1;
+    }
+    generation
+}
+
+/// Every kept transcript in `kept`, with its number of generations, sorted by name (the main
+/// transcript first).
+pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>> {
+    let mut found = Vec::new();
+    if kept.is_dir() {
+        collect_indexes(kept, Path::new(""), &mut found)?;
+    }
+    found.sort_by(|left: &(KeptName, u32), right| {
+        (!left.0.is_main(), &left.0).cmp(&(!right.0.is_main(), &right.0))
+    });
+    found.dedup_by(|left, right| left.0 == right.0);
+    Ok(found
+        .into_iter()
+        .map(|(name, _)| {
+            let generations = latest_generation(kept, &name);
+            (name, generations)
+        })
+        .collect())
+}
+
+fn collect_indexes(dir: &Path, relative: &Path, found: &mut Vec<(KeptName, u32)>) -> Result<()> {
+    for entry in fs_err::read_dir(dir).context("failed to list the kept copies")? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let file_name = entry.file_name();
+        let inner = relative.join(&file_name);
+        if kind.is_dir() {
+            collect_indexes(&entry.path(), &inner, found)?;
+            continue;
+        }
+        let Some(text) = inner.to_str() else {
+            continue;
+        };
+        let Some(stem) = text.strip_suffix(".index.jsonl") else {
+            continue;
+        };
+        let Some((name, generation)) = stem.rsplit_once('.') else {
+            continue;
+        };
+        if let (Ok(name), Ok(generation)) = (KeptName::parse(name), generation.parse::<u32>()) {
+            found.push((name, generation));
+        }
+    }
+    Ok(())
+}
+
+/// Opens a kept file for reading without following a symbolic link.
+pub fn open_no_follow(path: &Path) -> Result<fs_err::File> {
+    Ok(fs_err::OpenOptions::new()
+        .read(true)
+        .custom_flags(NO_FOLLOW)
+        .open(path)?)
+}
+
+/// A generation's index, read whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerationIndex {
+    /// Its first line.
+    pub header: GenerationHeader,
+    /// Its members, in order.
+    pub chunks: Vec<ChunkRecord>,
+    /// Lines that could not be read (a run stopped mid-line leaves at most one, at the end).
+    pub unreadable_lines: usize,
+}
+
+impl GenerationIndex {
+    /// Reads the index at `path`.
+    pub fn read(path: &Path) -> Result<Self> {
+        let mut bytes = Vec::new();
+        open_no_follow(path)?
+            .read_to_end(&mut bytes)
+            .context("failed to read a kept copy's index")?;
+        let mut lines = bytes
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty());
+        let Some(Ok(IndexRecord::Generation(header))) =
+            lines.next().map(serde_json::from_slice::<IndexRecord>)
+        else {
+            bail!("`{}` does not start with a generation line", path.display())
+        };
+        let mut index = Self {
+            header,
+            chunks: Vec::new(),
+            unreadable_lines: 0,
+        };
+        for line in lines {
+            match serde_json::from_slice::<IndexRecord>(line) {
+                Ok(IndexRecord::Chunk(chunk)) => index.chunks.push(chunk),
+                _ => index.unreadable_lines += 1,
+            }
+        }
+        Ok(index)
+    }
+
+    /// How many transcript bytes the generation keeps.
+    pub fn length(&self) -> u64 {
+        self.chunks.last().map_or(0, ChunkRecord::end)
+    }
+
+    /// The SHA-256 of the bytes it keeps.
+    pub fn sha256(&self) -> String {
+        self.chunks.last().map_or_else(
+            || files::sha256_hex(b""),
+            |chunk| chunk.total_sha256.clone(),
+        )
+    }
+
+    /// How many bytes its `.gz` file holds, as far as the index records.
+    pub fn gz_length(&self) -> u64 {
+        self.chunks.last().map_or(0, ChunkRecord::gz_end)
+    }
+
+    /// The chunk that ends exactly at `length`, if one does.
+    pub fn chunk_ending_at(&self, length: u64) -> Option<&ChunkRecord> {
+        self.chunks.iter().find(|chunk| chunk.end() == length)
+    }
+}
+
+/// What a hook needs to carry a generation on: its header and its last member, read from the
+/// index's first line and its last lines only (an index grows by a line per run; reading all of
+/// it would cost every run more than the one before).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerationTail {
+    /// The first line.
+    pub header: GenerationHeader,
+    /// The last member, if any.
+    pub last: Option<ChunkRecord>,
+    /// The index's length in bytes up to the end of its last complete line.
+    pub index_length: u64,
+}
+
+/// How far back from the end of an index its last line is looked for.
+const TAIL_WINDOW: u64 = 64 * 1024;
+
+/// Reads a generation's header and last member.
+pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
+    let mut file = open_no_follow(index_path)?;
+    let size = file.metadata()?.len();
+    let mut head = vec![0u8; usize::try_from(size.min(TAIL_WINDOW)).unwrap_or(0)];
+    file.read_exact(&mut head)
+        .context("failed to read a kept copy's index")?;
+    let first_end = memchr::memchr(b'\n', &head)
+        .with_context(|| format!("`{}` has no complete first line", index_path.display()))?;
+    let Ok(IndexRecord::Generation(header)) =
+        serde_json::from_slice::<IndexRecord>(&head[..first_end])
+    else {
+        bail!(
+            "`{}` does not start with a generation line",
+            index_path.display()
+        )
+    };
+    let start = size.saturating_sub(TAIL_WINDOW);
+    let tail = if start == 0 {
+        head
+    } else {
+        let mut tail = vec![0u8; usize::try_from(size - start).unwrap_or(0)];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut tail)
+            .context("failed to read a kept copy's index")?;
+        tail
+    };
+    // Only complete lines count: a run stopped mid-line leaves a fragment, cut by the next one.
+    let complete = memchr::memrchr(b'\n', &tail).map_or(0, |end| end + 1);
+    let index_length = start + complete as u64;
+    let mut last = None;
+    for line in tail[..complete].split(|byte| *byte == b'\n').rev() {
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<IndexRecord>(line) {
+            Ok(IndexRecord::Chunk(chunk)) => {
+                last = Some(chunk);
+                break;
+            }
+            Ok(IndexRecord::Generation(_)) => break,
+            Err(_) => {}
+        }
+    }
+    Ok(GenerationTail {
+        header,
+        last,
+        index_length,
+    })
+}
+
+/// Starts generation `header.generation` of `name`: its index, holding the header line.
+/// Refuses to write over an existing index (generations are never written again).
+pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader) -> Result<()> {
+    let index = name.index_path(kept, header.generation);
+    if let Some(parent) = index.parent() {
+        files::create_private_dir_all(parent)?;
+    }
+    let mut line = serde_json::to_vec(&IndexRecord::Generation(header.clone()))?;
+    line.push(b'\n');
+    let mut file = files::create_new_file(&index, files::PRIVATE_FILE_MODE)
+        .context("failed to start a kept copy's generation")?;
+    let written = file
+        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+            files::PRIVATE_FILE_MODE,
+        ))
+        .and_then(|()| file.write_all(&line))
+        .and_then(|()| file.sync_all());
+    if let Err(error) = written {
+        // A header that could not be written whole (a full disk) would leave a generation no
+        // reader accepts: nothing was kept under it yet, so it goes.
+        drop(file);
+        let _ = fs_err::remove_file(&index);
+        return Err(error).context("failed to start a kept copy's generation");
+    }
+    files::sync_dir(index.parent().unwrap_or(kept));
+    Ok(())
+}
+
+/// From this many bytes on, a member is compressed at [`BACKLOG_LEVEL`]: a backlog (the first
+/// keep of a long transcript, a new generation) is compressed several times faster, a little
+/// less well; a turn's bytes stay at [`LEVEL`].
+pub const BACKLOG_BYTES: usize = 1024 * 1024;
+
+/// The compression level of a backlog's members: 1, zlib's fastest.
+pub const BACKLOG_LEVEL: u32 = 1;
+
+/// Compresses `bytes` into one gzip member ([`LEVEL`], or [`BACKLOG_LEVEL`] from
+/// [`BACKLOG_BYTES`] on).
+pub fn compress_member(bytes: &[u8]) -> Result<Vec<u8>> {
+    let level = if bytes.len() >= BACKLOG_BYTES {
+        BACKLOG_LEVEL
+    } else {
+        LEVEL
+    };
+    let mut encoder = GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 3 + 64),
+        Compression::new(level),
+    );
+    encoder.write_all(bytes)?;
+    Ok(encoder.finish()?)
+}
+
+/// Appends one member to a generation: the compressed bytes at the end of the `.gz` file
+/// (first cut back to `gz_length`, where the index says it ends: a run stopped between its
+/// two writes leaves a member no index line records, which would otherwise be read twice),
+/// then its index line (the index first cut back to `index_length` the same way). The member
+/// is flushed to disk before the line that records it is written.
+pub fn append_member(
+    kept: &Path,
+    name: &KeptName,
+    generation: u32,
+    lengths: (u64, u64),
+    member: &[u8],
+    chunk: &ChunkRecord,
+) -> Result<()> {
+    let (gz_length, index_length) = lengths;
+    let data_path = name.data_path(kept, generation);
+    let mut data = fs_err::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(files::PRIVATE_FILE_MODE)
+        .custom_flags(NO_FOLLOW)
+        .open(&data_path)
+        .context("failed to open a kept copy")?;
+    let found = data.metadata()?.len();
+    if found < gz_length {
+        bail!(
+            "`{}` holds {found} bytes but its index records {gz_length}",
+            data_path.display()
+        );
+    }
+    if found == 0 {
+        data.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+            files::PRIVATE_FILE_MODE,
+        ))?;
+    }
+    if found > gz_length {
+        data.set_len(gz_length)?;
+    }
+    data.seek(SeekFrom::Start(gz_length))?;
+    let written = data.write_all(member).and_then(|()| data.sync_data());
+    if let Err(error) = written {
+        let _ = data.set_len(gz_length);
+        return Err(error).context("failed to append to a kept copy");
+    }
+    drop(data);
+    let index_path = name.index_path(kept, generation);
+    let mut index = fs_err::OpenOptions::new()
+        .write(true)
+        .custom_flags(NO_FOLLOW)
+        .open(&index_path)
+        .context("failed to open a kept copy's index")?;
+    if index.metadata()?.len() > index_length {
+        index.set_len(index_length)?;
+    }
+    index.seek(SeekFrom::Start(index_length))?;
+    let mut line = serde_json::to_vec(&IndexRecord::Chunk(chunk.clone()))?;
+    line.push(b'\n');
+    if let Err(error) = index.write_all(&line) {
+        let _ = index.set_len(index_length);
+        return Err(error).context("failed to append to a kept copy's index");
+    }
+    Ok(())
+}
+
+/// A reader of the transcript bytes a generation keeps, from its start up to `length`, read
+/// through its gzip members (and nothing past the last member its index records).
+pub fn open_generation(
+    kept: &Path,
+    name: &KeptName,
+    index: &GenerationIndex,
+    length: u64,
+) -> Result<impl Read + use<>> {
+    if length > index.length() {
+        bail!(
+            "generation {} of `{name}` keeps {} bytes, not {length}",
+            index.header.generation,
+            index.length()
+        );
+    }
+    let data = open_no_follow(&name.data_path(kept, index.header.generation))?;
+    Ok(MultiGzDecoder::new(std::io::BufReader::new(data.take(index.gz_length()))).take(length))
+}
+
+/// What checking one generation found wrong, if anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenerationProblem {
+    /// A member does not start where the previous one ended.
+    Gap {
+        /// The member's transcript offset.
+        start: u64,
+    },
+    /// A member cannot be decompressed (its gzip CRC-32 or length fails, or it is cut short).
+    Unreadable {
+        /// The member's transcript offset.
+        start: u64,
+        /// Why.
+        error: String,
+    },
+    /// A member holds another number of bytes than recorded.
+    LengthMismatch {
+        /// The member's transcript offset.
+        start: u64,
+        /// Recorded.
+        recorded: u64,
+        /// Found.
+        found: u64,
+    },
+    /// A member's bytes have another SHA-256 than recorded.
+    ChecksumMismatch {
+        /// The member's transcript offset.
+        start: u64,
+    },
+    /// The SHA-256 of everything up to a member's end is not the recorded one.
+    TotalMismatch {
+        /// The member's transcript offset.
+        start: u64,
+    },
+    /// The `.gz` file is shorter than its index records.
+    Truncated {
+        /// Recorded length.
+        recorded: u64,
+        /// Found length.
+        found: u64,
+    },
+    /// Index lines that cannot be read.
+    UnreadableIndexLines {
+        /// How many.
+        count: usize,
+    },
+}
+
+impl std::fmt::Display for GenerationProblem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Gap { start } => write!(formatter, "the member at {start} leaves a gap"),
+            Self::Unreadable { start, error } => {
+                write!(formatter, "the member at {start} cannot be read: {error}")
+            }
+            Self::LengthMismatch {
+                start,
+                recorded,
+                found,
+            } => write!(
+                formatter,
+                "the member at {start} holds {found} bytes, not {recorded}"
+            ),
+            Self::ChecksumMismatch { start } => {
+                write!(formatter, "the member at {start} has another SHA-256")
+            }
+            Self::TotalMismatch { start } => write!(
+                formatter,
+                "the SHA-256 of everything up to the member at {start} is not the recorded one"
+            ),
+            Self::Truncated { recorded, found } => write!(
+                formatter,
+                "the gzip file holds {found} bytes, its index records {recorded}"
+            ),
+            Self::UnreadableIndexLines { count } => {
+                write!(formatter, "{count} index line(s) cannot be read")
+            }
+        }
+    }
+}
+
+/// Re-reads every member of a generation: each decompresses (gzip checks its CRC-32 and
+/// length), holds the recorded number of bytes with the recorded SHA-256, follows the previous
+/// one, and the running SHA-256 matches at every member's end.
+pub fn verify_generation(
+    kept: &Path,
+    name: &KeptName,
+    index: &GenerationIndex,
+) -> Result<Vec<GenerationProblem>> {
+    let mut problems = Vec::new();
+    if index.unreadable_lines > 0 {
+        problems.push(GenerationProblem::UnreadableIndexLines {
+            count: index.unreadable_lines,
+        });
+    }
+    let data_path = name.data_path(kept, index.header.generation);
+    let mut data = match open_no_follow(&data_path) {
+        Ok(data) => data,
+        Err(_) if index.chunks.is_empty() => return Ok(problems),
+        Err(error) => {
+            problems.push(GenerationProblem::Truncated {
+                recorded: index.gz_length(),
+                found: 0,
+            });
+            let _ = error;
+            return Ok(problems);
+        }
+    };
+    let found = data.metadata()?.len();
+    if found < index.gz_length() {
+        problems.push(GenerationProblem::Truncated {
+            recorded: index.gz_length(),
+            found,
+        });
+    }
+    let mut running = super::running_hash::RunningHash::new();
+    let mut expected_start = 0;
+    for chunk in &index.chunks {
+        if chunk.start != expected_start {
+            problems.push(GenerationProblem::Gap { start: chunk.start });
+        }
+        expected_start = chunk.end();
+        if chunk.gz_end() > found {
+            problems.push(GenerationProblem::Unreadable {
+                start: chunk.start,
+                error: "past the end of the gzip file".to_owned(),
+            });
+            continue;
+        }
+        let mut member = vec![0u8; usize::try_from(chunk.gz_length).unwrap_or(0)];
+        data.seek(SeekFrom::Start(chunk.gz_start))?;
+        data.read_exact(&mut member)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(chunk.length).unwrap_or(0));
+        if let Err(error) = GzDecoder::new(&member[..]).read_to_end(&mut bytes) {
+            problems.push(GenerationProblem::Unreadable {
+                start: chunk.start,
+                error: error.to_string(),
+            });
+            continue;
+        }
+        if bytes.len() as u64 != chunk.length {
+            problems.push(GenerationProblem::LengthMismatch {
+                start: chunk.start,
+                recorded: chunk.length,
+                found: bytes.len() as u64,
+            });
+            continue;
+        }
+        if files::sha256_hex(&bytes) != chunk.sha256 {
+            problems.push(GenerationProblem::ChecksumMismatch { start: chunk.start });
+        }
+        running.update(&bytes);
+        if running.hex_digest() != chunk.total_sha256 {
+            problems.push(GenerationProblem::TotalMismatch { start: chunk.start });
+        }
+    }
+    Ok(problems)
+}
+
+/// Copies the first `length` bytes a generation keeps into `writer`, hashing them, and fails
+/// unless they have `sha256`.
+pub fn copy_generation_checked(
+    kept: &Path,
+    name: &KeptName,
+    index: &GenerationIndex,
+    length: u64,
+    sha256: &str,
+    writer: &mut impl Write,
+) -> Result<()> {
+    let mut reader = open_generation(kept, name, index, length)?;
+    let mut hash = super::running_hash::RunningHash::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = reader
+            .read(&mut buffer)
+            .with_context(|| format!("failed to read the kept copy of `{name}`"))?;
+        if read == 0 {
+            break;
+        }
+        hash.update(&buffer[..read]);
+        writer.write_all(&buffer[..read])?;
+    }
+    if hash.length() != length {
+        return Err(anyhow!(
+            "the kept copy of `{name}` gave {} bytes, not {length}",
+            hash.length()
+        ));
+    }
+    if hash.hex_digest() != sha256 {
+        bail!("the kept copy of `{name}` does not have the recorded SHA-256");
+    }
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! A transcript read as a conversation, for people and for the model to read back: each line
+//! of the main chain becomes what was said (a person's prompt, the model's text, tool calls with
+//! their whole input, tool results, a compaction's summary), and `compact_boundary` records
+//! mark where each compaction cut the context. What a line means (a boundary, a summary, a
+//! sidechain or meta record) is [`Record`]'s to say; the blocks' full content is read here.
+
+use serde_json::Value;
+
+use super::record::{BoundaryKind, Record};
+
+/// Who said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    /// A person (or the runtime speaking as one).
+    User,
+    /// The model.
+    Assistant,
+    /// Tool results returned to the model.
+    Tool,
+    /// The summary a compaction left in place of the conversation before it.
+    Summary,
+}
+
+impl Speaker {
+    /// The speaker as the text rendering names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Tool => "tool result",
+            Self::Summary => "compaction summary",
+        }
+    }
+}
+
+/// One part of a message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A tool call.
+    ToolCall {
+        /// The tool, such as `Bash`.
+        name: String,
+        /// Its whole input, as compact JSON.
+        input: String,
+    },
+    /// A tool's result.
+    ToolResult {
+        /// Its text (the parts' texts joined).
+        text: String,
+        /// Whether the tool reported an error.
+        is_error: bool,
+    },
+}
+
+impl Part {
+    /// The part's text (a call's name and input).
+    pub fn searchable(&self) -> String {
+        match self {
+            Self::Text { text } | Self::ToolResult { text, .. } => text.clone(),
+            Self::ToolCall { name, input } => format!("{name} {input}"),
+        }
+    }
+}
+
+/// One line of the transcript, read as a conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// Something said.
+    Message {
+        /// Who said it.
+        speaker: Speaker,
+        /// When (the record's `timestamp`).
+        time: Option<String>,
+        /// The model's `message.id` (one response is written as one record per block).
+        message_id: Option<String>,
+        /// What was said.
+        parts: Vec<Part>,
+    },
+    /// A compaction's boundary.
+    Compaction,
+}
+
+/// Reads one transcript line. `None` for what is not part of the conversation: sub-agent
+/// (sidechain) and meta records, system records other than a compaction boundary, thinking,
+/// and lines that are not JSON.
+pub fn read_entry(line: &[u8]) -> Option<Entry> {
+    let record = Record::parse(line)?;
+    if record.is_sidechain() {
+        return None;
+    }
+    match record.kind() {
+        Some("system") => match record.boundary() {
+            Some((BoundaryKind::Compaction, _)) => Some(Entry::Compaction),
+            _ => None,
+        },
+        Some(kind @ ("user" | "assistant")) => {
+            if record.is_meta.is_true() {
+                return None;
+            }
+            let value: Value = serde_json::from_slice(line).ok()?;
+            let message = value.get("message")?;
+            let parts = parts_of(message.get("content")?);
+            if parts.is_empty() {
+                return None;
+            }
+            let speaker = if record.is_compact_summary.is_true() {
+                Speaker::Summary
+            } else if kind == "assistant" {
+                Speaker::Assistant
+            } else if parts
+                .iter()
+                .all(|part| matches!(part, Part::ToolResult { .. }))
+            {
+                Speaker::Tool
+            } else {
+                Speaker::User
+            };
+            Some(Entry::Message {
+                speaker,
+                time: record.timestamp.text().map(ToOwned::to_owned),
+                message_id: message
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(ToOwned::to_owned),
+                parts,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The parts of a message's `content` (a string, or blocks).
+fn parts_of(content: &Value) -> Vec<Part> {
+    match content {
+        Value::String(text) if !text.trim().is_empty() => vec![Part::Text { text: text.clone() }],
+        Value::Array(blocks) => blocks.iter().filter_map(part_of).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn part_of(block: &Value) -> Option<Part> {
+    match block.get("type")?.as_str()? {
+        "text" => {
+            let text = block.get("text")?.as_str()?;
+            (!text.trim().is_empty()).then(|| Part::Text {
+                text: text.to_owned(),
+            })
+        }
+        "tool_use" | "server_tool_use" => Some(Part::ToolCall {
+            name: block
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_owned(),
+            input: block.get("input").map(Value::to_string).unwrap_or_default(),
+        }),
+        "tool_result" => Some(Part::ToolResult {
+            text: result_text(block.get("content")),
+            is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+        }),
+        "image" => Some(Part::Text {
+            text: "[image]".to_owned(),
+        }),
+        _ => None,
+    }
+}
+
+/// A `tool_result`'s text: the string, or the texts of its parts joined by newlines.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|part| match part.get("type").and_then(Value::as_str) {
+                Some("text") => part.get("text").and_then(Value::as_str).map(str::to_owned),
+                Some("image") => Some("[image]".to_owned()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_prompts_answers_calls_results_and_boundaries() {
+        let prompt = br#"{"type":"user","timestamp":"t1","message":{"role":"user","content":"remember the word avocado"}}"#;
+        let Some(Entry::Message { speaker, parts, .. }) = read_entry(prompt) else {
+            panic!("no message");
+        };
+        assert_eq!(speaker, Speaker::User);
+        assert_eq!(
+            parts,
+            [Part::Text {
+                text: "remember the word avocado".into()
+            }]
+        );
+        let call = br#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls -la"}}]}}"#;
+        let Some(Entry::Message {
+            speaker,
+            parts,
+            message_id,
+            ..
+        }) = read_entry(call)
+        else {
+            panic!("no message");
+        };
+        assert_eq!(
+            (speaker, message_id.as_deref()),
+            (Speaker::Assistant, Some("m1"))
+        );
+        assert_eq!(
+            parts,
+            [Part::ToolCall {
+                name: "Bash".into(),
+                input: r#"{"command":"ls -la"}"#.into()
+            }]
+        );
+        let result = br#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a\nb"}],"is_error":true}]}}"#;
+        assert!(matches!(
+            read_entry(result),
+            Some(Entry::Message { speaker: Speaker::Tool, ref parts, .. })
+                if parts == &[Part::ToolResult { text: "a\nb".into(), is_error: true }]
+        ));
+        let boundary =
+            br#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual"}}"#;
+        assert_eq!(read_entry(boundary), Some(Entry::Compaction));
+        let summary = br#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#;
+        assert!(matches!(
+            read_entry(summary),
+            Some(Entry::Message {
+                speaker: Speaker::Summary,
+                ..
+            })
+        ));
+        let side = br#"{"type":"user","isSidechain":true,"message":{"role":"user","content":"x"}}"#;
+        assert_eq!(read_entry(side), None);
+        assert_eq!(read_entry(b"not json"), None);
+    }
+}

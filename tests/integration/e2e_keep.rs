@@ -1,0 +1,189 @@
+//! End-to-end tests of the kept transcript copies with the real Claude Code CLI: a session whose
+//! transcript is deleted (as the CLI's cleanup would) is restored and continued with
+//! `claude --resume`; after `/compact`, the model is told how to recall the conversation before
+//! it, and the command it is told finds what only that part held.
+
+use serde_json::Value;
+
+use crate::support::claude::Sandbox;
+use crate::support::model_server::{ModelServer, RequestKind, Scripted, Usage};
+
+/// The served conversation requests whose body holds `text` anywhere.
+fn requests_holding(server: &ModelServer, text: &str) -> Vec<usize> {
+    server
+        .served()
+        .iter()
+        .enumerate()
+        .filter(|(_, served)| served.body["messages"].to_string().contains(text))
+        .map(|(index, _)| index)
+        .collect()
+}
+
+#[test]
+fn a_deleted_transcript_is_restored_and_resume_continues_it() {
+    let Some(sandbox) = Sandbox::new("keep-restore") else {
+        return;
+    };
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    server.push([
+        Scripted::bash("echo kept > kept.txt", Usage::context(20_000)),
+        Scripted::text("Noted the code word.", Usage::context(21_000)),
+        Scripted::text("The code word was PAPAYA-17.", Usage::context(22_000)),
+    ]);
+    let first = sandbox.prompt(&server, "remember the code word PAPAYA-17", None);
+    let session = first["session_id"].as_str().unwrap().to_owned();
+    let transcript = sandbox.transcript_path(&session);
+    let original = fs_err::read(&transcript).unwrap();
+
+    // The Stop and SessionEnd hooks kept every byte of it.
+    let sessions = sandbox.ctxhooks_json(&["sessions", "--json"]);
+    let listed = &sessions[0];
+    assert_eq!(listed["session_id"], session.as_str());
+    assert_eq!(listed["size"], original.len(), "{sessions:#}");
+    assert_eq!(listed["transcript_present"], true);
+    assert_eq!(
+        listed["project"],
+        sandbox.project.to_string_lossy().as_ref(),
+        "{sessions:#}"
+    );
+
+    // Claude Code's cleanup deletes the transcript (and the session's folder beside it).
+    fs_err::remove_file(&transcript).unwrap();
+    let beside = transcript.with_extension("");
+    if beside.is_dir() {
+        fs_err::remove_dir_all(&beside).unwrap();
+    }
+    let sessions = sandbox.ctxhooks_json(&["sessions", "--json"]);
+    assert_eq!(sessions[0]["transcript_present"], false);
+
+    // `last` names it; the restore writes it back byte for byte, 0600.
+    sandbox
+        .run_ctxhooks(["archives", "restore", "--session", "last"])
+        .stdout_contains(format!("claude --resume {session}"))
+        .success();
+    assert_eq!(fs_err::read(&transcript).unwrap(), original);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &fs_err::metadata(&transcript).unwrap().permissions(),
+    ) & 0o777;
+    assert_eq!(mode, 0o600);
+    // A second restore refuses to write over it.
+    sandbox
+        .run_ctxhooks(["archives", "restore", "--session", &session[..8]])
+        .stderr_contains("already exist")
+        .exit_code(1);
+
+    // The resumed session continues: the model server receives the earlier conversation.
+    let before = server.served().len();
+    let resumed = sandbox.prompt(&server, "what was the code word?", Some(&session));
+    assert_eq!(resumed["session_id"], session.as_str());
+    let served = server.served();
+    let continued = served[before..]
+        .iter()
+        .find(|served| served.kind == RequestKind::Scripted)
+        .expect("the resumed session sent no request");
+    let conversation = continued.body["messages"].to_string();
+    assert!(
+        conversation.contains("remember the code word PAPAYA-17"),
+        "the resumed request lacks the earlier prompt: {conversation}"
+    );
+    assert!(
+        conversation.contains("Noted the code word."),
+        "{conversation}"
+    );
+    assert!(conversation.contains("what was the code word?"));
+    sandbox.run_ctxhooks(["archives", "verify"]).success();
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+}
+
+#[test]
+fn after_compact_the_model_is_told_how_to_recall_and_the_command_finds_the_past() {
+    let Some(sandbox) = Sandbox::new("keep-recall") else {
+        return;
+    };
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    server.push([
+        Scripted::text(
+            "Understood, I will keep it in mind.",
+            Usage::context(30_000),
+        ),
+        Scripted::text("Carrying on.", Usage::context(12_000)),
+    ]);
+    let phrase = "MARMALADE-SKYLINE-93";
+    let first = sandbox.prompt(
+        &server,
+        &format!("the deployment password is {phrase}; acknowledge only"),
+        None,
+    );
+    let session = first["session_id"].as_str().unwrap().to_owned();
+    sandbox.prompt(&server, "/compact", Some(&session));
+    assert!(
+        server
+            .served()
+            .iter()
+            .any(|served| served.kind == RequestKind::Summary),
+        "the CLI never compacted"
+    );
+    let before = server.served().len();
+    sandbox.prompt(&server, "carry on", Some(&session));
+    let served = server.served();
+    let next = served[before..]
+        .iter()
+        .find(|served| served.kind == RequestKind::Scripted)
+        .expect("no request after the compaction");
+    let body = next.body.to_string();
+    // The note reached the model, with the exact command; the phrase itself did not.
+    assert!(
+        body.contains(
+            "ctxhooks keeps this session's whole conversation from before the compaction"
+        ),
+        "the note did not reach the model: {body}"
+    );
+    assert!(!body.contains(phrase), "the request still holds the phrase");
+    let messages: Value = next.body["messages"].clone();
+    let text = messages.to_string();
+    let start = text
+        .find("search it with Bash: ")
+        .map(|start| start + "search it with Bash: ".len())
+        .expect("no command in the note");
+    let end = start + text[start..].find(" (case-insensitive").unwrap();
+    // The note is inside a JSON string: its quotes are escaped there.
+    let command = text[start..end].replace("\\\"", "\"").replace("\\\\", "\\");
+    assert!(
+        command.contains(&format!(
+            "recall --session {session} --before-compaction last"
+        )),
+        "{command}"
+    );
+    // Only the first request and the compaction's summary request held it.
+    assert!(
+        requests_holding(&server, phrase)
+            .iter()
+            .all(|index| *index < before),
+        "a request after the compaction held the phrase"
+    );
+
+    // The model runs it through Bash: a shell, the sandbox's HOME, no CTXHOOKS_HOME.
+    let command = command.replace("'WORDS'", "'marmalade-skyline'");
+    let found = sandbox
+        .world()
+        .program("sh")
+        .args(["-c", &command])
+        .env_remove("CTXHOOKS_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .success()
+        .stdout_text();
+    assert!(found.contains(phrase), "{found}");
+    assert!(found.contains("before compaction 1"), "{found}");
+    assert!(found.contains("1 message(s) shown"), "{found}");
+
+    // PostCompact recorded the summary beside the snapshot.
+    let archives = sandbox.ctxhooks_json(&["archives", "--session", &session, "--json"]);
+    let summary = archives[0]["compact_summary"]["compact_summary"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(summary.contains("Keep the file ids"), "{archives:#}");
+    sandbox.run_ctxhooks(["archives", "verify"]).success();
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+}

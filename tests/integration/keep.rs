@@ -1,0 +1,576 @@
+//! Tests for the kept transcript copies: the hooks that keep them (Stop, `SubagentStop`,
+//! `PreCompact`, and `ctxhooks-session` for `SessionStart`, `PostCompact`, `SessionEnd`), and the
+//! commands that read them back (`sessions`, `recall`, `archives restore`, `archives verify`),
+//! with `--session last` and a unique start of an id.
+
+use std::io::Read as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::{Hook, World, mode, shared_fixture};
+
+const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
+
+/// The fixture with one compaction (2.0.76): 30 lines before its boundary.
+const COMPACTED: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
+
+fn stop(world: &World, transcript: &Path) {
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "Stop", "cwd": "/work/demo"})
+            .to_string(),
+        )
+        .success();
+}
+
+fn session_event(world: &World, transcript: &Path, event: &str, extra: Value) -> String {
+    let mut body = json!({"session_id": SESSION, "transcript_path": transcript,
+        "hook_event_name": event, "cwd": "/work/demo"});
+    for (key, value) in extra.as_object().unwrap() {
+        body[key] = value.clone();
+    }
+    // Not `world.hook(..)`, which expects an empty stdout: this hook may answer there.
+    world
+        .program(Hook::Session.binary())
+        .stdin(body.to_string())
+        .success()
+        .stdout_text()
+}
+
+fn kept_dir(world: &World) -> PathBuf {
+    world.session_dir(SESSION).join("kept")
+}
+
+/// What `zcat` reads from a kept gzip file: every member, in order.
+fn zcat(path: &Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    flate2::read::MultiGzDecoder::new(fs_err::File::open(path).unwrap())
+        .read_to_end(&mut bytes)
+        .unwrap();
+    bytes
+}
+
+#[test]
+fn stop_keeps_each_turn_and_a_rewrite_starts_a_generation() {
+    let world = World::new("keep-stop");
+    let all = fs_err::read(shared_fixture(COMPACTED)).unwrap();
+    let cut = all.len() / 2
+        + all[all.len() / 2..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .unwrap()
+        + 1;
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &all[..cut]);
+    stop(&world, &transcript);
+    fs_err::write(&transcript, &all).unwrap();
+    stop(&world, &transcript);
+    stop(&world, &transcript);
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let kept = kept_dir(&world);
+    assert_eq!(zcat(&kept.join("transcript.jsonl.1.gz")), all);
+    // A header and one member per run that had new bytes: the third run added nothing.
+    let index = fs_err::read_to_string(kept.join("transcript.jsonl.1.index.jsonl")).unwrap();
+    let lines: Vec<Value> = index
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{index}");
+    assert_eq!(lines[0]["record"], "generation");
+    assert_eq!(lines[0]["reason"], "first");
+    assert_eq!(lines[2]["start"], cut);
+    assert_eq!(lines[2]["length"], all.len() - cut);
+    // A third of the transcript's size or less.
+    let stored = fs_err::metadata(kept.join("transcript.jsonl.1.gz"))
+        .unwrap()
+        .len();
+    assert!(stored * 3 <= all.len() as u64, "{stored} of {}", all.len());
+    for entry in world.state_entries() {
+        let path = world.state_dir().join(&entry);
+        let expected = if path.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode(&path), expected, "mode of {entry}");
+    }
+
+    // The transcript is cut short and rewritten: generation 1 stays whole, 2 follows it.
+    let rewritten = b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"again\"}}\n";
+    fs_err::write(&transcript, rewritten).unwrap();
+    stop(&world, &transcript);
+    assert_eq!(zcat(&kept.join("transcript.jsonl.1.gz")), all);
+    assert_eq!(zcat(&kept.join("transcript.jsonl.2.gz")), rewritten);
+    let second = fs_err::read_to_string(kept.join("transcript.jsonl.2.index.jsonl")).unwrap();
+    assert!(second.contains("\"reason\":\"shrank\""), "{second}");
+    let verified = world.ctxhooks(["archives", "verify", "--json"]).json();
+    assert_eq!(verified.as_array().unwrap().len(), 2);
+    assert!(verified.as_array().unwrap().iter().all(|o| o["ok"] == true));
+    let sessions = world.ctxhooks(["sessions", "--json"]).json();
+    assert_eq!(sessions[0]["generations"], 2);
+    assert_eq!(sessions[0]["size"], rewritten.len());
+}
+
+#[test]
+fn subagent_stop_and_session_end_keep_the_sub_agents() {
+    let world = World::new("keep-agents");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap(),
+    );
+    let agent_fixture = fs_err::read(shared_fixture(
+        "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
+    ))
+    .unwrap();
+    let agent = world.write_transcript(
+        format!("{SESSION}/subagents/agent-aac57f5.jsonl"),
+        &agent_fixture,
+    );
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "SubagentStop", "agent_id": "aac57f5",
+                "agent_transcript_path": agent})
+            .to_string(),
+        )
+        .success();
+    let kept = kept_dir(&world);
+    assert_eq!(
+        zcat(&kept.join("subagents/agent-aac57f5.jsonl.1.gz")),
+        agent_fixture
+    );
+    // One more sub-agent, that no SubagentStop reported: SessionEnd keeps it, and prints nothing.
+    let other = world.write_transcript(
+        format!("{SESSION}/subagents/agent-bbb.jsonl"),
+        "{\"isSidechain\":true}\n",
+    );
+    let printed = session_event(
+        &world,
+        &transcript,
+        "SessionEnd",
+        json!({"reason": "other"}),
+    );
+    assert_eq!(printed, "");
+    assert_eq!(
+        zcat(&kept.join("subagents/agent-bbb.jsonl.1.gz")),
+        fs_err::read(&other).unwrap()
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+
+    // Deleted by Claude Code's cleanup, restored into another folder, sub-agents included.
+    let folder = world.join("restored");
+    world
+        .ctxhooks(["archives", "restore", "--session", "198", "--to"])
+        .arg(&folder)
+        .success();
+    assert_eq!(
+        fs_err::read(folder.join(format!("{SESSION}.jsonl"))).unwrap(),
+        fs_err::read(&transcript).unwrap()
+    );
+    assert_eq!(
+        fs_err::read(folder.join(SESSION).join("subagents/agent-aac57f5.jsonl")).unwrap(),
+        agent_fixture
+    );
+    assert_eq!(mode(&folder.join(format!("{SESSION}.jsonl"))), 0o600);
+}
+
+#[test]
+fn session_start_speaks_only_after_a_compaction_and_only_when_something_is_kept() {
+    let world = World::new("keep-start");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+    );
+    for source in ["startup", "resume", "clear", "fork"] {
+        let printed = session_event(
+            &world,
+            &transcript,
+            "SessionStart",
+            json!({"source": source}),
+        );
+        assert_eq!(printed, "", "{source}");
+    }
+    assert!(!world.state_dir().exists(), "other sources write nothing");
+    let printed = session_event(
+        &world,
+        &transcript,
+        "SessionStart",
+        json!({"source": "compact"}),
+    );
+    let answer: Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    let note = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        note.contains(&format!(
+            "recall --session {SESSION} --before-compaction last 'WORDS'"
+        )),
+        "{note}"
+    );
+    assert_eq!(answer.as_object().unwrap().len(), 1, "{answer}");
+    // The transcript was kept on the way (the compaction's snapshot may not have run).
+    assert!(kept_dir(&world).join("transcript.jsonl.1.gz").exists());
+    // A compaction of a transcript that is not there: nothing is kept, nothing is said.
+    let gone = world.transcript("gone.jsonl");
+    let printed = session_event(&world, &gone, "SessionStart", json!({"source": "compact"}));
+    assert_eq!(printed, "");
+    assert_eq!(world.errors(), Vec::<Value>::new());
+}
+
+#[test]
+fn post_compact_records_the_summary_beside_its_snapshot() {
+    let world = World::new("keep-post");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+    );
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": null})
+            .to_string(),
+        )
+        .success();
+    let printed = session_event(
+        &world,
+        &transcript,
+        "PostCompact",
+        json!({"trigger": "manual", "compact_summary": "The user fixed the hook.\nSecond line."}),
+    );
+    assert_eq!(printed, "");
+    let listed = world.ctxhooks(["archives", "--json"]).json();
+    assert_eq!(
+        listed[0]["compact_summary"]["compact_summary"],
+        "The user fixed the hook.\nSecond line."
+    );
+    assert_eq!(listed[0]["compact_summary"]["trigger"], "manual");
+    world
+        .ctxhooks(["archives"])
+        .stdout_contains("summary: The user fixed the hook. …")
+        .success();
+    // A second PostCompact with no new snapshot: logged, nothing overwritten.
+    session_event(
+        &world,
+        &transcript,
+        "PostCompact",
+        json!({"trigger": "auto", "compact_summary": "other"}),
+    );
+    let listed = world.ctxhooks(["archives", "--json"]).json();
+    assert_eq!(listed[0]["compact_summary"]["trigger"], "manual");
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0]["error"].to_string().contains("no snapshot"));
+}
+
+#[test]
+fn recall_reads_messages_in_order_by_text_compaction_and_last() {
+    let world = World::new("keep-recall");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+    );
+    stop(&world, &transcript);
+    let all = world
+        .ctxhooks(["recall", "--session", "last", "--json"])
+        .json();
+    let all = all.as_array().unwrap();
+    let before: Vec<&Value> = all
+        .iter()
+        .filter(|message| message["compactions_before"] == 0)
+        .collect();
+    assert!(!before.is_empty() && before.len() < all.len());
+    let numbers: Vec<u64> = all.iter().map(|m| m["number"].as_u64().unwrap()).collect();
+    assert!(
+        numbers.windows(2).all(|pair| pair[0] < pair[1]),
+        "reading order"
+    );
+    assert!(
+        all.iter().any(|m| m["speaker"] == "summary"),
+        "the compaction summary is a message"
+    );
+    assert!(all.iter().any(|m| {
+        m["parts"].as_array().unwrap().iter().any(|part| {
+            part["type"] == "tool_call" && part["input"].as_str().unwrap().contains('{')
+        })
+    }));
+    let only_before = world
+        .ctxhooks([
+            "recall",
+            "--session",
+            "198393",
+            "--before-compaction",
+            "1",
+            "--json",
+        ])
+        .json();
+    assert_eq!(only_before.as_array().unwrap().len(), before.len());
+    let found = world
+        .ctxhooks([
+            "recall",
+            "--session",
+            SESSION,
+            "SIMILAR to when the",
+            "--before-compaction",
+            "last",
+        ])
+        .success()
+        .stdout_text();
+    assert!(
+        found.contains("could we do that similar to when the"),
+        "{found}"
+    );
+    assert!(found.contains("before compaction 1"), "{found}");
+    let last = world
+        .ctxhooks(["recall", "--session", SESSION, "--last", "2", "--json"])
+        .json();
+    assert_eq!(last.as_array().unwrap(), &all[all.len() - 2..]);
+    world
+        .ctxhooks(["recall", "--session", SESSION, "--before-compaction", "2"])
+        .stderr_contains("from 1 to 1")
+        .exit_code(1);
+    // The live transcript's new lines are read too, past the kept copy's end.
+    let mut grown = fs_err::read(&transcript).unwrap();
+    if !grown.ends_with(b"\n") {
+        // The fixture's last line has no newline (as Claude Code 2.0.76 left it).
+        grown.push(b'\n');
+    }
+    grown.extend_from_slice(
+        b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"fresh words\"}}\n",
+    );
+    fs_err::write(&transcript, &grown).unwrap();
+    world
+        .ctxhooks(["recall", "--session", SESSION, "fresh words"])
+        .stdout_contains("after compaction 1")
+        .success();
+}
+
+#[test]
+fn session_arguments_take_last_a_unique_start_and_say_what_is_wrong() {
+    let world = World::new("keep-resolve");
+    for id in ["aaaa1111-0000", "aaaa2222-0000"] {
+        fs_err::create_dir_all(world.session_dir(id)).unwrap();
+    }
+    world
+        .ctxhooks(["archives", "--session", "aaaa"])
+        .stderr_contains("start of 2 sessions: aaaa1111-0000, aaaa2222-0000")
+        .exit_code(1);
+    world
+        .ctxhooks(["usage", "--session", "zzz"])
+        .stderr_contains("no session known to ctxhooks is `zzz`")
+        .exit_code(1);
+    world
+        .ctxhooks(["recall", "--session", "../x"])
+        .stderr_contains("invalid `--session`")
+        .exit_code(1);
+    world
+        .ctxhooks(["archives", "--session", "aaaa2", "--json"])
+        .stdout("[]\n")
+        .success();
+    // mark-interrupt may name a session ctxhooks has not seen yet.
+    world
+        .ctxhooks([
+            "mark-interrupt",
+            "--session",
+            "new-one",
+            "--reason",
+            "backstop",
+        ])
+        .success();
+    assert!(world.sidecar("new-one").exists());
+    let empty = World::new("keep-resolve-empty");
+    empty
+        .ctxhooks(["recall", "--session", "last"])
+        .stderr_contains("no session is known to ctxhooks yet")
+        .exit_code(1);
+}
+
+#[test]
+fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
+    let world = World::new("keep-restore");
+    let original = fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap();
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &original);
+    stop(&world, &transcript);
+
+    // Over an existing file: refused, the file as it was.
+    let damaged = b"{\"damaged\":true}\n";
+    fs_err::write(&transcript, damaged).unwrap();
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION])
+        .stderr_contains("already exist")
+        .expect_file(&transcript, damaged)
+        .exit_code(1);
+    // With --force: the damaged file is kept first (a generation of its own), then replaced.
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--force"])
+        .stdout_contains("replaced")
+        .success();
+    assert_eq!(fs_err::read(&transcript).unwrap(), original);
+    assert_eq!(
+        zcat(&kept_dir(&world).join("transcript.jsonl.2.gz")),
+        damaged
+    );
+
+    // A link in the projects folder is never followed out of it.
+    let outside = world.join("outside");
+    fs_err::create_dir_all(&outside).unwrap();
+    let projects = world.config_dir().join("projects");
+    let slug = transcript.parent().unwrap().file_name().unwrap().to_owned();
+    fs_err::remove_dir_all(projects.join(&slug)).unwrap();
+    std::os::unix::fs::symlink(&outside, projects.join(&slug)).unwrap();
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION])
+        .stderr_contains("symbolic link")
+        .exit_code(1);
+    assert_eq!(fs_err::read_dir(&outside).unwrap().count(), 0);
+
+    // A kept copy reached through a link in the state folder is not written through it.
+    let elsewhere = world.join("elsewhere");
+    fs_err::create_dir_all(&elsewhere).unwrap();
+    let second = "0f0f0f0f-0000-4000-8000-000000000000";
+    fs_err::create_dir_all(world.session_dir(second)).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, world.session_dir(second).join("kept")).unwrap();
+    let other = world.join("other.jsonl");
+    fs_err::write(&other, "{}\n").unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(json!({"session_id": second, "transcript_path": other}).to_string())
+        .success();
+    assert_eq!(fs_err::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(
+        world
+            .errors()
+            .iter()
+            .any(|error| error["error"].to_string().contains("symbolic link")),
+        "{:?}",
+        world.errors()
+    );
+}
+
+#[test]
+fn a_schema_1_snapshot_stays_readable_verifiable_and_restorable() {
+    let world = World::new("keep-legacy");
+    let bytes = fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap();
+    let folder = world
+        .session_dir(SESSION)
+        .join("archive/20261130T041502.000001Z-manual");
+    fs_err::create_dir_all(&folder).unwrap();
+    fs_err::write(folder.join("transcript.jsonl"), &bytes).unwrap();
+    use sha2::Digest;
+    let sha = format!("{:x}", sha2::Sha256::digest(&bytes));
+    let source = world.transcript_path(SESSION);
+    let metadata = json!({
+        "schema": 1, "name": "20261130T041502.000001Z-manual", "session_id": SESSION,
+        "trigger": "manual", "custom_instructions": null,
+        "created_at": "2026-11-30T04:15:02.000001Z", "source_path": source,
+        "size": bytes.len(), "sha256": sha,
+        "files": [{"path": "transcript.jsonl", "source": source, "role": "transcript",
+            "size": bytes.len(), "sha256": sha}]
+    });
+    fs_err::write(folder.join("snapshot.json"), metadata.to_string()).unwrap();
+    world.ctxhooks(["archives", "verify"]).success();
+    world
+        .ctxhooks([
+            "archives",
+            "restore",
+            "--session",
+            "last",
+            "--snapshot",
+            "2026",
+        ])
+        .success();
+    assert_eq!(fs_err::read(&source).unwrap(), bytes);
+    // A changed byte in the old copy fails verify, and restore refuses to write it.
+    let mut changed = bytes.clone();
+    changed[5] ^= 1;
+    fs_err::write(folder.join("transcript.jsonl"), &changed).unwrap();
+    let outcomes = world
+        .ctxhooks(["archives", "verify", "--json"])
+        .exit_code(1)
+        .json();
+    assert_eq!(outcomes[0]["files"][0]["status"], "checksum_mismatch");
+    let target = world.join("again");
+    world
+        .ctxhooks([
+            "archives",
+            "restore",
+            "--session",
+            SESSION,
+            "--snapshot",
+            "2026",
+            "--to",
+        ])
+        .arg(&target)
+        .stderr_contains("recorded size and SHA-256")
+        .exit_code(1);
+    assert!(!target.join(format!("{SESSION}.jsonl")).exists());
+    let leftovers: Vec<PathBuf> = fs_err::read_dir(&target)
+        .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert_eq!(leftovers, Vec::<PathBuf>::new(), "no temporary file left");
+}
+
+#[test]
+fn install_leaves_out_events_an_old_claude_refuses_and_doctor_says_so() {
+    let world = World::new("keep-old-claude");
+    // A `claude` on PATH that answers as 2.1.42 does (PostCompact appeared in 2.1.76).
+    let bin = world.join("old-claude-bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    fs_err::write(&claude, "#!/bin/sh\necho '2.1.42 (Claude Code)'\n").unwrap();
+    fs_err::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let outcome = world
+        .ctxhooks(["install", "--json"])
+        .env("PATH", &path)
+        .json();
+    let events: Vec<&str> = outcome["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|added| added["event"].as_str().unwrap())
+        .collect();
+    assert!(!events.contains(&"PostCompact"), "{events:?}");
+    assert!(events.contains(&"SessionStart") && events.contains(&"SessionEnd"));
+    assert!(
+        outcome["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("Claude Code 2.1.42"),
+        "{outcome:#}"
+    );
+    world
+        .ctxhooks(["doctor"])
+        .env("PATH", &path)
+        .stdout_contains("2.1.42")
+        .success();
+    // Installed for a newer Claude Code, then run with the old one: doctor fails loudly.
+    world
+        .ctxhooks(["install"])
+        .env("PATH", "/usr/bin:/bin")
+        .success();
+    let report = world
+        .ctxhooks(["doctor", "--json"])
+        .env("PATH", &path)
+        .exit_code(1)
+        .json();
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|finding| finding["code"] == "hook_event_unknown_to_claude")
+        .expect("no finding");
+    assert!(finding["message"].as_str().unwrap().contains("PostCompact"));
+    // Installing again with the old one on PATH takes the event out again.
+    let again = world
+        .ctxhooks(["install", "--json"])
+        .env("PATH", &path)
+        .json();
+    assert_eq!(again["removed"][0]["event"], "PostCompact");
+    world.ctxhooks(["uninstall"]).success();
+    assert!(!world.user_settings().exists());
+}
