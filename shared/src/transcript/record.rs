@@ -221,6 +221,9 @@ pub struct CacheCreationSplit {
     pub five_minutes: u64,
     /// `ephemeral_1h_input_tokens`.
     pub one_hour: u64,
+    /// True when a `*_input_tokens` bucket held something that is not a count (`-5`, `"5"`):
+    /// the line's usage cannot be read, as with an odd flat field.
+    pub mistyped: bool,
 }
 
 /// `usage.output_tokens_details`.
@@ -561,6 +564,11 @@ impl<'a> Record<'a> {
                         ]
                         .iter()
                         .any(|field| field.is_mistyped())
+                            || usage.cache_creation.is_mistyped()
+                            || usage
+                                .cache_creation
+                                .get()
+                                .is_some_and(|split| split.mistyped)
                     })
             })
     }
@@ -617,6 +625,9 @@ impl<'de> Lenient<'de> for CacheCreationSplit {
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
         let mut split = Self::default();
         while let Some((key, value)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
+            if value.is_mistyped() && key.text().is_some_and(|key| key.ends_with("_input_tokens")) {
+                split.mistyped = true;
+            }
             if let Field::Present(count) = value {
                 split.total = split.total.saturating_add(count);
                 match key.text() {
@@ -730,6 +741,14 @@ mod tests {
         assert!(record.uses_advisor());
         let usage = record.response_usage().expect("a response");
         assert_eq!(usage.tokens().cache_creation_input_tokens, 7);
+        // A bucket that holds no count makes the usage unreadable, as an odd flat field does.
+        for odd in ["-5", "\"5\"", "5.5"] {
+            let line = format!(
+                r#"{{"type":"assistant","message":{{"usage":{{"cache_creation":{{"ephemeral_5m_input_tokens":{odd}}}}}}}}}"#
+            );
+            let record = Record::parse(line.as_bytes()).unwrap();
+            assert!(record.has_mistyped_usage_field(), "{line}");
+        }
         // The flat field wins when it is not 0.
         let line = r#"{"type":"assistant","message":{"usage":{"cache_creation_input_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3}}}}"#;
         let record = parsed(line);
