@@ -3,6 +3,7 @@
 
 pub mod cursor;
 pub mod field;
+pub mod gauge;
 pub mod ingest;
 pub mod keep;
 pub mod payload;

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::keep::{keep_in_hook, main_name, subagent_name};
 use super::usage_log::log_usage;
@@ -58,11 +59,23 @@ impl Payload for StopInput<'_> {
     }
 }
 
-/// Handles one Stop or `SubagentStop` payload.
+/// Handles one Stop or `SubagentStop` payload. The Stop hook's one answer, when a turn took the
+/// context past the warning share of the trigger, is `{"systemMessage": ...}` (shown to the
+/// person, not sent to the model); at any other time it prints nothing.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
+    let role = if input.hook_event_name.text() == Some("Stop") {
+        GaugeRole::Stop
+    } else {
+        GaugeRole::Quiet
+    };
+    let (gauge_inputs, problem) = GaugeInputs::of_hook(input.cwd.text(), role);
+    if let Some(problem) = problem {
+        context.note(problem);
+    }
+    let mut crossing = None;
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = TranscriptFile::open(transcript)
         .and_then(|mut file| file.check_is_transcript().map(|()| file))
@@ -73,12 +86,14 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 main_name(&session, transcript),
                 &mut file,
             );
-            log_usage(
+            crossing = log_usage_and_gauge(
                 context,
                 &session,
                 &mut file,
                 &Origin::from_file_name(transcript),
-            )
+                &gauge_inputs,
+            )?;
+            Ok(())
         })
         .context("failed to log the transcript's usage");
     if let Some(agent_transcript) = input.agent_transcript_path.text().map(Path::new) {
@@ -100,6 +115,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
         if let Err(error) = agent {
             context.note(error);
         }
+    }
+    if let Some(crossing) = crossing {
+        context.respond(&crossing.answer()?)?;
     }
     main
 }

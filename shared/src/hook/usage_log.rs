@@ -7,7 +7,7 @@ use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
 use super::cursor::{CursorFile, TranscriptCursor};
-use super::ingest::{Ingest, Origin, SourceState};
+use super::ingest::{ChainGauge, Ingest, Origin, SourceState};
 use crate::hook::runner::HookContext;
 use crate::store::files;
 use crate::store::session_id::SessionId;
@@ -39,6 +39,8 @@ pub struct IngestOutcome {
     /// Why `cursor.json` could not be read, if it could not (the transcript was then read from
     /// its start).
     pub cursor_unreadable: Option<String>,
+    /// What the gauge needs of the main chain as this run leaves it (main transcripts only).
+    pub gauge: Option<ChainGauge>,
 }
 
 impl IngestOutcome {
@@ -98,6 +100,19 @@ pub fn ingest_transcript(
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
+    ingest_transcript_then(state, session, transcript, origin, |_| ()).map(|(outcome, ())| outcome)
+}
+
+/// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
+/// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
+/// no other ingest of the session runs meanwhile.
+pub fn ingest_transcript_then<T>(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+    then: impl FnOnce(&IngestOutcome) -> T,
+) -> Result<(IngestOutcome, T)> {
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
@@ -109,7 +124,10 @@ pub fn ingest_transcript(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin);
+    let outcome = ingest_locked(state, session, transcript, origin).map(|outcome| {
+        let after = then(&outcome);
+        (outcome, after)
+    });
     let _ = lock.file().unlock();
     outcome
 }
@@ -158,7 +176,7 @@ fn ingest_locked(
     let mut rescan = None;
     // Whether this run starts from a good cursor.
     let mut resumed = false;
-    let (start, source_state) = match cursors.transcripts.remove(&origin.transcript) {
+    let (start, mut source_state) = match cursors.transcripts.remove(&origin.transcript) {
         Some(cursor) if cursor.offset > size => {
             rescan = Some(RescanReason::Shrank);
             (0, SourceState::default())
@@ -191,6 +209,11 @@ fn ingest_locked(
                 reason: *reason,
             }),
         )?;
+    }
+    if resumed && source_state.gauge.is_none() && !origin.is_agent_file {
+        // A cursor from before the gauge: what the log already holds of this transcript is
+        // counted once, so the compactions so far are all counted.
+        source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
     }
     let mut ingest = Ingest::new(origin, source_state);
     // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
@@ -227,6 +250,7 @@ fn ingest_locked(
         overlong_lines: read.overlong_lines,
         unreadable_lines,
         cursor_unreadable,
+        gauge: source_state.gauge.clone(),
     };
     // Nothing read since a good cursor and nothing appended: the reader's state moves only with
     // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no
@@ -255,6 +279,24 @@ fn ingest_locked(
     cursors.log_length = Some(fs_err::metadata(&log_path).map_or(0, |metadata| metadata.len()));
     cursors.save(&cursor_path)?;
     Ok(outcome)
+}
+
+/// The gauge's counts for `transcript` from what the usage log holds of it: read once, for a
+/// session whose cursor was written before the gauge existed.
+fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge> {
+    let mut gauge = ChainGauge::default();
+    let Some(bytes) = files::read_state_file(log_path).context("failed to read the usage log")?
+    else {
+        return Ok(gauge);
+    };
+    for line in bytes.split(|byte| *byte == b'\n') {
+        if let Ok(record) = serde_json::from_slice::<UsageRecord>(line)
+            && record.transcript() == transcript
+        {
+            gauge.count(&record);
+        }
+    }
+    Ok(gauge)
 }
 
 /// The most of an unconfirmed tail an ingest reads back: one run appends at most the rows of
