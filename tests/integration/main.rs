@@ -39,6 +39,9 @@ mod keep;
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
+// The gauge the Stop hook keeps, its warning, `ctxhooks gauge` and `ctxhooks statusline`.
+mod gauge;
+
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 

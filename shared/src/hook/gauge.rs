@@ -124,9 +124,7 @@ impl Crossing {
             "ctxhooks: context is at {}% of the auto-compact trigger ({} of {} tokens, {left}). \
              Claude Code compacts when it reaches the trigger; `/compact <what to keep>` now \
              lets you choose what the summary keeps.",
-            gauge
-                .percent
-                .map_or_else(|| "?".to_owned(), |percent| format!("{percent:.0}")),
+            gauge.percent.map_or_else(|| "?".to_owned(), whole_percent),
             tokens(gauge.context_tokens),
             tokens(gauge.trigger_tokens),
         )
@@ -140,15 +138,20 @@ impl Crossing {
     }
 }
 
-/// Tokens for people: `950`, `25k`, `142k`, `1.2M` (rounded to the nearest).
+/// A percentage for people, rounded down: `99.9` is `99`, never `100` before T is reached.
+pub fn whole_percent(percent: f64) -> String {
+    format!("{:.0}", percent.floor())
+}
+
+/// Tokens for people: `950`, `24k`, `142k`, `1.2M`, rounded down (a gauge never overstates).
 pub fn short_tokens(tokens: u64) -> String {
     if tokens < 1_000 {
         return tokens.to_string();
     }
-    if tokens < 999_500 {
-        return format!("{}k", (tokens + 500) / 1_000);
+    if tokens < 1_000_000 {
+        return format!("{}k", tokens / 1_000);
     }
-    let tenths = (tokens + 50_000) / 100_000;
+    let tenths = tokens / 100_000;
     if tenths.is_multiple_of(10) {
         format!("{}M", tenths / 10)
     } else {
@@ -361,10 +364,11 @@ mod tests {
     fn tokens_are_short_for_people() {
         assert_eq!(short_tokens(950), "950");
         assert_eq!(short_tokens(24_497), "24k");
-        assert_eq!(short_tokens(142_503), "143k");
+        assert_eq!(short_tokens(142_503), "142k");
         assert_eq!(short_tokens(967_000), "967k");
-        assert_eq!(short_tokens(999_600), "1M");
-        assert_eq!(short_tokens(1_250_000), "1.3M");
+        assert_eq!(short_tokens(999_600), "999k");
+        assert_eq!(short_tokens(1_000_000), "1M");
+        assert_eq!(short_tokens(1_250_000), "1.2M");
     }
 
     #[test]

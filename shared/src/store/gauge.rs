@@ -132,7 +132,8 @@ impl Gauge {
     }
 }
 
-/// A percentage rounded to one decimal.
+/// `part` as a percentage of `whole`, rounded down to one decimal (99.97 is 99.9: a gauge never
+/// says the trigger is reached before it is).
 pub fn percent_of(part: u64, whole: u64) -> Option<f64> {
     if whole == 0 {
         return None;
@@ -142,7 +143,7 @@ pub fn percent_of(part: u64, whole: u64) -> Option<f64> {
         reason = "token counts are far below 2^52; the percentage is rounded for display"
     )]
     let percent = part as f64 * 100.0 / whole as f64;
-    Some((percent * 10.0).round() / 10.0)
+    Some((percent * 10.0).floor() / 10.0)
 }
 
 #[cfg(test)]
