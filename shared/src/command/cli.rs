@@ -35,7 +35,7 @@ pub enum Command {
     /// Register the ctxhooks hooks in a Claude Code settings file.
     Install(install::cli::InstallArgs),
     /// Remove exactly the hook entries `install` added.
-    Uninstall(install::cli::InstallArgs),
+    Uninstall(install::cli::TargetArgs),
     /// Check the installation, the state folder and Claude Code's retention; show recent hook errors.
     Doctor(doctor::cli::DoctorArgs),
     /// Every session ctxhooks knows, newest first: project, activity, size, whether Claude Code
