@@ -271,3 +271,31 @@ fn the_statusline_reads_the_real_status_json_and_the_gauge() {
         .stdout("ctx 142k / 967k (14%) · 824k left · 0 compactions\n")
         .success();
 }
+
+#[test]
+fn a_stop_that_starts_before_the_turns_response_reaches_the_transcript_waits_for_it() {
+    // Seen with the interactive 2.1.332: the Stop hook started before the turn's last response
+    // was in the file. The payload's `last_assistant_message` names the response to wait for:
+    // here the turn's `Done.` after its automatic compaction (22,003), written 150 ms late.
+    let world = World::new("gauge-lag");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..51].concat()).unwrap();
+    let mut payload: Value =
+        serde_json::from_str(&stop_payload(&world, &transcript, "Stop")).unwrap();
+    payload["last_assistant_message"] = json!("Done.");
+    let running = world.hook(Hook::Stop).stdin(payload.to_string()).spawn();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    crate::support::append(&transcript, lines[51].as_bytes());
+    running.wait().success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["context_tokens"].as_u64(),
+            gauge["after_compaction"].as_bool(),
+            gauge["compactions"].as_u64()
+        ),
+        (Some(22_003), Some(false), Some(1))
+    );
+}

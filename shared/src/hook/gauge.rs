@@ -241,33 +241,57 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     )
 }
 
+/// What one ingest with its gauge update found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GaugedIngest {
+    /// The crossing to warn about, if this run saw one.
+    pub crossing: Option<Crossing>,
+    /// Main-chain requests the ingest read.
+    pub main_requests_read: usize,
+    /// The response text looked out for was read.
+    pub saw_expected_text: bool,
+}
+
 /// The usage ingest of a hook run (`usage_log::log_usage`), then, under the same lock, the
 /// gauge of a main transcript: what the ingest skipped and what the gauge could not do are noted
-/// for the error log; only a failed ingest is an error. Returns the crossing to warn about.
+/// for the error log; only a failed ingest is an error. With `expected_text` (the turn's last
+/// response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
     context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
     inputs: &GaugeInputs,
-) -> Result<Option<Crossing>> {
-    let (outcome, gauge) =
-        ingest_transcript_then(&context.state, session, transcript, origin, |outcome| {
+    expected_text: Option<&str>,
+) -> Result<GaugedIngest> {
+    let (outcome, gauge) = ingest_transcript_then(
+        &context.state,
+        session,
+        transcript,
+        origin,
+        expected_text,
+        |outcome: &super::usage_log::IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
                 update_gauge(&context.state, session, &origin.transcript, chain, inputs)
             })
-        })?;
+        },
+    )?;
     for problem in outcome.problems(transcript.path()) {
         context.note(problem);
     }
-    match gauge {
-        Some(Ok(crossing)) => Ok(crossing),
+    let crossing = match gauge {
+        Some(Ok(crossing)) => crossing,
         Some(Err(error)) => {
             context.note(error.context("failed to update the session's gauge"));
-            Ok(None)
+            None
         }
-        None => Ok(None),
-    }
+        None => None,
+    };
+    Ok(GaugedIngest {
+        crossing,
+        main_requests_read: outcome.main_requests_read,
+        saw_expected_text: outcome.saw_expected_text,
+    })
 }
 
 /// Brings the session's gauge up to date from `chain` and returns the crossing to warn about, if

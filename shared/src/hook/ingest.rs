@@ -12,6 +12,7 @@ use crate::store::usage_record::{
     BoundaryRow, CacheTtl, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote,
     UsageRecord, UsageRow,
 };
+use crate::transcript::content::Block;
 use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -22,6 +23,10 @@ pub const RECENT_REQUESTS: usize = 8;
 /// How many of the last tool calls' names a source remembers between runs (one response may
 /// call many tools at once; each entry is only an id and a name).
 pub const RECENT_TOOL_NAMES: usize = 64;
+
+/// The shortest text block taken as the end of an expected response text (a shorter one, such as
+/// `.`, could end any text).
+const MIN_TEXT_TAIL: usize = 16;
 
 /// What reading one transcript has to remember between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +260,10 @@ pub struct Ingest<'origin> {
     unreadable_before: u64,
     /// Lines this run passed for their length.
     overlong: u64,
+    /// A response text to look for (the Stop payload's `last_assistant_message`).
+    expected_text: Option<String>,
+    /// A main-chain response holding `expected_text` was read.
+    saw_expected_text: bool,
 }
 
 impl<'origin> Ingest<'origin> {
@@ -267,7 +276,41 @@ impl<'origin> Ingest<'origin> {
             slots: Vec::new(),
             requests: HashMap::new(),
             overlong: 0,
+            expected_text: None,
+            saw_expected_text: false,
         }
+    }
+
+    /// Looks out for a main-chain response whose text block is `text` (or ends it: a response
+    /// of several text blocks), as the Stop payload's `last_assistant_message` gives it.
+    pub fn expect_text(&mut self, text: &str) {
+        let text = text.trim();
+        if !text.is_empty() {
+            self.expected_text = Some(text.to_owned());
+        }
+    }
+
+    /// Returns true if and only if the text [`Ingest::expect_text`] named was read.
+    pub fn saw_expected_text(&self) -> bool {
+        self.saw_expected_text
+    }
+
+    /// Notes a main-chain response that holds the expected text.
+    fn look_for_expected_text(&mut self, record: &Record) {
+        let Some(expected) = &self.expected_text else {
+            return;
+        };
+        if self.saw_expected_text || record.is_sidechain() || self.origin.is_agent_file {
+            return;
+        }
+        self.saw_expected_text = record.blocks().iter().any(|block| match block {
+            Block::Text(text) => text.text().map(str::trim).is_some_and(|text| {
+                !text.is_empty()
+                    && (text == expected
+                        || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
+            }),
+            _ => false,
+        });
     }
 
     /// Reads one line.
@@ -283,6 +326,7 @@ impl<'origin> Ingest<'origin> {
         let sidechain = record.is_sidechain();
         match record.kind() {
             Some("assistant") => {
+                self.look_for_expected_text(&record);
                 if let Some(part) = AssistantPart::of(&record) {
                     self.assistant(&part);
                 } else {

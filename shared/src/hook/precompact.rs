@@ -97,6 +97,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         &mut transcript,
         &Origin::from_file_name(path),
         &gauge_inputs,
+        None,
     ) {
         context.note(error.context("failed to log the transcript's usage before the compaction"));
     }

@@ -25,6 +25,10 @@ pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
 pub struct IngestOutcome {
     /// Records appended.
     pub appended: usize,
+    /// Main-chain requests this run read (new ones, or new lines of one already logged).
+    pub main_requests_read: usize,
+    /// The response text the caller looked out for was read in this run.
+    pub saw_expected_text: bool,
     /// Byte offset reached.
     pub offset: u64,
     /// Why the transcript was read from its start again, if it was.
@@ -100,17 +104,20 @@ pub fn ingest_transcript(
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
-    ingest_transcript_then(state, session, transcript, origin, |_| ()).map(|(outcome, ())| outcome)
+    ingest_transcript_then(state, session, transcript, origin, None, |_| ())
+        .map(|(outcome, ())| outcome)
 }
 
 /// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
 /// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
-/// no other ingest of the session runs meanwhile.
+/// no other ingest of the session runs meanwhile. With `expected_text`, the outcome says whether
+/// a main-chain response holding it was read.
 pub fn ingest_transcript_then<T>(
     state: &StateDir,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
+    expected_text: Option<&str>,
     then: impl FnOnce(&IngestOutcome) -> T,
 ) -> Result<(IngestOutcome, T)> {
     state.ensure_session_dir(session)?;
@@ -124,7 +131,7 @@ pub fn ingest_transcript_then<T>(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin).map(|outcome| {
+    let outcome = ingest_locked(state, session, transcript, origin, expected_text).map(|outcome| {
         let after = then(&outcome);
         (outcome, after)
     });
@@ -150,6 +157,7 @@ fn ingest_locked(
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
+    expected_text: Option<&str>,
 ) -> Result<IngestOutcome> {
     let cursor_path = state.cursor_file(session);
     let log_path = state.usage_log(session);
@@ -216,6 +224,9 @@ fn ingest_locked(
         source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
     }
     let mut ingest = Ingest::new(origin, source_state);
+    if let Some(text) = expected_text {
+        ingest.expect_text(text);
+    }
     // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
     // backlog is caught up over several runs, each one leaving a saved cursor.
     let until = size.min(start.saturating_add(RUN_BYTES));
@@ -224,6 +235,7 @@ fn ingest_locked(
     })?;
     let offset = read.offset;
     ingest.skipped_overlong(read.overlong_lines);
+    let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
     let unreadable_lines = records
         .iter()
@@ -232,6 +244,10 @@ fn ingest_locked(
             _ => 0,
         })
         .sum();
+    let main_requests_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::Request(row) if !row.sidechain))
+        .count();
     let mut appended = 0;
     for record in &records {
         let start_of_line = lines.len();
@@ -245,6 +261,8 @@ fn ingest_locked(
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
     let outcome = IngestOutcome {
         appended,
+        main_requests_read,
+        saw_expected_text,
         offset,
         rescan,
         overlong_lines: read.overlong_lines,
