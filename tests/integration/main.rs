@@ -66,3 +66,7 @@ mod e2e_truth;
 // End-to-end tests of the kept transcripts with the real CLI: restore for `--resume`, recall
 // after `/compact`.
 mod e2e_keep;
+
+// End-to-end in a real terminal: the pinned CLI interactive in tmux, the status line segment
+// read from the screen, the warning where the person sees it.
+mod e2e_terminal;
