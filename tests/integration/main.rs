@@ -70,3 +70,9 @@ mod e2e_keep;
 // End-to-end in a real terminal: the pinned CLI interactive in tmux, the status line segment
 // read from the screen, the warning where the person sees it.
 mod e2e_terminal;
+
+// The repository as a plugin marketplace: its manifests and the plugin's hooks file.
+mod plugin;
+
+// The plugin installed with the pinned CLI's `claude plugin` commands, its hooks at work.
+mod e2e_plugin;
