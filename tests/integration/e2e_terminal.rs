@@ -93,6 +93,22 @@ fn the_status_line_segment_shows_the_context_against_the_trigger_in_a_real_termi
     let session = gauge_when(&sandbox, |gauge| gauge["context_tokens"] == 142_503);
     assert_eq!(session["trigger_tokens"], 167_000);
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    // An interactive `/compact` has no Stop after it, and Claude Code's status line input then
+    // holds a usage of zeros: the segment shows what the compaction left (the PostCompact hook
+    // read its boundary) and counts it.
+    terminal.submit("/compact keep it");
+    let screen = terminal.wait_for("the segment after /compact", |screen| {
+        screen.contains("Compacted") && screen.contains("after compaction / 167k")
+    });
+    let line = lines_with(&screen, "after compaction")
+        .pop()
+        .unwrap_or_default();
+    assert!(line.trim_end().ends_with("· 1 compaction"), "{line}");
+    terminal.submit("third question");
+    terminal.wait_for("the segment after the next answer", |screen| {
+        screen.contains("ctx 10k / 167k (5%) · 157k left · 1 compaction")
+    });
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
 
 #[test]

@@ -299,3 +299,91 @@ fn a_stop_that_starts_before_the_turns_response_reaches_the_transcript_waits_for
         (Some(22_003), Some(false), Some(1))
     );
 }
+
+fn post_compact_payload(world: &World, transcript: &Path) -> String {
+    json!({
+        "session_id": SESSION,
+        "transcript_path": transcript,
+        "cwd": world.project(),
+        "hook_event_name": "PostCompact",
+        "trigger": "auto",
+    })
+    .to_string()
+}
+
+#[test]
+fn post_compact_counts_the_compaction_before_its_boundary_is_written_and_once_after() {
+    // 2.1.332 writes a compaction's boundary after PostCompact ran (seen interactively): the
+    // gauge counts it as pending, the context it left unknown; the Stop that reads the boundary
+    // makes it exact, without counting it twice.
+    let world = World::new("gauge-post-compact");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    world
+        .hook(Hook::Session)
+        .stdin(post_compact_payload(&world, &transcript))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64()
+        ),
+        (Some(1), Some(true), None)
+    );
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status_json(SESSION, false))
+        .stdout("ctx ? after compaction / 167k · 1 compaction\n")
+        .success();
+    fs_err::write(&transcript, lines[..52].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64()
+        ),
+        (Some(1), Some(false), Some(22_003))
+    );
+
+    // When the boundary is there already, PostCompact reads what it left (`postTokens`).
+    let world = World::new("gauge-post-compact-written");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    fs_err::write(&transcript, lines[..36].concat()).unwrap();
+    world
+        .hook(Hook::Session)
+        .stdin(post_compact_payload(&world, &transcript))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64(),
+            gauge["after_compaction"].as_bool()
+        ),
+        (Some(1), Some(false), Some(2_638), Some(true))
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+}

@@ -11,7 +11,7 @@ use chrono::{SecondsFormat, Utc};
 
 use super::ingest::{ChainGauge, Origin};
 use super::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger};
-use super::usage_log::ingest_transcript_then;
+use super::usage_log::{IngestOptions, ingest_transcript_then};
 use crate::hook::runner::HookContext;
 use crate::store::env_vars;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
@@ -191,6 +191,7 @@ pub fn compute(
         trigger_tokens,
         trigger,
         compactions: chain.compactions,
+        compaction_pending: false,
         warn_at_percent: inputs.warn_at_percent,
         warned: false,
     }
@@ -248,28 +249,52 @@ pub struct GaugedIngest {
     pub crossing: Option<Crossing>,
     /// Main-chain requests the ingest read.
     pub main_requests_read: usize,
+    /// Main-chain compaction boundaries the ingest read.
+    pub main_compactions_read: usize,
     /// The response text looked out for was read.
     pub saw_expected_text: bool,
 }
 
+/// Counts a compaction Claude Code reported (`PostCompact`) whose boundary the transcript does not
+/// hold yet, in the session's gauge (when it has one), under the session's usage lock: the status
+/// line shows it at once, and the next ingest that reads the boundary makes the gauge exact.
+pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<()> {
+    let lock = crate::store::files::open_lock_file(&state.usage_lock(session))?;
+    crate::store::files::lock_within(lock.file(), std::time::Duration::from_secs(2))?;
+    let path = state.gauge_file(session);
+    let result = (|| -> Result<()> {
+        let Some(mut gauge) = Gauge::read(&path)? else {
+            return Ok(());
+        };
+        if !gauge.compaction_pending {
+            gauge.mark_compaction_pending(gauge.compactions);
+            gauge.updated_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+            gauge.write(&path)?;
+        }
+        Ok(())
+    })();
+    let _ = lock.file().unlock();
+    result
+}
+
 /// The usage ingest of a hook run (`usage_log::log_usage`), then, under the same lock, the
 /// gauge of a main transcript: what the ingest skipped and what the gauge could not do are noted
-/// for the error log; only a failed ingest is an error. With `expected_text` (the turn's last
-/// response), the result says whether this run read it.
+/// for the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
+/// last response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
     context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
     inputs: &GaugeInputs,
-    expected_text: Option<&str>,
+    options: IngestOptions<'_>,
 ) -> Result<GaugedIngest> {
     let (outcome, gauge) = ingest_transcript_then(
         &context.state,
         session,
         transcript,
         origin,
-        expected_text,
+        options,
         |outcome: &super::usage_log::IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
                 update_gauge(&context.state, session, &origin.transcript, chain, inputs)
@@ -290,6 +315,7 @@ pub fn log_usage_and_gauge(
     Ok(GaugedIngest {
         crossing,
         main_requests_read: outcome.main_requests_read,
+        main_compactions_read: outcome.main_compactions_read,
         saw_expected_text: outcome.saw_expected_text,
     })
 }
@@ -314,6 +340,19 @@ pub fn update_gauge(
         Err(error) => return Err(error),
     };
     let mut gauge = compute(session, transcript, chain, inputs);
+    // A compaction PostCompact reported stays counted until its boundary is read.
+    if let Some(previous) = previous.as_ref().filter(|previous| {
+        previous.compaction_pending
+            && previous.transcript == gauge.transcript
+            && chain.compactions < previous.compactions
+    }) {
+        gauge.mark_compaction_pending(previous.compactions - 1);
+        if previous.same_as(&gauge) {
+            return Ok(None);
+        }
+        gauge.write(&path)?;
+        return Ok(None);
+    }
     let warned_before = previous
         .as_ref()
         .is_some_and(|previous| previous.warned && previous.transcript == gauge.transcript);

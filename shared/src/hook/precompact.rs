@@ -7,6 +7,7 @@ use serde::Deserialize;
 use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::snapshot::{SnapshotRequest, take_snapshot};
+use super::usage_log::IngestOptions;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -97,7 +98,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         &mut transcript,
         &Origin::from_file_name(path),
         &gauge_inputs,
-        None,
+        IngestOptions::default(),
     ) {
         context.note(error.context("failed to log the transcript's usage before the compaction"));
     }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::keep::{keep_in_hook, main_name, subagent_name};
-use super::usage_log::log_usage;
+use super::usage_log::{IngestOptions, log_usage};
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -127,7 +127,10 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 &mut file,
                 &Origin::from_file_name(transcript),
                 &gauge_inputs,
-                expected_text,
+                IngestOptions {
+                    expected_text,
+                    ..IngestOptions::default()
+                },
             )?;
             crossing = ingested.crossing;
             // The turn's last response not read yet (not written yet, or read by an earlier

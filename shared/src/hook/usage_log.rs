@@ -20,6 +20,25 @@ use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
 pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
 
+/// How one ingest reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IngestOptions<'text> {
+    /// A response text to look out for (the Stop payload's `last_assistant_message`); the
+    /// outcome says whether a main-chain response holding it was read.
+    pub expected_text: Option<&'text str>,
+    /// The most this run reads; the rest waits for the next run, from the saved cursor.
+    pub max_bytes: u64,
+}
+
+impl Default for IngestOptions<'_> {
+    fn default() -> Self {
+        Self {
+            expected_text: None,
+            max_bytes: RUN_BYTES,
+        }
+    }
+}
+
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IngestOutcome {
@@ -27,6 +46,8 @@ pub struct IngestOutcome {
     pub appended: usize,
     /// Main-chain requests this run read (new ones, or new lines of one already logged).
     pub main_requests_read: usize,
+    /// Main-chain compaction boundaries this run read.
+    pub main_compactions_read: usize,
     /// The response text the caller looked out for was read in this run.
     pub saw_expected_text: bool,
     /// Byte offset reached.
@@ -104,20 +125,27 @@ pub fn ingest_transcript(
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
-    ingest_transcript_then(state, session, transcript, origin, None, |_| ())
-        .map(|(outcome, ())| outcome)
+    ingest_transcript_then(
+        state,
+        session,
+        transcript,
+        origin,
+        IngestOptions::default(),
+        |_| (),
+    )
+    .map(|(outcome, ())| outcome)
 }
 
 /// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
 /// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
-/// no other ingest of the session runs meanwhile. With `expected_text`, the outcome says whether
-/// a main-chain response holding it was read.
+/// no other ingest of the session runs meanwhile. `options` say what to look out for and how much
+/// to read at most.
 pub fn ingest_transcript_then<T>(
     state: &StateDir,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
-    expected_text: Option<&str>,
+    options: IngestOptions<'_>,
     then: impl FnOnce(&IngestOutcome) -> T,
 ) -> Result<(IngestOutcome, T)> {
     state.ensure_session_dir(session)?;
@@ -131,7 +159,7 @@ pub fn ingest_transcript_then<T>(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin, expected_text).map(|outcome| {
+    let outcome = ingest_locked(state, session, transcript, origin, options).map(|outcome| {
         let after = then(&outcome);
         (outcome, after)
     });
@@ -157,7 +185,7 @@ fn ingest_locked(
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
-    expected_text: Option<&str>,
+    options: IngestOptions<'_>,
 ) -> Result<IngestOutcome> {
     let cursor_path = state.cursor_file(session);
     let log_path = state.usage_log(session);
@@ -224,12 +252,13 @@ fn ingest_locked(
         source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
     }
     let mut ingest = Ingest::new(origin, source_state);
-    if let Some(text) = expected_text {
+    if let Some(text) = options.expected_text {
         ingest.expect_text(text);
     }
-    // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
-    // backlog is caught up over several runs, each one leaving a saved cursor.
-    let until = size.min(start.saturating_add(RUN_BYTES));
+    // Read no further than the size seen at open, and at most RUN_BYTES per run (less when the
+    // caller says): a huge backlog is caught up over several runs, each one leaving a saved
+    // cursor.
+    let until = size.min(start.saturating_add(options.max_bytes.min(RUN_BYTES)));
     let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
@@ -248,6 +277,10 @@ fn ingest_locked(
         .iter()
         .filter(|record| matches!(record, UsageRecord::Request(row) if !row.sidechain))
         .count();
+    let main_compactions_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::CompactBoundary(row) if !row.sidechain))
+        .count();
     let mut appended = 0;
     for record in &records {
         let start_of_line = lines.len();
@@ -262,6 +295,7 @@ fn ingest_locked(
     let outcome = IngestOutcome {
         appended,
         main_requests_read,
+        main_compactions_read,
         saw_expected_text,
         offset,
         rescan,

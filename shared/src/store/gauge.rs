@@ -46,8 +46,13 @@ pub struct Gauge {
     pub percent: Option<f64>,
     /// T − context: what can still be added before Claude Code compacts (negative past T).
     pub room_left: Option<i64>,
-    /// Full compactions of the main chain so far.
+    /// Full compactions of the main chain so far (with the pending one, if any).
     pub compactions: u64,
+    /// Claude Code reported a compaction (`PostCompact`) whose boundary is not in the
+    /// transcript yet (2.1.332 writes it after the compaction's hooks ran): counted in
+    /// `compactions`; the context it left is unknown until the next ingest reads it.
+    #[serde(default)]
+    pub compaction_pending: bool,
     /// The share of T at which the Stop hook warns, in percent; `None` when warnings are off.
     pub warn_at_percent: Option<u8>,
     /// True while the context is at or above `warn_at_percent` and the warning for this crossing
@@ -124,6 +129,19 @@ impl Gauge {
             .with_context(|| format!("failed to write `{}`", path.display()))
     }
 
+    /// Marks a compaction whose boundary is not read yet: counted, the context it left unknown,
+    /// the warning re-armed (the context fell).
+    pub fn mark_compaction_pending(&mut self, counted: u64) {
+        self.compactions = counted + 1;
+        self.compaction_pending = true;
+        self.after_compaction = true;
+        self.context_tokens = None;
+        self.context_time = None;
+        self.percent = None;
+        self.room_left = None;
+        self.warned = false;
+    }
+
     /// Returns true if and only if `other` says the same as `self`, its time aside.
     pub fn same_as(&self, other: &Self) -> bool {
         let mut other = other.clone();
@@ -171,6 +189,7 @@ mod tests {
             percent: percent_of(142_503, 167_000),
             room_left: Some(24_497),
             compactions: 2,
+            compaction_pending: false,
             warn_at_percent: Some(90),
             warned: false,
         }

@@ -104,7 +104,8 @@ impl Segment {
     ) -> Self {
         let (context_tokens, context_source) = match (input.context_tokens, gauge) {
             (Some(tokens), _) => (Some(tokens), ContextSource::StatusLine),
-            (None, Some(gauge)) if gauge.context_tokens.is_some() => (
+            // What the last compaction left, even when it is not known yet.
+            (None, Some(gauge)) if gauge.context_tokens.is_some() || gauge.after_compaction => (
                 gauge.context_tokens,
                 if gauge.after_compaction {
                     ContextSource::AfterCompaction
@@ -186,6 +187,7 @@ mod tests {
             percent: None,
             room_left: None,
             compactions: 2,
+            compaction_pending: false,
             warn_at_percent: Some(90),
             warned: false,
         }

@@ -11,7 +11,7 @@
 //! `effort`, `prompt_id`. `context_window_size` is the model's window (1,000,000 for the
 //! default model even with `autoCompactWindow: 200000`), and `used_percentage` is measured
 //! against it, not against the auto-compact trigger; `current_usage` is `null` before the first
-//! response of a process.
+//! response of a process, and all zeros after an interactive `/compact` until the next response.
 
 use std::io::{BufReader, Read};
 use std::os::fd::AsFd;
@@ -190,14 +190,15 @@ impl Typed<'_> {
     }
 }
 
-/// The sum of the counts that are there (saturating), `None` when none is.
+/// The sum of the counts that are there (saturating); `None` when none is, or when all are 0:
+/// after an interactive `/compact`, 2.1.332 sends a `current_usage` of zeros until the next
+/// response (seen in the end-to-end test), and a context is never 0.
 fn sum_of_present(counts: &[Option<u64>]) -> Option<u64> {
-    counts.iter().any(Option::is_some).then(|| {
-        counts
-            .iter()
-            .flatten()
-            .fold(0u64, |sum, n| sum.saturating_add(*n))
-    })
+    let sum = counts
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, n| sum.saturating_add(*n));
+    (sum > 0).then_some(sum)
 }
 
 /// How long the status line waits for its JSON. Claude Code writes it at once; a pipe that
@@ -287,6 +288,11 @@ mod tests {
             ),
             (Some("s2"), None, Some(10))
         );
+        let zeros = StatusInput::parse(
+            br#"{"context_window":{"current_usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}"#,
+        )
+        .unwrap();
+        assert_eq!(zeros.context_tokens, None);
         let nested = StatusInput::parse(br#"{"session_id":"s3","model":"x","cwd":"/p"}"#).unwrap();
         assert_eq!(
             (nested.session_id.as_deref(), nested.project_dir.as_deref()),
