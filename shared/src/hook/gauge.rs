@@ -297,7 +297,19 @@ pub fn log_usage_and_gauge(
         options,
         |outcome: &super::usage_log::IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
-                update_gauge(&context.state, session, &origin.transcript, chain, inputs)
+                if outcome.moved {
+                    update_gauge(&context.state, session, &origin.transcript, chain, inputs)
+                } else {
+                    // Nothing new: the gauge says all there is, but a crossing a sub-agent's stop
+                    // saw may still wait for this Stop's warning.
+                    deliver_waiting_warning(
+                        &context.state,
+                        session,
+                        chain,
+                        inputs,
+                        &origin.transcript,
+                    )
+                }
             })
         },
     )?;
@@ -318,6 +330,34 @@ pub fn log_usage_and_gauge(
         main_compactions_read: outcome.main_compactions_read,
         saw_expected_text: outcome.saw_expected_text,
     })
+}
+
+/// With nothing new read: the warning a Stop owes for a crossing `SubagentStop` or `PreCompact`
+/// saw first (the gauge at or past the share, not warned); the gauge is otherwise left as it is,
+/// unless there is none yet.
+fn deliver_waiting_warning(
+    state: &StateDir,
+    session: &SessionId,
+    chain: &ChainGauge,
+    inputs: &GaugeInputs,
+    transcript: &str,
+) -> Result<Option<Crossing>> {
+    let path = state.gauge_file(session);
+    let Some(mut gauge) = Gauge::read(&path)? else {
+        return update_gauge(state, session, transcript, chain, inputs);
+    };
+    let above = match (gauge.percent, inputs.warn_at_percent) {
+        (Some(percent), Some(share)) => percent >= f64::from(share),
+        _ => false,
+    };
+    if inputs.role != GaugeRole::Stop || gauge.warned || !above {
+        return Ok(None);
+    }
+    gauge.warned = true;
+    gauge.warn_at_percent = inputs.warn_at_percent;
+    gauge.updated_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+    gauge.write(&path)?;
+    Ok(Some(Crossing { gauge }))
 }
 
 /// Brings the session's gauge up to date from `chain` and returns the crossing to warn about, if

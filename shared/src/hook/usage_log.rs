@@ -50,6 +50,9 @@ pub struct IngestOutcome {
     pub main_compactions_read: usize,
     /// The response text the caller looked out for was read in this run.
     pub saw_expected_text: bool,
+    /// The run read from somewhere else than a good cursor, or read something: what the cursor
+    /// says of the transcript (and so the gauge) may have changed.
+    pub moved: bool,
     /// Byte offset reached.
     pub offset: u64,
     /// Why the transcript was read from its start again, if it was.
@@ -297,6 +300,7 @@ fn ingest_locked(
         main_requests_read,
         main_compactions_read,
         saw_expected_text,
+        moved: !(resumed && offset == start),
         offset,
         rescan,
         overlong_lines: read.overlong_lines,
