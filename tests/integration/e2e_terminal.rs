@@ -194,3 +194,29 @@ fn the_warning_reaches_a_stream_json_runtime_as_an_informational_message() {
         (Some(91.0), Some(15_000), Some(true))
     );
 }
+
+#[test]
+fn the_warning_share_set_in_the_settings_env_block_reaches_the_hook() {
+    // `CTXHOOKS_WARN_AT` in a settings file's `env` block: Claude Code gives it to its hooks.
+    let Some(sandbox) = Sandbox::new("stream-warning-share") else {
+        return;
+    };
+    sandbox.write_project_settings(&json!({
+        "autoCompactWindow": WINDOW,
+        "env": { "CTXHOOKS_WARN_AT": "50" },
+    }));
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    server.push([Scripted::text("Over half.", Usage::context(100_000))]);
+    let output = sandbox
+        .run_claude(&server)
+        .args(["-p", "one", "--output-format", "stream-json", "--verbose"])
+        .success();
+    let stdout = output.stdout_text();
+    assert!(
+        stdout.contains("ctxhooks: context is at 59% of the auto-compact trigger"),
+        "{stdout}"
+    );
+    let gauge = sandbox.ctxhooks_json(&["gauge", "--session", "last", "--json"]);
+    assert_eq!(gauge["warn_at_percent"], 50);
+}
