@@ -34,12 +34,13 @@ for entry in "${groups[@]}"; do
   ran=$(grep -c "^$group	ran$" "$summary" || true)
   skipped=$(grep -c "^$group	skipped" "$summary" || true)
   why=$(grep "^$group	skipped" "$summary" | head -n 1 | cut -f 2- || true)
+  # Counted per sandbox (or check) a test started: a test may start several.
   if [ "$ran" -gt 0 ] && [ "$skipped" -gt 0 ]; then
-    line="ran $ran test(s); $skipped $why"
+    line="ran ($ran); SKIPPED $skipped: ${why#skipped: }"
   elif [ "$ran" -gt 0 ]; then
-    line="ran $ran test(s)"
+    line="ran ($ran)"
   elif [ "$skipped" -gt 0 ]; then
-    line="SKIPPED $skipped test(s): ${why#skipped: }"
+    line="SKIPPED ($skipped): ${why#skipped: }"
   else
     line="not run (left out by the arguments)"
   fi
