@@ -380,17 +380,17 @@ pub fn update_gauge(
         Err(error) => return Err(error),
     };
     let mut gauge = compute(session, transcript, chain, inputs);
-    // A compaction PostCompact reported stays counted until its boundary is read.
+    // A compaction PostCompact reported stays counted until its boundary is read; the context
+    // it left is unknown meanwhile, so there is nothing to warn about.
     if let Some(previous) = previous.as_ref().filter(|previous| {
         previous.compaction_pending
             && previous.transcript == gauge.transcript
             && chain.compactions < previous.compactions
     }) {
         gauge.mark_compaction_pending(previous.compactions - 1);
-        if previous.same_as(&gauge) {
-            return Ok(None);
+        if !previous.same_as(&gauge) {
+            gauge.write(&path)?;
         }
-        gauge.write(&path)?;
         return Ok(None);
     }
     let warned_before = previous
