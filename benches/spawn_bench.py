@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times program starts with posix_spawn, stdin from a payload file, programs interleaved run by run.
 
-Usage: benches/spawn_bench.py PAYLOAD RUNS [NAME=]PROGRAM...
+Usage: benches/spawn_bench.py PAYLOAD RUNS [NAME=]PROGRAM[ ARGUMENT...]...
 (with CTXHOOKS_HOME set to a scratch folder). The programs run in turn, one round after another,
 so that a change of load hits each alike; 20 warm-up rounds are not counted. Each time is wall
 time from spawn to waitpid. Prints, per program, in milliseconds: min, p25, median, p75, p95 and
@@ -14,17 +14,21 @@ import os, statistics, sys, time
 payload, runs = sys.argv[1], int(sys.argv[2])
 programs = []
 for argument in sys.argv[3:]:
-    name, _, path = argument.rpartition("=")
-    programs.append((name or path, path))
+    # NAME=PROGRAM ARGUMENT...: the name is what comes before the first `=`; the program and its
+    # arguments are split on spaces (the benches' paths have none).
+    name, separator, command = argument.partition("=")
+    if not separator:
+        name, command = argument, argument
+    programs.append((name, command.split()))
 env = dict(os.environ)
 
 
-def spawn(path):
+def spawn(argv):
     fd = os.open(payload, os.O_RDONLY)
     start = time.perf_counter_ns()
     # stdout to /dev/null: a hook that answers (SessionStart after a compaction) must not flood
     # the terminal; the others print nothing anyway.
-    pid = os.posix_spawn(path, [path], env, file_actions=[
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=[
         (os.POSIX_SPAWN_DUP2, fd, 0),
         (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
     ])
@@ -32,14 +36,14 @@ def spawn(path):
     elapsed = (time.perf_counter_ns() - start) / 1e6
     os.close(fd)
     if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{path} exited with {os.waitstatus_to_exitcode(status)}")
+        sys.exit(f"{' '.join(argv)} exited with {os.waitstatus_to_exitcode(status)}")
     return elapsed
 
 
 for _ in range(20):
-    for _, path in programs:
-        spawn(path)
-rounds = [[spawn(path) for _, path in programs] for _ in range(runs)]
+    for _, argv in programs:
+        spawn(argv)
+rounds = [[spawn(argv) for _, argv in programs] for _ in range(runs)]
 
 
 def quantile(values, fraction):

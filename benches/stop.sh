@@ -8,7 +8,8 @@
 # --prepare resets the transcript and the cursor, and cuts the kept copy's gzip file and index
 # back to their lengths), and count instructions of one such run with callgrind (stable on a
 # noisy machine). With BASELINE=<another ctxhooks-stop binary>, its instructions for the same
-# prepared run are counted too (it writes no kept copy). Then the same runs on both sizes
+# prepared run are counted too (it writes no kept copy). The gauge file is reset with the cursor.
+# Then the same runs on both sizes
 # interleaved round by round; last, a Stop with nothing new, interleaved with empty C programs.
 #
 # Usage: benches/stop.sh [work folder]   (default: a fresh folder under /tmp)
@@ -87,10 +88,14 @@ for size in 1000000 200000000; do
     CTXHOOKS_HOME="$dir/state" "$hook" < "$dir/payload.json"
     first=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f} s')")
     cp "$dir/state/sessions/bench/cursor.json" "$dir/cursor.base"
+    # The gauge too (the hook rewrites it only when it changed: a timed run must find the
+    # gauge of before the turn, as in a session); a baseline from before the gauge has none.
+    gauge="$dir/state/sessions/bench/gauge.json"
+    if [[ -f "$gauge" ]]; then cp "$gauge" "$dir/gauge.base"; else : > "$dir/gauge.base"; fi
     kept="$dir/state/sessions/bench/kept"
     gz_base=$(stat -c %s "$kept/transcript.jsonl.1.gz")
     index_base=$(stat -c %s "$kept/transcript.jsonl.1.index.jsonl")
-    reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json && truncate -s $gz_base $kept/transcript.jsonl.1.gz && truncate -s $index_base $kept/transcript.jsonl.1.index.jsonl"
+    reset="truncate -s $base $dir/transcript.jsonl && cat $work/turn.jsonl >> $dir/transcript.jsonl && cp $dir/cursor.base $dir/state/sessions/bench/cursor.json && truncate -s $gz_base $kept/transcript.jsonl.1.gz && truncate -s $index_base $kept/transcript.jsonl.1.index.jsonl && { [ -s $dir/gauge.base ] && cp $dir/gauge.base $gauge || true; }"
     echo "$reset" > "$dir/reset.sh"
     hyperfine --warmup 3 --runs 60 --export-json "$dir/hyperfine.json" \
         --prepare "$reset" \

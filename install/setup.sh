@@ -3,9 +3,13 @@
 # statically linked on *-linux-gnu hosts, else or if that fails the usual way), installs them into
 # ${PREFIX:-$HOME/.local}/bin, registers the hooks (`ctxhooks install "$@"`, user scope unless
 # told otherwise) and runs `ctxhooks doctor`. Safe to run again (an upgrade is the same command).
+# Its last line says what is left to do (PATH, the plugin), if anything.
 #
 #   install/setup.sh                    # user scope (~/.claude/settings.json)
 #   install/setup.sh --scope project    # the current folder's .claude/settings.json
+#   install/setup.sh --statusline       # also the status line segment, where none is set
+#   install/setup.sh --plugin           # binaries only: the hooks come from the Claude Code
+#                                       # plugin (/plugin), no settings file is touched
 #   PREFIX=/opt/ctxhooks install/setup.sh --dry-run   # still builds and copies the binaries;
 #                                                   # only the settings are left as they are
 set -euo pipefail
@@ -21,6 +25,16 @@ repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ -z "${HOME:-}" && -z "${PREFIX:-}" ]]; then
     die "neither HOME nor PREFIX is set; set PREFIX to choose where the binaries go"
 fi
+# --plugin is ours; every other argument is `ctxhooks install`'s.
+plugin=false
+install_args=()
+for argument in "$@"; do
+    if [[ "$argument" == "--plugin" ]]; then
+        plugin=true
+    else
+        install_args+=("$argument")
+    fi
+done
 prefix=${PREFIX:-$HOME/.local}
 bin_dir="$prefix/bin"
 binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse ctxhooks-session)
@@ -46,17 +60,26 @@ for name in "${binaries[@]}"; do
     temp_file=""
 done
 
-case ":${PATH:-}:" in
-    *":$bin_dir:"*) ;;
-    *) say "warning: $bin_dir is not on your PATH; add it, e.g. in ~/.profile: export PATH=\"$bin_dir:\$PATH\"" ;;
-esac
-
 cd "$caller_dir"
-say "registering the hooks: ctxhooks install $*"
-"$bin_dir/ctxhooks" install "$@"
+if $plugin; then
+    say "not registering the hooks in a settings file (--plugin): the Claude Code plugin does"
+else
+    say "registering the hooks: ctxhooks install ${install_args[*]}"
+    "$bin_dir/ctxhooks" install "${install_args[@]}"
+fi
 
 say "checking the installation: ctxhooks doctor"
 if ! "$bin_dir/ctxhooks" doctor; then
     die "ctxhooks doctor found a problem (see above)"
 fi
 say "done"
+if $plugin; then
+    plugin_bin=""
+    [[ "$bin_dir" == "${HOME:-}/.local/bin" ]] || plugin_bin=" (and set CTXHOOKS_BIN_DIR=$bin_dir in Claude Code's environment)"
+    say "next, in Claude Code: /plugin marketplace add $repo_root, then /plugin install ctxhooks@ctxhooks$plugin_bin"
+fi
+# Last, so that it is not lost in the output above.
+case ":${PATH:-}:" in
+    *":$bin_dir:"*) ;;
+    *) say "to finish: $bin_dir is not on your PATH; add it, e.g. in ~/.profile: export PATH=\"$bin_dir:\$PATH\"" ;;
+esac

@@ -3,16 +3,19 @@
 
 pub mod cursor;
 pub mod field;
+pub mod gauge;
 pub mod ingest;
 pub mod keep;
 pub mod payload;
 pub mod precompact;
 pub mod runner;
 pub mod session;
+pub mod settings_file;
 pub mod snapshot;
 pub mod stop;
 pub mod subagents;
 pub mod table;
+pub mod threshold;
 pub mod tooluse;
 pub mod usage_log;
 pub mod watchdog;

@@ -5,6 +5,7 @@ pub mod clock;
 pub mod env_vars;
 pub mod error_log;
 pub mod files;
+pub mod gauge;
 pub mod kept;
 pub mod running_hash;
 pub mod session_id;

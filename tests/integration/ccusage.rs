@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
 use crate::support::fixtures::{all_shared_transcripts, repository_file};
+use crate::support::summary::record_group;
 use crate::support::{World, say_skipped};
 
 /// The pinned ccusage, or `None` (with a visible note) when it is not installed and the
@@ -16,6 +17,7 @@ use crate::support::{World, say_skipped};
 fn ccusage() -> Option<PathBuf> {
     let path = repository_file(".e2e/node_modules/.bin/ccusage");
     if path.exists() {
+        record_group("ccusage", "ran");
         return Some(path);
     }
     let required = std::env::var("CTXHOOKS_E2E").is_ok_and(|value| value == "require");
@@ -24,6 +26,7 @@ fn ccusage() -> Option<PathBuf> {
         "CTXHOOKS_E2E=require but ccusage is missing: run tests/e2e/install-tools.sh"
     );
     say_skipped("the ccusage cross-check (no ccusage in .e2e/); run tests/run.sh");
+    record_group("ccusage", "skipped: no ccusage in .e2e/");
     None
 }
 

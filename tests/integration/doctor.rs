@@ -104,3 +104,183 @@ fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
         .stdout_contains(session)
         .success();
 }
+
+#[test]
+fn doctor_shows_the_hooks_at_work_and_readable_times() {
+    let world = World::new("doctor-at-work");
+    world.ctxhooks(["install"]).success();
+    // A Stop on a real transcript, a tool hook given garbage, a runtime mark no interrupt follows.
+    let transcript = world.write_transcript(
+        "at-work.jsonl",
+        fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap(),
+    );
+    world
+        .hook(crate::support::Hook::Stop)
+        .stdin(
+            serde_json::json!({"session_id": "at-work", "transcript_path": transcript,
+                "hook_event_name": "Stop"})
+            .to_string(),
+        )
+        .success();
+    world
+        .ctxhooks([
+            "mark-interrupt",
+            "--session",
+            "at-work",
+            "--reason",
+            "backstop",
+        ])
+        .success();
+    // After the mark (which writes the sidecar too): the tool hook's last run is the error.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    world
+        .hook(crate::support::Hook::ToolUse)
+        .stdin("not a payload")
+        .success();
+    let report = world.ctxhooks(["doctor", "--json"]).json();
+    let hooks = report["activity"]["hooks"].as_array().unwrap();
+    let hook = |name: &str| {
+        hooks
+            .iter()
+            .find(|hook| hook["hook"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(hook("ctxhooks-stop")["outcome"], "ok");
+    assert!(
+        hook("ctxhooks-stop")["last_trace"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+    assert_eq!(hook("ctxhooks-tooluse")["outcome"], "error");
+    assert_eq!(hook("ctxhooks-tooluse")["errors"], 1);
+    assert_eq!(hook("ctxhooks-precompact")["outcome"], "no_trace");
+    assert_eq!(report["activity"]["sessions_logged"], 1);
+    assert_eq!(report["activity"]["sessions_kept"], 1);
+    let text = world.ctxhooks(["doctor"]).success().stdout_text();
+    assert!(
+        text.contains("hooks at work  1 session(s) logged, 1 kept, 0 with snapshots"),
+        "{text}"
+    );
+    assert!(text.contains(" UTC (just now)"), "{text}");
+    // No time in epoch milliseconds anywhere: the mark's time is a date.
+    let mark = text
+        .lines()
+        .find(|line| line.contains("the runtime mark of"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(mark.contains(" UTC (backstop)"), "{mark}");
+    assert!(!mark.contains(" ms "), "{mark}");
+}
+
+#[test]
+fn doctor_finds_our_entries_gone_from_a_settings_file_and_names_the_command_that_restores_them() {
+    let world = World::new("doctor-entries-gone");
+    world.ctxhooks(["install", "--statusline"]).success();
+    let settings = world.user_settings();
+    // What a settings writer that drops `hooks` leaves.
+    let mut value: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("hooks");
+    value.as_object_mut().unwrap().remove("statusLine");
+    value["cleanupPeriodDays"] = 365.into();
+    fs_err::write(&settings, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    let outcome = world.ctxhooks(["doctor"]).exit_code(1);
+    let text = outcome.stdout_text();
+    let real = fs_err::canonicalize(&settings).unwrap();
+    assert!(
+        text.contains(&format!(
+            "Put them back with `ctxhooks install --settings {} --statusline`",
+            real.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("the hooks for PreCompact, Stop, SubagentStop"),
+        "{text}"
+    );
+    let report: Value =
+        serde_json::from_slice(world.ctxhooks(["doctor", "--json"]).exit_code(1).stdout()).unwrap();
+    assert!(codes(&report).contains(&"hooks_removed_from_settings".to_owned()));
+    world
+        .ctxhooks(["install", "--settings"])
+        .arg(&real)
+        .arg("--statusline")
+        .success();
+    let report = world.ctxhooks(["doctor", "--json"]).json();
+    assert!(!codes(&report).contains(&"hooks_removed_from_settings".to_owned()));
+    world.ctxhooks(["doctor"]).success();
+}
+
+#[test]
+fn doctor_reports_the_plugins_hooks_and_warns_when_they_are_registered_twice() {
+    use crate::support::fixtures::repository_file;
+    let world = World::new("doctor-plugin");
+    // What `claude plugin install ctxhooks@ctxhooks` leaves (2.1.332's layout, seen in the
+    // plugin's end-to-end test): the record of installed plugins, a copy of the plugin, and
+    // `enabledPlugins` in the user settings.
+    let cache = world
+        .config_dir()
+        .join("plugins/cache/ctxhooks/ctxhooks/0.1.0");
+    fs_err::create_dir_all(cache.join("hooks")).unwrap();
+    fs_err::copy(
+        repository_file("plugin/hooks/hooks.json"),
+        cache.join("hooks/hooks.json"),
+    )
+    .unwrap();
+    fs_err::write(
+        world.config_dir().join("plugins/installed_plugins.json"),
+        serde_json::json!({"version": 2, "plugins": {"ctxhooks@ctxhooks": [
+            {"scope": "user", "installPath": cache, "version": "0.1.0"}]}})
+        .to_string(),
+    )
+    .unwrap();
+    world.write_user_settings(
+        "{\n  \"cleanupPeriodDays\": 365,\n  \"enabledPlugins\": {\n    \"ctxhooks@ctxhooks\": true\n  }\n}\n",
+    );
+    let binaries = fs_err::canonicalize(crate::support::CTXHOOKS)
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let report = world
+        .ctxhooks(["doctor", "--json"])
+        .env("CTXHOOKS_BIN_DIR", &binaries)
+        .json();
+    let plugin = &report["plugins"][0];
+    assert_eq!(plugin["id"], "ctxhooks@ctxhooks");
+    assert_eq!(plugin["enabled"], true);
+    let hooks = plugin["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 9);
+    assert!(
+        hooks.iter().all(|hook| hook["binary_exists"] == true),
+        "{hooks:#?}"
+    );
+    // Installed by the plugin alone: nothing to warn about (only facts).
+    let serious: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["severity"] != "info")
+        .collect();
+    assert!(serious.is_empty(), "{serious:#?}");
+    world
+        .ctxhooks(["doctor"])
+        .env("CTXHOOKS_BIN_DIR", &binaries)
+        .stdout_contains("ctxhooks@ctxhooks  (enabled, user scope")
+        .success();
+    // The binaries not where the plugin looks: broken.
+    let missing = world
+        .ctxhooks(["doctor", "--json"])
+        .env("CTXHOOKS_BIN_DIR", world.join("nowhere"))
+        .exit_code(1);
+    let missing: Value = serde_json::from_slice(missing.stdout()).unwrap();
+    assert!(codes(&missing).contains(&"plugin_hook_binary_missing".to_owned()));
+    // The settings route as well: every hook would run twice.
+    world.ctxhooks(["install"]).success();
+    let twice = world
+        .ctxhooks(["doctor"])
+        .env("CTXHOOKS_BIN_DIR", &binaries)
+        .stdout_contains("are registered twice, by the plugin ctxhooks@ctxhooks")
+        .success();
+    let _ = twice;
+}

@@ -814,3 +814,94 @@ fn install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_fil
         "state was written for a refused file"
     );
 }
+
+#[test]
+fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_byte() {
+    let world = World::new("install-statusline");
+    let settings = world.user_settings();
+    // A file with no status line: it is set, recorded, kept by a second run, and taken out
+    // again byte for byte.
+    let before = "{\n  \"model\": \"opus\"\n}\n";
+    world.write_user_settings(before);
+    let outcome: Value = world.ctxhooks(["install", "--statusline", "--json"]).json();
+    assert_eq!(outcome["status_line"]["action"], "added");
+    let ours = format!("{} statusline", binaries_dir().join("ctxhooks").display());
+    let written: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
+    assert_eq!(
+        written["statusLine"],
+        serde_json::json!({"type": "command", "command": ours})
+    );
+    let records: Value =
+        serde_json::from_slice(&fs_err::read(world.state_dir().join("installs.json")).unwrap())
+            .unwrap();
+    let record = &records["settings_files"][settings.canonicalize().unwrap().to_str().unwrap()];
+    assert_eq!(record["status_line"], written["statusLine"]);
+    let after_first = fs_err::read(&settings).unwrap();
+    let again: Value = world.ctxhooks(["install", "--statusline", "--json"]).json();
+    assert_eq!(
+        (
+            again["changed"].as_bool(),
+            again["status_line"]["action"].as_str()
+        ),
+        (Some(false), Some("kept"))
+    );
+    // Without the flag, a later install (setup.sh run again) keeps it.
+    world.ctxhooks(["install"]).success();
+    assert_eq!(fs_err::read(&settings).unwrap(), after_first);
+    let removed: Value = world.ctxhooks(["uninstall", "--json"]).json();
+    assert_eq!(removed["status_line"]["action"], "removed");
+    assert_eq!(fs_err::read_to_string(&settings).unwrap(), before);
+
+    // A status line of someone else's: left alone, with the exact command to compose, in this
+    // file and in another scope's.
+    world.write_user_settings(ORIGINAL);
+    let left = world
+        .ctxhooks(["install", "--statusline"])
+        .stdout_contains("a status line is configured in")
+        .stdout_contains("`~/.claude/statusline.sh`; nothing was changed")
+        .stdout_contains("| ~/.claude/statusline.sh)")
+        .success();
+    let _ = left;
+    let written: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
+    assert_eq!(written["statusLine"]["command"], "~/.claude/statusline.sh");
+    let project: Value = world
+        .ctxhooks(["install", "--statusline", "--scope", "project", "--json"])
+        .in_dir(world.project())
+        .json();
+    assert_eq!(project["status_line"]["action"], "left_alone");
+    assert!(
+        project["status_line"]["configured_in"]
+            .as_str()
+            .unwrap()
+            .ends_with("/.claude/settings.json")
+    );
+    let project_file = world.project().join(".claude/settings.json");
+    let project_settings: Value =
+        serde_json::from_slice(&fs_err::read(&project_file).unwrap()).unwrap();
+    assert!(project_settings.get("statusLine").is_none());
+    world
+        .ctxhooks(["uninstall", "--scope", "project"])
+        .in_dir(world.project())
+        .success();
+    world.ctxhooks(["uninstall"]).success();
+    assert_eq!(fs_err::read_to_string(&settings).unwrap(), ORIGINAL);
+}
+
+#[test]
+fn a_status_line_changed_after_install_is_left_to_its_new_owner() {
+    let world = World::new("install-statusline-changed");
+    let settings = world.user_settings();
+    world.ctxhooks(["install", "--statusline"]).success();
+    let mut value: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
+    value["statusLine"] = serde_json::json!({"type": "command", "command": "my-line"});
+    fs_err::write(&settings, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    world
+        .ctxhooks(["uninstall"])
+        .stdout_contains("was changed since; it is left as it is")
+        .success();
+    let after: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
+    assert_eq!(
+        after,
+        serde_json::json!({"statusLine": {"type": "command", "command": "my-line"}})
+    );
+}

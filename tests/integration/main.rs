@@ -39,6 +39,9 @@ mod keep;
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
+// The gauge the Stop hook keeps, its warning, `ctxhooks gauge` and `ctxhooks statusline`.
+mod gauge;
+
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 
@@ -63,3 +66,13 @@ mod e2e_truth;
 // End-to-end tests of the kept transcripts with the real CLI: restore for `--resume`, recall
 // after `/compact`.
 mod e2e_keep;
+
+// End-to-end in a real terminal: the pinned CLI interactive in tmux, the status line segment
+// read from the screen, the warning where the person sees it.
+mod e2e_terminal;
+
+// The repository as a plugin marketplace: its manifests and the plugin's hooks file.
+mod plugin;
+
+// The plugin installed with the pinned CLI's `claude plugin` commands, its hooks at work.
+mod e2e_plugin;

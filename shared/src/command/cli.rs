@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use super::archives::cli::ArchivesAction;
+use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
@@ -34,7 +35,7 @@ pub enum Command {
     /// Register the ctxhooks hooks in a Claude Code settings file.
     Install(install::cli::InstallArgs),
     /// Remove exactly the hook entries `install` added.
-    Uninstall(install::cli::InstallArgs),
+    Uninstall(install::cli::TargetArgs),
     /// Check the installation, the state folder and Claude Code's retention; show recent hook errors.
     Doctor(doctor::cli::DoctorArgs),
     /// Every session ctxhooks knows, newest first: project, activity, size, whether Claude Code
@@ -48,6 +49,10 @@ pub enum Command {
     Usage(cli_usage::UsageArgs),
     /// Explain context drops, compactions, trigger estimate, headroom and warnings.
     Report(cli_report::ReportArgs),
+    /// How close a session is to its auto-compact trigger now (for a runtime: `--json`).
+    Gauge(cli_gauge::GaugeArgs),
+    /// Print a status line segment from the JSON Claude Code pipes to a status line command.
+    Statusline(cli_statusline::StatuslineArgs),
     /// Record that the runtime (not the user) is about to call `interrupt()`.
     MarkInterrupt(cli_mark_interrupt::MarkInterruptArgs),
     /// Verdicts for tool calls that did not complete: runtime, user, permission denied or unknown.
@@ -58,6 +63,13 @@ pub enum Command {
 
 /// Parses the arguments and runs the command.
 pub fn run() -> Result<ExitCode> {
+    // The status line runs after every update: its plain arguments skip the full parser.
+    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if arguments.first().is_some_and(|first| first == "statusline")
+        && let Some(args) = cli_statusline::StatuslineArgs::quick(&arguments[1..])
+    {
+        return cli_statusline::run(&args);
+    }
     let mut cli = Cli::parse();
     resolve_session_arguments(&mut cli.command)?;
     match cli.command {
@@ -69,6 +81,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Recall(args) => recall::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
+        Command::Gauge(args) => cli_gauge::run(&args),
+        Command::Statusline(args) => cli_statusline::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
@@ -89,15 +103,18 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
         Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Gauge(args) => (Some(&mut args.session), Unknown::Refuse),
         // A runtime marks the interrupt of a session that may have no folder yet.
         Command::MarkInterrupt(args) => (Some(&mut args.session), Unknown::Allow),
         // The session may be one ctxhooks never saw (a transcript named, an SDK runtime's
         // session): the command then says what it is missing.
         Command::Provenance(args) => (args.session.as_mut(), Unknown::Allow),
         Command::LedgerInput(args) => (args.session.as_mut(), Unknown::Allow),
-        Command::Install(_) | Command::Uninstall(_) | Command::Doctor(_) | Command::Sessions(_) => {
-            (None, Unknown::Refuse)
-        }
+        Command::Install(_)
+        | Command::Uninstall(_)
+        | Command::Doctor(_)
+        | Command::Sessions(_)
+        | Command::Statusline(_) => (None, Unknown::Refuse),
     };
     if let Some(session) = session {
         let state = StateDir::locate()?;

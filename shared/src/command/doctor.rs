@@ -1,7 +1,10 @@
-//! `ctxhooks doctor`: the installation's health, checked (`checks.rs`, `findings.rs`) and shown
+//! `ctxhooks doctor`: the installation's health, checked (`checks.rs`, `findings.rs`, the plugins
+//! that register our hooks in `plugins.rs`, the hooks at work in `activity.rs`) and shown
 //! (`text.rs`).
 
+pub mod activity;
 pub mod checks;
 pub mod cli;
 pub mod findings;
+pub mod plugins;
 pub mod text;

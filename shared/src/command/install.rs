@@ -13,4 +13,5 @@ pub mod merge;
 pub mod ownership;
 pub mod patch;
 pub mod scope;
+pub mod status_line;
 pub mod style;

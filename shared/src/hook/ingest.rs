@@ -12,6 +12,7 @@ use crate::store::usage_record::{
     BoundaryRow, CacheTtl, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote,
     UsageRecord, UsageRow,
 };
+use crate::transcript::content::Block;
 use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -22,6 +23,10 @@ pub const RECENT_REQUESTS: usize = 8;
 /// How many of the last tool calls' names a source remembers between runs (one response may
 /// call many tools at once; each entry is only an id and a name).
 pub const RECENT_TOOL_NAMES: usize = 64;
+
+/// The shortest text block taken as the end of an expected response text (a shorter one, such as
+/// `.`, could end any text).
+const MIN_TEXT_TAIL: usize = 16;
 
 /// What reading one transcript has to remember between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +49,98 @@ pub struct SourceState {
     /// Lines that were not JSON objects, over all runs.
     #[serde(default)]
     pub unreadable_lines: u64,
+    /// What the gauge needs of the main chain (main transcripts only): counted here and saved
+    /// with the cursor, so a rescan counts it again from the start and a run killed before its
+    /// cursor was saved counts nothing twice. `None` in a cursor written before the gauge
+    /// existed: the ingest then counts it once from the usage log (`usage_log.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gauge: Option<ChainGauge>,
+}
+
+/// What the gauge (`store/gauge.rs`) needs of a main transcript's chain, kept up to date at every
+/// ingest in constant time: the compactions so far and the latest request's context.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainGauge {
+    /// Full compactions of the main chain read so far (`compact_boundary` records).
+    #[serde(default)]
+    pub compactions: u64,
+    /// The context the last automatic compaction fired at (its `preTokens`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_automatic_pre_tokens: Option<u64>,
+    /// The latest main-chain request with a context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest: Option<LatestRequest>,
+    /// A full compaction came after `latest`: what it left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compacted_since: Option<CompactedSince>,
+}
+
+/// The latest main-chain request: its context and what the trigger rule needs of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatestRequest {
+    /// The response's timestamp.
+    #[serde(default)]
+    pub time: Option<String>,
+    /// input + cache read + cache write.
+    pub context_tokens: u64,
+    /// `message.model`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The Claude Code version that sent it.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The output limit the CLI asked for (`api-request`, 2.1.332).
+    #[serde(default)]
+    pub max_output_tokens: Option<u64>,
+}
+
+/// A compaction after the latest request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactedSince {
+    /// The boundary's timestamp.
+    #[serde(default)]
+    pub time: Option<String>,
+    /// The context it left (`postTokens`), when written.
+    #[serde(default)]
+    pub post_tokens: Option<u64>,
+}
+
+impl ChainGauge {
+    /// Counts one record of a main transcript, in transcript order (sidechain records and
+    /// requests with no context change nothing).
+    pub fn count(&mut self, record: &UsageRecord) {
+        match record {
+            UsageRecord::Request(row) => self.count_request(row),
+            UsageRecord::CompactBoundary(boundary) if !boundary.sidechain => {
+                self.compactions += 1;
+                if boundary.trigger.as_ref().is_some_and(Trigger::is_automatic)
+                    && boundary.pre_tokens.is_some()
+                {
+                    self.last_automatic_pre_tokens = boundary.pre_tokens;
+                }
+                self.compacted_since = Some(CompactedSince {
+                    time: boundary.time.clone(),
+                    post_tokens: boundary.post_tokens,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Counts one request row.
+    pub fn count_request(&mut self, row: &UsageRow) {
+        if row.sidechain || row.context_tokens == 0 {
+            return;
+        }
+        self.latest = Some(LatestRequest {
+            time: row.time.clone(),
+            context_tokens: row.context_tokens,
+            model: row.model.clone(),
+            version: row.facts.version.clone(),
+            max_output_tokens: row.facts.max_output_tokens,
+        });
+        self.compacted_since = None;
+    }
 }
 
 impl SourceState {
@@ -163,6 +260,10 @@ pub struct Ingest<'origin> {
     unreadable_before: u64,
     /// Lines this run passed for their length.
     overlong: u64,
+    /// A response text to look for (the Stop payload's `last_assistant_message`).
+    expected_text: Option<String>,
+    /// A main-chain response holding `expected_text` was read.
+    saw_expected_text: bool,
 }
 
 impl<'origin> Ingest<'origin> {
@@ -175,7 +276,41 @@ impl<'origin> Ingest<'origin> {
             slots: Vec::new(),
             requests: HashMap::new(),
             overlong: 0,
+            expected_text: None,
+            saw_expected_text: false,
         }
+    }
+
+    /// Looks out for a main-chain response whose text block is `text` (or ends it: a response
+    /// of several text blocks), as the Stop payload's `last_assistant_message` gives it.
+    pub fn expect_text(&mut self, text: &str) {
+        let text = text.trim();
+        if !text.is_empty() {
+            self.expected_text = Some(text.to_owned());
+        }
+    }
+
+    /// Returns true if and only if the text [`Ingest::expect_text`] named was read.
+    pub fn saw_expected_text(&self) -> bool {
+        self.saw_expected_text
+    }
+
+    /// Notes a main-chain response that holds the expected text.
+    fn look_for_expected_text(&mut self, record: &Record) {
+        let Some(expected) = &self.expected_text else {
+            return;
+        };
+        if self.saw_expected_text || record.is_sidechain() || self.origin.is_agent_file {
+            return;
+        }
+        self.saw_expected_text = record.blocks().iter().any(|block| match block {
+            Block::Text(text) => text.text().map(str::trim).is_some_and(|text| {
+                !text.is_empty()
+                    && (text == expected
+                        || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
+            }),
+            _ => false,
+        });
     }
 
     /// Reads one line.
@@ -191,6 +326,7 @@ impl<'origin> Ingest<'origin> {
         let sidechain = record.is_sidechain();
         match record.kind() {
             Some("assistant") => {
+                self.look_for_expected_text(&record);
                 if let Some(part) = AssistantPart::of(&record) {
                     self.assistant(&part);
                 } else {
@@ -390,13 +526,24 @@ impl<'origin> Ingest<'origin> {
     /// or its values changed; last, the lines it skipped, if any) and the state for the next run.
     pub fn finish(mut self) -> (Vec<UsageRecord>, SourceState) {
         let mut records = Vec::with_capacity(self.slots.len());
+        // A sub-agent's own transcript has no main chain: no gauge.
+        let mut gauge =
+            (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
         for slot in self.slots {
             match slot {
-                Slot::Record(record) => records.push(*record),
+                Slot::Record(record) => {
+                    if let Some(gauge) = &mut gauge {
+                        gauge.count(&record);
+                    }
+                    records.push(*record);
+                }
                 Slot::Request(key) => {
                     let Some(row) = self.requests.remove(&key) else {
                         continue;
                     };
+                    if let Some(gauge) = &mut gauge {
+                        gauge.count_request(&row);
+                    }
                     let recent = &mut self.state.recent;
                     if let Some(index) = recent.iter().position(|known| known.key == key) {
                         if recent[index] == row {
@@ -412,6 +559,7 @@ impl<'origin> Ingest<'origin> {
                 }
             }
         }
+        self.state.gauge = gauge;
         let unreadable = self.state.unreadable_lines - self.unreadable_before;
         if unreadable > 0 || self.overlong > 0 {
             records.push(UsageRecord::SkippedLines(SkippedLinesRow {

@@ -4,9 +4,10 @@
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::snapshot::{SnapshotRequest, take_snapshot};
-use super::usage_log::log_usage;
+use super::usage_log::IngestOptions;
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -88,11 +89,16 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // Then the usage log (its compaction boundary is not written yet, but the turns before it
     // are, so the turn just before a compaction is never missed). A failure there is logged; the
     // next Stop run catches up.
-    if let Err(error) = log_usage(
+    // The gauge with it (the status line shows the context the compaction starts from); never a
+    // warning here.
+    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.text(), GaugeRole::Quiet);
+    if let Err(error) = log_usage_and_gauge(
         context,
         &session,
         &mut transcript,
         &Origin::from_file_name(path),
+        &gauge_inputs,
+        IngestOptions::default(),
     ) {
         context.note(error.context("failed to log the transcript's usage before the compaction"));
     }

@@ -3,13 +3,15 @@
 //! the session's usage log.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::keep::{keep_in_hook, main_name, subagent_name};
-use super::usage_log::log_usage;
+use super::usage_log::{IngestOptions, log_usage};
 use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -38,6 +40,9 @@ pub struct StopInput<'payload> {
     /// `SubagentStop`: the sub-agent's own transcript.
     #[serde(borrow)]
     pub agent_transcript_path: Text<'payload>,
+    /// The text of the response that ended the turn (2.1.47 on).
+    #[serde(borrow)]
+    pub last_assistant_message: Text<'payload>,
 }
 
 impl Payload for StopInput<'_> {
@@ -54,33 +59,91 @@ impl Payload for StopInput<'_> {
                 "agent_transcript_path",
                 self.agent_transcript_path.mismatch(),
             ),
+            (
+                "last_assistant_message",
+                self.last_assistant_message.mismatch(),
+            ),
         ]
     }
 }
 
-/// Handles one Stop or `SubagentStop` payload.
+/// How long the Stop hook waits for a turn's last response to reach the transcript when it has
+/// not yet (it reads again as soon as the file grows).
+pub const RESPONSE_LAG_WAIT: Duration = Duration::from_secs(1);
+
+/// Waits until the file at `path` is longer than `size`, looking every 20 ms, until `deadline`;
+/// returns whether it grew.
+fn wait_for_growth(path: &Path, size: u64, deadline: Instant) -> bool {
+    loop {
+        if fs_err::metadata(path).is_ok_and(|metadata| metadata.len() > size) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Handles one Stop or `SubagentStop` payload. The Stop hook's one answer, when a turn took the
+/// context past the warning share of the trigger, is `{"systemMessage": ...}` (shown to the
+/// person, not sent to the model); at any other time it prints nothing.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
+    let role = if input.hook_event_name.text() == Some("Stop") {
+        GaugeRole::Stop
+    } else {
+        GaugeRole::Quiet
+    };
+    let (gauge_inputs, problem) = GaugeInputs::of_hook(input.cwd.text(), role);
+    if let Some(problem) = problem {
+        context.note(problem);
+    }
+    let mut crossing = None;
+    // The turn ended with a response, which the transcript must hold for the gauge to be this
+    // turn's: Claude Code writes the transcript asynchronously, and an interactive 2.1.332 was
+    // seen to start the Stop hook before the turn's last response reached the file.
+    let expected_text = input
+        .last_assistant_message
+        .text()
+        .filter(|_| role == GaugeRole::Stop);
+    let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
-    let main = TranscriptFile::open(transcript)
-        .and_then(|mut file| file.check_is_transcript().map(|()| file))
-        .and_then(|mut file| {
+    let main = (|| -> Result<()> {
+        loop {
+            let mut file = TranscriptFile::open(transcript)?;
+            file.check_is_transcript()?;
             keep_in_hook(
                 context,
                 &session,
                 main_name(&session, transcript),
                 &mut file,
             );
-            log_usage(
+            let ingested = log_usage_and_gauge(
                 context,
                 &session,
                 &mut file,
                 &Origin::from_file_name(transcript),
-            )
-        })
-        .context("failed to log the transcript's usage");
+                &gauge_inputs,
+                IngestOptions {
+                    expected_text,
+                    ..IngestOptions::default()
+                },
+            )?;
+            crossing = ingested.crossing;
+            // The turn's last response not read yet (not written yet, or read by an earlier
+            // run: then the wait is bounded and nothing grows): read again once the file grows.
+            if expected_text.is_none()
+                || ingested.saw_expected_text
+                || !wait_for_growth(transcript, file.size(), lag_deadline)
+            {
+                return Ok(());
+            }
+        }
+    })()
+    .context("failed to log the transcript's usage");
     if let Some(agent_transcript) = input.agent_transcript_path.text().map(Path::new) {
         // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
@@ -100,6 +163,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
         if let Err(error) = agent {
             context.note(error);
         }
+    }
+    if let Some(crossing) = crossing {
+        context.respond(&crossing.answer()?)?;
     }
     main
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
 use super::cursor::{CursorFile, TranscriptCursor};
-use super::ingest::{Ingest, Origin, SourceState};
+use super::ingest::{ChainGauge, Ingest, Origin, SourceState};
 use crate::hook::runner::HookContext;
 use crate::store::files;
 use crate::store::session_id::SessionId;
@@ -20,11 +20,39 @@ use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
 pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
 
+/// How one ingest reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IngestOptions<'text> {
+    /// A response text to look out for (the Stop payload's `last_assistant_message`); the
+    /// outcome says whether a main-chain response holding it was read.
+    pub expected_text: Option<&'text str>,
+    /// The most this run reads; the rest waits for the next run, from the saved cursor.
+    pub max_bytes: u64,
+}
+
+impl Default for IngestOptions<'_> {
+    fn default() -> Self {
+        Self {
+            expected_text: None,
+            max_bytes: RUN_BYTES,
+        }
+    }
+}
+
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IngestOutcome {
     /// Records appended.
     pub appended: usize,
+    /// Main-chain requests this run read (new ones, or new lines of one already logged).
+    pub main_requests_read: usize,
+    /// Main-chain compaction boundaries this run read.
+    pub main_compactions_read: usize,
+    /// The response text the caller looked out for was read in this run.
+    pub saw_expected_text: bool,
+    /// The run read from somewhere else than a good cursor, or read something: what the cursor
+    /// says of the transcript (and so the gauge) may have changed.
+    pub moved: bool,
     /// Byte offset reached.
     pub offset: u64,
     /// Why the transcript was read from its start again, if it was.
@@ -39,6 +67,8 @@ pub struct IngestOutcome {
     /// Why `cursor.json` could not be read, if it could not (the transcript was then read from
     /// its start).
     pub cursor_unreadable: Option<String>,
+    /// What the gauge needs of the main chain as this run leaves it (main transcripts only).
+    pub gauge: Option<ChainGauge>,
 }
 
 impl IngestOutcome {
@@ -98,6 +128,29 @@ pub fn ingest_transcript(
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<IngestOutcome> {
+    ingest_transcript_then(
+        state,
+        session,
+        transcript,
+        origin,
+        IngestOptions::default(),
+        |_| (),
+    )
+    .map(|(outcome, ())| outcome)
+}
+
+/// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
+/// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
+/// no other ingest of the session runs meanwhile. `options` say what to look out for and how much
+/// to read at most.
+pub fn ingest_transcript_then<T>(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+    options: IngestOptions<'_>,
+    then: impl FnOnce(&IngestOutcome) -> T,
+) -> Result<(IngestOutcome, T)> {
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
@@ -109,7 +162,10 @@ pub fn ingest_transcript(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin);
+    let outcome = ingest_locked(state, session, transcript, origin, options).map(|outcome| {
+        let after = then(&outcome);
+        (outcome, after)
+    });
     let _ = lock.file().unlock();
     outcome
 }
@@ -132,6 +188,7 @@ fn ingest_locked(
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
+    options: IngestOptions<'_>,
 ) -> Result<IngestOutcome> {
     let cursor_path = state.cursor_file(session);
     let log_path = state.usage_log(session);
@@ -158,7 +215,7 @@ fn ingest_locked(
     let mut rescan = None;
     // Whether this run starts from a good cursor.
     let mut resumed = false;
-    let (start, source_state) = match cursors.transcripts.remove(&origin.transcript) {
+    let (start, mut source_state) = match cursors.transcripts.remove(&origin.transcript) {
         Some(cursor) if cursor.offset > size => {
             rescan = Some(RescanReason::Shrank);
             (0, SourceState::default())
@@ -192,15 +249,25 @@ fn ingest_locked(
             }),
         )?;
     }
+    if resumed && source_state.gauge.is_none() && !origin.is_agent_file {
+        // A cursor from before the gauge: what the log already holds of this transcript is
+        // counted once, so the compactions so far are all counted.
+        source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
+    }
     let mut ingest = Ingest::new(origin, source_state);
-    // Read no further than the size seen at open, and at most RUN_BYTES per run: a huge
-    // backlog is caught up over several runs, each one leaving a saved cursor.
-    let until = size.min(start.saturating_add(RUN_BYTES));
+    if let Some(text) = options.expected_text {
+        ingest.expect_text(text);
+    }
+    // Read no further than the size seen at open, and at most RUN_BYTES per run (less when the
+    // caller says): a huge backlog is caught up over several runs, each one leaving a saved
+    // cursor.
+    let until = size.min(start.saturating_add(options.max_bytes.min(RUN_BYTES)));
     let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
     let offset = read.offset;
     ingest.skipped_overlong(read.overlong_lines);
+    let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
     let unreadable_lines = records
         .iter()
@@ -209,6 +276,14 @@ fn ingest_locked(
             _ => 0,
         })
         .sum();
+    let main_requests_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::Request(row) if !row.sidechain))
+        .count();
+    let main_compactions_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::CompactBoundary(row) if !row.sidechain))
+        .count();
     let mut appended = 0;
     for record in &records {
         let start_of_line = lines.len();
@@ -222,11 +297,16 @@ fn ingest_locked(
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
     let outcome = IngestOutcome {
         appended,
+        main_requests_read,
+        main_compactions_read,
+        saw_expected_text,
+        moved: !(resumed && offset == start),
         offset,
         rescan,
         overlong_lines: read.overlong_lines,
         unreadable_lines,
         cursor_unreadable,
+        gauge: source_state.gauge.clone(),
     };
     // Nothing read since a good cursor and nothing appended: the reader's state moves only with
     // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no
@@ -255,6 +335,24 @@ fn ingest_locked(
     cursors.log_length = Some(fs_err::metadata(&log_path).map_or(0, |metadata| metadata.len()));
     cursors.save(&cursor_path)?;
     Ok(outcome)
+}
+
+/// The gauge's counts for `transcript` from what the usage log holds of it: read once, for a
+/// session whose cursor was written before the gauge existed.
+fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge> {
+    let mut gauge = ChainGauge::default();
+    let Some(bytes) = files::read_state_file(log_path).context("failed to read the usage log")?
+    else {
+        return Ok(gauge);
+    };
+    for line in bytes.split(|byte| *byte == b'\n') {
+        if let Ok(record) = serde_json::from_slice::<UsageRecord>(line)
+            && record.transcript() == transcript
+        {
+            gauge.count(&record);
+        }
+    }
+    Ok(gauge)
 }
 
 /// The most of an unconfirmed tail an ingest reads back: one run appends at most the rows of

@@ -18,3 +18,10 @@ pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 
 /// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
+
+/// The share of the auto-compact trigger at which the Stop hook warns, in percent (default 90;
+/// `off` for none).
+pub const CTXHOOKS_WARN_AT: &str = "CTXHOOKS_WARN_AT";
+
+/// The project folder a Claude Code session started in (Claude Code sets it for hooks).
+pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";

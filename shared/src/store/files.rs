@@ -159,6 +159,27 @@ pub fn write_atomic_owned(
     result
 }
 
+/// Replaces `target` with `bytes` the way [`write_atomic`] does (a temp file in the same folder,
+/// then a rename, so a reader sees the old file or the new one, never a part), without flushing
+/// either to disk: only for a small file derived from others that the next run writes again
+/// (the gauge), where a crash may leave it stale but an fsync on every run would cost more than
+/// the file is worth.
+pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let temp = temp_sibling(target);
+    let result = (|| -> Result<()> {
+        let mut file = create_new_file(&temp, mode)?;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        file.write_all(bytes)?;
+        drop(file);
+        fs_err::rename(&temp, target)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs_err::remove_file(&temp);
+    }
+    result
+}
+
 /// Appends one whole line (`line` plus a newline) with a single write on a file opened for
 /// appending (created 0600), under an exclusive lock, so that concurrent writers never
 /// interleave or lose lines.

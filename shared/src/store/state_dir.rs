@@ -90,6 +90,11 @@ impl StateDir {
         self.session_dir(session).join("cursor.json")
     }
 
+    /// One session's gauge (`gauge.json`, see `store/gauge.rs`).
+    pub fn gauge_file(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("gauge.json")
+    }
+
     /// One session's provenance sidecar (`provenance.jsonl`).
     pub fn sidecar(&self, session: &SessionId) -> PathBuf {
         self.session_dir(session).join("provenance.jsonl")

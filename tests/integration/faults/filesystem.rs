@@ -411,7 +411,13 @@ fn a_folder_or_fifo_where_a_state_file_belongs_is_refused_at_once() {
     // Each state file, with the hooks and the commands that use it.
     type Place = fn(&World) -> PathBuf;
     type Case<'a> = (&'a str, Place, &'a [Hook], &'a [&'a [&'a str]]);
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
+        (
+            "gauge.json",
+            |world| world.session_dir(SESSION).join("gauge.json"),
+            &[Hook::Stop, Hook::PreCompact],
+            &[&["gauge", "--session", SESSION]],
+        ),
         (
             "usage.jsonl",
             |world| world.session_dir(SESSION).join("usage.jsonl"),
@@ -529,7 +535,7 @@ fn a_folder_or_fifo_where_a_state_file_belongs_is_refused_at_once() {
     say_held(
         "filesystem",
         &format!(
-            "a folder or a FIFO in place of usage.jsonl, cursor.json, usage.lock, \
+            "a folder or a FIFO in place of gauge.json, usage.jsonl, cursor.json, usage.lock, \
              provenance.jsonl, errors.log, installs.json and installs.lock, {runs} hook and \
              command runs: each refused at once with an error naming the file, none waited"
         ),

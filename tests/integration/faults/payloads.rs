@@ -327,3 +327,107 @@ fn every_kind_of_transcript_path_is_taken_or_refused_without_waiting() {
         ),
     );
 }
+
+#[test]
+fn the_statusline_prints_one_line_at_once_whatever_it_is_given() {
+    // A status line has no one to report an error to: whatever arrives on stdin, and whatever
+    // is where the gauge belongs, it prints one line, exits 0, says nothing on stderr, and
+    // never waits past its deadline (here 500 ms) for a payload that does not come.
+    let session = "faults-statusline";
+    let good = serde_json::json!({"session_id": session, "model": {"id": "claude-opus-4-6"},
+        "version": "2.1.332", "context_window": {"current_usage": {"input_tokens": 3,
+        "cache_read_input_tokens": 100_000, "cache_creation_input_tokens": 500}}})
+    .to_string();
+    let odd_types = serde_json::json!({"session_id": ["x"], "model": 5, "version": {},
+        "context_window": {"current_usage": {"input_tokens": "3", "cache_read_input_tokens": -1}}})
+    .to_string();
+    let mut inputs: Vec<(&str, Vec<u8>, bool)> = vec![
+        ("the status JSON", good.clone().into_bytes(), false),
+        ("odd types everywhere", odd_types.into_bytes(), false),
+        ("nothing", Vec::new(), false),
+        ("not JSON", b"status please".to_vec(), false),
+        ("a JSON array", b"[1, 2, 3]".to_vec(), false),
+        (
+            "an object cut short",
+            br#"{"session_id": "faults-"#.to_vec(),
+            false,
+        ),
+        (
+            "an object that never ends, the pipe held open",
+            br#"{"session_id": "#.to_vec(),
+            true,
+        ),
+        ("a byte-order mark", b"\xEF\xBB\xBF{}".to_vec(), false),
+        (
+            "invalid UTF-8 in a string",
+            b"{\"session_id\": \"\xFF\xFE\"}".to_vec(),
+            false,
+        ),
+        (
+            "an object of 20 MiB",
+            format!("{{\"pad\": \"{}\"}}", "x".repeat(20 * 1024 * 1024)).into_bytes(),
+            false,
+        ),
+    ];
+    inputs.push((
+        "a session id that is a path",
+        br#"{"session_id": "../../etc"}"#.to_vec(),
+        false,
+    ));
+    let mut runs = 0;
+    for gauge in ["none", "garbage", "a folder", "a FIFO"] {
+        let world = World::new("faults-statusline");
+        let path = world.session_dir(session).join("gauge.json");
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        match gauge {
+            "garbage" => fs_err::write(&path, b"\x00not a gauge").unwrap(),
+            "a folder" => fs_err::create_dir_all(path.join("inside")).unwrap(),
+            "a FIFO" => make_fifo(&path),
+            _ => {}
+        }
+        for (name, bytes, held_open) in &inputs {
+            let run = world
+                .ctxhooks(["statusline", "--plain"])
+                .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "500");
+            let run = if *held_open {
+                run.stdin_held_open(bytes)
+            } else {
+                run.stdin(bytes)
+            };
+            let (outcome, hung) = run.spawn().kill_after(Duration::from_secs(20));
+            runs += 1;
+            let stdout = outcome.stdout_text();
+            assert!(!hung, "{name}, gauge {gauge}: the statusline hung");
+            assert_eq!(outcome.code(), Some(0), "{name}, gauge {gauge}");
+            assert!(
+                outcome.stderr().is_empty(),
+                "{name}, gauge {gauge}: {}",
+                outcome.stderr_text()
+            );
+            assert_eq!(
+                stdout.lines().count(),
+                1,
+                "{name}, gauge {gauge}: {stdout:?}"
+            );
+            assert!(
+                stdout.starts_with("ctx "),
+                "{name}, gauge {gauge}: {stdout:?}"
+            );
+        }
+        // What it could read, it read: the context against the rule's T for the model.
+        world
+            .ctxhooks(["statusline", "--plain"])
+            .stdin(&good)
+            .stdout("ctx 100k / 167k (60%) · 66k left · 0 compactions\n")
+            .success();
+    }
+    say_held(
+        "payloads",
+        &format!(
+            "the statusline: {} kinds of stdin (none, garbage, odd types, cut short, never ending, \
+             20 MiB, ...) × no gauge, a garbage one, a folder and a FIFO in its place: {runs} runs, \
+             each exit 0 with one line, nothing on stderr, none waited past its deadline",
+            inputs.len()
+        ),
+    );
+}

@@ -8,9 +8,12 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use ctxhooks_shared::command::install::handlers::planned_handlers;
-use ctxhooks_shared::command::install::installer::{install, uninstall};
+use ctxhooks_shared::command::install::installer::{install, install_with_status_line, uninstall};
 use ctxhooks_shared::command::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
+};
+use ctxhooks_shared::command::install::status_line::{
+    StatusLineAction, StatusLinePlan, status_line_value,
 };
 use ctxhooks_shared::command::install::style::TextStyle;
 use ctxhooks_shared::hook::ingest::{Ingest, Origin, SourceState};
@@ -463,6 +466,28 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
             prop_assert!(!second.changed);
             prop_assert_eq!(fs_err::read(&settings).unwrap(), installed);
             uninstall(&state, &settings, false).unwrap();
+            prop_assert_eq!(&fs_err::read_to_string(&settings).unwrap(), &text);
+            // With the status line: set where there was none, a second run changes no byte,
+            // uninstall restores every byte.
+            let plan = StatusLinePlan {
+                requested: true,
+                planned: status_line_value(&binaries.join("ctxhooks")),
+                elsewhere: Vec::new(),
+            };
+            let with_line =
+                install_with_status_line(&state, &settings, &binaries, &[], 0o600, false, &plan)
+                    .unwrap();
+            prop_assert_eq!(
+                with_line.status_line.map(|line| line.action),
+                Some(StatusLineAction::Added)
+            );
+            let installed = fs_err::read(&settings).unwrap();
+            let again =
+                install_with_status_line(&state, &settings, &binaries, &[], 0o600, false, &plan)
+                    .unwrap();
+            prop_assert!(!again.changed);
+            prop_assert_eq!(fs_err::read(&settings).unwrap(), installed);
+            uninstall(&state, &settings, false).unwrap();
             prop_assert_eq!(fs_err::read_to_string(&settings).unwrap(), text);
             fs_err::remove_dir_all(&folder).unwrap();
             Ok(())
@@ -473,6 +498,6 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
         "settings merge: 256 settings values, add then remove gave each back; 64 settings files \
          in any style (2 or 4 spaces, tabs, CRLF, one line, with or without a final newline): \
          install kept every other key and tool's handler, a second install changed no byte, \
-         uninstall restored every byte",
+         uninstall restored every byte; the same with the status line set",
     );
 }

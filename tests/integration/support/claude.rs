@@ -20,7 +20,11 @@ use super::fixtures::repository_file;
 pub use super::fixtures::repository_root;
 use super::model_server::ModelServer;
 use super::run::{CTXHOOKS, Hook, Run};
+use super::summary::{group_of, record_group};
 use super::world::World;
+
+/// The API key the CLI is given (any text: the model server does not check it).
+pub const API_KEY: &str = "sk-ant-test-ctxhooks";
 
 /// The Claude Code version the end-to-end tests are written against.
 pub const PINNED_CLAUDE_CODE: &str = "2.1.332";
@@ -81,9 +85,16 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// A new sandbox, or `None` when the CLI is missing and the test should be skipped.
+    /// A new sandbox, or `None` when the CLI is missing and the test should be skipped. Records
+    /// for `tests/run.sh`'s summary that a test of the calling file's group ran or was skipped.
+    #[track_caller]
     pub fn new(name: &str) -> Option<Self> {
-        let claude = claude_binary()?;
+        let group = group_of(std::panic::Location::caller().file());
+        let Some(claude) = claude_binary() else {
+            record_group(&group, "skipped: no pinned Claude Code CLI in .e2e/");
+            return None;
+        };
+        record_group(&group, "ran");
         let world = World::new(name);
         let bin_dir = world.join("bin with space");
         fs_err::create_dir_all(&bin_dir).unwrap();
@@ -92,9 +103,13 @@ impl Sandbox {
         for hook in Hook::ALL {
             fs_err::copy(hook.binary(), bin_dir.join(hook.name())).unwrap();
         }
+        // An interactive CLI uses a key from the environment only once it was approved (the
+        // last 20 characters), else it says the key is not used.
+        let approved = &API_KEY[API_KEY.len().saturating_sub(20)..];
         let trust = json!({
             "hasCompletedOnboarding": true,
-            "projects": { world.project().to_string_lossy(): { "hasTrustDialogAccepted": true } }
+            "projects": { world.project().to_string_lossy(): { "hasTrustDialogAccepted": true } },
+            "customApiKeyResponses": { "approved": [approved], "rejected": [] }
         });
         fs_err::write(
             world.home().join(".claude.json"),
@@ -108,6 +123,11 @@ impl Sandbox {
             claude,
             world,
         })
+    }
+
+    /// The pinned `claude` program.
+    pub fn claude_path(&self) -> &Path {
+        &self.claude
     }
 
     /// The world the sandbox is built on.
@@ -185,7 +205,7 @@ impl Sandbox {
             .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
             .env("TMPDIR", self.world.join("tmp"))
             .env("ANTHROPIC_BASE_URL", server.base_url())
-            .env("ANTHROPIC_API_KEY", "sk-ant-test-ctxhooks")
+            .env("ANTHROPIC_API_KEY", API_KEY)
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .timeout(CLI_TIMEOUT)

@@ -32,7 +32,10 @@
 //! - `mounts.rs`: [`SmallFilesystem`], a tmpfs for one test (a full disk, a read-only state
 //!   folder); needs root.
 //! - `claude.rs`: the end-to-end [`claude::Sandbox`], a world with our binaries installed and the
-//!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to.
+//!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to;
+//!   `terminal.rs`: the same CLI run interactively in tmux, read from its screen.
+//! - `summary.rs`: each end-to-end group records whether it ran or why it was skipped, for the
+//!   summary `tests/run.sh` ends with.
 
 pub mod claude;
 pub mod files;
@@ -41,6 +44,8 @@ pub mod model_server;
 pub mod mounts;
 pub mod run;
 pub mod scratch;
+pub mod summary;
+pub mod terminal;
 pub mod world;
 
 pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_held, say_skipped};

@@ -106,6 +106,7 @@ pub struct Run {
     timeout: Duration,
     gate: Option<Arc<Barrier>>,
     expected_stdout: Option<Vec<u8>>,
+    stdout_warning_allowed: bool,
     stdout_contains: Vec<String>,
     stderr_contains: Vec<String>,
     expected_files: Vec<(PathBuf, Vec<u8>)>,
@@ -125,16 +126,27 @@ impl Run {
             timeout: DEFAULT_TIMEOUT,
             gate: None,
             expected_stdout: None,
+            stdout_warning_allowed: false,
             stdout_contains: Vec::new(),
             stderr_contains: Vec::new(),
             expected_files: Vec::new(),
         }
     }
 
-    /// One of our hooks. A hook never prints on stdout (it is Claude Code's protocol channel),
-    /// so every hook run checks that its stdout is empty.
+    /// One of our hooks. A hook prints nothing on stdout (it is Claude Code's protocol channel)
+    /// but its protocol's answer, so every hook run checks that its stdout is empty; a Stop run's
+    /// may instead be exactly the one warning the protocol shows the person,
+    /// `{"systemMessage": "..."}` (a test that wants it empty says `.stdout("")`).
     pub fn hook(hook: Hook) -> Self {
-        Self::program(hook.binary()).stdout("")
+        let run = Self::program(hook.binary());
+        if hook == Hook::Stop {
+            Self {
+                stdout_warning_allowed: true,
+                ..run
+            }
+        } else {
+            run.stdout("")
+        }
     }
 
     /// `ctxhooks ARGS`.
@@ -357,6 +369,7 @@ impl Run {
             stderr,
             ended,
             writer,
+            stdout_warning_allowed: self.stdout_warning_allowed && self.expected_stdout.is_none(),
             expected_stdout: self.expected_stdout,
             stdout_contains: self.stdout_contains,
             stderr_contains: self.stderr_contains,
@@ -450,6 +463,7 @@ pub struct Running {
     ended: Arc<AtomicBool>,
     writer: Option<JoinHandle<()>>,
     expected_stdout: Option<Vec<u8>>,
+    stdout_warning_allowed: bool,
     stdout_contains: Vec<String>,
     stderr_contains: Vec<String>,
     expected_files: Vec<(PathBuf, Vec<u8>)>,
@@ -526,6 +540,12 @@ impl Running {
                 &format!("stdout is not {:?}", String::from_utf8_lossy(expected)),
             );
         }
+        if self.stdout_warning_allowed {
+            outcome.check(
+                outcome.output.stdout.is_empty() || is_one_warning(&outcome.output.stdout),
+                "stdout is neither empty nor one `{\"systemMessage\": ...}` object",
+            );
+        }
         for text in &self.stdout_contains {
             outcome.check(
                 String::from_utf8_lossy(&outcome.output.stdout).contains(text),
@@ -552,6 +572,16 @@ impl Running {
         }
         outcome
     }
+}
+
+/// Returns true if and only if `stdout` is exactly one JSON object whose only member is a string
+/// `systemMessage`: the Stop hook's warning.
+pub fn is_one_warning(stdout: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(stdout).is_ok_and(|value| {
+        value.as_object().is_some_and(|object| {
+            object.len() == 1 && object.get("systemMessage").is_some_and(Value::is_string)
+        })
+    })
 }
 
 impl Drop for Running {

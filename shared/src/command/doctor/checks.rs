@@ -8,17 +8,20 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::activity::{Activity, hooks_at_work};
 use super::findings::{Finding, Severity};
+use super::plugins::{PluginCheck, plugins_with_ctxhooks};
 use crate::command::archives::catalog::scan_archive;
 use crate::command::install::claude_version::{InstalledClaude, installed_claude};
 use crate::command::install::document::{parse_settings, read_settings_bytes};
 use crate::command::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
+use crate::command::install::merge::contains_handler;
 use crate::command::install::ownership::InstallsFile;
 use crate::command::install::scope::{SettingsScope, resolve_settings_path};
 use crate::hook::table::HOOK_BINARIES;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::files;
-use crate::store::state_dir::StateDir;
+use crate::store::state_dir::{StateDir, claude_config_dir};
 
 /// How many of the newest `errors.log` lines the report shows.
 pub const RECENT_ERRORS: usize = 10;
@@ -120,6 +123,10 @@ pub struct SettingsCheck {
     pub cleanup_period_days: Option<Value>,
     /// Whether this file sets `disableAllHooks: true`.
     pub disable_all_hooks: bool,
+    /// The plugins this file enables (`enabledPlugins` set to `true`).
+    pub enabled_plugins: Vec<String>,
+    /// The status line's command, when this file sets a command status line.
+    pub status_line: Option<String>,
 }
 
 /// The `claude` on `PATH`.
@@ -144,6 +151,11 @@ pub struct DoctorReport {
     pub binaries: Vec<BinaryCheck>,
     /// The user, project and local settings files.
     pub settings: Vec<SettingsCheck>,
+    /// The installed plugins that register ctxhooks hooks.
+    pub plugins: Vec<PluginCheck>,
+    /// The hooks at work: when each last left a trace and how it went; the sessions logged,
+    /// kept and snapshotted.
+    pub activity: Activity,
     /// The error log.
     pub errors_log: PathBuf,
     /// Its newest lines, oldest first.
@@ -178,7 +190,25 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         .iter()
         .filter_map(|scope| check_settings(*scope, &input.project_dir, &planned, &mut findings))
         .collect();
-    check_installed(&settings, &mut findings);
+    let enabled: Vec<String> = settings
+        .iter()
+        .flat_map(|check| check.enabled_plugins.iter().cloned())
+        .collect();
+    let plugins = match claude_config_dir() {
+        Ok(config) => match plugins_with_ctxhooks(&config, &enabled) {
+            Ok(plugins) => plugins,
+            Err(error) => {
+                findings.push(Finding::PluginsUnreadable {
+                    error: format!("{error:#}"),
+                });
+                Vec::new()
+            }
+        },
+        Err(_) => Vec::new(),
+    };
+    check_plugins(&plugins, &settings, &mut findings);
+    check_installed(&settings, &plugins, &mut findings);
+    check_recorded_entries(&input.state, &mut findings);
     let claude = installed_claude();
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
@@ -192,7 +222,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         });
     }
     let errors_log = input.state.errors_log();
-    let recent_errors = match error_log::read_recent(&errors_log, RECENT_ERRORS) {
+    let all_errors = match error_log::read_recent(&errors_log, usize::MAX) {
         Ok(records) => records,
         Err(error) => {
             findings.push(Finding::ErrorsLogUnreadable {
@@ -202,13 +232,16 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             Vec::new()
         }
     };
+    let recent_errors = all_errors[all_errors.len().saturating_sub(RECENT_ERRORS)..].to_vec();
     if !recent_errors.is_empty() {
         findings.push(Finding::RecentHookErrors {
             shown: recent_errors.len(),
             path: errors_log.clone(),
         });
     }
-    let snapshot_count = match scan_archive(&input.state, None) {
+    let catalog = scan_archive(&input.state, None);
+    let activity = hooks_at_work(&input.state, catalog.as_ref().ok(), &all_errors);
+    let snapshot_count = match catalog {
         Ok(catalog) => {
             if !catalog.broken.is_empty() {
                 findings.push(Finding::SnapshotsDamaged {
@@ -247,6 +280,8 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         binaries_dir: input.binaries_dir.clone(),
         binaries,
         settings,
+        plugins,
+        activity,
         errors_log,
         recent_errors,
         snapshot_count,
@@ -326,6 +361,8 @@ fn check_settings(
         hooks: Vec::new(),
         cleanup_period_days: None,
         disable_all_hooks: false,
+        enabled_plugins: Vec::new(),
+        status_line: None,
     };
     let bytes = match read_settings_bytes(&path) {
         Ok(Some(bytes)) => bytes,
@@ -354,6 +391,22 @@ fn check_settings(
     };
     check.cleanup_period_days = value.get("cleanupPeriodDays").cloned();
     check.disable_all_hooks = value.get("disableAllHooks") == Some(&Value::Bool(true));
+    check.enabled_plugins = value
+        .get("enabledPlugins")
+        .and_then(Value::as_object)
+        .map(|plugins| {
+            plugins
+                .iter()
+                .filter(|(_, enabled)| **enabled == Value::Bool(true))
+                .map(|(id, _)| id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    check.status_line = value
+        .get("statusLine")
+        .and_then(|line| line.get("command"))
+        .and_then(Value::as_str)
+        .map(ToOwned::to_owned);
     for (event, groups) in value
         .get("hooks")
         .and_then(Value::as_object)
@@ -401,9 +454,97 @@ fn check_settings(
     Some(check)
 }
 
-fn check_installed(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
-    if settings.iter().all(|check| check.hooks.is_empty()) {
+fn check_installed(
+    settings: &[SettingsCheck],
+    plugins: &[PluginCheck],
+    findings: &mut Vec<Finding>,
+) {
+    if settings.iter().all(|check| check.hooks.is_empty())
+        && !plugins.iter().any(|plugin| plugin.enabled)
+    {
         findings.push(Finding::NotInstalled);
+    }
+}
+
+/// An enabled plugin's hook whose program is missing is broken; the same events registered by
+/// an enabled plugin and a settings file run twice.
+fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    for plugin in plugins.iter().filter(|plugin| plugin.enabled) {
+        for hook in plugin.hooks.iter().filter(|hook| !hook.binary_exists) {
+            findings.push(Finding::PluginHookBinaryMissing {
+                plugin: plugin.id.clone(),
+                event: hook.event.clone(),
+                command: hook.command.clone(),
+                program: hook.program.clone(),
+            });
+        }
+        let mut events: Vec<String> = plugin
+            .hooks
+            .iter()
+            .filter(|hook| {
+                settings
+                    .iter()
+                    .any(|check| check.hooks.iter().any(|other| other.event == hook.event))
+            })
+            .map(|hook| hook.event.clone())
+            .collect();
+        events.dedup();
+        if !events.is_empty() {
+            findings.push(Finding::HooksRegisteredTwice {
+                plugin: plugin.id.clone(),
+                settings: settings
+                    .iter()
+                    .filter(|check| check.hooks.iter().any(|hook| events.contains(&hook.event)))
+                    .map(|check| check.path.clone())
+                    .collect(),
+                events,
+            });
+        }
+    }
+}
+
+/// Every settings file the ownership record says we installed into must still hold what we
+/// added: entries that are gone no longer run (Claude Code's own settings writer has dropped
+/// `hooks` keys).
+fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
+    let Ok(installs) = InstallsFile::load(state) else {
+        return;
+    };
+    for (path, record) in &installs.settings_files {
+        let path = Path::new(path);
+        let value = match read_settings_bytes(path) {
+            Ok(Some(bytes)) => match parse_settings(path, &bytes) {
+                Ok(value) => Some(value),
+                // Not usable: reported as such when it is one of the scopes'.
+                Err(_) => continue,
+            },
+            Ok(None) => None,
+            Err(_) => continue,
+        };
+        let mut events: Vec<String> = record
+            .handlers
+            .iter()
+            .filter(|owned| {
+                value
+                    .as_ref()
+                    .is_none_or(|value| !contains_handler(value, owned))
+            })
+            .map(|owned| owned.event.clone())
+            .collect();
+        events.dedup();
+        let status_line = record.status_line.as_ref().is_some_and(|ours| {
+            value
+                .as_ref()
+                .is_none_or(|value| value.get("statusLine") != Some(ours))
+        });
+        if !events.is_empty() || status_line {
+            findings.push(Finding::HooksRemovedFromSettings {
+                path: path.to_path_buf(),
+                events,
+                status_line,
+                file_gone: value.is_none(),
+            });
+        }
     }
 }
 
@@ -572,7 +713,7 @@ mod tests {
             ["hook_not_current", "hook_binary_missing"]
         );
         let settings = [check];
-        check_installed(&settings, &mut findings);
+        check_installed(&settings, &[], &mut findings);
         check_retention(&settings, &mut findings);
         check_hooks_disabled(&settings, &mut findings);
         assert_eq!(
@@ -595,7 +736,7 @@ mod tests {
         assert_eq!(codes(&findings), ["settings_invalid"]);
         assert_eq!(findings[0].severity(), Severity::Error);
         let settings = [absent, check];
-        check_installed(&settings, &mut findings);
+        check_installed(&settings, &[], &mut findings);
         assert_eq!(codes(&findings)[1], "not_installed");
     }
 
@@ -611,6 +752,13 @@ mod tests {
             binaries_dir: None,
             binaries: Vec::new(),
             settings: Vec::new(),
+            plugins: Vec::new(),
+            activity: Activity {
+                hooks: Vec::new(),
+                sessions_logged: 0,
+                sessions_kept: 0,
+                sessions_with_snapshots: 0,
+            },
             errors_log: PathBuf::new(),
             recent_errors: Vec::new(),
             snapshot_count: None,

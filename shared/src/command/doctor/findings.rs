@@ -85,8 +85,46 @@ pub enum Finding {
         /// Its `command`.
         command: String,
     },
-    /// No settings file registers the hooks.
+    /// No settings file and no enabled plugin registers the hooks.
     NotInstalled,
+    /// Entries `ctxhooks install` added to a settings file (its ownership record says which) are
+    /// no longer there: something rewrote the file, and those hooks no longer run.
+    HooksRemovedFromSettings {
+        /// The settings file.
+        path: PathBuf,
+        /// The events whose recorded handler is gone.
+        events: Vec<String>,
+        /// The recorded status line is gone too.
+        status_line: bool,
+        /// The file itself is gone.
+        file_gone: bool,
+    },
+    /// An enabled plugin registers a ctxhooks hook whose program does not exist.
+    PluginHookBinaryMissing {
+        /// The plugin, `<name>@<marketplace>`.
+        plugin: String,
+        /// The event.
+        event: String,
+        /// The command as written in the plugin.
+        command: String,
+        /// The program it names, expanded.
+        program: Option<PathBuf>,
+    },
+    /// The same ctxhooks hooks are registered by an enabled plugin and by settings files: Claude
+    /// Code runs both (it dedups within settings files only).
+    HooksRegisteredTwice {
+        /// The plugin.
+        plugin: String,
+        /// The events registered both ways.
+        events: Vec<String>,
+        /// The settings files that register them too.
+        settings: Vec<PathBuf>,
+    },
+    /// Claude Code's record of installed plugins cannot be read.
+    PluginsUnreadable {
+        /// Why.
+        error: String,
+    },
     /// `cleanupPeriodDays` is set.
     CleanupPeriodSet {
         /// Its value, as written.
@@ -195,6 +233,8 @@ impl Finding {
             | Self::SettingsPathUnknown { .. }
             | Self::HookNotCurrent { .. }
             | Self::NotInstalled
+            | Self::HooksRegisteredTwice { .. }
+            | Self::PluginsUnreadable { .. }
             | Self::CleanupPeriodUnset { .. }
             | Self::HooksDisabled { .. }
             | Self::ErrorsLogUnreadable { .. }
@@ -207,6 +247,8 @@ impl Finding {
             | Self::SettingsUnreadable { .. }
             | Self::SettingsInvalid { .. }
             | Self::HookBinaryMissing { .. }
+            | Self::HooksRemovedFromSettings { .. }
+            | Self::PluginHookBinaryMissing { .. }
             | Self::OwnershipRecordUnreadable { .. }
             | Self::HookEventUnknownToClaude { .. }
             | Self::CheckFailed { .. } => Severity::Error,
@@ -226,6 +268,10 @@ impl Finding {
             Self::HookBinaryMissing { .. } => "hook_binary_missing",
             Self::HookNotCurrent { .. } => "hook_not_current",
             Self::NotInstalled => "not_installed",
+            Self::HooksRemovedFromSettings { .. } => "hooks_removed_from_settings",
+            Self::PluginHookBinaryMissing { .. } => "plugin_hook_binary_missing",
+            Self::HooksRegisteredTwice { .. } => "hooks_registered_twice",
+            Self::PluginsUnreadable { .. } => "plugins_unreadable",
             Self::CleanupPeriodSet { .. } => "cleanup_period_set",
             Self::CleanupPeriodUnset { .. } => "cleanup_period_unset",
             Self::HookEventUnknownToClaude { .. } => "hook_event_unknown_to_claude",

@@ -3,8 +3,10 @@
 
 use std::fmt::Write as _;
 
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use super::activity::{HookOutcome, parse_time};
 use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
 use super::findings::{Finding, Severity};
 
@@ -80,8 +82,72 @@ pub fn finding_message(finding: &Finding) -> String {
             scope.name(),
             scope.name()
         ),
-        Finding::NotInstalled => {
-            "no settings file registers the ctxhooks hooks; run `ctxhooks install`".to_owned()
+        Finding::NotInstalled => "no settings file and no enabled plugin registers the \
+                                  ctxhooks hooks; run `ctxhooks install` (or install the plugin: \
+                                  /plugin install ctxhooks@ctxhooks)"
+            .to_owned(),
+        Finding::HooksRemovedFromSettings {
+            path,
+            events,
+            status_line,
+            file_gone,
+        } => {
+            let mut gone = Vec::new();
+            if !events.is_empty() {
+                gone.push(format!("the hooks for {}", events.join(", ")));
+            }
+            if *status_line {
+                gone.push("the status line".to_owned());
+            }
+            let what = if *file_gone {
+                format!("`{}` is gone", path.display())
+            } else {
+                format!(
+                    "{} that ctxhooks installed in `{}` are gone (something rewrote the file; \
+                     Claude Code's own settings writer has dropped `hooks` keys)",
+                    gone.join(" and "),
+                    path.display()
+                )
+            };
+            format!(
+                "{what}: they no longer run. Put them back with `ctxhooks install --settings \
+                 {}{}`",
+                path.display(),
+                if *status_line { " --statusline" } else { "" }
+            )
+        }
+        Finding::PluginHookBinaryMissing {
+            plugin,
+            event,
+            command,
+            program,
+        } => format!(
+            "the plugin {plugin} runs `{command}` on {event}, and {} does not exist: install the \
+             binaries with `install/setup.sh --plugin`, or set CTXHOOKS_BIN_DIR in Claude Code's \
+             environment to the folder that holds them",
+            program.as_ref().map_or_else(
+                || "its program".to_owned(),
+                |program| format!("`{}`", program.display())
+            )
+        ),
+        Finding::HooksRegisteredTwice {
+            plugin,
+            events,
+            settings,
+        } => format!(
+            "the hooks for {} are registered twice, by the plugin {plugin} and in {}: Claude Code \
+             runs both (tool events are recorded twice, each compaction snapshotted twice). Keep \
+             one: `ctxhooks uninstall` for the settings file, or `claude plugin uninstall \
+             {plugin}`",
+            events.join(", "),
+            settings
+                .iter()
+                .map(|path| format!("`{}`", path.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Finding::PluginsUnreadable { error } => {
+            format!("cannot read Claude Code's list of installed plugins: {error}")
         }
         Finding::CleanupPeriodSet { days, path } => format!(
             "Claude Code keeps transcripts for {days} days (`cleanupPeriodDays` in `{}`)",
@@ -139,8 +205,12 @@ pub fn finding_message(finding: &Finding) -> String {
             reason,
             why,
         } => format!(
-            "session {session}: the runtime mark at {time_ms} ms ({reason}) has no interrupt \
-             record after it: {why}. Check `ctxhooks provenance --session={session}`"
+            "session {session}: the runtime mark of {} ({reason}) has no interrupt record after \
+             it: {why}. Check `ctxhooks provenance --session={session}`",
+            i64::try_from(*time_ms)
+                .ok()
+                .and_then(DateTime::<Utc>::from_timestamp_millis)
+                .map_or_else(|| format!("{time_ms} ms"), readable_time)
         ),
         Finding::RuntimeMarkUnreadable {
             session,
@@ -153,6 +223,24 @@ pub fn finding_message(finding: &Finding) -> String {
         ),
         Finding::CheckFailed { check, error } => format!("the `{check}` check failed: {error}"),
     }
+}
+
+/// A time for people: `2026-12-01 06:38:26 UTC`.
+pub fn readable_time(time: DateTime<Utc>) -> String {
+    time.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.
+pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let seconds = (now - time).num_seconds();
+    let ago = match seconds {
+        ..0 => "in the future".to_owned(),
+        0..60 => "just now".to_owned(),
+        60..3_600 => format!("{} min ago", seconds / 60),
+        3_600..86_400 => format!("{} h ago", seconds / 3_600),
+        _ => format!("{} days ago", seconds / 86_400),
+    };
+    format!("{} ({ago})", readable_time(time))
 }
 
 /// The report as text.
@@ -209,6 +297,68 @@ pub fn report_text(report: &DoctorReport) -> String {
             };
             let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
         }
+        if let Some(command) = &check.status_line {
+            let _ = writeln!(text, "    status line          {command}");
+        }
+    }
+    if !report.plugins.is_empty() {
+        let _ = writeln!(text, "plugins");
+    }
+    for plugin in &report.plugins {
+        let _ = writeln!(
+            text,
+            "  {}  ({}{}, {})",
+            plugin.id,
+            if plugin.enabled {
+                "enabled"
+            } else {
+                "disabled"
+            },
+            plugin
+                .scope
+                .as_ref()
+                .map(|scope| format!(", {scope} scope"))
+                .unwrap_or_default(),
+            plugin.install_path.display()
+        );
+        for hook in &plugin.hooks {
+            let mark = if hook.binary_exists {
+                "ok     "
+            } else {
+                "MISSING"
+            };
+            let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
+        }
+    }
+    let activity = &report.activity;
+    let now = Utc::now();
+    let _ = writeln!(
+        text,
+        "hooks at work  {} session(s) logged, {} kept, {} with snapshots",
+        activity.sessions_logged, activity.sessions_kept, activity.sessions_with_snapshots
+    );
+    for hook in &activity.hooks {
+        let wrote = hook.last_trace.as_deref().and_then(parse_time).map_or_else(
+            || format!("nothing written yet ({})", hook.trace),
+            |time| format!("wrote {} {}", hook.trace, relative_time(time, now)),
+        );
+        let outcome = match hook.outcome {
+            HookOutcome::Ok => "ok   ",
+            HookOutcome::Error => "ERROR",
+            HookOutcome::NoTrace => "-    ",
+        };
+        let _ = writeln!(text, "  {:<20} {outcome}  {wrote}", hook.hook);
+        if let Some(error) = hook.last_error.as_ref() {
+            let time = parse_time(&error.time)
+                .map_or_else(|| "?".to_owned(), |time| relative_time(time, now));
+            let _ = writeln!(
+                text,
+                "  {:<20}        {} error(s) logged, the last {time}: {}",
+                "",
+                hook.errors,
+                error.error.join(": ")
+            );
+        }
     }
     let _ = writeln!(
         text,
@@ -239,11 +389,16 @@ pub fn report_text(report: &DoctorReport) -> String {
             if let Some(session) = &record.session_id {
                 let _ = write!(where_, " session {session}");
             }
-            let time = if record.time.is_empty() {
-                "?"
-            } else {
-                &record.time
-            };
+            let time = parse_time(&record.time).map_or_else(
+                || {
+                    if record.time.is_empty() {
+                        "?".to_owned()
+                    } else {
+                        record.time.clone()
+                    }
+                },
+                readable_time,
+            );
             let where_ = where_.trim();
             let separator = if where_.is_empty() { "" } else { ": " };
             let _ = writeln!(

@@ -1,7 +1,7 @@
 //! `ctxhooks install` and `ctxhooks uninstall`: our hook handlers in a Claude Code settings file.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -9,9 +9,11 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use super::claude_version::{InstalledClaude, installed_claude, refused_note};
+use super::document::read_settings_bytes;
 use super::handlers::install_dir;
 use super::installer::{self, Action, Outcome, WriteKind};
 use super::scope::{SettingsScope, resolve_settings_path};
+use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::command::output;
 use crate::store::state_dir::StateDir;
 
@@ -36,9 +38,22 @@ impl From<Scope> for SettingsScope {
     }
 }
 
-/// Arguments of `ctxhooks install` and `ctxhooks uninstall`.
+/// Arguments of `ctxhooks install`.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
+    /// Which file, how.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Also set the status line to `ctxhooks statusline`, only where no status line is
+    /// configured (in any scope); where one is, say how to add the segment to it and change
+    /// nothing. Uninstall takes out exactly what was set.
+    #[arg(long)]
+    pub statusline: bool,
+}
+
+/// Arguments of `ctxhooks uninstall`, and the settings file `ctxhooks install` edits.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
     /// The settings file's scope.
     #[arg(long, value_enum, default_value_t = Scope::User)]
     pub scope: Scope,
@@ -53,7 +68,7 @@ pub struct InstallArgs {
     pub json: bool,
 }
 
-impl InstallArgs {
+impl TargetArgs {
     fn settings_path(&self) -> Result<PathBuf> {
         let path = if let Some(path) = &self.settings {
             path.clone()
@@ -74,23 +89,34 @@ impl InstallArgs {
 }
 
 /// Runs `ctxhooks install`.
-pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
+pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
+    let args = &install_args.target;
     let state = StateDir::locate()?;
     let path = args.settings_path()?;
     let binaries = install_dir()?;
+    let plan = StatusLinePlan {
+        requested: install_args.statusline,
+        planned: status_line_value(&binaries.join("ctxhooks")),
+        elsewhere: if install_args.statusline {
+            status_lines_elsewhere(&path)
+        } else {
+            Vec::new()
+        },
+    };
     // An older Claude Code refuses a whole settings file over an event it does not know.
     let claude = installed_claude();
     let omitted = claude
         .as_ref()
         .map(InstalledClaude::refused_events)
         .unwrap_or_default();
-    let mut outcome = installer::install(
+    let mut outcome = installer::install_with_status_line(
         &state,
         &path,
         &binaries,
         &omitted,
         args.new_file_mode(),
         args.dry_run,
+        &plan,
     )?;
     if let Some(claude) = claude.filter(|_| !omitted.is_empty()) {
         outcome.notes.push(refused_note(&claude, &omitted));
@@ -98,8 +124,27 @@ pub fn run_install(args: &InstallArgs) -> Result<ExitCode> {
     report(&outcome, args.json)
 }
 
+/// The status lines configured in the other scopes' settings files than `target` (user, and
+/// project and local of the current folder), each with its file. A file that cannot be read
+/// holds none here (doctor reports it).
+fn status_lines_elsewhere(target: &Path) -> Vec<(PathBuf, Value)> {
+    let project = std::env::current_dir().unwrap_or_default();
+    SettingsScope::ALL
+        .iter()
+        .filter_map(|scope| scope.settings_path(&project).ok())
+        .map(|path| resolve_settings_path(&path).unwrap_or(path))
+        .filter(|path| path != target)
+        .filter_map(|path| {
+            let bytes = read_settings_bytes(&path).ok()??;
+            let value: Value = serde_json::from_slice(&bytes).ok()?;
+            let line = value.get("statusLine")?.clone();
+            Some((path, line))
+        })
+        .collect()
+}
+
 /// Runs `ctxhooks uninstall`.
-pub fn run_uninstall(args: &InstallArgs) -> Result<ExitCode> {
+pub fn run_uninstall(args: &TargetArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let path = args.settings_path()?;
     let outcome = installer::uninstall(&state, &path, args.dry_run)?;
@@ -148,6 +193,28 @@ fn describe(outcome: &Outcome) -> String {
                     .map(|seconds| format!(" (timeout {seconds}s)"))
                     .unwrap_or_default()
             );
+        }
+    }
+    if let Some(line) = &outcome.status_line {
+        let command = line
+            .value
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        match line.action {
+            StatusLineAction::Added | StatusLineAction::Updated => {
+                let _ = writeln!(text, "  + {:<19} {command}", "statusLine");
+            }
+            StatusLineAction::Removed => {
+                let _ = writeln!(text, "  - {:<19} {command}", "statusLine");
+            }
+            StatusLineAction::Kept => {
+                let _ = writeln!(text, "  the status line already runs `{command}`");
+            }
+            StatusLineAction::LeftAlone | StatusLineAction::ChangedSince => {}
+        }
+        if let Some(advice) = &line.advice {
+            let _ = writeln!(text, "note: {advice}");
         }
     }
     if outcome.write == WriteKind::RestoredOriginal {

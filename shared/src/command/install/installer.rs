@@ -16,6 +16,9 @@ use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
+use super::status_line::{
+    StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
+};
 use crate::hook::table::{HOOK_BINARIES, HookEvent};
 use crate::store::files;
 use crate::store::state_dir::StateDir;
@@ -51,6 +54,8 @@ pub struct Outcome {
     pub write: WriteKind,
     /// A unified-style diff of the change (empty when nothing changes).
     pub diff: String,
+    /// What was done about the status line (`install --statusline`, or one recorded earlier).
+    pub status_line: Option<StatusLineOutcome>,
     /// Things worth telling the user.
     pub notes: Vec<String>,
 }
@@ -67,6 +72,7 @@ impl Outcome {
             backup: None,
             write: WriteKind::None,
             diff: String::new(),
+            status_line: None,
             notes: Vec::new(),
         }
     }
@@ -99,6 +105,34 @@ pub fn install(
     new_file_mode: u32,
     dry_run: bool,
 ) -> Result<Outcome> {
+    let plan = StatusLinePlan {
+        requested: false,
+        planned: status_line_value(&binaries_dir.join("ctxhooks")),
+        elsewhere: Vec::new(),
+    };
+    install_with_status_line(
+        state,
+        settings_path,
+        binaries_dir,
+        omitted,
+        new_file_mode,
+        dry_run,
+        &plan,
+    )
+}
+
+/// [`install`], and the status line as `plan` says: set only where none is configured (in this
+/// file or, as `plan.elsewhere` lists, another scope's), kept up to date once it is ours, never
+/// over someone else's.
+pub fn install_with_status_line(
+    state: &StateDir,
+    settings_path: &Path,
+    binaries_dir: &Path,
+    omitted: &[HookEvent],
+    new_file_mode: u32,
+    dry_run: bool,
+    plan: &StatusLinePlan,
+) -> Result<Outcome> {
     if dry_run {
         return install_unlocked(
             state,
@@ -107,6 +141,7 @@ pub fn install(
             omitted,
             new_file_mode,
             true,
+            plan,
         );
     }
     // A file we would refuse is refused before the state folder is touched.
@@ -120,6 +155,7 @@ pub fn install(
         omitted,
         new_file_mode,
         false,
+        plan,
     )
 }
 
@@ -130,6 +166,7 @@ fn install_unlocked(
     omitted: &[HookEvent],
     new_file_mode: u32,
     dry_run: bool,
+    plan: &StatusLinePlan,
 ) -> Result<Outcome> {
     if binaries_dir.to_str().is_none() {
         bail!(
@@ -187,15 +224,30 @@ fn install_unlocked(
     outcome
         .notes
         .extend(foreign_ctxhooks_handlers(&value, &planned));
+    let recorded_line = previous
+        .as_ref()
+        .and_then(|record| record.status_line.clone());
+    let (owned_line, line_outcome) = plan_status_line(
+        &mut value,
+        recorded_line.as_ref(),
+        plan,
+        settings_path,
+        binaries_dir,
+    );
+    outcome.status_line = line_outcome;
 
     outcome.changed = document.original.is_none() || value != document.value;
     // Our exact handlers are there but unrecorded (the state folder was lost, or they were
-    // copied by hand): record them as ours so that `uninstall` can remove them.
-    let adopt = !outcome.changed && previous.is_none();
+    // copied by hand), or our status line is there unrecorded: record them as ours so that
+    // `uninstall` can remove them.
+    let adopt = !outcome.changed && (previous.is_none() || owned_line != recorded_line);
     if !outcome.changed && !adopt {
         return Ok(outcome);
     }
-    if adopt {
+    if adopt && previous.is_some() {
+        // Only the record of the status line changes: ours now, or no longer ours (it was
+        // replaced since), nothing else.
+    } else if adopt {
         // Which containers are ours is unknown; those holding nothing but our handlers are
         // treated as ours, so uninstall does not leave empty ones behind.
         let (arrays, hooks_object) = containers_only_ours(&value, &planned);
@@ -241,6 +293,7 @@ fn install_unlocked(
         created_hooks_object,
         created_event_arrays,
         handlers: planned,
+        status_line: owned_line,
     };
     ensure_unchanged(settings_path, document.original.as_deref())?;
     // The record goes first: if the settings write then fails, uninstall finds nothing to
@@ -299,6 +352,26 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
             outcome.removed.push(handler.clone());
         }
     }
+    if let Some(ours) = &record.status_line {
+        let action = if value.get("statusLine") == Some(ours) {
+            if let Some(top) = value.as_object_mut() {
+                top.shift_remove("statusLine");
+            }
+            StatusLineAction::Removed
+        } else {
+            outcome.notes.push(format!(
+                "the status line ctxhooks set in `{}` was changed since; it is left as it is",
+                settings_path.display()
+            ));
+            StatusLineAction::ChangedSince
+        };
+        outcome.status_line = Some(StatusLineOutcome {
+            action,
+            value: ours.clone(),
+            configured_in: None,
+            advice: None,
+        });
+    }
     drop_emptied_containers(
         &mut value,
         &record.created_event_arrays,
@@ -356,6 +429,82 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
     installs.settings_files.remove(&key);
     installs.save(state)?;
     Ok(outcome)
+}
+
+/// Decides the status line of `settings` (changing it in place when it is ours to set or bring
+/// up to date) and returns the `statusLine` value to record as ours afterwards, with what was
+/// done.
+fn plan_status_line(
+    settings: &mut Value,
+    recorded: Option<&Value>,
+    plan: &StatusLinePlan,
+    settings_path: &Path,
+    binaries_dir: &Path,
+) -> (Option<Value>, Option<StatusLineOutcome>) {
+    let current = settings.get("statusLine").cloned();
+    let outcome = |action, value: &Value, configured_in: Option<PathBuf>, advice| {
+        Some(StatusLineOutcome {
+            action,
+            value: value.clone(),
+            configured_in,
+            advice,
+        })
+    };
+    let set = |settings: &mut Value| {
+        if let Some(top) = settings.as_object_mut() {
+            top.insert("statusLine".to_owned(), plan.planned.clone());
+        }
+    };
+    match (recorded, &current) {
+        // Ours and untouched since: kept up to date, with or without --statusline.
+        (Some(recorded), Some(current)) if recorded == current => {
+            if *current == plan.planned {
+                let report = plan.requested.then_some(StatusLineAction::Kept);
+                (
+                    Some(plan.planned.clone()),
+                    report.and_then(|action| outcome(action, &plan.planned, None, None)),
+                )
+            } else {
+                set(settings);
+                (
+                    Some(plan.planned.clone()),
+                    outcome(StatusLineAction::Updated, &plan.planned, None, None),
+                )
+            }
+        }
+        _ if !plan.requested => (None, None),
+        (_, Some(current)) if *current == plan.planned => (
+            Some(plan.planned.clone()),
+            outcome(StatusLineAction::Kept, &plan.planned, None, None),
+        ),
+        (_, Some(current)) => {
+            let advice = compose_advice(current, settings_path, &binaries_dir.join("ctxhooks"));
+            (
+                None,
+                outcome(StatusLineAction::LeftAlone, current, None, Some(advice)),
+            )
+        }
+        (_, None) => {
+            if let Some((path, other)) = plan.elsewhere.first() {
+                let advice = compose_advice(other, path, &binaries_dir.join("ctxhooks"));
+                (
+                    None,
+                    outcome(
+                        StatusLineAction::LeftAlone,
+                        other,
+                        Some(path.clone()),
+                        Some(advice),
+                    ),
+                )
+            } else {
+                set(settings);
+                (
+                    Some(plan.planned.clone()),
+                    outcome(StatusLineAction::Added, &plan.planned, None, None),
+                )
+            }
+        }
+    }
 }
 
 /// Fails if the settings file no longer holds `expected` (`None`: does not exist): someone (say,

@@ -47,6 +47,9 @@ pub struct InstallRecord {
     pub created_event_arrays: Vec<String>,
     /// The handlers we added, each in its own matcher group (`{"hooks": [handler]}`).
     pub handlers: Vec<OwnedHandler>,
+    /// The `statusLine` we set (`install --statusline`), exactly as written; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_line: Option<serde_json::Value>,
 }
 
 /// A settings file's state before our first install.

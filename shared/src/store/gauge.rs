@@ -1,0 +1,217 @@
+//! `<state>/sessions/<id>/gauge.json`: how close one session is to its auto-compact trigger, as
+//! of the last Stop (or `SubagentStop`, `PreCompact`) hook: the context, the trigger T, the
+//! percent of T, the room left, the compactions so far, and whether the warning was given for the
+//! current crossing. Small and replaced whole at every ingest that moved, so a status line or a
+//! runtime reads it in constant time whatever the transcript's size. The format is documented in
+//! `docs/usage.md`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::store::files;
+
+/// Version of the gauge file's layout.
+pub const GAUGE_SCHEMA: u32 = 1;
+
+/// The largest gauge file read: a real one is under a kilobyte; anything larger is not ours.
+pub const MAX_GAUGE_BYTES: usize = 64 * 1024;
+
+/// One session's gauge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gauge {
+    /// [`GAUGE_SCHEMA`].
+    pub schema: u32,
+    /// The session.
+    pub session_id: String,
+    /// The main transcript it was read from.
+    pub transcript: String,
+    /// When the hook wrote it (RFC 3339, UTC).
+    pub updated_at: String,
+    /// The context now: the latest main-chain request's input + cache read + cache write, or,
+    /// after a compaction with no request since, what the compaction left (`postTokens`).
+    /// `None` when no request has been read yet, or a compaction left a count Claude Code did
+    /// not write.
+    pub context_tokens: Option<u64>,
+    /// When that context was measured (the request's or the compaction's timestamp).
+    pub context_time: Option<String>,
+    /// True when `context_tokens` is what a compaction left, not a request's.
+    pub after_compaction: bool,
+    /// The auto-compact trigger T in tokens, when there is one.
+    pub trigger_tokens: Option<u64>,
+    /// How T was found.
+    pub trigger: TriggerBasis,
+    /// `context_tokens` as a percentage of T (one decimal).
+    pub percent: Option<f64>,
+    /// T − context: what can still be added before Claude Code compacts (negative past T).
+    pub room_left: Option<i64>,
+    /// Full compactions of the main chain so far (with the pending one, if any).
+    pub compactions: u64,
+    /// Claude Code reported a compaction (`PostCompact`) whose boundary is not in the
+    /// transcript yet (2.1.332 writes it after the compaction's hooks ran): counted in
+    /// `compactions`; the context it left is unknown until the next ingest reads it.
+    #[serde(default)]
+    pub compaction_pending: bool,
+    /// The share of T at which the Stop hook warns, in percent; `None` when warnings are off.
+    pub warn_at_percent: Option<u8>,
+    /// True while the context is at or above `warn_at_percent` and the warning for this crossing
+    /// was given; it falls back to false once the context is below the share again (a
+    /// compaction), so the next crossing warns again.
+    pub warned: bool,
+}
+
+/// Where the trigger T of a gauge came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerBasis {
+    /// `rule`, `observed` or `none`.
+    pub derivation: TriggerDerivation,
+    /// The window W T is computed from, in tokens (`None` with no rule).
+    pub window_tokens: Option<u64>,
+    /// Where W came from: `env:CLAUDE_CODE_AUTO_COMPACT_WINDOW`, `settings:<path>`,
+    /// `settings:<path>#modelSettings.<model>.autoCompactWindow` or `model`.
+    pub window_source: Option<String>,
+    /// The model of the latest request.
+    pub model: Option<String>,
+    /// The Claude Code version of the latest request.
+    pub version: Option<String>,
+}
+
+/// How the gauge's T was derived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerDerivation {
+    /// Claude Code's own rule for the version, model, window and environment of the session.
+    Rule,
+    /// The rule gives none for this model (it compacts only when the API refuses a prompt); T is
+    /// the context the last automatic compaction fired at.
+    Observed,
+    /// No T: no request read yet, or a model compacted only on refusal and none was seen.
+    None,
+}
+
+impl Gauge {
+    /// Reads a gauge file: `None` when there is none. Anything but a regular file (a folder, a
+    /// FIFO) is refused at once, as is a file that is not a gauge.
+    pub fn read(path: &Path) -> Result<Option<Self>> {
+        let Some(file) = files::open_state_file(path)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(1024);
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MAX_GAUGE_BYTES as u64 + 1),
+            &mut bytes,
+        )
+        .with_context(|| format!("failed to read `{}`", path.display()))?;
+        if bytes.len() > MAX_GAUGE_BYTES {
+            bail!(
+                "`{}` is larger than {MAX_GAUGE_BYTES} bytes; it is no gauge",
+                path.display()
+            );
+        }
+        let gauge: Self = serde_json::from_slice(&bytes)
+            .with_context(|| format!("`{}` is not a readable gauge", path.display()))?;
+        if gauge.schema != GAUGE_SCHEMA {
+            bail!(
+                "`{}` has schema {}, this ctxhooks reads {GAUGE_SCHEMA}",
+                path.display(),
+                gauge.schema
+            );
+        }
+        Ok(Some(gauge))
+    }
+
+    /// Replaces the gauge file atomically (0600). Not flushed to disk: the next ingest writes it
+    /// again from the cursor, so a crash can cost at most a stale gauge, never a torn one.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let bytes = serde_json::to_vec(self).context("failed to serialize the gauge")?;
+        files::replace_unsynced(path, &bytes, files::PRIVATE_FILE_MODE)
+            .with_context(|| format!("failed to write `{}`", path.display()))
+    }
+
+    /// Marks a compaction whose boundary is not read yet: counted, the context it left unknown,
+    /// the warning re-armed (the context fell).
+    pub fn mark_compaction_pending(&mut self, counted: u64) {
+        self.compactions = counted + 1;
+        self.compaction_pending = true;
+        self.after_compaction = true;
+        self.context_tokens = None;
+        self.context_time = None;
+        self.percent = None;
+        self.room_left = None;
+        self.warned = false;
+    }
+
+    /// Returns true if and only if `other` says the same as `self`, its time aside.
+    pub fn same_as(&self, other: &Self) -> bool {
+        let mut other = other.clone();
+        other.updated_at.clone_from(&self.updated_at);
+        *self == other
+    }
+}
+
+/// `part` as a percentage of `whole`, rounded down to one decimal (99.97 is 99.9: a gauge never
+/// says the trigger is reached before it is).
+pub fn percent_of(part: u64, whole: u64) -> Option<f64> {
+    if whole == 0 {
+        return None;
+    }
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "token counts are far below 2^52; the percentage is rounded for display"
+    )]
+    let percent = part as f64 * 100.0 / whole as f64;
+    Some((percent * 10.0).floor() / 10.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempFolder;
+
+    fn gauge() -> Gauge {
+        Gauge {
+            schema: GAUGE_SCHEMA,
+            session_id: "s1".into(),
+            transcript: "/t.jsonl".into(),
+            updated_at: "2026-12-01T00:00:00.000Z".into(),
+            context_tokens: Some(142_503),
+            context_time: None,
+            after_compaction: false,
+            trigger_tokens: Some(167_000),
+            trigger: TriggerBasis {
+                derivation: TriggerDerivation::Rule,
+                window_tokens: Some(200_000),
+                window_source: Some("model".into()),
+                model: Some("claude-opus-4-6".into()),
+                version: Some("2.1.332".into()),
+            },
+            percent: percent_of(142_503, 167_000),
+            room_left: Some(24_497),
+            compactions: 2,
+            compaction_pending: false,
+            warn_at_percent: Some(90),
+            warned: false,
+        }
+    }
+
+    #[test]
+    fn a_gauge_round_trips_and_nothing_else_is_one() {
+        let temp = TempFolder::new("gauge");
+        let path = temp.path().join("gauge.json");
+        assert_eq!(Gauge::read(&path).unwrap(), None);
+        gauge().write(&path).unwrap();
+        assert_eq!(Gauge::read(&path).unwrap(), Some(gauge()));
+        assert_eq!(gauge().percent, Some(85.3));
+        fs_err::write(&path, "{\"schema\": 1}").unwrap();
+        assert!(Gauge::read(&path).is_err());
+        fs_err::remove_file(&path).unwrap();
+        fs_err::create_dir(&path).unwrap();
+        assert!(Gauge::read(&path).is_err());
+        let mut later = gauge();
+        later.updated_at = "2026-12-02T00:00:00.000Z".into();
+        assert!(gauge().same_as(&later));
+        later.warned = true;
+        assert!(!gauge().same_as(&later));
+    }
+}

@@ -1,0 +1,389 @@
+//! The gauge: the Stop hook keeps it on a real 2.1.332 session and warns once per crossing;
+//! `ctxhooks gauge` shows it; `ctxhooks statusline` turns the JSON the pinned CLI really pipes to
+//! a status line command into one line.
+
+use std::path::{Path, PathBuf};
+
+use ctxhooks_shared::store::env_vars;
+use serde_json::{Value, json};
+
+use crate::support::{Hook, World, cli_capture, project_fixture};
+
+/// The session of the capture `compaction/auto-manual` (2.1.332, `autoCompactWindow: 200000`
+/// in its project settings: T is 167,000).
+const SESSION: &str = "3e08d6c1-gauge";
+
+/// The capture laid out as a transcript of `world`, with its project settings in the world's
+/// project; returns the transcript's lines (each with its newline) and the transcript path.
+fn lay_out_capture(world: &World) -> (Vec<String>, PathBuf) {
+    let capture = cli_capture(world.root(), "compaction/auto-manual.jsonl.gz");
+    let lines: Vec<String> = fs_err::read_to_string(&capture)
+        .unwrap()
+        .split_inclusive('\n')
+        .map(ToOwned::to_owned)
+        .collect();
+    let settings = world.project().join(".claude");
+    fs_err::create_dir_all(&settings).unwrap();
+    fs_err::copy(
+        project_fixture("cli-captures/compaction/auto-manual-project-settings.json"),
+        settings.join("settings.json"),
+    )
+    .unwrap();
+    (lines, world.transcript_path(SESSION))
+}
+
+fn stop_payload(world: &World, transcript: &Path, event: &str) -> String {
+    json!({
+        "session_id": SESSION,
+        "transcript_path": transcript,
+        "cwd": world.project(),
+        "hook_event_name": event,
+        "stop_hook_active": false,
+    })
+    .to_string()
+}
+
+/// Runs a Stop after each of the capture's first `cuts` (line counts), as if each were the end
+/// of a turn; returns the warning each run printed (empty for none).
+fn stops_at(world: &World, cuts: &[usize], warn_at: Option<&str>) -> Vec<String> {
+    let (lines, transcript) = lay_out_capture(world);
+    cuts.iter()
+        .map(|cut| {
+            fs_err::write(&transcript, lines[..*cut].concat()).unwrap();
+            let mut run = world
+                .hook(Hook::Stop)
+                .stdin(stop_payload(world, &transcript, "Stop"));
+            if let Some(share) = warn_at {
+                run = run.env(env_vars::CTXHOOKS_WARN_AT, share);
+            }
+            let outcome = run.success();
+            let stdout = outcome.stdout_text();
+            if stdout.is_empty() {
+                String::new()
+            } else {
+                let answer: Value = serde_json::from_str(&stdout).unwrap();
+                answer["systemMessage"].as_str().unwrap().to_owned()
+            }
+        })
+        .collect()
+}
+
+/// Cuts after the capture's requests: 120,003 (line 19), 166,800 (25), 166,960 (30), the
+/// request after the automatic compaction (52), the next turn (66), after the manual one (102).
+const CUTS: [usize; 6] = [19, 25, 30, 52, 66, 102];
+
+#[test]
+fn the_stop_hook_warns_once_per_crossing_of_the_share_and_again_after_a_compaction() {
+    let world = World::new("gauge-warning");
+    let warnings = stops_at(&world, &CUTS, None);
+    // 90% of 167,000 is 150,300: crossed at 166,800 (99.9%), not warned again at 166,960;
+    // after the compaction (22,003) the context is below the share again.
+    assert_eq!(warnings[0], "");
+    assert!(
+        warnings[1].starts_with(
+            "ctxhooks: context is at 99% of the auto-compact trigger (166k of 167k tokens, 200 \
+             left)."
+        ),
+        "{warnings:?}"
+    );
+    assert!(warnings[2..].iter().all(String::is_empty), "{warnings:?}");
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", "last", "--json"])
+        .json();
+    assert_eq!(gauge["session_id"], SESSION);
+    assert_eq!(gauge["context_tokens"], 22_703);
+    assert_eq!(gauge["trigger_tokens"], 167_000);
+    assert_eq!(gauge["trigger"]["derivation"], "rule");
+    assert_eq!(gauge["trigger"]["window_tokens"], 200_000);
+    assert_eq!(gauge["room_left"], 167_000 - 22_703);
+    assert_eq!(gauge["compactions"], 2);
+    assert_eq!(gauge["warned"], false);
+    assert_eq!(gauge["warn_at_percent"], 90);
+    let text = world
+        .ctxhooks(["gauge", "--session", "3e08"])
+        .success()
+        .stdout_text();
+    assert!(
+        text.starts_with("ctx 22k / 167k (13%) · 144k left · 2 compactions\n"),
+        "{text}"
+    );
+    assert!(text.contains("window 200k from settings:"), "{text}");
+
+    // A second crossing after the compaction warns again: the same session cut at 166,800
+    // once more is a new transcript state (a rescan), below the share first.
+    let again = World::new("gauge-warning-share");
+    let warnings = stops_at(&again, &CUTS, Some("70"));
+    // At 70%: 120,003 is 71.9% of T.
+    assert!(
+        warnings[0].contains("71% of the auto-compact trigger"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1..].iter().all(String::is_empty), "{warnings:?}");
+}
+
+#[test]
+fn warnings_can_be_turned_off_and_a_bad_share_is_said_once() {
+    let off = World::new("gauge-off");
+    assert!(
+        stops_at(&off, &CUTS[..3], Some("off"))
+            .iter()
+            .all(String::is_empty)
+    );
+    let gauge: Value = off
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(gauge["warn_at_percent"], Value::Null);
+    assert_eq!(gauge["percent"], 99.9);
+
+    let bad = World::new("gauge-bad-share");
+    let warnings = stops_at(&bad, &CUTS[..2], Some("lots"));
+    assert!(warnings[1].contains("99% of the auto-compact trigger"));
+    let errors = bad.error_lines();
+    assert_eq!(errors.len(), 2, "one note per run: {errors:?}");
+    assert!(errors[0].contains("CTXHOOKS_WARN_AT"), "{errors:?}");
+}
+
+#[test]
+fn a_sub_agents_stop_never_warns_and_leaves_the_warning_to_the_next_stop() {
+    let world = World::new("gauge-subagent");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..25].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "SubagentStop"))
+        .stdout("")
+        .success();
+    let outcome = world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    assert!(outcome.stdout_text().contains("systemMessage"));
+}
+
+#[test]
+fn a_cursor_from_before_the_gauge_counts_the_compactions_the_log_already_holds() {
+    let world = World::new("gauge-upgrade");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..66].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    // What an older ctxhooks left: a cursor without the gauge's counts, and no gauge file.
+    let cursor_path = world.session_dir(SESSION).join("cursor.json");
+    let mut cursor: Value = serde_json::from_slice(&fs_err::read(&cursor_path).unwrap()).unwrap();
+    for entry in cursor["transcripts"].as_object_mut().unwrap().values_mut() {
+        entry["state"].as_object_mut().unwrap().remove("gauge");
+    }
+    fs_err::write(&cursor_path, serde_json::to_vec(&cursor).unwrap()).unwrap();
+    fs_err::remove_file(world.session_dir(SESSION).join("gauge.json")).unwrap();
+    fs_err::write(&transcript, lines[..102].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["context_tokens"].as_u64()
+        ),
+        (Some(2), Some(22_703))
+    );
+}
+
+#[test]
+fn no_gauge_yet_is_an_error_that_says_why() {
+    let world = World::new("gauge-none");
+    fs_err::create_dir_all(world.session_dir(SESSION)).unwrap();
+    world
+        .ctxhooks(["gauge", "--session", SESSION])
+        .stderr_contains("has no gauge yet")
+        .exit_code(1);
+}
+
+/// The status line JSON the pinned CLI piped after its second answer (captured), for `session`,
+/// with `current_usage` kept or set to `null`.
+fn status_json(session: &str, current_usage: bool) -> String {
+    let text = fs_err::read_to_string(project_fixture(
+        "cli-captures/statusline/interactive-2.1.332.jsonl",
+    ))
+    .unwrap();
+    let mut value: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    value["session_id"] = json!(session);
+    if !current_usage {
+        value["context_window"]["current_usage"] = Value::Null;
+    }
+    value.to_string()
+}
+
+#[test]
+fn the_statusline_reads_the_real_status_json_and_the_gauge() {
+    let world = World::new("statusline");
+    stops_at(&world, &CUTS, None);
+    // The live context from the status line (142,503) against the gauge's T and count.
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status_json(SESSION, true))
+        .stdout("ctx 142k / 167k (85%) · 24k left · 2 compactions\n")
+        .success();
+    // In colour by default: yellow from 75% of T.
+    world
+        .ctxhooks(["statusline"])
+        .stdin(status_json(SESSION, true))
+        .stdout("\u{1b}[33mctx 142k / 167k (85%) · 24k left · 2 compactions\u{1b}[0m\n")
+        .success();
+    world
+        .ctxhooks(["statusline"])
+        .env("NO_COLOR", "1")
+        .stdin(status_json(SESSION, true))
+        .stdout("ctx 142k / 167k (85%) · 24k left · 2 compactions\n")
+        .success();
+    // No response yet in this process: the gauge's context.
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status_json(SESSION, false))
+        .stdout("ctx 22k / 167k (13%) · 144k left · 2 compactions\n")
+        .success();
+    world
+        .ctxhooks([
+            "statusline",
+            "--plain",
+            "--format",
+            "{percent} of {trigger_tokens} ({left_tokens} left, {compactions}x) {{ok}}",
+        ])
+        .stdin(status_json(SESSION, true))
+        .stdout("85% of 167000 (24497 left, 2x) {ok}\n")
+        .success();
+    world
+        .ctxhooks(["statusline", "--format", "{nope}"])
+        .stdin(status_json(SESSION, true))
+        .stdout("ctxhooks statusline --format: unknown placeholder `{nope}`\n")
+        .success();
+    // A session with no gauge: T from the rule for the model and version the JSON names (the
+    // default model's window, no settings in this world): 967,000.
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status_json("another-session", true))
+        .stdout("ctx 142k / 967k (14%) · 824k left · 0 compactions\n")
+        .success();
+}
+
+#[test]
+fn a_stop_that_starts_before_the_turns_response_reaches_the_transcript_waits_for_it() {
+    // Seen with the interactive 2.1.332: the Stop hook started before the turn's last response
+    // was in the file. The payload's `last_assistant_message` names the response to wait for:
+    // here the turn's `Done.` after its automatic compaction (22,003), written 150 ms late.
+    let world = World::new("gauge-lag");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..51].concat()).unwrap();
+    let mut payload: Value =
+        serde_json::from_str(&stop_payload(&world, &transcript, "Stop")).unwrap();
+    payload["last_assistant_message"] = json!("Done.");
+    let running = world.hook(Hook::Stop).stdin(payload.to_string()).spawn();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    crate::support::append(&transcript, lines[51].as_bytes());
+    running.wait().success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["context_tokens"].as_u64(),
+            gauge["after_compaction"].as_bool(),
+            gauge["compactions"].as_u64()
+        ),
+        (Some(22_003), Some(false), Some(1))
+    );
+}
+
+fn post_compact_payload(world: &World, transcript: &Path) -> String {
+    json!({
+        "session_id": SESSION,
+        "transcript_path": transcript,
+        "cwd": world.project(),
+        "hook_event_name": "PostCompact",
+        "trigger": "auto",
+    })
+    .to_string()
+}
+
+#[test]
+fn post_compact_counts_the_compaction_before_its_boundary_is_written_and_once_after() {
+    // 2.1.332 writes a compaction's boundary after PostCompact ran (seen interactively): the
+    // gauge counts it as pending, the context it left unknown; the Stop that reads the boundary
+    // makes it exact, without counting it twice.
+    let world = World::new("gauge-post-compact");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    world
+        .hook(Hook::Session)
+        .stdin(post_compact_payload(&world, &transcript))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64()
+        ),
+        (Some(1), Some(true), None)
+    );
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status_json(SESSION, false))
+        .stdout("ctx ? after compaction / 167k · 1 compaction\n")
+        .success();
+    fs_err::write(&transcript, lines[..52].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64()
+        ),
+        (Some(1), Some(false), Some(22_003))
+    );
+
+    // When the boundary is there already, PostCompact reads what it left (`postTokens`).
+    let world = World::new("gauge-post-compact-written");
+    let (lines, transcript) = lay_out_capture(&world);
+    fs_err::write(&transcript, lines[..30].concat()).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(&world, &transcript, "Stop"))
+        .success();
+    fs_err::write(&transcript, lines[..36].concat()).unwrap();
+    world
+        .hook(Hook::Session)
+        .stdin(post_compact_payload(&world, &transcript))
+        .success();
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(
+        (
+            gauge["compactions"].as_u64(),
+            gauge["compaction_pending"].as_bool(),
+            gauge["context_tokens"].as_u64(),
+            gauge["after_compaction"].as_bool()
+        ),
+        (Some(1), Some(false), Some(2_638), Some(true))
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+}
