@@ -5,4 +5,5 @@ pub mod content;
 pub mod field;
 pub mod file;
 pub mod lines;
+pub mod look;
 pub mod record;

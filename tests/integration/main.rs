@@ -35,6 +35,9 @@ mod faults;
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
+// Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
+mod history;
+
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, doctor, install};
+use super::{archives, doctor, history, install};
 
 /// Archive Claude Code transcripts before compaction, log context usage per request, and
 /// record who really interrupted a tool call.
@@ -40,6 +40,8 @@ pub enum Command {
     Usage(cli_usage::UsageArgs),
     /// Explain context drops, compactions, trigger estimate, headroom and warnings.
     Report(cli_report::ReportArgs),
+    /// Every past session in the projects folders: compactions, peaks, drops, T; per day and project.
+    History(history::cli::HistoryArgs),
     /// Record that the runtime (not the user) is about to call `interrupt()`.
     MarkInterrupt(cli_mark_interrupt::MarkInterruptArgs),
     /// Verdicts for tool calls that did not complete: runtime, user, permission denied or unknown.
@@ -58,6 +60,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Archives(args) => archives::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
+        Command::History(args) => history::cli::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
