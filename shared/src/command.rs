@@ -4,6 +4,7 @@
 pub mod archives;
 pub mod cli;
 pub mod doctor;
+pub mod export;
 pub mod history;
 pub mod install;
 pub mod output;

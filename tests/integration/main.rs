@@ -38,6 +38,9 @@ mod usage;
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 mod history;
 
+// Tests for `ctxhooks export`: three hosts' exports, their JSON Schemas, DuckDB's answers.
+mod fleet;
+
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, doctor, history, install};
+use super::{archives, doctor, export, history, install};
 
 /// Archive Claude Code transcripts before compaction, log context usage per request, and
 /// record who really interrupted a tool call.
@@ -42,6 +42,8 @@ pub enum Command {
     Report(cli_report::ReportArgs),
     /// Every past session in the projects folders: compactions, peaks, drops, T; per day and project.
     History(history::cli::HistoryArgs),
+    /// Flat JSON Lines for a fleet: requests, compactions, drops, snapshots, tool events, verdicts.
+    Export(export::cli::ExportArgs),
     /// Record that the runtime (not the user) is about to call `interrupt()`.
     MarkInterrupt(cli_mark_interrupt::MarkInterruptArgs),
     /// Verdicts for tool calls that did not complete: runtime, user, permission denied or unknown.
@@ -61,6 +63,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
         Command::History(args) => history::cli::run(&args),
+        Command::Export(args) => export::cli::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
