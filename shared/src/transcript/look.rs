@@ -10,6 +10,13 @@ use memchr::{memchr, memchr2};
 /// top-level `type` key is written plainly (no escape in the key or its value) before any
 /// malformed part. `None` means "not known from a look": the caller parses the line.
 pub fn top_level_type(line: &[u8]) -> Option<&[u8]> {
+    top_level_type_before(line, None)
+}
+
+/// [`top_level_type`], but `None` as soon as the top-level key `stop` comes before `type`: a
+/// reader that parses every line with a top-level `message` anyway (the conversation's records;
+/// Claude Code 2.1.332 writes their `type` after the whole message) need not walk past it.
+pub fn top_level_type_before<'line>(line: &'line [u8], stop: Option<&[u8]>) -> Option<&'line [u8]> {
     let mut depth: i32 = 0;
     let mut position = 0;
     while position < line.len() {
@@ -23,6 +30,9 @@ pub fn top_level_type(line: &[u8]) -> Option<&[u8]> {
         }
         let end = string_end(line, quote + 1)?;
         position = end + 1;
+        if depth == 1 && stop.is_some_and(|stop| &line[quote + 1..end] == stop) {
+            return None;
+        }
         if depth == 1 && &line[quote + 1..end] == b"type" {
             let rest = skip_blank(&line[position..]).strip_prefix(b":")?;
             let rest = skip_blank(rest).strip_prefix(b"\"")?;
@@ -82,5 +92,14 @@ mod tests {
         assert_eq!(look(r#"["type","user"]"#), None);
         assert_eq!(look(r#"{"x":"unterminated"#), None);
         assert_eq!(look(r#"{"type":5}"#), None);
+        // A reader that parses every line with a message stops at it.
+        let line = br#"{"parentUuid":null,"message":{"type":"x"},"type":"assistant"}"#;
+        assert_eq!(top_level_type_before(line, Some(b"message")), None);
+        assert_eq!(top_level_type_before(line, None), Some(&b"assistant"[..]));
+        let line = br#"{"type":"api-request-blob","message":{}}"#;
+        assert_eq!(
+            top_level_type_before(line, Some(b"message")),
+            Some(&b"api-request-blob"[..])
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Reading transcripts at rest for the history, fast: every core reads whole sessions from one
 //! shared queue, each file is read once, and a line is parsed only when the usage ingest says
 //! its kind can matter ([`Ingest::passes_unread`], asked with the cheap look of
-//! [`top_level_type`]). The rows are the ingest's own: the same [`Ingest`] the Stop hook runs,
+//! [`top_level_type_before`]). The rows are the ingest's own: the same [`Ingest`] the Stop hook runs,
 //! fed the same lines except those it says change nothing.
 
 use std::path::Path;
@@ -15,7 +15,7 @@ use crate::hook::ingest::{Ingest, Origin, SourceState};
 use crate::store::usage_record::UsageRecord;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
-use crate::transcript::look::top_level_type;
+use crate::transcript::look::top_level_type_before;
 
 /// What reading one transcript gave.
 #[derive(Debug, Clone, Default)]
@@ -26,11 +26,22 @@ pub struct TranscriptRead {
     pub passed_lines: u64,
     /// Lines that were not blank.
     pub lines: u64,
-    /// Lines with a plain top-level `type` (a transcript's lines all have one).
+    /// Lines whose top-level `type` the look found (before any `message`).
     pub typed_lines: u64,
 }
 
 impl TranscriptRead {
+    /// Returns true if and only if no line is a Claude Code record: none has a `type` the look
+    /// could read, and the ingest found no request, boundary or `cwd` in them.
+    pub fn is_foreign(&self) -> bool {
+        self.lines > 0
+            && self.typed_lines == 0
+            && self
+                .records
+                .iter()
+                .all(|record| matches!(record, UsageRecord::SkippedLines(_)))
+    }
+
     /// Lines the ingest could not read.
     pub fn unreadable_lines(&self) -> u64 {
         self.records
@@ -64,7 +75,9 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
                 return;
             }
             lines += 1;
-            let kind = top_level_type(line);
+            // Every line with a top-level `message` is parsed (the ingest reads all of them), so
+            // the look stops there.
+            let kind = top_level_type_before(line, Some(b"message"));
             if kind.is_some() {
                 typed_lines += 1;
             }

@@ -54,7 +54,7 @@ pub fn load_session(files: &SessionFiles) -> LoadedSession {
         match read_transcript(path) {
             Ok(read) => {
                 loaded.passed_lines += read.passed_lines;
-                if read.typed_lines == 0 && read.lines > 0 {
+                if read.is_foreign() {
                     loaded.problems.push(Problem {
                         path: path.clone(),
                         kind: ProblemKind::NotATranscript {
