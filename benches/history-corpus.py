@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Builds a deterministic Claude Code projects folder for `ctxhooks history` and ccusage.
 
-Usage: benches/history-corpus.py OUT_DIR [BYTES] [SESSIONS]   (defaults: 300000000, 110)
+Usage: benches/history-corpus.py OUT_DIR [BYTES] [SESSIONS] [--with-captures]
+       (defaults: 300000000, 110)
 
 OUT_DIR becomes a Claude configuration folder: OUT_DIR/projects/<slug>/... Every session repeats
-the lines of one real transcript (the shared fixtures beside the repository and the CLI captures
-in tests/fixtures/cli-captures, in turn) until it holds its share of BYTES, with every id made
+the lines of one real transcript (the shared fixtures beside the repository, in turn; with
+--with-captures also the CLI captures of tests/fixtures/cli-captures, whose token counts come
+from a scripted model server: their flat cache_creation_input_tokens is set while the nested
+cache_creation split is 0, which ccusage reads as no cache write) until it holds its share of BYTES, with every id made
 unique per copy (uuid, parentUuid, logicalParentUuid, requestId, message.id, tool_use ids and the
 tool_result ids that answer them), sessionId set to the session's, cwd to its project's folder,
 and timestamps moved so that sessions spread over 60 days and the copies of one session follow
@@ -37,10 +40,12 @@ TEMPLATES = [
       f"{FIXTURES}/marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl"],
      "subagents"),
     (f"{FIXTURES}/entireio__cli/00/c9e2351016/3/full.jsonl", [], None),
-    (f"{CAPTURES}/compaction/auto-manual.jsonl.gz", [], None),
     (f"{FIXTURES}/entireio__cli/b0/be9accda39/0/full.jsonl", [], None),
-    (f"{CAPTURES}/microcompact/p-2.1.42.jsonl.gz", [], None),
     (f"{FIXTURES}/marot__spotter/short.jsonl", [], None),
+]
+CAPTURE_TEMPLATES = [
+    (f"{CAPTURES}/compaction/auto-manual.jsonl.gz", [], None),
+    (f"{CAPTURES}/microcompact/p-2.1.42.jsonl.gz", [], None),
     (f"{CAPTURES}/model-switch-upgrade/upgrade.jsonl.gz", [], None),
     (f"{CAPTURES}/idle-gap/resumed-after-3h.jsonl.gz", [], None),
     (f"{CAPTURES}/compaction/reactive.jsonl.gz", [], None),
@@ -102,11 +107,13 @@ def rewrite(record, tag, session, cwd, shift):
 
 def main():
     out = sys.argv[1]
-    target = int(sys.argv[2]) if len(sys.argv) > 2 else 300_000_000
-    sessions = int(sys.argv[3]) if len(sys.argv) > 3 else 110
+    arguments = [argument for argument in sys.argv[1:] if argument != "--with-captures"]
+    target = int(arguments[1]) if len(arguments) > 1 else 300_000_000
+    sessions = int(arguments[2]) if len(arguments) > 2 else 110
+    templates = TEMPLATES + (CAPTURE_TEMPLATES if "--with-captures" in sys.argv else [])
     per_session = target // sessions
     loaded = [(read_lines(main_path), [(os.path.basename(a).removesuffix(".jsonl"), read_lines(a)) for a in agents], layout)
-              for main_path, agents, layout in TEMPLATES]
+              for main_path, agents, layout in templates]
     written = 0
     for index in range(sessions):
         main_records, agents, layout = loaded[index % len(loaded)]
