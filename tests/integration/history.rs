@@ -304,3 +304,58 @@ fn bad_input_is_named_and_the_rest_is_still_reported() {
     assert!(text.contains("symbolic link"), "{text}");
     assert!(text.contains("looks like one project's folder"), "{text}");
 }
+
+#[test]
+fn a_second_run_reads_only_what_changed_and_says_the_same() {
+    let world = World::new("history-cache");
+    let projects = projects_folder(&world, "machine");
+    let history = |extra: &[&str]| {
+        let mut value = world
+            .ctxhooks(["history", "--json", "--projects"])
+            .arg(&projects)
+            .args(extra)
+            .json();
+        let cached = value["totals"]["cached_transcripts"].take();
+        (value, cached.as_u64().unwrap())
+    };
+    let (first, cached) = history(&[]);
+    assert_eq!(cached, 0);
+    let (second, cached) = history(&[]);
+    assert_eq!(cached, 7);
+    assert_eq!(second, first);
+    // The cache is private: a folder 0700 of files 0600 in the state folder.
+    let cache = world.state_dir().join("history-cache");
+    assert_eq!(crate::support::mode(&cache), 0o700);
+    let entries: Vec<PathBuf> = fs_err::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 7);
+    for entry in &entries {
+        assert_eq!(crate::support::mode(entry), 0o600, "{}", entry.display());
+    }
+    // A transcript that grew by one response is read again; the others come from the cache.
+    let grown = projects.join("-spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl");
+    let text = fs_err::read_to_string(&grown).unwrap();
+    let last_response = text
+        .lines()
+        .rev()
+        .find(|line| line.contains("\"type\":\"assistant\"") && line.contains("\"usage\""))
+        .unwrap();
+    let mut response: Value = serde_json::from_str(last_response).unwrap();
+    response["message"]["id"] = Value::from("msg_grown_by_the_test");
+    response["uuid"] = Value::from("grown-by-the-test");
+    crate::support::append(&grown, format!("{response}\n"));
+    let (third, cached) = history(&[]);
+    assert_eq!(cached, 6);
+    let requests = |history: &Value| {
+        session(history, "ae4a77f8-aedd-4bc1-888f-c94edc91af04")["requests"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(requests(&third), requests(&first) + 1);
+    // --no-cache reads every transcript and agrees.
+    let (fresh, cached) = history(&["--no-cache"]);
+    assert_eq!(cached, 0);
+    assert_eq!(fresh, third);
+}

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::collect::{ExportQuery, export};
 use super::host::machine_name;
-use crate::command::history::cli::{projects_folders, report_options};
+use crate::command::history::cli::{projects_folders, reading, report_options};
 use crate::command::history::window::TimeWindow;
 use crate::command::output;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
@@ -37,6 +37,9 @@ pub struct ExportArgs {
     /// Write to this file (replaced atomically, mode 0600) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Read every transcript, even those the cache of the last run still describes.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Runs the command.
@@ -50,6 +53,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         state,
         host: args.host.clone().unwrap_or_else(machine_name),
         since: window.since,
+        reading: reading(args.no_cache),
     };
     let export = export(&query, &report_options(None, DEFAULT_MIN_DROP));
     for problem in &export.problems {

@@ -13,6 +13,7 @@ use super::records::{
     SessionRecord, SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::command::archives::catalog::{SnapshotEntry, list_snapshots};
+use crate::command::history::cache::Reading;
 use crate::command::history::discover::{SessionFiles, discover};
 use crate::command::history::model::slug_of;
 use crate::command::history::read::for_each_parallel;
@@ -38,6 +39,8 @@ pub struct ExportQuery {
     pub host: String,
     /// Only records at or after this time.
     pub since: Option<DateTime<Utc>>,
+    /// How transcripts are read (through the cache or not).
+    pub reading: Reading,
 }
 
 /// The export: its lines (each a JSON record and a newline) and what could not be read.
@@ -157,7 +160,7 @@ fn snapshots_of(query: &ExportQuery, session: &str) -> Option<Vec<SnapshotEntry>
 }
 
 fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Lines {
-    let loaded = load_session(files);
+    let loaded = load_session(files, &query.reading);
     let mut writer = Writer {
         query,
         project: Some(files.project.clone()),

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::cache::{Cache, Reading};
 use super::chart::render_svg;
 use super::json::history_json;
 use super::model::{HistoryQuery, build_history};
@@ -15,7 +16,7 @@ use crate::command::output;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::command::usage::report::ReportOptions;
 use crate::command::usage::threshold::ThresholdEnvironment;
-use crate::store::state_dir::claude_config_dir;
+use crate::store::state_dir::{StateDir, claude_config_dir};
 
 /// Arguments of `ctxhooks history`.
 ///
@@ -50,6 +51,20 @@ pub struct HistoryArgs {
     /// Falls smaller than this are not drops.
     #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
     pub min_drop: u64,
+    /// Read every transcript, even those the cache of the last run still describes.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// How `history` and `export` read transcripts: through the cache in the state folder
+/// (`<state>/history-cache/`), unless `no_cache` or no state folder can be named.
+pub fn reading(no_cache: bool) -> Reading {
+    Reading {
+        cache: (!no_cache)
+            .then(|| StateDir::locate().ok())
+            .flatten()
+            .and_then(|state| Cache::open(&state)),
+    }
 }
 
 /// The projects folders `--projects` names, else the default one.
@@ -77,6 +92,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         folders: projects_folders(&args.projects)?,
         window: TimeWindow::parse(args.since.as_deref(), args.until.as_deref())?,
         project: args.project.clone(),
+        reading: reading(args.no_cache),
     };
     let history = build_history(&query, &report_options(args.cap, args.min_drop));
     if let Some(path) = &args.svg {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::cache::Reading;
 use super::discover::{Problem, discover};
 use super::read::for_each_parallel;
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
@@ -24,6 +25,8 @@ pub struct HistoryQuery {
     pub window: TimeWindow,
     /// Only sessions whose project folder name or `cwd` contains this.
     pub project: Option<String>,
+    /// How transcripts are read (through the cache or not).
+    pub reading: Reading,
 }
 
 /// The history.
@@ -104,6 +107,8 @@ pub struct HistoryTotals {
     pub sessions_near_trigger: usize,
     /// Transcript lines passed unparsed (their kind changes nothing).
     pub passed_lines: u64,
+    /// Transcripts whose reading the cache gave (unchanged since the last run).
+    pub cached_transcripts: usize,
 }
 
 /// Reads the projects folders and builds the history.
@@ -118,7 +123,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
             .retain(|session| session.project.contains(&slug));
     }
     let outcomes = for_each_parallel(&found.sessions, |files| {
-        summarize_session(files, options, &query.window)
+        summarize_session(files, options, &query.window, &query.reading)
     });
     let mut problems = found.problems;
     let mut sessions = Vec::new();
@@ -129,6 +134,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.transcripts += outcome.transcripts;
         totals.bytes += outcome.bytes;
         totals.passed_lines += outcome.passed_lines;
+        totals.cached_transcripts += outcome.cached;
         let Some(summary) = outcome.summary else {
             continue;
         };

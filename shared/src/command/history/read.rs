@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
+use serde::{Deserialize, Serialize};
 
 use crate::command::usage::log::SessionLog;
 use crate::hook::ingest::{Ingest, Origin, SourceState};
@@ -18,7 +19,7 @@ use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
 use crate::transcript::look::top_level_type_before;
 
 /// What reading one transcript gave.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TranscriptRead {
     /// The ingest's records, in transcript order.
     pub records: Vec<UsageRecord>,

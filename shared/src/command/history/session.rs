@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::cache::Reading;
 use super::discover::{Problem, ProblemKind, SessionFiles};
-use super::read::read_transcript;
 use super::window::TimeWindow;
 use crate::command::usage::compactions::Compaction;
 use crate::command::usage::drops::{Basis, Confidence};
@@ -32,6 +32,8 @@ pub struct LoadedSession {
     pub problems: Vec<Problem>,
     /// Lines passed unparsed because their kind changes nothing.
     pub passed_lines: u64,
+    /// Transcripts the cache served.
+    pub cached: usize,
 }
 
 /// One transcript of a session.
@@ -47,12 +49,13 @@ pub struct TranscriptSummary {
 
 /// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold
 /// no Claude Code record, is a problem; the others still count.
-pub fn load_session(files: &SessionFiles) -> LoadedSession {
+pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
     let mut loaded = LoadedSession::default();
     let mut records: Vec<UsageRecord> = Vec::new();
     for path in files.transcripts() {
-        match read_transcript(path) {
-            Ok(read) => {
+        match reading.read(path) {
+            Ok((read, cached)) => {
+                loaded.cached += usize::from(cached);
                 loaded.passed_lines += read.passed_lines;
                 if read.is_foreign() {
                     loaded.problems.push(Problem {
@@ -222,6 +225,8 @@ pub struct SessionOutcome {
     pub bytes: u64,
     /// Lines passed unparsed.
     pub passed_lines: u64,
+    /// Transcripts the cache served.
+    pub cached: usize,
 }
 
 /// Reads, reports and summarizes one session.
@@ -229,13 +234,15 @@ pub fn summarize_session(
     files: &SessionFiles,
     options: &ReportOptions,
     window: &TimeWindow,
+    reading: &Reading,
 ) -> SessionOutcome {
-    let loaded = load_session(files);
+    let loaded = load_session(files, reading);
     let mut outcome = SessionOutcome {
         problems: loaded.problems.clone(),
         transcripts: loaded.transcripts.len(),
         bytes: files.bytes,
         passed_lines: loaded.passed_lines,
+        cached: loaded.cached,
         ..SessionOutcome::default()
     };
     let mut rows = requests(&loaded.log).peekable();

@@ -127,6 +127,13 @@ pub fn history_text(history: &History) -> String {
         thousands(totals.bytes),
         folders.join(", ")
     );
+    if totals.cached_transcripts > 0 {
+        let _ = writeln!(
+            text,
+            "({} of the transcripts unchanged since the last run: read from the cache; --no-cache reads them all)",
+            totals.cached_transcripts
+        );
+    }
     let mut filters = Vec::new();
     if let Some(since) = history.window.since {
         filters.push(format!("since {}", since.to_rfc3339()));
