@@ -7,8 +7,12 @@
 # 3. Check the input-side totals (input, cache write, cache read) per session and in total:
 #    ccusage names a 2.0.x flat sub-agent file as its own session (`agent-<id>`), ctxhooks counts
 #    it in the session its lines name, so those are added to their session before comparing.
-# 4. hyperfine, interleaved (-N, warm-up 2, 15 runs each, the two commands alternate), then one
-#    run of each under /usr/bin/time -v for peak RSS, twice.
+# 4. With --no-cache (every transcript read): hyperfine (-N, warm-up 2, 15 runs each, one command
+#    after the other); then the two commands
+#    interleaved round by round (ROUNDS, default 20: ctxhooks, ccusage, ctxhooks, ...; wall time
+#    and the per-round ratio, which cancels load that changes between rounds); then one run of
+#    each under /usr/bin/time -v for peak RSS, twice.
+# 5. A repeated run with the cache (in a private state folder under the work folder).
 #
 # Usage: benches/history.sh [work folder] [bytes] [sessions]
 # Needs: python3, hyperfine, GNU time, ccusage (CCUSAGE=..., default: the native binary that
@@ -28,6 +32,9 @@ binary=$("$repo/install/build-release.sh" | tail -1)/ctxhooks
 [ -x "$binary" ] || binary="$target_dir/release/ctxhooks"
 
 corpus="$work/config"
+# history's cache lives in the state folder: a private one, so the machine's is never touched.
+export CTXHOOKS_HOME="$work/state"
+rm -rf "$CTXHOOKS_HOME"
 if [ ! -d "$corpus/projects" ]; then
     python3 "$repo/benches/history-corpus.py" "$corpus" "$bytes" "$sessions"
 fi
@@ -35,7 +42,7 @@ echo "corpus: $(du -sb "$corpus/projects" | cut -f1) bytes, $(find "$corpus/proj
 echo "ccusage: $("$ccusage" --version)"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$binary" history --projects "$corpus/projects" --json > "$work/history.json"
+"$binary" history --projects "$corpus/projects" --json --no-cache > "$work/history.json"
 CLAUDE_CONFIG_DIR="$corpus" "$ccusage" session --offline --json > "$work/ccusage.json"
 python3 - "$work/history.json" "$work/ccusage.json" <<'PY'
 import json, os, sys
@@ -69,13 +76,37 @@ PY
 
 CLAUDE_CONFIG_DIR="$corpus" hyperfine -N --warmup 2 --runs 15 \
     --export-json "$work/hyperfine.json" \
-    "$binary history --projects $corpus/projects --json" \
+    "$binary history --projects $corpus/projects --json --no-cache" \
     "$ccusage session --offline --json" | tee "$work/hyperfine.txt"
+
+python3 - "${ROUNDS:-20}" "$corpus" "$binary" "$ccusage" <<'PY' | tee "$work/interleaved.txt"
+import os, statistics, subprocess, sys, time
+rounds, corpus, binary, ccusage = int(sys.argv[1]), *sys.argv[2:]
+commands = {"ctxhooks": [binary, "history", "--projects", f"{corpus}/projects", "--json", "--no-cache"],
+            "ccusage": [ccusage, "session", "--offline", "--json"]}
+env = dict(os.environ, CLAUDE_CONFIG_DIR=corpus)
+def timed(command):
+    start = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+for command in commands.values():
+    timed(command)
+times = {name: [] for name in commands}
+for _ in range(rounds):
+    for name, command in commands.items():
+        times[name].append(timed(command))
+for name, values in times.items():
+    values = sorted(values)
+    print(f"interleaved {name}: {len(values)} runs, min {values[0]:.3f} s, median {statistics.median(values):.3f} s, max {values[-1]:.3f} s")
+ratios = [theirs / ours for ours, theirs in zip(times["ctxhooks"], times["ccusage"])]
+print(f"interleaved: ccusage / ctxhooks, ratio of medians {statistics.median(times['ccusage']) / statistics.median(times['ctxhooks']):.2f}, "
+      f"median of per-round ratios {statistics.median(ratios):.2f}, best round {max(ratios):.2f}")
+PY
 
 for round in 1 2; do
     for tool in ctxhooks ccusage; do
         if [ "$tool" = ctxhooks ]; then
-            command=("$binary" history --projects "$corpus/projects" --json)
+            command=("$binary" history --projects "$corpus/projects" --json --no-cache)
         else
             command=("$ccusage" session --offline --json)
         fi
@@ -87,3 +118,10 @@ for round in 1 2; do
         echo "round $round $tool: peak RSS $((rss / 1024)) MiB ($rss KiB), wall $wall, user $user s, system $system s"
     done
 done
+
+# A repeated run: the cache of the run before serves every unchanged transcript.
+"$binary" history --projects "$corpus/projects" --json > /dev/null
+CLAUDE_CONFIG_DIR="$corpus" hyperfine -N --warmup 1 --runs 15 \
+    "$binary history --projects $corpus/projects --json" \
+    "$ccusage session --offline --json" | tee "$work/hyperfine-cached.txt"
+echo "cache: $(du -sb "$CTXHOOKS_HOME/history-cache" | cut -f1) bytes in $(find "$CTXHOOKS_HOME/history-cache" -type f | wc -l) files"

@@ -17,11 +17,6 @@ use crate::store::state_dir::StateDir;
 /// Version of a cache file's layout.
 const CACHE_SCHEMA: u32 = 1;
 
-/// The cache's folder in the state folder.
-pub fn cache_dir(state: &StateDir) -> PathBuf {
-    state.root().join("history-cache")
-}
-
 /// Where the cache lives and what its entries must match.
 #[derive(Debug, Clone)]
 pub struct Cache {
@@ -53,7 +48,7 @@ impl Cache {
         let binary = std::env::current_exe().ok()?;
         let (size, modified) = stamp(&binary)?;
         Some(Self {
-            dir: cache_dir(state),
+            dir: state.history_cache_dir(),
             binary: format!("{size}:{modified}"),
         })
     }
