@@ -13,3 +13,17 @@ pub fn machine_name() -> String {
         })
         .unwrap_or_else(|| "unknown".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_is_the_kernels() {
+        let name = machine_name();
+        assert!(!name.is_empty() && !name.contains('\n'));
+        if let Ok(kernel) = fs_err::read_to_string("/proc/sys/kernel/hostname") {
+            assert_eq!(name, kernel.trim());
+        }
+    }
+}

@@ -28,6 +28,17 @@ fn seconds(time: Option<&str>) -> Option<f64> {
         .map(|time| time.timestamp_millis() as f64 / 1000.0)
 }
 
+/// A round step (1, 2, 2.5 or 5 times a power of ten) for about five grid lines up to `maximum`.
+fn tick_step(maximum: f64) -> f64 {
+    let raw = maximum / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|factor| magnitude * factor)
+        .find(|step| *step >= raw)
+        .unwrap_or(magnitude * 10.0)
+}
+
 fn short_tokens(value: f64) -> String {
     if value >= 1_000_000.0 {
         format!("{:.1}M", value / 1_000_000.0)
@@ -96,11 +107,13 @@ pub fn render_svg(history: &History) -> String {
         .map(|point| point.at)
         .fold(f64::NEG_INFINITY, f64::max);
     let span = if end > start { end - start } else { 1.0 };
-    let top = sessions
+    let highest = sessions
         .iter()
         .map(|point| point.tokens.max(point.trigger.unwrap_or(0.0)))
         .fold(1.0, f64::max)
-        * 1.1;
+        * 1.05;
+    let step = tick_step(highest);
+    let top = (highest / step).ceil() * step;
     let x = |at: f64| LEFT + (at - start) / span * plot_width;
     let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
     let mut svg = String::new();
@@ -121,8 +134,8 @@ pub fn render_svg(history: &History) -> String {
         svg,
         r#"<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>"#
     );
-    for step in 0..=5 {
-        let tokens = top / 5.0 * f64::from(step);
+    let mut tokens = 0.0;
+    while tokens <= top {
         let level = y(tokens);
         let _ = writeln!(
             svg,
@@ -132,6 +145,7 @@ pub fn render_svg(history: &History) -> String {
             level + 4.0,
             short_tokens(tokens)
         );
+        tokens += step;
     }
     if !sessions.is_empty() {
         for step in 0..=4 {
