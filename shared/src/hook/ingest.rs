@@ -252,8 +252,8 @@ impl<'origin> Ingest<'origin> {
     /// is, once the transcript's `cwd` is recorded: every kind `feed` hands to `source` only
     /// (attachments, file-history snapshots, summaries, titles, ...), and a `progress` line whose
     /// bytes do not name the `SessionStart:resume` hook (Claude Code writes that name plainly).
-    /// Kept beside `feed`, whose match it mirrors. A damaged line passed unread is not counted
-    /// as unreadable.
+    /// Kept beside `feed`, whose match it mirrors. A damaged line passed unread (not JSON, or a
+    /// field this reads written with another type) is not counted as unreadable.
     pub fn passes_unread(&self, kind: &[u8], line: &[u8]) -> bool {
         if !self.state.source_recorded {
             return false;
