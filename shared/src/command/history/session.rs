@@ -2,7 +2,6 @@
 //! then its sub-agents'), and the report `ctxhooks report` would give for it, summarized.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -438,14 +437,4 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         }
     }
     days.into_values().collect()
-}
-
-/// Where a session was found, for messages.
-pub fn main_path(files: &SessionFiles) -> PathBuf {
-    files.main.clone().unwrap_or_else(|| {
-        files
-            .projects_folder
-            .join(&files.project)
-            .join(&files.session_id)
-    })
 }
