@@ -4,7 +4,9 @@
 pub mod archives;
 pub mod cli;
 pub mod doctor;
+pub mod export;
 pub mod gauge;
+pub mod history;
 pub mod install;
 pub mod output;
 pub mod provenance;

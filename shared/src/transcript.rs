@@ -6,4 +6,5 @@ pub mod conversation;
 pub mod field;
 pub mod file;
 pub mod lines;
+pub mod look;
 pub mod record;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned Claude Code CLI and Agent SDK (and ccusage, for the usage cross-check) into
-# the git-ignored `.e2e/` folder at the repository root. Reused when already present; fails loudly
-# when the registry cannot deliver them.
+# the git-ignored `.e2e/` folder at the repository root, and a Python venv `.e2e/python/` with the
+# pinned duckdb and jsonschema (the fleet export's tests). Reused when already present; fails
+# loudly when a registry cannot deliver them.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -10,6 +11,8 @@ tools="$root/.e2e"
 claude_code_version=2.1.332
 agent_sdk_version=0.3.332
 ccusage_version=20.0.24
+duckdb_version=2.0.0
+jsonschema_version=4.26.0
 
 mkdir -p "$tools"
 cd "$tools"
@@ -41,3 +44,19 @@ case "$version" in
   *) echo "install-tools: expected Claude Code $claude_code_version, got: $version" >&2; exit 1 ;;
 esac
 echo "install-tools: Claude Code $version, Agent SDK $(installed_version @anthropic-ai/claude-agent-sdk), ccusage $(installed_version ccusage)" >&2
+
+# The fleet export's tests: duckdb runs the shipped SQL, jsonschema checks every exported line.
+venv="$tools/python"
+python_version() { # python_version <module>: the installed version, or nothing
+  "$venv/bin/python" -c 'import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))' "$1" 2>/dev/null || true
+}
+if [ ! -x "$venv/bin/python" ]; then
+  echo "install-tools: creating the Python venv .e2e/python" >&2
+  python3 -m venv "$venv"
+fi
+if [ "$(python_version duckdb)" != "$duckdb_version" ] || [ "$(python_version jsonschema)" != "$jsonschema_version" ]; then
+  echo "install-tools: installing duckdb==$duckdb_version jsonschema==$jsonschema_version into .e2e/python" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "duckdb==$duckdb_version" "jsonschema==$jsonschema_version" >&2
+fi
+echo "install-tools: Python $("$venv/bin/python" --version 2>&1 | cut -d' ' -f2), duckdb $(python_version duckdb), jsonschema $(python_version jsonschema)" >&2

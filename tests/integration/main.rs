@@ -42,6 +42,12 @@ mod usage;
 // The gauge the Stop hook keeps, its warning, `ctxhooks gauge` and `ctxhooks statusline`.
 mod gauge;
 
+// Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
+mod history;
+
+// Tests for `ctxhooks export`: three hosts' exports, their JSON Schemas, DuckDB's answers.
+mod fleet;
+
 // The usage log's totals against ccusage's for the same transcripts.
 mod ccusage;
 

@@ -10,7 +10,7 @@ use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, doctor, install, recall, sessions};
+use super::{archives, doctor, export, history, install, recall, sessions};
 use crate::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record
@@ -53,6 +53,10 @@ pub enum Command {
     Gauge(cli_gauge::GaugeArgs),
     /// Print a status line segment from the JSON Claude Code pipes to a status line command.
     Statusline(cli_statusline::StatuslineArgs),
+    /// Every past session in the projects folders: compactions, peaks, drops, T; per day and project.
+    History(history::cli::HistoryArgs),
+    /// Flat JSON Lines for a fleet: requests, compactions, drops, snapshots, tool events, verdicts.
+    Export(export::cli::ExportArgs),
     /// Record that the runtime (not the user) is about to call `interrupt()`.
     MarkInterrupt(cli_mark_interrupt::MarkInterruptArgs),
     /// Verdicts for tool calls that did not complete: runtime, user, permission denied or unknown.
@@ -83,6 +87,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Report(args) => cli_report::run(&args),
         Command::Gauge(args) => cli_gauge::run(&args),
         Command::Statusline(args) => cli_statusline::run(&args),
+        Command::History(args) => history::cli::run(&args),
+        Command::Export(args) => export::cli::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
@@ -114,7 +120,9 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         | Command::Uninstall(_)
         | Command::Doctor(_)
         | Command::Sessions(_)
-        | Command::Statusline(_) => (None, Unknown::Refuse),
+        | Command::Statusline(_)
+        | Command::History(_)
+        | Command::Export(_) => (None, Unknown::Refuse),
     };
     if let Some(session) = session {
         let state = StateDir::locate()?;

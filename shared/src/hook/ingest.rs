@@ -13,7 +13,9 @@ use crate::store::usage_record::{
     UsageRecord, UsageRow,
 };
 use crate::transcript::content::Block;
-use crate::transcript::record::{BoundaryKind, BoundaryMetadata, Record, TokenUsage};
+use crate::transcript::record::{
+    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK, TokenUsage,
+};
 
 /// How many of the last requests' values a source remembers between runs: enough for a
 /// response whose blocks are split over two runs (the last one or two requests), bounded so
@@ -377,6 +379,28 @@ impl<'origin> Ingest<'origin> {
                 }
             }
             _ => self.source(&record),
+        }
+    }
+
+    /// Returns true if and only if a well-formed line whose top-level `type` is `kind` (as
+    /// [`crate::transcript::look::top_level_type`] reads it from the bytes) would change nothing
+    /// that [`Self::feed`] records, so that a reader of a file at rest may pass it unparsed. That
+    /// is, once the transcript's `cwd` is recorded: every kind `feed` hands to `source` only
+    /// (attachments, file-history snapshots, summaries, titles, ...), and a `progress` line whose
+    /// bytes do not name the `SessionStart:resume` hook (Claude Code writes that name plainly).
+    /// Kept beside `feed`, whose match it mirrors. A damaged line passed unread (not JSON, or a
+    /// field this reads written with another type) is not counted as unreadable.
+    pub fn passes_unread(&self, kind: &[u8], line: &[u8]) -> bool {
+        if !self.state.source_recorded {
+            return false;
+        }
+        match kind {
+            b"assistant" | b"user" | b"system" | b"cost-state" | b"queue-operation"
+            | b"api-request" => false,
+            b"progress" => {
+                memchr::memmem::find(line, SESSION_START_RESUME_HOOK.as_bytes()).is_none()
+            }
+            _ => true,
         }
     }
 

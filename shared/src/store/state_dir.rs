@@ -75,6 +75,12 @@ impl StateDir {
         self.root.join("backups")
     }
 
+    /// What `history` and `export` read from each transcript, kept for their next run
+    /// (`history-cache/`, one file per transcript).
+    pub fn history_cache_dir(&self) -> PathBuf {
+        self.root.join("history-cache")
+    }
+
     /// One session's usage log (`usage.jsonl`).
     pub fn usage_log(&self, session: &SessionId) -> PathBuf {
         self.session_dir(session).join("usage.jsonl")

@@ -105,7 +105,7 @@ pub fn split_lines(
     max_line: usize,
     mut each: impl FnMut(Line<'_>) -> ControlFlow<()>,
 ) -> Result<LinesRead> {
-    let mut reader = BufReader::with_capacity(256 * 1024, reader);
+    let mut reader = BufReader::with_capacity(1024 * 1024, reader);
     let mut read = LinesRead {
         offset,
         overlong_lines: 0,
@@ -134,8 +134,22 @@ pub fn split_lines(
             }
             return Ok(read);
         }
-        let newline = buffer.iter().position(|byte| *byte == b'\n');
+        let newline = memchr::memchr(b'\n', buffer);
         let piece = &buffer[..newline.unwrap_or(buffer.len())];
+        if line_length == 0
+            && let Some(newline) = newline
+            && piece.len() <= max_line
+        {
+            // A whole line in the buffer: handed from it, not copied.
+            let length = piece.len() as u64;
+            let flow = hand(&mut read, piece, length, false);
+            read.offset += length + 1;
+            reader.consume(newline + 1);
+            if flow.is_break() {
+                return Ok(read);
+            }
+            continue;
+        }
         line_length += piece.len() as u64;
         if !overlong {
             if line.len() + piece.len() > max_line {

@@ -1,0 +1,221 @@
+//! An SVG overview of the history: every session's peak context at the time of its peak (a
+//! dot; a ring when the peak reached 90 % of its trigger T, with T as a short orange tick), and
+//! every compaction as a red mark at its time and the context before it. Written as text.
+
+use std::fmt::Write as _;
+
+use chrono::DateTime;
+
+use super::model::{History, near_trigger};
+
+const WIDTH: f64 = 1100.0;
+const HEIGHT: f64 = 520.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 190.0;
+const TOP: f64 = 70.0;
+const BOTTOM: f64 = 80.0;
+
+const SESSION_COLOR: &str = "#2563eb";
+const COMPACTION_COLOR: &str = "#dc2626";
+const TRIGGER_COLOR: &str = "#ea580c";
+const GRID_COLOR: &str = "#e5e7eb";
+const TEXT_COLOR: &str = "#111827";
+const MUTED_COLOR: &str = "#6b7280";
+
+fn seconds(time: Option<&str>) -> Option<f64> {
+    #[expect(clippy::cast_precision_loss, reason = "seconds since 1970 fit in f64")]
+    time.and_then(|time| DateTime::parse_from_rfc3339(time).ok())
+        .map(|time| time.timestamp_millis() as f64 / 1000.0)
+}
+
+/// A round step (1, 2, 2.5 or 5 times a power of ten) for about five grid lines up to `maximum`.
+fn tick_step(maximum: f64) -> f64 {
+    let raw = maximum / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|factor| magnitude * factor)
+        .find(|step| *step >= raw)
+        .unwrap_or(magnitude * 10.0)
+}
+
+fn short_tokens(value: f64) -> String {
+    if value >= 1_000_000.0 {
+        format!("{:.1}M", value / 1_000_000.0)
+    } else if value >= 1_000.0 {
+        format!("{:.0}k", value / 1_000.0)
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The overview as SVG text.
+#[expect(clippy::cast_precision_loss, reason = "token counts and times, drawn")]
+pub fn render_svg(history: &History) -> String {
+    struct Point {
+        at: f64,
+        tokens: f64,
+        trigger: Option<f64>,
+        near: bool,
+        label: String,
+    }
+    let mut sessions = Vec::new();
+    let mut compactions = Vec::new();
+    for session in &history.sessions {
+        let Some(peak) = &session.peak else { continue };
+        let Some(at) = seconds(peak.time.as_deref()).or(seconds(session.first_time.as_deref()))
+        else {
+            continue;
+        };
+        sessions.push(Point {
+            at,
+            tokens: peak.context_tokens as f64,
+            trigger: session.trigger.map(|trigger| trigger as f64),
+            near: near_trigger(session),
+            label: format!(
+                "{} {} peak {} ({} compactions)",
+                session.project,
+                session.session_id,
+                peak.context_tokens,
+                session.compaction_counts.total
+            ),
+        });
+        for compaction in &session.compactions {
+            if let (Some(at), Some(before)) = (
+                seconds(compaction.time.as_deref()),
+                compaction.context_before,
+            ) {
+                compactions.push((at, before as f64));
+            }
+        }
+    }
+    let plot_width = WIDTH - LEFT - RIGHT;
+    let plot_height = HEIGHT - TOP - BOTTOM;
+    let start = sessions
+        .iter()
+        .map(|point| point.at)
+        .fold(f64::INFINITY, f64::min);
+    let end = sessions
+        .iter()
+        .map(|point| point.at)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let span = if end > start { end - start } else { 1.0 };
+    let highest = sessions
+        .iter()
+        .map(|point| point.tokens.max(point.trigger.unwrap_or(0.0)))
+        .fold(1.0, f64::max)
+        * 1.05;
+    let step = tick_step(highest);
+    let top = (highest / step).ceil() * step;
+    let x = |at: f64| LEFT + (at - start) / span * plot_width;
+    let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(
+        svg,
+        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>"#,
+        history.totals.sessions, history.totals.compactions
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>"#
+    );
+    let mut tokens = 0.0;
+    while tokens <= top {
+        let level = y(tokens);
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{LEFT}" y1="{level:.1}" x2="{:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
+            LEFT + plot_width,
+            LEFT - 6.0,
+            level + 4.0,
+            short_tokens(tokens)
+        );
+        tokens += step;
+    }
+    if !sessions.is_empty() {
+        for step in 0..=4 {
+            let at = start + span / 4.0 * f64::from(step);
+            #[expect(clippy::cast_possible_truncation, reason = "seconds since 1970")]
+            let label = DateTime::from_timestamp(at as i64, 0)
+                .map(|time| time.format("%Y-%m-%d").to_string())
+                .unwrap_or_default();
+            let _ = writeln!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{MUTED_COLOR}">{label}</text>"#,
+                x(at),
+                TOP + plot_height + 20.0
+            );
+        }
+    }
+    for point in &sessions {
+        if let Some(trigger) = point.trigger {
+            let _ = writeln!(
+                svg,
+                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
+                x(point.at) - 5.0,
+                y(trigger),
+                x(point.at) + 5.0,
+                y(trigger)
+            );
+        }
+        let (fill, stroke) = if point.near {
+            ("white", 2.5)
+        } else {
+            (SESSION_COLOR, 1.0)
+        };
+        let _ = writeln!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
+            x(point.at),
+            y(point.tokens),
+            escape(&point.label)
+        );
+    }
+    for (at, before) in &compactions {
+        let (cx, cy) = (x(*at), y(*before));
+        let _ = writeln!(
+            svg,
+            r#"<path d="M {:.1} {:.1} L {:.1} {:.1} L {:.1} {:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
+            cx,
+            cy + 5.0,
+            cx - 4.0,
+            cy - 3.0,
+            cx + 4.0,
+            cy - 3.0
+        );
+    }
+    let legend = LEFT + plot_width + 20.0;
+    for (row, (color, text)) in [
+        (SESSION_COLOR, "session peak"),
+        (TRIGGER_COLOR, "its trigger T"),
+        (COMPACTION_COLOR, "compaction"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let top_of_row = TOP + 20.0 * row as f64;
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{legend}" y="{top_of_row}" width="12" height="12" fill="{color}"/><text x="{:.1}" y="{:.1}" fill="{TEXT_COLOR}">{text}</text>"#,
+            legend + 18.0,
+            top_of_row + 10.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}

@@ -1,0 +1,34 @@
+//! The history as JSON (`ctxhooks history --json`, schema 1; `docs/history.md` documents it).
+
+use serde_json::{Value, json};
+
+use super::discover::Problem;
+use super::model::{HISTORY_SCHEMA, History};
+use super::text::problem_text;
+
+/// The history as one JSON value.
+pub fn history_json(history: &History) -> Value {
+    json!({
+        "schema": HISTORY_SCHEMA,
+        "projects_folders": history.folders.iter().map(|folder| folder.display().to_string()).collect::<Vec<_>>(),
+        "filters": {
+            "since": history.window.since.map(|time| time.to_rfc3339()),
+            "until": history.window.until.map(|time| time.to_rfc3339()),
+            "project": history.project,
+        },
+        "sessions": history.sessions,
+        "days": history.days,
+        "projects": history.projects,
+        "totals": history.totals,
+        "problems": history.problems.iter().map(problem_json).collect::<Vec<_>>(),
+    })
+}
+
+/// One problem: its path, its code and the sentence the text prints.
+pub fn problem_json(problem: &Problem) -> Value {
+    json!({
+        "path": problem.path.display().to_string(),
+        "problem": problem.kind.code(),
+        "message": problem_text(problem),
+    })
+}

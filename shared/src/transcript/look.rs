@@ -1,0 +1,105 @@
+//! A cheap look at one transcript line's bytes before any parse: the value of its top-level
+//! `type` key, found by walking the object's structure with `memchr` over strings (strings are
+//! skipped, never decoded). It decides nothing by itself: a reader that may pass a line unread
+//! asks the one definition of what a line means (for the usage ingest,
+//! [`crate::hook::ingest::Ingest::passes_unread`]) whether that kind can matter.
+
+use memchr::{memchr, memchr2};
+
+/// The value of the line's top-level `"type"` key, when the line is a JSON object whose
+/// top-level `type` key is written plainly (no escape in the key or its value) before any
+/// malformed part. `None` means "not known from a look": the caller parses the line.
+pub fn top_level_type(line: &[u8]) -> Option<&[u8]> {
+    top_level_type_before(line, None)
+}
+
+/// [`top_level_type`], but `None` as soon as the top-level key `stop` comes before `type`: a
+/// reader that parses every line with a top-level `message` anyway (the conversation's records;
+/// Claude Code 2.1.332 writes their `type` after the whole message) need not walk past it.
+pub fn top_level_type_before<'line>(line: &'line [u8], stop: Option<&[u8]>) -> Option<&'line [u8]> {
+    let mut depth: i32 = 0;
+    let mut position = 0;
+    while position < line.len() {
+        let quote = position + memchr(b'"', &line[position..])?;
+        for byte in &line[position..quote] {
+            match byte {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth -= 1,
+                _ => {}
+            }
+        }
+        let end = string_end(line, quote + 1)?;
+        position = end + 1;
+        if depth == 1 && stop.is_some_and(|stop| &line[quote + 1..end] == stop) {
+            return None;
+        }
+        if depth == 1 && &line[quote + 1..end] == b"type" {
+            let rest = skip_blank(&line[position..]).strip_prefix(b":")?;
+            let rest = skip_blank(rest).strip_prefix(b"\"")?;
+            let value_end = memchr2(b'"', b'\\', rest)?;
+            return (rest[value_end] == b'"').then_some(&rest[..value_end]);
+        }
+    }
+    None
+}
+
+/// The index of the quote that closes the string whose first byte is at `start`.
+fn string_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut at = start;
+    loop {
+        let found = at + memchr2(b'"', b'\\', line.get(at..)?)?;
+        if line[found] == b'"' {
+            return Some(found);
+        }
+        // A backslash escapes the byte after it (a quote, a backslash, or the start of \uXXXX).
+        at = found + 2;
+    }
+}
+
+fn skip_blank(bytes: &[u8]) -> &[u8] {
+    let blank = bytes
+        .iter()
+        .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
+    &bytes[blank..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_top_level_type_not_a_nested_one() {
+        let look = |line: &str| top_level_type(line.as_bytes()).map(<[u8]>::to_vec);
+        // An attachment holds a nested `type` before its own.
+        assert_eq!(
+            look(
+                r#"{"attachment":{"type":"hook_success","x":["a\"type\":\"b"]},"type":"attachment"}"#
+            ),
+            Some(b"attachment".to_vec())
+        );
+        assert_eq!(
+            look(r#"{"message":{"content":[{"type":"text"}]}, "type" : "user"}"#),
+            Some(b"user".to_vec())
+        );
+        assert_eq!(
+            look(r#"{"a":"\\","type":"system"}"#),
+            Some(b"system".to_vec())
+        );
+        // Escapes in the value, no type, not an object, cut short: not known.
+        assert_eq!(look(r#"{"type":"us\u0065r"}"#), None);
+        assert_eq!(look(r#"{"message":{"type":"assistant"}}"#), None);
+        assert_eq!(look(r#"["type","user"]"#), None);
+        assert_eq!(look(r#"{"x":"unterminated"#), None);
+        assert_eq!(look(r#"{"type":5}"#), None);
+        // A reader that parses every line with a message stops at it.
+        let line = br#"{"parentUuid":null,"message":{"type":"x"},"type":"assistant"}"#;
+        assert_eq!(top_level_type_before(line, Some(b"message")), None);
+        assert_eq!(top_level_type_before(line, None), Some(&b"assistant"[..]));
+        let line = br#"{"type":"api-request-blob","message":{}}"#;
+        assert_eq!(
+            top_level_type_before(line, Some(b"message")),
+            Some(&b"api-request-blob"[..])
+        );
+    }
+}
