@@ -27,6 +27,7 @@ groups=(
   "e2e_terminal|the CLI interactive in tmux: status line, warning"
   "e2e_plugin|the plugin installed with claude plugin"
   "ccusage|the ccusage cross-check"
+  "fleet|the fleet export: JSON Schemas, DuckDB"
 )
 for entry in "${groups[@]}"; do
   group=${entry%%|*}

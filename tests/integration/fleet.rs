@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::support::fixtures::{project_fixture, repository_file};
+use crate::support::summary::record_group;
 use crate::support::{Hook, World, cli_capture, say_skipped, shared_fixture};
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
@@ -23,6 +24,7 @@ fn python() -> Option<PathBuf> {
             .status()
             .is_ok_and(|status| status.success());
     if usable {
+        record_group("fleet", "ran");
         return Some(python);
     }
     let required = std::env::var("CTXHOOKS_E2E").is_ok_and(|value| value == "require");
@@ -33,6 +35,10 @@ fn python() -> Option<PathBuf> {
     );
     say_skipped(
         "the fleet export's schema and DuckDB checks (no .e2e/python with duckdb and jsonschema); run tests/run.sh",
+    );
+    record_group(
+        "fleet",
+        "skipped: no .e2e/python with duckdb and jsonschema",
     );
     None
 }
