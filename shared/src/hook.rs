@@ -2,7 +2,6 @@
 //! hurting the session, the payload, the hook table, and each hook's work.
 
 pub mod cursor;
-pub mod field;
 pub mod gauge;
 pub mod ingest;
 pub mod keep;

@@ -11,6 +11,7 @@
 
 pub mod command;
 pub mod hook;
+pub mod lenient;
 pub mod store;
 pub mod transcript;
 

@@ -3,7 +3,6 @@
 
 pub mod content;
 pub mod conversation;
-pub mod field;
 pub mod file;
 pub mod lines;
 pub mod look;

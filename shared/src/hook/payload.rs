@@ -1,6 +1,6 @@
 //! A hook's payload: the first JSON object on stdin, read until it is complete and no further
 //! (Claude Code does not always close stdin; the watchdog bounds the wait), then read into the
-//! hook's own typed struct of [`Field`](crate::hook::field::Field)s ([`Payload`]).
+//! hook's own typed struct of [`Field`](crate::lenient::Field)s ([`Payload`]).
 
 use std::io::BufRead;
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::hook::field::{Mismatch, Text};
+use crate::lenient::{Mismatch, Text};
 use crate::store::env_vars;
 use crate::store::session_id::SessionId;
 
@@ -160,12 +160,12 @@ impl ObjectEnd {
 }
 
 /// Parses `input` (what [`read_first_object`] returned) into the hook's payload struct `P`.
-/// Every field being a [`Field`](crate::hook::field::Field), only broken JSON fails here.
+/// Every field being a [`Field`](crate::lenient::Field), only broken JSON fails here.
 pub fn parse<'input, P: serde::Deserialize<'input>>(input: &'input [u8]) -> Result<P> {
     serde_json::from_slice(input).map_err(|error| anyhow!("stdin is not valid JSON: {error}"))
 }
 
-/// A hook's typed payload: a struct of [`Field`](crate::hook::field::Field)s, one per field the
+/// A hook's typed payload: a struct of [`Field`](crate::lenient::Field)s, one per field the
 /// hook reads, so that only the fields the hook requires can fail it; any other field of an
 /// unexpected type is set aside and named in the error log.
 pub trait Payload {

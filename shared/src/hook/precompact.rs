@@ -8,9 +8,9 @@ use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::snapshot::{SnapshotRequest, take_snapshot};
 use super::usage_log::IngestOptions;
-use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::lenient::{Mismatch, Text};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 
@@ -40,7 +40,10 @@ pub struct PreCompactInput<'payload> {
 
 impl Payload for PreCompactInput<'_> {
     fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (self.hook_event_name.text(), self.session_id.text())
+        (
+            self.hook_event_name.non_empty(),
+            self.session_id.non_empty(),
+        )
     }
 
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
@@ -67,9 +70,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
         session: session.clone(),
         trigger: input
             .trigger
-            .value()
+            .get()
             .map_or(Trigger::Unknown, |trigger| Trigger::from_text(trigger)),
-        custom_instructions: input.custom_instructions.text().map(ToOwned::to_owned),
+        custom_instructions: input.custom_instructions.non_empty().map(ToOwned::to_owned),
     };
     let (metadata, _) = take_snapshot(&context.state, &request, &mut transcript)
         .context("failed to archive the transcript")?;
@@ -91,7 +94,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // next Stop run catches up.
     // The gauge with it (the status line shows the context the compaction starts from); never a
     // warning here.
-    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.text(), GaugeRole::Quiet);
+    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
     if let Err(error) = log_usage_and_gauge(
         context,
         &session,

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, anyhow};
 use serde::Deserialize;
 
-use crate::hook::field::describe_mismatches;
 use crate::hook::payload::{self, Payload};
 use crate::hook::table::HookBinary;
 use crate::hook::watchdog::{Identity, Watchdog};
+use crate::lenient::describe_mismatches;
 use crate::store::env_vars;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;

@@ -21,9 +21,9 @@ use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_
 use super::ingest::Origin;
 use super::keep::{Check, keep_path, keep_subagents};
 use super::usage_log::IngestOptions;
-use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::lenient::{Mismatch, Text};
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
@@ -63,7 +63,10 @@ pub struct SessionInput<'payload> {
 
 impl Payload for SessionInput<'_> {
     fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (self.hook_event_name.text(), self.session_id.text())
+        (
+            self.hook_event_name.non_empty(),
+            self.session_id.non_empty(),
+        )
     }
 
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
@@ -102,7 +105,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
 
 fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
     // Only after a compaction; every other start costs the payload's parse and nothing else.
-    if input.source.text() != Some("compact") {
+    if input.source.non_empty() != Some("compact") {
         return Ok(());
     }
     let session = payload::session(&input.session_id)?;
@@ -175,9 +178,9 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     let session = payload::session(&input.session_id)?;
     let trigger = input
         .trigger
-        .text()
+        .non_empty()
         .map_or(Trigger::Unknown, Trigger::from_text);
-    if let Some(summary) = input.compact_summary.text()
+    if let Some(summary) = input.compact_summary.non_empty()
         && let Err(error) = record_summary(context, &session, trigger, summary)
     {
         context.note(error);
@@ -198,7 +201,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     // since PreCompact's ingest; a backlog past 4 MiB waits for the next Stop); 2.1.332 writes
     // the compaction's boundary only after its hooks ran, so when it is not there yet the
     // compaction is counted as pending, the context it left unknown until the boundary is read.
-    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.text(), GaugeRole::Quiet);
+    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
     let mut file = TranscriptFile::open(transcript)?;
     file.check_is_transcript()?;
     let ingested = log_usage_and_gauge(

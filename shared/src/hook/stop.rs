@@ -12,9 +12,9 @@ use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use super::ingest::Origin;
 use super::keep::{keep_in_hook, main_name, subagent_name};
 use super::usage_log::{IngestOptions, log_usage};
-use crate::hook::field::{Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::lenient::{Mismatch, Text};
 use crate::transcript::file::TranscriptFile;
 
 /// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
@@ -47,7 +47,10 @@ pub struct StopInput<'payload> {
 
 impl Payload for StopInput<'_> {
     fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (self.hook_event_name.text(), self.session_id.text())
+        (
+            self.hook_event_name.non_empty(),
+            self.session_id.non_empty(),
+        )
     }
 
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
@@ -92,12 +95,12 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
-    let role = if input.hook_event_name.text() == Some("Stop") {
+    let role = if input.hook_event_name.non_empty() == Some("Stop") {
         GaugeRole::Stop
     } else {
         GaugeRole::Quiet
     };
-    let (gauge_inputs, problem) = GaugeInputs::of_hook(input.cwd.text(), role);
+    let (gauge_inputs, problem) = GaugeInputs::of_hook(input.cwd.non_empty(), role);
     if let Some(problem) = problem {
         context.note(problem);
     }
@@ -107,7 +110,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // seen to start the Stop hook before the turn's last response reached the file.
     let expected_text = input
         .last_assistant_message
-        .text()
+        .non_empty()
         .filter(|_| role == GaugeRole::Stop);
     let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
@@ -144,7 +147,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         }
     })()
     .context("failed to log the transcript's usage");
-    if let Some(agent_transcript) = input.agent_transcript_path.text().map(Path::new) {
+    if let Some(agent_transcript) = input.agent_transcript_path.non_empty().map(Path::new) {
         // Claude Code 2.1.332 fires SubagentStop for the compaction agent (empty `agent_type`)
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
         // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
@@ -155,7 +158,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
                     file.check_is_transcript()?;
                     let name = subagent_name(transcript, &session, agent_transcript);
                     keep_in_hook(context, &session, name, &mut file);
-                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.text());
+                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
                     log_usage(context, &session, &mut file, &origin)
                 })
             })

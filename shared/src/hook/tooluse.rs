@@ -8,10 +8,10 @@ use serde::de::MapAccess;
 use serde::de::value::MapAccessDeserializer;
 use serde_json::Value;
 
-use crate::hook::field::{Field, FieldValue, Mismatch, Text};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::hook::table::{HookEvent, TOOLUSE};
+use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
@@ -45,7 +45,7 @@ pub struct ToolUseInput<'payload> {
     /// `PostToolUse`: the tool's output, of which only `interrupted` is read.
     pub tool_response: Field<ToolResponse>,
     /// `PostToolUse` / `PostToolUseFailure`: how long the call ran, in milliseconds.
-    pub duration_ms: Field<u64>,
+    pub duration_ms: Field<Milliseconds>,
     /// `PostToolUseFailure`: whether the failure reached Claude Code as an abort.
     pub is_interrupt: Field<bool>,
     /// The sub-agent's id when the call ran inside one.
@@ -58,10 +58,10 @@ pub struct ToolUseInput<'payload> {
 #[derive(Debug, Default)]
 pub struct ToolInput(pub Value);
 
-impl<'de> FieldValue<'de> for ToolInput {
+impl<'de> Lenient<'de> for ToolInput {
     const EXPECTED: &'static str = "an object";
 
-    fn from_object<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
+    fn from_map<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
         Value::deserialize(MapAccessDeserializer::new(object)).map(|input| Some(Self(input)))
     }
 }
@@ -75,17 +75,20 @@ pub struct ToolResponse {
     pub interrupted: Field<bool>,
 }
 
-impl<'de> FieldValue<'de> for ToolResponse {
+impl<'de> Lenient<'de> for ToolResponse {
     const EXPECTED: &'static str = "an object";
 
-    fn from_object<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
+    fn from_map<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
         Self::deserialize(MapAccessDeserializer::new(object)).map(Some)
     }
 }
 
 impl Payload for ToolUseInput<'_> {
     fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (self.hook_event_name.text(), self.session_id.text())
+        (
+            self.hook_event_name.non_empty(),
+            self.session_id.non_empty(),
+        )
     }
 
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
@@ -99,7 +102,7 @@ impl Payload for ToolUseInput<'_> {
             (
                 "tool_response.interrupted",
                 self.tool_response
-                    .value()
+                    .get()
                     .and_then(|response| response.interrupted.mismatch()),
             ),
             ("duration_ms", self.duration_ms.mismatch()),
@@ -151,25 +154,25 @@ pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
             )
         }
     };
-    let tool_name = input.tool_name.text();
+    let tool_name = input.tool_name.non_empty();
     let summary = tool_name
-        .zip(input.tool_input.value())
+        .zip(input.tool_input.get())
         .and_then(|(name, ToolInput(fields))| summarize_tool_input(name, fields));
     Ok(ToolEvent {
         event,
         hook_event_name: Some(hook_event_name.to_owned()),
         time_ms,
-        tool_use_id: input.tool_use_id.text().map(str::to_owned),
+        tool_use_id: input.tool_use_id.non_empty().map(str::to_owned),
         tool_name: tool_name.map(str::to_owned),
         summary,
-        duration_ms: input.duration_ms.value().copied(),
-        is_interrupt: input.is_interrupt.value().copied(),
+        duration_ms: input.duration_ms.get().map(|duration| duration.0),
+        is_interrupt: input.is_interrupt.get().copied(),
         interrupted: input
             .tool_response
-            .value()
-            .and_then(|response| response.interrupted.value().copied()),
-        agent_id: input.agent_id.text().map(str::to_owned),
-        transcript_path: input.transcript_path.text().map(str::to_owned),
+            .get()
+            .and_then(|response| response.interrupted.get().copied()),
+        agent_id: input.agent_id.non_empty().map(str::to_owned),
+        transcript_path: input.transcript_path.non_empty().map(str::to_owned),
     })
 }
 

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess};
 
-use super::field::{Field, Lenient, struct_from_map, vec_from_seq};
+use crate::lenient::{Field, Lenient, struct_from_map, vec_from_seq};
 
 /// `message.content`: a string, or content blocks.
 #[derive(Debug)]
@@ -20,6 +20,10 @@ pub enum Content<'a> {
 
 /// One content block.
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a block lives only while its line is read; boxing would cost an allocation per tool call"
+)]
 pub enum Block<'a> {
     /// `text`, with its text when it is a string.
     Text(Field<Cow<'a, str>>),
@@ -42,6 +46,8 @@ pub enum Block<'a> {
 pub struct TextLength(pub u64);
 
 impl Lenient<'_> for TextLength {
+    const EXPECTED: &'static str = "a string";
+
     fn from_text(value: Cow<'_, str>) -> Option<Self> {
         Some(Self(value.len() as u64))
     }
@@ -148,6 +154,8 @@ pub enum ResultContent<'a> {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
+    const EXPECTED: &'static str = "a string or an array";
+
     fn from_text(value: Cow<'de, str>) -> Option<Self> {
         Some(Self::Text(value))
     }
@@ -158,12 +166,16 @@ impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for ToolInput<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
+    const EXPECTED: &'static str = "a string or an array";
+
     fn from_text(value: Cow<'de, str>) -> Option<Self> {
         Some(Self::Text(value))
     }
@@ -188,6 +200,8 @@ struct Part<'a> {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for Part<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
@@ -216,6 +230,8 @@ struct RawBlock<'a> {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for RawBlock<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }

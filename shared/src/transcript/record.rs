@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
-use super::field::{Field, Lenient, struct_from_map};
+use crate::lenient::{Field, Lenient, struct_from_map};
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::usage_record::CacheTtl;
 
@@ -603,30 +603,40 @@ pub fn is_interrupt_marker_text(text: &str) -> bool {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for PermissionDecision<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for BoundaryMetadata<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for Message<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de> Lenient<'de> for Usage {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de> Lenient<'de> for CacheCreationSplit {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
         let mut split = Self::default();
         while let Some((key, value)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
@@ -647,18 +657,24 @@ impl<'de> Lenient<'de> for CacheCreationSplit {
 }
 
 impl<'de> Lenient<'de> for OutputDetails {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de> Lenient<'de> for RequestParams {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for ProgressData<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
@@ -673,12 +689,16 @@ struct Iteration<'a> {
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for Iteration<'a> {
+    const EXPECTED: &'static str = "an object";
+
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
     }
 }
 
 impl<'de> Lenient<'de> for Iterations {
+    const EXPECTED: &'static str = "an array";
+
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
         let mut iterations = Self::default();
         while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {

@@ -21,8 +21,8 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::hook::field::{Field, Text};
 use crate::hook::payload::read_first_object;
+use crate::lenient::{Field, Text};
 
 /// What the segment uses of the status line's JSON.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -158,16 +158,16 @@ struct TypedUsage {
 
 impl Typed<'_> {
     fn into_input(self) -> StatusInput {
-        let owned = |text: &Text<'_>| text.text().map(ToOwned::to_owned);
+        let owned = |text: &Text<'_>| text.non_empty().map(ToOwned::to_owned);
         let context_tokens = self
             .context_window
             .as_ref()
             .and_then(|window| window.current_usage.as_ref())
             .and_then(|usage| {
                 let counts = [
-                    usage.input_tokens.value().copied(),
-                    usage.cache_creation_input_tokens.value().copied(),
-                    usage.cache_read_input_tokens.value().copied(),
+                    usage.input_tokens.get().copied(),
+                    usage.cache_creation_input_tokens.get().copied(),
+                    usage.cache_read_input_tokens.get().copied(),
                 ];
                 sum_of_present(&counts)
             });
@@ -184,7 +184,7 @@ impl Typed<'_> {
             model_window: self
                 .context_window
                 .as_ref()
-                .and_then(|window| window.context_window_size.value().copied())
+                .and_then(|window| window.context_window_size.get().copied())
                 .filter(|size| *size > 0),
         }
     }
