@@ -380,6 +380,42 @@ fn stdin_that_never_closes_is_bounded() {
 }
 
 #[test]
+fn verify_passes_an_empty_start_an_older_killed_writer_left_and_fails_a_headerless_index() {
+    let world = World::new("verify-empty-start");
+    let transcript = lay_out_flat_project(&world);
+    world
+        .hook(Hook::PreCompact)
+        .stdin(payload(&transcript, "auto", Value::Null).to_string())
+        .success();
+    let kept = world.session_dir(SESSION).join("kept");
+    // Killed between creating generation 2's index and writing its header (before 2026-12-01):
+    // an empty index and no gzip file. Nothing was kept under it; nothing is damaged.
+    let second = kept.join("transcript.jsonl.2.index.jsonl");
+    fs_err::write(&second, "").unwrap();
+    let outcomes = world.ctxhooks(["archives", "verify", "--json"]).json();
+    let empty = outcomes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|outcome| outcome["name"] == "kept/transcript.jsonl.2")
+        .unwrap();
+    assert_eq!(empty["ok"], true, "{outcomes:#}");
+    assert!(
+        empty["files"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("empty generation"),
+        "{empty:#}"
+    );
+    // An index with bytes but no header is damage: exit 1.
+    fs_err::write(&second, "not a header\n").unwrap();
+    world
+        .ctxhooks(["archives", "verify", "--json"])
+        .exit_code(1)
+        .json();
+}
+
+#[test]
 fn verify_catches_tampering_and_prune_trims_on_request() {
     let world = World::new("verify-prune");
     let transcript = lay_out_flat_project(&world);

@@ -469,6 +469,47 @@ mod tests {
     }
 
     #[test]
+    fn a_start_cut_short_leaves_no_index_without_its_header() {
+        let temp = TempFolder::new("keep-cut-start");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s4").unwrap();
+        let kept = state.kept_dir(&session);
+        let name = KeptName::main();
+        fs_err::create_dir_all(&kept).unwrap();
+        // What a writer killed while starting generation 1 leaves now: its temporary sibling.
+        let leftover = files::temp_sibling(&name.index_path(&kept, 1));
+        fs_err::write(&leftover, "{\"kind\":\"gener").unwrap();
+        let path = temp.join("s4.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        let first = keep(&state, &session, &path, Check::Tail);
+        assert_eq!((first.generation, first.length), (1, 8));
+        assert!(!leftover.exists(), "the leftover start is removed");
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n");
+        assert!(!kept::is_empty_start(&kept, &name, 1));
+        // What one killed at that moment by a ctxhooks before 2026-12-01 left: an empty index.
+        fs_err::write(name.index_path(&kept, 2), "").unwrap();
+        assert!(kept::is_empty_start(&kept, &name, 2));
+        fs_err::write(&path, "{\"b\":2}\n").unwrap();
+        let rewritten = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (rewritten.generation, rewritten.started),
+            (3, Some(GenerationReason::PreviousDamaged))
+        );
+        assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
+        // A generation that exists is never started again.
+        let header = GenerationHeader {
+            schema: KEPT_SCHEMA,
+            generation: 3,
+            source: "s4.jsonl".to_owned(),
+            role: name.role(),
+            started_at: "2026-12-01T00:00:00Z".to_owned(),
+            reason: GenerationReason::First,
+        };
+        assert!(kept::start_generation(&kept, &name, &header).is_err());
+        assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
+    }
+
+    #[test]
     fn a_link_in_the_state_folder_is_not_followed() {
         let temp = TempFolder::new("keep-link");
         let state = StateDir::at(temp.join("state"));

@@ -392,31 +392,75 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
 }
 
 /// Starts generation `header.generation` of `name`: its index, holding the header line.
-/// Refuses to write over an existing index (generations are never written again).
+/// Refuses to write over an existing index (generations are never written again). The index
+/// appears whole or not at all: the header is written and synced in a temporary sibling that is
+/// then renamed into place, so a writer killed at any moment (or a full disk) never leaves an
+/// index without its header. The caller holds the kept copies' lock, which makes the check for
+/// an existing index and the rename one step among writers, and lets it remove what a killed
+/// writer left of its temporary sibling.
 pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader) -> Result<()> {
     let index = name.index_path(kept, header.generation);
-    if let Some(parent) = index.parent() {
-        files::create_private_dir_all(parent)?;
+    let folder = index.parent().unwrap_or(kept);
+    files::create_private_dir_all(folder)?;
+    remove_unfinished_starts(&index);
+    if fs_err::symlink_metadata(&index).is_ok() {
+        bail!(
+            "generation {} of `{name}` exists already; it is never written again",
+            header.generation
+        );
     }
     let mut line = serde_json::to_vec(&IndexRecord::Generation(header.clone()))?;
     line.push(b'\n');
-    let mut file = files::create_new_file(&index, files::PRIVATE_FILE_MODE)
-        .context("failed to start a kept copy's generation")?;
-    let written = file
-        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+    let temp = files::temp_sibling(&index);
+    let written = files::create_new_file(&temp, files::PRIVATE_FILE_MODE).and_then(|mut file| {
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
             files::PRIVATE_FILE_MODE,
-        ))
-        .and_then(|()| file.write_all(&line))
-        .and_then(|()| file.sync_all());
-    if let Err(error) = written {
-        // A header that could not be written whole (a full disk) would leave a generation no
-        // reader accepts: nothing was kept under it yet, so it goes.
-        drop(file);
-        let _ = fs_err::remove_file(&index);
+        ))?;
+        file.write_all(&line)?;
+        file.sync_all()?;
+        Ok(())
+    });
+    let placed = written.and_then(|()| Ok(fs_err::rename(&temp, &index)?));
+    if let Err(error) = placed {
+        // A header that could not be written whole (a full disk) leaves nothing behind.
+        let _ = fs_err::remove_file(&temp);
         return Err(error).context("failed to start a kept copy's generation");
     }
-    files::sync_dir(index.parent().unwrap_or(kept));
+    files::sync_dir(folder);
     Ok(())
+}
+
+/// Returns true if and only if generation `generation` of `name` has an empty index and no
+/// kept bytes: a start that a ctxhooks before 2026-12-01 left cut short when it was killed
+/// between creating the index and writing its header. Nothing was kept under it, and the next
+/// run started the generation after it.
+pub fn is_empty_start(kept: &Path, name: &KeptName, generation: u32) -> bool {
+    let empty = |path: PathBuf| {
+        fs_err::symlink_metadata(path).map_or(None, |metadata| {
+            Some(metadata.is_file() && metadata.len() == 0)
+        })
+    };
+    empty(name.index_path(kept, generation)) == Some(true)
+        && empty(name.data_path(kept, generation)) != Some(false)
+}
+
+/// Removes the temporary siblings of `index` that a writer killed while starting a generation
+/// left behind (see [`files::temp_sibling`] for their names).
+fn remove_unfinished_starts(index: &Path) {
+    let (Some(folder), Some(file_name)) = (index.parent(), index.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.", file_name.to_string_lossy());
+    let Ok(entries) = fs_err::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let entry_name = entry.file_name();
+        let entry_name = entry_name.to_string_lossy();
+        if entry_name.starts_with(&prefix) && entry_name.ends_with(".tmp") {
+            let _ = fs_err::remove_file(entry.path());
+        }
+    }
 }
 
 /// From this many bytes on, a member is compressed at [`BACKLOG_LEVEL`]: a backlog (the first

@@ -315,6 +315,25 @@ pub fn verify_kept(state: &StateDir, session: &SessionId) -> Result<Vec<VerifyOu
                 .file_name()
                 .map(|file_name| file_name.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            if kept::is_empty_start(&kept_dir, &name, generation) {
+                outcomes.push(VerifyOutcome {
+                    kind: VerifiedKind::Kept,
+                    path: data,
+                    session_id: session.to_string(),
+                    name: format!("kept/{name}.{generation}"),
+                    ok: true,
+                    files: vec![FileCheck {
+                        path: file_name,
+                        status: FileStatus::Ok,
+                        detail: Some(
+                            "an empty generation: a writer was stopped as it started it, before \
+                             anything was kept under it"
+                                .to_owned(),
+                        ),
+                    }],
+                });
+                continue;
+            }
             let problems = GenerationIndex::read(&name.index_path(&kept_dir, generation))
                 .and_then(|index| kept::verify_generation(&kept_dir, &name, &index))
                 .unwrap_or_else(|error| {
