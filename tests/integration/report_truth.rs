@@ -194,6 +194,24 @@ fn a_model_compacted_only_on_refusal_has_no_rule_trigger() {
 }
 
 #[test]
+fn only_sub_agents_requests_give_no_trigger() {
+    // A session of which only a sub-agent's transcript exists (the compaction agent's here):
+    // its requests are not the session's context, and nothing says which version or model the
+    // session ran with, so no T is claimed.
+    let report = report_of(&log_of(&shared_fixture(
+        "marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
+    )));
+    assert_eq!((report.main_requests, report.sidechain_requests), (0, 1));
+    assert_eq!(report.estimates.trigger.derivation, Derivation::NoMainChain);
+    assert_eq!(report.estimates.trigger.tokens, None);
+    assert_eq!(report.estimates.room_left, None);
+    // The same CLI's main transcript does get the rule's T.
+    let main = report_of(&log_of(&shared_fixture("marot__spotter/short.jsonl")));
+    assert_eq!(main.estimates.trigger.derivation, Derivation::Rule);
+    assert!(main.estimates.trigger.tokens.is_some());
+}
+
+#[test]
 fn unlogged_micro_compactions_are_heuristic_at_the_versions_warning_level() {
     let scratch = World::new("truth-micro");
     for (relative, version, warning_level) in [

@@ -67,6 +67,9 @@ pub enum Derivation {
     Observed,
     /// No T: the CLI compacts this model only when the API refuses a prompt, and none was seen.
     NoProactiveCompaction,
+    /// No T: the session has no main-chain request (only sub-agents' transcripts were read), so
+    /// neither the version nor the model the session ran with is known.
+    NoMainChain,
 }
 
 /// The trigger T and how it was derived.
@@ -283,6 +286,7 @@ pub fn estimate(
     );
     let observed = observed_trigger(observations);
     let (tokens, derivation) = match (rule.tokens, &observed) {
+        _ if chain.requests.is_empty() => (None, Derivation::NoMainChain),
         (Some(tokens), Some(observed)) if fits(tokens, observed) => {
             (Some(tokens), Derivation::RuleConfirmed)
         }

@@ -547,6 +547,10 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
                 reactive()
             )
         }
+        (Derivation::NoMainChain, _) => format!(
+            "{tokens} — no main-chain request: the version and the model the session ran with \
+             are unknown"
+        ),
         _ => format!("{tokens} — {}", reactive()),
     }
 }
