@@ -315,8 +315,10 @@ impl<'a> Record<'a> {
             return None;
         }
         // A line that is UTF-8 as a whole (nearly all) is read as text, so that the parser does
-        // not check each string it borrows again; the same bytes give the same record.
-        match std::str::from_utf8(line) {
+        // not check each string it borrows again; the same bytes give the same record. The
+        // whole-line check is SIMD (simdutf8): it was 5 % of `history`'s time with the standard
+        // library's.
+        match simdutf8::basic::from_utf8(line) {
             Ok(text) => serde_json::from_str(text).ok(),
             Err(_) => serde_json::from_slice(line).ok(),
         }
