@@ -22,7 +22,39 @@ pub enum Field<T> {
     /// Present with the expected type.
     Present(T),
     /// Present with another type: its value is skipped, what it was is kept.
-    Mismatched(Mismatch),
+    Mismatched(Found),
+}
+
+/// The kind of JSON value a field held instead of the expected one. One byte: a transcript
+/// record holds dozens of fields and is moved whole while it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// `true` or `false`.
+    Boolean,
+    /// A number that is not negative (or has a fraction or an exponent).
+    Number,
+    /// A negative integer.
+    NegativeNumber,
+    /// A string.
+    String,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+}
+
+impl Found {
+    /// The kind in words, such as `an object`.
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::Boolean => "true or false",
+            Self::Number => "a number",
+            Self::NegativeNumber => "a negative number",
+            Self::String => "a string",
+            Self::Object => "an object",
+            Self::Array => "an array",
+        }
+    }
 }
 
 /// What a field held instead of what was expected.
@@ -55,9 +87,15 @@ impl<T> Field<T> {
     }
 
     /// What the field held instead of what was expected, if it did.
-    pub fn mismatch(&self) -> Option<Mismatch> {
+    pub fn mismatch<'de>(&self) -> Option<Mismatch>
+    where
+        T: Lenient<'de>,
+    {
         match self {
-            Self::Mismatched(mismatch) => Some(*mismatch),
+            Self::Mismatched(found) => Some(Mismatch {
+                expected: T::EXPECTED,
+                found: found.text(),
+            }),
             Self::Absent | Self::Present(_) => None,
         }
     }
@@ -82,7 +120,7 @@ impl Field<Cow<'_, str>> {
     /// The text a reader cannot do without (the field `name` of a hook's payload): absent, empty
     /// or of another type, it is an error that names the field.
     pub fn required(&self, name: &str) -> Result<&str> {
-        if let Self::Mismatched(Mismatch { expected, found }) = self {
+        if let Some(Mismatch { expected, found }) = self.mismatch() {
             bail!("the payload's `{name}` has the wrong type: expected {expected}, found {found}");
         }
         match self.non_empty() {
@@ -133,6 +171,12 @@ pub trait Lenient<'de>: Sized {
     fn from_text(value: Cow<'de, str>) -> Option<Self> {
         let _ = value;
         None
+    }
+
+    /// From a string that held an escape, decoded into a buffer the parser reuses: the default
+    /// copies it for [`Lenient::from_text`]; a type that needs only its length copies nothing.
+    fn from_decoded_text(value: &str) -> Option<Self> {
+        Self::from_text(Cow::Owned(value.to_owned()))
     }
 
     /// From an object. Every entry must be consumed: the default skips them all.
@@ -242,14 +286,8 @@ impl<'de, T: Lenient<'de>> Deserialize<'de> for Field<T> {
 struct FieldVisitor<T>(PhantomData<T>);
 
 /// The field a value made, or the mismatch naming what it was.
-fn found<'de, T: Lenient<'de>>(value: Option<T>, found: &'static str) -> Field<T> {
-    value.map_or(
-        Field::Mismatched(Mismatch {
-            expected: T::EXPECTED,
-            found,
-        }),
-        Field::Present,
-    )
+fn found<T>(value: Option<T>, found: Found) -> Field<T> {
+    value.map_or(Field::Mismatched(found), Field::Present)
 }
 
 impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
@@ -272,45 +310,42 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
     }
 
     fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
-        Ok(found(T::from_bool(value), "true or false"))
+        Ok(found(T::from_bool(value), Found::Boolean))
     }
 
     fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
-        Ok(found(T::from_u64(value), "a number"))
+        Ok(found(T::from_u64(value), Found::Number))
     }
 
     fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
         Ok(match u64::try_from(value) {
-            Ok(value) => found(T::from_u64(value), "a number"),
-            Err(_) => found(T::from_i64(value), "a negative number"),
+            Ok(value) => found(T::from_u64(value), Found::Number),
+            Err(_) => found(T::from_i64(value), Found::NegativeNumber),
         })
     }
 
     fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
-        Ok(found(T::from_f64(value), "a number"))
+        Ok(found(T::from_f64(value), Found::Number))
     }
 
     fn visit_borrowed_str<E>(self, value: &'de str) -> Result<Self::Value, E> {
-        Ok(found(T::from_text(Cow::Borrowed(value)), "a string"))
+        Ok(found(T::from_text(Cow::Borrowed(value)), Found::String))
     }
 
     fn visit_str<E>(self, value: &str) -> Result<Self::Value, E> {
-        Ok(found(
-            T::from_text(Cow::Owned(value.to_owned())),
-            "a string",
-        ))
+        Ok(found(T::from_decoded_text(value), Found::String))
     }
 
     fn visit_string<E>(self, value: String) -> Result<Self::Value, E> {
-        Ok(found(T::from_text(Cow::Owned(value)), "a string"))
+        Ok(found(T::from_text(Cow::Owned(value)), Found::String))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Ok(found(T::from_map(map)?, "an object"))
+        Ok(found(T::from_map(map)?, Found::Object))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        Ok(found(T::from_seq(seq)?, "an array"))
+        Ok(found(T::from_seq(seq)?, Found::Array))
     }
 }
 

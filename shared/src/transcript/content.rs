@@ -20,10 +20,6 @@ pub enum Content<'a> {
 
 /// One content block.
 #[derive(Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a block lives only while its line is read; boxing would cost an allocation per tool call"
-)]
 pub enum Block<'a> {
     /// `text`, with its text when it is a string.
     Text(Field<Cow<'a, str>>),
@@ -49,6 +45,10 @@ impl Lenient<'_> for TextLength {
     const EXPECTED: &'static str = "a string";
 
     fn from_text(value: Cow<'_, str>) -> Option<Self> {
+        Some(Self(value.len() as u64))
+    }
+
+    fn from_decoded_text(value: &str) -> Option<Self> {
         Some(Self(value.len() as u64))
     }
 }
