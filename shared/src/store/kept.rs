@@ -393,11 +393,10 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
 
 /// Starts generation `header.generation` of `name`: its index, holding the header line.
 /// Refuses to write over an existing index (generations are never written again). The index
-/// appears whole or not at all: the header is written and synced in a temporary sibling that is
-/// then renamed into place, so a writer killed at any moment (or a full disk) never leaves an
-/// index without its header. The caller holds the kept copies' lock, which makes the check for
-/// an existing index and the rename one step among writers, and lets it remove what a killed
-/// writer left of its temporary sibling.
+/// appears whole or not at all ([`files::write_atomic`]), so a writer killed at any moment (or a
+/// full disk) never leaves an index without its header. The caller holds the kept copies' lock,
+/// which makes the check for an existing index and the rename one step among writers, and lets
+/// it remove what a killed writer left of its temporary sibling.
 pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader) -> Result<()> {
     let index = name.index_path(kept, header.generation);
     let folder = index.parent().unwrap_or(kept);
@@ -411,23 +410,9 @@ pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader)
     }
     let mut line = serde_json::to_vec(&IndexRecord::Generation(header.clone()))?;
     line.push(b'\n');
-    let temp = files::temp_sibling(&index);
-    let written = files::create_new_file(&temp, files::PRIVATE_FILE_MODE).and_then(|mut file| {
-        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
-            files::PRIVATE_FILE_MODE,
-        ))?;
-        file.write_all(&line)?;
-        file.sync_all()?;
-        Ok(())
-    });
-    let placed = written.and_then(|()| Ok(fs_err::rename(&temp, &index)?));
-    if let Err(error) = placed {
-        // A header that could not be written whole (a full disk) leaves nothing behind.
-        let _ = fs_err::remove_file(&temp);
-        return Err(error).context("failed to start a kept copy's generation");
-    }
-    files::sync_dir(folder);
-    Ok(())
+    // A header that cannot be written whole (a full disk) leaves nothing behind.
+    files::write_atomic(&index, &line, files::PRIVATE_FILE_MODE)
+        .context("failed to start a kept copy's generation")
 }
 
 /// Returns true if and only if generation `generation` of `name` has an empty index and no
