@@ -938,8 +938,8 @@ mod size {
     use crate::lenient::Field;
 
     /// A record is built on the stack and moved whole several times per line: its size is the
-    /// copying every line pays (1,680 bytes when a mismatch kept two strings; `history` spent
-    /// 10 % of its time in those copies).
+    /// copying every line pays (1,680 bytes when a mismatch kept two strings, when `memmove`
+    /// was 14 % of `history`'s profile; halving it cut `history`'s CPU by 15 to 21 %).
     #[test]
     fn a_record_and_its_fields_stay_small() {
         assert_eq!(size_of::<Field<u64>>(), 16);
