@@ -2,7 +2,7 @@
 //! the next one (the last requests' values, tool results waiting for their request) lives in
 //! [`SourceState`], which the Stop hook keeps in the cursor file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -134,13 +134,14 @@ impl ChainGauge {
         if row.sidechain || row.context_tokens == 0 {
             return;
         }
-        self.latest = Some(LatestRequest {
-            time: row.time.clone(),
-            context_tokens: row.context_tokens,
-            model: row.model.clone(),
-            version: row.facts.version.clone(),
-            max_output_tokens: row.facts.max_output_tokens,
-        });
+        // Counted for every request of a session: the texts are copied into the buffers the
+        // previous latest request left.
+        let latest = self.latest.get_or_insert_with(LatestRequest::default);
+        latest.time.clone_from(&row.time);
+        latest.context_tokens = row.context_tokens;
+        latest.model.clone_from(&row.model);
+        latest.version.clone_from(&row.facts.version);
+        latest.max_output_tokens = row.facts.max_output_tokens;
         self.compacted_since = None;
     }
 }
@@ -248,7 +249,8 @@ fn agent_id_in_file_name(transcript: &Path) -> Option<String> {
 }
 
 enum Slot {
-    Request(String),
+    /// A request row, by its index in [`Ingest::rows`].
+    Request(usize),
     Record(Box<UsageRecord>),
 }
 
@@ -257,7 +259,13 @@ pub struct Ingest<'origin> {
     origin: &'origin Origin,
     state: SourceState,
     slots: Vec<Slot>,
-    requests: HashMap<String, UsageRow>,
+    /// The requests this run read, in the order first seen (each taken out by `finish`).
+    rows: Vec<Option<UsageRow>>,
+    /// Each request's index in `rows`, by key.
+    requests: HashMap<String, usize>,
+    /// The key of the line being read (one buffer, so that a response's later lines allocate
+    /// nothing to find their row).
+    key: String,
     /// Unreadable lines counted before this run.
     unreadable_before: u64,
     /// Lines this run passed for their length.
@@ -276,7 +284,9 @@ impl<'origin> Ingest<'origin> {
             unreadable_before: state.unreadable_lines,
             state,
             slots: Vec::new(),
+            rows: Vec::new(),
             requests: HashMap::new(),
+            key: String::new(),
             overlong: 0,
             expected_text: None,
             saw_expected_text: false,
@@ -329,7 +339,7 @@ impl<'origin> Ingest<'origin> {
         match record.kind() {
             Some("assistant") => {
                 self.look_for_expected_text(&record);
-                if let Some(part) = AssistantPart::of(&record) {
+                if let Some(part) = AssistantPart::of(&record, &mut self.key) {
                     self.assistant(&part);
                 } else {
                     if record.is_synthetic_no_response() {
@@ -476,7 +486,9 @@ impl<'origin> Ingest<'origin> {
 
     fn assistant(&mut self, part: &AssistantPart) {
         for (id, name) in &part.tool_uses {
-            self.state.tool_names.push((id.clone(), name.clone()));
+            self.state
+                .tool_names
+                .push(((*id).to_owned(), (*name).to_owned()));
         }
         let excess = self
             .state
@@ -484,13 +496,16 @@ impl<'origin> Ingest<'origin> {
             .len()
             .saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
-        let Some(key) = part.key.clone() else {
+        if !part.has_key {
             self.state.unreadable_lines += 1;
             return;
-        };
+        }
+        let key = self.key.as_str();
         let sidechain = part.sidechain || self.origin.is_agent_file;
-        if let Some(row) = self.requests.get_mut(&key) {
-            merge(row, part);
+        if let Some(&index) = self.requests.get(key) {
+            if let Some(row) = &mut self.rows[index] {
+                merge(row, part);
+            }
             return;
         }
         let row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == key) {
@@ -505,12 +520,12 @@ impl<'origin> Ingest<'origin> {
             });
             let usage = part.usage;
             UsageRow {
-                time: part.timestamp.clone(),
+                time: owned(part.timestamp),
                 transcript: self.origin.transcript.clone(),
-                key: key.clone(),
-                request_id: part.request_id.clone(),
-                message_id: part.message_id.clone(),
-                model: part.model.clone(),
+                key: key.to_owned(),
+                request_id: owned(part.request_id),
+                message_id: owned(part.message_id),
+                model: owned(part.model),
                 input_tokens: usage.input_tokens,
                 cache_creation_input_tokens: usage.cache_creation_input_tokens,
                 cache_read_input_tokens: usage.cache_read_input_tokens,
@@ -521,13 +536,13 @@ impl<'origin> Ingest<'origin> {
                     .saturating_add(usage.cache_creation_input_tokens)
                     .saturating_add(usage.cache_read_input_tokens),
                 sidechain,
-                agent_id: self.origin.agent_id.clone().or(part.agent_id.clone()),
+                agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
                 advisor: part.advisor,
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
                 facts: RequestFacts {
-                    version: part.version.clone(),
+                    version: owned(part.version),
                     cache_ttl: part.cache_ttl,
                     thinking_bytes: part.thinking_bytes,
                     thinking_tokens: part.thinking_tokens,
@@ -537,8 +552,9 @@ impl<'origin> Ingest<'origin> {
                 },
             }
         };
-        self.requests.insert(key.clone(), row);
-        self.slots.push(Slot::Request(key));
+        self.requests.insert(row.key.clone(), self.rows.len());
+        self.slots.push(Slot::Request(self.rows.len()));
+        self.rows.push(Some(row));
     }
 
     /// Counts lines the line reader passed without reading them (longer than its limit).
@@ -553,6 +569,13 @@ impl<'origin> Ingest<'origin> {
         // A sub-agent's own transcript has no main chain: no gauge.
         let mut gauge =
             (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
+        // The requests remembered for the next run, oldest first, at most RECENT_REQUESTS: those
+        // of the runs before, then each request this run writes. A row written now is named by
+        // its place in `records` and copied only if it is among the last ones at the end.
+        let mut recent: VecDeque<Recent> = std::mem::take(&mut self.state.recent)
+            .into_iter()
+            .map(|row| Recent::Before(Box::new(row)))
+            .collect();
         for slot in self.slots {
             match slot {
                 Slot::Record(record) => {
@@ -561,28 +584,44 @@ impl<'origin> Ingest<'origin> {
                     }
                     records.push(*record);
                 }
-                Slot::Request(key) => {
-                    let Some(row) = self.requests.remove(&key) else {
+                Slot::Request(index) => {
+                    let Some(row) = self.rows[index].take() else {
                         continue;
                     };
                     if let Some(gauge) = &mut gauge {
                         gauge.count_request(&row);
                     }
-                    let recent = &mut self.state.recent;
-                    if let Some(index) = recent.iter().position(|known| known.key == key) {
-                        if recent[index] == row {
+                    // A request of a run before that this run read again (a response split
+                    // over two runs): written again only if its values changed. Every key of
+                    // this run is new to it, so only the rows of the runs before can match.
+                    let known = recent.iter().position(|known| match known {
+                        Recent::Before(known) => known.key == row.key,
+                        Recent::Written(_) => false,
+                    });
+                    if let Some(position) = known {
+                        if matches!(&recent[position], Recent::Before(known) if **known == row) {
                             continue;
                         }
-                        recent.remove(index);
+                        recent.remove(position);
                     }
-                    recent.push(row.clone());
+                    recent.push_back(Recent::Written(records.len()));
                     if recent.len() > RECENT_REQUESTS {
-                        recent.remove(0);
+                        recent.pop_front();
                     }
                     records.push(UsageRecord::Request(row));
                 }
             }
         }
+        self.state.recent = recent
+            .into_iter()
+            .filter_map(|known| match known {
+                Recent::Before(row) => Some(*row),
+                Recent::Written(index) => match &records[index] {
+                    UsageRecord::Request(row) => Some(row.clone()),
+                    _ => None,
+                },
+            })
+            .collect();
         self.state.gauge = gauge;
         let unreadable = self.state.unreadable_lines - self.unreadable_before;
         if unreadable > 0 || self.overlong > 0 {
@@ -596,23 +635,33 @@ impl<'origin> Ingest<'origin> {
     }
 }
 
-/// One `assistant` line of an API response: a single content block, with the usage.
-struct AssistantPart {
-    /// The key that groups the lines of one response (see [`Record::request_key`]).
-    key: Option<String>,
-    message_id: Option<String>,
-    request_id: Option<String>,
-    model: Option<String>,
-    timestamp: Option<String>,
+/// A request [`Ingest::finish`] remembers for the next run.
+enum Recent {
+    /// A row of a run before this one.
+    Before(Box<UsageRow>),
+    /// A row this run writes: its index in the run's records.
+    Written(usize),
+}
+
+/// One `assistant` line of an API response: a single content block, with the usage. Borrowed
+/// from the line's record: a response's later lines only update its row.
+struct AssistantPart<'record> {
+    /// True when the line has a key that groups the lines of one response (see
+    /// [`Record::write_request_key`]); the key itself is in [`Ingest::key`].
+    has_key: bool,
+    message_id: Option<&'record str>,
+    request_id: Option<&'record str>,
+    model: Option<&'record str>,
+    timestamp: Option<&'record str>,
     sidechain: bool,
-    agent_id: Option<String>,
+    agent_id: Option<&'record str>,
     usage: TokenUsage,
     /// True when the block is an advisor call or an advisor result.
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
-    tool_uses: Vec<(String, String)>,
+    tool_uses: Vec<(&'record str, &'record str)>,
     /// `version`.
-    version: Option<String>,
+    version: Option<&'record str>,
     /// The cache lifetime asked for or used.
     cache_ttl: Option<CacheTtl>,
     /// Bytes of `thinking` text in the line's block.
@@ -621,30 +670,29 @@ struct AssistantPart {
     thinking_tokens: Option<u64>,
 }
 
-impl AssistantPart {
-    /// The part an API response's line holds; `None` for any other line.
-    fn of(record: &Record) -> Option<Self> {
+impl<'record> AssistantPart<'record> {
+    /// The part an API response's line holds, its key written into `key`; `None` for any other
+    /// line.
+    fn of(record: &'record Record, key: &mut String) -> Option<Self> {
         let usage = record.response_usage()?;
         let message = record.message.get()?;
         Some(Self {
-            key: record.request_key(),
-            message_id: owned(message.id.text()),
-            request_id: owned(record.request_id.text()),
-            model: owned(message.model.text()),
-            timestamp: owned(record.timestamp.text()),
+            has_key: record.write_request_key(key),
+            message_id: message.id.text(),
+            request_id: record.request_id.text(),
+            model: message.model.text(),
+            timestamp: record.timestamp.text(),
             sidechain: record.is_sidechain(),
-            agent_id: owned(record.agent_id.text()),
+            agent_id: record.agent_id.text(),
             usage: usage.tokens(),
             advisor: record.uses_advisor(),
-            version: owned(record.version.text()),
+            version: record.version.text(),
             cache_ttl: record.cache_ttl(),
             thinking_bytes: record.thinking_bytes(),
             thinking_tokens: usage.thinking_tokens(),
             tool_uses: record
                 .tool_uses()
-                .map(|(id, tool_use)| {
-                    (id.to_owned(), tool_use.name.text().unwrap_or("").to_owned())
-                })
+                .map(|(id, tool_use)| (id, tool_use.name.text().unwrap_or("")))
                 .collect(),
         })
     }
@@ -668,11 +716,11 @@ fn merge(row: &mut UsageRow, part: &AssistantPart) {
     row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
     if row.model.is_none() {
-        row.model.clone_from(&part.model);
+        row.model = owned(part.model);
     }
     let facts = &mut row.facts;
     if facts.version.is_none() {
-        facts.version.clone_from(&part.version);
+        facts.version = owned(part.version);
     }
     if part.cache_ttl.is_some() {
         facts.cache_ttl = part.cache_ttl;

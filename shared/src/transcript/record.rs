@@ -506,22 +506,34 @@ impl<'a> Record<'a> {
     /// The key that groups the lines of one API response: `message.id` and `requestId`, else
     /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
     pub fn request_key(&self) -> Option<String> {
+        let mut key = String::new();
+        self.write_request_key(&mut key).then_some(key)
+    }
+
+    /// [`Record::request_key`] written into `key` (cleared first), so that a reader of many lines
+    /// reuses one buffer; false when the line has none (`key` is then empty).
+    pub fn write_request_key(&self, key: &mut String) -> bool {
+        key.clear();
         let message = self.message.get().and_then(|message| message.id.text());
-        match (
+        let parts: [&str; 3] = match (
             message,
             self.request_id.text(),
             self.request_ref.text(),
             self.uuid.text(),
         ) {
-            (Some(message), Some(request), _, _) => Some(format!("{message}:{request}")),
-            (Some(message), None, _, _) => Some(format!("message:{message}")),
+            (Some(message), Some(request), _, _) => [message, ":", request],
+            (Some(message), None, _, _) => ["message:", message, ""],
             // The blocks of one response share `requestId` even without a `message.id`; keying
             // them on their line's uuid would count the request once per block.
-            (None, Some(request), _, _) => Some(format!("req:{request}")),
-            (None, None, Some(reference), _) => Some(format!("ref:{reference}")),
-            (None, _, None, Some(uuid)) => Some(format!("line:{uuid}")),
-            (None, _, None, None) => None,
+            (None, Some(request), _, _) => ["req:", request, ""],
+            (None, None, Some(reference), _) => ["ref:", reference, ""],
+            (None, _, None, Some(uuid)) => ["line:", uuid, ""],
+            (None, _, None, None) => return false,
+        };
+        for part in parts {
+            key.push_str(part);
         }
+        true
     }
 
     /// The boundary a `system` record marks, with its metadata when it has some.
