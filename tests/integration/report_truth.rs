@@ -5,6 +5,7 @@
 //! real run shows a fall of a kind, the real rows are read for the facts and one number is then
 //! changed by hand, which the test says.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -456,7 +457,7 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     // A 2.1.42 prompt after the five-request turn (5 x ~3,037 thinking tokens) falling by
     // 10,000 with a warm cache: thinking dropped.
     let mut chain = MainChain::of(&log);
-    let mut prompt = chain.requests[4].clone();
+    let mut prompt = chain.requests[4].clone().into_owned();
     prompt.key = "hand-made".into();
     prompt.turn_start = true;
     prompt.facts.carries_tool_results = false;
@@ -464,7 +465,7 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     prompt.cache_read_input_tokens = prompt.context_tokens - 3;
     prompt.cache_creation_input_tokens = 0;
     prompt.input_tokens = 3;
-    chain.requests.insert(5, prompt.clone());
+    chain.requests.insert(5, Cow::Owned(prompt.clone()));
     chain.boundaries.insert(5, Vec::new());
     let drops = classify_drops(&chain, classifier);
     assert_eq!(drops[0].class, DropClass::ThinkingDropped, "{:?}", drops[0]);
@@ -472,10 +473,10 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     // Under 2.1.332, which sends every earlier thinking block, the same fall is undecided.
     let mut chain = MainChain::of(&log);
     for row in &mut chain.requests {
-        row.facts.version = Some("2.1.332".into());
+        row.to_mut().facts.version = Some("2.1.332".into());
     }
     prompt.facts.version = Some("2.1.332".into());
-    chain.requests.insert(5, prompt);
+    chain.requests.insert(5, Cow::Owned(prompt));
     chain.boundaries.insert(5, Vec::new());
     let drops = classify_drops(&chain, classifier);
     assert_eq!(

@@ -17,7 +17,7 @@ use crate::command::history::cache::Reading;
 use crate::command::history::discover::{SessionFiles, discover};
 use crate::command::history::model::slug_of;
 use crate::command::history::read::for_each_parallel;
-use crate::command::history::session::{load_session, requests};
+use crate::command::history::session::load_session;
 use crate::command::history::text::problem_text;
 use crate::command::provenance::load::load_analysis;
 use crate::command::provenance::verdict::provenance_report;
@@ -171,7 +171,7 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     for problem in &loaded.problems {
         writer.lines.problems.push(problem_text(problem));
     }
-    if requests(&loaded.log).next().is_none() {
+    if loaded.log.requests().next().is_none() {
         return writer.lines;
     }
     let snapshots = snapshots_of(query, &files.session_id);
@@ -224,7 +224,7 @@ fn state_session(
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
     if !in_history
         && let Some(log) = &log
-        && requests(log).next().is_some()
+        && log.requests().next().is_some()
     {
         let report = build_report(Some(session.as_str()), log, Some(&snapshots), options);
         usage_records(&mut writer, log, &report);
@@ -338,7 +338,7 @@ fn verdicts(
 fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionReport) {
     let session = writer.session.clone();
     let mut main = 0;
-    for row in requests(log) {
+    for row in log.requests() {
         let request = if row.sidechain {
             None
         } else {
@@ -420,18 +420,19 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         (Some(peak), Some(trigger)) if trigger > 0 => Some(peak as f64 / trigger as f64),
         _ => None,
     };
-    let last_time = requests(log).filter_map(|row| row.time.clone()).last();
+    let last_time = log.requests().filter_map(|row| row.time.clone()).last();
     writer.push(
         "session",
         format!("session:{session}"),
         last_time,
         SessionRecord {
             cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
-            version: requests(log)
+            version: log
+                .requests()
                 .filter(|row| !row.sidechain)
                 .filter_map(|row| row.facts.version.clone())
                 .last(),
-            first_time: requests(log).find_map(|row| row.time.clone()),
+            first_time: log.requests().find_map(|row| row.time.clone()),
             requests: report.requests,
             main_requests: report.main_requests,
             peak_context: peak,

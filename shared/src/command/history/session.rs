@@ -1,7 +1,9 @@
 //! One session of the history: its transcripts read into one usage log (main transcript first,
 //! then its sub-agents'), and the report `ctxhooks report` would give for it, summarized.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
 
 use serde::Serialize;
 
@@ -15,7 +17,7 @@ use crate::command::usage::log::{SessionLog, TimelineItem};
 use crate::command::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
 use crate::command::usage::warnings::Warning;
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::{UsageRecord, UsageRow};
+use crate::store::usage_record::UsageRecord;
 
 /// A peak at or above this share of T counts as running near the trigger.
 pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
@@ -244,7 +246,7 @@ pub fn summarize_session(
         cached: loaded.cached,
         ..SessionOutcome::default()
     };
-    let mut rows = requests(&loaded.log).peekable();
+    let mut rows = loaded.log.requests().peekable();
     if rows.peek().is_none() && !loaded.log.timeline.iter().any(is_boundary) {
         return outcome;
     }
@@ -261,14 +263,6 @@ pub fn summarize_session(
     outcome.days = days_of(&loaded.log, &report, window);
     outcome.summary = Some(summary_of(files, &loaded, &report));
     outcome
-}
-
-/// The log's request rows, in order, without copying them.
-pub fn requests(log: &SessionLog) -> impl Iterator<Item = &UsageRow> {
-    log.timeline.iter().filter_map(|item| match item {
-        TimelineItem::Request(row) => Some(row),
-        _ => None,
-    })
 }
 
 fn is_boundary(item: &TimelineItem) -> bool {
@@ -335,13 +329,17 @@ pub fn summary_of(
         cwd: main_source
             .or(loaded.log.sources.first())
             .and_then(|source| source.cwd.clone()),
-        version: requests(&loaded.log)
+        version: loaded
+            .log
+            .requests()
             .filter(|row| !row.sidechain)
             .filter_map(|row| row.facts.version.clone())
             .last(),
         transcripts: loaded.transcripts.clone(),
-        first_time: requests(&loaded.log).find_map(|row| row.time.clone()),
-        last_time: requests(&loaded.log)
+        first_time: loaded.log.requests().find_map(|row| row.time.clone()),
+        last_time: loaded
+            .log
+            .requests()
             .filter_map(|row| row.time.clone())
             .last(),
         requests: report.requests,
@@ -402,23 +400,24 @@ fn growth(report: &SessionReport) -> (u64, u64) {
 
 /// The session's requests and compactions per UTC day, within the window.
 fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<DayTotals> {
-    let mut days: BTreeMap<String, DayTotals> = BTreeMap::new();
-    let day_of = |time: &str| -> Option<String> {
+    // Keyed by date, each day's text written once; sorted by that text at the end.
+    let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
+    let day_of = |time: &str| -> Option<NaiveDate> {
         window
             .contains(time)
-            .then(|| TimeWindow::day_of(time))
+            .then(|| TimeWindow::date_of(time))
             .flatten()
     };
-    let new_day = |day: String| DayTotals {
-        day,
+    let new_day = |date: NaiveDate| DayTotals {
+        day: TimeWindow::day_text(date),
         sessions: 1,
         ..DayTotals::default()
     };
-    for row in requests(log) {
+    for row in log.requests() {
         let Some(day) = row.time.as_deref().and_then(day_of) else {
             continue;
         };
-        let totals = days.entry(day.clone()).or_insert_with(|| new_day(day));
+        let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
         totals.totals.input_tokens += row.input_tokens;
         totals.totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
@@ -431,10 +430,10 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
     }
     for compaction in &report.compactions {
         if let Some(day) = compaction.time.as_deref().and_then(day_of) {
-            days.entry(day.clone())
-                .or_insert_with(|| new_day(day))
-                .compactions += 1;
+            days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }
-    days.into_values().collect()
+    let mut days: Vec<DayTotals> = days.into_values().collect();
+    days.sort_by(|one, other| one.day.cmp(&other.day));
+    days
 }

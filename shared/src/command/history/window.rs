@@ -48,8 +48,18 @@ impl TimeWindow {
 
     /// The UTC day (`YYYY-MM-DD`) of an RFC 3339 time.
     pub fn day_of(time: &str) -> Option<String> {
+        Self::date_of(time).map(Self::day_text)
+    }
+
+    /// The UTC date of an RFC 3339 time (a reader of many times names each day once).
+    pub fn date_of(time: &str) -> Option<NaiveDate> {
         let time = DateTime::parse_from_rfc3339(time).ok()?;
-        Some(time.with_timezone(&Utc).format("%Y-%m-%d").to_string())
+        Some(time.with_timezone(&Utc).date_naive())
+    }
+
+    /// A date as [`TimeWindow::day_of`] writes it.
+    pub fn day_text(date: NaiveDate) -> String {
+        date.format("%Y-%m-%d").to_string()
     }
 }
 

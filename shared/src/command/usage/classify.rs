@@ -6,6 +6,8 @@
 //! covers is `undecided`, with the reason. A cache write never decides a class: a real
 //! compaction wrote as little as 14,893 tokens, and a cold cache rewrites everything.
 
+use std::borrow::Cow;
+
 use super::drops::{
     Basis, COMPACTION_SHAPE_DIVISOR, Confidence, ContextDrop, DropClass, DropEvidence, DropFacts,
     FallCause, MICRO_COMPACTION_MIN_SAVING, MainChain, Opening, THINKING_STRIPPED_ON_SWITCH,
@@ -27,10 +29,10 @@ pub struct Classifier<'inputs> {
 struct Between<'chain> {
     before: usize,
     after: usize,
-    chain: &'chain MainChain,
+    chain: &'chain MainChain<'chain>,
 }
 
-impl Between<'_> {
+impl<'chain> Between<'chain> {
     fn before_row(&self) -> &UsageRow {
         &self.chain.requests[self.before]
     }
@@ -39,7 +41,7 @@ impl Between<'_> {
         &self.chain.requests[self.after]
     }
 
-    fn rows(&self) -> &[UsageRow] {
+    fn rows(&self) -> &[Cow<'chain, UsageRow>] {
         &self.chain.requests[self.before + 1..=self.after]
     }
 
@@ -544,10 +546,10 @@ mod tests {
         row
     }
 
-    fn chain(rows: Vec<UsageRow>) -> MainChain {
+    fn chain(rows: Vec<UsageRow>) -> MainChain<'static> {
         let boundaries = vec![Vec::new(); rows.len()];
         MainChain {
-            requests: rows,
+            requests: rows.into_iter().map(Cow::Owned).collect(),
             boundaries,
             trailing_boundaries: Vec::new(),
         }

@@ -2,6 +2,8 @@
 //! and evidence of that class), the facts around it, and the main chain they are found in. The
 //! rules that decide a class are in `classify.rs`.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::log::{SessionLog, TimelineItem};
@@ -337,9 +339,10 @@ impl ContextDrop {
 
 /// The main chain: its requests, and the boundaries just before each request.
 #[derive(Debug, Clone, Default)]
-pub struct MainChain {
-    /// Main-chain requests in order.
-    pub requests: Vec<UsageRow>,
+pub struct MainChain<'log> {
+    /// Main-chain requests in order, borrowed from the log (copied only when a version is
+    /// filled in).
+    pub requests: Vec<Cow<'log, UsageRow>>,
     /// `boundaries[i]`: compaction and micro-compaction boundaries between request `i - 1` and
     /// request `i` (`true` for a full compaction).
     pub boundaries: Vec<Vec<(bool, BoundaryRow)>>,
@@ -347,17 +350,17 @@ pub struct MainChain {
     pub trailing_boundaries: Vec<(bool, BoundaryRow)>,
 }
 
-impl MainChain {
+impl<'log> MainChain<'log> {
     /// The main chain of a session log (sidechain requests and boundaries left out). A log whose
     /// rows name no CLI version (written before rows recorded it) takes the version of its
     /// transcript's first line for every row.
-    pub fn of(log: &SessionLog) -> Self {
+    pub fn of(log: &'log SessionLog) -> Self {
         let mut chain = Self::default();
         let mut pending = Vec::new();
         for item in &log.timeline {
             match item {
                 TimelineItem::Request(row) if !row.sidechain => {
-                    chain.requests.push(row.clone());
+                    chain.requests.push(Cow::Borrowed(row));
                     chain.boundaries.push(std::mem::take(&mut pending));
                 }
                 TimelineItem::Compaction(row) if !row.sidechain => {
@@ -372,7 +375,7 @@ impl MainChain {
         chain.trailing_boundaries = pending;
         if chain.requests.iter().all(|row| row.facts.version.is_none()) {
             for row in &mut chain.requests {
-                row.facts.version = log
+                row.to_mut().facts.version = log
                     .sources
                     .iter()
                     .find(|source| source.transcript == row.transcript)

@@ -44,13 +44,15 @@ pub enum TimelineItem {
 impl SessionLog {
     /// Every request row, in order.
     pub fn rows(&self) -> Vec<UsageRow> {
-        self.timeline
-            .iter()
-            .filter_map(|item| match item {
-                TimelineItem::Request(row) => Some(row.clone()),
-                _ => None,
-            })
-            .collect()
+        self.requests().cloned().collect()
+    }
+
+    /// Every request row, in order, without copying them.
+    pub fn requests(&self) -> impl Iterator<Item = &UsageRow> {
+        self.timeline.iter().filter_map(|item| match item {
+            TimelineItem::Request(row) => Some(row),
+            _ => None,
+        })
     }
 
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the

@@ -129,7 +129,7 @@ pub fn build_report(
     snapshots: Option<&[SnapshotEntry]>,
     options: &ReportOptions,
 ) -> SessionReport {
-    let rows = log.rows();
+    let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
     let main_source = log
         .sources
@@ -179,7 +179,7 @@ pub fn build_report(
     let estimates = estimate(&chain, &compactions, &inputs, &attempts);
     let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
-    for row in &rows {
+    for row in rows.iter().copied() {
         if !transcripts.contains(&row.transcript) {
             transcripts.push(row.transcript.clone());
         }
@@ -220,7 +220,7 @@ pub fn build_report(
     }
 }
 
-fn totals(rows: &[UsageRow]) -> Totals {
+fn totals(rows: &[&UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
         // Saturating: a sum past u64 stays at its largest value instead of wrapping.
