@@ -330,8 +330,13 @@ impl<'origin> Ingest<'origin> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let Some(record) = Record::parse(line).filter(|record| !record.has_mistyped_usage_field())
-        else {
+        self.feed_parsed(Record::parse(line));
+    }
+
+    /// Reads one line that is not blank, already parsed by [`Record::parse`] (`None`: not a JSON
+    /// object).
+    pub fn feed_parsed(&mut self, record: Option<Record>) {
+        let Some(record) = record.filter(|record| !record.has_mistyped_usage_field()) else {
             self.state.unreadable_lines += 1;
             return;
         };

@@ -43,6 +43,15 @@ pub fn top_level_type_before<'line>(line: &'line [u8], stop: Option<&[u8]>) -> O
     None
 }
 
+/// [`top_level_type`] of a line that starts with its `type` key (`{"type":"`), as Claude Code
+/// writes file-history snapshots, summaries and queue operations, read from its first bytes;
+/// `None` for any other line.
+pub fn leading_type(line: &[u8]) -> Option<&[u8]> {
+    let rest = line.strip_prefix(br#"{"type":""#)?;
+    let value_end = memchr2(b'"', b'\\', rest)?;
+    (rest[value_end] == b'"').then_some(&rest[..value_end])
+}
+
 /// The index of the quote that closes the string whose first byte is at `start`.
 fn string_end(line: &[u8], start: usize) -> Option<usize> {
     let mut at = start;

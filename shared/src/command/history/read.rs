@@ -1,8 +1,9 @@
 //! Reading transcripts at rest for the history, fast: every core reads whole sessions from one
-//! shared queue, each file is read once, and a line is parsed only when the usage ingest says
-//! its kind can matter ([`Ingest::passes_unread`], asked with the cheap look of
-//! [`top_level_type_before`]). The rows are the ingest's own: the same [`Ingest`] the Stop hook runs,
-//! fed the same lines except those it says change nothing.
+//! shared queue, each file is read once and each line parsed at most once, and the usage ingest
+//! is fed only the lines whose kind can matter ([`Ingest::passes_unread`]; a line that starts
+//! with its `type` is told from its first bytes and never parsed). The rows are the ingest's
+//! own: the same [`Ingest`] the Stop hook runs, fed the same lines except those it says change
+//! nothing.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -16,18 +17,20 @@ use crate::hook::ingest::{Ingest, Origin, SourceState};
 use crate::store::usage_record::UsageRecord;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
-use crate::transcript::look::top_level_type_before;
+use crate::transcript::look::{leading_type, top_level_type};
+use crate::transcript::record::Record;
 
 /// What reading one transcript gave.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TranscriptRead {
     /// The ingest's records, in transcript order.
     pub records: Vec<UsageRecord>,
-    /// Lines passed unparsed (their kind changes nothing once the `cwd` is known).
+    /// Lines the ingest was not fed (their kind changes nothing once the `cwd` is known).
     pub passed_lines: u64,
     /// Lines that were not blank.
     pub lines: u64,
-    /// Lines whose top-level `type` the look found (before any `message`).
+    /// Lines with a top-level `type` string (read by the parse, or by the look at a line that
+    /// does not parse).
     pub typed_lines: u64,
 }
 
@@ -76,10 +79,27 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
                 return;
             }
             lines += 1;
-            // Every line with a top-level `message` is parsed (the ingest reads all of them), so
-            // the look stops there.
-            let kind = top_level_type_before(line, Some(b"message"));
-            if kind.is_some() {
+            // A line that starts with its `type` (snapshots, summaries, queue operations, ...)
+            // is told from its first bytes.
+            let leading = leading_type(line);
+            if let Some(kind) = leading {
+                typed_lines += 1;
+                if ingest.passes_unread(kind, line) {
+                    passed_lines += 1;
+                    return;
+                }
+            }
+            // Any other line is parsed first: the conversation's lines, which the ingest reads
+            // whole, are nearly all of them, and a parse skips what no reader needs faster
+            // than a look can find a `type` written after dozens of fields. A line the ingest
+            // passes (a progress line, an attachment) is then left unfed; one that does not
+            // parse is looked at, so that a damaged line of such a kind is still passed.
+            let record = Record::parse(line);
+            let kind = match &record {
+                Some(record) => record.kind().map(str::as_bytes),
+                None => top_level_type(line),
+            };
+            if kind.is_some() && leading.is_none() {
                 typed_lines += 1;
             }
             if let Some(kind) = kind
@@ -87,7 +107,7 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
             {
                 passed_lines += 1;
             } else {
-                ingest.feed(line);
+                ingest.feed_parsed(record);
             }
         },
     )?;
