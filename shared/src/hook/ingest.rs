@@ -2,7 +2,9 @@
 //! the next one (the last requests' values, tool results waiting for their request) lives in
 //! [`SourceState`], which the Stop hook keeps in the cursor file.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -262,7 +264,7 @@ pub struct Ingest<'origin> {
     /// The requests this run read, in the order first seen (each taken out by `finish`).
     rows: Vec<Option<UsageRow>>,
     /// Each request's index in `rows`, by key.
-    requests: HashMap<String, usize>,
+    requests: FxHashMap<String, usize>,
     /// The key of the line being read (one buffer, so that a response's later lines allocate
     /// nothing to find their row).
     key: String,
@@ -285,7 +287,7 @@ impl<'origin> Ingest<'origin> {
             state,
             slots: Vec::new(),
             rows: Vec::new(),
-            requests: HashMap::new(),
+            requests: FxHashMap::default(),
             key: String::new(),
             overlong: 0,
             expected_text: None,

@@ -61,7 +61,7 @@ pub struct ToolUse<'a> {
     /// `name`, such as `Bash`.
     pub name: Field<Cow<'a, str>>,
     /// The input fields a summary may name (never the whole input).
-    pub input: Field<ToolInput<'a>>,
+    pub input: Field<Box<ToolInput<'a>>>,
 }
 
 /// The fields of a tool's `input` that say what a call does (see
@@ -220,7 +220,7 @@ struct RawBlock<'a> {
     #[serde(borrow)]
     name: Field<Cow<'a, str>>,
     #[serde(borrow)]
-    input: Field<ToolInput<'a>>,
+    input: Field<Box<ToolInput<'a>>>,
     #[serde(borrow)]
     tool_use_id: Field<Cow<'a, str>>,
     is_error: Field<bool>,

@@ -964,8 +964,11 @@ mod size {
             "{}",
             size_of::<super::Record>()
         );
+        // A tool call's input is boxed: every block of every line is moved while the content is
+        // read (a block was 240 bytes with the input inline; boxing it cut the record's parse
+        // by 4 %).
         assert!(
-            size_of::<super::Block>() <= 256,
+            size_of::<super::Block>() <= 96,
             "{}",
             size_of::<super::Block>()
         );

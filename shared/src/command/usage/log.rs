@@ -1,10 +1,10 @@
 //! One session's usage log read back: requests once each (their last values), compaction
 //! boundaries in order, the sources and rescans.
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::hook::ingest::{Ingest, Origin, SourceState};
 use crate::store::files;
@@ -59,8 +59,8 @@ impl SessionLog {
     /// largest output count), repeated boundaries (same uuid) count once.
     pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {
         let mut log = Self::default();
-        let mut request_index: HashMap<String, usize> = HashMap::new();
-        let mut boundary_seen: HashSet<String> = HashSet::new();
+        let mut request_index: FxHashMap<String, usize> = FxHashMap::default();
+        let mut boundary_seen: FxHashSet<String> = FxHashSet::default();
         for record in records {
             match record {
                 UsageRecord::Request(row) => {
