@@ -3,6 +3,7 @@
 
 pub mod content;
 pub mod conversation;
+pub mod direct;
 pub mod file;
 pub mod lines;
 pub mod look;

@@ -42,6 +42,9 @@ mod usage;
 // The gauge the Stop hook keeps, its warning, `ctxhooks gauge` and `ctxhooks statusline`.
 mod gauge;
 
+// The direct transcript line reader against the serde reader that defines a record.
+mod direct_reader;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 mod history;
 

@@ -210,23 +210,23 @@ impl<'de: 'a, 'a> Lenient<'de> for Part<'a> {
 /// Every field any block kind has; which ones count depends on `type`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct RawBlock<'a> {
+pub(crate) struct RawBlock<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Field<Cow<'a, str>>,
+    pub(crate) kind: Field<Cow<'a, str>>,
     #[serde(borrow)]
-    text: Field<Cow<'a, str>>,
+    pub(crate) text: Field<Cow<'a, str>>,
     #[serde(borrow)]
-    id: Field<Cow<'a, str>>,
+    pub(crate) id: Field<Cow<'a, str>>,
     #[serde(borrow)]
-    name: Field<Cow<'a, str>>,
+    pub(crate) name: Field<Cow<'a, str>>,
     #[serde(borrow)]
-    input: Field<Box<ToolInput<'a>>>,
+    pub(crate) input: Field<Box<ToolInput<'a>>>,
     #[serde(borrow)]
-    tool_use_id: Field<Cow<'a, str>>,
-    is_error: Field<bool>,
+    pub(crate) tool_use_id: Field<Cow<'a, str>>,
+    pub(crate) is_error: Field<bool>,
     #[serde(borrow)]
-    content: Field<ResultContent<'a>>,
-    thinking: Field<TextLength>,
+    pub(crate) content: Field<ResultContent<'a>>,
+    pub(crate) thinking: Field<TextLength>,
 }
 
 impl<'de: 'a, 'a> Lenient<'de> for RawBlock<'a> {

@@ -1,0 +1,835 @@
+//! A transcript line read straight into a [`Record`] in one pass, for the lines that hold
+//! nothing unusual; anything else is left to the serde reader, which stays the definition.
+//!
+//! `serde_json` visits every key of a line through the derived visitors, and that, not the
+//! scan, was most of `history`'s time. This reader walks the same bytes once, fills the
+//! record's fields in place and skips what no field reads with a SWAR scan over strings. It
+//! answers only where the answer is certain: it gives up ([`GiveUp`]) at any value of another
+//! type than its field expects, a duplicated field, an escaped key of an object it reads, a
+//! `\u` escape of a surrogate in a text it keeps, a number in a count that is not a plain whole number, deep
+//! nesting, or anything that is not JSON; [`Record::parse`] then reads the line with serde.
+//! What it gives is the serde reader's record: the test
+//! `direct::tests::every_line_reads_as_serde_reads_it` checks that on every line of every
+//! fixture and capture, and on lines mutated around the cases above.
+
+use std::borrow::Cow;
+
+use super::content::{Block, Content, RawBlock, ResultContent, TextLength, ToolInput};
+use super::record::{
+    ADVISOR_ITERATION, BoundaryMetadata, CacheCreationSplit, Iterations, Message, OutputDetails,
+    PermissionDecision, ProgressData, Record, RequestParams, Usage,
+};
+use crate::lenient::Field;
+
+/// This reader does not answer for the line: the serde reader does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GiveUp;
+
+type Step<T> = Result<T, GiveUp>;
+
+/// How deep objects and arrays may nest here (`serde_json` refuses past 128).
+const MAX_DEPTH: u32 = 100;
+
+/// Reads one line (`text`, a JSON object) into a record, or gives up.
+pub fn read_record(text: &str) -> Step<Record<'_>> {
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+        depth: 0,
+    };
+    let mut record = Record::default();
+    reader.record(&mut record)?;
+    reader.blank();
+    if reader.at == reader.bytes.len() {
+        Ok(record)
+    } else {
+        Err(GiveUp)
+    }
+}
+
+/// The place of one string's content (between its quotes) in the line.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    escaped: bool,
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+    depth: u32,
+}
+
+/// Notes field `bit` of a struct as read; a field read twice gives up (serde refuses it).
+fn first_time(seen: &mut u32, bit: u32) -> Step<()> {
+    if *seen & bit != 0 {
+        return Err(GiveUp);
+    }
+    *seen |= bit;
+    Ok(())
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+impl<'a> Reader<'a> {
+    fn blank(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte that is not blank, not taken.
+    fn peek(&mut self) -> Step<u8> {
+        self.blank();
+        self.bytes.get(self.at).copied().ok_or(GiveUp)
+    }
+
+    fn expect(&mut self, byte: u8) -> Step<()> {
+        if self.peek()? == byte {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Step<()> {
+        if self.bytes[self.at..].starts_with(word) {
+            self.at += word.len();
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// Moves to the first quote, backslash or control character of a string's content (eight
+    /// bytes at a time).
+    fn skip_plain(&mut self) {
+        while let Some(chunk) = self.bytes[self.at..].first_chunk::<8>() {
+            let chars = u64::from_le_bytes(*chunk);
+            let control = chars.wrapping_sub(ONES * 0x20) & !chars;
+            let quote = chars ^ (ONES * u64::from(b'"'));
+            let quote = quote.wrapping_sub(ONES) & !quote;
+            let backslash = chars ^ (ONES * u64::from(b'\\'));
+            let backslash = backslash.wrapping_sub(ONES) & !backslash;
+            let found = (control | quote | backslash) & HIGHS;
+            if found != 0 {
+                self.at += (found.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+        while let Some(&byte) = self.bytes.get(self.at) {
+            if byte == b'"' || byte == b'\\' || byte < 0x20 {
+                return;
+            }
+            self.at += 1;
+        }
+    }
+
+    /// A string whose opening quote is next: where its content is, checked as JSON.
+    fn span(&mut self) -> Step<Span> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            self.skip_plain();
+            match self.bytes.get(self.at) {
+                Some(b'"') => {
+                    let end = self.at;
+                    self.at += 1;
+                    return Ok(Span {
+                        start,
+                        end,
+                        escaped,
+                    });
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    match self.bytes.get(self.at + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.at += 2;
+                        }
+                        Some(b'u') => {
+                            hex_escape(self.bytes.get(self.at + 2..self.at + 6))?;
+                            self.at += 6;
+                        }
+                        _ => return Err(GiveUp),
+                    }
+                }
+                Some(&byte) if byte >= 0x20 => self.at += 1,
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    /// A string's text, borrowed when it holds no escape.
+    fn text_of(&self, span: Span) -> Step<Cow<'a, str>> {
+        let raw = self.text.get(span.start..span.end).ok_or(GiveUp)?;
+        if span.escaped {
+            decode(raw).map(Cow::Owned)
+        } else {
+            Ok(Cow::Borrowed(raw))
+        }
+    }
+
+    fn string(&mut self) -> Step<Cow<'a, str>> {
+        let span = self.span()?;
+        self.text_of(span)
+    }
+
+    /// A number, checked as JSON, skipped.
+    fn skip_number(&mut self) -> Step<()> {
+        if self.bytes.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        match self.bytes.get(self.at) {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(GiveUp),
+        }
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            self.at_least_one_digit()?;
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.at) {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.at) {
+                self.at += 1;
+            }
+            self.at_least_one_digit()?;
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn at_least_one_digit(&mut self) -> Step<()> {
+        if !matches!(self.bytes.get(self.at), Some(b'0'..=b'9')) {
+            return Err(GiveUp);
+        }
+        self.digits();
+        Ok(())
+    }
+
+    /// Any JSON value, checked, skipped.
+    fn skip_value(&mut self) -> Step<()> {
+        match self.peek()? {
+            b'"' => self.span().map(|_| ()),
+            b'{' => self.object(|reader, _| reader.skip_value()),
+            b'[' => self.array(Self::skip_value),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// An object whose `{` is next: `each` reads the value of every key.
+    fn object(&mut self, mut each: impl FnMut(&mut Self, Span) -> Step<()>) -> Step<()> {
+        self.expect(b'{')?;
+        self.enter()?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            let key = self.span()?;
+            self.expect(b':')?;
+            each(self, key)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    /// An array whose `[` is next: `each` reads every element.
+    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Step<()>) -> Step<()> {
+        self.expect(b'[')?;
+        self.enter()?;
+        if self.peek()? == b']' {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            each(self)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    fn enter(&mut self) -> Step<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            Err(GiveUp)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The key of an object this reader fills (an escaped one is not compared: give up).
+    fn key(&self, span: Span) -> Step<&'a [u8]> {
+        if span.escaped {
+            Err(GiveUp)
+        } else {
+            Ok(&self.bytes[span.start..span.end])
+        }
+    }
+
+    /// `null` (absent) or what `read` makes of the value that starts with `first`; any other
+    /// value gives up.
+    fn field<T>(&mut self, first: u8, read: impl FnOnce(&mut Self) -> Step<T>) -> Step<Field<T>> {
+        match self.peek()? {
+            b'n' => self.literal(b"null").map(|()| Field::Absent),
+            byte if byte == first => read(self).map(Field::Present),
+            _ => Err(GiveUp),
+        }
+    }
+
+    fn text_field(&mut self) -> Step<Field<Cow<'a, str>>> {
+        self.field(b'"', Self::string)
+    }
+
+    fn flag_field(&mut self) -> Step<Field<bool>> {
+        match self.peek()? {
+            b't' => self.literal(b"true").map(|()| Field::Present(true)),
+            b'f' => self.literal(b"false").map(|()| Field::Present(false)),
+            b'n' => self.literal(b"null").map(|()| Field::Absent),
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// A count: `null`, or digits with no sign, fraction or exponent that fit in a `u64`.
+    fn count_field(&mut self) -> Step<Field<u64>> {
+        match self.peek()? {
+            b'n' => self.literal(b"null").map(|()| Field::Absent),
+            b'0'..=b'9' => {
+                let start = self.at;
+                self.digits();
+                let digits = &self.text[start..self.at];
+                if (digits.len() > 1 && digits.starts_with('0'))
+                    || matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'))
+                {
+                    return Err(GiveUp);
+                }
+                digits.parse().map(Field::Present).map_err(|_| GiveUp)
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// `read` for field `bit` of a struct, the first time it comes (a field read twice gives
+    /// up: serde refuses it).
+    fn once<T>(
+        &mut self,
+        seen: &mut u32,
+        bit: u32,
+        read: impl FnOnce(&mut Self) -> Step<T>,
+    ) -> Step<T> {
+        first_time(seen, bit)?;
+        read(self)
+    }
+
+    fn record(&mut self, record: &mut Record<'a>) -> Step<()> {
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"type" => record.kind = reader.once(seen, 1, Self::text_field)?,
+                b"subtype" => record.subtype = reader.once(seen, 1 << 1, Self::text_field)?,
+                b"uuid" => record.uuid = reader.once(seen, 1 << 2, Self::text_field)?,
+                b"parentUuid" => {
+                    record.parent_uuid = reader.once(seen, 1 << 3, Self::text_field)?;
+                }
+                b"timestamp" => record.timestamp = reader.once(seen, 1 << 4, Self::text_field)?,
+                b"sessionId" => record.session_id = reader.once(seen, 1 << 5, Self::text_field)?,
+                b"requestId" => record.request_id = reader.once(seen, 1 << 6, Self::text_field)?,
+                b"requestRef" => {
+                    record.request_ref = reader.once(seen, 1 << 7, Self::text_field)?;
+                }
+                b"isSidechain" => {
+                    record.is_sidechain = reader.once(seen, 1 << 8, Self::flag_field)?;
+                }
+                b"agentId" => record.agent_id = reader.once(seen, 1 << 9, Self::text_field)?,
+                b"cwd" => record.cwd = reader.once(seen, 1 << 10, Self::text_field)?,
+                b"version" => record.version = reader.once(seen, 1 << 11, Self::text_field)?,
+                b"isMeta" => record.is_meta = reader.once(seen, 1 << 12, Self::flag_field)?,
+                b"isCompactSummary" => {
+                    record.is_compact_summary = reader.once(seen, 1 << 13, Self::flag_field)?;
+                }
+                b"rowSource" => record.row_source = reader.once(seen, 1 << 14, Self::text_field)?,
+                b"toolDenialKind" => {
+                    record.tool_denial_kind = reader.once(seen, 1 << 15, Self::text_field)?;
+                }
+                b"toolDenialBeforeRun" => {
+                    record.tool_denial_before_run = reader.once(seen, 1 << 16, Self::flag_field)?;
+                }
+                b"permissionDecision" => {
+                    record.permission_decision = reader.once(seen, 1 << 17, |reader| {
+                        reader.field(b'{', Self::permission_decision)
+                    })?;
+                }
+                b"compactMetadata" => {
+                    record.compact_metadata = reader.once(seen, 1 << 18, |reader| {
+                        reader.field(b'{', Self::boundary_metadata)
+                    })?;
+                }
+                b"microcompactMetadata" => {
+                    record.microcompact_metadata = reader.once(seen, 1 << 19, |reader| {
+                        reader.field(b'{', Self::boundary_metadata)
+                    })?;
+                }
+                b"message" => {
+                    record.message =
+                        reader.once(seen, 1 << 20, |reader| reader.field(b'{', Self::message))?;
+                }
+                b"promptCacheRequested" => {
+                    record.prompt_cache_requested = reader.once(seen, 1 << 21, Self::text_field)?;
+                }
+                b"params" => {
+                    record.params = reader.once(seen, 1 << 22, |reader| {
+                        reader.field(b'{', Self::request_params)
+                    })?;
+                }
+                b"data" => {
+                    record.data = reader.once(seen, 1 << 23, |reader| {
+                        reader.field(b'{', Self::progress_data)
+                    })?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })
+    }
+
+    fn permission_decision(&mut self) -> Step<PermissionDecision<'a>> {
+        let mut decision = PermissionDecision::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"decision" => {
+                first_time(&mut seen, 1)?;
+                decision.decision = reader.text_field()?;
+                Ok(())
+            }
+            b"source" => {
+                first_time(&mut seen, 2)?;
+                decision.source = reader.text_field()?;
+                Ok(())
+            }
+            b"reasonCode" => {
+                first_time(&mut seen, 4)?;
+                decision.reason_code = reader.text_field()?;
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(decision)
+    }
+
+    fn boundary_metadata(&mut self) -> Step<BoundaryMetadata<'a>> {
+        let mut metadata = BoundaryMetadata::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"trigger" => {
+                first_time(&mut seen, 1)?;
+                metadata.trigger = reader.text_field()?;
+                Ok(())
+            }
+            b"preTokens" => {
+                first_time(&mut seen, 2)?;
+                metadata.pre_tokens = reader.count_field()?;
+                Ok(())
+            }
+            b"postTokens" => {
+                first_time(&mut seen, 4)?;
+                metadata.post_tokens = reader.count_field()?;
+                Ok(())
+            }
+            b"tokensSaved" => {
+                first_time(&mut seen, 8)?;
+                metadata.tokens_saved = reader.count_field()?;
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(metadata)
+    }
+
+    fn request_params(&mut self) -> Step<RequestParams> {
+        let mut params = RequestParams::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"max_tokens" => {
+                first_time(&mut seen, 1)?;
+                params.max_tokens = reader.count_field()?;
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(params)
+    }
+
+    fn progress_data(&mut self) -> Step<ProgressData<'a>> {
+        let mut data = ProgressData::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"hookName" => {
+                first_time(&mut seen, 1)?;
+                data.hook_name = reader.text_field()?;
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(data)
+    }
+
+    fn message(&mut self) -> Step<Message<'a>> {
+        let mut message = Message::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"id" => {
+                first_time(&mut seen, 1)?;
+                message.id = reader.text_field()?;
+                Ok(())
+            }
+            b"model" => {
+                first_time(&mut seen, 2)?;
+                message.model = reader.text_field()?;
+                Ok(())
+            }
+            b"role" => {
+                first_time(&mut seen, 4)?;
+                message.role = reader.text_field()?;
+                Ok(())
+            }
+            b"usage" => {
+                first_time(&mut seen, 8)?;
+                message.usage = reader.field(b'{', Self::usage)?;
+                Ok(())
+            }
+            b"content" => {
+                first_time(&mut seen, 16)?;
+                message.content = match reader.peek()? {
+                    b'"' => Field::Present(Content::Text(reader.string()?)),
+                    b'[' => Field::Present(Content::Blocks(reader.blocks()?)),
+                    b'n' => reader.literal(b"null").map(|()| Field::Absent)?,
+                    _ => return Err(GiveUp),
+                };
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(message)
+    }
+
+    fn usage(&mut self) -> Step<Usage> {
+        let mut usage = Usage::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"input_tokens" => usage.input_tokens = reader.once(seen, 1, Self::count_field)?,
+                b"cache_creation_input_tokens" => {
+                    usage.cache_creation_input_tokens = reader.once(seen, 2, Self::count_field)?;
+                }
+                b"cache_read_input_tokens" => {
+                    usage.cache_read_input_tokens = reader.once(seen, 4, Self::count_field)?;
+                }
+                b"output_tokens" => {
+                    usage.output_tokens = reader.once(seen, 8, Self::count_field)?;
+                }
+                b"cache_creation" => {
+                    usage.cache_creation =
+                        reader.once(seen, 16, |reader| reader.field(b'{', Self::cache_creation))?;
+                }
+                b"output_tokens_details" => {
+                    usage.output_tokens_details =
+                        reader.once(seen, 32, |reader| reader.field(b'{', Self::output_details))?;
+                }
+                b"iterations" => {
+                    usage.iterations =
+                        reader.once(seen, 64, |reader| reader.field(b'[', Self::iterations))?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(usage)
+    }
+
+    /// `usage.cache_creation`, as [`CacheCreationSplit`]'s reader sums it (every key, in order).
+    fn cache_creation(&mut self) -> Step<CacheCreationSplit> {
+        let mut split = CacheCreationSplit::default();
+        self.object(|reader, key| {
+            let key = reader.key(key)?;
+            if let Field::Present(count) = reader.count_field()? {
+                split.total = split.total.saturating_add(count);
+                match key {
+                    b"ephemeral_5m_input_tokens" => split.five_minutes = count,
+                    b"ephemeral_1h_input_tokens" => split.one_hour = count,
+                    _ => {}
+                }
+            }
+            Ok(())
+        })?;
+        Ok(split)
+    }
+
+    fn output_details(&mut self) -> Step<OutputDetails> {
+        let mut details = OutputDetails::default();
+        let mut seen = 0;
+        self.object(|reader, key| match reader.key(key)? {
+            b"thinking_tokens" => {
+                first_time(&mut seen, 1)?;
+                details.thinking_tokens = reader.count_field()?;
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        })?;
+        Ok(details)
+    }
+
+    fn iterations(&mut self) -> Step<Iterations> {
+        let mut iterations = Iterations::default();
+        self.array(|reader| {
+            if reader.peek()? != b'{' {
+                return Err(GiveUp);
+            }
+            let mut seen = 0;
+            reader.object(|reader, key| match reader.key(key)? {
+                b"type" => {
+                    first_time(&mut seen, 1)?;
+                    if reader.text_field()?.text() == Some(ADVISOR_ITERATION) {
+                        iterations.advisor = true;
+                    }
+                    Ok(())
+                }
+                _ => reader.skip_value(),
+            })
+        })?;
+        Ok(iterations)
+    }
+
+    fn blocks(&mut self) -> Step<Vec<Block<'a>>> {
+        let mut blocks = Vec::new();
+        self.array(|reader| {
+            if reader.peek()? != b'{' {
+                return Err(GiveUp);
+            }
+            blocks.push(Block::from(reader.raw_block()?));
+            Ok(())
+        })?;
+        Ok(blocks)
+    }
+
+    fn raw_block(&mut self) -> Step<RawBlock<'a>> {
+        let mut block = RawBlock::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"type" => block.kind = reader.once(seen, 1, Self::text_field)?,
+                b"text" => block.text = reader.once(seen, 2, Self::text_field)?,
+                b"id" => block.id = reader.once(seen, 4, Self::text_field)?,
+                b"name" => block.name = reader.once(seen, 8, Self::text_field)?,
+                b"input" => {
+                    block.input =
+                        reader.once(seen, 16, |reader| reader.field(b'{', Self::tool_input))?;
+                }
+                b"tool_use_id" => block.tool_use_id = reader.once(seen, 32, Self::text_field)?,
+                b"is_error" => block.is_error = reader.once(seen, 64, Self::flag_field)?,
+                b"content" => block.content = reader.once(seen, 128, Self::result_content)?,
+                b"thinking" => {
+                    block.thinking =
+                        reader.once(seen, 256, |reader| reader.field(b'"', Self::text_length))?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(block)
+    }
+
+    /// A string's length once decoded, without keeping its text.
+    fn text_length(&mut self) -> Step<TextLength> {
+        let span = self.span()?;
+        let length = if span.escaped {
+            self.text_of(span)?.len()
+        } else {
+            span.end - span.start
+        };
+        Ok(TextLength(length as u64))
+    }
+
+    fn tool_input(&mut self) -> Step<Box<ToolInput<'a>>> {
+        let mut input = ToolInput::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let (bit, slot) = match reader.key(key)? {
+                b"command" => (1, &mut input.command),
+                b"file_path" => (2, &mut input.file_path),
+                b"notebook_path" => (4, &mut input.notebook_path),
+                b"pattern" => (8, &mut input.pattern),
+                b"url" => (16, &mut input.url),
+                b"query" => (32, &mut input.query),
+                b"description" => (64, &mut input.description),
+                b"path" => (128, &mut input.path),
+                _ => return reader.skip_value(),
+            };
+            first_time(&mut seen, bit)?;
+            *slot = reader.text_field()?;
+            Ok(())
+        })?;
+        Ok(Box::new(input))
+    }
+
+    /// A `tool_result`'s `content`: a string, or the `text` of each part of an array.
+    fn result_content(&mut self) -> Step<Field<ResultContent<'a>>> {
+        match self.peek()? {
+            b'"' => Ok(Field::Present(ResultContent::Text(self.string()?))),
+            b'n' => self.literal(b"null").map(|()| Field::Absent),
+            b'[' => {
+                let mut texts = Vec::new();
+                self.array(|reader| {
+                    if reader.peek()? != b'{' {
+                        return Err(GiveUp);
+                    }
+                    let mut seen = 0;
+                    reader.object(|reader, key| match reader.key(key)? {
+                        b"text" => {
+                            first_time(&mut seen, 1)?;
+                            if let Field::Present(text) = reader.text_field()? {
+                                texts.push(text);
+                            }
+                            Ok(())
+                        }
+                        _ => reader.skip_value(),
+                    })
+                })?;
+                Ok(Field::Present(ResultContent::Parts(texts)))
+            }
+            _ => Err(GiveUp),
+        }
+    }
+}
+
+/// The value of the four hex digits of a `\u` escape (any value: serde checks no more in a
+/// string it skips).
+fn hex_escape(digits: Option<&[u8]>) -> Step<u32> {
+    let digits = digits.ok_or(GiveUp)?;
+    let mut value = 0;
+    for digit in digits {
+        let nibble = char::from(*digit).to_digit(16).ok_or(GiveUp)?;
+        value = value * 16 + nibble;
+    }
+    Ok(value)
+}
+
+/// A string's content with its escapes decoded (checked by [`Reader::span`] already).
+fn decode(raw: &str) -> Step<String> {
+    let mut text = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(backslash) = rest.find('\\') {
+        text.push_str(&rest[..backslash]);
+        let escape = rest.as_bytes().get(backslash + 1).ok_or(GiveUp)?;
+        let mut length = 2;
+        match escape {
+            b'"' => text.push('"'),
+            b'\\' => text.push('\\'),
+            b'/' => text.push('/'),
+            b'b' => text.push('\u{8}'),
+            b'f' => text.push('\u{c}'),
+            b'n' => text.push('\n'),
+            b'r' => text.push('\r'),
+            b't' => text.push('\t'),
+            b'u' => {
+                // A surrogate (half of a pair, or alone) is left to serde.
+                let value = hex_escape(rest.as_bytes().get(backslash + 2..backslash + 6))?;
+                text.push(char::from_u32(value).ok_or(GiveUp)?);
+                length = 6;
+            }
+            _ => return Err(GiveUp),
+        }
+        rest = &rest[backslash + length..];
+    }
+    text.push_str(rest);
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(line: &str) -> (Step<String>, Option<String>) {
+        let serde: Option<Record> = serde_json::from_str(line).ok();
+        (
+            read_record(line).map(|record| format!("{record:?}")),
+            serde.map(|record| format!("{record:?}")),
+        )
+    }
+
+    #[test]
+    fn plain_lines_read_as_serde_reads_them() {
+        for line in [
+            r#"{"type":"assistant","uuid":"u","requestId":"r","message":{"id":"m","model":"claude","usage":{"input_tokens":3,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":null,"later":2},"iterations":[{"type":"advisor_message"}]},"content":[{"type":"thinking","thinking":"a\nb"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls \"x\"","other":[1,2.5e3,-0]}}]},"toolUseResult":{"deep":[[{}],[]]}}"#,
+            r#" {"type":"user","isMeta":false,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"\u00e9\/"},{"type":"image"}]}]}} "#,
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155250},"skipped":"\ud83d\ude00"}"#,
+            r#"{"type":"progress","data":{"hookName":"SessionStart:resume","message":{"content":"x"}}}"#,
+            "{}",
+        ] {
+            let (direct, serde) = both(line);
+            assert_eq!(direct.ok(), serde, "{line}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_certain_is_left_to_serde() {
+        for line in [
+            // Other types, a field twice, an escaped key, a surrogate kept, odd counts.
+            r#"{"type":5}"#,
+            r#"{"isSidechain":"yes"}"#,
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"typ\u0065":"user"}"#,
+            r#"{"uuid":"\ud83d\ude00"}"#,
+            r#"{"message":{"usage":{"input_tokens":5.0}}}"#,
+            r#"{"message":{"usage":{"input_tokens":-1}}}"#,
+            r#"{"message":{"usage":{"input_tokens":18446744073709551616}}}"#,
+            r#"{"message":{"content":[{"type":"text"},"stray"]}}"#,
+            // Not JSON: cut short, a raw control character, a bad escape, trailing bytes.
+            r#"{"type":"user""#,
+            "{\"type\":\"us\ter\"}",
+            r#"{"type":"\x"}"#,
+            r#"{"type":"user"},"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+        ] {
+            assert_eq!(read_record(line).err(), Some(GiveUp), "{line}");
+        }
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(101), "]".repeat(101));
+        assert_eq!(read_record(&deep).err(), Some(GiveUp));
+    }
+}

@@ -1,0 +1,227 @@
+//! The direct line reader against the serde reader, which defines a record: on every line of
+//! every shared fixture, CLI capture and SDK capture, and on those lines changed around every
+//! case the direct reader leaves to serde (other types, duplicated and escaped keys,
+//! surrogates, odd numbers, deep nesting, control characters, cut lines, other whitespace),
+//! the direct reader either gives up or gives serde's record.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use ctxhooks_shared::transcript::direct::read_record;
+use ctxhooks_shared::transcript::record::Record;
+use serde_json::Value;
+
+use crate::support::fixtures::{all_shared_transcripts, project_fixture};
+
+/// Every line of every transcript the tests have, with where it came from.
+fn every_line() -> Vec<(String, String)> {
+    let mut files = all_shared_transcripts();
+    collect(&project_fixture(""), &mut files);
+    let mut lines = Vec::new();
+    for path in files {
+        let mut bytes = Vec::new();
+        let file = fs_err::File::open(&path).unwrap();
+        if path.extension().is_some_and(|extension| extension == "gz") {
+            flate2::read::GzDecoder::new(file)
+                .read_to_end(&mut bytes)
+                .unwrap();
+        } else {
+            (&file).read_to_end(&mut bytes).unwrap();
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        for (number, line) in text.lines().enumerate() {
+            if !line.trim().is_empty() {
+                lines.push((
+                    format!("{}:{}", path.display(), number + 1),
+                    line.to_owned(),
+                ));
+            }
+        }
+    }
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    lines
+}
+
+fn collect(folder: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs_err::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.to_string_lossy();
+        if path.is_dir() {
+            collect(&path, found);
+        } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") {
+            found.push(path);
+        }
+    }
+}
+
+/// Checks one line; true when the direct reader answered.
+fn agrees(place: &str, line: &str) -> bool {
+    let serde: Option<Record> = serde_json::from_str(line).ok();
+    match read_record(line) {
+        Ok(direct) => {
+            let serde = serde.unwrap_or_else(|| {
+                panic!("{place}: the direct reader read a line serde refuses: {line}")
+            });
+            assert_eq!(
+                format!("{direct:?}"),
+                format!("{serde:?}"),
+                "{place}: {line}"
+            );
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The places in a record a reader reads, as JSON pointers.
+const FIELDS: [&str; 24] = [
+    "/type",
+    "/uuid",
+    "/timestamp",
+    "/requestId",
+    "/isSidechain",
+    "/isMeta",
+    "/cwd",
+    "/version",
+    "/toolDenialKind",
+    "/message",
+    "/message/id",
+    "/message/model",
+    "/message/usage",
+    "/message/usage/input_tokens",
+    "/message/usage/cache_creation",
+    "/message/usage/cache_creation/ephemeral_5m_input_tokens",
+    "/message/usage/iterations",
+    "/message/content",
+    "/message/content/0",
+    "/message/content/0/type",
+    "/message/content/0/text",
+    "/message/content/0/input",
+    "/message/content/0/content",
+    "/message/content/0/thinking",
+];
+
+/// Values of every JSON type, and numbers a count may or may not be.
+const ODD_VALUES: [&str; 14] = [
+    "null",
+    "true",
+    "7",
+    "0",
+    "-1",
+    "5.0",
+    "1e3",
+    "18446744073709551616",
+    r#""text""#,
+    r#""a\nb\u00e9\ud83d\ude00""#,
+    "{}",
+    r#"{"type":"text","text":"x"}"#,
+    "[]",
+    r#"[{"type":"text","text":"x"},"stray",{"text":5}]"#,
+];
+
+/// The line with the value at `pointer` replaced by `value`, when the line has that place.
+fn with_value(line: &Value, pointer: &str, value: &str) -> Option<String> {
+    let mut changed = line.clone();
+    *changed.pointer_mut(pointer)? = serde_json::from_str(value).unwrap();
+    Some(changed.to_string())
+}
+
+/// The line changed in its text: cut, keys doubled or escaped, surrogates, odd numbers, deep
+/// nesting, a raw control character, other whitespace.
+fn text_changes(line: &str) -> Vec<String> {
+    let mut changed = Vec::new();
+    for part in 1..6 {
+        let mut cut = line.len() * part / 6;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        changed.push(line[..cut].to_owned());
+    }
+    for key in [
+        "\"type\":",
+        "\"uuid\":",
+        "\"message\":",
+        "\"usage\":",
+        "\"input_tokens\":",
+    ] {
+        if let Some(at) = line.find(key) {
+            // The same key twice in one object, and an escaped spelling of it.
+            let value_end = line[at..].find(',').map_or(line.len(), |end| at + end);
+            changed.push(format!(
+                "{}{},{}",
+                &line[..at],
+                &line[at..value_end],
+                &line[at..]
+            ));
+            let escaped = key.replacen('e', "\\u0065", 1);
+            changed.push(line.replacen(key, &escaped, 1));
+        }
+    }
+    changed.push(line.replacen(r#""timestamp":""#, r#""timestamp":"\ud83d\ude00"#, 1));
+    changed.push(line.replacen(r#""timestamp":""#, r#""timestamp":"\ud83d"#, 1));
+    changed.push(line.replacen(r#""timestamp":""#, r#""timestamp":"\ude00"#, 1));
+    for skipped in [r"\ud83d\ude00", r"\ude00", r"\ud83d", r"\u001b[0m"] {
+        changed.push(line.replacen('{', &format!("{{\"skipped\":\"{skipped}\","), 1));
+    }
+    changed.push(line.replacen(r#""timestamp":""#, r#""timestamp":"\u00e9\/\b\f\r\t"#, 1));
+    changed.push(line.replacen(r#""timestamp":""#, "\"timestamp\":\"\t", 1));
+    changed.push(line.replacen(r#""timestamp":""#, r#""timestamp":"\x"#, 1));
+    changed.push(line.replacen(r#""input_tokens":"#, r#""input_tokens":0"#, 1));
+    changed.push(line.replacen(r#""input_tokens":"#, r#""input_tokens":-"#, 1));
+    changed.push(line.replacen(r#""output_tokens":"#, r#""output_tokens": 1e400, "x":"#, 1));
+    let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+    changed.push(line.replacen('{', &format!("{{\"deep\":{deep},"), 1));
+    let nested = format!("{}1{}", "[".repeat(90), "]".repeat(90));
+    changed.push(line.replacen('{', &format!("{{\"nested\":{nested},"), 1));
+    changed.push(line.replacen(',', " ,\n\t", 3).replacen(':', " : ", 3));
+    changed.push(format!(" {line} \r"));
+    changed.push(format!("{line},"));
+    changed.push(format!("{line}{{}}"));
+    if let Ok(value) = serde_json::from_str::<Value>(line) {
+        changed.push(serde_json::to_string_pretty(&value).unwrap());
+    }
+    changed
+}
+
+#[test]
+fn every_line_reads_as_serde_reads_it() {
+    let lines = every_line();
+    let mut answered: usize = 0;
+    for (place, line) in &lines {
+        if agrees(place, line) {
+            answered += 1;
+        }
+    }
+    // The direct reader exists to answer for nearly every real line.
+    assert!(
+        answered * 50 > lines.len() * 49,
+        "answered {answered} of {} lines",
+        lines.len()
+    );
+
+    let mut changed_lines = 0;
+    let mut changed_answered = 0;
+    // Every 7th line, so that the test stays quick; every kind of line is among them.
+    for (place, line) in lines.iter().step_by(7) {
+        let mut variants = text_changes(line);
+        if let Ok(value) = serde_json::from_str::<Value>(line) {
+            for pointer in FIELDS {
+                for odd in ODD_VALUES {
+                    variants.extend(with_value(&value, pointer, odd));
+                }
+            }
+        }
+        for variant in variants {
+            changed_lines += 1;
+            if agrees(place, &variant) {
+                changed_answered += 1;
+            }
+        }
+    }
+    println!(
+        "direct reader: answered {answered} of {} real lines; {changed_answered} of \
+         {changed_lines} changed lines, the rest left to serde",
+        lines.len()
+    );
+    assert!(changed_answered > 0 && changed_answered < changed_lines);
+}
