@@ -753,7 +753,7 @@ fn hex_escape(digits: Option<&[u8]>) -> Step<u32> {
 fn decode(raw: &str) -> Step<String> {
     let mut text = String::with_capacity(raw.len());
     let mut rest = raw;
-    while let Some(backslash) = rest.find('\\') {
+    while let Some(backslash) = memchr::memchr(b'\\', rest.as_bytes()) {
         text.push_str(&rest[..backslash]);
         let escape = rest.as_bytes().get(backslash + 1).ok_or(GiveUp)?;
         let mut length = 2;
