@@ -13,6 +13,9 @@
 #    and the per-round ratio, which cancels load that changes between rounds); then one run of
 #    each under /usr/bin/time -v for peak RSS, twice.
 # 5. A repeated run with the cache (in a private state folder under the work folder).
+# 6. With BASELINE=<an older ctxhooks binary>: that binary beside this one, side by side in one
+#    hyperfine run, and both binaries' instruction counts (callgrind, which a shared machine's
+#    load does not change) over two of the corpus's project folders.
 #
 # Usage: benches/history.sh [work folder] [bytes] [sessions]
 # Needs: python3, hyperfine, GNU time, ccusage (CCUSAGE=..., default: the native binary that
@@ -25,6 +28,11 @@ bytes="${2:-300000000}"
 sessions="${3:-110}"
 ccusage="${CCUSAGE:-$repo/.e2e/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage}"
 mkdir -p "$work"
+# npm installs the native binary without its execute bit; ccusage's own wrapper sets it on its
+# first run.
+if [ ! -x "$ccusage" ] && [ -x "$repo/.e2e/node_modules/.bin/ccusage" ]; then
+    "$repo/.e2e/node_modules/.bin/ccusage" --version > /dev/null
+fi
 
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
@@ -125,3 +133,22 @@ CLAUDE_CONFIG_DIR="$corpus" hyperfine -N --warmup 1 --runs 15 \
     "$binary history --projects $corpus/projects --json" \
     "$ccusage session --offline --json" | tee "$work/hyperfine-cached.txt"
 echo "cache: $(du -sb "$CTXHOOKS_HOME/history-cache" | cut -f1) bytes in $(find "$CTXHOOKS_HOME/history-cache" -type f | wc -l) files"
+
+if [ -n "${BASELINE:-}" ]; then
+    hyperfine -N --warmup 2 --runs 20 \
+        "$BASELINE history --projects $corpus/projects --json --no-cache" \
+        "$binary history --projects $corpus/projects --json --no-cache" | tee "$work/hyperfine-baseline.txt"
+    subset="$work/subset/projects"
+    if [ ! -d "$subset" ]; then
+        mkdir -p "$subset"
+        for project in $(ls "$corpus/projects" | sort | head -n 2); do
+            cp -r "$corpus/projects/$project" "$subset/"
+        done
+    fi
+    echo "subset: $(du -sb "$subset" | cut -f1) bytes in $(find "$subset" -name '*.jsonl' | wc -l) transcripts"
+    for build in "$BASELINE" "$binary"; do
+        valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+            "$build" history --projects "$subset" --json --no-cache > /dev/null 2> "$work/callgrind.err"
+        echo "instructions: $(grep -oP 'Collected : \K[0-9]+' "$work/callgrind.err") $build"
+    done | tee "$work/instructions.txt"
+fi
