@@ -429,23 +429,15 @@ impl<'a> Reader<'a> {
     fn permission_decision(&mut self) -> Step<PermissionDecision<'a>> {
         let mut decision = PermissionDecision::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"decision" => {
-                first_time(&mut seen, 1)?;
-                decision.decision = reader.text_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"decision" => decision.decision = reader.once(seen, 1, Self::text_field)?,
+                b"source" => decision.source = reader.once(seen, 2, Self::text_field)?,
+                b"reasonCode" => decision.reason_code = reader.once(seen, 4, Self::text_field)?,
+                _ => reader.skip_value()?,
             }
-            b"source" => {
-                first_time(&mut seen, 2)?;
-                decision.source = reader.text_field()?;
-                Ok(())
-            }
-            b"reasonCode" => {
-                first_time(&mut seen, 4)?;
-                decision.reason_code = reader.text_field()?;
-                Ok(())
-            }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(decision)
     }
@@ -453,28 +445,18 @@ impl<'a> Reader<'a> {
     fn boundary_metadata(&mut self) -> Step<BoundaryMetadata<'a>> {
         let mut metadata = BoundaryMetadata::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"trigger" => {
-                first_time(&mut seen, 1)?;
-                metadata.trigger = reader.text_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"trigger" => metadata.trigger = reader.once(seen, 1, Self::text_field)?,
+                b"preTokens" => metadata.pre_tokens = reader.once(seen, 2, Self::count_field)?,
+                b"postTokens" => metadata.post_tokens = reader.once(seen, 4, Self::count_field)?,
+                b"tokensSaved" => {
+                    metadata.tokens_saved = reader.once(seen, 8, Self::count_field)?;
+                }
+                _ => reader.skip_value()?,
             }
-            b"preTokens" => {
-                first_time(&mut seen, 2)?;
-                metadata.pre_tokens = reader.count_field()?;
-                Ok(())
-            }
-            b"postTokens" => {
-                first_time(&mut seen, 4)?;
-                metadata.post_tokens = reader.count_field()?;
-                Ok(())
-            }
-            b"tokensSaved" => {
-                first_time(&mut seen, 8)?;
-                metadata.tokens_saved = reader.count_field()?;
-                Ok(())
-            }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(metadata)
     }
@@ -482,13 +464,13 @@ impl<'a> Reader<'a> {
     fn request_params(&mut self) -> Step<RequestParams> {
         let mut params = RequestParams::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"max_tokens" => {
-                first_time(&mut seen, 1)?;
-                params.max_tokens = reader.count_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"max_tokens" => params.max_tokens = reader.once(seen, 1, Self::count_field)?,
+                _ => reader.skip_value()?,
             }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(params)
     }
@@ -496,13 +478,13 @@ impl<'a> Reader<'a> {
     fn progress_data(&mut self) -> Step<ProgressData<'a>> {
         let mut data = ProgressData::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"hookName" => {
-                first_time(&mut seen, 1)?;
-                data.hook_name = reader.text_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"hookName" => data.hook_name = reader.once(seen, 1, Self::text_field)?,
+                _ => reader.skip_value()?,
             }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(data)
     }
@@ -510,40 +492,32 @@ impl<'a> Reader<'a> {
     fn message(&mut self) -> Step<Message<'a>> {
         let mut message = Message::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"id" => {
-                first_time(&mut seen, 1)?;
-                message.id = reader.text_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"id" => message.id = reader.once(seen, 1, Self::text_field)?,
+                b"model" => message.model = reader.once(seen, 2, Self::text_field)?,
+                b"role" => message.role = reader.once(seen, 4, Self::text_field)?,
+                b"usage" => {
+                    message.usage =
+                        reader.once(seen, 8, |reader| reader.field(b'{', Self::usage))?;
+                }
+                b"content" => message.content = reader.once(seen, 16, Self::content)?,
+                _ => reader.skip_value()?,
             }
-            b"model" => {
-                first_time(&mut seen, 2)?;
-                message.model = reader.text_field()?;
-                Ok(())
-            }
-            b"role" => {
-                first_time(&mut seen, 4)?;
-                message.role = reader.text_field()?;
-                Ok(())
-            }
-            b"usage" => {
-                first_time(&mut seen, 8)?;
-                message.usage = reader.field(b'{', Self::usage)?;
-                Ok(())
-            }
-            b"content" => {
-                first_time(&mut seen, 16)?;
-                message.content = match reader.peek()? {
-                    b'"' => Field::Present(Content::Text(reader.string()?)),
-                    b'[' => Field::Present(Content::Blocks(reader.blocks()?)),
-                    b'n' => reader.literal(b"null").map(|()| Field::Absent)?,
-                    _ => return Err(GiveUp),
-                };
-                Ok(())
-            }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(message)
+    }
+
+    /// `message.content`: a string, or blocks.
+    fn content(&mut self) -> Step<Field<Content<'a>>> {
+        match self.peek()? {
+            b'"' => Ok(Field::Present(Content::Text(self.string()?))),
+            b'[' => Ok(Field::Present(Content::Blocks(self.blocks()?))),
+            b'n' => self.literal(b"null").map(|()| Field::Absent),
+            _ => Err(GiveUp),
+        }
     }
 
     fn usage(&mut self) -> Step<Usage> {
@@ -602,13 +576,15 @@ impl<'a> Reader<'a> {
     fn output_details(&mut self) -> Step<OutputDetails> {
         let mut details = OutputDetails::default();
         let mut seen = 0;
-        self.object(|reader, key| match reader.key(key)? {
-            b"thinking_tokens" => {
-                first_time(&mut seen, 1)?;
-                details.thinking_tokens = reader.count_field()?;
-                Ok(())
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"thinking_tokens" => {
+                    details.thinking_tokens = reader.once(seen, 1, Self::count_field)?;
+                }
+                _ => reader.skip_value()?,
             }
-            _ => reader.skip_value(),
+            Ok(())
         })?;
         Ok(details)
     }
