@@ -399,13 +399,13 @@ impl<'origin> Ingest<'origin> {
         }
     }
 
-    /// Returns true if and only if a well-formed line whose top-level `type` is `kind` (as
-    /// [`crate::transcript::look::top_level_type`] reads it from the bytes) would change nothing
-    /// that [`Self::feed`] records, so that a reader of a file at rest may pass it unparsed. That
+    /// Returns true if and only if a well-formed line whose top-level `type` is `kind` (as its
+    /// record or [`crate::transcript::look::top_level_type`] reads it) would change nothing that
+    /// [`Self::feed`] records, so that a reader of a file at rest need not feed it. That
     /// is, once the transcript's `cwd` is recorded: every kind `feed` hands to `source` only
     /// (attachments, file-history snapshots, summaries, titles, ...), and a `progress` line whose
     /// bytes do not name the `SessionStart:resume` hook (Claude Code writes that name plainly).
-    /// Kept beside `feed`, whose match it mirrors. A damaged line passed unread (not JSON, or a
+    /// Kept beside `feed`, whose match it mirrors. A damaged line of such a kind (not JSON, or a
     /// field this reads written with another type) is not counted as unreadable.
     pub fn passes_unread(&self, kind: &[u8], line: &[u8]) -> bool {
         if !self.state.source_recorded {

@@ -105,7 +105,7 @@ pub struct HistoryTotals {
     pub sessions_with_compaction: usize,
     /// Sessions whose peak reached [`NEAR_TRIGGER_RATIO`] of T.
     pub sessions_near_trigger: usize,
-    /// Transcript lines passed unparsed (their kind changes nothing).
+    /// Transcript lines the ingest was not fed (their kind changes nothing).
     pub passed_lines: u64,
     /// Transcripts whose reading the cache gave (unchanged since the last run).
     pub cached_transcripts: usize,

@@ -31,7 +31,7 @@ pub struct LoadedSession {
     pub transcripts: Vec<TranscriptSummary>,
     /// What could not be read.
     pub problems: Vec<Problem>,
-    /// Lines passed unparsed because their kind changes nothing.
+    /// Lines the ingest was not fed because their kind changes nothing.
     pub passed_lines: u64,
     /// Transcripts the cache served.
     pub cached: usize,
@@ -224,7 +224,7 @@ pub struct SessionOutcome {
     pub transcripts: usize,
     /// Their bytes.
     pub bytes: u64,
-    /// Lines passed unparsed.
+    /// Lines the ingest was not fed.
     pub passed_lines: u64,
     /// Transcripts the cache served.
     pub cached: usize,
