@@ -3,10 +3,9 @@
 //! [`SourceState`], which the Stop hook keeps in the cursor file.
 
 use std::collections::VecDeque;
-
-use rustc_hash::FxHashMap;
 use std::path::Path;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;

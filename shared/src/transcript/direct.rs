@@ -6,11 +6,12 @@
 //! record's fields in place and skips what no field reads with a SWAR scan over strings. It
 //! answers only where the answer is certain: it gives up ([`GiveUp`]) at any value of another
 //! type than its field expects, a duplicated field, an escaped key of an object it reads, a
-//! `\u` escape of a surrogate in a text it keeps, a number in a count that is not a plain whole number, deep
-//! nesting, or anything that is not JSON; [`Record::parse`] then reads the line with serde.
-//! What it gives is the serde reader's record: the test
-//! `direct::tests::every_line_reads_as_serde_reads_it` checks that on every line of every
-//! fixture and capture, and on lines mutated around the cases above.
+//! `\u` escape of a surrogate in a text it keeps, a count that is not a plain whole number,
+//! deep nesting, or anything that is not JSON; [`Record::parse`] then reads the line with serde.
+//! What it gives is the serde reader's record: the integration test
+//! `direct_reader::every_line_reads_as_serde_reads_it` checks that on every line of every
+//! fixture and capture and on lines changed around the cases above, and a property on
+//! generated and damaged objects.
 
 use std::borrow::Cow;
 

@@ -46,18 +46,14 @@ impl TimeWindow {
         self.since.is_none_or(|since| time >= since) && self.until.is_none_or(|until| time <= until)
     }
 
-    /// The UTC day (`YYYY-MM-DD`) of an RFC 3339 time.
-    pub fn day_of(time: &str) -> Option<String> {
-        Self::date_of(time).map(Self::day_text)
-    }
-
-    /// The UTC date of an RFC 3339 time (a reader of many times names each day once).
+    /// The UTC date of an RFC 3339 time (a reader of many times names each day once, with
+    /// [`TimeWindow::day_text`]).
     pub fn date_of(time: &str) -> Option<NaiveDate> {
         let time = DateTime::parse_from_rfc3339(time).ok()?;
         Some(time.with_timezone(&Utc).date_naive())
     }
 
-    /// A date as [`TimeWindow::day_of`] writes it.
+    /// A date as the history names a day: `YYYY-MM-DD`.
     pub fn day_text(date: NaiveDate) -> String {
         date.format("%Y-%m-%d").to_string()
     }
@@ -97,7 +93,9 @@ mod tests {
         assert!(TimeWindow::parse(Some("2026-09-02"), Some("2026-09-01")).is_err());
         assert!(TimeWindow::parse(Some("last week"), None).is_err());
         assert_eq!(
-            TimeWindow::day_of("2026-09-01T23:30:00-01:00").as_deref(),
+            TimeWindow::date_of("2026-09-01T23:30:00-01:00")
+                .map(TimeWindow::day_text)
+                .as_deref(),
             Some("2026-09-02")
         );
     }
