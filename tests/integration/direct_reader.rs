@@ -6,30 +6,24 @@
 //! generated objects under the record's keys, whole, with one byte replaced and cut short
 //! (2,000 cases; 60,000 found nothing either: `PROPTEST_CASES=60000`).
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ctxhooks_shared::transcript::direct::read_record;
 use ctxhooks_shared::transcript::record::Record;
 use serde_json::Value;
 
-use crate::support::fixtures::{all_shared_transcripts, project_fixture};
+use crate::support::Scratch;
+use crate::support::fixtures::{all_captures, all_sdk_transcripts, all_shared_transcripts};
 
-/// Every line of every transcript the tests have, with where it came from.
-fn every_line() -> Vec<(String, String)> {
+/// Every line of every transcript the tests have (shared fixtures, CLI captures laid out in
+/// `folder`, SDK captures), with where it came from.
+fn every_line(folder: &Path) -> Vec<(String, String)> {
     let mut files = all_shared_transcripts();
-    collect(&project_fixture(""), &mut files);
+    files.extend(all_captures(folder));
+    files.extend(all_sdk_transcripts());
     let mut lines = Vec::new();
     for path in files {
-        let mut bytes = Vec::new();
-        let file = fs_err::File::open(&path).unwrap();
-        if path.extension().is_some_and(|extension| extension == "gz") {
-            flate2::read::GzDecoder::new(file)
-                .read_to_end(&mut bytes)
-                .unwrap();
-        } else {
-            (&file).read_to_end(&mut bytes).unwrap();
-        }
+        let bytes = fs_err::read(&path).unwrap();
         let text = String::from_utf8_lossy(&bytes).into_owned();
         for (number, line) in text.lines().enumerate() {
             if !line.trim().is_empty() {
@@ -42,18 +36,6 @@ fn every_line() -> Vec<(String, String)> {
     }
     assert!(lines.len() > 1000, "{} lines", lines.len());
     lines
-}
-
-fn collect(folder: &Path, found: &mut Vec<PathBuf>) {
-    for entry in fs_err::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.to_string_lossy();
-        if path.is_dir() {
-            collect(&path, found);
-        } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") {
-            found.push(path);
-        }
-    }
 }
 
 /// Checks one line; true when the direct reader answered.
@@ -187,7 +169,8 @@ fn text_changes(line: &str) -> Vec<String> {
 
 #[test]
 fn every_line_reads_as_serde_reads_it() {
-    let lines = every_line();
+    let scratch = Scratch::new("direct-reader");
+    let lines = every_line(scratch.path());
     let mut answered: usize = 0;
     for (place, line) in &lines {
         if agrees(place, line) {

@@ -57,6 +57,40 @@ pub fn all_shared_transcripts() -> Vec<PathBuf> {
     found
 }
 
+/// Every CLI capture of `tests/fixtures/cli-captures`, laid out plainly in `folder`.
+pub fn all_captures(folder: &Path) -> Vec<PathBuf> {
+    let root = project_fixture("cli-captures");
+    let mut found = Vec::new();
+    for scenario in fs_err::read_dir(&root).unwrap() {
+        let scenario = scenario.unwrap().path();
+        for file in fs_err::read_dir(&scenario).unwrap() {
+            let file = file.unwrap().path();
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let transcript = Path::new(name.trim_end_matches(".gz"))
+                .extension()
+                .is_some_and(|extension| extension.eq_ignore_ascii_case("jsonl"));
+            if transcript {
+                let relative =
+                    format!("{}/{name}", scenario.file_name().unwrap().to_string_lossy());
+                found.push(cli_capture(folder, &relative));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Every SDK capture's transcript.
+pub fn all_sdk_transcripts() -> Vec<PathBuf> {
+    let root = project_fixture("sdk-0.3.332");
+    let mut found: Vec<PathBuf> = fs_err::read_dir(root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("transcript.jsonl"))
+        .collect();
+    found.sort();
+    found
+}
+
 fn shared_fixtures_root() -> PathBuf {
     repository_root().join("../shared/transcript-fixtures")
 }
