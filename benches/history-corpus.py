@@ -5,7 +5,7 @@ Usage: benches/history-corpus.py OUT_DIR [BYTES] [SESSIONS] [--with-captures]
        (defaults: 300000000, 110)
 
 OUT_DIR becomes a Claude configuration folder: OUT_DIR/projects/<slug>/... Every session repeats
-the lines of one real transcript (the shared fixtures beside the repository, in turn; with
+the lines of one real transcript (the real transcripts of tests/fixtures/transcripts, in turn; with
 --with-captures also the CLI captures of tests/fixtures/cli-captures, whose token counts come
 from a scripted model server: their flat cache_creation_input_tokens is set while the nested
 cache_creation split is 0, which ccusage reads as no cache write) until it holds its share of BYTES, with every id made
@@ -25,7 +25,7 @@ import sys
 from datetime import datetime, timedelta, timezone
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIXTURES = os.path.join(REPO, "..", "shared", "transcript-fixtures")
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "transcripts")
 CAPTURES = os.path.join(REPO, "tests", "fixtures", "cli-captures")
 
 # (main transcript, sub-agent transcripts, layout of the sub-agents: "flat" or "subagents")

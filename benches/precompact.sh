@@ -23,7 +23,7 @@ release_dir=$(install/build-release.sh --bin ctxhooks-precompact --bin ctxhooks-
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fixture=../shared/transcript-fixtures/entireio__cli/a6/e4c2a0fbd1/0/full.jsonl
+fixture=tests/fixtures/transcripts/entireio__cli/a6/e4c2a0fbd1/0/full.jsonl
 session=0123abcd-0000-4000-8000-000000000000
 
 for size_mb in "${@:-1 100}"; do

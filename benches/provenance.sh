@@ -19,7 +19,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${1:-$(mktemp -d /tmp/ctxhooks-bench.XXXXXX)}"
 size="${2:-500000000}"
 mkdir -p "$work"
-fixtures="$repo/../shared/transcript-fixtures"
+fixtures="$repo/tests/fixtures/transcripts"
 sdk="$repo/tests/fixtures/sdk-0.3.332"
 
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"

@@ -25,7 +25,7 @@ cc -O2 -static -o "$work/empty-c-static" "$work/empty.c"
 session=0123abcd-0000-4000-8000-000000000000
 transcript="$work/$session.jsonl"
 # A 1 MB transcript of real fixture lines, kept by one Stop run before the timed runs.
-python3 - "$transcript" "$root/../shared/transcript-fixtures" <<'PY'
+python3 - "$transcript" "$root/tests/fixtures/transcripts" <<'PY'
 import sys
 out, fixtures = sys.argv[1], sys.argv[2]
 lines = [l for s in [fixtures + "/entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",

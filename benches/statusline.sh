@@ -16,7 +16,7 @@ command -v cc >/dev/null || { echo "needs a C compiler (cc)" >&2; exit 1; }
 runs=${1:-1000}
 release_dir=$(install/build-release.sh --bin ctxhooks --bin ctxhooks-stop)
 host=$(rustc -vV | sed -n 's/^host: //p')
-fixtures="$root/../shared/transcript-fixtures"
+fixtures="$root/tests/fixtures/transcripts"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -19,7 +19,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${1:-$(mktemp -d /tmp/ctxhooks-bench.XXXXXX)}"
 mkdir -p "$work"
-fixtures="$repo/../shared/transcript-fixtures"
+fixtures="$repo/tests/fixtures/transcripts"
 
 # Where cargo puts its builds: CARGO_TARGET_DIR when set (made absolute, as cargo reads it
 # against the folder it runs in), else the repository's target/.

@@ -12,7 +12,7 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-fixtures="$repo/../shared/transcript-fixtures"
+fixtures="$repo/tests/fixtures/transcripts"
 ccusage="${1:-${CCUSAGE:-$repo/.e2e/node_modules/.bin/ccusage}}"
 # Where cargo puts its builds: CARGO_TARGET_DIR when set (made absolute, as cargo reads it
 # against the folder it runs in), else the repository's target/.

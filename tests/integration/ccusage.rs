@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
-use crate::support::fixtures::{all_shared_transcripts, repository_file};
+use crate::support::fixtures::{all_transcript_fixtures, repository_file};
 use crate::support::summary::record_group;
 use crate::support::{World, say_skipped};
 
@@ -33,7 +33,7 @@ fn ccusage() -> Option<PathBuf> {
 #[test]
 fn input_side_totals_equal_ccusage_for_every_fixture() {
     let Some(ccusage) = ccusage() else { return };
-    let transcripts = all_shared_transcripts();
+    let transcripts = all_transcript_fixtures();
     assert!(transcripts.len() >= 12, "fixtures missing: {transcripts:?}");
     for transcript in transcripts {
         // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.

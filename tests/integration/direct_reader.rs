@@ -1,5 +1,5 @@
 //! The direct line reader against the serde reader, which defines a record: on every line of
-//! every shared fixture, CLI capture and SDK capture, and on those lines changed around every
+//! every real fixture, CLI capture and SDK capture, and on those lines changed around every
 //! case the direct reader leaves to serde (other types, duplicated and escaped keys,
 //! surrogates, odd numbers, deep nesting, control characters, cut lines, other whitespace),
 //! the direct reader either gives up or gives serde's record. A property does the same for
@@ -13,12 +13,12 @@ use ctxhooks_shared::transcript::record::Record;
 use serde_json::Value;
 
 use crate::support::Scratch;
-use crate::support::fixtures::{all_captures, all_sdk_transcripts, all_shared_transcripts};
+use crate::support::fixtures::{all_captures, all_sdk_transcripts, all_transcript_fixtures};
 
-/// Every line of every transcript the tests have (shared fixtures, CLI captures laid out in
+/// Every line of every transcript the tests have (real fixtures, CLI captures laid out in
 /// `folder`, SDK captures), with where it came from.
 fn every_line(folder: &Path) -> Vec<(String, String)> {
-    let mut files = all_shared_transcripts();
+    let mut files = all_transcript_fixtures();
     files.extend(all_captures(folder));
     files.extend(all_sdk_transcripts());
     let mut lines = Vec::new();

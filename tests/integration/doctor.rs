@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::support::{World, shared_fixture};
+use crate::support::{World, transcript_fixture};
 
 fn codes(report: &Value) -> Vec<String> {
     report["findings"]
@@ -80,7 +80,7 @@ fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
     // A transcript with no interrupt record at all, known to the sidecar through a hook event.
     let transcript = world.write_transcript(
         format!("{session}.jsonl"),
-        fs_err::read(shared_fixture("entireio__cli/4c/02af2759b6/0/full.jsonl")).unwrap(),
+        fs_err::read(transcript_fixture("entireio__cli/4c/02af2759b6/0/full.jsonl")).unwrap(),
     );
     fs_err::create_dir_all(world.session_dir(session)).unwrap();
     fs_err::write(
@@ -112,7 +112,7 @@ fn doctor_shows_the_hooks_at_work_and_readable_times() {
     // A Stop on a real transcript, a tool hook given garbage, a runtime mark no interrupt follows.
     let transcript = world.write_transcript(
         "at-work.jsonl",
-        fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap(),
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
     );
     world
         .hook(crate::support::Hook::Stop)

@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, running_as_root, say_skipped, shared_fixture};
+use crate::support::{Hook, World, running_as_root, say_skipped, transcript_fixture};
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
 
@@ -92,7 +92,7 @@ fn session_file(world: &World, name: &str) -> Vec<u8> {
 /// `parentUuid`, `requestId`, `message.id`) made its own, so that every copy adds its requests:
 /// a long session made of real lines.
 fn long_transcript(copies: usize) -> Vec<u8> {
-    let text = fs_err::read_to_string(shared_fixture(REAL_TRANSCRIPT)).unwrap();
+    let text = fs_err::read_to_string(transcript_fixture(REAL_TRANSCRIPT)).unwrap();
     let lines: Vec<Value> = text
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -171,7 +171,7 @@ impl Chance {
 fn a_relative_transcript_path_is_archived() {
     let world = World::new("relative-transcript");
     fs_err::copy(
-        shared_fixture("marot__spotter/short.jsonl"),
+        transcript_fixture("marot__spotter/short.jsonl"),
         world.project().join(format!("{SESSION}.jsonl")),
     )
     .unwrap();
@@ -198,7 +198,7 @@ fn a_transcript_in_a_folder_that_cannot_be_listed_is_archived() {
     let projects = world.join("projects");
     fs_err::create_dir_all(&projects).unwrap();
     let transcript = projects.join(format!("{SESSION}.jsonl"));
-    fs_err::copy(shared_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
     fs_err::set_permissions(&transcript, std::fs::Permissions::from_mode(0o644)).unwrap();
     // Others may enter the folder and read the file, but not list the folder.
     fs_err::set_permissions(&projects, std::fs::Permissions::from_mode(0o711)).unwrap();
@@ -266,7 +266,7 @@ fn only_what_a_transcript_can_be_is_archived_or_read() {
 fn the_next_snapshot_removes_a_copy_a_stopped_precompact_left() {
     let world = World::new("abandoned-copy");
     let transcript = world.transcript_path(SESSION);
-    fs_err::copy(shared_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
     let archive = world.session_dir(SESSION).join("archive");
     let abandoned = archive.join(".tmp-20260101T000000.000000Z-auto-4242");
     let being_written = archive.join(".tmp-20260101T000001.000000Z-auto-4243");
@@ -307,7 +307,7 @@ fn an_ingest_stopped_after_its_append_is_not_appended_twice() {
     let world = World::new("stopped-ingest");
     let transcript = world.transcript_path(SESSION);
     fs_err::copy(
-        shared_fixture("marot__spotter/tool_heavy.jsonl"),
+        transcript_fixture("marot__spotter/tool_heavy.jsonl"),
         &transcript,
     )
     .unwrap();

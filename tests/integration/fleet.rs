@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixtures::{project_fixture, repository_file};
 use crate::support::summary::record_group;
-use crate::support::{Hook, World, cli_capture, say_skipped, shared_fixture};
+use crate::support::{Hook, World, cli_capture, say_skipped, transcript_fixture};
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
 /// the end-to-end tools are not required.
@@ -127,19 +127,19 @@ fn fleet(world: &World) -> Vec<Host> {
     let compacted = alpha.transcript(
         "-home-dev-entire",
         "a6e4c2a0-0000-4000-8000-000000000000",
-        &shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
     );
     alpha.transcript(
         "-home-dev-spotter",
         "ae4a77f8-aedd-4bc1-888f-c94edc91af04",
-        &shared_fixture("marot__spotter/tool_heavy.jsonl"),
+        &transcript_fixture("marot__spotter/tool_heavy.jsonl"),
     );
     let subagent = alpha
         .projects
         .join("-home-dev-spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents");
     fs_err::create_dir_all(&subagent).unwrap();
     fs_err::copy(
-        shared_fixture(
+        transcript_fixture(
             "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
         ),
         subagent.join("agent-aac57f5.jsonl"),
@@ -172,7 +172,7 @@ fn fleet(world: &World) -> Vec<Host> {
     beta.transcript(
         "-path-to-Demo",
         "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
-        &shared_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+        &transcript_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
     );
     beta.sdk_capture("permission-deny");
     beta.sdk_capture("unmarked-interrupt");
@@ -181,7 +181,7 @@ fn fleet(world: &World) -> Vec<Host> {
     gamma.transcript(
         "-home-dev-entire",
         "a6e4c2a0-0000-4000-8000-000000000000",
-        &shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
     );
     let lanegrid = "lanegrid__agtrace/-Users-zawakin-agent-sample";
     for file in [
@@ -194,7 +194,7 @@ fn fleet(world: &World) -> Vec<Host> {
             .join("-Users-zawakin-agent-sample")
             .join(file);
         fs_err::create_dir_all(target.parent().unwrap()).unwrap();
-        fs_err::copy(shared_fixture(&format!("{lanegrid}/{file}")), target).unwrap();
+        fs_err::copy(transcript_fixture(&format!("{lanegrid}/{file}")), target).unwrap();
     }
     gamma.transcript(
         "-home-dev-capture",

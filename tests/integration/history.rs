@@ -10,12 +10,12 @@ use ctxhooks_shared::command::history::read::{log_of_transcript, read_transcript
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
-use crate::support::{World, all_shared_transcripts, make_fifo, shared_fixture};
+use crate::support::{World, all_transcript_fixtures, make_fifo, transcript_fixture};
 
 #[test]
 fn the_fast_reader_gives_the_ingests_own_rows_on_every_fixture_and_capture() {
     let world = World::new("history-rows");
-    let mut transcripts = all_shared_transcripts();
+    let mut transcripts = all_transcript_fixtures();
     transcripts.extend(all_captures(world.root()));
     transcripts.extend(all_sdk_transcripts());
     assert!(transcripts.len() >= 35, "fixtures missing: {transcripts:?}");
@@ -49,7 +49,7 @@ fn projects_folder(world: &World, name: &str) -> PathBuf {
         fs_err::copy(from, &target).unwrap();
     };
     copy(
-        &shared_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+        &transcript_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
         "-path-to-Demo/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     );
     let lanegrid = "lanegrid__agtrace/-Users-zawakin-agent-sample";
@@ -59,22 +59,22 @@ fn projects_folder(world: &World, name: &str) -> PathBuf {
         "agent-90fa40b6.jsonl",
     ] {
         copy(
-            &shared_fixture(&format!("{lanegrid}/{file}")),
+            &transcript_fixture(&format!("{lanegrid}/{file}")),
             &format!("-Users-zawakin-agent-sample/{file}"),
         );
     }
     copy(
-        &shared_fixture("marot__spotter/tool_heavy.jsonl"),
+        &transcript_fixture("marot__spotter/tool_heavy.jsonl"),
         "-spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
     );
     copy(
-        &shared_fixture(
+        &transcript_fixture(
             "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
         ),
         "-spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
     );
     copy(
-        &shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
         "-entire/a6e4c2a0-0000-4000-8000-000000000000.jsonl",
     );
     projects
@@ -216,7 +216,7 @@ fn bad_input_is_named_and_the_rest_is_still_reported() {
     let fifo = projects.join("-foreign/1111-fifo.jsonl");
     make_fifo(&fifo);
     let link = projects.join("-foreign/2222-link.jsonl");
-    std::os::unix::fs::symlink(shared_fixture("marot__spotter/short.jsonl"), &link).unwrap();
+    std::os::unix::fs::symlink(transcript_fixture("marot__spotter/short.jsonl"), &link).unwrap();
     // A folder that is one project's, not the projects folder; a folder of nothing; a file.
     let one_project = projects.join("-spotter");
     let empty = world.join("empty");

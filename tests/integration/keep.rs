@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, mode, shared_fixture};
+use crate::support::{Hook, World, mode, transcript_fixture};
 
 const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
 
@@ -57,7 +57,7 @@ fn zcat(path: &Path) -> Vec<u8> {
 #[test]
 fn stop_keeps_each_turn_and_a_rewrite_starts_a_generation() {
     let world = World::new("keep-stop");
-    let all = fs_err::read(shared_fixture(COMPACTED)).unwrap();
+    let all = fs_err::read(transcript_fixture(COMPACTED)).unwrap();
     let cut = all.len() / 2
         + all[all.len() / 2..]
             .iter()
@@ -115,9 +115,9 @@ fn subagent_stop_and_session_end_keep_the_sub_agents() {
     let world = World::new("keep-agents");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
-        fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap(),
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
     );
-    let agent_fixture = fs_err::read(shared_fixture(
+    let agent_fixture = fs_err::read(transcript_fixture(
         "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
     ))
     .unwrap();
@@ -179,7 +179,7 @@ fn session_start_speaks_only_after_a_compaction_and_only_when_something_is_kept(
     let world = World::new("keep-start");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
-        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
     );
     for source in ["startup", "resume", "clear", "fork"] {
         let printed = session_event(
@@ -226,7 +226,7 @@ fn post_compact_records_the_summary_beside_its_snapshot() {
     let world = World::new("keep-post");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
-        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
     );
     world
         .hook(Hook::PreCompact)
@@ -272,7 +272,7 @@ fn recall_reads_messages_in_order_by_text_compaction_and_last() {
     let world = World::new("keep-recall");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
-        fs_err::read(shared_fixture(COMPACTED)).unwrap(),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
     );
     stop(&world, &transcript);
     let all = world
@@ -392,7 +392,7 @@ fn session_arguments_take_last_a_unique_start_and_say_what_is_wrong() {
 #[test]
 fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
     let world = World::new("keep-restore");
-    let original = fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap();
+    let original = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
     let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &original);
     stop(&world, &transcript);
 
@@ -454,7 +454,7 @@ fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
 #[test]
 fn a_schema_1_snapshot_stays_readable_verifiable_and_restorable() {
     let world = World::new("keep-legacy");
-    let bytes = fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap();
+    let bytes = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
     let folder = world
         .session_dir(SESSION)
         .join("archive/20261130T041502.000001Z-manual");

@@ -9,7 +9,7 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, shared_fixture,
+    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, transcript_fixture,
     spawn_together,
 };
 
@@ -58,7 +58,7 @@ fn snapshot_bytes(world: &World, snapshot: &Value, path: &str) -> Vec<u8> {
 
 /// Copies the 2.0.x fixture project (main transcript plus flat agent files) into the world.
 fn lay_out_flat_project(world: &World) -> PathBuf {
-    let source = shared_fixture("lanegrid__agtrace/-Users-zawakin-agent-sample");
+    let source = transcript_fixture("lanegrid__agtrace/-Users-zawakin-agent-sample");
     for name in [
         &format!("{SESSION}.jsonl"),
         "agent-0c4c3cf8.jsonl",
@@ -148,11 +148,11 @@ fn archives_nested_subagent_transcripts_of_2_1() {
     let session = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
     let transcript = world.write_transcript(
         format!("{session}.jsonl"),
-        fs_err::read(shared_fixture("marot__spotter/short.jsonl")).unwrap(),
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
     );
     world.write_transcript(
         format!("{session}/subagents/agent-aac57f5.jsonl"),
-        fs_err::read(shared_fixture(
+        fs_err::read(transcript_fixture(
             "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
         ))
         .unwrap(),
@@ -503,7 +503,7 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
     let world = World::new("full-disk");
     // A transcript of about 1.2 MB for a state folder on a 256 KiB filesystem.
     let fixture_bytes =
-        fs_err::read(shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+        fs_err::read(transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     let mut big = Vec::new();
     for _ in 0..4 {
         big.extend_from_slice(&fixture_bytes);

@@ -1,4 +1,4 @@
-//! Interrupt provenance over real transcripts: the shared fixtures (CLI 2.0.76–2.1.38), the
+//! Interrupt provenance over real transcripts: the real fixtures of `tests/fixtures/transcripts` (CLI 2.0.76–2.1.38), the
 //! real Agent SDK 0.3.332 / CLI 2.1.332 captures in `tests/fixtures/sdk-0.3.332/`, the real
 //! `ctxhooks-tooluse` binary fed the payloads Claude Code sends, and the `ctxhooks` commands.
 //!
@@ -21,7 +21,7 @@ use ctxhooks_shared::command::provenance::verdict::{
 use ctxhooks_shared::transcript::record::Record;
 use serde_json::{Value, json};
 
-use crate::support::{Hook, Scratch, World, json_lines, project_fixture, shared_fixture};
+use crate::support::{Hook, Scratch, World, json_lines, project_fixture, transcript_fixture};
 use crate::tooluse::pre_tool_use;
 
 /// A file of one of the real Agent SDK 0.3.332 captures.
@@ -119,13 +119,13 @@ fn lines_of(bytes: &[u8]) -> Vec<&[u8]> {
         .collect::<Vec<_>>()
 }
 
-// ---------------------------------------------------------------- shared fixtures (older CLIs)
+// ----------------------------------------------------------------- real fixtures (older CLIs)
 
 #[test]
 fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() {
     // marot short.jsonl (2.1.38): lines 11 and 12 are rejection tool_results (Bash, Glob), line 13
     // is `[Request interrupted by user for tool use]`, lines 14-15 are system records.
-    let transcript = shared_fixture("marot__spotter/short.jsonl");
+    let transcript = transcript_fixture("marot__spotter/short.jsonl");
     let analysis = analyse(&transcript, None);
     assert_eq!(analysis.groups.len(), 1);
     let group = &analysis.groups[0];
@@ -164,7 +164,7 @@ fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() 
 #[test]
 fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() {
     // Line 11's timestamp 2026-02-10T21:12:02.480Z is 1770757922480 ms; a mark 100 ms earlier.
-    let transcript = shared_fixture("marot__spotter/short.jsonl");
+    let transcript = transcript_fixture("marot__spotter/short.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_380)]);
     let report = provenance_report(&analysis);
     assert!(report.unmatched_marks.is_empty());
@@ -204,7 +204,7 @@ fn a_mark_just_before_the_short_rejections_relabels_them_in_one_system_record() 
 #[test]
 fn a_mark_outside_the_window_covers_nothing_and_is_reported_unmatched() {
     // 31 s before line 11 (window: 250 ms before to 30 000 ms after the mark).
-    let transcript = shared_fixture("marot__spotter/short.jsonl");
+    let transcript = transcript_fixture("marot__spotter/short.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_757_922_480 - 31_000)]);
     let report = provenance_report(&analysis);
     assert_eq!(report.unmatched_marks.len(), 1);
@@ -223,7 +223,7 @@ fn a_mark_outside_the_window_covers_nothing_and_is_reported_unmatched() {
 fn rejection_with_feedback_is_a_person_and_never_interrupt_content() {
     // entireio b0/be9accda39 (2.0.76) line 8: rejection + "To tell you how to proceed, the user
     // said:\nEntire Inc."; the turn goes on (line 10 is the next tool_use).
-    let transcript = shared_fixture("entireio__cli/b0/be9accda39/0/full.jsonl");
+    let transcript = transcript_fixture("entireio__cli/b0/be9accda39/0/full.jsonl");
     let analysis = analyse(&transcript, None);
     assert!(analysis.groups.is_empty());
     assert!(matches!(
@@ -244,7 +244,7 @@ fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
     // entireio 00/c9e2351016/3 (2.1.29): line 6 is a hook-written prompt quoting
     // "[Request interrupted by user for tool use]"; the real interrupt is lines 29-30 (Edit
     // rejection + marker), followed by a real prompt on line 32.
-    let transcript = shared_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let transcript = transcript_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
     let analysis = analyse(&transcript, None);
     assert!(matches!(
         class_at(&transcript, 5),
@@ -265,7 +265,7 @@ fn a_prompt_quoting_the_marker_is_not_an_interrupt() {
 #[test]
 fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger() {
     // Line 29 of c9e2351016 is at 2026-02-03T00:28:07.303Z = 1770078487303 ms.
-    let transcript = shared_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
+    let transcript = transcript_fixture("entireio__cli/00/c9e2351016/3/full.jsonl");
     let analysis = analyse_with_marks(&transcript, &[mark_at(1_770_078_487_303 - 50)]);
     let report = provenance_report(&analysis);
     assert_eq!(report.calls[0].verdict, Verdict::Runtime);
@@ -280,7 +280,7 @@ fn a_covered_interrupt_that_is_not_trailing_is_runtime_but_stays_in_the_ledger()
 fn interrupts_while_the_model_answers_are_groups_without_tool_calls() {
     // marot tool_heavy.jsonl (2.1.38): `[Request interrupted by user]` on lines 18 and 39; every
     // tool call has a normal result. The second marker ends the file (trailing).
-    let transcript = shared_fixture("marot__spotter/tool_heavy.jsonl");
+    let transcript = transcript_fixture("marot__spotter/tool_heavy.jsonl");
     let analysis = analyse(&transcript, None);
     let groups: Vec<(Vec<usize>, bool)> = analysis
         .groups
@@ -302,7 +302,7 @@ fn every_shared_fixture_passes_through_ledger_input_unchanged_without_marks() {
         "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     ] {
         let world = World::new("unchanged");
-        let transcript = shared_fixture(fixture);
+        let transcript = transcript_fixture(fixture);
         world
             .ctxhooks(["ledger-input", "--transcript"])
             .arg(&transcript)

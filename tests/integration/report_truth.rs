@@ -1,6 +1,6 @@
 //! The report on real transcripts written by real CLIs (2.0.76, 2.1.12, 2.1.42, 2.1.332; the
 //! captures in `tests/fixtures/cli-captures/`, see `tests/fixtures/PROVENANCE.md`, and the real
-//! fixtures beside the repository): every class from evidence, the trigger from the CLI's rule
+//! fixtures of `tests/fixtures/transcripts`): every class from evidence, the trigger from the CLI's rule
 //! checked against the compactions observed, the floor from structural records only. Where no
 //! real run shows a fall of a kind, the real rows are read for the facts and one number is then
 //! changed by hand, which the test says.
@@ -21,7 +21,7 @@ use ctxhooks_shared::command::usage::report::{ReportOptions, SessionReport, buil
 use ctxhooks_shared::command::usage::threshold::{ThresholdInputs, WindowSource};
 use ctxhooks_shared::store::usage_record::{CacheTtl, RequestMarker};
 
-use crate::support::{World, all_shared_transcripts, cli_capture, project_fixture, shared_fixture};
+use crate::support::{World, all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture};
 
 fn log_of(path: &Path) -> SessionLog {
     log_from_transcript(path).unwrap()
@@ -90,7 +90,7 @@ fn every_fall_of_every_real_capture_and_fixture_has_its_evidence() {
     // The real fixtures: one fall of at least 1,000 (a structural compaction); no heuristic
     // compaction and no undecided class anywhere.
     let mut falls = Vec::new();
-    for path in all_shared_transcripts() {
+    for path in all_transcript_fixtures() {
         let report = report_of(&log_of(&path));
         for drop in &report.drops {
             falls.push((path.clone(), drop.class, drop.basis));
@@ -199,7 +199,7 @@ fn only_sub_agents_requests_give_no_trigger() {
     // A session of which only a sub-agent's transcript exists (the compaction agent's here):
     // its requests are not the session's context, and nothing says which version or model the
     // session ran with, so no T is claimed.
-    let report = report_of(&log_of(&shared_fixture(
+    let report = report_of(&log_of(&transcript_fixture(
         "marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
     )));
     assert_eq!((report.main_requests, report.sidechain_requests), (0, 1));
@@ -207,7 +207,7 @@ fn only_sub_agents_requests_give_no_trigger() {
     assert_eq!(report.estimates.trigger.tokens, None);
     assert_eq!(report.estimates.room_left, None);
     // The same CLI's main transcript does get the rule's T.
-    let main = report_of(&log_of(&shared_fixture("marot__spotter/short.jsonl")));
+    let main = report_of(&log_of(&transcript_fixture("marot__spotter/short.jsonl")));
     assert_eq!(main.estimates.trigger.derivation, Derivation::Rule);
     assert!(main.estimates.trigger.tokens.is_some());
 }
@@ -391,7 +391,7 @@ fn an_idle_gap_is_the_time_past_the_cache_lifetime_and_a_cold_read() {
     // The real 2.0.76 fixture: a prompt 22.6 minutes after the request before, read 0 from the
     // cache, 5-minute writes. Its context rose there (154,796 -> 154,992); lowered by hand to
     // 140,000 it is an idle gap whose cause the report does not claim to know.
-    let path = shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let path = transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
     let mut log = log_of(&path);
     let rows = log.rows();
     assert_eq!(rows[5].context_tokens, 154_992);
@@ -497,7 +497,7 @@ fn run(world: &World, arguments: &[&str]) -> (String, String) {
 #[test]
 fn text_and_json_number_requests_alike_and_read_without_a_glossary() {
     let scratch = World::new("truth-text");
-    let path = shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let path = transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
     let path = path.to_str().unwrap();
     let chart = scratch.join("chart.svg");
     let (json, note) = run(

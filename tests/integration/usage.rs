@@ -8,7 +8,7 @@ use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::usage_record::{RescanReason, UsageRecord, UsageRow};
 
-use crate::support::{Hook, World, append, make_fifo, mode, shared_fixture};
+use crate::support::{Hook, World, append, make_fifo, mode, transcript_fixture};
 
 /// Totals over rows: (requests, main-chain requests, input, cache writes, cache reads, output).
 type Totals = (usize, usize, u64, u64, u64, u64);
@@ -89,7 +89,7 @@ const EXPECTED: &[(&str, Totals)] = &[
 #[test]
 fn every_fixture_gives_one_row_per_request_with_the_final_output() {
     for (relative, expected) in EXPECTED {
-        let log = log_from_transcript(&shared_fixture(relative)).unwrap();
+        let log = log_from_transcript(&transcript_fixture(relative)).unwrap();
         assert_eq!(totals(&log.rows()), *expected, "{relative}");
     }
 }
@@ -99,7 +99,7 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
     // Same python3 derivation as above: input + cache_creation + cache_read per main-chain
     // request, in file order.
     let log =
-        log_from_transcript(&shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+        log_from_transcript(&transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     assert_eq!(
         main_contexts(&log.rows()),
         [
@@ -107,7 +107,7 @@ fn main_chain_contexts_match_the_hand_computed_sequences() {
             67_114, 67_275
         ]
     );
-    let log = log_from_transcript(&shared_fixture(
+    let log = log_from_transcript(&transcript_fixture(
         "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     ))
     .unwrap();
@@ -138,7 +138,7 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
             ][..],
         ),
     ] {
-        let log = log_from_transcript(&shared_fixture(relative)).unwrap();
+        let log = log_from_transcript(&transcript_fixture(relative)).unwrap();
         let starts: Vec<bool> = log
             .rows()
             .iter()
@@ -153,7 +153,7 @@ fn turn_starts_follow_the_typed_prompts_of_real_fixtures() {
 fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).
-    let log = log_from_transcript(&shared_fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
+    let log = log_from_transcript(&transcript_fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
     let outputs: Vec<u64> = log.rows().iter().map(|row| row.output_tokens).collect();
     assert!(outputs.contains(&173), "{outputs:?}");
     assert!(!outputs.contains(&25), "{outputs:?}");
@@ -171,7 +171,7 @@ fn stop_payload(session: &str, transcript: &Path) -> String {
 
 /// The fixture's lines, each with its newline (the Entire files end without one).
 fn fixture_lines(relative: &str) -> Vec<String> {
-    fs_err::read_to_string(shared_fixture(relative))
+    fs_err::read_to_string(transcript_fixture(relative))
         .unwrap()
         .lines()
         .map(|line| format!("{line}\n"))
@@ -552,7 +552,7 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     use ctxhooks_shared::command::usage::report::{ReportOptions, build_report};
     use ctxhooks_shared::store::trigger::Trigger;
     let log =
-        log_from_transcript(&shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+        log_from_transcript(&transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
     let report = build_report(None, &log, None, &ReportOptions::default());
     // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
     // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
@@ -776,7 +776,7 @@ fn usage_and_report_json_show_rows_snapshot_matches_and_a_compaction_loop() {
 fn report_draws_the_compaction_trigger_and_floor_in_the_svg() {
     let world = World::new("svg");
     let chart = world.join("chart.svg");
-    let transcript = shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let transcript = transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
     let report = world
         .ctxhooks(["report", "--json", "--transcript"])
         .arg(&transcript)
@@ -901,7 +901,7 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
     let world = World::new("held-lock");
     let session = "held-lock-session";
     let transcript = world.transcript("transcript.jsonl");
-    fs_err::copy(shared_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
     let session_dir = world.session_dir(session);
     fs_err::create_dir_all(&session_dir).unwrap();
     // Another process (a wedged hook) holds the session's usage lock.
@@ -937,7 +937,7 @@ fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
     let world = World::new("garbage-lines");
     let transcript = world.transcript("garbage.jsonl");
     fs_err::copy(
-        shared_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+        transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
         &transcript,
     )
     .unwrap();

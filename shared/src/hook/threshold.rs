@@ -1,6 +1,6 @@
 //! The auto-compact threshold T the way Claude Code computes it, per version: from the window W
 //! (configured, or the model's), the output the CLI reserves, and a fixed buffer. Read from the
-//! CLIs' own code and confirmed by their debug logs (research8 `findings.md` §2): at windows of
+//! CLIs' own code and confirmed by their debug logs (the captures in `tests/fixtures/cli-captures/compaction/`): at windows of
 //! 100,000 / 200,000 / 500,000, CLI 2.1.332 logs 67,000 / 167,000 / 467,000.
 
 use std::cmp::Ordering;
@@ -600,7 +600,7 @@ mod tests {
 
     #[test]
     fn the_logged_thresholds_of_2_1_332_come_out_exactly() {
-        // research8 captures/threshold: 67,000 / 167,000 / 467,000 for the setting and the env.
+        // The CLI's debug log at each window (`thresholdSource=settings`): 67,000 / 167,000 / 467,000 for the setting and the env.
         for (window, expected) in [(100_000, 67_000), (200_000, 167_000), (500_000, 467_000)] {
             assert_eq!(
                 tokens("2.1.332", "claude-opus-5-5", &inputs_with_setting(window)),

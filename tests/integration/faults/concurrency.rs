@@ -13,7 +13,7 @@ use super::{
     Chance, REAL_TRANSCRIPT, SESSION, archives, long_transcript, precompact_payload, stop_payload,
     tooluse_payload, usage, verified_snapshots,
 };
-use crate::support::{Hook, World, json_lines, say_held, shared_fixture, spawn_together};
+use crate::support::{Hook, World, json_lines, say_held, transcript_fixture, spawn_together};
 
 /// How many processes run at once in each case.
 const PROCESSES: usize = 16;
@@ -148,7 +148,7 @@ fn every_hook_at_once_on_one_session() {
     const PRECOMPACTS: usize = 6;
     let world = World::new("faults-all-hooks-at-once");
     let transcript = world.transcript_path(SESSION);
-    fs_err::copy(shared_fixture(REAL_TRANSCRIPT), &transcript).unwrap();
+    fs_err::copy(transcript_fixture(REAL_TRANSCRIPT), &transcript).unwrap();
     let path = transcript.to_str().unwrap();
     let runs = (0..PRECOMPACTS)
         .map(|_| {

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::support::{
     Hook, SmallFilesystem, World, json_lines, make_fifo, mode, running_as_root, say_held,
-    say_skipped, shared_fixture,
+    say_skipped, transcript_fixture,
 };
 
 /// The setpriv wrapper that runs a program as `nobody`.
@@ -29,7 +29,7 @@ const AS_NOBODY: [&str; 3] = ["--reuid=65534", "--regid=65534", "--clear-groups"
 /// The world's transcript, a copy of the real one.
 fn lay_out_transcript(world: &World) -> PathBuf {
     let transcript = world.transcript_path(SESSION);
-    fs_err::copy(shared_fixture(REAL_TRANSCRIPT), &transcript).unwrap();
+    fs_err::copy(transcript_fixture(REAL_TRANSCRIPT), &transcript).unwrap();
     transcript
 }
 

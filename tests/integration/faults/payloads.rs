@@ -10,7 +10,7 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use super::{REAL_TRANSCRIPT, SESSION, archives, usage};
-use crate::support::{Hook, World, make_fifo, say_held, shared_fixture};
+use crate::support::{Hook, World, make_fifo, say_held, transcript_fixture};
 
 /// What a hostile run must end in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +144,7 @@ fn bad_session_ids() -> Vec<(&'static str, Value)> {
 /// Every kind of thing a transcript path can name, laid out in `world`: the path and whether a
 /// hook that reads transcripts must take it.
 fn transcript_paths(world: &World) -> Vec<(&'static str, Value, bool)> {
-    let real = shared_fixture(REAL_TRANSCRIPT);
+    let real = transcript_fixture(REAL_TRANSCRIPT);
     let dir = world.join("paths");
     fs_err::create_dir_all(&dir).unwrap();
     let at = |name: &str| -> PathBuf { dir.join(name) };
@@ -225,7 +225,7 @@ fn session_ids_that_are_no_session_id_are_refused_by_every_hook() {
         let layout = World::new("faults-session-ids");
         let transcript = layout.write_transcript(
             format!("{SESSION}.jsonl"),
-            fs_err::read(shared_fixture(REAL_TRANSCRIPT)).unwrap(),
+            fs_err::read(transcript_fixture(REAL_TRANSCRIPT)).unwrap(),
         );
         for (name, id) in &cases {
             let mut stdin = payload(hook, &json!(transcript));
@@ -277,7 +277,7 @@ fn every_kind_of_transcript_path_is_taken_or_refused_without_waiting() {
     let layout = World::new("faults-agent-paths");
     let main = layout.write_transcript(
         format!("{SESSION}.jsonl"),
-        fs_err::read(shared_fixture(REAL_TRANSCRIPT)).unwrap(),
+        fs_err::read(transcript_fixture(REAL_TRANSCRIPT)).unwrap(),
     );
     for (name, path, taken) in transcript_paths(&layout) {
         let _ = fs_err::remove_dir_all(layout.state_dir());

@@ -1,6 +1,6 @@
-//! Where the tests find what they read: the shared transcript fixtures beside the repository,
-//! this repository's own fixtures, and files of the repository itself. No other file builds
-//! these paths.
+//! Where the tests find what they read: the real transcripts of public repositories in
+//! `tests/fixtures/transcripts`, this repository's own captures, and files of the repository
+//! itself. No other file builds these paths.
 
 use std::path::{Path, PathBuf};
 
@@ -14,10 +14,10 @@ pub fn repository_file(relative: &str) -> PathBuf {
     repository_root().join(relative)
 }
 
-/// A real transcript from `../shared/transcript-fixtures` (beside the repository), such as
-/// `marot__spotter/short.jsonl`.
-pub fn shared_fixture(relative: &str) -> PathBuf {
-    shared_fixtures_root().join(relative)
+/// A real transcript from a public repository, in `tests/fixtures/transcripts` (provenance and
+/// licences in its `PROVENANCE.md`), such as `marot__spotter/short.jsonl`.
+pub fn transcript_fixture(relative: &str) -> PathBuf {
+    transcript_fixtures_root().join(relative)
 }
 
 /// A capture of this repository's `tests/fixtures`, such as
@@ -49,10 +49,10 @@ pub fn cli_capture(folder: &Path, relative: &str) -> PathBuf {
     }
 }
 
-/// Every `.jsonl` file of the shared fixtures, sorted.
-pub fn all_shared_transcripts() -> Vec<PathBuf> {
+/// Every `.jsonl` file of `tests/fixtures/transcripts`, sorted.
+pub fn all_transcript_fixtures() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    collect_jsonl(&shared_fixtures_root(), &mut found);
+    collect_jsonl(&transcript_fixtures_root(), &mut found);
     found.sort();
     found
 }
@@ -91,8 +91,8 @@ pub fn all_sdk_transcripts() -> Vec<PathBuf> {
     found
 }
 
-fn shared_fixtures_root() -> PathBuf {
-    repository_root().join("../shared/transcript-fixtures")
+fn transcript_fixtures_root() -> PathBuf {
+    project_fixture("transcripts")
 }
 
 fn collect_jsonl(dir: &Path, found: &mut Vec<PathBuf>) {

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! where `payload` names a transcript laid out with `world.write_transcript(..)` from a
-//! [`shared_fixture`], and `world.ctxhooks(["usage", "--session", id, "--json"]).json()` reads
+//! [`transcript_fixture`], and `world.ctxhooks(["usage", "--session", id, "--json"]).json()` reads
 //! the result back through the command.
 //!
 //! - [`World`] (`world.rs`): the folders of one test (`HOME`, `CLAUDE_CONFIG_DIR`,
@@ -24,7 +24,7 @@
 //!   when a check fails. A hook run always checks that stdout stays empty.
 //! - [`Scratch`] (`scratch.rs`): the one temporary folder type, unique per test and removed when
 //!   dropped (kept when `CTXHOOKS_KEEP_SCRATCH` is set). Worlds are made of it.
-//! - `fixtures.rs`: [`shared_fixture`] (`../shared/transcript-fixtures`) and
+//! - `fixtures.rs`: [`transcript_fixture`] (`tests/fixtures/transcripts`) and
 //!   [`project_fixture`] (`tests/fixtures`); nothing else builds those paths.
 //! - `files.rs`: reading what programs leave (modes, JSON Lines) and a few setup steps (a FIFO,
 //!   whether the tests run as root, a visible note when a check is skipped, or when a fault
@@ -49,7 +49,7 @@ pub mod terminal;
 pub mod world;
 
 pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_held, say_skipped};
-pub use fixtures::{all_shared_transcripts, cli_capture, project_fixture, shared_fixture};
+pub use fixtures::{all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture};
 pub use mounts::SmallFilesystem;
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
