@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixtures::{project_fixture, repository_file};
 use crate::support::summary::record_group;
-use crate::support::{Hook, World, cli_capture, say_skipped, transcript_fixture};
+use crate::support::{Hook, World, cli_capture, make_fifo, mode, say_skipped, transcript_fixture};
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
 /// the end-to-end tools are not required.
@@ -455,4 +455,74 @@ fn three_hosts_exports_validate_and_duckdb_answers_the_fleet_questions() {
             "{verdicts:?}"
         );
     }
+}
+
+// See: issue 17 (`export --out` replaced a FIFO, or a link to `/proc/self/fd/1`, with a regular
+// file: the shipper reading the pipe got nothing, and as root `--out /dev/stdout` would have
+// replaced the system's link).
+#[test]
+fn out_writes_into_a_fifo_or_a_link_to_stdout_and_through_a_link_to_a_file() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+    let world = World::new("fleet-out");
+    let host = Host::new(&world, "alpha");
+    host.transcript(
+        "-home-dev-entire",
+        "a6e4c2a0-0000-4000-8000-000000000000",
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+    );
+    let export = || {
+        world
+            .ctxhooks(["export", "--host", "alpha", "--projects"])
+            .arg(&host.projects)
+    };
+    let expected = export().success().stdout().to_vec();
+    assert!(
+        expected.len() > 1000,
+        "{}",
+        String::from_utf8_lossy(&expected)
+    );
+
+    // A FIFO a shipper reads: written into, and still a FIFO.
+    let fifo = world.join("pipe");
+    make_fifo(&fifo);
+    let shipper = world.program("/bin/cat").arg(&fifo).spawn();
+    export().arg("--out").arg(&fifo).success();
+    let (shipped, hung) = shipper.kill_after(std::time::Duration::from_secs(10));
+    assert!(!hung, "the shipper reading the FIFO never got a writer");
+    assert_eq!(shipped.stdout(), expected);
+    assert!(
+        fs_err::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+
+    // A link to the process's own stdout (`/dev/stdout` is one): the lines go there, the link
+    // stays.
+    let stdout = world.join("stdout");
+    symlink("/proc/self/fd/1", &stdout).unwrap();
+    let outcome = export().arg("--out").arg(&stdout).success();
+    assert_eq!(outcome.stdout(), expected);
+    assert!(fs_err::symlink_metadata(&stdout).unwrap().is_symlink());
+
+    // A link to a regular file: the file is replaced (0600), the link stays.
+    let shipped = world.join("shipped.jsonl");
+    fs_err::write(&shipped, "earlier\n").unwrap();
+    fs_err::set_permissions(&shipped, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let current = world.join("current.jsonl");
+    symlink(&shipped, &current).unwrap();
+    export().arg("--out").arg(&current).success();
+    assert!(fs_err::symlink_metadata(&current).unwrap().is_symlink());
+    assert_eq!(fs_err::read(&shipped).unwrap(), expected);
+    assert_eq!(mode(&shipped), 0o600);
+
+    // A folder is refused, and nothing is written in it.
+    let folder = world.join("folder");
+    fs_err::create_dir_all(&folder).unwrap();
+    export()
+        .arg("--out")
+        .arg(&folder)
+        .stderr_contains("is a folder")
+        .failure();
+    assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
 }

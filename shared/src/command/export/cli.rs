@@ -12,8 +12,8 @@ use super::host::machine_name;
 use crate::command::history::cli::{projects_folders, reading, report_options};
 use crate::command::history::window::TimeWindow;
 use crate::command::output;
+use crate::command::output_file::write_output_file;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
-use crate::store::files;
 use crate::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks export`.
@@ -34,7 +34,10 @@ pub struct ExportArgs {
     /// shipping; records with no time are left out then.
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Write to this file (replaced atomically, mode 0600) instead of stdout.
+    /// Write to this file instead of stdout: a regular file (or none) is replaced atomically,
+    /// mode 0600, and through a symbolic link the file it leads to (the link stays); a FIFO or a
+    /// character device (or a link to one, such as `/dev/stdout`) is written into, never
+    /// replaced.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Read every transcript, even those the cache of the last run still describes.
@@ -61,7 +64,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     }
     match &args.out {
         Some(path) => {
-            files::write_atomic(path, &export.lines, files::PRIVATE_FILE_MODE)
+            write_output_file(path, &export.lines)
                 .with_context(|| format!("failed to write `{}`", path.display()))?;
             output::note(&format!(
                 "wrote {} record(s) for host {} to {}",

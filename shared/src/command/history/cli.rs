@@ -13,6 +13,7 @@ use super::model::{HistoryQuery, build_history};
 use super::text::history_text;
 use super::window::TimeWindow;
 use crate::command::output;
+use crate::command::output_file::write_output_file;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::command::usage::report::ReportOptions;
 use crate::command::usage::threshold::ThresholdEnvironment;
@@ -42,7 +43,8 @@ pub struct HistoryArgs {
     /// Print JSON (schema 1, see docs/history.md).
     #[arg(long)]
     pub json: bool,
-    /// Also write an SVG overview: peak context per session over time, compactions marked.
+    /// Also write an SVG overview: peak context per session over time, compactions marked
+    /// (written as `export --out` writes: mode 0600, a FIFO written into).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// The cap: the auto-compact window W in tokens, as for `ctxhooks report`.
@@ -96,7 +98,8 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     };
     let history = build_history(&query, &report_options(args.cap, args.min_drop));
     if let Some(path) = &args.svg {
-        fs_err::write(path, render_svg(&history)).context("failed to write the SVG")?;
+        write_output_file(path, render_svg(&history).as_bytes())
+            .context("failed to write the SVG")?;
         output::note(&format!("wrote the overview to {}", path.display()));
     }
     if args.json {
