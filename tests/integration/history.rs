@@ -2,6 +2,7 @@
 //! transcript; every layout of sub-agent transcripts is attributed to its session; each session
 //! says what `ctxhooks report` says; filters; bad input named and passed.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,7 +11,9 @@ use ctxhooks_shared::command::history::read::{log_of_transcript, read_transcript
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
-use crate::support::{World, all_transcript_fixtures, make_fifo, transcript_fixture};
+use crate::support::{
+    World, all_transcript_fixtures, make_fifo, running_as_root, transcript_fixture,
+};
 
 #[test]
 fn the_fast_reader_gives_the_ingests_own_rows_on_every_fixture_and_capture() {
@@ -500,4 +503,84 @@ fn a_transcript_rewritten_in_place_or_a_hand_edited_entry_is_read_again() {
     // The entry read again replaced the edited one: the next run takes it from the cache.
     let (_, cached) = history_of(&world, &projects, &[]);
     assert_eq!(cached, 7);
+}
+
+// See: issue 17 (`history` and `export` exited 0 having written nothing when the only folder
+// given was refused).
+#[test]
+fn nothing_readable_is_an_error_and_one_folder_read_is_enough() {
+    let world = World::new("history-nothing-read");
+    let projects = projects_folder(&world, "machine");
+    let missing = world.join("missing");
+    let file = world.join("file");
+    fs_err::write(&file, "not a folder").unwrap();
+    let mut refused = vec![
+        (missing.clone(), "nothing is there"),
+        (file.clone(), "a file"),
+    ];
+    // A folder its reader may not list: as another user when the tests run as root.
+    let unreadable = world.join("unreadable");
+    fs_err::create_dir_all(unreadable.join("-project")).unwrap();
+    fs_err::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let as_nobody = running_as_root() && Path::new("/usr/bin/setpriv").exists();
+    if as_nobody || !running_as_root() {
+        refused.push((unreadable.clone(), "could not be read"));
+    } else {
+        crate::support::say_skipped("an unreadable projects folder (needs setpriv as root)");
+    }
+    let run = |command: &str, folder: &Path| {
+        let run = world
+            .ctxhooks([command, "--projects"])
+            .arg(folder)
+            .in_dir("/");
+        if as_nobody {
+            run.via(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups"],
+            )
+        } else {
+            run
+        }
+    };
+    let out = world.join("export.jsonl");
+    for (folder, why) in &refused {
+        // The state folder does not exist: nothing at all could be read.
+        for command in ["history", "export"] {
+            let outcome = run(command, folder)
+                .args(if command == "export" {
+                    vec!["--out".into(), out.clone()]
+                } else {
+                    vec![]
+                })
+                .stderr_contains("no projects folder could be read")
+                .stderr_contains(*why)
+                .failure();
+            assert_eq!(outcome.code(), Some(1));
+            assert!(outcome.stdout().is_empty(), "{command} printed a result");
+        }
+        assert!(!out.exists(), "export wrote a file with nothing read");
+    }
+    // One folder read is enough: the refused ones are warnings, and the rest is reported.
+    let history = world
+        .ctxhooks(["history", "--json", "--projects"])
+        .arg(&projects)
+        .arg("--projects")
+        .arg(&missing)
+        .json();
+    assert_eq!(history["totals"]["sessions"], 4);
+    world
+        .ctxhooks(["export", "--projects"])
+        .arg(&projects)
+        .arg("--projects")
+        .arg(&missing)
+        .stderr_contains("nothing is there")
+        .success();
+    // So is a state folder: what it holds is exported, and the refused folder a warning.
+    fs_err::create_dir_all(world.state_dir()).unwrap();
+    world
+        .ctxhooks(["export", "--projects"])
+        .arg(&missing)
+        .stderr_contains("nothing is there")
+        .success();
+    fs_err::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o700)).unwrap();
 }

@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::collect::{ExportQuery, export};
 use super::host::machine_name;
 use crate::command::history::cli::{projects_folders, reading, report_options};
+use crate::command::history::text::nothing_read_text;
 use crate::command::history::window::TimeWindow;
 use crate::command::output;
 use crate::command::output_file::write_output_file;
@@ -24,7 +25,8 @@ use crate::store::state_dir::StateDir;
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`.
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
+    /// folder, for `export`), an error and exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
     /// The machine's name in every record (default: the kernel's host name).
@@ -59,6 +61,11 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         reading: reading(args.no_cache),
     };
     let export = export(&query, &report_options(None, DEFAULT_MIN_DROP));
+    // Nothing at all could be read: an error, not an empty export. A state folder read is
+    // something (the usage logs of sessions whose transcripts are gone, snapshots, tool events).
+    if export.folders_read == 0 && query.state.is_none() {
+        bail!(nothing_read_text(&export.problems));
+    }
     for problem in &export.problems {
         output::note(&format!("export: {problem}"));
     }

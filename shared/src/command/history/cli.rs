@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::cache::{Cache, Reading};
 use super::chart::render_svg;
 use super::json::history_json;
 use super::model::{HistoryQuery, build_history};
-use super::text::history_text;
+use super::text::{history_text, nothing_read_text, problem_text};
 use super::window::TimeWindow;
 use crate::command::output;
 use crate::command::output_file::write_output_file;
@@ -28,7 +28,8 @@ use crate::store::state_dir::{StateDir, claude_config_dir};
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`.
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and
+    /// exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
     /// Only sessions with a request at or after this time (`YYYY-MM-DD` or RFC 3339).
@@ -97,6 +98,10 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         reading: reading(args.no_cache),
     };
     let history = build_history(&query, &report_options(args.cap, args.min_drop));
+    if history.folders_read == 0 {
+        let refusals: Vec<String> = history.problems.iter().map(problem_text).collect();
+        bail!(nothing_read_text(&refusals));
+    }
     if let Some(path) = &args.svg {
         write_output_file(path, render_svg(&history).as_bytes())
             .context("failed to write the SVG")?;
