@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use crate::support::fixtures::{project_fixture, repository_file};
 use crate::support::summary::record_group;
-use crate::support::{Hook, World, cli_capture, make_fifo, mode, say_skipped, transcript_fixture};
+use crate::support::{
+    Hook, World, cli_capture, make_fifo, mode, running_as_root, say_skipped, transcript_fixture,
+};
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
 /// the end-to-end tools are not required.
@@ -525,4 +527,40 @@ fn out_writes_into_a_fifo_or_a_link_to_stdout_and_through_a_link_to_a_file() {
         .stderr_contains("is a folder")
         .failure();
     assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
+}
+
+// See: issue 17 (the host name came from `/proc/sys/kernel/hostname` or `/etc/hostname` only,
+// and macOS has neither: every record said `unknown`).
+#[test]
+fn the_host_is_the_kernels_name_even_without_proc_or_etc_hostname() {
+    if !(running_as_root() && Path::new("/usr/bin/unshare").exists()) {
+        say_skipped("the host name without /proc or /etc/hostname needs root and unshare");
+        return;
+    }
+    let world = World::new("fleet-host-name");
+    let host = Host::new(&world, "alpha");
+    host.transcript(
+        "-home-dev-entire",
+        "a6e4c2a0-0000-4000-8000-000000000000",
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+    );
+    // In namespaces of its own: the kernel's name set, both files emptied (as on a system that
+    // has neither).
+    let empty = world.join("empty");
+    fs_err::write(&empty, "").unwrap();
+    let script = format!(
+        "hostname ctxhooks-uts-name && mount --bind '{empty}' /proc/sys/kernel/hostname && \
+         mount --bind '{empty}' /etc/hostname && exec \"$0\" \"$@\"",
+        empty = empty.display()
+    );
+    let outcome = world
+        .ctxhooks(["export", "--projects"])
+        .arg(&host.projects)
+        .via(
+            "/usr/bin/unshare",
+            ["--uts", "--mount", "/bin/sh", "-c", &script],
+        )
+        .success();
+    let first: Value = serde_json::from_str(outcome.stdout_text().lines().next().unwrap()).unwrap();
+    assert_eq!(first["host"], "ctxhooks-uts-name");
 }

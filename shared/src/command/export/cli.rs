@@ -29,7 +29,8 @@ pub struct ExportArgs {
     /// folder, for `export`), an error and exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
-    /// The machine's name in every record (default: the kernel's host name).
+    /// The machine's name in every record (default: the kernel's host name, as `uname -n` gives
+    /// it).
     #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// Only records whose time is at or after this (`YYYY-MM-DD` or RFC 3339), for incremental
