@@ -405,10 +405,12 @@ fn a_cache_entry_that_is_no_file_of_sane_size_is_passed_over_at_once() {
         let file = fs_err::File::create(entry).unwrap();
         file.set_len(4 << 30).unwrap();
     };
-    let cases: [(&str, &dyn Fn(&Path)); 3] = [
-        ("a FIFO", &|entry: &Path| make_fifo(entry)),
-        ("a link to /dev/zero", &zero_link),
-        ("a sparse file of 4 GiB", &huge),
+    // What is made where the entry belongs.
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 3] = [
+        ("a FIFO", make_fifo),
+        ("a link to /dev/zero", zero_link),
+        ("a sparse file of 4 GiB", huge),
     ];
     let out = world.join("history.json");
     for (what, make) in cases {

@@ -602,7 +602,9 @@ fn recall_shows_the_match_after_text_whose_lower_case_has_other_lengths() {
         json!([{"type": "tool_result", "tool_use_id": "toolu_folding", "content": long}]);
     result["uuid"] = json!("folding-result");
     // The fixture's last line has no newline.
-    text.push_str(&format!("\n{result}\n"));
+    text.push('\n');
+    text.push_str(&result.to_string());
+    text.push('\n');
     let transcript = world.write_transcript(format!("{SESSION}.jsonl"), text);
     stop(&world, &transcript);
     let found = world
