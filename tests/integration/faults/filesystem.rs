@@ -360,6 +360,25 @@ fn odd_umasks_leave_exact_modes() {
                 .via("/bin/sh", ["-c", &wrapper])
                 .success();
         }
+        // What ctxhooks writes where a person names it: charts and exports name projects and
+        // sessions, and are private too.
+        let charts = [
+            (vec!["history", "--svg"], world.join("history.svg")),
+            (
+                vec!["report", "--session", SESSION, "--svg"],
+                world.join("report.svg"),
+            ),
+            (vec!["export", "--out"], world.join("export.jsonl")),
+        ];
+        for (command, file) in &charts {
+            world
+                .ctxhooks(command)
+                .arg(file)
+                .via("/bin/sh", ["-c", &wrapper])
+                .success();
+            assert_eq!(mode(file), 0o600, "umask {umask}: {}", file.display());
+            checked += 1;
+        }
         for (relative, bits) in modes(&world) {
             let path = world.state_dir().join(&relative);
             let expected = if path.is_dir() { 0o700 } else { 0o600 };
@@ -374,8 +393,9 @@ fn odd_umasks_leave_exact_modes() {
     say_held(
         "filesystem",
         &format!(
-            "umask 000 and 0277 under every hook, install, uninstall and install: {checked} \
-             state paths, every folder 0700 and every file 0600, the settings file 0600"
+            "umask 000 and 0277 under every hook, install, uninstall, install, history --svg, \
+             report --svg and export --out: {checked} paths, every folder 0700 and every file \
+             0600 (charts and exports too), the settings file 0600"
         ),
     );
 }
