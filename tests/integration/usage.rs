@@ -988,6 +988,65 @@ fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
 }
 
 #[test]
+fn unreadable_lines_of_the_usage_log_are_counted_and_shown_by_usage_and_report() {
+    let world = World::new("garbage-log-lines");
+    let transcript = world.transcript("transcript.jsonl");
+    let session = SessionId::parse("garbage-log-lines").unwrap();
+    fs_err::write(
+        &transcript,
+        fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")[..30].concat(),
+    )
+    .unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
+    let log = world.state().session_dir(&session).join("usage.jsonl");
+    let lines = fs_err::read_to_string(&log).unwrap().lines().count();
+    // Damaged bytes, a line that is not JSON, and a record of a kind a newer ctxhooks wrote.
+    append(
+        &log,
+        b"\xff\xfe\nnot json\n{\"kind\":\"from_a_later_version\",\"transcript\":\"t\"}\n",
+    );
+    let rows = read_rows(&world.state(), &session).unwrap();
+    assert_eq!(rows.len(), 6, "the readable rows are all read");
+    let expected = serde_json::json!({
+        "usage_log": log,
+        "unreadable": 3,
+        "first_line": lines + 1,
+    });
+    let usage = world
+        .ctxhooks(["usage", "--session", session.as_str(), "--json"])
+        .json();
+    assert_eq!(usage["skipped_log_lines"], expected, "{usage}");
+    assert_eq!(usage["rows"].as_array().unwrap().len(), rows.len());
+    let report = world
+        .ctxhooks(["report", "--session", session.as_str(), "--json"])
+        .json();
+    assert_eq!(report["skipped_log_lines"], expected, "{report}");
+    for arguments in [
+        &["usage", "--session", session.as_str()][..],
+        &["report", "--session", session.as_str()],
+    ] {
+        world
+            .ctxhooks(arguments)
+            .stdout_contains(format!(
+                "skipped in the usage log `{}`: 3 unreadable line(s)",
+                log.display()
+            ))
+            .stdout_contains(format!("the first is line {}", lines + 1))
+            .success();
+    }
+    // A log whose every line is a record says nothing of the kind.
+    let clean = world
+        .ctxhooks(["usage", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    assert_eq!(clean["skipped_log_lines"], serde_json::Value::Null);
+}
+
+#[test]
 fn a_fifo_named_on_the_command_line_is_refused_without_hanging() {
     let world = World::new("cli-fifo");
     let fifo = world.transcript("transcript.jsonl");
