@@ -29,7 +29,7 @@ groups=(
   "e2e_plugin|the plugin installed with claude plugin"
   "ccusage|the ccusage cross-check"
   "fleet|the fleet export: JSON Schemas, DuckDB"
-  "root|the tests that need root: tmpfs, setpriv, chown"
+  "root|tests that need root: tmpfs, setpriv, unshare"
 )
 for entry in "${groups[@]}"; do
   group=${entry%%|*}

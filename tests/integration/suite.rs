@@ -9,11 +9,12 @@ use crate::support::summary::SUMMARY_VARIABLE;
 use crate::support::{AS_NOBODY, SETPRIV, World, needs_root_and_setpriv};
 
 /// Every test that needs root (each asks `support::root::needs_root` first).
-const ROOT_TESTS: [&str; 8] = [
+const ROOT_TESTS: [&str; 9] = [
     "faults::a_transcript_in_a_folder_that_cannot_be_listed_is_archived",
     "faults::filesystem::a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up",
     "faults::filesystem::a_read_only_state_folder_changes_nothing_and_the_hooks_say_why",
     "faults::filesystem::a_state_folder_of_another_user_changes_nothing_and_the_hooks_say_why",
+    "fleet::the_host_is_the_kernels_name_even_without_proc_or_etc_hostname",
     "install::install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_file",
     "precompact::a_full_disk_leaves_nothing_under_a_final_name",
     "precompact::a_log_line_that_does_not_fit_leaves_no_fragment",
