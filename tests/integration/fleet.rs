@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::support::fixtures::{project_fixture, repository_file};
 use crate::support::summary::record_group;
 use crate::support::{
-    Hook, World, cli_capture, make_fifo, mode, running_as_root, say_skipped, transcript_fixture,
+    Hook, World, cli_capture, make_fifo, mode, needs_root, say_skipped, transcript_fixture,
 };
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
@@ -533,9 +533,11 @@ fn out_writes_into_a_fifo_or_a_link_to_stdout_and_through_a_link_to_a_file() {
 // and macOS has neither: every record said `unknown`).
 #[test]
 fn the_host_is_the_kernels_name_even_without_proc_or_etc_hostname() {
-    if !(running_as_root() && Path::new("/usr/bin/unshare").exists()) {
-        say_skipped("the host name without /proc or /etc/hostname needs root and unshare");
+    let Some(root) = needs_root("the host name without /proc or /etc/hostname (unshare)") else {
         return;
+    };
+    if !Path::new("/usr/bin/unshare").exists() {
+        return root.skip("unshare is not installed");
     }
     let world = World::new("fleet-host-name");
     let host = Host::new(&world, "alpha");
