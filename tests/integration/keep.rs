@@ -452,6 +452,46 @@ fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
 }
 
 #[test]
+fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !(crate::support::running_as_root() && setpriv.exists()) {
+        crate::support::say_skipped("the other-user PostCompact test needs root and setpriv");
+        return;
+    }
+    let world = World::new("keep-post-denied");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
+    );
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "manual"})
+            .to_string(),
+        )
+        .success();
+    // Root's state folder (0700), the hook run as nobody.
+    fs_err::set_permissions(world.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let outcome = world
+        .program(Hook::Session.binary())
+        .via(
+            setpriv,
+            ["--reuid=65534", "--regid=65534", "--clear-groups"],
+        )
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PostCompact", "trigger": "manual",
+                "compact_summary": "summary"})
+            .to_string(),
+        )
+        .success();
+    let said = outcome.stderr_text();
+    assert!(said.contains("Permission denied"), "{said}");
+    assert!(!said.contains("did PreCompact run"), "{said}");
+}
+
+#[test]
 fn a_schema_1_snapshot_stays_readable_verifiable_and_restorable() {
     let world = World::new("keep-legacy");
     let bytes = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
