@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 use crate::support::{Hook, World, mode, transcript_fixture};
 
-const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
+pub const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
 
 /// The fixture with one compaction (2.0.76): 30 lines before its boundary.
 const COMPACTED: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
 
-fn stop(world: &World, transcript: &Path) {
+pub fn stop(world: &World, transcript: &Path) {
     world
         .hook(Hook::Stop)
         .stdin(
@@ -41,12 +41,12 @@ fn session_event(world: &World, transcript: &Path, event: &str, extra: Value) ->
         .stdout_text()
 }
 
-fn kept_dir(world: &World) -> PathBuf {
+pub fn kept_dir(world: &World) -> PathBuf {
     world.session_dir(SESSION).join("kept")
 }
 
 /// What `zcat` reads from a kept gzip file: every member, in order.
-fn zcat(path: &Path) -> Vec<u8> {
+pub fn zcat(path: &Path) -> Vec<u8> {
     let mut bytes = Vec::new();
     flate2::read::MultiGzDecoder::new(fs_err::File::open(path).unwrap())
         .read_to_end(&mut bytes)
@@ -452,6 +452,54 @@ fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
 }
 
 #[test]
+fn an_empty_transcript_keeps_nothing_yet_and_a_compaction_of_it_is_said() {
+    let world = World::new("keep-empty");
+    // Claude Code creates the session's file before it writes the first line.
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), "");
+    stop(&world, &transcript);
+    session_event(
+        &world,
+        &transcript,
+        "SessionEnd",
+        json!({"reason": "other"}),
+    );
+    assert!(
+        !kept_dir(&world)
+            .join("transcript.jsonl.1.index.jsonl")
+            .exists()
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--to", "out"])
+        .stderr_contains("nothing is kept")
+        .exit_code(1);
+    // A compaction of an empty transcript: no snapshot of nothing, and one line says why.
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "auto"})
+            .to_string(),
+        )
+        .success();
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("empty"),
+        "{errors:?}"
+    );
+    assert_eq!(world.ctxhooks(["archives", "--json"]).json(), json!([]));
+    // Its first lines arrive: kept as generation 1.
+    let bytes = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
+    fs_err::write(&transcript, &bytes).unwrap();
+    stop(&world, &transcript);
+    assert_eq!(zcat(&kept_dir(&world).join("transcript.jsonl.1.gz")), bytes);
+    let index =
+        fs_err::read_to_string(kept_dir(&world).join("transcript.jsonl.1.index.jsonl")).unwrap();
+    assert!(index.contains("\"reason\":\"first\""), "{index}");
+}
+
+#[test]
 fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
     let setpriv = Path::new("/usr/bin/setpriv");
     if !(crate::support::running_as_root() && setpriv.exists()) {
@@ -489,6 +537,63 @@ fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
     let said = outcome.stderr_text();
     assert!(said.contains("Permission denied"), "{said}");
     assert!(!said.contains("did PreCompact run"), "{said}");
+}
+
+/// `bytes` with one letter at or after `at` changed to another (the length stays).
+fn one_letter_changed(bytes: &[u8], at: usize) -> Vec<u8> {
+    let mut changed = bytes.to_vec();
+    let position = at
+        + changed[at..]
+            .iter()
+            .position(u8::is_ascii_lowercase)
+            .unwrap();
+    changed[position] = if changed[position] == b'a' {
+        b'b'
+    } else {
+        b'a'
+    };
+    changed
+}
+
+#[test]
+fn a_rewrite_far_before_the_kept_end_starts_a_new_generation() {
+    let original = fs_err::read(transcript_fixture(COMPACTED)).unwrap();
+    for (case, at) in [("another file", 100_000), ("in place", 1_000)] {
+        let world = World::new("keep-far-rewrite");
+        let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &original);
+        stop(&world, &transcript);
+        let mut changed = one_letter_changed(&original, at);
+        if !changed.ends_with(b"\n") {
+            changed.push(b'\n');
+        }
+        changed.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"next\"}}\n");
+        if case == "another file" {
+            // Written beside it and renamed over it, as an editor saves.
+            let beside = transcript.with_extension("new");
+            fs_err::write(&beside, &changed).unwrap();
+            fs_err::rename(&beside, &transcript).unwrap();
+        } else {
+            let mut file = fs_err::OpenOptions::new()
+                .write(true)
+                .open(&transcript)
+                .unwrap();
+            std::io::Write::write_all(&mut file, &changed).unwrap();
+        }
+        stop(&world, &transcript);
+        let kept = kept_dir(&world);
+        assert_eq!(
+            zcat(&kept.join("transcript.jsonl.1.gz")),
+            original,
+            "{case}"
+        );
+        let second = fs_err::read_to_string(kept.join("transcript.jsonl.2.index.jsonl"))
+            .unwrap_or_else(|_| panic!("{case}: no generation 2"));
+        assert!(
+            second.contains("\"reason\":\"rewritten\""),
+            "{case}: {second}"
+        );
+        assert_eq!(zcat(&kept.join("transcript.jsonl.2.gz")), changed, "{case}");
+    }
 }
 
 #[test]

@@ -25,7 +25,8 @@ use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::lenient::{Mismatch, Text};
 use crate::store::files;
-use crate::store::kept::{self, KeptName};
+use crate::store::kept::KeptName;
+use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
 use crate::store::trigger::Trigger;
@@ -118,13 +119,23 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
         Check::Tail,
         Some(started + KEEP_TIME),
     );
-    // Said only when it is true: something of this session is kept (by this run, or before it
-    // when this run could not add to it).
+    // Said only when it is true: something of this session is kept whole (by this run, or
+    // before it when this run could not add to it).
+    let kept_before = || {
+        newest_whole(
+            &context.state.kept_dir(&session),
+            &KeptName::main(),
+            Depth::Files,
+        )
+        .is_ok_and(|newest| newest.chosen.is_some())
+    };
     let something_kept = match kept {
-        Ok(kept) => kept.is_some_and(|kept| kept.length > 0),
+        // No transcript at the path: nothing of this conversation to point to.
+        Ok(None) => false,
+        Ok(Some(kept)) => kept.length > 0 || kept_before(),
         Err(error) => {
             context.note(error.context("failed to keep the transcript after the compaction"));
-            kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+            kept_before()
         }
     };
     if !something_kept {

@@ -1,7 +1,9 @@
 //! `ctxhooks archives restore`: writes a kept transcript (and its sub-agents') back where Claude
-//! Code looks for it, as it was at the latest state or at a chosen snapshot. Never over an
-//! existing file unless asked (and then that file is kept first), always atomically, and never
-//! through a symbolic link below the projects folder (or the folder named with `--to`).
+//! Code looks for it, as it was at the latest state or at a chosen snapshot. The latest state is
+//! the newest generation whose every byte reads back as recorded; newer ones that keep nothing
+//! or are damaged are passed over, and said. Never over an existing file unless asked (and then
+//! that file is kept first), always atomically, and never through a symbolic link below the
+//! projects folder (or the folder named with `--to`).
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -13,6 +15,7 @@ use super::catalog::{SnapshotEntry, list_snapshots};
 use crate::hook::keep::{Check, keep_path};
 use crate::store::files;
 use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
 use crate::store::running_hash::RunningHash;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::FileRole;
@@ -41,6 +44,39 @@ enum Origin {
     Copy(PathBuf),
 }
 
+/// A newer generation `restore` did not take, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct PassedOver {
+    /// The generation (the first of a gap in the numbers).
+    pub generation: u32,
+    /// `kept_nothing`, `kept_missing` or `kept_damaged`, as `archives verify` reports it.
+    pub status: ProblemKind,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl PassedOver {
+    fn of(checked: &CheckedGeneration) -> Self {
+        let damaged = checked
+            .problems
+            .iter()
+            .any(|problem| problem.kind() == ProblemKind::KeptDamaged);
+        let status = if damaged {
+            ProblemKind::KeptDamaged
+        } else {
+            checked.problems.first().map_or(
+                ProblemKind::KeptDamaged,
+                kept_check::GenerationProblem::kind,
+            )
+        };
+        Self {
+            generation: checked.generation,
+            status,
+            detail: checked.describe(),
+        }
+    }
+}
+
 /// One file to write.
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoredFile {
@@ -54,10 +90,23 @@ pub struct RestoredFile {
     pub size: u64,
     /// Its SHA-256, checked after writing.
     pub sha256: String,
+    /// The generation of the kept copy it was read from (null for a schema 1 snapshot's copy).
+    pub generation: Option<u32>,
+    /// Newer generations of its kept copy passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
     /// Whether a file was there before (only with `--force`; it was kept first).
     pub replaced: bool,
     #[serde(skip)]
     origin: Option<Origin>,
+}
+
+/// A kept sub-agent transcript of which no generation can be restored.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    /// Its name in the kept folder.
+    pub name: String,
+    /// Every generation passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
 }
 
 /// What `restore` did.
@@ -69,17 +118,19 @@ pub struct RestoreOutcome {
     pub snapshot: Option<String>,
     /// Every file written, the main transcript first.
     pub files: Vec<RestoredFile>,
+    /// Sub-agent transcripts left out: no generation of theirs reads back as recorded.
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// Restores the session's transcript files.
 pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
-    let (snapshot, mut planned) = match &request.snapshot {
-        Some(name) => {
-            let entry = find_snapshot(state, &request.session, name)?;
-            let planned = plan_snapshot(&entry)?;
-            (Some(entry.metadata.name), planned)
-        }
-        None => (None, plan_latest(state, &request.session)?),
+    let (snapshot, mut planned, skipped) = if let Some(name) = &request.snapshot {
+        let entry = find_snapshot(state, &request.session, name)?;
+        let planned = plan_snapshot(&entry)?;
+        (Some(entry.metadata.name), planned, Vec::new())
+    } else {
+        let (planned, skipped) = plan_latest(state, &request.session)?;
+        (None, planned, skipped)
     };
     if planned.is_empty() {
         bail!(
@@ -122,6 +173,7 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
         session_id: request.session.to_string(),
         snapshot,
         files: planned,
+        skipped,
     })
 }
 
@@ -168,12 +220,15 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                 }
                 Origin::Copy(entry.path.join(&file.path))
             };
+            let generation = file.kept.as_ref().map(|reference| reference.generation);
             Ok(RestoredFile {
                 role: file.role,
                 name: file.path.clone(),
                 path: PathBuf::from(&file.source),
                 size: file.size,
                 sha256: file.sha256.clone(),
+                generation,
+                passed_over: Vec::new(),
                 replaced: false,
                 origin: Some(origin),
             })
@@ -181,22 +236,60 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
         .collect()
 }
 
-fn plan_latest(state: &StateDir, session: &SessionId) -> Result<Vec<RestoredFile>> {
+/// The newest generation of each kept copy whose every byte reads back as recorded, with the
+/// newer ones passed over; a damaged one gets its mark, so that the next hook run starts a new
+/// generation. A main transcript with none is refused, with every reason; a sub-agent's with
+/// none is left out, and said.
+fn plan_latest(
+    state: &StateDir,
+    session: &SessionId,
+) -> Result<(Vec<RestoredFile>, Vec<SkippedFile>)> {
     let kept_dir = state.kept_dir(session);
     let mut planned = Vec::new();
-    for (name, generation) in kept::list_kept(&kept_dir)? {
-        let index = GenerationIndex::read(&name.index_path(&kept_dir, generation))?;
+    let mut skipped = Vec::new();
+    for (name, _) in kept::list_kept(&kept_dir)? {
+        let newest = kept_check::newest_whole(&kept_dir, &name, Depth::Bytes)?;
+        if state.ensure_real_dir(&kept_dir).is_ok() {
+            for checked in newest.passed_over.iter().chain(&newest.chosen) {
+                // Best effort: what restore says does not depend on it.
+                let _ = kept_check::record_damage(&kept_dir, &name, checked, Depth::Bytes);
+            }
+        }
+        let passed_over: Vec<PassedOver> = newest.passed_over.iter().map(PassedOver::of).collect();
+        let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
+            if name.is_main() {
+                let reasons: Vec<String> = passed_over
+                    .iter()
+                    .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
+                    .collect();
+                bail!(
+                    "nothing of session {session}'s transcript can be restored; no generation of \
+                     its kept copy reads back whole: {}",
+                    reasons.join("; ")
+                );
+            }
+            skipped.push(SkippedFile {
+                name: name.to_string(),
+                passed_over,
+            });
+            continue;
+        };
         planned.push(RestoredFile {
             role: name.role(),
             name: name.to_string(),
             path: PathBuf::from(&index.header.source),
             size: index.length(),
             sha256: index.sha256(),
+            generation: Some(index.header.generation),
+            passed_over,
             replaced: false,
-            origin: Some(Origin::Kept { name, generation }),
+            origin: Some(Origin::Kept {
+                name,
+                generation: index.header.generation,
+            }),
         });
     }
-    Ok(planned)
+    Ok((planned, skipped))
 }
 
 /// Where `name` goes under `--to DIR`: the main transcript as `<DIR>/<session>.jsonl`, a
