@@ -65,7 +65,8 @@ pub enum ArchivesAction {
         /// `DIR/<id>/subagents/…`.
         #[arg(long, value_name = "DIR")]
         to: Option<PathBuf>,
-        /// Replace files that exist (each is kept first, so nothing is lost).
+        /// Replace files that exist (each is kept apart first, in the session's `replaced/`
+        /// folder, so nothing is lost).
         #[arg(long)]
         force: bool,
         /// Print what was written as JSON.
@@ -412,8 +413,8 @@ fn prune(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says what `restore` wrote (from which generation, passing over which newer ones and why),
-/// what it left out, and how to continue the session.
+/// Says what `restore` wrote (from which generation, passing over which newer ones and why,
+/// and where each replaced file is kept), what it left out, and how to continue the session.
 fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
     if json {
         return output::print_json(outcome);
@@ -443,7 +444,18 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
             );
         }
         if file.replaced {
-            let _ = writeln!(text, "    replaced; the file it replaced is kept");
+            match &file.replaced_kept_at {
+                Some(kept_at) => {
+                    let _ = writeln!(
+                        text,
+                        "    replaced; the file that was there is kept in {}",
+                        kept_at.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(text, "    replaced a symbolic link (not followed)");
+                }
+            }
         }
     }
     for skipped in &outcome.skipped {
