@@ -1,8 +1,9 @@
 //! Bringing a transcript's kept copy up to date (`<state>/sessions/<id>/kept/`, the format in
 //! `store/kept.rs`): the hooks append what the transcript gained since the last run, a gzip
 //! member per run, at a cost that grows with the new bytes only. When the transcript shrank or
-//! its earlier bytes changed, the copy kept so far stays as it is (a finished generation) and
-//! a new generation follows the transcript from its start: nothing kept is ever overwritten.
+//! its earlier bytes changed, or the copy kept so far is damaged, that copy stays as it is (a
+//! finished generation) and a new generation follows the transcript from its start: nothing
+//! kept is ever overwritten, and nothing is appended to damage.
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
