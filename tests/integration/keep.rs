@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 use crate::support::{Hook, World, mode, transcript_fixture};
 
-const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
+pub const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
 
 /// The fixture with one compaction (2.0.76): 30 lines before its boundary.
 const COMPACTED: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
 
-fn stop(world: &World, transcript: &Path) {
+pub fn stop(world: &World, transcript: &Path) {
     world
         .hook(Hook::Stop)
         .stdin(
@@ -41,12 +41,12 @@ fn session_event(world: &World, transcript: &Path, event: &str, extra: Value) ->
         .stdout_text()
 }
 
-fn kept_dir(world: &World) -> PathBuf {
+pub fn kept_dir(world: &World) -> PathBuf {
     world.session_dir(SESSION).join("kept")
 }
 
 /// What `zcat` reads from a kept gzip file: every member, in order.
-fn zcat(path: &Path) -> Vec<u8> {
+pub fn zcat(path: &Path) -> Vec<u8> {
     let mut bytes = Vec::new();
     flate2::read::MultiGzDecoder::new(fs_err::File::open(path).unwrap())
         .read_to_end(&mut bytes)
@@ -404,16 +404,14 @@ fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
         .stderr_contains("already exist")
         .expect_file(&transcript, damaged)
         .exit_code(1);
-    // With --force: the damaged file is kept first (a generation of its own), then replaced.
+    // With --force: the damaged file is kept apart first, then replaced.
     world
         .ctxhooks(["archives", "restore", "--session", SESSION, "--force"])
         .stdout_contains("replaced")
+        .stdout_contains("replaced/")
         .success();
     assert_eq!(fs_err::read(&transcript).unwrap(), original);
-    assert_eq!(
-        zcat(&kept_dir(&world).join("transcript.jsonl.2.gz")),
-        damaged
-    );
+    assert_eq!(replaced_files(&world), vec![damaged.to_vec()]);
 
     // A link in the projects folder is never followed out of it.
     let outside = world.join("outside");
@@ -449,6 +447,295 @@ fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
         "{:?}",
         world.errors()
     );
+}
+
+/// The bytes of every file `restore --force` kept apart for the session, oldest first, each
+/// checked private (files 0600, folders 0700).
+fn replaced_files(world: &World) -> Vec<Vec<u8>> {
+    let folder = world.session_dir(SESSION).join("replaced");
+    assert_eq!(mode(&folder), 0o700);
+    let mut runs: Vec<PathBuf> = fs_err::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    runs.sort();
+    let mut found = Vec::new();
+    for run in runs {
+        assert_eq!(mode(&run), 0o700, "{}", run.display());
+        let main = run.join("transcript.jsonl");
+        assert_eq!(mode(&main), 0o600);
+        found.push(fs_err::read(main).unwrap());
+    }
+    found
+}
+
+#[test]
+fn restore_force_keeps_the_replaced_file_apart_and_never_as_the_transcript() {
+    let world = World::new("keep-force");
+    let original = fs_err::read(transcript_fixture(COMPACTED)).unwrap();
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &original);
+    stop(&world, &transcript);
+
+    // An older copy of the transcript is put back by hand; `--force` replaces it with what is
+    // kept, and says where the older copy went.
+    let older = original[..original.len() / 3].to_vec();
+    fs_err::write(&transcript, &older).unwrap();
+    let restored = world
+        .ctxhooks([
+            "archives",
+            "restore",
+            "--session",
+            SESSION,
+            "--force",
+            "--json",
+        ])
+        .json();
+    assert_eq!(fs_err::read(&transcript).unwrap(), original);
+    let kept_at = PathBuf::from(restored["files"][0]["replaced_kept_at"].as_str().unwrap());
+    assert!(kept_at.starts_with(world.session_dir(SESSION).join("replaced")));
+    assert_eq!(fs_err::read(&kept_at).unwrap(), older);
+    // The replaced copy never becomes the session's transcript: a plain restore gives the
+    // transcript as kept, and nothing but the transcript's own generation is kept.
+    let folder = world.join("again");
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--to"])
+        .arg(&folder)
+        .success();
+    assert_eq!(
+        fs_err::read(folder.join(format!("{SESSION}.jsonl"))).unwrap(),
+        original
+    );
+    assert!(
+        !kept_dir(&world)
+            .join("transcript.jsonl.2.index.jsonl")
+            .exists()
+    );
+    // The restored file is another file with the same bytes: the next turn carries the same
+    // generation on.
+    let mut grown = original.clone();
+    if !grown.ends_with(b"\n") {
+        grown.push(b'\n');
+    }
+    grown.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"next\"}}\n");
+    fs_err::write(&transcript, &grown).unwrap();
+    stop(&world, &transcript);
+    assert_eq!(zcat(&kept_dir(&world).join("transcript.jsonl.1.gz")), grown);
+    assert!(
+        !kept_dir(&world)
+            .join("transcript.jsonl.2.index.jsonl")
+            .exists()
+    );
+
+    // A file a crash left damaged (NUL bytes, no transcript at all) is replaced too, and kept.
+    let crashed = b"\0\0\0\0\0\0{\"type\":\"us".to_vec();
+    fs_err::write(&transcript, &crashed).unwrap();
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--force"])
+        .stdout_contains("kept in")
+        .success();
+    assert_eq!(fs_err::read(&transcript).unwrap(), grown);
+    assert_eq!(replaced_files(&world), vec![older, crashed]);
+    world.ctxhooks(["archives", "verify"]).success();
+}
+
+#[test]
+fn a_restore_of_several_files_replaces_all_of_them_or_none() {
+    let world = World::new("keep-force-all");
+    let main = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &main);
+    let agent_bytes = b"{\"isSidechain\":true}\n".to_vec();
+    let agent = world.write_transcript(format!("{SESSION}/subagents/agent-a1.jsonl"), &agent_bytes);
+    session_event(
+        &world,
+        &transcript,
+        "SessionEnd",
+        json!({"reason": "other"}),
+    );
+    assert!(
+        kept_dir(&world)
+            .join("subagents/agent-a1.jsonl.1.gz")
+            .exists()
+    );
+
+    // The main transcript is a later file; the sub-agent's place holds what cannot be kept (a
+    // FIFO): nothing is replaced at all, and the error says so.
+    let later = b"{\"later\":true}\n";
+    fs_err::write(&transcript, later).unwrap();
+    fs_err::remove_file(&agent).unwrap();
+    crate::support::make_fifo(&agent);
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--force"])
+        .stderr_contains("nothing was replaced")
+        .expect_file(&transcript, later)
+        .exit_code(1);
+    assert!(!world.session_dir(SESSION).join("replaced").exists());
+
+    // A sub-agent file a crash left with NUL bytes can be kept: both are replaced, both kept.
+    fs_err::remove_file(&agent).unwrap();
+    fs_err::write(&agent, b"\0\0\0").unwrap();
+    let restored = world
+        .ctxhooks([
+            "archives",
+            "restore",
+            "--session",
+            SESSION,
+            "--force",
+            "--json",
+        ])
+        .json();
+    assert_eq!(fs_err::read(&transcript).unwrap(), main);
+    assert_eq!(fs_err::read(&agent).unwrap(), agent_bytes);
+    let files = restored["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    for (file, bytes) in files.iter().zip([&later[..], b"\0\0\0"]) {
+        let kept_at = file["replaced_kept_at"].as_str().unwrap();
+        assert_eq!(fs_err::read(kept_at).unwrap(), bytes, "{file:#}");
+    }
+}
+
+#[test]
+fn an_empty_transcript_keeps_nothing_yet_and_a_compaction_of_it_is_said() {
+    let world = World::new("keep-empty");
+    // Claude Code creates the session's file before it writes the first line.
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), "");
+    stop(&world, &transcript);
+    session_event(
+        &world,
+        &transcript,
+        "SessionEnd",
+        json!({"reason": "other"}),
+    );
+    assert!(
+        !kept_dir(&world)
+            .join("transcript.jsonl.1.index.jsonl")
+            .exists()
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--to", "out"])
+        .stderr_contains("nothing is kept")
+        .exit_code(1);
+    // A compaction of an empty transcript: no snapshot of nothing, and one line says why.
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "auto"})
+            .to_string(),
+        )
+        .success();
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]["error"].to_string().contains("empty"),
+        "{errors:?}"
+    );
+    assert_eq!(world.ctxhooks(["archives", "--json"]).json(), json!([]));
+    // Its first lines arrive: kept as generation 1.
+    let bytes = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
+    fs_err::write(&transcript, &bytes).unwrap();
+    stop(&world, &transcript);
+    assert_eq!(zcat(&kept_dir(&world).join("transcript.jsonl.1.gz")), bytes);
+    let index =
+        fs_err::read_to_string(kept_dir(&world).join("transcript.jsonl.1.index.jsonl")).unwrap();
+    assert!(index.contains("\"reason\":\"first\""), "{index}");
+}
+
+#[test]
+fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !(crate::support::running_as_root() && setpriv.exists()) {
+        crate::support::say_skipped("the other-user PostCompact test needs root and setpriv");
+        return;
+    }
+    let world = World::new("keep-post-denied");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
+    );
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "manual"})
+            .to_string(),
+        )
+        .success();
+    // Root's state folder (0700), the hook run as nobody.
+    fs_err::set_permissions(world.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let outcome = world
+        .program(Hook::Session.binary())
+        .via(
+            setpriv,
+            ["--reuid=65534", "--regid=65534", "--clear-groups"],
+        )
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PostCompact", "trigger": "manual",
+                "compact_summary": "summary"})
+            .to_string(),
+        )
+        .success();
+    let said = outcome.stderr_text();
+    assert!(said.contains("Permission denied"), "{said}");
+    assert!(!said.contains("did PreCompact run"), "{said}");
+}
+
+/// `bytes` with one letter at or after `at` changed to another (the length stays).
+fn one_letter_changed(bytes: &[u8], at: usize) -> Vec<u8> {
+    let mut changed = bytes.to_vec();
+    let position = at
+        + changed[at..]
+            .iter()
+            .position(u8::is_ascii_lowercase)
+            .unwrap();
+    changed[position] = if changed[position] == b'a' {
+        b'b'
+    } else {
+        b'a'
+    };
+    changed
+}
+
+#[test]
+fn a_rewrite_far_before_the_kept_end_starts_a_new_generation() {
+    let original = fs_err::read(transcript_fixture(COMPACTED)).unwrap();
+    for (case, at) in [("another file", 100_000), ("in place", 1_000)] {
+        let world = World::new("keep-far-rewrite");
+        let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &original);
+        stop(&world, &transcript);
+        let mut changed = one_letter_changed(&original, at);
+        if !changed.ends_with(b"\n") {
+            changed.push(b'\n');
+        }
+        changed.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"next\"}}\n");
+        if case == "another file" {
+            // Written beside it and renamed over it, as an editor saves.
+            let beside = transcript.with_extension("new");
+            fs_err::write(&beside, &changed).unwrap();
+            fs_err::rename(&beside, &transcript).unwrap();
+        } else {
+            let mut file = fs_err::OpenOptions::new()
+                .write(true)
+                .open(&transcript)
+                .unwrap();
+            std::io::Write::write_all(&mut file, &changed).unwrap();
+        }
+        stop(&world, &transcript);
+        let kept = kept_dir(&world);
+        assert_eq!(
+            zcat(&kept.join("transcript.jsonl.1.gz")),
+            original,
+            "{case}"
+        );
+        let second = fs_err::read_to_string(kept.join("transcript.jsonl.2.index.jsonl"))
+            .unwrap_or_else(|_| panic!("{case}: no generation 2"));
+        assert!(
+            second.contains("\"reason\":\"rewritten\""),
+            "{case}: {second}"
+        );
+        assert_eq!(zcat(&kept.join("transcript.jsonl.2.gz")), changed, "{case}");
+    }
 }
 
 #[test]

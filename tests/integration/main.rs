@@ -36,6 +36,10 @@ mod faults;
 // `archives restore`.
 mod keep;
 
+// The kept copies when something went wrong with them: what `archives restore` gives, what
+// `archives verify` reports, what the hooks do next.
+mod kept_damage;
+
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 

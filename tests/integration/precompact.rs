@@ -380,7 +380,7 @@ fn stdin_that_never_closes_is_bounded() {
 }
 
 #[test]
-fn verify_passes_an_empty_start_an_older_killed_writer_left_and_fails_a_headerless_index() {
+fn verify_reports_an_empty_start_until_a_later_generation_follows_and_fails_a_headerless_index() {
     let world = World::new("verify-empty-start");
     let transcript = lay_out_flat_project(&world);
     world
@@ -389,24 +389,41 @@ fn verify_passes_an_empty_start_an_older_killed_writer_left_and_fails_a_headerle
         .success();
     let kept = world.session_dir(SESSION).join("kept");
     // Killed between creating generation 2's index and writing its header (before 2026-12-01):
-    // an empty index and no gzip file. Nothing was kept under it; nothing is damaged.
+    // an empty index and no gzip file. Nothing was kept under it, and as the newest generation
+    // it is what `restore` passes over: verify says so.
     let second = kept.join("transcript.jsonl.2.index.jsonl");
     fs_err::write(&second, "").unwrap();
+    let find = |outcomes: &Value, name: &str| {
+        outcomes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|outcome| outcome["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let outcomes = world
+        .ctxhooks(["archives", "verify", "--json"])
+        .exit_code(1)
+        .json();
+    let empty = find(&outcomes, "kept/transcript.jsonl.2");
+    assert_eq!(empty["files"][0]["status"], "kept_nothing", "{empty:#}");
+    // The next run starts generation 3; the empty one is then history, noted.
+    world
+        .hook(Hook::PreCompact)
+        .stdin(payload(&transcript, "auto", Value::Null).to_string())
+        .success();
     let outcomes = world.ctxhooks(["archives", "verify", "--json"]).json();
-    let empty = outcomes
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|outcome| outcome["name"] == "kept/transcript.jsonl.2")
-        .unwrap();
+    let empty = find(&outcomes, "kept/transcript.jsonl.2");
     assert_eq!(empty["ok"], true, "{outcomes:#}");
     assert!(
         empty["files"][0]["detail"]
             .as_str()
             .unwrap()
-            .contains("empty generation"),
+            .contains("keeps nothing"),
         "{empty:#}"
     );
+    assert_eq!(find(&outcomes, "kept/transcript.jsonl.3")["ok"], true);
     // An index with bytes but no header is damage: exit 1.
     fs_err::write(&second, "not a header\n").unwrap();
     world
@@ -439,7 +456,8 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 1;
     fs_err::write(&gz, &bytes).unwrap();
-    // Exit 1: verify found the changed byte in the kept copy every snapshot refers to.
+    // Exit 1: verify found the changed byte in the kept copy, and every snapshot whose bytes
+    // are there fails with it.
     let outcomes = world
         .ctxhooks(["archives", "verify", "--json"])
         .exit_code(1)
@@ -456,9 +474,19 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
             )
         })
         .collect();
-    assert_eq!(failed, [("kept/transcript.jsonl.1", "kept_damaged")]);
+    let snapshots: Vec<(&str, &str)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|snapshot| (snapshot["name"].as_str().unwrap(), "kept_damaged"))
+        .chain([("kept/transcript.jsonl.1", "kept_damaged")])
+        .collect();
+    assert_eq!(failed, snapshots);
+    // Put back, it passes again (and the mark verify left on the damage goes).
     bytes[middle] ^= 1;
     fs_err::write(&gz, &bytes).unwrap();
+    world.ctxhooks(["archives", "verify"]).success();
+    assert!(!kept.join("transcript.jsonl.1.damaged.json").exists());
 
     let dry = world
         .ctxhooks(["archives", "prune", "--keep", "1", "--dry-run", "--json"])

@@ -1,8 +1,9 @@
 //! Bringing a transcript's kept copy up to date (`<state>/sessions/<id>/kept/`, the format in
 //! `store/kept.rs`): the hooks append what the transcript gained since the last run, a gzip
 //! member per run, at a cost that grows with the new bytes only. When the transcript shrank or
-//! its earlier bytes changed, the copy kept so far stays as it is (a finished generation) and
-//! a new generation follows the transcript from its start: nothing kept is ever overwritten.
+//! its earlier bytes changed, or the copy kept so far is damaged, that copy stays as it is (a
+//! finished generation) and a new generation follows the transcript from its start: nothing
+//! kept is ever overwritten, and nothing is appended to damage.
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -16,8 +17,10 @@ use crate::hook::runner::HookContext;
 use crate::hook::subagents::find_subagent_files;
 use crate::store::files;
 use crate::store::kept::{
-    self, CHUNK_BYTES, ChunkRecord, GenerationHeader, GenerationReason, KEPT_SCHEMA, KeptName,
+    self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
+    KeptName,
 };
+use crate::store::kept_check::{self, Comparison};
 use crate::store::running_hash::RunningHash;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
@@ -27,18 +30,24 @@ use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
 /// How the bytes already kept are compared with the transcript before more are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
-    /// The up to 4 KiB before the kept copy's end (Stop, `SubagentStop`, `PostCompact`,
-    /// `SessionEnd`: their cost stays that of the new bytes).
+    /// At a cost that does not grow with the transcript (Stop, `SubagentStop`, `PostCompact`,
+    /// `SessionStart`, `SessionEnd`): the transcript must be the same file as when the last
+    /// member was kept (device and inode; another file is compared as [`Check::Whole`] does),
+    /// and its bytes must match in the 4 KiB before the kept end and at the eight places
+    /// `kept::samples_crc32` reads (the first 4 KiB among them).
     Tail,
-    /// Every byte kept, by its SHA-256 (`PreCompact`, before a snapshot is recorded, and a
-    /// restore before it replaces a transcript).
+    /// Every byte kept (`PreCompact`, before a snapshot is recorded): each member decompressed
+    /// (gzip checks its CRC-32) and compared with the transcript's bytes, and the SHA-256 of
+    /// the transcript up to the kept end with the recorded one. A member that does not
+    /// decompress starts a new generation, as a rewrite does.
     Whole,
 }
 
 /// What bringing one kept copy up to date did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeepOutcome {
-    /// The generation that now follows the transcript.
+    /// The generation that now follows the transcript (0 when none does: the transcript holds
+    /// nothing yet, or the time ran out before a new generation could keep anything).
     pub generation: u32,
     /// How many transcript bytes it keeps.
     pub length: u64,
@@ -102,20 +111,52 @@ fn keep_locked(
 ) -> Result<KeepOutcome> {
     // The size now, not at open: another hook may have kept bytes written since this one
     // opened the file, and they are no reason to start a generation.
-    let size = transcript
+    let opened = transcript
         .file_mut()
         .metadata()
-        .context("failed to read the transcript's size")?
-        .len();
-    let latest = kept::latest_generation(kept, name);
+        .context("failed to read the transcript's size")?;
+    let size = opened.len();
+    let identity = FileIdentity::of(transcript.file_mut())?;
+    let latest = kept::latest_generation(kept, name)?;
     let carried = if latest == 0 {
-        Err(GenerationReason::First)
+        Carried::Start(GenerationReason::First)
     } else {
-        carry_on(kept, name, latest, transcript, size, check)?
+        carry_on(
+            kept,
+            name,
+            latest,
+            transcript,
+            (size, identity),
+            check,
+            deadline,
+        )?
     };
     let (mut position, started) = match carried {
-        Ok(position) => (position, None),
-        Err(reason) => {
+        Carried::On(position) => (position, None),
+        // Every kept byte was to be compared, and the time ran out first: the next run does it.
+        Carried::OutOfTime => {
+            return Ok(KeepOutcome {
+                generation: 0,
+                length: 0,
+                sha256: RunningHash::new().hex_digest(),
+                started: None,
+                complete: false,
+            });
+        }
+        // Nothing to keep yet (Claude Code creates the file before it writes its first line),
+        // or no time left to keep anything: no generation is started that would keep nothing.
+        Carried::Start(_)
+            if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
+        {
+            return Ok(KeepOutcome {
+                generation: 0,
+                length: 0,
+                sha256: RunningHash::new().hex_digest(),
+                started: None,
+                complete: size == 0,
+            });
+        }
+        Carried::Start(reason) => {
             let header = GenerationHeader {
                 schema: KEPT_SCHEMA,
                 generation: latest + 1,
@@ -142,7 +183,22 @@ fn keep_locked(
             complete = false;
             break;
         }
-        append_chunk(kept, name, transcript, &mut position, size)?;
+        if let Err(error) = append_chunk(kept, name, transcript, &mut position, size, identity) {
+            if started.is_some() && position.length == 0 {
+                take_back_start(kept, name, position.generation);
+            }
+            return Err(error);
+        }
+    }
+    if !complete && started.is_some() && position.length == 0 {
+        take_back_start(kept, name, position.generation);
+        return Ok(KeepOutcome {
+            generation: 0,
+            length: 0,
+            sha256: RunningHash::new().hex_digest(),
+            started: None,
+            complete,
+        });
     }
     Ok(KeepOutcome {
         generation: position.generation,
@@ -153,21 +209,62 @@ fn keep_locked(
     })
 }
 
-/// The place to carry generation `generation` on from, or why a new one must start.
+/// Removes the generation this run started when it could keep nothing under it (its first
+/// member failed: a full disk; or the time ran out first), so that no generation keeping
+/// nothing is left behind to be passed over: its index (the header only) and an empty gzip
+/// file. Nothing kept is ever removed: the caller holds the lock, and nothing was recorded.
+fn take_back_start(kept: &Path, name: &KeptName, generation: u32) {
+    let _ = fs_err::remove_file(name.index_path(kept, generation));
+    let data = name.data_path(kept, generation);
+    if fs_err::symlink_metadata(&data)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.len() == 0)
+    {
+        let _ = fs_err::remove_file(data);
+    }
+}
+
+/// What a run does with the newest generation.
+enum Carried {
+    /// Carries it on from there.
+    On(Position),
+    /// Starts a new generation, for this reason.
+    Start(GenerationReason),
+    /// Every kept byte was to be compared, and the deadline came first: nothing is kept now.
+    OutOfTime,
+}
+
+/// The place to carry generation `generation` on from, or why a new one must start: its index
+/// cannot be read, a check left its damage mark, its gzip file is shorter than recorded or not
+/// a regular file, the transcript (of `size` bytes, the file `identity`) is shorter than what
+/// is kept, or its bytes differ (compared as `check` says, or every byte when the transcript is
+/// another file than the last run's, stopping at `deadline`).
 fn carry_on(
     kept: &Path,
     name: &KeptName,
     generation: u32,
     transcript: &mut TranscriptFile,
-    size: u64,
+    (size, identity): (u64, FileIdentity),
     check: Check,
-) -> Result<Result<Position, GenerationReason>> {
+    deadline: Option<Instant>,
+) -> Result<Carried> {
+    let damaged = Ok(Carried::Start(GenerationReason::PreviousDamaged));
     let Ok(tail) = kept::read_tail(&name.index_path(kept, generation)) else {
-        return Ok(Err(GenerationReason::PreviousDamaged));
+        return damaged;
+    };
+    if tail.header.generation != generation
+        || fs_err::symlink_metadata(name.damage_mark_path(kept, generation)).is_ok()
+    {
+        return damaged;
+    }
+    let data_length = match fs_err::symlink_metadata(name.data_path(kept, generation)) {
+        Ok(metadata) if metadata.is_file() => metadata.len(),
+        Ok(_) => return damaged,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(error) => return Err(error).context("failed to look at a kept copy"),
     };
     let Some(last) = tail.last else {
         // Started, never appended to: carried on from nothing.
-        return Ok(Ok(Position {
+        return Ok(Carried::On(Position {
             generation,
             length: 0,
             gz_length: 0,
@@ -175,40 +272,50 @@ fn carry_on(
             hash: RunningHash::new(),
         }));
     };
-    let data_length = fs_err::symlink_metadata(name.data_path(kept, generation))
-        .map_or(0, |metadata| metadata.len());
     let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
-        return Ok(Err(GenerationReason::PreviousDamaged));
+        return damaged;
     };
     if data_length < last.gz_end() {
-        return Ok(Err(GenerationReason::PreviousDamaged));
+        return damaged;
     }
     if size < last.end() {
-        return Ok(Err(GenerationReason::Shrank));
+        return Ok(Carried::Start(GenerationReason::Shrank));
     }
+    let another_file = last.identity.is_some_and(|recorded| recorded != identity);
     let file = transcript.file_mut();
-    let same = match check {
-        Check::Tail => fingerprint_before(file, last.end())? == last.tail_fingerprint,
-        Check::Whole => hash_prefix(file, last.end())? == last.total_sha256,
+    let comparison = if check == Check::Whole || another_file {
+        kept_check::compare_with_transcript(kept, name, generation, &last, file, deadline)?
+    } else if still_continues(file, &last)? {
+        Comparison::Same
+    } else {
+        Comparison::Differs
     };
-    if !same {
-        return Ok(Err(GenerationReason::Rewritten));
-    }
-    Ok(Ok(Position {
-        generation,
-        length: last.end(),
-        gz_length: last.gz_end(),
-        index_length: tail.index_length,
-        hash,
-    }))
+    Ok(match comparison {
+        Comparison::Same => Carried::On(Position {
+            generation,
+            length: last.end(),
+            gz_length: last.gz_end(),
+            index_length: tail.index_length,
+            hash,
+        }),
+        Comparison::Differs => Carried::Start(GenerationReason::Rewritten),
+        Comparison::Damaged(_) => Carried::Start(GenerationReason::PreviousDamaged),
+        Comparison::OutOfTime => Carried::OutOfTime,
+    })
 }
 
-/// SHA-256 of the first `length` bytes of `file`.
-fn hash_prefix(file: &mut fs_err::File, length: u64) -> Result<String> {
-    file.seek(SeekFrom::Start(0))?;
-    let digested =
-        files::digest_reader(&mut file.take(length)).context("failed to read the transcript")?;
-    Ok(digested.sha256)
+/// Returns true if and only if `file` still holds, at a cost that does not grow with it, what
+/// it held when `last` was kept: the same bytes in the 4 KiB before `last`'s end and at the
+/// places `kept::samples_crc32` reads (members kept before 2026-12-02 record only the
+/// former). Its caller made sure the file is at least that long.
+pub fn still_continues(file: &mut fs_err::File, last: &ChunkRecord) -> Result<bool> {
+    if fingerprint_before(file, last.end())? != last.tail_fingerprint {
+        return Ok(false);
+    }
+    Ok(match last.samples_crc32 {
+        Some(recorded) => kept::samples_crc32(file, last.end())? == recorded,
+        None => true,
+    })
 }
 
 /// Keeps the next chunk of the transcript (at most [`CHUNK_BYTES`]) as one member.
@@ -218,6 +325,7 @@ fn append_chunk(
     transcript: &mut TranscriptFile,
     position: &mut Position,
     size: u64,
+    identity: FileIdentity,
 ) -> Result<()> {
     let length = usize::try_from(size - position.length)
         .unwrap_or(usize::MAX)
@@ -246,6 +354,8 @@ fn append_chunk(
         total_sha256: hash.hex_digest(),
         hash_state: hash.saved(),
         tail_fingerprint,
+        samples_crc32: Some(kept::samples_crc32(file, end)?),
+        identity: Some(identity),
         time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
     };
     let line_length = serde_json::to_vec(&kept::IndexRecord::Chunk(chunk.clone()))?.len() + 1;
@@ -375,17 +485,15 @@ pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName> {
 mod tests {
     use super::*;
     use crate::store::kept::GenerationIndex;
+    use crate::store::kept_check::Depth;
     use crate::test_support::TempFolder;
 
     fn kept_bytes(state: &StateDir, session: &SessionId, generation: u32) -> Vec<u8> {
         let kept = state.kept_dir(session);
         let name = KeptName::main();
         let index = GenerationIndex::read(&name.index_path(&kept, generation)).unwrap();
-        assert!(
-            kept::verify_generation(&kept, &name, &index)
-                .unwrap()
-                .is_empty()
-        );
+        let checked = kept_check::check_generation(&kept, &name, generation, Depth::Bytes);
+        assert!(checked.is_whole(), "{checked:?}");
         let mut bytes = Vec::new();
         kept::open_generation(&kept, &name, &index, index.length())
             .unwrap()
@@ -451,6 +559,83 @@ mod tests {
     }
 
     #[test]
+    fn the_per_turn_check_sees_the_sampled_places_and_precompact_sees_every_byte() {
+        let temp = TempFolder::new("keep-samples");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s5").unwrap();
+        let path = temp.join("s5.jsonl");
+        let line = b"{\"type\":\"user\",\"message\":{\"content\":\"abcdefghijklmnop\"}}\n";
+        let original: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take(line.len() * 4000)
+            .collect();
+        let end = original.len();
+        fs_err::write(&path, &original).unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        // One byte changed in place at the fourth sampled place (offset end × 3 / 8), far before
+        // the kept end: the per-turn check sees it.
+        let changed_at = |bytes: &[u8], offset: usize| {
+            let mut changed = bytes.to_vec();
+            changed[offset] = if changed[offset] == b'x' { b'y' } else { b'x' };
+            changed
+        };
+        let sampled = changed_at(&original, end * 3 / 8 + 10);
+        fs_err::write(&path, &sampled).unwrap();
+        let seen = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (seen.generation, seen.started),
+            (2, Some(GenerationReason::Rewritten))
+        );
+        // Between two sampled places the per-turn check does not see it (docs/archive.md says
+        // so); the every-byte check of PreCompact does.
+        let between = changed_at(&sampled, end * 3 / 8 + 6000);
+        fs_err::write(&path, &between).unwrap();
+        let unseen = keep(&state, &session, &path, Check::Tail);
+        assert_eq!((unseen.generation, unseen.started), (2, None));
+        let whole = keep(&state, &session, &path, Check::Whole);
+        assert_eq!(
+            (whole.generation, whole.started),
+            (3, Some(GenerationReason::Rewritten))
+        );
+        assert_eq!(kept_bytes(&state, &session, 3), between);
+    }
+
+    #[test]
+    fn another_file_at_the_path_is_compared_whole_within_the_runs_time() {
+        let temp = TempFolder::new("keep-identity");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s6").unwrap();
+        let path = temp.join("s6.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        // Written back as another file (a restore, an editor), the same bytes and one more line.
+        let beside = temp.join("s6.new");
+        fs_err::write(&beside, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        fs_err::rename(&beside, &path).unwrap();
+        // With no time left for the comparison of every byte, nothing is kept now.
+        let hurried = keep_path(
+            &state,
+            &session,
+            &KeptName::main(),
+            &path,
+            Check::Tail,
+            Some(Instant::now()),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((hurried.generation, hurried.complete), (0, false));
+        // With time, it is compared whole, found the same, and carried on: not kept twice.
+        let carried = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (carried.generation, carried.length, carried.started),
+            (1, 16, None)
+        );
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
     fn a_member_no_index_line_records_is_cut_before_the_next() {
         let temp = TempFolder::new("keep-orphan");
         let state = StateDir::at(temp.join("state"));
@@ -485,10 +670,10 @@ mod tests {
         assert_eq!((first.generation, first.length), (1, 8));
         assert!(!leftover.exists(), "the leftover start is removed");
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n");
-        assert!(!kept::is_empty_start(&kept, &name, 1));
         // What one killed at that moment by a ctxhooks before 2026-12-01 left: an empty index.
         fs_err::write(name.index_path(&kept, 2), "").unwrap();
-        assert!(kept::is_empty_start(&kept, &name, 2));
+        let empty = kept_check::check_generation(&kept, &name, 2, kept_check::Depth::Bytes);
+        assert_eq!(empty.problems, [kept_check::GenerationProblem::IndexEmpty]);
         fs_err::write(&path, "{\"b\":2}\n").unwrap();
         let rewritten = keep(&state, &session, &path, Check::Tail);
         assert_eq!(

@@ -83,7 +83,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
             .map(|file| file.source.as_str())
             .collect();
         context.note(anyhow::anyhow!(
-            "snapshot `{}` was taken without {} subagent file(s) that could not be read: {}",
+            "snapshot `{}` was taken without {} subagent file(s) that could not be kept \
+             (snapshot.json names why): {}",
             metadata.name,
             sources.len(),
             sources.join(", ")

@@ -25,7 +25,8 @@ use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::lenient::{Mismatch, Text};
 use crate::store::files;
-use crate::store::kept::{self, KeptName};
+use crate::store::kept::KeptName;
+use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
 use crate::store::trigger::Trigger;
@@ -118,13 +119,23 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
         Check::Tail,
         Some(started + KEEP_TIME),
     );
-    // Said only when it is true: something of this session is kept (by this run, or before it
-    // when this run could not add to it).
+    // Said only when it is true: something of this session is kept whole (by this run, or
+    // before it when this run could not add to it).
+    let kept_before = || {
+        newest_whole(
+            &context.state.kept_dir(&session),
+            &KeptName::main(),
+            Depth::Files,
+        )
+        .is_ok_and(|newest| newest.chosen.is_some())
+    };
     let something_kept = match kept {
-        Ok(kept) => kept.is_some_and(|kept| kept.length > 0),
+        // No transcript at the path: nothing of this conversation to point to.
+        Ok(None) => false,
+        Ok(Some(kept)) => kept.length > 0 || kept_before(),
         Err(error) => {
             context.note(error.context("failed to keep the transcript after the compaction"));
-            kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+            kept_before()
         }
     };
     if !something_kept {
@@ -234,12 +245,14 @@ fn record_summary(
     trigger: Trigger,
     summary: &str,
 ) -> Result<()> {
-    let folder = newest_snapshot_without_summary(context, session).ok_or_else(|| {
-        anyhow!(
-            "PostCompact found no snapshot of this compaction to record its summary beside \
-             (did PreCompact run?); the summary is still in the transcript"
-        )
-    })?;
+    let folder = newest_snapshot_without_summary(context, session)
+        .context("failed to record the compaction's summary; it is still in the transcript")?
+        .ok_or_else(|| {
+            anyhow!(
+                "PostCompact found no snapshot of this compaction to record its summary beside \
+                 (did PreCompact run?); the summary is still in the transcript"
+            )
+        })?;
     let record = CompactSummary {
         recorded_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
         trigger,
@@ -253,19 +266,39 @@ fn record_summary(
     .context("failed to record the compaction's summary")
 }
 
-/// The session's newest finished snapshot folder (names sort by time), if it has no summary.
-fn newest_snapshot_without_summary(context: &HookContext, session: &SessionId) -> Option<PathBuf> {
-    let mut folders: Vec<PathBuf> = fs_err::read_dir(context.state.archive_dir(session))
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter(|entry| !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
-        .map(|entry| entry.path())
-        .collect();
+/// The session's newest finished snapshot folder (names sort by time), if it has no summary;
+/// `None` when there is none, or the newest has one. A folder that cannot be listed or looked
+/// at is an error that names why (permission denied is not "no snapshot").
+fn newest_snapshot_without_summary(
+    context: &HookContext,
+    session: &SessionId,
+) -> Result<Option<PathBuf>> {
+    let archive = context.state.archive_dir(session);
+    let entries = match fs_err::read_dir(&archive) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).context("failed to list the session's snapshots"),
+    };
+    let mut folders = Vec::new();
+    for entry in entries {
+        let entry = entry.context("failed to list the session's snapshots")?;
+        let is_folder = entry
+            .file_type()
+            .context("failed to look at a snapshot")?
+            .is_dir();
+        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            folders.push(entry.path());
+        }
+    }
     folders.sort();
-    folders
-        .pop()
-        .filter(|folder| !folder.join(COMPACT_SUMMARY_FILE_NAME).exists())
+    let Some(newest) = folders.pop() else {
+        return Ok(None);
+    };
+    match fs_err::symlink_metadata(newest.join(COMPACT_SUMMARY_FILE_NAME)) {
+        Ok(_) => Ok(None),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Some(newest)),
+        Err(error) => Err(error).context("failed to look at the newest snapshot"),
+    }
 }
 
 fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {

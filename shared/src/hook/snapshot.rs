@@ -253,6 +253,13 @@ fn keep_one(
     source: &mut TranscriptFile,
 ) -> Result<SnapshotFile> {
     let kept = keep_transcript(state, &request.session, name, source, Check::Whole, None)?;
+    if kept.generation == 0 {
+        bail!(
+            "`{}` is empty (Claude Code has not written its first line): there is nothing to \
+             snapshot",
+            source.path().display()
+        );
+    }
     Ok(SnapshotFile {
         path: String::new(),
         source: source.path().to_string_lossy().into_owned(),

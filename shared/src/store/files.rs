@@ -82,6 +82,60 @@ pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>> {
     Ok(Some(file))
 }
 
+/// `O_NOFOLLOW | O_NONBLOCK`: a symbolic link is refused instead of followed, and a FIFO
+/// returns at once instead of waiting for its other end.
+const NO_FOLLOW_NO_WAIT: i32 = rustix::fs::OFlags::NOFOLLOW
+    .union(rustix::fs::OFlags::NONBLOCK)
+    .bits()
+    .cast_signed();
+
+/// What a file that is never reached through a link is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reading.
+    Read,
+    /// Reading and writing in place; it must exist.
+    Update,
+    /// Reading and writing in place, created (0600) when missing.
+    Create,
+}
+
+/// Opens a state file that must never be reached through a symbolic link (the kept copies, a
+/// file a restore replaces), as [`open_state_file`] does: never waiting (a FIFO is opened with
+/// `O_NONBLOCK`, and read and write at once when writing, so that no open waits for another
+/// end), and refusing anything but a regular file. `None` when nothing is there (and it is not
+/// to be created). A link is an error that says it is one.
+pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>> {
+    let mut options = fs_err::OpenOptions::new();
+    options.read(true).custom_flags(NO_FOLLOW_NO_WAIT);
+    if access != Access::Read {
+        options.write(true);
+    }
+    if access == Access::Create {
+        options.create(true).mode(PRIVATE_FILE_MODE);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if rustix::io::Errno::from_io_error(&error) == Some(rustix::io::Errno::LOOP) => {
+            return Err(anyhow!(
+                "`{}` is a symbolic link; refusing to follow it",
+                path.display()
+            ));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    ensure_regular(&file, path)?;
+    Ok(Some(file))
+}
+
+/// [`open_unlinked`] for a file that must be there: a missing one is an error naming it.
+pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::File> {
+    open_unlinked(path, access)?
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+        .with_context(|| format!("`{}` does not exist", path.display()))
+}
+
 /// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
 /// exist.
 pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
@@ -459,7 +513,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     let mut text = String::with_capacity(bytes.len() * 2);
     for byte in bytes {

@@ -9,18 +9,17 @@
 //! This module names the files, reads and checks them, and appends to them; when to append,
 //! and what, is the hooks' (`hook/keep.rs`).
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use flate2::Compression;
-use flate2::read::{GzDecoder, MultiGzDecoder};
+use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use fs_err::os::unix::fs::OpenOptionsExt;
-use rustix::fs::OFlags;
+use fs_err::os::unix::fs::FileExt as _;
 use serde::{Deserialize, Serialize};
 
-use super::files;
+use super::files::{self, Access};
 use super::snapshot_metadata::FileRole;
 
 /// The kept copies' folder inside a session's folder.
@@ -39,9 +38,6 @@ pub const CHUNK_BYTES: usize = 8 * 1024 * 1024;
 /// The compression level: 6, zlib's default (a measured third of a transcript's size or less
 /// at the size of one hook run's bytes; see BENCHMARKS.md).
 pub const LEVEL: u32 = 6;
-
-/// `O_NOFOLLOW`: a kept file that is a symbolic link is never opened through it.
-const NO_FOLLOW: i32 = OFlags::NOFOLLOW.bits().cast_signed();
 
 /// Why a generation was started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,20 +102,79 @@ pub struct ChunkRecord {
     /// SHA-256 of the up to 4 KiB of transcript before its end: a later run compares the
     /// transcript's bytes there before appending.
     pub tail_fingerprint: String,
+    /// CRC-32 of the transcript's bytes at [`SAMPLES`] fixed places before its end (see
+    /// [`samples_crc32`]), compared by a later run too. Absent in members written before
+    /// 2026-12-02.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_crc32: Option<u32>,
+    /// The transcript file it was read from (device and inode): a later run that finds
+    /// another file at the path compares every kept byte before it appends. Absent in members
+    /// written before 2026-12-02.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<FileIdentity>,
     /// When it was written (RFC 3339 UTC, milliseconds).
     pub time: String,
 }
 
 impl ChunkRecord {
-    /// The transcript offset just after its last byte: how much the generation keeps.
+    /// The transcript offset just after its last byte: how much the generation keeps (an
+    /// index that records more than a `u64` holds is damaged; the sum then stops at its most).
     pub fn end(&self) -> u64 {
-        self.start + self.length
+        self.start.saturating_add(self.length)
     }
 
-    /// Where the member ends in the `.gz` file.
+    /// Where the member ends in the `.gz` file (saturating, as [`Self::end`]).
     pub fn gz_end(&self) -> u64 {
-        self.gz_start + self.gz_length
+        self.gz_start.saturating_add(self.gz_length)
     }
+}
+
+/// Which file a transcript was: its device and inode numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIdentity {
+    /// The device it is on.
+    pub device: u64,
+    /// Its inode number on that device.
+    pub inode: u64,
+}
+
+impl FileIdentity {
+    /// The identity of an open file.
+    pub fn of(file: &fs_err::File) -> Result<Self> {
+        use std::os::unix::fs::MetadataExt as _;
+        let metadata = file.metadata()?;
+        Ok(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        })
+    }
+}
+
+/// How many places [`samples_crc32`] reads.
+pub const SAMPLES: u64 = 8;
+
+/// How many bytes it reads at each (4 KiB).
+pub const SAMPLE_BYTES: u64 = 4096;
+
+/// CRC-32 (gzip's) of the bytes of `file` at [`SAMPLES`] fixed places before `end`: at offset
+/// `end × i / 8` for `i` from 0 to 7, up to [`SAMPLE_BYTES`] each (fewer where `end` comes
+/// first), one after the other. The places depend on `end` only, so a later run reads the same
+/// bytes: a change there, or anywhere in the first 4 KiB, is seen at the cost of 32 KiB read and
+/// summed, however long the transcript. A CRC, not a SHA-256: it tells an accidental rewrite at
+/// a twentieth of the cost, and nothing here guards against a forger (whoever can write the
+/// transcript can write the kept copies too).
+pub fn samples_crc32(file: &fs_err::File, end: u64) -> Result<u32> {
+    let mut crc = flate2::Crc::new();
+    let mut window = [0u8; 4096];
+    for place in 0..SAMPLES {
+        let start =
+            u64::try_from(u128::from(end) * u128::from(place) / u128::from(SAMPLES)).unwrap_or(0);
+        let length = usize::try_from((end - start).min(SAMPLE_BYTES)).unwrap_or(0);
+        file.read_exact_at(&mut window[..length], start)
+            .context("failed to read the transcript's sampled bytes")?;
+        crc.update(&window[..length]);
+    }
+    Ok(crc.sum())
 }
 
 /// One line of a generation's index.
@@ -188,6 +243,12 @@ impl KeptName {
     pub fn index_path(&self, kept: &Path, generation: u32) -> PathBuf {
         kept.join(format!("{}.{generation}.index.jsonl", self.0))
     }
+
+    /// The mark a check leaves beside generation `generation` when it found it damaged: the
+    /// next hook run starts a new generation instead of appending to it.
+    pub fn damage_mark_path(&self, kept: &Path, generation: u32) -> PathBuf {
+        kept.join(format!("{}.{generation}.damaged.json", self.0))
+    }
 }
 
 impl std::fmt::Display for KeptName {
@@ -196,69 +257,122 @@ impl std::fmt::Display for KeptName {
     }
 }
 
-/// The newest generation of `name` in `kept` (0 when there is none). Generations are numbered
-/// from 1 without gaps, and a transcript has few: each is looked for in turn.
-pub fn latest_generation(kept: &Path, name: &KeptName) -> u32 {
-    let mut generation = 0;
-    while name.index_path(kept, generation + 1).exists() {
-        generation += 1;
+/// The kinds of file a generation has: its gzip file and its index.
+const GENERATION_SUFFIXES: [&str; 2] = [".gz", ".index.jsonl"];
+
+/// Every generation of `name` in `kept` that has a file there (its index, its gzip file or
+/// both), in ascending order: the folder is listed, so a generation missing from the middle
+/// hides none after it. Empty when there is none (or no folder yet).
+pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
+    let probe = name.index_path(kept, 1);
+    let (Some(folder), Some(file_name)) = (probe.parent(), Path::new(name.as_str()).file_name())
+    else {
+        return Ok(Vec::new());
+    };
+    let prefix = format!("{}.", file_name.to_string_lossy());
+    let entries = match fs_err::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).context("failed to list the kept copies"),
+    };
+    let mut numbers = Vec::new();
+    for entry in entries {
+        let entry = entry.context("failed to list the kept copies")?;
+        let entry_name = entry.file_name();
+        let Some(rest) = entry_name
+            .to_str()
+            .and_then(|text| text.strip_prefix(&prefix))
+        else {
+            continue;
+        };
+        if let Some(generation) = generation_of(rest) {
+            numbers.push(generation);
+        }
     }
-    generation
+    numbers.sort_unstable();
+    numbers.dedup();
+    Ok(numbers)
 }
 
-/// Every kept transcript in `kept`, with its number of generations, sorted by name (the main
-/// transcript first).
+/// The generation a file name's end (`<N>.gz`, `<N>.index.jsonl`) names.
+fn generation_of(rest: &str) -> Option<u32> {
+    GENERATION_SUFFIXES
+        .iter()
+        .find_map(|suffix| rest.strip_suffix(suffix))
+        .and_then(parse_generation)
+}
+
+/// A generation's number written as ctxhooks writes it: from 1, no sign, no leading zero.
+fn parse_generation(digits: &str) -> Option<u32> {
+    let generation = digits.parse::<u32>().ok()?;
+    (generation > 0 && generation.to_string() == digits).then_some(generation)
+}
+
+/// The newest generation of `name` in `kept` (0 when there is none): the highest number that
+/// has a file, whatever is missing below it.
+pub fn latest_generation(kept: &Path, name: &KeptName) -> Result<u32> {
+    Ok(generation_numbers(kept, name)?.last().copied().unwrap_or(0))
+}
+
+/// Every kept transcript in `kept`, with its newest generation's number, sorted by name (the
+/// main transcript first).
 pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>> {
     let mut found = Vec::new();
     if kept.is_dir() {
-        collect_indexes(kept, Path::new(""), &mut found)?;
+        collect_generations(kept, Path::new(""), &mut found)?;
     }
     found.sort_by(|left: &(KeptName, u32), right| {
-        (!left.0.is_main(), &left.0).cmp(&(!right.0.is_main(), &right.0))
+        (!left.0.is_main(), &left.0, left.1).cmp(&(!right.0.is_main(), &right.0, right.1))
     });
+    // Sorted by generation within a name: the last of each name is its newest.
+    found.reverse();
     found.dedup_by(|left, right| left.0 == right.0);
-    Ok(found
-        .into_iter()
-        .map(|(name, _)| {
-            let generations = latest_generation(kept, &name);
-            (name, generations)
-        })
-        .collect())
+    found.reverse();
+    Ok(found)
 }
 
-fn collect_indexes(dir: &Path, relative: &Path, found: &mut Vec<(KeptName, u32)>) -> Result<()> {
+fn collect_generations(
+    dir: &Path,
+    relative: &Path,
+    found: &mut Vec<(KeptName, u32)>,
+) -> Result<()> {
     for entry in fs_err::read_dir(dir).context("failed to list the kept copies")? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let file_name = entry.file_name();
         let inner = relative.join(&file_name);
         if kind.is_dir() {
-            collect_indexes(&entry.path(), &inner, found)?;
+            collect_generations(&entry.path(), &inner, found)?;
             continue;
         }
         let Some(text) = inner.to_str() else {
             continue;
         };
-        let Some(stem) = text.strip_suffix(".index.jsonl") else {
+        let Some(stem) = GENERATION_SUFFIXES
+            .iter()
+            .find_map(|suffix| text.strip_suffix(suffix))
+        else {
             continue;
         };
-        let Some((name, generation)) = stem.rsplit_once('.') else {
+        let Some((name, digits)) = stem.rsplit_once('.') else {
             continue;
         };
-        if let (Ok(name), Ok(generation)) = (KeptName::parse(name), generation.parse::<u32>()) {
+        if let (Ok(name), Some(generation)) = (KeptName::parse(name), parse_generation(digits)) {
             found.push((name, generation));
         }
     }
     Ok(())
 }
 
-/// Opens a kept file for reading without following a symbolic link.
+/// Opens a kept file for reading: never through a symbolic link, never waiting on a FIFO,
+/// only a regular file ([`files::open_unlinked`]).
 pub fn open_no_follow(path: &Path) -> Result<fs_err::File> {
-    Ok(fs_err::OpenOptions::new()
-        .read(true)
-        .custom_flags(NO_FOLLOW)
-        .open(path)?)
+    files::open_unlinked_existing(path, Access::Read)
 }
+
+/// The longest index line read (a chunk line is about 600 bytes, a header holds a path); a
+/// longer one counts as unreadable and is not buffered.
+const MAX_INDEX_LINE: u64 = 64 * 1024;
 
 /// A generation's index, read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -267,34 +381,59 @@ pub struct GenerationIndex {
     pub header: GenerationHeader,
     /// Its members, in order.
     pub chunks: Vec<ChunkRecord>,
-    /// Lines that could not be read (a run stopped mid-line leaves at most one, at the end).
+    /// Whole lines that could not be read (damage: a writer appends whole lines only).
     pub unreadable_lines: usize,
+    /// Whether it ends in a line without its newline: what a writer stopped in the middle of
+    /// its append left, which the next writer cuts off (not damage).
+    pub unfinished_line: bool,
 }
 
 impl GenerationIndex {
-    /// Reads the index at `path`.
+    /// Reads the index at `path` (never through a link, never waiting on a FIFO).
     pub fn read(path: &Path) -> Result<Self> {
-        let mut bytes = Vec::new();
-        open_no_follow(path)?
-            .read_to_end(&mut bytes)
-            .context("failed to read a kept copy's index")?;
-        let mut lines = bytes
-            .split(|byte| *byte == b'\n')
-            .filter(|line| !line.is_empty());
-        let Some(Ok(IndexRecord::Generation(header))) =
-            lines.next().map(serde_json::from_slice::<IndexRecord>)
-        else {
-            bail!("`{}` does not start with a generation line", path.display())
+        Self::read_from(open_no_follow(path)?, path)
+    }
+
+    /// Reads an index from its open file, up to the length it had when opened and line by
+    /// line (a line longer than 64 KiB counts as unreadable and is never held whole).
+    pub fn read_from(file: fs_err::File, path: &Path) -> Result<Self> {
+        let size = file.metadata()?.len();
+        let mut reader = BufReader::new(file.take(size));
+        let mut line = Vec::new();
+        let no_header = || anyhow!("`{}` does not start with a generation line", path.display());
+        // Its first line that is not blank.
+        let header = loop {
+            line.clear();
+            match read_bounded_line(&mut reader, &mut line)
+                .context("failed to read a kept copy's index")?
+            {
+                Some(LineEnd::Whole) if line.is_empty() => {}
+                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
+                    Ok(IndexRecord::Generation(header)) => break header,
+                    _ => return Err(no_header()),
+                },
+                _ => return Err(no_header()),
+            }
         };
         let mut index = Self {
             header,
             chunks: Vec::new(),
             unreadable_lines: 0,
+            unfinished_line: false,
         };
-        for line in lines {
-            match serde_json::from_slice::<IndexRecord>(line) {
-                Ok(IndexRecord::Chunk(chunk)) => index.chunks.push(chunk),
-                _ => index.unreadable_lines += 1,
+        loop {
+            line.clear();
+            let end = read_bounded_line(&mut reader, &mut line)
+                .context("failed to read a kept copy's index")?;
+            match end {
+                None => break,
+                Some(LineEnd::Whole) if line.is_empty() => {}
+                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
+                    Ok(IndexRecord::Chunk(chunk)) => index.chunks.push(chunk),
+                    _ => index.unreadable_lines += 1,
+                },
+                Some(LineEnd::Overlong) => index.unreadable_lines += 1,
+                Some(LineEnd::Unfinished) => index.unfinished_line = true,
             }
         }
         Ok(index)
@@ -321,6 +460,57 @@ impl GenerationIndex {
     /// The chunk that ends exactly at `length`, if one does.
     pub fn chunk_ending_at(&self, length: u64) -> Option<&ChunkRecord> {
         self.chunks.iter().find(|chunk| chunk.end() == length)
+    }
+}
+
+/// How a line read by [`read_bounded_line`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineEnd {
+    /// With its newline.
+    Whole,
+    /// At the end of the file, without a newline.
+    Unfinished,
+    /// With its newline, past [`MAX_INDEX_LINE`] bytes: not kept.
+    Overlong,
+}
+
+/// Reads one line into `line` (without its newline), keeping at most [`MAX_INDEX_LINE`] bytes
+/// of it; `None` at the end of the input.
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<LineEnd>> {
+    let mut overlong = false;
+    let mut any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(any.then_some(LineEnd::Unfinished));
+        }
+        any = true;
+        let newline = memchr::memchr(b'\n', available);
+        let piece = &available[..newline.unwrap_or(available.len())];
+        if !overlong {
+            if (line.len() + piece.len()) as u64 > MAX_INDEX_LINE {
+                overlong = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(piece);
+            }
+        }
+        let used = newline.map_or(available.len(), |position| position + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            return Ok(Some(if overlong {
+                LineEnd::Overlong
+            } else {
+                LineEnd::Whole
+            }));
+        }
     }
 }
 
@@ -415,20 +605,6 @@ pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader)
         .context("failed to start a kept copy's generation")
 }
 
-/// Returns true if and only if generation `generation` of `name` has an empty index and no
-/// kept bytes: a start that a ctxhooks before 2026-12-01 left cut short when it was killed
-/// between creating the index and writing its header. Nothing was kept under it, and the next
-/// run started the generation after it.
-pub fn is_empty_start(kept: &Path, name: &KeptName, generation: u32) -> bool {
-    let empty = |path: PathBuf| {
-        fs_err::symlink_metadata(path).map_or(None, |metadata| {
-            Some(metadata.is_file() && metadata.len() == 0)
-        })
-    };
-    empty(name.index_path(kept, generation)) == Some(true)
-        && empty(name.data_path(kept, generation)) != Some(false)
-}
-
 /// Removes the temporary siblings of `index` that a writer killed while starting a generation
 /// left behind (see [`files::temp_sibling`] for their names).
 fn remove_unfinished_starts(index: &Path) {
@@ -487,13 +663,7 @@ pub fn append_member(
 ) -> Result<()> {
     let (gz_length, index_length) = lengths;
     let data_path = name.data_path(kept, generation);
-    let mut data = fs_err::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(files::PRIVATE_FILE_MODE)
-        .custom_flags(NO_FOLLOW)
-        .open(&data_path)
+    let mut data = files::open_unlinked_existing(&data_path, Access::Create)
         .context("failed to open a kept copy")?;
     let found = data.metadata()?.len();
     if found < gz_length {
@@ -518,10 +688,7 @@ pub fn append_member(
     }
     drop(data);
     let index_path = name.index_path(kept, generation);
-    let mut index = fs_err::OpenOptions::new()
-        .write(true)
-        .custom_flags(NO_FOLLOW)
-        .open(&index_path)
+    let mut index = files::open_unlinked_existing(&index_path, Access::Update)
         .context("failed to open a kept copy's index")?;
     if index.metadata()?.len() > index_length {
         index.set_len(index_length)?;
@@ -553,165 +720,6 @@ pub fn open_generation(
     }
     let data = open_no_follow(&name.data_path(kept, index.header.generation))?;
     Ok(MultiGzDecoder::new(std::io::BufReader::new(data.take(index.gz_length()))).take(length))
-}
-
-/// What checking one generation found wrong, if anything.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GenerationProblem {
-    /// A member does not start where the previous one ended.
-    Gap {
-        /// The member's transcript offset.
-        start: u64,
-    },
-    /// A member cannot be decompressed (its gzip CRC-32 or length fails, or it is cut short).
-    Unreadable {
-        /// The member's transcript offset.
-        start: u64,
-        /// Why.
-        error: String,
-    },
-    /// A member holds another number of bytes than recorded.
-    LengthMismatch {
-        /// The member's transcript offset.
-        start: u64,
-        /// Recorded.
-        recorded: u64,
-        /// Found.
-        found: u64,
-    },
-    /// A member's bytes have another SHA-256 than recorded.
-    ChecksumMismatch {
-        /// The member's transcript offset.
-        start: u64,
-    },
-    /// The SHA-256 of everything up to a member's end is not the recorded one.
-    TotalMismatch {
-        /// The member's transcript offset.
-        start: u64,
-    },
-    /// The `.gz` file is shorter than its index records.
-    Truncated {
-        /// Recorded length.
-        recorded: u64,
-        /// Found length.
-        found: u64,
-    },
-    /// Index lines that cannot be read.
-    UnreadableIndexLines {
-        /// How many.
-        count: usize,
-    },
-}
-
-impl std::fmt::Display for GenerationProblem {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Gap { start } => write!(formatter, "the member at {start} leaves a gap"),
-            Self::Unreadable { start, error } => {
-                write!(formatter, "the member at {start} cannot be read: {error}")
-            }
-            Self::LengthMismatch {
-                start,
-                recorded,
-                found,
-            } => write!(
-                formatter,
-                "the member at {start} holds {found} bytes, not {recorded}"
-            ),
-            Self::ChecksumMismatch { start } => {
-                write!(formatter, "the member at {start} has another SHA-256")
-            }
-            Self::TotalMismatch { start } => write!(
-                formatter,
-                "the SHA-256 of everything up to the member at {start} is not the recorded one"
-            ),
-            Self::Truncated { recorded, found } => write!(
-                formatter,
-                "the gzip file holds {found} bytes, its index records {recorded}"
-            ),
-            Self::UnreadableIndexLines { count } => {
-                write!(formatter, "{count} index line(s) cannot be read")
-            }
-        }
-    }
-}
-
-/// Re-reads every member of a generation: each decompresses (gzip checks its CRC-32 and
-/// length), holds the recorded number of bytes with the recorded SHA-256, follows the previous
-/// one, and the running SHA-256 matches at every member's end.
-pub fn verify_generation(
-    kept: &Path,
-    name: &KeptName,
-    index: &GenerationIndex,
-) -> Result<Vec<GenerationProblem>> {
-    let mut problems = Vec::new();
-    if index.unreadable_lines > 0 {
-        problems.push(GenerationProblem::UnreadableIndexLines {
-            count: index.unreadable_lines,
-        });
-    }
-    let data_path = name.data_path(kept, index.header.generation);
-    let mut data = match open_no_follow(&data_path) {
-        Ok(data) => data,
-        Err(_) if index.chunks.is_empty() => return Ok(problems),
-        Err(error) => {
-            problems.push(GenerationProblem::Truncated {
-                recorded: index.gz_length(),
-                found: 0,
-            });
-            let _ = error;
-            return Ok(problems);
-        }
-    };
-    let found = data.metadata()?.len();
-    if found < index.gz_length() {
-        problems.push(GenerationProblem::Truncated {
-            recorded: index.gz_length(),
-            found,
-        });
-    }
-    let mut running = super::running_hash::RunningHash::new();
-    let mut expected_start = 0;
-    for chunk in &index.chunks {
-        if chunk.start != expected_start {
-            problems.push(GenerationProblem::Gap { start: chunk.start });
-        }
-        expected_start = chunk.end();
-        if chunk.gz_end() > found {
-            problems.push(GenerationProblem::Unreadable {
-                start: chunk.start,
-                error: "past the end of the gzip file".to_owned(),
-            });
-            continue;
-        }
-        let mut member = vec![0u8; usize::try_from(chunk.gz_length).unwrap_or(0)];
-        data.seek(SeekFrom::Start(chunk.gz_start))?;
-        data.read_exact(&mut member)?;
-        let mut bytes = Vec::with_capacity(usize::try_from(chunk.length).unwrap_or(0));
-        if let Err(error) = GzDecoder::new(&member[..]).read_to_end(&mut bytes) {
-            problems.push(GenerationProblem::Unreadable {
-                start: chunk.start,
-                error: error.to_string(),
-            });
-            continue;
-        }
-        if bytes.len() as u64 != chunk.length {
-            problems.push(GenerationProblem::LengthMismatch {
-                start: chunk.start,
-                recorded: chunk.length,
-                found: bytes.len() as u64,
-            });
-            continue;
-        }
-        if files::sha256_hex(&bytes) != chunk.sha256 {
-            problems.push(GenerationProblem::ChecksumMismatch { start: chunk.start });
-        }
-        running.update(&bytes);
-        if running.hex_digest() != chunk.total_sha256 {
-            problems.push(GenerationProblem::TotalMismatch { start: chunk.start });
-        }
-    }
-    Ok(problems)
 }
 
 /// Copies the first `length` bytes a generation keeps into `writer`, hashing them, and fails

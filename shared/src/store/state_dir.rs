@@ -116,6 +116,12 @@ impl StateDir {
         self.session_dir(session).join(crate::store::kept::KEPT_DIR)
     }
 
+    /// The files `ctxhooks archives restore --force` replaced, kept apart (`replaced/`, see
+    /// `store/replaced.rs`): never part of the kept copies, never deleted by ctxhooks.
+    pub fn replaced_dir(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("replaced")
+    }
+
     /// The lock that serializes the writers of one session's kept copies.
     pub fn kept_lock(&self, session: &SessionId) -> PathBuf {
         self.kept_dir(session).join("lock")

@@ -1,6 +1,7 @@
 //! Listing snapshots and re-checking their checksums: a schema 1 snapshot's full copies, a
 //! schema 2 snapshot's references into the kept copies, and every byte of every kept copy.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -8,6 +9,7 @@ use serde::Serialize;
 
 use crate::store::files;
 use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     COMPACT_SUMMARY_FILE_NAME, CompactSummary, METADATA_FILE_NAME, SnapshotFile, SnapshotMetadata,
@@ -121,8 +123,15 @@ pub enum FileStatus {
     /// Schema 2: the kept copy the file refers to is missing, or keeps fewer bytes.
     NotKept,
     /// A kept copy's bytes are not what its index records (a member that does not decompress,
-    /// another length or SHA-256, a gap, a file shorter than recorded).
+    /// another length or SHA-256, a gap, a file shorter than recorded, an index that is missing
+    /// or cannot be read), or a snapshot's bytes are among them.
     KeptDamaged,
+    /// A generation of a kept copy keeps nothing (its index is empty or records no member):
+    /// `restore` passes over it. Only the newest generation fails for it; an older one is
+    /// history the writers moved past.
+    KeptNothing,
+    /// A generation's index and gzip file are both gone, though a later generation is there.
+    KeptMissing,
 }
 
 impl FileStatus {
@@ -137,6 +146,18 @@ impl FileStatus {
             Self::Unreadable => "unreadable",
             Self::NotKept => "not_kept",
             Self::KeptDamaged => "kept_damaged",
+            Self::KeptNothing => "kept_nothing",
+            Self::KeptMissing => "kept_missing",
+        }
+    }
+}
+
+impl From<ProblemKind> for FileStatus {
+    fn from(kind: ProblemKind) -> Self {
+        match kind {
+            ProblemKind::KeptNothing => Self::KeptNothing,
+            ProblemKind::KeptMissing => Self::KeptMissing,
+            ProblemKind::KeptDamaged => Self::KeptDamaged,
         }
     }
 }
@@ -148,7 +169,8 @@ pub struct FileCheck {
     pub path: String,
     /// What was found.
     pub status: FileStatus,
-    /// Size recorded / found, when they differ.
+    /// What is wrong (sizes recorded and found, the problem), or a note on a file that is
+    /// fine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
@@ -180,15 +202,45 @@ pub struct VerifyOutcome {
     pub files: Vec<FileCheck>,
 }
 
+/// The generations of kept copies that [`verify_kept`] found whole, by session, name and
+/// number.
+#[derive(Debug, Clone, Default)]
+pub struct WholeGenerations(BTreeSet<(String, String, u32)>);
+
+impl WholeGenerations {
+    /// Adds the generations `other` found whole.
+    pub fn extend(&mut self, other: Self) {
+        self.0.extend(other.0);
+    }
+
+    /// Returns true if and only if generation `generation` of `name` of `session` was found
+    /// whole.
+    pub fn contains(&self, session: &str, name: &KeptName, generation: u32) -> bool {
+        self.0
+            .contains(&(session.to_owned(), name.as_str().to_owned(), generation))
+    }
+}
+
 /// Re-reads every file of a snapshot and compares size and SHA-256 with `snapshot.json`: a
 /// schema 1 snapshot's copies, a schema 2 snapshot's bytes in the kept copies (in `kept`, the
-/// session's kept folder: the generation's running SHA-256 where a member ends at the file's
-/// size, else the bytes themselves; [`verify_kept`] checks every member's bytes).
-pub fn verify_snapshot(entry: &SnapshotEntry, kept: &Path) -> Result<VerifyOutcome> {
+/// session's kept folder). Where [`verify_kept`] found the generation whole (every member read
+/// back as recorded), the running SHA-256 recorded where a member ends at the file's size is
+/// compared; anywhere else, the bytes are read back as `restore --snapshot` reads them.
+pub fn verify_snapshot(
+    entry: &SnapshotEntry,
+    kept: &Path,
+    whole: &WholeGenerations,
+) -> Result<VerifyOutcome> {
     let mut checks = Vec::new();
     for file in &entry.metadata.files {
         if file.kept.is_some() {
-            checks.push(check_kept_reference(kept, file));
+            checks.push(check_kept_reference(
+                kept,
+                file,
+                |name: &KeptName, generation| {
+                    whole.contains(&entry.metadata.session_id, name, generation)
+                },
+            ));
             continue;
         }
         let relative = Path::new(&file.path);
@@ -247,8 +299,13 @@ pub fn verify_snapshot(entry: &SnapshotEntry, kept: &Path) -> Result<VerifyOutco
     })
 }
 
-/// Checks that the kept copy a schema 2 snapshot's file refers to holds its bytes.
-fn check_kept_reference(kept: &Path, file: &SnapshotFile) -> FileCheck {
+/// Checks that the kept copy a schema 2 snapshot's file refers to holds its bytes, as
+/// `restore --snapshot` would read them back (`whole` says which generations were found whole).
+fn check_kept_reference(
+    kept: &Path,
+    file: &SnapshotFile,
+    whole: impl Fn(&KeptName, u32) -> bool,
+) -> FileCheck {
     let check = |status, detail: Option<String>| FileCheck {
         path: file.path.clone(),
         status,
@@ -284,95 +341,144 @@ fn check_kept_reference(kept: &Path, file: &SnapshotFile) -> FileCheck {
             )),
         );
     }
-    let same = match index.chunk_ending_at(file.size) {
-        Some(chunk) => chunk.total_sha256 == file.sha256,
-        None => kept::copy_generation_checked(
-            kept,
-            &name,
-            &index,
-            file.size,
-            &file.sha256,
-            &mut std::io::sink(),
-        )
-        .is_ok(),
-    };
-    if same {
-        check(FileStatus::Ok, None)
-    } else {
-        check(FileStatus::ChecksumMismatch, None)
+    if whole(&name, reference.generation)
+        && let Some(chunk) = index.chunk_ending_at(file.size)
+    {
+        return if chunk.total_sha256 == file.sha256 {
+            check(FileStatus::Ok, None)
+        } else {
+            check(FileStatus::ChecksumMismatch, None)
+        };
+    }
+    // Read back as `restore --snapshot` reads it: a damaged member past the file's size costs
+    // nothing here; one before it fails the snapshot.
+    match kept::copy_generation_checked(
+        kept,
+        &name,
+        &index,
+        file.size,
+        &file.sha256,
+        &mut std::io::sink(),
+    ) {
+        Ok(()) => check(FileStatus::Ok, None),
+        Err(error) => check(
+            FileStatus::KeptDamaged,
+            Some(format!(
+                "generation {} of `{name}`: {error:#}",
+                reference.generation
+            )),
+        ),
     }
 }
 
-/// Re-reads every member of every generation of a session's kept copies (see
-/// [`kept::verify_generation`]).
-pub fn verify_kept(state: &StateDir, session: &SessionId) -> Result<Vec<VerifyOutcome>> {
+/// Re-reads every member of every generation of a session's kept copies
+/// ([`kept_check::check_all`]) and reports every kept byte `restore` could not give back: a
+/// damaged member or index, a missing index, a gap in the generation numbers, a newest
+/// generation that keeps nothing (an older one that keeps nothing passes, with a note). A
+/// damaged generation gets its mark ([`kept_check::mark_damaged`]), so that the next hook run
+/// starts a new generation instead of appending to it. Returns the outcomes, and the
+/// generations found whole.
+pub fn verify_kept(
+    state: &StateDir,
+    session: &SessionId,
+) -> Result<(Vec<VerifyOutcome>, WholeGenerations)> {
     let kept_dir = state.kept_dir(session);
     let mut outcomes = Vec::new();
-    for (name, generations) in kept::list_kept(&kept_dir)? {
-        for generation in 1..=generations {
-            let data = name.data_path(&kept_dir, generation);
-            let file_name = data
-                .file_name()
-                .map(|file_name| file_name.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if kept::is_empty_start(&kept_dir, &name, generation) {
-                outcomes.push(VerifyOutcome {
-                    kind: VerifiedKind::Kept,
-                    path: data,
-                    session_id: session.to_string(),
-                    name: format!("kept/{name}.{generation}"),
-                    ok: true,
-                    files: vec![FileCheck {
-                        path: file_name,
-                        status: FileStatus::Ok,
-                        detail: Some(
-                            "an empty generation: a writer was stopped as it started it, before \
-                             anything was kept under it"
-                                .to_owned(),
-                        ),
-                    }],
-                });
-                continue;
+    let mut whole = WholeGenerations::default();
+    for (name, _) in kept::list_kept(&kept_dir)? {
+        let generations = kept_check::check_all(&kept_dir, &name, Depth::Bytes)?;
+        let newest = generations.last().map_or(0, |checked| checked.generation);
+        let can_mark = state.ensure_real_dir(&kept_dir).is_ok();
+        for checked in &generations {
+            if checked.is_whole() {
+                whole.0.insert((
+                    session.to_string(),
+                    name.as_str().to_owned(),
+                    checked.generation,
+                ));
             }
-            let problems = GenerationIndex::read(&name.index_path(&kept_dir, generation))
-                .and_then(|index| kept::verify_generation(&kept_dir, &name, &index))
-                .unwrap_or_else(|error| {
-                    vec![kept::GenerationProblem::Unreadable {
-                        start: 0,
-                        error: format!("{error:#}"),
-                    }]
-                });
-            let files = if problems.is_empty() {
-                vec![FileCheck {
-                    path: file_name,
-                    status: FileStatus::Ok,
-                    detail: None,
-                }]
-            } else {
-                problems
-                    .iter()
-                    .map(|problem| FileCheck {
-                        path: file_name.clone(),
-                        status: FileStatus::KeptDamaged,
-                        detail: Some(problem.to_string()),
-                    })
-                    .collect()
-            };
-            outcomes.push(VerifyOutcome {
-                kind: VerifiedKind::Kept,
-                path: data,
-                session_id: session.to_string(),
-                name: format!("kept/{name}.{generation}"),
-                ok: problems.is_empty(),
-                files,
-            });
+            if can_mark {
+                // Best effort: verify reports what it found whether or not it can mark it.
+                let _ = kept_check::record_damage(&kept_dir, &name, checked, Depth::Bytes);
+            }
+            outcomes.push(kept_outcome(
+                session,
+                &kept_dir,
+                &name,
+                checked,
+                checked.generation == newest,
+            ));
         }
     }
-    Ok(outcomes)
+    Ok((outcomes, whole))
+}
+
+/// What `verify` says of one generation (or gap) of a kept copy.
+fn kept_outcome(
+    session: &SessionId,
+    kept_dir: &Path,
+    name: &KeptName,
+    checked: &CheckedGeneration,
+    newest: bool,
+) -> VerifyOutcome {
+    let data = name.data_path(kept_dir, checked.generation);
+    let file_name = data
+        .file_name()
+        .map(|file_name| file_name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let label = match checked.problems.as_slice() {
+        [kept_check::GenerationProblem::Missing { last }] if *last > checked.generation => {
+            format!("kept/{name}.{}-{last}", checked.generation)
+        }
+        _ => format!("kept/{name}.{}", checked.generation),
+    };
+    // Nothing was kept under an older generation that keeps nothing: the writers moved past
+    // it, and `restore` never needs it.
+    let history = !newest
+        && !checked.problems.is_empty()
+        && checked
+            .problems
+            .iter()
+            .all(|problem| problem.kind() == ProblemKind::KeptNothing);
+    let files = if checked.problems.is_empty() {
+        vec![FileCheck {
+            path: file_name,
+            status: FileStatus::Ok,
+            detail: None,
+        }]
+    } else if history {
+        vec![FileCheck {
+            path: file_name,
+            status: FileStatus::Ok,
+            detail: Some(format!(
+                "{}; nothing was kept under it, and a later generation follows",
+                checked.describe()
+            )),
+        }]
+    } else {
+        checked
+            .problems
+            .iter()
+            .map(|problem| FileCheck {
+                path: file_name.clone(),
+                status: problem.kind().into(),
+                detail: Some(problem.to_string()),
+            })
+            .collect()
+    };
+    VerifyOutcome {
+        kind: VerifiedKind::Kept,
+        path: data,
+        session_id: session.to_string(),
+        name: label,
+        ok: files.iter().all(|check| check.status == FileStatus::Ok),
+        files,
+    }
 }
 
 /// The summary `PostCompact` recorded beside a snapshot, if it did.
 pub fn read_compact_summary(snapshot: &Path) -> Option<CompactSummary> {
-    let bytes = fs_err::read(snapshot.join(COMPACT_SUMMARY_FILE_NAME)).ok()?;
+    // Never waiting on a FIFO put in its place.
+    let bytes = files::read_state_file(&snapshot.join(COMPACT_SUMMARY_FILE_NAME)).ok()??;
     serde_json::from_slice(&bytes).ok()
 }

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::catalog::{
-    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome,
+    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
     read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
 use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
@@ -65,7 +65,8 @@ pub enum ArchivesAction {
         /// `DIR/<id>/subagents/…`.
         #[arg(long, value_name = "DIR")]
         to: Option<PathBuf>,
-        /// Replace files that exist (each is kept first, so nothing is lost).
+        /// Replace files that exist (each is kept apart first, in the session's `replaced/`
+        /// folder, so nothing is lost).
         #[arg(long)]
         force: bool,
         /// Print what was written as JSON.
@@ -245,13 +246,26 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
 fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
     let filter = session_filter(session)?;
     let catalog = scan_archive(state, filter.as_ref())?;
+    // Every byte of every kept copy, snapshots or not: read first, so that a snapshot whose
+    // generation was found whole need not read its bytes again.
+    let sessions = match &filter {
+        Some(session) => vec![session.clone()],
+        None => state.session_ids()?,
+    };
+    let mut kept_outcomes = Vec::new();
+    let mut whole = WholeGenerations::default();
+    for session in &sessions {
+        let (outcomes, found) = verify_kept(state, session)?;
+        kept_outcomes.extend(outcomes);
+        whole.extend(found);
+    }
     let mut outcomes = catalog
         .entries
         .iter()
         .map(|entry| {
             let session_folder = entry.path.parent().and_then(Path::parent);
             let kept = session_folder.map_or_else(PathBuf::new, |folder| folder.join(KEPT_DIR));
-            verify_snapshot(entry, &kept)
+            verify_snapshot(entry, &kept, &whole)
         })
         .collect::<Result<Vec<_>>>()?;
     // A folder whose metadata cannot be read fails verification; it does not stop the others.
@@ -279,14 +293,7 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
             }],
         });
     }
-    // Every byte of every kept copy, snapshots or not.
-    let sessions = match filter {
-        Some(session) => vec![session],
-        None => state.session_ids()?,
-    };
-    for session in &sessions {
-        outcomes.extend(verify_kept(state, session)?);
-    }
+    outcomes.extend(kept_outcomes);
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     if json {
         output::print_json(&outcomes)?;
@@ -299,16 +306,22 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                 "{status:<6}  {}  {}",
                 outcome.session_id, outcome.name
             );
+            // What is wrong, and the notes on what is fine (an older generation that keeps
+            // nothing).
             for check in outcome
                 .files
                 .iter()
-                .filter(|check| check.status != FileStatus::Ok)
+                .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
             {
                 let _ = writeln!(
                     text,
                     "        {}: {}{}",
                     check.path,
-                    check.status.name(),
+                    if check.status == FileStatus::Ok {
+                        "note"
+                    } else {
+                        check.status.name()
+                    },
                     check
                         .detail
                         .as_deref()
@@ -400,7 +413,8 @@ fn prune(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says what `restore` wrote, and how to continue the session.
+/// Says what `restore` wrote (from which generation, passing over which newer ones and why,
+/// and where each replaced file is kept), what it left out, and how to continue the session.
 fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
     if json {
         return output::print_json(outcome);
@@ -412,16 +426,49 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
     );
     let _ = writeln!(text, "restored session {} {from}:", outcome.session_id);
     for file in &outcome.files {
+        let generation = file
+            .generation
+            .map(|generation| format!(", generation {generation}"))
+            .unwrap_or_default();
         let _ = writeln!(
             text,
-            "  {}{} ({} bytes)",
+            "  {} ({} bytes{generation})",
             file.path.display(),
-            if file.replaced {
-                "  (replaced; the file it replaced is kept)"
-            } else {
-                ""
-            },
             file.size
+        );
+        for passed in &file.passed_over {
+            let _ = writeln!(
+                text,
+                "    passed over generation {}: {}",
+                passed.generation, passed.detail
+            );
+        }
+        if file.replaced {
+            match &file.replaced_kept_at {
+                Some(kept_at) => {
+                    let _ = writeln!(
+                        text,
+                        "    replaced; the file that was there is kept in {}",
+                        kept_at.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(text, "    replaced a symbolic link (not followed)");
+                }
+            }
+        }
+    }
+    for skipped in &outcome.skipped {
+        let reasons: Vec<String> = skipped
+            .passed_over
+            .iter()
+            .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  left out {}: no generation of it reads back whole ({})",
+            skipped.name,
+            reasons.join("; ")
         );
     }
     let _ = writeln!(

@@ -1,7 +1,10 @@
 //! `ctxhooks archives restore`: writes a kept transcript (and its sub-agents') back where Claude
-//! Code looks for it, as it was at the latest state or at a chosen snapshot. Never over an
-//! existing file unless asked (and then that file is kept first), always atomically, and never
-//! through a symbolic link below the projects folder (or the folder named with `--to`).
+//! Code looks for it, as it was at the latest state or at a chosen snapshot. The latest state is
+//! the newest generation whose every byte reads back as recorded; newer ones that keep nothing
+//! or are damaged are passed over, and said. Never over an existing file unless asked (and then
+//! every file about to be replaced is kept apart first, in the session's `replaced/` folder),
+//! all files or none, always atomically, and never through a symbolic link below the projects
+//! folder (or the folder named with `--to`).
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -10,9 +13,10 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::catalog::{SnapshotEntry, list_snapshots};
-use crate::hook::keep::{Check, keep_path};
 use crate::store::files;
 use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
+use crate::store::replaced;
 use crate::store::running_hash::RunningHash;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::FileRole;
@@ -28,7 +32,7 @@ pub struct RestoreRequest {
     /// Write into this folder (`<DIR>/<session>.jsonl`, `<DIR>/<session>/subagents/…`) instead
     /// of where the transcript was.
     pub to: Option<PathBuf>,
-    /// Replace existing files (each is kept first).
+    /// Replace existing files (each is kept apart first).
     pub force: bool,
 }
 
@@ -39,6 +43,39 @@ enum Origin {
     Kept { name: KeptName, generation: u32 },
     /// A schema 1 snapshot's full copy.
     Copy(PathBuf),
+}
+
+/// A newer generation `restore` did not take, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct PassedOver {
+    /// The generation (the first of a gap in the numbers).
+    pub generation: u32,
+    /// `kept_nothing`, `kept_missing` or `kept_damaged`, as `archives verify` reports it.
+    pub status: ProblemKind,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl PassedOver {
+    fn of(checked: &CheckedGeneration) -> Self {
+        let damaged = checked
+            .problems
+            .iter()
+            .any(|problem| problem.kind() == ProblemKind::KeptDamaged);
+        let status = if damaged {
+            ProblemKind::KeptDamaged
+        } else {
+            checked.problems.first().map_or(
+                ProblemKind::KeptDamaged,
+                kept_check::GenerationProblem::kind,
+            )
+        };
+        Self {
+            generation: checked.generation,
+            status,
+            detail: checked.describe(),
+        }
+    }
 }
 
 /// One file to write.
@@ -54,10 +91,26 @@ pub struct RestoredFile {
     pub size: u64,
     /// Its SHA-256, checked after writing.
     pub sha256: String,
-    /// Whether a file was there before (only with `--force`; it was kept first).
+    /// The generation of the kept copy it was read from (null for a schema 1 snapshot's copy).
+    pub generation: Option<u32>,
+    /// Newer generations of its kept copy passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
+    /// Whether a file was there before (only with `--force`).
     pub replaced: bool,
+    /// Where the file it replaced is kept (null when nothing was replaced, or when what was
+    /// there was a symbolic link: replaced, never followed).
+    pub replaced_kept_at: Option<PathBuf>,
     #[serde(skip)]
     origin: Option<Origin>,
+}
+
+/// A kept sub-agent transcript of which no generation can be restored.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    /// Its name in the kept folder.
+    pub name: String,
+    /// Every generation passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
 }
 
 /// What `restore` did.
@@ -69,17 +122,19 @@ pub struct RestoreOutcome {
     pub snapshot: Option<String>,
     /// Every file written, the main transcript first.
     pub files: Vec<RestoredFile>,
+    /// Sub-agent transcripts left out: no generation of theirs reads back as recorded.
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// Restores the session's transcript files.
 pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
-    let (snapshot, mut planned) = match &request.snapshot {
-        Some(name) => {
-            let entry = find_snapshot(state, &request.session, name)?;
-            let planned = plan_snapshot(&entry)?;
-            (Some(entry.metadata.name), planned)
-        }
-        None => (None, plan_latest(state, &request.session)?),
+    let (snapshot, mut planned, skipped) = if let Some(name) = &request.snapshot {
+        let entry = find_snapshot(state, &request.session, name)?;
+        let planned = plan_snapshot(&entry)?;
+        (Some(entry.metadata.name), planned, Vec::new())
+    } else {
+        let (planned, skipped) = plan_latest(state, &request.session)?;
+        (None, planned, skipped)
     };
     if planned.is_empty() {
         bail!(
@@ -107,21 +162,18 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
     if !existing.is_empty() && !request.force {
         bail!(
             "{} already exist(s): {}; nothing was written (`--force` replaces them, after \
-             keeping them)",
+             keeping them apart)",
             existing.len(),
             existing.join(", ")
         );
     }
-    for file in &planned {
-        if file.replaced {
-            keep_replaced(state, &request.session, file)?;
-        }
-        write_file(state, &request.session, &root, file)?;
-    }
+    keep_replaced(state, &request.session, &mut planned)?;
+    write_all(state, &request.session, &root, &planned)?;
     Ok(RestoreOutcome {
         session_id: request.session.to_string(),
         snapshot,
         files: planned,
+        skipped,
     })
 }
 
@@ -168,35 +220,78 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                 }
                 Origin::Copy(entry.path.join(&file.path))
             };
+            let generation = file.kept.as_ref().map(|reference| reference.generation);
             Ok(RestoredFile {
                 role: file.role,
                 name: file.path.clone(),
                 path: PathBuf::from(&file.source),
                 size: file.size,
                 sha256: file.sha256.clone(),
+                generation,
+                passed_over: Vec::new(),
                 replaced: false,
+                replaced_kept_at: None,
                 origin: Some(origin),
             })
         })
         .collect()
 }
 
-fn plan_latest(state: &StateDir, session: &SessionId) -> Result<Vec<RestoredFile>> {
+/// The newest generation of each kept copy whose every byte reads back as recorded, with the
+/// newer ones passed over; a damaged one gets its mark, so that the next hook run starts a new
+/// generation. A main transcript with none is refused, with every reason; a sub-agent's with
+/// none is left out, and said.
+fn plan_latest(
+    state: &StateDir,
+    session: &SessionId,
+) -> Result<(Vec<RestoredFile>, Vec<SkippedFile>)> {
     let kept_dir = state.kept_dir(session);
     let mut planned = Vec::new();
-    for (name, generation) in kept::list_kept(&kept_dir)? {
-        let index = GenerationIndex::read(&name.index_path(&kept_dir, generation))?;
+    let mut skipped = Vec::new();
+    for (name, _) in kept::list_kept(&kept_dir)? {
+        let newest = kept_check::newest_whole(&kept_dir, &name, Depth::Bytes)?;
+        if state.ensure_real_dir(&kept_dir).is_ok() {
+            for checked in newest.passed_over.iter().chain(&newest.chosen) {
+                // Best effort: what restore says does not depend on it.
+                let _ = kept_check::record_damage(&kept_dir, &name, checked, Depth::Bytes);
+            }
+        }
+        let passed_over: Vec<PassedOver> = newest.passed_over.iter().map(PassedOver::of).collect();
+        let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
+            if name.is_main() {
+                let reasons: Vec<String> = passed_over
+                    .iter()
+                    .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
+                    .collect();
+                bail!(
+                    "nothing of session {session}'s transcript can be restored; no generation of \
+                     its kept copy reads back whole: {}",
+                    reasons.join("; ")
+                );
+            }
+            skipped.push(SkippedFile {
+                name: name.to_string(),
+                passed_over,
+            });
+            continue;
+        };
         planned.push(RestoredFile {
             role: name.role(),
             name: name.to_string(),
             path: PathBuf::from(&index.header.source),
             size: index.length(),
             sha256: index.sha256(),
+            generation: Some(index.header.generation),
+            passed_over,
             replaced: false,
-            origin: Some(Origin::Kept { name, generation }),
+            replaced_kept_at: None,
+            origin: Some(Origin::Kept {
+                name,
+                generation: index.header.generation,
+            }),
         });
     }
-    Ok(planned)
+    Ok((planned, skipped))
 }
 
 /// Where `name` goes under `--to DIR`: the main transcript as `<DIR>/<session>.jsonl`, a
@@ -251,34 +346,114 @@ fn check_target(root: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Keeps the file a restore is about to replace: its bytes join the kept copies (a new
-/// generation when they differ from what is kept), so replacing it loses nothing.
-fn keep_replaced(state: &StateDir, session: &SessionId, file: &RestoredFile) -> Result<()> {
-    let metadata = fs_err::symlink_metadata(&file.path)?;
-    if !metadata.is_file() {
-        // A link is replaced, never followed; nothing of ours is lost with it.
+/// Keeps apart every file the restore is about to replace, before any is replaced
+/// (`store/replaced.rs`): any regular file, whatever its bytes. A symbolic link is replaced,
+/// never followed (nothing of the session's is lost with it); anything else (a FIFO, a device)
+/// is refused, and nothing is replaced.
+fn keep_replaced(
+    state: &StateDir,
+    session: &SessionId,
+    planned: &mut [RestoredFile],
+) -> Result<()> {
+    let mut to_keep = Vec::new();
+    for (position, file) in planned.iter().enumerate() {
+        if !file.replaced {
+            continue;
+        }
+        let metadata = fs_err::symlink_metadata(&file.path)?;
+        if metadata.file_type().is_symlink() {
+            continue;
+        }
+        if !metadata.is_file() {
+            bail!(
+                "`{}` is not a regular file (a FIFO, a socket or a device?): it cannot be kept \
+                 before it is replaced; nothing was replaced (move it away)",
+                file.path.display()
+            );
+        }
+        to_keep.push((position, (KeptName::parse(&file.name)?, file.path.clone())));
+    }
+    if to_keep.is_empty() {
         return Ok(());
     }
-    let name = KeptName::parse(&file.name)?;
-    keep_path(state, session, &name, &file.path, Check::Whole, None)
-        .with_context(|| {
-            format!(
-                "failed to keep `{}` before replacing it; nothing was replaced",
-                file.path.display()
-            )
-        })
-        .map(|_| ())
+    let sources: Vec<(KeptName, PathBuf)> =
+        to_keep.iter().map(|(_, source)| source.clone()).collect();
+    let kept_at = replaced::keep_apart(state, session, &sources)
+        .context("failed to keep the files it would replace; nothing was replaced")?;
+    for ((position, _), path) in to_keep.iter().zip(kept_at) {
+        planned[*position].replaced_kept_at = Some(path);
+    }
+    Ok(())
 }
 
-/// Writes one file: its folders (0700) below `root`, a temporary sibling (0600) filled from
-/// the kept copy or snapshot and checked against the recorded size and SHA-256, then renamed
-/// over the target (a link at the target is replaced, not followed).
-fn write_file(
+/// Writes every file: each to a temporary sibling of its target (0600, its folders 0700 below
+/// `root`), filled from the kept copy or snapshot and checked against the recorded size and
+/// SHA-256, then flushed; only once every one is whole are they renamed into place (a link at a
+/// target is replaced, not followed). A failure before the renames replaces nothing; a rename
+/// that fails says which files were replaced and which were not.
+fn write_all(
+    state: &StateDir,
+    session: &SessionId,
+    root: &Path,
+    planned: &[RestoredFile],
+) -> Result<()> {
+    let mut temps = Vec::new();
+    for file in planned {
+        match write_temp(state, session, root, file) {
+            Ok(temp) => temps.push(temp),
+            Err(error) => {
+                for temp in &temps {
+                    let _ = fs_err::remove_file(temp);
+                }
+                let replaced = if planned.iter().any(|file| file.replaced) {
+                    "; nothing was replaced"
+                } else {
+                    "; nothing was written"
+                };
+                return Err(error.context(format!(
+                    "failed to restore `{}`{replaced}",
+                    file.path.display()
+                )));
+            }
+        }
+    }
+    for (done, (file, temp)) in planned.iter().zip(&temps).enumerate() {
+        if let Err(error) = fs_err::rename(temp, &file.path) {
+            for temp in &temps[done..] {
+                let _ = fs_err::remove_file(temp);
+            }
+            let named = |files: &[RestoredFile]| {
+                let paths: Vec<String> = files
+                    .iter()
+                    .map(|file| format!("`{}`", file.path.display()))
+                    .collect();
+                if paths.is_empty() {
+                    "none".to_owned()
+                } else {
+                    paths.join(", ")
+                }
+            };
+            return Err(anyhow::Error::new(error).context(format!(
+                "failed to put the restored files in place: written: {}; not written: {}",
+                named(&planned[..done]),
+                named(&planned[done..])
+            )));
+        }
+        if let Some(parent) = file.path.parent() {
+            files::sync_dir(parent);
+        }
+    }
+    Ok(())
+}
+
+/// Writes one file's bytes to a temporary sibling of its target, checked and flushed; returns
+/// the sibling.
+fn write_temp(
     state: &StateDir,
     session: &SessionId,
     root: &Path,
     file: &RestoredFile,
-) -> Result<()> {
+) -> Result<PathBuf> {
     let parent = file
         .path
         .parent()
@@ -313,16 +488,13 @@ fn write_file(
         target.sync_all()?;
         Ok(())
     })();
-    if let Err(error) = written {
-        let _ = fs_err::remove_file(&temp);
-        return Err(error.context(format!("failed to restore `{}`", file.path.display())));
+    match written {
+        Ok(()) => Ok(temp),
+        Err(error) => {
+            let _ = fs_err::remove_file(&temp);
+            Err(error)
+        }
     }
-    if let Err(error) = fs_err::rename(&temp, &file.path) {
-        let _ = fs_err::remove_file(&temp);
-        return Err(error.into());
-    }
-    files::sync_dir(parent);
-    Ok(())
 }
 
 /// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.

@@ -78,6 +78,9 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
         conversation.messages.len(),
         conversation.compactions
     );
+    for passed in &conversation.passed_over {
+        let _ = writeln!(text, "note: passed over the newer kept {passed}");
+    }
     if conversation.earlier_generations > 0 {
         let _ = writeln!(
             text,

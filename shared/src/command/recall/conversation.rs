@@ -7,12 +7,14 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use crate::hook::keep::still_continues;
 use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::transcript::conversation::{Entry, Part, Speaker, read_entry};
 use crate::transcript::file::TranscriptFile;
-use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, split_lines};
+use crate::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
 /// One message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -50,24 +52,41 @@ pub struct Conversation {
     pub sources: Vec<PathBuf>,
     /// Earlier generations of the kept copy not read (the transcript was rewritten or cut).
     pub earlier_generations: u32,
+    /// Newer generations passed over because they keep nothing or are damaged, each said in a
+    /// sentence (`archives verify` reports them too).
+    pub passed_over: Vec<String>,
 }
 
 /// Reads the conversation of `session`.
 pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
     let kept_dir = state.kept_dir(session);
     let name = KeptName::main();
-    let generation = kept::latest_generation(&kept_dir, &name);
-    if generation == 0 {
+    // The newest generation that keeps something readable: a newer one that keeps nothing
+    // (a start cut short) or is damaged is passed over, and said.
+    let newest = newest_whole(&kept_dir, &name, Depth::Files)?;
+    let passed_over: Vec<String> = newest
+        .passed_over
+        .iter()
+        .map(|checked| format!("generation {}: {}", checked.generation, checked.describe()))
+        .collect();
+    let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
+        if passed_over.is_empty() {
+            bail!(
+                "nothing of session {session}'s transcript is kept (the Stop, PreCompact and \
+                 SessionEnd hooks keep it; `ctxhooks doctor` checks they are installed)"
+            );
+        }
         bail!(
-            "nothing of session {session}'s transcript is kept (the Stop, PreCompact and \
-             SessionEnd hooks keep it; `ctxhooks doctor` checks they are installed)"
+            "no generation of session {session}'s kept transcript can be read: {}",
+            passed_over.join("; ")
         );
-    }
-    let index = GenerationIndex::read(&name.index_path(&kept_dir, generation))?;
+    };
+    let generation = index.header.generation;
     let length = index.length();
     let mut conversation = Conversation {
         sources: vec![name.data_path(&kept_dir, generation)],
         earlier_generations: generation - 1,
+        passed_over,
         ..Conversation::default()
     };
     let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
@@ -103,7 +122,7 @@ fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
         return None;
     }
     let file = live.file_mut();
-    if fingerprint_before(file, last.end()).ok()? != last.tail_fingerprint {
+    if !still_continues(file, last).ok()? {
         return None;
     }
     file.seek(SeekFrom::Start(last.end())).ok()?;

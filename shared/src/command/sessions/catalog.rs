@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::command::archives::catalog::list_snapshots;
 use crate::command::usage::log::{TimelineItem, read_session_log};
 use crate::store::kept::{self, GenerationIndex, KeptName};
+use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::transcript::lines::{MAX_LINE_BYTES, split_lines};
@@ -80,7 +81,7 @@ pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime
     }
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let generation = kept::latest_generation(&kept_dir, &main);
+    let generation = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
     if generation > 0 {
         consider(&main.index_path(&kept_dir, generation));
     }
@@ -101,10 +102,12 @@ fn rfc3339(time: SystemTime) -> String {
 pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let generations = kept::latest_generation(&kept_dir, &main);
-    let index = (generations > 0)
-        .then(|| GenerationIndex::read(&main.index_path(&kept_dir, generations)).ok())
-        .flatten();
+    let generations = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
+    // The newest generation that keeps something readable (what `recall` reads).
+    let index = newest_whole(&kept_dir, &main, Depth::Files)
+        .ok()
+        .and_then(|newest| newest.chosen)
+        .and_then(|chosen| chosen.index);
     let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
     let log = state
