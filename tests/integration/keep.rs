@@ -643,11 +643,10 @@ fn an_empty_transcript_keeps_nothing_yet_and_a_compaction_of_it_is_said() {
 
 #[test]
 fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
-    let setpriv = Path::new("/usr/bin/setpriv");
-    if !(crate::support::running_as_root() && setpriv.exists()) {
-        crate::support::say_skipped("the other-user PostCompact test needs root and setpriv");
+    let Some(_root) = crate::support::needs_root_and_setpriv("the other-user PostCompact test")
+    else {
         return;
-    }
+    };
     let world = World::new("keep-post-denied");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
@@ -665,10 +664,7 @@ fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
     fs_err::set_permissions(world.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let outcome = world
         .program(Hook::Session.binary())
-        .via(
-            setpriv,
-            ["--reuid=65534", "--regid=65534", "--clear-groups"],
-        )
+        .via(crate::support::SETPRIV, crate::support::AS_NOBODY)
         .stdin(
             json!({"session_id": SESSION, "transcript_path": transcript,
                 "hook_event_name": "PostCompact", "trigger": "manual",
