@@ -44,7 +44,8 @@ impl CursorFile {
     /// Reads the cursor file; a missing file is an empty cursor. An unreadable one is an error
     /// (the caller then rescans, which is safe because rows are keyed).
     pub fn load(path: &Path) -> Result<Self> {
-        let Some(bytes) = files::read_state_file(path).context("failed to read the cursor file")?
+        let Some(bytes) = files::read_state_file_within(path, files::SMALL_STATE_FILE_LIMIT)
+            .context("failed to read the cursor file")?
         else {
             return Ok(Self::default());
         };
@@ -58,5 +59,23 @@ impl CursorFile {
         let bytes = serde_json::to_vec(self).context("failed to serialize the cursor")?;
         files::write_atomic(path, &bytes, files::PRIVATE_FILE_MODE)
             .context("failed to write the cursor file")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_grown_past_any_sane_size_is_an_error_not_its_claimed_memory() {
+        let folder = crate::test_support::TempFolder::new("cursor-sparse");
+        let path = folder.join("cursor.json");
+        // A sparse file that claims 4 GiB: read whole, it would cost that much memory.
+        fs_err::File::create(&path)
+            .unwrap()
+            .set_len(4 << 30)
+            .unwrap();
+        let error = CursorFile::load(&path).unwrap_err();
+        assert!(format!("{error:#}").contains("holds more than"), "{error:#}");
     }
 }

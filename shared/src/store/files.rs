@@ -167,6 +167,11 @@ pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>
     Ok(Some(bytes))
 }
 
+/// The most a small state file (a cursor, a snapshot's record, a compaction's summary, an
+/// ownership record, a damage mark, a settings backup) is read up to: far above what any of them
+/// holds, so that one grown by accident or on purpose costs an error, not the memory it claims.
+pub const SMALL_STATE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+
 /// How long an append waits for another writer's lock on the same file.
 const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -388,9 +393,10 @@ pub fn cut_to_last_line(path: &Path) -> Result<u64> {
 
 /// Opens a lock file, creating it with mode 0600 exactly when it is missing. An existing one is
 /// opened read-only: `flock` needs no write access, so a lock file left 0400 by a restrictive
-/// umask (or by an older ctxhooks) still works. Anything but a regular file is refused at once.
+/// umask (or by an older ctxhooks) still works. Anything but a regular file is refused at once,
+/// a symbolic link too (a lock is never taken on a file elsewhere).
 pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
-    if let Some(file) = open_state_file(path)? {
+    if let Some(file) = open_unlinked(path, Access::Read)? {
         return Ok(file);
     }
     match create_new_file(path, PRIVATE_FILE_MODE) {
@@ -407,7 +413,8 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
                     .is_some_and(|io| io.kind() == io::ErrorKind::AlreadyExists)
             }) =>
         {
-            open_state_file(path)?.with_context(|| format!("`{}` vanished", path.display()))
+            open_unlinked(path, Access::Read)?
+                .with_context(|| format!("`{}` vanished", path.display()))
         }
         Err(error) => Err(error),
     }
@@ -560,6 +567,25 @@ mod tests {
         assert!(nested.is_dir());
         assert_eq!(fs_err::metadata(&nested).unwrap().mode() & 0o777, 0o700);
         fs_err::remove_dir_all(&relative).unwrap();
+    }
+
+    #[test]
+    fn a_lock_file_is_never_reached_through_a_link() {
+        let dir = scratch("lock-link");
+        let elsewhere = dir.join("elsewhere");
+        fs_err::write(&elsewhere, "").unwrap();
+        let lock = dir.join("usage.lock");
+        std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
+        let error = open_lock_file(&lock).unwrap_err();
+        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        // A plain lock file, even one left read-only, is opened and locked.
+        let plain = dir.join("kept.lock");
+        let file = open_lock_file(&plain).unwrap();
+        assert_eq!(fs_err::metadata(&plain).unwrap().mode() & 0o777, 0o600);
+        drop(file);
+        fs_err::set_permissions(&plain, std::fs::Permissions::from_mode(0o400)).unwrap();
+        let file = open_lock_file(&plain).unwrap();
+        lock_within(file.file(), std::time::Duration::ZERO).unwrap();
     }
 
     #[test]

@@ -306,7 +306,7 @@ pub fn check_generation(
     if depth == Depth::Files {
         let mark = name.damage_mark_path(kept, generation);
         if fs_err::symlink_metadata(&mark).is_ok() {
-            let detail = files::read_state_file(&mark)
+            let detail = files::read_state_file_within(&mark, files::SMALL_STATE_FILE_LIMIT)
                 .ok()
                 .flatten()
                 .and_then(|bytes| serde_json::from_slice::<DamageMark>(&bytes).ok())

@@ -99,7 +99,7 @@ pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<V
 
 fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
     let path = folder.join(METADATA_FILE_NAME);
-    let bytes = files::read_state_file(&path)?
+    let bytes = files::read_state_file_within(&path, files::SMALL_STATE_FILE_LIMIT)?
         .with_context(|| format!("`{}` does not exist", path.display()))?;
     Ok(serde_json::from_slice(&bytes)?)
 }
@@ -479,6 +479,10 @@ fn kept_outcome(
 /// The summary `PostCompact` recorded beside a snapshot, if it did.
 pub fn read_compact_summary(snapshot: &Path) -> Option<CompactSummary> {
     // Never waiting on a FIFO put in its place.
-    let bytes = files::read_state_file(&snapshot.join(COMPACT_SUMMARY_FILE_NAME)).ok()??;
+    let bytes = files::read_state_file_within(
+        &snapshot.join(COMPACT_SUMMARY_FILE_NAME),
+        files::SMALL_STATE_FILE_LIMIT,
+    )
+    .ok()??;
     serde_json::from_slice(&bytes).ok()
 }

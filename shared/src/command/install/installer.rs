@@ -546,7 +546,7 @@ impl Drop for InstallLock {
 
 /// The pre-install bytes from `backup`, if it still holds them (checked against `sha256`).
 fn original_bytes(backup: &Path, sha256: &str) -> Option<Vec<u8>> {
-    let bytes = files::read_state_file(backup).ok()??;
+    let bytes = files::read_state_file_within(backup, files::SMALL_STATE_FILE_LIMIT).ok()??;
     (files::sha256_hex(&bytes) == sha256).then_some(bytes)
 }
 

@@ -78,8 +78,8 @@ impl InstallsFile {
 
     /// Reads the record at `path` (empty if it does not exist).
     pub fn load_from(path: &Path) -> Result<Self> {
-        let Some(bytes) =
-            files::read_state_file(path).context("failed to read the ownership record")?
+        let Some(bytes) = files::read_state_file_within(path, files::SMALL_STATE_FILE_LIMIT)
+            .context("failed to read the ownership record")?
         else {
             return Ok(Self::default());
         };
