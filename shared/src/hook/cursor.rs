@@ -76,6 +76,9 @@ mod tests {
             .set_len(4 << 30)
             .unwrap();
         let error = CursorFile::load(&path).unwrap_err();
-        assert!(format!("{error:#}").contains("holds more than"), "{error:#}");
+        assert!(
+            format!("{error:#}").contains("holds more than"),
+            "{error:#}"
+        );
     }
 }
