@@ -28,6 +28,8 @@ FROM (
             input_tokens: 'BIGINT', cache_creation_input_tokens: 'BIGINT',
             cache_read_input_tokens: 'BIGINT', output_tokens: 'BIGINT', context_tokens: 'BIGINT',
             turn_start: 'BOOLEAN', advisor: 'BOOLEAN',
+            -- request and session (schema 2): the advisor's own tokens by model
+            advisor_usage: 'STRUCT(model VARCHAR, input_tokens BIGINT, cache_creation_input_tokens BIGINT, cache_read_input_tokens BIGINT, output_tokens BIGINT)[]',
             -- compaction
             number: 'BIGINT', basis: 'VARCHAR', confidence: 'VARCHAR', trigger: 'VARCHAR',
             pre_tokens: 'BIGINT', context_before: 'BIGINT', context_after: 'BIGINT',

@@ -36,47 +36,95 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
     let transcripts = all_transcript_fixtures();
     assert!(transcripts.len() >= 12, "fixtures missing: {transcripts:?}");
     for transcript in transcripts {
-        // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
-        let world = World::new("ccusage");
-        world.write_transcript(
-            transcript.file_name().unwrap(),
-            fs_err::read(&transcript).unwrap(),
-        );
-        let theirs = world
-            .program(&ccusage)
-            .args(["session", "--offline", "--json"])
-            .env_remove("CCUSAGE_DATA_DIR")
-            .json();
-        let totals = &theirs["totals"];
-        let theirs = (
-            totals["inputTokens"].as_u64().unwrap_or(0),
-            totals["cacheReadTokens"].as_u64().unwrap_or(0),
-            totals["cacheCreationTokens"].as_u64().unwrap_or(0),
-        );
-
-        let log = log_from_transcript(&transcript).unwrap();
-        let rows = log.rows();
-        let ours = (
-            rows.iter().map(|row| row.input_tokens).sum::<u64>(),
-            rows.iter()
-                .map(|row| row.cache_read_input_tokens)
-                .sum::<u64>(),
-            rows.iter()
-                .map(|row| row.cache_creation_input_tokens)
-                .sum::<u64>(),
-        );
-        assert!(
-            ours.0 + ours.1 + ours.2 > 0,
-            "{} gave no usage",
-            transcript.display()
-        );
-        assert_eq!(
-            ours,
-            theirs,
-            "input, cache read, cache write of {}",
-            transcript.display()
-        );
+        assert_input_side_equals_ccusage(&ccusage, &transcript);
     }
+}
+
+/// Responses with `usage.iterations` and an advisor call: ccusage counts the top level for the
+/// session's model and each `advisor_message` iteration as its own model's; ctxhooks' rows
+/// hold the first, `advisor_usage` the second, so the sums agree model by model.
+#[test]
+fn advisor_iterations_are_counted_apart_as_ccusage_counts_them() {
+    let Some(ccusage) = ccusage() else { return };
+    let world = World::new("ccusage-advisor");
+    let transcript = world.root().join("advisor.jsonl");
+    fs_err::write(&transcript, ADVISOR_TRANSCRIPT).unwrap();
+    let (session, advisor) = assert_input_side_equals_ccusage(&ccusage, &transcript);
+    assert_eq!(session, (2, 200, 10));
+    assert_eq!(advisor, (900, 40, 7));
+}
+
+/// Two responses of CLI 2.1.300's shape: the advisor ran in the first (two `message` iterations
+/// around an `advisor_message`); the second has `message` iterations only.
+const ADVISOR_TRANSCRIPT: &str = concat!(
+    r#"{"type":"user","sessionId":"s1","timestamp":"2026-11-01T10:00:00.000Z","uuid":"u1","cwd":"/p","version":"2.1.300","message":{"role":"user","content":"hi"}}"#,
+    "\n",
+    r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-01T10:00:05.000Z","uuid":"a1","requestId":"req_1","cwd":"/p","version":"2.1.300","message":{"id":"msg_1","model":"claude-opus-5","role":"assistant","content":[{"type":"server_tool_use","id":"srv_1","name":"advisor","input":{}}],"usage":{"input_tokens":2,"cache_creation_input_tokens":10,"cache_read_input_tokens":200,"output_tokens":50,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":20},{"type":"advisor_message","model":"claude-fable-5","input_tokens":900,"cache_read_input_tokens":40,"cache_creation_input_tokens":7,"output_tokens":300},{"type":"message","input_tokens":1,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":30}]}}}"#,
+    "\n",
+);
+
+/// Lays `transcript` alone in a Claude config folder, and checks that ccusage's totals equal the
+/// rows' sums plus the advisor's: `((input, cache read, cache write) of the rows, the same of
+/// the advisor's)`.
+fn assert_input_side_equals_ccusage(
+    ccusage: &Path,
+    transcript: &Path,
+) -> ((u64, u64, u64), (u64, u64, u64)) {
+    // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
+    let world = World::new("ccusage");
+    world.write_transcript(
+        transcript.file_name().unwrap(),
+        fs_err::read(transcript).unwrap(),
+    );
+    let theirs = world
+        .program(ccusage)
+        .args(["session", "--offline", "--json"])
+        .env_remove("CCUSAGE_DATA_DIR")
+        .json();
+    let totals = &theirs["totals"];
+    let theirs = (
+        totals["inputTokens"].as_u64().unwrap_or(0),
+        totals["cacheReadTokens"].as_u64().unwrap_or(0),
+        totals["cacheCreationTokens"].as_u64().unwrap_or(0),
+    );
+
+    let log = log_from_transcript(transcript).unwrap();
+    let rows = log.rows();
+    let session = (
+        rows.iter().map(|row| row.input_tokens).sum::<u64>(),
+        rows.iter()
+            .map(|row| row.cache_read_input_tokens)
+            .sum::<u64>(),
+        rows.iter()
+            .map(|row| row.cache_creation_input_tokens)
+            .sum::<u64>(),
+    );
+    let advisor = rows
+        .iter()
+        .flat_map(|row| &row.advisor_usage)
+        .fold((0, 0, 0), |sum, usage| {
+            (
+                sum.0 + usage.input_tokens,
+                sum.1 + usage.cache_read_input_tokens,
+                sum.2 + usage.cache_creation_input_tokens,
+            )
+        });
+    assert!(
+        session.0 + session.1 + session.2 > 0,
+        "{} gave no usage",
+        transcript.display()
+    );
+    assert_eq!(
+        (
+            session.0 + advisor.0,
+            session.1 + advisor.1,
+            session.2 + advisor.2
+        ),
+        theirs,
+        "input, cache read, cache write of {}",
+        transcript.display()
+    );
+    (session, advisor)
 }
 
 /// Writes an executable shell script.

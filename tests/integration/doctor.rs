@@ -80,7 +80,10 @@ fn doctor_warns_when_a_runtime_mark_has_no_interrupt_record_after_it() {
     // A transcript with no interrupt record at all, known to the sidecar through a hook event.
     let transcript = world.write_transcript(
         format!("{session}.jsonl"),
-        fs_err::read(transcript_fixture("entireio__cli/4c/02af2759b6/0/full.jsonl")).unwrap(),
+        fs_err::read(transcript_fixture(
+            "entireio__cli/4c/02af2759b6/0/full.jsonl",
+        ))
+        .unwrap(),
     );
     fs_err::create_dir_all(world.session_dir(session)).unwrap();
     fs_err::write(

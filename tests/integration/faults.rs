@@ -198,7 +198,11 @@ fn a_transcript_in_a_folder_that_cannot_be_listed_is_archived() {
     let projects = world.join("projects");
     fs_err::create_dir_all(&projects).unwrap();
     let transcript = projects.join(format!("{SESSION}.jsonl"));
-    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(
+        transcript_fixture("marot__spotter/short.jsonl"),
+        &transcript,
+    )
+    .unwrap();
     fs_err::set_permissions(&transcript, std::fs::Permissions::from_mode(0o644)).unwrap();
     // Others may enter the folder and read the file, but not list the folder.
     fs_err::set_permissions(&projects, std::fs::Permissions::from_mode(0o711)).unwrap();
@@ -266,7 +270,11 @@ fn only_what_a_transcript_can_be_is_archived_or_read() {
 fn the_next_snapshot_removes_a_copy_a_stopped_precompact_left() {
     let world = World::new("abandoned-copy");
     let transcript = world.transcript_path(SESSION);
-    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(
+        transcript_fixture("marot__spotter/short.jsonl"),
+        &transcript,
+    )
+    .unwrap();
     let archive = world.session_dir(SESSION).join("archive");
     let abandoned = archive.join(".tmp-20260101T000000.000000Z-auto-4242");
     let being_written = archive.join(".tmp-20260101T000001.000000Z-auto-4243");

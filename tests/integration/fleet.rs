@@ -172,7 +172,9 @@ fn fleet(world: &World) -> Vec<Host> {
     beta.transcript(
         "-path-to-Demo",
         "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
-        &transcript_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+        &transcript_fixture(
+            "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        ),
     );
     beta.sdk_capture("permission-deny");
     beta.sdk_capture("unmarked-interrupt");
@@ -307,7 +309,7 @@ fn three_hosts_exports_validate_and_duckdb_answers_the_fleet_questions() {
     }
     let mut kinds = BTreeSet::new();
     for record in &records {
-        assert_eq!(record["schema"], 1, "{record}");
+        assert_eq!(record["schema"], 2, "{record}");
         assert!(
             record["host"].is_string() && record["session"].is_string(),
             "{record}"

@@ -49,7 +49,9 @@ fn projects_folder(world: &World, name: &str) -> PathBuf {
         fs_err::copy(from, &target).unwrap();
     };
     copy(
-        &transcript_fixture("d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
+        &transcript_fixture(
+            "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        ),
         "-path-to-Demo/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
     );
     let lanegrid = "lanegrid__agtrace/-Users-zawakin-agent-sample";

@@ -9,8 +9,8 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, transcript_fixture,
-    spawn_together,
+    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, spawn_together,
+    transcript_fixture,
 };
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
@@ -502,8 +502,10 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
 fn a_full_disk_leaves_nothing_under_a_final_name() {
     let world = World::new("full-disk");
     // A transcript of about 1.2 MB for a state folder on a 256 KiB filesystem.
-    let fixture_bytes =
-        fs_err::read(transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let fixture_bytes = fs_err::read(transcript_fixture(
+        "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+    ))
+    .unwrap();
     let mut big = Vec::new();
     for _ in 0..4 {
         big.extend_from_slice(&fixture_bytes);

@@ -21,7 +21,9 @@ use ctxhooks_shared::command::usage::report::{ReportOptions, SessionReport, buil
 use ctxhooks_shared::command::usage::threshold::{ThresholdInputs, WindowSource};
 use ctxhooks_shared::store::usage_record::{CacheTtl, RequestMarker};
 
-use crate::support::{World, all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture};
+use crate::support::{
+    World, all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture,
+};
 
 fn log_of(path: &Path) -> SessionLog {
     log_from_transcript(path).unwrap()

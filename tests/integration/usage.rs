@@ -98,8 +98,10 @@ fn every_fixture_gives_one_row_per_request_with_the_final_output() {
 fn main_chain_contexts_match_the_hand_computed_sequences() {
     // Same python3 derivation as above: input + cache_creation + cache_read per main-chain
     // request, in file order.
-    let log =
-        log_from_transcript(&transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let log = log_from_transcript(&transcript_fixture(
+        "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+    ))
+    .unwrap();
     assert_eq!(
         main_contexts(&log.rows()),
         [
@@ -551,8 +553,10 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     use ctxhooks_shared::command::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::command::usage::report::{ReportOptions, build_report};
     use ctxhooks_shared::store::trigger::Trigger;
-    let log =
-        log_from_transcript(&transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")).unwrap();
+    let log = log_from_transcript(&transcript_fixture(
+        "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
+    ))
+    .unwrap();
     let report = build_report(None, &log, None, &ReportOptions::default());
     // Hand-checked with python3 (see EXPECTED): the only fall of the main chain is
     // 154,992 (request 6) -> 49,761 (request 7), with the compact_boundary line
@@ -901,7 +905,11 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
     let world = World::new("held-lock");
     let session = "held-lock-session";
     let transcript = world.transcript("transcript.jsonl");
-    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &transcript).unwrap();
+    fs_err::copy(
+        transcript_fixture("marot__spotter/short.jsonl"),
+        &transcript,
+    )
+    .unwrap();
     let session_dir = world.session_dir(session);
     fs_err::create_dir_all(&session_dir).unwrap();
     // Another process (a wedged hook) holds the session's usage lock.

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CacheTtl, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote,
-    UsageRecord, UsageRow,
+    BoundaryRow, CacheTtl, ModelUsage, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow,
+    ToolResultNote, UsageRecord, UsageRow,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
@@ -536,14 +536,11 @@ impl<'origin> Ingest<'origin> {
                 cache_creation_input_tokens: usage.cache_creation_input_tokens,
                 cache_read_input_tokens: usage.cache_read_input_tokens,
                 output_tokens: usage.output_tokens,
-                // Saturating: a count no API returns must not wrap to a small one.
-                context_tokens: usage
-                    .input_tokens
-                    .saturating_add(usage.cache_creation_input_tokens)
-                    .saturating_add(usage.cache_read_input_tokens),
+                context_tokens: part.context_tokens,
                 sidechain,
                 agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
                 advisor: part.advisor,
+                advisor_usage: part.advisor_usage.to_vec(),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
@@ -555,6 +552,7 @@ impl<'origin> Ingest<'origin> {
                     carries_tool_results: pending.tool_results,
                     markers: pending.markers,
                     max_output_tokens: pending.max_output_tokens,
+                    iterations: part.iterations,
                 },
             }
         };
@@ -661,7 +659,14 @@ struct AssistantPart<'record> {
     timestamp: Option<&'record str>,
     sidechain: bool,
     agent_id: Option<&'record str>,
+    /// The session model's counts ([`crate::transcript::record::Usage::main_tokens`]).
     usage: TokenUsage,
+    /// The context the response's last inference read.
+    context_tokens: u64,
+    /// The line's usage has a `message` iteration.
+    iterations: bool,
+    /// The advisor's counts by model.
+    advisor_usage: &'record [ModelUsage],
     /// True when the block is an advisor call or an advisor result.
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
@@ -690,7 +695,10 @@ impl<'record> AssistantPart<'record> {
             timestamp: record.timestamp.text(),
             sidechain: record.is_sidechain(),
             agent_id: record.agent_id.text(),
-            usage: usage.tokens(),
+            usage: usage.main_tokens(),
+            context_tokens: usage.context_tokens(),
+            iterations: usage.last_message_tokens().is_some(),
+            advisor_usage: usage.advisor_usage(),
             advisor: record.uses_advisor(),
             version: record.version.text(),
             cache_ttl: record.cache_ttl(),
@@ -708,23 +716,25 @@ fn owned(text: Option<&str>) -> Option<String> {
     text.map(ToOwned::to_owned)
 }
 
-/// Adds a later line of the same response: input-side fields from the latest line (they agree),
-/// output tokens as the maximum (older versions wrote placeholders), advisor if any line says so.
+/// Adds a later line of the same response: input-side fields and the context from the latest
+/// line (they agree), output tokens as the maximum (older versions wrote placeholders), advisor
+/// if any line says so (its counts from the latest line that has some).
 fn merge(row: &mut UsageRow, part: &AssistantPart) {
     let usage = part.usage;
     row.input_tokens = usage.input_tokens;
     row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
     row.cache_read_input_tokens = usage.cache_read_input_tokens;
-    row.context_tokens = usage
-        .input_tokens
-        .saturating_add(usage.cache_creation_input_tokens)
-        .saturating_add(usage.cache_read_input_tokens);
+    row.context_tokens = part.context_tokens;
     row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
+    if !part.advisor_usage.is_empty() {
+        row.advisor_usage = part.advisor_usage.to_vec();
+    }
     if row.model.is_none() {
         row.model = owned(part.model);
     }
     let facts = &mut row.facts;
+    facts.iterations |= part.iterations;
     if facts.version.is_none() {
         facts.version = owned(part.version);
     }

@@ -22,6 +22,52 @@ pub enum UsageRecord {
     SkippedLines(SkippedLinesRow),
 }
 
+/// The tokens one model other than the session's spent inside a response: the advisor's
+/// `advisor_message` iterations of `usage.iterations`, summed per model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// The iteration's `model` (`null` when it named none).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Uncached input.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Cache writes.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    /// Output.
+    #[serde(default)]
+    pub output_tokens: u64,
+}
+
+impl ModelUsage {
+    /// Adds `more`'s counts (saturating: a count no API returns must not wrap).
+    pub fn add(&mut self, more: &Self) {
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(more.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(more.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+    }
+}
+
+/// Adds `more` into `sums`, one entry per model, in the order each model was first seen.
+pub fn add_by_model(sums: &mut Vec<ModelUsage>, more: &[ModelUsage]) {
+    for usage in more {
+        if let Some(sum) = sums.iter_mut().find(|sum| sum.model == usage.model) {
+            sum.add(usage);
+        } else {
+            sums.push(usage.clone());
+        }
+    }
+}
+
 /// The largest tool result sent to the model just before a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResultNote {
@@ -62,7 +108,8 @@ pub struct UsageRow {
     pub cache_read_input_tokens: u64,
     /// The largest `output_tokens` over the response's lines.
     pub output_tokens: u64,
-    /// `input + cache_read + cache_creation`: the context the request sent.
+    /// The context the request sent: input + cache read + cache write of its last `message`
+    /// iteration when the response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
     /// True for sub-agent requests (`isSidechain`, or read from an agent transcript).
     pub sidechain: bool,
@@ -72,6 +119,10 @@ pub struct UsageRow {
     /// True when the response called the advisor tool.
     #[serde(default)]
     pub advisor: bool,
+    /// The advisor's own tokens inside this response (its `advisor_message` iterations), by
+    /// model: not the session model's, so never in the counts above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisor_usage: Vec<ModelUsage>,
     /// Bytes of tool results sent since the previous request of the same chain.
     #[serde(default)]
     pub tool_result_bytes: u64,
@@ -117,6 +168,10 @@ pub struct RequestFacts {
     /// limit the CLI reserves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u64>,
+    /// True when the response wrote `usage.iterations` with a `message` iteration: its context
+    /// is that iteration's, and a fall after it is never an advisor round trip.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub iterations: bool,
 }
 
 impl RequestFacts {

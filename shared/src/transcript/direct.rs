@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 use super::content::{Block, Content, RawBlock, ResultContent, TextLength, ToolInput};
 use super::record::{
-    ADVISOR_ITERATION, BoundaryMetadata, CacheCreationSplit, Iterations, Message, OutputDetails,
+    BoundaryMetadata, CacheCreationSplit, Iteration, Iterations, Message, OutputDetails,
     PermissionDecision, ProgressData, Record, RequestParams, Usage,
 };
 use crate::lenient::Field;
@@ -596,19 +596,41 @@ impl<'a> Reader<'a> {
             if reader.peek()? != b'{' {
                 return Err(GiveUp);
             }
-            let mut seen = 0;
-            reader.object(|reader, key| match reader.key(key)? {
-                b"type" => {
-                    first_time(&mut seen, 1)?;
-                    if reader.text_field()?.text() == Some(ADVISOR_ITERATION) {
-                        iterations.advisor = true;
-                    }
-                    Ok(())
-                }
-                _ => reader.skip_value(),
-            })
+            let entry = reader.iteration()?;
+            iterations.add(&entry);
+            Ok(())
         })?;
         Ok(iterations)
+    }
+
+    /// One entry of `usage.iterations`.
+    fn iteration(&mut self) -> Step<Iteration<'a>> {
+        let mut entry = Iteration::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"type" => entry.kind = reader.once(seen, 1, Self::text_field)?,
+                b"model" => entry.model = reader.once(seen, 2, Self::text_field)?,
+                b"input_tokens" => entry.input_tokens = reader.once(seen, 4, Self::count_field)?,
+                b"cache_creation_input_tokens" => {
+                    entry.cache_creation_input_tokens = reader.once(seen, 8, Self::count_field)?;
+                }
+                b"cache_read_input_tokens" => {
+                    entry.cache_read_input_tokens = reader.once(seen, 16, Self::count_field)?;
+                }
+                b"output_tokens" => {
+                    entry.output_tokens = reader.once(seen, 32, Self::count_field)?;
+                }
+                b"cache_creation" => {
+                    entry.cache_creation =
+                        reader.once(seen, 64, |reader| reader.field(b'{', Self::cache_creation))?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(entry)
     }
 
     fn blocks(&mut self) -> Step<Vec<Block<'a>>> {
@@ -776,6 +798,7 @@ mod tests {
             r#" {"type":"user","isMeta":false,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"\u00e9\/"},{"type":"image"}]}]}} "#,
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155250},"skipped":"\ud83d\ude00"}"#,
             r#"{"type":"progress","data":{"hookName":"SessionStart:resume","message":{"content":"x"}}}"#,
+            r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":5,"cache_creation":{"ephemeral_1h_input_tokens":3},"output_tokens":2},{"type":"advisor_message","model":"claude-fable-5","input_tokens":9,"other":{"x":[1]}},{"type":"advisor_message","model":"claude-fable-5","output_tokens":4},{"type":"advisor_message","model":null},{"type":"message","input_tokens":2,"cache_creation_input_tokens":7}]}}}"#,
             "{}",
         ] {
             let (direct, serde) = both(line);
@@ -796,6 +819,8 @@ mod tests {
             r#"{"message":{"usage":{"input_tokens":-1}}}"#,
             r#"{"message":{"usage":{"input_tokens":18446744073709551616}}}"#,
             r#"{"message":{"content":[{"type":"text"},"stray"]}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","input_tokens":1.5}]}}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","model":"a","model":"b"}]}}}"#,
             // Not JSON: cut short, a raw control character, a bad escape, trailing bytes.
             r#"{"type":"user""#,
             "{\"type\":\"us\ter\"}",

@@ -12,7 +12,7 @@ use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
 use crate::lenient::{Field, Lenient, struct_from_map};
 use crate::store::clock::parse_timestamp_ms;
-use crate::store::usage_record::CacheTtl;
+use crate::store::usage_record::{CacheTtl, ModelUsage};
 
 /// The model name Claude Code writes on lines it generated itself (no API call).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
@@ -235,11 +235,100 @@ pub struct OutputDetails {
     pub thinking_tokens: Field<u64>,
 }
 
-/// `usage.iterations`: whether one of them was the advisor's (`type: "advisor_message"`).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// `usage.iterations`: the inferences one response was made of. The session model's are
+/// `message` iterations (the last one read the context the next request starts from); the
+/// advisor's are `advisor_message` ones, each naming its own model. Other kinds are not read.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Iterations {
     /// True when an iteration's `type` is `advisor_message`.
     pub advisor: bool,
+    /// The counts of the last `message` iteration.
+    pub last_message: Option<TokenUsage>,
+    /// The sum of the `message` iterations' counts.
+    pub messages: TokenUsage,
+    /// The `advisor_message` iterations' counts, summed per model in the order first seen.
+    pub advisor_usage: Vec<ModelUsage>,
+    /// True when a count of a `message` or `advisor_message` iteration held something that is
+    /// not a count: the usage cannot be read, as with an odd top-level field.
+    pub mistyped: bool,
+}
+
+/// One entry of `usage.iterations`, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Iteration<'a> {
+    /// `type`: `message`, `advisor_message`, ...
+    #[serde(rename = "type", borrow)]
+    pub kind: Field<Cow<'a, str>>,
+    /// `model` (advisor iterations name theirs).
+    #[serde(borrow)]
+    pub model: Field<Cow<'a, str>>,
+    /// `input_tokens`.
+    pub input_tokens: Field<u64>,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: Field<u64>,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: Field<u64>,
+    /// `output_tokens`.
+    pub output_tokens: Field<u64>,
+    /// `cache_creation`: the 5m/1h split.
+    pub cache_creation: Field<CacheCreationSplit>,
+}
+
+impl Iterations {
+    /// Counts one entry, in the order written.
+    pub fn add(&mut self, entry: &Iteration) {
+        let kind = entry.kind.text();
+        let read = matches!(kind, Some("message" | ADVISOR_ITERATION));
+        if read {
+            let odd = [
+                &entry.input_tokens,
+                &entry.cache_creation_input_tokens,
+                &entry.cache_read_input_tokens,
+                &entry.output_tokens,
+            ]
+            .iter()
+            .any(|field| field.is_mistyped())
+                || entry.cache_creation.is_mistyped()
+                || entry
+                    .cache_creation
+                    .get()
+                    .is_some_and(|split| split.mistyped);
+            self.mistyped |= odd;
+        }
+        let tokens = || {
+            token_usage(
+                &entry.input_tokens,
+                &entry.cache_creation_input_tokens,
+                &entry.cache_read_input_tokens,
+                &entry.output_tokens,
+                &entry.cache_creation,
+            )
+        };
+        match kind {
+            Some("message") => {
+                let tokens = tokens();
+                self.last_message = Some(tokens);
+                self.messages = self.messages.saturating_add(tokens);
+            }
+            Some(ADVISOR_ITERATION) => {
+                self.advisor = true;
+                let tokens = tokens();
+                let usage = ModelUsage {
+                    model: entry.model.text().map(ToOwned::to_owned),
+                    input_tokens: tokens.input_tokens,
+                    cache_creation_input_tokens: tokens.cache_creation_input_tokens,
+                    cache_read_input_tokens: tokens.cache_read_input_tokens,
+                    output_tokens: tokens.output_tokens,
+                };
+                crate::store::usage_record::add_by_model(
+                    &mut self.advisor_usage,
+                    std::slice::from_ref(&usage),
+                );
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The `type` of a `usage.iterations` entry made by the advisor.
@@ -258,19 +347,101 @@ pub struct TokenUsage {
     pub output_tokens: u64,
 }
 
-impl Usage {
-    /// The token counts: the flat `cache_creation_input_tokens`, or the nested split when the
-    /// flat one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
-    pub fn tokens(&self) -> TokenUsage {
-        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
-        let flat = count(&self.cache_creation_input_tokens);
-        let nested = self.cache_creation.get().map_or(0, |split| split.total);
-        TokenUsage {
-            input_tokens: count(&self.input_tokens),
-            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
-            cache_read_input_tokens: count(&self.cache_read_input_tokens),
-            output_tokens: count(&self.output_tokens),
+/// Token counts from the four fields and the 5m/1h split: the flat `cache_creation_input_tokens`,
+/// or the nested split when the flat one is 0 (before 2.1.152 the flat field could be 0 while
+/// the split held the writes).
+fn token_usage(
+    input: &Field<u64>,
+    cache_write: &Field<u64>,
+    cache_read: &Field<u64>,
+    output: &Field<u64>,
+    split: &Field<CacheCreationSplit>,
+) -> TokenUsage {
+    let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
+    let flat = count(cache_write);
+    let nested = split.get().map_or(0, |split| split.total);
+    TokenUsage {
+        input_tokens: count(input),
+        cache_creation_input_tokens: if flat == 0 { nested } else { flat },
+        cache_read_input_tokens: count(cache_read),
+        output_tokens: count(output),
+    }
+}
+
+impl TokenUsage {
+    /// input + cache read + cache write: what the model read (saturating).
+    pub fn input_side(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+
+    /// Returns true if and only if every count is 0.
+    pub fn is_zero(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The sum of both, count by count (saturating).
+    #[must_use]
+    pub fn saturating_add(self, more: Self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.saturating_add(more.input_tokens),
+            cache_creation_input_tokens: self
+                .cache_creation_input_tokens
+                .saturating_add(more.cache_creation_input_tokens),
+            cache_read_input_tokens: self
+                .cache_read_input_tokens
+                .saturating_add(more.cache_read_input_tokens),
+            output_tokens: self.output_tokens.saturating_add(more.output_tokens),
         }
+    }
+}
+
+impl Usage {
+    /// The top-level token counts, as written (what ccusage reads for the session's model).
+    pub fn tokens(&self) -> TokenUsage {
+        token_usage(
+            &self.input_tokens,
+            &self.cache_creation_input_tokens,
+            &self.cache_read_input_tokens,
+            &self.output_tokens,
+            &self.cache_creation,
+        )
+    }
+
+    /// The session model's counts: the top level, except when every top-level count is 0 and
+    /// `message` iterations hold some (2.1.226 wrote such a response): then their sum.
+    pub fn main_tokens(&self) -> TokenUsage {
+        let top = self.tokens();
+        match self.iterations.get() {
+            Some(iterations) if top.is_zero() && iterations.last_message.is_some() => {
+                iterations.messages
+            }
+            _ => top,
+        }
+    }
+
+    /// The context the response's last inference read: the input side of the last `message`
+    /// iteration when `iterations` has one, else of the top level (which, when the advisor ran,
+    /// is the sum of two `message` iterations, not a context).
+    pub fn context_tokens(&self) -> u64 {
+        self.last_message_tokens()
+            .unwrap_or_else(|| self.main_tokens())
+            .input_side()
+    }
+
+    /// The counts of the last `message` iteration, when `iterations` has one.
+    pub fn last_message_tokens(&self) -> Option<TokenUsage> {
+        self.iterations
+            .get()
+            .and_then(|iterations| iterations.last_message)
+    }
+
+    /// The advisor's counts by model (empty without advisor iterations).
+    pub fn advisor_usage(&self) -> &[ModelUsage] {
+        self.iterations
+            .get()
+            .map_or(&[], |iterations| iterations.advisor_usage.as_slice())
     }
 }
 
@@ -592,6 +763,10 @@ impl<'a> Record<'a> {
                                 .cache_creation
                                 .get()
                                 .is_some_and(|split| split.mistyped)
+                            || usage
+                                .iterations
+                                .get()
+                                .is_some_and(|iterations| iterations.mistyped)
                     })
             })
     }
@@ -698,14 +873,6 @@ impl<'de: 'a, 'a> Lenient<'de> for ProgressData<'a> {
     }
 }
 
-/// One entry of `usage.iterations`: only its `type` is read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Iteration<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Field<Cow<'a, str>>,
-}
-
 impl<'de: 'a, 'a> Lenient<'de> for Iteration<'a> {
     const EXPECTED: &'static str = "an object";
 
@@ -720,11 +887,8 @@ impl<'de> Lenient<'de> for Iterations {
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
         let mut iterations = Self::default();
         while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {
-            if entry
-                .get()
-                .is_some_and(|entry| entry.kind.text() == Some(ADVISOR_ITERATION))
-            {
-                iterations.advisor = true;
+            if let Some(entry) = entry.get() {
+                iterations.add(entry);
             }
         }
         Ok(Some(iterations))
@@ -929,6 +1093,42 @@ mod tests {
             parsed(r#"{"type":"assistant","params":{"max_tokens":5}}"#).requested_max_tokens(),
             None
         );
+    }
+
+    #[test]
+    fn the_context_is_the_last_message_iteration_and_the_advisor_counts_apart() {
+        // The advisor ran: two `message` iterations around an `advisor_message` one; the top
+        // level is the sum of the two `message` iterations (issue 22's 223,140 on a 200k window).
+        let line = r#"{"type":"assistant","message":{"id":"m","model":"claude-opus-5","usage":{"input_tokens":2,"cache_creation_input_tokens":6352,"cache_read_input_tokens":216786,"output_tokens":900,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":106805,"cache_creation_input_tokens":3176,"output_tokens":300},{"type":"advisor_message","model":"claude-fable-5","input_tokens":207281,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":7495},{"type":"message","input_tokens":1,"cache_read_input_tokens":109981,"cache_creation":{"ephemeral_1h_input_tokens":3176},"output_tokens":600}]}}}"#;
+        let record = parsed(line);
+        let usage = record.response_usage().unwrap();
+        assert_eq!(usage.tokens().input_side(), 223_140);
+        assert_eq!(usage.context_tokens(), 113_158);
+        assert_eq!(usage.main_tokens(), usage.tokens());
+        assert_eq!(
+            usage.advisor_usage(),
+            [ModelUsage {
+                model: Some("claude-fable-5".into()),
+                input_tokens: 207_281,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                output_tokens: 7_495,
+            }]
+        );
+        assert!(record.uses_advisor());
+        // 2.1.226: every top-level count 0, one `message` iteration holding the request.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"message","input_tokens":2,"cache_read_input_tokens":204576,"cache_creation_input_tokens":87,"output_tokens":40}]}}}"#;
+        let usage = parsed(line).response_usage().unwrap().main_tokens();
+        assert_eq!(usage.input_side(), 204_665);
+        assert_eq!(usage.output_tokens, 40);
+        // No `message` iteration: the top level.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":10,"iterations":[{"type":"compaction","input_tokens":9}]}}}"#;
+        assert_eq!(parsed(line).response_usage().unwrap().context_tokens(), 15);
+        // An odd count inside a read iteration makes the usage unreadable.
+        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"message","input_tokens":"5"}]}}}"#;
+        assert!(parsed(line).has_mistyped_usage_field());
+        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"fallback_message","input_tokens":"5"}]}}}"#;
+        assert!(!parsed(line).has_mistyped_usage_field());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::{
     Chance, REAL_TRANSCRIPT, SESSION, archives, long_transcript, precompact_payload, stop_payload,
     tooluse_payload, usage, verified_snapshots,
 };
-use crate::support::{Hook, World, json_lines, say_held, transcript_fixture, spawn_together};
+use crate::support::{Hook, World, json_lines, say_held, spawn_together, transcript_fixture};
 
 /// How many processes run at once in each case.
 const PROCESSES: usize = 16;

@@ -364,6 +364,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 context_tokens: row.context_tokens,
                 turn_start: row.turn_start,
                 advisor: row.advisor,
+                advisor_usage: row.advisor_usage.clone(),
             },
         );
     }
@@ -447,6 +448,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             cache_creation_input_tokens: report.totals.cache_creation_input_tokens,
             cache_read_input_tokens: report.totals.cache_read_input_tokens,
             output_tokens: report.totals.output_tokens,
+            advisor_usage: report.totals.advisor.clone(),
         },
     );
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::discover::{Problem, ProblemKind};
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
-use crate::command::usage::text::thousands;
+use crate::command::usage::text::{advisor_totals_lines, thousands};
 
 /// A problem in one sentence.
 pub fn problem_text(problem: &Problem) -> String {
@@ -163,6 +163,7 @@ pub fn history_text(history: &History) -> String {
         thousands(totals.totals.cache_read_input_tokens),
         thousands(totals.totals.output_tokens)
     );
+    text.push_str(&advisor_totals_lines(&totals.totals.advisor, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,

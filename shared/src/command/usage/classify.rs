@@ -265,7 +265,9 @@ fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgemen
             },
         ));
     }
-    before.advisor.then(|| {
+    // With `usage.iterations` the context is the last inference's, which the advisor's round
+    // trip does not inflate: such a fall is no advisor round trip.
+    (before.advisor && !before.facts.iterations).then(|| {
         Judgement::new(
             DropClass::AdvisorRoundTrip,
             Basis::Structural,
@@ -526,6 +528,7 @@ mod tests {
             sidechain: false,
             agent_id: None,
             advisor: false,
+            advisor_usage: Vec::new(),
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,
@@ -701,13 +704,20 @@ mod tests {
             row(80_000, 79_000, 50),
         ];
         assert_eq!(
-            classes(rows),
+            classes(rows.clone()),
             [
                 (DropClass::ModelSwitch, Basis::Structural),
                 (DropClass::AdvisorRoundTrip, Basis::Structural),
                 (DropClass::NoUsage, Basis::Structural),
                 (DropClass::Undecided, Basis::None),
             ]
+        );
+        // With iterations, the context is the last inference's: the advisor explains no fall.
+        let mut with_iterations = rows;
+        with_iterations[2].facts.iterations = true;
+        assert_eq!(
+            classes(with_iterations)[1],
+            (DropClass::Undecided, Basis::None)
         );
         let mut with_boundary = chain(vec![row(120_000, 119_000, 0), row(80_000, 2_000, 1)]);
         with_boundary.boundaries[1].push((

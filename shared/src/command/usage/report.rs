@@ -17,7 +17,7 @@ use super::snapshots::{
 use super::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 use super::warnings::{Warning, find_warnings};
 use crate::command::archives::catalog::SnapshotEntry;
-use crate::store::usage_record::{SkippedLinesRow, UsageRow};
+use crate::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
 
 /// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
 /// classes rest on evidence, T says how it was derived (see `docs/usage.md`).
@@ -64,6 +64,25 @@ pub struct Totals {
     pub cache_read_input_tokens: u64,
     /// Output (largest per request).
     pub output_tokens: u64,
+    /// The advisor's own tokens (its `advisor_message` iterations), by model: spent by another
+    /// model than the session's, so not in the sums above (ccusage lists them as that model's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisor: Vec<ModelUsage>,
+}
+
+impl Totals {
+    /// Adds `more`'s sums (saturating).
+    pub fn add(&mut self, more: &Self) {
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(more.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(more.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        add_by_model(&mut self.advisor, &more.advisor);
+    }
 }
 
 /// The largest main-chain context.
@@ -232,6 +251,7 @@ fn totals(rows: &[&UsageRow]) -> Totals {
             .cache_read_input_tokens
             .saturating_add(row.cache_read_input_tokens);
         totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
+        add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     totals
 }
@@ -261,6 +281,7 @@ mod tests {
             sidechain: false,
             agent_id: None,
             advisor: false,
+            advisor_usage: Vec::new(),
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,

@@ -14,7 +14,7 @@ use super::threshold::{Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, 
 use super::warnings::Warning;
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::{RequestMarker, SkippedLinesRow};
+use crate::store::usage_record::{ModelUsage, RequestMarker, SkippedLinesRow, UsageRow};
 use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// `1234567` as `1,234,567`.
@@ -86,6 +86,45 @@ pub fn request_label(report: &SessionReport) -> &'static str {
     }
 }
 
+/// What the table says after a request that called the advisor: the advisor's own tokens, by
+/// model, when the response wrote them.
+fn advisor_suffix(row: &UsageRow) -> String {
+    if !row.advisor {
+        return String::new();
+    }
+    let mut suffix = "  advisor".to_owned();
+    for usage in &row.advisor_usage {
+        let _ = write!(
+            suffix,
+            " {}: input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    suffix
+}
+
+/// One line per model of the advisor's own tokens, each starting with `indent`: another model
+/// than the session's spent them, so the token line above does not count them.
+pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
+    let mut text = String::new();
+    for usage in advisor {
+        let _ = writeln!(
+            text,
+            "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    text
+}
+
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
     let mut text = String::new();
@@ -114,7 +153,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                     thousands(row.cache_read_input_tokens),
                     thousands(row.output_tokens),
                     thousands(row.context_tokens),
-                    if row.advisor { "  advisor" } else { "" },
+                    advisor_suffix(row),
                 );
             }
             TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
@@ -192,6 +231,7 @@ pub fn report_text(report: &SessionReport) -> String {
         thousands(totals.cache_read_input_tokens),
         thousands(totals.output_tokens),
     );
+    text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
     }
