@@ -17,6 +17,7 @@ use crate::store::env_vars;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
+use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
 
 /// The share of T at which the Stop hook warns unless `CTXHOOKS_WARN_AT` says otherwise.
@@ -72,9 +73,23 @@ pub struct GaugeInputs {
     pub user_config_dir: Option<PathBuf>,
     /// The rule's environment variables (the hook's are Claude Code's own).
     pub environment: ThresholdEnvironment,
+    /// The model's window the status line gave for the session (`window.json`), with its model.
+    pub status_line_window: Option<(u64, String)>,
 }
 
 impl GaugeInputs {
+    /// These inputs with the window the status line recorded for the session (`window.json`,
+    /// one small read), when there is one.
+    #[must_use]
+    pub fn with_status_line_window(&self, state: &StateDir, session: &SessionId) -> Self {
+        let mut inputs = self.clone();
+        if inputs.status_line_window.is_none() {
+            inputs.status_line_window = StatusWindow::read(&state.status_window_file(session))
+                .map(|window| window.evidence());
+        }
+        inputs
+    }
+
     /// The inputs of a hook run: the project from `CLAUDE_PROJECT_DIR` (Claude Code sets it for
     /// hooks; the payload's `cwd` follows `cd`s) or `cwd`, and the warning share from
     /// `CTXHOOKS_WARN_AT` (a value that is none is returned as a problem to note).
@@ -92,6 +107,7 @@ impl GaugeInputs {
                 role,
                 user_config_dir: claude_config_dir().ok(),
                 environment: ThresholdEnvironment::of_process(),
+                status_line_window: None,
             },
             problem,
         )
@@ -213,6 +229,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     };
     let threshold = ThresholdInputs {
         explicit_window: None,
+        status_line_window: inputs.status_line_window.clone(),
         environment: inputs.environment.clone(),
         settings: SettingsWindows::find(
             inputs.project_dir.as_deref(),
@@ -371,6 +388,7 @@ pub fn update_gauge(
     chain: &ChainGauge,
     inputs: &GaugeInputs,
 ) -> Result<Option<Crossing>> {
+    let inputs = &inputs.with_status_line_window(state, session);
     let path = state.gauge_file(session);
     // A gauge that is not one (an older schema, garbage) is replaced; a folder or FIFO where it
     // belongs is refused.
@@ -448,6 +466,7 @@ mod tests {
             role,
             user_config_dir: None,
             environment: ThresholdEnvironment::default(),
+            status_line_window: None,
         }
     }
 

@@ -78,6 +78,7 @@ pub fn rule_for_status(input: &StatusInput, user_config_dir: Option<&Path>) -> O
     input.model.as_ref()?;
     let inputs = ThresholdInputs {
         explicit_window: None,
+        status_line_window: input.model_window.zip(input.model.clone()),
         environment: ThresholdEnvironment::of_process(),
         settings: SettingsWindows::find(
             input.project_dir.as_deref().map(Path::new),

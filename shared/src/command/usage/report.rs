@@ -38,6 +38,9 @@ pub struct ReportOptions {
     pub match_before_seconds: i64,
     /// How long after (seconds).
     pub match_after_seconds: i64,
+    /// The model's window the status line gave for the session (its `window.json`), with the
+    /// model it was for.
+    pub status_line_window: Option<(u64, String)>,
 }
 
 impl Default for ReportOptions {
@@ -49,6 +52,7 @@ impl Default for ReportOptions {
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
             match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
+            status_line_window: None,
         }
     }
 }
@@ -163,6 +167,7 @@ pub fn build_report(
         .map(PathBuf::from);
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
+        status_line_window: options.status_line_window.clone(),
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.as_deref(), options.user_config_dir.as_deref()),
     };

@@ -471,6 +471,14 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
             path.display()
         ),
         WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
+        WindowSource::StatusLine => format!(
+            "the window the status line gave for {}",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
+        WindowSource::Unknown => format!(
+            "no window: ctxhooks does not know {}, and no status line, setting or compaction gave one",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
         WindowSource::Model => format!(
             "the window of {}{}",
             rule.model.as_deref().unwrap_or("an unknown model"),
@@ -584,9 +592,47 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
             format!(
                 "about {tokens} — from {}; {}",
                 observed_text(observed),
-                reactive()
+                if rule.window.source == WindowSource::Unknown {
+                    format!(
+                        "ctxhooks does not know the window of {}",
+                        rule.model.as_deref().unwrap_or("the model")
+                    )
+                } else {
+                    reactive()
+                }
             )
         }
+        (Derivation::RuleContradicted, _) => format!(
+            "{} — {} gives {}, which this session contradicts ({}): {}",
+            trigger.tokens.map_or_else(
+                || "unknown".to_owned(),
+                |tokens| format!("about {}", thousands(tokens))
+            ),
+            rule_text(rule),
+            rule.tokens.map_or_else(|| "none".to_owned(), thousands),
+            format!(
+                "the context reached {} with no compaction after it",
+                thousands(trigger.reached_without_compaction.unwrap_or_default())
+            ),
+            if trigger.tokens.is_some() {
+                "T lies between that and the lowest automatic compaction above it"
+            } else {
+                "T is above it, and nothing observed bounds it from above"
+            }
+        ),
+        (Derivation::WindowUnknown, _) => format!(
+            "unknown — ctxhooks does not know the window of {}, and no status line \
+             (`ctxhooks statusline` records the window Claude Code gives it), setting or automatic \
+             compaction gave one{}",
+            rule.model.as_deref().unwrap_or("the model"),
+            trigger
+                .reached_without_compaction
+                .map(|reached| format!(
+                    "; T is above {}, reached with no compaction after it",
+                    thousands(reached)
+                ))
+                .unwrap_or_default()
+        ),
         (Derivation::NoMainChain, _) => format!(
             "{tokens} — no main-chain request: the version and the model the session ran with \
              are unknown"
