@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CacheTtl, ModelUsage, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow,
-    ToolResultNote, UsageRecord, UsageRow,
+    BoundaryRow, CacheTtl, CompactionDetails, ModelUsage, PreservedSegment, RequestFacts,
+    RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote, UsageRecord, UsageRow,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
@@ -438,6 +438,7 @@ impl<'origin> Ingest<'origin> {
             tokens_saved: metadata.and_then(|metadata| metadata.tokens_saved.get().copied()),
             sidechain: record.is_sidechain() || self.origin.is_agent_file,
             agent_id: self.origin.agent_id.clone(),
+            details: metadata.map(compaction_details).unwrap_or_default(),
         };
         let record = match kind {
             BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
@@ -649,6 +650,10 @@ enum Recent {
 
 /// One `assistant` line of an API response: a single content block, with the usage. Borrowed
 /// from the line's record: a response's later lines only update its row.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each flag is one fact of the line, read once and copied into the row"
+)]
 struct AssistantPart<'record> {
     /// True when the line has a key that groups the lines of one response (see
     /// [`Record::write_request_key`]); the key itself is in [`Ingest::key`].
@@ -709,6 +714,27 @@ impl<'record> AssistantPart<'record> {
                 .map(|(id, tool_use)| (id, tool_use.name.text().unwrap_or("")))
                 .collect(),
         })
+    }
+}
+
+/// The details of `compactMetadata` a usage row keeps.
+fn compaction_details(metadata: &BoundaryMetadata) -> CompactionDetails {
+    CompactionDetails {
+        duration_ms: metadata.duration_ms.get().copied(),
+        cumulative_dropped_tokens: metadata.cumulative_dropped_tokens.get().copied(),
+        preserved_segment: metadata
+            .preserved_segment
+            .get()
+            .map(|segment| PreservedSegment {
+                head_uuid: owned(segment.head_uuid.text()),
+                anchor_uuid: owned(segment.anchor_uuid.text()),
+                tail_uuid: owned(segment.tail_uuid.text()),
+            }),
+        preserved_messages: metadata
+            .preserved_messages
+            .get()
+            .and_then(|messages| messages.uuids.get())
+            .map(|uuids| uuids.0.iter().map(ToString::to_string).collect()),
     }
 }
 

@@ -327,6 +327,40 @@ pub struct BoundaryRow {
     /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
+    /// What newer CLIs write besides (each left out of the line when not written).
+    #[serde(flatten)]
+    pub details: CompactionDetails,
+}
+
+/// What `compactMetadata` says of a compaction besides its trigger and counts (2.1.2xx on).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionDetails {
+    /// `durationMs`: how long the compaction took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// `cumulativeDroppedTokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cumulative_dropped_tokens: Option<u64>,
+    /// `preservedSegment`: the run of messages kept verbatim (not "left out").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserved_segment: Option<PreservedSegment>,
+    /// `preservedMessages.uuids`: the messages kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserved_messages: Option<Vec<String>>,
+}
+
+/// `compactMetadata.preservedSegment`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreservedSegment {
+    /// `headUuid`: its first message.
+    #[serde(default)]
+    pub head_uuid: Option<String>,
+    /// `anchorUuid`: the message the summary is attached to.
+    #[serde(default)]
+    pub anchor_uuid: Option<String>,
+    /// `tailUuid`: its last message.
+    #[serde(default)]
+    pub tail_uuid: Option<String>,
 }
 
 /// A transcript read again from its start.

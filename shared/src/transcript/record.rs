@@ -103,11 +103,12 @@ pub struct Record<'a> {
     #[serde(rename = "permissionDecision", borrow)]
     pub permission_decision: Field<PermissionDecision<'a>>,
     /// `compactMetadata` (a `compact_boundary`).
+    /// (Boxed, as `microcompactMetadata`: rare, and a record is moved whole per line.)
     #[serde(rename = "compactMetadata", borrow)]
-    pub compact_metadata: Field<BoundaryMetadata<'a>>,
+    pub compact_metadata: Field<Box<BoundaryMetadata<'a>>>,
     /// `microcompactMetadata` (a `microcompact_boundary`).
     #[serde(rename = "microcompactMetadata", borrow)]
-    pub microcompact_metadata: Field<BoundaryMetadata<'a>>,
+    pub microcompact_metadata: Field<Box<BoundaryMetadata<'a>>>,
     /// `message`: the API message (`user` and `assistant` records).
     #[serde(borrow)]
     pub message: Field<Message<'a>>,
@@ -171,7 +172,51 @@ pub struct BoundaryMetadata<'a> {
     /// `tokensSaved` (micro-compactions).
     #[serde(rename = "tokensSaved")]
     pub tokens_saved: Field<u64>,
+    /// `durationMs`: how long the compaction took.
+    #[serde(rename = "durationMs")]
+    pub duration_ms: Field<u64>,
+    /// `cumulativeDroppedTokens`: preTokens − postTokens as the CLI counts them.
+    #[serde(rename = "cumulativeDroppedTokens")]
+    pub cumulative_dropped_tokens: Field<u64>,
+    /// `preservedSegment`: the run of messages the compaction kept verbatim.
+    /// (Boxed, as the messages below: rare, and a record is moved whole per line.)
+    #[serde(rename = "preservedSegment", borrow)]
+    pub preserved_segment: Field<Box<PreservedSegment<'a>>>,
+    /// `preservedMessages`: the messages the compaction kept verbatim, by uuid.
+    #[serde(rename = "preservedMessages", borrow)]
+    pub preserved_messages: Field<Box<PreservedMessages<'a>>>,
 }
+
+/// `compactMetadata.preservedSegment`: what a compaction kept verbatim is not "left out".
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PreservedSegment<'a> {
+    /// `headUuid`: its first message.
+    #[serde(rename = "headUuid", borrow)]
+    pub head_uuid: Field<Cow<'a, str>>,
+    /// `anchorUuid`: the message the summary is attached to.
+    #[serde(rename = "anchorUuid", borrow)]
+    pub anchor_uuid: Field<Cow<'a, str>>,
+    /// `tailUuid`: its last message.
+    #[serde(rename = "tailUuid", borrow)]
+    pub tail_uuid: Field<Cow<'a, str>>,
+}
+
+/// `compactMetadata.preservedMessages`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PreservedMessages<'a> {
+    /// `anchorUuid`.
+    #[serde(rename = "anchorUuid", borrow)]
+    pub anchor_uuid: Field<Cow<'a, str>>,
+    /// `uuids`: the messages kept verbatim.
+    #[serde(borrow)]
+    pub uuids: Field<Uuids<'a>>,
+}
+
+/// A list of uuids (strings; any other element is skipped).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Uuids<'a>(pub Vec<Cow<'a, str>>);
 
 /// `message`.
 #[derive(Debug, Default, Deserialize)]
@@ -717,10 +762,13 @@ impl<'a> Record<'a> {
             return None;
         }
         match self.subtype.text()? {
-            "compact_boundary" => Some((BoundaryKind::Compaction, self.compact_metadata.get())),
+            "compact_boundary" => Some((
+                BoundaryKind::Compaction,
+                self.compact_metadata.get().map(|metadata| &**metadata),
+            )),
             "microcompact_boundary" => Some((
                 BoundaryKind::MicroCompaction,
-                self.microcompact_metadata.get(),
+                self.microcompact_metadata.get().map(|metadata| &**metadata),
             )),
             _ => None,
         }
@@ -808,6 +856,36 @@ impl<'de: 'a, 'a> Lenient<'de> for BoundaryMetadata<'a> {
 
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for PreservedSegment<'a> {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for PreservedMessages<'a> {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for Uuids<'a> {
+    const EXPECTED: &'static str = "an array";
+
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut uuids = Vec::new();
+        while let Some(uuid) = seq.next_element::<Field<Cow<'de, str>>>()? {
+            if let Field::Present(uuid) = uuid {
+                uuids.push(uuid);
+            }
+        }
+        Ok(Some(Self(uuids)))
     }
 }
 
@@ -1031,6 +1109,27 @@ mod tests {
         assert_eq!(kind, BoundaryKind::Compaction);
         assert_eq!(metadata.pre_tokens.get(), Some(&155_250));
         assert_eq!(metadata.trigger.text(), Some("auto"));
+        // Newer CLIs: how long it took, and what it kept verbatim.
+        let line = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":167257,"postTokens":15406,"durationMs":94025,"cumulativeDroppedTokens":151851,"preservedSegment":{"headUuid":"h","anchorUuid":"a","tailUuid":"t"},"preservedMessages":{"anchorUuid":"a","uuids":["u1","u2"]}}}"#;
+        let record = parsed(line);
+        let Some((_, Some(metadata))) = record.boundary() else {
+            panic!("not a boundary with metadata")
+        };
+        assert_eq!(metadata.duration_ms.get(), Some(&94_025));
+        assert_eq!(metadata.cumulative_dropped_tokens.get(), Some(&151_851));
+        let segment = metadata.preserved_segment.get().unwrap();
+        assert_eq!(
+            (segment.head_uuid.text(), segment.tail_uuid.text()),
+            (Some("h"), Some("t"))
+        );
+        let uuids = metadata
+            .preserved_messages
+            .get()
+            .unwrap()
+            .uuids
+            .get()
+            .unwrap();
+        assert_eq!(uuids.0, ["u1", "u2"]);
     }
 
     #[test]

@@ -386,6 +386,8 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 confidence: compaction.confidence,
                 trigger: compaction.trigger.clone(),
                 pre_tokens: compaction.pre_tokens,
+                post_tokens: compaction.post_tokens,
+                duration_ms: compaction.details.duration_ms,
                 context_before: compaction.context_before,
                 context_after: compaction.context_after,
                 next_request: compaction.next_request,

@@ -101,6 +101,10 @@ pub struct CompactionRecord {
     pub trigger: Option<Trigger>,
     /// The boundary's `preTokens`.
     pub pre_tokens: Option<u64>,
+    /// The boundary's `postTokens`: what the compaction left (newer CLIs).
+    pub post_tokens: Option<u64>,
+    /// The boundary's `durationMs`: how long the compaction took (newer CLIs).
+    pub duration_ms: Option<u64>,
     /// The main-chain context before it.
     pub context_before: Option<u64>,
     /// The main-chain context after it.

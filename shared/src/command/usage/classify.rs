@@ -732,6 +732,7 @@ mod tests {
                 tokens_saved: Some(40_000),
                 sidechain: false,
                 agent_id: None,
+                details: crate::store::usage_record::CompactionDetails::default(),
             },
         ));
         let drops = classify_drops(

@@ -305,6 +305,7 @@ mod tests {
             tokens_saved: None,
             sidechain: false,
             agent_id: None,
+            details: crate::store::usage_record::CompactionDetails::default(),
         })
     }
 
@@ -630,6 +631,7 @@ mod tests {
             tokens_saved: Some(40_000),
             sidechain: false,
             agent_id: None,
+            details: crate::store::usage_record::CompactionDetails::default(),
         });
         let report = report_of(vec![
             request("a", 120_000, 0),

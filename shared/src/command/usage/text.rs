@@ -602,24 +602,24 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
                 }
             )
         }
-        (Derivation::RuleContradicted, _) => format!(
-            "{} — {} gives {}, which this session contradicts ({}): {}",
-            trigger.tokens.map_or_else(
+        (Derivation::RuleContradicted, _) => {
+            let reached = thousands(trigger.reached_without_compaction.unwrap_or_default());
+            let estimate = trigger.tokens.map_or_else(
                 || "unknown".to_owned(),
-                |tokens| format!("about {}", thousands(tokens))
-            ),
-            rule_text(rule),
-            rule.tokens.map_or_else(|| "none".to_owned(), thousands),
-            format!(
-                "the context reached {} with no compaction after it",
-                thousands(trigger.reached_without_compaction.unwrap_or_default())
-            ),
-            if trigger.tokens.is_some() {
+                |tokens| format!("about {}", thousands(tokens)),
+            );
+            let bound = if trigger.tokens.is_some() {
                 "T lies between that and the lowest automatic compaction above it"
             } else {
                 "T is above it, and nothing observed bounds it from above"
-            }
-        ),
+            };
+            format!(
+                "{estimate} — {} gives {}, which this session contradicts (the context reached \
+                 {reached} with no compaction after it): {bound}",
+                rule_text(rule),
+                rule.tokens.map_or_else(|| "none".to_owned(), thousands),
+            )
+        }
         (Derivation::WindowUnknown, _) => format!(
             "unknown — ctxhooks does not know the window of {}, and no status line \
              (`ctxhooks statusline` records the window Claude Code gives it), setting or automatic \
