@@ -32,7 +32,7 @@ FROM (
             advisor_usage: 'STRUCT(model VARCHAR, input_tokens BIGINT, cache_creation_input_tokens BIGINT, cache_read_input_tokens BIGINT, output_tokens BIGINT)[]',
             -- compaction
             number: 'BIGINT', basis: 'VARCHAR', confidence: 'VARCHAR', trigger: 'VARCHAR',
-            pre_tokens: 'BIGINT', post_tokens: 'BIGINT', duration_ms: 'BIGINT',
+            pre_tokens: 'BIGINT', post_tokens: 'BIGINT', -- and duration_ms, named with tool_event
             context_before: 'BIGINT', context_after: 'BIGINT',
             next_request: 'BIGINT', trigger_tokens: 'BIGINT', snapshot: 'VARCHAR',
             -- drop
