@@ -18,6 +18,9 @@ pub enum UsageRecord {
     Rescan(RescanRow),
     /// Where a transcript's session ran (first `cwd` seen).
     Source(SourceRow),
+    /// What a main transcript says of its session (title, kind, new working folder), written
+    /// when it changes.
+    Session(SessionRow),
     /// Lines one run skipped.
     SkippedLines(SkippedLinesRow),
 }
@@ -172,6 +175,31 @@ pub struct RequestFacts {
     /// is that iteration's, and a fall after it is never an advisor round trip.
     #[serde(default, skip_serializing_if = "is_false")]
     pub iterations: bool,
+    /// The cache read and write of the iteration the context is from (the last `message`
+    /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
+    /// the response's, summed over its iterations, and say nothing of that context's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_cache: Option<ContextCache>,
+}
+
+/// The cache counts of one inference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextCache {
+    /// Tokens read from the cache.
+    pub read: u64,
+    /// Tokens written to the cache.
+    pub write: u64,
+}
+
+impl UsageRow {
+    /// The cache read and write of the inference whose context is `context_tokens`: the last
+    /// `message` iteration's, else the top level's.
+    pub fn context_cache(&self) -> ContextCache {
+        self.facts.context_cache.unwrap_or(ContextCache {
+            read: self.cache_read_input_tokens,
+            write: self.cache_creation_input_tokens,
+        })
+    }
 }
 
 impl RequestFacts {
@@ -413,6 +441,78 @@ pub struct SourceRow {
     pub version: Option<String>,
 }
 
+/// The longest title kept, in characters (a longer one is cut): enough for any title a person
+/// or the CLI gives, small enough for the cursor and the gauge.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// What a main transcript says of its session itself (2.1.2xx metadata), each fact the latest
+/// the transcript wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionFacts {
+    /// The last `custom-title` record's `customTitle`: the name a person gave the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_title: Option<String>,
+    /// The last `ai-title` record's `aiTitle`: the title the CLI had a model write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai_title: Option<String>,
+    /// The last `relocated` record's `relocatedCwd`: the working folder the session moved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relocated_cwd: Option<String>,
+    /// The latest main-chain `sessionKind` (`bg`: a background session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_kind: Option<String>,
+    /// The latest main-chain `entrypoint` (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrypoint: Option<String>,
+}
+
+impl SessionFacts {
+    /// True when the transcript said none of them.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The session's title: the name a person gave it, else the CLI's title (as the CLI and
+    /// the Agent SDK pick it).
+    pub fn title(&self) -> Option<&str> {
+        self.custom_title.as_deref().or(self.ai_title.as_deref())
+    }
+
+    /// Adds what `later` says (a fact it does not say stays as it was).
+    pub fn absorb(&mut self, later: &Self) {
+        let fields = [
+            (&mut self.custom_title, &later.custom_title),
+            (&mut self.ai_title, &later.ai_title),
+            (&mut self.relocated_cwd, &later.relocated_cwd),
+            (&mut self.session_kind, &later.session_kind),
+            (&mut self.entrypoint, &later.entrypoint),
+        ];
+        for (known, later) in fields {
+            if later.is_some() {
+                known.clone_from(later);
+            }
+        }
+    }
+}
+
+/// A title cut to [`MAX_TITLE_CHARS`] characters.
+pub fn bounded_title(title: &str) -> String {
+    match title.char_indices().nth(MAX_TITLE_CHARS) {
+        Some((end, _)) => title[..end].to_owned(),
+        None => title.to_owned(),
+    }
+}
+
+/// [`SessionFacts`] of one main transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// The transcript.
+    pub transcript: String,
+    /// What it says (every fact known so far, not only the one that changed).
+    #[serde(flatten)]
+    pub facts: SessionFacts,
+}
+
 impl UsageRecord {
     /// The transcript the record came from.
     pub fn transcript(&self) -> &str {
@@ -421,6 +521,7 @@ impl UsageRecord {
             Self::CompactBoundary(row) | Self::MicrocompactBoundary(row) => &row.transcript,
             Self::Rescan(row) => &row.transcript,
             Self::Source(row) => &row.transcript,
+            Self::Session(row) => &row.transcript,
             Self::SkippedLines(row) => &row.transcript,
         }
     }

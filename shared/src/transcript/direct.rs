@@ -422,6 +422,22 @@ impl<'a> Reader<'a> {
                         reader.field(b'{', Self::progress_data)
                     })?;
                 }
+                b"customTitle" => {
+                    record.custom_title = reader.once(seen, 1 << 24, Self::text_field)?;
+                }
+                b"aiTitle" => record.ai_title = reader.once(seen, 1 << 25, Self::text_field)?,
+                b"relocatedCwd" => {
+                    record.relocated_cwd = reader.once(seen, 1 << 26, Self::text_field)?;
+                }
+                b"sessionKind" => {
+                    record.session_kind = reader.once(seen, 1 << 27, Self::text_field)?;
+                }
+                b"entrypoint" => {
+                    record.entrypoint = reader.once(seen, 1 << 28, Self::text_field)?;
+                }
+                b"interruptedMessageId" => {
+                    record.interrupted_message_id = reader.once(seen, 1 << 29, Self::text_field)?;
+                }
                 _ => reader.skip_value()?,
             }
             Ok(())
@@ -862,6 +878,10 @@ mod tests {
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155250},"skipped":"\ud83d\ude00"}"#,
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":167257,"postTokens":15406,"durationMs":94025,"cumulativeDroppedTokens":151851,"preservedSegment":{"headUuid":"h","anchorUuid":"a","tailUuid":"t"},"preservedMessages":{"anchorUuid":"a","uuids":["u1","u2"],"allUuids":["u0","u1","u2"]}}}"#,
             r#"{"type":"progress","data":{"hookName":"SessionStart:resume","message":{"content":"x"}}}"#,
+            r#"{"type":"custom-title","customTitle":"fix the \u00e9 parser","sessionId":"s"}"#,
+            r#"{"type":"ai-title","aiTitle":"Parser fixes","sessionId":"s"}"#,
+            r#"{"type":"relocated","relocatedCwd":"/p/other","sessionId":"s"}"#,
+            r#"{"type":"user","sessionKind":"bg","entrypoint":"sdk-cli","interruptedMessageId":"msg_1","rowSource":"harness","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
             r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":5,"cache_creation":{"ephemeral_1h_input_tokens":3},"output_tokens":2},{"type":"advisor_message","model":"claude-fable-5","input_tokens":9,"other":{"x":[1]}},{"type":"advisor_message","model":"claude-fable-5","output_tokens":4},{"type":"advisor_message","model":null},{"type":"message","input_tokens":2,"cache_creation_input_tokens":7}]}}}"#,
             "{}",
         ] {

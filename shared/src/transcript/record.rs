@@ -121,6 +121,26 @@ pub struct Record<'a> {
     /// `data` (`progress` records): what made progress, such as a hook.
     #[serde(borrow)]
     pub data: Field<ProgressData<'a>>,
+    /// `customTitle` (`custom-title` records): the name a person gave the session (`/rename`).
+    #[serde(rename = "customTitle", borrow)]
+    pub custom_title: Field<Cow<'a, str>>,
+    /// `aiTitle` (`ai-title` records): the title the CLI had a model write for the session.
+    #[serde(rename = "aiTitle", borrow)]
+    pub ai_title: Field<Cow<'a, str>>,
+    /// `relocatedCwd` (`relocated` records): the session's new working folder, after the CLI
+    /// moved its transcript to that folder's project.
+    #[serde(rename = "relocatedCwd", borrow)]
+    pub relocated_cwd: Field<Cow<'a, str>>,
+    /// `sessionKind` (2.1.2xx conversation records): `bg` for a background session.
+    #[serde(rename = "sessionKind", borrow)]
+    pub session_kind: Field<Cow<'a, str>>,
+    /// `entrypoint`: what started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...).
+    #[serde(borrow)]
+    pub entrypoint: Field<Cow<'a, str>>,
+    /// `interruptedMessageId` (2.1.2xx): on the interrupt marker the CLI writes, the response
+    /// the interrupt cut off.
+    #[serde(rename = "interruptedMessageId", borrow)]
+    pub interrupted_message_id: Field<Cow<'a, str>>,
 }
 
 /// `params` of an `api-request` record.
@@ -282,12 +302,17 @@ pub struct OutputDetails {
 
 /// `usage.iterations`: the inferences one response was made of. The session model's are
 /// `message` iterations (the last one read the context the next request starts from); the
-/// advisor's are `advisor_message` ones, each naming its own model. Other kinds are not read.
+/// advisor's are `advisor_message` ones, each naming its own model. A `fallback_message` one is
+/// the API's answer from another model when the requested one refused (the CLI's
+/// `serverRefusalFallback`): it read the same conversation, so it can hold the context, as the
+/// CLI itself takes it (the last `message` or `fallback_message` iteration that read something).
+/// Other kinds (`compaction`, ...) are not read.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Iterations {
     /// True when an iteration's `type` is `advisor_message`.
     pub advisor: bool,
-    /// The counts of the last `message` iteration.
+    /// The counts of the last `message` or `fallback_message` iteration that read something:
+    /// the context.
     pub last_message: Option<TokenUsage>,
     /// The sum of the `message` iterations' counts.
     pub messages: TokenUsage,
@@ -324,7 +349,10 @@ impl Iterations {
     /// Counts one entry, in the order written.
     pub fn add(&mut self, entry: &Iteration) {
         let kind = entry.kind.text();
-        let read = matches!(kind, Some("message" | ADVISOR_ITERATION));
+        let read = matches!(
+            kind,
+            Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
+        );
         if read {
             let odd = [
                 &entry.input_tokens,
@@ -353,8 +381,16 @@ impl Iterations {
         match kind {
             Some("message") => {
                 let tokens = tokens();
-                self.last_message = Some(tokens);
+                if tokens.input_side() > 0 {
+                    self.last_message = Some(tokens);
+                }
                 self.messages = self.messages.saturating_add(tokens);
+            }
+            Some(FALLBACK_ITERATION) => {
+                let tokens = tokens();
+                if tokens.input_side() > 0 {
+                    self.last_message = Some(tokens);
+                }
             }
             Some(ADVISOR_ITERATION) => {
                 self.advisor = true;
@@ -375,6 +411,9 @@ impl Iterations {
         }
     }
 }
+
+/// The `type` of a `usage.iterations` entry the API's model fallback answered.
+pub const FALLBACK_ITERATION: &str = "fallback_message";
 
 /// The `type` of a `usage.iterations` entry made by the advisor.
 pub const ADVISOR_ITERATION: &str = "advisor_message";
@@ -606,12 +645,14 @@ impl<'a> Record<'a> {
     }
 
     /// Returns true if and only if this is a prompt a person typed: a `user` record that is not
-    /// `isMeta`, not a compact summary, holds no tool result, and whose first text is not empty,
+    /// `isMeta`, not a compact summary, not the CLI's marker of an interrupted response (it names
+    /// one in `interruptedMessageId`), holds no tool result, and whose first text is not empty,
     /// not an interrupt marker, not a local command's wrapper and not a task notification.
     pub fn is_real_prompt(&self) -> bool {
         self.kind() == Some("user")
             && !self.is_meta.is_true()
             && !self.is_compact_summary.is_true()
+            && self.interrupted_message_id.get().is_none()
             && self.tool_results().next().is_none()
             && self.first_text().is_some_and(is_typed_text)
     }
@@ -1226,8 +1267,15 @@ mod tests {
         // An odd count inside a read iteration makes the usage unreadable.
         let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"message","input_tokens":"5"}]}}}"#;
         assert!(parsed(line).has_mistyped_usage_field());
-        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"fallback_message","input_tokens":"5"}]}}}"#;
+        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"compaction","input_tokens":"5"}]}}}"#;
         assert!(!parsed(line).has_mistyped_usage_field());
+        // The API's model fallback: the CLI (2.1.332) takes the context from the last `message`
+        // or `fallback_message` iteration that read something.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":3,"cache_read_input_tokens":50000,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":50000},{"type":"fallback_message","model":"claude-sonnet-5","input_tokens":2,"cache_creation_input_tokens":50300},{"type":"message","input_tokens":0}]}}}"#;
+        assert_eq!(
+            parsed(line).response_usage().unwrap().context_tokens(),
+            50_302
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::store::files;
 use crate::store::state_dir::StateDir;
 
 /// Version of a cache file's layout.
-const CACHE_SCHEMA: u32 = 2;
+const CACHE_SCHEMA: u32 = 3;
 
 /// Where the cache lives and what its entries must match.
 #[derive(Debug, Clone)]

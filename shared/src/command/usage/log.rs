@@ -11,7 +11,7 @@ use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{
-    BoundaryRow, RescanRow, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+    BoundaryRow, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
 };
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
@@ -28,6 +28,8 @@ pub struct SessionLog {
     pub rescans: Vec<RescanRow>,
     /// Lines skipped, summed per transcript, in the order transcripts first skipped one.
     pub skipped: Vec<SkippedLinesRow>,
+    /// What the main transcript says of its session (the latest of each fact).
+    pub session: SessionFacts,
 }
 
 /// A request or a boundary, in log order.
@@ -99,6 +101,7 @@ impl SessionLog {
                     log.timeline.push(TimelineItem::MicroCompaction(row));
                 }
                 UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::Session(row) => log.session.absorb(&row.facts),
                 UsageRecord::SkippedLines(row) => {
                     match log
                         .skipped
