@@ -122,9 +122,11 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
         version_after: after.facts.version.clone(),
         model_before: before.model.clone(),
         model_after: after.model.clone(),
-        cache_read_after: after.cache_read_input_tokens,
-        cache_write_after: after.cache_creation_input_tokens,
-        cache_cold_after: after.cache_read_input_tokens.saturating_mul(2) < after.context_tokens,
+        // The cache of the inference the context is from (with `usage.iterations`, the
+        // top-level counts are the whole response's).
+        cache_read_after: after.context_cache().read,
+        cache_write_after: after.context_cache().write,
+        cache_cold_after: after.context_cache().read.saturating_mul(2) < after.context_tokens,
         cache_ttl: known_ttl(chain, between.before),
         markers: between.markers(),
         thinking_before: turn_thinking(chain, between.before),
@@ -504,7 +506,7 @@ mod tests {
     use super::*;
     use crate::command::usage::drops::DEFAULT_MIN_DROP;
     use crate::store::trigger::Trigger;
-    use crate::store::usage_record::RequestFacts;
+    use crate::store::usage_record::{ContextCache, RequestFacts};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
@@ -660,6 +662,23 @@ mod tests {
         assert_eq!(
             classes(vec![warm, prompted(row(90_000, 3_000, 1_200))]),
             [(DropClass::Undecided, Basis::None)]
+        );
+    }
+
+    #[test]
+    fn the_cold_cache_after_a_fall_is_read_from_the_iteration_the_context_is_from() {
+        // An advisor response after an hour's pause: its first `message` iteration read 80,000
+        // from the cache, the last one (the context, 90,000) read nothing. The top level sums
+        // the two (80,000 read): the cache was cold for the context all the same.
+        let mut after = prompted(row(90_000, 80_000, 3_600));
+        after.facts.iterations = true;
+        after.facts.context_cache = Some(ContextCache {
+            read: 0,
+            write: 90_000,
+        });
+        assert_eq!(
+            classes(vec![row(100_000, 99_000, 0), after]),
+            [(DropClass::IdleGap, Basis::Structural)]
         );
     }
 
