@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
-use crate::support::fixtures::{all_transcript_fixtures, repository_file};
+use crate::support::fixtures::{all_transcript_fixtures, cli_capture, repository_file};
 use crate::support::summary::record_group;
 use crate::support::{World, say_skipped};
 
@@ -40,28 +40,21 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
     }
 }
 
-/// Responses with `usage.iterations` and an advisor call: ccusage counts the top level for the
-/// session's model and each `advisor_message` iteration as its own model's; ctxhooks' rows
-/// hold the first, `advisor_usage` the second, so the sums agree model by model.
+/// Responses with `usage.iterations`, as the pinned CLI writes what the API sends (the capture
+/// `today/advisor-print`): an advisor response (two `message` iterations around an
+/// `advisor_message` one; the top level their sum) and one whose top level is all 0. ccusage counts
+/// the top level for the session's model (0 for the second) and each `advisor_message` iteration
+/// as its own model's; ctxhooks' rows hold the first, `advisor_usage` the second, so the sums
+/// agree model by model.
 #[test]
 fn advisor_iterations_are_counted_apart_as_ccusage_counts_them() {
     let Some(ccusage) = ccusage() else { return };
     let world = World::new("ccusage-advisor");
-    let transcript = world.root().join("advisor.jsonl");
-    fs_err::write(&transcript, ADVISOR_TRANSCRIPT).unwrap();
+    let transcript = cli_capture(world.root(), "today/advisor-print.jsonl.gz");
     let (session, advisor) = assert_input_side_equals_ccusage(&ccusage, &transcript);
-    assert_eq!(session, (2, 200, 10));
-    assert_eq!(advisor, (900, 40, 7));
+    assert_eq!(session, (2, 216_786, 6_352));
+    assert_eq!(advisor, (207_281, 0, 0));
 }
-
-/// Two responses of CLI 2.1.300's shape: the advisor ran in the first (two `message` iterations
-/// around an `advisor_message`); the second has `message` iterations only.
-const ADVISOR_TRANSCRIPT: &str = concat!(
-    r#"{"type":"user","sessionId":"s1","timestamp":"2026-11-01T10:00:00.000Z","uuid":"u1","cwd":"/p","version":"2.1.300","message":{"role":"user","content":"hi"}}"#,
-    "\n",
-    r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-01T10:00:05.000Z","uuid":"a1","requestId":"req_1","cwd":"/p","version":"2.1.300","message":{"id":"msg_1","model":"claude-opus-5","role":"assistant","content":[{"type":"server_tool_use","id":"srv_1","name":"advisor","input":{}}],"usage":{"input_tokens":2,"cache_creation_input_tokens":10,"cache_read_input_tokens":200,"output_tokens":50,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":20},{"type":"advisor_message","model":"claude-fable-5","input_tokens":900,"cache_read_input_tokens":40,"cache_creation_input_tokens":7,"output_tokens":300},{"type":"message","input_tokens":1,"cache_read_input_tokens":100,"cache_creation_input_tokens":5,"output_tokens":30}]}}}"#,
-    "\n",
-);
 
 /// Lays `transcript` alone in a Claude config folder, and checks that ccusage's totals equal the
 /// rows' sums plus the advisor's: `((input, cache read, cache write) of the rows, the same of

@@ -10,6 +10,7 @@
 
 use serde_json::{Value, json};
 
+use crate::support::fixtures::cli_capture;
 use crate::support::{Hook, World};
 
 /// A session id of the UUID form `history` finds sessions by.
@@ -364,5 +365,159 @@ fn no_record_type_of_today_is_unreadable_or_skipped_by_any_reader() {
     assert_eq!(
         status(json!({"session_id": SESSION, "session_name": "renamed"})).trim(),
         "[renamed]"
+    );
+}
+
+/// The pinned CLI's print-mode capture of an advisor response and of one whose top level is all
+/// 0 (`tests/fixtures/cli-captures/today/advisor-print`): the context is the last `message`
+/// iteration's, the advisor's tokens are another model's, and no fall is blamed on the advisor.
+#[test]
+fn the_advisor_capture_takes_the_context_from_the_last_message_iteration() {
+    let world = World::new("today-advisor");
+    let transcript = cli_capture(world.root(), "today/advisor-print.jsonl.gz");
+    let usage = world
+        .ctxhooks(["usage", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    let rows = usage["rows"].as_array().unwrap();
+    let contexts: Vec<u64> = rows
+        .iter()
+        .map(|row| row["context_tokens"].as_u64().unwrap())
+        .collect();
+    // Issue 22's numbers: the top level (2 + 216,786 + 6,352) is two inferences, the context is
+    // the last one's (1 + 109,981 + 3,176); then an all-0 top level over input 2, cache read
+    // 204,576, cache write 87.
+    assert_eq!(contexts, [113_158, 204_665]);
+    assert_eq!(
+        rows[0]["advisor_usage"],
+        json!([{"model": "claude-fable-5", "input_tokens": 207_281,
+                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                "output_tokens": 7_495}])
+    );
+    assert_eq!(rows[1]["input_tokens"], 0);
+    let report = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    assert_eq!(report["peak"]["context_tokens"], 204_665);
+    assert_eq!(report["drops"], json!([]), "{report:#}");
+    assert_eq!(report["totals"]["advisor"][0]["model"], "claude-fable-5");
+}
+
+/// The pinned CLI interactive (`today/titles-interactive`: an `ai-title` the CLI asked the
+/// model for, then `/rename Release checklist`) and the status line input it piped
+/// (`today/statusline-1m`: claude-opus-5, a 1,000,000 window, `session_name`).
+#[test]
+fn the_interactive_capture_gives_the_title_the_kind_and_the_status_lines_window() {
+    let world = World::new("today-titles");
+    let capture = cli_capture(world.root(), "today/titles-interactive.jsonl.gz");
+    let session = "75dd8dfb-f36f-42b9-bed3-49ad9c99a930";
+    let transcript = world.write_transcript(
+        format!("{session}.jsonl"),
+        fs_err::read(&capture).unwrap(),
+    );
+    // The status line first: it records the window the CLI gives claude-opus-5.
+    let inputs = fs_err::read_to_string(cli_capture(world.root(), "today/statusline-1m.jsonl"))
+        .unwrap();
+    let last = inputs.lines().last().unwrap();
+    let status = world
+        .ctxhooks(["statusline", "--plain", "--format", "{title} | {window}"])
+        .stdin(last)
+        .success()
+        .stdout_text();
+    assert_eq!(status.trim(), "Release checklist | 1M");
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": session, "transcript_path": transcript,
+                   "hook_event_name": "Stop", "stop_hook_active": false})
+            .to_string(),
+        )
+        .success();
+    assert_eq!(world.error_lines(), Vec::<String>::new());
+    let gauge = world
+        .ctxhooks(["gauge", "--session", session, "--json"])
+        .json();
+    assert_eq!(
+        (
+            &gauge["title"],
+            &gauge["trigger_tokens"],
+            &gauge["trigger"]["window_source"]
+        ),
+        (
+            &json!("Release checklist"),
+            &json!(967_000),
+            &json!("status_line")
+        ),
+        "{gauge:#}"
+    );
+    // Before the rename the status line sent the CLI's own title; without `session_name`
+    // the gauge's title stands in.
+    let first_named = inputs
+        .lines()
+        .find(|line| line.contains("session_name"))
+        .unwrap();
+    let title = |input: &str| {
+        world
+            .ctxhooks(["statusline", "--plain", "--format", "{title}"])
+            .stdin(input)
+            .success()
+            .stdout_text()
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(title(first_named), "Parser questions");
+    assert_eq!(title(inputs.lines().next().unwrap()), "Release checklist");
+    let listed = &world.ctxhooks(["sessions", "--json"]).json()[0];
+    assert_eq!(
+        (&listed["title"], &listed["entrypoint"], &listed["session_kind"]),
+        (&json!("Release checklist"), &json!("cli"), &Value::Null),
+        "{listed:#}"
+    );
+    let history = world
+        .ctxhooks(["history", "--json", "--projects"])
+        .arg(world.config_dir().join("projects"))
+        .json();
+    assert_eq!(history["sessions"][0]["title"], "Release checklist");
+    assert_eq!(history["sessions"][0]["unreadable_lines"], 0);
+}
+
+/// What 2.1.332 writes in `compactMetadata` (the capture `compaction/auto-manual`) reaches the
+/// report: `postTokens`, `durationMs`, `cumulativeDroppedTokens`, what was kept verbatim.
+#[test]
+fn the_compaction_capture_keeps_the_new_compaction_metadata() {
+    let world = World::new("today-compaction");
+    let transcript = cli_capture(world.root(), "compaction/auto-manual.jsonl.gz");
+    let report = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    let compactions = report["compactions"].as_array().unwrap();
+    let facts: Vec<(Value, Value, Value, usize)> = compactions
+        .iter()
+        .map(|compaction| {
+            (
+                compaction["post_tokens"].clone(),
+                compaction["duration_ms"].clone(),
+                compaction["cumulative_dropped_tokens"].clone(),
+                compaction["preserved_messages"].as_array().map_or(0, Vec::len),
+            )
+        })
+        .collect();
+    assert_eq!(
+        facts,
+        [
+            (json!(2_638), json!(61), json!(164_373), 2),
+            (json!(2_626), json!(206), json!(184_200), 2)
+        ]
+    );
+    let text = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .success()
+        .stdout_text();
+    assert!(
+        text.contains("preTokens 167,011, postTokens 2,638, took 61 ms, 2 message(s) kept verbatim"),
+        "{text}"
     );
 }

@@ -781,7 +781,7 @@ struct AssistantPart<'record> {
     timestamp: Option<&'record str>,
     sidechain: bool,
     agent_id: Option<&'record str>,
-    /// The session model's counts ([`crate::transcript::record::Usage::main_tokens`]).
+    /// The session model's counts: the top level, as ccusage and the CLI's own cost read them.
     usage: TokenUsage,
     /// The context the response's last inference read.
     context_tokens: u64,
@@ -819,7 +819,7 @@ impl<'record> AssistantPart<'record> {
             timestamp: record.timestamp.text(),
             sidechain: record.is_sidechain(),
             agent_id: record.agent_id.text(),
-            usage: usage.main_tokens(),
+            usage: usage.tokens(),
             context_tokens: usage.context_tokens(),
             iterations: usage.last_message_tokens().is_some(),
             context_cache: usage.last_message_tokens().map(|tokens| ContextCache {

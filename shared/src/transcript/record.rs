@@ -314,8 +314,6 @@ pub struct Iterations {
     /// The counts of the last `message` or `fallback_message` iteration that read something:
     /// the context.
     pub last_message: Option<TokenUsage>,
-    /// The sum of the `message` iterations' counts.
-    pub messages: TokenUsage,
     /// The `advisor_message` iterations' counts, summed per model in the order first seen.
     pub advisor_usage: Vec<ModelUsage>,
     /// True when a count of a `message` or `advisor_message` iteration held something that is
@@ -384,7 +382,6 @@ impl Iterations {
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
-                self.messages = self.messages.saturating_add(tokens);
             }
             Some(FALLBACK_ITERATION) => {
                 let tokens = tokens();
@@ -493,24 +490,13 @@ impl Usage {
         )
     }
 
-    /// The session model's counts: the top level, except when every top-level count is 0 and
-    /// `message` iterations hold some (2.1.226 wrote such a response): then their sum.
-    pub fn main_tokens(&self) -> TokenUsage {
-        let top = self.tokens();
-        match self.iterations.get() {
-            Some(iterations) if top.is_zero() && iterations.last_message.is_some() => {
-                iterations.messages
-            }
-            _ => top,
-        }
-    }
-
     /// The context the response's last inference read: the input side of the last `message`
     /// iteration when `iterations` has one, else of the top level (which, when the advisor ran,
-    /// is the sum of two `message` iterations, not a context).
+    /// is the sum of two `message` iterations, not a context; and which 2.1.226 wrote as all 0
+    /// with the request in its one `message` iteration).
     pub fn context_tokens(&self) -> u64 {
         self.last_message_tokens()
-            .unwrap_or_else(|| self.main_tokens())
+            .unwrap_or_else(|| self.tokens())
             .input_side()
     }
 
@@ -1244,7 +1230,7 @@ mod tests {
         let usage = record.response_usage().unwrap();
         assert_eq!(usage.tokens().input_side(), 223_140);
         assert_eq!(usage.context_tokens(), 113_158);
-        assert_eq!(usage.main_tokens(), usage.tokens());
+        assert_eq!(usage.tokens().input_tokens, 2);
         assert_eq!(
             usage.advisor_usage(),
             [ModelUsage {
@@ -1258,9 +1244,12 @@ mod tests {
         assert!(record.uses_advisor());
         // 2.1.226: every top-level count 0, one `message` iteration holding the request.
         let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"message","input_tokens":2,"cache_read_input_tokens":204576,"cache_creation_input_tokens":87,"output_tokens":40}]}}}"#;
-        let usage = parsed(line).response_usage().unwrap().main_tokens();
-        assert_eq!(usage.input_side(), 204_665);
-        assert_eq!(usage.output_tokens, 40);
+        // Its counts stay the top level's, as ccusage and the CLI's own cost count them (0);
+        // its context is the iteration's.
+        let record = parsed(line);
+        let usage = record.response_usage().unwrap();
+        assert!(usage.tokens().is_zero());
+        assert_eq!(usage.context_tokens(), 204_665);
         // No `message` iteration: the top level.
         let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":10,"iterations":[{"type":"compaction","input_tokens":9}]}}}"#;
         assert_eq!(parsed(line).response_usage().unwrap().context_tokens(), 15);

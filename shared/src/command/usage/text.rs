@@ -14,7 +14,9 @@ use super::threshold::{Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, 
 use super::warnings::Warning;
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::{ModelUsage, RequestMarker, SkippedLinesRow, UsageRow};
+use crate::store::usage_record::{
+    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
+};
 use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// `1234567` as `1,234,567`.
@@ -162,9 +164,13 @@ pub fn rows_table(log: &SessionLog) -> String {
                 } else {
                     "micro-compaction"
                 };
+                let details: String = compaction_details(boundary.post_tokens, &boundary.details)
+                    .iter()
+                    .map(|detail| format!(", {detail}"))
+                    .collect();
                 let _ = writeln!(
                     text,
-                    "      ---- {name}{} at {} (trigger {}, preTokens {}) ----",
+                    "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
                     if boundary.sidechain {
                         " (sub-agent)"
                     } else {
@@ -352,6 +358,10 @@ fn compaction_summary(compaction: &Compaction) -> String {
     if let Some(pre) = compaction.pre_tokens {
         parts.push(format!("preTokens {}", thousands(pre)));
     }
+    parts.extend(compaction_details(
+        compaction.post_tokens,
+        &compaction.details,
+    ));
     let or_dash = |tokens: Option<u64>| tokens.map_or_else(|| "-".to_owned(), thousands);
     parts.push(format!(
         "context {} before, {} after (request {})",
@@ -995,4 +1005,21 @@ mod tests {
         assert_eq!(duration(7_200), "2 h");
         assert_eq!(duration(100_000), "1 d 3 h");
     }
+}
+
+/// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
+/// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
+/// written).
+fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if let Some(post) = post_tokens {
+        phrases.push(format!("postTokens {}", thousands(post)));
+    }
+    if let Some(milliseconds) = details.duration_ms {
+        phrases.push(format!("took {} ms", thousands(milliseconds)));
+    }
+    if let Some(kept) = &details.preserved_messages {
+        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
+    }
+    phrases
 }
