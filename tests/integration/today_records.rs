@@ -412,13 +412,11 @@ fn the_interactive_capture_gives_the_title_the_kind_and_the_status_lines_window(
     let world = World::new("today-titles");
     let capture = cli_capture(world.root(), "today/titles-interactive.jsonl.gz");
     let session = "75dd8dfb-f36f-42b9-bed3-49ad9c99a930";
-    let transcript = world.write_transcript(
-        format!("{session}.jsonl"),
-        fs_err::read(&capture).unwrap(),
-    );
+    let transcript =
+        world.write_transcript(format!("{session}.jsonl"), fs_err::read(&capture).unwrap());
     // The status line first: it records the window the CLI gives claude-opus-5.
-    let inputs = fs_err::read_to_string(cli_capture(world.root(), "today/statusline-1m.jsonl"))
-        .unwrap();
+    let inputs =
+        fs_err::read_to_string(cli_capture(world.root(), "today/statusline-1m.jsonl")).unwrap();
     let last = inputs.lines().last().unwrap();
     let status = world
         .ctxhooks(["statusline", "--plain", "--format", "{title} | {window}"])
@@ -470,7 +468,11 @@ fn the_interactive_capture_gives_the_title_the_kind_and_the_status_lines_window(
     assert_eq!(title(inputs.lines().next().unwrap()), "Release checklist");
     let listed = &world.ctxhooks(["sessions", "--json"]).json()[0];
     assert_eq!(
-        (&listed["title"], &listed["entrypoint"], &listed["session_kind"]),
+        (
+            &listed["title"],
+            &listed["entrypoint"],
+            &listed["session_kind"]
+        ),
         (&json!("Release checklist"), &json!("cli"), &Value::Null),
         "{listed:#}"
     );
@@ -500,7 +502,9 @@ fn the_compaction_capture_keeps_the_new_compaction_metadata() {
                 compaction["post_tokens"].clone(),
                 compaction["duration_ms"].clone(),
                 compaction["cumulative_dropped_tokens"].clone(),
-                compaction["preserved_messages"].as_array().map_or(0, Vec::len),
+                compaction["preserved_messages"]
+                    .as_array()
+                    .map_or(0, Vec::len),
             )
         })
         .collect();
@@ -517,7 +521,9 @@ fn the_compaction_capture_keeps_the_new_compaction_metadata() {
         .success()
         .stdout_text();
     assert!(
-        text.contains("preTokens 167,011, postTokens 2,638, took 61 ms, 2 message(s) kept verbatim"),
+        text.contains(
+            "preTokens 167,011, postTokens 2,638, took 61 ms, 2 message(s) kept verbatim"
+        ),
         "{text}"
     );
 }

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment, RequestFacts,
-    RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow, ToolResultNote,
-    UsageRecord, UsageRow, bounded_title,
+    BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
+    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow,
+    ToolResultNote, UsageRecord, UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
