@@ -164,10 +164,13 @@ pub fn rows_table(log: &SessionLog) -> String {
                 } else {
                     "micro-compaction"
                 };
-                let details: String = compaction_details(boundary.post_tokens, &boundary.details)
+                let details = compaction_details(boundary.post_tokens, &boundary.details)
                     .iter()
-                    .map(|detail| format!(", {detail}"))
-                    .collect();
+                    .fold(String::new(), |mut details, detail| {
+                        details.push_str(", ");
+                        details.push_str(detail);
+                        details
+                    });
                 let _ = writeln!(
                     text,
                     "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
@@ -974,6 +977,23 @@ pub fn warning_text(warning: &Warning, label: &str) -> String {
     }
 }
 
+/// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
+/// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
+/// written).
+fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if let Some(post) = post_tokens {
+        phrases.push(format!("postTokens {}", thousands(post)));
+    }
+    if let Some(milliseconds) = details.duration_ms {
+        phrases.push(format!("took {} ms", thousands(milliseconds)));
+    }
+    if let Some(kept) = &details.preserved_messages {
+        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
+    }
+    phrases
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1005,21 +1025,4 @@ mod tests {
         assert_eq!(duration(7_200), "2 h");
         assert_eq!(duration(100_000), "1 d 3 h");
     }
-}
-
-/// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
-/// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
-/// written).
-fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
-    let mut phrases = Vec::new();
-    if let Some(post) = post_tokens {
-        phrases.push(format!("postTokens {}", thousands(post)));
-    }
-    if let Some(milliseconds) = details.duration_ms {
-        phrases.push(format!("took {} ms", thousands(milliseconds)));
-    }
-    if let Some(kept) = &details.preserved_messages {
-        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
-    }
-    phrases
 }
