@@ -377,13 +377,7 @@ impl Iterations {
             )
         };
         match kind {
-            Some("message") => {
-                let tokens = tokens();
-                if tokens.input_side() > 0 {
-                    self.last_message = Some(tokens);
-                }
-            }
-            Some(FALLBACK_ITERATION) => {
+            Some("message" | FALLBACK_ITERATION) => {
                 let tokens = tokens();
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
