@@ -2,7 +2,7 @@
 # The whole test suite: installs the pinned Claude Code CLI and Agent SDK (reused when present),
 # then runs every test, the end-to-end tests with the real CLI included. A missing CLI is a
 # failure here, not a skip. Ends with one summary: which end-to-end groups ran, which were
-# skipped and why.
+# skipped and why, and whether the tests that need root ran (they pass without root, skipped).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,7 +10,8 @@ cd "$root"
 
 tests/e2e/install-tools.sh
 
-# Each end-to-end test records its group here (tests/integration/support/summary.rs).
+# Each end-to-end test records its group here, and each test that needs root the group `root`
+# (tests/integration/support/summary.rs, root.rs).
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 status=0
@@ -18,7 +19,7 @@ CTXHOOKS_E2E=require CTXHOOKS_TEST_SUMMARY="$summary" cargo test --workspace --l
   status=$?
 
 echo
-echo "== end-to-end groups (cargo test: $([ "$status" -eq 0 ] && echo passed || echo FAILED))"
+echo "== end-to-end groups and tests that need root (cargo test: $([ "$status" -eq 0 ] && echo passed || echo FAILED))"
 groups=(
   "e2e_claude|the real CLI, claude -p"
   "e2e_sdk|the real Agent SDK"
@@ -28,6 +29,7 @@ groups=(
   "e2e_plugin|the plugin installed with claude plugin"
   "ccusage|the ccusage cross-check"
   "fleet|the fleet export: JSON Schemas, DuckDB"
+  "root|tests that need root: tmpfs, setpriv, unshare"
 )
 for entry in "${groups[@]}"; do
   group=${entry%%|*}

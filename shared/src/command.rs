@@ -9,6 +9,7 @@ pub mod gauge;
 pub mod history;
 pub mod install;
 pub mod output;
+pub mod output_file;
 pub mod provenance;
 pub mod recall;
 pub mod sessions;

@@ -7,6 +7,7 @@ pub mod error_log;
 pub mod files;
 pub mod gauge;
 pub mod kept;
+pub mod links;
 pub mod running_hash;
 pub mod session_id;
 pub mod sidecar;

@@ -7,7 +7,8 @@
 //! - `kills`: SIGKILL at random points, then the next run must end where a clean run ends;
 //! - `payloads`: hostile payloads and transcript paths for every hook;
 //! - `filesystem`: a full disk, a read-only state folder, another user, odd umasks, folders and
-//!   FIFOs where state files belong (the first three need root, and say when they skip);
+//!   FIFOs where state files belong (the first three need root, and say when they skip, through
+//!   `support/root.rs`);
 //! - `properties`: property-based tests (proptest) of the payload reader, the transcript line
 //!   reader and the usage ingest behind it, and the settings merge.
 
@@ -22,7 +23,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, running_as_root, say_skipped, transcript_fixture};
+use crate::support::{AS_NOBODY, Hook, SETPRIV, World, needs_root_and_setpriv, transcript_fixture};
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
 
@@ -190,10 +191,9 @@ fn a_relative_transcript_path_is_archived() {
 // for another user, was not archived).
 #[test]
 fn a_transcript_in_a_folder_that_cannot_be_listed_is_archived() {
-    if !(running_as_root() && Path::new("/usr/bin/setpriv").exists()) {
-        say_skipped("the unlistable-folder test needs root and setpriv");
+    let Some(_root) = needs_root_and_setpriv("the unlistable-folder test (setpriv)") else {
         return;
-    }
+    };
     let world = World::new("unlistable-folder");
     let projects = world.join("projects");
     fs_err::create_dir_all(&projects).unwrap();
@@ -217,10 +217,7 @@ fn a_transcript_in_a_folder_that_cannot_be_listed_is_archived() {
     assert!(chowned.success());
     world
         .hook(Hook::PreCompact)
-        .via(
-            "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups"],
-        )
+        .via(SETPRIV, AS_NOBODY)
         .in_dir("/")
         .stdin(precompact_payload(transcript.to_str().unwrap()).to_string())
         .success();

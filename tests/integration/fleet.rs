@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use crate::support::fixtures::{project_fixture, repository_file};
 use crate::support::summary::record_group;
-use crate::support::{Hook, World, cli_capture, say_skipped, transcript_fixture};
+use crate::support::{
+    Hook, World, cli_capture, make_fifo, mode, needs_root, say_skipped, transcript_fixture,
+};
 
 /// The venv's Python with duckdb and jsonschema, or `None` (said loudly) when it is missing and
 /// the end-to-end tools are not required.
@@ -455,4 +457,112 @@ fn three_hosts_exports_validate_and_duckdb_answers_the_fleet_questions() {
             "{verdicts:?}"
         );
     }
+}
+
+// See: issue 17 (`export --out` replaced a FIFO, or a link to `/proc/self/fd/1`, with a regular
+// file: the shipper reading the pipe got nothing, and as root `--out /dev/stdout` would have
+// replaced the system's link).
+#[test]
+fn out_writes_into_a_fifo_or_a_link_to_stdout_and_through_a_link_to_a_file() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+    let world = World::new("fleet-out");
+    let host = Host::new(&world, "alpha");
+    host.transcript(
+        "-home-dev-entire",
+        "a6e4c2a0-0000-4000-8000-000000000000",
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+    );
+    let export = || {
+        world
+            .ctxhooks(["export", "--host", "alpha", "--projects"])
+            .arg(&host.projects)
+    };
+    let expected = export().success().stdout().to_vec();
+    assert!(
+        expected.len() > 1000,
+        "{}",
+        String::from_utf8_lossy(&expected)
+    );
+
+    // A FIFO a shipper reads: written into, and still a FIFO.
+    let fifo = world.join("pipe");
+    make_fifo(&fifo);
+    let shipper = world.program("/bin/cat").arg(&fifo).spawn();
+    export().arg("--out").arg(&fifo).success();
+    let (shipped, hung) = shipper.kill_after(std::time::Duration::from_secs(10));
+    assert!(!hung, "the shipper reading the FIFO never got a writer");
+    assert_eq!(shipped.stdout(), expected);
+    assert!(
+        fs_err::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+
+    // A link to the process's own stdout (`/dev/stdout` is one): the lines go there, the link
+    // stays.
+    let stdout = world.join("stdout");
+    symlink("/proc/self/fd/1", &stdout).unwrap();
+    let outcome = export().arg("--out").arg(&stdout).success();
+    assert_eq!(outcome.stdout(), expected);
+    assert!(fs_err::symlink_metadata(&stdout).unwrap().is_symlink());
+
+    // A link to a regular file: the file is replaced (0600), the link stays.
+    let shipped = world.join("shipped.jsonl");
+    fs_err::write(&shipped, "earlier\n").unwrap();
+    fs_err::set_permissions(&shipped, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let current = world.join("current.jsonl");
+    symlink(&shipped, &current).unwrap();
+    export().arg("--out").arg(&current).success();
+    assert!(fs_err::symlink_metadata(&current).unwrap().is_symlink());
+    assert_eq!(fs_err::read(&shipped).unwrap(), expected);
+    assert_eq!(mode(&shipped), 0o600);
+
+    // A folder is refused, and nothing is written in it.
+    let folder = world.join("folder");
+    fs_err::create_dir_all(&folder).unwrap();
+    export()
+        .arg("--out")
+        .arg(&folder)
+        .stderr_contains("is a folder")
+        .failure();
+    assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
+}
+
+// See: issue 17 (the host name came from `/proc/sys/kernel/hostname` or `/etc/hostname` only,
+// and macOS has neither: every record said `unknown`).
+#[test]
+fn the_host_is_the_kernels_name_even_without_proc_or_etc_hostname() {
+    let Some(root) = needs_root("the host name without /proc or /etc/hostname (unshare)") else {
+        return;
+    };
+    if !Path::new("/usr/bin/unshare").exists() {
+        return root.skip("unshare is not installed");
+    }
+    let world = World::new("fleet-host-name");
+    let host = Host::new(&world, "alpha");
+    host.transcript(
+        "-home-dev-entire",
+        "a6e4c2a0-0000-4000-8000-000000000000",
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+    );
+    // In namespaces of its own: the kernel's name set, both files emptied (as on a system that
+    // has neither).
+    let empty = world.join("empty");
+    fs_err::write(&empty, "").unwrap();
+    let script = format!(
+        "hostname ctxhooks-uts-name && mount --bind '{empty}' /proc/sys/kernel/hostname && \
+         mount --bind '{empty}' /etc/hostname && exec \"$0\" \"$@\"",
+        empty = empty.display()
+    );
+    let outcome = world
+        .ctxhooks(["export", "--projects"])
+        .arg(&host.projects)
+        .via(
+            "/usr/bin/unshare",
+            ["--uts", "--mount", "/bin/sh", "-c", &script],
+        )
+        .success();
+    let first: Value = serde_json::from_str(outcome.stdout_text().lines().next().unwrap()).unwrap();
+    assert_eq!(first["host"], "ctxhooks-uts-name");
 }

@@ -2,6 +2,7 @@
 //! transcript; every layout of sub-agent transcripts is attributed to its session; each session
 //! says what `ctxhooks report` says; filters; bad input named and passed.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,7 +11,9 @@ use ctxhooks_shared::command::history::read::{log_of_transcript, read_transcript
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
-use crate::support::{World, all_transcript_fixtures, make_fifo, transcript_fixture};
+use crate::support::{
+    World, all_transcript_fixtures, make_fifo, running_as_root, transcript_fixture,
+};
 
 #[test]
 fn the_fast_reader_gives_the_ingests_own_rows_on_every_fixture_and_capture() {
@@ -330,4 +333,257 @@ fn a_second_run_reads_only_what_changed_and_says_the_same() {
     let (fresh, cached) = history(&["--no-cache"]);
     assert_eq!(cached, 0);
     assert_eq!(fresh, third);
+}
+
+/// `ctxhooks history --json` over `projects`, with the number of transcripts the cache gave
+/// taken out (the rest must not depend on it).
+fn history_of(world: &World, projects: &Path, extra: &[&str]) -> (Value, u64) {
+    let mut value = world
+        .ctxhooks(["history", "--json", "--projects"])
+        .arg(projects)
+        .args(extra)
+        .json();
+    let cached = value["totals"]["cached_transcripts"].take();
+    (value, cached.as_u64().unwrap())
+}
+
+/// The cache file of the transcript at `path`.
+fn cache_entry(world: &World, path: &Path) -> PathBuf {
+    let name = ctxhooks_shared::store::files::sha256_hex(path.as_os_str().as_encoded_bytes());
+    world
+        .state_dir()
+        .join("history-cache")
+        .join(format!("{name}.json"))
+}
+
+/// Runs `run` with its stdout in `out`, watching its peak resident memory (`VmHWM`) until it
+/// ends; kills it after 20 s. Returns whether it exited 0, its peak in KiB, and whether it had
+/// to be killed.
+fn run_watching_memory(run: crate::support::run::Run, out: &Path) -> (bool, u64, bool) {
+    let mut command = run.command();
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(fs_err::File::create(out).unwrap().into_parts().0)
+        .stderr(std::process::Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let started = std::time::Instant::now();
+    let mut peak = 0;
+    loop {
+        // Read before the exit is looked at: a zombie's status has no memory lines.
+        if let Ok(text) = fs_err::read_to_string(&status) {
+            let high_water = text
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse().ok());
+            peak = peak.max(high_water.unwrap_or(0));
+        }
+        if let Some(exit) = child.try_wait().unwrap() {
+            return (exit.success(), peak, false);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return (false, peak, true);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+// See: issue 17 (a cache file that is a FIFO hung `history`; one linked to `/dev/zero` grew it
+// to about 1 GB).
+#[test]
+fn a_cache_entry_that_is_no_file_of_sane_size_is_passed_over_at_once() {
+    let world = World::new("history-cache-special");
+    let projects = projects_folder(&world, "machine");
+    let transcript = projects.join("-spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl");
+    let (fresh, _) = history_of(&world, &projects, &["--no-cache"]);
+    let entry = cache_entry(&world, &transcript);
+    fs_err::create_dir_all(entry.parent().unwrap()).unwrap();
+    let zero_link = |entry: &Path| std::os::unix::fs::symlink("/dev/zero", entry).unwrap();
+    let huge = |entry: &Path| {
+        // 4 GiB that take no disk (a sparse file), far past what a transcript's entry can be.
+        let file = fs_err::File::create(entry).unwrap();
+        file.set_len(4 << 30).unwrap();
+    };
+    // What is made where the entry belongs.
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 3] = [
+        ("a FIFO", make_fifo),
+        ("a link to /dev/zero", zero_link),
+        ("a sparse file of 4 GiB", huge),
+    ];
+    let out = world.join("history.json");
+    for (what, make) in cases {
+        if fs_err::symlink_metadata(&entry).is_ok() {
+            fs_err::remove_file(&entry).unwrap();
+        }
+        make(&entry);
+        // At most 2 GiB of address space, so that an unbounded read cannot take the machine's
+        // memory; the bound itself is the peak the run reached.
+        let run = world
+            .ctxhooks(["history", "--json", "--projects"])
+            .arg(&projects)
+            .via("/bin/sh", ["-c", "ulimit -v 2097152; exec \"$0\" \"$@\""]);
+        let (success, peak, hung) = run_watching_memory(run, &out);
+        assert!(!hung, "history waited on a cache entry that is {what}");
+        assert!(success, "history failed with a cache entry that is {what}");
+        assert!(
+            peak < 256 * 1024,
+            "history grew to {peak} KiB reading a cache entry that is {what}"
+        );
+        let mut value: Value = serde_json::from_slice(&fs_err::read(&out).unwrap()).unwrap();
+        value["totals"]["cached_transcripts"].take();
+        assert_eq!(value, fresh, "a cache entry that is {what}");
+    }
+}
+
+// See: issue 17 (a transcript rewritten with the same size and modification time was taken from
+// the cache; a hand-edited cache entry was believed).
+#[test]
+fn a_transcript_rewritten_in_place_or_a_hand_edited_entry_is_read_again() {
+    let world = World::new("history-cache-stale");
+    let projects = projects_folder(&world, "machine");
+    let session_id = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+    let transcript = projects.join(format!("-spotter/{session_id}.jsonl"));
+    let output_tokens =
+        |history: &Value| session(history, session_id)["totals"]["output_tokens"].clone();
+    let (first, cached) = history_of(&world, &projects, &[]);
+    assert_eq!(cached, 0);
+    // Rewritten in place with the same size, then given back its modification time: only the
+    // change time (and the bytes) say it changed.
+    let text = fs_err::read_to_string(&transcript).unwrap();
+    let modified = fs_err::metadata(&transcript).unwrap().modified().unwrap();
+    let at = text.rfind("\"output_tokens\":").unwrap() + "\"output_tokens\":".len();
+    let digits = text[at..].chars().take_while(char::is_ascii_digit).count();
+    let rewritten = format!(
+        "{}{}{}",
+        &text[..at],
+        "9".repeat(digits),
+        &text[at + digits..]
+    );
+    assert_eq!(rewritten.len(), text.len());
+    assert_ne!(rewritten, text);
+    fs_err::write(&transcript, &rewritten).unwrap();
+    fs_err::File::options()
+        .write(true)
+        .open(&transcript)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    assert_eq!(
+        fs_err::metadata(&transcript).unwrap().modified().unwrap(),
+        modified
+    );
+    let (second, cached) = history_of(&world, &projects, &[]);
+    let (fresh, _) = history_of(&world, &projects, &["--no-cache"]);
+    assert_ne!(
+        output_tokens(&fresh),
+        output_tokens(&first),
+        "the rewrite changed nothing"
+    );
+    assert_eq!(
+        output_tokens(&second),
+        output_tokens(&fresh),
+        "a transcript rewritten in place was taken from the cache"
+    );
+    assert_eq!(second, fresh);
+    assert_eq!(cached, 6);
+    // An entry edited by hand (still JSON, its numbers changed) is not believed.
+    let entry = cache_entry(&world, &transcript);
+    let bytes = fs_err::read_to_string(&entry).unwrap();
+    let edited = bytes.replace("\"output_tokens\":", "\"output_tokens\":1");
+    assert_ne!(edited, bytes);
+    fs_err::write(&entry, edited).unwrap();
+    let (third, cached) = history_of(&world, &projects, &[]);
+    assert_eq!(
+        output_tokens(&third),
+        output_tokens(&fresh),
+        "a hand-edited cache entry was believed"
+    );
+    assert_eq!(third, fresh);
+    assert_eq!(cached, 6);
+    // The entry read again replaced the edited one: the next run takes it from the cache.
+    let (_, cached) = history_of(&world, &projects, &[]);
+    assert_eq!(cached, 7);
+}
+
+// See: issue 17 (`history` and `export` exited 0 having written nothing when the only folder
+// given was refused).
+#[test]
+fn nothing_readable_is_an_error_and_one_folder_read_is_enough() {
+    let world = World::new("history-nothing-read");
+    let projects = projects_folder(&world, "machine");
+    let missing = world.join("missing");
+    let file = world.join("file");
+    fs_err::write(&file, "not a folder").unwrap();
+    let mut refused = vec![
+        (missing.clone(), "nothing is there"),
+        (file.clone(), "a file"),
+    ];
+    // A folder its reader may not list: as another user when the tests run as root.
+    let unreadable = world.join("unreadable");
+    fs_err::create_dir_all(unreadable.join("-project")).unwrap();
+    fs_err::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let as_nobody = running_as_root() && Path::new("/usr/bin/setpriv").exists();
+    if as_nobody || !running_as_root() {
+        refused.push((unreadable.clone(), "could not be read"));
+    } else {
+        crate::support::say_skipped("an unreadable projects folder (needs setpriv as root)");
+    }
+    let run = |command: &str, folder: &Path| {
+        let run = world
+            .ctxhooks([command, "--projects"])
+            .arg(folder)
+            .in_dir("/");
+        if as_nobody {
+            run.via(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups"],
+            )
+        } else {
+            run
+        }
+    };
+    let out = world.join("export.jsonl");
+    for (folder, why) in &refused {
+        // The state folder does not exist: nothing at all could be read.
+        for command in ["history", "export"] {
+            let outcome = run(command, folder)
+                .args(if command == "export" {
+                    vec!["--out".into(), out.clone()]
+                } else {
+                    vec![]
+                })
+                .stderr_contains("no projects folder could be read")
+                .stderr_contains(*why)
+                .failure();
+            assert_eq!(outcome.code(), Some(1));
+            assert!(outcome.stdout().is_empty(), "{command} printed a result");
+        }
+        assert!(!out.exists(), "export wrote a file with nothing read");
+    }
+    // One folder read is enough: the refused ones are warnings, and the rest is reported.
+    let history = world
+        .ctxhooks(["history", "--json", "--projects"])
+        .arg(&projects)
+        .arg("--projects")
+        .arg(&missing)
+        .json();
+    assert_eq!(history["totals"]["sessions"], 4);
+    world
+        .ctxhooks(["export", "--projects"])
+        .arg(&projects)
+        .arg("--projects")
+        .arg(&missing)
+        .stderr_contains("nothing is there")
+        .success();
+    // So is a state folder: what it holds is exported, and the refused folder a warning.
+    fs_err::create_dir_all(world.state_dir()).unwrap();
+    world
+        .ctxhooks(["export", "--projects"])
+        .arg(&missing)
+        .stderr_contains("nothing is there")
+        .success();
+    fs_err::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o700)).unwrap();
 }

@@ -10,7 +10,7 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::Value;
 
 use crate::support::fixtures::repository_file;
-use crate::support::{CTXHOOKS, Hook, World, make_fifo, mode, running_as_root, say_skipped};
+use crate::support::{CTXHOOKS, Hook, World, make_fifo, mode, needs_root};
 
 /// The folder the hook binaries are registered from: the canonical folder of `ctxhooks`.
 fn binaries_dir() -> PathBuf {
@@ -770,14 +770,10 @@ fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
 #[test]
 fn install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_file() {
     use std::os::unix::fs::MetadataExt;
-    let as_root = running_as_root();
-
     let world = World::new("owner");
     world.write_user_settings("{\n  \"theme\": \"dark\"\n}\n");
-    if !as_root {
-        say_skipped("the settings-owner check needs root (chown); the read-only check still runs");
-    }
-    if as_root {
+    // The read-only check below runs whoever runs the tests.
+    if let Some(_root) = needs_root("the settings-owner check (chown)") {
         // As `sudo ctxhooks install` would: the file stays its owner's.
         std::os::unix::fs::chown(world.user_settings(), Some(65534), Some(65534)).unwrap();
         world.ctxhooks(["install"]).success();

@@ -628,3 +628,43 @@ fn install_leaves_out_events_an_old_claude_refuses_and_doctor_says_so() {
     world.ctxhooks(["uninstall"]).success();
     assert!(!world.user_settings().exists());
 }
+
+// See: issue 17 (`recall PATTERN` listed the right message, but its excerpt missed the match when
+// the text before it held characters whose lower case has another byte length).
+#[test]
+fn recall_shows_the_match_after_text_whose_lower_case_has_other_lengths() {
+    let world = World::new("keep-recall-folding");
+    let mut text = fs_err::read_to_string(transcript_fixture(COMPACTED)).unwrap();
+    // A real tool result, its text made long: 3,000 `İ` (two bytes, three lowercased), then
+    // the words searched for, then more.
+    let mut result: Value = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["isSidechain"] != true)
+        .find(|line| {
+            line["message"]["content"]
+                .as_array()
+                .is_some_and(|blocks| blocks.iter().any(|block| block["type"] == "tool_result"))
+        })
+        .unwrap();
+    let long = format!(
+        "{}Zebrafish Migration{}",
+        "İ".repeat(3000),
+        "b".repeat(3000)
+    );
+    result["message"]["content"] =
+        json!([{"type": "tool_result", "tool_use_id": "toolu_folding", "content": long}]);
+    result["uuid"] = json!("folding-result");
+    // The fixture's last line has no newline.
+    text.push('\n');
+    text.push_str(&result.to_string());
+    text.push('\n');
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), text);
+    stop(&world, &transcript);
+    let found = world
+        .ctxhooks(["recall", "--session", SESSION, "zebrafish migration"])
+        .success()
+        .stdout_text();
+    assert!(found.contains("1 message(s) shown"), "{found}");
+    assert!(found.contains("Zebrafish Migration"), "{found}");
+}

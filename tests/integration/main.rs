@@ -88,3 +88,6 @@ mod plugin;
 
 // The plugin installed with the pinned CLI's `claude plugin` commands, its hooks at work.
 mod e2e_plugin;
+
+// The suite's own promises: the tests that need root pass when it is not root, and say so.
+mod suite;

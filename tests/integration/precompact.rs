@@ -9,8 +9,8 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Hook, SmallFilesystem, World, mode, running_as_root, say_skipped, spawn_together,
-    transcript_fixture,
+    AS_NOBODY, Hook, SETPRIV, SmallFilesystem, World, mode, needs_root, needs_root_and_setpriv,
+    spawn_together, transcript_fixture,
 };
 
 const SESSION: &str = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9";
@@ -500,6 +500,9 @@ fn verify_catches_tampering_and_prune_trims_on_request() {
 
 #[test]
 fn a_full_disk_leaves_nothing_under_a_final_name() {
+    let Some(root) = needs_root("the full-disk test (a tmpfs)") else {
+        return;
+    };
     let world = World::new("full-disk");
     // A transcript of about 1.2 MB for a state folder on a 256 KiB filesystem.
     let fixture_bytes = fs_err::read(transcript_fixture(
@@ -514,8 +517,7 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
     let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &big);
     // Compressed, it is about 270 KB: more than the 128 KiB the filesystem holds.
     let Some(small) = SmallFilesystem::mount(world.state_dir(), "128k") else {
-        say_skipped("the full-disk test needs root to mount a tmpfs");
-        return;
+        return root.skip("could not mount a tmpfs");
     };
     world
         .hook(Hook::PreCompact)
@@ -547,11 +549,9 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
 #[test]
 fn an_unreadable_agent_file_costs_only_itself() {
     // Needs root, to make a file the hook (run as `nobody`) cannot read.
-    let has_setpriv = Path::new("/usr/bin/setpriv").exists();
-    if !(running_as_root() && has_setpriv) {
-        say_skipped("the unreadable-file test needs root and setpriv");
+    let Some(_root) = needs_root_and_setpriv("the unreadable-file test (setpriv)") else {
         return;
-    }
+    };
     let world = World::new("unreadable");
     let transcript = lay_out_flat_project(&world);
     let status = Command::new("chown")
@@ -567,10 +567,7 @@ fn an_unreadable_agent_file_costs_only_itself() {
 
     world
         .hook(Hook::PreCompact)
-        .via(
-            "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups"],
-        )
+        .via(SETPRIV, AS_NOBODY)
         .stdin(payload(&transcript, "auto", Value::Null).to_string())
         .success();
 
@@ -603,10 +600,12 @@ fn an_unreadable_agent_file_costs_only_itself() {
 
 #[test]
 fn a_log_line_that_does_not_fit_leaves_no_fragment() {
+    let Some(root) = needs_root("the full-disk log test (a tmpfs)") else {
+        return;
+    };
     let world = World::new("log-fragment");
     let Some(small) = SmallFilesystem::mount(world.state_dir(), "16k") else {
-        say_skipped("the full-disk log test needs root to mount a tmpfs");
-        return;
+        return root.skip("could not mount a tmpfs");
     };
     // Each refused payload logs its (long) transcript path; the fifth line no longer fits.
     let long_name = "x".repeat(3000);

@@ -1392,6 +1392,67 @@ fn ledger_relabels_nothing_when_an_unreadable_line_follows_the_group() {
     assert_eq!(after.len(), lines_of(&bytes).len() - 1);
 }
 
+/// The last `length` bytes of the file at `path`, read without reading the rest.
+fn last_bytes(path: &Path, length: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = fs_err::File::open(path).unwrap();
+    let size = file.metadata().unwrap().len();
+    file.seek(SeekFrom::Start(size.saturating_sub(length)))
+        .unwrap();
+    let mut tail = String::new();
+    file.read_to_string(&mut tail).unwrap();
+    tail
+}
+
+#[test]
+fn mark_interrupt_looks_only_at_the_end_of_a_sidecar_of_any_size() {
+    // A runtime waits on mark-interrupt before it interrupts: it must not read a session's whole
+    // sidecar. Here one of 4 GiB (sparse: no room on disk), a hook event at its end, and an
+    // address space of 128 MiB: reading it all would fail, and the warning be wrong.
+    let world = World::new("mark-large");
+    let session = "mark-large";
+    fs_err::create_dir_all(world.session_dir(session)).unwrap();
+    let event = r#"{"kind":"tool_event","event":"started","time_ms":1,"tool_use_id":"toolu_1"}"#;
+    let sidecar = fs_err::File::create(world.sidecar(session)).unwrap();
+    sidecar.set_len(4 << 30).unwrap();
+    drop(sidecar);
+    crate::support::append(&world.sidecar(session), format!("\n{event}\n"));
+    let output = world
+        .ctxhooks([
+            "mark-interrupt",
+            "--session",
+            session,
+            "--reason",
+            "backstop",
+        ])
+        .via("/bin/sh", ["-c", "ulimit -v 131072 && exec \"$0\" \"$@\""])
+        .success();
+    assert!(output.stderr().is_empty(), "{output:?}");
+    let tail = last_bytes(&world.sidecar(session), 1024);
+    let lines: Vec<&str> = tail.lines().rev().take(2).collect();
+    assert_eq!(lines[1], event);
+    assert!(
+        lines[0].starts_with(r#"{"kind":"runtime_interrupt_mark""#),
+        "{}",
+        lines[0]
+    );
+    // The look is bounded: hook events only before the last 64 KiB are none of recent ones.
+    let world = World::new("mark-old-events");
+    let mut lines = format!("{event}\n");
+    while lines.len() <= 64 * 1024 {
+        lines.push_str(
+            r#"{"kind":"runtime_interrupt_mark","time_ms":2,"reason":"an earlier backstop"}"#,
+        );
+        lines.push('\n');
+    }
+    fs_err::create_dir_all(world.session_dir(session)).unwrap();
+    fs_err::write(world.sidecar(session), &lines).unwrap();
+    world
+        .ctxhooks(["mark-interrupt", "--session", session, "--reason", "r"])
+        .stderr_contains("none in the last 64 KiB of its sidecar")
+        .success();
+}
+
 #[test]
 fn mark_interrupt_json_is_the_recorded_line_and_warns_without_hook_events() {
     let world = World::new("mark-json");

@@ -302,3 +302,106 @@ fn hostile_payloads_exit_zero_and_log_one_line_each() {
         );
     }
 }
+
+/// The largest payload a hook reads (`MAX_INPUT_BYTES`).
+const MAX_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
+
+/// The payload `payload(text)` makes with `text` as many `filler`s as fit below the largest
+/// payload a hook reads (`payload` puts `text` in as it is, already encoded).
+fn at_the_cap(filler: &str, payload: impl Fn(&str) -> String) -> String {
+    let room = MAX_PAYLOAD_BYTES - 64 - payload("").len();
+    let payload = payload(&filler.repeat(room / filler.len()));
+    assert!(payload.len() > MAX_PAYLOAD_BYTES - 64 - filler.len());
+    assert!(payload.len() <= MAX_PAYLOAD_BYTES);
+    payload
+}
+
+#[test]
+fn a_payload_at_the_cap_is_read_within_twice_its_size_of_memory() {
+    // The hook keeps 80 characters of a tool's input: it must not build the rest. Each payload
+    // is 16 MiB; the hook runs with an address space of 32 MiB (its own code and stacks
+    // included), where a tool input built into a value (up to about 25 times the payload for
+    // millions of tiny values) or a copy of a 16 MiB command does not fit.
+    let world = World::new("tooluse-cap");
+    let base = |event: &str, tool: &str, input: &str, response: &str| {
+        format!(
+            r#"{{"session_id": "{SESSION}", "hook_event_name": "{event}", "tool_name": "{tool}",
+                "tool_input": {input}, "tool_use_id": "toolu_big"{response}}}"#
+        )
+    };
+    // A line of Rust as JSON writes it, without its quotes.
+    let line = serde_json::to_string("    println!(\"hello \\\"world\\\"\");\n").unwrap();
+    let line = &line[1..line.len() - 1];
+    let shapes: [(&str, String, &str); 4] = [
+        (
+            "a Write of 16 MiB",
+            at_the_cap(line, |content| {
+                base(
+                    "PreToolUse",
+                    "Write",
+                    &format!(r#"{{"file_path": "/p/src/main.rs", "content": "{content}"}}"#),
+                    "",
+                )
+            }),
+            "/p/src/main.rs",
+        ),
+        (
+            "a Bash command of 16 MiB, escapes all along",
+            at_the_cap("echo \\\"a\\\"\\n", |command| {
+                base(
+                    "PreToolUse",
+                    "Bash",
+                    &format!(r#"{{"command": "{command}", "description": "d"}}"#),
+                    "",
+                )
+            }),
+            "echo \"a\" echo \"a\" echo \"a\" echo \"a\" echo \"a\" echo \"a\" echo \"a\" echo \"a\" echo \"a\"",
+        ),
+        (
+            "millions of tiny values in a tool's input",
+            at_the_cap("0,", |values| {
+                base(
+                    "PreToolUse",
+                    "Bash",
+                    &format!(r#"{{"values": [{values}0], "command": "ls"}}"#),
+                    "",
+                )
+            }),
+            "ls",
+        ),
+        (
+            "a Bash output of 16 MiB",
+            at_the_cap("   Compiling \\\"a\\\" v1.0\\n", |stdout| {
+                base(
+                    "PostToolUse",
+                    "Bash",
+                    r#"{"command": "cargo build"}"#,
+                    &format!(
+                        r#", "tool_response": {{"stdout": "{stdout}", "interrupted": false}}"#
+                    ),
+                )
+            }),
+            "cargo build",
+        ),
+    ];
+    for (index, (what, payload, summary)) in shapes.iter().enumerate() {
+        world
+            .hook(Hook::ToolUse)
+            .via(
+                "/bin/sh",
+                [
+                    "-c",
+                    &format!(
+                        "ulimit -v {} && exec \"$0\" \"$@\"",
+                        2 * MAX_PAYLOAD_BYTES / 1024
+                    ),
+                ],
+            )
+            .stdin(payload)
+            .success();
+        let lines = json_lines(&world.sidecar(SESSION));
+        assert_eq!(lines.len(), index + 1, "{what}: no line");
+        assert_eq!(lines[index]["summary"], *summary, "{what}");
+        assert_eq!(world.errors(), Vec::<Value>::new(), "{what}");
+    }
+}

@@ -351,6 +351,64 @@ fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     assert_eq!(kept.len(), 2, "{kept:?}");
 }
 
+/// The names of the copies of the usage log from before a rescan, sorted (by time).
+fn rescan_copies(world: &World, session: &SessionId) -> Vec<String> {
+    let mut names: Vec<String> = fs_err::read_dir(world.state().session_dir(session))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("usage.before-rescan-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn only_the_newest_three_copies_from_before_a_rescan_are_kept() {
+    let world = World::new("rescan-copies");
+    let transcript = world.transcript("transcript.jsonl");
+    let session = SessionId::parse("rescan-copies").unwrap();
+    let log = world.state().session_dir(&session).join("usage.jsonl");
+    let lines = fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl");
+    let stop = || {
+        world
+            .hook(Hook::Stop)
+            .stdin(stop_payload(session.as_str(), &transcript))
+            .success();
+    };
+    let mut written: Vec<String> = Vec::new();
+    for round in 1..=5 {
+        // The transcript grows, then is cut short: each cut is one rescan, one copy.
+        fs_err::write(&transcript, lines[..40].concat()).unwrap();
+        stop();
+        let before = fs_err::read(&log).unwrap();
+        fs_err::write(&transcript, lines[..30].concat()).unwrap();
+        stop();
+        let copies = rescan_copies(&world, &session);
+        let new: Vec<&String> = copies
+            .iter()
+            .filter(|name| !written.contains(name))
+            .collect();
+        assert_eq!(new.len(), 1, "round {round}: {copies:?}");
+        written.push(new[0].clone());
+        // The newest copy is the log as it was just before this rescan; only the newest three
+        // are left.
+        assert_eq!(copies.last(), Some(new[0]), "round {round}");
+        assert_eq!(
+            fs_err::read(world.state().session_dir(&session).join(new[0])).unwrap(),
+            before,
+            "round {round}"
+        );
+        assert_eq!(
+            copies,
+            written[written.len().saturating_sub(3)..],
+            "round {round}"
+        );
+        let rows = read_rows(&world.state(), &session).unwrap();
+        assert_eq!(rows, log_from_transcript(&transcript).unwrap().rows());
+    }
+    assert_eq!(world.errors(), Vec::<serde_json::Value>::new());
+}
+
 #[test]
 fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
     let world = World::new("damaged-log");
@@ -984,6 +1042,65 @@ fn garbage_lines_are_counted_and_shown_by_usage_and_report() {
             .stdout_contains("3 unreadable line(s)")
             .success();
     }
+}
+
+#[test]
+fn unreadable_lines_of_the_usage_log_are_counted_and_shown_by_usage_and_report() {
+    let world = World::new("garbage-log-lines");
+    let transcript = world.transcript("transcript.jsonl");
+    let session = SessionId::parse("garbage-log-lines").unwrap();
+    fs_err::write(
+        &transcript,
+        fixture_lines("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl")[..30].concat(),
+    )
+    .unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(session.as_str(), &transcript))
+        .success();
+    let log = world.state().session_dir(&session).join("usage.jsonl");
+    let lines = fs_err::read_to_string(&log).unwrap().lines().count();
+    // Damaged bytes, a line that is not JSON, and a record of a kind a newer ctxhooks wrote.
+    append(
+        &log,
+        b"\xff\xfe\nnot json\n{\"kind\":\"from_a_later_version\",\"transcript\":\"t\"}\n",
+    );
+    let rows = read_rows(&world.state(), &session).unwrap();
+    assert_eq!(rows.len(), 6, "the readable rows are all read");
+    let expected = serde_json::json!({
+        "usage_log": log,
+        "unreadable": 3,
+        "first_line": lines + 1,
+    });
+    let usage = world
+        .ctxhooks(["usage", "--session", session.as_str(), "--json"])
+        .json();
+    assert_eq!(usage["skipped_log_lines"], expected, "{usage}");
+    assert_eq!(usage["rows"].as_array().unwrap().len(), rows.len());
+    let report = world
+        .ctxhooks(["report", "--session", session.as_str(), "--json"])
+        .json();
+    assert_eq!(report["skipped_log_lines"], expected, "{report}");
+    for arguments in [
+        &["usage", "--session", session.as_str()][..],
+        &["report", "--session", session.as_str()],
+    ] {
+        world
+            .ctxhooks(arguments)
+            .stdout_contains(format!(
+                "skipped in the usage log `{}`: 3 unreadable line(s)",
+                log.display()
+            ))
+            .stdout_contains(format!("the first is line {}", lines + 1))
+            .success();
+    }
+    // A log whose every line is a record says nothing of the kind.
+    let clean = world
+        .ctxhooks(["usage", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    assert_eq!(clean["skipped_log_lines"], serde_json::Value::Null);
 }
 
 #[test]

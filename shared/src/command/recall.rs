@@ -3,4 +3,5 @@
 
 pub mod cli;
 pub mod conversation;
+pub mod matching;
 pub mod text;

@@ -16,9 +16,10 @@ use crate::store::session_id::SessionId;
 pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The largest input a hook accepts. Claude Code's payloads are a few kilobytes; a tool's input
-/// or output can be larger. The input is kept whole while the hook runs, and a tool's input is
-/// parsed into a `Value` (a pathological one, millions of tiny numbers, takes up to about 90
-/// times its size in memory), so the cap stays well under what a hook may use.
+/// or output can be larger. The input is kept whole while the hook runs and read in place: the
+/// tool hook builds nothing of a tool's input or output but a few fields and 80 characters
+/// (a tool output that is one string with escapes is decoded into one buffer as large), so a
+/// hook at the cap stays within twice the input's size in memory (BENCHMARKS.md).
 const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.

@@ -46,16 +46,15 @@ pub fn take_snapshot(
     files::create_private_dir_all(&archive)?;
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
-    let temp = archive.join(format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()));
-    // While the archive is ours, a folder a stopped PreCompact left behind goes, and our own folder is made and locked, so that no other run can take it
-    // for abandoned.
-    let archive_lock = lock_folder(&archive, ARCHIVE_LOCK_WAIT);
+    // A folder a stopped PreCompact left behind goes first. Our own folder appears under its
+    // unfinished name already locked, and the lock is held until this run ends: no one (another
+    // snapshot, `archives prune`) can take it for abandoned at any moment of its life.
     remove_abandoned(&archive);
-    files::create_private_dir_all(&temp)?;
-    // Held until this run ends: while it is, the folder is being written.
-    let _writing = lock_folder(&temp, Duration::ZERO);
-    drop(archive_lock);
-    let built = build(state, &temp, request, transcript, now);
+    let (temp, _writing) = make_locked_folder(
+        &archive,
+        &format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()),
+    )?;
+    let built = build(state, request, transcript, now);
     let metadata = match built {
         Ok(metadata) => metadata,
         Err(error) => {
@@ -79,35 +78,68 @@ pub fn abandoned_after() -> Duration {
     Duration::from_secs(PRECOMPACT.timeout_seconds * 2)
 }
 
-/// How long a snapshot waits for another run's hold on the archive folder (held only while that
-/// run looks for abandoned copies and makes its own folder).
-const ARCHIVE_LOCK_WAIT: Duration = Duration::from_secs(2);
+/// How long a new snapshot folder's writer waits for its lock: a bound, not an expected wait
+/// (no one else locks a folder under its [`UNLOCKED_SUFFIX`] name).
+const FOLDER_LOCK_WAIT: Duration = Duration::from_secs(2);
 
-/// An exclusive lock on the folder `path`, waited for at most `wait`; `None` when it cannot be
-/// had (held elsewhere, or a filesystem that cannot lock folders). Released when dropped, or
-/// when the process ends, however it ends.
-fn lock_folder(path: &Path, wait: Duration) -> Option<fs_err::File> {
-    let folder = fs_err::File::open(path).ok()?;
-    files::lock_within(folder.file(), wait).ok()?;
-    Some(folder)
+/// Ends the name a new unfinished snapshot folder is made under, before its writer holds its
+/// lock. Its writer renames it to its unfinished name within microseconds, so such a folder is
+/// abandoned only once it is older than [`abandoned_after`], whatever its lock says.
+pub const UNLOCKED_SUFFIX: &str = ".unlocked";
+
+/// Makes the unfinished snapshot folder `archive/name` with its lock already held, and returns
+/// it with the lock (`None` on a filesystem that cannot lock folders: then only its age says it
+/// is abandoned). The folder is made as `name` + [`UNLOCKED_SUFFIX`], locked, then renamed: a
+/// folder under an unfinished name without its writer's lock would be taken for abandoned by
+/// whoever looked at that moment.
+fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_err::File>)> {
+    let unlocked = archive.join(format!("{name}{UNLOCKED_SUFFIX}"));
+    files::create_private_dir_all(&unlocked)
+        .context("failed to create the snapshot's unfinished folder")?;
+    let made = (|| -> Result<(PathBuf, Option<fs_err::File>)> {
+        let folder = fs_err::File::open(&unlocked)?;
+        let lock = match files::lock_within(folder.file(), FOLDER_LOCK_WAIT) {
+            Ok(()) => Some(folder),
+            // The filesystem cannot lock (an I/O error, not a lock held elsewhere).
+            Err(error) if error.downcast_ref::<std::io::Error>().is_some() => None,
+            Err(error) => return Err(error.context("failed to lock the snapshot's folder")),
+        };
+        let temp = archive.join(name);
+        fs_err::rename(&unlocked, &temp)?;
+        Ok((temp, lock))
+    })();
+    if made.is_err() {
+        let _ = fs_err::remove_dir_all(&unlocked);
+    }
+    made
 }
 
 /// Returns true if and only if the unfinished snapshot folder `folder` is abandoned: the run
 /// that writes it holds a lock on it until it ends, so a folder whose lock can be taken has no
-/// writer left (it finished, failed, or was killed). Where folders cannot be locked, a folder
-/// older than [`abandoned_after`] is abandoned.
+/// writer left (it finished, failed, or was killed). A folder still under its
+/// [`UNLOCKED_SUFFIX`] name, or on a filesystem that cannot lock folders, is abandoned once it is
+/// older than [`abandoned_after`].
 pub fn is_abandoned(folder: &Path) -> bool {
     let Ok(handle) = fs_err::File::open(folder) else {
         return false;
     };
+    let old_enough = || {
+        handle
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
+    };
+    if folder
+        .file_name()
+        .is_some_and(|name| name.to_string_lossy().ends_with(UNLOCKED_SUFFIX))
+    {
+        return old_enough();
+    }
     match handle.file().try_lock() {
         // Released when `handle` is dropped.
         Ok(()) => true,
         Err(std::fs::TryLockError::WouldBlock) => false,
-        Err(std::fs::TryLockError::Error(_)) => handle
-            .metadata()
-            .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after())),
+        Err(std::fs::TryLockError::Error(_)) => old_enough(),
     }
 }
 
@@ -148,12 +180,10 @@ fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
 
 fn build(
     state: &StateDir,
-    temp: &Path,
     request: &SnapshotRequest,
     source: &mut TranscriptFile,
     now: DateTime<Utc>,
 ) -> Result<SnapshotMetadata> {
-    files::create_private_dir_all(temp)?;
     // The kept copy is brought up to date, every byte it already held compared with the
     // transcript's; the snapshot records which of its bytes the transcript is, and copies none.
     let transcript = keep_one(state, request, &KeptName::main(), source)
@@ -277,6 +307,25 @@ fn publish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_appears_under_its_unfinished_name_already_locked() {
+        let archive = crate::test_support::TempFolder::new("snapshot-folder");
+        let (temp, lock) = make_locked_folder(archive.path(), ".tmp-x-1").unwrap();
+        assert!(lock.is_some(), "this filesystem locks folders");
+        assert_eq!(temp, archive.join(".tmp-x-1"));
+        assert!(
+            !is_abandoned(&temp),
+            "a folder with its writer taken for abandoned"
+        );
+        assert_eq!(abandoned_folders(archive.path()), Vec::<PathBuf>::new());
+        drop(lock);
+        assert_eq!(abandoned_folders(archive.path()), vec![temp]);
+        // One left between making and renaming: unlocked, but too young to be taken.
+        let young = archive.join(format!(".tmp-y-2{UNLOCKED_SUFFIX}"));
+        fs_err::create_dir(&young).unwrap();
+        assert!(!is_abandoned(&young));
+    }
 
     #[test]
     fn names_sort_by_time_and_keep_the_trigger_safe() {

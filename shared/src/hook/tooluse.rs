@@ -2,11 +2,13 @@
 //! event, so that `ctxhooks provenance` knows which calls really started and finished. It runs
 //! on every tool call: no transcript reading, one small append.
 
+use std::fmt;
+
 use anyhow::{Context, Result, bail};
-use serde::Deserialize;
-use serde::de::MapAccess;
 use serde::de::value::MapAccessDeserializer;
-use serde_json::Value;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
@@ -15,7 +17,7 @@ use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
-use crate::store::tool_summary::summarize_tool_input;
+use crate::store::tool_summary::{SUMMARY_FIELDS, summarize_encoded_fields};
 
 /// The tool event payload fields the hook reads. Only `session_id` and `hook_event_name` are
 /// needed to write the line.
@@ -38,11 +40,12 @@ pub struct ToolUseInput<'payload> {
     #[serde(borrow)]
     pub tool_name: Text<'payload>,
     /// The tool's input: only a short summary of it is kept.
-    pub tool_input: Field<ToolInput>,
+    #[serde(borrow)]
+    pub tool_input: Field<ToolInput<'payload>>,
     /// The tool call's id (`toolu_...`).
     #[serde(borrow)]
     pub tool_use_id: Text<'payload>,
-    /// `PostToolUse`: the tool's output, of which only `interrupted` is read.
+    /// `PostToolUse`: the tool's output, of which only an object's `interrupted` is read.
     pub tool_response: Field<ToolResponse>,
     /// `PostToolUse` / `PostToolUseFailure`: how long the call ran, in milliseconds.
     pub duration_ms: Field<Milliseconds>,
@@ -53,16 +56,67 @@ pub struct ToolUseInput<'payload> {
     pub agent_id: Text<'payload>,
 }
 
-/// A tool's input: a JSON object, kept whole for [`summarize_tool_input`] to pick its one
-/// field from.
+/// A tool's input: of its fields, only those a summary may name ([`SUMMARY_FIELDS`]), each
+/// kept as the JSON text it arrived as, borrowed from the payload. Nothing else is built or
+/// decoded: a 16 MiB `Write` content, or millions of tiny values, cost no memory beyond the
+/// payload's bytes, and [`summarize_encoded_fields`] decodes only the 80 characters it keeps.
 #[derive(Debug, Default)]
-pub struct ToolInput(pub Value);
+pub struct ToolInput<'payload> {
+    /// (field name, its value as written in JSON), the last of each name when one repeats.
+    fields: Vec<(&'static str, &'payload RawValue)>,
+}
 
-impl<'de> Lenient<'de> for ToolInput {
+impl<'payload> ToolInput<'payload> {
+    /// The input field `name` as written in JSON (`"ls -la"`, `5`).
+    pub fn encoded(&self, name: &str) -> Option<&'payload str> {
+        self.fields
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, value)| value.get())
+    }
+}
+
+impl<'de: 'payload, 'payload> Lenient<'de> for ToolInput<'payload> {
     const EXPECTED: &'static str = "an object";
 
-    fn from_map<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
-        Value::deserialize(MapAccessDeserializer::new(object)).map(|input| Some(Self(input)))
+    fn from_map<A: MapAccess<'de>>(mut object: A) -> Result<Option<Self>, A::Error> {
+        let mut input = Self::default();
+        while let Some(SummaryField(name)) = object.next_key()? {
+            match name {
+                Some(name) => {
+                    let value: &'de RawValue = object.next_value()?;
+                    input.fields.retain(|(known, _)| *known != name);
+                    input.fields.push((name, value));
+                }
+                None => {
+                    object.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(input))
+    }
+}
+
+/// A key of a tool's input: the one of [`SUMMARY_FIELDS`] it is, or `None` for any other.
+struct SummaryField(Option<&'static str>);
+
+impl<'de> Deserialize<'de> for SummaryField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = SummaryField;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a field name")
+            }
+
+            fn visit_str<E>(self, key: &str) -> Result<SummaryField, E> {
+                Ok(SummaryField(
+                    SUMMARY_FIELDS.iter().copied().find(|name| *name == key),
+                ))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
@@ -80,6 +134,12 @@ impl<'de> Lenient<'de> for ToolResponse {
 
     fn from_map<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
         Self::deserialize(MapAccessDeserializer::new(object)).map(Some)
+    }
+
+    /// An output that is one string holds no `interrupted`: a string with escapes, decoded by
+    /// the parser into its own buffer, is not copied once more.
+    fn from_decoded_text(_: &str) -> Option<Self> {
+        None
     }
 }
 
@@ -157,7 +217,9 @@ pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
     let tool_name = input.tool_name.non_empty();
     let summary = tool_name
         .zip(input.tool_input.get())
-        .and_then(|(name, ToolInput(fields))| summarize_tool_input(name, fields));
+        .and_then(|(name, tool_input)| {
+            summarize_encoded_fields(name, |field| tool_input.encoded(field))
+        });
     Ok(ToolEvent {
         event,
         hook_event_name: Some(hook_event_name.to_owned()),

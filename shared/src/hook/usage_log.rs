@@ -419,9 +419,19 @@ fn push_json_line(lines: &mut Vec<u8>, record: &UsageRecord) -> Result<()> {
     Ok(())
 }
 
+/// The start of the name of a copy of the usage log as it was before a rescan
+/// (`usage.before-rescan-<time>.jsonl`).
+const BEFORE_RESCAN_PREFIX: &str = "usage.before-rescan-";
+
+/// How many copies of the usage log from before a rescan are kept (the newest): every rescan
+/// writes one as large as the log, and a session whose transcript is cut short again and again
+/// must not fill the disk with them.
+pub const KEPT_RESCAN_COPIES: usize = 3;
+
 /// Rewrites the log without `transcript`'s records (rescans are kept as history). The log as it
-/// was is kept beside it first (`usage.before-rescan-<time>.jsonl`): rows are never lost, even
-/// when the transcript they came from was cut short. Lines it cannot read stay byte for byte.
+/// was is kept beside it first (`usage.before-rescan-<time>.jsonl`): the rows of the last rescans
+/// are never lost, even when the transcript they came from was cut short; copies older than the
+/// newest [`KEPT_RESCAN_COPIES`] are removed. Lines it cannot read stay byte for byte.
 fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
     if !log_path.exists() {
         return Ok(());
@@ -441,10 +451,41 @@ fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
     }
     if kept.len() < bytes.len() {
         let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-        let previous = log_path.with_file_name(format!("usage.before-rescan-{stamp}.jsonl"));
+        let previous = log_path.with_file_name(format!("{BEFORE_RESCAN_PREFIX}{stamp}.jsonl"));
         files::write_atomic(&previous, &bytes, files::PRIVATE_FILE_MODE)
             .context("failed to keep the usage log before its rescan")?;
     }
     files::write_atomic(log_path, &kept, files::PRIVATE_FILE_MODE)
-        .context("failed to rewrite the usage log")
+        .context("failed to rewrite the usage log")?;
+    remove_old_rescan_copies(log_path);
+    Ok(())
+}
+
+/// Removes the copies of the log from before a rescan, beside `log_path`, but the newest
+/// [`KEPT_RESCAN_COPIES`] (their names sort by time). No command reads them; only regular files
+/// are removed. Best effort: a copy that cannot be removed costs only its room, and the next
+/// rescan tries again, while failing here would stop an ingest whose log is already rewritten.
+fn remove_old_rescan_copies(log_path: &Path) {
+    let Some(folder) = log_path.parent() else {
+        return;
+    };
+    let Ok(entries) = fs_err::read_dir(folder) else {
+        return;
+    };
+    let mut copies: Vec<std::path::PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(BEFORE_RESCAN_PREFIX)
+                && name.ends_with(".jsonl")
+                && entry.file_type().is_ok_and(|kind| kind.is_file())
+        })
+        .map(|entry| entry.path())
+        .collect();
+    copies.sort_unstable();
+    let old = copies.len().saturating_sub(KEPT_RESCAN_COPIES);
+    for copy in &copies[..old] {
+        let _ = fs_err::remove_file(copy);
+    }
 }

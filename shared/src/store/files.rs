@@ -93,6 +93,26 @@ pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
     Ok(Some(bytes))
 }
 
+/// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
+/// device refused), when it holds at most `limit` bytes; `None` when it does not exist. A larger
+/// file is an error naming it, and nothing past `limit` is ever read, whatever the file claims.
+pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+    let Some(file) = open_state_file(path)? else {
+        return Ok(None);
+    };
+    let too_large = || anyhow!("`{}` holds more than {limit} bytes", path.display());
+    let length = file.metadata()?.len();
+    if length > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(Some(bytes))
+}
+
 /// How long an append waits for another writer's lock on the same file.
 const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -554,6 +574,29 @@ mod tests {
         fs_err::write(&log, vec![b'x'; 200_000]).unwrap();
         assert_eq!(cut_to_last_line(&log).unwrap(), 0);
         assert_eq!(cut_to_last_line(&dir.join("missing")).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_bounded_read_takes_no_fifo_device_or_file_past_its_bound() {
+        let dir = scratch("bounded");
+        let file = dir.join("entry.json");
+        assert_eq!(read_state_file_within(&file, 4).unwrap(), None);
+        fs_err::write(&file, b"1234").unwrap();
+        assert_eq!(read_state_file_within(&file, 4).unwrap().unwrap(), b"1234");
+        assert!(read_state_file_within(&file, 3).is_err());
+        let fifo = dir.join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        assert!(read_state_file_within(&fifo, 4).is_err());
+        let zero = dir.join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(read_state_file_within(&zero, 4).is_err());
     }
 
     #[test]

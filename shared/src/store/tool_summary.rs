@@ -1,7 +1,5 @@
 //! The short summary of a tool call kept in the sidecar and reports: never the whole input.
 
-use serde_json::Value;
-
 /// The most characters a summary keeps.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 
@@ -19,14 +17,36 @@ fn summary_field(tool_name: &str) -> &'static [&'static str] {
     }
 }
 
-/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
-/// command's start, a file path), on one line; `None` when there is no such field.
-pub fn summarize_tool_input(tool_name: &str, input: &Value) -> Option<String> {
-    summarize_input_fields(tool_name, |field| input.get(field).and_then(Value::as_str))
+/// Every input field a summary may name, whatever the tool (the union of [`summary_field`]'s
+/// lists): a reader that keeps only these never holds a tool's whole input.
+pub const SUMMARY_FIELDS: [&str; 8] = [
+    "command",
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "path",
+];
+
+/// [`summarize_input_fields`] over fields kept as they are written in JSON: `encoded` gives the
+/// input field of that name as its JSON text (`"cargo test\n"`, or `5` for a number). Only the
+/// first [`SUMMARY_MAX_CHARS`] characters of the one field the summary takes are decoded, so a
+/// field of megabytes costs no copy.
+pub fn summarize_encoded_fields<'input>(
+    tool_name: &str,
+    encoded: impl Fn(&str) -> Option<&'input str>,
+) -> Option<String> {
+    let text = summary_field(tool_name)
+        .iter()
+        .find_map(|name| leading_characters(encoded(name)?))?;
+    Some(one_line(&text))
 }
 
-/// [`summarize_tool_input`] over an input read some other way: `field` gives the input field of
-/// that name when it is a string.
+/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
+/// command's start, a file path), on one line; `None` when there is no such field. `field`
+/// gives the input field of that name when it is a string.
 pub fn summarize_input_fields<'input>(
     tool_name: &str,
     field: impl Fn(&str) -> Option<&'input str>,
@@ -34,6 +54,12 @@ pub fn summarize_input_fields<'input>(
     let text = summary_field(tool_name)
         .iter()
         .find_map(|name| field(name))?;
+    Some(one_line(text))
+}
+
+/// The first [`SUMMARY_MAX_CHARS`] characters of `text`, control characters (newlines, tabs)
+/// made spaces.
+fn one_line(text: &str) -> String {
     let mut summary = String::with_capacity(text.len().min(SUMMARY_MAX_CHARS * 4));
     for character in text.chars().take(SUMMARY_MAX_CHARS) {
         summary.push(if character.is_control() {
@@ -42,30 +68,158 @@ pub fn summarize_input_fields<'input>(
             character
         });
     }
-    Some(summary)
+    summary
+}
+
+/// The first [`SUMMARY_MAX_CHARS`] characters of a JSON string written as JSON (its quotes and
+/// escapes as they came), decoded; `None` when `encoded` is not a string. Only those
+/// characters are looked at: each is at most 12 bytes (`\ud83d\ude00`), whatever the length of
+/// the whole string.
+fn leading_characters(encoded: &str) -> Option<String> {
+    let body = encoded.strip_prefix('"')?;
+    let bytes = body.as_bytes();
+    let mut end = 0;
+    for _ in 0..SUMMARY_MAX_CHARS {
+        match bytes.get(end)? {
+            b'"' => break,
+            b'\\' => end += escape_length(&bytes[end..]),
+            _ => end += body.get(end..)?.chars().next()?.len_utf8(),
+        }
+    }
+    let mut literal = String::with_capacity(end + 2);
+    literal.push('"');
+    literal.push_str(body.get(..end)?);
+    literal.push('"');
+    serde_json::from_str(&literal).ok()
+}
+
+/// The length of the escape `bytes` starts with: 2 (`\n`), 6 (`\u00e9`), or 12 for a surrogate
+/// pair (`\ud83d\ude00`, one character).
+fn escape_length(bytes: &[u8]) -> usize {
+    if bytes.get(1) != Some(&b'u') {
+        return 2;
+    }
+    let unit = bytes
+        .get(2..6)
+        .and_then(|hex| std::str::from_utf8(hex).ok())
+        .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+    if unit.is_some_and(|unit| (0xD800..0xDC00).contains(&unit))
+        && bytes.get(6..8) == Some(b"\\u".as_slice())
+    {
+        12
+    } else {
+        6
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// The summary of `input`, each field given to the reader as the JSON text it was written as.
+    fn summarize_encoded(tool_name: &str, input: &Value) -> Option<String> {
+        let encoded: Vec<(String, String)> = input
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, value)| (name.clone(), value.to_string()))
+            .collect();
+        summarize_encoded_fields(tool_name, |field| {
+            encoded
+                .iter()
+                .find(|(name, _)| name == field)
+                .map(|(_, text)| text.as_str())
+        })
+    }
+
+    /// The summary of `input`, each field given to the reader decoded, when it is a string.
+    fn summarize_decoded(tool_name: &str, input: &Value) -> Option<String> {
+        summarize_input_fields(tool_name, |field| input.get(field).and_then(Value::as_str))
+    }
 
     #[test]
     fn keeps_eighty_characters_on_one_line() {
         let long = format!("echo 'a\nb' {}", "x".repeat(200));
-        let summary = summarize_tool_input("Bash", &json!({"command": long})).unwrap();
-        assert_eq!(summary.chars().count(), 80);
-        assert!(summary.starts_with("echo 'a b' xx"));
+        for summarize in [summarize_encoded, summarize_decoded] {
+            let summary = summarize("Bash", &json!({"command": long})).unwrap();
+            assert_eq!(summary.chars().count(), 80);
+            assert!(summary.starts_with("echo 'a b' xx"));
+            assert_eq!(
+                summarize(
+                    "Edit",
+                    &json!({"file_path": "/a/b.rs", "old_string": "secret"})
+                ),
+                Some("/a/b.rs".into())
+            );
+            assert_eq!(summarize("Mystery", &json!({"token": "secret"})), None);
+            // A field of another type is passed over for the next one the tool may name.
+            assert_eq!(
+                summarize("Mystery", &json!({"file_path": 5, "path": "/p"})),
+                Some("/p".into())
+            );
+        }
+    }
+
+    #[test]
+    fn the_encoded_reader_decodes_every_escape_as_the_decoded_one_does() {
+        let texts = [
+            String::new(),
+            "short".into(),
+            "tab\there \"quoted\" back\\slash / é ü 😀 \u{1}".into(),
+            "😀".repeat(100),
+            "\n".repeat(100),
+            format!("{}é", "x".repeat(79)),
+            format!("{}😀 and more", "x".repeat(79)),
+            format!("{}\"", "x".repeat(79)),
+        ];
+        for text in &texts {
+            let input = json!({"command": text});
+            assert_eq!(
+                summarize_encoded("Bash", &input),
+                summarize_decoded("Bash", &input),
+                "{text:?}"
+            );
+        }
+        // Escapes as other writers spell them: `\/`, `\u00e9`, a surrogate pair in hex, across
+        // the 80th character.
+        let written = format!(r#""{}\/\u00e9\ud83d\ude00\b\f\r""#, "x".repeat(77));
+        let decoded: String = serde_json::from_str(&written).unwrap();
         assert_eq!(
-            summarize_tool_input(
-                "Edit",
-                &json!({"file_path": "/a/b.rs", "old_string": "secret"})
-            ),
-            Some("/a/b.rs".into())
+            leading_characters(&written),
+            Some(decoded.chars().take(80).collect())
         );
         assert_eq!(
-            summarize_tool_input("Mystery", &json!({"token": "secret"})),
-            None
+            leading_characters(&format!(r#""{}\ud83d\ude00""#, "x".repeat(79))),
+            Some(format!("{}😀", "x".repeat(79)))
         );
+        assert_eq!(leading_characters("5"), None);
+        assert_eq!(leading_characters("{\"a\": 1}"), None);
+        assert_eq!(leading_characters(r#""unterminated"#), None);
+    }
+
+    #[test]
+    fn every_field_a_summary_may_name_is_listed() {
+        for tool in [
+            "Bash",
+            "PowerShell",
+            "Read",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "NotebookRead",
+            "Glob",
+            "Grep",
+            "WebFetch",
+            "WebSearch",
+            "Task",
+            "Agent",
+            "Mystery",
+        ] {
+            for field in summary_field(tool) {
+                assert!(SUMMARY_FIELDS.contains(field), "{tool}: {field}");
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::io::Write as _;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -190,6 +191,86 @@ fn every_hook_at_once_on_one_session() {
             "{PRECOMPACTS} PreCompact, {} Stop and {PROCESSES} tooluse at once on one session: \
              {PRECOMPACTS} whole snapshots, each request once, every tool event once",
             PROCESSES / 2
+        ),
+    );
+}
+
+// See: issue 17 (`archives prune` run by a cron job while compactions happened removed the
+// unfinished folder of a snapshot being written, made but not yet locked by its writer: 59 of 60
+// snapshots were left).
+#[test]
+fn prune_in_a_loop_against_many_precompacts_loses_no_snapshot() {
+    const ROUNDS: usize = 8;
+    const PRECOMPACTS: usize = 8;
+    const PRUNERS: usize = 2;
+    let world = World::new("faults-prune-against-precompacts");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::copy(transcript_fixture(REAL_TRANSCRIPT), &transcript).unwrap();
+    let payload = precompact_payload(transcript.to_str().unwrap()).to_string();
+    // A writer held up right after it makes a folder (by the scheduler, on a busy machine) is
+    // what the prune must not mistake for a dead one: under strace, every `mkdir` of the hook
+    // returns 50 ms late, so that each snapshot's folder waits that long before its writer's
+    // next step. Without strace, the runs only race, and a loss is rarer.
+    let strace = Path::new("/usr/bin/strace").exists();
+    let precompact = || {
+        let run = world.hook(Hook::PreCompact).stdin(&payload);
+        if strace {
+            run.via(
+                "/usr/bin/strace",
+                [
+                    "-f",
+                    "-qq",
+                    "--seccomp-bpf",
+                    "-o",
+                    "/dev/null",
+                    "-e",
+                    "trace=mkdir,mkdirat",
+                    "-e",
+                    "inject=mkdir,mkdirat:delay_exit=50000",
+                ],
+            )
+        } else {
+            run
+        }
+    };
+    let done = AtomicBool::new(false);
+    let prunes = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..PRUNERS {
+            let (world, done, prunes) = (&world, &done, &prunes);
+            // The cron job: every finished snapshot is kept, only what no writer holds goes.
+            scope.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    world
+                        .ctxhooks(["archives", "prune", "--keep", "100000"])
+                        .success();
+                    prunes.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        for _ in 0..ROUNDS {
+            for run in spawn_together((0..PRECOMPACTS).map(|_| precompact())) {
+                run.wait().success();
+            }
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    let expected = ROUNDS * PRECOMPACTS;
+    let listed = archives(&world);
+    assert_eq!(listed.as_array().unwrap().len(), expected, "{listed}");
+    assert_eq!(verified_snapshots(&world), expected);
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    say_held(
+        "concurrency",
+        &format!(
+            "{expected} PreCompacts, {PRECOMPACTS} at a time{}, against {} `archives prune` \
+             runs in {PRUNERS} loops: {expected} whole snapshots, none removed while written",
+            if strace {
+                ", each folder made 50 ms before its writer went on"
+            } else {
+                " (no strace: no writer held up)"
+            },
+            prunes.into_inner()
         ),
     );
 }

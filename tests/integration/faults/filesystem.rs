@@ -18,13 +18,9 @@ use super::{
     usage, verified_snapshots,
 };
 use crate::support::{
-    Hook, SmallFilesystem, World, json_lines, make_fifo, mode, running_as_root, say_held,
-    say_skipped, transcript_fixture,
+    AS_NOBODY, Hook, SETPRIV, SmallFilesystem, World, json_lines, make_fifo, mode, needs_root,
+    needs_root_and_setpriv, say_held, transcript_fixture,
 };
-
-/// The setpriv wrapper that runs a program as `nobody`.
-const SETPRIV: &str = "/usr/bin/setpriv";
-const AS_NOBODY: [&str; 3] = ["--reuid=65534", "--regid=65534", "--clear-groups"];
 
 /// The world's transcript, a copy of the real one.
 fn lay_out_transcript(world: &World) -> PathBuf {
@@ -95,10 +91,9 @@ fn hidden_copies(world: &World) -> usize {
 
 #[test]
 fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
-    if !running_as_root() {
-        say_skipped("the full-disk group needs root to mount a tmpfs");
+    let Some(root) = needs_root("the full-disk group (a tmpfs)") else {
         return;
-    }
+    };
     // The real transcript is 294 KB: the levels below it fail the snapshot's copy, those around
     // it its metadata, the usage log, the cursor, the sidecar and the error log in turn.
     const LEVELS: [u32; 16] = [
@@ -119,8 +114,7 @@ fn a_disk_full_at_any_step_loses_nothing_and_the_next_run_catches_up() {
         let world = World::new("faults-disk-full");
         // The same transcript path as the clean world's: rows name it.
         let Some(disk) = SmallFilesystem::mount(world.state_dir(), &format!("{level}k")) else {
-            say_skipped("the full-disk group could not mount a tmpfs");
-            return;
+            return root.skip("could not mount a tmpfs");
         };
         loud += hook_round(&world, &transcript, 0);
         assert_no_torn_line(&world);
@@ -242,16 +236,14 @@ fn nothing_changes(world: &World, transcript: &Path, wrapper: Option<(&str, &[&s
 
 #[test]
 fn a_read_only_state_folder_changes_nothing_and_the_hooks_say_why() {
-    if !running_as_root() {
-        say_skipped("the read-only state folder test needs root to mount a tmpfs");
+    let Some(root) = needs_root("the read-only state folder test (a tmpfs)") else {
         return;
-    }
+    };
     let world = World::new("faults-read-only");
     let transcript = lay_out_transcript(&world);
     world.write_user_settings(SETTINGS);
     let Some(disk) = SmallFilesystem::mount(world.state_dir(), "4m") else {
-        say_skipped("the read-only state folder test could not mount a tmpfs");
-        return;
+        return root.skip("could not mount a tmpfs");
     };
     // A state folder with a session in it, then made read-only.
     hook_round(&world, &transcript, 0);
@@ -268,10 +260,9 @@ fn a_read_only_state_folder_changes_nothing_and_the_hooks_say_why() {
 
 #[test]
 fn a_state_folder_of_another_user_changes_nothing_and_the_hooks_say_why() {
-    if !(running_as_root() && Path::new(SETPRIV).exists()) {
-        say_skipped("the other-user test needs root and setpriv");
+    let Some(_root) = needs_root_and_setpriv("the other-user test (setpriv)") else {
         return;
-    }
+    };
     let world = World::new("faults-other-user");
     let transcript = lay_out_transcript(&world);
     world.write_user_settings(SETTINGS);
@@ -360,6 +351,25 @@ fn odd_umasks_leave_exact_modes() {
                 .via("/bin/sh", ["-c", &wrapper])
                 .success();
         }
+        // What ctxhooks writes where a person names it: charts and exports name projects and
+        // sessions, and are private too.
+        let charts = [
+            (vec!["history", "--svg"], world.join("history.svg")),
+            (
+                vec!["report", "--session", SESSION, "--svg"],
+                world.join("report.svg"),
+            ),
+            (vec!["export", "--out"], world.join("export.jsonl")),
+        ];
+        for (command, file) in &charts {
+            world
+                .ctxhooks(command)
+                .arg(file)
+                .via("/bin/sh", ["-c", &wrapper])
+                .success();
+            assert_eq!(mode(file), 0o600, "umask {umask}: {}", file.display());
+            checked += 1;
+        }
         for (relative, bits) in modes(&world) {
             let path = world.state_dir().join(&relative);
             let expected = if path.is_dir() { 0o700 } else { 0o600 };
@@ -374,8 +384,9 @@ fn odd_umasks_leave_exact_modes() {
     say_held(
         "filesystem",
         &format!(
-            "umask 000 and 0277 under every hook, install, uninstall and install: {checked} \
-             state paths, every folder 0700 and every file 0600, the settings file 0600"
+            "umask 000 and 0277 under every hook, install, uninstall, install, history --svg, \
+             report --svg and export --out: {checked} paths, every folder 0700 and every file \
+             0600 (charts and exports too), the settings file 0600"
         ),
     );
 }

@@ -58,8 +58,9 @@ pub fn make_fifo(path: &Path) {
     assert!(made.success(), "mkfifo {}", path.display());
 }
 
-/// Returns true if and only if the tests run as root (a few checks need it, and say when they
-/// skip).
+/// Returns true if and only if the tests run as root. A test that needs root asks
+/// [`needs_root`](super::root::needs_root) instead, which records it for the summary; this is
+/// for a test that only runs differently as root.
 pub fn running_as_root() -> bool {
     use std::os::unix::fs::MetadataExt as _;
     // `/proc/self` belongs to the process's effective user.

@@ -31,17 +31,20 @@
 //!   group held).
 //! - `mounts.rs`: [`SmallFilesystem`], a tmpfs for one test (a full disk, a read-only state
 //!   folder); needs root.
+//! - `root.rs`: [`needs_root`], which every test that needs root asks first: it says when the
+//!   test is skipped and records for the summary whether it ran.
 //! - `claude.rs`: the end-to-end [`claude::Sandbox`], a world with our binaries installed and the
 //!   pinned Claude Code CLI; `model_server.rs`: the scripted model server it talks to;
 //!   `terminal.rs`: the same CLI run interactively in tmux, read from its screen.
-//! - `summary.rs`: each end-to-end group records whether it ran or why it was skipped, for the
-//!   summary `tests/run.sh` ends with.
+//! - `summary.rs`: each end-to-end group, and each test that needs root, records whether it ran
+//!   or why it was skipped, for the summary `tests/run.sh` ends with.
 
 pub mod claude;
 pub mod files;
 pub mod fixtures;
 pub mod model_server;
 pub mod mounts;
+pub mod root;
 pub mod run;
 pub mod scratch;
 pub mod summary;
@@ -51,6 +54,7 @@ pub mod world;
 pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_held, say_skipped};
 pub use fixtures::{all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture};
 pub use mounts::SmallFilesystem;
+pub use root::{AS_NOBODY, SETPRIV, needs_root, needs_root_and_setpriv};
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
 pub use world::World;

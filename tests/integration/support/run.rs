@@ -34,6 +34,9 @@ pub const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
 /// the ones it means on the child, never with `std::env::set_var`.
 const SCRUBBED_PREFIXES: [&str; 4] = ["ANTHROPIC_", "CLAUDE", "CTXHOOKS_", "OTEL_"];
 
+/// The signal number of SIGKILL.
+const SIGKILL: i32 = 9;
+
 /// How long a program may run before it counts as hung. A generous bound against a hang on a
 /// busy machine, never a timing assertion.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -469,24 +472,75 @@ pub struct Running {
     expected_files: Vec<(PathBuf, Vec<u8>)>,
 }
 
+/// What [`Running::kill_at`] did to a program.
+pub struct Kill {
+    /// What the program printed, and how it ended.
+    pub outcome: Outcome,
+    /// SIGKILL was sent while the program was still running, and it died of it (not exit 0): the
+    /// kill landed mid-run.
+    pub landed: bool,
+    /// How long the program ran, when it ended before the kill was due (to within 200 µs).
+    pub ended_after: Option<Duration>,
+}
+
+/// How often a program that may be killed, or whose run is timed, is looked at.
+const POLL: Duration = Duration::from_micros(200);
+
 impl Running {
     /// Sends SIGKILL to the program `delay` after it started, unless it ended before, then
     /// gathers what it printed as [`Running::wait`] does (the expectations are checked, the exit
     /// code is not). Returns the outcome and whether the kill found the program still running.
     #[track_caller]
     pub fn kill_after(mut self, delay: Duration) -> (Outcome, bool) {
-        let deadline = self.started + delay;
-        let killed = loop {
+        let killed = !self.ended_by(self.started + delay);
+        if killed {
+            let _ = self.child.kill();
+        }
+        (self.wait(), killed)
+    }
+
+    /// [`Running::kill_after`], and whether the kill landed: the program was still running when
+    /// SIGKILL was sent and died of it (a program that ended between the last look and the
+    /// signal exits 0, and does not count).
+    #[track_caller]
+    pub fn kill_at(mut self, delay: Duration) -> Kill {
+        use std::os::unix::process::ExitStatusExt as _;
+        let ended = self.ended_by(self.started + delay);
+        let ended_after = ended.then(|| self.started.elapsed());
+        if !ended {
+            let _ = self.child.kill();
+        }
+        let outcome = self.wait();
+        let landed = !ended && outcome.output.status.signal() == Some(SIGKILL);
+        Kill {
+            outcome,
+            landed,
+            ended_after,
+        }
+    }
+
+    /// Waits for the program as [`Running::wait`] does, looking at it every 200 µs, and returns
+    /// how long it ran from its start (a clean run's duration, which kill points are drawn from,
+    /// to within 200 µs rather than `wait`'s 5 ms).
+    #[track_caller]
+    pub fn timed(mut self) -> (Outcome, Duration) {
+        self.ended_by(self.started + self.timeout);
+        let ran = self.started.elapsed();
+        (self.wait(), ran)
+    }
+
+    /// Looks at the program every [`POLL`] until it ends or `deadline` passes; returns true if
+    /// and only if it ended.
+    fn ended_by(&mut self, deadline: Instant) -> bool {
+        loop {
             if self.child.try_wait().unwrap().is_some() {
-                break false;
+                return true;
             }
             if Instant::now() >= deadline {
-                let _ = self.child.kill();
-                break true;
+                return false;
             }
-            thread::sleep(Duration::from_micros(200));
-        };
-        (self.wait(), killed)
+            thread::sleep(POLL);
+        }
     }
 
     /// Waits for the program (killing it, and failing, when it outlives its timeout), then

@@ -15,7 +15,7 @@ use super::catalog::{
     Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome,
     read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
-use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
+use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use crate::command::output;
 use crate::hook::snapshot::is_abandoned;
@@ -365,7 +365,7 @@ fn prune(
             delete_snapshot(entry)?;
         }
         for folder in &abandoned {
-            fs_err::remove_dir_all(folder).context("failed to delete an unfinished snapshot")?;
+            delete_unfinished(folder)?;
         }
     }
     let outcome = PruneOutcome {

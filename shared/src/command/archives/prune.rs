@@ -1,6 +1,8 @@
 //! Trimming the archive on request: keep the newest N snapshots per session, or drop those
 //! older than some days. Nothing is ever deleted automatically.
 
+use std::path::Path;
+
 use chrono::{DateTime, Duration, Utc};
 
 use anyhow::{Context, Result};
@@ -55,7 +57,21 @@ pub fn select_for_pruning(
     }
 }
 
-/// Deletes one snapshot folder.
+/// Deletes one snapshot folder; one already gone (another prune at once) is fine.
 pub fn delete_snapshot(entry: &SnapshotEntry) -> Result<()> {
-    fs_err::remove_dir_all(&entry.path).context("failed to delete a snapshot")
+    remove_folder(&entry.path).context("failed to delete a snapshot")
+}
+
+/// Removes an unfinished snapshot folder whose writer is gone (see
+/// [`crate::hook::snapshot::is_abandoned`]); one already gone (another prune, or the next
+/// snapshot of the session, removed it first) is fine.
+pub fn delete_unfinished(folder: &Path) -> Result<()> {
+    remove_folder(folder).context("failed to delete an unfinished snapshot")
+}
+
+fn remove_folder(folder: &Path) -> std::io::Result<()> {
+    match fs_err::remove_dir_all(folder) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        done => done,
+    }
 }

@@ -17,10 +17,11 @@ use crate::command::install::document::{parse_settings, read_settings_bytes};
 use crate::command::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::command::install::merge::contains_handler;
 use crate::command::install::ownership::InstallsFile;
-use crate::command::install::scope::{SettingsScope, resolve_settings_path};
+use crate::command::install::scope::SettingsScope;
 use crate::hook::table::HOOK_BINARIES;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::files;
+use crate::store::links::resolve_links;
 use crate::store::state_dir::{StateDir, claude_config_dir};
 
 /// How many of the newest `errors.log` lines the report shows.
@@ -344,7 +345,7 @@ fn check_settings(
     findings: &mut Vec<Finding>,
 ) -> Option<SettingsCheck> {
     let path = match scope.settings_path(project_dir) {
-        Ok(path) => resolve_settings_path(&path).unwrap_or(path),
+        Ok(path) => resolve_links(&path).unwrap_or(path),
         Err(error) => {
             findings.push(Finding::SettingsPathUnknown {
                 scope,

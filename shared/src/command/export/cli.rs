@@ -4,16 +4,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::collect::{ExportQuery, export};
 use super::host::machine_name;
 use crate::command::history::cli::{projects_folders, reading, report_options};
+use crate::command::history::text::nothing_read_text;
 use crate::command::history::window::TimeWindow;
 use crate::command::output;
+use crate::command::output_file::write_output_file;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
-use crate::store::files;
 use crate::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks export`.
@@ -24,17 +25,22 @@ use crate::store::state_dir::StateDir;
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`.
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
+    /// folder, for `export`), an error and exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
-    /// The machine's name in every record (default: the kernel's host name).
+    /// The machine's name in every record (default: the kernel's host name, as `uname -n` gives
+    /// it).
     #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// Only records whose time is at or after this (`YYYY-MM-DD` or RFC 3339), for incremental
     /// shipping; records with no time are left out then.
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Write to this file (replaced atomically, mode 0600) instead of stdout.
+    /// Write to this file instead of stdout: a regular file (or none) is replaced atomically,
+    /// mode 0600, and through a symbolic link the file it leads to (the link stays); a FIFO or a
+    /// character device (or a link to one, such as `/dev/stdout`) is written into, never
+    /// replaced.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Read every transcript, even those the cache of the last run still describes.
@@ -56,12 +62,17 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         reading: reading(args.no_cache),
     };
     let export = export(&query, &report_options(None, DEFAULT_MIN_DROP));
+    // Nothing at all could be read: an error, not an empty export. A state folder read is
+    // something (the usage logs of sessions whose transcripts are gone, snapshots, tool events).
+    if export.folders_read == 0 && query.state.is_none() {
+        bail!(nothing_read_text(&export.problems));
+    }
     for problem in &export.problems {
         output::note(&format!("export: {problem}"));
     }
     match &args.out {
         Some(path) => {
-            files::write_atomic(path, &export.lines, files::PRIVATE_FILE_MODE)
+            write_output_file(path, &export.lines)
                 .with_context(|| format!("failed to write `{}`", path.display()))?;
             output::note(&format!(
                 "wrote {} record(s) for host {} to {}",

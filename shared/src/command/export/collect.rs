@@ -52,6 +52,8 @@ pub struct Export {
     pub records: usize,
     /// Problems, in words.
     pub problems: Vec<String>,
+    /// The projects folders that could be listed.
+    pub folders_read: usize,
 }
 
 /// One session's records as JSON lines.
@@ -115,7 +117,10 @@ impl Writer<'_> {
 /// Gathers every record.
 pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
     let found = discover(&query.folders);
-    let mut export = Export::default();
+    let mut export = Export {
+        folders_read: found.folders_read,
+        ..Export::default()
+    };
     for problem in &found.problems {
         export.problems.push(problem_text(problem));
     }

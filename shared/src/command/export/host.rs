@@ -1,8 +1,16 @@
-//! The machine's name for `ctxhooks export`: `/proc/sys/kernel/hostname`, else `/etc/hostname`,
-//! else `unknown`.
+//! The machine's name for `ctxhooks export`: the kernel's, as `uname` gives it (Linux, macOS and
+//! every Unix), else `/proc/sys/kernel/hostname` or `/etc/hostname`, else `unknown`.
 
-/// The machine's name, as the kernel or `/etc/hostname` gives it.
+/// The machine's name, as the kernel gives it.
 pub fn machine_name() -> String {
+    let kernel = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .trim()
+        .to_owned();
+    if !kernel.is_empty() {
+        return kernel;
+    }
     ["/proc/sys/kernel/hostname", "/etc/hostname"]
         .iter()
         .find_map(|path| {
@@ -22,8 +30,10 @@ mod tests {
     fn the_name_is_the_kernels() {
         let name = machine_name();
         assert!(!name.is_empty() && !name.contains('\n'));
-        if let Ok(kernel) = fs_err::read_to_string("/proc/sys/kernel/hostname") {
-            assert_eq!(name, kernel.trim());
-        }
+        let uname = std::process::Command::new("uname")
+            .arg("-n")
+            .output()
+            .unwrap();
+        assert_eq!(name, String::from_utf8_lossy(&uname.stdout).trim());
     }
 }

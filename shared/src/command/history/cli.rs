@@ -3,16 +3,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::cache::{Cache, Reading};
 use super::chart::render_svg;
 use super::json::history_json;
 use super::model::{HistoryQuery, build_history};
-use super::text::history_text;
+use super::text::{history_text, nothing_read_text, problem_text};
 use super::window::TimeWindow;
 use crate::command::output;
+use crate::command::output_file::write_output_file;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::command::usage::report::ReportOptions;
 use crate::command::usage::threshold::ThresholdEnvironment;
@@ -27,7 +28,8 @@ use crate::store::state_dir::{StateDir, claude_config_dir};
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`.
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and
+    /// exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
     /// Only sessions with a request at or after this time (`YYYY-MM-DD` or RFC 3339).
@@ -42,7 +44,8 @@ pub struct HistoryArgs {
     /// Print JSON (schema 1, see docs/history.md).
     #[arg(long)]
     pub json: bool,
-    /// Also write an SVG overview: peak context per session over time, compactions marked.
+    /// Also write an SVG overview: peak context per session over time, compactions marked
+    /// (written as `export --out` writes: mode 0600, a FIFO written into).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// The cap: the auto-compact window W in tokens, as for `ctxhooks report`.
@@ -95,8 +98,13 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         reading: reading(args.no_cache),
     };
     let history = build_history(&query, &report_options(args.cap, args.min_drop));
+    if history.folders_read == 0 {
+        let refusals: Vec<String> = history.problems.iter().map(problem_text).collect();
+        bail!(nothing_read_text(&refusals));
+    }
     if let Some(path) = &args.svg {
-        fs_err::write(path, render_svg(&history)).context("failed to write the SVG")?;
+        write_output_file(path, render_svg(&history).as_bytes())
+            .context("failed to write the SVG")?;
         output::note(&format!("wrote the overview to {}", path.display()));
     }
     if args.json {

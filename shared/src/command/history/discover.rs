@@ -94,6 +94,9 @@ pub struct Found {
     pub sessions: Vec<SessionFiles>,
     /// What could not be read.
     pub problems: Vec<Problem>,
+    /// The projects folders that could be listed (a folder refused as missing, a file or
+    /// unreadable is not one of them).
+    pub folders_read: usize,
 }
 
 /// Finds every session under `folders`.
@@ -141,6 +144,7 @@ fn discover_folder(folder: &Path, found: &mut Found) {
             return;
         }
     };
+    found.folders_read += 1;
     let before = found.sessions.len();
     let mut holds_transcripts = false;
     for entry in entries {

@@ -48,6 +48,8 @@ pub struct History {
     pub totals: HistoryTotals,
     /// What could not be read.
     pub problems: Vec<Problem>,
+    /// The projects folders that could be listed (0: nothing could be read at all).
+    pub folders_read: usize,
 }
 
 /// One project's sessions together.
@@ -125,6 +127,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
     let outcomes = for_each_parallel(&found.sessions, |files| {
         summarize_session(files, options, &query.window, &query.reading)
     });
+    let folders_read = found.folders_read;
     let mut problems = found.problems;
     let mut sessions = Vec::new();
     let mut days: BTreeMap<String, DayTotals> = BTreeMap::new();
@@ -185,6 +188,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         sessions,
         totals,
         problems,
+        folders_read,
     }
 }
 

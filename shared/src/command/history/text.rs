@@ -32,6 +32,12 @@ pub fn problem_text(problem: &Problem) -> String {
     }
 }
 
+/// What `history` and `export` end with when not one projects folder could be read, given each
+/// refusal in words ([`problem_text`]).
+pub fn nothing_read_text(refusals: &[String]) -> String {
+    format!("no projects folder could be read: {}", refusals.join("; "))
+}
+
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
 fn minute(time: Option<&str>) -> String {
     time.and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())

@@ -12,9 +12,10 @@ use super::claude_version::{InstalledClaude, installed_claude, refused_note};
 use super::document::read_settings_bytes;
 use super::handlers::install_dir;
 use super::installer::{self, Action, Outcome, WriteKind};
-use super::scope::{SettingsScope, resolve_settings_path};
+use super::scope::SettingsScope;
 use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::command::output;
+use crate::store::links::resolve_links;
 use crate::store::state_dir::StateDir;
 
 /// Which Claude Code settings file to edit.
@@ -76,7 +77,7 @@ impl TargetArgs {
             let project = std::env::current_dir().context("failed to read the current folder")?;
             SettingsScope::from(self.scope).settings_path(&project)?
         };
-        resolve_settings_path(&path)
+        resolve_links(&path)
     }
 
     fn new_file_mode(&self) -> u32 {
@@ -132,7 +133,7 @@ fn status_lines_elsewhere(target: &Path) -> Vec<(PathBuf, Value)> {
     SettingsScope::ALL
         .iter()
         .filter_map(|scope| scope.settings_path(&project).ok())
-        .map(|path| resolve_settings_path(&path).unwrap_or(path))
+        .map(|path| resolve_links(&path).unwrap_or(path))
         .filter(|path| path != target)
         .filter_map(|path| {
             let bytes = read_settings_bytes(&path).ok()??;

@@ -93,7 +93,7 @@ pub enum WriteKind {
 }
 
 /// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
-/// (an absolute path, see `resolve_settings_path`), for every event but those in `omitted`
+/// (an absolute path, see `store::links::resolve_links`), for every event but those in `omitted`
 /// (the user's Claude Code does not know them; handlers recorded for them earlier are removed). A file that does not exist yet is created
 /// with `new_file_mode`; an existing file keeps its mode. Runs under the state folder's install
 /// lock (except a dry run, which writes nothing at all).

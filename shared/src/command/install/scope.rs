@@ -1,8 +1,8 @@
-//! Which Claude Code settings file: the three scopes, and the path under which a file is edited.
+//! Which Claude Code settings file: the three scopes.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 
 use crate::store::files;
 use crate::store::state_dir::claude_config_dir;
@@ -50,50 +50,4 @@ impl SettingsScope {
             Self::User | Self::Local => files::PRIVATE_FILE_MODE,
         }
     }
-}
-
-/// How many symbolic links in a row [`resolve_settings_path`] follows (as the kernel does).
-const MAX_SYMBOLIC_LINKS: usize = 40;
-
-/// The path under which a settings file is edited and recorded: absolute, with symlinks
-/// resolved, so that a settings file symlinked from a dotfiles repository is edited where it
-/// lives and the link survives. A link whose target does not exist yet resolves to that target
-/// (which install then creates), as long as the target's folder exists; otherwise it is refused.
-pub fn resolve_settings_path(path: &Path) -> Result<PathBuf> {
-    let mut current =
-        std::path::absolute(path).context("failed to make the settings path absolute")?;
-    let mut followed_link = false;
-    for _ in 0..=MAX_SYMBOLIC_LINKS {
-        if let Ok(resolved) = fs_err::canonicalize(&current) {
-            return Ok(resolved);
-        }
-        // The file does not exist (yet): resolve its folder; when the name itself is a link
-        // (a dangling one), follow it to where the file will be.
-        let (Some(parent), Some(name)) = (current.parent(), current.file_name()) else {
-            return Ok(current);
-        };
-        let Ok(folder) = fs_err::canonicalize(parent) else {
-            if followed_link {
-                bail!(
-                    "`{}` is a symbolic link to `{}`, whose folder does not exist; create the \
-                     folder or remove the link",
-                    path.display(),
-                    current.display()
-                );
-            }
-            return Ok(current);
-        };
-        let candidate = folder.join(name);
-        match fs_err::read_link(&candidate) {
-            Ok(target) => {
-                current = folder.join(target);
-                followed_link = true;
-            }
-            Err(_) => return Ok(candidate),
-        }
-    }
-    bail!(
-        "`{}` is a chain of more than {MAX_SYMBOLIC_LINKS} symbolic links",
-        path.display()
-    )
 }

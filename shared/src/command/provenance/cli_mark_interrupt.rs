@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use super::sidecar::{RECENT_BYTES, has_recent_tool_events};
 use crate::command::output;
 use crate::store::clock::now_ms;
-use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::sidecar::{RuntimeMark, SidecarLine, append_mark};
 use crate::store::state_dir::StateDir;
@@ -54,16 +54,17 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
         pid: Some(std::process::id()),
     };
     let state = StateDir::locate()?;
-    // A cheap look (no parsing: this runs just before an interrupt); an unreadable sidecar
-    // counts as having no events, and the mark is still written.
-    let has_hook_events = files::read_state_file(&state.sidecar(&session))
-        .is_ok_and(|bytes| bytes.is_some_and(|bytes| contains(&bytes, b"\"tool_event\"")));
+    // A cheap look at the sidecar's end only (this runs just before an interrupt, whatever the
+    // sidecar's size); an unreadable sidecar counts as having no events, and the mark is still
+    // written.
+    let has_hook_events = has_recent_tool_events(&state.sidecar(&session)).unwrap_or(false);
     append_mark(&state, &session, &mark)?;
     if !has_hook_events {
         output::note(&format!(
-            "ctxhooks: warning: session `{session}` has no tool hook events yet (is \
-             ctxhooks-tooluse installed?); the mark was written, but without hook events the \
-             state of the interrupted call cannot be known"
+            "ctxhooks: warning: session `{session}` has no recent tool hook events (none in the \
+             last {} KiB of its sidecar; is ctxhooks-tooluse installed?); the mark was written, \
+             but without hook events the state of the interrupted call cannot be known",
+            RECENT_BYTES / 1024
         ));
     }
     if args.json {
@@ -73,10 +74,4 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
         output::println(&line)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
 }

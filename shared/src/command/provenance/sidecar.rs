@@ -2,7 +2,7 @@
 //! runtime marks, and every line that could not be read (counted and reported, never repaired).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -228,9 +228,31 @@ fn read_line(
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// How much of a sidecar's end [`has_recent_tool_events`] looks at: a few hundred lines.
+pub const RECENT_BYTES: u64 = 64 * 1024;
+
+/// Returns true if and only if the last [`RECENT_BYTES`] of the sidecar at `path` hold a tool
+/// hook event (`"tool_event"` in the bytes; nothing is parsed). For `ctxhooks mark-interrupt`,
+/// which runs while a runtime waits to interrupt: it reads that much whatever the sidecar's
+/// size. A missing sidecar holds none.
+pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
+    let Some(mut file) =
+        files::open_state_file(path).context("failed to read the provenance sidecar")?
+    else {
+        return Ok(false);
+    };
+    let length = file
+        .metadata()
+        .context("failed to read the provenance sidecar")?
+        .len();
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(length.saturating_sub(RECENT_BYTES)))
+        .and_then(|_| file.take(RECENT_BYTES).read_to_end(&mut tail))
+        .context("failed to read the end of the provenance sidecar")?;
+    Ok(contains(&tail, br#""tool_event""#))
 }
 
 /// A mark read leniently from a parsed line: `time_ms` an integer, or a finite non-negative

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::conversation::{Message, read_conversation};
+use super::matching::fold;
 use super::text::render;
 use crate::command::output;
 use crate::store::session_id::SessionId;
@@ -49,7 +50,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let needle = args
         .pattern
         .as_deref()
-        .map(str::to_lowercase)
+        .map(fold)
         .filter(|needle| !needle.is_empty());
     let mut chosen: Vec<&Message> = conversation
         .messages

@@ -30,11 +30,12 @@ pub struct Message {
 }
 
 impl Message {
-    /// Returns true if and only if some part holds `needle` (already lowercase), ignoring case.
+    /// Returns true if and only if some part holds `needle` (already folded by
+    /// [`super::matching::fold`]), ignoring case.
     pub fn contains(&self, needle: &str) -> bool {
         self.parts
             .iter()
-            .any(|part| part.searchable().to_lowercase().contains(needle))
+            .any(|part| super::matching::contains(&part.searchable(), needle))
     }
 }
 

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::conversation::Message;
+use super::matching::find;
 use crate::transcript::conversation::Part;
 
 /// The most characters of a tool call's input shown.
@@ -14,7 +15,7 @@ pub const INPUT_CHARACTERS: usize = 2000;
 pub const RESULT_CHARACTERS: usize = 1500;
 
 /// Renders `messages` of a conversation that went through `compactions` compactions; `needle`
-/// (lowercase) is what was searched for, if anything.
+/// (folded by [`super::matching::fold`]) is what was searched for, if anything.
 pub fn render(messages: &[Message], compactions: usize, needle: Option<&str>) -> String {
     let mut text = String::new();
     for message in messages {
@@ -78,14 +79,15 @@ pub fn trimmed(text: &str, limit: usize, needle: Option<&str>) -> String {
     if total <= limit {
         return text.to_owned();
     }
-    let found = needle
-        .filter(|needle| !needle.is_empty())
-        .and_then(|needle| text.to_lowercase().find(needle))
-        .map(|byte| text.get(..byte).map_or(0, |before| before.chars().count()));
+    // Where the match is, in characters of `text` itself.
+    let found = needle.and_then(|needle| find(text, needle)).map(|bytes| {
+        (
+            text[..bytes.start].chars().count(),
+            text[..bytes.end].chars().count(),
+        )
+    });
     let start = match found {
-        Some(position) if position + needle.map_or(0, str::len) > limit => {
-            position.saturating_sub(limit / 3)
-        }
+        Some((position, end)) if end > limit => position.saturating_sub(limit / 3),
         _ => 0,
     };
     let end = (start + limit).min(total);
@@ -114,5 +116,18 @@ mod tests {
         assert!(shown.ends_with("more characters]"));
         assert_eq!(trimmed("short", 100, None), "short");
         assert!(trimmed(&text, 100, None).starts_with("aaaa"));
+    }
+
+    // See: issue 17 (the excerpt missed the match when the text before it held characters whose
+    // lower case has another byte length: an offset into the lowercased text was used on the
+    // original).
+    #[test]
+    fn the_excerpt_holds_the_match_after_characters_whose_lower_case_is_longer_or_shorter() {
+        for before in ["İ", "\u{212a}", "ẞ"] {
+            let text = format!("{}NEEDLE{}", before.repeat(3000), "b".repeat(3000));
+            let shown = trimmed(&text, 100, Some("needle"));
+            assert!(shown.contains("NEEDLE"), "after {before}: {shown}");
+            assert!(shown.starts_with("[… 2967 characters …] "), "{shown}");
+        }
     }
 }

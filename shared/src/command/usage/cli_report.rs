@@ -14,6 +14,7 @@ use super::report::{ReportOptions, SessionReport, build_report};
 use super::threshold::ThresholdEnvironment;
 use crate::command::archives::catalog::list_snapshots;
 use crate::command::output;
+use crate::command::output_file::write_output_file;
 use crate::command::usage::chart::render_svg;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::store::session_id::SessionId;
@@ -68,6 +69,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write an SVG chart of context per request (one session only); says on stderr where.
+    /// Written as `export --out` writes: mode 0600, a FIFO written into.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// The cap: the auto-compact window W in tokens (default: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
@@ -127,7 +129,8 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         vec![build_report(None, &log, None, &options)]
     };
     if let (Some(path), Some(report)) = (&args.svg, reports.first()) {
-        fs_err::write(path, render_svg(report)).context("failed to write the SVG")?;
+        write_output_file(path, render_svg(report).as_bytes())
+            .context("failed to write the SVG")?;
         output::note(&format!("wrote the chart to {}", path.display()));
     }
     if args.json {

@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::log::TimelineItem;
-use super::log::{SessionLog, log_from_transcript, read_session_log};
+use super::log::{SessionLog, SkippedLogLines, log_from_transcript, read_session_log};
 use super::text::rows_table;
 use crate::command::output;
 use crate::store::session_id::SessionId;
@@ -26,7 +26,7 @@ pub struct UsageArgs {
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
     /// Print JSON: `{schema, session_id, transcript, rows, compactions, micro_compactions,
-    /// skipped_lines}`.
+    /// skipped_lines, skipped_log_lines}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -48,6 +48,9 @@ pub struct UsageOutput {
     pub micro_compactions: Vec<BoundaryRow>,
     /// Transcript lines that could not be read and were skipped, per transcript.
     pub skipped_lines: Vec<SkippedLinesRow>,
+    /// Lines of the usage log that are no record, skipped (`null` when none, and with
+    /// `--transcript`).
+    pub skipped_log_lines: Option<SkippedLogLines>,
 }
 
 /// Reads the log `--session` or `--transcript` names.
@@ -96,6 +99,7 @@ pub fn run(args: &UsageArgs) -> Result<ExitCode> {
             compactions,
             micro_compactions,
             skipped_lines: log.skipped.clone(),
+            skipped_log_lines: log.skipped_log_lines.clone(),
         })?;
     } else {
         output::print(&rows_table(&log))?;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
 
 use crate::hook::ingest::{Ingest, Origin, SourceState};
 use crate::store::files;
@@ -30,6 +31,31 @@ pub struct SessionLog {
     pub skipped: Vec<SkippedLinesRow>,
     /// What the main transcript says of its session (the latest of each fact).
     pub session: SessionFacts,
+    /// Lines of the usage log itself that are no record this version reads; `None` when every
+    /// line was read (or the log came straight from a transcript).
+    pub skipped_log_lines: Option<SkippedLogLines>,
+}
+
+/// Lines of a usage log that are no record this version reads (damaged bytes, a line that is
+/// not JSON, a kind a newer ctxhooks wrote): skipped by the reader, counted and shown, never
+/// dropped in silence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedLogLines {
+    /// The usage log's path.
+    pub usage_log: String,
+    /// How many lines were skipped.
+    pub unreadable: u64,
+    /// The first skipped line's number, counted from 1.
+    pub first_line: u64,
+}
+
+/// A usage log file read back: its records, and the lines that were none.
+#[derive(Debug, Clone, Default)]
+pub struct LogFile {
+    /// Every readable record, in order.
+    pub records: Vec<UsageRecord>,
+    /// The lines that are no record, when there are any.
+    pub skipped: Option<SkippedLogLines>,
 }
 
 /// A request or a boundary, in log order.
@@ -130,23 +156,45 @@ impl SessionLog {
     }
 }
 
-/// Every readable record of a usage log file (lines that are not records are skipped).
-pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
+/// A usage log file read back: every line that is a record, and a count of those that are not
+/// (an empty line, such as the end after the last newline, is none of either).
+pub fn read_log_file(path: &Path) -> Result<LogFile> {
     // Bytes, not text: one damaged line (invalid UTF-8) must not hide the others.
     let Some(bytes) = files::read_state_file(path).context("failed to read the usage log")? else {
-        return Ok(Vec::new());
+        return Ok(LogFile::default());
     };
-    Ok(bytes
-        .split(|byte| *byte == b'\n')
-        .filter_map(|line| serde_json::from_slice(line).ok())
-        .collect())
+    let mut log = LogFile::default();
+    for (index, line) in bytes.split(|byte| *byte == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        if let Ok(record) = serde_json::from_slice(line) {
+            log.records.push(record);
+        } else {
+            let skipped = log.skipped.get_or_insert_with(|| SkippedLogLines {
+                usage_log: path.display().to_string(),
+                unreadable: 0,
+                first_line: index as u64 + 1,
+            });
+            skipped.unreadable = skipped.unreadable.saturating_add(1);
+        }
+    }
+    Ok(log)
 }
 
-/// One session's log, read back from the state folder.
+/// Every readable record of a usage log file (lines that are not records are skipped; see
+/// [`read_log_file`] for their count).
+pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
+    Ok(read_log_file(path)?.records)
+}
+
+/// One session's log, read back from the state folder, with the count of its lines that are no
+/// record.
 pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<SessionLog> {
-    Ok(SessionLog::from_records(read_records(
-        &state.usage_log(session),
-    )?))
+    let file = read_log_file(&state.usage_log(session))?;
+    let mut log = SessionLog::from_records(file.records);
+    log.skipped_log_lines = file.skipped;
+    Ok(log)
 }
 
 /// One session's request rows (one per request, last values, largest output), in order.

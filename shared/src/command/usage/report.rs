@@ -9,7 +9,7 @@ use super::classify::{Classifier, classify_drops};
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
-use super::log::SessionLog;
+use super::log::{SessionLog, SkippedLogLines};
 use super::snapshots::{
     CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
     match_snapshots,
@@ -135,6 +135,8 @@ pub struct SessionReport {
     pub warnings: Vec<Warning>,
     /// Transcript lines that could not be read and were skipped, per transcript.
     pub skipped_lines: Vec<SkippedLinesRow>,
+    /// Lines of the session's usage log that are no record, skipped (`null` when none).
+    pub skipped_log_lines: Option<SkippedLogLines>,
 }
 
 /// The thresholds as applied.
@@ -241,6 +243,7 @@ pub fn build_report(
         },
         warnings,
         skipped_lines: log.skipped.clone(),
+        skipped_log_lines: log.skipped_log_lines.clone(),
     }
 }
 

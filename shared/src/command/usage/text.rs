@@ -8,7 +8,7 @@ use super::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
 };
 use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
-use super::log::{SessionLog, TimelineItem};
+use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::SessionReport;
 use super::threshold::{Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, WindowSource};
 use super::warnings::Warning;
@@ -192,7 +192,21 @@ pub fn rows_table(log: &SessionLog) -> String {
     for skipped in &log.skipped {
         let _ = writeln!(text, "{}", skipped_text(skipped));
     }
+    if let Some(skipped) = &log.skipped_log_lines {
+        let _ = writeln!(text, "{}", skipped_log_text(skipped));
+    }
     text
+}
+
+/// Lines of the usage log that are no record, in words.
+pub fn skipped_log_text(skipped: &SkippedLogLines) -> String {
+    format!(
+        "skipped in the usage log `{}`: {} unreadable line(s) (not a usage record this version \
+         reads; the first is line {})",
+        skipped.usage_log,
+        thousands(skipped.unreadable),
+        thousands(skipped.first_line)
+    )
 }
 
 /// Lines of a transcript that could not be read, in words.
@@ -243,6 +257,9 @@ pub fn report_text(report: &SessionReport) -> String {
     text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
+    }
+    if let Some(skipped) = &report.skipped_log_lines {
+        let _ = writeln!(text, "  {}", skipped_log_text(skipped));
     }
     let label = request_label(report);
     if let Some(peak) = &report.peak {
