@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cross-check: the input-side token totals ctxhooks computes for each real transcript fixture
-# (input, cache read, cache write) must equal what `ccusage session --offline --json` reports
+# (input, cache read, cache write; the session model's plus the advisor's `advisor_usage`, which
+# ccusage counts as their own models') must equal what `ccusage session --offline --json` reports
 # for the same file. Output tokens are shown too (they agreed on every fixture on 2026-11-30; see
 # docs/usage.md for why they can differ from older ccusage versions).
 #
@@ -33,7 +34,7 @@ while IFS= read -r file; do
     theirs=$(CLAUDE_CONFIG_DIR="$config" "$ccusage" session --offline --json \
         | python3 -c 'import json,sys; t=json.load(sys.stdin).get("totals") or {}; print(t.get("inputTokens",0), t.get("cacheReadTokens",0), t.get("cacheCreationTokens",0), t.get("outputTokens",0))')
     ours=$("$ctxhooks" usage --transcript "$file" --json \
-        | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(sum(x["input_tokens"] for x in r), sum(x["cache_read_input_tokens"] for x in r), sum(x["cache_creation_input_tokens"] for x in r), sum(x["output_tokens"] for x in r))')
+        | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; a=[u for x in r for u in x.get("advisor_usage",[])]; t=lambda k: sum(x[k] for x in r)+sum(u[k] for u in a); print(t("input_tokens"), t("cache_read_input_tokens"), t("cache_creation_input_tokens"), t("output_tokens"))')
     rm -rf "$config"
     read -r oi ocr occ oout <<< "$ours"
     read -r ti tcr tcc tout <<< "$theirs"

@@ -28,9 +28,12 @@ FROM (
             input_tokens: 'BIGINT', cache_creation_input_tokens: 'BIGINT',
             cache_read_input_tokens: 'BIGINT', output_tokens: 'BIGINT', context_tokens: 'BIGINT',
             turn_start: 'BOOLEAN', advisor: 'BOOLEAN',
+            -- request and session (schema 2): the advisor's own tokens by model
+            advisor_usage: 'STRUCT(model VARCHAR, input_tokens BIGINT, cache_creation_input_tokens BIGINT, cache_read_input_tokens BIGINT, output_tokens BIGINT)[]',
             -- compaction
             number: 'BIGINT', basis: 'VARCHAR', confidence: 'VARCHAR', trigger: 'VARCHAR',
-            pre_tokens: 'BIGINT', context_before: 'BIGINT', context_after: 'BIGINT',
+            pre_tokens: 'BIGINT', post_tokens: 'BIGINT', -- and duration_ms, named with tool_event
+            context_before: 'BIGINT', context_after: 'BIGINT',
             next_request: 'BIGINT', trigger_tokens: 'BIGINT', snapshot: 'VARCHAR',
             -- drop
             request_before: 'BIGINT', request_after: 'BIGINT', class: 'VARCHAR',

@@ -15,6 +15,7 @@ pub mod session_id;
 pub mod sidecar;
 pub mod snapshot_metadata;
 pub mod state_dir;
+pub mod status_window;
 pub mod tool_summary;
 pub mod trigger;
 pub mod usage_record;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ctxhooks_shared::command::usage::log::log_from_transcript;
 
-use crate::support::fixtures::{all_transcript_fixtures, repository_file};
+use crate::support::fixtures::{all_transcript_fixtures, cli_capture, repository_file};
 use crate::support::summary::record_group;
 use crate::support::{World, say_skipped};
 
@@ -36,47 +36,88 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
     let transcripts = all_transcript_fixtures();
     assert!(transcripts.len() >= 12, "fixtures missing: {transcripts:?}");
     for transcript in transcripts {
-        // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
-        let world = World::new("ccusage");
-        world.write_transcript(
-            transcript.file_name().unwrap(),
-            fs_err::read(&transcript).unwrap(),
-        );
-        let theirs = world
-            .program(&ccusage)
-            .args(["session", "--offline", "--json"])
-            .env_remove("CCUSAGE_DATA_DIR")
-            .json();
-        let totals = &theirs["totals"];
-        let theirs = (
-            totals["inputTokens"].as_u64().unwrap_or(0),
-            totals["cacheReadTokens"].as_u64().unwrap_or(0),
-            totals["cacheCreationTokens"].as_u64().unwrap_or(0),
-        );
-
-        let log = log_from_transcript(&transcript).unwrap();
-        let rows = log.rows();
-        let ours = (
-            rows.iter().map(|row| row.input_tokens).sum::<u64>(),
-            rows.iter()
-                .map(|row| row.cache_read_input_tokens)
-                .sum::<u64>(),
-            rows.iter()
-                .map(|row| row.cache_creation_input_tokens)
-                .sum::<u64>(),
-        );
-        assert!(
-            ours.0 + ours.1 + ours.2 > 0,
-            "{} gave no usage",
-            transcript.display()
-        );
-        assert_eq!(
-            ours,
-            theirs,
-            "input, cache read, cache write of {}",
-            transcript.display()
-        );
+        assert_input_side_equals_ccusage(&ccusage, &transcript);
     }
+}
+
+/// Responses with `usage.iterations`, as the pinned CLI writes what the API sends (the capture
+/// `today/advisor-print`): an advisor response (two `message` iterations around an
+/// `advisor_message` one; the top level their sum) and one whose top level is all 0. ccusage counts
+/// the top level for the session's model (0 for the second) and each `advisor_message` iteration
+/// as its own model's; ctxhooks' rows hold the first, `advisor_usage` the second, so the sums
+/// agree model by model.
+#[test]
+fn advisor_iterations_are_counted_apart_as_ccusage_counts_them() {
+    let Some(ccusage) = ccusage() else { return };
+    let world = World::new("ccusage-advisor");
+    let transcript = cli_capture(world.root(), "today/advisor-print.jsonl.gz");
+    let (session, advisor) = assert_input_side_equals_ccusage(&ccusage, &transcript);
+    assert_eq!(session, (2, 216_786, 6_352));
+    assert_eq!(advisor, (207_281, 0, 0));
+}
+
+/// Lays `transcript` alone in a Claude config folder, and checks that ccusage's totals equal the
+/// rows' sums plus the advisor's: `((input, cache read, cache write) of the rows, the same of
+/// the advisor's)`.
+fn assert_input_side_equals_ccusage(
+    ccusage: &Path,
+    transcript: &Path,
+) -> ((u64, u64, u64), (u64, u64, u64)) {
+    // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
+    let world = World::new("ccusage");
+    world.write_transcript(
+        transcript.file_name().unwrap(),
+        fs_err::read(transcript).unwrap(),
+    );
+    let theirs = world
+        .program(ccusage)
+        .args(["session", "--offline", "--json"])
+        .env_remove("CCUSAGE_DATA_DIR")
+        .json();
+    let totals = &theirs["totals"];
+    let theirs = (
+        totals["inputTokens"].as_u64().unwrap_or(0),
+        totals["cacheReadTokens"].as_u64().unwrap_or(0),
+        totals["cacheCreationTokens"].as_u64().unwrap_or(0),
+    );
+
+    let log = log_from_transcript(transcript).unwrap();
+    let rows = log.rows();
+    let session = (
+        rows.iter().map(|row| row.input_tokens).sum::<u64>(),
+        rows.iter()
+            .map(|row| row.cache_read_input_tokens)
+            .sum::<u64>(),
+        rows.iter()
+            .map(|row| row.cache_creation_input_tokens)
+            .sum::<u64>(),
+    );
+    let advisor = rows
+        .iter()
+        .flat_map(|row| &row.advisor_usage)
+        .fold((0, 0, 0), |sum, usage| {
+            (
+                sum.0 + usage.input_tokens,
+                sum.1 + usage.cache_read_input_tokens,
+                sum.2 + usage.cache_creation_input_tokens,
+            )
+        });
+    assert!(
+        session.0 + session.1 + session.2 > 0,
+        "{} gave no usage",
+        transcript.display()
+    );
+    assert_eq!(
+        (
+            session.0 + advisor.0,
+            session.1 + advisor.1,
+            session.2 + advisor.2
+        ),
+        theirs,
+        "input, cache read, cache write of {}",
+        transcript.display()
+    );
+    (session, advisor)
 }
 
 /// Writes an executable shell script.

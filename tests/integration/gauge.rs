@@ -387,3 +387,141 @@ fn post_compact_counts_the_compaction_before_its_boundary_is_written_and_once_af
     );
     assert_eq!(world.errors(), Vec::<Value>::new());
 }
+
+/// One main-chain response of a model the table does not know, with `context` tokens read.
+fn unknown_model_line(number: u64, context: u64) -> String {
+    let line = json!({
+        "type": "assistant", "uuid": format!("a{number}"), "requestId": format!("req_{number}"),
+        "timestamp": format!("2026-11-01T10:00:{number:02}.000Z"), "version": "2.1.300",
+        "cwd": "/nonexistent-project", "sessionId": "nova-session",
+        "message": {"id": format!("msg_{number}"), "model": "claude-nova-7", "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": 1, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": context - 1, "output_tokens": 5}},
+    });
+    format!("{line}\n")
+}
+
+/// Issue 22: a model the table does not know gets no T (it was taken as 200,000) until
+/// evidence gives one; the status line's window is such evidence, recorded by `ctxhooks
+/// statusline` and used by the Stop hook's gauge and by `report`.
+#[test]
+fn an_unknown_model_has_no_trigger_until_the_status_line_gives_its_window() {
+    let world = World::new("nova");
+    let session = "nova-session";
+    let transcript = world.transcript_path(session);
+    let payload = json!({
+        "session_id": session, "transcript_path": transcript, "cwd": world.project(),
+        "hook_event_name": "Stop", "stop_hook_active": false,
+    })
+    .to_string();
+    fs_err::write(&transcript, unknown_model_line(1, 100_000)).unwrap();
+    world.hook(Hook::Stop).stdin(payload.clone()).success();
+    let gauge: Value = serde_json::from_str(
+        &fs_err::read_to_string(world.session_dir(session).join("gauge.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(gauge["trigger_tokens"], Value::Null, "{gauge}");
+    assert_eq!(gauge["trigger"]["window_source"], "unknown", "{gauge}");
+
+    let status = json!({
+        "session_id": session, "version": "2.1.300", "model": {"id": "claude-nova-7"},
+        "context_window": {"context_window_size": 400_000, "current_usage": null},
+    })
+    .to_string();
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status)
+        .success();
+    let window: Value = serde_json::from_str(
+        &fs_err::read_to_string(world.session_dir(session).join("window.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(window["window_tokens"], 400_000);
+
+    let mut text = fs_err::read_to_string(&transcript).unwrap();
+    text.push_str(&unknown_model_line(2, 120_000));
+    fs_err::write(&transcript, text).unwrap();
+    world.hook(Hook::Stop).stdin(payload).success();
+    let gauge: Value = serde_json::from_str(
+        &fs_err::read_to_string(world.session_dir(session).join("gauge.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(gauge["trigger_tokens"], 367_000, "{gauge}");
+    assert_eq!(gauge["trigger"]["window_source"], "status_line", "{gauge}");
+
+    let report = world
+        .ctxhooks(["report", "--session", session, "--json"])
+        .json();
+    let trigger = &report["estimates"]["trigger"];
+    assert_eq!(trigger["tokens"], 367_000, "{trigger}");
+    assert_eq!(
+        trigger["rule"]["window"]["source"], "status_line",
+        "{trigger}"
+    );
+    // The same transcript read alone (no state folder, so no status line): unknown, said so.
+    let alone = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    assert_eq!(
+        alone["estimates"]["trigger"]["derivation"],
+        "window_unknown"
+    );
+    assert_eq!(alone["estimates"]["trigger"]["tokens"], Value::Null);
+}
+
+/// A context at or above the rule's T with no compaction after it contradicts the rule: the
+/// report never calls T confirmed, and gives what the evidence allows.
+#[test]
+fn a_context_above_the_rules_trigger_without_a_compaction_contradicts_the_rule() {
+    let world = World::new("contradicted");
+    let transcript = world.transcript("contradicted.jsonl");
+    let line = |number: u64, context: u64| {
+        unknown_model_line(number, context).replace("claude-nova-7", "claude-opus-4-6")
+    };
+    // claude-opus-4-6 under 2.1.300: a 200,000 window, T 167,000 by the rule; the session read
+    // 300,000 and went on.
+    fs_err::write(
+        &transcript,
+        [line(1, 150_000), line(2, 300_000), line(3, 310_000)].concat(),
+    )
+    .unwrap();
+    let report = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    let trigger = &report["estimates"]["trigger"];
+    assert_eq!(trigger["derivation"], "rule_contradicted", "{trigger}");
+    assert_eq!(trigger["rule"]["tokens"], 167_000);
+    assert_eq!(trigger["reached_without_compaction"], 300_000);
+    assert_eq!(trigger["tokens"], Value::Null);
+    // An automatic compaction at 400,000 bounds it from above: between the two.
+    let boundary = json!({
+        "type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": null,
+        "timestamp": "2026-11-01T10:00:04.000Z", "content": "Conversation compacted",
+        "compactMetadata": {"trigger": "auto", "preTokens": 400_000},
+    });
+    fs_err::write(
+        &transcript,
+        [
+            line(1, 150_000),
+            line(2, 300_000),
+            line(3, 390_000),
+            format!("{boundary}\n"),
+            line(5, 40_000),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let report = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    let trigger = &report["estimates"]["trigger"];
+    assert_eq!(trigger["derivation"], "rule_contradicted", "{trigger}");
+    assert_eq!(trigger["tokens"], 350_000, "{trigger}");
+}

@@ -30,6 +30,7 @@ fn the_fast_reader_gives_the_ingests_own_rows_on_every_fixture_and_capture() {
         assert_eq!(fast.timeline, full.timeline, "{}", transcript.display());
         assert_eq!(fast.sources, full.sources, "{}", transcript.display());
         assert_eq!(fast.skipped, full.skipped, "{}", transcript.display());
+        assert_eq!(fast.session, full.session, "{}", transcript.display());
         rows += full.rows().len();
     }
     // The comparison means something: many rows, and many lines the ingest was not fed.

@@ -222,6 +222,60 @@ fn session_start_speaks_only_after_a_compaction_and_only_when_something_is_kept(
 }
 
 #[test]
+fn session_start_after_a_compaction_writes_nothing_when_the_session_is_kept() {
+    // PreCompact kept the conversation before the compaction; the SessionStart that follows it
+    // runs while the person waits (Claude Code gives it 1 s): it says so without taking the
+    // lock or syncing a member to disk (one fdatasync on a loaded disk outlasted its budget).
+    let world = World::new("keep-start-kept");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
+    );
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": null})
+            .to_string(),
+        )
+        .success();
+    let kept = kept_dir(&world);
+    let files = |kept: &Path| -> Vec<(String, u64)> {
+        let mut found: Vec<(String, u64)> = fs_err::read_dir(kept)
+            .unwrap()
+            .map(|entry| {
+                let entry = entry.unwrap();
+                let length = entry.metadata().unwrap().len();
+                (entry.file_name().to_string_lossy().into_owned(), length)
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let before = files(&kept);
+    assert!(
+        before
+            .iter()
+            .any(|(name, _)| name == "transcript.jsonl.1.gz"),
+        "{before:?}"
+    );
+    // The compaction's boundary and summary arrive; SessionStart says the note and writes
+    // nothing.
+    let mut grown = fs_err::read(&transcript).unwrap();
+    grown.extend_from_slice(b"{\"type\":\"system\",\"subtype\":\"compact_boundary\"}\n");
+    fs_err::write(&transcript, &grown).unwrap();
+    let printed = session_event(
+        &world,
+        &transcript,
+        "SessionStart",
+        json!({"source": "compact"}),
+    );
+    assert!(printed.contains("--before-compaction last"), "{printed}");
+    assert_eq!(files(&kept), before);
+    assert_eq!(world.errors(), Vec::<Value>::new());
+}
+
+#[test]
 fn post_compact_records_the_summary_beside_its_snapshot() {
     let world = World::new("keep-post");
     let transcript = world.write_transcript(

@@ -49,6 +49,9 @@ mod gauge;
 // The direct transcript line reader against the serde reader that defines a record.
 mod direct_reader;
 
+// Every record type of today through every reader: none unreadable, the session's own facts.
+mod today_records;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 mod history;
 

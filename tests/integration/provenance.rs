@@ -136,7 +136,8 @@ fn short_rejections_form_one_trailing_group_blamed_on_the_user_without_a_mark() 
         kind,
         ResultKind::Rejected {
             before_run: false,
-            stopped_while_running: false
+            stopped_while_running: false,
+            plain_user_rejected: false,
         }
     )));
     let report = provenance_report(&analysis);
@@ -741,7 +742,8 @@ fn canary_todays_sdk_interrupt_records_are_still_recognised() {
                 *kind,
                 ResultKind::Rejected {
                     before_run: false,
-                    stopped_while_running: true
+                    stopped_while_running: true,
+                    plain_user_rejected: false,
                 },
                 "{scenario} {id}"
             );
@@ -861,7 +863,8 @@ fn canary_todays_sdk_denials_are_still_recognised() {
         &class_at(&transcript, 21),
         RecordClass::InterruptOnly { results, .. } if results[0].1 == ResultKind::Rejected {
             before_run: true,
-            stopped_while_running: false
+            stopped_while_running: false,
+            plain_user_rejected: true,
         }
     ));
     assert!(analyse(&transcript, None).groups.last().unwrap().trailing);

@@ -41,3 +41,17 @@ pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
 pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
+
+/// A text someone else wrote (a session's title) on one line: its control characters (a
+/// newline, an escape sequence) become spaces, so that it can break no table and no terminal.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                ' '
+            } else {
+                character
+            }
+        })
+        .collect()
+}

@@ -17,6 +17,7 @@ use crate::store::env_vars;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
+use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
 
 /// The share of T at which the Stop hook warns unless `CTXHOOKS_WARN_AT` says otherwise.
@@ -72,9 +73,23 @@ pub struct GaugeInputs {
     pub user_config_dir: Option<PathBuf>,
     /// The rule's environment variables (the hook's are Claude Code's own).
     pub environment: ThresholdEnvironment,
+    /// The model's window the status line gave for the session (`window.json`), with its model.
+    pub status_line_window: Option<(u64, String)>,
 }
 
 impl GaugeInputs {
+    /// These inputs with the window the status line recorded for the session (`window.json`,
+    /// one small read), when there is one.
+    #[must_use]
+    pub fn with_status_line_window(&self, state: &StateDir, session: &SessionId) -> Self {
+        let mut inputs = self.clone();
+        if inputs.status_line_window.is_none() {
+            inputs.status_line_window = StatusWindow::read(&state.status_window_file(session))
+                .map(|window| window.evidence());
+        }
+        inputs
+    }
+
     /// The inputs of a hook run: the project from `CLAUDE_PROJECT_DIR` (Claude Code sets it for
     /// hooks; the payload's `cwd` follows `cd`s) or `cwd`, and the warning share from
     /// `CTXHOOKS_WARN_AT` (a value that is none is returned as a problem to note).
@@ -92,6 +107,7 @@ impl GaugeInputs {
                 role,
                 user_config_dir: claude_config_dir().ok(),
                 environment: ThresholdEnvironment::of_process(),
+                status_line_window: None,
             },
             problem,
         )
@@ -194,6 +210,7 @@ pub fn compute(
         compaction_pending: false,
         warn_at_percent: inputs.warn_at_percent,
         warned: false,
+        title: chain.title.clone(),
     }
 }
 
@@ -213,6 +230,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     };
     let threshold = ThresholdInputs {
         explicit_window: None,
+        status_line_window: inputs.status_line_window.clone(),
         environment: inputs.environment.clone(),
         settings: SettingsWindows::find(
             inputs.project_dir.as_deref(),
@@ -225,7 +243,20 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
         latest.max_output_tokens,
         &threshold,
     );
+    // As the report does (`command/usage/estimates.rs`): a context at or above the rule's T that
+    // the CLI checked without compacting contradicts the rule; T is then what the evidence
+    // allows, never the rule's.
+    let reached = chain.reached_for(latest.model.as_deref());
     let (tokens, derivation) = match (rule.tokens, chain.last_automatic_pre_tokens) {
+        (Some(tokens), observed) if reached.is_some_and(|reached| reached >= tokens) => {
+            let reached = reached.unwrap_or(tokens);
+            (
+                observed
+                    .filter(|observed| *observed > reached)
+                    .map(|observed| reached + (observed - reached) / 2),
+                TriggerDerivation::RuleContradicted,
+            )
+        }
         (Some(tokens), _) => (Some(tokens), TriggerDerivation::Rule),
         (None, Some(observed)) => (Some(observed), TriggerDerivation::Observed),
         (None, None) => (None, TriggerDerivation::None),
@@ -371,6 +402,7 @@ pub fn update_gauge(
     chain: &ChainGauge,
     inputs: &GaugeInputs,
 ) -> Result<Option<Crossing>> {
+    let inputs = &inputs.with_status_line_window(state, session);
     let path = state.gauge_file(session);
     // A gauge that is not one (an older schema, garbage) is replaced; a folder or FIFO where it
     // belongs is refused.
@@ -438,6 +470,7 @@ mod tests {
                 max_output_tokens: None,
             }),
             compacted_since: None,
+            ..ChainGauge::default()
         }
     }
 
@@ -448,6 +481,7 @@ mod tests {
             role,
             user_config_dir: None,
             environment: ThresholdEnvironment::default(),
+            status_line_window: None,
         }
     }
 
@@ -502,6 +536,84 @@ mod tests {
         assert_eq!(
             (gauge.trigger_tokens, gauge.room_left, gauge.warned),
             (Some(167_000), Some(12_000), true)
+        );
+    }
+
+    /// A main-chain usage row of `claude-opus-4-6` with this context.
+    fn request(context: u64) -> crate::store::usage_record::UsageRow {
+        crate::store::usage_record::UsageRow {
+            time: Some("2026-12-01T00:00:00.000Z".into()),
+            transcript: "/t.jsonl".into(),
+            key: format!("k{context}"),
+            request_id: None,
+            message_id: None,
+            model: Some("claude-opus-4-6".into()),
+            input_tokens: context,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+            context_tokens: context,
+            sidechain: false,
+            agent_id: None,
+            advisor: false,
+            advisor_usage: Vec::new(),
+            tool_result_bytes: 0,
+            largest_tool_result: None,
+            turn_start: false,
+            facts: crate::store::usage_record::RequestFacts {
+                version: Some("2.1.332".into()),
+                ..crate::store::usage_record::RequestFacts::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_context_past_t_without_compaction_contradicts_the_rule_as_in_the_report() {
+        // claude-opus-4-6 under 2.1.332: the rule's T is 167,000. The session went on from
+        // 300,000 without compacting: the gauge must not say that compaction is near.
+        let session = SessionId::parse("s1").unwrap();
+        let mut chain = ChainGauge::default();
+        for context in [150_000, 300_000, 310_000] {
+            chain.count_request(&request(context));
+        }
+        assert_eq!(chain.reached_for(Some("claude-opus-4-6")), Some(300_000));
+        let gauge = compute(&session, "/t.jsonl", &chain, &inputs(GaugeRole::Stop));
+        assert_eq!(
+            (
+                gauge.trigger.derivation,
+                gauge.trigger_tokens,
+                gauge.percent
+            ),
+            (TriggerDerivation::RuleContradicted, None, None)
+        );
+        // An automatic compaction above what was reached bounds T: the middle of the two.
+        chain.last_automatic_pre_tokens = Some(500_000);
+        let gauge = compute(&session, "/t.jsonl", &chain, &inputs(GaugeRole::Stop));
+        assert_eq!(gauge.trigger_tokens, Some(400_000));
+        // A compaction between two requests, or a fall, is no check without compaction.
+        let mut compacted = ChainGauge::default();
+        compacted.count_request(&request(170_000));
+        compacted.count(&crate::store::usage_record::UsageRecord::CompactBoundary(
+            crate::store::usage_record::BoundaryRow {
+                time: None,
+                transcript: "/t.jsonl".into(),
+                uuid: Some("b".into()),
+                trigger: Some(crate::store::trigger::Trigger::Auto),
+                pre_tokens: Some(170_000),
+                post_tokens: Some(20_000),
+                tokens_saved: None,
+                sidechain: false,
+                agent_id: None,
+                details: crate::store::usage_record::CompactionDetails::default(),
+            },
+        ));
+        compacted.count_request(&request(180_000));
+        compacted.count_request(&request(90_000));
+        assert_eq!(compacted.reached_for(Some("claude-opus-4-6")), None);
+        let gauge = compute(&session, "/t.jsonl", &compacted, &inputs(GaugeRole::Stop));
+        assert_eq!(
+            (gauge.trigger.derivation, gauge.trigger_tokens),
+            (TriggerDerivation::Rule, Some(167_000))
         );
     }
 

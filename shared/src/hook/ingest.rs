@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CacheTtl, RequestFacts, RequestMarker, SkippedLinesRow, SourceRow, ToolResultNote,
-    UsageRecord, UsageRow,
+    BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
+    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow,
+    ToolResultNote, UsageRecord, UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
@@ -58,6 +59,10 @@ pub struct SourceState {
     /// existed: the ingest then counts it once from the usage log (`usage_log.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gauge: Option<ChainGauge>,
+    /// What the main transcript said of its session so far (the last [`UsageRecord::Session`]
+    /// written).
+    #[serde(default, skip_serializing_if = "SessionFacts::is_empty")]
+    pub session: SessionFacts,
 }
 
 /// What the gauge (`store/gauge.rs`) needs of a main transcript's chain, kept up to date at every
@@ -76,6 +81,27 @@ pub struct ChainGauge {
     /// A full compaction came after `latest`: what it left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compacted_since: Option<CompactedSince>,
+    /// The session's title ([`SessionFacts::title`]), for the status line's `{title}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Per model, the highest context of a main-chain request after which the CLI checked and
+    /// did not compact (the next request came with no compaction between and no fall): T is
+    /// above it (at most [`REACHED_MODELS`] models, the latest kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reached_without_compaction: Vec<ReachedContext>,
+}
+
+/// How many models' [`ChainGauge::reached_without_compaction`] are kept.
+pub const REACHED_MODELS: usize = 8;
+
+/// The highest context one model's request reached without a compaction after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReachedContext {
+    /// `message.model` of the request.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Its context.
+    pub context_tokens: u64,
 }
 
 /// The latest main-chain request: its context and what the trigger rule needs of it.
@@ -126,6 +152,11 @@ impl ChainGauge {
                     post_tokens: boundary.post_tokens,
                 });
             }
+            UsageRecord::Session(row) => {
+                if let Some(title) = row.facts.title() {
+                    self.title = Some(title.to_owned());
+                }
+            }
             _ => {}
         }
     }
@@ -134,6 +165,30 @@ impl ChainGauge {
     pub fn count_request(&mut self, row: &UsageRow) {
         if row.sidechain || row.context_tokens == 0 {
             return;
+        }
+        // The previous request was checked before this one was sent: with no compaction between
+        // and no fall (a fall may be a compaction the transcript does not record, which the
+        // report tells by its shape), its context did not trigger one.
+        if let Some(previous) = &self.latest
+            && self.compacted_since.is_none()
+            && row.context_tokens >= previous.context_tokens
+        {
+            let model = previous.model.as_deref();
+            if let Some(reached) = self
+                .reached_without_compaction
+                .iter_mut()
+                .find(|reached| reached.model.as_deref() == model)
+            {
+                reached.context_tokens = reached.context_tokens.max(previous.context_tokens);
+            } else {
+                if self.reached_without_compaction.len() == REACHED_MODELS {
+                    self.reached_without_compaction.remove(0);
+                }
+                self.reached_without_compaction.push(ReachedContext {
+                    model: previous.model.clone(),
+                    context_tokens: previous.context_tokens,
+                });
+            }
         }
         // Counted for every request of a session: the texts are copied into the buffers the
         // previous latest request left.
@@ -144,6 +199,16 @@ impl ChainGauge {
         latest.version.clone_from(&row.facts.version);
         latest.max_output_tokens = row.facts.max_output_tokens;
         self.compacted_since = None;
+    }
+}
+
+impl ChainGauge {
+    /// The highest context `model`'s requests reached without a compaction after them.
+    pub fn reached_for(&self, model: Option<&str>) -> Option<u64> {
+        self.reached_without_compaction
+            .iter()
+            .find(|reached| reached.model.as_deref() == model)
+            .map(|reached| reached.context_tokens)
     }
 }
 
@@ -275,6 +340,8 @@ pub struct Ingest<'origin> {
     expected_text: Option<String>,
     /// A main-chain response holding `expected_text` was read.
     saw_expected_text: bool,
+    /// This run changed [`SourceState::session`].
+    session_changed: bool,
 }
 
 impl<'origin> Ingest<'origin> {
@@ -291,6 +358,7 @@ impl<'origin> Ingest<'origin> {
             overlong: 0,
             expected_text: None,
             saw_expected_text: false,
+            session_changed: false,
         }
     }
 
@@ -342,6 +410,9 @@ impl<'origin> Ingest<'origin> {
             return;
         };
         let sidechain = record.is_sidechain();
+        if !sidechain && !self.origin.is_agent_file {
+            self.note_session(&record);
+        }
         match record.kind() {
             Some("assistant") => {
                 self.look_for_expected_text(&record);
@@ -398,11 +469,46 @@ impl<'origin> Ingest<'origin> {
         }
     }
 
+    /// Notes what a main-chain record says of the session: a title, a new working folder, the
+    /// session's kind and entrypoint (read from `user` and `assistant` records only, which no
+    /// reader passes unread, so that every reader ends with the same facts).
+    fn note_session(&mut self, record: &Record) {
+        let facts = &mut self.state.session;
+        let mut changed = false;
+        let mut set = |known: &mut Option<String>, said: Option<&str>| {
+            if let Some(said) = said
+                && known.as_deref() != Some(said)
+            {
+                *known = Some(said.to_owned());
+                changed = true;
+            }
+        };
+        let title = |text: Option<&str>| text.map(bounded_title);
+        match record.kind() {
+            Some("custom-title") => set(
+                &mut facts.custom_title,
+                title(record.custom_title.text()).as_deref(),
+            ),
+            Some("ai-title") => set(
+                &mut facts.ai_title,
+                title(record.ai_title.text()).as_deref(),
+            ),
+            Some("relocated") => set(&mut facts.relocated_cwd, record.relocated_cwd.text()),
+            Some("user" | "assistant") => {
+                set(&mut facts.session_kind, record.session_kind.text());
+                set(&mut facts.entrypoint, record.entrypoint.text());
+            }
+            _ => {}
+        }
+        self.session_changed |= changed;
+    }
+
     /// Returns true if and only if a well-formed line whose top-level `type` is `kind` (as its
     /// record or [`crate::transcript::look::top_level_type`] reads it) would change nothing that
     /// [`Self::feed`] records, so that a reader of a file at rest need not feed it. That
     /// is, once the transcript's `cwd` is recorded: every kind `feed` hands to `source` only
-    /// (attachments, file-history snapshots, summaries, titles, ...), and a `progress` line whose
+    /// (attachments, file-history snapshots, summaries, ...; not the titles and `relocated`,
+    /// which [`Self::note_session`] reads), and a `progress` line whose
     /// bytes do not name the `SessionStart:resume` hook (Claude Code writes that name plainly).
     /// Kept beside `feed`, whose match it mirrors. A damaged line of such a kind (not JSON, or a
     /// field this reads written with another type) is not counted as unreadable.
@@ -412,7 +518,7 @@ impl<'origin> Ingest<'origin> {
         }
         match kind {
             b"assistant" | b"user" | b"system" | b"cost-state" | b"queue-operation"
-            | b"api-request" => false,
+            | b"api-request" | b"custom-title" | b"ai-title" | b"relocated" => false,
             b"progress" => {
                 memchr::memmem::find(line, SESSION_START_RESUME_HOOK.as_bytes()).is_none()
             }
@@ -438,6 +544,7 @@ impl<'origin> Ingest<'origin> {
             tokens_saved: metadata.and_then(|metadata| metadata.tokens_saved.get().copied()),
             sidechain: record.is_sidechain() || self.origin.is_agent_file,
             agent_id: self.origin.agent_id.clone(),
+            details: metadata.map(compaction_details).unwrap_or_default(),
         };
         let record = match kind {
             BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
@@ -536,14 +643,11 @@ impl<'origin> Ingest<'origin> {
                 cache_creation_input_tokens: usage.cache_creation_input_tokens,
                 cache_read_input_tokens: usage.cache_read_input_tokens,
                 output_tokens: usage.output_tokens,
-                // Saturating: a count no API returns must not wrap to a small one.
-                context_tokens: usage
-                    .input_tokens
-                    .saturating_add(usage.cache_creation_input_tokens)
-                    .saturating_add(usage.cache_read_input_tokens),
+                context_tokens: part.context_tokens,
                 sidechain,
                 agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
                 advisor: part.advisor,
+                advisor_usage: part.advisor_usage.to_vec(),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
@@ -555,6 +659,8 @@ impl<'origin> Ingest<'origin> {
                     carries_tool_results: pending.tool_results,
                     markers: pending.markers,
                     max_output_tokens: pending.max_output_tokens,
+                    iterations: part.iterations,
+                    context_cache: part.context_cache,
                 },
             }
         };
@@ -628,6 +734,16 @@ impl<'origin> Ingest<'origin> {
                 },
             })
             .collect();
+        if self.session_changed {
+            let row = UsageRecord::Session(SessionRow {
+                transcript: self.origin.transcript.clone(),
+                facts: self.state.session.clone(),
+            });
+            if let Some(gauge) = &mut gauge {
+                gauge.count(&row);
+            }
+            records.push(row);
+        }
         self.state.gauge = gauge;
         let unreadable = self.state.unreadable_lines - self.unreadable_before;
         if unreadable > 0 || self.overlong > 0 {
@@ -651,6 +767,10 @@ enum Recent {
 
 /// One `assistant` line of an API response: a single content block, with the usage. Borrowed
 /// from the line's record: a response's later lines only update its row.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each flag is one fact of the line, read once and copied into the row"
+)]
 struct AssistantPart<'record> {
     /// True when the line has a key that groups the lines of one response (see
     /// [`Record::write_request_key`]); the key itself is in [`Ingest::key`].
@@ -661,7 +781,16 @@ struct AssistantPart<'record> {
     timestamp: Option<&'record str>,
     sidechain: bool,
     agent_id: Option<&'record str>,
+    /// The session model's counts: the top level, as ccusage and the CLI's own cost read them.
     usage: TokenUsage,
+    /// The context the response's last inference read.
+    context_tokens: u64,
+    /// The line's usage has a `message` iteration.
+    iterations: bool,
+    /// The cache counts of the last `message` iteration, when there is one.
+    context_cache: Option<ContextCache>,
+    /// The advisor's counts by model.
+    advisor_usage: &'record [ModelUsage],
     /// True when the block is an advisor call or an advisor result.
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
@@ -691,6 +820,13 @@ impl<'record> AssistantPart<'record> {
             sidechain: record.is_sidechain(),
             agent_id: record.agent_id.text(),
             usage: usage.tokens(),
+            context_tokens: usage.context_tokens(),
+            iterations: usage.last_message_tokens().is_some(),
+            context_cache: usage.last_message_tokens().map(|tokens| ContextCache {
+                read: tokens.cache_read_input_tokens,
+                write: tokens.cache_creation_input_tokens,
+            }),
+            advisor_usage: usage.advisor_usage(),
             advisor: record.uses_advisor(),
             version: record.version.text(),
             cache_ttl: record.cache_ttl(),
@@ -704,27 +840,53 @@ impl<'record> AssistantPart<'record> {
     }
 }
 
+/// The details of `compactMetadata` a usage row keeps.
+fn compaction_details(metadata: &BoundaryMetadata) -> CompactionDetails {
+    CompactionDetails {
+        duration_ms: metadata.duration_ms.get().copied(),
+        cumulative_dropped_tokens: metadata.cumulative_dropped_tokens.get().copied(),
+        preserved_segment: metadata
+            .preserved_segment
+            .get()
+            .map(|segment| PreservedSegment {
+                head_uuid: owned(segment.head_uuid.text()),
+                anchor_uuid: owned(segment.anchor_uuid.text()),
+                tail_uuid: owned(segment.tail_uuid.text()),
+            }),
+        preserved_messages: metadata
+            .preserved_messages
+            .get()
+            .and_then(|messages| messages.uuids.get())
+            .map(|uuids| uuids.0.iter().map(ToString::to_string).collect()),
+    }
+}
+
 fn owned(text: Option<&str>) -> Option<String> {
     text.map(ToOwned::to_owned)
 }
 
-/// Adds a later line of the same response: input-side fields from the latest line (they agree),
-/// output tokens as the maximum (older versions wrote placeholders), advisor if any line says so.
+/// Adds a later line of the same response: input-side fields and the context from the latest
+/// line (they agree), output tokens as the maximum (older versions wrote placeholders), advisor
+/// if any line says so (its counts from the latest line that has some).
 fn merge(row: &mut UsageRow, part: &AssistantPart) {
     let usage = part.usage;
     row.input_tokens = usage.input_tokens;
     row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
     row.cache_read_input_tokens = usage.cache_read_input_tokens;
-    row.context_tokens = usage
-        .input_tokens
-        .saturating_add(usage.cache_creation_input_tokens)
-        .saturating_add(usage.cache_read_input_tokens);
+    row.context_tokens = part.context_tokens;
     row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
+    if !part.advisor_usage.is_empty() {
+        row.advisor_usage = part.advisor_usage.to_vec();
+    }
     if row.model.is_none() {
         row.model = owned(part.model);
     }
     let facts = &mut row.facts;
+    facts.iterations |= part.iterations;
+    if part.context_cache.is_some() {
+        facts.context_cache = part.context_cache;
+    }
     if facts.version.is_none() {
         facts.version = owned(part.version);
     }

@@ -111,6 +111,18 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     }
     let session = payload::session(&input.session_id)?;
     let transcript = payload::transcript(&input.transcript_path)?;
+    // PreCompact kept the conversation up to the compaction just before (with a budget of its
+    // own), and the next Stop keeps what came since: when a copy exists, the note is true and
+    // this hook, which runs while the person waits with Claude Code's 1 s timeout, writes
+    // nothing. A keep here takes the kept copies' lock and syncs a member to disk, and under a
+    // loaded disk one `fdatasync` alone outlasted the 0.9 s budget.
+    // (A transcript that is not there is not this session's compaction: nothing is said.)
+    let transcript_there = fs_err::symlink_metadata(transcript).is_ok_and(|found| found.is_file());
+    if transcript_there
+        && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+    {
+        return say_kept(context, &session);
+    }
     let kept = keep_path(
         &context.state,
         &session,
@@ -141,7 +153,12 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     if !something_kept {
         return Ok(());
     }
-    let note = recall_note(&session, &ctxhooks_command());
+    say_kept(context, &session)
+}
+
+/// Answers `SessionStart` with the note that the conversation before the compaction is kept.
+fn say_kept(context: &HookContext, session: &SessionId) -> Result<()> {
+    let note = recall_note(session, &ctxhooks_command());
     let output = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",

@@ -204,6 +204,9 @@ impl SettingsWindows {
 pub struct ThresholdInputs {
     /// `--cap`: the window, stated by the person running the report.
     pub explicit_window: Option<u64>,
+    /// The model's window the status line's input gave for the session, with the model it was
+    /// for (`model.id`): used for that model in place of the table's.
+    pub status_line_window: Option<(u64, String)>,
     /// The environment variables.
     pub environment: ThresholdEnvironment,
     /// The settings files that hold a window key, highest precedence first.
@@ -226,8 +229,15 @@ pub enum WindowSource {
     },
     /// `autoCompactWindow` in a settings file.
     Setting(PathBuf),
-    /// The model's own window (nothing configured, or a configured window above it).
+    /// The model's own window (nothing configured, or a configured window above it), from
+    /// [`MODEL_WINDOWS`].
     Model,
+    /// The model's window the status line's input gave (`context_window.context_window_size`,
+    /// recorded by `ctxhooks statusline` for the session and this model).
+    StatusLine,
+    /// No window is known: a model [`MODEL_WINDOWS`] does not know, with nothing configured and
+    /// no status line's window (the window's tokens are then 0 and T is unknown).
+    Unknown,
 }
 
 impl fmt::Display for WindowSource {
@@ -242,6 +252,8 @@ impl fmt::Display for WindowSource {
             ),
             Self::Setting(path) => write!(formatter, "settings:{}", path.display()),
             Self::Model => formatter.write_str("model"),
+            Self::StatusLine => formatter.write_str("status_line"),
+            Self::Unknown => formatter.write_str("unknown"),
         }
     }
 }
@@ -331,13 +343,63 @@ impl RuleTrigger {
 }
 
 /// Returns true if and only if `model` is `family` or a dated name of it
-/// (`claude-opus-4-5-20251101`).
+/// (`claude-opus-4-5-20251101`: eight digits, so that `claude-opus-4-8` is no `claude-opus-4`).
 fn is_family(model: &str, family: &str) -> bool {
     model == family
         || model
             .strip_prefix(family)
             .and_then(|rest| rest.strip_prefix('-'))
-            .is_some_and(|date| !date.is_empty() && date.chars().all(|c| c.is_ascii_digit()))
+            .is_some_and(|date| date.len() == 8 && date.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The window of every model ctxhooks knows, by family (a name, or a dated name of it). Source:
+/// the model catalog of Claude Code 2.1.332 (`context.window` of each row; read from the pinned
+/// CLI's binary, `@anthropic-ai/claude-code-linux-x64`), which also names the advisor models
+/// (`claude-fable-5*`, `advisor_rank`); the 1,000,000 windows of `claude-opus-5` and
+/// `claude-sonnet-5` are confirmed by real 2.1.2xx sessions that reached 559,279 and 328,852
+/// tokens without compacting and compacted at 998,659 (issue 22). `claude-sonnet-4` and
+/// `claude-opus-4` are the dated names transcripts write for the catalog's `claude-sonnet-4-0`
+/// and `claude-opus-4-0` (`claude-sonnet-4-20250514`). A `[1m]` name has 1,000,000 whatever its
+/// family. A model not here has no window until evidence gives one.
+pub const MODEL_WINDOWS: [(&str, u64); 26] = [
+    ("claude-3-5-haiku", STANDARD_WINDOW),
+    ("claude-3-5-sonnet", STANDARD_WINDOW),
+    ("claude-3-7-sonnet", STANDARD_WINDOW),
+    ("claude-haiku-4-5", STANDARD_WINDOW),
+    ("claude-haiku-5-5", MILLION_WINDOW),
+    ("claude-sonnet-4", STANDARD_WINDOW),
+    ("claude-sonnet-4-0", STANDARD_WINDOW),
+    ("claude-sonnet-4-5", STANDARD_WINDOW),
+    ("claude-sonnet-4-6", STANDARD_WINDOW),
+    ("claude-sonnet-5", MILLION_WINDOW),
+    ("claude-sonnet-5-5", MILLION_WINDOW),
+    ("claude-opus-4", STANDARD_WINDOW),
+    ("claude-opus-4-0", STANDARD_WINDOW),
+    ("claude-opus-4-1", STANDARD_WINDOW),
+    ("claude-opus-4-5", STANDARD_WINDOW),
+    ("claude-opus-4-6", STANDARD_WINDOW),
+    ("claude-opus-4-7", MILLION_WINDOW),
+    ("claude-opus-4-8", MILLION_WINDOW),
+    ("claude-opus-5", MILLION_WINDOW),
+    ("claude-opus-5-5", MILLION_WINDOW),
+    ("claude-fable-5", MILLION_WINDOW),
+    ("claude-fable-5-1", MILLION_WINDOW),
+    ("claude-fable-5-2", MILLION_WINDOW),
+    ("claude-mythos-5", MILLION_WINDOW),
+    ("claude-mythos-5-1", MILLION_WINDOW),
+    ("claude-mythos-5-2", MILLION_WINDOW),
+];
+
+/// The window [`MODEL_WINDOWS`] gives `model`, when it knows the model.
+pub fn table_window(model: &str) -> Option<u64> {
+    let model = model.trim();
+    if model.contains("[1m]") {
+        return Some(MILLION_WINDOW);
+    }
+    MODEL_WINDOWS
+        .iter()
+        .find(|(family, _)| is_family(model, family))
+        .map(|(_, window)| *window)
 }
 
 /// The models 2.1.332 gives a 200,000 window whose source is "auto": it compacts them only
@@ -349,24 +411,41 @@ const REACTIVE_ONLY_MODELS: [&str; 3] =
 const STANDARD_WINDOW_MODELS: [&str; 2] = ["claude-sonnet-4-6", "claude-opus-4-6"];
 
 /// A model's window under `version`, and whether the CLI compacts it only on refusal when
-/// nothing is configured.
+/// nothing is configured; `None` for a model [`MODEL_WINDOWS`] does not know (an empty name,
+/// a log that names no model, keeps the version's default).
 fn model_window(
     version: CliVersion,
     model: &str,
     environment: &ThresholdEnvironment,
-) -> (u64, bool) {
+) -> Option<(u64, bool)> {
     let model = model.trim();
     let million_name = model.contains("[1m]");
+    if !model.is_empty() && table_window(model).is_none() {
+        return None;
+    }
     if version < CliVersion::CURRENT {
-        return (
-            if million_name {
-                MILLION_WINDOW
+        return Some((
+            if million_name || model.is_empty() {
+                if million_name {
+                    MILLION_WINDOW
+                } else {
+                    STANDARD_WINDOW
+                }
             } else {
-                STANDARD_WINDOW
+                table_window(model).unwrap_or(STANDARD_WINDOW)
             },
             false,
-        );
+        ));
     }
+    Some(current_model_window(model, million_name, environment))
+}
+
+/// A model's window under 2.1.332 (known to the table, or unnamed).
+fn current_model_window(
+    model: &str,
+    million_name: bool,
+    environment: &ThresholdEnvironment,
+) -> (u64, bool) {
     if million_name
         || REACTIVE_ONLY_MODELS
             .iter()
@@ -386,8 +465,8 @@ fn model_window(
     {
         return (STANDARD_WINDOW, false);
     }
-    // The default model, claude-opus-4-7 and names the CLI does not know.
-    (MILLION_WINDOW, false)
+    // The default model and the 1,000,000 models of the table.
+    (table_window(model).unwrap_or(MILLION_WINDOW), false)
 }
 
 /// The output a CLI before 2.1.21 reserves for `model`: the model's limit, or the environment's
@@ -515,12 +594,32 @@ pub fn rule_trigger(
     if *environment != ThresholdEnvironment::default() {
         assumptions.push(Assumption::EnvironmentOfReport);
     }
-    let (model_tokens, reactive_only) = model_window(version_used, model_name, environment);
+    let status_line = inputs
+        .status_line_window
+        .as_ref()
+        .filter(|(_, model)| model.trim() == model_name.trim() && !model.trim().is_empty())
+        .map(|(tokens, _)| *tokens);
+    let (model_tokens, reactive_only, model_source) = match (
+        status_line,
+        model_window(version_used, model_name, environment),
+    ) {
+        (Some(tokens), known) => (
+            tokens,
+            known.is_some_and(|(_, reactive)| reactive),
+            WindowSource::StatusLine,
+        ),
+        (None, Some((tokens, reactive))) => (tokens, reactive, WindowSource::Model),
+        (None, None) => (0, false, WindowSource::Unknown),
+    };
     let configured = configured_window(version_used, model_name, inputs);
     let window = match &configured {
-        Some((tokens, source)) if *tokens < model_tokens || *source == WindowSource::Flag => {
+        Some((tokens, source))
+            if *tokens < model_tokens
+                || *source == WindowSource::Flag
+                || model_source == WindowSource::Unknown =>
+        {
             Window {
-                tokens: if *source == WindowSource::Flag {
+                tokens: if *source == WindowSource::Flag || model_source == WindowSource::Unknown {
                     *tokens
                 } else {
                     (*tokens).min(model_tokens)
@@ -530,7 +629,7 @@ pub fn rule_trigger(
         }
         _ => Window {
             tokens: model_tokens,
-            source: WindowSource::Model,
+            source: model_source,
         },
     };
     let (reserved_output, reserve_source) = if version_used < CliVersion::CAPPED_OUTPUT {
@@ -543,15 +642,16 @@ pub fn rule_trigger(
         (OUTPUT_RESERVE_CAP, ReserveSource::Default)
     };
     let effective = window.tokens.saturating_sub(reserved_output);
-    let tokens = if reactive_only && configured.is_none() {
-        None
-    } else {
-        let plain = effective.saturating_sub(COMPACTION_BUFFER);
-        Some(match environment.percent_override {
-            Some(percent) => (effective * percent / 100).min(plain),
-            None => plain,
-        })
-    };
+    let tokens =
+        if (reactive_only && configured.is_none()) || window.source == WindowSource::Unknown {
+            None
+        } else {
+            let plain = effective.saturating_sub(COMPACTION_BUFFER);
+            Some(match environment.percent_override {
+                Some(percent) => (effective * percent / 100).min(plain),
+                None => plain,
+            })
+        };
     RuleTrigger {
         tokens,
         version: version.map(ToOwned::to_owned),
@@ -618,7 +718,8 @@ mod tests {
         // Nothing configured: the model decides.
         let none = ThresholdInputs::default();
         assert_eq!(tokens("2.1.332", "claude-opus-5-5", &none), Some(967_000));
-        assert_eq!(tokens("2.1.332", "research-model-x", &none), Some(967_000));
+        // A model the table does not know gets no T (the CLI itself gives it 1,000,000).
+        assert_eq!(tokens("2.1.332", "research-model-x", &none), None);
         assert_eq!(tokens("2.1.332", "claude-sonnet-4-6", &none), Some(167_000));
         assert_eq!(tokens("2.1.332", "claude-sonnet-4-5", &none), None);
         assert_eq!(tokens("2.1.332", "claude-sonnet-4-5-20250929", &none), None);
@@ -757,6 +858,52 @@ mod tests {
         // The warning level, where old CLIs clear tool results.
         let rule = rule_trigger(Some("2.1.42"), Some("claude-sonnet-4-5"), None, &none);
         assert_eq!(rule.warning_level(), Some(147_000));
+    }
+
+    #[test]
+    fn the_model_table_the_status_line_and_settings_give_the_window() {
+        let none = ThresholdInputs::default();
+        // Issue 22: claude-opus-5 / claude-sonnet-5 on 2.1.2xx were given 200,000 (T 167,000);
+        // their window is 1,000,000.
+        for model in [
+            "claude-opus-5",
+            "claude-sonnet-5",
+            "claude-opus-4-8",
+            "claude-fable-5",
+        ] {
+            assert_eq!(tokens("2.1.237", model, &none), Some(967_000), "{model}");
+        }
+        assert_eq!(tokens("2.1.237", "claude-opus-4-6", &none), Some(167_000));
+        assert_eq!(
+            tokens("2.1.237", "claude-haiku-4-5-20251001", &none),
+            Some(167_000)
+        );
+        assert_eq!(
+            tokens("2.1.38", "claude-sonnet-4-20250514", &none),
+            Some(167_000)
+        );
+        // Unknown: no T, and the window says so.
+        let rule = rule_trigger(Some("2.1.237"), Some("claude-nova-7"), None, &none);
+        assert_eq!(
+            (rule.tokens, &rule.window.source),
+            (None, &WindowSource::Unknown)
+        );
+        // The status line's window for that model gives one; for another model it does not.
+        let status = ThresholdInputs {
+            status_line_window: Some((500_000, "claude-nova-7".into())),
+            ..ThresholdInputs::default()
+        };
+        let rule = rule_trigger(Some("2.1.237"), Some("claude-nova-7"), None, &status);
+        assert_eq!(
+            (rule.tokens, &rule.window.source),
+            (Some(467_000), &WindowSource::StatusLine)
+        );
+        assert_eq!(tokens("2.1.237", "claude-nova-8", &status), None);
+        // A configured window gives one too, even above 200,000.
+        assert_eq!(
+            tokens("2.1.237", "claude-nova-7", &inputs_with_setting(300_000)),
+            Some(267_000)
+        );
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub struct Gauge {
     /// was given; it falls back to false once the context is below the share again (a
     /// compaction), so the next crossing warns again.
     pub warned: bool,
+    /// The session's title: the name a person gave it (`/rename`), else the CLI's own title
+    /// (for the status line's `{title}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// Where the trigger T of a gauge came from.
@@ -86,6 +90,10 @@ pub enum TriggerDerivation {
     /// The rule gives none for this model (it compacts only when the API refuses a prompt); T is
     /// the context the last automatic compaction fired at.
     Observed,
+    /// The session contradicts the rule: a context at or above the rule's T was checked and did
+    /// not compact. T is the middle between that context and the last automatic compaction above
+    /// it, or none when no compaction bounds it (never the rule's).
+    RuleContradicted,
     /// No T: no request read yet, or a model compacted only on refusal and none was seen.
     None,
 }
@@ -192,6 +200,7 @@ mod tests {
             compaction_pending: false,
             warn_at_percent: Some(90),
             warned: false,
+            title: None,
         }
     }
 

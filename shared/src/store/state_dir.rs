@@ -101,6 +101,12 @@ impl StateDir {
         self.session_dir(session).join("gauge.json")
     }
 
+    /// The window the status line gave for one session (`window.json`, see
+    /// `store/status_window.rs`).
+    pub fn status_window_file(&self, session: &SessionId) -> PathBuf {
+        self.session_dir(session).join("window.json")
+    }
+
     /// One session's provenance sidecar (`provenance.jsonl`).
     pub fn sidecar(&self, session: &SessionId) -> PathBuf {
         self.session_dir(session).join("provenance.jsonl")

@@ -18,8 +18,57 @@ pub enum UsageRecord {
     Rescan(RescanRow),
     /// Where a transcript's session ran (first `cwd` seen).
     Source(SourceRow),
+    /// What a main transcript says of its session (title, kind, new working folder), written
+    /// when it changes.
+    Session(SessionRow),
     /// Lines one run skipped.
     SkippedLines(SkippedLinesRow),
+}
+
+/// The tokens one model other than the session's spent inside a response: the advisor's
+/// `advisor_message` iterations of `usage.iterations`, summed per model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// The iteration's `model` (`null` when it named none).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Uncached input.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Cache writes.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    /// Output.
+    #[serde(default)]
+    pub output_tokens: u64,
+}
+
+impl ModelUsage {
+    /// Adds `more`'s counts (saturating: a count no API returns must not wrap).
+    pub fn add(&mut self, more: &Self) {
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(more.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(more.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+    }
+}
+
+/// Adds `more` into `sums`, one entry per model, in the order each model was first seen.
+pub fn add_by_model(sums: &mut Vec<ModelUsage>, more: &[ModelUsage]) {
+    for usage in more {
+        if let Some(sum) = sums.iter_mut().find(|sum| sum.model == usage.model) {
+            sum.add(usage);
+        } else {
+            sums.push(usage.clone());
+        }
+    }
 }
 
 /// The largest tool result sent to the model just before a request.
@@ -62,7 +111,8 @@ pub struct UsageRow {
     pub cache_read_input_tokens: u64,
     /// The largest `output_tokens` over the response's lines.
     pub output_tokens: u64,
-    /// `input + cache_read + cache_creation`: the context the request sent.
+    /// The context the request sent: input + cache read + cache write of its last `message`
+    /// iteration when the response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
     /// True for sub-agent requests (`isSidechain`, or read from an agent transcript).
     pub sidechain: bool,
@@ -72,6 +122,10 @@ pub struct UsageRow {
     /// True when the response called the advisor tool.
     #[serde(default)]
     pub advisor: bool,
+    /// The advisor's own tokens inside this response (its `advisor_message` iterations), by
+    /// model: not the session model's, so never in the counts above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisor_usage: Vec<ModelUsage>,
     /// Bytes of tool results sent since the previous request of the same chain.
     #[serde(default)]
     pub tool_result_bytes: u64,
@@ -117,6 +171,35 @@ pub struct RequestFacts {
     /// limit the CLI reserves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u64>,
+    /// True when the response wrote `usage.iterations` with a `message` iteration: its context
+    /// is that iteration's, and a fall after it is never an advisor round trip.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub iterations: bool,
+    /// The cache read and write of the iteration the context is from (the last `message`
+    /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
+    /// the response's, summed over its iterations, and say nothing of that context's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_cache: Option<ContextCache>,
+}
+
+/// The cache counts of one inference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextCache {
+    /// Tokens read from the cache.
+    pub read: u64,
+    /// Tokens written to the cache.
+    pub write: u64,
+}
+
+impl UsageRow {
+    /// The cache read and write of the inference whose context is `context_tokens`: the last
+    /// `message` iteration's, else the top level's.
+    pub fn context_cache(&self) -> ContextCache {
+        self.facts.context_cache.unwrap_or(ContextCache {
+            read: self.cache_read_input_tokens,
+            write: self.cache_creation_input_tokens,
+        })
+    }
 }
 
 impl RequestFacts {
@@ -272,6 +355,40 @@ pub struct BoundaryRow {
     /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
+    /// What newer CLIs write besides (each left out of the line when not written).
+    #[serde(flatten)]
+    pub details: CompactionDetails,
+}
+
+/// What `compactMetadata` says of a compaction besides its trigger and counts (2.1.2xx on).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionDetails {
+    /// `durationMs`: how long the compaction took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// `cumulativeDroppedTokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cumulative_dropped_tokens: Option<u64>,
+    /// `preservedSegment`: the run of messages kept verbatim (not "left out").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserved_segment: Option<PreservedSegment>,
+    /// `preservedMessages.uuids`: the messages kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserved_messages: Option<Vec<String>>,
+}
+
+/// `compactMetadata.preservedSegment`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreservedSegment {
+    /// `headUuid`: its first message.
+    #[serde(default)]
+    pub head_uuid: Option<String>,
+    /// `anchorUuid`: the message the summary is attached to.
+    #[serde(default)]
+    pub anchor_uuid: Option<String>,
+    /// `tailUuid`: its last message.
+    #[serde(default)]
+    pub tail_uuid: Option<String>,
 }
 
 /// A transcript read again from its start.
@@ -324,6 +441,78 @@ pub struct SourceRow {
     pub version: Option<String>,
 }
 
+/// The longest title kept, in characters (a longer one is cut): enough for any title a person
+/// or the CLI gives, small enough for the cursor and the gauge.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// What a main transcript says of its session itself (2.1.2xx metadata), each fact the latest
+/// the transcript wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionFacts {
+    /// The last `custom-title` record's `customTitle`: the name a person gave the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_title: Option<String>,
+    /// The last `ai-title` record's `aiTitle`: the title the CLI had a model write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai_title: Option<String>,
+    /// The last `relocated` record's `relocatedCwd`: the working folder the session moved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relocated_cwd: Option<String>,
+    /// The latest main-chain `sessionKind` (`bg`: a background session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_kind: Option<String>,
+    /// The latest main-chain `entrypoint` (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrypoint: Option<String>,
+}
+
+impl SessionFacts {
+    /// True when the transcript said none of them.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The session's title: the name a person gave it, else the CLI's title (as the CLI and
+    /// the Agent SDK pick it).
+    pub fn title(&self) -> Option<&str> {
+        self.custom_title.as_deref().or(self.ai_title.as_deref())
+    }
+
+    /// Adds what `later` says (a fact it does not say stays as it was).
+    pub fn absorb(&mut self, later: &Self) {
+        let fields = [
+            (&mut self.custom_title, &later.custom_title),
+            (&mut self.ai_title, &later.ai_title),
+            (&mut self.relocated_cwd, &later.relocated_cwd),
+            (&mut self.session_kind, &later.session_kind),
+            (&mut self.entrypoint, &later.entrypoint),
+        ];
+        for (known, later) in fields {
+            if later.is_some() {
+                known.clone_from(later);
+            }
+        }
+    }
+}
+
+/// A title cut to [`MAX_TITLE_CHARS`] characters.
+pub fn bounded_title(title: &str) -> String {
+    match title.char_indices().nth(MAX_TITLE_CHARS) {
+        Some((end, _)) => title[..end].to_owned(),
+        None => title.to_owned(),
+    }
+}
+
+/// [`SessionFacts`] of one main transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// The transcript.
+    pub transcript: String,
+    /// What it says (every fact known so far, not only the one that changed).
+    #[serde(flatten)]
+    pub facts: SessionFacts,
+}
+
 impl UsageRecord {
     /// The transcript the record came from.
     pub fn transcript(&self) -> &str {
@@ -332,6 +521,7 @@ impl UsageRecord {
             Self::CompactBoundary(row) | Self::MicrocompactBoundary(row) => &row.transcript,
             Self::Rescan(row) => &row.transcript,
             Self::Source(row) => &row.transcript,
+            Self::Session(row) => &row.transcript,
             Self::SkippedLines(row) => &row.transcript,
         }
     }

@@ -17,8 +17,9 @@ use std::borrow::Cow;
 
 use super::content::{Block, Content, RawBlock, ResultContent, TextLength, ToolInput};
 use super::record::{
-    ADVISOR_ITERATION, BoundaryMetadata, CacheCreationSplit, Iterations, Message, OutputDetails,
-    PermissionDecision, ProgressData, Record, RequestParams, Usage,
+    BoundaryMetadata, CacheCreationSplit, Iteration, Iterations, Message, OutputDetails,
+    PermissionDecision, PreservedMessages, PreservedSegment, ProgressData, Record, RequestParams,
+    Usage, Uuids,
 };
 use crate::lenient::Field;
 
@@ -396,12 +397,12 @@ impl<'a> Reader<'a> {
                 }
                 b"compactMetadata" => {
                     record.compact_metadata = reader.once(seen, 1 << 18, |reader| {
-                        reader.field(b'{', Self::boundary_metadata)
+                        reader.field(b'{', |reader| reader.boundary_metadata().map(Box::new))
                     })?;
                 }
                 b"microcompactMetadata" => {
                     record.microcompact_metadata = reader.once(seen, 1 << 19, |reader| {
-                        reader.field(b'{', Self::boundary_metadata)
+                        reader.field(b'{', |reader| reader.boundary_metadata().map(Box::new))
                     })?;
                 }
                 b"message" => {
@@ -420,6 +421,22 @@ impl<'a> Reader<'a> {
                     record.data = reader.once(seen, 1 << 23, |reader| {
                         reader.field(b'{', Self::progress_data)
                     })?;
+                }
+                b"customTitle" => {
+                    record.custom_title = reader.once(seen, 1 << 24, Self::text_field)?;
+                }
+                b"aiTitle" => record.ai_title = reader.once(seen, 1 << 25, Self::text_field)?,
+                b"relocatedCwd" => {
+                    record.relocated_cwd = reader.once(seen, 1 << 26, Self::text_field)?;
+                }
+                b"sessionKind" => {
+                    record.session_kind = reader.once(seen, 1 << 27, Self::text_field)?;
+                }
+                b"entrypoint" => {
+                    record.entrypoint = reader.once(seen, 1 << 28, Self::text_field)?;
+                }
+                b"interruptedMessageId" => {
+                    record.interrupted_message_id = reader.once(seen, 1 << 29, Self::text_field)?;
                 }
                 _ => reader.skip_value()?,
             }
@@ -455,11 +472,73 @@ impl<'a> Reader<'a> {
                 b"tokensSaved" => {
                     metadata.tokens_saved = reader.once(seen, 8, Self::count_field)?;
                 }
+                b"durationMs" => metadata.duration_ms = reader.once(seen, 16, Self::count_field)?,
+                b"cumulativeDroppedTokens" => {
+                    metadata.cumulative_dropped_tokens =
+                        reader.once(seen, 32, Self::count_field)?;
+                }
+                b"preservedSegment" => {
+                    metadata.preserved_segment = reader.once(seen, 64, |reader| {
+                        reader.field(b'{', |reader| reader.preserved_segment().map(Box::new))
+                    })?;
+                }
+                b"preservedMessages" => {
+                    metadata.preserved_messages = reader.once(seen, 128, |reader| {
+                        reader.field(b'{', |reader| reader.preserved_messages().map(Box::new))
+                    })?;
+                }
                 _ => reader.skip_value()?,
             }
             Ok(())
         })?;
         Ok(metadata)
+    }
+
+    fn preserved_segment(&mut self) -> Step<PreservedSegment<'a>> {
+        let mut segment = PreservedSegment::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"headUuid" => segment.head_uuid = reader.once(seen, 1, Self::text_field)?,
+                b"anchorUuid" => segment.anchor_uuid = reader.once(seen, 2, Self::text_field)?,
+                b"tailUuid" => segment.tail_uuid = reader.once(seen, 4, Self::text_field)?,
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(segment)
+    }
+
+    fn preserved_messages(&mut self) -> Step<PreservedMessages<'a>> {
+        let mut messages = PreservedMessages::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"anchorUuid" => messages.anchor_uuid = reader.once(seen, 1, Self::text_field)?,
+                b"uuids" => {
+                    messages.uuids =
+                        reader.once(seen, 2, |reader| reader.field(b'[', Self::uuids))?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(messages)
+    }
+
+    /// An array of strings (anything else is left to serde).
+    fn uuids(&mut self) -> Step<Uuids<'a>> {
+        let mut uuids = Vec::new();
+        self.array(|reader| {
+            if reader.peek()? != b'"' {
+                return Err(GiveUp);
+            }
+            uuids.push(reader.string()?);
+            Ok(())
+        })?;
+        Ok(Uuids(uuids))
     }
 
     fn request_params(&mut self) -> Step<RequestParams> {
@@ -596,19 +675,41 @@ impl<'a> Reader<'a> {
             if reader.peek()? != b'{' {
                 return Err(GiveUp);
             }
-            let mut seen = 0;
-            reader.object(|reader, key| match reader.key(key)? {
-                b"type" => {
-                    first_time(&mut seen, 1)?;
-                    if reader.text_field()?.text() == Some(ADVISOR_ITERATION) {
-                        iterations.advisor = true;
-                    }
-                    Ok(())
-                }
-                _ => reader.skip_value(),
-            })
+            let entry = reader.iteration()?;
+            iterations.add(&entry);
+            Ok(())
         })?;
         Ok(iterations)
+    }
+
+    /// One entry of `usage.iterations`.
+    fn iteration(&mut self) -> Step<Iteration<'a>> {
+        let mut entry = Iteration::default();
+        let mut seen = 0;
+        self.object(|reader, key| {
+            let seen = &mut seen;
+            match reader.key(key)? {
+                b"type" => entry.kind = reader.once(seen, 1, Self::text_field)?,
+                b"model" => entry.model = reader.once(seen, 2, Self::text_field)?,
+                b"input_tokens" => entry.input_tokens = reader.once(seen, 4, Self::count_field)?,
+                b"cache_creation_input_tokens" => {
+                    entry.cache_creation_input_tokens = reader.once(seen, 8, Self::count_field)?;
+                }
+                b"cache_read_input_tokens" => {
+                    entry.cache_read_input_tokens = reader.once(seen, 16, Self::count_field)?;
+                }
+                b"output_tokens" => {
+                    entry.output_tokens = reader.once(seen, 32, Self::count_field)?;
+                }
+                b"cache_creation" => {
+                    entry.cache_creation =
+                        reader.once(seen, 64, |reader| reader.field(b'{', Self::cache_creation))?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok(entry)
     }
 
     fn blocks(&mut self) -> Step<Vec<Block<'a>>> {
@@ -775,7 +876,13 @@ mod tests {
             r#"{"type":"assistant","uuid":"u","requestId":"r","message":{"id":"m","model":"claude","usage":{"input_tokens":3,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":null,"later":2},"iterations":[{"type":"advisor_message"}]},"content":[{"type":"thinking","thinking":"a\nb"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls \"x\"","other":[1,2.5e3,-0]}}]},"toolUseResult":{"deep":[[{}],[]]}}"#,
             r#" {"type":"user","isMeta":false,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"\u00e9\/"},{"type":"image"}]}]}} "#,
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155250},"skipped":"\ud83d\ude00"}"#,
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":167257,"postTokens":15406,"durationMs":94025,"cumulativeDroppedTokens":151851,"preservedSegment":{"headUuid":"h","anchorUuid":"a","tailUuid":"t"},"preservedMessages":{"anchorUuid":"a","uuids":["u1","u2"],"allUuids":["u0","u1","u2"]}}}"#,
             r#"{"type":"progress","data":{"hookName":"SessionStart:resume","message":{"content":"x"}}}"#,
+            r#"{"type":"custom-title","customTitle":"fix the \u00e9 parser","sessionId":"s"}"#,
+            r#"{"type":"ai-title","aiTitle":"Parser fixes","sessionId":"s"}"#,
+            r#"{"type":"relocated","relocatedCwd":"/p/other","sessionId":"s"}"#,
+            r#"{"type":"user","sessionKind":"bg","entrypoint":"sdk-cli","interruptedMessageId":"msg_1","rowSource":"harness","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
+            r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":5,"cache_creation":{"ephemeral_1h_input_tokens":3},"output_tokens":2},{"type":"advisor_message","model":"claude-fable-5","input_tokens":9,"other":{"x":[1]}},{"type":"advisor_message","model":"claude-fable-5","output_tokens":4},{"type":"advisor_message","model":null},{"type":"message","input_tokens":2,"cache_creation_input_tokens":7}]}}}"#,
             "{}",
         ] {
             let (direct, serde) = both(line);
@@ -796,6 +903,9 @@ mod tests {
             r#"{"message":{"usage":{"input_tokens":-1}}}"#,
             r#"{"message":{"usage":{"input_tokens":18446744073709551616}}}"#,
             r#"{"message":{"content":[{"type":"text"},"stray"]}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","input_tokens":1.5}]}}}"#,
+            r#"{"compactMetadata":{"preservedMessages":{"uuids":["u1",null]}}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","model":"a","model":"b"}]}}}"#,
             // Not JSON: cut short, a raw control character, a bad escape, trailing bytes.
             r#"{"type":"user""#,
             "{\"type\":\"us\ter\"}",

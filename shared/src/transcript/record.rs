@@ -12,7 +12,7 @@ use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
 use crate::lenient::{Field, Lenient, struct_from_map};
 use crate::store::clock::parse_timestamp_ms;
-use crate::store::usage_record::CacheTtl;
+use crate::store::usage_record::{CacheTtl, ModelUsage};
 
 /// The model name Claude Code writes on lines it generated itself (no API call).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
@@ -103,11 +103,12 @@ pub struct Record<'a> {
     #[serde(rename = "permissionDecision", borrow)]
     pub permission_decision: Field<PermissionDecision<'a>>,
     /// `compactMetadata` (a `compact_boundary`).
+    /// (Boxed, as `microcompactMetadata`: rare, and a record is moved whole per line.)
     #[serde(rename = "compactMetadata", borrow)]
-    pub compact_metadata: Field<BoundaryMetadata<'a>>,
+    pub compact_metadata: Field<Box<BoundaryMetadata<'a>>>,
     /// `microcompactMetadata` (a `microcompact_boundary`).
     #[serde(rename = "microcompactMetadata", borrow)]
-    pub microcompact_metadata: Field<BoundaryMetadata<'a>>,
+    pub microcompact_metadata: Field<Box<BoundaryMetadata<'a>>>,
     /// `message`: the API message (`user` and `assistant` records).
     #[serde(borrow)]
     pub message: Field<Message<'a>>,
@@ -120,6 +121,26 @@ pub struct Record<'a> {
     /// `data` (`progress` records): what made progress, such as a hook.
     #[serde(borrow)]
     pub data: Field<ProgressData<'a>>,
+    /// `customTitle` (`custom-title` records): the name a person gave the session (`/rename`).
+    #[serde(rename = "customTitle", borrow)]
+    pub custom_title: Field<Cow<'a, str>>,
+    /// `aiTitle` (`ai-title` records): the title the CLI had a model write for the session.
+    #[serde(rename = "aiTitle", borrow)]
+    pub ai_title: Field<Cow<'a, str>>,
+    /// `relocatedCwd` (`relocated` records): the session's new working folder, after the CLI
+    /// moved its transcript to that folder's project.
+    #[serde(rename = "relocatedCwd", borrow)]
+    pub relocated_cwd: Field<Cow<'a, str>>,
+    /// `sessionKind` (2.1.2xx conversation records): `bg` for a background session.
+    #[serde(rename = "sessionKind", borrow)]
+    pub session_kind: Field<Cow<'a, str>>,
+    /// `entrypoint`: what started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...).
+    #[serde(borrow)]
+    pub entrypoint: Field<Cow<'a, str>>,
+    /// `interruptedMessageId` (2.1.2xx): on the interrupt marker the CLI writes, the response
+    /// the interrupt cut off.
+    #[serde(rename = "interruptedMessageId", borrow)]
+    pub interrupted_message_id: Field<Cow<'a, str>>,
 }
 
 /// `params` of an `api-request` record.
@@ -171,7 +192,51 @@ pub struct BoundaryMetadata<'a> {
     /// `tokensSaved` (micro-compactions).
     #[serde(rename = "tokensSaved")]
     pub tokens_saved: Field<u64>,
+    /// `durationMs`: how long the compaction took.
+    #[serde(rename = "durationMs")]
+    pub duration_ms: Field<u64>,
+    /// `cumulativeDroppedTokens`: preTokens − postTokens as the CLI counts them.
+    #[serde(rename = "cumulativeDroppedTokens")]
+    pub cumulative_dropped_tokens: Field<u64>,
+    /// `preservedSegment`: the run of messages the compaction kept verbatim.
+    /// (Boxed, as the messages below: rare, and a record is moved whole per line.)
+    #[serde(rename = "preservedSegment", borrow)]
+    pub preserved_segment: Field<Box<PreservedSegment<'a>>>,
+    /// `preservedMessages`: the messages the compaction kept verbatim, by uuid.
+    #[serde(rename = "preservedMessages", borrow)]
+    pub preserved_messages: Field<Box<PreservedMessages<'a>>>,
 }
+
+/// `compactMetadata.preservedSegment`: what a compaction kept verbatim is not "left out".
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PreservedSegment<'a> {
+    /// `headUuid`: its first message.
+    #[serde(rename = "headUuid", borrow)]
+    pub head_uuid: Field<Cow<'a, str>>,
+    /// `anchorUuid`: the message the summary is attached to.
+    #[serde(rename = "anchorUuid", borrow)]
+    pub anchor_uuid: Field<Cow<'a, str>>,
+    /// `tailUuid`: its last message.
+    #[serde(rename = "tailUuid", borrow)]
+    pub tail_uuid: Field<Cow<'a, str>>,
+}
+
+/// `compactMetadata.preservedMessages`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PreservedMessages<'a> {
+    /// `anchorUuid`.
+    #[serde(rename = "anchorUuid", borrow)]
+    pub anchor_uuid: Field<Cow<'a, str>>,
+    /// `uuids`: the messages kept verbatim.
+    #[serde(borrow)]
+    pub uuids: Field<Uuids<'a>>,
+}
+
+/// A list of uuids (strings; any other element is skipped).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Uuids<'a>(pub Vec<Cow<'a, str>>);
 
 /// `message`.
 #[derive(Debug, Default, Deserialize)]
@@ -235,12 +300,111 @@ pub struct OutputDetails {
     pub thinking_tokens: Field<u64>,
 }
 
-/// `usage.iterations`: whether one of them was the advisor's (`type: "advisor_message"`).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// `usage.iterations`: the inferences one response was made of. The session model's are
+/// `message` iterations (the last one read the context the next request starts from); the
+/// advisor's are `advisor_message` ones, each naming its own model. A `fallback_message` one is
+/// the API's answer from another model when the requested one refused (the CLI's
+/// `serverRefusalFallback`): it read the same conversation, so it can hold the context, as the
+/// CLI itself takes it (the last `message` or `fallback_message` iteration that read something).
+/// Other kinds (`compaction`, ...) are not read.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Iterations {
     /// True when an iteration's `type` is `advisor_message`.
     pub advisor: bool,
+    /// The counts of the last `message` or `fallback_message` iteration that read something:
+    /// the context.
+    pub last_message: Option<TokenUsage>,
+    /// The `advisor_message` iterations' counts, summed per model in the order first seen.
+    pub advisor_usage: Vec<ModelUsage>,
+    /// True when a count of a `message` or `advisor_message` iteration held something that is
+    /// not a count: the usage cannot be read, as with an odd top-level field.
+    pub mistyped: bool,
 }
+
+/// One entry of `usage.iterations`, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Iteration<'a> {
+    /// `type`: `message`, `advisor_message`, ...
+    #[serde(rename = "type", borrow)]
+    pub kind: Field<Cow<'a, str>>,
+    /// `model` (advisor iterations name theirs).
+    #[serde(borrow)]
+    pub model: Field<Cow<'a, str>>,
+    /// `input_tokens`.
+    pub input_tokens: Field<u64>,
+    /// `cache_creation_input_tokens`.
+    pub cache_creation_input_tokens: Field<u64>,
+    /// `cache_read_input_tokens`.
+    pub cache_read_input_tokens: Field<u64>,
+    /// `output_tokens`.
+    pub output_tokens: Field<u64>,
+    /// `cache_creation`: the 5m/1h split.
+    pub cache_creation: Field<CacheCreationSplit>,
+}
+
+impl Iterations {
+    /// Counts one entry, in the order written.
+    pub fn add(&mut self, entry: &Iteration) {
+        let kind = entry.kind.text();
+        let read = matches!(
+            kind,
+            Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
+        );
+        if read {
+            let odd = [
+                &entry.input_tokens,
+                &entry.cache_creation_input_tokens,
+                &entry.cache_read_input_tokens,
+                &entry.output_tokens,
+            ]
+            .iter()
+            .any(|field| field.is_mistyped())
+                || entry.cache_creation.is_mistyped()
+                || entry
+                    .cache_creation
+                    .get()
+                    .is_some_and(|split| split.mistyped);
+            self.mistyped |= odd;
+        }
+        let tokens = || {
+            token_usage(
+                &entry.input_tokens,
+                &entry.cache_creation_input_tokens,
+                &entry.cache_read_input_tokens,
+                &entry.output_tokens,
+                &entry.cache_creation,
+            )
+        };
+        match kind {
+            Some("message" | FALLBACK_ITERATION) => {
+                let tokens = tokens();
+                if tokens.input_side() > 0 {
+                    self.last_message = Some(tokens);
+                }
+            }
+            Some(ADVISOR_ITERATION) => {
+                self.advisor = true;
+                let tokens = tokens();
+                let usage = ModelUsage {
+                    model: entry.model.text().map(ToOwned::to_owned),
+                    input_tokens: tokens.input_tokens,
+                    cache_creation_input_tokens: tokens.cache_creation_input_tokens,
+                    cache_read_input_tokens: tokens.cache_read_input_tokens,
+                    output_tokens: tokens.output_tokens,
+                };
+                crate::store::usage_record::add_by_model(
+                    &mut self.advisor_usage,
+                    std::slice::from_ref(&usage),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `type` of a `usage.iterations` entry the API's model fallback answered.
+pub const FALLBACK_ITERATION: &str = "fallback_message";
 
 /// The `type` of a `usage.iterations` entry made by the advisor.
 pub const ADVISOR_ITERATION: &str = "advisor_message";
@@ -258,19 +422,90 @@ pub struct TokenUsage {
     pub output_tokens: u64,
 }
 
-impl Usage {
-    /// The token counts: the flat `cache_creation_input_tokens`, or the nested split when the
-    /// flat one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
-    pub fn tokens(&self) -> TokenUsage {
-        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
-        let flat = count(&self.cache_creation_input_tokens);
-        let nested = self.cache_creation.get().map_or(0, |split| split.total);
-        TokenUsage {
-            input_tokens: count(&self.input_tokens),
-            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
-            cache_read_input_tokens: count(&self.cache_read_input_tokens),
-            output_tokens: count(&self.output_tokens),
+/// Token counts from the four fields and the 5m/1h split: the flat `cache_creation_input_tokens`,
+/// or the nested split when the flat one is 0 (before 2.1.152 the flat field could be 0 while
+/// the split held the writes).
+fn token_usage(
+    input: &Field<u64>,
+    cache_write: &Field<u64>,
+    cache_read: &Field<u64>,
+    output: &Field<u64>,
+    split: &Field<CacheCreationSplit>,
+) -> TokenUsage {
+    let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
+    let flat = count(cache_write);
+    let nested = split.get().map_or(0, |split| split.total);
+    TokenUsage {
+        input_tokens: count(input),
+        cache_creation_input_tokens: if flat == 0 { nested } else { flat },
+        cache_read_input_tokens: count(cache_read),
+        output_tokens: count(output),
+    }
+}
+
+impl TokenUsage {
+    /// input + cache read + cache write: what the model read (saturating).
+    pub fn input_side(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+
+    /// Returns true if and only if every count is 0.
+    pub fn is_zero(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The sum of both, count by count (saturating).
+    #[must_use]
+    pub fn saturating_add(self, more: Self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.saturating_add(more.input_tokens),
+            cache_creation_input_tokens: self
+                .cache_creation_input_tokens
+                .saturating_add(more.cache_creation_input_tokens),
+            cache_read_input_tokens: self
+                .cache_read_input_tokens
+                .saturating_add(more.cache_read_input_tokens),
+            output_tokens: self.output_tokens.saturating_add(more.output_tokens),
         }
+    }
+}
+
+impl Usage {
+    /// The top-level token counts, as written (what ccusage reads for the session's model).
+    pub fn tokens(&self) -> TokenUsage {
+        token_usage(
+            &self.input_tokens,
+            &self.cache_creation_input_tokens,
+            &self.cache_read_input_tokens,
+            &self.output_tokens,
+            &self.cache_creation,
+        )
+    }
+
+    /// The context the response's last inference read: the input side of the last `message`
+    /// iteration when `iterations` has one, else of the top level (which, when the advisor ran,
+    /// is the sum of two `message` iterations, not a context; and which 2.1.226 wrote as all 0
+    /// with the request in its one `message` iteration).
+    pub fn context_tokens(&self) -> u64 {
+        self.last_message_tokens()
+            .unwrap_or_else(|| self.tokens())
+            .input_side()
+    }
+
+    /// The counts of the last `message` iteration, when `iterations` has one.
+    pub fn last_message_tokens(&self) -> Option<TokenUsage> {
+        self.iterations
+            .get()
+            .and_then(|iterations| iterations.last_message)
+    }
+
+    /// The advisor's counts by model (empty without advisor iterations).
+    pub fn advisor_usage(&self) -> &[ModelUsage] {
+        self.iterations
+            .get()
+            .map_or(&[], |iterations| iterations.advisor_usage.as_slice())
     }
 }
 
@@ -390,12 +625,14 @@ impl<'a> Record<'a> {
     }
 
     /// Returns true if and only if this is a prompt a person typed: a `user` record that is not
-    /// `isMeta`, not a compact summary, holds no tool result, and whose first text is not empty,
+    /// `isMeta`, not a compact summary, not the CLI's marker of an interrupted response (it names
+    /// one in `interruptedMessageId`), holds no tool result, and whose first text is not empty,
     /// not an interrupt marker, not a local command's wrapper and not a task notification.
     pub fn is_real_prompt(&self) -> bool {
         self.kind() == Some("user")
             && !self.is_meta.is_true()
             && !self.is_compact_summary.is_true()
+            && self.interrupted_message_id.get().is_none()
             && self.tool_results().next().is_none()
             && self.first_text().is_some_and(is_typed_text)
     }
@@ -546,10 +783,13 @@ impl<'a> Record<'a> {
             return None;
         }
         match self.subtype.text()? {
-            "compact_boundary" => Some((BoundaryKind::Compaction, self.compact_metadata.get())),
+            "compact_boundary" => Some((
+                BoundaryKind::Compaction,
+                self.compact_metadata.get().map(|metadata| &**metadata),
+            )),
             "microcompact_boundary" => Some((
                 BoundaryKind::MicroCompaction,
-                self.microcompact_metadata.get(),
+                self.microcompact_metadata.get().map(|metadata| &**metadata),
             )),
             _ => None,
         }
@@ -592,6 +832,10 @@ impl<'a> Record<'a> {
                                 .cache_creation
                                 .get()
                                 .is_some_and(|split| split.mistyped)
+                            || usage
+                                .iterations
+                                .get()
+                                .is_some_and(|iterations| iterations.mistyped)
                     })
             })
     }
@@ -633,6 +877,36 @@ impl<'de: 'a, 'a> Lenient<'de> for BoundaryMetadata<'a> {
 
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for PreservedSegment<'a> {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for PreservedMessages<'a> {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        struct_from_map(map)
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for Uuids<'a> {
+    const EXPECTED: &'static str = "an array";
+
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut uuids = Vec::new();
+        while let Some(uuid) = seq.next_element::<Field<Cow<'de, str>>>()? {
+            if let Field::Present(uuid) = uuid {
+                uuids.push(uuid);
+            }
+        }
+        Ok(Some(Self(uuids)))
     }
 }
 
@@ -698,14 +972,6 @@ impl<'de: 'a, 'a> Lenient<'de> for ProgressData<'a> {
     }
 }
 
-/// One entry of `usage.iterations`: only its `type` is read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Iteration<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Field<Cow<'a, str>>,
-}
-
 impl<'de: 'a, 'a> Lenient<'de> for Iteration<'a> {
     const EXPECTED: &'static str = "an object";
 
@@ -720,11 +986,8 @@ impl<'de> Lenient<'de> for Iterations {
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
         let mut iterations = Self::default();
         while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {
-            if entry
-                .get()
-                .is_some_and(|entry| entry.kind.text() == Some(ADVISOR_ITERATION))
-            {
-                iterations.advisor = true;
+            if let Some(entry) = entry.get() {
+                iterations.add(entry);
             }
         }
         Ok(Some(iterations))
@@ -867,6 +1130,27 @@ mod tests {
         assert_eq!(kind, BoundaryKind::Compaction);
         assert_eq!(metadata.pre_tokens.get(), Some(&155_250));
         assert_eq!(metadata.trigger.text(), Some("auto"));
+        // Newer CLIs: how long it took, and what it kept verbatim.
+        let line = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":167257,"postTokens":15406,"durationMs":94025,"cumulativeDroppedTokens":151851,"preservedSegment":{"headUuid":"h","anchorUuid":"a","tailUuid":"t"},"preservedMessages":{"anchorUuid":"a","uuids":["u1","u2"]}}}"#;
+        let record = parsed(line);
+        let Some((_, Some(metadata))) = record.boundary() else {
+            panic!("not a boundary with metadata")
+        };
+        assert_eq!(metadata.duration_ms.get(), Some(&94_025));
+        assert_eq!(metadata.cumulative_dropped_tokens.get(), Some(&151_851));
+        let segment = metadata.preserved_segment.get().unwrap();
+        assert_eq!(
+            (segment.head_uuid.text(), segment.tail_uuid.text()),
+            (Some("h"), Some("t"))
+        );
+        let uuids = metadata
+            .preserved_messages
+            .get()
+            .unwrap()
+            .uuids
+            .get()
+            .unwrap();
+        assert_eq!(uuids.0, ["u1", "u2"]);
     }
 
     #[test]
@@ -928,6 +1212,52 @@ mod tests {
         assert_eq!(
             parsed(r#"{"type":"assistant","params":{"max_tokens":5}}"#).requested_max_tokens(),
             None
+        );
+    }
+
+    #[test]
+    fn the_context_is_the_last_message_iteration_and_the_advisor_counts_apart() {
+        // The advisor ran: two `message` iterations around an `advisor_message` one; the top
+        // level is the sum of the two `message` iterations (issue 22's 223,140 on a 200k window).
+        let line = r#"{"type":"assistant","message":{"id":"m","model":"claude-opus-5","usage":{"input_tokens":2,"cache_creation_input_tokens":6352,"cache_read_input_tokens":216786,"output_tokens":900,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":106805,"cache_creation_input_tokens":3176,"output_tokens":300},{"type":"advisor_message","model":"claude-fable-5","input_tokens":207281,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":7495},{"type":"message","input_tokens":1,"cache_read_input_tokens":109981,"cache_creation":{"ephemeral_1h_input_tokens":3176},"output_tokens":600}]}}}"#;
+        let record = parsed(line);
+        let usage = record.response_usage().unwrap();
+        assert_eq!(usage.tokens().input_side(), 223_140);
+        assert_eq!(usage.context_tokens(), 113_158);
+        assert_eq!(usage.tokens().input_tokens, 2);
+        assert_eq!(
+            usage.advisor_usage(),
+            [ModelUsage {
+                model: Some("claude-fable-5".into()),
+                input_tokens: 207_281,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                output_tokens: 7_495,
+            }]
+        );
+        assert!(record.uses_advisor());
+        // 2.1.226: every top-level count 0, one `message` iteration holding the request.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"message","input_tokens":2,"cache_read_input_tokens":204576,"cache_creation_input_tokens":87,"output_tokens":40}]}}}"#;
+        // Its counts stay the top level's, as ccusage and the CLI's own cost count them (0);
+        // its context is the iteration's.
+        let record = parsed(line);
+        let usage = record.response_usage().unwrap();
+        assert!(usage.tokens().is_zero());
+        assert_eq!(usage.context_tokens(), 204_665);
+        // No `message` iteration: the top level.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":10,"iterations":[{"type":"compaction","input_tokens":9}]}}}"#;
+        assert_eq!(parsed(line).response_usage().unwrap().context_tokens(), 15);
+        // An odd count inside a read iteration makes the usage unreadable.
+        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"message","input_tokens":"5"}]}}}"#;
+        assert!(parsed(line).has_mistyped_usage_field());
+        let line = r#"{"type":"assistant","message":{"usage":{"iterations":[{"type":"compaction","input_tokens":"5"}]}}}"#;
+        assert!(!parsed(line).has_mistyped_usage_field());
+        // The API's model fallback: the CLI (2.1.332) takes the context from the last `message`
+        // or `fallback_message` iteration that read something.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":3,"cache_read_input_tokens":50000,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":50000},{"type":"fallback_message","model":"claude-sonnet-5","input_tokens":2,"cache_creation_input_tokens":50300},{"type":"message","input_tokens":0}]}}}"#;
+        assert_eq!(
+            parsed(line).response_usage().unwrap().context_tokens(),
+            50_302
         );
     }
 

@@ -369,6 +369,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 context_tokens: row.context_tokens,
                 turn_start: row.turn_start,
                 advisor: row.advisor,
+                advisor_usage: row.advisor_usage.clone(),
             },
         );
     }
@@ -390,6 +391,8 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 confidence: compaction.confidence,
                 trigger: compaction.trigger.clone(),
                 pre_tokens: compaction.pre_tokens,
+                post_tokens: compaction.post_tokens,
+                duration_ms: compaction.details.duration_ms,
                 context_before: compaction.context_before,
                 context_after: compaction.context_after,
                 next_request: compaction.next_request,
@@ -452,6 +455,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             cache_creation_input_tokens: report.totals.cache_creation_input_tokens,
             cache_read_input_tokens: report.totals.cache_read_input_tokens,
             output_tokens: report.totals.output_tokens,
+            advisor_usage: report.totals.advisor.clone(),
         },
     );
 }

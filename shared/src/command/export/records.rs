@@ -10,9 +10,10 @@ use crate::command::usage::drops::{Basis, Confidence, DropClass};
 use crate::command::usage::estimates::Derivation;
 use crate::store::sidecar::ToolEventKind;
 use crate::store::trigger::Trigger;
+use crate::store::usage_record::ModelUsage;
 
 /// Version of every export record's layout.
-pub const EXPORT_SCHEMA: u32 = 1;
+pub const EXPORT_SCHEMA: u32 = 2;
 
 /// Where a record's facts were read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -76,12 +77,15 @@ pub struct RequestRecord {
     pub cache_read_input_tokens: u64,
     /// Output (largest over the response's lines).
     pub output_tokens: u64,
-    /// input + cache read + cache write.
+    /// The context: input + cache read + cache write of the last `message` iteration when the
+    /// response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
     /// The first request after a typed prompt.
     pub turn_start: bool,
     /// The response called the advisor.
     pub advisor: bool,
+    /// The advisor's own tokens in this response, by model (not in the counts above).
+    pub advisor_usage: Vec<ModelUsage>,
 }
 
 /// `kind: "compaction"`: one compaction of the main chain.
@@ -97,6 +101,10 @@ pub struct CompactionRecord {
     pub trigger: Option<Trigger>,
     /// The boundary's `preTokens`.
     pub pre_tokens: Option<u64>,
+    /// The boundary's `postTokens`: what the compaction left (newer CLIs).
+    pub post_tokens: Option<u64>,
+    /// The boundary's `durationMs`: how long the compaction took (newer CLIs).
+    pub duration_ms: Option<u64>,
     /// The main-chain context before it.
     pub context_before: Option<u64>,
     /// The main-chain context after it.
@@ -169,6 +177,8 @@ pub struct SessionRecord {
     pub cache_read_input_tokens: u64,
     /// Output, summed.
     pub output_tokens: u64,
+    /// The advisor's own tokens, summed by model (not in the sums above).
+    pub advisor_usage: Vec<ModelUsage>,
 }
 
 /// `kind: "snapshot"`: one transcript snapshot taken before a compaction.

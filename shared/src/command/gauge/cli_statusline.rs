@@ -19,6 +19,7 @@ use crate::store::env_vars;
 use crate::store::gauge::Gauge;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
+use crate::store::status_window::{STATUS_WINDOW_SCHEMA, StatusWindow};
 
 /// Arguments of `ctxhooks statusline`.
 #[derive(Debug, Args)]
@@ -107,6 +108,7 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     let input = read_stdin_object(wait)
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
+    record_window(&input);
     let gauge = read_gauge(&input);
     let (warn_at, _) = warn_at_from(std::env::var(env_vars::CTXHOOKS_WARN_AT).ok().as_deref());
     let segment = Segment::build(
@@ -127,6 +129,35 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     };
     output::println(&line)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records the model's window the input gives (`context_window.context_window_size`, for
+/// `model.id`) in the session's `window.json`, for the gauge and the report: the CLI's own word
+/// on the window. Nothing when the input says neither, or names no session; a failure is not the
+/// status line's to report (the next update tries again).
+fn record_window(input: &StatusInput) {
+    let (Some(window_tokens), Some(model)) = (input.model_window, input.model.as_ref()) else {
+        return;
+    };
+    let Some(session) = input
+        .session_id
+        .as_deref()
+        .and_then(|id| SessionId::parse(id).ok())
+    else {
+        return;
+    };
+    let Ok(state) = StateDir::locate() else {
+        return;
+    };
+    if window_tokens == 0 {
+        return;
+    }
+    let window = StatusWindow {
+        schema: STATUS_WINDOW_SCHEMA,
+        model: model.clone(),
+        window_tokens,
+    };
+    let _ = window.record(&state.status_window_file(&session));
 }
 
 /// The session's gauge, when the input names a session that has one that can be read (a folder

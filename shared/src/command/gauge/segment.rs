@@ -12,7 +12,7 @@ use super::status_input::StatusInput;
 use crate::hook::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
 };
-use crate::store::gauge::{Gauge, percent_of};
+use crate::store::gauge::{Gauge, TriggerDerivation, percent_of};
 
 /// From this share of T on (in percent) the segment shows the context as near the trigger.
 pub const NEAR_PERCENT: f64 = 75.0;
@@ -70,6 +70,9 @@ pub struct Segment {
     pub level: Level,
     /// The model.
     pub model: Option<String>,
+    /// The session's title: the status line's `session_name`, else the one the Stop hook read
+    /// in the transcript (the gauge's).
+    pub title: Option<String>,
 }
 
 /// T and W by the rule for what the status line says (version, model, the project's settings,
@@ -78,6 +81,7 @@ pub fn rule_for_status(input: &StatusInput, user_config_dir: Option<&Path>) -> O
     input.model.as_ref()?;
     let inputs = ThresholdInputs {
         explicit_window: None,
+        status_line_window: input.model_window.zip(input.model.clone()),
         environment: ThresholdEnvironment::of_process(),
         settings: SettingsWindows::find(
             input.project_dir.as_deref().map(Path::new),
@@ -115,9 +119,14 @@ impl Segment {
             ),
             _ => (None, ContextSource::Unknown),
         };
-        // The gauge's T holds while the model is the one it was derived for.
+        // The gauge's T holds while the model is the one it was derived for; so does its word
+        // that the session contradicts the rule (then there may be no T, and the rule's must not
+        // stand in for it).
         let from_gauge = gauge
-            .filter(|gauge| gauge.trigger_tokens.is_some())
+            .filter(|gauge| {
+                gauge.trigger_tokens.is_some()
+                    || gauge.trigger.derivation == TriggerDerivation::RuleContradicted
+            })
             .filter(|gauge| match (&input.model, &gauge.trigger.model) {
                 (Some(now), Some(then)) => now == then,
                 _ => true,
@@ -158,6 +167,10 @@ impl Segment {
                 .model
                 .clone()
                 .or_else(|| gauge.and_then(|gauge| gauge.trigger.model.clone())),
+            title: input
+                .session_name
+                .clone()
+                .or_else(|| gauge.and_then(|gauge| gauge.title.clone())),
         }
     }
 }
@@ -190,6 +203,7 @@ mod tests {
             compaction_pending: false,
             warn_at_percent: Some(90),
             warned: false,
+            title: None,
         }
     }
 
@@ -211,6 +225,25 @@ mod tests {
         assert_eq!(
             (quiet.context_tokens, quiet.level),
             (Some(120_000), Level::Calm)
+        );
+    }
+
+    #[test]
+    fn a_gauge_that_contradicts_the_rule_is_never_replaced_by_the_rule() {
+        // The Stop hook saw the session go on past the rule's T without compacting: no T, and
+        // the status line must not take the rule's (it would say "past the trigger").
+        let mut contradicted = gauge();
+        contradicted.trigger_tokens = None;
+        contradicted.trigger.derivation = TriggerDerivation::RuleContradicted;
+        let input = StatusInput {
+            model: Some("claude-opus-4-6".into()),
+            context_tokens: Some(320_000),
+            ..StatusInput::default()
+        };
+        let segment = Segment::build(&input, Some(&contradicted), 90, || Some((167_000, 200_000)));
+        assert_eq!(
+            (segment.trigger_tokens, segment.percent, segment.level),
+            (None, None, Level::Unknown)
         );
     }
 

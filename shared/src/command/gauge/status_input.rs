@@ -40,6 +40,9 @@ pub struct StatusInput {
     pub context_tokens: Option<u64>,
     /// `context_window.context_window_size`: the model's window.
     pub model_window: Option<u64>,
+    /// `session_name`: the session's name, when it has one (2.1.332 sends the name a person
+    /// gave it, `/rename` or `--name`).
+    pub session_name: Option<String>,
 }
 
 impl StatusInput {
@@ -78,6 +81,7 @@ impl StatusInput {
                 .and_then(|window| window.get("context_window_size"))
                 .and_then(Value::as_u64)
                 .filter(|size| *size > 0),
+            session_name: text(value.get("session_name")),
         }
     }
 
@@ -112,6 +116,8 @@ impl StatusInput {
 struct Typed<'input> {
     #[serde(borrow)]
     session_id: Text<'input>,
+    #[serde(borrow)]
+    session_name: Text<'input>,
     #[serde(borrow)]
     version: Text<'input>,
     #[serde(borrow)]
@@ -186,6 +192,7 @@ impl Typed<'_> {
                 .as_ref()
                 .and_then(|window| window.context_window_size.get().copied())
                 .filter(|size| *size > 0),
+            session_name: owned(&self.session_name),
         }
     }
 }

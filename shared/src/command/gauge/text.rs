@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::segment::{ContextSource, Level, Segment};
+use crate::command::output::one_line;
 use crate::hook::gauge::{short_tokens, whole_percent};
 use crate::store::gauge::{Gauge, TriggerDerivation};
 
@@ -21,6 +22,10 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("compactions", "full compactions so far (2)"),
     ("window", "the window T is computed from, short (200k)"),
     ("model", "the model (claude-opus-4-6)"),
+    (
+        "title",
+        "the session's title: its name, else the CLI's own title (empty when it has none)",
+    ),
 ];
 
 /// What stands for a value nobody knows yet.
@@ -126,6 +131,7 @@ fn value(segment: &Segment, name: &str) -> String {
         "compactions" => segment.compactions.to_string(),
         "window" => short(segment.window_tokens),
         "model" => segment.model.clone().unwrap_or_else(|| UNKNOWN.to_owned()),
+        "title" => segment.title.as_deref().map(one_line).unwrap_or_default(),
         _ => UNKNOWN.to_owned(),
     }
 }
@@ -192,6 +198,17 @@ pub fn gauge_text(gauge: &Gauge, segment: &Segment) -> String {
              model: it compacts when the API refuses a prompt)"
                 .to_owned()
         }
+        TriggerDerivation::RuleContradicted => format!(
+            "{}: the session went on without compacting at or above the trigger Claude Code's \
+             rule gives {} {}",
+            if gauge.trigger_tokens.is_some() {
+                "what the evidence allows (the middle up to the last automatic compaction)"
+            } else {
+                "unknown"
+            },
+            basis.model.as_deref().unwrap_or("an unknown model"),
+            basis.version.as_deref().unwrap_or("(version unknown)"),
+        ),
         TriggerDerivation::None => "none yet".to_owned(),
     };
     let _ = writeln!(text, "trigger      {how}");
@@ -230,7 +247,19 @@ mod tests {
             warn_at_percent: 90,
             level: Level::Near,
             model: Some("claude-opus-4-6".into()),
+            title: Some("Fix the\nparser".into()),
         }
+    }
+
+    #[test]
+    fn the_title_is_one_line_and_empty_when_there_is_none() {
+        let template = Template::parse("{title} · {percent}").unwrap();
+        assert_eq!(template.render(&segment()), "Fix the parser · 85%");
+        let untitled = Segment {
+            title: None,
+            ..segment()
+        };
+        assert_eq!(template.render(&untitled), " · 85%");
     }
 
     #[test]

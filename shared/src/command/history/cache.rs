@@ -16,8 +16,9 @@ use super::read::{TranscriptRead, read_transcript};
 use crate::store::files;
 use crate::store::state_dir::StateDir;
 
-/// Version of a cache file's layout: 2 adds the change time, the inode and the entry's SHA-256.
-const CACHE_SCHEMA: u32 = 2;
+/// Version of a cache file's layout: 2 adds the change time, the inode and the entry's SHA-256;
+/// 3 the transcript's `session` records (its title, kind and new folder).
+const CACHE_SCHEMA: u32 = 3;
 
 /// The most bytes of an entry read for a transcript of no bytes; each byte of the transcript
 /// allows four more (entries hold about a tenth of their transcript). A larger entry is not read:

@@ -200,10 +200,7 @@ pub fn near_trigger(session: &SessionSummary) -> bool {
 }
 
 fn add(sum: &mut Totals, more: &Totals) {
-    sum.input_tokens += more.input_tokens;
-    sum.cache_creation_input_tokens += more.cache_creation_input_tokens;
-    sum.cache_read_input_tokens += more.cache_read_input_tokens;
-    sum.output_tokens += more.output_tokens;
+    sum.add(more);
 }
 
 /// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.

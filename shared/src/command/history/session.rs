@@ -100,8 +100,15 @@ pub struct SessionSummary {
     pub project: String,
     /// The projects folder it was found in.
     pub projects_folder: String,
-    /// The first `cwd` its main transcript names.
+    /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
+    /// the first `cwd` its main transcript names.
     pub cwd: Option<String>,
+    /// Its title: the name a person gave it (`/rename`), else the CLI's own title.
+    pub title: Option<String>,
+    /// The kind of session the CLI wrote (`bg` for a background session), when it wrote one.
+    pub session_kind: Option<String>,
+    /// What started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...), when written.
+    pub entrypoint: Option<String>,
     /// The CLI version of its latest main-chain request.
     pub version: Option<String>,
     /// Its transcripts.
@@ -322,13 +329,19 @@ pub fn summary_of(
             .as_ref()
             .is_some_and(|main| source.transcript == main.display().to_string())
     });
+    let facts = &loaded.log.session;
     SessionSummary {
         session_id: files.session_id.clone(),
         project: files.project.clone(),
         projects_folder: files.projects_folder.display().to_string(),
-        cwd: main_source
-            .or(loaded.log.sources.first())
-            .and_then(|source| source.cwd.clone()),
+        cwd: facts.relocated_cwd.clone().or_else(|| {
+            main_source
+                .or(loaded.log.sources.first())
+                .and_then(|source| source.cwd.clone())
+        }),
+        title: facts.title().map(ToOwned::to_owned),
+        session_kind: facts.session_kind.clone(),
+        entrypoint: facts.entrypoint.clone(),
         version: loaded
             .log
             .requests()

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use super::discover::{Problem, ProblemKind};
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
-use crate::command::usage::text::thousands;
+use crate::command::output::one_line;
+use crate::command::usage::text::{advisor_totals_lines, thousands};
 
 /// A problem in one sentence.
 pub fn problem_text(problem: &Problem) -> String {
@@ -80,6 +81,18 @@ fn short(text: &str, width: usize) -> String {
         .rev()
         .collect();
     format!("…{tail}")
+}
+
+/// The widest title the session table shows (a longer one is cut at its end).
+const TITLE_WIDTH: usize = 48;
+
+/// `text` cut to `width` characters at its end (a title's start says the most).
+fn short_end(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{head}…")
 }
 
 fn compactions_cell(session: &SessionSummary) -> String {
@@ -169,6 +182,7 @@ pub fn history_text(history: &History) -> String {
         thousands(totals.totals.cache_read_input_tokens),
         thousands(totals.totals.output_tokens)
     );
+    text.push_str(&advisor_totals_lines(&totals.totals.advisor, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
@@ -180,7 +194,7 @@ pub fn history_text(history: &History) -> String {
             "first (UTC)", "project", "session", "requests", "peak", "T", "peak/T", "compactions"
         );
         for session in &history.sessions {
-            let _ = writeln!(
+            let _ = write!(
                 text,
                 "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
                 minute(session.first_time.as_deref()),
@@ -193,6 +207,10 @@ pub fn history_text(history: &History) -> String {
                 compactions_cell(session),
                 drops_cell(session)
             );
+            if let Some(title) = &session.title {
+                let _ = write!(text, "  \"{}\"", one_line(&short_end(title, TITLE_WIDTH)));
+            }
+            text.push('\n');
         }
     }
     if !history.days.is_empty() {

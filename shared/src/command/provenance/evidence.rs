@@ -78,6 +78,9 @@ pub enum StateEvidence {
     },
     /// The transcript says the call was refused before it ran.
     RefusedBeforeRun,
+    /// `toolDenialKind: "user-rejected"` on the plain rejection, with no "stopped while
+    /// running" correction and no runtime mark: a person refused it at the permission prompt.
+    PlainUserRejected,
     /// `PreToolUse` fired, but it fires before the permission decision.
     StartedBeforeDecision {
         /// When.

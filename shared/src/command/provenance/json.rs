@@ -87,6 +87,7 @@ enum JsonResultKind {
     Rejected {
         before_run: bool,
         stopped_while_running: bool,
+        plain_user_rejected: bool,
     },
     RejectedWithFeedback,
     Interrupted {
@@ -111,9 +112,11 @@ impl JsonResultKind {
             ResultKind::Rejected {
                 before_run,
                 stopped_while_running,
+                plain_user_rejected,
             } => Self::Rejected {
                 before_run: *before_run,
                 stopped_while_running: *stopped_while_running,
+                plain_user_rejected: *plain_user_rejected,
             },
             ResultKind::RejectedWithFeedback => Self::RejectedWithFeedback,
             ResultKind::Interrupted { while_running } => Self::Interrupted {

@@ -66,6 +66,12 @@ pub enum ResultKind {
         before_run: bool,
         /// The 2.1.332 "Correction to the text above" addendum: stopped while running.
         stopped_while_running: bool,
+        /// `toolDenialKind: "user-rejected"` on the plain rejection text: no "stopped while
+        /// running" correction, and (as every rejection here) no configuration's decision. The
+        /// CLIs that write `toolDenialKind` write a call stopped while running otherwise (the
+        /// correction in 2.1.332, `toolDenialKind: "interrupted"` in 2.1.270): this one was
+        /// refused at the permission step, even where no `toolDenialBeforeRun` says so (2.1.2xx).
+        plain_user_rejected: bool,
     },
     /// The rejection prose followed by what the person typed: only a person does this.
     RejectedWithFeedback,
@@ -153,7 +159,18 @@ pub fn classify_tool_result(
             "user-rejected" if needs_approval && !rejection => {
                 ResultKind::PermissionDenied(refusal())
             }
-            "user-rejected" => rejection_kind(text, before_run),
+            "user-rejected" => match rejection_kind(text, before_run) {
+                ResultKind::Rejected {
+                    before_run,
+                    stopped_while_running,
+                    ..
+                } => ResultKind::Rejected {
+                    before_run,
+                    stopped_while_running,
+                    plain_user_rejected: !stopped_while_running,
+                },
+                other => other,
+            },
             "interrupted" => ResultKind::Interrupted {
                 while_running: true,
             },
@@ -225,6 +242,7 @@ fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
     ResultKind::Rejected {
         before_run,
         stopped_while_running: text.contains(RUNNING_CORRECTION),
+        plain_user_rejected: false,
     }
 }
 
@@ -336,6 +354,11 @@ pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClas
         // Typed by a person: never an interrupt marker, whatever it says.
         other += markers;
         markers = 0;
+    } else if results.is_empty() && record.interrupted_message_id.get().is_some() {
+        // The CLI's own marker names the response it cut off (2.1.2xx): an interrupt marker
+        // whatever its wording.
+        markers = markers.max(1);
+        other = 0;
     }
     let all_interrupt = results.iter().all(|(_, kind)| kind.is_interrupt_content());
     if other == 0 && all_interrupt && (markers > 0 || !results.is_empty()) {
@@ -439,7 +462,17 @@ mod tests {
             ),
             ResultKind::Rejected {
                 before_run: true,
-                stopped_while_running: false
+                stopped_while_running: false,
+                plain_user_rejected: true,
+            }
+        );
+        // 2.1.2xx: the same without toolDenialBeforeRun is still refused before it ran.
+        assert_eq!(
+            classify(&json!({"toolDenialKind": "user-rejected"}), &no),
+            ResultKind::Rejected {
+                before_run: false,
+                stopped_while_running: false,
+                plain_user_rejected: true,
             }
         );
         // A normal result that mentions approval later on is no refusal; nor is one without
@@ -464,7 +497,8 @@ mod tests {
             classify(&record, &plain),
             ResultKind::Rejected {
                 before_run: false,
-                stopped_while_running: false
+                stopped_while_running: false,
+                plain_user_rejected: false,
             }
         );
         let corrected = json!({"type": "tool_result", "tool_use_id": "t", "is_error": true,
@@ -473,7 +507,18 @@ mod tests {
             classify(&record, &corrected),
             ResultKind::Rejected {
                 before_run: false,
-                stopped_while_running: true
+                stopped_while_running: true,
+                plain_user_rejected: false,
+            }
+        );
+        // With toolDenialKind "user-rejected" (2.1.332's interrupt()): still stopped while
+        // running, never a plain refusal.
+        assert_eq!(
+            classify(&json!({"toolDenialKind": "user-rejected"}), &corrected),
+            ResultKind::Rejected {
+                before_run: false,
+                stopped_while_running: true,
+                plain_user_rejected: false,
             }
         );
         // Not an error: a file that happens to hold the prose is a normal result.

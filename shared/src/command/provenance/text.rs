@@ -50,10 +50,16 @@ fn describe_kind(kind: &ResultKind) -> String {
         ResultKind::Rejected {
             before_run,
             stopped_while_running,
+            plain_user_rejected,
         } => format!(
-            "tool_result is the rejection text{}{}",
+            "tool_result is the rejection text{}{}{}",
             if *before_run {
                 " with toolDenialBeforeRun: true"
+            } else {
+                ""
+            },
+            if *plain_user_rejected {
+                " with toolDenialKind \"user-rejected\""
             } else {
                 ""
             },
@@ -228,6 +234,11 @@ impl fmt::Display for StateEvidence {
             Self::RefusedBeforeRun => {
                 formatter.write_str("the transcript says the call was refused before it ran")
             }
+            Self::PlainUserRejected => formatter.write_str(
+                "toolDenialKind \"user-rejected\" on the plain rejection, with no \"stopped while \
+                 running\" correction and no runtime mark: refused at the permission prompt (the \
+                 CLIs that write toolDenialKind write a call stopped while running otherwise)",
+            ),
             Self::StartedBeforeDecision { time_ms } => write!(
                 formatter,
                 "PreToolUse at {time_ms} ms, but PreToolUse runs before the permission decision"
@@ -422,6 +433,7 @@ mod tests {
                 VerdictEvidence::Result(ResultKind::Rejected {
                     before_run: true,
                     stopped_while_running: true,
+                    plain_user_rejected: false,
                 }),
                 "tool_result is the rejection text with toolDenialBeforeRun: true with the \"stopped while running\" correction",
             ),

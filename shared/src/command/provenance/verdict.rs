@@ -125,7 +125,13 @@ fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     let mark = covering_mark(analysis, group);
     let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
     let (verdict, verdict_evidence) = judge(analysis, &result.kind, group, mark, result.time_ms);
-    let (state, state_evidence) = state_of(analysis, id, Some(&result.kind), tool_use);
+    let (state, state_evidence) = state_of(
+        analysis,
+        id,
+        Some(&result.kind),
+        tool_use,
+        verdict == Verdict::Runtime,
+    );
     CallReport {
         tool_use_id: id.clone(),
         tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
@@ -173,7 +179,7 @@ fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
         if let Some(group) = group {
             verdict_evidence.extend(group_evidence(analysis, group));
         }
-        let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use));
+        let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use), false);
         calls.push(CallReport {
             tool_use_id: id.clone(),
             tool_name: tool_use.name.clone(),
@@ -259,6 +265,10 @@ fn judge(
     match kind {
         ResultKind::Rejected {
             before_run: true, ..
+        }
+        | ResultKind::Rejected {
+            plain_user_rejected: true,
+            ..
         } => {
             evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
             (Verdict::User, evidence)
@@ -303,11 +313,13 @@ fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<VerdictEvi
 }
 
 /// Whether the call `id` ran: the hook's events first, then what the transcript says.
+/// `runtime` is true when the call's verdict is the runtime's (a mark covers its interrupt).
 fn state_of(
     analysis: &Analysis,
     id: &str,
     kind: Option<&ResultKind>,
     tool_use: Option<&ToolCall>,
+    runtime: bool,
 ) -> (ToolState, Vec<StateEvidence>) {
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
@@ -343,8 +355,24 @@ fn state_of(
                 }
         )
     );
-    if denied_before_run {
-        let mut evidence = vec![StateEvidence::RefusedBeforeRun];
+    // A plain "user-rejected" (no correction, no toolDenialBeforeRun) says refused at the
+    // prompt only when the interrupt is the person's: a runtime's interrupt() is what stops
+    // running calls.
+    let plain_refusal = !denied_before_run
+        && !runtime
+        && matches!(
+            kind,
+            Some(ResultKind::Rejected {
+                plain_user_rejected: true,
+                ..
+            })
+        );
+    if denied_before_run || plain_refusal {
+        let mut evidence = vec![if plain_refusal {
+            StateEvidence::PlainUserRejected
+        } else {
+            StateEvidence::RefusedBeforeRun
+        }];
         if let Some(time_ms) = started {
             evidence.push(StateEvidence::StartedBeforeDecision { time_ms });
         }
@@ -457,6 +485,7 @@ mod tests {
     const REJECTED: ResultKind = ResultKind::Rejected {
         before_run: false,
         stopped_while_running: false,
+        plain_user_rejected: false,
     };
 
     #[test]
@@ -478,6 +507,60 @@ mod tests {
         assert_eq!(call.summary.as_deref(), Some("sleep 5"));
         assert_eq!(call.line, 3);
         assert!(report.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_plain_user_rejected_is_refused_at_the_prompt_unless_a_mark_covers_it() {
+        // 2.1.2xx: a person's "No" at the permission prompt writes toolDenialKind
+        // "user-rejected" on the plain rejection, without toolDenialBeforeRun (issue 22: six such
+        // calls got the state `unknown`).
+        let transcript = rejected_call().replacen(
+            r#""type":"user","#,
+            r#""type":"user","toolDenialKind":"user-rejected","#,
+            2,
+        );
+        let transcript = transcript.replacen(
+            r#""type":"user","toolDenialKind":"user-rejected","#,
+            r#""type":"user","#,
+            1,
+        );
+        let analysis = Analysis::scan(transcript.as_bytes(), Sidecar::default()).unwrap();
+        let call = &provenance_report(&analysis).calls[0];
+        assert_eq!(
+            (call.verdict, call.state),
+            (Verdict::User, ToolState::NotStarted)
+        );
+        assert_eq!(call.state_evidence, vec![StateEvidence::PlainUserRejected]);
+        assert_eq!(
+            call.verdict_evidence.last(),
+            Some(&VerdictEvidence::RefusedBeforeRunUncovered)
+        );
+        // A runtime's interrupt() stops running calls: with a covering mark the field says
+        // nothing of whether it ran.
+        let mut sidecar = Sidecar::default();
+        sidecar.marks = vec![mark(1_900)];
+        let analysis = Analysis::scan(transcript.as_bytes(), sidecar).unwrap();
+        let call = &provenance_report(&analysis).calls[0];
+        assert_eq!(
+            (call.verdict, call.state),
+            (Verdict::Runtime, ToolState::Unknown)
+        );
+    }
+
+    #[test]
+    fn a_marker_that_names_the_interrupted_response_is_one_in_any_wording() {
+        let transcript =
+            rejected_call().replace("[Request interrupted by user for tool use]", "Stopped.");
+        let without = Analysis::scan(transcript.as_bytes(), Sidecar::default()).unwrap();
+        assert_eq!(without.groups[0].markers, 0);
+        let named = transcript.replace(
+            r#""type":"user","timestamp":"2026-01-01T00:00:02.001Z""#,
+            r#""type":"user","interruptedMessageId":"msg_1","timestamp":"2026-01-01T00:00:02.001Z""#,
+        );
+        assert_ne!(named, transcript);
+        let analysis = Analysis::scan(named.as_bytes(), Sidecar::default()).unwrap();
+        assert_eq!(analysis.groups[0].markers, 1);
+        assert!(analysis.groups[0].trailing);
     }
 
     #[test]

@@ -23,8 +23,15 @@ use crate::transcript::record::Record;
 pub struct SessionSummary {
     /// The session's id.
     pub session_id: String,
-    /// The folder it ran in (the transcript's first `cwd`), if known.
+    /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
+    /// the transcript's first `cwd`, if known.
     pub project: Option<String>,
+    /// Its title: the name a person gave it (`/rename`), else the CLI's own title.
+    pub title: Option<String>,
+    /// The kind of session the CLI wrote (`bg` for a background session), when it wrote one.
+    pub session_kind: Option<String>,
+    /// What started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...), when written.
+    pub entrypoint: Option<String>,
     /// Where Claude Code keeps (or kept) its transcript.
     pub transcript: Option<PathBuf>,
     /// Whether that file is still there (Claude Code's cleanup deletes old transcripts).
@@ -136,9 +143,10 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
     let transcript_present = transcript.as_deref().is_some_and(|path| {
         fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
     });
-    let project = opening
-        .as_ref()
-        .and_then(|opening| opening.cwd.clone())
+    let facts = log.as_ref().map(|log| &log.session);
+    let project = facts
+        .and_then(|facts| facts.relocated_cwd.clone())
+        .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
         .or_else(|| {
             log.as_ref()
                 .and_then(|log| log.sources.iter().find_map(|source| source.cwd.clone()))
@@ -172,6 +180,9 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
     SessionSummary {
         session_id: session.to_string(),
         project,
+        title: facts.and_then(|facts| facts.title().map(ToOwned::to_owned)),
+        session_kind: facts.and_then(|facts| facts.session_kind.clone()),
+        entrypoint: facts.and_then(|facts| facts.entrypoint.clone()),
         transcript,
         transcript_present,
         first_activity,

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::catalog::SessionSummary;
+use crate::command::output::one_line as printable;
 
 /// Bytes as a person reads them (`1.2 MB`).
 pub fn human_bytes(bytes: u64) -> String {
@@ -28,8 +29,16 @@ pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> Stri
         return format!("no sessions in `{}`\n", state_root.display());
     }
     let mut text = format!(
-        "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {}\n",
-        "SESSION", "FIRST", "LAST", "SIZE", "REQUESTS", "COMPACTIONS", "TRANSCRIPT", "PROJECT"
+        "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {:<14}  {}\n",
+        "SESSION",
+        "FIRST",
+        "LAST",
+        "SIZE",
+        "REQUESTS",
+        "COMPACTIONS",
+        "TRANSCRIPT",
+        "KIND",
+        "PROJECT  TITLE"
     );
     for session in sessions {
         let transcript = match (&session.transcript, session.transcript_present) {
@@ -37,9 +46,9 @@ pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> Stri
             (Some(_), true) => "present",
             (Some(_), false) => "gone",
         };
-        let _ = writeln!(
+        let _ = write!(
             text,
-            "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {}",
+            "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {:<14}  {}",
             session.session_id,
             session.first_activity.as_deref().map_or("-", short_time),
             session.last_activity.as_deref().map_or("-", short_time),
@@ -47,8 +56,13 @@ pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> Stri
             session.requests,
             session.compactions,
             transcript,
+            session_kind(session),
             session.project.as_deref().unwrap_or("-"),
         );
+        if let Some(title) = &session.title {
+            let _ = write!(text, "  \"{}\"", printable(title));
+        }
+        text.push('\n');
     }
     let gone = sessions
         .iter()
@@ -68,6 +82,17 @@ pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> Stri
         );
     }
     text
+}
+
+/// The kind of session in one word: the entrypoint (`cli`, `sdk-ts`, ...) with the session's
+/// kind before it when the CLI wrote one (`bg/cli`), `-` when the transcript says neither.
+pub fn session_kind(session: &SessionSummary) -> String {
+    match (&session.session_kind, &session.entrypoint) {
+        (Some(kind), Some(entrypoint)) => format!("{}/{}", printable(kind), printable(entrypoint)),
+        (Some(kind), None) => printable(kind),
+        (None, Some(entrypoint)) => printable(entrypoint),
+        (None, None) => "-".to_owned(),
+    }
 }
 
 /// `2026-12-01T05:40:01.123Z` → `2026-12-01 05:40:01` (the first 19 characters, as a person

@@ -122,9 +122,11 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
         version_after: after.facts.version.clone(),
         model_before: before.model.clone(),
         model_after: after.model.clone(),
-        cache_read_after: after.cache_read_input_tokens,
-        cache_write_after: after.cache_creation_input_tokens,
-        cache_cold_after: after.cache_read_input_tokens.saturating_mul(2) < after.context_tokens,
+        // The cache of the inference the context is from (with `usage.iterations`, the
+        // top-level counts are the whole response's).
+        cache_read_after: after.context_cache().read,
+        cache_write_after: after.context_cache().write,
+        cache_cold_after: after.context_cache().read.saturating_mul(2) < after.context_tokens,
         cache_ttl: known_ttl(chain, between.before),
         markers: between.markers(),
         thinking_before: turn_thinking(chain, between.before),
@@ -265,7 +267,9 @@ fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgemen
             },
         ));
     }
-    before.advisor.then(|| {
+    // With `usage.iterations` the context is the last inference's, which the advisor's round
+    // trip does not inflate: such a fall is no advisor round trip.
+    (before.advisor && !before.facts.iterations).then(|| {
         Judgement::new(
             DropClass::AdvisorRoundTrip,
             Basis::Structural,
@@ -502,7 +506,7 @@ mod tests {
     use super::*;
     use crate::command::usage::drops::DEFAULT_MIN_DROP;
     use crate::store::trigger::Trigger;
-    use crate::store::usage_record::RequestFacts;
+    use crate::store::usage_record::{ContextCache, RequestFacts};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
@@ -526,6 +530,7 @@ mod tests {
             sidechain: false,
             agent_id: None,
             advisor: false,
+            advisor_usage: Vec::new(),
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,
@@ -661,6 +666,23 @@ mod tests {
     }
 
     #[test]
+    fn the_cold_cache_after_a_fall_is_read_from_the_iteration_the_context_is_from() {
+        // An advisor response after an hour's pause: its first `message` iteration read 80,000
+        // from the cache, the last one (the context, 90,000) read nothing. The top level sums
+        // the two (80,000 read): the cache was cold for the context all the same.
+        let mut after = prompted(row(90_000, 80_000, 3_600));
+        after.facts.iterations = true;
+        after.facts.context_cache = Some(ContextCache {
+            read: 0,
+            write: 90_000,
+        });
+        assert_eq!(
+            classes(vec![row(100_000, 99_000, 0), after]),
+            [(DropClass::IdleGap, Basis::Structural)]
+        );
+    }
+
+    #[test]
     fn thinking_covers_a_fall_at_a_prompt_only_when_the_cli_drops_it() {
         let mut before = row(100_000, 99_000, 0);
         before.facts.thinking_bytes = 40_000; // about 10,000 tokens
@@ -701,13 +723,20 @@ mod tests {
             row(80_000, 79_000, 50),
         ];
         assert_eq!(
-            classes(rows),
+            classes(rows.clone()),
             [
                 (DropClass::ModelSwitch, Basis::Structural),
                 (DropClass::AdvisorRoundTrip, Basis::Structural),
                 (DropClass::NoUsage, Basis::Structural),
                 (DropClass::Undecided, Basis::None),
             ]
+        );
+        // With iterations, the context is the last inference's: the advisor explains no fall.
+        let mut with_iterations = rows;
+        with_iterations[2].facts.iterations = true;
+        assert_eq!(
+            classes(with_iterations)[1],
+            (DropClass::Undecided, Basis::None)
         );
         let mut with_boundary = chain(vec![row(120_000, 119_000, 0), row(80_000, 2_000, 1)]);
         with_boundary.boundaries[1].push((
@@ -722,6 +751,7 @@ mod tests {
                 tokens_saved: Some(40_000),
                 sidechain: false,
                 agent_id: None,
+                details: crate::store::usage_record::CompactionDetails::default(),
             },
         ));
         let drops = classify_drops(

@@ -19,6 +19,7 @@ use crate::command::usage::chart::render_svg;
 use crate::command::usage::drops::DEFAULT_MIN_DROP;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
+use crate::store::status_window::StatusWindow;
 
 /// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
 pub const GLOSSARY: &str = "\
@@ -156,10 +157,16 @@ fn session_report(
 ) -> Result<SessionReport> {
     let log = read_session_log(state, session)?;
     let snapshots = list_snapshots(state, Some(session))?;
+    // The window the status line recorded for the session: the CLI's own word on it.
+    let options = ReportOptions {
+        status_line_window: StatusWindow::read(&state.status_window_file(session))
+            .map(|window| window.evidence()),
+        ..options.clone()
+    };
     Ok(build_report(
         Some(session.as_str()),
         &log,
         Some(&snapshots),
-        options,
+        &options,
     ))
 }

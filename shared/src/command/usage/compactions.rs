@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain, seconds_between};
 use crate::command::archives::catalog::SnapshotEntry;
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::RequestMarker;
+use crate::store::usage_record::{CompactionDetails, RequestMarker};
 
 /// One compaction: from a boundary or a compact summary, or inferred from a drop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,6 +44,10 @@ pub struct Compaction {
     pub seconds_since_previous_automatic: Option<u64>,
     /// The snapshot taken for it, if one was found.
     pub snapshot: Option<String>,
+    /// What the boundary says besides (`durationMs`, `cumulativeDroppedTokens`, what it kept
+    /// verbatim), each left out when not written.
+    #[serde(flatten)]
+    pub details: CompactionDetails,
 }
 
 impl Compaction {
@@ -123,6 +127,7 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             turns_since_previous_automatic: None,
             seconds_since_previous_automatic: None,
             snapshot: None,
+            details: CompactionDetails::default(),
         };
         let mut full = 0;
         for (is_full, boundary) in boundaries {
@@ -132,6 +137,7 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
                     trigger: boundary.trigger.clone(),
                     pre_tokens: boundary.pre_tokens,
                     post_tokens: boundary.post_tokens,
+                    details: boundary.details.clone(),
                     ..structural(boundary.time.clone())
                 });
             }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
-use super::threshold::{RuleTrigger, ThresholdInputs, Window, rule_trigger};
+use super::threshold::{RuleTrigger, ThresholdInputs, Window, WindowSource, rule_trigger};
 use crate::store::usage_record::ToolResultNote;
 
 /// How big an advisor call makes the context (2.05–2.20 observed; the upper end is used).
@@ -70,6 +70,15 @@ pub enum Derivation {
     /// No T: the session has no main-chain request (only sub-agents' transcripts were read), so
     /// neither the version nor the model the session ran with is known.
     NoMainChain,
+    /// The session contradicts the rule: a context at or above the rule's T with no compaction
+    /// after it (the CLI checked and did not compact; a compaction far above T with such a
+    /// context before it is this case). T is what the evidence allows (the middle between the
+    /// highest context reached without compacting and the lowest automatic compaction above
+    /// it), or unknown when nothing bounds it from above. Never "confirmed".
+    RuleContradicted,
+    /// No T: ctxhooks does not know the model's window (it is not in the model table), and no
+    /// status line, setting or automatic compaction gave one.
+    WindowUnknown,
 }
 
 /// The trigger T and how it was derived.
@@ -83,6 +92,10 @@ pub struct TriggerEstimate {
     pub rule: RuleTrigger,
     /// The automatic compactions observed, when there were some.
     pub observed: Option<ObservedTrigger>,
+    /// The highest context of the rule's model after which the CLI checked and did not compact
+    /// (the next request came with no compaction between): T is above it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached_without_compaction: Option<u64>,
 }
 
 /// The context after one trustworthy compaction.
@@ -233,6 +246,19 @@ fn fits(tokens: u64, observed: &ObservedTrigger) -> bool {
     })
 }
 
+/// T as far as the evidence allows once it contradicts the rule: above `reached` (the highest
+/// context after which the CLI checked and did not compact), at most the lowest automatic
+/// compaction above that; the middle of the two, or `None` when nothing bounds it from above.
+fn allowed_by_evidence(reached: u64, observed: Option<&ObservedTrigger>) -> Option<u64> {
+    let upper = observed?
+        .observations
+        .iter()
+        .filter_map(|observation| observation.high)
+        .filter(|high| *high > reached)
+        .min()?;
+    Some(reached + (upper - reached) / 2)
+}
+
 /// Estimates T, the floor, the headroom, the room left and the largest requests.
 ///
 /// `compactions` are the report's (only trusted ones count); `attempts` are main-chain requests
@@ -285,14 +311,48 @@ pub fn estimate(
         inputs,
     );
     let observed = observed_trigger(observations);
+    // The highest context of the rule's model after which the CLI checked and did not compact
+    // (no compaction, recorded or by shape, before the next request): T is above it. A
+    // compaction far above T alone contradicts nothing: one request can carry the context far
+    // past T, and the CLI compacts at its next check (the pinned CLI does so in `e2e_truth`).
+    let compacted_before = |index: usize| {
+        compactions
+            .iter()
+            .any(|compaction| compaction.next_index() == index)
+    };
+    let reached = (1..chain.requests.len())
+        .filter(|index| {
+            !compacted_before(*index)
+                && chain.requests[index - 1].model.as_deref() == rule.model.as_deref()
+        })
+        .filter_map(not_fired)
+        .max();
+    let contradicted = rule
+        .tokens
+        .zip(reached)
+        .is_some_and(|(tokens, reached)| reached >= tokens);
     let (tokens, derivation) = match (rule.tokens, &observed) {
         _ if chain.requests.is_empty() => (None, Derivation::NoMainChain),
+        (Some(_), _) if contradicted => (
+            reached.and_then(|reached| allowed_by_evidence(reached, observed.as_ref())),
+            Derivation::RuleContradicted,
+        ),
         (Some(tokens), Some(observed)) if fits(tokens, observed) => {
             (Some(tokens), Derivation::RuleConfirmed)
         }
         (Some(_), Some(observed)) => (Some(observed.estimate), Derivation::ObservedAgainstRule),
         (Some(tokens), None) => (Some(tokens), Derivation::Rule),
+        (None, Some(observed)) if rule.window.source == WindowSource::Unknown => match reached {
+            Some(reached) if observed.estimate <= reached => (
+                allowed_by_evidence(reached, Some(observed)),
+                Derivation::Observed,
+            ),
+            _ => (Some(observed.estimate), Derivation::Observed),
+        },
         (None, Some(observed)) => (Some(observed.estimate), Derivation::Observed),
+        (None, None) if rule.window.source == WindowSource::Unknown => {
+            (None, Derivation::WindowUnknown)
+        }
         (None, None) => (None, Derivation::NoProactiveCompaction),
     };
     let cap = rule.window.clone();
@@ -354,6 +414,7 @@ pub fn estimate(
             derivation,
             rule,
             observed,
+            reached_without_compaction: reached,
         },
         cap,
         trigger_ratio,

@@ -12,7 +12,7 @@ use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{
-    BoundaryRow, RescanRow, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+    BoundaryRow, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
 };
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
@@ -29,6 +29,8 @@ pub struct SessionLog {
     pub rescans: Vec<RescanRow>,
     /// Lines skipped, summed per transcript, in the order transcripts first skipped one.
     pub skipped: Vec<SkippedLinesRow>,
+    /// What the main transcript says of its session (the latest of each fact).
+    pub session: SessionFacts,
     /// Lines of the usage log itself that are no record this version reads; `None` when every
     /// line was read (or the log came straight from a transcript).
     pub skipped_log_lines: Option<SkippedLogLines>,
@@ -125,6 +127,7 @@ impl SessionLog {
                     log.timeline.push(TimelineItem::MicroCompaction(row));
                 }
                 UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::Session(row) => log.session.absorb(&row.facts),
                 UsageRecord::SkippedLines(row) => {
                     match log
                         .skipped

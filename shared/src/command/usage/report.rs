@@ -17,7 +17,7 @@ use super::snapshots::{
 use super::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 use super::warnings::{Warning, find_warnings};
 use crate::command::archives::catalog::SnapshotEntry;
-use crate::store::usage_record::{SkippedLinesRow, UsageRow};
+use crate::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
 
 /// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
 /// classes rest on evidence, T says how it was derived (see `docs/usage.md`).
@@ -38,6 +38,9 @@ pub struct ReportOptions {
     pub match_before_seconds: i64,
     /// How long after (seconds).
     pub match_after_seconds: i64,
+    /// The model's window the status line gave for the session (its `window.json`), with the
+    /// model it was for.
+    pub status_line_window: Option<(u64, String)>,
 }
 
 impl Default for ReportOptions {
@@ -49,6 +52,7 @@ impl Default for ReportOptions {
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
             match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
+            status_line_window: None,
         }
     }
 }
@@ -64,6 +68,25 @@ pub struct Totals {
     pub cache_read_input_tokens: u64,
     /// Output (largest per request).
     pub output_tokens: u64,
+    /// The advisor's own tokens (its `advisor_message` iterations), by model: spent by another
+    /// model than the session's, so not in the sums above (ccusage lists them as that model's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisor: Vec<ModelUsage>,
+}
+
+impl Totals {
+    /// Adds `more`'s sums (saturating).
+    pub fn add(&mut self, more: &Self) {
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(more.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(more.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        add_by_model(&mut self.advisor, &more.advisor);
+    }
 }
 
 /// The largest main-chain context.
@@ -146,6 +169,7 @@ pub fn build_report(
         .map(PathBuf::from);
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
+        status_line_window: options.status_line_window.clone(),
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.as_deref(), options.user_config_dir.as_deref()),
     };
@@ -235,6 +259,7 @@ fn totals(rows: &[&UsageRow]) -> Totals {
             .cache_read_input_tokens
             .saturating_add(row.cache_read_input_tokens);
         totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
+        add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     totals
 }
@@ -264,6 +289,7 @@ mod tests {
             sidechain: false,
             agent_id: None,
             advisor: false,
+            advisor_usage: Vec::new(),
             tool_result_bytes: 0,
             largest_tool_result: None,
             turn_start: false,
@@ -282,6 +308,7 @@ mod tests {
             tokens_saved: None,
             sidechain: false,
             agent_id: None,
+            details: crate::store::usage_record::CompactionDetails::default(),
         })
     }
 
@@ -607,6 +634,7 @@ mod tests {
             tokens_saved: Some(40_000),
             sidechain: false,
             agent_id: None,
+            details: crate::store::usage_record::CompactionDetails::default(),
         });
         let report = report_of(vec![
             request("a", 120_000, 0),

@@ -14,7 +14,9 @@ use super::threshold::{Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, 
 use super::warnings::Warning;
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::trigger::Trigger;
-use crate::store::usage_record::{RequestMarker, SkippedLinesRow};
+use crate::store::usage_record::{
+    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
+};
 use crate::transcript::lines::MAX_LINE_BYTES;
 
 /// `1234567` as `1,234,567`.
@@ -86,6 +88,45 @@ pub fn request_label(report: &SessionReport) -> &'static str {
     }
 }
 
+/// What the table says after a request that called the advisor: the advisor's own tokens, by
+/// model, when the response wrote them.
+fn advisor_suffix(row: &UsageRow) -> String {
+    if !row.advisor {
+        return String::new();
+    }
+    let mut suffix = "  advisor".to_owned();
+    for usage in &row.advisor_usage {
+        let _ = write!(
+            suffix,
+            " {}: input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    suffix
+}
+
+/// One line per model of the advisor's own tokens, each starting with `indent`: another model
+/// than the session's spent them, so the token line above does not count them.
+pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
+    let mut text = String::new();
+    for usage in advisor {
+        let _ = writeln!(
+            text,
+            "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    text
+}
+
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
     let mut text = String::new();
@@ -114,7 +155,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                     thousands(row.cache_read_input_tokens),
                     thousands(row.output_tokens),
                     thousands(row.context_tokens),
-                    if row.advisor { "  advisor" } else { "" },
+                    advisor_suffix(row),
                 );
             }
             TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
@@ -123,9 +164,16 @@ pub fn rows_table(log: &SessionLog) -> String {
                 } else {
                     "micro-compaction"
                 };
+                let details = compaction_details(boundary.post_tokens, &boundary.details)
+                    .iter()
+                    .fold(String::new(), |mut details, detail| {
+                        details.push_str(", ");
+                        details.push_str(detail);
+                        details
+                    });
                 let _ = writeln!(
                     text,
-                    "      ---- {name}{} at {} (trigger {}, preTokens {}) ----",
+                    "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
                     if boundary.sidechain {
                         " (sub-agent)"
                     } else {
@@ -206,6 +254,7 @@ pub fn report_text(report: &SessionReport) -> String {
         thousands(totals.cache_read_input_tokens),
         thousands(totals.output_tokens),
     );
+    text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
     }
@@ -329,6 +378,10 @@ fn compaction_summary(compaction: &Compaction) -> String {
     if let Some(pre) = compaction.pre_tokens {
         parts.push(format!("preTokens {}", thousands(pre)));
     }
+    parts.extend(compaction_details(
+        compaction.post_tokens,
+        &compaction.details,
+    ));
     let or_dash = |tokens: Option<u64>| tokens.map_or_else(|| "-".to_owned(), thousands);
     parts.push(format!(
         "context {} before, {} after (request {})",
@@ -448,6 +501,14 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
             path.display()
         ),
         WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
+        WindowSource::StatusLine => format!(
+            "the window the status line gave for {}",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
+        WindowSource::Unknown => format!(
+            "no window: ctxhooks does not know {}, and no status line, setting or compaction gave one",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
         WindowSource::Model => format!(
             "the window of {}{}",
             rule.model.as_deref().unwrap_or("an unknown model"),
@@ -561,9 +622,47 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
             format!(
                 "about {tokens} — from {}; {}",
                 observed_text(observed),
-                reactive()
+                if rule.window.source == WindowSource::Unknown {
+                    format!(
+                        "ctxhooks does not know the window of {}",
+                        rule.model.as_deref().unwrap_or("the model")
+                    )
+                } else {
+                    reactive()
+                }
             )
         }
+        (Derivation::RuleContradicted, _) => {
+            let reached = thousands(trigger.reached_without_compaction.unwrap_or_default());
+            let estimate = trigger.tokens.map_or_else(
+                || "unknown".to_owned(),
+                |tokens| format!("about {}", thousands(tokens)),
+            );
+            let bound = if trigger.tokens.is_some() {
+                "T lies between that and the lowest automatic compaction above it"
+            } else {
+                "T is above it, and nothing observed bounds it from above"
+            };
+            format!(
+                "{estimate} — {} gives {}, which this session contradicts (the context reached \
+                 {reached} with no compaction after it): {bound}",
+                rule_text(rule),
+                rule.tokens.map_or_else(|| "none".to_owned(), thousands),
+            )
+        }
+        (Derivation::WindowUnknown, _) => format!(
+            "unknown — ctxhooks does not know the window of {}, and no status line \
+             (`ctxhooks statusline` records the window Claude Code gives it), setting or automatic \
+             compaction gave one{}",
+            rule.model.as_deref().unwrap_or("the model"),
+            trigger
+                .reached_without_compaction
+                .map(|reached| format!(
+                    "; T is above {}, reached with no compaction after it",
+                    thousands(reached)
+                ))
+                .unwrap_or_default()
+        ),
         (Derivation::NoMainChain, _) => format!(
             "{tokens} — no main-chain request: the version and the model the session ran with \
              are unknown"
@@ -893,6 +992,23 @@ pub fn warning_text(warning: &Warning, label: &str) -> String {
             thousands(*trigger)
         ),
     }
+}
+
+/// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
+/// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
+/// written).
+fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if let Some(post) = post_tokens {
+        phrases.push(format!("postTokens {}", thousands(post)));
+    }
+    if let Some(milliseconds) = details.duration_ms {
+        phrases.push(format!("took {} ms", thousands(milliseconds)));
+    }
+    if let Some(kept) = &details.preserved_messages {
+        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
+    }
+    phrases
 }
 
 #[cfg(test)]
