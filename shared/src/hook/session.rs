@@ -25,7 +25,7 @@ use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
 use crate::lenient::{Mismatch, Text};
 use crate::store::files;
-use crate::store::kept::KeptName;
+use crate::store::kept::{self, KeptName};
 use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
@@ -119,7 +119,8 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     // (A transcript that is not there is not this session's compaction: nothing is said.)
     let transcript_there = fs_err::symlink_metadata(transcript).is_ok_and(|found| found.is_file());
     if transcript_there
-        && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main()) > 0
+        && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main())
+            .is_ok_and(|generation| generation > 0)
     {
         return say_kept(context, &session);
     }
