@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match ctxhooks_shared::command::cli::run() {
+    match ctxhooks_commands::cli::run() {
         Ok(code) => code,
         Err(error) => {
             // A closed pipe (`ctxhooks usage | head`) is not an error worth reporting.
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            ctxhooks_shared::command::output::note(&format!("ctxhooks: error: {error:#}"));
+            ctxhooks_commands::output::note(&format!("ctxhooks: error: {error:#}"));
             ExitCode::FAILURE
         }
     }

@@ -1,19 +1,23 @@
-//! The library every ctxhooks binary shares. Four layers, each using only the ones above it
-//! (the map, with the reasons, is in `docs/architecture.md`):
+//! What every ctxhooks hook needs, and the rules the commands (the `ctxhooks-commands` crate)
+//! read the same way. Layers, each using only the ones above it (the map, with the reasons, is
+//! in `docs/architecture.md`):
 //!
 //! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
 //!   file (both sides read and write it);
 //! - [`transcript`]: reading Claude Code transcripts, one streaming typed reader;
-//! - [`hook`]: what runs inside Claude Code on every event: the frame around each hook, the
-//!   payload, the hook table, and the hooks' work (snapshot, usage ingest, sidecar append);
-//! - [`command`]: what runs when a person or a runtime types `ctxhooks …`: the reports, the
-//!   verdicts, the ledger input, doctor, the archive listing and the installer.
+//! - the rules both sides use: [`keep`] (the kept copies and snapshots), [`usage`] (the usage
+//!   ingest and the trigger rule), [`gauge`] (the context against the trigger now), and
+//!   [`settings_file`] (Claude Code's settings files, read);
+//! - [`hook`]: the frame around every hook run and each event's body.
 
-pub mod command;
+pub mod gauge;
 pub mod hook;
+pub mod keep;
 pub mod lenient;
+pub mod settings_file;
 pub mod store;
 pub mod transcript;
+pub mod usage;
 
-#[cfg(test)]
-mod test_support;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;

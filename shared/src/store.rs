@@ -8,8 +8,6 @@ pub mod files;
 pub mod gauge;
 pub mod kept;
 pub mod kept_check;
-pub mod links;
-pub mod replaced;
 pub mod running_hash;
 pub mod session_id;
 pub mod sidecar;

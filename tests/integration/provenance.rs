@@ -9,13 +9,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use ctxhooks_shared::command::doctor::findings::Finding;
-use ctxhooks_shared::command::provenance::analysis::Analysis;
-use ctxhooks_shared::command::provenance::ledger::write_ledger_input;
-use ctxhooks_shared::command::provenance::load::analyse_file;
-use ctxhooks_shared::command::provenance::records::{RecordClass, ResultKind, classify_record};
-use ctxhooks_shared::command::provenance::sidecar::{Sidecar, read_sidecar};
-use ctxhooks_shared::command::provenance::verdict::{
+use ctxhooks_commands::doctor::findings::Finding;
+use ctxhooks_commands::provenance::analysis::Analysis;
+use ctxhooks_commands::provenance::ledger::write_ledger_input;
+use ctxhooks_commands::provenance::load::analyse_file;
+use ctxhooks_commands::provenance::records::{RecordClass, ResultKind, classify_record};
+use ctxhooks_commands::provenance::sidecar::{Sidecar, read_sidecar};
+use ctxhooks_commands::provenance::verdict::{
     ProvenanceReport, ToolState, Verdict, provenance_report,
 };
 use ctxhooks_shared::transcript::record::Record;
@@ -336,7 +336,7 @@ fn sdk_marked_interrupt_is_the_runtime_and_the_call_had_started() {
     // The library calls the command makes give the same bytes as the command.
     let state_dir = world.state();
     let session_id = ctxhooks_shared::store::session_id::SessionId::parse(&session).unwrap();
-    let loaded = ctxhooks_shared::command::provenance::load::load_analysis(
+    let loaded = ctxhooks_commands::provenance::load::load_analysis(
         &state_dir,
         Some(&session_id),
         Some(&transcript),
@@ -872,10 +872,8 @@ fn canary_todays_sdk_denials_are_still_recognised() {
 
 #[test]
 fn unmatched_marks_for_doctor() {
-    use ctxhooks_shared::command::provenance::evidence::UnmatchedReason;
-    use ctxhooks_shared::command::provenance::marks::{
-        unmatched_marks, unmatched_marks_in_all_sessions,
-    };
+    use ctxhooks_commands::provenance::evidence::UnmatchedReason;
+    use ctxhooks_commands::provenance::marks::{unmatched_marks, unmatched_marks_in_all_sessions};
     use ctxhooks_shared::store::session_id::SessionId;
 
     let world = World::new("doctor");
@@ -920,15 +918,15 @@ fn unmatched_marks_for_doctor() {
     assert_eq!(*other_reason, UnmatchedReason::NoTranscriptPath);
     // doctor's hint names the session as `--session=<id>`, which also works for an id that
     // starts with `-`.
-    let findings =
-        ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
+    let findings = ctxhooks_commands::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
         findings.iter().any(|finding| matches!(
             finding,
             Finding::RuntimeMarkWithoutInterrupt { session: found, .. } if *found == session
+        ) && ctxhooks_commands::doctor::text::finding_message(
+            finding
         )
-            && ctxhooks_shared::command::doctor::text::finding_message(finding)
-                .contains(&format!("ctxhooks provenance --session={session}`"))),
+        .contains(&format!("ctxhooks provenance --session={session}`"))),
         "{findings:?}"
     );
 }
@@ -1194,15 +1192,15 @@ fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
     );
     // doctor's provenance check warns too.
     let state_dir = world.state();
-    let findings =
-        ctxhooks_shared::command::doctor::checks::provenance_findings(&state_dir).unwrap();
+    let findings = ctxhooks_commands::doctor::checks::provenance_findings(&state_dir).unwrap();
     assert!(
         findings.iter().any(|finding| matches!(
             finding,
             Finding::RuntimeMarkUnreadable { session: found, line: 2, .. } if *found == session
+        ) && ctxhooks_commands::doctor::text::finding_message(
+            finding
         )
-            && ctxhooks_shared::command::doctor::text::finding_message(finding)
-                .contains(&format!("--session={session}"))),
+        .contains(&format!("--session={session}"))),
         "{findings:?}"
     );
 }

@@ -4,15 +4,15 @@
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use super::ingest::Origin;
-use super::snapshot::{SnapshotRequest, take_snapshot};
-use super::usage_log::IngestOptions;
+use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
 use crate::lenient::{Mismatch, Text};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
+use crate::usage::ingest::Origin;
+use crate::usage::log::IngestOptions;
 
 /// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
 #[derive(Debug, Default, Deserialize)]

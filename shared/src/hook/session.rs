@@ -17,12 +17,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use chrono::{SecondsFormat, Utc};
 use serde::Deserialize;
 
-use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
-use super::ingest::Origin;
-use super::keep::{Check, keep_path, keep_subagents};
-use super::usage_log::IngestOptions;
+use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::keep::{Check, keep_path, keep_subagents};
 use crate::lenient::{Mismatch, Text};
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
@@ -31,6 +29,8 @@ use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
+use crate::usage::ingest::Origin;
+use crate::usage::log::IngestOptions;
 
 /// The fields of the `SessionStart`, `PostCompact` and `SessionEnd` payloads the hook reads.
 #[derive(Debug, Default, Deserialize)]

@@ -1,5 +1,5 @@
 //! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
-//! the sub-agent's own transcript) gained since the last run (`hook/keep.rs`), and append it to
+//! the sub-agent's own transcript) gained since the last run (`keep.rs`), and append it to
 //! the session's usage log.
 
 use std::path::Path;
@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use super::ingest::Origin;
-use super::keep::{keep_in_hook, main_name, subagent_name};
-use super::usage_log::{IngestOptions, log_usage};
+use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::hook::payload::{self, Payload};
 use crate::hook::runner::HookContext;
+use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::{Mismatch, Text};
 use crate::transcript::file::TranscriptFile;
+use crate::usage::ingest::Origin;
+use crate::usage::log::{IngestOptions, log_usage};
 
 /// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
 /// `transcript_path` are needed to log usage.

@@ -7,7 +7,7 @@
 //! transcript shrank or its earlier bytes changed; earlier generations are never written again.
 //!
 //! This module names the files, reads and checks them, and appends to them; when to append,
-//! and what, is the hooks' (`hook/keep.rs`).
+//! and what, is the hooks' (`keep.rs`).
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};

@@ -123,7 +123,7 @@ impl StateDir {
     }
 
     /// The files `ctxhooks archives restore --force` replaced, kept apart (`replaced/`, see
-    /// `store/replaced.rs`): never part of the kept copies, never deleted by ctxhooks.
+    /// the commands crate's `archives/replaced.rs`): never part of the kept copies, never deleted by ctxhooks.
     pub fn replaced_dir(&self, session: &SessionId) -> PathBuf {
         self.session_dir(session).join("replaced")
     }

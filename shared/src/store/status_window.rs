@@ -2,7 +2,7 @@
 //! session (`context_window.context_window_size`, with `model.id`), recorded by `ctxhooks
 //! statusline`, which Claude Code runs after every update anyway. The gauge (Stop hook), `gauge`
 //! and `report` take T's window from it for that model: it is the CLI's own word on the window,
-//! where the model table (`hook/threshold.rs`) is ctxhooks' knowledge. A file apart from
+//! where the model table (`usage/threshold.rs`) is ctxhooks' knowledge. A file apart from
 //! `gauge.json` because the status line and the hooks write at the same time; each file has
 //! one writer.
 
@@ -31,7 +31,7 @@ pub struct StatusWindow {
 }
 
 impl StatusWindow {
-    /// The window and model, for [`crate::hook::threshold::ThresholdInputs`].
+    /// The window and model, for [`crate::usage::threshold::ThresholdInputs`].
     pub fn evidence(&self) -> (u64, String) {
         (self.window_tokens, self.model.clone())
     }

@@ -2,7 +2,7 @@
 //! `type` key, found by walking the object's structure with `memchr` over strings (strings are
 //! skipped, never decoded). It decides nothing by itself: a reader that may pass a line unread
 //! asks the one definition of what a line means (for the usage ingest,
-//! [`crate::hook::ingest::Ingest::passes_unread`]) whether that kind can matter.
+//! [`crate::usage::ingest::Ingest::passes_unread`]) whether that kind can matter.
 
 use memchr::{memchr, memchr2};
 

@@ -7,16 +7,15 @@ use std::io::BufReader;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use ctxhooks_shared::command::install::handlers::planned_handlers;
-use ctxhooks_shared::command::install::installer::{install, install_with_status_line, uninstall};
-use ctxhooks_shared::command::install::merge::{
+use ctxhooks_commands::install::handlers::planned_handlers;
+use ctxhooks_commands::install::installer::{install, install_with_status_line, uninstall};
+use ctxhooks_commands::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
 };
-use ctxhooks_shared::command::install::status_line::{
+use ctxhooks_commands::install::status_line::{
     StatusLineAction, StatusLinePlan, status_line_value,
 };
-use ctxhooks_shared::command::install::style::TextStyle;
-use ctxhooks_shared::hook::ingest::{Ingest, Origin, SourceState};
+use ctxhooks_commands::install::style::TextStyle;
 use ctxhooks_shared::hook::payload::{parse, read_first_object};
 use ctxhooks_shared::hook::precompact::PreCompactInput;
 use ctxhooks_shared::hook::stop::StopInput;
@@ -26,6 +25,7 @@ use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 use ctxhooks_shared::transcript::lines::{read_bounded_lines, split_lines};
 use ctxhooks_shared::transcript::record::Record;
+use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Map, Value, json};

@@ -1,0 +1,488 @@
+//! Listing snapshots and re-checking their checksums: a schema 1 snapshot's full copies, a
+//! schema 2 snapshot's references into the kept copies, and every byte of every kept copy.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::{
+    COMPACT_SUMMARY_FILE_NAME, CompactSummary, METADATA_FILE_NAME, SnapshotFile, SnapshotMetadata,
+    TEMP_PREFIX,
+};
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// A snapshot found on disk.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotEntry {
+    /// Its folder.
+    pub path: PathBuf,
+    /// Its `snapshot.json`.
+    #[serde(flatten)]
+    pub metadata: SnapshotMetadata,
+}
+
+/// A folder in an archive that is not a readable snapshot (its `snapshot.json` is missing or
+/// damaged).
+#[derive(Debug, Clone, Serialize)]
+pub struct BrokenSnapshot {
+    /// The folder.
+    pub path: PathBuf,
+    /// Why it could not be read.
+    pub error: String,
+}
+
+/// Everything found in the archive folders.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// Readable snapshots, oldest first within a session.
+    pub entries: Vec<SnapshotEntry>,
+    /// Folders that are not readable snapshots.
+    pub broken: Vec<BrokenSnapshot>,
+    /// Temporary folders of snapshots never finished (a hook killed at its timeout).
+    pub unfinished: Vec<PathBuf>,
+}
+
+/// Scans the archive of one session, or of every session. A damaged folder never hides the
+/// others: it is listed under [`Catalog::broken`].
+pub fn scan_archive(state: &StateDir, session: Option<&SessionId>) -> Result<Catalog> {
+    let sessions = match session {
+        Some(session) => vec![session.clone()],
+        None => state.session_ids()?,
+    };
+    let mut catalog = Catalog::default();
+    for session in sessions {
+        let archive = state.archive_dir(&session);
+        if !archive.is_dir() {
+            continue;
+        }
+        let mut folders = Vec::new();
+        for entry in fs_err::read_dir(&archive).context("failed to list the archive")? {
+            let entry = entry?;
+            if !entry.file_type()?.is_dir() {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                catalog.unfinished.push(entry.path());
+            } else {
+                folders.push(entry.path());
+            }
+        }
+        folders.sort();
+        for folder in folders {
+            match read_metadata(&folder) {
+                Ok(metadata) => catalog.entries.push(SnapshotEntry {
+                    path: folder,
+                    metadata,
+                }),
+                Err(error) => catalog.broken.push(BrokenSnapshot {
+                    path: folder,
+                    error: format!("{error:#}"),
+                }),
+            }
+        }
+    }
+    catalog.unfinished.sort();
+    Ok(catalog)
+}
+
+/// The readable snapshots of one session, or of every session, oldest first within a session
+/// (damaged folders are left out; [`scan_archive`] lists them).
+pub fn list_snapshots(state: &StateDir, session: Option<&SessionId>) -> Result<Vec<SnapshotEntry>> {
+    Ok(scan_archive(state, session)?.entries)
+}
+
+fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
+    let path = folder.join(METADATA_FILE_NAME);
+    let bytes = files::read_state_file_within(&path, files::SMALL_STATE_FILE_LIMIT)?
+        .with_context(|| format!("`{}` does not exist", path.display()))?;
+    Ok(serde_json::from_slice(&bytes)?)
+}
+
+/// What `verify` found for one file.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Present, with its recorded size and checksum.
+    Ok,
+    /// Not there.
+    Missing,
+    /// Present with another size.
+    SizeMismatch,
+    /// Present with the recorded size and another checksum.
+    ChecksumMismatch,
+    /// The recorded path leaves the snapshot folder.
+    OutsideSnapshot,
+    /// The snapshot's `snapshot.json` cannot be read.
+    Unreadable,
+    /// Schema 2: the kept copy the file refers to is missing, or keeps fewer bytes.
+    NotKept,
+    /// A kept copy's bytes are not what its index records (a member that does not decompress,
+    /// another length or SHA-256, a gap, a file shorter than recorded, an index that is missing
+    /// or cannot be read), or a snapshot's bytes are among them.
+    KeptDamaged,
+    /// A generation of a kept copy keeps nothing (its index is empty or records no member):
+    /// `restore` passes over it. Only the newest generation fails for it; an older one is
+    /// history the writers moved past.
+    KeptNothing,
+    /// A generation's index and gzip file are both gone, though a later generation is there.
+    KeptMissing,
+}
+
+impl FileStatus {
+    /// The status as JSON spells it (`ok`, `size_mismatch`...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Missing => "missing",
+            Self::SizeMismatch => "size_mismatch",
+            Self::ChecksumMismatch => "checksum_mismatch",
+            Self::OutsideSnapshot => "outside_snapshot",
+            Self::Unreadable => "unreadable",
+            Self::NotKept => "not_kept",
+            Self::KeptDamaged => "kept_damaged",
+            Self::KeptNothing => "kept_nothing",
+            Self::KeptMissing => "kept_missing",
+        }
+    }
+}
+
+impl From<ProblemKind> for FileStatus {
+    fn from(kind: ProblemKind) -> Self {
+        match kind {
+            ProblemKind::KeptNothing => Self::KeptNothing,
+            ProblemKind::KeptMissing => Self::KeptMissing,
+            ProblemKind::KeptDamaged => Self::KeptDamaged,
+        }
+    }
+}
+
+/// What `verify` found for one file.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileCheck {
+    /// Path inside the snapshot.
+    pub path: String,
+    /// What was found.
+    pub status: FileStatus,
+    /// What is wrong (sizes recorded and found, the problem), or a note on a file that is
+    /// fine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What `verify` checked.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifiedKind {
+    /// A snapshot.
+    Snapshot,
+    /// A generation of a kept copy.
+    Kept,
+}
+
+/// What `verify` found for one snapshot, or one generation of a kept copy.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyOutcome {
+    /// A snapshot or a kept copy.
+    pub kind: VerifiedKind,
+    /// The snapshot's folder, or the kept copy's gzip file.
+    pub path: PathBuf,
+    /// Its session.
+    pub session_id: String,
+    /// Its name (a kept copy's: `kept/<name>.<generation>`).
+    pub name: String,
+    /// Returns true if and only if every file is present with its recorded size and checksum.
+    pub ok: bool,
+    /// One check per recorded file.
+    pub files: Vec<FileCheck>,
+}
+
+/// The generations of kept copies that [`verify_kept`] found whole, by session, name and
+/// number.
+#[derive(Debug, Clone, Default)]
+pub struct WholeGenerations(BTreeSet<(String, String, u32)>);
+
+impl WholeGenerations {
+    /// Adds the generations `other` found whole.
+    pub fn extend(&mut self, other: Self) {
+        self.0.extend(other.0);
+    }
+
+    /// Returns true if and only if generation `generation` of `name` of `session` was found
+    /// whole.
+    pub fn contains(&self, session: &str, name: &KeptName, generation: u32) -> bool {
+        self.0
+            .contains(&(session.to_owned(), name.as_str().to_owned(), generation))
+    }
+}
+
+/// Re-reads every file of a snapshot and compares size and SHA-256 with `snapshot.json`: a
+/// schema 1 snapshot's copies, a schema 2 snapshot's bytes in the kept copies (in `kept`, the
+/// session's kept folder). Where [`verify_kept`] found the generation whole (every member read
+/// back as recorded), the running SHA-256 recorded where a member ends at the file's size is
+/// compared; anywhere else, the bytes are read back as `restore --snapshot` reads them.
+pub fn verify_snapshot(
+    entry: &SnapshotEntry,
+    kept: &Path,
+    whole: &WholeGenerations,
+) -> Result<VerifyOutcome> {
+    let mut checks = Vec::new();
+    for file in &entry.metadata.files {
+        if file.kept.is_some() {
+            checks.push(check_kept_reference(
+                kept,
+                file,
+                |name: &KeptName, generation| {
+                    whole.contains(&entry.metadata.session_id, name, generation)
+                },
+            ));
+            continue;
+        }
+        let relative = Path::new(&file.path);
+        let inside = relative
+            .components()
+            .all(|component| matches!(component, std::path::Component::Normal(_)));
+        if !inside {
+            checks.push(FileCheck {
+                path: file.path.clone(),
+                status: FileStatus::OutsideSnapshot,
+                detail: Some("the recorded path leaves the snapshot folder".to_owned()),
+            });
+            continue;
+        }
+        let path = entry.path.join(relative);
+        let check = if path.is_file() {
+            let found = files::digest_file(&path)?;
+            if found.size != file.size {
+                FileCheck {
+                    path: file.path.clone(),
+                    status: FileStatus::SizeMismatch,
+                    detail: Some(format!(
+                        "recorded {} bytes, found {}",
+                        file.size, found.size
+                    )),
+                }
+            } else if found.sha256 != file.sha256 {
+                FileCheck {
+                    path: file.path.clone(),
+                    status: FileStatus::ChecksumMismatch,
+                    detail: None,
+                }
+            } else {
+                FileCheck {
+                    path: file.path.clone(),
+                    status: FileStatus::Ok,
+                    detail: None,
+                }
+            }
+        } else {
+            FileCheck {
+                path: file.path.clone(),
+                status: FileStatus::Missing,
+                detail: None,
+            }
+        };
+        checks.push(check);
+    }
+    Ok(VerifyOutcome {
+        kind: VerifiedKind::Snapshot,
+        path: entry.path.clone(),
+        session_id: entry.metadata.session_id.clone(),
+        name: entry.metadata.name.clone(),
+        ok: checks.iter().all(|check| check.status == FileStatus::Ok),
+        files: checks,
+    })
+}
+
+/// Checks that the kept copy a schema 2 snapshot's file refers to holds its bytes, as
+/// `restore --snapshot` would read them back (`whole` says which generations were found whole).
+fn check_kept_reference(
+    kept: &Path,
+    file: &SnapshotFile,
+    whole: impl Fn(&KeptName, u32) -> bool,
+) -> FileCheck {
+    let check = |status, detail: Option<String>| FileCheck {
+        path: file.path.clone(),
+        status,
+        detail,
+    };
+    let Some(reference) = &file.kept else {
+        return check(FileStatus::NotKept, None);
+    };
+    let name = match KeptName::parse(&reference.name) {
+        Ok(name) => name,
+        Err(error) => return check(FileStatus::OutsideSnapshot, Some(format!("{error:#}"))),
+    };
+    let index = match GenerationIndex::read(&name.index_path(kept, reference.generation)) {
+        Ok(index) => index,
+        Err(error) => {
+            return check(
+                FileStatus::NotKept,
+                Some(format!(
+                    "generation {} of `{name}`: {error:#}",
+                    reference.generation
+                )),
+            );
+        }
+    };
+    if index.length() < file.size {
+        return check(
+            FileStatus::NotKept,
+            Some(format!(
+                "generation {} of `{name}` keeps {} bytes, the snapshot records {}",
+                reference.generation,
+                index.length(),
+                file.size
+            )),
+        );
+    }
+    if whole(&name, reference.generation)
+        && let Some(chunk) = index.chunk_ending_at(file.size)
+    {
+        return if chunk.total_sha256 == file.sha256 {
+            check(FileStatus::Ok, None)
+        } else {
+            check(FileStatus::ChecksumMismatch, None)
+        };
+    }
+    // Read back as `restore --snapshot` reads it: a damaged member past the file's size costs
+    // nothing here; one before it fails the snapshot.
+    match kept::copy_generation_checked(
+        kept,
+        &name,
+        &index,
+        file.size,
+        &file.sha256,
+        &mut std::io::sink(),
+    ) {
+        Ok(()) => check(FileStatus::Ok, None),
+        Err(error) => check(
+            FileStatus::KeptDamaged,
+            Some(format!(
+                "generation {} of `{name}`: {error:#}",
+                reference.generation
+            )),
+        ),
+    }
+}
+
+/// Re-reads every member of every generation of a session's kept copies
+/// ([`kept_check::check_all`]) and reports every kept byte `restore` could not give back: a
+/// damaged member or index, a missing index, a gap in the generation numbers, a newest
+/// generation that keeps nothing (an older one that keeps nothing passes, with a note). A
+/// damaged generation gets its mark ([`kept_check::mark_damaged`]), so that the next hook run
+/// starts a new generation instead of appending to it. Returns the outcomes, and the
+/// generations found whole.
+pub fn verify_kept(
+    state: &StateDir,
+    session: &SessionId,
+) -> Result<(Vec<VerifyOutcome>, WholeGenerations)> {
+    let kept_dir = state.kept_dir(session);
+    let mut outcomes = Vec::new();
+    let mut whole = WholeGenerations::default();
+    for (name, _) in kept::list_kept(&kept_dir)? {
+        let generations = kept_check::check_all(&kept_dir, &name, Depth::Bytes)?;
+        let newest = generations.last().map_or(0, |checked| checked.generation);
+        let can_mark = state.ensure_real_dir(&kept_dir).is_ok();
+        for checked in &generations {
+            if checked.is_whole() {
+                whole.0.insert((
+                    session.to_string(),
+                    name.as_str().to_owned(),
+                    checked.generation,
+                ));
+            }
+            if can_mark {
+                // Best effort: verify reports what it found whether or not it can mark it.
+                let _ = kept_check::record_damage(&kept_dir, &name, checked, Depth::Bytes);
+            }
+            outcomes.push(kept_outcome(
+                session,
+                &kept_dir,
+                &name,
+                checked,
+                checked.generation == newest,
+            ));
+        }
+    }
+    Ok((outcomes, whole))
+}
+
+/// What `verify` says of one generation (or gap) of a kept copy.
+fn kept_outcome(
+    session: &SessionId,
+    kept_dir: &Path,
+    name: &KeptName,
+    checked: &CheckedGeneration,
+    newest: bool,
+) -> VerifyOutcome {
+    let data = name.data_path(kept_dir, checked.generation);
+    let file_name = data
+        .file_name()
+        .map(|file_name| file_name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let label = match checked.problems.as_slice() {
+        [kept_check::GenerationProblem::Missing { last }] if *last > checked.generation => {
+            format!("kept/{name}.{}-{last}", checked.generation)
+        }
+        _ => format!("kept/{name}.{}", checked.generation),
+    };
+    // Nothing was kept under an older generation that keeps nothing: the writers moved past
+    // it, and `restore` never needs it.
+    let history = !newest
+        && !checked.problems.is_empty()
+        && checked
+            .problems
+            .iter()
+            .all(|problem| problem.kind() == ProblemKind::KeptNothing);
+    let files = if checked.problems.is_empty() {
+        vec![FileCheck {
+            path: file_name,
+            status: FileStatus::Ok,
+            detail: None,
+        }]
+    } else if history {
+        vec![FileCheck {
+            path: file_name,
+            status: FileStatus::Ok,
+            detail: Some(format!(
+                "{}; nothing was kept under it, and a later generation follows",
+                checked.describe()
+            )),
+        }]
+    } else {
+        checked
+            .problems
+            .iter()
+            .map(|problem| FileCheck {
+                path: file_name.clone(),
+                status: problem.kind().into(),
+                detail: Some(problem.to_string()),
+            })
+            .collect()
+    };
+    VerifyOutcome {
+        kind: VerifiedKind::Kept,
+        path: data,
+        session_id: session.to_string(),
+        name: label,
+        ok: files.iter().all(|check| check.status == FileStatus::Ok),
+        files,
+    }
+}
+
+/// The summary `PostCompact` recorded beside a snapshot, if it did.
+pub fn read_compact_summary(snapshot: &Path) -> Option<CompactSummary> {
+    // Never waiting on a FIFO put in its place.
+    let bytes = files::read_state_file_within(
+        &snapshot.join(COMPACT_SUMMARY_FILE_NAME),
+        files::SMALL_STATE_FILE_LIMIT,
+    )
+    .ok()??;
+    serde_json::from_slice(&bytes).ok()
+}

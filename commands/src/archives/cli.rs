@@ -1,0 +1,480 @@
+//! `ctxhooks archives`: list, verify and prune the snapshots taken before compactions, and
+//! restore a kept transcript where Claude Code looks for it.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result, bail};
+use chrono::Utc;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::catalog::{
+    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
+    read_compact_summary, scan_archive, verify_kept, verify_snapshot,
+};
+use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
+use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use crate::output;
+use ctxhooks_shared::keep::snapshot::is_abandoned;
+use ctxhooks_shared::store::kept::KEPT_DIR;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks archives`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ArchivesArgs {
+    /// Verify or prune instead of listing.
+    #[command(subcommand)]
+    pub action: Option<ArchivesAction>,
+    /// Only this session's snapshots.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `ctxhooks archives` can do besides listing.
+#[derive(Debug, Subcommand)]
+pub enum ArchivesAction {
+    /// Re-check every snapshot's sizes and SHA-256 checksums; exits 1 on any mismatch.
+    Verify {
+        /// Only this session's snapshots.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a kept transcript (and its sub-agents') back where Claude Code looks for it, as it
+    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it.
+    Restore {
+        /// The session (a full id, `last`, or the start of one).
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
+        /// latest state.
+        #[arg(long, value_name = "NAME")]
+        snapshot: Option<String>,
+        /// Write into this folder instead of where the transcript was: `DIR/<id>.jsonl`,
+        /// `DIR/<id>/subagents/…`.
+        #[arg(long, value_name = "DIR")]
+        to: Option<PathBuf>,
+        /// Replace files that exist (each is kept apart first, in the session's `replaced/`
+        /// folder, so nothing is lost).
+        #[arg(long)]
+        force: bool,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete old snapshots (nothing is ever deleted automatically).
+    #[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
+    Prune {
+        /// Keep the newest N snapshots of each session.
+        #[arg(long, value_name = "N", group = "policy")]
+        keep: Option<usize>,
+        /// Delete snapshots taken more than DAYS days ago.
+        #[arg(long, value_name = "DAYS", group = "policy")]
+        older_than: Option<u32>,
+        /// Only this session's snapshots.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Show what would be deleted and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs the command.
+pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    match &args.action {
+        None => list(&state, args.session.as_deref(), args.json),
+        Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
+        Some(ArchivesAction::Restore {
+            session,
+            snapshot,
+            to,
+            force,
+            json,
+        }) => {
+            let request = RestoreRequest {
+                session: SessionId::parse(session).context("invalid `--session`")?,
+                snapshot: snapshot.clone(),
+                to: to.clone(),
+                force: *force,
+            };
+            let outcome = restore(&state, &request)?;
+            report_restore(&outcome, *json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(ArchivesAction::Prune {
+            keep,
+            older_than,
+            session,
+            dry_run,
+            json,
+        }) => {
+            let policy = match (keep, older_than) {
+                (Some(keep), None) => PrunePolicy::Keep(*keep),
+                (None, Some(days)) => PrunePolicy::OlderThanDays(*days),
+                _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
+            };
+            prune(&state, session.as_deref(), policy, *dry_run, *json)
+        }
+    }
+}
+
+fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
+    session
+        .map(SessionId::parse)
+        .transpose()
+        .context("invalid `--session`")
+}
+
+/// Tells, on stderr, about archive folders that are not readable snapshots.
+fn note_damage(catalog: &Catalog) {
+    for broken in &catalog.broken {
+        output::note(&format!(
+            "ctxhooks: warning: `{}` is not a readable snapshot: {}",
+            broken.path.display(),
+            broken.error
+        ));
+    }
+    for unfinished in &catalog.unfinished {
+        output::note(&format!(
+            "ctxhooks: note: `{}` is a snapshot that was never finished (its hook was stopped); \
+             `ctxhooks archives prune`, or the next snapshot of the session, removes such folders \
+             once they are four minutes old",
+            unfinished.display()
+        ));
+    }
+}
+
+/// `text` with control characters escaped, safe to print on a terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
+/// `PostCompact` recorded beside it (null when none was).
+#[derive(Serialize)]
+struct ListedSnapshot<'entry> {
+    #[serde(flatten)]
+    entry: &'entry SnapshotEntry,
+    compact_summary: Option<CompactSummary>,
+}
+
+fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = catalog.entries;
+    let summaries: Vec<Option<CompactSummary>> = entries
+        .iter()
+        .map(|entry| read_compact_summary(&entry.path))
+        .collect();
+    if json {
+        let listed: Vec<ListedSnapshot<'_>> = entries
+            .iter()
+            .zip(&summaries)
+            .map(|(entry, summary)| ListedSnapshot {
+                entry,
+                compact_summary: summary.clone(),
+            })
+            .collect();
+        output::print_json(&listed)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if entries.is_empty() {
+        output::println(&format!("no snapshots in `{}`", state.root().display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = format!(
+        "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
+        "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
+    );
+    for (entry, summary) in entries.iter().zip(&summaries) {
+        let metadata = &entry.metadata;
+        let _ = writeln!(
+            text,
+            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
+            metadata.session_id,
+            metadata.name,
+            metadata.trigger,
+            metadata.size,
+            metadata.files.len(),
+            printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
+        );
+        if let Some(summary) = summary {
+            let first_line = summary.compact_summary.lines().next().unwrap_or_default();
+            let shown: String = first_line.chars().take(120).collect();
+            let more = if shown.len() < summary.compact_summary.trim_end().len() {
+                " …"
+            } else {
+                ""
+            };
+            let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
+        }
+    }
+    let _ = writeln!(
+        text,
+        "{} snapshot(s) in `{}`",
+        entries.len(),
+        state.root().display()
+    );
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
+    let filter = session_filter(session)?;
+    let catalog = scan_archive(state, filter.as_ref())?;
+    // Every byte of every kept copy, snapshots or not: read first, so that a snapshot whose
+    // generation was found whole need not read its bytes again.
+    let sessions = match &filter {
+        Some(session) => vec![session.clone()],
+        None => state.session_ids()?,
+    };
+    let mut kept_outcomes = Vec::new();
+    let mut whole = WholeGenerations::default();
+    for session in &sessions {
+        let (outcomes, found) = verify_kept(state, session)?;
+        kept_outcomes.extend(outcomes);
+        whole.extend(found);
+    }
+    let mut outcomes = catalog
+        .entries
+        .iter()
+        .map(|entry| {
+            let session_folder = entry.path.parent().and_then(Path::parent);
+            let kept = session_folder.map_or_else(PathBuf::new, |folder| folder.join(KEPT_DIR));
+            verify_snapshot(entry, &kept, &whole)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // A folder whose metadata cannot be read fails verification; it does not stop the others.
+    for broken in &catalog.broken {
+        outcomes.push(VerifyOutcome {
+            kind: VerifiedKind::Snapshot,
+            path: broken.path.clone(),
+            session_id: broken
+                .path
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            name: broken
+                .path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ok: false,
+            files: vec![FileCheck {
+                path: METADATA_FILE_NAME.to_owned(),
+                status: FileStatus::Unreadable,
+                detail: Some(broken.error.clone()),
+            }],
+        });
+    }
+    outcomes.extend(kept_outcomes);
+    let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
+    if json {
+        output::print_json(&outcomes)?;
+    } else {
+        let mut text = String::new();
+        for outcome in &outcomes {
+            let status = if outcome.ok { "ok" } else { "FAILED" };
+            let _ = writeln!(
+                text,
+                "{status:<6}  {}  {}",
+                outcome.session_id, outcome.name
+            );
+            // What is wrong, and the notes on what is fine (an older generation that keeps
+            // nothing).
+            for check in outcome
+                .files
+                .iter()
+                .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
+            {
+                let _ = writeln!(
+                    text,
+                    "        {}: {}{}",
+                    check.path,
+                    if check.status == FileStatus::Ok {
+                        "note"
+                    } else {
+                        check.status.name()
+                    },
+                    check
+                        .detail
+                        .as_deref()
+                        .map(|detail| format!(" ({detail})"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        let kept = outcomes
+            .iter()
+            .filter(|outcome| outcome.kind == VerifiedKind::Kept)
+            .count();
+        let _ = writeln!(
+            text,
+            "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
+            outcomes.len() - kept
+        );
+        output::print(&text)?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[derive(Serialize)]
+struct PruneOutcome<'entries> {
+    dry_run: bool,
+    deleted: Vec<&'entries SnapshotEntry>,
+    kept: usize,
+    /// Temporary folders of snapshots never finished whose writer is gone (see `is_abandoned`).
+    unfinished_deleted: Vec<&'entries PathBuf>,
+}
+
+fn prune(
+    state: &StateDir,
+    session: Option<&str>,
+    policy: PrunePolicy,
+    dry_run: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+    note_damage(&catalog);
+    let entries = &catalog.entries;
+    let selected = select_for_pruning(entries, policy, Utc::now());
+    let abandoned: Vec<&PathBuf> = catalog
+        .unfinished
+        .iter()
+        .filter(|folder| is_abandoned(folder))
+        .collect();
+    if !dry_run {
+        for entry in &selected {
+            delete_snapshot(entry)?;
+        }
+        for folder in &abandoned {
+            delete_unfinished(folder)?;
+        }
+    }
+    let outcome = PruneOutcome {
+        dry_run,
+        deleted: selected.iter().collect(),
+        kept: entries.len() - selected.len(),
+        unfinished_deleted: abandoned,
+    };
+    if json {
+        output::print_json(&outcome)?;
+    } else {
+        let verb = if dry_run { "would delete" } else { "deleted" };
+        let mut text = String::new();
+        for entry in &selected {
+            let _ = writeln!(
+                text,
+                "{verb} {}  {}",
+                entry.metadata.session_id, entry.metadata.name
+            );
+        }
+        for folder in &outcome.unfinished_deleted {
+            let _ = writeln!(text, "{verb} unfinished {}", folder.display());
+        }
+        let _ = writeln!(
+            text,
+            "{verb} {} snapshot(s), kept {}",
+            selected.len(),
+            outcome.kept
+        );
+        output::print(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Says what `restore` wrote (from which generation, passing over which newer ones and why,
+/// and where each replaced file is kept), what it left out, and how to continue the session.
+fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
+    if json {
+        return output::print_json(outcome);
+    }
+    let mut text = String::new();
+    let from = outcome.snapshot.as_deref().map_or_else(
+        || "as kept now".to_owned(),
+        |name| format!("as snapshot {name} recorded it"),
+    );
+    let _ = writeln!(text, "restored session {} {from}:", outcome.session_id);
+    for file in &outcome.files {
+        let generation = file
+            .generation
+            .map(|generation| format!(", generation {generation}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "  {} ({} bytes{generation})",
+            file.path.display(),
+            file.size
+        );
+        for passed in &file.passed_over {
+            let _ = writeln!(
+                text,
+                "    passed over generation {}: {}",
+                passed.generation, passed.detail
+            );
+        }
+        if file.replaced {
+            match &file.replaced_kept_at {
+                Some(kept_at) => {
+                    let _ = writeln!(
+                        text,
+                        "    replaced; the file that was there is kept in {}",
+                        kept_at.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(text, "    replaced a symbolic link (not followed)");
+                }
+            }
+        }
+    }
+    for skipped in &outcome.skipped {
+        let reasons: Vec<String> = skipped
+            .passed_over
+            .iter()
+            .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  left out {}: no generation of it reads back whole ({})",
+            skipped.name,
+            reasons.join("; ")
+        );
+    }
+    let _ = writeln!(
+        text,
+        "continue it from its project folder with: claude --resume {}",
+        outcome.session_id
+    );
+    output::print(&text)
+}

@@ -1,0 +1,520 @@
+//! `ctxhooks archives restore`: writes a kept transcript (and its sub-agents') back where Claude
+//! Code looks for it, as it was at the latest state or at a chosen snapshot. The latest state is
+//! the newest generation whose every byte reads back as recorded; newer ones that keep nothing
+//! or are damaged are passed over, and said. Never over an existing file unless asked (and then
+//! every file about to be replaced is kept apart first, in the session's `replaced/` folder),
+//! all files or none, always atomically, and never through a symbolic link below the projects
+//! folder (or the folder named with `--to`).
+
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::catalog::{SnapshotEntry, list_snapshots};
+use super::replaced;
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
+use ctxhooks_shared::store::running_hash::RunningHash;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::FileRole;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+
+/// What to restore, and where.
+#[derive(Debug, Clone)]
+pub struct RestoreRequest {
+    /// The session.
+    pub session: SessionId,
+    /// A snapshot's name (or the unique start of one); the latest state when absent.
+    pub snapshot: Option<String>,
+    /// Write into this folder (`<DIR>/<session>.jsonl`, `<DIR>/<session>/subagents/…`) instead
+    /// of where the transcript was.
+    pub to: Option<PathBuf>,
+    /// Replace existing files (each is kept apart first).
+    pub force: bool,
+}
+
+/// Where one file's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// The first bytes of a kept generation.
+    Kept { name: KeptName, generation: u32 },
+    /// A schema 1 snapshot's full copy.
+    Copy(PathBuf),
+}
+
+/// A newer generation `restore` did not take, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct PassedOver {
+    /// The generation (the first of a gap in the numbers).
+    pub generation: u32,
+    /// `kept_nothing`, `kept_missing` or `kept_damaged`, as `archives verify` reports it.
+    pub status: ProblemKind,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl PassedOver {
+    fn of(checked: &CheckedGeneration) -> Self {
+        let damaged = checked
+            .problems
+            .iter()
+            .any(|problem| problem.kind() == ProblemKind::KeptDamaged);
+        let status = if damaged {
+            ProblemKind::KeptDamaged
+        } else {
+            checked.problems.first().map_or(
+                ProblemKind::KeptDamaged,
+                kept_check::GenerationProblem::kind,
+            )
+        };
+        Self {
+            generation: checked.generation,
+            status,
+            detail: checked.describe(),
+        }
+    }
+}
+
+/// One file to write.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoredFile {
+    /// The main transcript or a sub-agent's.
+    pub role: FileRole,
+    /// Its name in the snapshot or the kept folder (`transcript.jsonl`, `subagents/…`).
+    pub name: String,
+    /// Where it is written.
+    pub path: PathBuf,
+    /// Its size.
+    pub size: u64,
+    /// Its SHA-256, checked after writing.
+    pub sha256: String,
+    /// The generation of the kept copy it was read from (null for a schema 1 snapshot's copy).
+    pub generation: Option<u32>,
+    /// Newer generations of its kept copy passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
+    /// Whether a file was there before (only with `--force`).
+    pub replaced: bool,
+    /// Where the file it replaced is kept (null when nothing was replaced, or when what was
+    /// there was a symbolic link: replaced, never followed).
+    pub replaced_kept_at: Option<PathBuf>,
+    #[serde(skip)]
+    origin: Option<Origin>,
+}
+
+/// A kept sub-agent transcript of which no generation can be restored.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    /// Its name in the kept folder.
+    pub name: String,
+    /// Every generation passed over, newest first, each with why.
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// What `restore` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreOutcome {
+    /// The session.
+    pub session_id: String,
+    /// The snapshot restored, or null for the latest state.
+    pub snapshot: Option<String>,
+    /// Every file written, the main transcript first.
+    pub files: Vec<RestoredFile>,
+    /// Sub-agent transcripts left out: no generation of theirs reads back as recorded.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// Restores the session's transcript files.
+pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
+    let (snapshot, mut planned, skipped) = if let Some(name) = &request.snapshot {
+        let entry = find_snapshot(state, &request.session, name)?;
+        let planned = plan_snapshot(&entry)?;
+        (Some(entry.metadata.name), planned, Vec::new())
+    } else {
+        let (planned, skipped) = plan_latest(state, &request.session)?;
+        (None, planned, skipped)
+    };
+    if planned.is_empty() {
+        bail!(
+            "nothing is kept for session {} (no kept copy, no snapshot)",
+            request.session
+        );
+    }
+    let root = match &request.to {
+        Some(folder) => folder.clone(),
+        None => claude_config_dir()?.join("projects"),
+    };
+    for file in &mut planned {
+        file.path = match &request.to {
+            Some(folder) => target_in(folder, &request.session, &file.name)?,
+            None => file.path.clone(),
+        };
+        check_target(&root, &file.path)?;
+        file.replaced = fs_err::symlink_metadata(&file.path).is_ok();
+    }
+    let existing: Vec<String> = planned
+        .iter()
+        .filter(|file| file.replaced)
+        .map(|file| format!("`{}`", file.path.display()))
+        .collect();
+    if !existing.is_empty() && !request.force {
+        bail!(
+            "{} already exist(s): {}; nothing was written (`--force` replaces them, after \
+             keeping them apart)",
+            existing.len(),
+            existing.join(", ")
+        );
+    }
+    keep_replaced(state, &request.session, &mut planned)?;
+    write_all(state, &request.session, &root, &planned)?;
+    Ok(RestoreOutcome {
+        session_id: request.session.to_string(),
+        snapshot,
+        files: planned,
+        skipped,
+    })
+}
+
+/// The snapshot named `name`, or the only one whose name starts with it.
+fn find_snapshot(state: &StateDir, session: &SessionId, name: &str) -> Result<SnapshotEntry> {
+    let snapshots = list_snapshots(state, Some(session))?;
+    if let Some(exact) = snapshots.iter().find(|entry| entry.metadata.name == name) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SnapshotEntry> = snapshots
+        .iter()
+        .filter(|entry| entry.metadata.name.starts_with(name))
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => bail!(
+            "session {session} has no snapshot `{name}` (`ctxhooks archives --session {session}` \
+             lists them)"
+        ),
+        many => bail!(
+            "`{name}` is the start of {} snapshots of session {session}; give more of the name",
+            many.len()
+        ),
+    }
+}
+
+fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
+    entry
+        .metadata
+        .files
+        .iter()
+        .map(|file| {
+            let origin = if let Some(reference) = &file.kept {
+                Origin::Kept {
+                    name: KeptName::parse(&reference.name)?,
+                    generation: reference.generation,
+                }
+            } else {
+                let inside = Path::new(&file.path)
+                    .components()
+                    .all(|component| matches!(component, Component::Normal(_)));
+                if !inside {
+                    bail!("`{}` leaves the snapshot folder", file.path);
+                }
+                Origin::Copy(entry.path.join(&file.path))
+            };
+            let generation = file.kept.as_ref().map(|reference| reference.generation);
+            Ok(RestoredFile {
+                role: file.role,
+                name: file.path.clone(),
+                path: PathBuf::from(&file.source),
+                size: file.size,
+                sha256: file.sha256.clone(),
+                generation,
+                passed_over: Vec::new(),
+                replaced: false,
+                replaced_kept_at: None,
+                origin: Some(origin),
+            })
+        })
+        .collect()
+}
+
+/// The newest generation of each kept copy whose every byte reads back as recorded, with the
+/// newer ones passed over; a damaged one gets its mark, so that the next hook run starts a new
+/// generation. A main transcript with none is refused, with every reason; a sub-agent's with
+/// none is left out, and said.
+fn plan_latest(
+    state: &StateDir,
+    session: &SessionId,
+) -> Result<(Vec<RestoredFile>, Vec<SkippedFile>)> {
+    let kept_dir = state.kept_dir(session);
+    let mut planned = Vec::new();
+    let mut skipped = Vec::new();
+    for (name, _) in kept::list_kept(&kept_dir)? {
+        let newest = kept_check::newest_whole(&kept_dir, &name, Depth::Bytes)?;
+        if state.ensure_real_dir(&kept_dir).is_ok() {
+            for checked in newest.passed_over.iter().chain(&newest.chosen) {
+                // Best effort: what restore says does not depend on it.
+                let _ = kept_check::record_damage(&kept_dir, &name, checked, Depth::Bytes);
+            }
+        }
+        let passed_over: Vec<PassedOver> = newest.passed_over.iter().map(PassedOver::of).collect();
+        let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
+            if name.is_main() {
+                let reasons: Vec<String> = passed_over
+                    .iter()
+                    .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
+                    .collect();
+                bail!(
+                    "nothing of session {session}'s transcript can be restored; no generation of \
+                     its kept copy reads back whole: {}",
+                    reasons.join("; ")
+                );
+            }
+            skipped.push(SkippedFile {
+                name: name.to_string(),
+                passed_over,
+            });
+            continue;
+        };
+        planned.push(RestoredFile {
+            role: name.role(),
+            name: name.to_string(),
+            path: PathBuf::from(&index.header.source),
+            size: index.length(),
+            sha256: index.sha256(),
+            generation: Some(index.header.generation),
+            passed_over,
+            replaced: false,
+            replaced_kept_at: None,
+            origin: Some(Origin::Kept {
+                name,
+                generation: index.header.generation,
+            }),
+        });
+    }
+    Ok((planned, skipped))
+}
+
+/// Where `name` goes under `--to DIR`: the main transcript as `<DIR>/<session>.jsonl`, a
+/// sub-agent's as `<DIR>/<session>/<name>` (Claude Code 2.1's layout).
+fn target_in(folder: &Path, session: &SessionId, name: &str) -> Result<PathBuf> {
+    let name = KeptName::parse(name)?;
+    Ok(if name.is_main() {
+        folder.join(format!("{session}.jsonl"))
+    } else {
+        folder.join(session.as_str()).join(name.as_str())
+    })
+}
+
+/// Refuses a target outside `root`, one whose folders below `root` include a symbolic link, and
+/// one that is a folder.
+fn check_target(root: &Path, target: &Path) -> Result<()> {
+    let relative = target.strip_prefix(root).with_context(|| {
+        format!(
+            "`{}` is not inside Claude Code's projects folder `{}`; give `--to DIR` to restore \
+             elsewhere",
+            target.display(),
+            root.display()
+        )
+    })?;
+    let mut current = root.to_path_buf();
+    let components: Vec<Component<'_>> = relative.components().collect();
+    for (position, component) in components.iter().enumerate() {
+        let Component::Normal(part) = component else {
+            bail!(
+                "`{}` is not a plain path below `{}`",
+                target.display(),
+                root.display()
+            );
+        };
+        current.push(part);
+        let last = position + 1 == components.len();
+        match fs_err::symlink_metadata(&current) {
+            Ok(metadata) if metadata.file_type().is_symlink() && !last => bail!(
+                "`{}` is a symbolic link; refusing to follow it out of `{}`",
+                current.display(),
+                root.display()
+            ),
+            Ok(metadata) if last && metadata.is_dir() => {
+                bail!("`{}` is a folder", current.display())
+            }
+            Ok(metadata) if !last && !metadata.is_dir() => {
+                bail!("`{}` is not a folder", current.display())
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Keeps apart every file the restore is about to replace, before any is replaced
+/// (`replaced.rs`): any regular file, whatever its bytes. A symbolic link is replaced,
+/// never followed (nothing of the session's is lost with it); anything else (a FIFO, a device)
+/// is refused, and nothing is replaced.
+fn keep_replaced(
+    state: &StateDir,
+    session: &SessionId,
+    planned: &mut [RestoredFile],
+) -> Result<()> {
+    let mut to_keep = Vec::new();
+    for (position, file) in planned.iter().enumerate() {
+        if !file.replaced {
+            continue;
+        }
+        let metadata = fs_err::symlink_metadata(&file.path)?;
+        if metadata.file_type().is_symlink() {
+            continue;
+        }
+        if !metadata.is_file() {
+            bail!(
+                "`{}` is not a regular file (a FIFO, a socket or a device?): it cannot be kept \
+                 before it is replaced; nothing was replaced (move it away)",
+                file.path.display()
+            );
+        }
+        to_keep.push((position, (KeptName::parse(&file.name)?, file.path.clone())));
+    }
+    if to_keep.is_empty() {
+        return Ok(());
+    }
+    let sources: Vec<(KeptName, PathBuf)> =
+        to_keep.iter().map(|(_, source)| source.clone()).collect();
+    let kept_at = replaced::keep_apart(state, session, &sources)
+        .context("failed to keep the files it would replace; nothing was replaced")?;
+    for ((position, _), path) in to_keep.iter().zip(kept_at) {
+        planned[*position].replaced_kept_at = Some(path);
+    }
+    Ok(())
+}
+
+/// Writes every file: each to a temporary sibling of its target (0600, its folders 0700 below
+/// `root`), filled from the kept copy or snapshot and checked against the recorded size and
+/// SHA-256, then flushed; only once every one is whole are they renamed into place (a link at a
+/// target is replaced, not followed). A failure before the renames replaces nothing; a rename
+/// that fails says which files were replaced and which were not.
+fn write_all(
+    state: &StateDir,
+    session: &SessionId,
+    root: &Path,
+    planned: &[RestoredFile],
+) -> Result<()> {
+    let mut temps = Vec::new();
+    for file in planned {
+        match write_temp(state, session, root, file) {
+            Ok(temp) => temps.push(temp),
+            Err(error) => {
+                for temp in &temps {
+                    let _ = fs_err::remove_file(temp);
+                }
+                let replaced = if planned.iter().any(|file| file.replaced) {
+                    "; nothing was replaced"
+                } else {
+                    "; nothing was written"
+                };
+                return Err(error.context(format!(
+                    "failed to restore `{}`{replaced}",
+                    file.path.display()
+                )));
+            }
+        }
+    }
+    for (done, (file, temp)) in planned.iter().zip(&temps).enumerate() {
+        if let Err(error) = fs_err::rename(temp, &file.path) {
+            for temp in &temps[done..] {
+                let _ = fs_err::remove_file(temp);
+            }
+            let named = |files: &[RestoredFile]| {
+                let paths: Vec<String> = files
+                    .iter()
+                    .map(|file| format!("`{}`", file.path.display()))
+                    .collect();
+                if paths.is_empty() {
+                    "none".to_owned()
+                } else {
+                    paths.join(", ")
+                }
+            };
+            return Err(anyhow::Error::new(error).context(format!(
+                "failed to put the restored files in place: written: {}; not written: {}",
+                named(&planned[..done]),
+                named(&planned[done..])
+            )));
+        }
+        if let Some(parent) = file.path.parent() {
+            files::sync_dir(parent);
+        }
+    }
+    Ok(())
+}
+
+/// Writes one file's bytes to a temporary sibling of its target, checked and flushed; returns
+/// the sibling.
+fn write_temp(
+    state: &StateDir,
+    session: &SessionId,
+    root: &Path,
+    file: &RestoredFile,
+) -> Result<PathBuf> {
+    let parent = file
+        .path
+        .parent()
+        .context("the restore target has no folder")?;
+    files::create_private_dir_all(parent)?;
+    check_target(root, &file.path)?;
+    let temp = files::temp_sibling(&file.path);
+    let written = (|| -> Result<()> {
+        let mut target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
+        target.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+            files::PRIVATE_FILE_MODE,
+        ))?;
+        let mut writer = std::io::BufWriter::with_capacity(256 * 1024, &mut target);
+        match &file.origin {
+            Some(Origin::Kept { name, generation }) => {
+                let kept_dir = state.kept_dir(session);
+                let index = GenerationIndex::read(&name.index_path(&kept_dir, *generation))?;
+                kept::copy_generation_checked(
+                    &kept_dir,
+                    name,
+                    &index,
+                    file.size,
+                    &file.sha256,
+                    &mut writer,
+                )?;
+            }
+            Some(Origin::Copy(path)) => copy_checked(path, file, &mut writer)?,
+            None => bail!("nothing to restore `{}` from", file.name),
+        }
+        writer.flush()?;
+        drop(writer);
+        target.sync_all()?;
+        Ok(())
+    })();
+    match written {
+        Ok(()) => Ok(temp),
+        Err(error) => {
+            let _ = fs_err::remove_file(&temp);
+            Err(error)
+        }
+    }
+}
+
+/// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.
+fn copy_checked(path: &Path, file: &RestoredFile, writer: &mut impl std::io::Write) -> Result<()> {
+    let mut source = kept::open_no_follow(path)?;
+    let mut hash = RunningHash::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = std::io::Read::read(&mut source, &mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hash.update(&buffer[..read]);
+        writer.write_all(&buffer[..read])?;
+    }
+    if hash.length() != file.size || hash.hex_digest() != file.sha256 {
+        bail!(
+            "the snapshot's copy `{}` does not have its recorded size and SHA-256",
+            path.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! The `ctxhooks` command line: the subcommands, each defined beside its capability.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use super::archives::cli::ArchivesAction;
+use super::gauge::{cli_gauge, cli_statusline};
+use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
+use super::sessions::resolve::{Unknown, resolve_session};
+use super::usage::{cli_report, cli_usage};
+use super::{archives, doctor, export, history, install, recall, sessions};
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Keep Claude Code transcripts and bring them back, log context usage per request, and record
+/// who really interrupted a tool call.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ctxhooks",
+    version,
+    about = "Keep Claude Code transcripts and bring them back (restore, recall after compaction), \
+             log context usage per request, and record who really interrupted a tool call",
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every `ctxhooks` subcommand.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Register the ctxhooks hooks in a Claude Code settings file.
+    Install(install::cli::InstallArgs),
+    /// Remove exactly the hook entries `install` added.
+    Uninstall(install::cli::TargetArgs),
+    /// Check the installation, the state folder and Claude Code's retention; show recent hook errors.
+    Doctor(doctor::cli::DoctorArgs),
+    /// Every session ctxhooks knows, newest first: project, activity, size, whether Claude Code
+    /// still has its transcript.
+    Sessions(sessions::cli::SessionsArgs),
+    /// List, verify or prune transcript snapshots; restore a kept transcript for `--resume`.
+    Archives(archives::cli::ArchivesArgs),
+    /// Print what a session said, from its kept transcript (also what compaction summarized away).
+    Recall(recall::cli::RecallArgs),
+    /// Show one session's per-request context usage rows.
+    Usage(cli_usage::UsageArgs),
+    /// Explain context drops, compactions, trigger estimate, headroom and warnings.
+    Report(cli_report::ReportArgs),
+    /// How close a session is to its auto-compact trigger now (for a runtime: `--json`).
+    Gauge(cli_gauge::GaugeArgs),
+    /// Print a status line segment from the JSON Claude Code pipes to a status line command.
+    Statusline(cli_statusline::StatuslineArgs),
+    /// Every past session in the projects folders: compactions, peaks, drops, T; per day and project.
+    History(history::cli::HistoryArgs),
+    /// Flat JSON Lines for a fleet: requests, compactions, drops, snapshots, tool events, verdicts.
+    Export(export::cli::ExportArgs),
+    /// Record that the runtime (not the user) is about to call `interrupt()`.
+    MarkInterrupt(cli_mark_interrupt::MarkInterruptArgs),
+    /// Verdicts for tool calls that did not complete: runtime, user, permission denied or unknown.
+    Provenance(cli_provenance::ProvenanceArgs),
+    /// Print a transcript for a ledger extractor, with runtime interrupts relabelled.
+    LedgerInput(cli_ledger_input::LedgerInputArgs),
+}
+
+/// Parses the arguments and runs the command.
+pub fn run() -> Result<ExitCode> {
+    // The status line runs after every update: its plain arguments skip the full parser.
+    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if arguments.first().is_some_and(|first| first == "statusline")
+        && let Some(args) = cli_statusline::StatuslineArgs::quick(&arguments[1..])
+    {
+        return cli_statusline::run(&args);
+    }
+    let mut cli = Cli::parse();
+    resolve_session_arguments(&mut cli.command)?;
+    match cli.command {
+        Command::Install(args) => install::cli::run_install(&args),
+        Command::Uninstall(args) => install::cli::run_uninstall(&args),
+        Command::Doctor(args) => doctor::cli::run(&args),
+        Command::Sessions(args) => sessions::cli::run(&args),
+        Command::Archives(args) => archives::cli::run(&args),
+        Command::Recall(args) => recall::cli::run(&args),
+        Command::Usage(args) => cli_usage::run(&args),
+        Command::Report(args) => cli_report::run(&args),
+        Command::Gauge(args) => cli_gauge::run(&args),
+        Command::Statusline(args) => cli_statusline::run(&args),
+        Command::History(args) => history::cli::run(&args),
+        Command::Export(args) => export::cli::run(&args),
+        Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
+        Command::Provenance(args) => cli_provenance::run(&args),
+        Command::LedgerInput(args) => cli_ledger_input::run(&args),
+    }
+}
+
+/// Replaces every `--session` argument with the full id it names: an id, `last`, or the start
+/// of exactly one id ctxhooks knows (see `sessions/resolve.rs`), once for every command.
+fn resolve_session_arguments(command: &mut Command) -> Result<()> {
+    let (session, unknown) = match command {
+        Command::Archives(args) => match &mut args.action {
+            None => (args.session.as_mut(), Unknown::Refuse),
+            Some(
+                ArchivesAction::Verify { session, .. } | ArchivesAction::Prune { session, .. },
+            ) => (session.as_mut(), Unknown::Refuse),
+            Some(ArchivesAction::Restore { session, .. }) => (Some(session), Unknown::Refuse),
+        },
+        Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
+        Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Gauge(args) => (Some(&mut args.session), Unknown::Refuse),
+        // A runtime marks the interrupt of a session that may have no folder yet.
+        Command::MarkInterrupt(args) => (Some(&mut args.session), Unknown::Allow),
+        // The session may be one ctxhooks never saw (a transcript named, an SDK runtime's
+        // session): the command then says what it is missing.
+        Command::Provenance(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::LedgerInput(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::Install(_)
+        | Command::Uninstall(_)
+        | Command::Doctor(_)
+        | Command::Sessions(_)
+        | Command::Statusline(_)
+        | Command::History(_)
+        | Command::Export(_) => (None, Unknown::Refuse),
+    };
+    if let Some(session) = session {
+        let state = StateDir::locate()?;
+        *session = resolve_session(&state, session, unknown)?.to_string();
+    }
+    Ok(())
+}

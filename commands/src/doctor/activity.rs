@@ -1,0 +1,180 @@
+//! The hooks at work, from what they already write (no hook writes anything for doctor): when
+//! each last left a trace in the state folder and what it was, the last error each logged, and
+//! how many sessions were logged, kept and snapshotted.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::archives::catalog::Catalog;
+use ctxhooks_shared::hook::table::{HOOK_BINARIES, PRECOMPACT, SESSION, STOP, TOOLUSE};
+use ctxhooks_shared::store::error_log::ErrorRecord;
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::snapshot_metadata::COMPACT_SUMMARY_FILE_NAME;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// How a hook's last run went, as far as its traces and the error log tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookOutcome {
+    /// Its newest trace is newer than its newest error (or it logged none).
+    Ok,
+    /// Its newest error is newer than its newest trace.
+    Error,
+    /// Nothing it writes exists yet, and it logged no error.
+    NoTrace,
+}
+
+/// One hook binary at work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookActivity {
+    /// The binary.
+    pub hook: &'static str,
+    /// What it writes that doctor looks at.
+    pub trace: &'static str,
+    /// When that was last written (RFC 3339, UTC).
+    pub last_trace: Option<String>,
+    /// Its newest line in the error log.
+    pub last_error: Option<ErrorRecord>,
+    /// How many lines of the error log are its.
+    pub errors: usize,
+    /// How its last run went.
+    pub outcome: HookOutcome,
+}
+
+/// The hooks at work, and what they left.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Activity {
+    /// Each hook binary, in the hook table's order.
+    pub hooks: Vec<HookActivity>,
+    /// Sessions with a usage log (the Stop or `PreCompact` hook logged them).
+    pub sessions_logged: usize,
+    /// Sessions with a kept transcript copy.
+    pub sessions_kept: usize,
+    /// Sessions with at least one snapshot taken before a compaction.
+    pub sessions_with_snapshots: usize,
+}
+
+/// What the hooks left in `state`: file times per session, the snapshots of `catalog`, and the
+/// error log's `records` (all of them, oldest first).
+pub fn hooks_at_work(
+    state: &StateDir,
+    catalog: Option<&Catalog>,
+    records: &[ErrorRecord],
+) -> Activity {
+    let mut stop = None;
+    let mut tooluse = None;
+    let mut summaries = None;
+    let mut sessions_logged = 0;
+    let mut sessions_kept = 0;
+    let newer = |best: &mut Option<SystemTime>, path: &Path| {
+        if let Ok(Some(file)) = files::open_state_file(path)
+            && let Ok(modified) = file.metadata().and_then(|metadata| metadata.modified())
+            && best.is_none_or(|best| modified > best)
+        {
+            *best = Some(modified);
+        }
+    };
+    for session in state.session_ids().unwrap_or_default() {
+        let usage = state.usage_log(&session);
+        if usage.is_file() {
+            sessions_logged += 1;
+        }
+        if state.kept_dir(&session).is_dir() {
+            sessions_kept += 1;
+        }
+        for path in [
+            usage,
+            state.cursor_file(&session),
+            state.gauge_file(&session),
+        ] {
+            newer(&mut stop, &path);
+        }
+        newer(&mut tooluse, &state.sidecar(&session));
+        if let Ok(entries) = fs_err::read_dir(state.archive_dir(&session)) {
+            for entry in entries.flatten() {
+                newer(
+                    &mut summaries,
+                    &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
+                );
+            }
+        }
+    }
+    let snapshot_time = catalog.and_then(|catalog| {
+        catalog
+            .entries
+            .iter()
+            .filter_map(|entry| parse_time(&entry.metadata.created_at))
+            .max()
+    });
+    let sessions_with_snapshots = catalog.map_or(0, |catalog| {
+        let mut sessions: Vec<&str> = catalog
+            .entries
+            .iter()
+            .map(|entry| entry.metadata.session_id.as_str())
+            .collect();
+        sessions.sort_unstable();
+        sessions.dedup();
+        sessions.len()
+    });
+    let hooks = HOOK_BINARIES
+        .iter()
+        .map(|binary| {
+            let (trace, last) = if binary.name == STOP.name {
+                (
+                    "usage.jsonl, cursor.json, gauge.json",
+                    stop.map(DateTime::<Utc>::from),
+                )
+            } else if binary.name == PRECOMPACT.name {
+                ("snapshots, archive/*/snapshot.json", snapshot_time)
+            } else if binary.name == TOOLUSE.name {
+                ("provenance.jsonl", tooluse.map(DateTime::<Utc>::from))
+            } else if binary.name == SESSION.name {
+                (
+                    "compaction summaries, archive/*/compact-summary.json",
+                    summaries.map(DateTime::<Utc>::from),
+                )
+            } else {
+                ("", None)
+            };
+            let own: Vec<&ErrorRecord> = records
+                .iter()
+                .filter(|record| record.hook == binary.name)
+                .collect();
+            let last_error = own.last().map(|record| (*record).clone());
+            let error_time = last_error
+                .as_ref()
+                .and_then(|record| parse_time(&record.time));
+            let outcome = match (last, error_time, &last_error) {
+                (_, Some(error), _) if last.is_none_or(|trace| error > trace) => HookOutcome::Error,
+                (None, None, Some(_)) => HookOutcome::Error,
+                (None, _, None) => HookOutcome::NoTrace,
+                _ => HookOutcome::Ok,
+            };
+            HookActivity {
+                hook: binary.name,
+                trace,
+                last_trace: last
+                    .map(|time| time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                last_error,
+                errors: own.len(),
+                outcome,
+            }
+        })
+        .collect();
+    Activity {
+        hooks,
+        sessions_logged,
+        sessions_kept,
+        sessions_with_snapshots,
+    }
+}
+
+/// An RFC 3339 time.
+pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|time| time.with_timezone(&Utc))
+}

@@ -1,0 +1,774 @@
+//! `ctxhooks doctor`'s checks: the state folder, the binaries, each scope's settings file,
+//! Claude Code's transcript retention, recent hook errors and the snapshot count, as findings.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::activity::{Activity, hooks_at_work};
+use super::findings::{Finding, Severity};
+use super::plugins::{PluginCheck, plugins_with_ctxhooks};
+use crate::archives::catalog::scan_archive;
+use crate::install::claude_version::{InstalledClaude, installed_claude};
+use crate::install::document::{parse_settings, read_settings_bytes};
+use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
+use crate::install::merge::contains_handler;
+use crate::install::ownership::InstallsFile;
+use crate::install::scope::SettingsScope;
+use crate::links::resolve_links;
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
+use ctxhooks_shared::store::error_log::{self, ErrorRecord};
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+
+/// How many of the newest `errors.log` lines the report shows.
+pub const RECENT_ERRORS: usize = 10;
+
+/// The `cleanupPeriodDays` value `doctor` suggests when it is unset (Claude Code's default, 30
+/// days, deletes transcripts older than that).
+pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
+
+/// Warns, loudly, about every runtime interrupt mark that no interrupt record follows in its
+/// transcript: either the interrupt has not reached the transcript yet, or the SDK changed its
+/// wording or fields and `ledger-input` can no longer relabel its interrupts.
+pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
+    let mut findings = Vec::new();
+    for (session, unmatched) in crate::provenance::marks::unmatched_marks_in_all_sessions(state)? {
+        for mark in unmatched {
+            findings.push(Finding::RuntimeMarkWithoutInterrupt {
+                session: session.to_string(),
+                time_ms: mark.mark.time_ms,
+                reason: mark.mark.reason,
+                why: mark.reason.to_string(),
+            });
+        }
+    }
+    for session in state.session_ids()? {
+        let sidecar = crate::provenance::sidecar::read_sidecar(&state.sidecar(&session))?;
+        for problem in &sidecar.mark_problems {
+            findings.push(Finding::RuntimeMarkUnreadable {
+                session: session.to_string(),
+                line: problem.line,
+                problem: problem.problem.to_string(),
+            });
+        }
+    }
+    Ok(findings)
+}
+
+/// What `doctor` looks at.
+#[derive(Debug, Clone)]
+pub struct DoctorInput {
+    /// The state folder.
+    pub state: StateDir,
+    /// The folder holding the running `ctxhooks` (where the hook binaries should be), if known.
+    pub binaries_dir: Option<PathBuf>,
+    /// The project folder for the project and local scopes (the current folder).
+    pub project_dir: PathBuf,
+}
+
+/// The state folder's condition.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateDirCheck {
+    /// The folder.
+    pub path: PathBuf,
+    /// Whether it exists.
+    pub exists: bool,
+    /// Its permission bits in octal, such as `0700`, if it exists.
+    pub mode: Option<String>,
+}
+
+/// One hook binary beside `ctxhooks`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BinaryCheck {
+    /// Its file name.
+    pub name: String,
+    /// Where it should be.
+    pub path: Option<PathBuf>,
+    /// Whether it is there.
+    pub present: bool,
+}
+
+/// A ctxhooks handler found in a settings file.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegisteredHook {
+    /// The event it is registered under.
+    pub event: String,
+    /// Its `command`.
+    pub command: String,
+    /// Whether that program exists.
+    pub binary_exists: bool,
+    /// Whether it is exactly what `ctxhooks install` would register now.
+    pub current: bool,
+}
+
+/// One scope's settings file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingsCheck {
+    /// The scope.
+    pub scope: SettingsScope,
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it exists.
+    pub exists: bool,
+    /// Why it cannot be used, if it cannot (not JSON, wrong shape, unreadable).
+    pub problem: Option<String>,
+    /// The ctxhooks handlers in it.
+    pub hooks: Vec<RegisteredHook>,
+    /// `cleanupPeriodDays` as set in this file, if it is.
+    pub cleanup_period_days: Option<Value>,
+    /// Whether this file sets `disableAllHooks: true`.
+    pub disable_all_hooks: bool,
+    /// The plugins this file enables (`enabledPlugins` set to `true`).
+    pub enabled_plugins: Vec<String>,
+    /// The status line's command, when this file sets a command status line.
+    pub status_line: Option<String>,
+}
+
+/// The `claude` on `PATH`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaudeCheck {
+    /// The program.
+    pub path: PathBuf,
+    /// The version it reported.
+    pub version: String,
+}
+
+/// Everything `doctor` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    /// The state folder.
+    pub state_dir: StateDirCheck,
+    /// The `claude` on `PATH` and its version, when there is one.
+    pub claude: Option<ClaudeCheck>,
+    /// The folder holding the running `ctxhooks`.
+    pub binaries_dir: Option<PathBuf>,
+    /// The hook binaries beside it.
+    pub binaries: Vec<BinaryCheck>,
+    /// The user, project and local settings files.
+    pub settings: Vec<SettingsCheck>,
+    /// The installed plugins that register ctxhooks hooks.
+    pub plugins: Vec<PluginCheck>,
+    /// The hooks at work: when each last left a trace and how it went; the sessions logged,
+    /// kept and snapshotted.
+    pub activity: Activity,
+    /// The error log.
+    pub errors_log: PathBuf,
+    /// Its newest lines, oldest first.
+    pub recent_errors: Vec<ErrorRecord>,
+    /// How many transcript snapshots the archive holds (`None` if they could not be listed).
+    pub snapshot_count: Option<usize>,
+    /// The findings, most serious first (JSON renders each with its message).
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
+}
+
+impl DoctorReport {
+    /// Whether something is broken (any `Error` finding).
+    pub fn is_broken(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|finding| finding.severity() == Severity::Error)
+    }
+}
+
+/// Runs every check.
+pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
+    let mut findings = Vec::new();
+    let state_dir = check_state_dir(&input.state, &mut findings);
+    let binaries = check_binaries(input.binaries_dir.as_deref(), &mut findings);
+    let planned = input
+        .binaries_dir
+        .as_deref()
+        .map(planned_handlers)
+        .unwrap_or_default();
+    let settings: Vec<SettingsCheck> = SettingsScope::ALL
+        .iter()
+        .filter_map(|scope| check_settings(*scope, &input.project_dir, &planned, &mut findings))
+        .collect();
+    let enabled: Vec<String> = settings
+        .iter()
+        .flat_map(|check| check.enabled_plugins.iter().cloned())
+        .collect();
+    let plugins = match claude_config_dir() {
+        Ok(config) => match plugins_with_ctxhooks(&config, &enabled) {
+            Ok(plugins) => plugins,
+            Err(error) => {
+                findings.push(Finding::PluginsUnreadable {
+                    error: format!("{error:#}"),
+                });
+                Vec::new()
+            }
+        },
+        Err(_) => Vec::new(),
+    };
+    check_plugins(&plugins, &settings, &mut findings);
+    check_installed(&settings, &plugins, &mut findings);
+    check_recorded_entries(&input.state, &mut findings);
+    let claude = installed_claude();
+    if let Some(claude) = &claude {
+        check_events_known(claude, &settings, &mut findings);
+    }
+    check_retention(&settings, &mut findings);
+    check_hooks_disabled(&settings, &mut findings);
+    if let Err(error) = InstallsFile::load(&input.state) {
+        findings.push(Finding::OwnershipRecordUnreadable {
+            error: format!("{error:#}"),
+            path: input.state.installs_file(),
+        });
+    }
+    let errors_log = input.state.errors_log();
+    let all_errors = match error_log::read_recent(&errors_log, usize::MAX) {
+        Ok(records) => records,
+        Err(error) => {
+            findings.push(Finding::ErrorsLogUnreadable {
+                path: errors_log.clone(),
+                error: format!("{error:#}"),
+            });
+            Vec::new()
+        }
+    };
+    let recent_errors = all_errors[all_errors.len().saturating_sub(RECENT_ERRORS)..].to_vec();
+    if !recent_errors.is_empty() {
+        findings.push(Finding::RecentHookErrors {
+            shown: recent_errors.len(),
+            path: errors_log.clone(),
+        });
+    }
+    let catalog = scan_archive(&input.state, None);
+    let activity = hooks_at_work(&input.state, catalog.as_ref().ok(), &all_errors);
+    let snapshot_count = match catalog {
+        Ok(catalog) => {
+            if !catalog.broken.is_empty() {
+                findings.push(Finding::SnapshotsDamaged {
+                    count: catalog.broken.len(),
+                    example: catalog.broken[0].path.clone(),
+                });
+            }
+            if !catalog.unfinished.is_empty() {
+                findings.push(Finding::SnapshotsUnfinished {
+                    count: catalog.unfinished.len(),
+                });
+            }
+            Some(catalog.entries.len())
+        }
+        Err(error) => {
+            findings.push(Finding::SnapshotsUnlistable {
+                error: format!("{error:#}"),
+            });
+            None
+        }
+    };
+    match provenance_findings(&input.state) {
+        Ok(found) => findings.extend(found),
+        Err(error) => findings.push(Finding::CheckFailed {
+            check: "runtime interrupt marks",
+            error: format!("{error:#}"),
+        }),
+    }
+    findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
+    DoctorReport {
+        state_dir,
+        claude: claude.map(|claude| ClaudeCheck {
+            path: claude.path,
+            version: claude.version.to_string(),
+        }),
+        binaries_dir: input.binaries_dir.clone(),
+        binaries,
+        settings,
+        plugins,
+        activity,
+        errors_log,
+        recent_errors,
+        snapshot_count,
+        findings,
+    }
+}
+
+fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirCheck {
+    let path = state.root().to_path_buf();
+    let metadata = fs_err::metadata(&path).ok();
+    let mode = metadata
+        .as_ref()
+        .map(|metadata| metadata.permissions().mode() & 0o7777);
+    match (&metadata, mode) {
+        (None, _) => findings.push(Finding::StateDirAbsent { path: path.clone() }),
+        (Some(metadata), _) if !metadata.is_dir() => {
+            findings.push(Finding::StateDirNotAFolder { path: path.clone() });
+        }
+        (Some(_), Some(mode)) if mode != files::PRIVATE_DIR_MODE => {
+            findings.push(Finding::StateDirNotPrivate {
+                path: path.clone(),
+                mode,
+            });
+        }
+        _ => {}
+    }
+    StateDirCheck {
+        exists: metadata.is_some(),
+        mode: mode.map(|mode| format!("{mode:04o}")),
+        path,
+    }
+}
+
+fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<BinaryCheck> {
+    let present = dir.map(binaries_in).unwrap_or_default();
+    HOOK_BINARIES
+        .iter()
+        .map(|binary| {
+            let path = dir.map(|dir| dir.join(binary.name));
+            let found = present.iter().any(|(found, _)| found.name == binary.name);
+            if !found {
+                findings.push(Finding::BinaryMissing {
+                    name: binary.name,
+                    dir: dir.map(Path::to_path_buf),
+                });
+            }
+            BinaryCheck {
+                name: binary.name.to_owned(),
+                path,
+                present: found,
+            }
+        })
+        .collect()
+}
+
+fn check_settings(
+    scope: SettingsScope,
+    project_dir: &Path,
+    planned: &[crate::install::handlers::OwnedHandler],
+    findings: &mut Vec<Finding>,
+) -> Option<SettingsCheck> {
+    let path = match scope.settings_path(project_dir) {
+        Ok(path) => resolve_links(&path).unwrap_or(path),
+        Err(error) => {
+            findings.push(Finding::SettingsPathUnknown {
+                scope,
+                error: format!("{error:#}"),
+            });
+            return None;
+        }
+    };
+    let mut check = SettingsCheck {
+        scope,
+        path: path.clone(),
+        exists: false,
+        problem: None,
+        hooks: Vec::new(),
+        cleanup_period_days: None,
+        disable_all_hooks: false,
+        enabled_plugins: Vec::new(),
+        status_line: None,
+    };
+    let bytes = match read_settings_bytes(&path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Some(check),
+        Err(error) => {
+            check.exists = path.exists();
+            check.problem = Some(format!("{error:#}"));
+            findings.push(Finding::SettingsUnreadable {
+                scope,
+                error: format!("{error:#}"),
+            });
+            return Some(check);
+        }
+    };
+    check.exists = true;
+    let value = match parse_settings(&path, &bytes) {
+        Ok(value) => value,
+        Err(error) => {
+            check.problem = Some(format!("{error:#}"));
+            findings.push(Finding::SettingsInvalid {
+                scope,
+                error: format!("{error:#}"),
+            });
+            return Some(check);
+        }
+    };
+    check.cleanup_period_days = value.get("cleanupPeriodDays").cloned();
+    check.disable_all_hooks = value.get("disableAllHooks") == Some(&Value::Bool(true));
+    check.enabled_plugins = value
+        .get("enabledPlugins")
+        .and_then(Value::as_object)
+        .map(|plugins| {
+            plugins
+                .iter()
+                .filter(|(_, enabled)| **enabled == Value::Bool(true))
+                .map(|(id, _)| id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    check.status_line = value
+        .get("statusLine")
+        .and_then(|line| line.get("command"))
+        .and_then(Value::as_str)
+        .map(ToOwned::to_owned);
+    for (event, groups) in value
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for handler in groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .filter(|handler| is_ctxhooks_command(handler))
+        {
+            let command = handler
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let binary_exists = Path::new(&command).is_file();
+            let current = planned
+                .iter()
+                .any(|owned| &owned.event == event && &owned.handler == handler);
+            if !binary_exists {
+                findings.push(Finding::HookBinaryMissing {
+                    scope,
+                    event: event.clone(),
+                    command: command.clone(),
+                });
+            } else if !current {
+                findings.push(Finding::HookNotCurrent {
+                    scope,
+                    event: event.clone(),
+                    command: command.clone(),
+                });
+            }
+            check.hooks.push(RegisteredHook {
+                event: event.clone(),
+                command,
+                binary_exists,
+                current,
+            });
+        }
+    }
+    Some(check)
+}
+
+fn check_installed(
+    settings: &[SettingsCheck],
+    plugins: &[PluginCheck],
+    findings: &mut Vec<Finding>,
+) {
+    if settings.iter().all(|check| check.hooks.is_empty())
+        && !plugins.iter().any(|plugin| plugin.enabled)
+    {
+        findings.push(Finding::NotInstalled);
+    }
+}
+
+/// An enabled plugin's hook whose program is missing is broken; the same events registered by
+/// an enabled plugin and a settings file run twice.
+fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    for plugin in plugins.iter().filter(|plugin| plugin.enabled) {
+        for hook in plugin.hooks.iter().filter(|hook| !hook.binary_exists) {
+            findings.push(Finding::PluginHookBinaryMissing {
+                plugin: plugin.id.clone(),
+                event: hook.event.clone(),
+                command: hook.command.clone(),
+                program: hook.program.clone(),
+            });
+        }
+        let mut events: Vec<String> = plugin
+            .hooks
+            .iter()
+            .filter(|hook| {
+                settings
+                    .iter()
+                    .any(|check| check.hooks.iter().any(|other| other.event == hook.event))
+            })
+            .map(|hook| hook.event.clone())
+            .collect();
+        events.dedup();
+        if !events.is_empty() {
+            findings.push(Finding::HooksRegisteredTwice {
+                plugin: plugin.id.clone(),
+                settings: settings
+                    .iter()
+                    .filter(|check| check.hooks.iter().any(|hook| events.contains(&hook.event)))
+                    .map(|check| check.path.clone())
+                    .collect(),
+                events,
+            });
+        }
+    }
+}
+
+/// Every settings file the ownership record says we installed into must still hold what we
+/// added: entries that are gone no longer run (Claude Code's own settings writer has dropped
+/// `hooks` keys).
+fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
+    let Ok(installs) = InstallsFile::load(state) else {
+        return;
+    };
+    for (path, record) in &installs.settings_files {
+        let path = Path::new(path);
+        let value = match read_settings_bytes(path) {
+            Ok(Some(bytes)) => match parse_settings(path, &bytes) {
+                Ok(value) => Some(value),
+                // Not usable: reported as such when it is one of the scopes'.
+                Err(_) => continue,
+            },
+            Ok(None) => None,
+            Err(_) => continue,
+        };
+        let mut events: Vec<String> = record
+            .handlers
+            .iter()
+            .filter(|owned| {
+                value
+                    .as_ref()
+                    .is_none_or(|value| !contains_handler(value, owned))
+            })
+            .map(|owned| owned.event.clone())
+            .collect();
+        events.dedup();
+        let status_line = record.status_line.as_ref().is_some_and(|ours| {
+            value
+                .as_ref()
+                .is_none_or(|value| value.get("statusLine") != Some(ours))
+        });
+        if !events.is_empty() || status_line {
+            findings.push(Finding::HooksRemovedFromSettings {
+                path: path.to_path_buf(),
+                events,
+                status_line,
+                file_gone: value.is_none(),
+            });
+        }
+    }
+}
+
+/// Warns about each settings file that registers ctxhooks for an event `claude` would refuse
+/// the file over.
+fn check_events_known(
+    claude: &InstalledClaude,
+    settings: &[SettingsCheck],
+    findings: &mut Vec<Finding>,
+) {
+    let refused = claude.refused_events();
+    for check in settings {
+        let mut events: Vec<String> = check
+            .hooks
+            .iter()
+            .filter(|hook| refused.iter().any(|event| event.name() == hook.event))
+            .map(|hook| hook.event.clone())
+            .collect();
+        events.dedup();
+        if !events.is_empty() {
+            findings.push(Finding::HookEventUnknownToClaude {
+                path: check.path.clone(),
+                events,
+                version: claude.version.to_string(),
+                claude: claude.path.clone(),
+            });
+        }
+    }
+}
+
+fn check_retention(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    if let Some(set) = settings
+        .iter()
+        .find(|check| check.cleanup_period_days.is_some())
+    {
+        findings.push(Finding::CleanupPeriodSet {
+            days: set
+                .cleanup_period_days
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            path: set.path.clone(),
+        });
+        return;
+    }
+    let Some(user) = settings
+        .iter()
+        .find(|check| check.scope == SettingsScope::User && check.problem.is_none())
+    else {
+        return;
+    };
+    findings.push(Finding::CleanupPeriodUnset {
+        path: user.path.clone(),
+    });
+}
+
+fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
+    for check in settings.iter().filter(|check| check.disable_all_hooks) {
+        findings.push(Finding::HooksDisabled {
+            path: check.path.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use ctxhooks_shared::test_support::TempFolder;
+
+    fn codes(findings: &[Finding]) -> Vec<&'static str> {
+        findings.iter().map(Finding::code).collect()
+    }
+
+    #[test]
+    fn the_state_folder_must_be_a_private_folder() {
+        let temp = TempFolder::new("state");
+        let mut findings = Vec::new();
+        let absent = check_state_dir(&StateDir::at(temp.path().join("absent")), &mut findings);
+        assert!(!absent.exists);
+        let file = temp.path().join("file");
+        fs_err::write(&file, "").unwrap();
+        check_state_dir(&StateDir::at(file), &mut findings);
+        let open = temp.path().join("open");
+        fs_err::create_dir(&open).unwrap();
+        fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let check = check_state_dir(&StateDir::at(open.clone()), &mut findings);
+        assert_eq!(check.mode.as_deref(), Some("0755"));
+        assert_eq!(
+            codes(&findings),
+            [
+                "state_dir_absent",
+                "state_dir_not_a_folder",
+                "state_dir_not_private"
+            ]
+        );
+        assert_eq!(
+            findings[2],
+            Finding::StateDirNotPrivate {
+                path: open,
+                mode: 0o755
+            }
+        );
+        assert_eq!(findings[1].severity(), Severity::Error);
+    }
+
+    #[test]
+    fn missing_binaries_are_named() {
+        let temp = TempFolder::new("binaries");
+        fs_err::write(temp.path().join(HOOK_BINARIES[0].name), "").unwrap();
+        let mut findings = Vec::new();
+        let checks = check_binaries(Some(temp.path()), &mut findings);
+        assert_eq!(checks.len(), HOOK_BINARIES.len());
+        assert!(checks[0].present);
+        assert!(checks[1..].iter().all(|check| !check.present));
+        assert_eq!(findings.len(), HOOK_BINARIES.len() - 1);
+        assert!(matches!(
+            &findings[0],
+            Finding::BinaryMissing { name, dir: Some(dir) }
+                if *name == HOOK_BINARIES[1].name && *dir == temp.path()
+        ));
+    }
+
+    #[test]
+    fn a_settings_file_is_read_for_hooks_retention_and_disabled_hooks() {
+        let temp = TempFolder::new("settings");
+        let project = temp.path().join("project");
+        let bin = temp.path().join("bin");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        fs_err::create_dir_all(&bin).unwrap();
+        for binary in HOOK_BINARIES {
+            fs_err::write(bin.join(binary.name), "").unwrap();
+        }
+        let planned = planned_handlers(&bin);
+        let current = &planned[0];
+        let stale = serde_json::json!({"type": "command", "command": bin.join(HOOK_BINARIES[0].name), "timeout": 5});
+        let gone = serde_json::json!({"type": "command", "command": temp.path().join("gone").join(HOOK_BINARIES[1].name)});
+        let settings = serde_json::json!({
+            "cleanupPeriodDays": 90,
+            "disableAllHooks": true,
+            "hooks": {
+                current.event.clone(): [{"hooks": [current.handler.clone()]}],
+                "Stop": [{"hooks": [stale, gone, {"type": "command", "command": "/usr/bin/other-tool"}]}],
+            }
+        });
+        fs_err::write(
+            project.join(".claude/settings.json"),
+            serde_json::to_vec(&settings).unwrap(),
+        )
+        .unwrap();
+        let mut findings = Vec::new();
+        let check =
+            check_settings(SettingsScope::Project, &project, &planned, &mut findings).unwrap();
+        assert!(check.exists);
+        assert_eq!(check.cleanup_period_days, Some(serde_json::json!(90)));
+        assert!(check.disable_all_hooks);
+        let states: Vec<(bool, bool)> = check
+            .hooks
+            .iter()
+            .map(|hook| (hook.binary_exists, hook.current))
+            .collect();
+        assert_eq!(states, [(true, true), (true, false), (false, false)]);
+        assert_eq!(
+            codes(&findings),
+            ["hook_not_current", "hook_binary_missing"]
+        );
+        let settings = [check];
+        check_installed(&settings, &[], &mut findings);
+        check_retention(&settings, &mut findings);
+        check_hooks_disabled(&settings, &mut findings);
+        assert_eq!(
+            codes(&findings)[2..],
+            ["cleanup_period_set", "hooks_disabled"]
+        );
+    }
+
+    #[test]
+    fn a_settings_file_that_is_not_json_is_broken_and_no_file_is_nothing() {
+        let temp = TempFolder::new("invalid");
+        let project = temp.path().join("project");
+        fs_err::create_dir_all(project.join(".claude")).unwrap();
+        let mut findings = Vec::new();
+        let absent = check_settings(SettingsScope::Local, &project, &[], &mut findings).unwrap();
+        assert!(!absent.exists && findings.is_empty());
+        fs_err::write(project.join(".claude/settings.json"), "{not json").unwrap();
+        let check = check_settings(SettingsScope::Project, &project, &[], &mut findings).unwrap();
+        assert!(check.problem.is_some());
+        assert_eq!(codes(&findings), ["settings_invalid"]);
+        assert_eq!(findings[0].severity(), Severity::Error);
+        let settings = [absent, check];
+        check_installed(&settings, &[], &mut findings);
+        assert_eq!(codes(&findings)[1], "not_installed");
+    }
+
+    #[test]
+    fn a_broken_report_is_one_with_an_error_finding() {
+        let report = |findings| DoctorReport {
+            state_dir: StateDirCheck {
+                path: PathBuf::new(),
+                exists: true,
+                mode: None,
+            },
+            claude: None,
+            binaries_dir: None,
+            binaries: Vec::new(),
+            settings: Vec::new(),
+            plugins: Vec::new(),
+            activity: Activity {
+                hooks: Vec::new(),
+                sessions_logged: 0,
+                sessions_kept: 0,
+                sessions_with_snapshots: 0,
+            },
+            errors_log: PathBuf::new(),
+            recent_errors: Vec::new(),
+            snapshot_count: None,
+            findings,
+        };
+        assert!(!report(vec![Finding::NotInstalled]).is_broken());
+        assert!(
+            report(vec![Finding::StateDirNotAFolder {
+                path: PathBuf::new()
+            }])
+            .is_broken()
+        );
+    }
+}

@@ -1,0 +1,42 @@
+//! `ctxhooks doctor`: the installation's health, for people or (`--json`) programs.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::checks::{DoctorInput, doctor_report};
+use super::text::{report_json, report_text};
+use crate::install::handlers::install_dir;
+use crate::output;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command. Exits 1 when something is broken (an `error` finding: a settings file
+/// that is not valid JSON, a registered hook whose binary is missing, an unreadable ownership
+/// record, a state "folder" that is a file), 0 otherwise, warnings included.
+pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
+    let input = DoctorInput {
+        state: StateDir::locate()?,
+        binaries_dir: install_dir().ok(),
+        project_dir: std::env::current_dir().context("failed to read the current folder")?,
+    };
+    let report = doctor_report(&input);
+    if args.json {
+        output::print_json(&report_json(&report))?;
+    } else {
+        output::print(&report_text(&report))?;
+    }
+    Ok(if report.is_broken() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,216 @@
+//! The Claude Code plugins that register ctxhooks hooks: read from Claude Code's own record of
+//! installed plugins (`<config>/plugins/installed_plugins.json`, version 2 as 2.1.332 writes it:
+//! `{"version": 2, "plugins": {"<name>@<marketplace>": [{"scope", "installPath", "version",
+//! ...}]}}`), each plugin's `hooks/hooks.json` in its install folder, and `enabledPlugins` in the
+//! settings files.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde_json::Value;
+
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
+use ctxhooks_shared::settings_file::read_settings_bytes;
+use ctxhooks_shared::store::env_vars;
+
+/// The variable the plugin's hooks read for the binaries' folder (default `$HOME/.local/bin`).
+pub const BIN_DIR_VARIABLE: &str = "CTXHOOKS_BIN_DIR";
+
+/// A ctxhooks hook a plugin registers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginHook {
+    /// The event.
+    pub event: String,
+    /// The handler's `command`, as written.
+    pub command: String,
+    /// The program it runs, as this process's environment expands it (`None` when the command
+    /// cannot be read so).
+    pub program: Option<PathBuf>,
+    /// Whether that program exists.
+    pub binary_exists: bool,
+}
+
+/// One installed plugin that registers ctxhooks hooks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginCheck {
+    /// `<name>@<marketplace>`.
+    pub id: String,
+    /// The scope it was installed in (`user`, `project`, `local`).
+    pub scope: Option<String>,
+    /// Where Claude Code installed it.
+    pub install_path: PathBuf,
+    /// Whether a settings file enables it (`enabledPlugins`).
+    pub enabled: bool,
+    /// The ctxhooks hooks its hooks file registers.
+    pub hooks: Vec<PluginHook>,
+}
+
+/// The installed plugins whose hooks file registers one of our binaries. `enabled` lists the
+/// plugin ids enabled in any settings file. A missing record means none; an unreadable one is an
+/// error.
+pub fn plugins_with_ctxhooks(config_dir: &Path, enabled: &[String]) -> Result<Vec<PluginCheck>> {
+    let record_path = config_dir.join("plugins").join("installed_plugins.json");
+    let Some(bytes) = read_settings_bytes(&record_path)? else {
+        return Ok(Vec::new());
+    };
+    let record: Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("`{}` is not JSON", record_path.display()))?;
+    let Some(plugins) = record.get("plugins").and_then(Value::as_object) else {
+        bail!(
+            "`{}` has no `plugins` object (a layout this ctxhooks does not know)",
+            record_path.display()
+        );
+    };
+    let mut found = Vec::new();
+    for (id, installs) in plugins {
+        for install in installs.as_array().into_iter().flatten() {
+            let Some(install_path) = install
+                .get("installPath")
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+            else {
+                continue;
+            };
+            let hooks = plugin_hooks(&install_path);
+            if hooks.is_empty() {
+                continue;
+            }
+            found.push(PluginCheck {
+                id: id.clone(),
+                scope: install
+                    .get("scope")
+                    .and_then(Value::as_str)
+                    .map(ToOwned::to_owned),
+                enabled: enabled.contains(id),
+                install_path,
+                hooks,
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// The ctxhooks hooks in `<plugin>/hooks/hooks.json` (none when it cannot be read).
+fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
+    let Some(value) = read_settings_bytes(&plugin.join("hooks").join("hooks.json"))
+        .ok()
+        .flatten()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+    else {
+        return Vec::new();
+    };
+    let mut hooks = Vec::new();
+    for (event, groups) in value
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for handler in groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+            .flatten()
+        {
+            let Some(command) = handler.get("command").and_then(Value::as_str) else {
+                continue;
+            };
+            if names_ctxhooks_binary(command).is_none() {
+                continue;
+            }
+            let program = expand_program(command, plugin);
+            hooks.push(PluginHook {
+                event: event.clone(),
+                command: command.to_owned(),
+                binary_exists: program.as_deref().is_some_and(Path::is_file),
+                program,
+            });
+        }
+    }
+    hooks
+}
+
+/// The binary a command runs, when its program's file name is one of ours: `/b/ctxhooks-stop`,
+/// `"${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}/ctxhooks-stop"`.
+pub fn names_ctxhooks_binary(command: &str) -> Option<&'static str> {
+    let program = first_word(command);
+    let name = program.rsplit('/').next()?;
+    HOOK_BINARIES
+        .iter()
+        .map(|binary| binary.name)
+        .find(|binary| *binary == name)
+}
+
+/// The command's first word, without the double quotes around it.
+fn first_word(command: &str) -> &str {
+    let command = command.trim_start();
+    if let Some(rest) = command.strip_prefix('"') {
+        return rest.split('"').next().unwrap_or(rest);
+    }
+    command.split_whitespace().next().unwrap_or(command)
+}
+
+/// The program of a plugin command, with the variables a plugin's hooks use expanded as this
+/// process sees them: `${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}`, `$HOME`, `${CLAUDE_PLUGIN_ROOT}`.
+/// `None` when another variable is left.
+pub fn expand_program(command: &str, plugin_root: &Path) -> Option<PathBuf> {
+    let home = std::env::var(env_vars::HOME).unwrap_or_default();
+    let bin_dir = std::env::var(BIN_DIR_VARIABLE)
+        .ok()
+        .filter(|dir| !dir.is_empty())
+        .unwrap_or_else(|| format!("{home}/.local/bin"));
+    let expanded = first_word(command)
+        .replace("${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}", &bin_dir)
+        .replace("${CLAUDE_PLUGIN_ROOT}", &plugin_root.to_string_lossy())
+        .replace("${HOME}", &home)
+        .replace("$HOME", &home);
+    (!expanded.contains('$')).then(|| PathBuf::from(expanded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxhooks_shared::test_support::TempFolder;
+
+    #[test]
+    fn the_plugins_hooks_are_found_with_their_programs() {
+        assert_eq!(
+            names_ctxhooks_binary("\"${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}/ctxhooks-stop\""),
+            Some("ctxhooks-stop")
+        );
+        assert_eq!(names_ctxhooks_binary("/usr/bin/other --x"), None);
+        let temp = TempFolder::new("plugins");
+        let config = temp.path().join("config");
+        let plugin = temp.path().join("cache/ctxhooks");
+        fs_err::create_dir_all(plugin.join("hooks")).unwrap();
+        fs_err::create_dir_all(config.join("plugins")).unwrap();
+        let binary = temp.path().join("ctxhooks-stop");
+        fs_err::write(&binary, "").unwrap();
+        let hooks = serde_json::json!({"hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": format!("\"{}\"", binary.display())}]}],
+            "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+        }});
+        fs_err::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+        let record = serde_json::json!({"version": 2, "plugins": {
+            "ctxhooks@ctxhooks": [{"scope": "user", "installPath": plugin}],
+            "other@x": [{"scope": "user", "installPath": temp.path().join("none")}],
+        }});
+        fs_err::write(
+            config.join("plugins/installed_plugins.json"),
+            record.to_string(),
+        )
+        .unwrap();
+        let found = plugins_with_ctxhooks(&config, &["ctxhooks@ctxhooks".to_owned()]).unwrap();
+        assert_eq!(found.len(), 1);
+        assert!(found[0].enabled);
+        assert_eq!(found[0].hooks.len(), 1);
+        assert!(found[0].hooks[0].binary_exists);
+        assert!(
+            plugins_with_ctxhooks(&temp.path().join("nothing"), &[])
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,90 @@
+//! `ctxhooks export`: flat, versioned JSON Lines for a fleet, one record per request,
+//! compaction, drop, session, snapshot, tool event and provenance verdict.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use super::collect::{ExportQuery, export};
+use super::host::machine_name;
+use crate::history::cli::{projects_folders, reading, report_options};
+use crate::history::text::nothing_read_text;
+use crate::history::window::TimeWindow;
+use crate::output;
+use crate::output_file::write_output_file;
+use crate::usage::drops::DEFAULT_MIN_DROP;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks export`.
+///
+/// Every record carries `schema`, `kind`, `id`, `host`, `project`, `session`, `time` and
+/// `source`; their JSON Schemas are in docs/schema/, and docs/fleet.md shows how to ship the
+/// files and query many hosts' exports with `DuckDB`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
+    /// folder, for `export`), an error and exit 1.
+    #[arg(long = "projects", value_name = "DIR")]
+    pub projects: Vec<PathBuf>,
+    /// The machine's name in every record (default: the kernel's host name, as `uname -n` gives
+    /// it).
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
+    /// Only records whose time is at or after this (`YYYY-MM-DD` or RFC 3339), for incremental
+    /// shipping; records with no time are left out then.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Write to this file instead of stdout: a regular file (or none) is replaced atomically,
+    /// mode 0600, and through a symbolic link the file it leads to (the link stays); a FIFO or a
+    /// character device (or a link to one, such as `/dev/stdout`) is written into, never
+    /// replaced.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Read every transcript, even those the cache of the last run still describes.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// Runs the command.
+pub fn run(args: &ExportArgs) -> Result<ExitCode> {
+    let window = TimeWindow::parse(args.since.as_deref(), None)?;
+    let state = StateDir::locate()
+        .ok()
+        .filter(|state| state.root().is_dir());
+    let query = ExportQuery {
+        folders: projects_folders(&args.projects)?,
+        state,
+        host: args.host.clone().unwrap_or_else(machine_name),
+        since: window.since,
+        reading: reading(args.no_cache),
+    };
+    let export = export(&query, &report_options(None, DEFAULT_MIN_DROP));
+    // Nothing at all could be read: an error, not an empty export. A state folder read is
+    // something (the usage logs of sessions whose transcripts are gone, snapshots, tool events).
+    if export.folders_read == 0 && query.state.is_none() {
+        bail!(nothing_read_text(&export.problems));
+    }
+    for problem in &export.problems {
+        output::note(&format!("export: {problem}"));
+    }
+    match &args.out {
+        Some(path) => {
+            write_output_file(path, &export.lines)
+                .with_context(|| format!("failed to write `{}`", path.display()))?;
+            output::note(&format!(
+                "wrote {} record(s) for host {} to {}",
+                export.records,
+                query.host,
+                path.display()
+            ));
+        }
+        None => output::print_with(|stdout| {
+            std::io::Write::write_all(stdout, &export.lines)?;
+            Ok(())
+        })?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

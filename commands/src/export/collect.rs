@@ -1,0 +1,461 @@
+//! Gathering the export's records: from the projects folders (each session's transcripts, read
+//! as `ctxhooks history` reads them) and from the state folder (usage logs of sessions whose
+//! transcript is not in those folders, snapshots, sidecars' tool events, provenance verdicts).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use super::records::{
+    CompactionRecord, DropRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord,
+    SessionRecord, SnapshotRecord, Source, ToolEventRecord,
+};
+use crate::archives::catalog::{SnapshotEntry, list_snapshots};
+use crate::history::cache::Reading;
+use crate::history::discover::{SessionFiles, discover};
+use crate::history::model::slug_of;
+use crate::history::read::for_each_parallel;
+use crate::history::session::load_session;
+use crate::history::text::problem_text;
+use crate::provenance::load::load_analysis;
+use crate::provenance::verdict::provenance_report;
+use crate::usage::log::{SessionLog, read_session_log};
+use crate::usage::report::{ReportOptions, SessionReport, build_report};
+use crate::usage::text::drop_evidence_text;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::sidecar::SidecarLine;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// What to export.
+#[derive(Debug, Clone)]
+pub struct ExportQuery {
+    /// The projects folders.
+    pub folders: Vec<PathBuf>,
+    /// The state folder, when there is one.
+    pub state: Option<StateDir>,
+    /// The machine's name.
+    pub host: String,
+    /// Only records at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// How transcripts are read (through the cache or not).
+    pub reading: Reading,
+}
+
+/// The export: its lines (each a JSON record and a newline) and what could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct Export {
+    /// JSON Lines.
+    pub lines: Vec<u8>,
+    /// Records written.
+    pub records: usize,
+    /// Problems, in words.
+    pub problems: Vec<String>,
+    /// The projects folders that could be listed.
+    pub folders_read: usize,
+}
+
+/// One session's records as JSON lines.
+#[derive(Debug, Default)]
+struct Lines {
+    text: Vec<u8>,
+    count: usize,
+    problems: Vec<String>,
+}
+
+/// Where one session's records go: the envelope's fields, the time filter, the lines.
+struct Writer<'a> {
+    query: &'a ExportQuery,
+    project: Option<String>,
+    session: String,
+    source: Source,
+    lines: Lines,
+}
+
+impl Writer<'_> {
+    fn push<T: Serialize>(
+        &mut self,
+        kind: &'static str,
+        id: String,
+        time: Option<String>,
+        body: T,
+    ) {
+        if let Some(since) = self.query.since {
+            let at = time
+                .as_deref()
+                .and_then(|time| DateTime::parse_from_rfc3339(time).ok());
+            if at.is_none_or(|at| at.with_timezone(&Utc) < since) {
+                return;
+            }
+        }
+        let envelope = Envelope {
+            schema: EXPORT_SCHEMA,
+            kind,
+            id,
+            host: self.query.host.clone(),
+            project: self.project.clone(),
+            session: self.session.clone(),
+            time,
+            source: self.source,
+            body,
+        };
+        match serde_json::to_vec(&envelope) {
+            Ok(mut line) => {
+                line.push(b'\n');
+                self.lines.text.extend_from_slice(&line);
+                self.lines.count += 1;
+            }
+            Err(error) => self.lines.problems.push(format!(
+                "session {}: a {kind} record could not be written: {error}",
+                self.session
+            )),
+        }
+    }
+}
+
+/// Gathers every record.
+pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
+    let found = discover(&query.folders);
+    let mut export = Export {
+        folders_read: found.folders_read,
+        ..Export::default()
+    };
+    for problem in &found.problems {
+        export.problems.push(problem_text(problem));
+    }
+    let exported: HashSet<String> = found
+        .sessions
+        .iter()
+        .map(|session| session.session_id.clone())
+        .collect();
+    let from_history = for_each_parallel(&found.sessions, |files| {
+        history_session(query, options, files)
+    });
+    let state_sessions = query
+        .state
+        .as_ref()
+        .and_then(|state| state.session_ids().ok())
+        .unwrap_or_default();
+    let from_state = for_each_parallel(&state_sessions, |session| {
+        let files = found
+            .sessions
+            .iter()
+            .find(|files| files.session_id == session.as_str());
+        state_session(
+            query,
+            options,
+            session,
+            exported.contains(session.as_str()),
+            files,
+        )
+    });
+    for lines in from_history.into_iter().chain(from_state) {
+        export.lines.extend_from_slice(&lines.text);
+        export.records += lines.count;
+        export.problems.extend(lines.problems);
+    }
+    export
+}
+
+fn snapshots_of(query: &ExportQuery, session: &str) -> Option<Vec<SnapshotEntry>> {
+    let state = query.state.as_ref()?;
+    let session = SessionId::parse(session).ok()?;
+    list_snapshots(state, Some(&session)).ok()
+}
+
+fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Lines {
+    let loaded = load_session(files, &query.reading);
+    let mut writer = Writer {
+        query,
+        project: Some(files.project.clone()),
+        session: files.session_id.clone(),
+        source: Source::Transcript,
+        lines: Lines::default(),
+    };
+    for problem in &loaded.problems {
+        writer.lines.problems.push(problem_text(problem));
+    }
+    if loaded.log.requests().next().is_none() {
+        return writer.lines;
+    }
+    let snapshots = snapshots_of(query, &files.session_id);
+    let report = build_report(
+        Some(&files.session_id),
+        &loaded.log,
+        snapshots.as_deref(),
+        options,
+    );
+    usage_records(&mut writer, &loaded.log, &report);
+    writer.lines
+}
+
+fn state_session(
+    query: &ExportQuery,
+    options: &ReportOptions,
+    session: &SessionId,
+    in_history: bool,
+    files: Option<&SessionFiles>,
+) -> Lines {
+    let Some(state) = &query.state else {
+        return Lines::default();
+    };
+    let mut writer = Writer {
+        query,
+        project: None,
+        session: session.as_str().to_owned(),
+        source: Source::UsageLog,
+        lines: Lines::default(),
+    };
+    let log = if state.usage_log(session).exists() {
+        match read_session_log(state, session) {
+            Ok(log) => Some(log),
+            Err(error) => {
+                writer.lines.problems.push(format!(
+                    "session {session}: the usage log could not be read: {error:#}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    // The project folder's name where the transcript was found, else the slug of its `cwd`.
+    writer.project = files.map(|files| files.project.clone()).or_else(|| {
+        log.as_ref()
+            .and_then(|log| log.sources.iter().find_map(|source| source.cwd.as_deref()))
+            .map(slug_of)
+    });
+    let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
+    if !in_history
+        && let Some(log) = &log
+        && log.requests().next().is_some()
+    {
+        let report = build_report(Some(session.as_str()), log, Some(&snapshots), options);
+        usage_records(&mut writer, log, &report);
+    }
+    writer.source = Source::State;
+    for snapshot in &snapshots {
+        let metadata = &snapshot.metadata;
+        writer.push(
+            "snapshot",
+            format!("snapshot:{session}:{}", metadata.name),
+            Some(metadata.created_at.clone()),
+            SnapshotRecord {
+                name: metadata.name.clone(),
+                trigger: metadata.trigger.clone(),
+                size: metadata.size,
+                files: metadata.files.len(),
+            },
+        );
+    }
+    tool_events(&mut writer, &state.sidecar(session));
+    if state.sidecar(session).exists() {
+        verdicts(
+            &mut writer,
+            state,
+            session,
+            files.and_then(|files| files.main.as_deref()),
+        );
+    }
+    writer.lines
+}
+
+/// RFC 3339 with milliseconds, UTC, of a time in milliseconds since the Unix epoch.
+fn time_of_ms(time_ms: u64) -> Option<String> {
+    let time_ms = i64::try_from(time_ms).ok()?;
+    DateTime::from_timestamp_millis(time_ms)
+        .map(|time| time.to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
+fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
+    let Ok(bytes) = fs_err::read(sidecar) else {
+        return;
+    };
+    for line in bytes.split(|byte| *byte == b'\n') {
+        let Ok(SidecarLine::ToolEvent(event)) = serde_json::from_slice::<SidecarLine>(line) else {
+            continue;
+        };
+        let id = format!(
+            "tool_event:{}:{}:{}:{}",
+            writer.session,
+            event.tool_use_id.as_deref().unwrap_or("-"),
+            format!("{:?}", event.event).to_lowercase(),
+            event.time_ms
+        );
+        writer.push(
+            "tool_event",
+            id,
+            time_of_ms(event.time_ms),
+            ToolEventRecord {
+                event: event.event,
+                tool_use_id: event.tool_use_id,
+                tool_name: event.tool_name,
+                duration_ms: event.duration_ms,
+                is_interrupt: event.is_interrupt,
+                interrupted: event.interrupted,
+                agent_id: event.agent_id,
+            },
+        );
+    }
+}
+
+fn verdicts(
+    writer: &mut Writer<'_>,
+    state: &StateDir,
+    session: &SessionId,
+    transcript: Option<&Path>,
+) {
+    let loaded = match load_analysis(state, Some(session), transcript) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            writer.lines.problems.push(format!(
+                "session {session}: no provenance verdicts: {error:#}"
+            ));
+            return;
+        }
+    };
+    let report = provenance_report(&loaded.analysis);
+    for call in report.calls {
+        let time_ms = loaded
+            .analysis
+            .calls
+            .get(&call.tool_use_id)
+            .and_then(|tool_use| tool_use.time_ms)
+            .or(call.mark.as_ref().map(|mark| mark.time_ms));
+        writer.push(
+            "provenance",
+            format!("provenance:{session}:{}", call.tool_use_id),
+            time_ms.and_then(time_of_ms),
+            ProvenanceRecord {
+                tool_use_id: call.tool_use_id.clone(),
+                tool_name: call.tool_name.clone(),
+                verdict: call.verdict,
+                state: call.state,
+                mark_reason: call.mark.as_ref().map(|mark| mark.reason.clone()),
+                mark_source: call.mark.as_ref().and_then(|mark| mark.source.clone()),
+            },
+        );
+    }
+}
+
+/// Requests, compactions, drops and the session summary of one report.
+fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionReport) {
+    let session = writer.session.clone();
+    let mut main = 0;
+    for row in log.requests() {
+        let request = if row.sidechain {
+            None
+        } else {
+            main += 1;
+            Some(main)
+        };
+        writer.push(
+            "request",
+            format!("request:{session}:{}", row.key),
+            row.time.clone(),
+            RequestRecord {
+                transcript: row.transcript.clone(),
+                key: row.key.clone(),
+                request,
+                sidechain: row.sidechain,
+                agent_id: row.agent_id.clone(),
+                model: row.model.clone(),
+                version: row.facts.version.clone(),
+                input_tokens: row.input_tokens,
+                cache_creation_input_tokens: row.cache_creation_input_tokens,
+                cache_read_input_tokens: row.cache_read_input_tokens,
+                output_tokens: row.output_tokens,
+                context_tokens: row.context_tokens,
+                turn_start: row.turn_start,
+                advisor: row.advisor,
+                advisor_usage: row.advisor_usage.clone(),
+            },
+        );
+    }
+    let trigger = report.estimates.trigger.tokens;
+    for (index, compaction) in report.compactions.iter().enumerate() {
+        writer.push(
+            "compaction",
+            format!(
+                "compaction:{session}:{}",
+                compaction
+                    .time
+                    .clone()
+                    .unwrap_or_else(|| format!("before-request-{}", compaction.next_request))
+            ),
+            compaction.time.clone(),
+            CompactionRecord {
+                number: index + 1,
+                basis: compaction.basis,
+                confidence: compaction.confidence,
+                trigger: compaction.trigger.clone(),
+                pre_tokens: compaction.pre_tokens,
+                post_tokens: compaction.post_tokens,
+                duration_ms: compaction.details.duration_ms,
+                context_before: compaction.context_before,
+                context_after: compaction.context_after,
+                next_request: compaction.next_request,
+                trigger_tokens: trigger,
+                snapshot: compaction.snapshot.clone(),
+            },
+        );
+    }
+    for drop in &report.drops {
+        writer.push(
+            "drop",
+            format!("drop:{session}:{}", drop.request_after),
+            drop.time.clone(),
+            DropRecord {
+                request_before: drop.request_before,
+                request_after: drop.request_after,
+                context_before: drop.context_before,
+                context_after: drop.context_after,
+                class: drop.class,
+                basis: drop.basis,
+                confidence: drop.confidence,
+                explains_fall: drop.explains_fall,
+                evidence: drop_evidence_text(&drop.evidence, drop.fall()),
+            },
+        );
+    }
+    let peak = report.peak.as_ref().map(|peak| peak.context_tokens);
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "token counts are far below 2^52; the ratio is for people"
+    )]
+    let peak_to_trigger = match (peak, trigger) {
+        (Some(peak), Some(trigger)) if trigger > 0 => Some(peak as f64 / trigger as f64),
+        _ => None,
+    };
+    let last_time = log.requests().filter_map(|row| row.time.clone()).last();
+    writer.push(
+        "session",
+        format!("session:{session}"),
+        last_time,
+        SessionRecord {
+            cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
+            version: log
+                .requests()
+                .filter(|row| !row.sidechain)
+                .filter_map(|row| row.facts.version.clone())
+                .last(),
+            first_time: log.requests().find_map(|row| row.time.clone()),
+            requests: report.requests,
+            main_requests: report.main_requests,
+            peak_context: peak,
+            trigger_tokens: trigger,
+            trigger_derivation: report.estimates.trigger.derivation,
+            cap_tokens: report.estimates.cap.tokens,
+            floor_tokens: report.estimates.floor,
+            peak_to_trigger,
+            compactions: report.compactions.len(),
+            drops: report.drops.len(),
+            input_tokens: report.totals.input_tokens,
+            cache_creation_input_tokens: report.totals.cache_creation_input_tokens,
+            cache_read_input_tokens: report.totals.cache_read_input_tokens,
+            output_tokens: report.totals.output_tokens,
+            advisor_usage: report.totals.advisor.clone(),
+        },
+    );
+}

@@ -1,0 +1,196 @@
+//! `ctxhooks statusline`: the command Claude Code runs for its status line (`statusLine` in a
+//! settings file), or that a status line tool runs as a custom command. Reads the JSON Claude
+//! Code pipes to it and the session's gauge, prints one line, and exits 0 whatever it was given:
+//! a status line has no one to report an error to.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::segment::{Segment, rule_for_status};
+use super::status_input::{DEFAULT_STDIN_WAIT, StatusInput, read_stdin_object};
+use super::text::{PLACEHOLDERS, Template, coloured, default_segment};
+use crate::output;
+use ctxhooks_shared::gauge::warn_at_from;
+use ctxhooks_shared::store::env_vars;
+use ctxhooks_shared::store::gauge::Gauge;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::status_window::{STATUS_WINDOW_SCHEMA, StatusWindow};
+
+/// Arguments of `ctxhooks statusline`.
+#[derive(Debug, Args)]
+#[command(after_help = format_help())]
+pub struct StatuslineArgs {
+    /// Print this template instead of the default segment, e.g. `'{percent} of {trigger}'`
+    /// (placeholders below; `{{` and `}}` are braces).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub format: Option<String>,
+    /// No colour: for a tool that embeds the output (ccstatusline's Custom Command) or colours
+    /// it itself. `NO_COLOR` set in the environment means the same.
+    #[arg(long)]
+    pub plain: bool,
+}
+
+impl StatuslineArgs {
+    /// The arguments of `ctxhooks statusline ARGS` read without clap, when they are only
+    /// `--plain` and `--format TEMPLATE` (or `--format=TEMPLATE`): the status line runs after
+    /// every update, and building the whole command line's parser costs more than the segment
+    /// itself. Anything else (`--help`, a typo) is `None`, for clap to answer.
+    pub fn quick(arguments: &[std::ffi::OsString]) -> Option<Self> {
+        let mut parsed = Self {
+            format: None,
+            plain: false,
+        };
+        let mut rest = arguments.iter();
+        while let Some(argument) = rest.next() {
+            match argument.to_str()? {
+                "--plain" if !parsed.plain => parsed.plain = true,
+                "--format" if parsed.format.is_none() => {
+                    parsed.format = Some(rest.next()?.to_str()?.to_owned());
+                }
+                text => {
+                    let template = text.strip_prefix("--format=")?;
+                    if parsed.format.is_some() {
+                        return None;
+                    }
+                    parsed.format = Some(template.to_owned());
+                }
+            }
+        }
+        Some(parsed)
+    }
+}
+
+fn format_help() -> String {
+    let mut text = String::from(
+        "Reads the JSON Claude Code pipes to a status line command on stdin and prints one \
+         line, e.g. `ctx 142k / 167k (85%) · 25k left · 2 compactions`: the context now, the \
+         auto-compact trigger T (Claude Code's own rule for the session's version, model and \
+         window), the context as a share of T, what is left before Claude Code compacts, and \
+         the compactions so far. Green below 75% of T, yellow to the warning share \
+         (CTXHOOKS_WARN_AT, default 90%), red from there, bold red past T.\n\nPlaceholders for \
+         --format:\n",
+    );
+    for (name, meaning) in PLACEHOLDERS {
+        let placeholder = format!("{{{name}}}");
+        let _ = writeln!(text, "  {placeholder:<18} {meaning}");
+    }
+    text
+}
+
+/// Runs the command.
+pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
+    let template = match args.format.as_deref().map(Template::parse) {
+        Some(Ok(template)) => Some(template),
+        // Said where the person looks: on the status line itself.
+        Some(Err(problem)) => {
+            output::println(&format!("ctxhooks statusline --format: {problem}"))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => None,
+    };
+    if std::io::stdin().is_terminal() {
+        output::note(
+            "ctxhooks statusline reads the JSON Claude Code pipes to a status line command; \
+             set it as `statusLine` (`ctxhooks install --statusline`) or see --help",
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let wait = std::env::var(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_STDIN_WAIT, std::time::Duration::from_millis);
+    // Bad input is a line with less in it, never an error: nothing reads a status line's stderr.
+    let input = read_stdin_object(wait)
+        .and_then(|bytes| StatusInput::parse(&bytes))
+        .unwrap_or_default();
+    record_window(&input);
+    let gauge = read_gauge(&input);
+    let (warn_at, _) = warn_at_from(std::env::var(env_vars::CTXHOOKS_WARN_AT).ok().as_deref());
+    let segment = Segment::build(
+        &input,
+        gauge.as_ref(),
+        warn_at.unwrap_or(ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT),
+        || rule_for_status(&input, claude_config_dir().ok().as_deref()),
+    );
+    let text = template.map_or_else(
+        || default_segment(&segment),
+        |template| template.render(&segment),
+    );
+    let plain = args.plain || std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let line = if plain {
+        text
+    } else {
+        coloured(segment.level, &text)
+    };
+    output::println(&line)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records the model's window the input gives (`context_window.context_window_size`, for
+/// `model.id`) in the session's `window.json`, for the gauge and the report: the CLI's own word
+/// on the window. Nothing when the input says neither, or names no session; a failure is not the
+/// status line's to report (the next update tries again).
+fn record_window(input: &StatusInput) {
+    let (Some(window_tokens), Some(model)) = (input.model_window, input.model.as_ref()) else {
+        return;
+    };
+    let Some(session) = input
+        .session_id
+        .as_deref()
+        .and_then(|id| SessionId::parse(id).ok())
+    else {
+        return;
+    };
+    let Ok(state) = StateDir::locate() else {
+        return;
+    };
+    if window_tokens == 0 {
+        return;
+    }
+    let window = StatusWindow {
+        schema: STATUS_WINDOW_SCHEMA,
+        model: model.clone(),
+        window_tokens,
+    };
+    let _ = window.record(&state.status_window_file(&session));
+}
+
+/// The session's gauge, when the input names a session that has one that can be read (a folder
+/// or FIFO in its place is refused at once and read as none).
+fn read_gauge(input: &StatusInput) -> Option<Gauge> {
+    let session = SessionId::parse(input.session_id.as_deref()?).ok()?;
+    let state = StateDir::locate().ok()?;
+    Gauge::read(&state.gauge_file(&session)).ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick(arguments: &[&str]) -> Option<(Option<String>, bool)> {
+        let arguments: Vec<std::ffi::OsString> = arguments.iter().map(Into::into).collect();
+        StatuslineArgs::quick(&arguments).map(|args| (args.format, args.plain))
+    }
+
+    #[test]
+    fn the_quick_reader_takes_only_what_it_knows() {
+        assert_eq!(quick(&[]), Some((None, false)));
+        assert_eq!(
+            quick(&["--plain", "--format", "{context}"]),
+            Some((Some("{context}".into()), true))
+        );
+        assert_eq!(
+            quick(&["--format={left}"]),
+            Some((Some("{left}".into()), false))
+        );
+        assert_eq!(quick(&["--help"]), None);
+        assert_eq!(quick(&["--format"]), None);
+        assert_eq!(quick(&["--plain", "--plain"]), None);
+        assert_eq!(quick(&["--format=a", "--format=b"]), None);
+    }
+}

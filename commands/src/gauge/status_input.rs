@@ -1,0 +1,310 @@
+//! The JSON Claude Code pipes to a status line command, read leniently: only the fields the
+//! segment needs, each taken when it has the type Claude Code writes and ignored otherwise.
+//!
+//! What 2.1.332 sends (captured from the pinned CLI, run interactively in tmux with a status
+//! line command that logged its stdin; `tests/fixtures/cli-captures/statusline/`): `session_id`,
+//! `transcript_path`, `cwd`, `model {id, display_name}`, `workspace {current_dir, project_dir,
+//! added_dirs}`, `version`, `output_style`, `cost`, `context_window {total_input_tokens,
+//! total_output_tokens, context_window_size, current_usage {input_tokens, output_tokens,
+//! cache_creation_input_tokens, cache_read_input_tokens} | null, used_percentage,
+//! remaining_percentage}`, `exceeds_200k_tokens`, `prompt_cache`, `fast_mode`, `thinking`,
+//! `effort`, `prompt_id`. `context_window_size` is the model's window (1,000,000 for the
+//! default model even with `autoCompactWindow: 200000`), and `used_percentage` is measured
+//! against it, not against the auto-compact trigger; `current_usage` is `null` before the first
+//! response of a process, and all zeros after an interactive `/compact` until the next response.
+
+use std::io::{BufReader, Read};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use serde_json::Value;
+
+use ctxhooks_shared::hook::payload::read_first_object;
+use ctxhooks_shared::lenient::{Field, Text};
+
+/// What the segment uses of the status line's JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusInput {
+    /// `session_id`.
+    pub session_id: Option<String>,
+    /// `model.id`.
+    pub model: Option<String>,
+    /// `version`: the Claude Code version.
+    pub version: Option<String>,
+    /// `workspace.project_dir`, else `cwd`: where the project's settings are.
+    pub project_dir: Option<String>,
+    /// `context_window.current_usage`: input + cache write + cache read of the latest response,
+    /// when Claude Code sent one.
+    pub context_tokens: Option<u64>,
+    /// `context_window.context_window_size`: the model's window.
+    pub model_window: Option<u64>,
+    /// `session_name`: the session's name, when it has one (2.1.332 sends the name a person
+    /// gave it, `/rename` or `--name`).
+    pub session_name: Option<String>,
+}
+
+impl StatusInput {
+    /// Reads the fields from the JSON value; anything missing or of another type is `None`.
+    pub fn from_value(value: &Value) -> Self {
+        let text = |value: Option<&Value>| {
+            value
+                .and_then(Value::as_str)
+                .filter(|text| !text.is_empty())
+                .map(ToOwned::to_owned)
+        };
+        let window = value.get("context_window");
+        let context_tokens = window
+            .and_then(|window| window.get("current_usage"))
+            .and_then(Value::as_object)
+            .and_then(|usage| {
+                let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+                sum_of_present(&[
+                    count("input_tokens"),
+                    count("cache_creation_input_tokens"),
+                    count("cache_read_input_tokens"),
+                ])
+            });
+        Self {
+            session_id: text(value.get("session_id")),
+            model: text(value.get("model").and_then(|model| model.get("id"))),
+            version: text(value.get("version")),
+            project_dir: text(
+                value
+                    .get("workspace")
+                    .and_then(|workspace| workspace.get("project_dir")),
+            )
+            .or_else(|| text(value.get("cwd"))),
+            context_tokens,
+            model_window: window
+                .and_then(|window| window.get("context_window_size"))
+                .and_then(Value::as_u64)
+                .filter(|size| *size > 0),
+            session_name: text(value.get("session_name")),
+        }
+    }
+
+    /// Parses the bytes of one JSON object: straight into the few fields the segment reads
+    /// (everything else is skipped unread), and only when some value there has a shape Claude
+    /// Code does not write (a `model` that is no object), through a generic JSON value, field by
+    /// field.
+    pub fn parse(bytes: &[u8]) -> Result<Self> {
+        let is_object = bytes
+            .iter()
+            .find(|byte| !byte.is_ascii_whitespace())
+            .is_some_and(|byte| *byte == b'{');
+        if !is_object {
+            anyhow::bail!("the status line input is not a JSON object");
+        }
+        if let Ok(typed) = serde_json::from_slice::<Typed<'_>>(bytes) {
+            return Ok(typed.into_input());
+        }
+        let value: Value =
+            serde_json::from_slice(bytes).context("the status line input is not a JSON object")?;
+        if !value.is_object() {
+            anyhow::bail!("the status line input is not a JSON object");
+        }
+        Ok(Self::from_value(&value))
+    }
+}
+
+/// The status line's JSON as Claude Code writes it: only the fields the segment reads, each a
+/// [`Field`] (a leaf of another type is set aside, not fatal).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Typed<'input> {
+    #[serde(borrow)]
+    session_id: Text<'input>,
+    #[serde(borrow)]
+    session_name: Text<'input>,
+    #[serde(borrow)]
+    version: Text<'input>,
+    #[serde(borrow)]
+    cwd: Text<'input>,
+    #[serde(borrow)]
+    model: Option<TypedModel<'input>>,
+    #[serde(borrow)]
+    workspace: Option<TypedWorkspace<'input>>,
+    context_window: Option<TypedWindow>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TypedModel<'input> {
+    #[serde(borrow)]
+    id: Text<'input>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TypedWorkspace<'input> {
+    #[serde(borrow)]
+    project_dir: Text<'input>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TypedWindow {
+    context_window_size: Field<u64>,
+    current_usage: Option<TypedUsage>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "the names are Claude Code's JSON keys"
+)]
+struct TypedUsage {
+    input_tokens: Field<u64>,
+    cache_creation_input_tokens: Field<u64>,
+    cache_read_input_tokens: Field<u64>,
+}
+
+impl Typed<'_> {
+    fn into_input(self) -> StatusInput {
+        let owned = |text: &Text<'_>| text.non_empty().map(ToOwned::to_owned);
+        let context_tokens = self
+            .context_window
+            .as_ref()
+            .and_then(|window| window.current_usage.as_ref())
+            .and_then(|usage| {
+                let counts = [
+                    usage.input_tokens.get().copied(),
+                    usage.cache_creation_input_tokens.get().copied(),
+                    usage.cache_read_input_tokens.get().copied(),
+                ];
+                sum_of_present(&counts)
+            });
+        StatusInput {
+            session_id: owned(&self.session_id),
+            model: self.model.as_ref().and_then(|model| owned(&model.id)),
+            version: owned(&self.version),
+            project_dir: self
+                .workspace
+                .as_ref()
+                .and_then(|workspace| owned(&workspace.project_dir))
+                .or_else(|| owned(&self.cwd)),
+            context_tokens,
+            model_window: self
+                .context_window
+                .as_ref()
+                .and_then(|window| window.context_window_size.get().copied())
+                .filter(|size| *size > 0),
+            session_name: owned(&self.session_name),
+        }
+    }
+}
+
+/// The sum of the counts that are there (saturating); `None` when none is, or when all are 0:
+/// after an interactive `/compact`, 2.1.332 sends a `current_usage` of zeros until the next
+/// response (seen in the end-to-end test), and a context is never 0.
+fn sum_of_present(counts: &[Option<u64>]) -> Option<u64> {
+    let sum = counts
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, n| sum.saturating_add(*n));
+    (sum > 0).then_some(sum)
+}
+
+/// How long the status line waits for its JSON. Claude Code writes it at once; a pipe that
+/// never delivers a whole object must not hold the status line up.
+pub const DEFAULT_STDIN_WAIT: Duration = Duration::from_secs(1);
+
+/// Reads the first JSON object on stdin, waiting at most `wait` in all (`poll` before every
+/// read, so nothing blocks past the deadline; no helper thread to start).
+pub fn read_stdin_object(wait: Duration) -> Result<Vec<u8>> {
+    let deadline = Instant::now() + wait;
+    // 4 KiB: Claude Code's JSON is 1-4 KiB, and the buffer is zeroed before its first read.
+    let reader = BufReader::with_capacity(
+        4 * 1024,
+        DeadlineReader {
+            stdin: std::io::stdin(),
+            deadline,
+        },
+    );
+    read_first_object(reader, |_| {})
+}
+
+/// Stdin, each read preceded by a `poll` that gives up at the deadline.
+struct DeadlineReader {
+    stdin: std::io::Stdin,
+    deadline: Instant,
+}
+
+impl Read for DeadlineReader {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "no complete JSON object on stdin in time",
+                ));
+            }
+            let timeout = rustix::event::Timespec::try_from(left).ok();
+            let stdin = self.stdin.as_fd();
+            let mut fds = [rustix::event::PollFd::new(
+                &stdin,
+                rustix::event::PollFlags::IN,
+            )];
+            match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                // Nothing yet (the deadline is checked above), or a signal: poll again.
+                Ok(0) | Err(rustix::io::Errno::INTR) => {}
+                Ok(_) => return self.stdin.lock().read(buffer),
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fields_are_read_leniently() {
+        let input = StatusInput::parse(
+            br#"{"session_id":"s1","model":{"id":"claude-opus-5-5"},"version":"2.1.332",
+               "cwd":"/p","workspace":{"project_dir":"/root"},
+               "context_window":{"context_window_size":1000000,
+                 "current_usage":{"input_tokens":3,"output_tokens":40,
+                   "cache_creation_input_tokens":500,"cache_read_input_tokens":142000}}}"#,
+        )
+        .unwrap();
+        assert_eq!(input.session_id.as_deref(), Some("s1"));
+        assert_eq!(input.project_dir.as_deref(), Some("/root"));
+        assert_eq!(input.context_tokens, Some(142_503));
+        assert_eq!(input.model_window, Some(1_000_000));
+        let odd = StatusInput::parse(
+            br#"{"session_id":7,"model":"x","context_window":{"current_usage":null}}"#,
+        )
+        .unwrap();
+        assert_eq!(odd, StatusInput::default());
+        // One odd leaf costs only itself, on either path.
+        let leaf = StatusInput::parse(
+            br#"{"session_id":"s2","version":2,"context_window":{"current_usage":{"input_tokens":"3","cache_read_input_tokens":10}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                leaf.session_id.as_deref(),
+                leaf.version,
+                leaf.context_tokens
+            ),
+            (Some("s2"), None, Some(10))
+        );
+        let zeros = StatusInput::parse(
+            br#"{"context_window":{"current_usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}"#,
+        )
+        .unwrap();
+        assert_eq!(zeros.context_tokens, None);
+        let nested = StatusInput::parse(br#"{"session_id":"s3","model":"x","cwd":"/p"}"#).unwrap();
+        assert_eq!(
+            (nested.session_id.as_deref(), nested.project_dir.as_deref()),
+            (Some("s3"), Some("/p"))
+        );
+        assert!(StatusInput::parse(b"[1]").is_err());
+    }
+}

@@ -1,0 +1,311 @@
+//! The segment and the gauge in words: the default status line segment
+//! (`ctx 142k / 167k (85%) · 25k left · 2 compactions`), a `--format` template, ANSI colour by
+//! how near the trigger the context is, and `ctxhooks gauge`'s text.
+
+use std::fmt::Write as _;
+
+use super::segment::{ContextSource, Level, Segment};
+use crate::output::one_line;
+use ctxhooks_shared::gauge::{short_tokens, whole_percent};
+use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation};
+
+/// The placeholders a `--format` template may use, with what each becomes.
+pub const PLACEHOLDERS: &[(&str, &str)] = &[
+    ("context", "the context now, short, rounded down (142k)"),
+    ("context_tokens", "the context now, exact (142503)"),
+    ("trigger", "the auto-compact trigger T, short (167k)"),
+    ("trigger_tokens", "T, exact (167000)"),
+    ("percent", "the context as a share of T (85%)"),
+    ("percent_number", "the same without the sign (85)"),
+    ("left", "T minus the context, short (25k; -3k past T)"),
+    ("left_tokens", "T minus the context, exact (24497)"),
+    ("compactions", "full compactions so far (2)"),
+    ("window", "the window T is computed from, short (200k)"),
+    ("model", "the model (claude-opus-4-6)"),
+    (
+        "title",
+        "the session's title: its name, else the CLI's own title (empty when it has none)",
+    ),
+];
+
+/// What stands for a value nobody knows yet.
+const UNKNOWN: &str = "?";
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// Text as it is.
+    Literal(String),
+    /// A placeholder's name.
+    Value(&'static str),
+}
+
+/// A parsed `--format` template: text with `{placeholder}`s; `{{` and `}}` are braces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pieces: Vec<Piece>,
+}
+
+impl Template {
+    /// Parses `text`; an unknown placeholder or an unclosed `{` is an error naming it.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut pieces = Vec::new();
+        let mut literal = String::new();
+        let mut characters = text.chars().peekable();
+        while let Some(character) = characters.next() {
+            match character {
+                '{' if characters.peek() == Some(&'{') => {
+                    characters.next();
+                    literal.push('{');
+                }
+                '}' if characters.peek() == Some(&'}') => {
+                    characters.next();
+                    literal.push('}');
+                }
+                '{' => {
+                    let mut name = String::new();
+                    loop {
+                        match characters.next() {
+                            Some('}') => break,
+                            Some(next) => name.push(next),
+                            None => return Err(format!("`{{{name}` is not closed")),
+                        }
+                    }
+                    let Some((known, _)) = PLACEHOLDERS.iter().find(|(known, _)| *known == name)
+                    else {
+                        return Err(format!("unknown placeholder `{{{name}}}`"));
+                    };
+                    if !literal.is_empty() {
+                        pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+                    }
+                    pieces.push(Piece::Value(known));
+                }
+                other => literal.push(other),
+            }
+        }
+        if !literal.is_empty() {
+            pieces.push(Piece::Literal(literal));
+        }
+        Ok(Self { pieces })
+    }
+
+    /// The template with the segment's values.
+    pub fn render(&self, segment: &Segment) -> String {
+        let mut text = String::new();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Literal(literal) => text.push_str(literal),
+                Piece::Value(name) => text.push_str(&value(segment, name)),
+            }
+        }
+        text
+    }
+}
+
+/// One placeholder's value.
+fn value(segment: &Segment, name: &str) -> String {
+    let short = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), short_tokens);
+    let exact = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), |n| n.to_string());
+    match name {
+        "context" => short(segment.context_tokens),
+        "context_tokens" => exact(segment.context_tokens),
+        "trigger" => short(segment.trigger_tokens),
+        "trigger_tokens" => exact(segment.trigger_tokens),
+        "percent" => segment.percent.map_or_else(
+            || UNKNOWN.to_owned(),
+            |percent| format!("{}%", whole_percent(percent)),
+        ),
+        "percent_number" => segment
+            .percent
+            .map_or_else(|| UNKNOWN.to_owned(), whole_percent),
+        "left" => segment.room_left.map_or_else(
+            || UNKNOWN.to_owned(),
+            |left| {
+                let sign = if left < 0 { "-" } else { "" };
+                format!("{sign}{}", short_tokens(left.unsigned_abs()))
+            },
+        ),
+        "left_tokens" => segment
+            .room_left
+            .map_or_else(|| UNKNOWN.to_owned(), |left| left.to_string()),
+        "compactions" => segment.compactions.to_string(),
+        "window" => short(segment.window_tokens),
+        "model" => segment.model.clone().unwrap_or_else(|| UNKNOWN.to_owned()),
+        "title" => segment.title.as_deref().map(one_line).unwrap_or_default(),
+        _ => UNKNOWN.to_owned(),
+    }
+}
+
+/// The default segment: `ctx 142k / 167k (85%) · 25k left · 2 compactions`, leaving out what is
+/// not known (`ctx 142k · 0 compactions` for a model compacted only on refusal).
+pub fn default_segment(segment: &Segment) -> String {
+    let mut parts = Vec::with_capacity(3);
+    let mut context = format!("ctx {}", value(segment, "context"));
+    if segment.context_source == ContextSource::AfterCompaction {
+        context.push_str(" after compaction");
+    }
+    if segment.trigger_tokens.is_some() {
+        let _ = write!(context, " / {}", value(segment, "trigger"));
+        if segment.percent.is_some() {
+            let _ = write!(context, " ({})", value(segment, "percent"));
+        }
+    }
+    parts.push(context);
+    match segment.room_left {
+        Some(left) if left < 0 => parts.push(format!(
+            "{} past the trigger",
+            short_tokens(left.unsigned_abs())
+        )),
+        Some(left) => parts.push(format!("{} left", short_tokens(left.unsigned_abs()))),
+        None => {}
+    }
+    parts.push(match segment.compactions {
+        1 => "1 compaction".to_owned(),
+        count => format!("{count} compactions"),
+    });
+    parts.join(" · ")
+}
+
+/// `text` in the ANSI colour of `level` (green, yellow, red, bold red), reset after it.
+pub fn coloured(level: Level, text: &str) -> String {
+    let code = match level {
+        Level::Calm => "32",
+        Level::Near => "33",
+        Level::Warn => "31",
+        Level::Past => "1;31",
+        Level::Unknown => return text.to_owned(),
+    };
+    format!("\u{1b}[{code}m{text}\u{1b}[0m")
+}
+
+/// `ctxhooks gauge`'s text: the segment, then how T was found and when the gauge was written.
+pub fn gauge_text(gauge: &Gauge, segment: &Segment) -> String {
+    let mut text = default_segment(segment);
+    text.push('\n');
+    let basis = &gauge.trigger;
+    let how = match basis.derivation {
+        TriggerDerivation::Rule => format!(
+            "Claude Code's rule for {} {} (window {} from {})",
+            basis.model.as_deref().unwrap_or("an unknown model"),
+            basis.version.as_deref().unwrap_or("(version unknown)"),
+            basis
+                .window_tokens
+                .map_or_else(|| UNKNOWN.to_owned(), short_tokens),
+            basis.window_source.as_deref().unwrap_or(UNKNOWN)
+        ),
+        TriggerDerivation::Observed => {
+            "the context the last automatic compaction fired at (the rule gives none for this \
+             model: it compacts when the API refuses a prompt)"
+                .to_owned()
+        }
+        TriggerDerivation::RuleContradicted => format!(
+            "{}: the session went on without compacting at or above the trigger Claude Code's \
+             rule gives {} {}",
+            if gauge.trigger_tokens.is_some() {
+                "what the evidence allows (the middle up to the last automatic compaction)"
+            } else {
+                "unknown"
+            },
+            basis.model.as_deref().unwrap_or("an unknown model"),
+            basis.version.as_deref().unwrap_or("(version unknown)"),
+        ),
+        TriggerDerivation::None => "none yet".to_owned(),
+    };
+    let _ = writeln!(text, "trigger      {how}");
+    let _ = writeln!(
+        text,
+        "warning      {}",
+        gauge.warn_at_percent.map_or_else(
+            || "off (CTXHOOKS_WARN_AT=off)".to_owned(),
+            |share| format!(
+                "at {share}% of the trigger{}",
+                if gauge.warned {
+                    "; given for this crossing"
+                } else {
+                    ""
+                }
+            )
+        )
+    );
+    let _ = writeln!(text, "updated      {} by the hooks", gauge.updated_at);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment() -> Segment {
+        Segment {
+            context_tokens: Some(142_503),
+            context_source: ContextSource::StatusLine,
+            trigger_tokens: Some(167_000),
+            window_tokens: Some(200_000),
+            percent: Some(85.3),
+            room_left: Some(24_497),
+            compactions: 2,
+            warn_at_percent: 90,
+            level: Level::Near,
+            model: Some("claude-opus-4-6".into()),
+            title: Some("Fix the\nparser".into()),
+        }
+    }
+
+    #[test]
+    fn the_title_is_one_line_and_empty_when_there_is_none() {
+        let template = Template::parse("{title} · {percent}").unwrap();
+        assert_eq!(template.render(&segment()), "Fix the parser · 85%");
+        let untitled = Segment {
+            title: None,
+            ..segment()
+        };
+        assert_eq!(template.render(&untitled), " · 85%");
+    }
+
+    #[test]
+    fn the_default_segment_says_what_is_known() {
+        assert_eq!(
+            default_segment(&segment()),
+            "ctx 142k / 167k (85%) · 24k left · 2 compactions"
+        );
+        let past = Segment {
+            room_left: Some(-3_000),
+            compactions: 1,
+            ..segment()
+        };
+        assert!(default_segment(&past).ends_with("3k past the trigger · 1 compaction"));
+        let unknown = Segment {
+            context_tokens: None,
+            context_source: ContextSource::Unknown,
+            trigger_tokens: None,
+            percent: None,
+            room_left: None,
+            compactions: 0,
+            ..segment()
+        };
+        assert_eq!(default_segment(&unknown), "ctx ? · 0 compactions");
+        assert_eq!(coloured(Level::Near, "x"), "\u{1b}[33mx\u{1b}[0m");
+    }
+
+    #[test]
+    fn templates_take_known_placeholders_and_braces() {
+        let template = Template::parse("{percent_number}% of {trigger_tokens} {{ok}}").unwrap();
+        assert_eq!(template.render(&segment()), "85% of 167000 {ok}");
+        assert_eq!(
+            Template::parse("{bogus}").unwrap_err(),
+            "unknown placeholder `{bogus}`"
+        );
+        assert!(Template::parse("{context").is_err());
+        let all = PLACEHOLDERS
+            .iter()
+            .map(|(name, _)| format!("{{{name}}}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            !Template::parse(&all)
+                .unwrap()
+                .render(&segment())
+                .contains('?')
+        );
+    }
+}

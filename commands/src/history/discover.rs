@@ -1,0 +1,315 @@
+//! Finding every session in one or more Claude Code projects folders
+//! (`<projects>/<project slug>/…`), with the sub-agent transcripts of every layout Claude Code
+//! has written: inline sidechains in the main file (1.0.x), flat `agent-<id>.jsonl` beside the
+//! session (2.0.x; its lines carry the parent's `sessionId`), and
+//! `<session>/subagents/**/agent-<id>.jsonl` (2.1.x, workflows included). What cannot be read is
+//! a [`Problem`], and the rest is still found.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::split_lines;
+use ctxhooks_shared::transcript::record::Record;
+
+/// One session's transcripts, as found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFiles {
+    /// The projects folder it was found in.
+    pub projects_folder: PathBuf,
+    /// The project folder's name (Claude Code's slug of the project's path).
+    pub project: String,
+    /// The session id (the main transcript's file name).
+    pub session_id: String,
+    /// The main transcript, when there is one (a session whose main file was deleted may still
+    /// have sub-agent transcripts).
+    pub main: Option<PathBuf>,
+    /// Sub-agent transcripts, sorted.
+    pub agents: Vec<PathBuf>,
+    /// Their bytes together.
+    pub bytes: u64,
+    /// The latest modification time of its files, in seconds since the Unix epoch.
+    pub modified: i64,
+}
+
+impl SessionFiles {
+    /// Every transcript of the session, the main one first.
+    pub fn transcripts(&self) -> impl Iterator<Item = &PathBuf> {
+        self.main.iter().chain(self.agents.iter())
+    }
+}
+
+/// What could not be read, and where (typed; `text.rs` and `json.rs` put it in words).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The path concerned.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub kind: ProblemKind,
+}
+
+/// What is wrong with a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// Nothing is there.
+    Missing,
+    /// It is a file, not a folder.
+    NotAFolder,
+    /// A folder that holds no `<project>/<session>.jsonl`.
+    NotAProjectsFolder {
+        /// True when it holds `.jsonl` files itself: one project's folder, not the folder of
+        /// every project.
+        holds_transcripts: bool,
+    },
+    /// It could not be listed or read.
+    Unreadable {
+        /// The error, as the system gave it.
+        error: String,
+    },
+    /// A transcript file none of whose lines is a Claude Code record.
+    NotATranscript {
+        /// Lines that are not JSON objects.
+        unreadable_lines: u64,
+    },
+}
+
+impl ProblemKind {
+    /// The JSON spelling.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::NotAFolder => "not_a_folder",
+            Self::NotAProjectsFolder { .. } => "not_a_projects_folder",
+            Self::Unreadable { .. } => "unreadable",
+            Self::NotATranscript { .. } => "not_a_transcript",
+        }
+    }
+}
+
+/// Every session under the projects folders, and the problems met.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// Sessions, largest first (so that parallel readers finish together).
+    pub sessions: Vec<SessionFiles>,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+    /// The projects folders that could be listed (a folder refused as missing, a file or
+    /// unreadable is not one of them).
+    pub folders_read: usize,
+}
+
+/// Finds every session under `folders`.
+pub fn discover(folders: &[PathBuf]) -> Found {
+    let mut found = Found::default();
+    for folder in folders {
+        discover_folder(folder, &mut found);
+    }
+    found.sessions.sort_by(|a, b| {
+        b.bytes
+            .cmp(&a.bytes)
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
+    found
+}
+
+fn discover_folder(folder: &Path, found: &mut Found) {
+    let problem = |kind| Problem {
+        path: folder.to_path_buf(),
+        kind,
+    };
+    match fs_err::metadata(folder) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            found.problems.push(problem(ProblemKind::Missing));
+            return;
+        }
+        Err(error) => {
+            found.problems.push(problem(ProblemKind::Unreadable {
+                error: error.to_string(),
+            }));
+            return;
+        }
+        Ok(metadata) if !metadata.is_dir() => {
+            found.problems.push(problem(ProblemKind::NotAFolder));
+            return;
+        }
+        Ok(_) => {}
+    }
+    let entries = match list(folder) {
+        Ok(entries) => entries,
+        Err(error) => {
+            found
+                .problems
+                .push(problem(ProblemKind::Unreadable { error }));
+            return;
+        }
+    };
+    found.folders_read += 1;
+    let before = found.sessions.len();
+    let mut holds_transcripts = false;
+    for entry in entries {
+        if entry.is_dir {
+            discover_project(folder, &entry.path, found);
+        } else if is_jsonl(&entry.path) {
+            holds_transcripts = true;
+        }
+    }
+    if found.sessions.len() == before {
+        found
+            .problems
+            .push(problem(ProblemKind::NotAProjectsFolder {
+                holds_transcripts,
+            }));
+    }
+}
+
+/// One project folder: its main transcripts, flat agent files and session folders.
+fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Found) {
+    let entries = match list(project_dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            found.problems.push(Problem {
+                path: project_dir.to_path_buf(),
+                kind: ProblemKind::Unreadable { error },
+            });
+            return;
+        }
+    };
+    let project = project_dir
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut sessions: BTreeMap<String, SessionFiles> = BTreeMap::new();
+    let new_session = |id: &str| SessionFiles {
+        projects_folder: projects_folder.to_path_buf(),
+        project: project.clone(),
+        session_id: id.to_owned(),
+        main: None,
+        agents: Vec::new(),
+        bytes: 0,
+        modified: 0,
+    };
+    for entry in &entries {
+        let Some(name) = entry.path.file_name().and_then(|name| name.to_str()) else {
+            continue;
+        };
+        if entry.is_dir {
+            let mut agents = Vec::new();
+            collect_agents(&entry.path.join("subagents"), &mut agents, found);
+            if !agents.is_empty() {
+                let session = sessions
+                    .entry(name.to_owned())
+                    .or_insert_with(|| new_session(name));
+                session.agents.extend(agents);
+            }
+        } else if is_jsonl(&entry.path) {
+            let stem = name.trim_end_matches(".jsonl");
+            if stem.starts_with("agent-") {
+                // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the parent.
+                let parent = first_session_id(&entry.path).unwrap_or_else(|| stem.to_owned());
+                let session = sessions
+                    .entry(parent.clone())
+                    .or_insert_with(|| new_session(&parent));
+                session.agents.push(entry.path.clone());
+            } else {
+                let session = sessions
+                    .entry(stem.to_owned())
+                    .or_insert_with(|| new_session(stem));
+                session.main = Some(entry.path.clone());
+            }
+        }
+    }
+    for (_, mut session) in sessions {
+        session.agents.sort();
+        for path in session.main.iter().chain(session.agents.iter()) {
+            if let Ok(metadata) = fs_err::symlink_metadata(path) {
+                session.bytes += metadata.len();
+                session.modified = session
+                    .modified
+                    .max(std::os::unix::fs::MetadataExt::mtime(&metadata));
+            }
+        }
+        found.sessions.push(session);
+    }
+}
+
+/// Every `agent-*.jsonl` under a session's `subagents/` folder, at any depth (workflow runs
+/// keep theirs in `subagents/workflows/wf_<run>/`).
+fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
+    let entries = match list(dir) {
+        Ok(entries) => entries,
+        Err(_) if !dir.exists() => return,
+        Err(error) => {
+            found.problems.push(Problem {
+                path: dir.to_path_buf(),
+                kind: ProblemKind::Unreadable { error },
+            });
+            return;
+        }
+    };
+    for entry in entries {
+        if entry.is_dir {
+            collect_agents(&entry.path, agents, found);
+        } else if is_jsonl(&entry.path)
+            && entry
+                .path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("agent-"))
+        {
+            agents.push(entry.path);
+        }
+    }
+}
+
+struct Entry {
+    path: PathBuf,
+    is_dir: bool,
+}
+
+/// A folder's entries, sorted; symbolic links are listed as what they are (never followed).
+fn list(dir: &Path) -> Result<Vec<Entry>, String> {
+    let read = fs_err::read_dir(dir).map_err(|error| error.to_string())?;
+    let mut entries = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|error| error.to_string())?;
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        entries.push(Entry {
+            path: entry.path(),
+            is_dir,
+        });
+    }
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(entries)
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension == "jsonl")
+}
+
+/// The `sessionId` of the first of a transcript's first 64 lines that has one.
+fn first_session_id(path: &Path) -> Option<String> {
+    let mut opened = TranscriptFile::open(path).ok()?;
+    let mut found = None;
+    let mut lines = 0;
+    let _ = split_lines(
+        opened.file_mut(),
+        0,
+        true,
+        ctxhooks_shared::transcript::lines::MAX_LINE_BYTES,
+        |line| {
+            lines += 1;
+            found = line
+                .bytes
+                .and_then(Record::parse)
+                .and_then(|record| record.session_id.text().map(str::to_owned));
+            if found.is_some() || lines >= 64 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    found
+}

@@ -1,0 +1,285 @@
+//! The history of every session in the projects folders: each session's summary, totals per
+//! day and per project, and what could not be read.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::cache::Reading;
+use super::discover::{Problem, discover};
+use super::read::for_each_parallel;
+use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
+use super::window::TimeWindow;
+use crate::usage::report::{ReportOptions, Totals};
+
+/// Version of the history's JSON layout.
+pub const HISTORY_SCHEMA: u32 = 1;
+
+/// What the history is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    /// The projects folders to read.
+    pub folders: Vec<PathBuf>,
+    /// The time window.
+    pub window: TimeWindow,
+    /// Only sessions whose project folder name or `cwd` contains this.
+    pub project: Option<String>,
+    /// How transcripts are read (through the cache or not).
+    pub reading: Reading,
+}
+
+/// The history.
+#[derive(Debug, Clone)]
+pub struct History {
+    /// The projects folders read.
+    pub folders: Vec<PathBuf>,
+    /// The time window.
+    pub window: TimeWindow,
+    /// The project filter.
+    pub project: Option<String>,
+    /// Every session with a request in the window, by its first request's time.
+    pub sessions: Vec<SessionSummary>,
+    /// Totals per UTC day, in order.
+    pub days: Vec<DayTotals>,
+    /// Totals per project, the fastest-filling first.
+    pub projects: Vec<ProjectTotals>,
+    /// Totals over everything listed.
+    pub totals: HistoryTotals,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+    /// The projects folders that could be listed (0: nothing could be read at all).
+    pub folders_read: usize,
+}
+
+/// One project's sessions together.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ProjectTotals {
+    /// The project folder's name.
+    pub project: String,
+    /// The projects folder it is in.
+    pub projects_folder: String,
+    /// The `cwd` its sessions name (the latest session's).
+    pub cwd: Option<String>,
+    /// Sessions.
+    pub sessions: usize,
+    /// Requests.
+    pub requests: usize,
+    /// Token sums.
+    pub totals: Totals,
+    /// Compactions.
+    pub compactions: usize,
+    /// Sessions with at least one compaction.
+    pub sessions_with_compaction: usize,
+    /// Sessions whose peak reached [`NEAR_TRIGGER_RATIO`] of T.
+    pub sessions_near_trigger: usize,
+    /// The largest main-chain context of any session.
+    pub peak_context: u64,
+    /// The median over sessions of peak / T.
+    pub median_peak_to_trigger: Option<f64>,
+    /// The largest peak / T.
+    pub max_peak_to_trigger: Option<f64>,
+    /// Tokens added per main-chain request that added some, over every session (mean): how
+    /// fast the project fills the context.
+    pub growth_per_request: Option<f64>,
+}
+
+/// Totals over every session listed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HistoryTotals {
+    /// Sessions.
+    pub sessions: usize,
+    /// Transcripts read (sessions outside the filters included).
+    pub transcripts: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Requests.
+    pub requests: usize,
+    /// Main-chain requests.
+    pub main_requests: usize,
+    /// Sub-agent requests.
+    pub sidechain_requests: usize,
+    /// Token sums.
+    pub totals: Totals,
+    /// Compactions.
+    pub compactions: usize,
+    /// Sessions with at least one compaction.
+    pub sessions_with_compaction: usize,
+    /// Sessions whose peak reached [`NEAR_TRIGGER_RATIO`] of T.
+    pub sessions_near_trigger: usize,
+    /// Transcript lines the ingest was not fed (their kind changes nothing).
+    pub passed_lines: u64,
+    /// Transcripts whose reading the cache gave (unchanged since the last run).
+    pub cached_transcripts: usize,
+}
+
+/// Reads the projects folders and builds the history.
+pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
+    let mut found = discover(&query.folders);
+    if let Some(project) = &query.project {
+        // The folder name is the `cwd` with every other character than letters and digits
+        // made `-`: a `cwd` that contains the text gives a name that contains its slug.
+        let slug = slug_of(project);
+        found
+            .sessions
+            .retain(|session| session.project.contains(&slug));
+    }
+    let outcomes = for_each_parallel(&found.sessions, |files| {
+        summarize_session(files, options, &query.window, &query.reading)
+    });
+    let folders_read = found.folders_read;
+    let mut problems = found.problems;
+    let mut sessions = Vec::new();
+    let mut days: BTreeMap<String, DayTotals> = BTreeMap::new();
+    let mut totals = HistoryTotals::default();
+    for outcome in outcomes {
+        problems.extend(outcome.problems);
+        totals.transcripts += outcome.transcripts;
+        totals.bytes += outcome.bytes;
+        totals.passed_lines += outcome.passed_lines;
+        totals.cached_transcripts += outcome.cached;
+        let Some(summary) = outcome.summary else {
+            continue;
+        };
+        if let Some(project) = &query.project
+            && !summary.project.contains(project.as_str())
+            && !summary
+                .cwd
+                .as_deref()
+                .is_some_and(|cwd| cwd.contains(project.as_str()))
+        {
+            continue;
+        }
+        for day in outcome.days {
+            let total = days.entry(day.day.clone()).or_insert_with(|| DayTotals {
+                day: day.day.clone(),
+                ..DayTotals::default()
+            });
+            total.sessions += day.sessions;
+            total.requests += day.requests;
+            total.main_requests += day.main_requests;
+            add(&mut total.totals, &day.totals);
+            total.compactions += day.compactions;
+            total.peak_context = total.peak_context.max(day.peak_context);
+        }
+        sessions.push(summary);
+    }
+    sessions.sort_by(|a, b| {
+        a.first_time
+            .cmp(&b.first_time)
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
+    for session in &sessions {
+        totals.sessions += 1;
+        totals.requests += session.requests;
+        totals.main_requests += session.main_requests;
+        totals.sidechain_requests += session.sidechain_requests;
+        add(&mut totals.totals, &session.totals);
+        totals.compactions += session.compaction_counts.total;
+        totals.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
+        totals.sessions_near_trigger += usize::from(near_trigger(session));
+    }
+    History {
+        folders: query.folders.clone(),
+        window: query.window,
+        project: query.project.clone(),
+        projects: projects_of(&sessions),
+        days: days.into_values().collect(),
+        sessions,
+        totals,
+        problems,
+        folders_read,
+    }
+}
+
+/// Returns true if and only if the session's peak reached [`NEAR_TRIGGER_RATIO`] of its T.
+pub fn near_trigger(session: &SessionSummary) -> bool {
+    session
+        .peak_to_trigger
+        .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
+}
+
+fn add(sum: &mut Totals, more: &Totals) {
+    sum.add(more);
+}
+
+/// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.
+pub fn slug_of(path: &str) -> String {
+    path.chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() {
+                character
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// One project being added up: its totals, its sessions' peak / T, and their growth.
+type ProjectSums = (ProjectTotals, Vec<f64>, u64, u64);
+
+fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
+    let mut projects: BTreeMap<(String, String), ProjectSums> = BTreeMap::new();
+    for session in sessions {
+        let key = (session.projects_folder.clone(), session.project.clone());
+        let (project, ratios, growth_tokens, growth_steps) =
+            projects.entry(key).or_insert_with(|| {
+                (
+                    ProjectTotals {
+                        project: session.project.clone(),
+                        projects_folder: session.projects_folder.clone(),
+                        ..ProjectTotals::default()
+                    },
+                    Vec::new(),
+                    0,
+                    0,
+                )
+            });
+        if session.cwd.is_some() {
+            project.cwd.clone_from(&session.cwd);
+        }
+        project.sessions += 1;
+        project.requests += session.requests;
+        add(&mut project.totals, &session.totals);
+        project.compactions += session.compaction_counts.total;
+        project.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
+        project.sessions_near_trigger += usize::from(near_trigger(session));
+        project.peak_context = project
+            .peak_context
+            .max(session.peak.as_ref().map_or(0, |peak| peak.context_tokens));
+        ratios.extend(session.peak_to_trigger);
+        *growth_tokens += session.growth_tokens;
+        *growth_steps += session.growth_steps;
+    }
+    let mut list: Vec<ProjectTotals> = projects
+        .into_values()
+        .map(|(mut project, mut ratios, growth_tokens, growth_steps)| {
+            ratios.sort_by(f64::total_cmp);
+            project.median_peak_to_trigger = median(&ratios);
+            project.max_peak_to_trigger = ratios.last().copied();
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "token counts are far below 2^52; the mean is for people"
+            )]
+            let growth = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
+            project.growth_per_request = growth;
+            project
+        })
+        .collect();
+    list.sort_by(|a, b| {
+        b.growth_per_request
+            .unwrap_or(0.0)
+            .total_cmp(&a.growth_per_request.unwrap_or(0.0))
+            .then_with(|| a.project.cmp(&b.project))
+    });
+    list
+}
+
+fn median(sorted: &[f64]) -> Option<f64> {
+    match sorted.len() {
+        0 => None,
+        length if length % 2 == 1 => Some(sorted[length / 2]),
+        length => Some(f64::midpoint(sorted[length / 2 - 1], sorted[length / 2])),
+    }
+}

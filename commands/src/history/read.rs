@@ -1,0 +1,164 @@
+//! Reading transcripts at rest for the history, fast: every core reads whole sessions from one
+//! shared queue, each file is read once and each line parsed at most once, and the usage ingest
+//! is fed only the lines whose kind can matter ([`Ingest::passes_unread`]; a line that starts
+//! with its `type` is told from its first bytes and never parsed). The rows are the ingest's
+//! own: the same [`Ingest`] the Stop hook runs, fed the same lines except those it says change
+//! nothing.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::usage::log::SessionLog;
+use ctxhooks_shared::store::usage_record::UsageRecord;
+use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
+use ctxhooks_shared::transcript::look::{leading_type, top_level_type};
+use ctxhooks_shared::transcript::record::Record;
+use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
+
+/// What reading one transcript gave.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TranscriptRead {
+    /// The ingest's records, in transcript order.
+    pub records: Vec<UsageRecord>,
+    /// Lines the ingest was not fed (their kind changes nothing once the `cwd` is known).
+    pub passed_lines: u64,
+    /// Lines that were not blank.
+    pub lines: u64,
+    /// Lines with a top-level `type` string (read by the parse, or by the look at a line that
+    /// does not parse).
+    pub typed_lines: u64,
+}
+
+impl TranscriptRead {
+    /// Returns true if and only if no line is a Claude Code record: none has a `type` the look
+    /// could read, and the ingest found no request, boundary or `cwd` in them.
+    pub fn is_foreign(&self) -> bool {
+        self.lines > 0
+            && self.typed_lines == 0
+            && self
+                .records
+                .iter()
+                .all(|record| matches!(record, UsageRecord::SkippedLines(_)))
+    }
+
+    /// Lines the ingest could not read.
+    pub fn unreadable_lines(&self) -> u64 {
+        self.records
+            .iter()
+            .map(|record| match record {
+                UsageRecord::SkippedLines(row) => row.unreadable,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// Reads a whole transcript at rest (a last line without its newline included) with the usage
+/// ingest, passing the lines it says change nothing. An `agent-<id>.jsonl` file is read as a
+/// sub-agent's.
+pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
+    let origin = Origin::from_file_name(path);
+    let mut file = TranscriptFile::open(path)?;
+    let mut ingest = Ingest::new(&origin, SourceState::default());
+    let mut passed_lines = 0;
+    let mut lines = 0;
+    let mut typed_lines = 0;
+    let read = read_bounded_lines(
+        file.file_mut(),
+        0,
+        u64::MAX,
+        true,
+        MAX_LINE_BYTES,
+        |_, line| {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return;
+            }
+            lines += 1;
+            // A line that starts with its `type` (snapshots, summaries, queue operations, ...)
+            // is told from its first bytes.
+            let leading = leading_type(line);
+            if let Some(kind) = leading {
+                typed_lines += 1;
+                if ingest.passes_unread(kind, line) {
+                    passed_lines += 1;
+                    return;
+                }
+            }
+            // Any other line is parsed first: the conversation's lines, which the ingest reads
+            // whole, are nearly all of them, and a parse skips what no reader needs faster
+            // than a look can find a `type` written after dozens of fields. A line the ingest
+            // passes (a progress line, an attachment) is then left unfed; one that does not
+            // parse is looked at, so that a damaged line of such a kind is still passed.
+            let record = Record::parse(line);
+            let kind = match &record {
+                Some(record) => record.kind().map(str::as_bytes),
+                None => top_level_type(line),
+            };
+            if kind.is_some() && leading.is_none() {
+                typed_lines += 1;
+            }
+            if let Some(kind) = kind
+                && ingest.passes_unread(kind, line)
+            {
+                passed_lines += 1;
+            } else {
+                ingest.feed_parsed(record);
+            }
+        },
+    )?;
+    ingest.skipped_overlong(read.overlong_lines);
+    let (records, _) = ingest.finish();
+    Ok(TranscriptRead {
+        records,
+        passed_lines,
+        lines,
+        typed_lines,
+    })
+}
+
+/// [`read_transcript`] folded into a log, as [`crate::usage::log::log_from_transcript`]
+/// folds the full read (the two must agree on every real transcript; the tests check it).
+pub fn log_of_transcript(path: &Path) -> Result<SessionLog> {
+    Ok(SessionLog::from_records(read_transcript(path)?.records))
+}
+
+/// Runs `work` on every item with one thread per core (at most one per item), taking items
+/// from one shared queue in order, and returns the results in the items' order.
+pub fn for_each_parallel<T, R, F>(items: &[T], work: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(items.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut mine = Vec::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    mine.push((index, work(item)));
+                }
+                if let Ok(mut results) = results.lock() {
+                    results.extend(mine);
+                }
+            });
+        }
+    });
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}

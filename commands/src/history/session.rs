@@ -1,0 +1,452 @@
+//! One session of the history: its transcripts read into one usage log (main transcript first,
+//! then its sub-agents'), and the report `ctxhooks report` would give for it, summarized.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+
+use serde::Serialize;
+
+use super::cache::Reading;
+use super::discover::{Problem, ProblemKind, SessionFiles};
+use super::window::TimeWindow;
+use crate::usage::compactions::Compaction;
+use crate::usage::drops::{Basis, Confidence};
+use crate::usage::estimates::Derivation;
+use crate::usage::log::{SessionLog, TimelineItem};
+use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
+use crate::usage::warnings::Warning;
+use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::UsageRecord;
+
+/// A peak at or above this share of T counts as running near the trigger.
+pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
+
+/// One session's transcripts, read.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedSession {
+    /// The usage log the transcripts give (main transcript first).
+    pub log: SessionLog,
+    /// The transcripts that held Claude Code records, with their request counts.
+    pub transcripts: Vec<TranscriptSummary>,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+    /// Lines the ingest was not fed because their kind changes nothing.
+    pub passed_lines: u64,
+    /// Transcripts the cache served.
+    pub cached: usize,
+}
+
+/// One transcript of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TranscriptSummary {
+    /// Its path.
+    pub path: String,
+    /// True for a sub-agent's own transcript.
+    pub sub_agent: bool,
+    /// Its requests.
+    pub requests: usize,
+}
+
+/// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold
+/// no Claude Code record, is a problem; the others still count.
+pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
+    let mut loaded = LoadedSession::default();
+    let mut records: Vec<UsageRecord> = Vec::new();
+    for path in files.transcripts() {
+        match reading.read(path) {
+            Ok((read, cached)) => {
+                loaded.cached += usize::from(cached);
+                loaded.passed_lines += read.passed_lines;
+                if read.is_foreign() {
+                    loaded.problems.push(Problem {
+                        path: path.clone(),
+                        kind: ProblemKind::NotATranscript {
+                            unreadable_lines: read.unreadable_lines(),
+                        },
+                    });
+                    continue;
+                }
+                let requests = read
+                    .records
+                    .iter()
+                    .filter(|record| matches!(record, UsageRecord::Request(_)))
+                    .count();
+                loaded.transcripts.push(TranscriptSummary {
+                    path: path.display().to_string(),
+                    sub_agent: Some(path) != files.main.as_ref(),
+                    requests,
+                });
+                records.extend(read.records);
+            }
+            Err(error) => loaded.problems.push(Problem {
+                path: path.clone(),
+                kind: ProblemKind::Unreadable {
+                    error: format!("{error:#}"),
+                },
+            }),
+        }
+    }
+    loaded.log = SessionLog::from_records(records);
+    loaded
+}
+
+/// What the history says about one session: the report's facts, summarized.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSummary {
+    /// The session id.
+    pub session_id: String,
+    /// The project folder's name.
+    pub project: String,
+    /// The projects folder it was found in.
+    pub projects_folder: String,
+    /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
+    /// the first `cwd` its main transcript names.
+    pub cwd: Option<String>,
+    /// Its title: the name a person gave it (`/rename`), else the CLI's own title.
+    pub title: Option<String>,
+    /// The kind of session the CLI wrote (`bg` for a background session), when it wrote one.
+    pub session_kind: Option<String>,
+    /// What started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...), when written.
+    pub entrypoint: Option<String>,
+    /// The CLI version of its latest main-chain request.
+    pub version: Option<String>,
+    /// Its transcripts.
+    pub transcripts: Vec<TranscriptSummary>,
+    /// The time of its first request.
+    pub first_time: Option<String>,
+    /// The time of its last request.
+    pub last_time: Option<String>,
+    /// Requests (main chain and sub-agents).
+    pub requests: usize,
+    /// Main-chain requests.
+    pub main_requests: usize,
+    /// Sub-agent requests.
+    pub sidechain_requests: usize,
+    /// Token sums over every request.
+    pub totals: Totals,
+    /// The largest main-chain context.
+    pub peak: Option<Peak>,
+    /// Compactions by what they rest on.
+    pub compaction_counts: CompactionCounts,
+    /// Every compaction, in order.
+    pub compactions: Vec<CompactionMark>,
+    /// Drops (falls of at least the report's minimum).
+    pub drops: usize,
+    /// Drops per class (the report's classes).
+    pub drops_by_class: BTreeMap<&'static str, usize>,
+    /// Drops per basis (`structural`, `heuristic`, `none`).
+    pub drops_by_basis: BTreeMap<&'static str, usize>,
+    /// T, when the report has one.
+    pub trigger: Option<u64>,
+    /// How T was derived.
+    pub trigger_derivation: Derivation,
+    /// The cap W.
+    pub cap: u64,
+    /// Where the cap came from.
+    pub cap_source: String,
+    /// The floor (median context right after trustworthy compactions).
+    pub floor: Option<u64>,
+    /// T − floor.
+    pub headroom: Option<i64>,
+    /// Peak / T: how close the session ran to the trigger.
+    pub peak_to_trigger: Option<f64>,
+    /// Tokens added per main-chain request that added some (mean), over the whole session.
+    pub growth_per_request: Option<f64>,
+    /// The context added by main-chain requests that added some, in total.
+    pub growth_tokens: u64,
+    /// How many main-chain requests added context.
+    pub growth_steps: u64,
+    /// The report's warning kinds, in order.
+    pub warnings: Vec<&'static str>,
+    /// Lines that could not be read, over the session's transcripts.
+    pub unreadable_lines: u64,
+    /// Lines longer than the reader's limit, over the session's transcripts.
+    pub overlong_lines: u64,
+}
+
+/// Compactions by what they rest on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CompactionCounts {
+    /// All of them.
+    pub total: usize,
+    /// Proven by a record.
+    pub structural: usize,
+    /// The shape of one, from the CLI's compaction zone.
+    pub heuristic_high: usize,
+    /// The shape of one, far below the zone.
+    pub heuristic_low: usize,
+    /// Trigger `auto`.
+    pub automatic: usize,
+    /// Trigger `manual`.
+    pub manual: usize,
+}
+
+/// One compaction, for the totals and the chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionMark {
+    /// Its time.
+    pub time: Option<String>,
+    /// What it rests on.
+    pub basis: Basis,
+    /// For a heuristic one.
+    pub confidence: Option<Confidence>,
+    /// `auto`, `manual`, ...
+    pub trigger: Option<Trigger>,
+    /// The main-chain context before it.
+    pub context_before: Option<u64>,
+    /// The main-chain context after it.
+    pub context_after: Option<u64>,
+}
+
+/// One day's requests and compactions from one session (the history adds them up).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DayTotals {
+    /// The day, `YYYY-MM-DD` in UTC.
+    pub day: String,
+    /// Sessions with a request that day.
+    pub sessions: usize,
+    /// Requests.
+    pub requests: usize,
+    /// Main-chain requests.
+    pub main_requests: usize,
+    /// Token sums.
+    pub totals: Totals,
+    /// Compactions.
+    pub compactions: usize,
+    /// The largest main-chain context.
+    pub peak_context: u64,
+}
+
+/// What one session gives the history.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOutcome {
+    /// Its summary, when it has requests (in the time window).
+    pub summary: Option<SessionSummary>,
+    /// Its requests and compactions per day, within the time window.
+    pub days: Vec<DayTotals>,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+    /// Transcripts read, and their bytes.
+    pub transcripts: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Lines the ingest was not fed.
+    pub passed_lines: u64,
+    /// Transcripts the cache served.
+    pub cached: usize,
+}
+
+/// Reads, reports and summarizes one session.
+pub fn summarize_session(
+    files: &SessionFiles,
+    options: &ReportOptions,
+    window: &TimeWindow,
+    reading: &Reading,
+) -> SessionOutcome {
+    let loaded = load_session(files, reading);
+    let mut outcome = SessionOutcome {
+        problems: loaded.problems.clone(),
+        transcripts: loaded.transcripts.len(),
+        bytes: files.bytes,
+        passed_lines: loaded.passed_lines,
+        cached: loaded.cached,
+        ..SessionOutcome::default()
+    };
+    let mut rows = loaded.log.requests().peekable();
+    if rows.peek().is_none() && !loaded.log.timeline.iter().any(is_boundary) {
+        return outcome;
+    }
+    if !window.is_open()
+        && !rows.any(|row| {
+            row.time
+                .as_deref()
+                .is_some_and(|time| window.contains(time))
+        })
+    {
+        return outcome;
+    }
+    let report = build_report(Some(&files.session_id), &loaded.log, None, options);
+    outcome.days = days_of(&loaded.log, &report, window);
+    outcome.summary = Some(summary_of(files, &loaded, &report));
+    outcome
+}
+
+fn is_boundary(item: &TimelineItem) -> bool {
+    matches!(
+        item,
+        TimelineItem::Compaction(_) | TimelineItem::MicroCompaction(_)
+    )
+}
+
+/// The summary of a session's report.
+pub fn summary_of(
+    files: &SessionFiles,
+    loaded: &LoadedSession,
+    report: &SessionReport,
+) -> SessionSummary {
+    let mut counts = CompactionCounts::default();
+    for compaction in &report.compactions {
+        counts.total += 1;
+        match (compaction.basis, compaction.confidence) {
+            (Basis::Structural, _) => counts.structural += 1,
+            (_, Some(Confidence::High)) => counts.heuristic_high += 1,
+            _ => counts.heuristic_low += 1,
+        }
+        match compaction.trigger {
+            Some(Trigger::Auto) => counts.automatic += 1,
+            Some(Trigger::Manual) => counts.manual += 1,
+            _ => {}
+        }
+    }
+    let mut drops_by_class = BTreeMap::new();
+    let mut drops_by_basis = BTreeMap::new();
+    for drop in &report.drops {
+        *drops_by_class.entry(drop.class.as_str()).or_insert(0) += 1;
+        *drops_by_basis.entry(drop.basis.as_str()).or_insert(0) += 1;
+    }
+    let (growth_tokens, growth_steps) = growth(report);
+    let trigger = report.estimates.trigger.tokens;
+    let peak = report.peak.clone();
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "token counts are far below 2^52; the ratio is for people"
+    )]
+    let peak_to_trigger = match (&peak, trigger) {
+        (Some(peak), Some(trigger)) if trigger > 0 => {
+            Some(peak.context_tokens as f64 / trigger as f64)
+        }
+        _ => None,
+    };
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "token counts are far below 2^52; the mean is for people"
+    )]
+    let growth_per_request = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
+    let main_source = loaded.log.sources.iter().find(|source| {
+        files
+            .main
+            .as_ref()
+            .is_some_and(|main| source.transcript == main.display().to_string())
+    });
+    let facts = &loaded.log.session;
+    SessionSummary {
+        session_id: files.session_id.clone(),
+        project: files.project.clone(),
+        projects_folder: files.projects_folder.display().to_string(),
+        cwd: facts.relocated_cwd.clone().or_else(|| {
+            main_source
+                .or(loaded.log.sources.first())
+                .and_then(|source| source.cwd.clone())
+        }),
+        title: facts.title().map(ToOwned::to_owned),
+        session_kind: facts.session_kind.clone(),
+        entrypoint: facts.entrypoint.clone(),
+        version: loaded
+            .log
+            .requests()
+            .filter(|row| !row.sidechain)
+            .filter_map(|row| row.facts.version.clone())
+            .last(),
+        transcripts: loaded.transcripts.clone(),
+        first_time: loaded.log.requests().find_map(|row| row.time.clone()),
+        last_time: loaded
+            .log
+            .requests()
+            .filter_map(|row| row.time.clone())
+            .last(),
+        requests: report.requests,
+        main_requests: report.main_requests,
+        sidechain_requests: report.sidechain_requests,
+        totals: report.totals.clone(),
+        peak,
+        compaction_counts: counts,
+        compactions: report.compactions.iter().map(mark_of).collect(),
+        drops: report.drops.len(),
+        drops_by_class,
+        drops_by_basis,
+        trigger,
+        trigger_derivation: report.estimates.trigger.derivation,
+        cap: report.estimates.cap.tokens,
+        cap_source: report.estimates.cap.source.to_string(),
+        floor: report.estimates.floor,
+        headroom: report.estimates.headroom,
+        peak_to_trigger,
+        growth_per_request,
+        growth_tokens,
+        growth_steps,
+        warnings: report.warnings.iter().map(Warning::kind).collect(),
+        unreadable_lines: report.skipped_lines.iter().map(|row| row.unreadable).sum(),
+        overlong_lines: report.skipped_lines.iter().map(|row| row.overlong).sum(),
+    }
+}
+
+fn mark_of(compaction: &Compaction) -> CompactionMark {
+    CompactionMark {
+        time: compaction.time.clone(),
+        basis: compaction.basis,
+        confidence: compaction.confidence,
+        trigger: compaction.trigger.clone(),
+        context_before: compaction.context_before,
+        context_after: compaction.context_after,
+    }
+}
+
+/// The context added by adjacent main-chain requests that both reported tokens and where it
+/// rose, with no compaction between them; and how many such steps there were.
+fn growth(report: &SessionReport) -> (u64, u64) {
+    let mut tokens = 0;
+    let mut steps = 0;
+    for (index, pair) in report.contexts.windows(2).enumerate() {
+        // `next_request` numbers from 1: the request after the pair's first is `index + 2`.
+        let compacted = report
+            .compactions
+            .iter()
+            .any(|compaction| compaction.next_request == index + 2);
+        if pair[0] > 0 && pair[1] > pair[0] && !compacted {
+            tokens += pair[1] - pair[0];
+            steps += 1;
+        }
+    }
+    (tokens, steps)
+}
+
+/// The session's requests and compactions per UTC day, within the window.
+fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<DayTotals> {
+    // Keyed by date, each day's text written once; sorted by that text at the end.
+    let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
+    let day_of = |time: &str| -> Option<NaiveDate> {
+        window
+            .contains(time)
+            .then(|| TimeWindow::date_of(time))
+            .flatten()
+    };
+    let new_day = |date: NaiveDate| DayTotals {
+        day: TimeWindow::day_text(date),
+        sessions: 1,
+        ..DayTotals::default()
+    };
+    for row in log.requests() {
+        let Some(day) = row.time.as_deref().and_then(day_of) else {
+            continue;
+        };
+        let totals = days.entry(day).or_insert_with(|| new_day(day));
+        totals.requests += 1;
+        totals.totals.input_tokens += row.input_tokens;
+        totals.totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
+        totals.totals.cache_read_input_tokens += row.cache_read_input_tokens;
+        totals.totals.output_tokens += row.output_tokens;
+        if !row.sidechain {
+            totals.main_requests += 1;
+            totals.peak_context = totals.peak_context.max(row.context_tokens);
+        }
+    }
+    for compaction in &report.compactions {
+        if let Some(day) = compaction.time.as_deref().and_then(day_of) {
+            days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
+        }
+    }
+    let mut days: Vec<DayTotals> = days.into_values().collect();
+    days.sort_by(|one, other| one.day.cmp(&other.day));
+    days
+}

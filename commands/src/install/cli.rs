@@ -1,0 +1,249 @@
+//! `ctxhooks install` and `ctxhooks uninstall`: our hook handlers in a Claude Code settings file.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::claude_version::{InstalledClaude, installed_claude, refused_note};
+use super::document::read_settings_bytes;
+use super::handlers::install_dir;
+use super::installer::{self, Action, Outcome, WriteKind};
+use super::scope::SettingsScope;
+use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
+use crate::links::resolve_links;
+use crate::output;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Which Claude Code settings file to edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`, for every project.
+    User,
+    /// `.claude/settings.json` in the current folder, shared with the project.
+    Project,
+    /// `.claude/settings.local.json` in the current folder, yours only.
+    Local,
+}
+
+impl From<Scope> for SettingsScope {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::User => Self::User,
+            Scope::Project => Self::Project,
+            Scope::Local => Self::Local,
+        }
+    }
+}
+
+/// Arguments of `ctxhooks install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Which file, how.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Also set the status line to `ctxhooks statusline`, only where no status line is
+    /// configured (in any scope); where one is, say how to add the segment to it and change
+    /// nothing. Uninstall takes out exactly what was set.
+    #[arg(long)]
+    pub statusline: bool,
+}
+
+/// Arguments of `ctxhooks uninstall`, and the settings file `ctxhooks install` edits.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The settings file's scope.
+    #[arg(long, value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Edit this settings file instead of the scope's.
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
+    /// Show what would change and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl TargetArgs {
+    fn settings_path(&self) -> Result<PathBuf> {
+        let path = if let Some(path) = &self.settings {
+            path.clone()
+        } else {
+            let project = std::env::current_dir().context("failed to read the current folder")?;
+            SettingsScope::from(self.scope).settings_path(&project)?
+        };
+        resolve_links(&path)
+    }
+
+    fn new_file_mode(&self) -> u32 {
+        if self.settings.is_some() {
+            ctxhooks_shared::store::files::PRIVATE_FILE_MODE
+        } else {
+            SettingsScope::from(self.scope).new_file_mode()
+        }
+    }
+}
+
+/// Runs `ctxhooks install`.
+pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
+    let args = &install_args.target;
+    let state = StateDir::locate()?;
+    let path = args.settings_path()?;
+    let binaries = install_dir()?;
+    let plan = StatusLinePlan {
+        requested: install_args.statusline,
+        planned: status_line_value(&binaries.join("ctxhooks")),
+        elsewhere: if install_args.statusline {
+            status_lines_elsewhere(&path)
+        } else {
+            Vec::new()
+        },
+    };
+    // An older Claude Code refuses a whole settings file over an event it does not know.
+    let claude = installed_claude();
+    let omitted = claude
+        .as_ref()
+        .map(InstalledClaude::refused_events)
+        .unwrap_or_default();
+    let mut outcome = installer::install_with_status_line(
+        &state,
+        &path,
+        &binaries,
+        &omitted,
+        args.new_file_mode(),
+        args.dry_run,
+        &plan,
+    )?;
+    if let Some(claude) = claude.filter(|_| !omitted.is_empty()) {
+        outcome.notes.push(refused_note(&claude, &omitted));
+    }
+    report(&outcome, args.json)
+}
+
+/// The status lines configured in the other scopes' settings files than `target` (user, and
+/// project and local of the current folder), each with its file. A file that cannot be read
+/// holds none here (doctor reports it).
+fn status_lines_elsewhere(target: &Path) -> Vec<(PathBuf, Value)> {
+    let project = std::env::current_dir().unwrap_or_default();
+    SettingsScope::ALL
+        .iter()
+        .filter_map(|scope| scope.settings_path(&project).ok())
+        .map(|path| resolve_links(&path).unwrap_or(path))
+        .filter(|path| path != target)
+        .filter_map(|path| {
+            let bytes = read_settings_bytes(&path).ok()??;
+            let value: Value = serde_json::from_slice(&bytes).ok()?;
+            let line = value.get("statusLine")?.clone();
+            Some((path, line))
+        })
+        .collect()
+}
+
+/// Runs `ctxhooks uninstall`.
+pub fn run_uninstall(args: &TargetArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    let path = args.settings_path()?;
+    let outcome = installer::uninstall(&state, &path, args.dry_run)?;
+    report(&outcome, args.json)
+}
+
+fn report(outcome: &Outcome, json: bool) -> Result<ExitCode> {
+    if json {
+        output::print_json(outcome)?;
+    } else {
+        output::print(&describe(outcome))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The outcome in words, for people.
+fn describe(outcome: &Outcome) -> String {
+    let path = outcome.path.display();
+    let mut text = String::new();
+    let verb = match (outcome.action, outcome.dry_run) {
+        (Action::Install, false) => "installed into",
+        (Action::Install, true) => "would install into",
+        (Action::Uninstall, false) => "uninstalled from",
+        (Action::Uninstall, true) => "would uninstall from",
+    };
+    if outcome.changed {
+        let _ = writeln!(text, "{verb} `{path}`:");
+    } else if outcome.action == Action::Install {
+        let _ = writeln!(
+            text,
+            "ctxhooks hooks are already in `{path}`; nothing changed"
+        );
+    } else if outcome.notes.is_empty() {
+        let _ = writeln!(text, "no ctxhooks hooks left in `{path}`; nothing changed");
+    }
+    for (sign, handlers) in [("+", &outcome.added), ("-", &outcome.removed)] {
+        for owned in handlers {
+            let command = owned.handler.get("command").and_then(Value::as_str);
+            let timeout = owned.handler.get("timeout").and_then(Value::as_u64);
+            let _ = writeln!(
+                text,
+                "  {sign} {:<19} {}{}",
+                owned.event,
+                command.unwrap_or("?"),
+                timeout
+                    .map(|seconds| format!(" (timeout {seconds}s)"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if let Some(line) = &outcome.status_line {
+        let command = line
+            .value
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        match line.action {
+            StatusLineAction::Added | StatusLineAction::Updated => {
+                let _ = writeln!(text, "  + {:<19} {command}", "statusLine");
+            }
+            StatusLineAction::Removed => {
+                let _ = writeln!(text, "  - {:<19} {command}", "statusLine");
+            }
+            StatusLineAction::Kept => {
+                let _ = writeln!(text, "  the status line already runs `{command}`");
+            }
+            StatusLineAction::LeftAlone | StatusLineAction::ChangedSince => {}
+        }
+        if let Some(advice) = &line.advice {
+            let _ = writeln!(text, "note: {advice}");
+        }
+    }
+    if outcome.write == WriteKind::RestoredOriginal {
+        let _ = writeln!(
+            text,
+            "  the file's bytes from before the first install were restored"
+        );
+    }
+    if outcome.write == WriteKind::Deleted {
+        let _ = writeln!(
+            text,
+            "  the file did not exist before the first install: deleted"
+        );
+    }
+    if let Some(backup) = &outcome.backup {
+        let _ = writeln!(
+            text,
+            "  backup of the previous content: {}",
+            backup.display()
+        );
+    }
+    for note in &outcome.notes {
+        let _ = writeln!(text, "note: {note}");
+    }
+    if outcome.dry_run && !outcome.diff.is_empty() {
+        text.push('\n');
+        text.push_str(&outcome.diff);
+        let _ = writeln!(text, "(dry run: nothing was written)");
+    }
+    text
+}

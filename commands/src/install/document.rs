@@ -1,0 +1,162 @@
+//! Reading a settings file: its bytes, its JSON value, its text style, and the checks that
+//! make us refuse to touch a file we do not understand.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value};
+
+use super::locate::{Position, locate, position_of};
+use super::patch::patch_text;
+use super::style::TextStyle;
+
+/// A settings file as read from disk (or an empty object if it does not exist).
+#[derive(Debug, Clone)]
+pub struct SettingsDocument {
+    /// The file.
+    pub path: PathBuf,
+    /// Its bytes, or `None` if the file does not exist.
+    pub original: Option<Vec<u8>>,
+    /// Its parsed content (`{}` for a missing or blank file).
+    pub value: Value,
+    /// Its layout, to be reused when rewriting it.
+    pub style: TextStyle,
+}
+
+impl SettingsDocument {
+    /// Reads and checks `path`. Fails, naming the file and the line:column position, when it is
+    /// not JSON or not shaped like a settings file.
+    pub fn read(path: &Path) -> Result<Self> {
+        let original = read_settings_bytes(path)?;
+        let (value, style) = match &original {
+            None => (Value::Object(Map::new()), TextStyle::default()),
+            Some(bytes) => {
+                let value = parse_settings(path, bytes).with_context(|| {
+                    format!(
+                        "refusing to edit `{}`; it was left untouched",
+                        path.display()
+                    )
+                })?;
+                let style = TextStyle::detect(&String::from_utf8_lossy(bytes));
+                (value, style)
+            }
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            original,
+            value,
+            style,
+        })
+    }
+
+    /// The text `value` would be written as: the file's own text with only the changed members
+    /// and elements rewritten, or, when that is not possible, all of it in the file's style.
+    pub fn render(&self, value: &Value) -> Result<String> {
+        if let Some(text) = self
+            .original
+            .as_deref()
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            && let Some(patched) = patch_text(text, &self.value, value, &self.style)
+        {
+            return Ok(patched);
+        }
+        self.style.render(value)
+    }
+}
+
+/// The settings file's bytes are read by the hook side's reader (the Stop hook reads a window
+/// from them too); the installer and doctor read through it.
+pub use ctxhooks_shared::settings_file::{MAX_SETTINGS_BYTES, read_settings_bytes};
+
+/// Parses and checks a settings file's bytes: valid UTF-8 JSON whose top level is an object,
+/// whose `hooks` (if any) is an object whose every value is an array. A blank file counts as
+/// `{}`.
+pub fn parse_settings(path: &Path, bytes: &[u8]) -> Result<Value> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        bail!(
+            "`{}` is not UTF-8 text; it was left untouched",
+            path.display()
+        );
+    };
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|error| {
+        let message = error.to_string();
+        let reason = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |index| &message[..index]);
+        let position = Position {
+            line: error.line(),
+            column: error.column().max(1),
+        };
+        refusal(path, position, &format!("not valid JSON: {reason}"))
+    })?;
+    let Some(top) = value.as_object() else {
+        let position = locate(text, &[]).unwrap_or_else(|| position_of(text, 0));
+        return Err(refusal(
+            path,
+            position,
+            "the top level is not a JSON object",
+        ));
+    };
+    if let Some(hooks) = top.get("hooks") {
+        let Some(events) = hooks.as_object() else {
+            let position = locate(text, &["hooks"]).unwrap_or_else(|| position_of(text, 0));
+            return Err(refusal(path, position, "`hooks` is not a JSON object"));
+        };
+        for (event, groups) in events {
+            if !groups.is_array() {
+                let position =
+                    locate(text, &["hooks", event]).unwrap_or_else(|| position_of(text, 0));
+                return Err(refusal(
+                    path,
+                    position,
+                    &format!("`hooks.{event}` is not a JSON array"),
+                ));
+            }
+        }
+    }
+    Ok(value)
+}
+
+fn refusal(path: &Path, position: Position, reason: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}:{position} (line {}, column {}): {reason}",
+        path.display(),
+        position.line,
+        position.column,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> String {
+        format!(
+            "{:#}",
+            parse_settings(Path::new("/x/settings.json"), text.as_bytes()).unwrap_err()
+        )
+    }
+
+    #[test]
+    fn refusals_name_file_and_position() {
+        let message = refused("{\n  \"a\": 1,\n}\n");
+        assert!(message.contains("/x/settings.json:3:1"), "{message}");
+        assert!(message.contains("trailing comma"), "{message}");
+        assert!(refused("\n [1]").contains("/x/settings.json:2:2"));
+        let message = refused("{\"hooks\": {\"Stop\": {}}}");
+        assert!(
+            message.contains(":1:20") && message.contains("hooks.Stop"),
+            "{message}"
+        );
+        assert!(refused("{\"hooks\": []}").contains(":1:11"));
+    }
+
+    #[test]
+    fn blank_file_is_an_empty_object() {
+        let value = parse_settings(Path::new("x"), b"  \n").unwrap();
+        assert_eq!(value, Value::Object(Map::new()));
+    }
+}

@@ -1,0 +1,93 @@
+//! The handler objects `ctxhooks install` writes into a settings file, built from the hook table.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+
+use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookBinary};
+
+/// The `args` of every handler we write. Its presence makes Claude Code spawn `command`
+/// directly (exec form: no shell, so a path with spaces needs no quoting). Change it here only.
+pub const HANDLER_ARGS: &[&str] = &[];
+
+/// One handler we own: the event it is registered under and its exact JSON.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OwnedHandler {
+    /// The hook event, such as `PreCompact`.
+    pub event: String,
+    /// The handler object exactly as written into the settings file.
+    pub handler: Value,
+}
+
+/// The handler object for `binary` at `timeout` seconds, in exec form.
+pub fn handler_json(binary: &Path, timeout: u64) -> Value {
+    json!({
+        "type": "command",
+        "command": binary.to_string_lossy(),
+        "args": HANDLER_ARGS,
+        "timeout": timeout,
+    })
+}
+
+/// The folder that holds the running `ctxhooks` binary, with symlinks resolved.
+pub fn install_dir() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("failed to find the running `ctxhooks` binary")?;
+    let exe = fs_err::canonicalize(&exe).context("failed to resolve the running binary's path")?;
+    exe.parent()
+        .map(Path::to_path_buf)
+        .context("the running binary has no parent folder")
+}
+
+/// The hook binaries present in `dir`, each with its path.
+pub fn binaries_in(dir: &Path) -> Vec<(HookBinary, PathBuf)> {
+    HOOK_BINARIES
+        .iter()
+        .filter_map(|binary| {
+            let path = dir.join(binary.name);
+            path.is_file().then_some((*binary, path))
+        })
+        .collect()
+}
+
+/// The handlers to register for the binaries present in `dir`, in registration order.
+pub fn planned_handlers(dir: &Path) -> Vec<OwnedHandler> {
+    binaries_in(dir)
+        .into_iter()
+        .flat_map(|(binary, path)| {
+            binary.events.iter().map(move |event| OwnedHandler {
+                event: event.name().to_owned(),
+                handler: handler_json(&path, binary.timeout_seconds),
+            })
+        })
+        .collect()
+}
+
+/// Whether `handler` is a command handler whose program's file name is one of our binaries
+/// (an exact match, not a substring), wherever it lives.
+pub fn is_ctxhooks_command(handler: &Value) -> bool {
+    handler
+        .get("command")
+        .and_then(Value::as_str)
+        .and_then(|command| Path::new(command).file_name())
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| HOOK_BINARIES.iter().any(|binary| binary.name == name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handler_is_exec_form_with_seconds() {
+        let handler = handler_json(Path::new("/opt/my tools/ctxhooks-stop"), 60);
+        assert_eq!(
+            serde_json::to_string(&handler).unwrap(),
+            r#"{"type":"command","command":"/opt/my tools/ctxhooks-stop","args":[],"timeout":60}"#
+        );
+        assert!(is_ctxhooks_command(&handler));
+        assert!(!is_ctxhooks_command(
+            &json!({"type": "command", "command": "/bin/not-ctxhooks-stop"})
+        ));
+    }
+}

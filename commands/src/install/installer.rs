@@ -1,0 +1,655 @@
+//! `install` and `uninstall` on one settings file: merge our handlers in, or take exactly them
+//! out, with a backup, an atomic write and the ownership record kept in step.
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use chrono::{SecondsFormat, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::backup::back_up;
+use super::diff::unified_diff;
+use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
+use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
+use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
+use super::ownership::{InstallRecord, InstallsFile, PriorState};
+use super::status_line::{
+    StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
+};
+use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Which of the two commands ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// `ctxhooks install`.
+    Install,
+    /// `ctxhooks uninstall`.
+    Uninstall,
+}
+
+/// What `install` or `uninstall` did (or, with `dry_run`, would do) to one settings file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// Install or uninstall.
+    pub action: Action,
+    /// The settings file.
+    pub path: PathBuf,
+    /// Whether the file was (or would be) changed.
+    pub changed: bool,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// Handlers added.
+    pub added: Vec<OwnedHandler>,
+    /// Handlers removed.
+    pub removed: Vec<OwnedHandler>,
+    /// The backup of the file's previous bytes made by this run, if any.
+    pub backup: Option<PathBuf>,
+    /// How the file is (or would be) changed.
+    pub write: WriteKind,
+    /// A unified-style diff of the change (empty when nothing changes).
+    pub diff: String,
+    /// What was done about the status line (`install --statusline`, or one recorded earlier).
+    pub status_line: Option<StatusLineOutcome>,
+    /// Things worth telling the user.
+    pub notes: Vec<String>,
+}
+
+impl Outcome {
+    fn new(action: Action, path: &Path, dry_run: bool) -> Self {
+        Self {
+            action,
+            path: path.to_path_buf(),
+            changed: false,
+            dry_run,
+            added: Vec::new(),
+            removed: Vec::new(),
+            backup: None,
+            write: WriteKind::None,
+            diff: String::new(),
+            status_line: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// How a settings file is changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteKind {
+    /// Not at all.
+    None,
+    /// Rewritten with our handlers added or removed, in the file's own style.
+    Merged,
+    /// Uninstall only: the file's bytes from before the first install were written back.
+    RestoredOriginal,
+    /// Uninstall only: the file did not exist before the first install and was deleted.
+    Deleted,
+}
+
+/// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
+/// (an absolute path, see `links::resolve_links`), for every event but those in `omitted`
+/// (the user's Claude Code does not know them; handlers recorded for them earlier are removed). A file that does not exist yet is created
+/// with `new_file_mode`; an existing file keeps its mode. Runs under the state folder's install
+/// lock (except a dry run, which writes nothing at all).
+pub fn install(
+    state: &StateDir,
+    settings_path: &Path,
+    binaries_dir: &Path,
+    omitted: &[HookEvent],
+    new_file_mode: u32,
+    dry_run: bool,
+) -> Result<Outcome> {
+    let plan = StatusLinePlan {
+        requested: false,
+        planned: status_line_value(&binaries_dir.join("ctxhooks")),
+        elsewhere: Vec::new(),
+    };
+    install_with_status_line(
+        state,
+        settings_path,
+        binaries_dir,
+        omitted,
+        new_file_mode,
+        dry_run,
+        &plan,
+    )
+}
+
+/// [`install`], and the status line as `plan` says: set only where none is configured (in this
+/// file or, as `plan.elsewhere` lists, another scope's), kept up to date once it is ours, never
+/// over someone else's.
+pub fn install_with_status_line(
+    state: &StateDir,
+    settings_path: &Path,
+    binaries_dir: &Path,
+    omitted: &[HookEvent],
+    new_file_mode: u32,
+    dry_run: bool,
+    plan: &StatusLinePlan,
+) -> Result<Outcome> {
+    if dry_run {
+        return install_unlocked(
+            state,
+            settings_path,
+            binaries_dir,
+            omitted,
+            new_file_mode,
+            true,
+            plan,
+        );
+    }
+    // A file we would refuse is refused before the state folder is touched.
+    SettingsDocument::read(settings_path)?;
+    refuse_read_only(settings_path)?;
+    let _lock = InstallLock::acquire(state)?;
+    install_unlocked(
+        state,
+        settings_path,
+        binaries_dir,
+        omitted,
+        new_file_mode,
+        false,
+        plan,
+    )
+}
+
+fn install_unlocked(
+    state: &StateDir,
+    settings_path: &Path,
+    binaries_dir: &Path,
+    omitted: &[HookEvent],
+    new_file_mode: u32,
+    dry_run: bool,
+    plan: &StatusLinePlan,
+) -> Result<Outcome> {
+    if binaries_dir.to_str().is_none() {
+        bail!(
+            "the binaries' folder `{}` is not valid UTF-8, so a settings file cannot name it",
+            binaries_dir.display()
+        );
+    }
+    let planned: Vec<OwnedHandler> = planned_handlers(binaries_dir)
+        .into_iter()
+        .filter(|handler| !omitted.iter().any(|event| event.name() == handler.event))
+        .collect();
+    if planned.is_empty() {
+        let names: Vec<&str> = HOOK_BINARIES.iter().map(|binary| binary.name).collect();
+        bail!(
+            "no hook binary ({}) beside `ctxhooks` in `{}`",
+            names.join(", "),
+            binaries_dir.display()
+        );
+    }
+    let document = SettingsDocument::read(settings_path)?;
+    let mut installs = InstallsFile::load(state)?;
+    let key = settings_path.to_string_lossy().into_owned();
+    // A record for a file that has since disappeared describes nothing that still exists.
+    let previous = installs
+        .settings_files
+        .get(&key)
+        .filter(|_| document.original.is_some())
+        .cloned();
+
+    let mut outcome = Outcome::new(Action::Install, settings_path, dry_run);
+    let mut value = document.value.clone();
+    let mut created_event_arrays = previous
+        .as_ref()
+        .map(|record| record.created_event_arrays.clone())
+        .unwrap_or_default();
+    let mut created_hooks_object = previous
+        .as_ref()
+        .is_some_and(|record| record.created_hooks_object);
+    for stale in previous.iter().flat_map(|record| &record.handlers) {
+        if !planned.contains(stale) && remove_handler(&mut value, stale) {
+            outcome.removed.push(stale.clone());
+        }
+    }
+    for handler in &planned {
+        if !contains_handler(&value, handler) {
+            let created = add_handler(&mut value, handler);
+            created_hooks_object |= created.hooks_object;
+            if created.event_array && !created_event_arrays.contains(&handler.event) {
+                created_event_arrays.push(handler.event.clone());
+            }
+            outcome.added.push(handler.clone());
+        }
+    }
+    drop_emptied_containers(&mut value, &created_event_arrays, created_hooks_object);
+    outcome
+        .notes
+        .extend(foreign_ctxhooks_handlers(&value, &planned));
+    let recorded_line = previous
+        .as_ref()
+        .and_then(|record| record.status_line.clone());
+    let (owned_line, line_outcome) = plan_status_line(
+        &mut value,
+        recorded_line.as_ref(),
+        plan,
+        settings_path,
+        binaries_dir,
+    );
+    outcome.status_line = line_outcome;
+
+    outcome.changed = document.original.is_none() || value != document.value;
+    // Our exact handlers are there but unrecorded (the state folder was lost, or they were
+    // copied by hand), or our status line is there unrecorded: record them as ours so that
+    // `uninstall` can remove them.
+    let adopt = !outcome.changed && (previous.is_none() || owned_line != recorded_line);
+    if !outcome.changed && !adopt {
+        return Ok(outcome);
+    }
+    if adopt && previous.is_some() {
+        // Only the record of the status line changes: ours now, or no longer ours (it was
+        // replaced since), nothing else.
+    } else if adopt {
+        // Which containers are ours is unknown; those holding nothing but our handlers are
+        // treated as ours, so uninstall does not leave empty ones behind.
+        let (arrays, hooks_object) = containers_only_ours(&value, &planned);
+        created_event_arrays = arrays;
+        created_hooks_object = hooks_object;
+        outcome.notes.push(if dry_run {
+            "the hooks are already registered but not recorded; install would record them as ours"
+                .to_owned()
+        } else {
+            "the hooks were already registered but not recorded; they are now recorded as ours, \
+             so `ctxhooks uninstall` removes them"
+                .to_owned()
+        });
+    } else {
+        outcome.write = WriteKind::Merged;
+    }
+    let new_text = document.render(&value)?;
+    outcome.diff = diff_of(&document, &new_text);
+    if dry_run {
+        return Ok(outcome);
+    }
+
+    state.ensure()?;
+    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+    if let Some(bytes) = &document.original {
+        outcome.backup = Some(back_up(state, settings_path, bytes)?);
+    }
+    let before = match (&previous, &document.original, &outcome.backup) {
+        (Some(record), _, _) => record.before.clone(),
+        (None, Some(bytes), Some(backup)) => PriorState::Present {
+            size: bytes.len() as u64,
+            sha256: files::sha256_hex(bytes),
+            backup: backup.clone(),
+        },
+        _ => PriorState::Absent,
+    };
+    let record = InstallRecord {
+        installed_at: previous
+            .as_ref()
+            .map_or_else(|| now.clone(), |record| record.installed_at.clone()),
+        updated_at: now,
+        before,
+        created_hooks_object,
+        created_event_arrays,
+        handlers: planned,
+        status_line: owned_line,
+    };
+    ensure_unchanged(settings_path, document.original.as_deref())?;
+    // The record goes first: if the settings write then fails, uninstall finds nothing to
+    // remove, which is harmless; the other order could leave handlers nobody owns.
+    installs.settings_files.insert(key, record);
+    installs.save(state)?;
+    if !adopt {
+        write_settings(settings_path, new_text.as_bytes(), new_file_mode)?;
+    }
+    Ok(outcome)
+}
+
+/// Removes exactly the handlers the ownership record says we added to `settings_path`. If the
+/// result equals the file before our first install, its original bytes are written back (or the
+/// file is deleted if it did not exist). Runs under the install lock unless `dry_run` or there
+/// is nothing recorded.
+pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
+    let recorded = InstallsFile::load(state)?
+        .settings_files
+        .contains_key(&*settings_path.to_string_lossy());
+    if dry_run || !recorded {
+        return uninstall_unlocked(state, settings_path, dry_run);
+    }
+    refuse_read_only(settings_path)?;
+    let _lock = InstallLock::acquire(state)?;
+    uninstall_unlocked(state, settings_path, false)
+}
+
+fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
+    let mut installs = InstallsFile::load(state)?;
+    let key = settings_path.to_string_lossy().into_owned();
+    let mut outcome = Outcome::new(Action::Uninstall, settings_path, dry_run);
+    let Some(record) = installs.settings_files.get(&key).cloned() else {
+        outcome.notes.push(format!(
+            "nothing to uninstall: ctxhooks has no record of installing into `{}`",
+            settings_path.display()
+        ));
+        return Ok(outcome);
+    };
+    let document = SettingsDocument::read(settings_path)?;
+    let Some(current) = &document.original else {
+        outcome.notes.push(format!(
+            "`{}` no longer exists; only the ownership record is dropped",
+            settings_path.display()
+        ));
+        if !dry_run {
+            installs.settings_files.remove(&key);
+            installs.save(state)?;
+        }
+        return Ok(outcome);
+    };
+
+    let mut value = document.value.clone();
+    for handler in &record.handlers {
+        if remove_handler(&mut value, handler) {
+            outcome.removed.push(handler.clone());
+        }
+    }
+    if let Some(ours) = &record.status_line {
+        let action = if value.get("statusLine") == Some(ours) {
+            if let Some(top) = value.as_object_mut() {
+                top.shift_remove("statusLine");
+            }
+            StatusLineAction::Removed
+        } else {
+            outcome.notes.push(format!(
+                "the status line ctxhooks set in `{}` was changed since; it is left as it is",
+                settings_path.display()
+            ));
+            StatusLineAction::ChangedSince
+        };
+        outcome.status_line = Some(StatusLineOutcome {
+            action,
+            value: ours.clone(),
+            configured_in: None,
+            advice: None,
+        });
+    }
+    drop_emptied_containers(
+        &mut value,
+        &record.created_event_arrays,
+        record.created_hooks_object,
+    );
+
+    let target = match &record.before {
+        PriorState::Absent if value == Value::Object(Map::new()) => None,
+        PriorState::Present { sha256, backup, .. } => match original_bytes(backup, sha256) {
+            Some(bytes) if parse_settings(settings_path, &bytes).ok().as_ref() == Some(&value) => {
+                outcome.write = WriteKind::RestoredOriginal;
+                Some(bytes)
+            }
+            _ => Some(document.render(&value)?.into_bytes()),
+        },
+        PriorState::Absent => Some(document.render(&value)?.into_bytes()),
+    };
+    match &target {
+        None => {
+            outcome.changed = true;
+            outcome.write = WriteKind::Deleted;
+            outcome.diff = diff_of(&document, "");
+        }
+        Some(bytes) => {
+            // Unchanged content is never rewritten, even if our layout would differ.
+            outcome.changed = if outcome.write == WriteKind::RestoredOriginal {
+                bytes != current
+            } else {
+                value != document.value
+            };
+            if !outcome.changed {
+                outcome.write = WriteKind::None;
+            } else if outcome.write == WriteKind::None {
+                outcome.write = WriteKind::Merged;
+            }
+            if outcome.changed {
+                outcome.diff = diff_of(&document, &String::from_utf8_lossy(bytes));
+            }
+        }
+    }
+    if dry_run {
+        return Ok(outcome);
+    }
+    if outcome.changed {
+        state.ensure()?;
+        outcome.backup = Some(back_up(state, settings_path, current)?);
+        ensure_unchanged(settings_path, Some(current))?;
+        match &target {
+            None => {
+                fs_err::remove_file(settings_path).context("failed to delete the settings file")?;
+            }
+            Some(bytes) => write_settings(settings_path, bytes, files::PRIVATE_FILE_MODE)?,
+        }
+    }
+    installs.settings_files.remove(&key);
+    installs.save(state)?;
+    Ok(outcome)
+}
+
+/// Decides the status line of `settings` (changing it in place when it is ours to set or bring
+/// up to date) and returns the `statusLine` value to record as ours afterwards, with what was
+/// done.
+fn plan_status_line(
+    settings: &mut Value,
+    recorded: Option<&Value>,
+    plan: &StatusLinePlan,
+    settings_path: &Path,
+    binaries_dir: &Path,
+) -> (Option<Value>, Option<StatusLineOutcome>) {
+    let current = settings.get("statusLine").cloned();
+    let outcome = |action, value: &Value, configured_in: Option<PathBuf>, advice| {
+        Some(StatusLineOutcome {
+            action,
+            value: value.clone(),
+            configured_in,
+            advice,
+        })
+    };
+    let set = |settings: &mut Value| {
+        if let Some(top) = settings.as_object_mut() {
+            top.insert("statusLine".to_owned(), plan.planned.clone());
+        }
+    };
+    match (recorded, &current) {
+        // Ours and untouched since: kept up to date, with or without --statusline.
+        (Some(recorded), Some(current)) if recorded == current => {
+            if *current == plan.planned {
+                let report = plan.requested.then_some(StatusLineAction::Kept);
+                (
+                    Some(plan.planned.clone()),
+                    report.and_then(|action| outcome(action, &plan.planned, None, None)),
+                )
+            } else {
+                set(settings);
+                (
+                    Some(plan.planned.clone()),
+                    outcome(StatusLineAction::Updated, &plan.planned, None, None),
+                )
+            }
+        }
+        _ if !plan.requested => (None, None),
+        (_, Some(current)) if *current == plan.planned => (
+            Some(plan.planned.clone()),
+            outcome(StatusLineAction::Kept, &plan.planned, None, None),
+        ),
+        (_, Some(current)) => {
+            let advice = compose_advice(current, settings_path, &binaries_dir.join("ctxhooks"));
+            (
+                None,
+                outcome(StatusLineAction::LeftAlone, current, None, Some(advice)),
+            )
+        }
+        (_, None) => {
+            if let Some((path, other)) = plan.elsewhere.first() {
+                let advice = compose_advice(other, path, &binaries_dir.join("ctxhooks"));
+                (
+                    None,
+                    outcome(
+                        StatusLineAction::LeftAlone,
+                        other,
+                        Some(path.clone()),
+                        Some(advice),
+                    ),
+                )
+            } else {
+                set(settings);
+                (
+                    Some(plan.planned.clone()),
+                    outcome(StatusLineAction::Added, &plan.planned, None, None),
+                )
+            }
+        }
+    }
+}
+
+/// Fails if the settings file no longer holds `expected` (`None`: does not exist): someone (say,
+/// Claude Code saving a permission) wrote it while we worked, and writing now would lose that.
+fn ensure_unchanged(path: &Path, expected: Option<&[u8]>) -> Result<()> {
+    let now = read_settings_bytes(path).context("failed to re-read the settings file")?;
+    if now.as_deref() != expected {
+        bail!(
+            "`{}` changed while ctxhooks was editing it; nothing was written, run the command again",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// An exclusive lock on `<state>/installs.lock`, held while one install or uninstall reads,
+/// decides and writes, so two runs at once cannot lose each other's ownership records.
+struct InstallLock {
+    file: fs_err::File,
+}
+
+impl InstallLock {
+    fn acquire(state: &StateDir) -> Result<Self> {
+        state.ensure()?;
+        let file = files::open_lock_file(&state.installs_lock())
+            .context("failed to open the install lock")?;
+        file.file()
+            .lock()
+            .context("failed to take the install lock")?;
+        Ok(Self { file })
+    }
+}
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = self.file.file().unlock();
+    }
+}
+
+/// The pre-install bytes from `backup`, if it still holds them (checked against `sha256`).
+fn original_bytes(backup: &Path, sha256: &str) -> Option<Vec<u8>> {
+    let bytes = files::read_state_file_within(backup, files::SMALL_STATE_FILE_LIMIT).ok()??;
+    (files::sha256_hex(&bytes) == sha256).then_some(bytes)
+}
+
+fn diff_of(document: &SettingsDocument, new_text: &str) -> String {
+    let old_text = document
+        .original
+        .as_deref()
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default();
+    unified_diff(&document.path.display().to_string(), &old_text, new_text)
+}
+
+/// The events whose arrays hold only groups made of `planned` handlers, and whether every
+/// event under `hooks` is such.
+fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<String>, bool) {
+    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
+        return (Vec::new(), false);
+    };
+    let ours: Vec<String> = events
+        .iter()
+        .filter(|(event, groups)| {
+            groups.as_array().is_some_and(|groups| {
+                groups.iter().all(|group| {
+                    group.as_object().is_some_and(|group| {
+                        group.keys().all(|key| key == "hooks")
+                            && group.get("hooks").and_then(Value::as_array).is_some_and(
+                                |handlers| {
+                                    handlers.iter().all(|handler| {
+                                        planned.iter().any(|owned| {
+                                            &owned.event == *event && &owned.handler == handler
+                                        })
+                                    })
+                                },
+                            )
+                    })
+                })
+            })
+        })
+        .map(|(event, _)| event.clone())
+        .collect();
+    let all = ours.len() == events.len();
+    (ours, all)
+}
+
+/// Notes about handlers that run one of our binaries but are not the ones we are installing
+/// (say, from another state folder or added by hand): they are left alone.
+fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
+        return notes;
+    };
+    for (event, groups) in events {
+        for handler in groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+            .flatten()
+        {
+            let ours = planned
+                .iter()
+                .any(|owned| &owned.event == event && &owned.handler == handler);
+            if !ours && is_ctxhooks_command(handler) {
+                notes.push(format!(
+                    "left alone: another ctxhooks handler under `{event}`: {handler}"
+                ));
+            }
+        }
+    }
+    notes
+}
+
+/// Writes a settings file atomically, keeping an existing file's permission bits, creating the
+/// folder if needed.
+/// Refuses a settings file whose owner may not write it (mode without `u+w`): someone made it
+/// read-only on purpose, and a rename would replace it regardless.
+fn refuse_read_only(path: &Path) -> Result<()> {
+    if let Ok(metadata) = fs_err::metadata(path)
+        && metadata.permissions().mode() & 0o200 == 0
+    {
+        bail!(
+            "`{}` is read-only (mode {:04o}); make it writable first, or choose another file with --settings",
+            path.display(),
+            metadata.permissions().mode() & 0o7777
+        );
+    }
+    Ok(())
+}
+
+fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
+    // An existing file keeps its mode, owner and group: `sudo ctxhooks install` on a user's
+    // file must leave it theirs.
+    let (mode, owner) = match fs_err::metadata(path) {
+        Ok(metadata) => (
+            metadata.permissions().mode() & 0o7777,
+            Some((metadata.uid(), metadata.gid())),
+        ),
+        Err(_) => (new_file_mode, None),
+    };
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        fs_err::create_dir_all(parent).context("failed to create the settings folder")?;
+    }
+    files::write_atomic_owned(path, bytes, mode, owner).context("failed to write the settings file")
+}

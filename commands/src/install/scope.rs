@@ -1,0 +1,53 @@
+//! Which Claude Code settings file: the three scopes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::state_dir::claude_config_dir;
+
+/// Which Claude Code settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingsScope {
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`.
+    User,
+    /// `<project>/.claude/settings.json`.
+    Project,
+    /// `<project>/.claude/settings.local.json`.
+    Local,
+}
+
+impl SettingsScope {
+    /// Every scope, in the order Claude Code's docs list them.
+    pub const ALL: [Self; 3] = [Self::User, Self::Project, Self::Local];
+
+    /// The scope's name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Project => "project",
+            Self::Local => "local",
+        }
+    }
+
+    /// The scope's settings file, with `project` the project folder for the project and local
+    /// scopes.
+    pub fn settings_path(self, project: &Path) -> Result<PathBuf> {
+        Ok(match self {
+            Self::User => claude_config_dir()?.join("settings.json"),
+            Self::Project => project.join(".claude").join("settings.json"),
+            Self::Local => project.join(".claude").join("settings.local.json"),
+        })
+    }
+
+    /// The mode of a settings file we create: the project file is meant to be committed and
+    /// shared (0644); the user and local files are private (0600).
+    pub fn new_file_mode(self) -> u32 {
+        match self {
+            Self::Project => 0o644,
+            Self::User | Self::Local => files::PRIVATE_FILE_MODE,
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! What runs when a person or a runtime types `ctxhooks …`: one folder per capability, each with
+//! its model, its rendering and its subcommands (`cli*.rs`), on top of `ctxhooks-shared` (the
+//! state folder, the transcript reader and the rules the hooks use; the compiler keeps the
+//! hooks from depending on anything here).
+
+pub mod archives;
+pub mod cli;
+pub mod doctor;
+pub mod export;
+pub mod gauge;
+pub mod history;
+pub mod install;
+pub mod links;
+pub mod output;
+pub mod output_file;
+pub mod provenance;
+pub mod recall;
+pub mod sessions;
+pub mod usage;

@@ -1,0 +1,71 @@
+//! Writing a file a person named on the command line (`export --out`, `history --svg`,
+//! `report --svg`): a FIFO or a character device (or a link to one: `/dev/stdout`, a shipper's
+//! pipe) is written into, never replaced; a regular file, or none, is replaced atomically with
+//! mode 0600 whatever the umask (what we write names projects and sessions), through any link.
+
+use std::io::Write as _;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use crate::links::resolve_links;
+use ctxhooks_shared::store::files;
+
+/// Writes `bytes` to the file `path` names. A FIFO or a character device, or a link to one, is
+/// opened for writing (a FIFO waits for its reader, as a shell's `>` does) and the bytes streamed
+/// into it. A regular file, or nothing, is replaced atomically by a new file of mode 0600; when
+/// `path` is a link (to a regular file, or to none yet), the file it leads to is replaced and the
+/// link stays. A folder, a block device or a socket is refused, and nothing is written.
+pub fn write_output_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let kind = match fs_err::metadata(path) {
+        Ok(metadata) => Some(metadata.file_type()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(error.into()),
+    };
+    match kind {
+        Some(kind) if kind.is_fifo() || kind.is_char_device() => {
+            let mut target = fs_err::OpenOptions::new().write(true).open(path)?;
+            target.write_all(bytes)?;
+            target.flush()?;
+            Ok(())
+        }
+        Some(kind) if kind.is_dir() => bail!("`{}` is a folder", path.display()),
+        Some(kind) if !kind.is_file() => bail!(
+            "`{}` is neither a regular file, a FIFO nor a character device",
+            path.display()
+        ),
+        _ => {
+            let target = resolve_links(path)?;
+            files::write_atomic(&target, bytes, files::PRIVATE_FILE_MODE)
+                .with_context(|| format!("failed to write `{}`", target.display()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_private_and_a_link_to_one_is_written_through() {
+        let dir = ctxhooks_shared::test_support::TempFolder::new("output-file");
+        let file = dir.join("out.jsonl");
+        fs_err::write(&file, "old").unwrap();
+        fs_err::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = dir.join("link.jsonl");
+        std::os::unix::fs::symlink("out.jsonl", &link).unwrap();
+        write_output_file(&link, b"new\n").unwrap();
+        assert!(fs_err::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(fs_err::read(&file).unwrap(), b"new\n");
+        assert_eq!(fs_err::metadata(&file).unwrap().mode() & 0o777, 0o600);
+        // A link to a file not there yet creates it; a folder is refused.
+        let dangling = dir.join("dangling.jsonl");
+        std::os::unix::fs::symlink("later.jsonl", &dangling).unwrap();
+        write_output_file(&dangling, b"x").unwrap();
+        assert_eq!(fs_err::read(dir.join("later.jsonl")).unwrap(), b"x");
+        assert!(write_output_file(dir.path(), b"x").is_err());
+    }
+}

@@ -1,0 +1,265 @@
+//! One streaming pass over a transcript that keeps only what the verdicts and the ledger input
+//! need: the interrupt groups (with where their lines are), every result that is not a normal
+//! one, the tool calls, the prompts' times before each group, and the lines that could not be
+//! read. Then the runtime marks are matched to the groups.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::ops::ControlFlow;
+
+use anyhow::Result;
+
+use super::calls::ToolCalls;
+use super::evidence::Warning;
+use super::groups::{ClassifiedLine, GroupFinder, InterruptGroup, LineSpan};
+use super::marks;
+use super::records::{RecordClass, ResultKind, classify_record};
+use super::sidecar::Sidecar;
+use ctxhooks_shared::store::sidecar::RuntimeMark;
+use ctxhooks_shared::transcript::lines::{Line, MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::record::Record;
+
+/// A `tool_result` that is not a normal one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotableResult {
+    /// Its 0-based transcript line.
+    pub line: usize,
+    /// The call it answers.
+    pub tool_use_id: String,
+    /// How it reads.
+    pub kind: ResultKind,
+    /// Its line's timestamp.
+    pub time_ms: Option<u64>,
+    /// The interrupt group it is in.
+    pub group: Option<usize>,
+}
+
+/// A transcript analysed: its groups found and the sidecar's marks matched to them.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The interrupt groups, in transcript order.
+    pub groups: Vec<InterruptGroup>,
+    /// The results that are not normal ones, in transcript order.
+    pub results: Vec<NotableResult>,
+    /// The tool calls.
+    pub calls: ToolCalls,
+    /// The sidecar that was used.
+    pub sidecar: Sidecar,
+    /// Things a reader must know (new marker wording, unreadable lines, bad mark lines).
+    pub warnings: Vec<Warning>,
+    /// Non-blank lines that are not JSON records (half-written, invalid, or longer than
+    /// [`MAX_LINE_BYTES`]).
+    pub unreadable_lines: usize,
+    /// The lines that are JSON records.
+    pub records: usize,
+    /// All lines, blank ones included.
+    pub line_count: usize,
+    /// The bytes read: the file's size when it was read (the ledger input copies no more).
+    pub length: u64,
+    /// The `sessionId`s of the `user` and `assistant` records.
+    pub session_ids: BTreeSet<String>,
+}
+
+impl Analysis {
+    /// Reads a transcript from its start, finds its groups and matches `sidecar`'s marks to
+    /// them. Only what the verdicts need is kept, so memory does not grow with the transcript's
+    /// text.
+    pub fn scan(transcript: impl Read, sidecar: Sidecar) -> Result<Self> {
+        let mut scan = Scan {
+            sidecar: &sidecar,
+            finder: GroupFinder::default(),
+            results: Vec::new(),
+            calls: ToolCalls::default(),
+            unreadable_lines: 0,
+            records: 0,
+            line_count: 0,
+            session_ids: BTreeSet::new(),
+            issued: Vec::new(),
+        };
+        let read = split_lines(transcript, 0, true, MAX_LINE_BYTES, |line| {
+            scan.line(line);
+            ControlFlow::Continue(())
+        })?;
+        let Scan {
+            finder,
+            results,
+            calls,
+            unreadable_lines,
+            records,
+            line_count,
+            session_ids,
+            ..
+        } = scan;
+        let (mut groups, mut warnings) = finder.finish();
+        for group in &mut groups {
+            group.unanswered = std::mem::take(&mut group.calls_before)
+                .into_iter()
+                .map(|call| calls.at(call))
+                .filter(|call| !call.answered)
+                .map(|call| call.id.clone())
+                .collect();
+        }
+        marks::match_marks(&mut groups, &sidecar, &calls);
+        for problem in &sidecar.mark_problems {
+            warnings.push(Warning::MarkProblem {
+                line: problem.line,
+                problem: problem.problem.clone(),
+            });
+        }
+        Ok(Self {
+            groups,
+            results,
+            calls,
+            sidecar,
+            warnings,
+            unreadable_lines,
+            records,
+            line_count,
+            length: read.offset,
+            session_ids,
+        })
+    }
+
+    /// The marks that cover no interrupt group, with their index in the sidecar's mark list.
+    pub fn unmatched(&self) -> Vec<(usize, &RuntimeMark)> {
+        self.sidecar
+            .marks
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| {
+                !self.groups.iter().any(|group| {
+                    group.covered_by == Some(*index) || group.spent_marks.contains(index)
+                })
+            })
+            .collect()
+    }
+}
+
+/// The state of the pass.
+struct Scan<'sidecar> {
+    sidecar: &'sidecar Sidecar,
+    finder: GroupFinder,
+    results: Vec<NotableResult>,
+    calls: ToolCalls,
+    unreadable_lines: usize,
+    records: usize,
+    line_count: usize,
+    session_ids: BTreeSet<String>,
+    /// The calls the current line issues (kept to reuse its allocation).
+    issued: Vec<usize>,
+}
+
+impl Scan<'_> {
+    /// Notes the calls the results of line `index` answer, and keeps those that are not normal.
+    fn results_of(&mut self, index: usize, class: &RecordClass, time_ms: Option<u64>) {
+        let (RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results }) =
+            class
+        else {
+            return;
+        };
+        for (id, kind) in results {
+            self.calls.answered(id);
+            if *kind != ResultKind::Normal {
+                self.results.push(NotableResult {
+                    line: index,
+                    tool_use_id: id.clone(),
+                    kind: kind.clone(),
+                    time_ms,
+                    group: None,
+                });
+            }
+        }
+    }
+
+    fn line(&mut self, line: Line) {
+        let index = self.line_count;
+        self.line_count += 1;
+        let span = LineSpan {
+            offset: line.offset,
+            length: line.length,
+        };
+        let record = match line.bytes {
+            Some(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => return,
+            Some(bytes) => Record::parse(bytes),
+            // Longer than MAX_LINE_BYTES: not read, so not a record either.
+            None => None,
+        };
+        let Some(record) = record else {
+            self.unreadable_lines += 1;
+            self.finder.unreadable(index);
+            return;
+        };
+        self.records += 1;
+        let conversation = matches!(record.kind(), Some("user" | "assistant"));
+        if conversation
+            && let Some(id) = record.session_id.text()
+            && !self.session_ids.contains(id)
+        {
+            self.session_ids.insert(id.to_owned());
+        }
+        let time_ms = if conversation { record.time_ms() } else { None };
+        let class = classify_record(&record, Some(self.sidecar));
+        self.issued.clear();
+        for (id, tool_use) in record.tool_uses() {
+            let call = self.calls.issued(id, tool_use, index, time_ms);
+            self.issued.push(call);
+        }
+        let first_result = self.results.len();
+        self.results_of(index, &class, time_ms);
+        let group = self.finder.record(ClassifiedLine {
+            index,
+            span,
+            record: &record,
+            class,
+            time_ms,
+            calls: &self.issued,
+        });
+        for result in &mut self.results[first_result..] {
+            result.group = group;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provenance::ledger::write_ledger_input;
+    use crate::provenance::verdict::provenance_report;
+
+    fn ledger_of(text: &[u8]) -> (Analysis, Vec<u8>) {
+        let analysis = Analysis::scan(text, Sidecar::default()).unwrap();
+        let report = provenance_report(&analysis);
+        let mut ledger = Vec::new();
+        write_ledger_input(&analysis, &report, std::io::Cursor::new(text), &mut ledger).unwrap();
+        (analysis, ledger)
+    }
+
+    #[test]
+    fn keeps_bytes_and_a_missing_final_newline() {
+        let text = b"{\"a\":1}\n{\"b\": 2}";
+        let (analysis, ledger) = ledger_of(text);
+        assert_eq!(analysis.line_count, 2);
+        assert_eq!(analysis.records, 2);
+        assert_eq!(analysis.length, text.len() as u64);
+        assert_eq!(ledger, text);
+    }
+
+    #[test]
+    fn a_truncated_line_is_kept_unparsed() {
+        let text = b"{\"a\":1}\n{\"b\": ";
+        let (analysis, ledger) = ledger_of(text);
+        assert_eq!(analysis.records, 1);
+        assert_eq!(analysis.unreadable_lines, 1);
+        assert_eq!(ledger, text);
+    }
+
+    #[test]
+    fn blank_lines_count_as_lines_but_are_neither_records_nor_unreadable() {
+        let text = b"{\"a\":1}\n\n  \r\n{\"b\":2}\n";
+        let (analysis, ledger) = ledger_of(text);
+        assert_eq!(analysis.line_count, 4);
+        assert_eq!(analysis.records, 2);
+        assert_eq!(analysis.unreadable_lines, 0);
+        assert_eq!(ledger, text);
+    }
+}

@@ -1,0 +1,107 @@
+//! The transcript's tool calls, one entry per `tool_use` id: what the reports say about a call
+//! (name, summary, where and when it was issued) and whether any `tool_result` answers it.
+
+use std::collections::HashMap;
+
+use ctxhooks_shared::store::tool_summary::summarize_input_fields;
+use ctxhooks_shared::transcript::content::ToolUse;
+
+/// One tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The call's id.
+    pub id: String,
+    /// The tool's name, from its last `tool_use` block.
+    pub name: Option<String>,
+    /// A short summary of its last `tool_use` block's input.
+    pub summary: Option<String>,
+    /// The 0-based transcript line of its last `tool_use` block.
+    pub line: usize,
+    /// The timestamp of that line.
+    pub time_ms: Option<u64>,
+    /// The earliest timestamp of any of its `tool_use` blocks.
+    pub earliest_ms: Option<u64>,
+    /// Where its first `tool_use` block comes among all calls (`None`: no `tool_use` block has
+    /// its id, only a result).
+    pub order: Option<usize>,
+    /// Whether a `tool_result` anywhere in the transcript answers it.
+    pub answered: bool,
+}
+
+/// Every tool call of a transcript.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCalls {
+    calls: Vec<ToolCall>,
+    by_id: HashMap<String, usize>,
+    issued: usize,
+}
+
+impl ToolCalls {
+    fn entry(&mut self, id: &str) -> usize {
+        if let Some(index) = self.by_id.get(id) {
+            return *index;
+        }
+        let index = self.calls.len();
+        self.calls.push(ToolCall {
+            id: id.to_owned(),
+            ..ToolCall::default()
+        });
+        self.by_id.insert(id.to_owned(), index);
+        index
+    }
+
+    /// Notes a `tool_use` block on 0-based line `line` and returns the call's index.
+    pub fn issued(
+        &mut self,
+        id: &str,
+        tool_use: &ToolUse,
+        line: usize,
+        time_ms: Option<u64>,
+    ) -> usize {
+        let index = self.entry(id);
+        let call = &mut self.calls[index];
+        let name = tool_use.name.text();
+        call.summary = name.and_then(|name| {
+            let input = tool_use.input.get();
+            summarize_input_fields(name, |field| input.and_then(|input| input.field(field)))
+        });
+        call.name = name.map(str::to_owned);
+        call.line = line;
+        call.time_ms = time_ms;
+        if let Some(time) = time_ms {
+            call.earliest_ms = Some(call.earliest_ms.map_or(time, |earliest| earliest.min(time)));
+        }
+        if call.order.is_none() {
+            call.order = Some(self.issued);
+            self.issued += 1;
+        }
+        index
+    }
+
+    /// Notes a `tool_result` answering `id`.
+    pub fn answered(&mut self, id: &str) {
+        let index = self.entry(id);
+        self.calls[index].answered = true;
+    }
+
+    /// The call with this id.
+    pub fn get(&self, id: &str) -> Option<&ToolCall> {
+        self.by_id.get(id).map(|index| &self.calls[*index])
+    }
+
+    /// The call at `index` (see [`Self::issued`]).
+    pub fn at(&self, index: usize) -> &ToolCall {
+        &self.calls[index]
+    }
+
+    /// The calls some `tool_use` block issued, in the order of their first block.
+    pub fn in_order(&self) -> Vec<&ToolCall> {
+        let mut issued: Vec<&ToolCall> = self
+            .calls
+            .iter()
+            .filter(|call| call.order.is_some())
+            .collect();
+        issued.sort_by_key(|call| call.order);
+        issued
+    }
+}

@@ -1,0 +1,143 @@
+//! Finding and reading what a provenance command looks at: the session's sidecar and the
+//! transcript (each found from the other when only one is given), with the check that they
+//! belong together.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::analysis::Analysis;
+use super::evidence::Warning;
+use super::sidecar::{Sidecar, read_sidecar};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::record::Record;
+
+/// What [`load_analysis`] found and used.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The analysis.
+    pub analysis: Analysis,
+    /// The session whose sidecar was used, if any.
+    pub session: Option<SessionId>,
+    /// The transcript that was read.
+    pub transcript: PathBuf,
+}
+
+/// Reads a transcript and the matching sidecar. With only `session`, the transcript is the one
+/// the session's hook events recorded; with only `transcript`, the session is the transcript's
+/// `sessionId` (its sidecar is used when it exists).
+pub fn load_analysis(
+    state: &StateDir,
+    session: Option<&SessionId>,
+    transcript: Option<&Path>,
+) -> Result<Loaded> {
+    let sidecar_for = |session: &SessionId| read_sidecar(&state.sidecar(session));
+    let (session, sidecar, transcript) = match (session, transcript) {
+        (Some(session), Some(transcript)) => (
+            session.clone(),
+            sidecar_for(session)?,
+            transcript.to_path_buf(),
+        ),
+        (Some(session), None) => {
+            let sidecar = sidecar_for(session)?;
+            let Some(path) = sidecar.transcript_path().map(PathBuf::from) else {
+                bail!(
+                    "no tool hook event of session `{session}` recorded its transcript's path \
+                     (is `ctxhooks-tooluse` installed?); pass --transcript PATH"
+                );
+            };
+            (session.clone(), sidecar, path)
+        }
+        (None, Some(transcript)) => {
+            let session = first_session_id(transcript)?.and_then(|id| SessionId::parse(&id).ok());
+            let sidecar = match &session {
+                Some(session) => sidecar_for(session)?,
+                None => Sidecar::default(),
+            };
+            return Ok(Loaded {
+                analysis: analyse_file(transcript, sidecar)?,
+                session,
+                transcript: transcript.to_path_buf(),
+            });
+        }
+        (None, None) => bail!("give --session ID or --transcript PATH"),
+    };
+    let mut analysis = analyse_file(&transcript, sidecar)
+        .with_context(|| format!("failed to read `{}`", transcript.display()))?;
+    check_session(&mut analysis, &session, &transcript)?;
+    Ok(Loaded {
+        analysis,
+        session: Some(session),
+        transcript,
+    })
+}
+
+/// Refuses a transcript whose `user`/`assistant` records belong to other sessions only (judging
+/// it with this session's marks would be wrong); warns when it names no session or several.
+fn check_session(analysis: &mut Analysis, session: &SessionId, transcript: &Path) -> Result<()> {
+    let ids = &analysis.session_ids;
+    if ids.is_empty() {
+        analysis.warnings.push(Warning::NoSessionId {
+            transcript: transcript.to_path_buf(),
+            session: session.clone(),
+        });
+    } else if !ids.contains(session.as_str()) {
+        bail!(
+            "the transcript `{}` belongs to session {}, not to `{session}`: refusing to judge it \
+             with another session's marks",
+            transcript.display(),
+            ids.iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    } else if ids.len() > 1 {
+        let ids = ids.iter().cloned().collect();
+        analysis.warnings.push(Warning::SeveralSessionIds {
+            ids,
+            session: session.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Analyses a transcript file with `sidecar`. An empty file, or one in which no line is a JSON
+/// record, is an error.
+pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
+    let mut opened = TranscriptFile::open_named(path)?;
+    let file = opened.file_mut();
+    let analysis = Analysis::scan(file, sidecar)?;
+    if analysis.length == 0 {
+        bail!("the transcript `{}` is empty", path.display());
+    }
+    if analysis.records == 0 {
+        bail!(
+            "the transcript `{}` holds no JSON records; is it a transcript?",
+            path.display()
+        );
+    }
+    Ok(analysis)
+}
+
+/// The `sessionId` of the transcript's first record that has one (read no further).
+fn first_session_id(path: &Path) -> Result<Option<String>> {
+    let mut opened = TranscriptFile::open_named(path)?;
+    let file = opened.file_mut();
+    let mut found = None;
+    split_lines(file, 0, true, MAX_LINE_BYTES, |line| {
+        found = line
+            .bytes
+            .and_then(Record::parse)
+            .and_then(|record| record.session_id.text().map(str::to_owned));
+        if found.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
+}

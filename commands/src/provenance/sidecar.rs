@@ -1,0 +1,437 @@
+//! Reading a session's provenance sidecar for the verdicts: the hook events of each call, the
+//! runtime marks, and every line that could not be read (counted and reported, never repaired).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::sidecar::{
+    MARK_KIND, RuntimeMark, SidecarLine, ToolEvent, ToolEventKind,
+};
+
+/// What a tool hook saw of one call, as the verdicts need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookEvent {
+    /// started, completed or failed.
+    pub event: ToolEventKind,
+    /// When the hook ran, milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    /// The payload's `is_interrupt` (`PostToolUseFailure`), when given.
+    pub is_interrupt: Option<bool>,
+}
+
+/// What is wrong with a `runtime_interrupt_mark` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MarkProblemKind {
+    /// The line mentions `runtime_interrupt_mark` but is not JSON (Python's `json.dumps` writes
+    /// `NaN` and `Infinity`, which JSON does not allow).
+    NotJson {
+        /// The JSON parser's message.
+        error: String,
+    },
+    /// The line is JSON but has no `time_ms`.
+    NoTime,
+    /// The line's `time_ms` is not a number of milliseconds.
+    BadTime {
+        /// The value, as JSON.
+        value: String,
+    },
+}
+
+/// A `runtime_interrupt_mark` line whose time cannot be read. Always reported loudly; every
+/// uncovered interrupt near it is judged `unknown`, never `user`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkProblem {
+    /// The 1-based sidecar line.
+    pub line: usize,
+    /// What is wrong with it.
+    pub problem: MarkProblemKind,
+    /// The time of the last readable sidecar line before it (the mark is no older).
+    pub after_time_ms: Option<u64>,
+    /// The time of the first readable sidecar line after it (the mark is no younger).
+    pub before_time_ms: Option<u64>,
+}
+
+/// Everything one sidecar holds that the verdicts use, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Sidecar {
+    /// The tool hook events with a `tool_use_id`, in file order.
+    events: Vec<HookEvent>,
+    /// Where each call's events are in [`Sidecar::events`].
+    calls: HashMap<String, Vec<usize>>,
+    /// The earliest and the latest time of any tool hook event.
+    event_span: Option<(u64, u64)>,
+    /// The transcript path the most recent hook event recorded.
+    transcript_path: Option<String>,
+    /// The runtime marks.
+    pub marks: Vec<RuntimeMark>,
+    /// Lines that could not be read (1-based line number and the reason); kept, never fatal.
+    pub unreadable: Vec<(usize, String)>,
+    /// Mark lines whose time cannot be read: loud warnings.
+    pub mark_problems: Vec<MarkProblem>,
+}
+
+impl Sidecar {
+    /// The tool hook events with a `tool_use_id`, in file order.
+    pub fn events(&self) -> &[HookEvent] {
+        &self.events
+    }
+
+    /// The events of one tool call, in file order.
+    pub fn events_for<'a>(&'a self, tool_use_id: &str) -> impl Iterator<Item = &'a HookEvent> {
+        self.calls
+            .get(tool_use_id)
+            .into_iter()
+            .flatten()
+            .map(|index| &self.events[*index])
+    }
+
+    /// Each call's `PreToolUse` times.
+    pub fn starts(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.calls.iter().flat_map(|(id, indices)| {
+            indices
+                .iter()
+                .map(|index| &self.events[*index])
+                .filter(|event| event.event == ToolEventKind::Started)
+                .map(|event| (id.as_str(), event.time_ms))
+        })
+    }
+
+    /// Returns true if and only if tool hook events lie both at or before and at or after
+    /// `time_ms` (the hook was active around that time).
+    pub fn hook_active_around(&self, time_ms: u64) -> bool {
+        self.event_span
+            .is_some_and(|(first, last)| first <= time_ms && time_ms <= last)
+    }
+
+    /// The transcript path the most recent hook event recorded.
+    pub fn transcript_path(&self) -> Option<&str> {
+        self.transcript_path.as_deref()
+    }
+
+    /// Adds a tool hook event.
+    pub fn add_event(&mut self, event: ToolEvent) {
+        self.event_span = Some(match self.event_span {
+            Some((first, last)) => (first.min(event.time_ms), last.max(event.time_ms)),
+            None => (event.time_ms, event.time_ms),
+        });
+        if let Some(path) = event.transcript_path.filter(|path| !path.is_empty()) {
+            self.transcript_path = Some(path);
+        }
+        if let Some(id) = event.tool_use_id {
+            self.calls.entry(id).or_default().push(self.events.len());
+            self.events.push(HookEvent {
+                event: event.event,
+                time_ms: event.time_ms,
+                is_interrupt: event.is_interrupt,
+            });
+        }
+    }
+}
+
+/// Reads a sidecar; a missing file is an empty sidecar. Mark lines are read leniently (a float
+/// `time_ms` is rounded; a bad or non-finite optional field is ignored); a mark line whose time
+/// cannot be read (not JSON, or no usable `time_ms`) is recorded in [`Sidecar::mark_problems`]
+/// and never used as a mark.
+pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
+    let mut sidecar = Sidecar::default();
+    let Some(file) =
+        files::open_state_file(path).context("failed to read the provenance sidecar")?
+    else {
+        return Ok(sidecar);
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    // The latest time of the lines read so far, to bound the time of a mark that has none.
+    let mut latest: Option<u64> = None;
+    for number in 1.. {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .context("failed to read the provenance sidecar")?;
+        if read == 0 {
+            break;
+        }
+        let line = line.strip_suffix(b"\n").unwrap_or(&line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let time = read_line(&mut sidecar, number, line, latest);
+        if let Some(time) = time {
+            latest = Some(latest.map_or(time, |latest| latest.max(time)));
+            for problem in &mut sidecar.mark_problems {
+                if problem.before_time_ms.is_none_or(|before| time < before) {
+                    problem.before_time_ms = Some(time);
+                }
+            }
+        }
+    }
+    Ok(sidecar)
+}
+
+/// Reads one line into `sidecar`; returns its time when it has one.
+fn read_line(
+    sidecar: &mut Sidecar,
+    number: usize,
+    line: &[u8],
+    latest: Option<u64>,
+) -> Option<u64> {
+    let problem = |problem| MarkProblem {
+        line: number,
+        problem,
+        after_time_ms: latest,
+        before_time_ms: None,
+    };
+    let value = match serde_json::from_slice::<Value>(line) {
+        Ok(value) => value,
+        Err(error) => {
+            if contains(line, MARK_KIND.as_bytes()) {
+                sidecar
+                    .mark_problems
+                    .push(problem(MarkProblemKind::NotJson {
+                        error: error.to_string(),
+                    }));
+            } else {
+                sidecar.unreadable.push((number, error.to_string()));
+            }
+            return None;
+        }
+    };
+    if value.get("kind").and_then(Value::as_str) == Some(MARK_KIND) {
+        return match lenient_mark(&value) {
+            Ok(mark) => {
+                let time = mark.time_ms;
+                sidecar.marks.push(mark);
+                Some(time)
+            }
+            Err(kind) => {
+                sidecar.mark_problems.push(problem(kind));
+                None
+            }
+        };
+    }
+    match serde_json::from_value::<SidecarLine>(value) {
+        Ok(SidecarLine::ToolEvent(event)) => {
+            let time = event.time_ms;
+            sidecar.add_event(event);
+            Some(time)
+        }
+        // Mark lines never get here: they were read leniently above.
+        Ok(SidecarLine::RuntimeInterruptMark(_)) => None,
+        Err(error) => {
+            sidecar.unreadable.push((number, error.to_string()));
+            None
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// How much of a sidecar's end [`has_recent_tool_events`] looks at: a few hundred lines.
+pub const RECENT_BYTES: u64 = 64 * 1024;
+
+/// Returns true if and only if the last [`RECENT_BYTES`] of the sidecar at `path` hold a tool
+/// hook event (`"tool_event"` in the bytes; nothing is parsed). For `ctxhooks mark-interrupt`,
+/// which runs while a runtime waits to interrupt: it reads that much whatever the sidecar's
+/// size. A missing sidecar holds none.
+pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
+    let Some(mut file) =
+        files::open_state_file(path).context("failed to read the provenance sidecar")?
+    else {
+        return Ok(false);
+    };
+    let length = file
+        .metadata()
+        .context("failed to read the provenance sidecar")?
+        .len();
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(length.saturating_sub(RECENT_BYTES)))
+        .and_then(|_| file.take(RECENT_BYTES).read_to_end(&mut tail))
+        .context("failed to read the end of the provenance sidecar")?;
+    Ok(contains(&tail, br#""tool_event""#))
+}
+
+/// A mark read leniently from a parsed line: `time_ms` an integer, or a finite non-negative
+/// number (rounded); `reason` a string (else a placeholder); a bad optional field is dropped.
+fn lenient_mark(value: &Value) -> Result<RuntimeMark, MarkProblemKind> {
+    let time_ms = match value.get("time_ms") {
+        Some(time) => time
+            .as_u64()
+            .or_else(|| time.as_f64().and_then(rounded_ms))
+            .ok_or_else(|| MarkProblemKind::BadTime {
+                value: time.to_string(),
+            })?,
+        None => return Err(MarkProblemKind::NoTime),
+    };
+    Ok(RuntimeMark {
+        time_ms,
+        reason: value
+            .get("reason")
+            .and_then(Value::as_str)
+            .map_or_else(|| "(no reason given)".to_owned(), str::to_owned),
+        source: value
+            .get("source")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        gauge_pct: value
+            .get("gauge_pct")
+            .and_then(Value::as_f64)
+            .filter(|pct| pct.is_finite() && *pct >= 0.0),
+        pid: value
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|pid| u32::try_from(pid).ok()),
+    })
+}
+
+/// A finite, non-negative number of milliseconds, rounded.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "the value is checked to be finite, non-negative and below 2^53 first"
+)]
+fn rounded_ms(time: f64) -> Option<u64> {
+    (0.0..9_007_199_254_740_992.0)
+        .contains(&time)
+        .then(|| time.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_kinds_and_keeps_going_past_a_bad_line() {
+        let sidecar = sidecar_of(
+            "kinds",
+            concat!(
+                r#"{"kind":"tool_event","event":"started","time_ms":5,"tool_use_id":"toolu_1","tool_name":"Bash","transcript_path":"/t.jsonl"}"#,
+                "\n{not json\n",
+                r#"{"kind":"runtime_interrupt_mark","time_ms":7,"reason":"backstop","gauge_pct":78.5,"pid":42}"#,
+                "\n",
+                r#"{"kind":"something_new","time_ms":9}"#,
+                "\n"
+            ),
+        );
+        assert_eq!(sidecar.events().len(), 1);
+        assert_eq!(sidecar.events()[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events_for("toolu_1").count(), 1);
+        assert_eq!(sidecar.marks[0].gauge_pct, Some(78.5));
+        let lines: Vec<usize> = sidecar.unreadable.iter().map(|(line, _)| *line).collect();
+        assert_eq!(lines, vec![2, 4]);
+        assert!(
+            sidecar.unreadable[1]
+                .1
+                .contains("expected `tool_event` or `runtime_interrupt_mark`"),
+            "{:?}",
+            sidecar.unreadable
+        );
+        assert_eq!(sidecar.transcript_path(), Some("/t.jsonl"));
+        assert!(sidecar.hook_active_around(5));
+        assert!(!sidecar.hook_active_around(6));
+    }
+
+    type Problem = (usize, MarkProblemKind, Option<u64>, Option<u64>);
+
+    fn sidecar_of(name: &str, text: &str) -> Sidecar {
+        let temp = ctxhooks_shared::test_support::TempFolder::new(name);
+        let path = temp.join("provenance.jsonl");
+        fs_err::write(&path, text).unwrap();
+        read_sidecar(&path).unwrap()
+    }
+
+    #[test]
+    fn mark_lines_are_read_leniently() {
+        let sidecar = sidecar_of(
+            "lenient",
+            concat!(
+                r#"{"kind":"runtime_interrupt_mark","time_ms":1000.6,"reason":"a","gauge_pct":"78%","pid":-3}"#,
+                "\n",
+                r#"{"kind":"runtime_interrupt_mark","time_ms":2000,"reason":"b","gauge_pct":-5}"#,
+                "\n"
+            ),
+        );
+        assert!(
+            sidecar.mark_problems.is_empty(),
+            "{:?}",
+            sidecar.mark_problems
+        );
+        assert_eq!(sidecar.marks.len(), 2);
+        assert_eq!(sidecar.marks[0].time_ms, 1001);
+        assert_eq!(sidecar.marks[0].gauge_pct, None);
+        assert_eq!(sidecar.marks[0].pid, None);
+        assert_eq!(sidecar.marks[1].time_ms, 2000);
+        assert_eq!(sidecar.marks[1].gauge_pct, None);
+    }
+
+    #[test]
+    fn a_mark_line_that_is_not_json_is_counted_and_never_repaired() {
+        // A malformed line is a mark problem with no time, even when a time could be guessed
+        // from its text: reported, bounded by its neighbours' times, never used as a mark.
+        let sidecar = sidecar_of(
+            "nan",
+            concat!(
+                r#"{"kind":"tool_event","event":"started","time_ms":500,"tool_use_id":"t"}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": 1000, "reason": "NaN in text", "gauge_pct": NaN}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": Infinity, "reason": "r"}"#,
+                "\n",
+                r#"{"kind":"tool_event","event":"started","time_ms":3000,"tool_use_id":"u"}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": 4000, "reas"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "reason": "no time"}"#,
+                "\n",
+                r#"{"kind": "runtime_interrupt_mark", "time_ms": "soon", "reason": "r"}"#,
+                "\n",
+            ),
+        );
+        assert!(sidecar.marks.is_empty());
+        let problems: Vec<Problem> = sidecar
+            .mark_problems
+            .iter()
+            .map(|problem| {
+                let kind = match &problem.problem {
+                    MarkProblemKind::NotJson { .. } => MarkProblemKind::NotJson {
+                        error: String::new(),
+                    },
+                    other => other.clone(),
+                };
+                (
+                    problem.line,
+                    kind,
+                    problem.after_time_ms,
+                    problem.before_time_ms,
+                )
+            })
+            .collect();
+        let not_json = || MarkProblemKind::NotJson {
+            error: String::new(),
+        };
+        assert_eq!(
+            problems,
+            vec![
+                (2, not_json(), Some(500), Some(3000)),
+                (3, not_json(), Some(500), Some(3000)),
+                (5, not_json(), Some(3000), None),
+                (6, MarkProblemKind::NoTime, Some(3000), None),
+                (
+                    7,
+                    MarkProblemKind::BadTime {
+                        value: "\"soon\"".to_owned()
+                    },
+                    Some(3000),
+                    None
+                ),
+            ]
+        );
+        assert!(sidecar.unreadable.is_empty());
+    }
+}

@@ -1,0 +1,111 @@
+//! `ctxhooks recall --session ID [PATTERN] [--before-compaction N|last] [--last K]`.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use super::conversation::{Message, read_conversation};
+use super::matching::fold;
+use super::text::render;
+use crate::output;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks recall`.
+///
+/// Prints what a session said (prompts, answers, tool calls with their inputs, trimmed tool
+/// results), in reading order, from its kept transcript: also what a compaction summarized
+/// away. Messages are numbered and say which compaction they came before.
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// The session (a full id, `last`, or the start of one).
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Only messages holding this text (ignoring case), in a prompt, an answer, a tool call's
+    /// input or a tool's result.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Only messages from before compaction N (1 is the first; `last`, the latest).
+    #[arg(long, value_name = "N")]
+    pub before_compaction: Option<String>,
+    /// Only the last K messages (of those that match).
+    #[arg(long, value_name = "K")]
+    pub last: Option<usize>,
+    /// Print the messages as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command.
+pub fn run(args: &RecallArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    let session = SessionId::parse(&args.session)?;
+    let conversation = read_conversation(&state, &session)?;
+    let before = match args.before_compaction.as_deref() {
+        None => None,
+        Some(text) => Some(compaction_number(text, conversation.compactions)?),
+    };
+    let needle = args
+        .pattern
+        .as_deref()
+        .map(fold)
+        .filter(|needle| !needle.is_empty());
+    let mut chosen: Vec<&Message> = conversation
+        .messages
+        .iter()
+        .filter(|message| before.is_none_or(|number| message.compactions_before < number))
+        .filter(|message| {
+            needle
+                .as_deref()
+                .is_none_or(|needle| message.contains(needle))
+        })
+        .collect();
+    if let Some(last) = args.last {
+        chosen.drain(..chosen.len().saturating_sub(last));
+    }
+    if args.json {
+        output::print_json(&chosen)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let owned: Vec<Message> = chosen.into_iter().cloned().collect();
+    let mut text = render(&owned, conversation.compactions, needle.as_deref());
+    let _ = writeln!(
+        text,
+        "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
+        owned.len(),
+        conversation.messages.len(),
+        conversation.compactions
+    );
+    for passed in &conversation.passed_over {
+        let _ = writeln!(text, "note: passed over the newer kept {passed}");
+    }
+    if conversation.earlier_generations > 0 {
+        let _ = writeln!(
+            text,
+            "note: {} earlier version(s) of this transcript are kept too (it was rewritten or \
+             cut short); `ctxhooks archives restore --session {session} --snapshot NAME` brings \
+             one back",
+            conversation.earlier_generations
+        );
+    }
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--before-compaction`'s value: a number from 1 to `compactions`, or `last`.
+fn compaction_number(text: &str, compactions: usize) -> Result<usize> {
+    if compactions == 0 {
+        bail!("this session has not been compacted (nothing came before a compaction)");
+    }
+    if text == "last" {
+        return Ok(compactions);
+    }
+    match text.parse::<usize>() {
+        Ok(number) if (1..=compactions).contains(&number) => Ok(number),
+        _ => {
+            bail!("`--before-compaction {text}`: give a number from 1 to {compactions}, or `last`")
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! A session's conversation, in reading order: the messages of its kept main transcript (its
+//! newest generation), then those the live transcript holds past the kept copy's end when it
+//! still continues it, each with the number of compactions before it.
+
+use std::io::{Read, Seek as _, SeekFrom};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use ctxhooks_shared::keep::still_continues;
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry};
+use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+
+/// One message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Message {
+    /// Its place in the conversation, from 1.
+    pub number: usize,
+    /// How many compactions came before it.
+    pub compactions_before: usize,
+    /// Who said it.
+    pub speaker: Speaker,
+    /// When.
+    pub time: Option<String>,
+    /// What was said.
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// Returns true if and only if some part holds `needle` (already folded by
+    /// [`super::matching::fold`]), ignoring case.
+    pub fn contains(&self, needle: &str) -> bool {
+        self.parts
+            .iter()
+            .any(|part| super::matching::contains(&part.searchable(), needle))
+    }
+}
+
+/// A conversation read back.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// Its messages, in order.
+    pub messages: Vec<Message>,
+    /// How many compactions it went through.
+    pub compactions: usize,
+    /// Where it was read from, for people: the kept copy and, if it was read, the live file.
+    pub sources: Vec<PathBuf>,
+    /// Earlier generations of the kept copy not read (the transcript was rewritten or cut).
+    pub earlier_generations: u32,
+    /// Newer generations passed over because they keep nothing or are damaged, each said in a
+    /// sentence (`archives verify` reports them too).
+    pub passed_over: Vec<String>,
+}
+
+/// Reads the conversation of `session`.
+pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
+    let kept_dir = state.kept_dir(session);
+    let name = KeptName::main();
+    // The newest generation that keeps something readable: a newer one that keeps nothing
+    // (a start cut short) or is damaged is passed over, and said.
+    let newest = newest_whole(&kept_dir, &name, Depth::Files)?;
+    let passed_over: Vec<String> = newest
+        .passed_over
+        .iter()
+        .map(|checked| format!("generation {}: {}", checked.generation, checked.describe()))
+        .collect();
+    let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
+        if passed_over.is_empty() {
+            bail!(
+                "nothing of session {session}'s transcript is kept (the Stop, PreCompact and \
+                 SessionEnd hooks keep it; `ctxhooks doctor` checks they are installed)"
+            );
+        }
+        bail!(
+            "no generation of session {session}'s kept transcript can be read: {}",
+            passed_over.join("; ")
+        );
+    };
+    let generation = index.header.generation;
+    let length = index.length();
+    let mut conversation = Conversation {
+        sources: vec![name.data_path(&kept_dir, generation)],
+        earlier_generations: generation - 1,
+        passed_over,
+        ..Conversation::default()
+    };
+    let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
+    let live = live_tail(&index);
+    if live.is_some() {
+        conversation
+            .sources
+            .push(PathBuf::from(&index.header.source));
+    }
+    let reader: Box<dyn Read> = match live {
+        Some(tail) => Box::new(kept_reader.chain(tail)),
+        None => Box::new(kept_reader),
+    };
+    let mut reading = Reading::default();
+    split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes {
+            reading.feed(bytes);
+        }
+        std::ops::ControlFlow::Continue(())
+    })
+    .context("failed to read the kept transcript")?;
+    conversation.messages = reading.messages;
+    conversation.compactions = reading.compactions;
+    Ok(conversation)
+}
+
+/// The live transcript past the kept copy's end, when it is still there and still continues the
+/// kept copy (the bytes before the end are the same).
+fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
+    let last = index.chunks.last()?;
+    let mut live = TranscriptFile::open(std::path::Path::new(&index.header.source)).ok()?;
+    if live.size() <= last.end() {
+        return None;
+    }
+    let file = live.file_mut();
+    if !still_continues(file, last).ok()? {
+        return None;
+    }
+    file.seek(SeekFrom::Start(last.end())).ok()?;
+    let size = live.size();
+    Some(live.into_file().take(size - last.end()))
+}
+
+/// Messages gathered line by line.
+#[derive(Debug, Default)]
+struct Reading {
+    messages: Vec<Message>,
+    compactions: usize,
+    /// The last message's model `message.id`, to join the records of one response.
+    last_message_id: Option<String>,
+}
+
+impl Reading {
+    fn feed(&mut self, line: &[u8]) {
+        match read_entry(line) {
+            Some(Entry::Compaction) => {
+                self.compactions += 1;
+                self.last_message_id = None;
+            }
+            Some(Entry::Message {
+                speaker,
+                time,
+                message_id,
+                parts,
+            }) => {
+                let same_response = speaker == Speaker::Assistant
+                    && message_id.is_some()
+                    && message_id == self.last_message_id;
+                if same_response && let Some(previous) = self.messages.last_mut() {
+                    previous.parts.extend(parts);
+                    return;
+                }
+                self.last_message_id = message_id.filter(|_| speaker == Speaker::Assistant);
+                self.messages.push(Message {
+                    number: self.messages.len() + 1,
+                    compactions_before: self.compactions,
+                    speaker,
+                    time,
+                    parts,
+                });
+            }
+            None => {}
+        }
+    }
+}

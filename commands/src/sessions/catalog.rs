@@ -1,0 +1,234 @@
+//! What ctxhooks knows of each session: where it ran, when, how much of it is kept, how many
+//! requests and compactions it had, and whether Claude Code still has its transcript.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::Result;
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::archives::catalog::list_snapshots;
+use crate::usage::log::{TimelineItem, read_session_log};
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::record::Record;
+
+/// One session, as ctxhooks knows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// The session's id.
+    pub session_id: String,
+    /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
+    /// the transcript's first `cwd`, if known.
+    pub project: Option<String>,
+    /// Its title: the name a person gave it (`/rename`), else the CLI's own title.
+    pub title: Option<String>,
+    /// The kind of session the CLI wrote (`bg` for a background session), when it wrote one.
+    pub session_kind: Option<String>,
+    /// What started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...), when written.
+    pub entrypoint: Option<String>,
+    /// Where Claude Code keeps (or kept) its transcript.
+    pub transcript: Option<PathBuf>,
+    /// Whether that file is still there (Claude Code's cleanup deletes old transcripts).
+    pub transcript_present: bool,
+    /// The transcript's first record's time, else when ctxhooks first kept it (RFC 3339 UTC).
+    pub first_activity: Option<String>,
+    /// The newest change ctxhooks made for the session (RFC 3339 UTC).
+    pub last_activity: Option<String>,
+    /// Transcript bytes kept (the main transcript's newest generation).
+    pub size: u64,
+    /// Bytes the kept copies take on disk, every transcript and generation, compressed.
+    pub stored_bytes: u64,
+    /// Generations of the main transcript's kept copy (more than 1: it was rewritten or cut).
+    pub generations: u32,
+    /// Sub-agent transcripts kept.
+    pub subagents: usize,
+    /// API requests in the usage log.
+    pub requests: usize,
+    /// Compactions: boundaries in the usage log, else snapshots.
+    pub compactions: usize,
+    /// Snapshots taken before compactions.
+    pub snapshots: usize,
+}
+
+/// Every session in the state folder, newest activity first.
+pub fn list_sessions(state: &StateDir) -> Result<Vec<SessionSummary>> {
+    let mut sessions = state
+        .session_ids()?
+        .iter()
+        .map(|session| summarize(state, session))
+        .collect::<Vec<_>>();
+    sessions.sort_by(|left, right| {
+        right
+            .last_activity
+            .cmp(&left.last_activity)
+            .then_with(|| left.session_id.cmp(&right.session_id))
+    });
+    Ok(sessions)
+}
+
+/// The newest change ctxhooks made in a session's folder: the latest modification time of its
+/// files (the usage log, the sidecar, the cursor), of its archive, and of its kept copies'
+/// indexes. Cheap: no file is read.
+pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime> {
+    let folder = state.session_dir(session);
+    let mut newest = modified(&folder);
+    let mut consider = |path: &Path| {
+        if let Some(time) = modified(path) {
+            newest = Some(newest.map_or(time, |known| known.max(time)));
+        }
+    };
+    for entry in fs_err::read_dir(&folder).into_iter().flatten().flatten() {
+        consider(&entry.path());
+    }
+    let kept_dir = state.kept_dir(session);
+    let main = KeptName::main();
+    let generation = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
+    if generation > 0 {
+        consider(&main.index_path(&kept_dir, generation));
+    }
+    newest
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs_err::symlink_metadata(path)
+        .and_then(|metadata| metadata.modified())
+        .ok()
+}
+
+fn rfc3339(time: SystemTime) -> String {
+    DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Everything known of one session. Parts that cannot be read are left out, never fatal.
+pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
+    let kept_dir = state.kept_dir(session);
+    let main = KeptName::main();
+    let generations = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
+    // The newest generation that keeps something readable (what `recall` reads).
+    let index = newest_whole(&kept_dir, &main, Depth::Files)
+        .ok()
+        .and_then(|newest| newest.chosen)
+        .and_then(|chosen| chosen.index);
+    let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
+    let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
+    let log = state
+        .usage_log(session)
+        .exists()
+        .then(|| read_session_log(state, session).ok())
+        .flatten();
+    let opening = index
+        .as_ref()
+        .and_then(|index| read_opening(&kept_dir, &main, index));
+
+    let mut transcript = index
+        .as_ref()
+        .map(|index| PathBuf::from(&index.header.source));
+    if transcript.is_none() {
+        transcript = snapshots
+            .last()
+            .map(|snapshot| PathBuf::from(&snapshot.metadata.source_path));
+    }
+    if transcript.is_none() {
+        transcript = log
+            .as_ref()
+            .and_then(|log| log.sources.first())
+            .map(|source| PathBuf::from(&source.transcript));
+    }
+    let transcript_present = transcript.as_deref().is_some_and(|path| {
+        fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
+    });
+    let facts = log.as_ref().map(|log| &log.session);
+    let project = facts
+        .and_then(|facts| facts.relocated_cwd.clone())
+        .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
+        .or_else(|| {
+            log.as_ref()
+                .and_then(|log| log.sources.iter().find_map(|source| source.cwd.clone()))
+        });
+    let first_activity = opening
+        .as_ref()
+        .and_then(|opening| opening.time.clone())
+        .or_else(|| index.as_ref().map(|index| index.header.started_at.clone()))
+        .or_else(|| {
+            snapshots
+                .first()
+                .map(|snapshot| snapshot.metadata.created_at.clone())
+        });
+    let (requests, boundaries) = log.as_ref().map_or((0, 0), |log| {
+        let requests = log.rows().len();
+        let boundaries = log
+            .timeline
+            .iter()
+            .filter(|item| matches!(item, TimelineItem::Compaction(row) if !row.sidechain))
+            .count();
+        (requests, boundaries)
+    });
+    let stored_bytes = kept_list
+        .iter()
+        .flat_map(|(name, generations)| {
+            (1..=*generations).map(|generation| name.data_path(&kept_dir, generation))
+        })
+        .filter_map(|path| fs_err::symlink_metadata(path).ok())
+        .map(|metadata| metadata.len())
+        .sum();
+    SessionSummary {
+        session_id: session.to_string(),
+        project,
+        title: facts.and_then(|facts| facts.title().map(ToOwned::to_owned)),
+        session_kind: facts.and_then(|facts| facts.session_kind.clone()),
+        entrypoint: facts.and_then(|facts| facts.entrypoint.clone()),
+        transcript,
+        transcript_present,
+        first_activity,
+        last_activity: last_activity(state, session).map(rfc3339),
+        size: index.as_ref().map_or(0, GenerationIndex::length),
+        stored_bytes,
+        generations,
+        subagents: kept_list.iter().filter(|(name, _)| !name.is_main()).count(),
+        requests,
+        compactions: if log.is_some() {
+            boundaries
+        } else {
+            snapshots.len()
+        },
+        snapshots: snapshots.len(),
+    }
+}
+
+/// What the opening of a transcript says: its first `cwd` and first timestamp.
+#[derive(Debug, Default)]
+struct Opening {
+    cwd: Option<String>,
+    time: Option<String>,
+}
+
+/// How much of a kept transcript is read for its opening.
+const OPENING_BYTES: u64 = 256 * 1024;
+
+fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Option<Opening> {
+    let length = index.length().min(OPENING_BYTES);
+    let reader = kept::open_generation(kept_dir, name, index, length).ok()?;
+    let mut opening = Opening::default();
+    let _ = split_lines(reader.take(length), 0, false, MAX_LINE_BYTES, |line| {
+        if let Some(record) = line.bytes.and_then(Record::parse) {
+            if opening.cwd.is_none() {
+                opening.cwd = record.cwd.text().map(ToOwned::to_owned);
+            }
+            if opening.time.is_none() {
+                opening.time = record.timestamp.text().map(ToOwned::to_owned);
+            }
+        }
+        if opening.cwd.is_some() && opening.time.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    Some(opening)
+}

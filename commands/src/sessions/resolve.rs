@@ -1,0 +1,128 @@
+//! Reading a `--session` argument: a full id, `last` (the session with the newest activity),
+//! or the start of exactly one id ctxhooks knows. An ambiguous or unknown start is an error that
+//! names what it matched.
+
+use anyhow::{Context, Result, bail};
+
+use super::catalog::last_activity;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Whether a command may name a session ctxhooks has no folder for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    /// Refused: the command reads what ctxhooks kept of it.
+    Refuse,
+    /// Taken as it is when no known id starts with it (a runtime marking a new session's
+    /// interrupt; a transcript named on the command line).
+    Allow,
+}
+
+/// The word that names the session with the newest activity.
+pub const LAST: &str = "last";
+
+/// How many candidates an ambiguity error names.
+const SHOWN_CANDIDATES: usize = 5;
+
+/// The session `text` names, among the sessions in `state`.
+pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result<SessionId> {
+    let known = state.session_ids()?;
+    if text == LAST {
+        return known
+            .iter()
+            .max_by_key(|session| (last_activity(state, session), (*session).clone()))
+            .cloned()
+            .with_context(|| {
+                format!(
+                    "`--session last`: no session is known to ctxhooks yet (none in `{}`)",
+                    state.sessions_dir().display()
+                )
+            });
+    }
+    if let Some(exact) = known.iter().find(|session| session.as_str() == text) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SessionId> = known
+        .iter()
+        .filter(|session| !text.is_empty() && session.as_str().starts_with(text))
+        .collect();
+    // A whole UUID is taken as it is: no other UUID starts with it.
+    if unknown == Unknown::Allow && (matching.is_empty() || looks_like_uuid(text)) {
+        return SessionId::parse(text).context("invalid `--session`");
+    }
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => {
+            SessionId::parse(text).context("invalid `--session`")?;
+            bail!(
+                "no session known to ctxhooks is `{text}` or starts with it (`ctxhooks sessions` \
+                 lists them)"
+            )
+        }
+        many => {
+            let shown: Vec<&str> = many
+                .iter()
+                .take(SHOWN_CANDIDATES)
+                .map(|session| session.as_str())
+                .collect();
+            let more = many.len().saturating_sub(SHOWN_CANDIDATES);
+            bail!(
+                "`{text}` is the start of {} sessions: {}{}; give more of the id",
+                many.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        }
+    }
+}
+
+/// Returns true if and only if `text` has a UUID's shape (8-4-4-4-12 hex digits).
+fn looks_like_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(group, length)| {
+            group.len() == length && group.chars().all(|c| c.is_ascii_hexdigit())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxhooks_shared::test_support::TempFolder;
+
+    #[test]
+    fn last_a_unique_start_and_clear_errors() {
+        let temp = TempFolder::new("resolve");
+        let state = StateDir::at(temp.join("state"));
+        for id in ["aaa111", "aaa222", "bbb333"] {
+            fs_err::create_dir_all(state.sessions_dir().join(id)).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // Touched last: the newest activity.
+        fs_err::write(state.sessions_dir().join("aaa111/usage.jsonl"), "").unwrap();
+        let resolve = |text| resolve_session(&state, text, Unknown::Refuse);
+        assert_eq!(resolve("last").unwrap().as_str(), "aaa111");
+        assert_eq!(resolve("bb").unwrap().as_str(), "bbb333");
+        assert_eq!(resolve("aaa222").unwrap().as_str(), "aaa222");
+        let ambiguous = format!("{:#}", resolve("aaa").unwrap_err());
+        assert!(
+            ambiguous.contains("start of 2 sessions: aaa111, aaa222"),
+            "{ambiguous}"
+        );
+        let unknown = format!("{:#}", resolve("ccc").unwrap_err());
+        assert!(
+            unknown.contains("no session known to ctxhooks"),
+            "{unknown}"
+        );
+        let invalid = format!("{:#}", resolve("../x").unwrap_err());
+        assert!(invalid.contains("invalid `--session`"), "{invalid}");
+        let allowed = resolve_session(&state, "ccc", Unknown::Allow).unwrap();
+        assert_eq!(allowed.as_str(), "ccc");
+        assert!(looks_like_uuid("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"));
+        assert!(!looks_like_uuid("7f2abd2d"));
+    }
+}

@@ -1,0 +1,769 @@
+//! The rules that say what a context fall was, evidence first: a record in the transcript (a
+//! compaction or micro-compaction boundary, a compact summary, a changed model, advisor blocks),
+//! then the shape of a known CLI behaviour (an unlogged micro-compaction, a compaction without
+//! its record), then what happened at the fall without explaining its size (a resume, a CLI
+//! upgrade, an expired cache), then earlier thinking no longer counted. What none of these
+//! covers is `undecided`, with the reason. A cache write never decides a class: a real
+//! compaction wrote as little as 14,893 tokens, and a cold cache rewrites everything.
+
+use std::borrow::Cow;
+
+use super::drops::{
+    Basis, COMPACTION_SHAPE_DIVISOR, Confidence, ContextDrop, DropClass, DropEvidence, DropFacts,
+    FallCause, MICRO_COMPACTION_MIN_SAVING, MainChain, Opening, THINKING_STRIPPED_ON_SWITCH,
+    UndecidedReason, seconds_between,
+};
+use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
+use ctxhooks_shared::usage::threshold::{CliVersion, RuleTrigger, ThresholdInputs, rule_trigger};
+
+/// Everything the classification needs besides the chain.
+#[derive(Debug, Clone, Copy)]
+pub struct Classifier<'inputs> {
+    /// Smallest fall counted as a drop.
+    pub min_drop: u64,
+    /// What the report knows of the window, for the CLI's rule.
+    pub inputs: &'inputs ThresholdInputs,
+}
+
+/// The rows between two real requests, merged: what came before the request after.
+struct Between<'chain> {
+    before: usize,
+    after: usize,
+    chain: &'chain MainChain<'chain>,
+}
+
+impl<'chain> Between<'chain> {
+    fn before_row(&self) -> &UsageRow {
+        &self.chain.requests[self.before]
+    }
+
+    fn after_row(&self) -> &UsageRow {
+        &self.chain.requests[self.after]
+    }
+
+    fn rows(&self) -> &[Cow<'chain, UsageRow>] {
+        &self.chain.requests[self.before + 1..=self.after]
+    }
+
+    fn boundaries(&self) -> impl Iterator<Item = &(bool, BoundaryRow)> {
+        self.chain.boundaries[self.before + 1..=self.after]
+            .iter()
+            .flatten()
+    }
+
+    fn markers(&self) -> Vec<RequestMarker> {
+        let mut markers = Vec::new();
+        for row in self.rows() {
+            for marker in &row.facts.markers {
+                if !markers.contains(marker) {
+                    markers.push(*marker);
+                }
+            }
+        }
+        markers
+    }
+}
+
+/// The thinking of the turn that ends at request `before`: from its last turn start (or the
+/// last compaction) up to it, estimated in tokens.
+fn turn_thinking(chain: &MainChain, before: usize) -> u64 {
+    let mut total = 0;
+    for index in (0..=before).rev() {
+        let row = &chain.requests[index];
+        total += row.facts.thinking_tokens_estimate();
+        if row.turn_start || chain.boundaries[index].iter().any(|(full, _)| *full) {
+            break;
+        }
+    }
+    total
+}
+
+/// Thinking written since the last compaction by other models than `model`.
+fn other_model_thinking(chain: &MainChain, before: usize, model: &str) -> u64 {
+    let mut total = 0;
+    for index in (0..=before).rev() {
+        let row = &chain.requests[index];
+        if row.model.as_deref().is_some_and(|other| other != model) {
+            total += row.facts.thinking_tokens_estimate();
+        }
+        if chain.boundaries[index].iter().any(|(full, _)| *full) {
+            break;
+        }
+    }
+    total
+}
+
+/// The cache lifetime last known at or before request `before`.
+fn known_ttl(chain: &MainChain, before: usize) -> Option<CacheTtl> {
+    chain.requests[..=before]
+        .iter()
+        .rev()
+        .find_map(|row| row.facts.cache_ttl)
+}
+
+/// The facts around the fall from `before` to `after`.
+fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
+    let before = &chain.requests[between.before];
+    let after = &chain.requests[between.after];
+    DropFacts {
+        gap_seconds: seconds_between(before.time.as_deref(), after.time.as_deref()),
+        opened_by: if between.rows().iter().any(|row| row.turn_start) {
+            Opening::Prompt
+        } else if between
+            .rows()
+            .iter()
+            .any(|row| row.facts.carries_tool_results)
+        {
+            Opening::ToolResults
+        } else {
+            Opening::Other
+        },
+        version_before: before.facts.version.clone(),
+        version_after: after.facts.version.clone(),
+        model_before: before.model.clone(),
+        model_after: after.model.clone(),
+        // The cache of the inference the context is from (with `usage.iterations`, the
+        // top-level counts are the whole response's).
+        cache_read_after: after.context_cache().read,
+        cache_write_after: after.context_cache().write,
+        cache_cold_after: after.context_cache().read.saturating_mul(2) < after.context_tokens,
+        cache_ttl: known_ttl(chain, between.before),
+        markers: between.markers(),
+        thinking_before: turn_thinking(chain, between.before),
+        advisor_before: before.advisor,
+    }
+}
+
+/// Returns true if and only if `version` predates the CLI that sends every earlier thinking
+/// block; unknown versions are not assumed to.
+fn drops_earlier_thinking(version: Option<&str>) -> bool {
+    version
+        .and_then(CliVersion::parse)
+        .is_some_and(|version| version < CliVersion::CURRENT)
+}
+
+/// What made the context fall at a resume, an upgrade or an idle gap.
+fn cause_of(facts: &DropFacts, fall: u64) -> FallCause {
+    if facts.opened_by == Opening::Prompt
+        && facts.thinking_before >= fall
+        && drops_earlier_thinking(facts.version_before.as_deref())
+    {
+        FallCause::ThinkingLikely {
+            thinking_tokens: facts.thinking_before,
+        }
+    } else {
+        FallCause::Unknown
+    }
+}
+
+/// One classified drop, before it is placed.
+struct Judgement {
+    class: DropClass,
+    basis: Basis,
+    confidence: Option<Confidence>,
+    explains_fall: bool,
+    evidence: DropEvidence,
+    boundary: Option<BoundaryRow>,
+}
+
+impl Judgement {
+    fn new(class: DropClass, basis: Basis, evidence: DropEvidence) -> Self {
+        let explains_fall = !matches!(
+            class,
+            DropClass::Resume | DropClass::CliUpgrade | DropClass::IdleGap | DropClass::Undecided
+        );
+        Self {
+            class,
+            basis,
+            confidence: None,
+            explains_fall,
+            evidence,
+            boundary: None,
+        }
+    }
+}
+
+/// Classifies the fall from request `between.before` to `between.after`: the first stage that
+/// has evidence decides.
+fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -> Judgement {
+    let fall = between
+        .before_row()
+        .context_tokens
+        .saturating_sub(between.after_row().context_tokens);
+    let rule = rule_trigger(
+        between.before_row().facts.version.as_deref(),
+        between.before_row().model.as_deref(),
+        between.before_row().facts.max_output_tokens,
+        classifier.inputs,
+    );
+    judge_by_records(between, facts)
+        .or_else(|| judge_by_shape(between, facts, &rule, fall))
+        .or_else(|| judge_by_occasion(facts, fall))
+        .or_else(|| judge_at_prompt(between, facts, fall))
+        .unwrap_or_else(|| undecided(mid_loop_reason(between, facts, &rule, fall)))
+}
+
+/// Stages 1 and 2, records: a compaction, a summary, a micro-compaction, a request without usage; then
+/// other records that change what is sent: the model, the advisor.
+fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgement> {
+    let before = between.before_row();
+    let after = between.after_row();
+    if let Some((_, boundary)) = between.boundaries().find(|(full, _)| *full) {
+        let mut judgement = Judgement::new(
+            DropClass::Compaction,
+            Basis::Structural,
+            DropEvidence::CompactBoundary {
+                time: boundary.time.clone(),
+                trigger: boundary.trigger.clone(),
+                pre_tokens: boundary.pre_tokens,
+            },
+        );
+        judgement.boundary = Some(boundary.clone());
+        return Some(judgement);
+    }
+    if facts.markers.contains(&RequestMarker::CompactSummary) {
+        return Some(Judgement::new(
+            DropClass::Compaction,
+            Basis::Structural,
+            DropEvidence::CompactSummary,
+        ));
+    }
+    if let Some((_, boundary)) = between.boundaries().find(|(full, _)| !*full) {
+        let mut judgement = Judgement::new(
+            DropClass::MicroCompaction,
+            Basis::Structural,
+            DropEvidence::MicrocompactBoundary {
+                trigger: boundary.trigger.clone(),
+                pre_tokens: boundary.pre_tokens,
+                tokens_saved: boundary.tokens_saved,
+            },
+        );
+        judgement.boundary = Some(boundary.clone());
+        return Some(judgement);
+    }
+    if after.context_tokens == 0 {
+        return Some(Judgement::new(
+            DropClass::NoUsage,
+            Basis::Structural,
+            DropEvidence::NoUsage,
+        ));
+    }
+    if let (Some(from), Some(to)) = (&before.model, &after.model)
+        && from != to
+    {
+        return Some(Judgement::new(
+            DropClass::ModelSwitch,
+            Basis::Structural,
+            DropEvidence::ModelSwitch {
+                from: from.clone(),
+                to: to.clone(),
+                other_model_thinking: other_model_thinking(between.chain, between.before, to),
+                strips_other_thinking: after
+                    .facts
+                    .version
+                    .as_deref()
+                    .and_then(CliVersion::parse)
+                    .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH),
+            },
+        ));
+    }
+    // With `usage.iterations` the context is the last inference's, which the advisor's round
+    // trip does not inflate: such a fall is no advisor round trip.
+    (before.advisor && !before.facts.iterations).then(|| {
+        Judgement::new(
+            DropClass::AdvisorRoundTrip,
+            Basis::Structural,
+            DropEvidence::AdvisorCall,
+        )
+    })
+}
+
+/// Stage 3, shapes of what a CLI does without a record: an unlogged micro-compaction mid tool loop,
+/// or a fall to a summary-sized context.
+fn judge_by_shape(
+    between: &Between<'_>,
+    facts: &DropFacts,
+    rule: &RuleTrigger,
+    fall: u64,
+) -> Option<Judgement> {
+    let before = between.before_row();
+    let after = between.after_row();
+    let version = CliVersion::parse(before.facts.version.as_deref().unwrap_or_default());
+    let same_version = before.facts.version == after.facts.version;
+    if facts.opened_by == Opening::ToolResults
+        && same_version
+        && fall >= MICRO_COMPACTION_MIN_SAVING
+        && let (Some(version), Some(warning_level)) = (version, rule.warning_level())
+        && version < CliVersion::CURRENT
+        && before.context_tokens >= warning_level
+        && after
+            .context_tokens
+            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
+            > before.context_tokens
+    {
+        return Some(Judgement::new(
+            DropClass::MicroCompaction,
+            Basis::Heuristic,
+            DropEvidence::UnloggedMicroCompaction {
+                version: version.to_string(),
+                warning_level,
+            },
+        ));
+    }
+    if fall >= MICRO_COMPACTION_MIN_SAVING
+        && after
+            .context_tokens
+            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
+            <= before.context_tokens
+    {
+        let warning_level = rule.warning_level();
+        let at_trigger = warning_level.is_some_and(|level| before.context_tokens >= level);
+        let mut judgement = Judgement::new(
+            DropClass::Compaction,
+            Basis::Heuristic,
+            DropEvidence::CompactionShape { warning_level },
+        );
+        judgement.confidence = Some(if at_trigger {
+            Confidence::High
+        } else {
+            Confidence::Low
+        });
+        return Some(judgement);
+    }
+    None
+}
+
+/// Stage 4, what happened at the fall without explaining its size: a CLI upgrade, a resume, an idle
+/// gap past the cache's lifetime.
+fn judge_by_occasion(facts: &DropFacts, fall: u64) -> Option<Judgement> {
+    if let (Some(from), Some(to)) = (&facts.version_before, &facts.version_after)
+        && from != to
+    {
+        return Some(Judgement::new(
+            DropClass::CliUpgrade,
+            Basis::Structural,
+            DropEvidence::CliUpgrade {
+                from: from.clone(),
+                to: to.clone(),
+                cause: cause_of(facts, fall),
+            },
+        ));
+    }
+    let proofs: Vec<RequestMarker> = facts
+        .markers
+        .iter()
+        .copied()
+        .filter(|marker| marker.proves_resume())
+        .collect();
+    if !proofs.is_empty() {
+        return Some(Judgement::new(
+            DropClass::Resume,
+            Basis::Structural,
+            DropEvidence::Resume {
+                markers: proofs,
+                cause: cause_of(facts, fall),
+            },
+        ));
+    }
+    let ttl = facts.cache_ttl.unwrap_or(CacheTtl::FiveMinutes);
+    let gap_seconds = facts.gap_seconds?;
+    (gap_seconds > ttl.seconds() && facts.cache_cold_after).then(|| {
+        Judgement::new(
+            DropClass::IdleGap,
+            Basis::Structural,
+            DropEvidence::IdleGap {
+                gap_seconds,
+                ttl,
+                ttl_known: facts.cache_ttl.is_some(),
+                cause: cause_of(facts, fall),
+            },
+        )
+    })
+}
+
+/// Stage 5, earlier thinking no longer counted at a new prompt; at a prompt, the reason it is not.
+fn judge_at_prompt(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Option<Judgement> {
+    if facts.opened_by != Opening::Prompt {
+        return None;
+    }
+    let before = between.before_row();
+    let reason = if !drops_earlier_thinking(before.facts.version.as_deref()) {
+        match &before.facts.version {
+            Some(version) => UndecidedReason::ThinkingKept {
+                version: version.clone(),
+            },
+            None => UndecidedReason::VersionUnknown,
+        }
+    } else if facts.cache_cold_after {
+        UndecidedReason::PrefixChanged
+    } else if facts.thinking_before >= fall {
+        return Some(Judgement::new(
+            DropClass::ThinkingDropped,
+            Basis::Heuristic,
+            DropEvidence::ThinkingDropped {
+                thinking_tokens: facts.thinking_before,
+            },
+        ));
+    } else {
+        UndecidedReason::ThinkingDoesNotCover {
+            thinking_tokens: facts.thinking_before,
+        }
+    };
+    Some(undecided(reason))
+}
+
+/// Why a fall that no stage could class stays undecided.
+fn mid_loop_reason(
+    between: &Between<'_>,
+    facts: &DropFacts,
+    rule: &RuleTrigger,
+    fall: u64,
+) -> UndecidedReason {
+    let version = CliVersion::parse(
+        between
+            .before_row()
+            .facts
+            .version
+            .as_deref()
+            .unwrap_or_default(),
+    );
+    if facts.opened_by != Opening::ToolResults {
+        UndecidedReason::NoTurnBoundary
+    } else if fall < MICRO_COMPACTION_MIN_SAVING {
+        UndecidedReason::MidLoopTooSmall
+    } else {
+        match (version, rule.warning_level()) {
+            (None, _) => UndecidedReason::VersionUnknown,
+            (Some(version), _) if version >= CliVersion::CURRENT => {
+                UndecidedReason::MidLoopNoMicroCompaction {
+                    version: version.to_string(),
+                }
+            }
+            (Some(_), None) => UndecidedReason::MidLoopNoProactiveCompaction,
+            (Some(_), Some(warning_level)) => {
+                UndecidedReason::MidLoopBelowWarningLevel { warning_level }
+            }
+        }
+    }
+}
+
+fn undecided(reason: UndecidedReason) -> Judgement {
+    Judgement::new(
+        DropClass::Undecided,
+        Basis::None,
+        DropEvidence::Undecided(reason),
+    )
+}
+
+/// Finds and classifies every fall of the main chain. A request that reports no tokens is its
+/// own drop (`no_usage`); the next request is compared with the last one that reported some.
+pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<ContextDrop> {
+    let mut drops = Vec::new();
+    let mut last_measured: Option<usize> = None;
+    for index in 0..chain.requests.len() {
+        let Some(before) = last_measured else {
+            if chain.requests[index].context_tokens > 0 {
+                last_measured = Some(index);
+            }
+            continue;
+        };
+        let after_row = &chain.requests[index];
+        let before_row = &chain.requests[before];
+        if after_row.context_tokens > 0 {
+            last_measured = Some(index);
+        }
+        if before_row.context_tokens < after_row.context_tokens.saturating_add(classifier.min_drop)
+        {
+            continue;
+        }
+        let between = Between {
+            before,
+            after: index,
+            chain,
+        };
+        let facts = facts_of(chain, &between);
+        let judgement = judge(classifier, &between, &facts);
+        drops.push(ContextDrop {
+            request_before: before + 1,
+            request_after: index + 1,
+            time: after_row.time.clone(),
+            context_before: before_row.context_tokens,
+            context_after: after_row.context_tokens,
+            class: judgement.class,
+            basis: judgement.basis,
+            confidence: judgement.confidence,
+            explains_fall: judgement.explains_fall,
+            evidence: judgement.evidence,
+            facts,
+            boundary: judgement.boundary,
+        });
+    }
+    drops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::drops::DEFAULT_MIN_DROP;
+    use ctxhooks_shared::store::trigger::Trigger;
+    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
+
+    /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
+    fn row(context: u64, read: u64, second: u64) -> UsageRow {
+        UsageRow {
+            time: Some(format!(
+                "2026-01-01T{:02}:{:02}:{:02}Z",
+                second / 3600,
+                (second / 60) % 60,
+                second % 60
+            )),
+            transcript: "t".into(),
+            key: format!("k{second}"),
+            request_id: None,
+            message_id: None,
+            model: Some("claude-sonnet-4-5-20250929".into()),
+            input_tokens: 0,
+            cache_creation_input_tokens: context - read,
+            cache_read_input_tokens: read,
+            output_tokens: 0,
+            context_tokens: context,
+            sidechain: false,
+            agent_id: None,
+            advisor: false,
+            advisor_usage: Vec::new(),
+            tool_result_bytes: 0,
+            largest_tool_result: None,
+            turn_start: false,
+            facts: RequestFacts {
+                version: Some("2.1.42".into()),
+                ..RequestFacts::default()
+            },
+        }
+    }
+
+    fn in_loop(mut row: UsageRow) -> UsageRow {
+        row.facts.carries_tool_results = true;
+        row
+    }
+
+    fn prompted(mut row: UsageRow) -> UsageRow {
+        row.turn_start = true;
+        row
+    }
+
+    fn chain(rows: Vec<UsageRow>) -> MainChain<'static> {
+        let boundaries = vec![Vec::new(); rows.len()];
+        MainChain {
+            requests: rows.into_iter().map(Cow::Owned).collect(),
+            boundaries,
+            trailing_boundaries: Vec::new(),
+        }
+    }
+
+    fn classes(rows: Vec<UsageRow>) -> Vec<(DropClass, Basis)> {
+        let inputs = ThresholdInputs::default();
+        classify_drops(
+            &chain(rows),
+            Classifier {
+                min_drop: DEFAULT_MIN_DROP,
+                inputs: &inputs,
+            },
+        )
+        .iter()
+        .map(|drop| (drop.class, drop.basis))
+        .collect()
+    }
+
+    #[test]
+    fn a_large_cache_write_alone_decides_nothing() {
+        // The old rule called this a compaction (cache write 60,000 after a fall): a 20 % fall at
+        // a new prompt with a cold cache and nothing else known.
+        let rows = vec![row(100_000, 99_000, 0), prompted(row(80_000, 20_000, 60))];
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
+        // The old rule's advisor round trip (a write of 100 at a new prompt, warm): undecided
+        // without advisor blocks or thinking that covers it.
+        let rows = vec![row(100_000, 99_000, 0), prompted(row(99_000, 98_900, 30))];
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
+    }
+
+    #[test]
+    fn the_shape_of_micro_and_full_compactions_needs_the_clis_levels() {
+        // 2.1.42 (T 167,000, warning 147,000): mid loop from 148,173 to 105,039 is a
+        // micro-compaction; from 140,000 it is below the warning level.
+        let rows = vec![row(148_173, 148_000, 0), in_loop(row(105_039, 60_153, 1))];
+        assert_eq!(
+            classes(rows),
+            [(DropClass::MicroCompaction, Basis::Heuristic)]
+        );
+        let rows = vec![row(140_000, 139_000, 0), in_loop(row(100_000, 60_000, 1))];
+        assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
+        // A fall to a third at the trigger: a compaction of high confidence; far below it, low.
+        let inputs = ThresholdInputs::default();
+        let classifier = Classifier {
+            min_drop: DEFAULT_MIN_DROP,
+            inputs: &inputs,
+        };
+        let drops = classify_drops(
+            &chain(vec![row(166_000, 165_000, 0), prompted(row(30_000, 0, 5))]),
+            classifier,
+        );
+        assert_eq!(
+            (drops[0].class, drops[0].confidence),
+            (DropClass::Compaction, Some(Confidence::High))
+        );
+        let drops = classify_drops(
+            &chain(vec![row(90_000, 89_000, 0), prompted(row(20_000, 0, 5))]),
+            classifier,
+        );
+        assert_eq!(
+            (drops[0].class, drops[0].confidence),
+            (DropClass::Compaction, Some(Confidence::Low))
+        );
+    }
+
+    #[test]
+    fn a_resume_an_upgrade_and_an_idle_gap_say_what_happened_not_why_it_fell() {
+        let mut after = prompted(row(90_000, 0, 4_000));
+        after.facts.markers = vec![RequestMarker::SyntheticNoResponse];
+        let drops = classify_drops(
+            &chain(vec![row(100_000, 99_000, 0), after]),
+            Classifier {
+                min_drop: DEFAULT_MIN_DROP,
+                inputs: &ThresholdInputs::default(),
+            },
+        );
+        assert_eq!(drops[0].class, DropClass::Resume);
+        assert!(!drops[0].explains_fall);
+        assert!(matches!(
+            drops[0].evidence,
+            DropEvidence::Resume {
+                cause: FallCause::Unknown,
+                ..
+            }
+        ));
+        let mut upgraded = prompted(row(90_000, 0, 60));
+        upgraded.facts.version = Some("2.1.332".into());
+        assert_eq!(
+            classes(vec![row(100_000, 99_000, 0), upgraded]),
+            [(DropClass::CliUpgrade, Basis::Structural)]
+        );
+        // Queue operations alone prove no resume; a gap past the 5-minute lifetime with a cold
+        // cache is an idle gap.
+        let mut queued = prompted(row(90_000, 3_000, 3_600));
+        queued.facts.markers = vec![RequestMarker::QueueOperation];
+        assert_eq!(
+            classes(vec![row(100_000, 99_000, 0), queued]),
+            [(DropClass::IdleGap, Basis::Structural)]
+        );
+        // Within a 1 h lifetime the cache did not expire: the cold read says the prefix
+        // changed, and nothing says why.
+        let mut warm = row(100_000, 99_000, 0);
+        warm.facts.cache_ttl = Some(CacheTtl::OneHour);
+        assert_eq!(
+            classes(vec![warm, prompted(row(90_000, 3_000, 1_200))]),
+            [(DropClass::Undecided, Basis::None)]
+        );
+    }
+
+    #[test]
+    fn the_cold_cache_after_a_fall_is_read_from_the_iteration_the_context_is_from() {
+        // An advisor response after an hour's pause: its first `message` iteration read 80,000
+        // from the cache, the last one (the context, 90,000) read nothing. The top level sums
+        // the two (80,000 read): the cache was cold for the context all the same.
+        let mut after = prompted(row(90_000, 80_000, 3_600));
+        after.facts.iterations = true;
+        after.facts.context_cache = Some(ContextCache {
+            read: 0,
+            write: 90_000,
+        });
+        assert_eq!(
+            classes(vec![row(100_000, 99_000, 0), after]),
+            [(DropClass::IdleGap, Basis::Structural)]
+        );
+    }
+
+    #[test]
+    fn thinking_covers_a_fall_at_a_prompt_only_when_the_cli_drops_it() {
+        let mut before = row(100_000, 99_000, 0);
+        before.facts.thinking_bytes = 40_000; // about 10,000 tokens
+        let after = prompted(row(92_000, 91_000, 30));
+        assert_eq!(
+            classes(vec![before.clone(), after.clone()]),
+            [(DropClass::ThinkingDropped, Basis::Heuristic)]
+        );
+        // 2.1.332 sends every earlier thinking block: not the cause.
+        let mut current = before.clone();
+        current.facts.version = Some("2.1.332".into());
+        let mut current_after = after.clone();
+        current_after.facts.version = Some("2.1.332".into());
+        assert_eq!(
+            classes(vec![current, current_after]),
+            [(DropClass::Undecided, Basis::None)]
+        );
+        // Not enough thinking for the fall.
+        before.facts.thinking_bytes = 4_000;
+        assert_eq!(
+            classes(vec![before, after]),
+            [(DropClass::Undecided, Basis::None)]
+        );
+    }
+
+    #[test]
+    fn records_come_first_and_a_zero_row_is_no_fall_of_the_conversation() {
+        let mut switched = prompted(row(20_000, 0, 10));
+        switched.model = Some("claude-opus-4-6".into());
+        let mut advisor = row(200_000, 100_000, 20);
+        advisor.advisor = true;
+        let rows = vec![
+            row(50_000, 49_000, 0),
+            switched,
+            advisor,
+            row(90_000, 89_000, 30),
+            row(0, 0, 40),
+            row(80_000, 79_000, 50),
+        ];
+        assert_eq!(
+            classes(rows.clone()),
+            [
+                (DropClass::ModelSwitch, Basis::Structural),
+                (DropClass::AdvisorRoundTrip, Basis::Structural),
+                (DropClass::NoUsage, Basis::Structural),
+                (DropClass::Undecided, Basis::None),
+            ]
+        );
+        // With iterations, the context is the last inference's: the advisor explains no fall.
+        let mut with_iterations = rows;
+        with_iterations[2].facts.iterations = true;
+        assert_eq!(
+            classes(with_iterations)[1],
+            (DropClass::Undecided, Basis::None)
+        );
+        let mut with_boundary = chain(vec![row(120_000, 119_000, 0), row(80_000, 2_000, 1)]);
+        with_boundary.boundaries[1].push((
+            false,
+            BoundaryRow {
+                time: None,
+                transcript: "t".into(),
+                uuid: None,
+                trigger: Some(Trigger::Auto),
+                pre_tokens: Some(40_000),
+                post_tokens: None,
+                tokens_saved: Some(40_000),
+                sidechain: false,
+                agent_id: None,
+                details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+            },
+        ));
+        let drops = classify_drops(
+            &with_boundary,
+            Classifier {
+                min_drop: DEFAULT_MIN_DROP,
+                inputs: &ThresholdInputs::default(),
+            },
+        );
+        assert_eq!(
+            (drops[0].class, drops[0].basis),
+            (DropClass::MicroCompaction, Basis::Structural)
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! `ctxhooks report`: context drops and their classes, compactions matched with snapshots, the
+//! trigger estimate, floor, headroom and warnings, per session.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use super::cli_usage::load_log;
+use super::json::report_json;
+use super::log::read_session_log;
+use super::report::{ReportOptions, SessionReport, build_report};
+use crate::archives::catalog::list_snapshots;
+use crate::output;
+use crate::output_file::write_output_file;
+use crate::usage::chart::render_svg;
+use crate::usage::drops::DEFAULT_MIN_DROP;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::status_window::StatusWindow;
+use ctxhooks_shared::usage::threshold::ThresholdEnvironment;
+
+/// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
+pub const GLOSSARY: &str = "\
+Terms used in the report:
+  main chain   The conversation itself: every request except those of sub-agents. Requests are
+               numbered from 1 along it (\"request 7\"), in the text and in --json alike.
+  context      What one request sent: input + cache read + cache write tokens.
+  drop / fall  The context of a request at least --min-drop tokens below the one before it.
+               A rise is never a drop.
+  structural   A class that a record in the transcript proves: a compaction boundary, a compact
+               summary, a changed model name, advisor blocks, a resume record, a version, the
+               timestamps.
+  heuristic    A class from the shape of the numbers matching something the CLI is known to do
+               without leaving a record; the evidence says which shape. A cache write alone never
+               decides a class.
+  undecided    No record and no known shape explains the fall (basis \"none\"); the evidence says
+               what is known.
+  cap          The window W compaction is measured against: --cap, else
+               CLAUDE_CODE_AUTO_COMPACT_WINDOW in this environment, else
+               modelSettings.<model>.autoCompactWindow or autoCompactWindow from the project's
+               local, project or user settings (in that order), else the model's own window.
+  trigger T    The context at which the CLI compacts automatically. Derived with the CLI's own
+               rule for its version (W - reserved output - 13,000) and checked against the
+               automatic compactions observed; the report says which inputs it used and whether
+               the observations agree.
+  floor        The context right after a compaction (the median over structural compactions and
+               heuristic ones of high confidence).
+  headroom     T - floor: what a session can add after a compaction before the next one.
+  room left    T - the latest context: what can still be added before the next compaction.
+";
+
+/// Arguments of `ctxhooks report`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("input").required(true).multiple(false))]
+#[command(after_long_help = GLOSSARY)]
+pub struct ReportArgs {
+    /// Report on this session's usage log.
+    #[arg(long, value_name = "ID", group = "input")]
+    pub session: Option<String>,
+    /// Report on every session that has a usage log.
+    #[arg(long, group = "input")]
+    pub all: bool,
+    /// Report on a transcript file directly (no state folder; snapshots are not checked).
+    #[arg(long, value_name = "PATH", group = "input")]
+    pub transcript: Option<PathBuf>,
+    /// Print JSON (an array with `--all`).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write an SVG chart of context per request (one session only); says on stderr where.
+    /// Written as `export --out` writes: mode 0600, a FIFO written into.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// The cap: the auto-compact window W in tokens (default: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
+    /// else `autoCompactWindow` from the settings, else the model's window).
+    #[arg(long, value_name = "TOKENS")]
+    pub cap: Option<u64>,
+    /// Ignored: a cache write no longer decides a class (kept so that old scripts still run).
+    #[arg(long, value_name = "TOKENS", hide = true)]
+    pub compaction_cache_write: Option<u64>,
+    /// Ignored, as `--compaction-cache-write`.
+    #[arg(long, value_name = "TOKENS", hide = true)]
+    pub advisor_cache_write: Option<u64>,
+    /// Falls smaller than this are not drops.
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
+    pub min_drop: u64,
+    /// How many minutes before a compaction its snapshot may have been taken.
+    #[arg(long, value_name = "MINUTES", default_value_t = 15)]
+    pub match_minutes: i64,
+}
+
+/// Runs the command.
+pub fn run(args: &ReportArgs) -> Result<ExitCode> {
+    if args.compaction_cache_write.is_some() || args.advisor_cache_write.is_some() {
+        output::note(
+            "note: --compaction-cache-write and --advisor-cache-write are ignored: a cache write \
+             no longer decides a class (see `ctxhooks report --help`)",
+        );
+    }
+    let options = ReportOptions {
+        min_drop: args.min_drop,
+        cap: args.cap,
+        environment: ThresholdEnvironment::of_process(),
+        user_config_dir: claude_config_dir().ok(),
+        match_before_seconds: args.match_minutes.saturating_mul(60),
+        ..ReportOptions::default()
+    };
+    let reports = if args.all {
+        if args.svg.is_some() {
+            bail!("`--svg` draws one session; use it with `--session` or `--transcript`");
+        }
+        let state = StateDir::locate()?;
+        let mut reports = Vec::new();
+        for session in state.session_ids()? {
+            if state.usage_log(&session).exists() {
+                reports.push(session_report(&state, &session, &options)?);
+            }
+        }
+        reports
+    } else if let Some(session) = &args.session {
+        let session = SessionId::parse(session).context("invalid `--session`")?;
+        let state = StateDir::locate()?;
+        // Fails with a clear message when there is no log.
+        load_log(Some(session.as_str()), None)?;
+        vec![session_report(&state, &session, &options)?]
+    } else {
+        let log = load_log(None, args.transcript.as_ref())?;
+        vec![build_report(None, &log, None, &options)]
+    };
+    if let (Some(path), Some(report)) = (&args.svg, reports.first()) {
+        write_output_file(path, render_svg(report).as_bytes())
+            .context("failed to write the SVG")?;
+        output::note(&format!("wrote the chart to {}", path.display()));
+    }
+    if args.json {
+        if args.all {
+            let values: Vec<serde_json::Value> = reports.iter().map(report_json).collect();
+            output::print_json(&values)?;
+        } else if let Some(report) = reports.first() {
+            output::print_json(&report_json(report))?;
+        }
+    } else {
+        if reports.is_empty() {
+            output::println("no session has a usage log yet")?;
+        }
+        let texts: Vec<String> = reports.iter().map(super::text::report_text).collect();
+        output::print(&texts.join("\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn session_report(
+    state: &StateDir,
+    session: &SessionId,
+    options: &ReportOptions,
+) -> Result<SessionReport> {
+    let log = read_session_log(state, session)?;
+    let snapshots = list_snapshots(state, Some(session))?;
+    // The window the status line recorded for the session: the CLI's own word on it.
+    let options = ReportOptions {
+        status_line_window: StatusWindow::read(&state.status_window_file(session))
+            .map(|window| window.evidence()),
+        ..options.clone()
+    };
+    Ok(build_report(
+        Some(session.as_str()),
+        &log,
+        Some(&snapshots),
+        &options,
+    ))
+}

@@ -1,0 +1,108 @@
+//! `ctxhooks usage`: one session's per-request context usage rows.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde::Serialize;
+
+use super::log::TimelineItem;
+use super::log::{SessionLog, SkippedLogLines, log_from_transcript, read_session_log};
+use super::text::rows_table;
+use crate::output;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::usage_record::{BoundaryRow, SkippedLinesRow, UsageRow};
+
+/// Arguments of `ctxhooks usage`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("input").required(true).multiple(false))]
+pub struct UsageArgs {
+    /// The session whose usage log (written by the Stop hook) to show.
+    #[arg(long, value_name = "ID", group = "input")]
+    pub session: Option<String>,
+    /// Compute the rows straight from a transcript file instead (no state folder needed).
+    #[arg(long, value_name = "PATH", group = "input")]
+    pub transcript: Option<PathBuf>,
+    /// Print JSON: `{schema, session_id, transcript, rows, compactions, micro_compactions,
+    /// skipped_lines, skipped_log_lines}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The JSON `ctxhooks usage --json` prints.
+#[derive(Debug, Serialize)]
+pub struct UsageOutput {
+    /// Layout version (1).
+    pub schema: u32,
+    /// The session, with `--session`.
+    pub session_id: Option<String>,
+    /// The transcript, with `--transcript`.
+    pub transcript: Option<String>,
+    /// One row per API request, in order.
+    pub rows: Vec<UsageRow>,
+    /// `compact_boundary` records, in order.
+    pub compactions: Vec<BoundaryRow>,
+    /// `microcompact_boundary` records, in order.
+    pub micro_compactions: Vec<BoundaryRow>,
+    /// Transcript lines that could not be read and were skipped, per transcript.
+    pub skipped_lines: Vec<SkippedLinesRow>,
+    /// Lines of the usage log that are no record, skipped (`null` when none, and with
+    /// `--transcript`).
+    pub skipped_log_lines: Option<SkippedLogLines>,
+}
+
+/// Reads the log `--session` or `--transcript` names.
+pub fn load_log(session: Option<&str>, transcript: Option<&PathBuf>) -> Result<SessionLog> {
+    if let Some(path) = transcript {
+        return log_from_transcript(path)
+            .with_context(|| format!("failed to read the transcript `{}`", path.display()));
+    }
+    let Some(session) = session else {
+        bail!("give `--session ID` or `--transcript PATH`");
+    };
+    let session = SessionId::parse(session).context("invalid `--session`")?;
+    let state = StateDir::locate()?;
+    let path = state.usage_log(&session);
+    if !path.exists() {
+        bail!(
+            "no usage log for session {session} at `{}` (is the Stop hook installed? \
+             `ctxhooks usage --transcript PATH` reads a transcript directly)",
+            path.display()
+        );
+    }
+    read_session_log(&state, &session)
+}
+
+/// Runs the command.
+pub fn run(args: &UsageArgs) -> Result<ExitCode> {
+    let log = load_log(args.session.as_deref(), args.transcript.as_ref())?;
+    if args.json {
+        let mut compactions = Vec::new();
+        let mut micro_compactions = Vec::new();
+        for item in &log.timeline {
+            match item {
+                TimelineItem::Compaction(row) => compactions.push(row.clone()),
+                TimelineItem::MicroCompaction(row) => micro_compactions.push(row.clone()),
+                TimelineItem::Request(_) => {}
+            }
+        }
+        output::print_json(&UsageOutput {
+            schema: 1,
+            session_id: args.session.clone(),
+            transcript: args
+                .transcript
+                .as_ref()
+                .map(|path| path.display().to_string()),
+            rows: log.rows(),
+            compactions,
+            micro_compactions,
+            skipped_lines: log.skipped.clone(),
+            skipped_log_lines: log.skipped_log_lines.clone(),
+        })?;
+    } else {
+        output::print(&rows_table(&log))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

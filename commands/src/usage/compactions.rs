@@ -1,0 +1,192 @@
+//! The compactions of a session's main chain: every boundary record, every compact summary
+//! without one, and every drop with a compaction's shape; and the `PreCompact` attempts that no
+//! compaction followed.
+
+use serde::Serialize;
+
+use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain, seconds_between};
+use crate::archives::catalog::SnapshotEntry;
+use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};
+
+/// One compaction: from a boundary or a compact summary, or inferred from a drop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Compaction {
+    /// The boundary's time, else the first request after it.
+    pub time: Option<String>,
+    /// `structural` (a boundary or a compact summary) or `heuristic` (a drop's shape).
+    pub basis: Basis,
+    /// For a heuristic one: how sure it is (only `high` ones count for the floor and the
+    /// snapshot check).
+    pub confidence: Option<Confidence>,
+    /// `auto` or `manual`, when the boundary says.
+    pub trigger: Option<Trigger>,
+    /// `preTokens`.
+    pub pre_tokens: Option<u64>,
+    /// `postTokens` (newer versions).
+    pub post_tokens: Option<u64>,
+    /// The last main-chain context before it.
+    pub context_before: Option<u64>,
+    /// The first main-chain context after it (the floor).
+    pub context_after: Option<u64>,
+    /// The first main-chain request after it, numbered from 1 (the request count plus one if
+    /// none came yet).
+    pub next_request: usize,
+    /// Main-chain requests since the previous compaction.
+    pub requests_since_previous: Option<usize>,
+    /// For an automatic compaction: main-chain requests since the previous automatic one.
+    pub requests_since_previous_automatic: Option<usize>,
+    /// For an automatic compaction: turns (requests that start one, see `turn_start`) since the
+    /// previous automatic one.
+    pub turns_since_previous_automatic: Option<usize>,
+    /// For an automatic compaction: seconds since the previous automatic one, when both times
+    /// are known.
+    pub seconds_since_previous_automatic: Option<u64>,
+    /// The snapshot taken for it, if one was found.
+    pub snapshot: Option<String>,
+    /// What the boundary says besides (`durationMs`, `cumulativeDroppedTokens`, what it kept
+    /// verbatim), each left out when not written.
+    #[serde(flatten)]
+    pub details: CompactionDetails,
+}
+
+impl Compaction {
+    /// Returns true if and only if the compaction is trustworthy evidence for the estimates and
+    /// the snapshot check: structural, or heuristic of high confidence.
+    pub fn is_trusted(&self) -> bool {
+        self.basis == Basis::Structural || self.confidence == Some(Confidence::High)
+    }
+
+    /// Returns true if and only if the boundary says the context reaching the trigger started it.
+    pub fn is_automatic(&self) -> bool {
+        self.trigger.as_ref().is_some_and(Trigger::is_automatic)
+    }
+
+    /// The 0-based main-chain index of the first request after it.
+    pub fn next_index(&self) -> usize {
+        self.next_request - 1
+    }
+}
+
+/// Main-chain requests after which an automatic `PreCompact` snapshot was taken with no
+/// compaction following: (request index, snapshot time).
+pub fn attempted_compactions(
+    chain: &MainChain,
+    snapshots: Option<&[SnapshotEntry]>,
+    unmatched: &[String],
+) -> Vec<(usize, String)> {
+    let Some(snapshots) = snapshots else {
+        return Vec::new();
+    };
+    snapshots
+        .iter()
+        .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
+        .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
+        .filter_map(|snapshot| {
+            let taken = chrono::DateTime::parse_from_rfc3339(&snapshot.metadata.created_at).ok()?;
+            let index = chain.requests.iter().rposition(|row| {
+                row.time
+                    .as_deref()
+                    .and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
+                    .is_some_and(|time| time <= taken)
+            })?;
+            Some((index, snapshot.metadata.created_at.clone()))
+        })
+        .collect()
+}
+
+/// Every compaction boundary of the main chain (also before the first and after the last
+/// request), every compact summary with no boundary before it, and every drop with a
+/// compaction's shape, in order.
+pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
+    let count = chain.requests.len();
+    let mut compactions = Vec::new();
+    let boundary_lists = chain
+        .boundaries
+        .iter()
+        .enumerate()
+        .chain(std::iter::once((count, &chain.trailing_boundaries)));
+    for (index, boundaries) in boundary_lists {
+        let before = index
+            .checked_sub(1)
+            .map(|before| chain.requests[before].context_tokens);
+        let after = chain.requests.get(index).map(|row| row.context_tokens);
+        let next_time = chain.requests.get(index).and_then(|row| row.time.clone());
+        let structural = |time: Option<String>| Compaction {
+            time: time.or_else(|| next_time.clone()),
+            basis: Basis::Structural,
+            confidence: None,
+            trigger: None,
+            pre_tokens: None,
+            post_tokens: None,
+            context_before: before,
+            context_after: after,
+            next_request: index + 1,
+            requests_since_previous: None,
+            requests_since_previous_automatic: None,
+            turns_since_previous_automatic: None,
+            seconds_since_previous_automatic: None,
+            snapshot: None,
+            details: CompactionDetails::default(),
+        };
+        let mut full = 0;
+        for (is_full, boundary) in boundaries {
+            if *is_full {
+                full += 1;
+                compactions.push(Compaction {
+                    trigger: boundary.trigger.clone(),
+                    pre_tokens: boundary.pre_tokens,
+                    post_tokens: boundary.post_tokens,
+                    details: boundary.details.clone(),
+                    ..structural(boundary.time.clone())
+                });
+            }
+        }
+        let summary_only = full == 0
+            && chain
+                .requests
+                .get(index)
+                .is_some_and(|row| row.facts.markers.contains(&RequestMarker::CompactSummary));
+        if summary_only {
+            compactions.push(structural(chain.requests[index].time.clone()));
+        }
+        if let Some(drop) = drops.iter().find(|drop| {
+            drop.after_index() == index
+                && drop.class == DropClass::Compaction
+                && drop.basis == Basis::Heuristic
+        }) {
+            compactions.push(Compaction {
+                confidence: drop.confidence,
+                basis: Basis::Heuristic,
+                context_before: Some(drop.context_before),
+                ..structural(drop.time.clone())
+            });
+        }
+    }
+    for position in 1..compactions.len() {
+        compactions[position].requests_since_previous =
+            Some(compactions[position].next_request - compactions[position - 1].next_request);
+    }
+    let mut previous_automatic: Option<usize> = None;
+    for position in 0..compactions.len() {
+        if !compactions[position].is_automatic() {
+            continue;
+        }
+        if let Some(earlier) = previous_automatic {
+            let start = compactions[earlier].next_index();
+            let next = compactions[position].next_index();
+            let between = &chain.requests[start..next];
+            let seconds = seconds_between(
+                compactions[earlier].time.as_deref(),
+                compactions[position].time.as_deref(),
+            );
+            let compaction = &mut compactions[position];
+            compaction.requests_since_previous_automatic = Some(between.len());
+            compaction.turns_since_previous_automatic =
+                Some(between.iter().filter(|row| row.turn_start).count());
+            compaction.seconds_since_previous_automatic = seconds;
+        }
+        previous_automatic = Some(position);
+    }
+    compactions
+}

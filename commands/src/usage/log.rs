@@ -1,0 +1,222 @@
+//! One session's usage log read back: requests once each (their last values), compaction
+//! boundaries in order, the sources and rescans.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::usage_record::{
+    BoundaryRow, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+};
+use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
+use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
+
+/// One session's usage log, read back: requests once each, in the order they first appeared.
+#[derive(Debug, Clone, Default)]
+pub struct SessionLog {
+    /// Requests and boundaries in log order (a request at its first appearance, with its last
+    /// values).
+    pub timeline: Vec<TimelineItem>,
+    /// Where each transcript ran.
+    pub sources: Vec<SourceRow>,
+    /// Rescans the hook did.
+    pub rescans: Vec<RescanRow>,
+    /// Lines skipped, summed per transcript, in the order transcripts first skipped one.
+    pub skipped: Vec<SkippedLinesRow>,
+    /// What the main transcript says of its session (the latest of each fact).
+    pub session: SessionFacts,
+    /// Lines of the usage log itself that are no record this version reads; `None` when every
+    /// line was read (or the log came straight from a transcript).
+    pub skipped_log_lines: Option<SkippedLogLines>,
+}
+
+/// Lines of a usage log that are no record this version reads (damaged bytes, a line that is
+/// not JSON, a kind a newer ctxhooks wrote): skipped by the reader, counted and shown, never
+/// dropped in silence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedLogLines {
+    /// The usage log's path.
+    pub usage_log: String,
+    /// How many lines were skipped.
+    pub unreadable: u64,
+    /// The first skipped line's number, counted from 1.
+    pub first_line: u64,
+}
+
+/// A usage log file read back: its records, and the lines that were none.
+#[derive(Debug, Clone, Default)]
+pub struct LogFile {
+    /// Every readable record, in order.
+    pub records: Vec<UsageRecord>,
+    /// The lines that are no record, when there are any.
+    pub skipped: Option<SkippedLogLines>,
+}
+
+/// A request or a boundary, in log order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimelineItem {
+    /// An API request.
+    Request(UsageRow),
+    /// A `compact_boundary`.
+    Compaction(BoundaryRow),
+    /// A `microcompact_boundary`.
+    MicroCompaction(BoundaryRow),
+}
+
+impl SessionLog {
+    /// Every request row, in order.
+    pub fn rows(&self) -> Vec<UsageRow> {
+        self.requests().cloned().collect()
+    }
+
+    /// Every request row, in order, without copying them.
+    pub fn requests(&self) -> impl Iterator<Item = &UsageRow> {
+        self.timeline.iter().filter_map(|item| match item {
+            TimelineItem::Request(row) => Some(row),
+            _ => None,
+        })
+    }
+
+    /// Folds records into a log: later versions of a request replace earlier ones (keeping the
+    /// largest output count), repeated boundaries (same uuid) count once.
+    pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {
+        let mut log = Self::default();
+        let mut request_index: FxHashMap<String, usize> = FxHashMap::default();
+        let mut boundary_seen: FxHashSet<String> = FxHashSet::default();
+        for record in records {
+            match record {
+                UsageRecord::Request(row) => {
+                    if let Some(&index) = request_index.get(&row.key) {
+                        if let TimelineItem::Request(known) = &mut log.timeline[index] {
+                            let output = known.output_tokens.max(row.output_tokens);
+                            let advisor = known.advisor || row.advisor;
+                            let turn_start = known.turn_start || row.turn_start;
+                            let bytes = known.tool_result_bytes;
+                            let largest = known.largest_tool_result.take();
+                            let mut facts = std::mem::take(&mut known.facts);
+                            facts.absorb(&row.facts);
+                            *known = row;
+                            known.facts = facts;
+                            known.output_tokens = output;
+                            known.advisor = advisor;
+                            known.turn_start = turn_start;
+                            if known.tool_result_bytes == 0 {
+                                known.tool_result_bytes = bytes;
+                                known.largest_tool_result = largest;
+                            }
+                        }
+                    } else {
+                        request_index.insert(row.key.clone(), log.timeline.len());
+                        log.timeline.push(TimelineItem::Request(row));
+                    }
+                }
+                UsageRecord::CompactBoundary(row) | UsageRecord::MicrocompactBoundary(row)
+                    if row.uuid.as_ref().is_some_and(|uuid| {
+                        !boundary_seen.insert(format!("{}:{uuid}", row.transcript))
+                    }) => {}
+                UsageRecord::CompactBoundary(row) => {
+                    log.timeline.push(TimelineItem::Compaction(row));
+                }
+                UsageRecord::MicrocompactBoundary(row) => {
+                    log.timeline.push(TimelineItem::MicroCompaction(row));
+                }
+                UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::Session(row) => log.session.absorb(&row.facts),
+                UsageRecord::SkippedLines(row) => {
+                    match log
+                        .skipped
+                        .iter_mut()
+                        .find(|known| known.transcript == row.transcript)
+                    {
+                        Some(known) => {
+                            known.unreadable = known.unreadable.saturating_add(row.unreadable);
+                            known.overlong = known.overlong.saturating_add(row.overlong);
+                        }
+                        None => log.skipped.push(row),
+                    }
+                }
+                UsageRecord::Source(row) => {
+                    if !log
+                        .sources
+                        .iter()
+                        .any(|known| known.transcript == row.transcript)
+                    {
+                        log.sources.push(row);
+                    }
+                }
+            }
+        }
+        log
+    }
+}
+
+/// A usage log file read back: every line that is a record, and a count of those that are not
+/// (an empty line, such as the end after the last newline, is none of either).
+pub fn read_log_file(path: &Path) -> Result<LogFile> {
+    // Bytes, not text: one damaged line (invalid UTF-8) must not hide the others.
+    let Some(bytes) = files::read_state_file(path).context("failed to read the usage log")? else {
+        return Ok(LogFile::default());
+    };
+    let mut log = LogFile::default();
+    for (index, line) in bytes.split(|byte| *byte == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        if let Ok(record) = serde_json::from_slice(line) {
+            log.records.push(record);
+        } else {
+            let skipped = log.skipped.get_or_insert_with(|| SkippedLogLines {
+                usage_log: path.display().to_string(),
+                unreadable: 0,
+                first_line: index as u64 + 1,
+            });
+            skipped.unreadable = skipped.unreadable.saturating_add(1);
+        }
+    }
+    Ok(log)
+}
+
+/// Every readable record of a usage log file (lines that are not records are skipped; see
+/// [`read_log_file`] for their count).
+pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
+    Ok(read_log_file(path)?.records)
+}
+
+/// One session's log, read back from the state folder, with the count of its lines that are no
+/// record.
+pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<SessionLog> {
+    let file = read_log_file(&state.usage_log(session))?;
+    let mut log = SessionLog::from_records(file.records);
+    log.skipped_log_lines = file.skipped;
+    Ok(log)
+}
+
+/// One session's request rows (one per request, last values, largest output), in order.
+pub fn read_rows(state: &StateDir, session: &SessionId) -> Result<Vec<UsageRow>> {
+    Ok(read_session_log(state, session)?.rows())
+}
+
+/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
+/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
+pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
+    let origin = Origin::from_file_name(transcript);
+    let mut file = TranscriptFile::open_named(transcript)?;
+    let mut ingest = Ingest::new(&origin, SourceState::default());
+    let read = read_bounded_lines(
+        file.file_mut(),
+        0,
+        u64::MAX,
+        true,
+        MAX_LINE_BYTES,
+        |_, line| ingest.feed(line),
+    )?;
+    ingest.skipped_overlong(read.overlong_lines);
+    let (records, _) = ingest.finish();
+    Ok(SessionLog::from_records(records))
+}

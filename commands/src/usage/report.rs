@@ -1,0 +1,660 @@
+//! One session's report: requests, peak context, drops with their class and evidence,
+//! compactions matched with snapshots, the estimates, and warnings.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::classify::{Classifier, classify_drops};
+use super::compactions::{Compaction, attempted_compactions, compactions_of};
+use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
+use super::estimates::{Estimates, estimate};
+use super::log::{SessionLog, SkippedLogLines};
+use super::snapshots::{
+    CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
+    match_snapshots,
+};
+use super::warnings::{Warning, find_warnings};
+use crate::archives::catalog::SnapshotEntry;
+use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
+use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
+
+/// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
+/// classes rest on evidence, T says how it was derived (see `docs/usage.md`).
+pub const REPORT_SCHEMA: u32 = 2;
+
+/// What the report is asked to assume.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Smallest fall counted as a drop.
+    pub min_drop: u64,
+    /// An explicit cap: the window W (else the environment, the settings, the model's window).
+    pub cap: Option<u64>,
+    /// The environment variables of the CLI's threshold rule, as the report sees them.
+    pub environment: ThresholdEnvironment,
+    /// Claude Code's user configuration folder, for `settings.json`.
+    pub user_config_dir: Option<PathBuf>,
+    /// How long before a compaction its snapshot may have been taken (seconds).
+    pub match_before_seconds: i64,
+    /// How long after (seconds).
+    pub match_after_seconds: i64,
+    /// The model's window the status line gave for the session (its `window.json`), with the
+    /// model it was for.
+    pub status_line_window: Option<(u64, String)>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self {
+            min_drop: DEFAULT_MIN_DROP,
+            cap: None,
+            environment: ThresholdEnvironment::default(),
+            user_config_dir: None,
+            match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
+            match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
+            status_line_window: None,
+        }
+    }
+}
+
+/// Token sums over every request (main chain and sub-agents).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Uncached input.
+    pub input_tokens: u64,
+    /// Cache writes.
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    pub cache_read_input_tokens: u64,
+    /// Output (largest per request).
+    pub output_tokens: u64,
+    /// The advisor's own tokens (its `advisor_message` iterations), by model: spent by another
+    /// model than the session's, so not in the sums above (ccusage lists them as that model's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisor: Vec<ModelUsage>,
+}
+
+impl Totals {
+    /// Adds `more`'s sums (saturating).
+    pub fn add(&mut self, more: &Self) {
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(more.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(more.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        add_by_model(&mut self.advisor, &more.advisor);
+    }
+}
+
+/// The largest main-chain context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Peak {
+    /// Tokens.
+    pub context_tokens: u64,
+    /// The request, numbered from 1 among main-chain requests.
+    pub request: usize,
+    /// Its time.
+    pub time: Option<String>,
+}
+
+/// Everything `ctxhooks report` says about one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionReport {
+    /// [`REPORT_SCHEMA`].
+    pub schema: u32,
+    /// The session, when read from the state folder.
+    pub session_id: Option<String>,
+    /// The transcripts the rows came from.
+    pub transcripts: Vec<String>,
+    /// Requests (main chain and sub-agents).
+    pub requests: usize,
+    /// Main-chain requests.
+    pub main_requests: usize,
+    /// Sub-agent requests.
+    pub sidechain_requests: usize,
+    /// Token sums.
+    pub totals: Totals,
+    /// The largest main-chain context.
+    pub peak: Option<Peak>,
+    /// Main-chain context per request, in order (for charts).
+    pub contexts: Vec<u64>,
+    /// Falls of at least the minimum between main-chain requests.
+    pub drops: Vec<ContextDrop>,
+    /// Compactions.
+    pub compactions: Vec<Compaction>,
+    /// The snapshot cross-check.
+    pub snapshots: SnapshotCheck,
+    /// T, cap, floor, headroom, room left, largest requests.
+    pub estimates: Estimates,
+    /// Thresholds used.
+    pub thresholds: AppliedThresholds,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+    /// Transcript lines that could not be read and were skipped, per transcript.
+    pub skipped_lines: Vec<SkippedLinesRow>,
+    /// Lines of the session's usage log that are no record, skipped (`null` when none).
+    pub skipped_log_lines: Option<SkippedLogLines>,
+}
+
+/// The thresholds as applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AppliedThresholds {
+    /// Smallest fall counted as a drop.
+    pub min_drop: u64,
+}
+
+/// Builds the report of one session log. `snapshots` is `None` when there is no state folder
+/// to cross-check against.
+pub fn build_report(
+    session_id: Option<&str>,
+    log: &SessionLog,
+    snapshots: Option<&[SnapshotEntry]>,
+    options: &ReportOptions,
+) -> SessionReport {
+    let rows: Vec<&UsageRow> = log.requests().collect();
+    let chain = MainChain::of(log);
+    let main_source = log
+        .sources
+        .iter()
+        .find(|source| {
+            rows.iter()
+                .any(|row| !row.sidechain && row.transcript == source.transcript)
+        })
+        .or(log.sources.first());
+    let cwd = main_source
+        .and_then(|source| source.cwd.as_deref())
+        .map(PathBuf::from);
+    let inputs = ThresholdInputs {
+        explicit_window: options.cap,
+        status_line_window: options.status_line_window.clone(),
+        environment: options.environment.clone(),
+        settings: SettingsWindows::find(cwd.as_deref(), options.user_config_dir.as_deref()),
+    };
+    let drops = classify_drops(
+        &chain,
+        Classifier {
+            min_drop: options.min_drop,
+            inputs: &inputs,
+        },
+    );
+    let mut compactions = compactions_of(&chain, &drops);
+    let points: Vec<CompactionPoint> = compactions
+        .iter()
+        .map(|compaction| CompactionPoint {
+            time: compaction.time.clone(),
+            trigger: compaction.trigger.clone(),
+            checked: compaction.is_trusted(),
+        })
+        .collect();
+    let check = match_snapshots(
+        &points,
+        snapshots,
+        options.match_before_seconds,
+        options.match_after_seconds,
+    );
+    for found in &check.matched {
+        compactions[found.compaction].snapshot = Some(found.snapshot.clone());
+    }
+    // An automatic snapshot with no compaction is a PreCompact that fired and a compaction that
+    // then gave up (Claude Code 2.1.332 does so when it finds nothing to summarize): the
+    // trigger was reached after the request before it.
+    let attempts = attempted_compactions(&chain, snapshots, &check.snapshots_without_compaction);
+    let estimates = estimate(&chain, &compactions, &inputs, &attempts);
+    let warnings = find_warnings(&chain, &compactions, &check, &estimates);
+    let mut transcripts: Vec<String> = Vec::new();
+    for row in rows.iter().copied() {
+        if !transcripts.contains(&row.transcript) {
+            transcripts.push(row.transcript.clone());
+        }
+    }
+    let peak = chain
+        .requests
+        .iter()
+        .enumerate()
+        .max_by_key(|(index, row)| (row.context_tokens, std::cmp::Reverse(*index)))
+        .map(|(index, row)| Peak {
+            context_tokens: row.context_tokens,
+            request: index + 1,
+            time: row.time.clone(),
+        });
+    SessionReport {
+        schema: REPORT_SCHEMA,
+        session_id: session_id.map(ToOwned::to_owned),
+        transcripts,
+        requests: rows.len(),
+        main_requests: chain.requests.len(),
+        sidechain_requests: rows.len() - chain.requests.len(),
+        totals: totals(&rows),
+        peak,
+        contexts: chain
+            .requests
+            .iter()
+            .map(|row| row.context_tokens)
+            .collect(),
+        drops,
+        compactions,
+        snapshots: check,
+        estimates,
+        thresholds: AppliedThresholds {
+            min_drop: options.min_drop,
+        },
+        warnings,
+        skipped_lines: log.skipped.clone(),
+        skipped_log_lines: log.skipped_log_lines.clone(),
+    }
+}
+
+fn totals(rows: &[&UsageRow]) -> Totals {
+    let mut totals = Totals::default();
+    for row in rows {
+        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
+        totals.input_tokens = totals.input_tokens.saturating_add(row.input_tokens);
+        totals.cache_creation_input_tokens = totals
+            .cache_creation_input_tokens
+            .saturating_add(row.cache_creation_input_tokens);
+        totals.cache_read_input_tokens = totals
+            .cache_read_input_tokens
+            .saturating_add(row.cache_read_input_tokens);
+        totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
+        add_by_model(&mut totals.advisor, &row.advisor_usage);
+    }
+    totals
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::drops::{Basis, DropClass, DropEvidence};
+    use ctxhooks_shared::store::trigger::Trigger;
+    use ctxhooks_shared::store::usage_record::UsageRow;
+    use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
+
+    /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
+    fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        UsageRecord::Request(UsageRow {
+            time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
+            transcript: "t".into(),
+            key: key.into(),
+            request_id: None,
+            message_id: None,
+            model: None,
+            input_tokens: 0,
+            cache_creation_input_tokens: cache_write,
+            cache_read_input_tokens: context - cache_write,
+            output_tokens: 0,
+            context_tokens: context,
+            sidechain: false,
+            agent_id: None,
+            advisor: false,
+            advisor_usage: Vec::new(),
+            tool_result_bytes: 0,
+            largest_tool_result: None,
+            turn_start: false,
+            facts: ctxhooks_shared::store::usage_record::RequestFacts::default(),
+        })
+    }
+
+    fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {
+        UsageRecord::CompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some(uuid.into()),
+            trigger: Some(Trigger::from_text(trigger)),
+            pre_tokens: Some(pre_tokens),
+            post_tokens: None,
+            tokens_saved: None,
+            sidechain: false,
+            agent_id: None,
+            details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+        })
+    }
+
+    fn kinds(report: &SessionReport) -> Vec<&str> {
+        report.warnings.iter().map(Warning::kind).collect()
+    }
+
+    fn report_of(records: Vec<UsageRecord>) -> SessionReport {
+        build_report(
+            None,
+            &SessionLog::from_records(records),
+            None,
+            &ReportOptions::default(),
+        )
+    }
+
+    #[test]
+    fn a_floor_above_the_trigger_is_one_warning_not_one_per_turn() {
+        // T is at most 100,000 (preTokens; nothing says where it did not fire, so the
+        // estimate is 100,000); the context after it is 120,000: headroom -20,000. Every
+        // later growth would exceed that.
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 120_000, 120_000),
+            request("ccc", 121_000, 1_000),
+            request("dddd", 122_000, 1_000),
+            request("eeeee", 125_000, 3_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(-20_000));
+        assert_eq!(kinds(&report), ["floor_above_trigger"]);
+        // The chart keeps the sign: -20,000, not 20,000.
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(svg.contains("headroom -20,000"), "{svg}");
+    }
+
+    #[test]
+    fn a_trigger_bounded_only_from_above_is_at_most_high_with_no_band() {
+        // The only request before the automatic compaction is the first: nothing says where
+        // compaction did not fire, so T is "at most 100,000", not "0 .. 100,000".
+        let report = report_of(vec![
+            request("a", 100_000, 0),
+            boundary("b1", "auto", 100_000),
+            request("bb", 30_000, 30_000),
+        ]);
+        let trigger = report.estimates.trigger.observed.as_ref().unwrap();
+        assert_eq!((trigger.low, trigger.high), (None, 100_000));
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["estimates"]["trigger"]["observed"]["low"].is_null());
+        let text = crate::usage::text::report_text(&report);
+        assert!(text.contains("at most 100,000"), "{text}");
+        assert!(!text.contains("range 0"), "{text}");
+        let svg = crate::usage::chart::render_svg(&report);
+        assert!(!svg.contains(r#"fill-opacity="0.15""#), "{svg}");
+    }
+
+    #[test]
+    fn a_row_without_usage_is_no_state_of_the_conversation() {
+        // T about 100,000 (not fired at 90,000, fired at preTokens 110,000: middle 100,000),
+        // floor 40,000, headroom 60,000. Then a row that reports no tokens and the conversation
+        // back at 70,000: measured against the zero row that is a fake +70,000 request, above
+        // the headroom; measured against 40,000 it is +30,000.
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 0, 0),
+            request("eeeee", 70_000, 30_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        let requests: Vec<(usize, u64)> = report
+            .estimates
+            .largest_requests
+            .iter()
+            .map(|request| (request.request, request.added_tokens))
+            .collect();
+        // Request 5 (+30,000 over request 3) and request 2 (+20,000 over request 1).
+        assert_eq!(requests, [(5, 30_000), (2, 20_000)]);
+        // The zero row is listed as what it is, and the next request is measured against the
+        // last one that reported tokens.
+        let classes: Vec<DropClass> = report.drops.iter().map(|drop| drop.class).collect();
+        assert_eq!(classes, [DropClass::Compaction, DropClass::NoUsage]);
+        assert!(
+            !kinds(&report).contains(&"request_exceeds_headroom"),
+            "{:?}",
+            kinds(&report)
+        );
+    }
+
+    /// `request` that starts a turn (the first request after a typed prompt).
+    fn turn(key: &str, context: u64, cache_write: u64) -> UsageRecord {
+        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
+            unreachable!()
+        };
+        row.turn_start = true;
+        UsageRecord::Request(row)
+    }
+
+    /// `request` at `time` (RFC 3339).
+    fn at(key: &str, context: u64, cache_write: u64, time: &str) -> UsageRecord {
+        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
+            unreachable!()
+        };
+        row.time = Some(time.to_owned());
+        UsageRecord::Request(row)
+    }
+
+    #[test]
+    fn a_compaction_loop_is_judged_on_requests_and_time_not_on_prompts() {
+        // Two automatic compactions four requests and seconds apart, the four one turn and its
+        // tool loop: a loop.
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            request("c", 155_000, 5_000),
+            request("d", 158_000, 3_000),
+            request("e", 159_000, 1_000),
+            boundary("b2", "auto", 160_000),
+            turn("f", 150_000, 150_000),
+        ]);
+        let between: Vec<(Option<usize>, Option<usize>)> = report
+            .compactions
+            .iter()
+            .map(|compaction| {
+                (
+                    compaction.requests_since_previous_automatic,
+                    compaction.turns_since_previous_automatic,
+                )
+            })
+            .collect();
+        assert_eq!(between, [(None, None), (Some(4), Some(1))]);
+        assert_eq!(kinds(&report), ["compaction_loop"]);
+        // A manual compaction one request after an automatic one is no loop: only automatic
+        // compactions count.
+        let report = report_of(vec![
+            turn("a", 150_000, 0),
+            boundary("b1", "auto", 160_000),
+            turn("b", 150_000, 150_000),
+            boundary("b2", "manual", 150_000),
+            turn("c", 30_000, 30_000),
+        ]);
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+        // The misfire of the old rule: one long autonomous turn (no typed prompt) growing
+        // steadily over 83 requests and 71 minutes between two automatic compactions. Zero
+        // prompts, but no loop.
+        let mut records = vec![
+            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
+            boundary("b1", "auto", 160_000),
+        ];
+        for step in 0..83_u64 {
+            let time = format!(
+                "2026-01-01T00:{:02}:{:02}Z",
+                (step * 51) / 60,
+                (step * 51) % 60
+            );
+            records.push(at(&format!("r{step}"), 40_000 + step * 1_500, 1_500, &time));
+        }
+        records.push(boundary("b2", "auto", 165_000));
+        records.push(at("z", 40_000, 40_000, "2026-01-01T01:11:00Z"));
+        let report = report_of(records);
+        let last = report.compactions.last().unwrap();
+        assert_eq!(
+            (
+                last.requests_since_previous_automatic,
+                last.turns_since_previous_automatic
+            ),
+            (Some(83), Some(0))
+        );
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+        // Few requests but an hour apart (a person back with one large paste) is no loop either.
+        let report = report_of(vec![
+            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
+            boundary("b1", "auto", 160_000),
+            at("b", 40_000, 40_000, "2026-01-01T00:00:05Z"),
+            at("c", 165_000, 125_000, "2026-01-01T01:00:00Z"),
+            boundary("b2", "auto", 166_000),
+            at("d", 40_000, 40_000, "2026-01-01T01:00:30Z"),
+        ]);
+        assert!(
+            !kinds(&report).contains(&"compaction_loop"),
+            "{:?}",
+            kinds(&report)
+        );
+    }
+
+    #[test]
+    fn with_sub_agent_rows_the_text_says_main_chain_request() {
+        // A sub-agent row makes `usage`'s row numbers differ from the main chain's: the text
+        // must say which numbering it uses.
+        let UsageRecord::Request(mut agent_row) = request("agent", 5_000, 5_000) else {
+            unreachable!()
+        };
+        agent_row.sidechain = true;
+        let records = vec![
+            request("a", 10_000, 10_000),
+            UsageRecord::Request(agent_row),
+            request("bb", 12_000, 2_000),
+        ];
+        let text = crate::usage::text::report_text(&report_of(records.clone()));
+        assert!(
+            text.contains("peak context: 12,000 (main-chain request 2"),
+            "{text}"
+        );
+        let main_only: Vec<UsageRecord> = records
+            .into_iter()
+            .filter(|record| !matches!(record, UsageRecord::Request(row) if row.sidechain))
+            .collect();
+        let text = crate::usage::text::report_text(&report_of(main_only));
+        assert!(text.contains("peak context: 12,000 (request 2"), "{text}");
+    }
+
+    #[test]
+    fn a_big_turn_and_an_advisor_call_near_the_trigger_are_warned_about() {
+        // T about 100,000 (did not fire at 90,000, fired at preTokens 110,000), floor 40,000,
+        // headroom 60,000. The advisor call at request 5 follows 50,000 of context:
+        // x2.2 = 110,000 >= 100,000. Request 6 then adds 65,000 (> 60,000).
+        let UsageRecord::Request(mut advisor) = request("eeeee", 55_000, 5_000) else {
+            unreachable!()
+        };
+        advisor.advisor = true;
+        let report = report_of(vec![
+            request("a", 90_000, 0),
+            request("bb", 110_000, 20_000),
+            boundary("b1", "auto", 110_000),
+            request("ccc", 40_000, 40_000),
+            request("dddd", 50_000, 10_000),
+            UsageRecord::Request(advisor),
+            request("ffffff", 120_000, 65_000),
+        ]);
+        assert_eq!(report.estimates.headroom, Some(60_000));
+        assert_eq!(
+            kinds(&report),
+            ["request_exceeds_headroom", "advisor_crosses_trigger"]
+        );
+        assert!(matches!(
+            report.warnings[0],
+            Warning::RequestExceedsHeadroom {
+                request: 6,
+                added_tokens: 65_000,
+                headroom: 60_000,
+                ..
+            }
+        ));
+        assert!(matches!(
+            report.warnings[1],
+            Warning::AdvisorCrossesTrigger {
+                request: 5,
+                context_before: 50_000,
+                inflated: 110_000,
+                trigger: 100_000,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_snapshot_with_no_compaction_is_reported() {
+        // A PreCompact snapshot an hour away from the only compaction matches nothing.
+        let metadata = ctxhooks_shared::store::snapshot_metadata::SnapshotMetadata {
+            schema: 1,
+            name: "20260101T010000.000000Z-auto".into(),
+            session_id: "s".into(),
+            trigger: Trigger::Auto,
+            custom_instructions: None,
+            created_at: "2026-01-01T01:00:00.000000Z".into(),
+            source_path: "t".into(),
+            size: 0,
+            sha256: String::new(),
+            files: Vec::new(),
+            skipped: Vec::new(),
+        };
+        let snapshots = [SnapshotEntry {
+            path: PathBuf::from("unused"),
+            metadata,
+        }];
+        let UsageRecord::CompactBoundary(mut row) = boundary("b1", "auto", 150_000) else {
+            unreachable!()
+        };
+        row.time = Some("2026-01-01T00:00:00.000Z".into());
+        let log = SessionLog::from_records(vec![
+            request("a", 150_000, 0),
+            UsageRecord::CompactBoundary(row),
+            request("bb", 30_000, 30_000),
+        ]);
+        let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());
+        // The automatic snapshot after the 30,000 request, with no compaction, says PreCompact
+        // fired there: the trigger was reached at 30,000, which is also the floor.
+        assert_eq!(
+            kinds(&report),
+            [
+                "compaction_without_snapshot",
+                "snapshot_without_compaction",
+                "floor_above_trigger"
+            ]
+        );
+        let trigger = report.estimates.trigger.observed.as_ref().unwrap();
+        assert_eq!((trigger.low, trigger.high), (None, 30_000));
+        assert_eq!(
+            report.snapshots.snapshots_without_compaction,
+            ["20260101T010000.000000Z-auto"]
+        );
+    }
+
+    #[test]
+    fn a_microcompact_boundary_is_a_structural_micro_compaction_not_a_compaction() {
+        let micro = UsageRecord::MicrocompactBoundary(BoundaryRow {
+            time: None,
+            transcript: "t".into(),
+            uuid: Some("m1".into()),
+            trigger: Some(Trigger::Auto),
+            pre_tokens: Some(120_000),
+            post_tokens: None,
+            tokens_saved: Some(40_000),
+            sidechain: false,
+            agent_id: None,
+            details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+        });
+        let report = report_of(vec![
+            request("a", 120_000, 0),
+            micro,
+            request("bb", 80_000, 2_000),
+        ]);
+        assert_eq!(report.drops.len(), 1);
+        assert_eq!(
+            (report.drops[0].class, report.drops[0].basis),
+            (DropClass::MicroCompaction, Basis::Structural)
+        );
+        assert!(matches!(
+            report.drops[0].evidence,
+            DropEvidence::MicrocompactBoundary {
+                tokens_saved: Some(40_000),
+                ..
+            }
+        ));
+        // Not a compaction: no floor, no trigger observation.
+        assert!(report.compactions.is_empty());
+        assert_eq!(report.estimates.floor, None);
+    }
+}

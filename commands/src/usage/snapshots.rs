@@ -1,0 +1,204 @@
+//! Cross-checking compactions against `PreCompact` snapshots: each compaction should have a
+//! snapshot taken shortly before it, and each snapshot a compaction.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::archives::catalog::SnapshotEntry;
+use ctxhooks_shared::store::trigger::Trigger;
+
+/// Default: how long before a compaction's boundary its snapshot may have been taken.
+pub const DEFAULT_MATCH_BEFORE_SECONDS: i64 = 900;
+
+/// Default: how long after (clock skew, boundary written early) it may have been taken.
+pub const DEFAULT_MATCH_AFTER_SECONDS: i64 = 120;
+
+/// A compaction as the matcher sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionPoint {
+    /// Its time (the boundary's, else the first request after it).
+    pub time: Option<String>,
+    /// `auto`, `manual`, or unknown.
+    pub trigger: Option<Trigger>,
+    /// False for a heuristic compaction of low confidence: it is not checked (neither matched
+    /// nor reported without a snapshot).
+    pub checked: bool,
+}
+
+/// A compaction and its snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SnapshotMatch {
+    /// Index of the compaction in the report's list (0-based; JSON counts from 1).
+    pub compaction: usize,
+    /// The snapshot's name.
+    pub snapshot: String,
+    /// Seconds from the snapshot to the compaction.
+    pub seconds_before: i64,
+}
+
+/// What the cross-check found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SnapshotCheck {
+    /// False when there was no state folder to look in (`--transcript`).
+    pub checked: bool,
+    /// Matched pairs.
+    pub matched: Vec<SnapshotMatch>,
+    /// Indexes of compactions with no snapshot (0-based; JSON counts from 1): `PreCompact` did
+    /// not fire (a known upstream bug) or the hook was not installed then.
+    pub compactions_without_snapshot: Vec<usize>,
+    /// Names of snapshots with no compaction in the log.
+    pub snapshots_without_compaction: Vec<String>,
+}
+
+fn parse_time(text: Option<&str>) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text?)
+        .ok()
+        .map(|time| time.with_timezone(&Utc))
+}
+
+/// Pairs each compaction with its snapshot: the last one taken before it within the window (a
+/// later one only when none was), with the same trigger.
+pub fn match_snapshots(
+    compactions: &[CompactionPoint],
+    snapshots: Option<&[SnapshotEntry]>,
+    before_seconds: i64,
+    after_seconds: i64,
+) -> SnapshotCheck {
+    let Some(snapshots) = snapshots else {
+        return SnapshotCheck {
+            checked: false,
+            matched: Vec::new(),
+            compactions_without_snapshot: Vec::new(),
+            snapshots_without_compaction: Vec::new(),
+        };
+    };
+    let mut used = vec![false; snapshots.len()];
+    let mut matched = Vec::new();
+    let mut without = Vec::new();
+    for (index, compaction) in compactions.iter().enumerate() {
+        if !compaction.checked {
+            continue;
+        }
+        let Some(time) = parse_time(compaction.time.as_deref()) else {
+            without.push(index);
+            continue;
+        };
+        // PreCompact runs just before its compaction: the snapshot taken last before the
+        // boundary is its own, and one taken earlier belongs to an earlier attempt (Claude Code
+        // can run PreCompact and then give up). Milliseconds, not seconds: compaction loops put
+        // several snapshots within one second. A snapshot after the boundary (clock skew) is
+        // only a fallback, and the triggers must agree when both are known.
+        let best = snapshots
+            .iter()
+            .enumerate()
+            .filter(|(position, _)| !used[*position])
+            .filter(|(_, snapshot)| {
+                compaction
+                    .trigger
+                    .as_ref()
+                    .is_none_or(|trigger| *trigger == snapshot.metadata.trigger)
+            })
+            .filter_map(|(position, snapshot)| {
+                let taken = parse_time(Some(&snapshot.metadata.created_at))?;
+                let milliseconds = (time - taken).num_milliseconds();
+                (milliseconds <= before_seconds.saturating_mul(1000)
+                    && milliseconds >= after_seconds.saturating_mul(1000).saturating_neg())
+                .then_some((position, milliseconds))
+            })
+            .min_by_key(|(_, milliseconds)| (*milliseconds < 0, milliseconds.abs()))
+            .map(|(position, milliseconds)| (position, milliseconds / 1000));
+        match best {
+            Some((position, seconds)) => {
+                used[position] = true;
+                matched.push(SnapshotMatch {
+                    compaction: index,
+                    snapshot: snapshots[position].metadata.name.clone(),
+                    seconds_before: seconds,
+                });
+            }
+            None => without.push(index),
+        }
+    }
+    SnapshotCheck {
+        checked: true,
+        matched,
+        compactions_without_snapshot: without,
+        snapshots_without_compaction: snapshots
+            .iter()
+            .zip(used)
+            .filter(|(_, used)| !used)
+            .map(|(snapshot, _)| snapshot.metadata.name.clone())
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use ctxhooks_shared::store::snapshot_metadata::SnapshotMetadata;
+
+    fn snapshot(name: &str, created_at: &str, trigger: &str) -> SnapshotEntry {
+        SnapshotEntry {
+            path: PathBuf::from(name),
+            metadata: SnapshotMetadata {
+                schema: 1,
+                name: name.to_owned(),
+                session_id: "s".to_owned(),
+                trigger: Trigger::from_text(trigger),
+                custom_instructions: None,
+                created_at: created_at.to_owned(),
+                source_path: "t".to_owned(),
+                size: 0,
+                sha256: String::new(),
+                files: Vec::new(),
+                skipped: Vec::new(),
+            },
+        }
+    }
+
+    fn point(time: &str) -> CompactionPoint {
+        CompactionPoint {
+            time: Some(time.to_owned()),
+            trigger: Some(Trigger::Auto),
+            checked: true,
+        }
+    }
+
+    #[test]
+    fn each_compaction_takes_the_last_snapshot_before_it_even_within_one_second() {
+        // As seen with the real CLI in a compaction loop: a PreCompact that gave up, then two
+        // compactions, all within two seconds.
+        let snapshots = [
+            snapshot("attempt", "2026-11-30T05:17:20.021636Z", "auto"),
+            snapshot("first", "2026-11-30T05:17:20.657232Z", "auto"),
+            snapshot("second", "2026-11-30T05:17:21.270992Z", "auto"),
+        ];
+        let compactions = [
+            point("2026-11-30T05:17:20.753Z"),
+            point("2026-11-30T05:17:21.366Z"),
+        ];
+        let check = match_snapshots(&compactions, Some(&snapshots), 900, 120);
+        let pairs: Vec<(usize, &str)> = check
+            .matched
+            .iter()
+            .map(|found| (found.compaction, found.snapshot.as_str()))
+            .collect();
+        assert_eq!(pairs, [(0, "first"), (1, "second")]);
+        assert_eq!(check.snapshots_without_compaction, ["attempt"]);
+    }
+
+    #[test]
+    fn a_snapshot_of_another_trigger_is_not_taken() {
+        let snapshots = [snapshot("manual", "2026-11-30T05:00:00.000Z", "manual")];
+        let check = match_snapshots(
+            &[point("2026-11-30T05:00:01.000Z")],
+            Some(&snapshots),
+            900,
+            120,
+        );
+        assert!(check.matched.is_empty());
+        assert_eq!(check.compactions_without_snapshot, [0]);
+    }
+}

@@ -1,0 +1,1047 @@
+//! Plain-text tables of rows and reports, for people (programs use `--json`): every number with
+//! its unit and source, times in UTC, durations in words, requests numbered from 1.
+
+use std::fmt::Write as _;
+
+use super::compactions::Compaction;
+use super::drops::{
+    Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
+};
+use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
+use super::log::{SessionLog, SkippedLogLines, TimelineItem};
+use super::report::SessionReport;
+use super::warnings::Warning;
+use ctxhooks_shared::store::clock::parse_timestamp_ms;
+use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::{
+    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
+};
+use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
+use ctxhooks_shared::usage::threshold::{
+    Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, WindowSource,
+};
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut text = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+/// `-1,234` or `1,234`.
+pub fn signed_thousands(value: i64) -> String {
+    if value < 0 {
+        format!("-{}", thousands(value.unsigned_abs()))
+    } else {
+        thousands(value.unsigned_abs())
+    }
+}
+
+/// A transcript time as a person reads it: `2026-01-07 12:36:14 UTC` (any offset converted);
+/// the text as written when it is no RFC 3339 time; `time unknown` when there is none.
+pub fn readable_time(time: Option<&str>) -> String {
+    let Some(time) = time else {
+        return "time unknown".to_owned();
+    };
+    parse_timestamp_ms(time)
+        .and_then(|ms| i64::try_from(ms).ok())
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or_else(
+            || time.to_owned(),
+            |parsed| parsed.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        )
+}
+
+/// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
+pub fn duration(seconds: u64) -> String {
+    let (minutes, hours, days) = (seconds / 60, seconds / 3_600, seconds / 86_400);
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else if minutes < 10 && !seconds.is_multiple_of(60) {
+        format!("{minutes} min {} s", seconds % 60)
+    } else if hours == 0 {
+        format!("{minutes} min")
+    } else if days == 0 {
+        match minutes % 60 {
+            0 => format!("{hours} h"),
+            rest => format!("{hours} h {rest} min"),
+        }
+    } else {
+        match hours % 24 {
+            0 => format!("{days} d"),
+            rest => format!("{days} d {rest} h"),
+        }
+    }
+}
+
+/// How the report names a request by its number: "main-chain request" when sub-agent rows make
+/// that numbering differ from the rows of `ctxhooks usage`, else "request".
+pub fn request_label(report: &SessionReport) -> &'static str {
+    if report.sidechain_requests > 0 {
+        "main-chain request"
+    } else {
+        "request"
+    }
+}
+
+/// What the table says after a request that called the advisor: the advisor's own tokens, by
+/// model, when the response wrote them.
+fn advisor_suffix(row: &UsageRow) -> String {
+    if !row.advisor {
+        return String::new();
+    }
+    let mut suffix = "  advisor".to_owned();
+    for usage in &row.advisor_usage {
+        let _ = write!(
+            suffix,
+            " {}: input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    suffix
+}
+
+/// One line per model of the advisor's own tokens, each starting with `indent`: another model
+/// than the session's spent them, so the token line above does not count them.
+pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
+    let mut text = String::new();
+    for usage in advisor {
+        let _ = writeln!(
+            text,
+            "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
+            usage.model.as_deref().unwrap_or("(model unnamed)"),
+            thousands(usage.input_tokens),
+            thousands(usage.cache_creation_input_tokens),
+            thousands(usage.cache_read_input_tokens),
+            thousands(usage.output_tokens),
+        );
+    }
+    text
+}
+
+/// The rows of a log as a table, with compaction boundaries between them.
+pub fn rows_table(log: &SessionLog) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain",
+        "#", "time", "model", "input", "cache write", "cache read", "output", "context"
+    );
+    let mut number = 0;
+    for item in &log.timeline {
+        match item {
+            TimelineItem::Request(row) => {
+                number += 1;
+                let chain = if row.sidechain {
+                    format!("agent {}", row.agent_id.as_deref().unwrap_or("(inline)"))
+                } else {
+                    "main".to_owned()
+                };
+                let _ = writeln!(
+                    text,
+                    "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
+                    readable_time(row.time.as_deref()),
+                    row.model.as_deref().unwrap_or("-"),
+                    thousands(row.input_tokens),
+                    thousands(row.cache_creation_input_tokens),
+                    thousands(row.cache_read_input_tokens),
+                    thousands(row.output_tokens),
+                    thousands(row.context_tokens),
+                    advisor_suffix(row),
+                );
+            }
+            TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
+                let name = if matches!(item, TimelineItem::Compaction(_)) {
+                    "compaction"
+                } else {
+                    "micro-compaction"
+                };
+                let details = compaction_details(boundary.post_tokens, &boundary.details)
+                    .iter()
+                    .fold(String::new(), |mut details, detail| {
+                        details.push_str(", ");
+                        details.push_str(detail);
+                        details
+                    });
+                let _ = writeln!(
+                    text,
+                    "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
+                    if boundary.sidechain {
+                        " (sub-agent)"
+                    } else {
+                        ""
+                    },
+                    readable_time(boundary.time.as_deref()),
+                    boundary.trigger.as_ref().map_or("unknown", Trigger::as_str),
+                    boundary
+                        .pre_tokens
+                        .map_or_else(|| "unknown".to_owned(), thousands),
+                );
+            }
+        }
+    }
+    let _ = writeln!(text, "{number} request(s)");
+    for skipped in &log.skipped {
+        let _ = writeln!(text, "{}", skipped_text(skipped));
+    }
+    if let Some(skipped) = &log.skipped_log_lines {
+        let _ = writeln!(text, "{}", skipped_log_text(skipped));
+    }
+    text
+}
+
+/// Lines of the usage log that are no record, in words.
+pub fn skipped_log_text(skipped: &SkippedLogLines) -> String {
+    format!(
+        "skipped in the usage log `{}`: {} unreadable line(s) (not a usage record this version \
+         reads; the first is line {})",
+        skipped.usage_log,
+        thousands(skipped.unreadable),
+        thousands(skipped.first_line)
+    )
+}
+
+/// Lines of a transcript that could not be read, in words.
+pub fn skipped_text(skipped: &SkippedLinesRow) -> String {
+    let mut parts = Vec::new();
+    if skipped.unreadable > 0 {
+        parts.push(format!(
+            "{} unreadable line(s) (not a JSON object, or usage fields of the wrong type)",
+            thousands(skipped.unreadable)
+        ));
+    }
+    if skipped.overlong > 0 {
+        parts.push(format!(
+            "{} line(s) longer than {} MiB",
+            thousands(skipped.overlong),
+            MAX_LINE_BYTES / (1024 * 1024)
+        ));
+    }
+    format!(
+        "skipped in `{}`: {}",
+        skipped.transcript,
+        parts.join(" and ")
+    )
+}
+
+/// A report as readable text.
+pub fn report_text(report: &SessionReport) -> String {
+    let mut text = String::new();
+    let title = report.session_id.as_deref().map_or_else(
+        || report.transcripts.first().cloned().unwrap_or_default(),
+        |id| format!("session {id}"),
+    );
+    let _ = writeln!(text, "{title}");
+    let _ = writeln!(
+        text,
+        "  requests: {} ({} main chain, {} sub-agent)",
+        report.requests, report.main_requests, report.sidechain_requests
+    );
+    let totals = &report.totals;
+    let _ = writeln!(
+        text,
+        "  tokens: input {}, cache write {}, cache read {}, output {}",
+        thousands(totals.input_tokens),
+        thousands(totals.cache_creation_input_tokens),
+        thousands(totals.cache_read_input_tokens),
+        thousands(totals.output_tokens),
+    );
+    text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
+    for skipped in &report.skipped_lines {
+        let _ = writeln!(text, "  {}", skipped_text(skipped));
+    }
+    if let Some(skipped) = &report.skipped_log_lines {
+        let _ = writeln!(text, "  {}", skipped_log_text(skipped));
+    }
+    let label = request_label(report);
+    if let Some(peak) = &report.peak {
+        let _ = writeln!(
+            text,
+            "  peak context: {} ({label} {}, {})",
+            thousands(peak.context_tokens),
+            peak.request,
+            readable_time(peak.time.as_deref())
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n  context falls of at least {} tokens between {label}s ({}):",
+        thousands(report.thresholds.min_drop),
+        report.drops.len()
+    );
+    if report.drops.is_empty() {
+        let _ = writeln!(text, "    none");
+    }
+    for drop in &report.drops {
+        text.push_str(&drop_text(drop, label));
+    }
+    text.push_str(&compactions_text(report));
+    text.push_str(&estimates_text(report, label));
+    let _ = writeln!(text, "\n  warnings ({}):", report.warnings.len());
+    if report.warnings.is_empty() {
+        let _ = writeln!(text, "    none");
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(
+            text,
+            "    [{}] {}",
+            warning.kind(),
+            warning_text(warning, label)
+        );
+    }
+    text
+}
+
+/// One fall: where, how much, its class with its evidence, and the other facts.
+fn drop_text(drop: &ContextDrop, label: &str) -> String {
+    let fall = drop.fall();
+    let percent = fall * 100 / drop.context_before.max(1);
+    let confidence = match drop.confidence {
+        Some(Confidence::High) => ", high confidence",
+        Some(Confidence::Low) => ", low confidence: not used for estimates",
+        None => "",
+    };
+    let class = match drop.basis {
+        Basis::None => drop.class.as_str().to_owned(),
+        basis => format!("{} ({}{confidence})", drop.class.as_str(), basis.as_str()),
+    };
+    let mut text = format!(
+        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
+        drop.request_before,
+        drop.request_after,
+        readable_time(drop.time.as_deref()),
+        thousands(drop.context_before),
+        thousands(drop.context_after),
+        thousands(fall),
+        drop_evidence_text(&drop.evidence, fall),
+    );
+    let facts = facts_text(&drop.facts);
+    if !facts.is_empty() {
+        let _ = writeln!(text, "      around it: {facts}");
+    }
+    text
+}
+
+fn compactions_text(report: &SessionReport) -> String {
+    let mut text = format!("\n  compactions ({}):\n", report.compactions.len());
+    if report.compactions.is_empty() {
+        text.push_str("    none\n");
+    }
+    for (index, compaction) in report.compactions.iter().enumerate() {
+        let snapshot = match (&compaction.snapshot, report.snapshots.checked) {
+            (Some(name), _) => format!("snapshot {name}"),
+            (None, true) if compaction.is_trusted() => "NO SNAPSHOT".to_owned(),
+            (None, true) => "snapshots not checked for it".to_owned(),
+            (None, false) => "snapshots not checked".to_owned(),
+        };
+        let _ = writeln!(
+            text,
+            "    {}. {}  {}; {snapshot}",
+            index + 1,
+            readable_time(compaction.time.as_deref()),
+            compaction_summary(compaction),
+        );
+    }
+    if report.snapshots.checked {
+        let _ = writeln!(
+            text,
+            "    snapshots: {} matched, {} compaction(s) without, {} snapshot(s) without a compaction",
+            report.snapshots.matched.len(),
+            report.snapshots.compactions_without_snapshot.len(),
+            report.snapshots.snapshots_without_compaction.len(),
+        );
+    }
+    text
+}
+
+fn compaction_summary(compaction: &Compaction) -> String {
+    let trigger = match &compaction.trigger {
+        Some(Trigger::Auto) => "automatic".to_owned(),
+        Some(Trigger::Manual) => "manual".to_owned(),
+        Some(other) => format!("trigger {other}"),
+        None => "trigger unknown".to_owned(),
+    };
+    let basis = match compaction.confidence {
+        Some(Confidence::High) => "heuristic, high confidence",
+        Some(Confidence::Low) => "heuristic, low confidence: not used for estimates",
+        None => "structural",
+    };
+    let mut parts = vec![format!("{trigger} ({basis})")];
+    if let Some(pre) = compaction.pre_tokens {
+        parts.push(format!("preTokens {}", thousands(pre)));
+    }
+    parts.extend(compaction_details(
+        compaction.post_tokens,
+        &compaction.details,
+    ));
+    let or_dash = |tokens: Option<u64>| tokens.map_or_else(|| "-".to_owned(), thousands);
+    parts.push(format!(
+        "context {} before, {} after (request {})",
+        or_dash(compaction.context_before),
+        or_dash(compaction.context_after),
+        compaction.next_request
+    ));
+    if let Some(requests) = compaction.requests_since_previous_automatic {
+        let time = compaction
+            .seconds_since_previous_automatic
+            .map(|seconds| format!(", {}", duration(seconds)))
+            .unwrap_or_default();
+        parts.push(format!(
+            "{requests} request(s) and {} prompt(s) after the previous automatic one{time}",
+            compaction.turns_since_previous_automatic.unwrap_or(0)
+        ));
+    }
+    parts.join(", ")
+}
+
+fn estimates_text(report: &SessionReport, label: &str) -> String {
+    let estimates = &report.estimates;
+    let mut text = String::from("\n  estimates:\n");
+    let _ = writeln!(
+        text,
+        "    cap (the window W compaction is measured against): {} ({})",
+        thousands(estimates.cap.tokens),
+        window_source_text(&estimates.cap.source, &estimates.trigger.rule)
+    );
+    let _ = writeln!(
+        text,
+        "    trigger T (where the CLI compacts): {}",
+        trigger_text(&estimates.trigger)
+    );
+    if let Some(ratio) = estimates.trigger_ratio {
+        let _ = writeln!(text, "      T is {ratio:.2} x the cap");
+    }
+    match estimates.floor {
+        Some(floor) => {
+            let heuristic = estimates
+                .floors
+                .iter()
+                .filter(|floor| floor.confidence.is_some())
+                .count();
+            let _ = writeln!(
+                text,
+                "    floor (the context right after a compaction): {} (median of {}{})",
+                thousands(floor),
+                estimates.floors.len(),
+                if heuristic > 0 {
+                    format!(" compaction(s), {heuristic} of them heuristic of high confidence")
+                } else {
+                    " structural compaction(s)".to_owned()
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                text,
+                "    floor (the context right after a compaction): unknown (no compaction with a record or of high confidence yet)"
+            );
+        }
+    }
+    if let Some(headroom) = estimates.headroom {
+        let _ = writeln!(
+            text,
+            "    headroom (T - floor: what a session adds after a compaction before the next): {}",
+            signed_thousands(headroom)
+        );
+    }
+    if let (Some(room), Some(latest)) = (estimates.room_left, &estimates.latest_context) {
+        let _ = writeln!(
+            text,
+            "    room left (T - the latest context, {} at {label} {}): {}",
+            thousands(latest.tokens),
+            latest.request,
+            signed_thousands(room)
+        );
+    }
+    if !estimates.largest_requests.is_empty() {
+        let _ = writeln!(
+            text,
+            "    {label}s that added the most context (tool results they sent: bytes, ~tokens at 4 bytes/token):"
+        );
+        for request in &estimates.largest_requests {
+            let tool = request
+                .largest_tool_result
+                .as_ref()
+                .map_or_else(String::new, |note| {
+                    format!(
+                        "; largest result {} {} bytes",
+                        note.tool_name.as_deref().unwrap_or("(tool)"),
+                        thousands(note.bytes)
+                    )
+                });
+            let _ = writeln!(
+                text,
+                "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
+                request.request,
+                readable_time(request.time.as_deref()),
+                thousands(request.added_tokens),
+                thousands(request.tool_result_bytes),
+                thousands(request.tool_result_tokens_estimate),
+            );
+        }
+    }
+    text
+}
+
+/// Where the window came from, in words.
+pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
+    match source {
+        WindowSource::Flag => "--cap".to_owned(),
+        WindowSource::Environment => format!("{WINDOW_VARIABLE} in this environment"),
+        WindowSource::ModelSetting { path, model } => format!(
+            "modelSettings.{model}.autoCompactWindow in {}",
+            path.display()
+        ),
+        WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
+        WindowSource::StatusLine => format!(
+            "the window the status line gave for {}",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
+        WindowSource::Unknown => format!(
+            "no window: ctxhooks does not know {}, and no status line, setting or compaction gave one",
+            rule.model.as_deref().unwrap_or("the model")
+        ),
+        WindowSource::Model => format!(
+            "the window of {}{}",
+            rule.model.as_deref().unwrap_or("an unknown model"),
+            rule.version
+                .as_deref()
+                .map(|version| format!(" under CLI {version}"))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The CLI's rule in words: `CLI 2.1.332's rule: W 200,000 - reserved output 20,000 - buffer
+/// 13,000`.
+pub fn rule_text(rule: &RuleTrigger) -> String {
+    let cli = rule
+        .version
+        .as_deref()
+        .map_or_else(|| "the CLI".to_owned(), |version| format!("CLI {version}"));
+    let reserve = match rule.reserve_source {
+        ReserveSource::Request => " (the max_tokens the CLI asked for)",
+        ReserveSource::Environment => " (CLAUDE_CODE_MAX_OUTPUT_TOKENS)",
+        ReserveSource::Default => "",
+    };
+    let mut text = format!(
+        "{cli}'s rule: W {} - reserved output {}{reserve} - buffer {}",
+        thousands(rule.window.tokens),
+        thousands(rule.reserved_output),
+        thousands(rule.buffer)
+    );
+    if let Some(percent) = rule.percent_override {
+        let _ = write!(text, ", at most {percent} % of W - reserved output");
+    }
+    for assumption in &rule.assumptions {
+        let _ = write!(
+            text,
+            "; {}",
+            match assumption {
+                Assumption::VersionUnknown { assumed } => {
+                    format!("no request names its CLI version, so {assumed}'s rule is assumed")
+                }
+                Assumption::VersionUnchecked { version, rule_of } => {
+                    format!("{version}'s code was not read; {rule_of}'s rule is used")
+                }
+                Assumption::ModelUnknown => "no request names its model".to_owned(),
+                Assumption::EnvironmentOfReport => {
+                    "the environment variables are this shell's, not necessarily the session's"
+                        .to_owned()
+                }
+            }
+        );
+    }
+    text
+}
+
+/// What the observations say, in words: `1 automatic compaction observed (did not fire at
+/// 154,796, fired at 155,250)`.
+fn observed_text(observed: &ObservedTrigger) -> String {
+    let count = observed.observations.len();
+    let range = match observed.low {
+        Some(low) => format!(
+            "did not fire at {}, fired at {}",
+            thousands(low),
+            thousands(observed.high)
+        ),
+        None => format!(
+            "T is at most {}; nothing says where it did not fire",
+            thousands(observed.high)
+        ),
+    };
+    let agreement = if observed.consistent {
+        ""
+    } else {
+        "; they disagree among themselves, the widest range is shown"
+    };
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} automatic compaction{plural} observed ({range}{agreement})")
+}
+
+/// T and its derivation in words.
+pub fn trigger_text(trigger: &TriggerEstimate) -> String {
+    let rule = &trigger.rule;
+    let tokens = trigger.tokens.map_or_else(|| "none".to_owned(), thousands);
+    let reactive = || {
+        format!(
+            "{} compacts {} only when the API refuses a prompt (at about its window of {})",
+            rule.version
+                .as_deref()
+                .map_or_else(|| "the CLI".to_owned(), |version| format!("CLI {version}")),
+            rule.model.as_deref().unwrap_or("this model"),
+            thousands(rule.model_window)
+        )
+    };
+    match (&trigger.derivation, &trigger.observed) {
+        (Derivation::RuleConfirmed, Some(observed)) => format!(
+            "{tokens} — {}; it agrees with the {}",
+            rule_text(rule),
+            observed_text(observed)
+        ),
+        (Derivation::Rule, _) => format!(
+            "{tokens} — {}; no automatic compaction observed yet to check it",
+            rule_text(rule)
+        ),
+        (Derivation::ObservedAgainstRule, Some(observed)) => format!(
+            "about {tokens} — from {}; {} gives {}, which they contradict: the session ran with \
+             another window or version than this report can see",
+            observed_text(observed),
+            rule_text(rule),
+            rule.tokens.map_or_else(|| "none".to_owned(), thousands)
+        ),
+        (Derivation::Observed, Some(observed)) => {
+            format!(
+                "about {tokens} — from {}; {}",
+                observed_text(observed),
+                if rule.window.source == WindowSource::Unknown {
+                    format!(
+                        "ctxhooks does not know the window of {}",
+                        rule.model.as_deref().unwrap_or("the model")
+                    )
+                } else {
+                    reactive()
+                }
+            )
+        }
+        (Derivation::RuleContradicted, _) => {
+            let reached = thousands(trigger.reached_without_compaction.unwrap_or_default());
+            let estimate = trigger.tokens.map_or_else(
+                || "unknown".to_owned(),
+                |tokens| format!("about {}", thousands(tokens)),
+            );
+            let bound = if trigger.tokens.is_some() {
+                "T lies between that and the lowest automatic compaction above it"
+            } else {
+                "T is above it, and nothing observed bounds it from above"
+            };
+            format!(
+                "{estimate} — {} gives {}, which this session contradicts (the context reached \
+                 {reached} with no compaction after it): {bound}",
+                rule_text(rule),
+                rule.tokens.map_or_else(|| "none".to_owned(), thousands),
+            )
+        }
+        (Derivation::WindowUnknown, _) => format!(
+            "unknown — ctxhooks does not know the window of {}, and no status line \
+             (`ctxhooks statusline` records the window Claude Code gives it), setting or automatic \
+             compaction gave one{}",
+            rule.model.as_deref().unwrap_or("the model"),
+            trigger
+                .reached_without_compaction
+                .map(|reached| format!(
+                    "; T is above {}, reached with no compaction after it",
+                    thousands(reached)
+                ))
+                .unwrap_or_default()
+        ),
+        (Derivation::NoMainChain, _) => format!(
+            "{tokens} — no main-chain request: the version and the model the session ran with \
+             are unknown"
+        ),
+        _ => format!("{tokens} — {}", reactive()),
+    }
+}
+
+/// The facts around a fall that its evidence did not already say, in words.
+pub fn facts_text(facts: &DropFacts) -> String {
+    let mut parts = Vec::new();
+    match facts.opened_by {
+        Opening::Prompt => parts.push("a typed prompt came before the request after".to_owned()),
+        Opening::ToolResults => parts
+            .push("the request after continues a tool loop (tool results, no prompt)".to_owned()),
+        Opening::Other => {}
+    }
+    if let Some(seconds) = facts.gap_seconds {
+        parts.push(format!("{} between the requests", duration(seconds)));
+    }
+    parts.push(format!(
+        "cache read {} and written {} by the request after{}",
+        thousands(facts.cache_read_after),
+        thousands(facts.cache_write_after),
+        if facts.cache_cold_after {
+            " (cold: less than half read from the cache)"
+        } else {
+            ""
+        }
+    ));
+    if let (Some(before), Some(after)) = (&facts.version_before, &facts.version_after) {
+        if before == after {
+            parts.push(format!("CLI {before}"));
+        } else {
+            parts.push(format!("CLI {before} -> {after}"));
+        }
+    }
+    if !facts.markers.is_empty() {
+        parts.push(format!(
+            "records between: {}",
+            facts
+                .markers
+                .iter()
+                .map(|marker| marker_text(*marker))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if facts.thinking_before > 0 {
+        parts.push(format!(
+            "thinking of the turn before ~{} tokens",
+            thousands(facts.thinking_before)
+        ));
+    }
+    parts.join("; ")
+}
+
+/// A marker record in words.
+pub fn marker_text(marker: RequestMarker) -> &'static str {
+    match marker {
+        RequestMarker::CompactSummary => "a compact summary",
+        RequestMarker::SyntheticNoResponse => {
+            "the synthetic \"No response requested.\" of a resumed session"
+        }
+        RequestMarker::CostState => "a cost-state record (a process ended)",
+        RequestMarker::ExitCommand => "the /exit command",
+        RequestMarker::SessionStartResume => "a SessionStart:resume hook",
+        RequestMarker::QueueOperation => "queue-operation records (a queued or -p prompt)",
+    }
+}
+
+fn cause_text(cause: FallCause) -> String {
+    match cause {
+        FallCause::Unknown => {
+            "this does not explain the fall (a resumed or upgraded CLI sends the same messages, \
+             and an expired cache removes nothing); its cause is unknown: the transcript does not \
+             record what was sent"
+                .to_owned()
+        }
+        FallCause::ThinkingLikely { thinking_tokens } => format!(
+            "this does not explain the fall by itself; the thinking of the turn before (~{} \
+             tokens) covers it, and this CLI does not send earlier thinking: likely the API no \
+             longer counting it",
+            thousands(thinking_tokens)
+        ),
+    }
+}
+
+/// A drop's evidence in words; `fall` is the tokens that fell.
+pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
+    let or_unknown = |tokens: Option<u64>| tokens.map_or_else(|| "unknown".to_owned(), thousands);
+    let trigger_name = |trigger: &Option<Trigger>| {
+        trigger
+            .as_ref()
+            .map_or("unknown", Trigger::as_str)
+            .to_owned()
+    };
+    match evidence {
+        DropEvidence::CompactBoundary {
+            time,
+            trigger,
+            pre_tokens,
+        } => format!(
+            "a compact_boundary record{} (trigger {}, preTokens {}) lies between the two requests",
+            time.as_deref()
+                .map(|time| format!(" at {}", readable_time(Some(time))))
+                .unwrap_or_default(),
+            trigger_name(trigger),
+            or_unknown(*pre_tokens),
+        ),
+        DropEvidence::CompactSummary => {
+            "a compact summary (isCompactSummary) came before the request after".to_owned()
+        }
+        DropEvidence::MicrocompactBoundary {
+            trigger,
+            pre_tokens,
+            tokens_saved,
+        } => format!(
+            "a microcompact_boundary record (trigger {}, tool results estimated at {}, tokensSaved {}) lies between the two requests",
+            trigger_name(trigger),
+            or_unknown(*pre_tokens),
+            or_unknown(*tokens_saved),
+        ),
+        DropEvidence::NoUsage => {
+            "the request after reports no tokens at all: no measurement, so no real fall".to_owned()
+        }
+        DropEvidence::ModelSwitch {
+            from,
+            to,
+            other_model_thinking,
+            strips_other_thinking,
+        } => format!(
+            "the model changed from {from} to {to}: the new model counts the conversation with \
+             its own tokenizer{}; ~{} tokens of thinking by other models since the last \
+             compaction, by estimate, against a fall of {}",
+            if *strips_other_thinking {
+                ", and this CLI sends it no thinking another model wrote"
+            } else {
+                " (whether this CLI still sent the other model's thinking is not recorded)"
+            },
+            thousands(*other_model_thinking),
+            thousands(fall)
+        ),
+        DropEvidence::AdvisorCall => {
+            "the request before called the advisor (advisor blocks or an advisor iteration): its \
+             round trip inflated that request"
+                .to_owned()
+        }
+        DropEvidence::UnloggedMicroCompaction {
+            version,
+            warning_level,
+        } => format!(
+            "no record, but mid tool loop, same model and CLI {version}, from at least its \
+             warning level {} (T - 20,000), a fall of at least 20,000: CLI {version} clears old \
+             tool results there without a record in this mode",
+            thousands(*warning_level)
+        ),
+        DropEvidence::CompactionShape { warning_level } => {
+            let level = match warning_level {
+                Some(level) => format!(
+                    "; the CLI's compaction zone starts at {} (T - 20,000)",
+                    thousands(*level)
+                ),
+                None => "; the CLI's trigger is unknown".to_owned(),
+            };
+            format!(
+                "no record, but the context fell to a third or less, the shape of a conversation \
+                 replaced by its summary{level}"
+            )
+        }
+        DropEvidence::CliUpgrade { from, to, cause } => format!(
+            "the CLI changed from {from} to {to} here (a new process, with its own system prompt \
+             and tools); {}",
+            cause_text(*cause)
+        ),
+        DropEvidence::Resume { markers, cause } => format!(
+            "a new Claude Code process resumed the session here ({}); {}",
+            markers
+                .iter()
+                .map(|marker| marker_text(*marker))
+                .collect::<Vec<_>>()
+                .join(", "),
+            cause_text(*cause)
+        ),
+        DropEvidence::IdleGap {
+            gap_seconds,
+            ttl,
+            ttl_known,
+            cause,
+        } => format!(
+            "{} passed between the requests, longer than the cache lifetime of {}{}, and the \
+             request after read little from the cache: the cache had expired; {}",
+            duration(*gap_seconds),
+            ttl.as_str(),
+            if *ttl_known {
+                ""
+            } else {
+                " (the log does not say it; the API's default)"
+            },
+            cause_text(*cause)
+        ),
+        DropEvidence::ThinkingDropped { thinking_tokens } => format!(
+            "a new prompt, the same model and CLI, a warm cache; the thinking of the turn before \
+             (~{} tokens by estimate) covers the fall of {}: the API stops counting earlier \
+             turns' thinking (this CLI does not send it with keep \"all\")",
+            thousands(*thinking_tokens),
+            thousands(fall)
+        ),
+        DropEvidence::Undecided(reason) => undecided_text(reason, fall),
+    }
+}
+
+fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
+    match reason {
+        UndecidedReason::MidLoopBelowWarningLevel { warning_level } => format!(
+            "mid tool loop, but the context before was below the CLI's warning level {} \
+             (T - 20,000), where it clears old tool results; no record says what fell",
+            thousands(*warning_level)
+        ),
+        UndecidedReason::MidLoopTooSmall => format!(
+            "mid tool loop; a fall of {} is less than any micro-compaction (20,000) and no record \
+             says what fell",
+            thousands(fall)
+        ),
+        UndecidedReason::MidLoopNoMicroCompaction { version } => format!(
+            "mid tool loop, from CLI {version}, which clears tool results only on the API's \
+             request (no record in the transcript); nothing says what fell"
+        ),
+        UndecidedReason::VersionUnknown => {
+            "the log does not say which CLI version sent the requests, so what it does here \
+             (clear old tool results, send earlier thinking) is unknown, and no record says what \
+             fell"
+                .to_owned()
+        }
+        UndecidedReason::MidLoopNoProactiveCompaction => {
+            "mid tool loop, with a model this CLI compacts only on refusal; nothing says what fell"
+                .to_owned()
+        }
+        UndecidedReason::ThinkingDoesNotCover { thinking_tokens } => format!(
+            "at a new prompt; the thinking of the turn before (~{} tokens by estimate) does not \
+             cover the fall of {}, and no record says what fell",
+            thousands(*thinking_tokens),
+            thousands(fall)
+        ),
+        UndecidedReason::ThinkingKept { version } => format!(
+            "at a new prompt, from CLI {version}, which sends every earlier thinking block; no \
+             record says what fell"
+        ),
+        UndecidedReason::PrefixChanged => {
+            "at a new prompt, with a cold cache although within its lifetime: what the request \
+             starts with changed (system prompt, tools or earlier messages), and nothing says how"
+                .to_owned()
+        }
+        UndecidedReason::NoTurnBoundary => {
+            "neither a prompt nor tool results came before the request after, and no record says \
+             what fell"
+                .to_owned()
+        }
+    }
+}
+
+/// A warning in words; `label` names requests as [`request_label`] says.
+pub fn warning_text(warning: &Warning, label: &str) -> String {
+    let when = |time: &Option<String>| readable_time(time.as_deref());
+    match warning {
+        Warning::CompactionLoop {
+            compaction,
+            previous,
+            requests,
+            turns,
+            seconds,
+            time,
+        } => format!(
+            "automatic compaction {compaction} ({}) came {requests} {label}(s){} and {turns} \
+             prompt(s) after automatic compaction {previous}: the context refills past the \
+             trigger at once; look at what those requests put back (large tool results, files \
+             read whole) before raising the cap",
+            when(time),
+            seconds
+                .map(|seconds| format!(" ({})", duration(seconds)))
+                .unwrap_or_default(),
+        ),
+        Warning::CompactionWithoutSnapshot { compaction, time } => format!(
+            "compaction {compaction} ({}) has no PreCompact snapshot: the hook did not fire (a \
+             known Claude Code bug) or was not installed then",
+            when(time),
+        ),
+        Warning::SnapshotWithoutCompaction { snapshot } => format!(
+            "snapshot {snapshot} has no compaction in the usage log (the compaction failed, or \
+             its boundary has not been logged yet)"
+        ),
+        Warning::FloorAboveTrigger {
+            floor,
+            trigger,
+            headroom,
+        } => format!(
+            "the context right after compaction is already at or above the trigger: every \
+             request re-compacts (floor {}, trigger {}, headroom {})",
+            thousands(*floor),
+            thousands(*trigger),
+            signed_thousands(*headroom)
+        ),
+        Warning::RequestExceedsHeadroom {
+            request,
+            time,
+            added_tokens,
+            headroom,
+        } => format!(
+            "{label} {request} ({}) added {} tokens, more than the headroom of {}: one such \
+             request right after a compaction triggers the next",
+            when(time),
+            thousands(*added_tokens),
+            signed_thousands(*headroom)
+        ),
+        Warning::AdvisorCrossesTrigger {
+            request,
+            time,
+            context_before,
+            inflated,
+            trigger,
+        } => format!(
+            "{label} {request} ({}) called the advisor at {} tokens of context; x{ADVISOR_FACTOR} \
+             = {} reaches the trigger of {}",
+            when(time),
+            thousands(*context_before),
+            thousands(*inflated),
+            thousands(*trigger)
+        ),
+    }
+}
+
+/// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
+/// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
+/// written).
+fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if let Some(post) = post_tokens {
+        phrases.push(format!("postTokens {}", thousands(post)));
+    }
+    if let Some(milliseconds) = details.duration_ms {
+        phrases.push(format!("took {} ms", thousands(milliseconds)));
+    }
+    if let Some(kept) = &details.preserved_messages {
+        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
+    }
+    phrases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_digits_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(155_250), "155,250");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn times_and_durations_read_as_words() {
+        assert_eq!(
+            readable_time(Some("2026-01-07T12:36:14.177Z")),
+            "2026-01-07 12:36:14 UTC"
+        );
+        assert_eq!(
+            readable_time(Some("2026-01-07T14:36:14+02:00")),
+            "2026-01-07 12:36:14 UTC"
+        );
+        assert_eq!(readable_time(Some("yesterday")), "yesterday");
+        assert_eq!(readable_time(None), "time unknown");
+        assert_eq!(duration(45), "45 s");
+        assert_eq!(duration(200), "3 min 20 s");
+        assert_eq!(duration(720), "12 min");
+        assert_eq!(duration(4_260), "1 h 11 min");
+        assert_eq!(duration(7_200), "2 h");
+        assert_eq!(duration(100_000), "1 d 3 h");
+    }
+}

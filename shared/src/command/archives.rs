@@ -1,7 +1,0 @@
-//! The transcript archive, seen by a person: list, verify and prune the snapshots, verify the
-//! kept copies, restore a transcript.
-
-pub mod catalog;
-pub mod cli;
-pub mod prune;
-pub mod restore;

@@ -1,0 +1,743 @@
+//! Bringing a transcript's kept copy up to date (`<state>/sessions/<id>/kept/`, the format in
+//! `store/kept.rs`): the hooks append what the transcript gained since the last run, a gzip
+//! member per run, at a cost that grows with the new bytes only. When the transcript shrank or
+//! its earlier bytes changed, or the copy kept so far is damaged, that copy stays as it is (a
+//! finished generation) and a new generation follows the transcript from its start: nothing
+//! kept is ever overwritten, and nothing is appended to damage.
+
+pub mod snapshot;
+pub mod subagents;
+
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use chrono::{SecondsFormat, Utc};
+
+use crate::hook::runner::HookContext;
+use crate::keep::subagents::find_subagent_files;
+use crate::store::files;
+use crate::store::kept::{
+    self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
+    KeptName,
+};
+use crate::store::kept_check::{self, Comparison};
+use crate::store::running_hash::RunningHash;
+use crate::store::session_id::SessionId;
+use crate::store::state_dir::StateDir;
+use crate::transcript::file::TranscriptFile;
+use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
+use crate::usage::ingest::Origin;
+
+/// How the bytes already kept are compared with the transcript before more are appended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// At a cost that does not grow with the transcript (Stop, `SubagentStop`, `PostCompact`,
+    /// `SessionStart`, `SessionEnd`): the transcript must be the same file as when the last
+    /// member was kept (device and inode; another file is compared as [`Check::Whole`] does),
+    /// and its bytes must match in the 4 KiB before the kept end and at the eight places
+    /// `kept::samples_crc32` reads (the first 4 KiB among them).
+    Tail,
+    /// Every byte kept (`PreCompact`, before a snapshot is recorded): each member decompressed
+    /// (gzip checks its CRC-32) and compared with the transcript's bytes, and the SHA-256 of
+    /// the transcript up to the kept end with the recorded one. A member that does not
+    /// decompress starts a new generation, as a rewrite does.
+    Whole,
+}
+
+/// What bringing one kept copy up to date did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeepOutcome {
+    /// The generation that now follows the transcript (0 when none does: the transcript holds
+    /// nothing yet, or the time ran out before a new generation could keep anything).
+    pub generation: u32,
+    /// How many transcript bytes it keeps.
+    pub length: u64,
+    /// Their SHA-256.
+    pub sha256: String,
+    /// Set when this run started the generation, with why.
+    pub started: Option<GenerationReason>,
+    /// False when the deadline passed before every byte was kept (the next run goes on).
+    pub complete: bool,
+}
+
+/// How long a keep waits for another writer of the same session's kept copies.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Brings the kept copy `name` of the open `transcript` up to date, under the session's kept
+/// lock. Stops between members once `deadline` has passed.
+pub fn keep_transcript(
+    state: &StateDir,
+    session: &SessionId,
+    name: &KeptName,
+    transcript: &mut TranscriptFile,
+    check: Check,
+    deadline: Option<Instant>,
+) -> Result<KeepOutcome> {
+    let kept = state.kept_dir(session);
+    state.ensure_real_dir(&kept)?;
+    let data_folder = name.data_path(&kept, 1);
+    if let Some(parent) = data_folder.parent() {
+        state.ensure_real_dir(parent)?;
+    }
+    let lock = files::open_lock_file(&state.kept_lock(session))
+        .context("failed to open the kept copies' lock")?;
+    let wait = deadline.map_or(LOCK_WAIT, |deadline| {
+        LOCK_WAIT.min(deadline.saturating_duration_since(Instant::now()))
+    });
+    files::lock_within(lock.file(), wait)
+        .context("the kept copies are busy: another ctxhooks process holds their lock")?;
+    let outcome = keep_locked(&kept, name, transcript, check, deadline);
+    let _ = lock.file().unlock();
+    outcome
+}
+
+/// Where a generation is carried on from.
+struct Position {
+    generation: u32,
+    /// Transcript bytes kept.
+    length: u64,
+    /// The `.gz` file's recorded length.
+    gz_length: u64,
+    /// The index's length up to its last complete line.
+    index_length: u64,
+    hash: RunningHash,
+}
+
+fn keep_locked(
+    kept: &Path,
+    name: &KeptName,
+    transcript: &mut TranscriptFile,
+    check: Check,
+    deadline: Option<Instant>,
+) -> Result<KeepOutcome> {
+    // The size now, not at open: another hook may have kept bytes written since this one
+    // opened the file, and they are no reason to start a generation.
+    let opened = transcript
+        .file_mut()
+        .metadata()
+        .context("failed to read the transcript's size")?;
+    let size = opened.len();
+    let identity = FileIdentity::of(transcript.file_mut())?;
+    let latest = kept::latest_generation(kept, name)?;
+    let carried = if latest == 0 {
+        Carried::Start(GenerationReason::First)
+    } else {
+        carry_on(
+            kept,
+            name,
+            latest,
+            transcript,
+            (size, identity),
+            check,
+            deadline,
+        )?
+    };
+    let (mut position, started) = match carried {
+        Carried::On(position) => (position, None),
+        // Every kept byte was to be compared, and the time ran out first: the next run does it.
+        Carried::OutOfTime => {
+            return Ok(KeepOutcome {
+                generation: 0,
+                length: 0,
+                sha256: RunningHash::new().hex_digest(),
+                started: None,
+                complete: false,
+            });
+        }
+        // Nothing to keep yet (Claude Code creates the file before it writes its first line),
+        // or no time left to keep anything: no generation is started that would keep nothing.
+        Carried::Start(_)
+            if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
+        {
+            return Ok(KeepOutcome {
+                generation: 0,
+                length: 0,
+                sha256: RunningHash::new().hex_digest(),
+                started: None,
+                complete: size == 0,
+            });
+        }
+        Carried::Start(reason) => {
+            let header = GenerationHeader {
+                schema: KEPT_SCHEMA,
+                generation: latest + 1,
+                source: transcript.path().to_string_lossy().into_owned(),
+                role: name.role(),
+                started_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
+                reason,
+            };
+            kept::start_generation(kept, name, &header)?;
+            let index_length = fs_err::metadata(name.index_path(kept, header.generation))?.len();
+            let position = Position {
+                generation: header.generation,
+                length: 0,
+                gz_length: 0,
+                index_length,
+                hash: RunningHash::new(),
+            };
+            (position, Some(reason))
+        }
+    };
+    let mut complete = true;
+    while position.length < size {
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            complete = false;
+            break;
+        }
+        if let Err(error) = append_chunk(kept, name, transcript, &mut position, size, identity) {
+            if started.is_some() && position.length == 0 {
+                take_back_start(kept, name, position.generation);
+            }
+            return Err(error);
+        }
+    }
+    if !complete && started.is_some() && position.length == 0 {
+        take_back_start(kept, name, position.generation);
+        return Ok(KeepOutcome {
+            generation: 0,
+            length: 0,
+            sha256: RunningHash::new().hex_digest(),
+            started: None,
+            complete,
+        });
+    }
+    Ok(KeepOutcome {
+        generation: position.generation,
+        length: position.length,
+        sha256: position.hash.hex_digest(),
+        started,
+        complete,
+    })
+}
+
+/// Removes the generation this run started when it could keep nothing under it (its first
+/// member failed: a full disk; or the time ran out first), so that no generation keeping
+/// nothing is left behind to be passed over: its index (the header only) and an empty gzip
+/// file. Nothing kept is ever removed: the caller holds the lock, and nothing was recorded.
+fn take_back_start(kept: &Path, name: &KeptName, generation: u32) {
+    let _ = fs_err::remove_file(name.index_path(kept, generation));
+    let data = name.data_path(kept, generation);
+    if fs_err::symlink_metadata(&data)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.len() == 0)
+    {
+        let _ = fs_err::remove_file(data);
+    }
+}
+
+/// What a run does with the newest generation.
+enum Carried {
+    /// Carries it on from there.
+    On(Position),
+    /// Starts a new generation, for this reason.
+    Start(GenerationReason),
+    /// Every kept byte was to be compared, and the deadline came first: nothing is kept now.
+    OutOfTime,
+}
+
+/// The place to carry generation `generation` on from, or why a new one must start: its index
+/// cannot be read, a check left its damage mark, its gzip file is shorter than recorded or not
+/// a regular file, the transcript (of `size` bytes, the file `identity`) is shorter than what
+/// is kept, or its bytes differ (compared as `check` says, or every byte when the transcript is
+/// another file than the last run's, stopping at `deadline`).
+fn carry_on(
+    kept: &Path,
+    name: &KeptName,
+    generation: u32,
+    transcript: &mut TranscriptFile,
+    (size, identity): (u64, FileIdentity),
+    check: Check,
+    deadline: Option<Instant>,
+) -> Result<Carried> {
+    let damaged = Ok(Carried::Start(GenerationReason::PreviousDamaged));
+    let Ok(tail) = kept::read_tail(&name.index_path(kept, generation)) else {
+        return damaged;
+    };
+    if tail.header.generation != generation
+        || fs_err::symlink_metadata(name.damage_mark_path(kept, generation)).is_ok()
+    {
+        return damaged;
+    }
+    let data_length = match fs_err::symlink_metadata(name.data_path(kept, generation)) {
+        Ok(metadata) if metadata.is_file() => metadata.len(),
+        Ok(_) => return damaged,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(error) => return Err(error).context("failed to look at a kept copy"),
+    };
+    let Some(last) = tail.last else {
+        // Started, never appended to: carried on from nothing.
+        return Ok(Carried::On(Position {
+            generation,
+            length: 0,
+            gz_length: 0,
+            index_length: tail.index_length,
+            hash: RunningHash::new(),
+        }));
+    };
+    let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
+        return damaged;
+    };
+    if data_length < last.gz_end() {
+        return damaged;
+    }
+    if size < last.end() {
+        return Ok(Carried::Start(GenerationReason::Shrank));
+    }
+    let another_file = last.identity.is_some_and(|recorded| recorded != identity);
+    let file = transcript.file_mut();
+    let comparison = if check == Check::Whole || another_file {
+        kept_check::compare_with_transcript(kept, name, generation, &last, file, deadline)?
+    } else if still_continues(file, &last)? {
+        Comparison::Same
+    } else {
+        Comparison::Differs
+    };
+    Ok(match comparison {
+        Comparison::Same => Carried::On(Position {
+            generation,
+            length: last.end(),
+            gz_length: last.gz_end(),
+            index_length: tail.index_length,
+            hash,
+        }),
+        Comparison::Differs => Carried::Start(GenerationReason::Rewritten),
+        Comparison::Damaged(_) => Carried::Start(GenerationReason::PreviousDamaged),
+        Comparison::OutOfTime => Carried::OutOfTime,
+    })
+}
+
+/// Returns true if and only if `file` still holds, at a cost that does not grow with it, what
+/// it held when `last` was kept: the same bytes in the 4 KiB before `last`'s end and at the
+/// places `kept::samples_crc32` reads (members kept before 2026-12-02 record only the
+/// former). Its caller made sure the file is at least that long.
+pub fn still_continues(file: &mut fs_err::File, last: &ChunkRecord) -> Result<bool> {
+    if fingerprint_before(file, last.end())? != last.tail_fingerprint {
+        return Ok(false);
+    }
+    Ok(match last.samples_crc32 {
+        Some(recorded) => kept::samples_crc32(file, last.end())? == recorded,
+        None => true,
+    })
+}
+
+/// Keeps the next chunk of the transcript (at most [`CHUNK_BYTES`]) as one member.
+fn append_chunk(
+    kept: &Path,
+    name: &KeptName,
+    transcript: &mut TranscriptFile,
+    position: &mut Position,
+    size: u64,
+    identity: FileIdentity,
+) -> Result<()> {
+    let length = usize::try_from(size - position.length)
+        .unwrap_or(usize::MAX)
+        .min(CHUNK_BYTES);
+    let file = transcript.file_mut();
+    file.seek(SeekFrom::Start(position.length))?;
+    let mut bytes = vec![0u8; length];
+    file.read_exact(&mut bytes)
+        .context("failed to read the transcript's new bytes")?;
+    let end = position.length + length as u64;
+    let tail_fingerprint = if length as u64 >= FINGERPRINT_BYTES {
+        let from = length - usize::try_from(FINGERPRINT_BYTES).unwrap_or(length);
+        files::sha256_hex(&bytes[from..])
+    } else {
+        fingerprint_before(file, end)?
+    };
+    let mut hash = position.hash.clone();
+    hash.update(&bytes);
+    let member = kept::compress_member(&bytes)?;
+    let chunk = ChunkRecord {
+        start: position.length,
+        length: length as u64,
+        gz_start: position.gz_length,
+        gz_length: member.len() as u64,
+        sha256: files::sha256_hex(&bytes),
+        total_sha256: hash.hex_digest(),
+        hash_state: hash.saved(),
+        tail_fingerprint,
+        samples_crc32: Some(kept::samples_crc32(file, end)?),
+        identity: Some(identity),
+        time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+    };
+    let line_length = serde_json::to_vec(&kept::IndexRecord::Chunk(chunk.clone()))?.len() + 1;
+    kept::append_member(
+        kept,
+        name,
+        position.generation,
+        (position.gz_length, position.index_length),
+        &member,
+        &chunk,
+    )?;
+    position.length = end;
+    position.gz_length = chunk.gz_end();
+    position.index_length += line_length as u64;
+    position.hash = hash;
+    Ok(())
+}
+
+/// The name a sub-agent's transcript is kept under, as its snapshot names it: its path below
+/// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
+/// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
+pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
+    let folder = match transcript.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let nested = folder.join(session.as_str());
+    let relative: PathBuf = match agent.strip_prefix(&nested) {
+        Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
+        _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
+    };
+    KeptName::parse(&relative.to_string_lossy())
+}
+
+/// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
+/// as a hook opens a transcript (no link followed, a transcript's name and first byte). `None`
+/// when nothing is at `path`.
+pub fn keep_path(
+    state: &StateDir,
+    session: &SessionId,
+    name: &KeptName,
+    path: &Path,
+    check: Check,
+    deadline: Option<Instant>,
+) -> Result<Option<KeepOutcome>> {
+    let Some(mut transcript) = TranscriptFile::open_if_present(path)? else {
+        return Ok(None);
+    };
+    transcript.check_is_transcript()?;
+    keep_transcript(state, session, name, &mut transcript, check, deadline).map(Some)
+}
+
+/// Keeps every sub-agent transcript of `session` found beside `transcript` (both layouts, as a
+/// snapshot finds them), each a best effort: the problems are returned, one per file.
+pub fn keep_subagents(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &Path,
+    check: Check,
+    deadline: Option<Instant>,
+) -> Vec<anyhow::Error> {
+    let (found, skipped) = find_subagent_files(transcript, session);
+    let mut problems: Vec<anyhow::Error> = skipped
+        .into_iter()
+        .map(|file| {
+            anyhow::anyhow!(
+                "a sub-agent transcript could not be kept: `{}`: {}",
+                file.source,
+                file.error
+            )
+        })
+        .collect();
+    for file in found {
+        let kept = KeptName::parse(&file.relative.to_string_lossy())
+            .and_then(|name| keep_path(state, session, &name, &file.source, check, deadline));
+        if let Err(error) = kept {
+            problems.push(error.context(format!(
+                "failed to keep the sub-agent transcript `{}`",
+                file.source.display()
+            )));
+        }
+    }
+    problems
+}
+
+/// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).
+const STOP_KEEP_TIME: Duration = Duration::from_secs(30);
+
+/// Keeps the open `transcript` for a hook run (the Stop hook's, `SubagentStop`'s): a problem
+/// is noted for the error log and never stops the hook's other work.
+pub fn keep_in_hook(
+    context: &HookContext,
+    session: &SessionId,
+    name: Result<KeptName>,
+    transcript: &mut TranscriptFile,
+) {
+    let deadline = Some(Instant::now() + STOP_KEEP_TIME);
+    let kept = name.and_then(|name| {
+        keep_transcript(
+            &context.state,
+            session,
+            &name,
+            transcript,
+            Check::Tail,
+            deadline,
+        )
+    });
+    if let Err(error) = kept {
+        context.note(error.context(format!(
+            "failed to keep the transcript `{}`",
+            transcript.path().display()
+        )));
+    }
+}
+
+/// The name a session's transcript at `path` is kept under: `transcript.jsonl`, unless its
+/// file name says it is a sub-agent's (`agent-<id>.jsonl`).
+pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName> {
+    if Origin::from_file_name(path).is_agent_file {
+        subagent_name(path, session, path)
+    } else {
+        Ok(KeptName::main())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::kept::GenerationIndex;
+    use crate::store::kept_check::Depth;
+    use crate::test_support::TempFolder;
+
+    fn kept_bytes(state: &StateDir, session: &SessionId, generation: u32) -> Vec<u8> {
+        let kept = state.kept_dir(session);
+        let name = KeptName::main();
+        let index = GenerationIndex::read(&name.index_path(&kept, generation)).unwrap();
+        let checked = kept_check::check_generation(&kept, &name, generation, Depth::Bytes);
+        assert!(checked.is_whole(), "{checked:?}");
+        let mut bytes = Vec::new();
+        kept::open_generation(&kept, &name, &index, index.length())
+            .unwrap()
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    }
+
+    fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeepOutcome {
+        keep_path(state, session, &KeptName::main(), path, check, None)
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn appends_new_bytes_and_starts_a_generation_when_the_past_changes() {
+        let temp = TempFolder::new("keep");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s1").unwrap();
+        let path = temp.join("s1.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        let first = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(first.started, Some(GenerationReason::First));
+        assert_eq!((first.generation, first.length), (1, 8));
+        // Nothing new: nothing written.
+        let again = keep(&state, &session, &path, Check::Tail);
+        assert_eq!((again.started, again.length), (None, 8));
+        // Appended: carried on.
+        fs_err::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        let grown = keep(&state, &session, &path, Check::Whole);
+        assert_eq!(
+            (grown.generation, grown.length, grown.started),
+            (1, 16, None)
+        );
+        assert_eq!(grown.sha256, files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
+        // Rewritten: generation 1 stays whole, generation 2 follows.
+        fs_err::write(&path, "{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n").unwrap();
+        let rewritten = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(rewritten.started, Some(GenerationReason::Rewritten));
+        assert_eq!(rewritten.generation, 2);
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!(
+            kept_bytes(&state, &session, 2),
+            b"{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n"
+        );
+        // Shrunk: generation 3.
+        fs_err::write(&path, "{\"c\":3}\n").unwrap();
+        let shrunk = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (shrunk.generation, shrunk.started),
+            (3, Some(GenerationReason::Shrank))
+        );
+        // The whole gzip file is what plain `zcat` reads.
+        let kept = state.kept_dir(&session);
+        let mut whole = Vec::new();
+        flate2::read::MultiGzDecoder::new(
+            fs_err::File::open(KeptName::main().data_path(&kept, 1)).unwrap(),
+        )
+        .read_to_end(&mut whole)
+        .unwrap();
+        assert_eq!(whole, b"{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
+    fn the_per_turn_check_sees_the_sampled_places_and_precompact_sees_every_byte() {
+        let temp = TempFolder::new("keep-samples");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s5").unwrap();
+        let path = temp.join("s5.jsonl");
+        let line = b"{\"type\":\"user\",\"message\":{\"content\":\"abcdefghijklmnop\"}}\n";
+        let original: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take(line.len() * 4000)
+            .collect();
+        let end = original.len();
+        fs_err::write(&path, &original).unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        // One byte changed in place at the fourth sampled place (offset end × 3 / 8), far before
+        // the kept end: the per-turn check sees it.
+        let changed_at = |bytes: &[u8], offset: usize| {
+            let mut changed = bytes.to_vec();
+            changed[offset] = if changed[offset] == b'x' { b'y' } else { b'x' };
+            changed
+        };
+        let sampled = changed_at(&original, end * 3 / 8 + 10);
+        fs_err::write(&path, &sampled).unwrap();
+        let seen = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (seen.generation, seen.started),
+            (2, Some(GenerationReason::Rewritten))
+        );
+        // Between two sampled places the per-turn check does not see it (docs/archive.md says
+        // so); the every-byte check of PreCompact does.
+        let between = changed_at(&sampled, end * 3 / 8 + 6000);
+        fs_err::write(&path, &between).unwrap();
+        let unseen = keep(&state, &session, &path, Check::Tail);
+        assert_eq!((unseen.generation, unseen.started), (2, None));
+        let whole = keep(&state, &session, &path, Check::Whole);
+        assert_eq!(
+            (whole.generation, whole.started),
+            (3, Some(GenerationReason::Rewritten))
+        );
+        assert_eq!(kept_bytes(&state, &session, 3), between);
+    }
+
+    #[test]
+    fn another_file_at_the_path_is_compared_whole_within_the_runs_time() {
+        let temp = TempFolder::new("keep-identity");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s6").unwrap();
+        let path = temp.join("s6.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        // Written back as another file (a restore, an editor), the same bytes and one more line.
+        let beside = temp.join("s6.new");
+        fs_err::write(&beside, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        fs_err::rename(&beside, &path).unwrap();
+        // With no time left for the comparison of every byte, nothing is kept now.
+        let hurried = keep_path(
+            &state,
+            &session,
+            &KeptName::main(),
+            &path,
+            Check::Tail,
+            Some(Instant::now()),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((hurried.generation, hurried.complete), (0, false));
+        // With time, it is compared whole, found the same, and carried on: not kept twice.
+        let carried = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (carried.generation, carried.length, carried.started),
+            (1, 16, None)
+        );
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
+    fn a_member_no_index_line_records_is_cut_before_the_next() {
+        let temp = TempFolder::new("keep-orphan");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s2").unwrap();
+        let path = temp.join("s2.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        // A run stopped after writing its member but before its index line.
+        let data = KeptName::main().data_path(&state.kept_dir(&session), 1);
+        let mut bytes = fs_err::read(&data).unwrap();
+        bytes.extend_from_slice(&kept::compress_member(b"{\"lost\":0}\n").unwrap());
+        fs_err::write(&data, &bytes).unwrap();
+        fs_err::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        keep(&state, &session, &path, Check::Tail);
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
+    fn a_start_cut_short_leaves_no_index_without_its_header() {
+        let temp = TempFolder::new("keep-cut-start");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s4").unwrap();
+        let kept = state.kept_dir(&session);
+        let name = KeptName::main();
+        fs_err::create_dir_all(&kept).unwrap();
+        // What a writer killed while starting generation 1 leaves now: its temporary sibling.
+        let leftover = files::temp_sibling(&name.index_path(&kept, 1));
+        fs_err::write(&leftover, "{\"kind\":\"gener").unwrap();
+        let path = temp.join("s4.jsonl");
+        fs_err::write(&path, "{\"a\":1}\n").unwrap();
+        let first = keep(&state, &session, &path, Check::Tail);
+        assert_eq!((first.generation, first.length), (1, 8));
+        assert!(!leftover.exists(), "the leftover start is removed");
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n");
+        // What one killed at that moment by a ctxhooks before 2026-12-01 left: an empty index.
+        fs_err::write(name.index_path(&kept, 2), "").unwrap();
+        let empty = kept_check::check_generation(&kept, &name, 2, kept_check::Depth::Bytes);
+        assert_eq!(empty.problems, [kept_check::GenerationProblem::IndexEmpty]);
+        fs_err::write(&path, "{\"b\":2}\n").unwrap();
+        let rewritten = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(
+            (rewritten.generation, rewritten.started),
+            (3, Some(GenerationReason::PreviousDamaged))
+        );
+        assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
+        // A generation that exists is never started again.
+        let header = GenerationHeader {
+            schema: KEPT_SCHEMA,
+            generation: 3,
+            source: "s4.jsonl".to_owned(),
+            role: name.role(),
+            started_at: "2026-12-01T00:00:00Z".to_owned(),
+            reason: GenerationReason::First,
+        };
+        assert!(kept::start_generation(&kept, &name, &header).is_err());
+        assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
+    }
+
+    #[test]
+    fn a_link_in_the_state_folder_is_not_followed() {
+        let temp = TempFolder::new("keep-link");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s3").unwrap();
+        let elsewhere = temp.join("elsewhere");
+        fs_err::create_dir_all(&elsewhere).unwrap();
+        fs_err::create_dir_all(state.session_dir(&session)).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, state.kept_dir(&session)).unwrap();
+        let path = temp.join("s3.jsonl");
+        fs_err::write(&path, "{}\n").unwrap();
+        let error = keep_path(
+            &state,
+            &session,
+            &KeptName::main(),
+            &path,
+            Check::Tail,
+            None,
+        )
+        .unwrap_err();
+        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        assert_eq!(fs_err::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn sub_agents_are_named_as_their_snapshot_names_them() {
+        let session = SessionId::parse("abc").unwrap();
+        let transcript = Path::new("/p/abc.jsonl");
+        let name = |agent: &str| {
+            subagent_name(transcript, &session, Path::new(agent))
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            name("/p/abc/subagents/agent-1.jsonl"),
+            "subagents/agent-1.jsonl"
+        );
+        assert_eq!(
+            name("/p/abc/subagents/flow/agent-2.jsonl"),
+            "subagents/flow/agent-2.jsonl"
+        );
+        assert_eq!(name("/p/agent-3.jsonl"), "subagents/agent-3.jsonl");
+    }
+}

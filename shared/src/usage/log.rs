@@ -1,0 +1,491 @@
+//! Appending to one session's usage log what a transcript gained since the last run (the Stop,
+//! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use chrono::{SecondsFormat, Utc};
+
+use crate::hook::runner::HookContext;
+use crate::store::files;
+use crate::store::session_id::SessionId;
+use crate::store::state_dir::StateDir;
+use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
+use crate::transcript::file::TranscriptFile;
+use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
+use crate::usage::cursor::{CursorFile, TranscriptCursor};
+use crate::usage::ingest::{ChainGauge, Ingest, Origin, SourceState};
+
+/// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
+/// so that a Stop hook stays well inside its budget on a transcript of any size.
+pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How one ingest reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IngestOptions<'text> {
+    /// A response text to look out for (the Stop payload's `last_assistant_message`); the
+    /// outcome says whether a main-chain response holding it was read.
+    pub expected_text: Option<&'text str>,
+    /// The most this run reads; the rest waits for the next run, from the saved cursor.
+    pub max_bytes: u64,
+}
+
+impl Default for IngestOptions<'_> {
+    fn default() -> Self {
+        Self {
+            expected_text: None,
+            max_bytes: RUN_BYTES,
+        }
+    }
+}
+
+/// What one ingest did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestOutcome {
+    /// Records appended.
+    pub appended: usize,
+    /// Main-chain requests this run read (new ones, or new lines of one already logged).
+    pub main_requests_read: usize,
+    /// Main-chain compaction boundaries this run read.
+    pub main_compactions_read: usize,
+    /// The response text the caller looked out for was read in this run.
+    pub saw_expected_text: bool,
+    /// The run read from somewhere else than a good cursor, or read something: what the cursor
+    /// says of the transcript (and so the gauge) may have changed.
+    pub moved: bool,
+    /// Byte offset reached.
+    pub offset: u64,
+    /// Why the transcript was read from its start again, if it was.
+    pub rescan: Option<RescanReason>,
+    /// Complete lines skipped (and passed) because they were longer than
+    /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
+    pub overlong_lines: u64,
+    /// Complete lines this run could not read and passed: not a JSON object, or a usage field
+    /// with a value no CLI writes (`-5`, `"5"`, `1e400`, a key twice). Counted in the log's
+    /// `skipped_lines` record too, which `usage` and `report` show.
+    pub unreadable_lines: u64,
+    /// Why `cursor.json` could not be read, if it could not (the transcript was then read from
+    /// its start).
+    pub cursor_unreadable: Option<String>,
+    /// What the gauge needs of the main chain as this run leaves it (main transcripts only).
+    pub gauge: Option<ChainGauge>,
+}
+
+impl IngestOutcome {
+    /// What went wrong without stopping the ingest, one error each, for the error log.
+    pub fn problems(&self, transcript: &Path) -> Vec<anyhow::Error> {
+        let mut problems = Vec::new();
+        if let Some(reason) = &self.cursor_unreadable {
+            problems.push(anyhow!(
+                "the usage cursor could not be read ({reason}); `{}` was read from its start \
+                 (its rows are keyed, so none is duplicated)",
+                transcript.display()
+            ));
+        }
+        if self.unreadable_lines > 0 {
+            problems.push(anyhow!(
+                "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
+                 value no Claude Code writes (`ctxhooks usage` counts them)",
+                self.unreadable_lines,
+                transcript.display()
+            ));
+        }
+        if self.overlong_lines > 0 {
+            problems.push(anyhow!(
+                "skipped {} line(s) longer than {} bytes in `{}`",
+                self.overlong_lines,
+                MAX_LINE_BYTES,
+                transcript.display()
+            ));
+        }
+        problems
+    }
+}
+
+/// [`ingest_transcript`] in a hook run: what the ingest skipped or could not read is noted for
+/// the error log, and only a failed ingest is an error.
+pub fn log_usage(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+) -> Result<()> {
+    let outcome = ingest_transcript(&context.state, session, transcript, origin)?;
+    for problem in outcome.problems(transcript.path()) {
+        context.note(problem);
+    }
+    Ok(())
+}
+
+/// Appends to the session's usage log what the open `transcript` gained since the last ingest
+/// (the cursor in `cursor.json`), reading no further than its size at open, in one write under
+/// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
+/// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
+/// transcript (`SubagentStop`'s `agent_transcript_path`).
+pub fn ingest_transcript(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+) -> Result<IngestOutcome> {
+    ingest_transcript_then(
+        state,
+        session,
+        transcript,
+        origin,
+        IngestOptions::default(),
+        |_| (),
+    )
+    .map(|(outcome, ())| outcome)
+}
+
+/// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
+/// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
+/// no other ingest of the session runs meanwhile. `options` say what to look out for and how much
+/// to read at most.
+pub fn ingest_transcript_then<T>(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+    options: IngestOptions<'_>,
+    then: impl FnOnce(&IngestOutcome) -> T,
+) -> Result<(IngestOutcome, T)> {
+    state.ensure_session_dir(session)?;
+    let lock = files::open_lock_file(&state.usage_lock(session))
+        .context("failed to open the usage lock")?;
+    let wait = lock_wait();
+    files::lock_within(lock.file(), wait).with_context(|| {
+        format!(
+            "the usage log is busy: another ctxhooks process held its lock for {} ms; skipped \
+             (the next Stop run catches up)",
+            wait.as_millis()
+        )
+    })?;
+    let outcome = ingest_locked(state, session, transcript, origin, options).map(|outcome| {
+        let after = then(&outcome);
+        (outcome, after)
+    });
+    let _ = lock.file().unlock();
+    outcome
+}
+
+/// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
+/// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
+/// compaction. What is skipped is caught up by the next run, from the cursor.
+fn lock_wait() -> std::time::Duration {
+    std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(
+            std::time::Duration::from_secs(10),
+            std::time::Duration::from_millis,
+        )
+}
+
+fn ingest_locked(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &mut TranscriptFile,
+    origin: &Origin,
+    options: IngestOptions<'_>,
+) -> Result<IngestOutcome> {
+    let cursor_path = state.cursor_file(session);
+    let log_path = state.usage_log(session);
+    // An unreadable cursor means a rescan (keyed rows make that safe), and is reported.
+    let (mut cursors, cursor_unreadable) = match CursorFile::load(&cursor_path) {
+        Ok(cursors) => (cursors, None),
+        Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
+    };
+    // Every writer of the log holds the lock we hold: a partial line at its end is what an ingest
+    // stopped in the middle of its append left. Cut off, it cannot swallow this run's first row.
+    files::cut_to_last_line(&log_path).context("failed to check the end of the usage log")?;
+    let mut unconfirmed = UnconfirmedTail::default();
+    if cursor_unreadable.is_none() {
+        unconfirmed = UnconfirmedTail::read(&log_path, cursors.log_length)?;
+        if cursors.log_length.is_none() {
+            // The first ingest with this cursor: mark where the log ends before appending, so
+            // that if this run is stopped after its append, the next one knows those lines.
+            cursors.log_length = Some(unconfirmed.log_length);
+            cursors.save(&cursor_path)?;
+        }
+    }
+    let size = transcript.size();
+    let file = transcript.file_mut();
+    let mut rescan = None;
+    // Whether this run starts from a good cursor.
+    let mut resumed = false;
+    let (start, mut source_state) = match cursors.transcripts.remove(&origin.transcript) {
+        Some(cursor) if cursor.offset > size => {
+            rescan = Some(RescanReason::Shrank);
+            (0, SourceState::default())
+        }
+        Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
+            rescan = Some(RescanReason::FingerprintChanged);
+            (0, SourceState::default())
+        }
+        Some(cursor) => {
+            resumed = true;
+            (cursor.offset, cursor.state)
+        }
+        None if cursor_unreadable.is_some() && log_path.exists() => {
+            rescan = Some(RescanReason::CursorUnreadable);
+            (0, SourceState::default())
+        }
+        None => (0, SourceState::default()),
+    };
+    // Every line this run appends, written at once at the end.
+    let mut lines = Vec::new();
+    if let Some(reason) = &rescan {
+        drop_source_records(&log_path, &origin.transcript)?;
+        // The rewrite removed this transcript's lines, stopped run's included.
+        unconfirmed = UnconfirmedTail::default();
+        push_json_line(
+            &mut lines,
+            &UsageRecord::Rescan(RescanRow {
+                time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+                transcript: origin.transcript.clone(),
+                reason: *reason,
+            }),
+        )?;
+    }
+    if resumed && source_state.gauge.is_none() && !origin.is_agent_file {
+        // A cursor from before the gauge: what the log already holds of this transcript is
+        // counted once, so the compactions so far are all counted.
+        source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
+    }
+    let mut ingest = Ingest::new(origin, source_state);
+    if let Some(text) = options.expected_text {
+        ingest.expect_text(text);
+    }
+    // Read no further than the size seen at open, and at most RUN_BYTES per run (less when the
+    // caller says): a huge backlog is caught up over several runs, each one leaving a saved
+    // cursor.
+    let until = size.min(start.saturating_add(options.max_bytes.min(RUN_BYTES)));
+    let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
+        ingest.feed(line);
+    })?;
+    let offset = read.offset;
+    ingest.skipped_overlong(read.overlong_lines);
+    let saw_expected_text = ingest.saw_expected_text();
+    let (records, source_state) = ingest.finish();
+    let unreadable_lines = records
+        .iter()
+        .map(|record| match record {
+            UsageRecord::SkippedLines(skipped) => skipped.unreadable,
+            _ => 0,
+        })
+        .sum();
+    let main_requests_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::Request(row) if !row.sidechain))
+        .count();
+    let main_compactions_read = records
+        .iter()
+        .filter(|record| matches!(record, UsageRecord::CompactBoundary(row) if !row.sidechain))
+        .count();
+    let mut appended = 0;
+    for record in &records {
+        let start_of_line = lines.len();
+        push_json_line(&mut lines, record)?;
+        if unconfirmed.holds(&lines[start_of_line..]) {
+            lines.truncate(start_of_line);
+        } else {
+            appended += 1;
+        }
+    }
+    files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
+    let outcome = IngestOutcome {
+        appended,
+        main_requests_read,
+        main_compactions_read,
+        saw_expected_text,
+        moved: !(resumed && offset == start),
+        offset,
+        rescan,
+        overlong_lines: read.overlong_lines,
+        unreadable_lines,
+        cursor_unreadable,
+        gauge: source_state.gauge.clone(),
+    };
+    // Nothing read since a good cursor and nothing appended: the reader's state moves only with
+    // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no
+    // second hash).
+    if resumed && offset == start && lines.is_empty() && unconfirmed.is_empty() {
+        return Ok(outcome);
+    }
+    let fingerprint = fingerprint_before(file, offset)?;
+    // A sub-agent's transcript is read at its SubagentStop, when the agent is done: its cursor
+    // keeps the offset and fingerprint only, so cursor.json does not grow by a reader's state
+    // for every agent the session ever ran.
+    let source_state = if origin.is_agent_file {
+        source_state.finished()
+    } else {
+        source_state
+    };
+    cursors.transcripts.insert(
+        origin.transcript.clone(),
+        TranscriptCursor {
+            offset,
+            fingerprint,
+            state: source_state,
+        },
+    );
+    // The log as this run leaves it is confirmed by the cursor saved with it.
+    cursors.log_length = Some(fs_err::metadata(&log_path).map_or(0, |metadata| metadata.len()));
+    cursors.save(&cursor_path)?;
+    Ok(outcome)
+}
+
+/// The gauge's counts for `transcript` from what the usage log holds of it: read once, for a
+/// session whose cursor was written before the gauge existed.
+fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge> {
+    let mut gauge = ChainGauge::default();
+    let Some(bytes) = files::read_state_file(log_path).context("failed to read the usage log")?
+    else {
+        return Ok(gauge);
+    };
+    for line in bytes.split(|byte| *byte == b'\n') {
+        if let Ok(record) = serde_json::from_slice::<UsageRecord>(line)
+            && record.transcript() == transcript
+        {
+            gauge.count(&record);
+        }
+    }
+    Ok(gauge)
+}
+
+/// The most of an unconfirmed tail an ingest reads back: one run appends at most the rows of
+/// `RUN_BYTES` of transcript; a larger tail is not compared (its rows may then repeat, which
+/// readers fold).
+const MAX_UNCONFIRMED_TAIL: u64 = 64 * 1024 * 1024;
+
+/// The lines an ingest that was stopped (killed, or past its budget) appended after the last
+/// saved cursor. The run that reads the same transcript bytes again leaves out the lines already
+/// there, so a stopped first ingest of a long transcript does not append all its rows twice.
+#[derive(Debug, Default)]
+struct UnconfirmedTail {
+    /// The log's length now.
+    log_length: u64,
+    /// The tail's lines, each with its newline.
+    lines: std::collections::HashSet<Vec<u8>>,
+}
+
+impl UnconfirmedTail {
+    /// The lines of `log_path` past `confirmed` (the length the cursor recorded), if any.
+    fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self> {
+        let log_length = match fs_err::metadata(log_path) {
+            Ok(metadata) => metadata.len(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(error) => return Err(error).context("failed to inspect the usage log"),
+        };
+        let mut tail = Self {
+            log_length,
+            lines: std::collections::HashSet::new(),
+        };
+        let Some(confirmed) = confirmed.filter(|confirmed| {
+            *confirmed < log_length && log_length - confirmed <= MAX_UNCONFIRMED_TAIL
+        }) else {
+            return Ok(tail);
+        };
+        let mut log = fs_err::File::open(log_path).context("failed to open the usage log")?;
+        std::io::Seek::seek(&mut log, std::io::SeekFrom::Start(confirmed))?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut log, &mut bytes)
+            .context("failed to read the usage log's tail")?;
+        tail.lines = bytes
+            .split_inclusive(|byte| *byte == b'\n')
+            .filter(|line| line.ends_with(b"\n"))
+            .map(<[u8]>::to_vec)
+            .collect();
+        Ok(tail)
+    }
+
+    /// Returns true if and only if the tail already holds this line.
+    fn holds(&self, line: &[u8]) -> bool {
+        self.lines.contains(line)
+    }
+
+    /// Returns true if and only if no line is unconfirmed.
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// Adds `record` as one JSON line to `lines`.
+fn push_json_line(lines: &mut Vec<u8>, record: &UsageRecord) -> Result<()> {
+    serde_json::to_writer(&mut *lines, record).context("failed to serialize a usage record")?;
+    lines.push(b'\n');
+    Ok(())
+}
+
+/// The start of the name of a copy of the usage log as it was before a rescan
+/// (`usage.before-rescan-<time>.jsonl`).
+const BEFORE_RESCAN_PREFIX: &str = "usage.before-rescan-";
+
+/// How many copies of the usage log from before a rescan are kept (the newest): every rescan
+/// writes one as large as the log, and a session whose transcript is cut short again and again
+/// must not fill the disk with them.
+pub const KEPT_RESCAN_COPIES: usize = 3;
+
+/// Rewrites the log without `transcript`'s records (rescans are kept as history). The log as it
+/// was is kept beside it first (`usage.before-rescan-<time>.jsonl`): the rows of the last rescans
+/// are never lost, even when the transcript they came from was cut short; copies older than the
+/// newest [`KEPT_RESCAN_COPIES`] are removed. Lines it cannot read stay byte for byte.
+fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
+    if !log_path.exists() {
+        return Ok(());
+    }
+    let bytes = fs_err::read(log_path).context("failed to read the usage log")?;
+    let mut kept = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|byte| *byte == b'\n') {
+        let drop = serde_json::from_slice::<UsageRecord>(line).is_ok_and(|record| {
+            record.transcript() == transcript && !matches!(record, UsageRecord::Rescan(_))
+        });
+        if !drop {
+            kept.extend_from_slice(line);
+            if !line.ends_with(b"\n") {
+                kept.push(b'\n');
+            }
+        }
+    }
+    if kept.len() < bytes.len() {
+        let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        let previous = log_path.with_file_name(format!("{BEFORE_RESCAN_PREFIX}{stamp}.jsonl"));
+        files::write_atomic(&previous, &bytes, files::PRIVATE_FILE_MODE)
+            .context("failed to keep the usage log before its rescan")?;
+    }
+    files::write_atomic(log_path, &kept, files::PRIVATE_FILE_MODE)
+        .context("failed to rewrite the usage log")?;
+    remove_old_rescan_copies(log_path);
+    Ok(())
+}
+
+/// Removes the copies of the log from before a rescan, beside `log_path`, but the newest
+/// [`KEPT_RESCAN_COPIES`] (their names sort by time). No command reads them; only regular files
+/// are removed. Best effort: a copy that cannot be removed costs only its room, and the next
+/// rescan tries again, while failing here would stop an ingest whose log is already rewritten.
+fn remove_old_rescan_copies(log_path: &Path) {
+    let Some(folder) = log_path.parent() else {
+        return;
+    };
+    let Ok(entries) = fs_err::read_dir(folder) else {
+        return;
+    };
+    let mut copies: Vec<std::path::PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(BEFORE_RESCAN_PREFIX)
+                && name.ends_with(".jsonl")
+                && entry.file_type().is_ok_and(|kind| kind.is_file())
+        })
+        .map(|entry| entry.path())
+        .collect();
+    copies.sort_unstable();
+    let old = copies.len().saturating_sub(KEPT_RESCAN_COPIES);
+    for copy in &copies[..old] {
+        let _ = fs_err::remove_file(copy);
+    }
+}
