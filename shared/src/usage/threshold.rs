@@ -3,14 +3,15 @@
 //! CLIs' own code and confirmed by their debug logs (the captures in `tests/fixtures/cli-captures/compaction/`): at windows of
 //! 100,000 / 200,000 / 500,000, CLI 2.1.332 logs 67,000 / 167,000 / 467,000.
 
-use std::cmp::Ordering;
-use std::fmt;
 use std::path::{Path, PathBuf};
+
+use std::fmt;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::settings_file::read_settings_bytes;
+use crate::version::ClaudeVersion;
 
 /// What every version keeps free below the effective window (W minus the reserved output).
 pub const COMPACTION_BUFFER: u64 = 13_000;
@@ -47,11 +48,8 @@ pub const PERCENT_VARIABLE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
 /// The environment variable that turns 2.1.332's 1,000,000-token default windows off.
 pub const DISABLE_MILLION_VARIABLE: &str = "CLAUDE_CODE_DISABLE_1M_CONTEXT";
 
-/// A Claude Code version, `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CliVersion(pub u32, pub u32, pub u32);
-
-impl CliVersion {
+/// The versions the rule changes at.
+impl ClaudeVersion {
     /// The first version that caps the reserved output at 20,000.
     pub const CAPPED_OUTPUT: Self = Self(2, 1, 21);
     /// The first version that reads `CLAUDE_CODE_AUTO_COMPACT_WINDOW`.
@@ -62,34 +60,6 @@ impl CliVersion {
     /// on refusal for some models, and sends every earlier thinking block (`keep: "all"`), with
     /// no client-side micro-compaction.
     pub const CURRENT: Self = Self(2, 1, 332);
-
-    /// Reads `2.1.332` (anything after the third number, such as a suffix, is ignored).
-    pub fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.trim().split('.');
-        let mut number = || -> Option<u32> {
-            let part = parts.next()?;
-            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok()
-        };
-        Some(Self(number()?, number()?, number()?))
-    }
-}
-
-impl fmt::Display for CliVersion {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
-
-impl Serialize for CliVersion {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// Compares two version texts; `None` when either does not read as a version.
-pub fn compare_versions(left: &str, right: &str) -> Option<Ordering> {
-    Some(CliVersion::parse(left)?.cmp(&CliVersion::parse(right)?))
 }
 
 /// The environment variables of the rule, as the report's own process sees them.
@@ -292,14 +262,14 @@ pub enum Assumption {
     /// No request names its CLI version: the rule of the newest version checked is used.
     VersionUnknown {
         /// The version assumed.
-        assumed: CliVersion,
+        assumed: ClaudeVersion,
     },
     /// The version lies between two versions whose code was read: the rule of the older one.
     VersionUnchecked {
         /// The version of the log.
-        version: CliVersion,
+        version: ClaudeVersion,
         /// The version whose rule is used.
-        rule_of: CliVersion,
+        rule_of: ClaudeVersion,
     },
     /// No request names its model.
     ModelUnknown,
@@ -414,7 +384,7 @@ const STANDARD_WINDOW_MODELS: [&str; 2] = ["claude-sonnet-4-6", "claude-opus-4-6
 /// nothing is configured; `None` for a model [`MODEL_WINDOWS`] does not know (an empty name,
 /// a log that names no model, keeps the version's default).
 fn model_window(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     environment: &ThresholdEnvironment,
 ) -> Option<(u64, bool)> {
@@ -423,7 +393,7 @@ fn model_window(
     if !model.is_empty() && table_window(model).is_none() {
         return None;
     }
-    if version < CliVersion::CURRENT {
+    if version < ClaudeVersion::CURRENT {
         return Some((
             if million_name || model.is_empty() {
                 if million_name {
@@ -472,12 +442,12 @@ fn current_model_window(
 /// The output a CLI before 2.1.21 reserves for `model`: the model's limit, or the environment's
 /// / the 32,000 default when lower (1.0.x: 8,192 for 3.5 and haiku models).
 fn old_reserve(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     environment: &ThresholdEnvironment,
 ) -> (u64, ReserveSource) {
     let small_model = model.contains("3-5") || model.contains("haiku");
-    if version < CliVersion(2, 0, 0) && small_model {
+    if version < ClaudeVersion(2, 0, 0) && small_model {
         return (8_192, ReserveSource::Default);
     }
     let model_limit = if model.contains("3-5") {
@@ -512,27 +482,27 @@ fn setting_tokens(value: &Value) -> Option<u64> {
 
 /// The configured window for `model` under `version`, with its source.
 fn configured_window(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     inputs: &ThresholdInputs,
 ) -> Option<(u64, WindowSource)> {
     if let Some(tokens) = inputs.explicit_window {
         return Some((tokens, WindowSource::Flag));
     }
-    if version >= CliVersion::WINDOW_VARIABLE
+    if version >= ClaudeVersion::WINDOW_VARIABLE
         && let Some(tokens) = inputs.environment.window
     {
-        let tokens = if version >= CliVersion::WINDOW_SETTING {
+        let tokens = if version >= ClaudeVersion::WINDOW_SETTING {
             tokens.max(MINIMUM_CONFIGURED_WINDOW)
         } else {
             tokens
         };
         return Some((tokens, WindowSource::Environment));
     }
-    if version < CliVersion::WINDOW_SETTING {
+    if version < ClaudeVersion::WINDOW_SETTING {
         return None;
     }
-    if version >= CliVersion::CURRENT {
+    if version >= ClaudeVersion::CURRENT {
         for file in &inputs.settings {
             for (key, value) in &file.model_windows {
                 if (key == model || is_family(model, key))
@@ -564,26 +534,26 @@ pub fn rule_trigger(
     inputs: &ThresholdInputs,
 ) -> RuleTrigger {
     let mut assumptions = Vec::new();
-    let parsed = version.and_then(CliVersion::parse);
+    let parsed = version.and_then(ClaudeVersion::find_in);
     let version_used = parsed.unwrap_or_else(|| {
         assumptions.push(Assumption::VersionUnknown {
-            assumed: CliVersion::CURRENT,
+            assumed: ClaudeVersion::CURRENT,
         });
-        CliVersion::CURRENT
+        ClaudeVersion::CURRENT
     });
     if parsed.is_some()
-        && version_used > CliVersion(2, 1, 100)
-        && version_used < CliVersion::CURRENT
+        && version_used > ClaudeVersion(2, 1, 100)
+        && version_used < ClaudeVersion::CURRENT
     {
         assumptions.push(Assumption::VersionUnchecked {
             version: version_used,
-            rule_of: CliVersion(2, 1, 100),
+            rule_of: ClaudeVersion(2, 1, 100),
         });
     }
-    if parsed.is_some() && version_used > CliVersion::CURRENT {
+    if parsed.is_some() && version_used > ClaudeVersion::CURRENT {
         assumptions.push(Assumption::VersionUnchecked {
             version: version_used,
-            rule_of: CliVersion::CURRENT,
+            rule_of: ClaudeVersion::CURRENT,
         });
     }
     let model_name = model.unwrap_or_else(|| {
@@ -632,7 +602,7 @@ pub fn rule_trigger(
             source: model_source,
         },
     };
-    let (reserved_output, reserve_source) = if version_used < CliVersion::CAPPED_OUTPUT {
+    let (reserved_output, reserve_source) = if version_used < ClaudeVersion::CAPPED_OUTPUT {
         old_reserve(version_used, model_name, environment)
     } else if let Some(limit) = requested_output {
         (limit.min(OUTPUT_RESERVE_CAP), ReserveSource::Request)
@@ -684,18 +654,6 @@ mod tests {
 
     fn tokens(version: &str, model: &str, inputs: &ThresholdInputs) -> Option<u64> {
         rule_trigger(Some(version), Some(model), None, inputs).tokens
-    }
-
-    #[test]
-    fn versions_compare_by_number() {
-        assert_eq!(CliVersion::parse("2.1.332"), Some(CliVersion(2, 1, 332)));
-        assert!(CliVersion::parse("2.1.42").unwrap() < CliVersion::parse("2.1.332").unwrap());
-        assert_eq!(
-            CliVersion::parse("1.0.108-beta"),
-            Some(CliVersion(1, 0, 108))
-        );
-        assert_eq!(CliVersion::parse("x"), None);
-        assert_eq!(compare_versions("2.0.76", "2.1.12"), Some(Ordering::Less));
     }
 
     #[test]
