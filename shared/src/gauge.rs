@@ -550,10 +550,11 @@ mod tests {
             request_id: None,
             message_id: None,
             model: Some("claude-opus-4-6".into()),
-            input_tokens: context,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            output_tokens: 1,
+            tokens: crate::store::usage_record::TokenUsage {
+                input_tokens: context,
+                output_tokens: 1,
+                ..Default::default()
+            },
             context_tokens: context,
             sidechain: false,
             agent_id: None,

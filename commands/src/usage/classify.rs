@@ -507,7 +507,7 @@ mod tests {
     use super::*;
     use crate::usage::drops::DEFAULT_MIN_DROP;
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
+    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts, TokenUsage};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
@@ -523,10 +523,11 @@ mod tests {
             request_id: None,
             message_id: None,
             model: Some("claude-sonnet-4-5-20250929".into()),
-            input_tokens: 0,
-            cache_creation_input_tokens: context - read,
-            cache_read_input_tokens: read,
-            output_tokens: 0,
+            tokens: TokenUsage {
+                cache_creation_input_tokens: context - read,
+                cache_read_input_tokens: read,
+                ..TokenUsage::default()
+            },
             context_tokens: context,
             sidechain: false,
             agent_id: None,

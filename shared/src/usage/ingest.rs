@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
     BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
-    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow,
+    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow, TokenUsage,
     ToolResultNote, UsageRecord, UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
-    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK, TokenUsage,
+    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK,
 };
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -631,7 +631,6 @@ impl<'origin> Ingest<'origin> {
             } else {
                 &mut self.state.pending_main
             });
-            let usage = part.usage;
             UsageRow {
                 time: owned(part.timestamp),
                 transcript: self.origin.transcript.clone(),
@@ -639,10 +638,7 @@ impl<'origin> Ingest<'origin> {
                 request_id: owned(part.request_id),
                 message_id: owned(part.message_id),
                 model: owned(part.model),
-                input_tokens: usage.input_tokens,
-                cache_creation_input_tokens: usage.cache_creation_input_tokens,
-                cache_read_input_tokens: usage.cache_read_input_tokens,
-                output_tokens: usage.output_tokens,
+                tokens: part.usage,
                 context_tokens: part.context_tokens,
                 sidechain,
                 agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
@@ -869,12 +865,11 @@ fn owned(text: Option<&str>) -> Option<String> {
 /// line (they agree), output tokens as the maximum (older versions wrote placeholders), advisor
 /// if any line says so (its counts from the latest line that has some).
 fn merge(row: &mut UsageRow, part: &AssistantPart) {
-    let usage = part.usage;
-    row.input_tokens = usage.input_tokens;
-    row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-    row.cache_read_input_tokens = usage.cache_read_input_tokens;
+    row.tokens = TokenUsage {
+        output_tokens: row.tokens.output_tokens.max(part.usage.output_tokens),
+        ..part.usage
+    };
     row.context_tokens = part.context_tokens;
-    row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
     if !part.advisor_usage.is_empty() {
         row.advisor_usage = part.advisor_usage.to_vec();
