@@ -547,8 +547,6 @@ mod tests {
             time: Some("2026-12-01T00:00:00.000Z".into()),
             transcript: "/t.jsonl".into(),
             key: format!("k{context}"),
-            request_id: None,
-            message_id: None,
             model: Some("claude-opus-4-6".into()),
             tokens: crate::store::usage_record::TokenUsage {
                 input_tokens: context,
@@ -556,17 +554,11 @@ mod tests {
                 ..Default::default()
             },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
             facts: crate::store::usage_record::RequestFacts {
                 version: Some("2.1.332".into()),
                 ..crate::store::usage_record::RequestFacts::default()
             },
+            ..crate::store::usage_record::UsageRow::default()
         }
     }
 

@@ -520,8 +520,6 @@ mod tests {
             )),
             transcript: "t".into(),
             key: format!("k{second}"),
-            request_id: None,
-            message_id: None,
             model: Some("claude-sonnet-4-5-20250929".into()),
             tokens: TokenUsage {
                 cache_creation_input_tokens: context - read,
@@ -529,17 +527,11 @@ mod tests {
                 ..TokenUsage::default()
             },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
             facts: RequestFacts {
                 version: Some("2.1.42".into()),
                 ..RequestFacts::default()
             },
+            ..UsageRow::default()
         }
     }
 

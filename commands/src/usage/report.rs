@@ -280,23 +280,13 @@ mod tests {
             time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
             transcript: "t".into(),
             key: key.into(),
-            request_id: None,
-            message_id: None,
-            model: None,
             tokens: TokenUsage {
                 cache_creation_input_tokens: cache_write,
                 cache_read_input_tokens: context - cache_write,
                 ..TokenUsage::default()
             },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
-            facts: ctxhooks_shared::store::usage_record::RequestFacts::default(),
+            ..UsageRow::default()
         })
     }
 

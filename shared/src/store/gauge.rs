@@ -175,34 +175,7 @@ pub fn percent_of(part: u64, whole: u64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::TempFolder;
-
-    fn gauge() -> Gauge {
-        Gauge {
-            schema: GAUGE_SCHEMA,
-            session_id: "s1".into(),
-            transcript: "/t.jsonl".into(),
-            updated_at: "2026-12-01T00:00:00.000Z".into(),
-            context_tokens: Some(142_503),
-            context_time: None,
-            after_compaction: false,
-            trigger_tokens: Some(167_000),
-            trigger: TriggerBasis {
-                derivation: TriggerDerivation::Rule,
-                window_tokens: Some(200_000),
-                window_source: Some("model".into()),
-                model: Some("claude-opus-4-6".into()),
-                version: Some("2.1.332".into()),
-            },
-            percent: percent_of(142_503, 167_000),
-            room_left: Some(24_497),
-            compactions: 2,
-            compaction_pending: false,
-            warn_at_percent: Some(90),
-            warned: false,
-            title: None,
-        }
-    }
+    use crate::test_support::{TempFolder, sample_gauge as gauge};
 
     #[test]
     fn a_gauge_round_trips_and_nothing_else_is_one() {

@@ -104,7 +104,7 @@ pub struct ToolResultNote {
 }
 
 /// One API request: the usage of one response, counted once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsageRow {
     /// The timestamp of the response's first line.
     #[serde(default)]
