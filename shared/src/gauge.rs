@@ -310,18 +310,18 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     result
 }
 
-/// The usage ingest of a hook run (`usage_log::log_usage`), then, under the same lock, the
-/// gauge of a main transcript: what the ingest skipped and what the gauge could not do are noted
-/// for the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
+/// The usage ingest of a hook run (`usage_log::log_usage`) of a main transcript, then, under the
+/// same lock, its gauge: what the ingest skipped and what the gauge could not do are noted for
+/// the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
 /// last response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
     context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
-    origin: &Origin,
     inputs: &GaugeInputs,
     options: IngestOptions<'_>,
 ) -> Result<GaugedIngest> {
+    let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
         &context.state,
         session,

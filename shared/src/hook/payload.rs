@@ -166,27 +166,77 @@ pub fn parse<'input, P: serde::Deserialize<'input>>(input: &'input [u8]) -> Resu
     serde_json::from_slice(input).map_err(|error| anyhow!("stdin is not valid JSON: {error}"))
 }
 
-/// A hook's typed payload: a struct of [`Field`](crate::lenient::Field)s, one per field the
-/// hook reads, so that only the fields the hook requires can fail it; any other field of an
-/// unexpected type is set aside and named in the error log.
-pub trait Payload {
-    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
-    fn identity(&self) -> (Option<&str>, Option<&str>);
+/// Declares a hook's payload struct: the fields every event sends (`session_id`,
+/// `transcript_path`, `cwd`, `hook_event_name`), then the event's own, each a
+/// [`Field`](crate::lenient::Field) so that only the fields the hook requires can fail it, and
+/// its [`CommonFields`]; every field may borrow text from the payload (the common fields'
+/// `#[serde(borrow)]` lets the whole struct). The common fields are written into each struct by this macro rather
+/// than kept in a struct of their own under `#[serde(flatten)]`: a flattened struct makes serde
+/// build every key the outer struct does not name into a tree of values (a 16 MiB field among
+/// them) instead of skipping it, and it cannot hold a tool input's raw JSON.
+macro_rules! hook_payload {
+    (
+        $(#[$meta:meta])*
+        $visibility:vis $name:ident<$payload:lifetime> {
+            $($(#[$field_meta:meta])* $field:ident: $type:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(default)]
+        $visibility struct $name<$payload> {
+            /// The session's id (every hook requires it).
+            #[serde(borrow)]
+            pub session_id: $crate::lenient::Text<$payload>,
+            /// The session transcript's path (the parent's, for `SubagentStop`).
+            #[serde(borrow)]
+            pub transcript_path: $crate::lenient::Text<$payload>,
+            /// The working folder of Claude Code (it follows `cd`s).
+            #[serde(borrow)]
+            pub cwd: $crate::lenient::Text<$payload>,
+            /// The event, such as `PreCompact`.
+            #[serde(borrow)]
+            pub hook_event_name: $crate::lenient::Text<$payload>,
+            $($(#[$field_meta])* $visibility $field: $type,)*
+        }
 
+        impl $crate::hook::payload::CommonFields for $name<'_> {
+            fn common(&self) -> [&$crate::lenient::Text<'_>; 3] {
+                [&self.session_id, &self.transcript_path, &self.hook_event_name]
+            }
+        }
+    };
+}
+pub(crate) use hook_payload;
+
+/// The common fields of a payload declared by [`hook_payload!`], and what is read from them.
+pub trait CommonFields {
+    /// `session_id`, `transcript_path` and `hook_event_name`.
+    fn common(&self) -> [&Text<'_>; 3];
+
+    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        let [session_id, _, hook_event_name] = self.common();
+        (hook_event_name.non_empty(), session_id.non_empty())
+    }
+
+    /// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
+    fn session(&self) -> Result<SessionId> {
+        SessionId::parse(self.common()[0].required("session_id")?)
+            .context("refusing the payload's session id")
+    }
+
+    /// The payload's `transcript_path`, required by the hooks that read the transcript.
+    fn transcript(&self) -> Result<&Path> {
+        self.common()[1].required("transcript_path").map(Path::new)
+    }
+}
+
+/// A hook's typed payload, with what it says of its odd fields.
+pub trait Payload: CommonFields {
     /// Every optional field the hook reads, by name, with what it held instead of the expected
     /// type (a required field of another type fails the hook on its own, with its own message).
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)>;
-}
-
-/// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
-pub fn session(session_id: &Text<'_>) -> Result<SessionId> {
-    SessionId::parse(session_id.required("session_id")?)
-        .context("refusing the payload's session id")
-}
-
-/// The payload's `transcript_path`, required by the hooks that read the transcript.
-pub fn transcript<'field>(transcript_path: &'field Text<'_>) -> Result<&'field Path> {
-    transcript_path.required("transcript_path").map(Path::new)
 }
 
 #[cfg(test)]
@@ -221,6 +271,24 @@ mod tests {
         assert!(message("\u{feff}{}").contains("byte-order mark"));
         let broken = parse::<serde_json::Value>(&read("{\"a\" 1}").unwrap()).unwrap_err();
         assert!(format!("{broken:#}").contains("not valid JSON"));
+    }
+
+    hook_payload! {
+        Sample<'payload> {
+            trigger: Text<'payload>,
+        }
+    }
+
+    #[test]
+    fn the_common_fields_are_read_beside_the_events_own() {
+        let input = br#"{"session_id": "s1", "trigger": "auto", "cwd": 5, "other": {"x": [1]},
+            "hook_event_name": "PreCompact", "transcript\u005fpath": "/t"}"#;
+        let payload: Sample = parse(input).unwrap();
+        assert_eq!(payload.identity(), (Some("PreCompact"), Some("s1")));
+        assert_eq!(payload.trigger.text(), Some("auto"));
+        assert_eq!(payload.transcript().unwrap(), Path::new("/t"));
+        assert!(payload.cwd.is_mistyped());
+        assert!(parse::<Sample>(br#"{"session_id": "a", "session_id": "b"}"#).is_err());
     }
 
     #[test]
