@@ -117,7 +117,12 @@ pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>
     let file = match options.open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) if rustix::io::Errno::from_io_error(&error) == Some(rustix::io::Errno::LOOP) => {
+        // `O_NOFOLLOW` on a link: ELOOP. fs_err keeps its kind, not the raw OS error, and std
+        // names that kind only on nightly: compared with the kind std gives ELOOP.
+        Err(error)
+            if error.kind()
+                == io::Error::from_raw_os_error(rustix::io::Errno::LOOP.raw_os_error()).kind() =>
+        {
             return Err(anyhow!(
                 "`{}` is a symbolic link; refusing to follow it",
                 path.display()
@@ -577,7 +582,10 @@ mod tests {
         let lock = dir.join("usage.lock");
         std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
         let error = open_lock_file(&lock).unwrap_err();
-        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        assert!(
+            format!("{error:#}").contains("is a symbolic link; refusing to follow it"),
+            "{error:#}"
+        );
         // A plain lock file, even one left read-only, is opened and locked.
         let plain = dir.join("kept.lock");
         let file = open_lock_file(&plain).unwrap();
