@@ -63,13 +63,13 @@ pub fn warn_at_from(value: Option<&str>) -> (Option<u8>, Option<anyhow::Error>) 
 
 /// What the hook knows besides the ingest's counts.
 #[derive(Debug, Clone)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct GaugeInputs {
     /// The session's project folder, where its `.claude/settings*.json` are
     /// (`CLAUDE_PROJECT_DIR`, else the payload's `cwd`).
     pub project_dir: Option<PathBuf>,
     /// The warning share, in percent of T; `None`: no warning.
     pub warn_at_percent: Option<u8>,
-    /// Who updates.
     pub role: GaugeRole,
     /// Claude Code's configuration folder, for the user settings' window.
     pub user_config_dir: Option<PathBuf>,

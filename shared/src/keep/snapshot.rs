@@ -25,8 +25,8 @@ use crate::transcript::file::TranscriptFile;
 
 /// Why a snapshot is taken.
 #[derive(Debug, Clone)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SnapshotRequest {
-    /// The session.
     pub session: SessionId,
     /// `manual`, `auto`, or whatever Claude Code sent.
     pub trigger: Trigger,

@@ -132,8 +132,8 @@ const NO_FOLLOW_NO_WAIT: i32 = rustix::fs::OFlags::NOFOLLOW
 
 /// What a file that is never reached through a link is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs, reason = "`Read` is plain")]
 pub enum Access {
-    /// Reading.
     Read,
     /// Reading and writing in place; it must exist.
     Update,
@@ -485,8 +485,8 @@ pub fn append_json_line<T: serde::Serialize>(path: &Path, record: &T) -> Result<
 
 /// Size and SHA-256 of a byte stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Digested {
-    /// Number of bytes.
     pub size: u64,
     /// Lowercase hex SHA-256.
     pub sha256: String,

@@ -20,10 +20,10 @@ pub const MAX_GAUGE_BYTES: usize = 64 * 1024;
 
 /// One session's gauge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Gauge {
     /// [`GAUGE_SCHEMA`].
     pub schema: u32,
-    /// The session.
     pub session_id: String,
     /// The main transcript it was read from.
     pub transcript: String,

@@ -105,6 +105,7 @@ pub struct ToolResultNote {
 
 /// One API request: the usage of one response, counted once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct UsageRow {
     /// The timestamp of the response's first line.
     #[serde(default)]
@@ -131,7 +132,6 @@ pub struct UsageRow {
     pub context_tokens: u64,
     /// True for sub-agent requests (`isSidechain`, or read from an agent transcript).
     pub sidechain: bool,
-    /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
     /// True when the response called the advisor tool.
@@ -344,6 +344,7 @@ fn is_false(value: &bool) -> bool {
 
 /// A compaction or micro-compaction boundary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct BoundaryRow {
     /// The boundary line's timestamp.
     #[serde(default)]
@@ -367,7 +368,6 @@ pub struct BoundaryRow {
     pub tokens_saved: Option<u64>,
     /// True inside a sub-agent's chain.
     pub sidechain: bool,
-    /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
     /// What newer CLIs write besides (each left out of the line when not written).
@@ -408,12 +408,11 @@ pub struct PreservedSegment {
 
 /// A transcript read again from its start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct RescanRow {
     /// When (RFC 3339, UTC).
     pub time: String,
-    /// The transcript.
     pub transcript: String,
-    /// Why.
     pub reason: RescanReason,
 }
 
@@ -432,8 +431,8 @@ pub enum RescanReason {
 /// Lines of a transcript one run could not read and skipped (each is counted once, by the run
 /// that passed it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SkippedLinesRow {
-    /// The transcript.
     pub transcript: String,
     /// Lines that are not a JSON object, or whose usage fields have an unexpected type.
     #[serde(default)]
@@ -445,8 +444,8 @@ pub struct SkippedLinesRow {
 
 /// Where a transcript's session ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SourceRow {
-    /// The transcript.
     pub transcript: String,
     /// The first `cwd` in it.
     #[serde(default)]
@@ -520,8 +519,8 @@ pub fn bounded_title(title: &str) -> String {
 
 /// [`SessionFacts`] of one main transcript.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SessionRow {
-    /// The transcript.
     pub transcript: String,
     /// What it says (every fact known so far, not only the one that changed).
     #[serde(flatten)]

@@ -96,11 +96,11 @@ pub const REACHED_MODELS: usize = 8;
 
 /// The highest context one model's request reached without a compaction after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
     /// `message.model` of the request.
     #[serde(default)]
     pub model: Option<String>,
-    /// Its context.
     pub context_tokens: u64,
 }
 
@@ -233,10 +233,10 @@ impl SourceState {
 
 /// Tool results (and a typed prompt) waiting for the request that will carry them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct PendingResults {
     /// Their total bytes.
     pub bytes: u64,
-    /// The largest.
     pub largest: Option<ToolResultNote>,
     /// True when a person's prompt came since the chain's last request.
     #[serde(default)]
@@ -791,7 +791,6 @@ struct AssistantPart<'record> {
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
     tool_uses: Vec<(&'record str, &'record str)>,
-    /// `version`.
     version: Option<&'record str>,
     /// The cache lifetime asked for or used.
     cache_ttl: Option<CacheTtl>,

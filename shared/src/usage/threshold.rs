@@ -108,10 +108,9 @@ pub enum SettingsScope {
 
 /// The window keys of one settings file.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SettingsWindows {
-    /// The file.
     pub path: PathBuf,
-    /// Which one it is.
     pub scope: SettingsScope,
     /// `autoCompactWindow` (a number, `"auto"`, or anything else, as written).
     pub window: Option<Value>,
@@ -171,13 +170,13 @@ impl SettingsWindows {
 
 /// What the report knows besides the usage log: the flag, the environment, the settings files.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ThresholdInputs {
     /// `--cap`: the window, stated by the person running the report.
     pub explicit_window: Option<u64>,
     /// The model's window the status line's input gave for the session, with the model it was
     /// for (`model.id`): used for that model in place of the table's.
     pub status_line_window: Option<(u64, String)>,
-    /// The environment variables.
     pub environment: ThresholdEnvironment,
     /// The settings files that hold a window key, highest precedence first.
     pub settings: Vec<SettingsWindows>,
@@ -185,18 +184,17 @@ pub struct ThresholdInputs {
 
 /// Where the window W came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    missing_docs,
+    reason = "plain variant fields, named for what they hold"
+)]
 pub enum WindowSource {
     /// `--cap`.
     Flag,
     /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` in the report's environment.
     Environment,
     /// `modelSettings.<model>.autoCompactWindow` in a settings file.
-    ModelSetting {
-        /// The file.
-        path: PathBuf,
-        /// The model key.
-        model: String,
-    },
+    ModelSetting { path: PathBuf, model: String },
     /// `autoCompactWindow` in a settings file.
     Setting(PathBuf),
     /// The model's own window (nothing configured, or a configured window above it), from
@@ -236,10 +234,9 @@ impl Serialize for WindowSource {
 
 /// The window compaction is measured against (the report's "cap").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Window {
-    /// Tokens.
     pub tokens: u64,
-    /// Where it came from.
     pub source: WindowSource,
 }
 
@@ -258,12 +255,13 @@ pub enum ReserveSource {
 /// Something the rule took for granted because the log does not say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(
+    missing_docs,
+    reason = "plain variant fields, named for what they hold"
+)]
 pub enum Assumption {
     /// No request names its CLI version: the rule of the newest version checked is used.
-    VersionUnknown {
-        /// The version assumed.
-        assumed: ClaudeVersion,
-    },
+    VersionUnknown { assumed: ClaudeVersion },
     /// The version lies between two versions whose code was read: the rule of the older one.
     VersionUnchecked {
         /// The version of the log.
@@ -279,6 +277,7 @@ pub enum Assumption {
 
 /// T as the CLI's rule gives it for one version and model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct RuleTrigger {
     /// T in tokens; `None` when this CLI does not compact this model before the API refuses a
     /// prompt (2.1.332 with nothing configured for `claude-sonnet-4-5`, `claude-haiku-4-5`,
@@ -286,7 +285,6 @@ pub struct RuleTrigger {
     pub tokens: Option<u64>,
     /// The version the rule is for.
     pub version: Option<String>,
-    /// The model.
     pub model: Option<String>,
     /// The window W.
     pub window: Window,
@@ -294,13 +292,11 @@ pub struct RuleTrigger {
     pub model_window: u64,
     /// The output the CLI reserves below W.
     pub reserved_output: u64,
-    /// Where that came from.
     pub reserve_source: ReserveSource,
     /// The buffer below W minus the reserved output (13,000 in every version).
     pub buffer: u64,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, when set.
     pub percent_override: Option<u64>,
-    /// What was taken for granted.
     pub assumptions: Vec<Assumption>,
 }
 
