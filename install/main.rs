@@ -2,17 +2,14 @@
 
 use std::process::ExitCode;
 
+use ctxhooks_shared::store::files::is_io_kind;
+
 fn main() -> ExitCode {
     match ctxhooks_commands::cli::run() {
         Ok(code) => code,
         Err(error) => {
             // A closed pipe (`ctxhooks usage | head`) is not an error worth reporting.
-            let broken_pipe = error.chain().any(|cause| {
-                cause
-                    .downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            });
-            if broken_pipe {
+            if is_io_kind(&error, &[std::io::ErrorKind::BrokenPipe]) {
                 return ExitCode::SUCCESS;
             }
             ctxhooks_commands::output::note(&format!("ctxhooks: error: {error:#}"));

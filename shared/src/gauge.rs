@@ -63,13 +63,13 @@ pub fn warn_at_from(value: Option<&str>) -> (Option<u8>, Option<anyhow::Error>) 
 
 /// What the hook knows besides the ingest's counts.
 #[derive(Debug, Clone)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct GaugeInputs {
     /// The session's project folder, where its `.claude/settings*.json` are
     /// (`CLAUDE_PROJECT_DIR`, else the payload's `cwd`).
     pub project_dir: Option<PathBuf>,
     /// The warning share, in percent of T; `None`: no warning.
     pub warn_at_percent: Option<u8>,
-    /// Who updates.
     pub role: GaugeRole,
     /// Claude Code's configuration folder, for the user settings' window.
     pub user_config_dir: Option<PathBuf>,
@@ -310,18 +310,18 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     result
 }
 
-/// The usage ingest of a hook run (`usage_log::log_usage`), then, under the same lock, the
-/// gauge of a main transcript: what the ingest skipped and what the gauge could not do are noted
-/// for the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
+/// The usage ingest of a hook run (`usage_log::log_usage`) of a main transcript, then, under the
+/// same lock, its gauge: what the ingest skipped and what the gauge could not do are noted for
+/// the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
 /// last response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
     context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
-    origin: &Origin,
     inputs: &GaugeInputs,
     options: IngestOptions<'_>,
 ) -> Result<GaugedIngest> {
+    let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
         &context.state,
         session,
@@ -547,25 +547,18 @@ mod tests {
             time: Some("2026-12-01T00:00:00.000Z".into()),
             transcript: "/t.jsonl".into(),
             key: format!("k{context}"),
-            request_id: None,
-            message_id: None,
             model: Some("claude-opus-4-6".into()),
-            input_tokens: context,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            output_tokens: 1,
+            tokens: crate::store::usage_record::TokenUsage {
+                input_tokens: context,
+                output_tokens: 1,
+                ..Default::default()
+            },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
             facts: crate::store::usage_record::RequestFacts {
                 version: Some("2.1.332".into()),
                 ..crate::store::usage_record::RequestFacts::default()
             },
+            ..crate::store::usage_record::UsageRow::default()
         }
     }
 

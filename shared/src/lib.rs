@@ -2,6 +2,7 @@
 //! read the same way. Layers, each using only the ones above it (the map, with the reasons, is
 //! in `docs/architecture.md`):
 //!
+//! - [`version`] (a leaf): a Claude Code version, read one way;
 //! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
 //!   file (both sides read and write it);
 //! - [`transcript`]: reading Claude Code transcripts, one streaming typed reader;
@@ -18,6 +19,7 @@ pub mod settings_file;
 pub mod store;
 pub mod transcript;
 pub mod usage;
+pub mod version;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

@@ -84,12 +84,12 @@ fn assert_input_side_equals_ccusage(
     let log = log_from_transcript(transcript).unwrap();
     let rows = log.rows();
     let session = (
-        rows.iter().map(|row| row.input_tokens).sum::<u64>(),
+        rows.iter().map(|row| row.tokens.input_tokens).sum::<u64>(),
         rows.iter()
-            .map(|row| row.cache_read_input_tokens)
+            .map(|row| row.tokens.cache_read_input_tokens)
             .sum::<u64>(),
         rows.iter()
-            .map(|row| row.cache_creation_input_tokens)
+            .map(|row| row.tokens.cache_creation_input_tokens)
             .sum::<u64>(),
     );
     let advisor = rows
@@ -97,9 +97,9 @@ fn assert_input_side_equals_ccusage(
         .flat_map(|row| &row.advisor_usage)
         .fold((0, 0, 0), |sum, usage| {
             (
-                sum.0 + usage.input_tokens,
-                sum.1 + usage.cache_read_input_tokens,
-                sum.2 + usage.cache_creation_input_tokens,
+                sum.0 + usage.tokens.input_tokens,
+                sum.1 + usage.tokens.cache_read_input_tokens,
+                sum.2 + usage.tokens.cache_creation_input_tokens,
             )
         });
     assert!(

@@ -285,8 +285,8 @@ fn set_context(log: &mut SessionLog, key: &str, tokens: u64, read: u64) {
             && row.key == key
         {
             row.context_tokens = tokens;
-            row.cache_read_input_tokens = read;
-            row.cache_creation_input_tokens = tokens - read - row.input_tokens;
+            row.tokens.cache_read_input_tokens = read;
+            row.tokens.cache_creation_input_tokens = tokens - read - row.tokens.input_tokens;
         }
     }
 }
@@ -397,7 +397,7 @@ fn an_idle_gap_is_the_time_past_the_cache_lifetime_and_a_cold_read() {
     let mut log = log_of(&path);
     let rows = log.rows();
     assert_eq!(rows[5].context_tokens, 154_992);
-    assert_eq!(rows[5].cache_read_input_tokens, 0);
+    assert_eq!(rows[5].tokens.cache_read_input_tokens, 0);
     assert_eq!(rows[4].facts.cache_ttl, Some(CacheTtl::FiveMinutes));
     let key = rows[5].key.clone();
     set_context(&mut log, &key, 140_000, 0);
@@ -429,7 +429,7 @@ fn an_idle_gap_is_the_time_past_the_cache_lifetime_and_a_cold_read() {
     let resumed = rows
         .iter()
         .position(|row| {
-            row.cache_read_input_tokens == 0
+            row.tokens.cache_read_input_tokens == 0
                 && row.turn_start
                 && row.facts.markers.contains(&RequestMarker::CostState)
         })
@@ -464,9 +464,9 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     prompt.turn_start = true;
     prompt.facts.carries_tool_results = false;
     prompt.context_tokens = chain.requests[4].context_tokens - 10_000;
-    prompt.cache_read_input_tokens = prompt.context_tokens - 3;
-    prompt.cache_creation_input_tokens = 0;
-    prompt.input_tokens = 3;
+    prompt.tokens.cache_read_input_tokens = prompt.context_tokens - 3;
+    prompt.tokens.cache_creation_input_tokens = 0;
+    prompt.tokens.input_tokens = 3;
     chain.requests.insert(5, Cow::Owned(prompt.clone()));
     chain.boundaries.insert(5, Vec::new());
     let drops = classify_drops(&chain, classifier);

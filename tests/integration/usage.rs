@@ -17,10 +17,14 @@ fn totals(rows: &[UsageRow]) -> Totals {
     (
         rows.len(),
         rows.iter().filter(|row| !row.sidechain).count(),
-        rows.iter().map(|row| row.input_tokens).sum(),
-        rows.iter().map(|row| row.cache_creation_input_tokens).sum(),
-        rows.iter().map(|row| row.cache_read_input_tokens).sum(),
-        rows.iter().map(|row| row.output_tokens).sum(),
+        rows.iter().map(|row| row.tokens.input_tokens).sum(),
+        rows.iter()
+            .map(|row| row.tokens.cache_creation_input_tokens)
+            .sum(),
+        rows.iter()
+            .map(|row| row.tokens.cache_read_input_tokens)
+            .sum(),
+        rows.iter().map(|row| row.tokens.output_tokens).sum(),
     )
 }
 
@@ -156,7 +160,11 @@ fn placeholder_output_is_replaced_by_the_largest_value() {
     // tool_heavy.jsonl: one message.id written on two lines, output_tokens 25 then 173
     // (transcript-format.md §15.1, checked with jq).
     let log = log_from_transcript(&transcript_fixture("marot__spotter/tool_heavy.jsonl")).unwrap();
-    let outputs: Vec<u64> = log.rows().iter().map(|row| row.output_tokens).collect();
+    let outputs: Vec<u64> = log
+        .rows()
+        .iter()
+        .map(|row| row.tokens.output_tokens)
+        .collect();
     assert!(outputs.contains(&173), "{outputs:?}");
     assert!(!outputs.contains(&25), "{outputs:?}");
 }
@@ -873,7 +881,7 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
         .stdin(stop_payload(session.as_str(), &transcript))
         .success();
     let before = read_rows(&state, &session).unwrap();
-    assert_eq!(before.last().unwrap().output_tokens, 25);
+    assert_eq!(before.last().unwrap().tokens.output_tokens, 25);
     append(&transcript, lines[34..].concat());
     world
         .hook(Hook::Stop)
@@ -885,7 +893,7 @@ fn a_request_completed_in_a_later_run_is_updated_not_duplicated() {
         .iter()
         .find(|row| row.key == before.last().unwrap().key)
         .unwrap();
-    assert_eq!(updated.output_tokens, 173);
+    assert_eq!(updated.tokens.output_tokens, 173);
     // The log holds two versions of that request (25, then 173) and one of every other.
     let versions = read_records(&state.session_dir(&session).join("usage.jsonl"))
         .unwrap()

@@ -133,7 +133,13 @@ mod tests {
         let link = temp.join("link.jsonl");
         std::os::unix::fs::symlink(&main, &link).unwrap();
         let error = keep_apart(&state, &session, &[(KeptName::main(), link)]).unwrap_err();
-        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        assert!(
+            matches!(
+                error.downcast_ref(),
+                Some(files::FileError::SymbolicLink(_))
+            ),
+            "{error:#}"
+        );
         let entries = fs_err::read_dir(state.replaced_dir(&session))
             .unwrap()
             .count();

@@ -178,32 +178,13 @@ impl Segment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctxhooks_shared::store::gauge::{GAUGE_SCHEMA, TriggerBasis, TriggerDerivation};
+    use ctxhooks_shared::test_support::sample_gauge;
 
+    /// The sample gauge at 120,000 tokens.
     fn gauge() -> Gauge {
         Gauge {
-            schema: GAUGE_SCHEMA,
-            session_id: "s1".into(),
-            transcript: "/t.jsonl".into(),
-            updated_at: String::new(),
             context_tokens: Some(120_000),
-            context_time: None,
-            after_compaction: false,
-            trigger_tokens: Some(167_000),
-            trigger: TriggerBasis {
-                derivation: TriggerDerivation::Rule,
-                window_tokens: Some(200_000),
-                window_source: Some("model".into()),
-                model: Some("claude-opus-4-6".into()),
-                version: Some("2.1.332".into()),
-            },
-            percent: None,
-            room_left: None,
-            compactions: 2,
-            compaction_pending: false,
-            warn_at_percent: Some(90),
-            warned: false,
-            title: None,
+            ..sample_gauge()
         }
     }
 

@@ -224,7 +224,7 @@ pub fn read_stdin_object(wait: Duration) -> Result<Vec<u8>> {
             deadline,
         },
     );
-    read_first_object(reader, |_| {})
+    Ok(read_first_object(reader, |_| {})?)
 }
 
 /// Stdin, each read preceded by a `poll` that gives up at the deadline.

@@ -432,10 +432,10 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
-        totals.totals.input_tokens += row.input_tokens;
-        totals.totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
-        totals.totals.cache_read_input_tokens += row.cache_read_input_tokens;
-        totals.totals.output_tokens += row.output_tokens;
+        totals.totals.input_tokens += row.tokens.input_tokens;
+        totals.totals.cache_creation_input_tokens += row.tokens.cache_creation_input_tokens;
+        totals.totals.cache_read_input_tokens += row.tokens.cache_read_input_tokens;
+        totals.totals.output_tokens += row.tokens.output_tokens;
         if !row.sidechain {
             totals.main_requests += 1;
             totals.peak_context = totals.peak_context.max(row.context_tokens);

@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ctxhooks_shared::hook::table::{
-    ClaudeVersion, HOOK_BINARIES, HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE,
-};
+use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE};
+use ctxhooks_shared::version::ClaudeVersion;
 
 /// How long `claude --version` may take (it starts a large program).
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -119,12 +118,12 @@ mod tests {
                 .map(|event| event.name())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(names(ClaudeVersion::new(2, 1, 42)), ["PostCompact"]);
+        assert_eq!(names(ClaudeVersion(2, 1, 42)), ["PostCompact"]);
         assert_eq!(
-            names(ClaudeVersion::new(1, 0, 70)),
+            names(ClaudeVersion(1, 0, 70)),
             ["PostToolUseFailure", "PostCompact", "SessionEnd"]
         );
-        assert!(names(ClaudeVersion::new(2, 1, 76)).is_empty());
-        assert!(names(ClaudeVersion::new(2, 1, 332)).is_empty());
+        assert!(names(ClaudeVersion(2, 1, 76)).is_empty());
+        assert!(names(ClaudeVersion(2, 1, 332)).is_empty());
     }
 }

@@ -14,7 +14,8 @@ use super::drops::{
     UndecidedReason, seconds_between,
 };
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
-use ctxhooks_shared::usage::threshold::{CliVersion, RuleTrigger, ThresholdInputs, rule_trigger};
+use ctxhooks_shared::usage::threshold::{RuleTrigger, ThresholdInputs, rule_trigger};
+use ctxhooks_shared::version::ClaudeVersion;
 
 /// Everything the classification needs besides the chain.
 #[derive(Debug, Clone, Copy)]
@@ -138,8 +139,8 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
 /// block; unknown versions are not assumed to.
 fn drops_earlier_thinking(version: Option<&str>) -> bool {
     version
-        .and_then(CliVersion::parse)
-        .is_some_and(|version| version < CliVersion::CURRENT)
+        .and_then(ClaudeVersion::find_in)
+        .is_some_and(|version| version < ClaudeVersion::CURRENT)
 }
 
 /// What made the context fall at a resume, an upgrade or an idle gap.
@@ -262,7 +263,7 @@ fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgemen
                     .facts
                     .version
                     .as_deref()
-                    .and_then(CliVersion::parse)
+                    .and_then(ClaudeVersion::find_in)
                     .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH),
             },
         ));
@@ -288,13 +289,13 @@ fn judge_by_shape(
 ) -> Option<Judgement> {
     let before = between.before_row();
     let after = between.after_row();
-    let version = CliVersion::parse(before.facts.version.as_deref().unwrap_or_default());
+    let version = ClaudeVersion::find_in(before.facts.version.as_deref().unwrap_or_default());
     let same_version = before.facts.version == after.facts.version;
     if facts.opened_by == Opening::ToolResults
         && same_version
         && fall >= MICRO_COMPACTION_MIN_SAVING
         && let (Some(version), Some(warning_level)) = (version, rule.warning_level())
-        && version < CliVersion::CURRENT
+        && version < ClaudeVersion::CURRENT
         && before.context_tokens >= warning_level
         && after
             .context_tokens
@@ -419,7 +420,7 @@ fn mid_loop_reason(
     rule: &RuleTrigger,
     fall: u64,
 ) -> UndecidedReason {
-    let version = CliVersion::parse(
+    let version = ClaudeVersion::find_in(
         between
             .before_row()
             .facts
@@ -434,7 +435,7 @@ fn mid_loop_reason(
     } else {
         match (version, rule.warning_level()) {
             (None, _) => UndecidedReason::VersionUnknown,
-            (Some(version), _) if version >= CliVersion::CURRENT => {
+            (Some(version), _) if version >= ClaudeVersion::CURRENT => {
                 UndecidedReason::MidLoopNoMicroCompaction {
                     version: version.to_string(),
                 }
@@ -506,7 +507,7 @@ mod tests {
     use super::*;
     use crate::usage::drops::DEFAULT_MIN_DROP;
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
+    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts, TokenUsage};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
@@ -519,25 +520,18 @@ mod tests {
             )),
             transcript: "t".into(),
             key: format!("k{second}"),
-            request_id: None,
-            message_id: None,
             model: Some("claude-sonnet-4-5-20250929".into()),
-            input_tokens: 0,
-            cache_creation_input_tokens: context - read,
-            cache_read_input_tokens: read,
-            output_tokens: 0,
+            tokens: TokenUsage {
+                cache_creation_input_tokens: context - read,
+                cache_read_input_tokens: read,
+                ..TokenUsage::default()
+            },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
             facts: RequestFacts {
                 version: Some("2.1.42".into()),
                 ..RequestFacts::default()
             },
+            ..UsageRow::default()
         }
     }
 

@@ -10,7 +10,7 @@ use super::log::{SessionLog, TimelineItem};
 use ctxhooks_shared::store::clock::parse_timestamp_ms;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
-use ctxhooks_shared::usage::threshold::CliVersion;
+use ctxhooks_shared::version::ClaudeVersion;
 
 /// Default: a fall smaller than this is noise, not a drop.
 pub const DEFAULT_MIN_DROP: u64 = 1_000;
@@ -27,7 +27,7 @@ pub const COMPACTION_SHAPE_DIVISOR: u64 = 3;
 
 /// The first version known to send a new model no thinking another model wrote (reported for
 /// 2.1.204, claude-code-router#1629; seen in 2.1.332's request bodies).
-pub const THINKING_STRIPPED_ON_SWITCH: CliVersion = CliVersion(2, 1, 204);
+pub const THINKING_STRIPPED_ON_SWITCH: ClaudeVersion = ClaudeVersion(2, 1, 204);
 
 /// What a drop was, in JSON as the snake-case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -94,7 +94,7 @@ impl SessionLog {
                 UsageRecord::Request(row) => {
                     if let Some(&index) = request_index.get(&row.key) {
                         if let TimelineItem::Request(known) = &mut log.timeline[index] {
-                            let output = known.output_tokens.max(row.output_tokens);
+                            let output = known.tokens.output_tokens.max(row.tokens.output_tokens);
                             let advisor = known.advisor || row.advisor;
                             let turn_start = known.turn_start || row.turn_start;
                             let bytes = known.tool_result_bytes;
@@ -103,7 +103,7 @@ impl SessionLog {
                             facts.absorb(&row.facts);
                             *known = row;
                             known.facts = facts;
-                            known.output_tokens = output;
+                            known.tokens.output_tokens = output;
                             known.advisor = advisor;
                             known.turn_start = turn_start;
                             if known.tool_result_bytes == 0 {

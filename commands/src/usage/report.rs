@@ -251,14 +251,16 @@ fn totals(rows: &[&UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
         // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.input_tokens = totals.input_tokens.saturating_add(row.input_tokens);
+        totals.input_tokens = totals.input_tokens.saturating_add(row.tokens.input_tokens);
         totals.cache_creation_input_tokens = totals
             .cache_creation_input_tokens
-            .saturating_add(row.cache_creation_input_tokens);
+            .saturating_add(row.tokens.cache_creation_input_tokens);
         totals.cache_read_input_tokens = totals
             .cache_read_input_tokens
-            .saturating_add(row.cache_read_input_tokens);
-        totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
+            .saturating_add(row.tokens.cache_read_input_tokens);
+        totals.output_tokens = totals
+            .output_tokens
+            .saturating_add(row.tokens.output_tokens);
         add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     totals
@@ -269,8 +271,8 @@ mod tests {
     use super::*;
     use crate::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::UsageRow;
     use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
+    use ctxhooks_shared::store::usage_record::{TokenUsage, UsageRow};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
     fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
@@ -278,22 +280,13 @@ mod tests {
             time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
             transcript: "t".into(),
             key: key.into(),
-            request_id: None,
-            message_id: None,
-            model: None,
-            input_tokens: 0,
-            cache_creation_input_tokens: cache_write,
-            cache_read_input_tokens: context - cache_write,
-            output_tokens: 0,
+            tokens: TokenUsage {
+                cache_creation_input_tokens: cache_write,
+                cache_read_input_tokens: context - cache_write,
+                ..TokenUsage::default()
+            },
             context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
-            facts: ctxhooks_shared::store::usage_record::RequestFacts::default(),
+            ..UsageRow::default()
         })
     }
 

@@ -102,10 +102,10 @@ fn advisor_suffix(row: &UsageRow) -> String {
             suffix,
             " {}: input {}, cache write {}, cache read {}, output {}",
             usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.input_tokens),
-            thousands(usage.cache_creation_input_tokens),
-            thousands(usage.cache_read_input_tokens),
-            thousands(usage.output_tokens),
+            thousands(usage.tokens.input_tokens),
+            thousands(usage.tokens.cache_creation_input_tokens),
+            thousands(usage.tokens.cache_read_input_tokens),
+            thousands(usage.tokens.output_tokens),
         );
     }
     suffix
@@ -120,10 +120,10 @@ pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
             text,
             "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
             usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.input_tokens),
-            thousands(usage.cache_creation_input_tokens),
-            thousands(usage.cache_read_input_tokens),
-            thousands(usage.output_tokens),
+            thousands(usage.tokens.input_tokens),
+            thousands(usage.tokens.cache_creation_input_tokens),
+            thousands(usage.tokens.cache_read_input_tokens),
+            thousands(usage.tokens.output_tokens),
         );
     }
     text
@@ -152,10 +152,10 @@ pub fn rows_table(log: &SessionLog) -> String {
                     "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
                     readable_time(row.time.as_deref()),
                     row.model.as_deref().unwrap_or("-"),
-                    thousands(row.input_tokens),
-                    thousands(row.cache_creation_input_tokens),
-                    thousands(row.cache_read_input_tokens),
-                    thousands(row.output_tokens),
+                    thousands(row.tokens.input_tokens),
+                    thousands(row.tokens.cache_creation_input_tokens),
+                    thousands(row.tokens.cache_read_input_tokens),
+                    thousands(row.tokens.output_tokens),
                     thousands(row.context_tokens),
                     advisor_suffix(row),
                 );

@@ -6,7 +6,7 @@ use std::io::BufRead;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result};
 
 use crate::lenient::{Mismatch, Text};
 use crate::store::env_vars;
@@ -30,6 +30,32 @@ pub fn stdin_timeout() -> Duration {
         .map_or(DEFAULT_STDIN_TIMEOUT, Duration::from_millis)
 }
 
+/// Why a hook's stdin holds no payload.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// Reading stdin failed.
+    #[error("failed to read stdin")]
+    Read(#[source] std::io::Error),
+    /// Stdin ended with nothing but blanks.
+    #[error("stdin was empty; expected the hook's JSON payload")]
+    Empty,
+    /// Stdin ended inside the object, after this many bytes.
+    #[error("stdin ended before its JSON value was complete ({0} bytes received)")]
+    Incomplete(usize),
+    /// Stdin went past [`MAX_INPUT_BYTES`].
+    #[error("stdin is larger than {MAX_INPUT_BYTES} bytes")]
+    TooLarge,
+    /// The first byte that is not blank is a UTF-8 byte-order mark.
+    #[error("stdin is not a JSON object (it starts with a UTF-8 byte-order mark)")]
+    ByteOrderMark,
+    /// The first byte that is not blank is this one, not `{`.
+    #[error("stdin is not a JSON object (it starts with {0:?})")]
+    NotAnObject(char),
+    /// The object is no valid JSON.
+    #[error("stdin is not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+}
+
 /// Reads `reader` until the first JSON object in it is complete, and returns exactly that
 /// object's bytes; nothing after it is waited for. `received` is told how many bytes have
 /// arrived after each read. The bytes are looked at once, as they arrive, only to find where the
@@ -40,23 +66,20 @@ pub fn stdin_timeout() -> Duration {
 pub fn read_first_object(
     mut reader: impl BufRead,
     mut received: impl FnMut(usize),
-) -> Result<Vec<u8>> {
+) -> Result<Vec<u8>, PayloadError> {
     let mut input = Vec::new();
     let mut end = ObjectEnd::default();
     loop {
         let available = match reader.fill_buf() {
             Ok(available) => available,
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error).context("failed to read stdin"),
+            Err(error) => return Err(PayloadError::Read(error)),
         };
         if available.is_empty() {
             if !end.started {
-                bail!("stdin was empty; expected the hook's JSON payload");
+                return Err(PayloadError::Empty);
             }
-            bail!(
-                "stdin ended before its JSON value was complete ({} bytes received)",
-                input.len()
-            );
+            return Err(PayloadError::Incomplete(input.len()));
         }
         let count = available.len();
         let start = input.len();
@@ -64,7 +87,7 @@ pub fn read_first_object(
         reader.consume(count);
         received(input.len());
         if input.len() > MAX_INPUT_BYTES {
-            bail!("stdin is larger than {MAX_INPUT_BYTES} bytes");
+            return Err(PayloadError::TooLarge);
         }
         match end.scan(&input[start..]) {
             Scan::Incomplete => {}
@@ -72,15 +95,8 @@ pub fn read_first_object(
                 input.truncate(start + length);
                 return Ok(input);
             }
-            Scan::NotAnObject(0xEF) => {
-                bail!("stdin is not a JSON object (it starts with a UTF-8 byte-order mark)")
-            }
-            Scan::NotAnObject(first) => {
-                bail!(
-                    "stdin is not a JSON object (it starts with {:?})",
-                    char::from(first)
-                )
-            }
+            Scan::NotAnObject(0xEF) => return Err(PayloadError::ByteOrderMark),
+            Scan::NotAnObject(first) => return Err(PayloadError::NotAnObject(char::from(first))),
         }
     }
 }
@@ -162,31 +178,83 @@ impl ObjectEnd {
 
 /// Parses `input` (what [`read_first_object`] returned) into the hook's payload struct `P`.
 /// Every field being a [`Field`](crate::lenient::Field), only broken JSON fails here.
-pub fn parse<'input, P: serde::Deserialize<'input>>(input: &'input [u8]) -> Result<P> {
-    serde_json::from_slice(input).map_err(|error| anyhow!("stdin is not valid JSON: {error}"))
+pub fn parse<'input, P: serde::Deserialize<'input>>(
+    input: &'input [u8],
+) -> Result<P, PayloadError> {
+    serde_json::from_slice(input).map_err(PayloadError::NotJson)
 }
 
-/// A hook's typed payload: a struct of [`Field`](crate::lenient::Field)s, one per field the
-/// hook reads, so that only the fields the hook requires can fail it; any other field of an
-/// unexpected type is set aside and named in the error log.
-pub trait Payload {
-    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
-    fn identity(&self) -> (Option<&str>, Option<&str>);
+/// Declares a hook's payload struct: the fields every event sends (`session_id`,
+/// `transcript_path`, `cwd`, `hook_event_name`), then the event's own, each a
+/// [`Field`](crate::lenient::Field) so that only the fields the hook requires can fail it, and
+/// its [`CommonFields`]; every field may borrow text from the payload (the common fields'
+/// `#[serde(borrow)]` lets the whole struct). The common fields are written into each struct by this macro rather
+/// than kept in a struct of their own under `#[serde(flatten)]`: a flattened struct makes serde
+/// build every key the outer struct does not name into a tree of values (a 16 MiB field among
+/// them) instead of skipping it, and it cannot hold a tool input's raw JSON.
+macro_rules! hook_payload {
+    (
+        $(#[$meta:meta])*
+        $visibility:vis $name:ident<$payload:lifetime> {
+            $($(#[$field_meta:meta])* $field:ident: $type:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(default)]
+        $visibility struct $name<$payload> {
+            /// The session's id (every hook requires it).
+            #[serde(borrow)]
+            pub session_id: $crate::lenient::Text<$payload>,
+            /// The session transcript's path (the parent's, for `SubagentStop`).
+            #[serde(borrow)]
+            pub transcript_path: $crate::lenient::Text<$payload>,
+            /// The working folder of Claude Code (it follows `cd`s).
+            #[serde(borrow)]
+            pub cwd: $crate::lenient::Text<$payload>,
+            /// The event, such as `PreCompact`.
+            #[serde(borrow)]
+            pub hook_event_name: $crate::lenient::Text<$payload>,
+            $($(#[$field_meta])* $visibility $field: $type,)*
+        }
 
+        impl $crate::hook::payload::CommonFields for $name<'_> {
+            fn common(&self) -> [&$crate::lenient::Text<'_>; 3] {
+                [&self.session_id, &self.transcript_path, &self.hook_event_name]
+            }
+        }
+    };
+}
+pub(crate) use hook_payload;
+
+/// The common fields of a payload declared by [`hook_payload!`], and what is read from them.
+pub trait CommonFields {
+    /// `session_id`, `transcript_path` and `hook_event_name`.
+    fn common(&self) -> [&Text<'_>; 3];
+
+    /// The payload's `hook_event_name` and `session_id` as sent, for the error log.
+    fn identity(&self) -> (Option<&str>, Option<&str>) {
+        let [session_id, _, hook_event_name] = self.common();
+        (hook_event_name.non_empty(), session_id.non_empty())
+    }
+
+    /// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
+    fn session(&self) -> Result<SessionId> {
+        SessionId::parse(self.common()[0].required("session_id")?)
+            .context("refusing the payload's session id")
+    }
+
+    /// The payload's `transcript_path`, required by the hooks that read the transcript.
+    fn transcript(&self) -> Result<&Path> {
+        self.common()[1].required("transcript_path").map(Path::new)
+    }
+}
+
+/// A hook's typed payload, with what it says of its odd fields.
+pub trait Payload: CommonFields {
     /// Every optional field the hook reads, by name, with what it held instead of the expected
     /// type (a required field of another type fails the hook on its own, with its own message).
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)>;
-}
-
-/// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
-pub fn session(session_id: &Text<'_>) -> Result<SessionId> {
-    SessionId::parse(session_id.required("session_id")?)
-        .context("refusing the payload's session id")
-}
-
-/// The payload's `transcript_path`, required by the hooks that read the transcript.
-pub fn transcript<'field>(transcript_path: &'field Text<'_>) -> Result<&'field Path> {
-    transcript_path.required("transcript_path").map(Path::new)
 }
 
 #[cfg(test)]
@@ -194,12 +262,8 @@ mod tests {
     use super::*;
     use std::io::{BufReader, Read};
 
-    fn read(text: &str) -> Result<Vec<u8>> {
+    fn read(text: &str) -> Result<Vec<u8>, PayloadError> {
         read_first_object(text.as_bytes(), |_| {})
-    }
-
-    fn message(text: &str) -> String {
-        format!("{:#}", read(text).unwrap_err())
     }
 
     #[test]
@@ -213,14 +277,38 @@ mod tests {
 
     #[test]
     fn names_the_problem() {
-        assert!(message("").contains("empty"));
-        assert!(message(" \n ").contains("empty"));
-        assert!(message("[1]").contains("not a JSON object"));
-        assert!(message("compact please").contains("not a JSON object"));
-        assert!(message("{\"a\":").contains("ended before"));
-        assert!(message("\u{feff}{}").contains("byte-order mark"));
-        let broken = parse::<serde_json::Value>(&read("{\"a\" 1}").unwrap()).unwrap_err();
-        assert!(format!("{broken:#}").contains("not valid JSON"));
+        assert!(matches!(read(""), Err(PayloadError::Empty)));
+        assert!(matches!(read(" \n "), Err(PayloadError::Empty)));
+        assert!(matches!(read("[1]"), Err(PayloadError::NotAnObject('['))));
+        assert!(matches!(
+            read("compact please"),
+            Err(PayloadError::NotAnObject('c'))
+        ));
+        assert!(matches!(read("{\"a\":"), Err(PayloadError::Incomplete(5))));
+        assert!(matches!(
+            read("\u{feff}{}"),
+            Err(PayloadError::ByteOrderMark)
+        ));
+        let broken = parse::<serde_json::Value>(&read("{\"a\" 1}").unwrap());
+        assert!(matches!(broken, Err(PayloadError::NotJson(_))));
+    }
+
+    hook_payload! {
+        Sample<'payload> {
+            trigger: Text<'payload>,
+        }
+    }
+
+    #[test]
+    fn the_common_fields_are_read_beside_the_events_own() {
+        let input = br#"{"session_id": "s1", "trigger": "auto", "cwd": 5, "other": {"x": [1]},
+            "hook_event_name": "PreCompact", "transcript\u005fpath": "/t"}"#;
+        let payload: Sample = parse(input).unwrap();
+        assert_eq!(payload.identity(), (Some("PreCompact"), Some("s1")));
+        assert_eq!(payload.trigger.text(), Some("auto"));
+        assert_eq!(payload.transcript().unwrap(), Path::new("/t"));
+        assert!(payload.cwd.is_mistyped());
+        assert!(parse::<Sample>(br#"{"session_id": "a", "session_id": "b"}"#).is_err());
     }
 
     #[test]
@@ -287,6 +375,6 @@ mod tests {
         let mut text = String::from("{\"x\": [");
         text.push_str(&"0,".repeat(MAX_INPUT_BYTES / 2 + 16));
         text.push_str("0]}");
-        assert!(message(&text).contains("larger than"));
+        assert!(matches!(read(&text), Err(PayloadError::TooLarge)));
     }
 }

@@ -2,50 +2,27 @@
 //! Claude Code summarizes it.
 
 use anyhow::{Context, Result};
-use serde::Deserialize;
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use crate::hook::payload::{self, Payload};
+use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
 use crate::lenient::{Mismatch, Text};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::Origin;
 use crate::usage::log::IngestOptions;
 
-/// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct PreCompactInput<'payload> {
-    /// The session's id.
-    #[serde(borrow)]
-    pub session_id: Text<'payload>,
-    /// The session transcript's path.
-    #[serde(borrow)]
-    pub transcript_path: Text<'payload>,
-    /// The working folder of Claude Code.
-    #[serde(borrow)]
-    pub cwd: Text<'payload>,
-    /// `PreCompact`.
-    #[serde(borrow)]
-    pub hook_event_name: Text<'payload>,
-    /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
-    #[serde(borrow)]
-    pub trigger: Text<'payload>,
-    /// What the user typed after `/compact`; null or empty for automatic compactions.
-    #[serde(borrow)]
-    pub custom_instructions: Text<'payload>,
+hook_payload! {
+    /// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
+    pub PreCompactInput<'payload> {
+        /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
+        trigger: Text<'payload>,
+        /// What the user typed after `/compact`; null or empty for automatic compactions.
+        custom_instructions: Text<'payload>,
+    }
 }
 
 impl Payload for PreCompactInput<'_> {
-    fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (
-            self.hook_event_name.non_empty(),
-            self.session_id.non_empty(),
-        )
-    }
-
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
         vec![
             ("cwd", self.cwd.mismatch()),
@@ -59,8 +36,8 @@ impl Payload for PreCompactInput<'_> {
 /// Handles one `PreCompact` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: PreCompactInput = context.payload()?;
-    let session = payload::session(&input.session_id)?;
-    let path = payload::transcript(&input.transcript_path)?;
+    let session = input.session()?;
+    let path = input.transcript()?;
     // Opened and checked once, for the snapshot and the usage log: a transcript path that is
     // missing, a link, a folder, a FIFO or a device is refused before anything is written.
     let mut transcript = TranscriptFile::open(path)?;
@@ -100,7 +77,6 @@ pub fn handle(context: &HookContext) -> Result<()> {
         context,
         &session,
         &mut transcript,
-        &Origin::from_file_name(path),
         &gauge_inputs,
         IngestOptions::default(),
     ) {

@@ -23,10 +23,10 @@ use crate::store::state_dir::StateDir;
 
 /// What a hook's body receives.
 #[derive(Debug)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct HookContext {
     /// The hook being run: its entry in the hook table.
     pub hook: &'static HookBinary,
-    /// The state folder.
     pub state: StateDir,
     /// The payload's bytes: the first JSON object on stdin.
     input: Vec<u8>,

@@ -15,12 +15,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{SecondsFormat, Utc};
-use serde::Deserialize;
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
-use crate::hook::payload::{self, Payload};
+use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
-use crate::keep::{Check, keep_path, keep_subagents};
+use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
 use crate::lenient::{Mismatch, Text};
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
@@ -29,47 +28,23 @@ use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::Origin;
 use crate::usage::log::IngestOptions;
 
-/// The fields of the `SessionStart`, `PostCompact` and `SessionEnd` payloads the hook reads.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SessionInput<'payload> {
-    /// The session's id.
-    #[serde(borrow)]
-    pub session_id: Text<'payload>,
-    /// The session transcript's path.
-    #[serde(borrow)]
-    pub transcript_path: Text<'payload>,
-    /// The working folder of Claude Code.
-    #[serde(borrow)]
-    pub cwd: Text<'payload>,
-    /// `SessionStart`, `PostCompact` or `SessionEnd`.
-    #[serde(borrow)]
-    pub hook_event_name: Text<'payload>,
-    /// `SessionStart`: `startup`, `resume`, `clear`, `compact` or `fork`.
-    #[serde(borrow)]
-    pub source: Text<'payload>,
-    /// `PostCompact`: `manual` or `auto`.
-    #[serde(borrow)]
-    pub trigger: Text<'payload>,
-    /// `PostCompact`: the summary the compaction produced.
-    #[serde(borrow)]
-    pub compact_summary: Text<'payload>,
-    /// `SessionEnd`: why the session ended.
-    #[serde(borrow)]
-    pub reason: Text<'payload>,
+hook_payload! {
+    /// The `SessionStart`, `PostCompact` and `SessionEnd` payloads.
+    pub SessionInput<'payload> {
+        /// `SessionStart`: `startup`, `resume`, `clear`, `compact` or `fork`.
+        source: Text<'payload>,
+        /// `PostCompact`: `manual` or `auto`.
+        trigger: Text<'payload>,
+        /// `PostCompact`: the summary the compaction produced.
+        compact_summary: Text<'payload>,
+        /// `SessionEnd`: why the session ended.
+        reason: Text<'payload>,
+    }
 }
 
 impl Payload for SessionInput<'_> {
-    fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (
-            self.hook_event_name.non_empty(),
-            self.session_id.non_empty(),
-        )
-    }
-
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
         vec![
             ("cwd", self.cwd.mismatch()),
@@ -109,8 +84,8 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     if input.source.non_empty() != Some("compact") {
         return Ok(());
     }
-    let session = payload::session(&input.session_id)?;
-    let transcript = payload::transcript(&input.transcript_path)?;
+    let session = input.session()?;
+    let transcript = input.transcript()?;
     // PreCompact kept the conversation up to the compaction just before (with a budget of its
     // own), and the next Stop keeps what came since: when a copy exists, the note is true and
     // this hook, which runs while the person waits with Claude Code's 1 s timeout, writes
@@ -124,14 +99,7 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     {
         return say_kept(context, &session);
     }
-    let kept = keep_path(
-        &context.state,
-        &session,
-        &KeptName::main(),
-        transcript,
-        Check::Tail,
-        Some(started + KEEP_TIME),
-    );
+    let kept = keep_main(context, &session, transcript, started + KEEP_TIME);
     // Said only when it is true: something of this session is kept whole (by this run, or
     // before it when this run could not add to it).
     let kept_before = || {
@@ -204,7 +172,7 @@ fn shell_quoted(path: &Path) -> String {
 }
 
 fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
-    let session = payload::session(&input.session_id)?;
+    let session = input.session()?;
     let trigger = input
         .trigger
         .non_empty()
@@ -214,16 +182,9 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     {
         context.note(error);
     }
-    let transcript = payload::transcript(&input.transcript_path)?;
-    keep_path(
-        &context.state,
-        &session,
-        &KeptName::main(),
-        transcript,
-        Check::Tail,
-        Some(started + KEEP_TIME),
-    )
-    .context("failed to keep the transcript after the compaction")?;
+    let transcript = input.transcript()?;
+    keep_main(context, &session, transcript, started + KEEP_TIME)
+        .context("failed to keep the transcript after the compaction")?;
     // The gauge counts the compaction at once: the status line shows it before the next turn's
     // Stop (an interactive `/compact` has none, and Claude Code's own status line input then
     // says 0). The usage log and gauge are brought up to date first (little to read: what came
@@ -237,7 +198,6 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
         context,
         &session,
         &mut file,
-        &Origin::from_file_name(transcript),
         &gauge_inputs,
         IngestOptions {
             expected_text: None,
@@ -319,20 +279,38 @@ fn newest_snapshot_without_summary(
     }
 }
 
-fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
-    let session = payload::session(&input.session_id)?;
-    let transcript = payload::transcript(&input.transcript_path)?;
-    let deadline = Some(started + END_KEEP_TIME);
+/// Brings the kept copy of the session's transcript up to date, stopping by `deadline`; `None`
+/// when nothing is at `transcript`.
+fn keep_main(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &Path,
+    deadline: Instant,
+) -> Result<Option<KeepOutcome>> {
     keep_path(
         &context.state,
-        &session,
+        session,
         &KeptName::main(),
         transcript,
         Check::Tail,
-        deadline,
+        Some(deadline),
     )
-    .context("failed to keep the transcript at the end of the session")?;
-    for problem in keep_subagents(&context.state, &session, transcript, Check::Tail, deadline) {
+}
+
+fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+    let session = input.session()?;
+    let transcript = input.transcript()?;
+    let deadline = started + END_KEEP_TIME;
+    keep_main(context, &session, transcript, deadline)
+        .context("failed to keep the transcript at the end of the session")?;
+    let subagents = keep_subagents(
+        &context.state,
+        &session,
+        transcript,
+        Check::Tail,
+        Some(deadline),
+    );
+    for problem in subagents {
         context.note(problem);
     }
     Ok(())

@@ -6,10 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use serde::Deserialize;
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use crate::hook::payload::{self, Payload};
+use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::{Mismatch, Text};
@@ -17,42 +16,20 @@ use crate::transcript::file::TranscriptFile;
 use crate::usage::ingest::Origin;
 use crate::usage::log::{IngestOptions, log_usage};
 
-/// The Stop / `SubagentStop` payload fields the hook reads. Only `session_id` and
-/// `transcript_path` are needed to log usage.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct StopInput<'payload> {
-    /// The session's id.
-    #[serde(borrow)]
-    pub session_id: Text<'payload>,
-    /// The session transcript's path (the parent's, for `SubagentStop`).
-    #[serde(borrow)]
-    pub transcript_path: Text<'payload>,
-    /// The working folder of Claude Code.
-    #[serde(borrow)]
-    pub cwd: Text<'payload>,
-    /// `Stop` or `SubagentStop`.
-    #[serde(borrow)]
-    pub hook_event_name: Text<'payload>,
-    /// `SubagentStop`: the sub-agent's id.
-    #[serde(borrow)]
-    pub agent_id: Text<'payload>,
-    /// `SubagentStop`: the sub-agent's own transcript.
-    #[serde(borrow)]
-    pub agent_transcript_path: Text<'payload>,
-    /// The text of the response that ended the turn (2.1.47 on).
-    #[serde(borrow)]
-    pub last_assistant_message: Text<'payload>,
+hook_payload! {
+    /// The Stop / `SubagentStop` payload. Only `session_id` and `transcript_path` are needed to log
+    /// usage.
+    pub StopInput<'payload> {
+        /// `SubagentStop`: the sub-agent's id.
+        agent_id: Text<'payload>,
+        /// `SubagentStop`: the sub-agent's own transcript (`transcript_path` is the parent's).
+        agent_transcript_path: Text<'payload>,
+        /// The text of the response that ended the turn (2.1.47 on).
+        last_assistant_message: Text<'payload>,
+    }
 }
 
 impl Payload for StopInput<'_> {
-    fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (
-            self.hook_event_name.non_empty(),
-            self.session_id.non_empty(),
-        )
-    }
-
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
         vec![
             ("cwd", self.cwd.mismatch()),
@@ -93,8 +70,8 @@ fn wait_for_growth(path: &Path, size: u64, deadline: Instant) -> bool {
 /// person, not sent to the model); at any other time it prints nothing.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: StopInput = context.payload()?;
-    let session = payload::session(&input.session_id)?;
-    let transcript = payload::transcript(&input.transcript_path)?;
+    let session = input.session()?;
+    let transcript = input.transcript()?;
     let role = if input.hook_event_name.non_empty() == Some("Stop") {
         GaugeRole::Stop
     } else {
@@ -128,7 +105,6 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 context,
                 &session,
                 &mut file,
-                &Origin::from_file_name(transcript),
                 &gauge_inputs,
                 IngestOptions {
                     expected_text,

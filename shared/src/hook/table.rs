@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::hook::runner::HookContext;
 use crate::hook::{precompact, session, stop, tooluse};
+use crate::version::ClaudeVersion;
 
 /// A Claude Code hook event ctxhooks registers for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,13 +55,13 @@ impl HookEvent {
     /// by versions before [`UNKNOWN_EVENTS_TOLERATED_SINCE`], every hook in it with it.
     pub const fn since(self) -> ClaudeVersion {
         match self {
-            Self::PreToolUse | Self::PostToolUse | Self::Stop => ClaudeVersion::new(1, 0, 38),
-            Self::SubagentStop => ClaudeVersion::new(1, 0, 41),
-            Self::PreCompact => ClaudeVersion::new(1, 0, 48),
-            Self::SessionStart => ClaudeVersion::new(1, 0, 62),
-            Self::SessionEnd => ClaudeVersion::new(1, 0, 85),
-            Self::PostToolUseFailure => ClaudeVersion::new(2, 1, 27),
-            Self::PostCompact => ClaudeVersion::new(2, 1, 76),
+            Self::PreToolUse | Self::PostToolUse | Self::Stop => ClaudeVersion(1, 0, 38),
+            Self::SubagentStop => ClaudeVersion(1, 0, 41),
+            Self::PreCompact => ClaudeVersion(1, 0, 48),
+            Self::SessionStart => ClaudeVersion(1, 0, 62),
+            Self::SessionEnd => ClaudeVersion(1, 0, 85),
+            Self::PostToolUseFailure => ClaudeVersion(2, 1, 27),
+            Self::PostCompact => ClaudeVersion(2, 1, 76),
         }
     }
 
@@ -74,49 +75,9 @@ impl HookEvent {
     }
 }
 
-/// A Claude Code version, `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ClaudeVersion {
-    /// Major.
-    pub major: u32,
-    /// Minor.
-    pub minor: u32,
-    /// Patch.
-    pub patch: u32,
-}
-
-impl ClaudeVersion {
-    /// The version `major.minor.patch`.
-    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
-        Self {
-            major,
-            minor,
-            patch,
-        }
-    }
-
-    /// The first `N.N.N` in `text`, as `claude --version` prints it (`2.1.332 (Claude Code)`).
-    pub fn find_in(text: &str) -> Option<Self> {
-        text.split(|character: char| !(character.is_ascii_digit() || character == '.'))
-            .find_map(|word| {
-                let mut parts = word.split('.');
-                let major = parts.next()?.parse().ok()?;
-                let minor = parts.next()?.parse().ok()?;
-                let patch = parts.next()?.parse().ok()?;
-                Some(Self::new(major, minor, patch))
-            })
-    }
-}
-
-impl std::fmt::Display for ClaudeVersion {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(formatter, "{}.{}.{}", self.major, self.minor, self.patch)
-    }
-}
-
 /// From this version on, Claude Code skips a hook event it does not know instead of refusing
 /// the whole settings file (CHANGELOG 2.1.101).
-pub const UNKNOWN_EVENTS_TOLERATED_SINCE: ClaudeVersion = ClaudeVersion::new(2, 1, 101);
+pub const UNKNOWN_EVENTS_TOLERATED_SINCE: ClaudeVersion = ClaudeVersion(2, 1, 101);
 
 /// One hook binary: what it is called, when Claude Code runs it, how long it may take, and the
 /// work it does.
@@ -224,17 +185,8 @@ mod tests {
     }
 
     #[test]
-    fn versions_are_read_as_claude_prints_them() {
-        assert_eq!(
-            ClaudeVersion::find_in("2.1.332 (Claude Code)\n"),
-            Some(ClaudeVersion::new(2, 1, 332))
-        );
-        assert_eq!(
-            ClaudeVersion::find_in("claude v1.0.9"),
-            Some(ClaudeVersion::new(1, 0, 9))
-        );
-        assert_eq!(ClaudeVersion::find_in("no version"), None);
-        assert!(HookEvent::PostCompact.since() > ClaudeVersion::new(2, 1, 42));
-        assert!(ClaudeVersion::new(2, 1, 100) < UNKNOWN_EVENTS_TOLERATED_SINCE);
+    fn events_are_ordered_by_their_first_version() {
+        assert!(HookEvent::PostCompact.since() > ClaudeVersion(2, 1, 42));
+        assert!(ClaudeVersion(2, 1, 100) < UNKNOWN_EVENTS_TOLERATED_SINCE);
     }
 }

@@ -10,7 +10,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::hook::payload::{self, Payload};
+use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::hook::table::{HookEvent, TOOLUSE};
 use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
@@ -19,41 +19,25 @@ use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
 use crate::store::tool_summary::{SUMMARY_FIELDS, summarize_encoded_fields};
 
-/// The tool event payload fields the hook reads. Only `session_id` and `hook_event_name` are
-/// needed to write the line.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ToolUseInput<'payload> {
-    /// The session's id.
-    #[serde(borrow)]
-    pub session_id: Text<'payload>,
-    /// The session transcript's path.
-    #[serde(borrow)]
-    pub transcript_path: Text<'payload>,
-    /// The working folder of Claude Code.
-    #[serde(borrow)]
-    pub cwd: Text<'payload>,
-    /// `PreToolUse`, `PostToolUse` or `PostToolUseFailure`.
-    #[serde(borrow)]
-    pub hook_event_name: Text<'payload>,
-    /// The tool's name, such as `Bash`.
-    #[serde(borrow)]
-    pub tool_name: Text<'payload>,
-    /// The tool's input: only a short summary of it is kept.
-    #[serde(borrow)]
-    pub tool_input: Field<ToolInput<'payload>>,
-    /// The tool call's id (`toolu_...`).
-    #[serde(borrow)]
-    pub tool_use_id: Text<'payload>,
-    /// `PostToolUse`: the tool's output, of which only an object's `interrupted` is read.
-    pub tool_response: Field<ToolResponse>,
-    /// `PostToolUse` / `PostToolUseFailure`: how long the call ran, in milliseconds.
-    pub duration_ms: Field<Milliseconds>,
-    /// `PostToolUseFailure`: whether the failure reached Claude Code as an abort.
-    pub is_interrupt: Field<bool>,
-    /// The sub-agent's id when the call ran inside one.
-    #[serde(borrow)]
-    pub agent_id: Text<'payload>,
+hook_payload! {
+    /// The tool event payload fields the hook reads. Only `session_id` and `hook_event_name` are
+    /// needed to write the line.
+    pub ToolUseInput<'payload> {
+        /// The tool's name, such as `Bash`.
+        tool_name: Text<'payload>,
+        /// The tool's input: only a short summary of it is kept.
+        tool_input: Field<ToolInput<'payload>>,
+        /// The tool call's id (`toolu_...`).
+        tool_use_id: Text<'payload>,
+        /// `PostToolUse`: the tool's output, of which only an object's `interrupted` is read.
+        tool_response: Field<ToolResponse>,
+        /// `PostToolUse` / `PostToolUseFailure`: how long the call ran, in milliseconds.
+        duration_ms: Field<Milliseconds>,
+        /// `PostToolUseFailure`: whether the failure reached Claude Code as an abort.
+        is_interrupt: Field<bool>,
+        /// The sub-agent's id when the call ran inside one.
+        agent_id: Text<'payload>,
+    }
 }
 
 /// A tool's input: of its fields, only those a summary may name ([`SUMMARY_FIELDS`]), each
@@ -144,13 +128,6 @@ impl<'de> Lenient<'de> for ToolResponse {
 }
 
 impl Payload for ToolUseInput<'_> {
-    fn identity(&self) -> (Option<&str>, Option<&str>) {
-        (
-            self.hook_event_name.non_empty(),
-            self.session_id.non_empty(),
-        )
-    }
-
     fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
         vec![
             ("transcript_path", self.transcript_path.mismatch()),
@@ -188,7 +165,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
              keeps; it was left out of the line"
         ));
     }
-    let session = payload::session(&input.session_id)?;
+    let session = input.session()?;
     context.state.ensure_session_dir(&session)?;
     files::append_json_line(
         &context.state.sidecar(&session),

@@ -2,6 +2,7 @@
 //! to date (`keep.rs`), then record in a new folder, which gets its final name only once
 //! it is written, which kept bytes each file is (`snapshot.json`, schema 2; no second copy).
 
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use crate::hook::table::PRECOMPACT;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::kept::KeptName;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
@@ -24,8 +25,8 @@ use crate::transcript::file::TranscriptFile;
 
 /// Why a snapshot is taken.
 #[derive(Debug, Clone)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SnapshotRequest {
-    /// The session.
     pub session: SessionId,
     /// `manual`, `auto`, or whatever Claude Code sent.
     pub trigger: Trigger,
@@ -101,8 +102,8 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
         let lock = match files::lock_within(folder.file(), FOLDER_LOCK_WAIT) {
             Ok(()) => Some(folder),
             // The filesystem cannot lock (an I/O error, not a lock held elsewhere).
-            Err(error) if error.downcast_ref::<std::io::Error>().is_some() => None,
-            Err(error) => return Err(error.context("failed to lock the snapshot's folder")),
+            Err(FileError::Io(_)) => None,
+            Err(error) => return Err(error).context("failed to lock the snapshot's folder"),
         };
         let temp = archive.join(name);
         fs_err::rename(&unlocked, &temp)?;
@@ -203,7 +204,14 @@ fn build(
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
             Err(_) if !subagent.source.exists() => continue,
             // A full disk fails the whole snapshot; anything else costs only this file.
-            Err(error) if is_storage_full(&error) => return Err(error),
+            Err(error)
+                if files::is_io_kind(
+                    &error,
+                    &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
+                ) =>
+            {
+                return Err(error);
+            }
             Err(error) => {
                 skipped.push(SkippedFile {
                     source: subagent.source.to_string_lossy().into_owned(),
@@ -229,18 +237,6 @@ fn build(
         sha256: transcript.sha256,
         files: snapshot_files,
         skipped,
-    })
-}
-
-/// Returns true if and only if `error` comes from a full disk or quota.
-fn is_storage_full(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
-            matches!(
-                io.kind(),
-                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
-            )
-        })
     })
 }
 

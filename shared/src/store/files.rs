@@ -7,9 +7,40 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use sha2::{Digest, Sha256};
+
+/// Why a state file was not opened, read or locked, in the cases its callers tell apart. The
+/// functions that build on these add anyhow's context, through which the case travels.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// A state file that is never reached through a link is one.
+    #[error("`{}` is a symbolic link; refusing to follow it", .0.display())]
+    SymbolicLink(PathBuf),
+    /// A folder below the state folder is a link: nothing kept leaves the state folder.
+    #[error(
+        "`{}` is a symbolic link; refusing to follow it out of the state folder",
+        .0.display()
+    )]
+    LinkOutOfStateFolder(PathBuf),
+    /// A folder, FIFO or device where a state file belongs (it would block or swallow).
+    #[error(
+        "`{}` is not a regular file (a folder, FIFO or device?); move it away",
+        .0.display()
+    )]
+    NotRegular(PathBuf),
+    /// A file read within a bound (in bytes) holds more.
+    #[error("`{}` holds more than {} bytes", .0.display(), .1)]
+    TooLarge(PathBuf, u64),
+    /// Another process held the lock for the whole wait.
+    #[error("another process held the lock for {} ms", .0.as_millis())]
+    LockHeld(Duration),
+    /// Anything else the file system said; its kind tells the rest.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
 
 /// Mode of every file ctxhooks creates: archives and logs may hold secrets.
 pub const PRIVATE_FILE_MODE: u32 = 0o600;
@@ -50,25 +81,35 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Returns true if and only if the file system's error behind `error`, wherever in its chain it
+/// is (an `io::Error`, or one a [`FileError`] holds), is of one of `kinds`: how a caller tells a
+/// full disk or a closed pipe from the rest.
+pub fn is_io_kind(error: &anyhow::Error, kinds: &[io::ErrorKind]) -> bool {
+    error.chain().any(|cause| {
+        let io = match cause.downcast_ref::<FileError>() {
+            Some(FileError::Io(io)) => Some(io),
+            _ => cause.downcast_ref::<io::Error>(),
+        };
+        io.is_some_and(|io| kinds.contains(&io.kind()))
+    })
+}
+
 /// `O_NONBLOCK`: an open of a FIFO returns at once instead of waiting for its other end. Reads
 /// and writes of a regular file are not affected; anything else is refused right after the open.
 const NO_WAIT: i32 = rustix::fs::OFlags::NONBLOCK.bits().cast_signed();
 
 /// Refuses an open file that is not a regular file: a folder, a FIFO or a device where a state
 /// file belongs would make a reader wait forever, or swallow what is written into it.
-fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<()> {
+fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
     if file.metadata()?.is_file() {
         return Ok(());
     }
-    Err(anyhow!(
-        "`{}` is not a regular file (a folder, FIFO or device?); move it away",
-        path.display()
-    ))
+    Err(FileError::NotRegular(path.to_owned()))
 }
 
 /// Opens a state file for reading, without ever waiting (a FIFO is refused, not waited on);
 /// `None` when it does not exist. Anything but a regular file is an error naming the path.
-pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>> {
+pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>, FileError> {
     let file = match fs_err::OpenOptions::new()
         .read(true)
         .custom_flags(NO_WAIT)
@@ -91,8 +132,8 @@ const NO_FOLLOW_NO_WAIT: i32 = rustix::fs::OFlags::NOFOLLOW
 
 /// What a file that is never reached through a link is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs, reason = "`Read` is plain")]
 pub enum Access {
-    /// Reading.
     Read,
     /// Reading and writing in place; it must exist.
     Update,
@@ -105,7 +146,7 @@ pub enum Access {
 /// `O_NONBLOCK`, and read and write at once when writing, so that no open waits for another
 /// end), and refusing anything but a regular file. `None` when nothing is there (and it is not
 /// to be created). A link is an error that says it is one.
-pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>> {
+pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>, FileError> {
     let mut options = fs_err::OpenOptions::new();
     options.read(true).custom_flags(NO_FOLLOW_NO_WAIT);
     if access != Access::Read {
@@ -117,11 +158,13 @@ pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>
     let file = match options.open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) if rustix::io::Errno::from_io_error(&error) == Some(rustix::io::Errno::LOOP) => {
-            return Err(anyhow!(
-                "`{}` is a symbolic link; refusing to follow it",
-                path.display()
-            ));
+        // `O_NOFOLLOW` on a link: ELOOP. fs_err keeps its kind, not the raw OS error, and std
+        // names that kind only on nightly: compared with the kind std gives ELOOP.
+        Err(error)
+            if error.kind()
+                == io::Error::from_raw_os_error(rustix::io::Errno::LOOP.raw_os_error()).kind() =>
+        {
+            return Err(FileError::SymbolicLink(path.to_owned()));
         }
         Err(error) => return Err(error.into()),
     };
@@ -138,7 +181,7 @@ pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::Fil
 
 /// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
 /// exist.
-pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
+pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
     let Some(mut file) = open_state_file(path)? else {
         return Ok(None);
     };
@@ -150,11 +193,11 @@ pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
 /// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
 /// device refused), when it holds at most `limit` bytes; `None` when it does not exist. A larger
 /// file is an error naming it, and nothing past `limit` is ever read, whatever the file claims.
-pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, FileError> {
     let Some(file) = open_state_file(path)? else {
         return Ok(None);
     };
-    let too_large = || anyhow!("`{}` holds more than {limit} bytes", path.display());
+    let too_large = || FileError::TooLarge(path.to_owned(), limit);
     let length = file.metadata()?.len();
     if length > limit {
         return Err(too_large());
@@ -173,7 +216,7 @@ pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>
 pub const SMALL_STATE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// How long an append waits for another writer's lock on the same file.
-const APPEND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+const APPEND_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// A name for a temporary sibling of `target`, unique within this process and across processes.
 pub fn temp_sibling(target: &Path) -> PathBuf {
@@ -184,13 +227,13 @@ pub fn temp_sibling(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.{}.{counter}.tmp", std::process::id()))
 }
 
-/// Opens a new file that must not exist yet, with `mode`.
-pub fn create_new_file(path: &Path, mode: u32) -> Result<fs_err::File> {
-    Ok(fs_err::OpenOptions::new()
+/// Opens a new file that must not exist yet, with `mode` (`AlreadyExists` when one does).
+pub fn create_new_file(path: &Path, mode: u32) -> io::Result<fs_err::File> {
+    fs_err::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(mode)
-        .open(path)?)
+        .open(path)
 }
 
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
@@ -406,17 +449,11 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
             Ok(file)
         }
         // Another process created it in between: open theirs.
-        Err(error)
-            if error.chain().any(|cause| {
-                cause
-                    .downcast_ref::<io::Error>()
-                    .is_some_and(|io| io.kind() == io::ErrorKind::AlreadyExists)
-            }) =>
-        {
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             open_unlinked(path, Access::Read)?
                 .with_context(|| format!("`{}` vanished", path.display()))
         }
-        Err(error) => Err(error),
+        Err(error) => Err(error.into()),
     }
 }
 
@@ -426,20 +463,15 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
     clippy::disallowed_types,
     reason = "locking works on the std handle inside an fs_err file"
 )]
-pub fn lock_within(file: &std::fs::File, wait: std::time::Duration) -> Result<()> {
+pub fn lock_within(file: &std::fs::File, wait: Duration) -> Result<(), FileError> {
     let deadline = std::time::Instant::now() + wait;
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(()),
             Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(10));
+                std::thread::sleep(Duration::from_millis(10));
             }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(anyhow!(
-                    "another process held the lock for {} ms",
-                    wait.as_millis()
-                ));
-            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(FileError::LockHeld(wait)),
             Err(std::fs::TryLockError::Error(error)) => return Err(error.into()),
         }
     }
@@ -453,8 +485,8 @@ pub fn append_json_line<T: serde::Serialize>(path: &Path, record: &T) -> Result<
 
 /// Size and SHA-256 of a byte stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Digested {
-    /// Number of bytes.
     pub size: u64,
     /// Lowercase hex SHA-256.
     pub sha256: String,
@@ -462,7 +494,7 @@ pub struct Digested {
 
 /// Copies everything `source` yields into the new file `target` (which must not exist; created
 /// with mode 0600), hashing on the way, then fsyncs it.
-pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> Result<Digested> {
+pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
     let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
     file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
     let mut hasher = Sha256::new();
@@ -473,7 +505,7 @@ pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> Result<Digested
             Ok(0) => break,
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(error),
         };
         hasher.update(&buffer[..read]);
         file.write_all(&buffer[..read])?;
@@ -491,11 +523,11 @@ pub fn digest_file(path: &Path) -> Result<Digested> {
     let mut file = open_state_file(path)?
         .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         .with_context(|| format!("`{}` does not exist", path.display()))?;
-    digest_reader(&mut file)
+    Ok(digest_reader(&mut file)?)
 }
 
 /// Size and SHA-256 of everything `file` yields.
-pub fn digest_reader(file: &mut impl Read) -> Result<Digested> {
+pub fn digest_reader(file: &mut impl Read) -> io::Result<Digested> {
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];
@@ -504,7 +536,7 @@ pub fn digest_reader(file: &mut impl Read) -> Result<Digested> {
             Ok(0) => break,
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(error),
         };
         hasher.update(&buffer[..read]);
         size += read as u64;
@@ -570,6 +602,18 @@ mod tests {
     }
 
     #[test]
+    fn an_io_kind_is_found_through_contexts_and_file_errors() {
+        let full = || io::Error::from(io::ErrorKind::StorageFull);
+        let kinds = [io::ErrorKind::StorageFull];
+        let held = anyhow::Error::from(FileError::Io(full())).context("failed to keep");
+        assert!(is_io_kind(&held, &kinds));
+        let plain = Err::<(), _>(full()).context("failed to write").unwrap_err();
+        assert!(is_io_kind(&plain, &kinds));
+        let locked = anyhow::Error::from(FileError::LockHeld(Duration::ZERO));
+        assert!(!is_io_kind(&locked, &kinds));
+    }
+
+    #[test]
     fn a_lock_file_is_never_reached_through_a_link() {
         let dir = scratch("lock-link");
         let elsewhere = dir.join("elsewhere");
@@ -577,7 +621,10 @@ mod tests {
         let lock = dir.join("usage.lock");
         std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
         let error = open_lock_file(&lock).unwrap_err();
-        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        assert!(
+            matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
+            "{error:#}"
+        );
         // A plain lock file, even one left read-only, is opened and locked.
         let plain = dir.join("kept.lock");
         let file = open_lock_file(&plain).unwrap();

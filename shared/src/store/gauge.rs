@@ -20,10 +20,10 @@ pub const MAX_GAUGE_BYTES: usize = 64 * 1024;
 
 /// One session's gauge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Gauge {
     /// [`GAUGE_SCHEMA`].
     pub schema: u32,
-    /// The session.
     pub session_id: String,
     /// The main transcript it was read from.
     pub transcript: String,
@@ -175,34 +175,7 @@ pub fn percent_of(part: u64, whole: u64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::TempFolder;
-
-    fn gauge() -> Gauge {
-        Gauge {
-            schema: GAUGE_SCHEMA,
-            session_id: "s1".into(),
-            transcript: "/t.jsonl".into(),
-            updated_at: "2026-12-01T00:00:00.000Z".into(),
-            context_tokens: Some(142_503),
-            context_time: None,
-            after_compaction: false,
-            trigger_tokens: Some(167_000),
-            trigger: TriggerBasis {
-                derivation: TriggerDerivation::Rule,
-                window_tokens: Some(200_000),
-                window_source: Some("model".into()),
-                model: Some("claude-opus-4-6".into()),
-                version: Some("2.1.332".into()),
-            },
-            percent: percent_of(142_503, 167_000),
-            room_left: Some(24_497),
-            compactions: 2,
-            compaction_pending: false,
-            warn_at_percent: Some(90),
-            warned: false,
-            title: None,
-        }
-    }
+    use crate::test_support::{TempFolder, sample_gauge as gauge};
 
     #[test]
     fn a_gauge_round_trips_and_nothing_else_is_one() {

@@ -131,8 +131,8 @@ impl ChunkRecord {
 
 /// Which file a transcript was: its device and inode numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct FileIdentity {
-    /// The device it is on.
     pub device: u64,
     /// Its inode number on that device.
     pub inode: u64,

@@ -20,8 +20,13 @@ use super::files::{self, Access};
 use super::kept::{GenerationIndex, KeptName};
 use super::running_hash::RunningHash;
 
-/// What makes a generation one `restore` cannot give back.
+/// What makes a generation one `restore` cannot give back (a member's `start` is its offset in
+/// the transcript).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    missing_docs,
+    reason = "plain variant fields, named for what they hold"
+)]
 pub enum GenerationProblem {
     /// Neither its index nor its gzip file is there, though a later generation is: a gap in
     /// the numbers, from this generation to `last`.
@@ -35,75 +40,39 @@ pub enum GenerationProblem {
         gz_bytes: u64,
     },
     /// Its index cannot be opened or read (a link, a FIFO, a folder, no permission).
-    IndexUnreadable {
-        /// Why.
-        error: String,
-    },
+    IndexUnreadable { error: String },
     /// Its index is empty: a start a ctxhooks before 2026-12-01 left cut short. Nothing was
     /// kept under it.
     IndexEmpty,
     /// Its index does not start with a generation line.
-    NoHeader {
-        /// What was found.
-        error: String,
-    },
+    NoHeader { error: String },
     /// Its index records no member: nothing was kept under it (a start cut short, or one that
     /// ran out of time before its first member).
     KeepsNothing,
     /// Its gzip file cannot be opened (missing, a link, a FIFO, a folder, no permission).
-    DataUnreadable {
-        /// Why.
-        error: String,
-    },
+    DataUnreadable { error: String },
     /// A member does not start where the previous one ended, in the transcript or in the
     /// gzip file.
-    Gap {
-        /// The member's transcript offset.
-        start: u64,
-    },
+    Gap { start: u64 },
     /// A member records offsets or lengths past what a file can hold.
-    Impossible {
-        /// The member's transcript offset.
-        start: u64,
-    },
+    Impossible { start: u64 },
     /// A member cannot be decompressed (its gzip CRC-32 or length fails, or it is cut short).
-    Unreadable {
-        /// The member's transcript offset.
-        start: u64,
-        /// Why.
-        error: String,
-    },
+    Unreadable { start: u64, error: String },
     /// A member holds another number of bytes than recorded.
     LengthMismatch {
-        /// The member's transcript offset.
         start: u64,
-        /// Recorded.
         recorded: u64,
         /// Found (at most one more than recorded: nothing past that is decompressed).
         found: u64,
     },
     /// A member's bytes have another SHA-256 than recorded.
-    ChecksumMismatch {
-        /// The member's transcript offset.
-        start: u64,
-    },
+    ChecksumMismatch { start: u64 },
     /// The SHA-256 of everything up to a member's end is not the recorded one.
-    TotalMismatch {
-        /// The member's transcript offset.
-        start: u64,
-    },
+    TotalMismatch { start: u64 },
     /// The gzip file is shorter than its index records.
-    Truncated {
-        /// Recorded length.
-        recorded: u64,
-        /// Found length.
-        found: u64,
-    },
+    Truncated { recorded: u64, found: u64 },
     /// Whole index lines that cannot be read.
-    UnreadableIndexLines {
-        /// How many.
-        count: usize,
-    },
+    UnreadableIndexLines { count: usize },
     /// An earlier check found it damaged and left its mark (only a check of the files and
     /// index reads the mark; one of every byte finds the damage itself).
     Marked {

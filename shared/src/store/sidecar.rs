@@ -25,8 +25,8 @@ pub enum ToolEventKind {
 
 /// One tool hook event (`"kind": "tool_event"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ToolEvent {
-    /// started, completed or failed.
     pub event: ToolEventKind,
     /// The hook event as Claude Code named it (`PreToolUse`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,10 +81,9 @@ pub struct RuntimeMark {
 /// One sidecar line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(missing_docs, reason = "each variant holds the line of its name")]
 pub enum SidecarLine {
-    /// A tool hook event.
     ToolEvent(ToolEvent),
-    /// A runtime interrupt mark.
     RuntimeInterruptMark(RuntimeMark),
 }
 

@@ -35,12 +35,12 @@ pub enum FileRole {
 
 /// One file inside a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SnapshotFile {
     /// Path inside the snapshot folder.
     pub path: String,
     /// Where it was copied from.
     pub source: String,
-    /// What the file is.
     pub role: FileRole,
     /// Bytes copied.
     pub size: u64,
@@ -75,12 +75,12 @@ pub struct CompactSummary {
 
 /// `snapshot.json`: everything recorded about one snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SnapshotMetadata {
     /// Layout version, [`SNAPSHOT_SCHEMA`].
     pub schema: u32,
     /// The snapshot folder's name (sorts by time).
     pub name: String,
-    /// The session.
     pub session_id: String,
     /// `manual` or `auto`.
     pub trigger: Trigger,
@@ -88,7 +88,6 @@ pub struct SnapshotMetadata {
     pub custom_instructions: Option<String>,
     /// When the snapshot was taken (RFC 3339, UTC, microseconds).
     pub created_at: String,
-    /// The transcript's path.
     pub source_path: String,
     /// The transcript copy's size in bytes.
     pub size: u64,
@@ -103,9 +102,9 @@ pub struct SnapshotMetadata {
 
 /// A file that looked like a subagent transcript but could not be examined or copied.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SkippedFile {
     /// Its path on disk.
     pub source: String,
-    /// Why it was skipped.
     pub error: String,
 }

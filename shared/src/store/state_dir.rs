@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::store::env_vars;
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::session_id::SessionId;
 
 /// The state folder: `$CTXHOOKS_HOME`, else `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/ctxhooks`.
@@ -156,10 +156,9 @@ impl StateDir {
             };
             current.push(part);
             match fs_err::symlink_metadata(&current) {
-                Ok(metadata) if metadata.file_type().is_symlink() => bail!(
-                    "`{}` is a symbolic link; refusing to follow it out of the state folder",
-                    current.display()
-                ),
+                Ok(metadata) if metadata.file_type().is_symlink() => {
+                    return Err(FileError::LinkOutOfStateFolder(current).into());
+                }
                 Ok(metadata) if metadata.is_dir() => {}
                 Ok(_) => bail!("`{}` is not a folder", current.display()),
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {

@@ -25,6 +25,49 @@ pub enum UsageRecord {
     SkippedLines(SkippedLinesRow),
 }
 
+/// The token counts of one API response (or a sum of them), as the usage log keeps them: JSON
+/// fields of their own names, flattened into the record that holds them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Uncached input.
+    pub input_tokens: u64,
+    /// Cache writes (from a transcript: the nested 5m + 1h split when the flat field is 0).
+    pub cache_creation_input_tokens: u64,
+    /// Cache reads.
+    pub cache_read_input_tokens: u64,
+    /// Output (a streaming placeholder in many older versions' lines).
+    pub output_tokens: u64,
+}
+
+impl TokenUsage {
+    /// input + cache read + cache write: what the model read (saturating).
+    pub fn input_side(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+
+    /// Returns true if and only if every count is 0.
+    pub fn is_zero(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The sum of both, count by count (saturating: a count no API returns must not wrap).
+    #[must_use]
+    pub fn saturating_add(self, more: Self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.saturating_add(more.input_tokens),
+            cache_creation_input_tokens: self
+                .cache_creation_input_tokens
+                .saturating_add(more.cache_creation_input_tokens),
+            cache_read_input_tokens: self
+                .cache_read_input_tokens
+                .saturating_add(more.cache_read_input_tokens),
+            output_tokens: self.output_tokens.saturating_add(more.output_tokens),
+        }
+    }
+}
+
 /// The tokens one model other than the session's spent inside a response: the advisor's
 /// `advisor_message` iterations of `usage.iterations`, summed per model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,39 +75,16 @@ pub struct ModelUsage {
     /// The iteration's `model` (`null` when it named none).
     #[serde(default)]
     pub model: Option<String>,
-    /// Uncached input.
-    #[serde(default)]
-    pub input_tokens: u64,
-    /// Cache writes.
-    #[serde(default)]
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    #[serde(default)]
-    pub cache_read_input_tokens: u64,
-    /// Output.
-    #[serde(default)]
-    pub output_tokens: u64,
-}
-
-impl ModelUsage {
-    /// Adds `more`'s counts (saturating: a count no API returns must not wrap).
-    pub fn add(&mut self, more: &Self) {
-        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
-        self.cache_creation_input_tokens = self
-            .cache_creation_input_tokens
-            .saturating_add(more.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self
-            .cache_read_input_tokens
-            .saturating_add(more.cache_read_input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
-    }
+    /// The model's counts, summed over its iterations in the response.
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
 }
 
 /// Adds `more` into `sums`, one entry per model, in the order each model was first seen.
 pub fn add_by_model(sums: &mut Vec<ModelUsage>, more: &[ModelUsage]) {
     for usage in more {
         if let Some(sum) = sums.iter_mut().find(|sum| sum.model == usage.model) {
-            sum.add(usage);
+            sum.tokens = sum.tokens.saturating_add(usage.tokens);
         } else {
             sums.push(usage.clone());
         }
@@ -84,7 +104,8 @@ pub struct ToolResultNote {
 }
 
 /// One API request: the usage of one response, counted once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct UsageRow {
     /// The timestamp of the response's first line.
     #[serde(default)]
@@ -103,20 +124,14 @@ pub struct UsageRow {
     /// `message.model`.
     #[serde(default)]
     pub model: Option<String>,
-    /// Uncached input tokens.
-    pub input_tokens: u64,
-    /// Cache writes.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// The largest `output_tokens` over the response's lines.
-    pub output_tokens: u64,
+    /// The response's counts (its `output_tokens` the largest over the response's lines).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// The context the request sent: input + cache read + cache write of its last `message`
     /// iteration when the response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
     /// True for sub-agent requests (`isSidechain`, or read from an agent transcript).
     pub sidechain: bool,
-    /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
     /// True when the response called the advisor tool.
@@ -196,8 +211,8 @@ impl UsageRow {
     /// `message` iteration's, else the top level's.
     pub fn context_cache(&self) -> ContextCache {
         self.facts.context_cache.unwrap_or(ContextCache {
-            read: self.cache_read_input_tokens,
-            write: self.cache_creation_input_tokens,
+            read: self.tokens.cache_read_input_tokens,
+            write: self.tokens.cache_creation_input_tokens,
         })
     }
 }
@@ -329,6 +344,7 @@ fn is_false(value: &bool) -> bool {
 
 /// A compaction or micro-compaction boundary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct BoundaryRow {
     /// The boundary line's timestamp.
     #[serde(default)]
@@ -352,7 +368,6 @@ pub struct BoundaryRow {
     pub tokens_saved: Option<u64>,
     /// True inside a sub-agent's chain.
     pub sidechain: bool,
-    /// The sub-agent's id, when known.
     #[serde(default)]
     pub agent_id: Option<String>,
     /// What newer CLIs write besides (each left out of the line when not written).
@@ -393,12 +408,11 @@ pub struct PreservedSegment {
 
 /// A transcript read again from its start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct RescanRow {
     /// When (RFC 3339, UTC).
     pub time: String,
-    /// The transcript.
     pub transcript: String,
-    /// Why.
     pub reason: RescanReason,
 }
 
@@ -417,8 +431,8 @@ pub enum RescanReason {
 /// Lines of a transcript one run could not read and skipped (each is counted once, by the run
 /// that passed it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SkippedLinesRow {
-    /// The transcript.
     pub transcript: String,
     /// Lines that are not a JSON object, or whose usage fields have an unexpected type.
     #[serde(default)]
@@ -430,8 +444,8 @@ pub struct SkippedLinesRow {
 
 /// Where a transcript's session ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SourceRow {
-    /// The transcript.
     pub transcript: String,
     /// The first `cwd` in it.
     #[serde(default)]
@@ -505,8 +519,8 @@ pub fn bounded_title(title: &str) -> String {
 
 /// [`SessionFacts`] of one main transcript.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SessionRow {
-    /// The transcript.
     pub transcript: String,
     /// What it says (every fact known so far, not only the one that changed).
     #[serde(flatten)]

@@ -12,7 +12,7 @@ use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
 use crate::lenient::{Field, Lenient, struct_from_map};
 use crate::store::clock::parse_timestamp_ms;
-use crate::store::usage_record::{CacheTtl, ModelUsage};
+use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
 
 /// The model name Claude Code writes on lines it generated itself (no API call).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
@@ -385,13 +385,9 @@ impl Iterations {
             }
             Some(ADVISOR_ITERATION) => {
                 self.advisor = true;
-                let tokens = tokens();
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),
-                    input_tokens: tokens.input_tokens,
-                    cache_creation_input_tokens: tokens.cache_creation_input_tokens,
-                    cache_read_input_tokens: tokens.cache_read_input_tokens,
-                    output_tokens: tokens.output_tokens,
+                    tokens: tokens(),
                 };
                 crate::store::usage_record::add_by_model(
                     &mut self.advisor_usage,
@@ -408,19 +404,6 @@ pub const FALLBACK_ITERATION: &str = "fallback_message";
 
 /// The `type` of a `usage.iterations` entry made by the advisor.
 pub const ADVISOR_ITERATION: &str = "advisor_message";
-
-/// Token counts of one API response, as the usage log keeps them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokenUsage {
-    /// Uncached input tokens.
-    pub input_tokens: u64,
-    /// Cache writes (the nested 5m + 1h split when the flat field is 0).
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// Output tokens (a streaming placeholder in many older versions).
-    pub output_tokens: u64,
-}
 
 /// Token counts from the four fields and the 5m/1h split: the flat `cache_creation_input_tokens`,
 /// or the nested split when the flat one is 0 (before 2.1.152 the flat field could be 0 while
@@ -440,35 +423,6 @@ fn token_usage(
         cache_creation_input_tokens: if flat == 0 { nested } else { flat },
         cache_read_input_tokens: count(cache_read),
         output_tokens: count(output),
-    }
-}
-
-impl TokenUsage {
-    /// input + cache read + cache write: what the model read (saturating).
-    pub fn input_side(&self) -> u64 {
-        self.input_tokens
-            .saturating_add(self.cache_creation_input_tokens)
-            .saturating_add(self.cache_read_input_tokens)
-    }
-
-    /// Returns true if and only if every count is 0.
-    pub fn is_zero(&self) -> bool {
-        *self == Self::default()
-    }
-
-    /// The sum of both, count by count (saturating).
-    #[must_use]
-    pub fn saturating_add(self, more: Self) -> Self {
-        Self {
-            input_tokens: self.input_tokens.saturating_add(more.input_tokens),
-            cache_creation_input_tokens: self
-                .cache_creation_input_tokens
-                .saturating_add(more.cache_creation_input_tokens),
-            cache_read_input_tokens: self
-                .cache_read_input_tokens
-                .saturating_add(more.cache_read_input_tokens),
-            output_tokens: self.output_tokens.saturating_add(more.output_tokens),
-        }
     }
 }
 
@@ -1229,10 +1183,12 @@ mod tests {
             usage.advisor_usage(),
             [ModelUsage {
                 model: Some("claude-fable-5".into()),
-                input_tokens: 207_281,
-                cache_creation_input_tokens: 0,
-                cache_read_input_tokens: 0,
-                output_tokens: 7_495,
+                tokens: TokenUsage {
+                    input_tokens: 207_281,
+                    cache_creation_input_tokens: 0,
+                    cache_read_input_tokens: 0,
+                    output_tokens: 7_495,
+                },
             }]
         );
         assert!(record.uses_advisor());

@@ -65,6 +65,7 @@ impl CursorFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::files::FileError;
 
     #[test]
     fn a_cursor_grown_past_any_sane_size_is_an_error_not_its_claimed_memory() {
@@ -77,7 +78,7 @@ mod tests {
             .unwrap();
         let error = CursorFile::load(&path).unwrap_err();
         assert!(
-            format!("{error:#}").contains("holds more than"),
+            matches!(error.downcast_ref(), Some(FileError::TooLarge(..))),
             "{error:#}"
         );
     }

@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
     BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
-    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow,
+    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow, TokenUsage,
     ToolResultNote, UsageRecord, UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
-    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK, TokenUsage,
+    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK,
 };
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -96,11 +96,11 @@ pub const REACHED_MODELS: usize = 8;
 
 /// The highest context one model's request reached without a compaction after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
     /// `message.model` of the request.
     #[serde(default)]
     pub model: Option<String>,
-    /// Its context.
     pub context_tokens: u64,
 }
 
@@ -233,10 +233,10 @@ impl SourceState {
 
 /// Tool results (and a typed prompt) waiting for the request that will carry them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct PendingResults {
     /// Their total bytes.
     pub bytes: u64,
-    /// The largest.
     pub largest: Option<ToolResultNote>,
     /// True when a person's prompt came since the chain's last request.
     #[serde(default)]
@@ -631,7 +631,6 @@ impl<'origin> Ingest<'origin> {
             } else {
                 &mut self.state.pending_main
             });
-            let usage = part.usage;
             UsageRow {
                 time: owned(part.timestamp),
                 transcript: self.origin.transcript.clone(),
@@ -639,10 +638,7 @@ impl<'origin> Ingest<'origin> {
                 request_id: owned(part.request_id),
                 message_id: owned(part.message_id),
                 model: owned(part.model),
-                input_tokens: usage.input_tokens,
-                cache_creation_input_tokens: usage.cache_creation_input_tokens,
-                cache_read_input_tokens: usage.cache_read_input_tokens,
-                output_tokens: usage.output_tokens,
+                tokens: part.usage,
                 context_tokens: part.context_tokens,
                 sidechain,
                 agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
@@ -795,7 +791,6 @@ struct AssistantPart<'record> {
     advisor: bool,
     /// `(id, name)` of each `tool_use` block.
     tool_uses: Vec<(&'record str, &'record str)>,
-    /// `version`.
     version: Option<&'record str>,
     /// The cache lifetime asked for or used.
     cache_ttl: Option<CacheTtl>,
@@ -869,12 +864,11 @@ fn owned(text: Option<&str>) -> Option<String> {
 /// line (they agree), output tokens as the maximum (older versions wrote placeholders), advisor
 /// if any line says so (its counts from the latest line that has some).
 fn merge(row: &mut UsageRow, part: &AssistantPart) {
-    let usage = part.usage;
-    row.input_tokens = usage.input_tokens;
-    row.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-    row.cache_read_input_tokens = usage.cache_read_input_tokens;
+    row.tokens = TokenUsage {
+        output_tokens: row.tokens.output_tokens.max(part.usage.output_tokens),
+        ..part.usage
+    };
     row.context_tokens = part.context_tokens;
-    row.output_tokens = row.output_tokens.max(usage.output_tokens);
     row.advisor |= part.advisor;
     if !part.advisor_usage.is_empty() {
         row.advisor_usage = part.advisor_usage.to_vec();

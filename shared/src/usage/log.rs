@@ -41,8 +41,8 @@ impl Default for IngestOptions<'_> {
 
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct IngestOutcome {
-    /// Records appended.
     pub appended: usize,
     /// Main-chain requests this run read (new ones, or new lines of one already logged).
     pub main_requests_read: usize,
@@ -365,7 +365,6 @@ const MAX_UNCONFIRMED_TAIL: u64 = 64 * 1024 * 1024;
 /// there, so a stopped first ingest of a long transcript does not append all its rows twice.
 #[derive(Debug, Default)]
 struct UnconfirmedTail {
-    /// The log's length now.
     log_length: u64,
     /// The tail's lines, each with its newline.
     lines: std::collections::HashSet<Vec<u8>>,

@@ -3,14 +3,15 @@
 //! CLIs' own code and confirmed by their debug logs (the captures in `tests/fixtures/cli-captures/compaction/`): at windows of
 //! 100,000 / 200,000 / 500,000, CLI 2.1.332 logs 67,000 / 167,000 / 467,000.
 
-use std::cmp::Ordering;
-use std::fmt;
 use std::path::{Path, PathBuf};
+
+use std::fmt;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::settings_file::read_settings_bytes;
+use crate::version::ClaudeVersion;
 
 /// What every version keeps free below the effective window (W minus the reserved output).
 pub const COMPACTION_BUFFER: u64 = 13_000;
@@ -47,11 +48,8 @@ pub const PERCENT_VARIABLE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
 /// The environment variable that turns 2.1.332's 1,000,000-token default windows off.
 pub const DISABLE_MILLION_VARIABLE: &str = "CLAUDE_CODE_DISABLE_1M_CONTEXT";
 
-/// A Claude Code version, `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CliVersion(pub u32, pub u32, pub u32);
-
-impl CliVersion {
+/// The versions the rule changes at.
+impl ClaudeVersion {
     /// The first version that caps the reserved output at 20,000.
     pub const CAPPED_OUTPUT: Self = Self(2, 1, 21);
     /// The first version that reads `CLAUDE_CODE_AUTO_COMPACT_WINDOW`.
@@ -62,34 +60,6 @@ impl CliVersion {
     /// on refusal for some models, and sends every earlier thinking block (`keep: "all"`), with
     /// no client-side micro-compaction.
     pub const CURRENT: Self = Self(2, 1, 332);
-
-    /// Reads `2.1.332` (anything after the third number, such as a suffix, is ignored).
-    pub fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.trim().split('.');
-        let mut number = || -> Option<u32> {
-            let part = parts.next()?;
-            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok()
-        };
-        Some(Self(number()?, number()?, number()?))
-    }
-}
-
-impl fmt::Display for CliVersion {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
-
-impl Serialize for CliVersion {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// Compares two version texts; `None` when either does not read as a version.
-pub fn compare_versions(left: &str, right: &str) -> Option<Ordering> {
-    Some(CliVersion::parse(left)?.cmp(&CliVersion::parse(right)?))
 }
 
 /// The environment variables of the rule, as the report's own process sees them.
@@ -138,10 +108,9 @@ pub enum SettingsScope {
 
 /// The window keys of one settings file.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SettingsWindows {
-    /// The file.
     pub path: PathBuf,
-    /// Which one it is.
     pub scope: SettingsScope,
     /// `autoCompactWindow` (a number, `"auto"`, or anything else, as written).
     pub window: Option<Value>,
@@ -201,13 +170,13 @@ impl SettingsWindows {
 
 /// What the report knows besides the usage log: the flag, the environment, the settings files.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ThresholdInputs {
     /// `--cap`: the window, stated by the person running the report.
     pub explicit_window: Option<u64>,
     /// The model's window the status line's input gave for the session, with the model it was
     /// for (`model.id`): used for that model in place of the table's.
     pub status_line_window: Option<(u64, String)>,
-    /// The environment variables.
     pub environment: ThresholdEnvironment,
     /// The settings files that hold a window key, highest precedence first.
     pub settings: Vec<SettingsWindows>,
@@ -215,18 +184,17 @@ pub struct ThresholdInputs {
 
 /// Where the window W came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    missing_docs,
+    reason = "plain variant fields, named for what they hold"
+)]
 pub enum WindowSource {
     /// `--cap`.
     Flag,
     /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` in the report's environment.
     Environment,
     /// `modelSettings.<model>.autoCompactWindow` in a settings file.
-    ModelSetting {
-        /// The file.
-        path: PathBuf,
-        /// The model key.
-        model: String,
-    },
+    ModelSetting { path: PathBuf, model: String },
     /// `autoCompactWindow` in a settings file.
     Setting(PathBuf),
     /// The model's own window (nothing configured, or a configured window above it), from
@@ -266,10 +234,9 @@ impl Serialize for WindowSource {
 
 /// The window compaction is measured against (the report's "cap").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct Window {
-    /// Tokens.
     pub tokens: u64,
-    /// Where it came from.
     pub source: WindowSource,
 }
 
@@ -288,18 +255,19 @@ pub enum ReserveSource {
 /// Something the rule took for granted because the log does not say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(
+    missing_docs,
+    reason = "plain variant fields, named for what they hold"
+)]
 pub enum Assumption {
     /// No request names its CLI version: the rule of the newest version checked is used.
-    VersionUnknown {
-        /// The version assumed.
-        assumed: CliVersion,
-    },
+    VersionUnknown { assumed: ClaudeVersion },
     /// The version lies between two versions whose code was read: the rule of the older one.
     VersionUnchecked {
         /// The version of the log.
-        version: CliVersion,
+        version: ClaudeVersion,
         /// The version whose rule is used.
-        rule_of: CliVersion,
+        rule_of: ClaudeVersion,
     },
     /// No request names its model.
     ModelUnknown,
@@ -309,6 +277,7 @@ pub enum Assumption {
 
 /// T as the CLI's rule gives it for one version and model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct RuleTrigger {
     /// T in tokens; `None` when this CLI does not compact this model before the API refuses a
     /// prompt (2.1.332 with nothing configured for `claude-sonnet-4-5`, `claude-haiku-4-5`,
@@ -316,7 +285,6 @@ pub struct RuleTrigger {
     pub tokens: Option<u64>,
     /// The version the rule is for.
     pub version: Option<String>,
-    /// The model.
     pub model: Option<String>,
     /// The window W.
     pub window: Window,
@@ -324,13 +292,11 @@ pub struct RuleTrigger {
     pub model_window: u64,
     /// The output the CLI reserves below W.
     pub reserved_output: u64,
-    /// Where that came from.
     pub reserve_source: ReserveSource,
     /// The buffer below W minus the reserved output (13,000 in every version).
     pub buffer: u64,
     /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, when set.
     pub percent_override: Option<u64>,
-    /// What was taken for granted.
     pub assumptions: Vec<Assumption>,
 }
 
@@ -414,7 +380,7 @@ const STANDARD_WINDOW_MODELS: [&str; 2] = ["claude-sonnet-4-6", "claude-opus-4-6
 /// nothing is configured; `None` for a model [`MODEL_WINDOWS`] does not know (an empty name,
 /// a log that names no model, keeps the version's default).
 fn model_window(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     environment: &ThresholdEnvironment,
 ) -> Option<(u64, bool)> {
@@ -423,7 +389,7 @@ fn model_window(
     if !model.is_empty() && table_window(model).is_none() {
         return None;
     }
-    if version < CliVersion::CURRENT {
+    if version < ClaudeVersion::CURRENT {
         return Some((
             if million_name || model.is_empty() {
                 if million_name {
@@ -472,12 +438,12 @@ fn current_model_window(
 /// The output a CLI before 2.1.21 reserves for `model`: the model's limit, or the environment's
 /// / the 32,000 default when lower (1.0.x: 8,192 for 3.5 and haiku models).
 fn old_reserve(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     environment: &ThresholdEnvironment,
 ) -> (u64, ReserveSource) {
     let small_model = model.contains("3-5") || model.contains("haiku");
-    if version < CliVersion(2, 0, 0) && small_model {
+    if version < ClaudeVersion(2, 0, 0) && small_model {
         return (8_192, ReserveSource::Default);
     }
     let model_limit = if model.contains("3-5") {
@@ -512,27 +478,27 @@ fn setting_tokens(value: &Value) -> Option<u64> {
 
 /// The configured window for `model` under `version`, with its source.
 fn configured_window(
-    version: CliVersion,
+    version: ClaudeVersion,
     model: &str,
     inputs: &ThresholdInputs,
 ) -> Option<(u64, WindowSource)> {
     if let Some(tokens) = inputs.explicit_window {
         return Some((tokens, WindowSource::Flag));
     }
-    if version >= CliVersion::WINDOW_VARIABLE
+    if version >= ClaudeVersion::WINDOW_VARIABLE
         && let Some(tokens) = inputs.environment.window
     {
-        let tokens = if version >= CliVersion::WINDOW_SETTING {
+        let tokens = if version >= ClaudeVersion::WINDOW_SETTING {
             tokens.max(MINIMUM_CONFIGURED_WINDOW)
         } else {
             tokens
         };
         return Some((tokens, WindowSource::Environment));
     }
-    if version < CliVersion::WINDOW_SETTING {
+    if version < ClaudeVersion::WINDOW_SETTING {
         return None;
     }
-    if version >= CliVersion::CURRENT {
+    if version >= ClaudeVersion::CURRENT {
         for file in &inputs.settings {
             for (key, value) in &file.model_windows {
                 if (key == model || is_family(model, key))
@@ -564,26 +530,26 @@ pub fn rule_trigger(
     inputs: &ThresholdInputs,
 ) -> RuleTrigger {
     let mut assumptions = Vec::new();
-    let parsed = version.and_then(CliVersion::parse);
+    let parsed = version.and_then(ClaudeVersion::find_in);
     let version_used = parsed.unwrap_or_else(|| {
         assumptions.push(Assumption::VersionUnknown {
-            assumed: CliVersion::CURRENT,
+            assumed: ClaudeVersion::CURRENT,
         });
-        CliVersion::CURRENT
+        ClaudeVersion::CURRENT
     });
     if parsed.is_some()
-        && version_used > CliVersion(2, 1, 100)
-        && version_used < CliVersion::CURRENT
+        && version_used > ClaudeVersion(2, 1, 100)
+        && version_used < ClaudeVersion::CURRENT
     {
         assumptions.push(Assumption::VersionUnchecked {
             version: version_used,
-            rule_of: CliVersion(2, 1, 100),
+            rule_of: ClaudeVersion(2, 1, 100),
         });
     }
-    if parsed.is_some() && version_used > CliVersion::CURRENT {
+    if parsed.is_some() && version_used > ClaudeVersion::CURRENT {
         assumptions.push(Assumption::VersionUnchecked {
             version: version_used,
-            rule_of: CliVersion::CURRENT,
+            rule_of: ClaudeVersion::CURRENT,
         });
     }
     let model_name = model.unwrap_or_else(|| {
@@ -632,7 +598,7 @@ pub fn rule_trigger(
             source: model_source,
         },
     };
-    let (reserved_output, reserve_source) = if version_used < CliVersion::CAPPED_OUTPUT {
+    let (reserved_output, reserve_source) = if version_used < ClaudeVersion::CAPPED_OUTPUT {
         old_reserve(version_used, model_name, environment)
     } else if let Some(limit) = requested_output {
         (limit.min(OUTPUT_RESERVE_CAP), ReserveSource::Request)
@@ -684,18 +650,6 @@ mod tests {
 
     fn tokens(version: &str, model: &str, inputs: &ThresholdInputs) -> Option<u64> {
         rule_trigger(Some(version), Some(model), None, inputs).tokens
-    }
-
-    #[test]
-    fn versions_compare_by_number() {
-        assert_eq!(CliVersion::parse("2.1.332"), Some(CliVersion(2, 1, 332)));
-        assert!(CliVersion::parse("2.1.42").unwrap() < CliVersion::parse("2.1.332").unwrap());
-        assert_eq!(
-            CliVersion::parse("1.0.108-beta"),
-            Some(CliVersion(1, 0, 108))
-        );
-        assert_eq!(CliVersion::parse("x"), None);
-        assert_eq!(compare_versions("2.0.76", "2.1.12"), Some(Ordering::Less));
     }
 
     #[test]

@@ -311,9 +311,9 @@ fn the_record_reader_and_the_usage_ingest_never_panic_and_never_wrap() {
             let (records, _) = ingest.finish();
             for record in records {
                 if let UsageRecord::Request(row) = record {
-                    let sum = u128::from(row.input_tokens)
-                        + u128::from(row.cache_creation_input_tokens)
-                        + u128::from(row.cache_read_input_tokens);
+                    let sum = u128::from(row.tokens.input_tokens)
+                        + u128::from(row.tokens.cache_creation_input_tokens)
+                        + u128::from(row.tokens.cache_read_input_tokens);
                     let saturated = u64::try_from(sum).unwrap_or(u64::MAX);
                     prop_assert_eq!(row.context_tokens, saturated);
                 }
