@@ -13,12 +13,12 @@ use super::records::{
     SessionRecord, SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::archives::catalog::{SnapshotEntry, list_snapshots};
-use crate::history::cache::Reading;
-use crate::history::discover::{SessionFiles, discover};
-use crate::history::model::slug_of;
-use crate::history::read::for_each_parallel;
-use crate::history::session::load_session;
-use crate::history::text::problem_text;
+use crate::projects::cache::Reading;
+use crate::projects::discover::{SessionFiles, discover};
+use crate::projects::read::for_each_parallel;
+use crate::projects::session::load_session;
+use crate::projects::slug_of;
+use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
 use crate::usage::log::{SessionLog, read_session_log};

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::cache::Reading;
-use super::discover::{Problem, discover};
-use super::read::for_each_parallel;
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
-use super::window::TimeWindow;
+use crate::projects::cache::Reading;
+use crate::projects::discover::{Problem, discover};
+use crate::projects::read::for_each_parallel;
+use crate::projects::slug_of;
+use crate::projects::window::TimeWindow;
 use crate::usage::report::{ReportOptions, Totals};
 
 /// Version of the history's JSON layout.
@@ -201,19 +202,6 @@ pub fn near_trigger(session: &SessionSummary) -> bool {
 
 fn add(sum: &mut Totals, more: &Totals) {
     sum.add(more);
-}
-
-/// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.
-pub fn slug_of(path: &str) -> String {
-    path.chars()
-        .map(|character| {
-            if character.is_ascii_alphanumeric() {
-                character
-            } else {
-                '-'
-            }
-        })
-        .collect()
 }
 
 /// One project being added up: its totals, its sessions' peak / T, and their growth.

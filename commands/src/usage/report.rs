@@ -16,6 +16,7 @@ use super::snapshots::{
 };
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
+use ctxhooks_shared::store::state_dir::claude_config_dir;
 use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
@@ -53,6 +54,20 @@ impl Default for ReportOptions {
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
             match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
             status_line_window: None,
+        }
+    }
+}
+
+impl ReportOptions {
+    /// The options a command gives: the cap and the smallest drop it was given, this process's
+    /// environment and the user's settings, the default snapshot matching.
+    pub fn of_process(cap: Option<u64>, min_drop: u64) -> Self {
+        Self {
+            min_drop,
+            cap,
+            environment: ThresholdEnvironment::of_process(),
+            user_config_dir: claude_config_dir().ok(),
+            ..Self::default()
         }
     }
 }
