@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::records::{
@@ -15,7 +16,6 @@ use super::records::{
 use crate::archives::catalog::{SnapshotEntry, list_snapshots};
 use crate::projects::cache::Reading;
 use crate::projects::discover::{SessionFiles, discover};
-use crate::projects::read::for_each_parallel;
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
 use crate::projects::text::problem_text;
@@ -129,27 +129,34 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .iter()
         .map(|session| session.session_id.clone())
         .collect();
-    let from_history = for_each_parallel(&found.sessions, |files| {
-        history_session(query, options, files)
-    });
+    let from_history: Vec<Lines> = found
+        .sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|files| history_session(query, options, files))
+        .collect();
     let state_sessions = query
         .state
         .as_ref()
         .and_then(|state| state.session_ids().ok())
         .unwrap_or_default();
-    let from_state = for_each_parallel(&state_sessions, |session| {
-        let files = found
-            .sessions
-            .iter()
-            .find(|files| files.session_id == session.as_str());
-        state_session(
-            query,
-            options,
-            session,
-            exported.contains(session.as_str()),
-            files,
-        )
-    });
+    let from_state: Vec<Lines> = state_sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|session| {
+            let files = found
+                .sessions
+                .iter()
+                .find(|files| files.session_id == session.as_str());
+            state_session(
+                query,
+                options,
+                session,
+                exported.contains(session.as_str()),
+                files,
+            )
+        })
+        .collect();
     for lines in from_history.into_iter().chain(from_state) {
         export.lines.extend_from_slice(&lines.text);
         export.records += lines.count;

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
 use crate::projects::cache::Reading;
 use crate::projects::discover::{Problem, discover};
-use crate::projects::read::for_each_parallel;
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
 use crate::usage::report::{ReportOptions, Totals};
@@ -125,9 +125,13 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
             .sessions
             .retain(|session| session.project.contains(&slug));
     }
-    let outcomes = for_each_parallel(&found.sessions, |files| {
-        summarize_session(files, options, &query.window, &query.reading)
-    });
+    // One session per task on every core; the largest come first, so that they finish together.
+    let outcomes: Vec<_> = found
+        .sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|files| summarize_session(files, options, &query.window, &query.reading))
+        .collect();
     let folders_read = found.folders_read;
     let mut problems = found.problems;
     let mut sessions = Vec::new();
