@@ -20,4 +20,5 @@ pub mod projects;
 pub mod provenance;
 pub mod recall;
 pub mod sessions;
+pub mod svg;
 pub mod usage;
