@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use serde::Serialize;
+
+use super::json::sentence;
 use super::records::ResultKind;
 use super::sidecar::MarkProblemKind;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -173,10 +176,11 @@ pub enum UnmatchedReason {
 }
 
 /// A runtime mark that no interrupt record in the transcript follows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnmatchedMark {
     /// The mark.
     pub mark: RuntimeMark,
     /// Why it matched nothing.
+    #[serde(serialize_with = "sentence")]
     pub reason: UnmatchedReason,
 }

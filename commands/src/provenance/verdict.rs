@@ -8,6 +8,7 @@ use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
 use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
+use super::json::sentences;
 use super::records::ResultKind;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
@@ -42,7 +43,7 @@ pub enum ToolState {
 }
 
 /// One tool call that did not complete normally.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CallReport {
     /// The call's id.
     pub tool_use_id: String,
@@ -57,8 +58,10 @@ pub struct CallReport {
     /// How the transcript's `tool_result` reads (`None`: the call has no result).
     pub result_kind: Option<ResultKind>,
     /// Why the verdict.
+    #[serde(serialize_with = "sentences")]
     pub verdict_evidence: Vec<VerdictEvidence>,
     /// Why the state.
+    #[serde(serialize_with = "sentences")]
     pub state_evidence: Vec<StateEvidence>,
     /// The runtime mark that covers it.
     pub mark: Option<RuntimeMark>,
@@ -69,7 +72,7 @@ pub struct CallReport {
 }
 
 /// Everything `ctxhooks provenance` says about one transcript.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ProvenanceReport {
     /// The calls that did not complete normally, in transcript order.
     pub calls: Vec<CallReport>,
@@ -77,6 +80,7 @@ pub struct ProvenanceReport {
     /// [`super::marks::unmatched_marks`]).
     pub unmatched_marks: Vec<UnmatchedMark>,
     /// Other things a reader must know (unreadable sidecar or transcript lines).
+    #[serde(serialize_with = "sentences")]
     pub warnings: Vec<Warning>,
 }
 
