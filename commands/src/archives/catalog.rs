@@ -105,7 +105,8 @@ fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
 }
 
 /// What `verify` found for one file.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
     /// Present, with its recorded size and checksum.
@@ -137,18 +138,7 @@ pub enum FileStatus {
 impl FileStatus {
     /// The status as JSON spells it (`ok`, `size_mismatch`...).
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Missing => "missing",
-            Self::SizeMismatch => "size_mismatch",
-            Self::ChecksumMismatch => "checksum_mismatch",
-            Self::OutsideSnapshot => "outside_snapshot",
-            Self::Unreadable => "unreadable",
-            Self::NotKept => "not_kept",
-            Self::KeptDamaged => "kept_damaged",
-            Self::KeptNothing => "kept_nothing",
-            Self::KeptMissing => "kept_missing",
-        }
+        self.into()
     }
 }
 

@@ -20,7 +20,8 @@ pub enum Severity {
 }
 
 /// One thing `doctor` wants the user to know.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Finding {
     /// The state folder does not exist yet.
     StateDirAbsent {
@@ -257,34 +258,6 @@ impl Finding {
 
     /// A stable short name for programs, such as `cleanup_period_unset`.
     pub fn code(&self) -> &'static str {
-        match self {
-            Self::StateDirAbsent { .. } => "state_dir_absent",
-            Self::StateDirNotAFolder { .. } => "state_dir_not_a_folder",
-            Self::StateDirNotPrivate { .. } => "state_dir_not_private",
-            Self::BinaryMissing { .. } => "binary_missing",
-            Self::SettingsPathUnknown { .. } => "settings_path_unknown",
-            Self::SettingsUnreadable { .. } => "settings_unreadable",
-            Self::SettingsInvalid { .. } => "settings_invalid",
-            Self::HookBinaryMissing { .. } => "hook_binary_missing",
-            Self::HookNotCurrent { .. } => "hook_not_current",
-            Self::NotInstalled => "not_installed",
-            Self::HooksRemovedFromSettings { .. } => "hooks_removed_from_settings",
-            Self::PluginHookBinaryMissing { .. } => "plugin_hook_binary_missing",
-            Self::HooksRegisteredTwice { .. } => "hooks_registered_twice",
-            Self::PluginsUnreadable { .. } => "plugins_unreadable",
-            Self::CleanupPeriodSet { .. } => "cleanup_period_set",
-            Self::CleanupPeriodUnset { .. } => "cleanup_period_unset",
-            Self::HookEventUnknownToClaude { .. } => "hook_event_unknown_to_claude",
-            Self::HooksDisabled { .. } => "hooks_disabled",
-            Self::OwnershipRecordUnreadable { .. } => "ownership_record_unreadable",
-            Self::ErrorsLogUnreadable { .. } => "errors_log_unreadable",
-            Self::RecentHookErrors { .. } => "recent_hook_errors",
-            Self::SnapshotsDamaged { .. } => "snapshots_damaged",
-            Self::SnapshotsUnfinished { .. } => "snapshots_unfinished",
-            Self::SnapshotsUnlistable { .. } => "snapshots_unlistable",
-            Self::RuntimeMarkWithoutInterrupt { .. } => "runtime_mark_without_interrupt",
-            Self::RuntimeMarkUnreadable { .. } => "runtime_mark_unreadable",
-            Self::CheckFailed { .. } => "check_failed",
-        }
+        self.into()
     }
 }

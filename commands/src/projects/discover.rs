@@ -52,7 +52,8 @@ pub struct Problem {
 }
 
 /// What is wrong with a path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum ProblemKind {
     /// Nothing is there.
     Missing,
@@ -79,13 +80,7 @@ pub enum ProblemKind {
 impl ProblemKind {
     /// The JSON spelling.
     pub fn code(&self) -> &'static str {
-        match self {
-            Self::Missing => "missing",
-            Self::NotAFolder => "not_a_folder",
-            Self::NotAProjectsFolder { .. } => "not_a_projects_folder",
-            Self::Unreadable { .. } => "unreadable",
-            Self::NotATranscript { .. } => "not_a_transcript",
-        }
+        self.into()
     }
 }
 

@@ -30,7 +30,8 @@ pub const COMPACTION_SHAPE_DIVISOR: u64 = 3;
 pub const THINKING_STRIPPED_ON_SWITCH: CliVersion = CliVersion(2, 1, 204);
 
 /// What a drop was, in JSON as the snake-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum DropClass {
     /// The conversation was summarized.
@@ -59,23 +60,13 @@ pub enum DropClass {
 impl DropClass {
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Compaction => "compaction",
-            Self::MicroCompaction => "micro_compaction",
-            Self::NoUsage => "no_usage",
-            Self::ModelSwitch => "model_switch",
-            Self::AdvisorRoundTrip => "advisor_round_trip",
-            Self::Resume => "resume",
-            Self::CliUpgrade => "cli_upgrade",
-            Self::IdleGap => "idle_gap",
-            Self::ThinkingDropped => "thinking_dropped",
-            Self::Undecided => "undecided",
-        }
+        self.into()
     }
 }
 
 /// Whether the class rests on a record in the transcript or on the shape of the numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// A record in the transcript says so (a boundary, a summary, a model name, advisor blocks,
@@ -90,11 +81,7 @@ pub enum Basis {
 impl Basis {
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Structural => "structural",
-            Self::Heuristic => "heuristic",
-            Self::None => "none",
-        }
+        self.into()
     }
 }
 

@@ -18,7 +18,8 @@ pub const LOOP_REQUESTS: usize = 5;
 pub const LOOP_SECONDS: u64 = 15 * 60;
 
 /// A problem worth a look. Request and compaction numbers count from 1, as in the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Warning {
     /// Two automatic compactions only a few requests and minutes apart: the context refills
@@ -87,14 +88,7 @@ pub enum Warning {
 impl Warning {
     /// The warning's kind, as JSON spells it.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Self::CompactionLoop { .. } => "compaction_loop",
-            Self::CompactionWithoutSnapshot { .. } => "compaction_without_snapshot",
-            Self::SnapshotWithoutCompaction { .. } => "snapshot_without_compaction",
-            Self::FloorAboveTrigger { .. } => "floor_above_trigger",
-            Self::RequestExceedsHeadroom { .. } => "request_exceeds_headroom",
-            Self::AdvisorCrossesTrigger { .. } => "advisor_crosses_trigger",
-        }
+        self.into()
     }
 }
 
