@@ -15,7 +15,7 @@ use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude};
 use crate::install::document::{parse_settings, read_settings_bytes};
 use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
-use crate::install::merge::contains_handler;
+use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
@@ -406,49 +406,35 @@ fn check_settings(
         .and_then(|line| line.get("command"))
         .and_then(Value::as_str)
         .map(ToOwned::to_owned);
-    for (event, groups) in value
-        .get("hooks")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for handler in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-            .flatten()
-            .filter(|handler| is_ctxhooks_command(handler))
-        {
-            let command = handler
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let binary_exists = Path::new(&command).is_file();
-            let current = planned
-                .iter()
-                .any(|owned| &owned.event == event && &owned.handler == handler);
-            if !binary_exists {
-                findings.push(Finding::HookBinaryMissing {
-                    scope,
-                    event: event.clone(),
-                    command: command.clone(),
-                });
-            } else if !current {
-                findings.push(Finding::HookNotCurrent {
-                    scope,
-                    event: event.clone(),
-                    command: command.clone(),
-                });
-            }
-            check.hooks.push(RegisteredHook {
+    for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
+        let command = handler
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let binary_exists = Path::new(&command).is_file();
+        let current = planned
+            .iter()
+            .any(|owned| &owned.event == event && &owned.handler == handler);
+        if !binary_exists {
+            findings.push(Finding::HookBinaryMissing {
+                scope,
                 event: event.clone(),
-                command,
-                binary_exists,
-                current,
+                command: command.clone(),
+            });
+        } else if !current {
+            findings.push(Finding::HookNotCurrent {
+                scope,
+                event: event.clone(),
+                command: command.clone(),
             });
         }
+        check.hooks.push(RegisteredHook {
+            event: event.clone(),
+            command,
+            binary_exists,
+            current,
+        });
     }
     Some(check)
 }

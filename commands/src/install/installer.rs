@@ -14,7 +14,9 @@ use super::backup::back_up;
 use super::diff::unified_diff;
 use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
-use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
+use super::merge::{
+    add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
+};
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
 use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
@@ -558,29 +560,17 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
 /// Notes about handlers that run one of our binaries but are not the ones we are installing
 /// (say, from another state folder or added by hand): they are left alone.
 fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<String> {
-    let mut notes = Vec::new();
-    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
-        return notes;
-    };
-    for (event, groups) in events {
-        for handler in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-            .flatten()
-        {
-            let ours = planned
-                .iter()
-                .any(|owned| &owned.event == event && &owned.handler == handler);
-            if !ours && is_ctxhooks_command(handler) {
-                notes.push(format!(
-                    "left alone: another ctxhooks handler under `{event}`: {handler}"
-                ));
-            }
-        }
-    }
-    notes
+    handlers(settings)
+        .filter(|(event, handler)| {
+            is_ctxhooks_command(handler)
+                && !planned
+                    .iter()
+                    .any(|owned| &owned.event == *event && &owned.handler == *handler)
+        })
+        .map(|(event, handler)| {
+            format!("left alone: another ctxhooks handler under `{event}`: {handler}")
+        })
+        .collect()
 }
 
 /// Writes a settings file atomically, keeping an existing file's permission bits, creating the
