@@ -21,7 +21,7 @@ use crate::projects::slug_of;
 use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
-use crate::usage::log::{SessionLog, read_session_log};
+use crate::usage::log::{SessionLog, read_session_log, row_tokens};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -369,10 +369,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 agent_id: row.agent_id.clone(),
                 model: row.model.clone(),
                 version: row.facts.version.clone(),
-                input_tokens: row.input_tokens,
-                cache_creation_input_tokens: row.cache_creation_input_tokens,
-                cache_read_input_tokens: row.cache_read_input_tokens,
-                output_tokens: row.output_tokens,
+                tokens: row_tokens(row),
                 context_tokens: row.context_tokens,
                 turn_start: row.turn_start,
                 advisor: row.advisor,
@@ -458,10 +455,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             peak_to_trigger,
             compactions: report.compactions.len(),
             drops: report.drops.len(),
-            input_tokens: report.totals.input_tokens,
-            cache_creation_input_tokens: report.totals.cache_creation_input_tokens,
-            cache_read_input_tokens: report.totals.cache_read_input_tokens,
-            output_tokens: report.totals.output_tokens,
+            tokens: report.totals.tokens,
             advisor_usage: report.totals.advisor.clone(),
         },
     );

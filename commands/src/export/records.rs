@@ -11,6 +11,7 @@ use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::ModelUsage;
+use ctxhooks_shared::transcript::record::TokenUsage;
 
 /// Version of every export record's layout.
 pub const EXPORT_SCHEMA: u32 = 2;
@@ -69,14 +70,9 @@ pub struct RequestRecord {
     pub model: Option<String>,
     /// The CLI version.
     pub version: Option<String>,
-    /// Uncached input.
-    pub input_tokens: u64,
-    /// Cache writes.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// Output (largest over the response's lines).
-    pub output_tokens: u64,
+    /// Its tokens (output: the largest over the response's lines).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// The context: input + cache read + cache write of the last `message` iteration when the
     /// response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
@@ -169,14 +165,9 @@ pub struct SessionRecord {
     pub compactions: usize,
     /// Drops.
     pub drops: usize,
-    /// Uncached input, summed.
-    pub input_tokens: u64,
-    /// Cache writes, summed.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads, summed.
-    pub cache_read_input_tokens: u64,
-    /// Output, summed.
-    pub output_tokens: u64,
+    /// Its requests' tokens, summed.
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// The advisor's own tokens, summed by model (not in the sums above).
     pub advisor_usage: Vec<ModelUsage>,
 }

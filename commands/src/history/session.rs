@@ -14,7 +14,7 @@ use crate::projects::window::TimeWindow;
 use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
-use crate::usage::log::{SessionLog, TimelineItem};
+use crate::usage::log::{SessionLog, TimelineItem, row_tokens};
 use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
 use crate::usage::warnings::Warning;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -363,10 +363,7 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
-        totals.totals.input_tokens += row.input_tokens;
-        totals.totals.cache_creation_input_tokens += row.cache_creation_input_tokens;
-        totals.totals.cache_read_input_tokens += row.cache_read_input_tokens;
-        totals.totals.output_tokens += row.output_tokens;
+        totals.totals.tokens = totals.totals.tokens.saturating_add(row_tokens(row));
         if !row.sidechain {
             totals.main_requests += 1;
             totals.peak_context = totals.peak_context.max(row.context_tokens);

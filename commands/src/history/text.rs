@@ -7,7 +7,7 @@ use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
 use crate::projects::text::problem_text;
-use crate::usage::text::{advisor_totals_lines, thousands};
+use crate::usage::text::{thousands, totals_lines};
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
 fn minute(time: Option<&str>) -> String {
@@ -145,15 +145,7 @@ pub fn history_text(history: &History) -> String {
         totals.sessions_near_trigger,
         NEAR_TRIGGER_RATIO * 100.0
     );
-    let _ = writeln!(
-        text,
-        "tokens: input {}, cache write {}, cache read {}, output {}",
-        thousands(totals.totals.input_tokens),
-        thousands(totals.totals.cache_creation_input_tokens),
-        thousands(totals.totals.cache_read_input_tokens),
-        thousands(totals.totals.output_tokens)
-    );
-    text.push_str(&advisor_totals_lines(&totals.totals.advisor, ""));
+    text.push_str(&totals_lines(&totals.totals, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
@@ -207,10 +199,10 @@ pub fn history_text(history: &History) -> String {
                 day.sessions,
                 thousands(day.requests as u64),
                 day.compactions,
-                thousands(day.totals.input_tokens),
-                thousands(day.totals.cache_creation_input_tokens),
-                thousands(day.totals.cache_read_input_tokens),
-                thousands(day.totals.output_tokens),
+                thousands(day.totals.tokens.input_tokens),
+                thousands(day.totals.tokens.cache_creation_input_tokens),
+                thousands(day.totals.tokens.cache_read_input_tokens),
+                thousands(day.totals.tokens.output_tokens),
                 thousands(day.peak_context)
             );
         }

@@ -11,10 +11,12 @@ use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::{
-    BoundaryRow, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+    BoundaryRow, ModelUsage, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord,
+    UsageRow,
 };
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
+use ctxhooks_shared::transcript::record::TokenUsage;
 use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
 
 /// One session's usage log, read back: requests once each, in the order they first appeared.
@@ -153,6 +155,26 @@ impl SessionLog {
             }
         }
         log
+    }
+}
+
+/// A request's token counts.
+pub fn row_tokens(row: &UsageRow) -> TokenUsage {
+    TokenUsage {
+        input_tokens: row.input_tokens,
+        cache_creation_input_tokens: row.cache_creation_input_tokens,
+        cache_read_input_tokens: row.cache_read_input_tokens,
+        output_tokens: row.output_tokens,
+    }
+}
+
+/// Another model's token counts inside a response (the advisor's).
+pub fn model_tokens(usage: &ModelUsage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: usage.input_tokens,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+        cache_read_input_tokens: usage.cache_read_input_tokens,
+        output_tokens: usage.output_tokens,
     }
 }
 

@@ -9,7 +9,7 @@ use super::classify::{Classifier, classify_drops};
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
-use super::log::{SessionLog, SkippedLogLines};
+use super::log::{SessionLog, SkippedLogLines, row_tokens};
 use super::snapshots::{
     CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
     match_snapshots,
@@ -18,6 +18,7 @@ use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
+use ctxhooks_shared::transcript::record::TokenUsage;
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
 /// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
@@ -72,19 +73,13 @@ impl ReportOptions {
     }
 }
 
-/// Token sums over every request (main chain and sub-agents).
+/// Token sums over every request (main chain and sub-agents), output the largest per request;
+/// `advisor` is the advisor's own tokens (its `advisor_message` iterations), by model: spent by
+/// another model than the session's, so not in the sums (ccusage lists them as that model's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
-    /// Uncached input.
-    pub input_tokens: u64,
-    /// Cache writes.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// Output (largest per request).
-    pub output_tokens: u64,
-    /// The advisor's own tokens (its `advisor_message` iterations), by model: spent by another
-    /// model than the session's, so not in the sums above (ccusage lists them as that model's).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub advisor: Vec<ModelUsage>,
 }
@@ -92,14 +87,7 @@ pub struct Totals {
 impl Totals {
     /// Adds `more`'s sums (saturating).
     pub fn add(&mut self, more: &Self) {
-        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
-        self.cache_creation_input_tokens = self
-            .cache_creation_input_tokens
-            .saturating_add(more.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self
-            .cache_read_input_tokens
-            .saturating_add(more.cache_read_input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        self.tokens = self.tokens.saturating_add(more.tokens);
         add_by_model(&mut self.advisor, &more.advisor);
     }
 }
@@ -266,14 +254,7 @@ fn totals(rows: &[&UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
         // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.input_tokens = totals.input_tokens.saturating_add(row.input_tokens);
-        totals.cache_creation_input_tokens = totals
-            .cache_creation_input_tokens
-            .saturating_add(row.cache_creation_input_tokens);
-        totals.cache_read_input_tokens = totals
-            .cache_read_input_tokens
-            .saturating_add(row.cache_read_input_tokens);
-        totals.output_tokens = totals.output_tokens.saturating_add(row.output_tokens);
+        totals.tokens = totals.tokens.saturating_add(row_tokens(row));
         add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     totals

@@ -8,8 +8,9 @@ use super::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
 };
 use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
+use super::log::model_tokens;
 use super::log::{SessionLog, SkippedLogLines, TimelineItem};
-use super::report::SessionReport;
+use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
 use ctxhooks_shared::store::clock::parse_timestamp_ms;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -17,6 +18,7 @@ use ctxhooks_shared::store::usage_record::{
     CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
 };
 use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
+use ctxhooks_shared::transcript::record::TokenUsage;
 use ctxhooks_shared::usage::threshold::{
     Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, WindowSource,
 };
@@ -90,6 +92,17 @@ pub fn request_label(report: &SessionReport) -> &'static str {
     }
 }
 
+/// Token counts in words: `input 3, cache write 1,200, cache read 45,000, output 310`.
+pub fn tokens_text(tokens: &TokenUsage) -> String {
+    format!(
+        "input {}, cache write {}, cache read {}, output {}",
+        thousands(tokens.input_tokens),
+        thousands(tokens.cache_creation_input_tokens),
+        thousands(tokens.cache_read_input_tokens),
+        thousands(tokens.output_tokens),
+    )
+}
+
 /// What the table says after a request that called the advisor: the advisor's own tokens, by
 /// model, when the response wrote them.
 fn advisor_suffix(row: &UsageRow) -> String {
@@ -100,30 +113,29 @@ fn advisor_suffix(row: &UsageRow) -> String {
     for usage in &row.advisor_usage {
         let _ = write!(
             suffix,
-            " {}: input {}, cache write {}, cache read {}, output {}",
-            usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.input_tokens),
-            thousands(usage.cache_creation_input_tokens),
-            thousands(usage.cache_read_input_tokens),
-            thousands(usage.output_tokens),
+            " {}: {}",
+            model_name(usage),
+            tokens_text(&model_tokens(usage))
         );
     }
     suffix
 }
 
-/// One line per model of the advisor's own tokens, each starting with `indent`: another model
-/// than the session's spent them, so the token line above does not count them.
-pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
-    let mut text = String::new();
-    for usage in advisor {
+fn model_name(usage: &ModelUsage) -> &str {
+    usage.model.as_deref().unwrap_or("(model unnamed)")
+}
+
+/// The token line of `totals`, then one line per model of the advisor's own tokens (another
+/// model than the session's spent them, so the token line does not count them), each line
+/// starting with `indent`.
+pub fn totals_lines(totals: &Totals, indent: &str) -> String {
+    let mut text = format!("{indent}tokens: {}\n", tokens_text(&totals.tokens));
+    for usage in &totals.advisor {
         let _ = writeln!(
             text,
-            "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
-            usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.input_tokens),
-            thousands(usage.cache_creation_input_tokens),
-            thousands(usage.cache_read_input_tokens),
-            thousands(usage.output_tokens),
+            "{indent}advisor {} (not in the tokens above): {}",
+            model_name(usage),
+            tokens_text(&model_tokens(usage))
         );
     }
     text
@@ -247,16 +259,7 @@ pub fn report_text(report: &SessionReport) -> String {
         "  requests: {} ({} main chain, {} sub-agent)",
         report.requests, report.main_requests, report.sidechain_requests
     );
-    let totals = &report.totals;
-    let _ = writeln!(
-        text,
-        "  tokens: input {}, cache write {}, cache read {}, output {}",
-        thousands(totals.input_tokens),
-        thousands(totals.cache_creation_input_tokens),
-        thousands(totals.cache_read_input_tokens),
-        thousands(totals.output_tokens),
-    );
-    text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
+    text.push_str(&totals_lines(&report.totals, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
     }

@@ -5,8 +5,8 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess};
+use serde::{Deserialize, Serialize};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
@@ -410,7 +410,7 @@ pub const FALLBACK_ITERATION: &str = "fallback_message";
 pub const ADVISOR_ITERATION: &str = "advisor_message";
 
 /// Token counts of one API response, as the usage log keeps them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct TokenUsage {
     /// Uncached input tokens.
     pub input_tokens: u64,
