@@ -424,27 +424,14 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         );
     }
     let peak = report.peak.as_ref().map(|peak| peak.context_tokens);
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is for people"
-    )]
-    let peak_to_trigger = match (peak, trigger) {
-        (Some(peak), Some(trigger)) if trigger > 0 => Some(peak as f64 / trigger as f64),
-        _ => None,
-    };
-    let last_time = log.requests().filter_map(|row| row.time.clone()).last();
     writer.push(
         "session",
         format!("session:{session}"),
-        last_time,
+        log.last_time(),
         SessionRecord {
             cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
-            version: log
-                .requests()
-                .filter(|row| !row.sidechain)
-                .filter_map(|row| row.facts.version.clone())
-                .last(),
-            first_time: log.requests().find_map(|row| row.time.clone()),
+            version: log.main_version(),
+            first_time: log.first_time(),
             requests: report.requests,
             main_requests: report.main_requests,
             peak_context: peak,
@@ -452,7 +439,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             trigger_derivation: report.estimates.trigger.derivation,
             cap_tokens: report.estimates.cap.tokens,
             floor_tokens: report.estimates.floor,
-            peak_to_trigger,
+            peak_to_trigger: report.peak_to_trigger(),
             compactions: report.compactions.len(),
             drops: report.drops.len(),
             tokens: report.totals.tokens,

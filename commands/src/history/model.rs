@@ -12,7 +12,7 @@ use crate::projects::cache::Reading;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::report::{ReportOptions, Totals};
+use crate::usage::report::{ReportOptions, Totals, ratio};
 
 /// Version of the history's JSON layout.
 pub const HISTORY_SCHEMA: u32 = 1;
@@ -250,12 +250,7 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
             ratios.sort_by(f64::total_cmp);
             project.median_peak_to_trigger = median(&ratios);
             project.max_peak_to_trigger = ratios.last().copied();
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "token counts are far below 2^52; the mean is for people"
-            )]
-            let growth = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
-            project.growth_per_request = growth;
+            project.growth_per_request = ratio(growth_tokens, growth_steps);
             project
         })
         .collect();

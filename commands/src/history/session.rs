@@ -15,7 +15,7 @@ use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use crate::usage::log::{SessionLog, TimelineItem, row_tokens};
-use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
+use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
 use crate::usage::warnings::Warning;
 use ctxhooks_shared::store::trigger::Trigger;
 
@@ -238,22 +238,6 @@ pub fn summary_of(
     }
     let (growth_tokens, growth_steps) = growth(report);
     let trigger = report.estimates.trigger.tokens;
-    let peak = report.peak.clone();
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is for people"
-    )]
-    let peak_to_trigger = match (&peak, trigger) {
-        (Some(peak), Some(trigger)) if trigger > 0 => {
-            Some(peak.context_tokens as f64 / trigger as f64)
-        }
-        _ => None,
-    };
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the mean is for people"
-    )]
-    let growth_per_request = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
     let main_source = loaded.log.sources.iter().find(|source| {
         files
             .main
@@ -273,24 +257,15 @@ pub fn summary_of(
         title: facts.title().map(ToOwned::to_owned),
         session_kind: facts.session_kind.clone(),
         entrypoint: facts.entrypoint.clone(),
-        version: loaded
-            .log
-            .requests()
-            .filter(|row| !row.sidechain)
-            .filter_map(|row| row.facts.version.clone())
-            .last(),
+        version: loaded.log.main_version(),
         transcripts: loaded.transcripts.clone(),
-        first_time: loaded.log.requests().find_map(|row| row.time.clone()),
-        last_time: loaded
-            .log
-            .requests()
-            .filter_map(|row| row.time.clone())
-            .last(),
+        first_time: loaded.log.first_time(),
+        last_time: loaded.log.last_time(),
         requests: report.requests,
         main_requests: report.main_requests,
         sidechain_requests: report.sidechain_requests,
         totals: report.totals.clone(),
-        peak,
+        peak: report.peak.clone(),
         compaction_counts: counts,
         compactions: report.compactions.iter().map(mark_of).collect(),
         drops: report.drops.len(),
@@ -302,8 +277,8 @@ pub fn summary_of(
         cap_source: report.estimates.cap.source.to_string(),
         floor: report.estimates.floor,
         headroom: report.estimates.headroom,
-        peak_to_trigger,
-        growth_per_request,
+        peak_to_trigger: report.peak_to_trigger(),
+        growth_per_request: ratio(growth_tokens, growth_steps),
         growth_tokens,
         growth_steps,
         warnings: report.warnings.iter().map(Warning::kind).collect(),

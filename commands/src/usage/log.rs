@@ -85,6 +85,22 @@ impl SessionLog {
         })
     }
 
+    /// The CLI version of the latest main-chain request that names one.
+    pub fn main_version(&self) -> Option<String> {
+        let main = self.requests().filter(|row| !row.sidechain);
+        main.filter_map(|row| row.facts.version.clone()).last()
+    }
+
+    /// The time of the first request that has one.
+    pub fn first_time(&self) -> Option<String> {
+        self.requests().find_map(|row| row.time.clone())
+    }
+
+    /// The time of the last request that has one.
+    pub fn last_time(&self) -> Option<String> {
+        self.requests().filter_map(|row| row.time.clone()).last()
+    }
+
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the
     /// largest output count), repeated boundaries (same uuid) count once.
     pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {

@@ -250,6 +250,25 @@ pub fn build_report(
     }
 }
 
+impl SessionReport {
+    /// The peak as a share of T, when both are known.
+    pub fn peak_to_trigger(&self) -> Option<f64> {
+        ratio(
+            self.peak.as_ref()?.context_tokens,
+            self.estimates.trigger.tokens?,
+        )
+    }
+}
+
+/// `numerator / denominator` for people (`None` for a denominator of 0).
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "token counts are far below 2^52; the ratio is for people"
+)]
+pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
+}
+
 fn totals(rows: &[&UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
