@@ -21,4 +21,5 @@ pub mod provenance;
 pub mod recall;
 pub mod sessions;
 pub mod svg;
+pub mod time;
 pub mod usage;

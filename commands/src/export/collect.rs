@@ -21,6 +21,7 @@ use crate::projects::slug_of;
 use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
+use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log, row_tokens};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
@@ -74,20 +75,14 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn push<T: Serialize>(
-        &mut self,
-        kind: &'static str,
-        id: String,
-        time: Option<String>,
-        body: T,
-    ) {
-        if let Some(since) = self.query.since {
-            let at = time
-                .as_deref()
-                .and_then(|time| DateTime::parse_from_rfc3339(time).ok());
-            if at.is_none_or(|at| at.with_timezone(&Utc) < since) {
-                return;
-            }
+    fn push<T: Serialize>(&mut self, kind: &'static str, id: String, time: Option<Time>, body: T) {
+        if let Some(since) = self.query.since
+            && time
+                .as_ref()
+                .and_then(Time::instant)
+                .is_none_or(|at| at < since)
+        {
+            return;
         }
         let envelope = Envelope {
             schema: EXPORT_SCHEMA,
@@ -247,7 +242,7 @@ fn state_session(
         writer.push(
             "snapshot",
             format!("snapshot:{session}:{}", metadata.name),
-            Some(metadata.created_at.clone()),
+            Some(Time::parse(&metadata.created_at)),
             SnapshotRecord {
                 name: metadata.name.clone(),
                 trigger: metadata.trigger.clone(),
@@ -268,11 +263,10 @@ fn state_session(
     writer.lines
 }
 
-/// RFC 3339 with milliseconds, UTC, of a time in milliseconds since the Unix epoch.
-fn time_of_ms(time_ms: u64) -> Option<String> {
-    let time_ms = i64::try_from(time_ms).ok()?;
-    DateTime::from_timestamp_millis(time_ms)
-        .map(|time| time.to_rfc3339_opts(SecondsFormat::Millis, true))
+/// A time in milliseconds since the Unix epoch, written in RFC 3339 with milliseconds, UTC.
+fn time_of_ms(time_ms: u64) -> Option<Time> {
+    let instant = DateTime::from_timestamp_millis(i64::try_from(time_ms).ok()?)?;
+    Some(Time::at(instant, SecondsFormat::Millis))
 }
 
 fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
@@ -360,7 +354,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         writer.push(
             "request",
             format!("request:{session}:{}", row.key),
-            row.time.clone(),
+            Time::of(row.time.as_deref()),
             RequestRecord {
                 transcript: row.transcript.clone(),
                 key: row.key.clone(),
@@ -383,10 +377,10 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             "compaction",
             format!(
                 "compaction:{session}:{}",
-                compaction
-                    .time
-                    .clone()
-                    .unwrap_or_else(|| format!("before-request-{}", compaction.next_request))
+                compaction.time.as_ref().map_or_else(
+                    || format!("before-request-{}", compaction.next_request),
+                    |time| time.text().to_owned()
+                )
             ),
             compaction.time.clone(),
             CompactionRecord {

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::provenance::verdict::{ToolState, Verdict};
+use crate::time::Time;
 use crate::usage::drops::{Basis, Confidence, DropClass};
 use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
@@ -45,7 +46,7 @@ pub struct Envelope<T: Serialize> {
     /// The session id.
     pub session: String,
     /// When it happened (RFC 3339), when known.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// Where it was read.
     pub source: Source,
     /// The kind's own fields.
@@ -144,7 +145,7 @@ pub struct SessionRecord {
     /// The CLI version of its latest main-chain request.
     pub version: Option<String>,
     /// The time of its first request.
-    pub first_time: Option<String>,
+    pub first_time: Option<Time>,
     /// Requests.
     pub requests: usize,
     /// Main-chain requests.

@@ -8,6 +8,7 @@ use chrono::DateTime;
 
 use super::model::{History, near_trigger};
 use crate::svg::{escape, short_tokens, tick_step};
+use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;
 const HEIGHT: f64 = 520.0;
@@ -23,9 +24,9 @@ const GRID_COLOR: &str = "#e5e7eb";
 const TEXT_COLOR: &str = "#111827";
 const MUTED_COLOR: &str = "#6b7280";
 
-fn seconds(time: Option<&str>) -> Option<f64> {
+fn seconds(time: Option<&Time>) -> Option<f64> {
     #[expect(clippy::cast_precision_loss, reason = "seconds since 1970 fit in f64")]
-    time.and_then(|time| DateTime::parse_from_rfc3339(time).ok())
+    time.and_then(Time::instant)
         .map(|time| time.timestamp_millis() as f64 / 1000.0)
 }
 
@@ -43,8 +44,7 @@ pub fn render_svg(history: &History) -> String {
     let mut compactions = Vec::new();
     for session in &history.sessions {
         let Some(peak) = &session.peak else { continue };
-        let Some(at) = seconds(peak.time.as_deref()).or(seconds(session.first_time.as_deref()))
-        else {
+        let Some(at) = seconds(peak.time.as_ref()).or(seconds(session.first_time.as_ref())) else {
             continue;
         };
         sessions.push(Point {
@@ -61,10 +61,9 @@ pub fn render_svg(history: &History) -> String {
             ),
         });
         for compaction in &session.compactions {
-            if let (Some(at), Some(before)) = (
-                seconds(compaction.time.as_deref()),
-                compaction.context_before,
-            ) {
+            if let (Some(at), Some(before)) =
+                (seconds(compaction.time.as_ref()), compaction.context_before)
+            {
                 compactions.push((at, before as f64));
             }
         }

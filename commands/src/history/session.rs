@@ -11,6 +11,7 @@ use crate::projects::cache::Reading;
 use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
 use crate::projects::window::TimeWindow;
+use crate::time::Time;
 use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
@@ -45,9 +46,9 @@ pub struct SessionSummary {
     /// Its transcripts.
     pub transcripts: Vec<TranscriptSummary>,
     /// The time of its first request.
-    pub first_time: Option<String>,
+    pub first_time: Option<Time>,
     /// The time of its last request.
-    pub last_time: Option<String>,
+    pub last_time: Option<Time>,
     /// Requests (main chain and sub-agents).
     pub requests: usize,
     /// Main-chain requests.
@@ -117,7 +118,7 @@ pub struct CompactionCounts {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CompactionMark {
     /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// What it rests on.
     pub basis: Basis,
     /// For a heuristic one.
@@ -184,21 +185,20 @@ pub fn summarize_session(
         cached: loaded.cached,
         ..SessionOutcome::default()
     };
-    let mut rows = loaded.log.requests().peekable();
-    if rows.peek().is_none() && !loaded.log.timeline.iter().any(is_boundary) {
+    // Each request's time, read once.
+    let times: Vec<Option<Time>> = loaded
+        .log
+        .requests()
+        .map(|row| Time::of(row.time.as_deref()))
+        .collect();
+    if times.is_empty() && !loaded.log.timeline.iter().any(is_boundary) {
         return outcome;
     }
-    if !window.is_open()
-        && !rows.any(|row| {
-            row.time
-                .as_deref()
-                .is_some_and(|time| window.contains(time))
-        })
-    {
+    if !window.is_open() && !times.iter().flatten().any(|time| window.contains(time)) {
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
-    outcome.days = days_of(&loaded.log, &report, window);
+    outcome.days = days_of(&loaded.log, &times, &report, window);
     outcome.summary = Some(summary_of(files, &loaded, &report));
     outcome
 }
@@ -318,10 +318,15 @@ fn growth(report: &SessionReport) -> (u64, u64) {
 }
 
 /// The session's requests and compactions per UTC day, within the window.
-fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<DayTotals> {
+fn days_of(
+    log: &SessionLog,
+    times: &[Option<Time>],
+    report: &SessionReport,
+    window: &TimeWindow,
+) -> Vec<DayTotals> {
     // Keyed by date, each day's text written once; sorted by that text at the end.
     let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
-    let day_of = |time: &str| -> Option<NaiveDate> {
+    let day_of = |time: &Time| -> Option<NaiveDate> {
         window
             .contains(time)
             .then(|| TimeWindow::date_of(time))
@@ -332,8 +337,8 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         sessions: 1,
         ..DayTotals::default()
     };
-    for row in log.requests() {
-        let Some(day) = row.time.as_deref().and_then(day_of) else {
+    for (row, time) in log.requests().zip(times) {
+        let Some(day) = time.as_ref().and_then(day_of) else {
             continue;
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
@@ -345,7 +350,7 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         }
     }
     for compaction in &report.compactions {
-        if let Some(day) = compaction.time.as_deref().and_then(day_of) {
+        if let Some(day) = compaction.time.as_ref().and_then(day_of) {
             days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }

@@ -7,19 +7,15 @@ use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
 use crate::projects::text::problem_text;
+use crate::time::Time;
 use crate::usage::text::{thousands, totals_lines};
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
-fn minute(time: Option<&str>) -> String {
-    time.and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
-        .map_or_else(
-            || "-".to_owned(),
-            |time| {
-                time.with_timezone(&chrono::Utc)
-                    .format("%Y-%m-%d %H:%M")
-                    .to_string()
-            },
-        )
+fn minute(time: Option<&Time>) -> String {
+    time.and_then(Time::instant).map_or_else(
+        || "-".to_owned(),
+        |time| time.format("%Y-%m-%d %H:%M").to_string(),
+    )
 }
 
 fn percent(ratio: Option<f64>) -> String {
@@ -160,7 +156,7 @@ pub fn history_text(history: &History) -> String {
             let _ = write!(
                 text,
                 "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
-                minute(session.first_time.as_deref()),
+                minute(session.first_time.as_ref()),
                 short(&session.project, 24),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::log::{SessionLog, TimelineItem};
-use ctxhooks_shared::store::clock::parse_timestamp_ms;
+use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
 use ctxhooks_shared::usage::threshold::CliVersion;
@@ -155,7 +155,7 @@ pub enum DropEvidence {
     /// A `compact_boundary` record lies between the two requests.
     CompactBoundary {
         /// The boundary's time.
-        time: Option<String>,
+        time: Option<Time>,
         /// Its `trigger`.
         trigger: Option<Trigger>,
         /// Its `preTokens`.
@@ -290,7 +290,7 @@ pub struct ContextDrop {
     /// The request after.
     pub request_after: usize,
     /// Time of the request after.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// Context of the request before.
     pub context_before: u64,
     /// Context of the request after.
@@ -330,6 +330,8 @@ pub struct MainChain<'log> {
     /// Main-chain requests in order, borrowed from the log (copied only when a version is
     /// filled in).
     pub requests: Vec<Cow<'log, UsageRow>>,
+    /// `times[i]`: request `i`'s time, read once.
+    pub times: Vec<Option<Time>>,
     /// `boundaries[i]`: compaction and micro-compaction boundaries between request `i - 1` and
     /// request `i` (`true` for a full compaction).
     pub boundaries: Vec<Vec<(bool, BoundaryRow)>>,
@@ -348,6 +350,7 @@ impl<'log> MainChain<'log> {
             match item {
                 TimelineItem::Request(row) if !row.sidechain => {
                     chain.requests.push(Cow::Borrowed(row));
+                    chain.times.push(Time::of(row.time.as_deref()));
                     chain.boundaries.push(std::mem::take(&mut pending));
                 }
                 TimelineItem::Compaction(row) if !row.sidechain => {
@@ -383,11 +386,4 @@ impl<'log> MainChain<'log> {
                     .contains(&RequestMarker::CompactSummary)
         })
     }
-}
-
-/// Seconds from `before` to `after` (RFC 3339), when both read and are in order.
-pub fn seconds_between(before: Option<&str>, after: Option<&str>) -> Option<u64> {
-    let before = parse_timestamp_ms(before?)?;
-    let after = parse_timestamp_ms(after?)?;
-    after.checked_sub(before).map(|ms| ms / 1_000)
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
+use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
     RuleTrigger, ThresholdInputs, Window, WindowSource, rule_trigger,
@@ -33,7 +34,7 @@ pub struct TriggerObservation {
     /// before the compaction.
     pub high: Option<u64>,
     /// The boundary's time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// What the automatic compactions of the session say about T.
@@ -121,7 +122,7 @@ pub struct LatestContext {
     /// The request, numbered from 1.
     pub request: usize,
     /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// A request that added context.
@@ -130,7 +131,7 @@ pub struct GrowingRequest {
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
     /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// Context added since the previous request.
     pub added_tokens: u64,
     /// Tool-result bytes it sent.
@@ -271,7 +272,7 @@ pub fn estimate(
     chain: &MainChain,
     compactions: &[Compaction],
     inputs: &ThresholdInputs,
-    attempts: &[(usize, String)],
+    attempts: &[(usize, Time)],
 ) -> Estimates {
     let attempted = |index: usize| attempts.iter().any(|(attempt, _)| *attempt == index);
     let not_fired = |index: usize| {
@@ -389,7 +390,7 @@ pub fn estimate(
         .map(|(index, row)| LatestContext {
             tokens: row.context_tokens,
             request: index + 1,
-            time: row.time.clone(),
+            time: chain.times[index].clone(),
         });
     let room_left = tokens
         .zip(latest_context.as_ref())
@@ -400,7 +401,7 @@ pub fn estimate(
             let after = &chain.requests[index];
             GrowingRequest {
                 request: index + 1,
-                time: after.time.clone(),
+                time: chain.times[index].clone(),
                 added_tokens: added,
                 tool_result_bytes: after.tool_result_bytes,
                 tool_result_tokens_estimate: after.tool_result_bytes / BYTES_PER_TOKEN,

@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+use crate::time::Time;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -92,13 +94,13 @@ impl SessionLog {
     }
 
     /// The time of the first request that has one.
-    pub fn first_time(&self) -> Option<String> {
-        self.requests().find_map(|row| row.time.clone())
+    pub fn first_time(&self) -> Option<Time> {
+        Time::of(self.requests().find_map(|row| row.time.as_deref()))
     }
 
     /// The time of the last request that has one.
-    pub fn last_time(&self) -> Option<String> {
-        self.requests().filter_map(|row| row.time.clone()).last()
+    pub fn last_time(&self) -> Option<Time> {
+        Time::of(self.requests().filter_map(|row| row.time.as_deref()).last())
     }
 
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the

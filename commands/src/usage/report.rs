@@ -16,6 +16,7 @@ use super::snapshots::{
 };
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
+use crate::time::Time;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
 use ctxhooks_shared::transcript::record::TokenUsage;
@@ -100,7 +101,7 @@ pub struct Peak {
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
     /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// Everything `ctxhooks report` says about one session.
@@ -221,7 +222,7 @@ pub fn build_report(
         .map(|(index, row)| Peak {
             context_tokens: row.context_tokens,
             request: index + 1,
-            time: row.time.clone(),
+            time: chain.times[index].clone(),
         });
     SessionReport {
         schema: REPORT_SCHEMA,

@@ -12,7 +12,7 @@ use super::log::model_tokens;
 use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
-use ctxhooks_shared::store::clock::parse_timestamp_ms;
+use crate::time::{Time, readable_time};
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{
     CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
@@ -43,21 +43,6 @@ pub fn signed_thousands(value: i64) -> String {
     } else {
         thousands(value.unsigned_abs())
     }
-}
-
-/// A transcript time as a person reads it: `2026-01-07 12:36:14 UTC` (any offset converted);
-/// the text as written when it is no RFC 3339 time; `time unknown` when there is none.
-pub fn readable_time(time: Option<&str>) -> String {
-    let Some(time) = time else {
-        return "time unknown".to_owned();
-    };
-    parse_timestamp_ms(time)
-        .and_then(|ms| i64::try_from(ms).ok())
-        .and_then(chrono::DateTime::from_timestamp_millis)
-        .map_or_else(
-            || time.to_owned(),
-            |parsed| parsed.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
-        )
 }
 
 /// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
@@ -162,7 +147,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                 let _ = writeln!(
                     text,
                     "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
-                    readable_time(row.time.as_deref()),
+                    readable_time(Time::of(row.time.as_deref()).as_ref()),
                     row.model.as_deref().unwrap_or("-"),
                     thousands(row.input_tokens),
                     thousands(row.cache_creation_input_tokens),
@@ -193,7 +178,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                     } else {
                         ""
                     },
-                    readable_time(boundary.time.as_deref()),
+                    readable_time(Time::of(boundary.time.as_deref()).as_ref()),
                     boundary.trigger.as_ref().map_or("unknown", Trigger::as_str),
                     boundary
                         .pre_tokens
@@ -273,7 +258,7 @@ pub fn report_text(report: &SessionReport) -> String {
             "  peak context: {} ({label} {}, {})",
             thousands(peak.context_tokens),
             peak.request,
-            readable_time(peak.time.as_deref())
+            readable_time(peak.time.as_ref())
         );
     }
     let _ = writeln!(
@@ -322,7 +307,7 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
         drop.request_before,
         drop.request_after,
-        readable_time(drop.time.as_deref()),
+        readable_time(drop.time.as_ref()),
         thousands(drop.context_before),
         thousands(drop.context_after),
         thousands(fall),
@@ -351,7 +336,7 @@ fn compactions_text(report: &SessionReport) -> String {
             text,
             "    {}. {}  {}; {snapshot}",
             index + 1,
-            readable_time(compaction.time.as_deref()),
+            readable_time(compaction.time.as_ref()),
             compaction_summary(compaction),
         );
     }
@@ -486,7 +471,7 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
                 text,
                 "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
                 request.request,
-                readable_time(request.time.as_deref()),
+                readable_time(request.time.as_ref()),
                 thousands(request.added_tokens),
                 thousands(request.tool_result_bytes),
                 thousands(request.tool_result_tokens_estimate),
@@ -772,7 +757,7 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
             pre_tokens,
         } => format!(
             "a compact_boundary record{} (trigger {}, preTokens {}) lies between the two requests",
-            time.as_deref()
+            time.as_ref()
                 .map(|time| format!(" at {}", readable_time(Some(time))))
                 .unwrap_or_default(),
             trigger_name(trigger),
@@ -931,7 +916,7 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
 
 /// A warning in words; `label` names requests as [`request_label`] says.
 pub fn warning_text(warning: &Warning, label: &str) -> String {
-    let when = |time: &Option<String>| readable_time(time.as_deref());
+    let when = |time: &Option<Time>| readable_time(time.as_ref());
     match warning {
         Warning::CompactionLoop {
             compaction,
@@ -1031,14 +1016,17 @@ mod tests {
     #[test]
     fn times_and_durations_read_as_words() {
         assert_eq!(
-            readable_time(Some("2026-01-07T12:36:14.177Z")),
+            readable_time(Time::of(Some("2026-01-07T12:36:14.177Z")).as_ref()),
             "2026-01-07 12:36:14 UTC"
         );
         assert_eq!(
-            readable_time(Some("2026-01-07T14:36:14+02:00")),
+            readable_time(Time::of(Some("2026-01-07T14:36:14+02:00")).as_ref()),
             "2026-01-07 12:36:14 UTC"
         );
-        assert_eq!(readable_time(Some("yesterday")), "yesterday");
+        assert_eq!(
+            readable_time(Time::of(Some("yesterday")).as_ref()),
+            "yesterday"
+        );
         assert_eq!(readable_time(None), "time unknown");
         assert_eq!(duration(45), "45 s");
         assert_eq!(duration(200), "3 min 20 s");

@@ -8,6 +8,7 @@ use super::compactions::Compaction;
 use super::drops::MainChain;
 use super::estimates::{ADVISOR_FACTOR, Estimates, growths};
 use super::snapshots::SnapshotCheck;
+use crate::time::Time;
 
 /// Automatic compactions fewer than this many main-chain requests apart form a loop (when they
 /// are also close in time): the context refilled past the trigger at once.
@@ -36,14 +37,14 @@ pub enum Warning {
         /// Seconds between the two, when both times are known.
         seconds: Option<u64>,
         /// The later compaction's time.
-        time: Option<String>,
+        time: Option<Time>,
     },
     /// A compaction with no `PreCompact` snapshot.
     CompactionWithoutSnapshot {
         /// The compaction.
         compaction: usize,
         /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
     },
     /// A snapshot with no compaction in the usage log.
     SnapshotWithoutCompaction {
@@ -64,7 +65,7 @@ pub enum Warning {
         /// The request.
         request: usize,
         /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
         /// Tokens the turn added.
         added_tokens: u64,
         /// The headroom.
@@ -75,7 +76,7 @@ pub enum Warning {
         /// The request that called the advisor.
         request: usize,
         /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
         /// The context before the call.
         context_before: u64,
         /// That context times [`ADVISOR_FACTOR`].
@@ -161,7 +162,7 @@ fn headroom_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
         .filter(|(_, added)| i64::try_from(*added).unwrap_or(i64::MAX) > headroom)
         .map(|(index, added)| Warning::RequestExceedsHeadroom {
             request: index + 1,
-            time: chain.requests[index].time.clone(),
+            time: chain.times[index].clone(),
             added_tokens: added,
             headroom,
         })
@@ -189,7 +190,7 @@ fn advisor_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
         if inflated >= trigger {
             warnings.push(Warning::AdvisorCrossesTrigger {
                 request: index + 1,
-                time: row.time.clone(),
+                time: chain.times[index].clone(),
                 context_before: before,
                 inflated,
                 trigger,
