@@ -94,20 +94,18 @@ fn advisor_suffix(row: &UsageRow) -> String {
     if !row.advisor {
         return String::new();
     }
-    let mut suffix = "  advisor".to_owned();
-    for usage in &row.advisor_usage {
-        let _ = write!(
-            suffix,
-            " {}: {}",
-            model_name(usage),
-            tokens_text(&model_tokens(usage))
-        );
-    }
-    suffix
+    let models: Vec<String> = (row.advisor_usage.iter())
+        .map(|usage| model_text(usage, ": "))
+        .collect();
+    format!("  advisor {}", models.join(" "))
+        .trim_end()
+        .to_owned()
 }
 
-fn model_name(usage: &ModelUsage) -> &str {
-    usage.model.as_deref().unwrap_or("(model unnamed)")
+/// Another model's name (the advisor's), `between`, and its tokens in words.
+fn model_text(usage: &ModelUsage, between: &str) -> String {
+    let name = usage.model.as_deref().unwrap_or("(model unnamed)");
+    format!("{name}{between}{}", tokens_text(&model_tokens(usage)))
 }
 
 /// The token line of `totals`, then one line per model of the advisor's own tokens (another
@@ -116,12 +114,8 @@ fn model_name(usage: &ModelUsage) -> &str {
 pub fn totals_lines(totals: &Totals, indent: &str) -> String {
     let mut text = format!("{indent}tokens: {}\n", tokens_text(&totals.tokens));
     for usage in &totals.advisor {
-        let _ = writeln!(
-            text,
-            "{indent}advisor {} (not in the tokens above): {}",
-            model_name(usage),
-            tokens_text(&model_tokens(usage))
-        );
+        let advisor = model_text(usage, " (not in the tokens above): ");
+        let _ = writeln!(text, "{indent}advisor {advisor}");
     }
     text
 }
