@@ -21,5 +21,7 @@ pub mod provenance;
 pub mod recall;
 pub mod sessions;
 pub mod svg;
+#[cfg(test)]
+pub mod test_support;
 pub mod time;
 pub mod usage;

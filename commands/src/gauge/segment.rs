@@ -178,33 +178,18 @@ impl Segment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctxhooks_shared::store::gauge::{GAUGE_SCHEMA, TriggerBasis, TriggerDerivation};
+    use ctxhooks_shared::store::gauge::GAUGE_SCHEMA;
+    use serde_json::json;
 
     fn gauge() -> Gauge {
-        Gauge {
-            schema: GAUGE_SCHEMA,
-            session_id: "s1".into(),
-            transcript: "/t.jsonl".into(),
-            updated_at: String::new(),
-            context_tokens: Some(120_000),
-            context_time: None,
-            after_compaction: false,
-            trigger_tokens: Some(167_000),
-            trigger: TriggerBasis {
-                derivation: TriggerDerivation::Rule,
-                window_tokens: Some(200_000),
-                window_source: Some("model".into()),
-                model: Some("claude-opus-4-6".into()),
-                version: Some("2.1.332".into()),
-            },
-            percent: None,
-            room_left: None,
-            compactions: 2,
-            compaction_pending: false,
-            warn_at_percent: Some(90),
-            warned: false,
-            title: None,
-        }
+        let trigger = json!({"derivation": "rule", "window_tokens": 200_000,
+            "window_source": "model", "model": "claude-opus-4-6", "version": "2.1.332"});
+        serde_json::from_value(json!({"schema": GAUGE_SCHEMA, "session_id": "s1",
+            "transcript": "/t.jsonl", "updated_at": "", "context_tokens": 120_000,
+            "context_time": null, "after_compaction": false, "trigger_tokens": 167_000,
+            "trigger": trigger, "percent": null, "room_left": null, "compactions": 2,
+            "compaction_pending": false, "warn_at_percent": 90, "warned": false}))
+        .unwrap()
     }
 
     #[test]

@@ -439,16 +439,9 @@ fn state_without_start(
 mod tests {
     use super::*;
     use crate::provenance::sidecar::Sidecar;
+    use crate::test_support::{T0, at};
     use ctxhooks_shared::store::sidecar::ToolEvent;
     use serde_json::{Value, json};
-
-    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
-
-    fn at(offset_ms: u64) -> String {
-        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
-            .unwrap()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    }
 
     /// A Bash call at 1 s, rejected at 2 s, then the marker.
     fn rejected_call() -> String {

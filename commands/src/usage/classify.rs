@@ -508,40 +508,26 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::usage_row;
     use crate::usage::drops::DEFAULT_MIN_DROP;
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
+        let time = format!(
+            "2026-01-01T{:02}:{:02}:{:02}Z",
+            second / 3600,
+            (second / 60) % 60,
+            second % 60
+        );
         UsageRow {
-            time: Some(format!(
-                "2026-01-01T{:02}:{:02}:{:02}Z",
-                second / 3600,
-                (second / 60) % 60,
-                second % 60
-            )),
-            transcript: "t".into(),
-            key: format!("k{second}"),
-            request_id: None,
-            message_id: None,
             model: Some("claude-sonnet-4-5-20250929".into()),
-            input_tokens: 0,
-            cache_creation_input_tokens: context - read,
-            cache_read_input_tokens: read,
-            output_tokens: 0,
-            context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
             facts: RequestFacts {
                 version: Some("2.1.42".into()),
                 ..RequestFacts::default()
             },
+            ..usage_row(&format!("k{second}"), Some(time), context - read, read)
         }
     }
 

@@ -283,34 +283,20 @@ fn totals(rows: &[&UsageRow]) -> Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::usage_row;
     use crate::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::UsageRow;
     use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
     fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
-        UsageRecord::Request(UsageRow {
-            time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
-            transcript: "t".into(),
-            key: key.into(),
-            request_id: None,
-            message_id: None,
-            model: None,
-            input_tokens: 0,
-            cache_creation_input_tokens: cache_write,
-            cache_read_input_tokens: context - cache_write,
-            output_tokens: 0,
-            context_tokens: context,
-            sidechain: false,
-            agent_id: None,
-            advisor: false,
-            advisor_usage: Vec::new(),
-            tool_result_bytes: 0,
-            largest_tool_result: None,
-            turn_start: false,
-            facts: ctxhooks_shared::store::usage_record::RequestFacts::default(),
-        })
+        let time = format!("2026-01-01T00:00:{:02}Z", key.len());
+        UsageRecord::Request(usage_row(
+            key,
+            Some(time),
+            cache_write,
+            context - cache_write,
+        ))
     }
 
     fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {
