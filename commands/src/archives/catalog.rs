@@ -20,7 +20,6 @@ use ctxhooks_shared::store::state_dir::StateDir;
 /// A snapshot found on disk.
 #[derive(Debug, Clone, Serialize)]
 pub struct SnapshotEntry {
-    /// Its folder.
     pub path: PathBuf,
     /// Its `snapshot.json`.
     #[serde(flatten)]
@@ -31,7 +30,6 @@ pub struct SnapshotEntry {
 /// damaged).
 #[derive(Debug, Clone, Serialize)]
 pub struct BrokenSnapshot {
-    /// The folder.
     pub path: PathBuf,
     /// Why it could not be read.
     pub error: String,
@@ -169,7 +167,6 @@ pub struct FileCheck {
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifiedKind {
-    /// A snapshot.
     Snapshot,
     /// A generation of a kept copy.
     Kept,
@@ -182,7 +179,6 @@ pub struct VerifyOutcome {
     pub kind: VerifiedKind,
     /// The snapshot's folder, or the kept copy's gzip file.
     pub path: PathBuf,
-    /// Its session.
     pub session_id: String,
     /// Its name (a kept copy's: `kept/<name>.<generation>`).
     pub name: String,

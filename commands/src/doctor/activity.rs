@@ -31,7 +31,6 @@ pub enum HookOutcome {
 /// One hook binary at work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HookActivity {
-    /// The binary.
     pub hook: &'static str,
     /// What it writes that doctor looks at.
     pub trace: &'static str,

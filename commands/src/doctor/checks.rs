@@ -62,7 +62,6 @@ pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
 /// What `doctor` looks at.
 #[derive(Debug, Clone)]
 pub struct DoctorInput {
-    /// The state folder.
     pub state: StateDir,
     /// The folder holding the running `ctxhooks` (where the hook binaries should be), if known.
     pub binaries_dir: Option<PathBuf>,
@@ -73,9 +72,7 @@ pub struct DoctorInput {
 /// The state folder's condition.
 #[derive(Debug, Clone, Serialize)]
 pub struct StateDirCheck {
-    /// The folder.
     pub path: PathBuf,
-    /// Whether it exists.
     pub exists: bool,
     /// Its permission bits in octal, such as `0700`, if it exists.
     pub mode: Option<String>,
@@ -84,7 +81,6 @@ pub struct StateDirCheck {
 /// One hook binary beside `ctxhooks`.
 #[derive(Debug, Clone, Serialize)]
 pub struct BinaryCheck {
-    /// Its file name.
     pub name: String,
     /// Where it should be.
     pub path: Option<PathBuf>,
@@ -99,7 +95,6 @@ pub struct RegisteredHook {
     pub event: String,
     /// Its `command`.
     pub command: String,
-    /// Whether that program exists.
     pub binary_exists: bool,
     /// Whether it is exactly what `ctxhooks install` would register now.
     pub current: bool,
@@ -108,11 +103,8 @@ pub struct RegisteredHook {
 /// One scope's settings file.
 #[derive(Debug, Clone, Serialize)]
 pub struct SettingsCheck {
-    /// The scope.
     pub scope: SettingsScope,
-    /// The file.
     pub path: PathBuf,
-    /// Whether it exists.
     pub exists: bool,
     /// Why it cannot be used, if it cannot (not JSON, wrong shape, unreadable).
     pub problem: Option<String>,
@@ -131,7 +123,6 @@ pub struct SettingsCheck {
 /// The `claude` on `PATH`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaudeCheck {
-    /// The program.
     pub path: PathBuf,
     /// The version it reported.
     pub version: String,
@@ -140,7 +131,6 @@ pub struct ClaudeCheck {
 /// Everything `doctor` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
-    /// The state folder.
     pub state_dir: StateDirCheck,
     /// The `claude` on `PATH` and its version, when there is one.
     pub claude: Option<ClaudeCheck>,
@@ -155,7 +145,6 @@ pub struct DoctorReport {
     /// The hooks at work: when each last left a trace and how it went; the sessions logged,
     /// kept and snapshotted.
     pub activity: Activity,
-    /// The error log.
     pub errors_log: PathBuf,
     /// Its newest lines, oldest first.
     pub recent_errors: Vec<ErrorRecord>,

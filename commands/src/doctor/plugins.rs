@@ -21,14 +21,12 @@ pub const BIN_DIR_VARIABLE: &str = "CTXHOOKS_BIN_DIR";
 /// A ctxhooks hook a plugin registers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PluginHook {
-    /// The event.
     pub event: String,
     /// The handler's `command`, as written.
     pub command: String,
     /// The program it runs, as this process's environment expands it (`None` when the command
     /// cannot be read so).
     pub program: Option<PathBuf>,
-    /// Whether that program exists.
     pub binary_exists: bool,
 }
 

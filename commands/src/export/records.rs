@@ -34,20 +34,16 @@ pub enum Source {
 pub struct Envelope<T: Serialize> {
     /// [`EXPORT_SCHEMA`].
     pub schema: u32,
-    /// The record's kind.
     pub kind: &'static str,
     /// A stable id: the same fact exported twice has the same id (for deduplication when
     /// exports overlap).
     pub id: String,
-    /// The machine.
     pub host: String,
     /// The project folder's name (Claude Code's slug of the project's path), when known.
     pub project: Option<String>,
-    /// The session id.
     pub session: String,
     /// When it happened (RFC 3339), when known.
     pub time: Option<Time>,
-    /// Where it was read.
     pub source: Source,
     /// The kind's own fields.
     #[serde(flatten)]
@@ -90,7 +86,6 @@ pub struct RequestRecord {
 pub struct CompactionRecord {
     /// Its number in the session (from 1).
     pub number: usize,
-    /// What it rests on.
     pub basis: Basis,
     /// For a heuristic one.
     pub confidence: Option<Confidence>,
@@ -119,13 +114,9 @@ pub struct CompactionRecord {
 pub struct DropRecord {
     /// The request before (from 1).
     pub request_before: usize,
-    /// The request after.
     pub request_after: usize,
-    /// Context before.
     pub context_before: u64,
-    /// Context after.
     pub context_after: u64,
-    /// The class.
     pub class: DropClass,
     /// What the class rests on.
     pub basis: Basis,
@@ -146,9 +137,7 @@ pub struct SessionRecord {
     pub version: Option<String>,
     /// The time of its first request.
     pub first_time: Option<Time>,
-    /// Requests.
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
     /// The largest main-chain context.
     pub peak_context: Option<u64>,
@@ -158,13 +147,10 @@ pub struct SessionRecord {
     pub trigger_derivation: Derivation,
     /// The cap W.
     pub cap_tokens: u64,
-    /// The floor.
     pub floor_tokens: Option<u64>,
     /// Peak / T.
     pub peak_to_trigger: Option<f64>,
-    /// Compactions.
     pub compactions: usize,
-    /// Drops.
     pub drops: usize,
     /// Its requests' tokens, summed.
     #[serde(flatten)]
@@ -182,7 +168,6 @@ pub struct SnapshotRecord {
     pub trigger: Trigger,
     /// The main transcript's size.
     pub size: u64,
-    /// Files in it.
     pub files: usize,
 }
 
@@ -193,7 +178,6 @@ pub struct ToolEventRecord {
     pub event: ToolEventKind,
     /// The call's id.
     pub tool_use_id: Option<String>,
-    /// The tool's name.
     pub tool_name: Option<String>,
     /// The hook's `duration_ms`.
     pub duration_ms: Option<u64>,
@@ -210,7 +194,6 @@ pub struct ToolEventRecord {
 pub struct ProvenanceRecord {
     /// The call's id.
     pub tool_use_id: String,
-    /// The tool's name.
     pub tool_name: Option<String>,
     /// `runtime`, `user`, `permission_denied` or `unknown`.
     pub verdict: Verdict,

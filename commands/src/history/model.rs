@@ -22,7 +22,6 @@ pub const HISTORY_SCHEMA: u32 = 1;
 pub struct HistoryQuery {
     /// The projects folders to read.
     pub folders: Vec<PathBuf>,
-    /// The time window.
     pub window: TimeWindow,
     /// Only sessions whose project folder name or `cwd` contains this.
     pub project: Option<String>,
@@ -33,11 +32,8 @@ pub struct HistoryQuery {
 /// The history.
 #[derive(Debug, Clone)]
 pub struct History {
-    /// The projects folders read.
     pub folders: Vec<PathBuf>,
-    /// The time window.
     pub window: TimeWindow,
-    /// The project filter.
     pub project: Option<String>,
     /// Every session with a request in the window, by its first request's time.
     pub sessions: Vec<SessionSummary>,
@@ -56,19 +52,15 @@ pub struct History {
 /// One project's sessions together.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProjectTotals {
-    /// The project folder's name.
     pub project: String,
     /// The projects folder it is in.
     pub projects_folder: String,
     /// The `cwd` its sessions name (the latest session's).
     pub cwd: Option<String>,
-    /// Sessions.
     pub sessions: usize,
-    /// Requests.
     pub requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// Sessions with at least one compaction.
     pub sessions_with_compaction: usize,
@@ -88,21 +80,16 @@ pub struct ProjectTotals {
 /// Totals over every session listed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct HistoryTotals {
-    /// Sessions.
     pub sessions: usize,
     /// Transcripts read (sessions outside the filters included).
     pub transcripts: usize,
     /// Their bytes.
     pub bytes: u64,
-    /// Requests.
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// Sessions with at least one compaction.
     pub sessions_with_compaction: usize,

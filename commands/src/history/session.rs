@@ -26,9 +26,7 @@ pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
 /// What the history says about one session: the report's facts, summarized.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionSummary {
-    /// The session id.
     pub session_id: String,
-    /// The project folder's name.
     pub project: String,
     /// The projects folder it was found in.
     pub projects_folder: String,
@@ -43,7 +41,6 @@ pub struct SessionSummary {
     pub entrypoint: Option<String>,
     /// The CLI version of its latest main-chain request.
     pub version: Option<String>,
-    /// Its transcripts.
     pub transcripts: Vec<TranscriptSummary>,
     /// The time of its first request.
     pub first_time: Option<Time>,
@@ -51,9 +48,7 @@ pub struct SessionSummary {
     pub last_time: Option<Time>,
     /// Requests (main chain and sub-agents).
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums over every request.
     pub totals: Totals,
@@ -117,9 +112,7 @@ pub struct CompactionCounts {
 /// One compaction, for the totals and the chart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CompactionMark {
-    /// Its time.
     pub time: Option<Time>,
-    /// What it rests on.
     pub basis: Basis,
     /// For a heuristic one.
     pub confidence: Option<Confidence>,
@@ -138,13 +131,10 @@ pub struct DayTotals {
     pub day: String,
     /// Sessions with a request that day.
     pub sessions: usize,
-    /// Requests.
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// The largest main-chain context.
     pub peak_context: u64,

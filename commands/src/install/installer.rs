@@ -38,7 +38,6 @@ pub enum Action {
 pub struct Outcome {
     /// Install or uninstall.
     pub action: Action,
-    /// The settings file.
     pub path: PathBuf,
     /// Whether the file was (or would be) changed.
     pub changed: bool,

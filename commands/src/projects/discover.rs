@@ -45,7 +45,6 @@ impl SessionFiles {
 /// What could not be read, and where (typed; `text.rs` and `json.rs` put it in words).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    /// The path concerned.
     pub path: PathBuf,
     /// What is wrong with it.
     pub kind: ProblemKind,

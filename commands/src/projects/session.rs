@@ -27,11 +27,9 @@ pub struct LoadedSession {
 /// One transcript of a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TranscriptSummary {
-    /// Its path.
     pub path: String,
     /// True for a sub-agent's own transcript.
     pub sub_agent: bool,
-    /// Its requests.
     pub requests: usize,
 }
 

@@ -17,7 +17,6 @@ use ctxhooks_shared::transcript::file::TranscriptFile;
 /// What [`load_analysis`] found and used.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    /// The analysis.
     pub analysis: Analysis,
     /// The session whose sidecar was used, if any.
     pub session: Option<SessionId>,

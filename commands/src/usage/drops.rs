@@ -123,10 +123,7 @@ pub enum UndecidedReason {
     /// Mid tool loop, but smaller than any micro-compaction.
     MidLoopTooSmall,
     /// Mid tool loop, from a CLI with no client-side micro-compaction (2.1.332 on).
-    MidLoopNoMicroCompaction {
-        /// The version.
-        version: String,
-    },
+    MidLoopNoMicroCompaction { version: String },
     /// The log does not say which CLI version sent the requests, so what that version does at
     /// this point (clear tool results, send earlier thinking) is unknown.
     VersionUnknown,
@@ -138,10 +135,7 @@ pub enum UndecidedReason {
         thinking_tokens: u64,
     },
     /// At a new prompt, from a CLI that sends every earlier thinking block (2.1.332 on).
-    ThinkingKept {
-        /// The version.
-        version: String,
-    },
+    ThinkingKept { version: String },
     /// At a new prompt, but the cache was cold within its lifetime: the request's prefix changed.
     PrefixChanged,
     /// Neither a prompt nor a tool result came before the request.
@@ -246,7 +240,6 @@ pub enum Opening {
     Prompt,
     /// Tool results and no prompt: the request continues a tool loop.
     ToolResults,
-    /// Neither.
     #[default]
     Other,
 }
@@ -262,9 +255,7 @@ pub struct DropFacts {
     pub version_before: Option<String>,
     /// The CLI version of the request after.
     pub version_after: Option<String>,
-    /// The model before.
     pub model_before: Option<String>,
-    /// The model after.
     pub model_after: Option<String>,
     /// Cache read of the request after.
     pub cache_read_after: u64,
@@ -287,7 +278,6 @@ pub struct DropFacts {
 pub struct ContextDrop {
     /// The request before, numbered from 1 among main-chain requests (as in the text).
     pub request_before: usize,
-    /// The request after.
     pub request_after: usize,
     /// Time of the request after.
     pub time: Option<Time>,
@@ -295,7 +285,6 @@ pub struct ContextDrop {
     pub context_before: u64,
     /// Context of the request after.
     pub context_after: u64,
-    /// The class.
     pub class: DropClass,
     /// What the class rests on.
     pub basis: Basis,
@@ -304,7 +293,6 @@ pub struct ContextDrop {
     /// True when the class accounts for the amount that fell; false for the classes that only
     /// say what happened there (`resume`, `cli_upgrade`, `idle_gap`) and for `undecided`.
     pub explains_fall: bool,
-    /// The evidence.
     pub evidence: DropEvidence,
     /// The facts around the fall.
     pub facts: DropFacts,

@@ -89,7 +89,6 @@ pub enum Derivation {
 pub struct TriggerEstimate {
     /// T in tokens, when there is one.
     pub tokens: Option<u64>,
-    /// How.
     pub derivation: Derivation,
     /// The CLI's rule for the latest request's version and model.
     pub rule: RuleTrigger,
@@ -104,7 +103,6 @@ pub struct TriggerEstimate {
 /// The context after one trustworthy compaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Floor {
-    /// Tokens.
     pub tokens: u64,
     /// The request it was measured on, numbered from 1.
     pub request: usize,
@@ -117,11 +115,9 @@ pub struct Floor {
 /// The latest main-chain request with a context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LatestContext {
-    /// Tokens.
     pub tokens: u64,
     /// The request, numbered from 1.
     pub request: usize,
-    /// Its time.
     pub time: Option<Time>,
 }
 
@@ -130,7 +126,6 @@ pub struct LatestContext {
 pub struct GrowingRequest {
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
-    /// Its time.
     pub time: Option<Time>,
     /// Context added since the previous request.
     pub added_tokens: u64,

@@ -96,11 +96,9 @@ impl Totals {
 /// The largest main-chain context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Peak {
-    /// Tokens.
     pub context_tokens: u64,
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
-    /// Its time.
     pub time: Option<Time>,
 }
 
@@ -115,9 +113,7 @@ pub struct SessionReport {
     pub transcripts: Vec<String>,
     /// Requests (main chain and sub-agents).
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums.
     pub totals: Totals,
@@ -127,7 +123,6 @@ pub struct SessionReport {
     pub contexts: Vec<u64>,
     /// Falls of at least the minimum between main-chain requests.
     pub drops: Vec<ContextDrop>,
-    /// Compactions.
     pub compactions: Vec<Compaction>,
     /// The snapshot cross-check.
     pub snapshots: SnapshotCheck,
@@ -135,7 +130,6 @@ pub struct SessionReport {
     pub estimates: Estimates,
     /// Thresholds used.
     pub thresholds: AppliedThresholds,
-    /// Warnings.
     pub warnings: Vec<Warning>,
     /// Transcript lines that could not be read and were skipped, per transcript.
     pub skipped_lines: Vec<SkippedLinesRow>,

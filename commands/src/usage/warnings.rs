@@ -41,9 +41,7 @@ pub enum Warning {
     },
     /// A compaction with no `PreCompact` snapshot.
     CompactionWithoutSnapshot {
-        /// The compaction.
         compaction: usize,
-        /// Its time.
         time: Option<Time>,
     },
     /// A snapshot with no compaction in the usage log.
@@ -53,7 +51,6 @@ pub enum Warning {
     },
     /// The context right after compaction is already at or above the trigger.
     FloorAboveTrigger {
-        /// The floor.
         floor: u64,
         /// The trigger estimate.
         trigger: u64,
@@ -62,20 +59,16 @@ pub enum Warning {
     },
     /// One request added more than the headroom.
     RequestExceedsHeadroom {
-        /// The request.
         request: usize,
-        /// Its time.
         time: Option<Time>,
         /// Tokens the turn added.
         added_tokens: u64,
-        /// The headroom.
         headroom: i64,
     },
     /// An advisor call whose inflated context would reach the trigger.
     AdvisorCrossesTrigger {
         /// The request that called the advisor.
         request: usize,
-        /// Its time.
         time: Option<Time>,
         /// The context before the call.
         context_before: u64,
