@@ -13,8 +13,9 @@ use super::records::ResultKind;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
 /// Who cut a tool call off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     /// The runtime: a runtime mark covers the interrupt records.
     Runtime,
@@ -27,8 +28,9 @@ pub enum Verdict {
 }
 
 /// Whether the call ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ToolState {
     /// It never started: safe to re-run.
     NotStarted,
