@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use ctxhooks_commands::history::read::{log_of_transcript, read_transcript};
+use ctxhooks_commands::projects::read::{log_of_transcript, read_transcript};
 use ctxhooks_commands::usage::log::log_from_transcript;
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};

@@ -616,6 +616,7 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
 
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
+    use ctxhooks_commands::time::Time;
     use ctxhooks_commands::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_commands::usage::report::{ReportOptions, build_report};
     use ctxhooks_shared::store::trigger::Trigger;
@@ -641,7 +642,7 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
             time: drop
                 .boundary
                 .as_ref()
-                .and_then(|boundary| boundary.time.clone()),
+                .and_then(|boundary| Time::of(boundary.time.as_deref())),
             trigger: Some(Trigger::Auto),
             pre_tokens: Some(155_250),
         }

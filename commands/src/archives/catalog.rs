@@ -20,7 +20,6 @@ use ctxhooks_shared::store::state_dir::StateDir;
 /// A snapshot found on disk.
 #[derive(Debug, Clone, Serialize)]
 pub struct SnapshotEntry {
-    /// Its folder.
     pub path: PathBuf,
     /// Its `snapshot.json`.
     #[serde(flatten)]
@@ -31,7 +30,6 @@ pub struct SnapshotEntry {
 /// damaged).
 #[derive(Debug, Clone, Serialize)]
 pub struct BrokenSnapshot {
-    /// The folder.
     pub path: PathBuf,
     /// Why it could not be read.
     pub error: String,
@@ -105,7 +103,8 @@ fn read_metadata(folder: &Path) -> Result<SnapshotMetadata> {
 }
 
 /// What `verify` found for one file.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
     /// Present, with its recorded size and checksum.
@@ -137,18 +136,7 @@ pub enum FileStatus {
 impl FileStatus {
     /// The status as JSON spells it (`ok`, `size_mismatch`...).
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Missing => "missing",
-            Self::SizeMismatch => "size_mismatch",
-            Self::ChecksumMismatch => "checksum_mismatch",
-            Self::OutsideSnapshot => "outside_snapshot",
-            Self::Unreadable => "unreadable",
-            Self::NotKept => "not_kept",
-            Self::KeptDamaged => "kept_damaged",
-            Self::KeptNothing => "kept_nothing",
-            Self::KeptMissing => "kept_missing",
-        }
+        self.into()
     }
 }
 
@@ -179,7 +167,6 @@ pub struct FileCheck {
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifiedKind {
-    /// A snapshot.
     Snapshot,
     /// A generation of a kept copy.
     Kept,
@@ -192,7 +179,6 @@ pub struct VerifyOutcome {
     pub kind: VerifiedKind,
     /// The snapshot's folder, or the kept copy's gzip file.
     pub path: PathBuf,
-    /// Its session.
     pub session_id: String,
     /// Its name (a kept copy's: `kept/<name>.<generation>`).
     pub name: String,

@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use anyhow::{Context, Result};
 
 use super::catalog::SnapshotEntry;
+use crate::time::Time;
 
 /// Which snapshots to drop.
 #[derive(Debug, Clone, Copy)]
@@ -48,8 +49,9 @@ pub fn select_for_pruning(
             entries
                 .iter()
                 .filter(|entry| {
-                    DateTime::parse_from_rfc3339(&entry.metadata.created_at)
-                        .is_ok_and(|created| created.to_utc() < cutoff)
+                    Time::parse(&entry.metadata.created_at)
+                        .instant()
+                        .is_some_and(|created| created < cutoff)
                 })
                 .cloned()
                 .collect()

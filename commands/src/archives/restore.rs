@@ -25,7 +25,6 @@ use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 /// What to restore, and where.
 #[derive(Debug, Clone)]
 pub struct RestoreRequest {
-    /// The session.
     pub session: SessionId,
     /// A snapshot's name (or the unique start of one); the latest state when absent.
     pub snapshot: Option<String>,
@@ -87,7 +86,6 @@ pub struct RestoredFile {
     pub name: String,
     /// Where it is written.
     pub path: PathBuf,
-    /// Its size.
     pub size: u64,
     /// Its SHA-256, checked after writing.
     pub sha256: String,
@@ -116,7 +114,6 @@ pub struct SkippedFile {
 /// What `restore` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
-    /// The session.
     pub session_id: String,
     /// The snapshot restored, or null for the latest state.
     pub snapshot: Option<String>,

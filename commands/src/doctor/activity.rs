@@ -5,10 +5,11 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::archives::catalog::Catalog;
+use crate::time::Time;
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, PRECOMPACT, SESSION, STOP, TOOLUSE};
 use ctxhooks_shared::store::error_log::ErrorRecord;
 use ctxhooks_shared::store::files;
@@ -30,12 +31,11 @@ pub enum HookOutcome {
 /// One hook binary at work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HookActivity {
-    /// The binary.
     pub hook: &'static str,
     /// What it writes that doctor looks at.
     pub trace: &'static str,
     /// When that was last written (RFC 3339, UTC).
-    pub last_trace: Option<String>,
+    pub last_trace: Option<Time>,
     /// Its newest line in the error log.
     pub last_error: Option<ErrorRecord>,
     /// How many lines of the error log are its.
@@ -106,7 +106,7 @@ pub fn hooks_at_work(
         catalog
             .entries
             .iter()
-            .filter_map(|entry| parse_time(&entry.metadata.created_at))
+            .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
             .max()
     });
     let sessions_with_snapshots = catalog.map_or(0, |catalog| {
@@ -146,7 +146,7 @@ pub fn hooks_at_work(
             let last_error = own.last().map(|record| (*record).clone());
             let error_time = last_error
                 .as_ref()
-                .and_then(|record| parse_time(&record.time));
+                .and_then(|record| Time::parse(&record.time).instant());
             let outcome = match (last, error_time, &last_error) {
                 (_, Some(error), _) if last.is_none_or(|trace| error > trace) => HookOutcome::Error,
                 (None, None, Some(_)) => HookOutcome::Error,
@@ -156,8 +156,7 @@ pub fn hooks_at_work(
             HookActivity {
                 hook: binary.name,
                 trace,
-                last_trace: last
-                    .map(|time| time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                last_trace: last.map(|time| Time::at(time, SecondsFormat::Secs)),
                 last_error,
                 errors: own.len(),
                 outcome,
@@ -170,11 +169,4 @@ pub fn hooks_at_work(
         sessions_kept,
         sessions_with_snapshots,
     }
-}
-
-/// An RFC 3339 time.
-pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|time| time.with_timezone(&Utc))
 }

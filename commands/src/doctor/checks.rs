@@ -15,7 +15,7 @@ use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude};
 use crate::install::document::{parse_settings, read_settings_bytes};
 use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
-use crate::install::merge::contains_handler;
+use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
@@ -62,7 +62,6 @@ pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
 /// What `doctor` looks at.
 #[derive(Debug, Clone)]
 pub struct DoctorInput {
-    /// The state folder.
     pub state: StateDir,
     /// The folder holding the running `ctxhooks` (where the hook binaries should be), if known.
     pub binaries_dir: Option<PathBuf>,
@@ -73,9 +72,7 @@ pub struct DoctorInput {
 /// The state folder's condition.
 #[derive(Debug, Clone, Serialize)]
 pub struct StateDirCheck {
-    /// The folder.
     pub path: PathBuf,
-    /// Whether it exists.
     pub exists: bool,
     /// Its permission bits in octal, such as `0700`, if it exists.
     pub mode: Option<String>,
@@ -84,7 +81,6 @@ pub struct StateDirCheck {
 /// One hook binary beside `ctxhooks`.
 #[derive(Debug, Clone, Serialize)]
 pub struct BinaryCheck {
-    /// Its file name.
     pub name: String,
     /// Where it should be.
     pub path: Option<PathBuf>,
@@ -99,7 +95,6 @@ pub struct RegisteredHook {
     pub event: String,
     /// Its `command`.
     pub command: String,
-    /// Whether that program exists.
     pub binary_exists: bool,
     /// Whether it is exactly what `ctxhooks install` would register now.
     pub current: bool,
@@ -108,11 +103,8 @@ pub struct RegisteredHook {
 /// One scope's settings file.
 #[derive(Debug, Clone, Serialize)]
 pub struct SettingsCheck {
-    /// The scope.
     pub scope: SettingsScope,
-    /// The file.
     pub path: PathBuf,
-    /// Whether it exists.
     pub exists: bool,
     /// Why it cannot be used, if it cannot (not JSON, wrong shape, unreadable).
     pub problem: Option<String>,
@@ -131,7 +123,6 @@ pub struct SettingsCheck {
 /// The `claude` on `PATH`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaudeCheck {
-    /// The program.
     pub path: PathBuf,
     /// The version it reported.
     pub version: String,
@@ -140,7 +131,6 @@ pub struct ClaudeCheck {
 /// Everything `doctor` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
-    /// The state folder.
     pub state_dir: StateDirCheck,
     /// The `claude` on `PATH` and its version, when there is one.
     pub claude: Option<ClaudeCheck>,
@@ -155,7 +145,6 @@ pub struct DoctorReport {
     /// The hooks at work: when each last left a trace and how it went; the sessions logged,
     /// kept and snapshotted.
     pub activity: Activity,
-    /// The error log.
     pub errors_log: PathBuf,
     /// Its newest lines, oldest first.
     pub recent_errors: Vec<ErrorRecord>,
@@ -406,49 +395,35 @@ fn check_settings(
         .and_then(|line| line.get("command"))
         .and_then(Value::as_str)
         .map(ToOwned::to_owned);
-    for (event, groups) in value
-        .get("hooks")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for handler in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-            .flatten()
-            .filter(|handler| is_ctxhooks_command(handler))
-        {
-            let command = handler
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let binary_exists = Path::new(&command).is_file();
-            let current = planned
-                .iter()
-                .any(|owned| &owned.event == event && &owned.handler == handler);
-            if !binary_exists {
-                findings.push(Finding::HookBinaryMissing {
-                    scope,
-                    event: event.clone(),
-                    command: command.clone(),
-                });
-            } else if !current {
-                findings.push(Finding::HookNotCurrent {
-                    scope,
-                    event: event.clone(),
-                    command: command.clone(),
-                });
-            }
-            check.hooks.push(RegisteredHook {
+    for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
+        let command = handler
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let binary_exists = Path::new(&command).is_file();
+        let current = planned
+            .iter()
+            .any(|owned| &owned.event == event && &owned.handler == handler);
+        if !binary_exists {
+            findings.push(Finding::HookBinaryMissing {
+                scope,
                 event: event.clone(),
-                command,
-                binary_exists,
-                current,
+                command: command.clone(),
+            });
+        } else if !current {
+            findings.push(Finding::HookNotCurrent {
+                scope,
+                event: event.clone(),
+                command: command.clone(),
             });
         }
+        check.hooks.push(RegisteredHook {
+            event: event.clone(),
+            command,
+            binary_exists,
+            current,
+        });
     }
     Some(check)
 }

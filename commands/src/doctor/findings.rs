@@ -20,53 +20,31 @@ pub enum Severity {
 }
 
 /// One thing `doctor` wants the user to know.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Finding {
     /// The state folder does not exist yet.
-    StateDirAbsent {
-        /// The folder.
-        path: PathBuf,
-    },
+    StateDirAbsent { path: PathBuf },
     /// The state "folder" is something else.
-    StateDirNotAFolder {
-        /// The path.
-        path: PathBuf,
-    },
+    StateDirNotAFolder { path: PathBuf },
     /// The state folder is readable by others.
     StateDirNotPrivate {
-        /// The folder.
         path: PathBuf,
         /// Its permission bits.
         mode: u32,
     },
     /// A hook binary is not beside `ctxhooks`.
     BinaryMissing {
-        /// Its file name.
         name: &'static str,
         /// Where it was looked for.
         dir: Option<PathBuf>,
     },
     /// A scope's settings file cannot be located.
-    SettingsPathUnknown {
-        /// The scope.
-        scope: SettingsScope,
-        /// Why.
-        error: String,
-    },
+    SettingsPathUnknown { scope: SettingsScope, error: String },
     /// A scope's settings file cannot be read.
-    SettingsUnreadable {
-        /// The scope.
-        scope: SettingsScope,
-        /// Why.
-        error: String,
-    },
+    SettingsUnreadable { scope: SettingsScope, error: String },
     /// A scope's settings file is not usable (not JSON, wrong shape).
-    SettingsInvalid {
-        /// The scope.
-        scope: SettingsScope,
-        /// Why.
-        error: String,
-    },
+    SettingsInvalid { scope: SettingsScope, error: String },
     /// A registered ctxhooks handler runs a program that does not exist.
     HookBinaryMissing {
         /// The scope of the settings file.
@@ -90,7 +68,6 @@ pub enum Finding {
     /// Entries `ctxhooks install` added to a settings file (its ownership record says which) are
     /// no longer there: something rewrote the file, and those hooks no longer run.
     HooksRemovedFromSettings {
-        /// The settings file.
         path: PathBuf,
         /// The events whose recorded handler is gone.
         events: Vec<String>,
@@ -103,7 +80,6 @@ pub enum Finding {
     PluginHookBinaryMissing {
         /// The plugin, `<name>@<marketplace>`.
         plugin: String,
-        /// The event.
         event: String,
         /// The command as written in the plugin.
         command: String,
@@ -113,7 +89,6 @@ pub enum Finding {
     /// The same ctxhooks hooks are registered by an enabled plugin and by settings files: Claude
     /// Code runs both (it dedups within settings files only).
     HooksRegisteredTwice {
-        /// The plugin.
         plugin: String,
         /// The events registered both ways.
         events: Vec<String>,
@@ -121,10 +96,7 @@ pub enum Finding {
         settings: Vec<PathBuf>,
     },
     /// Claude Code's record of installed plugins cannot be read.
-    PluginsUnreadable {
-        /// Why.
-        error: String,
-    },
+    PluginsUnreadable { error: String },
     /// `cleanupPeriodDays` is set.
     CleanupPeriodSet {
         /// Its value, as written.
@@ -133,18 +105,13 @@ pub enum Finding {
         path: PathBuf,
     },
     /// `cleanupPeriodDays` is not set: Claude Code deletes transcripts after 30 days.
-    CleanupPeriodUnset {
-        /// The user settings file.
-        path: PathBuf,
-    },
+    CleanupPeriodUnset { path: PathBuf },
     /// A settings file registers ctxhooks for an event the `claude` on `PATH` does not know: that
     /// version (before 2.1.101) skips the whole file, every hook in it.
     HookEventUnknownToClaude {
-        /// The settings file.
         path: PathBuf,
         /// The events it does not know.
         events: Vec<String>,
-        /// The version.
         version: String,
         /// The `claude` program.
         claude: PathBuf,
@@ -155,46 +122,27 @@ pub enum Finding {
         path: PathBuf,
     },
     /// The ownership record cannot be read.
-    OwnershipRecordUnreadable {
-        /// Why.
-        error: String,
-        /// The record.
-        path: PathBuf,
-    },
+    OwnershipRecordUnreadable { error: String, path: PathBuf },
     /// The error log cannot be read.
-    ErrorsLogUnreadable {
-        /// The log.
-        path: PathBuf,
-        /// Why.
-        error: String,
-    },
+    ErrorsLogUnreadable { path: PathBuf, error: String },
     /// The hooks logged errors.
     RecentHookErrors {
         /// How many are shown.
         shown: usize,
-        /// The log.
         path: PathBuf,
     },
     /// Archive folders that are not readable snapshots.
     SnapshotsDamaged {
-        /// How many.
         count: usize,
         /// The first one.
         example: PathBuf,
     },
     /// Snapshots never finished (a `PreCompact` hook was stopped).
-    SnapshotsUnfinished {
-        /// How many.
-        count: usize,
-    },
+    SnapshotsUnfinished { count: usize },
     /// The archive cannot be listed.
-    SnapshotsUnlistable {
-        /// Why.
-        error: String,
-    },
+    SnapshotsUnlistable { error: String },
     /// A runtime interrupt mark with no interrupt record after it.
     RuntimeMarkWithoutInterrupt {
-        /// The session.
         session: String,
         /// The mark's time, milliseconds since the Unix epoch.
         time_ms: u64,
@@ -205,7 +153,6 @@ pub enum Finding {
     },
     /// A runtime interrupt mark line that cannot be read.
     RuntimeMarkUnreadable {
-        /// The session.
         session: String,
         /// The 1-based sidecar line.
         line: usize,
@@ -216,7 +163,6 @@ pub enum Finding {
     CheckFailed {
         /// The check's name.
         check: &'static str,
-        /// Why.
         error: String,
     },
 }
@@ -257,34 +203,6 @@ impl Finding {
 
     /// A stable short name for programs, such as `cleanup_period_unset`.
     pub fn code(&self) -> &'static str {
-        match self {
-            Self::StateDirAbsent { .. } => "state_dir_absent",
-            Self::StateDirNotAFolder { .. } => "state_dir_not_a_folder",
-            Self::StateDirNotPrivate { .. } => "state_dir_not_private",
-            Self::BinaryMissing { .. } => "binary_missing",
-            Self::SettingsPathUnknown { .. } => "settings_path_unknown",
-            Self::SettingsUnreadable { .. } => "settings_unreadable",
-            Self::SettingsInvalid { .. } => "settings_invalid",
-            Self::HookBinaryMissing { .. } => "hook_binary_missing",
-            Self::HookNotCurrent { .. } => "hook_not_current",
-            Self::NotInstalled => "not_installed",
-            Self::HooksRemovedFromSettings { .. } => "hooks_removed_from_settings",
-            Self::PluginHookBinaryMissing { .. } => "plugin_hook_binary_missing",
-            Self::HooksRegisteredTwice { .. } => "hooks_registered_twice",
-            Self::PluginsUnreadable { .. } => "plugins_unreadable",
-            Self::CleanupPeriodSet { .. } => "cleanup_period_set",
-            Self::CleanupPeriodUnset { .. } => "cleanup_period_unset",
-            Self::HookEventUnknownToClaude { .. } => "hook_event_unknown_to_claude",
-            Self::HooksDisabled { .. } => "hooks_disabled",
-            Self::OwnershipRecordUnreadable { .. } => "ownership_record_unreadable",
-            Self::ErrorsLogUnreadable { .. } => "errors_log_unreadable",
-            Self::RecentHookErrors { .. } => "recent_hook_errors",
-            Self::SnapshotsDamaged { .. } => "snapshots_damaged",
-            Self::SnapshotsUnfinished { .. } => "snapshots_unfinished",
-            Self::SnapshotsUnlistable { .. } => "snapshots_unlistable",
-            Self::RuntimeMarkWithoutInterrupt { .. } => "runtime_mark_without_interrupt",
-            Self::RuntimeMarkUnreadable { .. } => "runtime_mark_unreadable",
-            Self::CheckFailed { .. } => "check_failed",
-        }
+        self.into()
     }
 }

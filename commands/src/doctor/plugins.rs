@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::install::merge::handlers;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::settings_file::read_settings_bytes;
 use ctxhooks_shared::store::env_vars;
@@ -20,14 +21,12 @@ pub const BIN_DIR_VARIABLE: &str = "CTXHOOKS_BIN_DIR";
 /// A ctxhooks hook a plugin registers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PluginHook {
-    /// The event.
     pub event: String,
     /// The handler's `command`, as written.
     pub command: String,
     /// The program it runs, as this process's environment expands it (`None` when the command
     /// cannot be read so).
     pub program: Option<PathBuf>,
-    /// Whether that program exists.
     pub binary_exists: bool,
 }
 
@@ -101,33 +100,20 @@ fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
         return Vec::new();
     };
     let mut hooks = Vec::new();
-    for (event, groups) in value
-        .get("hooks")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for handler in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-            .flatten()
-        {
-            let Some(command) = handler.get("command").and_then(Value::as_str) else {
-                continue;
-            };
-            if names_ctxhooks_binary(command).is_none() {
-                continue;
-            }
-            let program = expand_program(command, plugin);
-            hooks.push(PluginHook {
-                event: event.clone(),
-                command: command.to_owned(),
-                binary_exists: program.as_deref().is_some_and(Path::is_file),
-                program,
-            });
+    for (event, handler) in handlers(&value) {
+        let Some(command) = handler.get("command").and_then(Value::as_str) else {
+            continue;
+        };
+        if names_ctxhooks_binary(command).is_none() {
+            continue;
         }
+        let program = expand_program(command, plugin);
+        hooks.push(PluginHook {
+            event: event.clone(),
+            command: command.to_owned(),
+            binary_exists: program.as_deref().is_some_and(Path::is_file),
+            program,
+        });
     }
     hooks
 }

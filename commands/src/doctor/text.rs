@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::activity::{HookOutcome, parse_time};
+use super::activity::HookOutcome;
 use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
 use super::findings::{Finding, Severity};
+use crate::time::{Time, readable};
 
 /// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
 /// `findings` as `{severity, code, message}` objects, most serious first.
@@ -210,7 +211,7 @@ pub fn finding_message(finding: &Finding) -> String {
             i64::try_from(*time_ms)
                 .ok()
                 .and_then(DateTime::<Utc>::from_timestamp_millis)
-                .map_or_else(|| format!("{time_ms} ms"), readable_time)
+                .map_or_else(|| format!("{time_ms} ms"), readable)
         ),
         Finding::RuntimeMarkUnreadable {
             session,
@@ -225,11 +226,6 @@ pub fn finding_message(finding: &Finding) -> String {
     }
 }
 
-/// A time for people: `2026-12-01 06:38:26 UTC`.
-pub fn readable_time(time: DateTime<Utc>) -> String {
-    time.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-}
-
 /// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.
 pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let seconds = (now - time).num_seconds();
@@ -240,7 +236,7 @@ pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
         3_600..86_400 => format!("{} h ago", seconds / 3_600),
         _ => format!("{} days ago", seconds / 86_400),
     };
-    format!("{} ({ago})", readable_time(time))
+    format!("{} ({ago})", readable(time))
 }
 
 /// The report as text.
@@ -338,10 +334,14 @@ pub fn report_text(report: &DoctorReport) -> String {
         activity.sessions_logged, activity.sessions_kept, activity.sessions_with_snapshots
     );
     for hook in &activity.hooks {
-        let wrote = hook.last_trace.as_deref().and_then(parse_time).map_or_else(
-            || format!("nothing written yet ({})", hook.trace),
-            |time| format!("wrote {} {}", hook.trace, relative_time(time, now)),
-        );
+        let wrote = hook
+            .last_trace
+            .as_ref()
+            .and_then(Time::instant)
+            .map_or_else(
+                || format!("nothing written yet ({})", hook.trace),
+                |time| format!("wrote {} {}", hook.trace, relative_time(time, now)),
+            );
         let outcome = match hook.outcome {
             HookOutcome::Ok => "ok   ",
             HookOutcome::Error => "ERROR",
@@ -349,7 +349,8 @@ pub fn report_text(report: &DoctorReport) -> String {
         };
         let _ = writeln!(text, "  {:<20} {outcome}  {wrote}", hook.hook);
         if let Some(error) = hook.last_error.as_ref() {
-            let time = parse_time(&error.time)
+            let time = Time::parse(&error.time)
+                .instant()
                 .map_or_else(|| "?".to_owned(), |time| relative_time(time, now));
             let _ = writeln!(
                 text,
@@ -389,7 +390,7 @@ pub fn report_text(report: &DoctorReport) -> String {
             if let Some(session) = &record.session_id {
                 let _ = write!(where_, " session {session}");
             }
-            let time = parse_time(&record.time).map_or_else(
+            let time = Time::parse(&record.time).instant().map_or_else(
                 || {
                     if record.time.is_empty() {
                         "?".to_owned()
@@ -397,7 +398,7 @@ pub fn report_text(report: &DoctorReport) -> String {
                         record.time.clone()
                     }
                 },
-                readable_time,
+                readable,
             );
             let where_ = where_.trim();
             let separator = if where_.is_empty() { "" } else { ": " };

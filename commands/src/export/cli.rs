@@ -9,12 +9,13 @@ use clap::Args;
 
 use super::collect::{ExportQuery, export};
 use super::host::machine_name;
-use crate::history::cli::{projects_folders, reading, report_options};
-use crate::history::text::nothing_read_text;
-use crate::history::window::TimeWindow;
 use crate::output;
 use crate::output_file::write_output_file;
+use crate::projects::text::nothing_read_text;
+use crate::projects::window::TimeWindow;
+use crate::projects::{ProjectsArgs, reading};
 use crate::usage::drops::DEFAULT_MIN_DROP;
+use crate::usage::report::ReportOptions;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks export`.
@@ -24,11 +25,8 @@ use ctxhooks_shared::store::state_dir::StateDir;
 /// files and query many hosts' exports with `DuckDB`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
-    /// folder, for `export`), an error and exit 1.
-    #[arg(long = "projects", value_name = "DIR")]
-    pub projects: Vec<PathBuf>,
+    #[command(flatten)]
+    pub projects: ProjectsArgs,
     /// The machine's name in every record (default: the kernel's host name, as `uname -n` gives
     /// it).
     #[arg(long, value_name = "NAME")]
@@ -55,13 +53,13 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         .ok()
         .filter(|state| state.root().is_dir());
     let query = ExportQuery {
-        folders: projects_folders(&args.projects)?,
+        folders: args.projects.folders()?,
         state,
         host: args.host.clone().unwrap_or_else(machine_name),
         since: window.since,
         reading: reading(args.no_cache),
     };
-    let export = export(&query, &report_options(None, DEFAULT_MIN_DROP));
+    let export = export(&query, &ReportOptions::of_process(None, DEFAULT_MIN_DROP));
     // Nothing at all could be read: an error, not an empty export. A state folder read is
     // something (the usage logs of sessions whose transcripts are gone, snapshots, tool events).
     if export.folders_read == 0 && query.state.is_none() {

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::records::{
@@ -13,14 +14,14 @@ use super::records::{
     SessionRecord, SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::archives::catalog::{SnapshotEntry, list_snapshots};
-use crate::history::cache::Reading;
-use crate::history::discover::{SessionFiles, discover};
-use crate::history::model::slug_of;
-use crate::history::read::for_each_parallel;
-use crate::history::session::load_session;
-use crate::history::text::problem_text;
+use crate::projects::cache::Reading;
+use crate::projects::discover::{SessionFiles, discover};
+use crate::projects::session::load_session;
+use crate::projects::slug_of;
+use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
+use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
@@ -74,20 +75,14 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn push<T: Serialize>(
-        &mut self,
-        kind: &'static str,
-        id: String,
-        time: Option<String>,
-        body: T,
-    ) {
-        if let Some(since) = self.query.since {
-            let at = time
-                .as_deref()
-                .and_then(|time| DateTime::parse_from_rfc3339(time).ok());
-            if at.is_none_or(|at| at.with_timezone(&Utc) < since) {
-                return;
-            }
+    fn push<T: Serialize>(&mut self, kind: &'static str, id: String, time: Option<Time>, body: T) {
+        if let Some(since) = self.query.since
+            && time
+                .as_ref()
+                .and_then(Time::instant)
+                .is_none_or(|at| at < since)
+        {
+            return;
         }
         let envelope = Envelope {
             schema: EXPORT_SCHEMA,
@@ -129,27 +124,34 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .iter()
         .map(|session| session.session_id.clone())
         .collect();
-    let from_history = for_each_parallel(&found.sessions, |files| {
-        history_session(query, options, files)
-    });
+    let from_history: Vec<Lines> = found
+        .sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|files| history_session(query, options, files))
+        .collect();
     let state_sessions = query
         .state
         .as_ref()
         .and_then(|state| state.session_ids().ok())
         .unwrap_or_default();
-    let from_state = for_each_parallel(&state_sessions, |session| {
-        let files = found
-            .sessions
-            .iter()
-            .find(|files| files.session_id == session.as_str());
-        state_session(
-            query,
-            options,
-            session,
-            exported.contains(session.as_str()),
-            files,
-        )
-    });
+    let from_state: Vec<Lines> = state_sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|session| {
+            let files = found
+                .sessions
+                .iter()
+                .find(|files| files.session_id == session.as_str());
+            state_session(
+                query,
+                options,
+                session,
+                exported.contains(session.as_str()),
+                files,
+            )
+        })
+        .collect();
     for lines in from_history.into_iter().chain(from_state) {
         export.lines.extend_from_slice(&lines.text);
         export.records += lines.count;
@@ -240,7 +242,7 @@ fn state_session(
         writer.push(
             "snapshot",
             format!("snapshot:{session}:{}", metadata.name),
-            Some(metadata.created_at.clone()),
+            Some(Time::parse(&metadata.created_at)),
             SnapshotRecord {
                 name: metadata.name.clone(),
                 trigger: metadata.trigger.clone(),
@@ -261,11 +263,10 @@ fn state_session(
     writer.lines
 }
 
-/// RFC 3339 with milliseconds, UTC, of a time in milliseconds since the Unix epoch.
-fn time_of_ms(time_ms: u64) -> Option<String> {
-    let time_ms = i64::try_from(time_ms).ok()?;
-    DateTime::from_timestamp_millis(time_ms)
-        .map(|time| time.to_rfc3339_opts(SecondsFormat::Millis, true))
+/// A time in milliseconds since the Unix epoch, written in RFC 3339 with milliseconds, UTC.
+fn time_of_ms(time_ms: u64) -> Option<Time> {
+    let instant = DateTime::from_timestamp_millis(i64::try_from(time_ms).ok()?)?;
+    Some(Time::at(instant, SecondsFormat::Millis))
 }
 
 fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
@@ -353,7 +354,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         writer.push(
             "request",
             format!("request:{session}:{}", row.key),
-            row.time.clone(),
+            Time::of(row.time.as_deref()),
             RequestRecord {
                 transcript: row.transcript.clone(),
                 key: row.key.clone(),
@@ -362,10 +363,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
                 agent_id: row.agent_id.clone(),
                 model: row.model.clone(),
                 version: row.facts.version.clone(),
-                input_tokens: row.tokens.input_tokens,
-                cache_creation_input_tokens: row.tokens.cache_creation_input_tokens,
-                cache_read_input_tokens: row.tokens.cache_read_input_tokens,
-                output_tokens: row.tokens.output_tokens,
+                tokens: row.tokens,
                 context_tokens: row.context_tokens,
                 turn_start: row.turn_start,
                 advisor: row.advisor,
@@ -379,10 +377,10 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             "compaction",
             format!(
                 "compaction:{session}:{}",
-                compaction
-                    .time
-                    .clone()
-                    .unwrap_or_else(|| format!("before-request-{}", compaction.next_request))
+                compaction.time.as_ref().map_or_else(
+                    || format!("before-request-{}", compaction.next_request),
+                    |time| time.text().to_owned()
+                )
             ),
             compaction.time.clone(),
             CompactionRecord {
@@ -420,27 +418,14 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         );
     }
     let peak = report.peak.as_ref().map(|peak| peak.context_tokens);
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is for people"
-    )]
-    let peak_to_trigger = match (peak, trigger) {
-        (Some(peak), Some(trigger)) if trigger > 0 => Some(peak as f64 / trigger as f64),
-        _ => None,
-    };
-    let last_time = log.requests().filter_map(|row| row.time.clone()).last();
     writer.push(
         "session",
         format!("session:{session}"),
-        last_time,
+        log.last_time(),
         SessionRecord {
             cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
-            version: log
-                .requests()
-                .filter(|row| !row.sidechain)
-                .filter_map(|row| row.facts.version.clone())
-                .last(),
-            first_time: log.requests().find_map(|row| row.time.clone()),
+            version: log.main_version(),
+            first_time: log.first_time(),
             requests: report.requests,
             main_requests: report.main_requests,
             peak_context: peak,
@@ -448,13 +433,10 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             trigger_derivation: report.estimates.trigger.derivation,
             cap_tokens: report.estimates.cap.tokens,
             floor_tokens: report.estimates.floor,
-            peak_to_trigger,
+            peak_to_trigger: report.peak_to_trigger(),
             compactions: report.compactions.len(),
             drops: report.drops.len(),
-            input_tokens: report.totals.input_tokens,
-            cache_creation_input_tokens: report.totals.cache_creation_input_tokens,
-            cache_read_input_tokens: report.totals.cache_read_input_tokens,
-            output_tokens: report.totals.output_tokens,
+            tokens: report.totals.tokens,
             advisor_usage: report.totals.advisor.clone(),
         },
     );

@@ -6,11 +6,13 @@
 use serde::Serialize;
 
 use crate::provenance::verdict::{ToolState, Verdict};
+use crate::time::Time;
 use crate::usage::drops::{Basis, Confidence, DropClass};
 use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::ModelUsage;
+use ctxhooks_shared::store::usage_record::TokenUsage;
 
 /// Version of every export record's layout.
 pub const EXPORT_SCHEMA: u32 = 2;
@@ -32,20 +34,16 @@ pub enum Source {
 pub struct Envelope<T: Serialize> {
     /// [`EXPORT_SCHEMA`].
     pub schema: u32,
-    /// The record's kind.
     pub kind: &'static str,
     /// A stable id: the same fact exported twice has the same id (for deduplication when
     /// exports overlap).
     pub id: String,
-    /// The machine.
     pub host: String,
     /// The project folder's name (Claude Code's slug of the project's path), when known.
     pub project: Option<String>,
-    /// The session id.
     pub session: String,
     /// When it happened (RFC 3339), when known.
-    pub time: Option<String>,
-    /// Where it was read.
+    pub time: Option<Time>,
     pub source: Source,
     /// The kind's own fields.
     #[serde(flatten)]
@@ -69,14 +67,9 @@ pub struct RequestRecord {
     pub model: Option<String>,
     /// The CLI version.
     pub version: Option<String>,
-    /// Uncached input.
-    pub input_tokens: u64,
-    /// Cache writes.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// Output (largest over the response's lines).
-    pub output_tokens: u64,
+    /// Its tokens (output: the largest over the response's lines).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// The context: input + cache read + cache write of the last `message` iteration when the
     /// response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
@@ -93,7 +86,6 @@ pub struct RequestRecord {
 pub struct CompactionRecord {
     /// Its number in the session (from 1).
     pub number: usize,
-    /// What it rests on.
     pub basis: Basis,
     /// For a heuristic one.
     pub confidence: Option<Confidence>,
@@ -122,13 +114,9 @@ pub struct CompactionRecord {
 pub struct DropRecord {
     /// The request before (from 1).
     pub request_before: usize,
-    /// The request after.
     pub request_after: usize,
-    /// Context before.
     pub context_before: u64,
-    /// Context after.
     pub context_after: u64,
-    /// The class.
     pub class: DropClass,
     /// What the class rests on.
     pub basis: Basis,
@@ -148,10 +136,8 @@ pub struct SessionRecord {
     /// The CLI version of its latest main-chain request.
     pub version: Option<String>,
     /// The time of its first request.
-    pub first_time: Option<String>,
-    /// Requests.
+    pub first_time: Option<Time>,
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
     /// The largest main-chain context.
     pub peak_context: Option<u64>,
@@ -161,22 +147,14 @@ pub struct SessionRecord {
     pub trigger_derivation: Derivation,
     /// The cap W.
     pub cap_tokens: u64,
-    /// The floor.
     pub floor_tokens: Option<u64>,
     /// Peak / T.
     pub peak_to_trigger: Option<f64>,
-    /// Compactions.
     pub compactions: usize,
-    /// Drops.
     pub drops: usize,
-    /// Uncached input, summed.
-    pub input_tokens: u64,
-    /// Cache writes, summed.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads, summed.
-    pub cache_read_input_tokens: u64,
-    /// Output, summed.
-    pub output_tokens: u64,
+    /// Its requests' tokens, summed.
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// The advisor's own tokens, summed by model (not in the sums above).
     pub advisor_usage: Vec<ModelUsage>,
 }
@@ -190,7 +168,6 @@ pub struct SnapshotRecord {
     pub trigger: Trigger,
     /// The main transcript's size.
     pub size: u64,
-    /// Files in it.
     pub files: usize,
 }
 
@@ -201,7 +178,6 @@ pub struct ToolEventRecord {
     pub event: ToolEventKind,
     /// The call's id.
     pub tool_use_id: Option<String>,
-    /// The tool's name.
     pub tool_name: Option<String>,
     /// The hook's `duration_ms`.
     pub duration_ms: Option<u64>,
@@ -218,7 +194,6 @@ pub struct ToolEventRecord {
 pub struct ProvenanceRecord {
     /// The call's id.
     pub tool_use_id: String,
-    /// The tool's name.
     pub tool_name: Option<String>,
     /// `runtime`, `user`, `permission_denied` or `unknown`.
     pub verdict: Verdict,

@@ -52,7 +52,6 @@ pub enum Level {
 pub struct Segment {
     /// The context now, in tokens.
     pub context_tokens: Option<u64>,
-    /// Where it came from.
     pub context_source: ContextSource,
     /// The auto-compact trigger T.
     pub trigger_tokens: Option<u64>,
@@ -68,7 +67,6 @@ pub struct Segment {
     pub warn_at_percent: u8,
     /// How near T.
     pub level: Level,
-    /// The model.
     pub model: Option<String>,
     /// The session's title: the status line's `session_name`, else the one the Stop hook read
     /// in the transcript (the gauge's).

@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use chrono::DateTime;
 
 use super::model::{History, near_trigger};
+use crate::svg::{escape, short_tokens, tick_step};
+use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;
 const HEIGHT: f64 = 520.0;
@@ -22,38 +24,10 @@ const GRID_COLOR: &str = "#e5e7eb";
 const TEXT_COLOR: &str = "#111827";
 const MUTED_COLOR: &str = "#6b7280";
 
-fn seconds(time: Option<&str>) -> Option<f64> {
+fn seconds(time: Option<&Time>) -> Option<f64> {
     #[expect(clippy::cast_precision_loss, reason = "seconds since 1970 fit in f64")]
-    time.and_then(|time| DateTime::parse_from_rfc3339(time).ok())
+    time.and_then(Time::instant)
         .map(|time| time.timestamp_millis() as f64 / 1000.0)
-}
-
-/// A round step (1, 2, 2.5 or 5 times a power of ten) for about five grid lines up to `maximum`.
-fn tick_step(maximum: f64) -> f64 {
-    let raw = maximum / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
-        .into_iter()
-        .map(|factor| magnitude * factor)
-        .find(|step| *step >= raw)
-        .unwrap_or(magnitude * 10.0)
-}
-
-fn short_tokens(value: f64) -> String {
-    if value >= 1_000_000.0 {
-        format!("{:.1}M", value / 1_000_000.0)
-    } else if value >= 1_000.0 {
-        format!("{:.0}k", value / 1_000.0)
-    } else {
-        format!("{value:.0}")
-    }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The overview as SVG text.
@@ -70,8 +44,7 @@ pub fn render_svg(history: &History) -> String {
     let mut compactions = Vec::new();
     for session in &history.sessions {
         let Some(peak) = &session.peak else { continue };
-        let Some(at) = seconds(peak.time.as_deref()).or(seconds(session.first_time.as_deref()))
-        else {
+        let Some(at) = seconds(peak.time.as_ref()).or(seconds(session.first_time.as_ref())) else {
             continue;
         };
         sessions.push(Point {
@@ -88,10 +61,9 @@ pub fn render_svg(history: &History) -> String {
             ),
         });
         for compaction in &session.compactions {
-            if let (Some(at), Some(before)) = (
-                seconds(compaction.time.as_deref()),
-                compaction.context_before,
-            ) {
+            if let (Some(at), Some(before)) =
+                (seconds(compaction.time.as_ref()), compaction.context_before)
+            {
                 compactions.push((at, before as f64));
             }
         }

@@ -6,18 +6,16 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::cache::{Cache, Reading};
 use super::chart::render_svg;
 use super::json::history_json;
 use super::model::{HistoryQuery, build_history};
-use super::text::{history_text, nothing_read_text, problem_text};
-use super::window::TimeWindow;
+use super::text::history_text;
 use crate::output;
 use crate::output_file::write_output_file;
-use crate::usage::drops::DEFAULT_MIN_DROP;
-use crate::usage::report::ReportOptions;
-use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
-use ctxhooks_shared::usage::threshold::ThresholdEnvironment;
+use crate::projects::text::{nothing_read_text, problem_text};
+use crate::projects::window::TimeWindow;
+use crate::projects::{ProjectsArgs, reading};
+use crate::usage::cli_report::ThresholdArgs;
 
 /// Arguments of `ctxhooks history`.
 ///
@@ -26,12 +24,17 @@ use ctxhooks_shared::usage::threshold::ThresholdEnvironment;
 /// requests, peak context, compactions (structural and heuristic), drops by class, the trigger
 /// T and the floor. Then totals per day and per project.
 #[derive(Debug, Args)]
+#[command(mut_arg("projects", |arg| arg.help(
+    "A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else \
+     `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and \
+     exit 1"
+)))]
+#[command(mut_arg("cap", |arg| arg.help(
+    "The cap: the auto-compact window W in tokens, as for `ctxhooks report`"
+)))]
 pub struct HistoryArgs {
-    /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and
-    /// exit 1.
-    #[arg(long = "projects", value_name = "DIR")]
-    pub projects: Vec<PathBuf>,
+    #[command(flatten)]
+    pub projects: ProjectsArgs,
     /// Only sessions with a request at or after this time (`YYYY-MM-DD` or RFC 3339).
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
@@ -48,56 +51,22 @@ pub struct HistoryArgs {
     /// (written as `export --out` writes: mode 0600, a FIFO written into).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// The cap: the auto-compact window W in tokens, as for `ctxhooks report`.
-    #[arg(long, value_name = "TOKENS")]
-    pub cap: Option<u64>,
-    /// Falls smaller than this are not drops.
-    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
-    pub min_drop: u64,
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
     /// Read every transcript, even those the cache of the last run still describes.
     #[arg(long)]
     pub no_cache: bool,
 }
 
-/// How `history` and `export` read transcripts: through the cache in the state folder
-/// (`<state>/history-cache/`), unless `no_cache` or no state folder can be named.
-pub fn reading(no_cache: bool) -> Reading {
-    Reading {
-        cache: (!no_cache)
-            .then(|| StateDir::locate().ok())
-            .flatten()
-            .and_then(|state| Cache::open(&state)),
-    }
-}
-
-/// The projects folders `--projects` names, else the default one.
-pub fn projects_folders(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    if !given.is_empty() {
-        return Ok(given.to_vec());
-    }
-    Ok(vec![claude_config_dir()?.join("projects")])
-}
-
-/// The report options of `history` and `export`.
-pub fn report_options(cap: Option<u64>, min_drop: u64) -> ReportOptions {
-    ReportOptions {
-        min_drop,
-        cap,
-        environment: ThresholdEnvironment::of_process(),
-        user_config_dir: claude_config_dir().ok(),
-        ..ReportOptions::default()
-    }
-}
-
 /// Runs the command.
 pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     let query = HistoryQuery {
-        folders: projects_folders(&args.projects)?,
+        folders: args.projects.folders()?,
         window: TimeWindow::parse(args.since.as_deref(), args.until.as_deref())?,
         project: args.project.clone(),
         reading: reading(args.no_cache),
     };
-    let history = build_history(&query, &report_options(args.cap, args.min_drop));
+    let history = build_history(&query, &args.thresholds.options());
     if history.folders_read == 0 {
         let refusals: Vec<String> = history.problems.iter().map(problem_text).collect();
         bail!(nothing_read_text(&refusals));

@@ -2,9 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::discover::Problem;
 use super::model::{HISTORY_SCHEMA, History};
-use super::text::problem_text;
+use crate::projects::discover::Problem;
+use crate::projects::text::problem_text;
 
 /// The history as one JSON value.
 pub fn history_json(history: &History) -> Value {

@@ -4,14 +4,15 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cache::Reading;
-use super::discover::{Problem, discover};
-use super::read::for_each_parallel;
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
-use super::window::TimeWindow;
-use crate::usage::report::{ReportOptions, Totals};
+use crate::projects::cache::Reading;
+use crate::projects::discover::{Problem, discover};
+use crate::projects::slug_of;
+use crate::projects::window::TimeWindow;
+use crate::usage::report::{ReportOptions, Totals, ratio};
 
 /// Version of the history's JSON layout.
 pub const HISTORY_SCHEMA: u32 = 1;
@@ -21,7 +22,6 @@ pub const HISTORY_SCHEMA: u32 = 1;
 pub struct HistoryQuery {
     /// The projects folders to read.
     pub folders: Vec<PathBuf>,
-    /// The time window.
     pub window: TimeWindow,
     /// Only sessions whose project folder name or `cwd` contains this.
     pub project: Option<String>,
@@ -32,11 +32,8 @@ pub struct HistoryQuery {
 /// The history.
 #[derive(Debug, Clone)]
 pub struct History {
-    /// The projects folders read.
     pub folders: Vec<PathBuf>,
-    /// The time window.
     pub window: TimeWindow,
-    /// The project filter.
     pub project: Option<String>,
     /// Every session with a request in the window, by its first request's time.
     pub sessions: Vec<SessionSummary>,
@@ -55,19 +52,15 @@ pub struct History {
 /// One project's sessions together.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProjectTotals {
-    /// The project folder's name.
     pub project: String,
     /// The projects folder it is in.
     pub projects_folder: String,
     /// The `cwd` its sessions name (the latest session's).
     pub cwd: Option<String>,
-    /// Sessions.
     pub sessions: usize,
-    /// Requests.
     pub requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// Sessions with at least one compaction.
     pub sessions_with_compaction: usize,
@@ -87,21 +80,16 @@ pub struct ProjectTotals {
 /// Totals over every session listed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct HistoryTotals {
-    /// Sessions.
     pub sessions: usize,
     /// Transcripts read (sessions outside the filters included).
     pub transcripts: usize,
     /// Their bytes.
     pub bytes: u64,
-    /// Requests.
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// Sessions with at least one compaction.
     pub sessions_with_compaction: usize,
@@ -124,9 +112,13 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
             .sessions
             .retain(|session| session.project.contains(&slug));
     }
-    let outcomes = for_each_parallel(&found.sessions, |files| {
-        summarize_session(files, options, &query.window, &query.reading)
-    });
+    // One session per task on every core; the largest come first, so that they finish together.
+    let outcomes: Vec<_> = found
+        .sessions
+        .par_iter()
+        .with_max_len(1)
+        .map(|files| summarize_session(files, options, &query.window, &query.reading))
+        .collect();
     let folders_read = found.folders_read;
     let mut problems = found.problems;
     let mut sessions = Vec::new();
@@ -203,19 +195,6 @@ fn add(sum: &mut Totals, more: &Totals) {
     sum.add(more);
 }
 
-/// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.
-pub fn slug_of(path: &str) -> String {
-    path.chars()
-        .map(|character| {
-            if character.is_ascii_alphanumeric() {
-                character
-            } else {
-                '-'
-            }
-        })
-        .collect()
-}
-
 /// One project being added up: its totals, its sessions' peak / T, and their growth.
 type ProjectSums = (ProjectTotals, Vec<f64>, u64, u64);
 
@@ -258,12 +237,7 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
             ratios.sort_by(f64::total_cmp);
             project.median_peak_to_trigger = median(&ratios);
             project.max_peak_to_trigger = ratios.last().copied();
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "token counts are far below 2^52; the mean is for people"
-            )]
-            let growth = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
-            project.growth_per_request = growth;
+            project.growth_per_request = ratio(growth_tokens, growth_steps);
             project
         })
         .collect();

@@ -1,5 +1,5 @@
-//! One session of the history: its transcripts read into one usage log (main transcript first,
-//! then its sub-agents'), and the report `ctxhooks report` would give for it, summarized.
+//! One session of the history: the report `ctxhooks report` would give for its transcripts
+//! (read into one log by `projects/session.rs`), summarized.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -7,96 +7,26 @@ use chrono::NaiveDate;
 
 use serde::Serialize;
 
-use super::cache::Reading;
-use super::discover::{Problem, ProblemKind, SessionFiles};
-use super::window::TimeWindow;
+use crate::projects::cache::Reading;
+use crate::projects::discover::{Problem, SessionFiles};
+use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
+use crate::projects::window::TimeWindow;
+use crate::time::Time;
 use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use crate::usage::log::{SessionLog, TimelineItem};
-use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
+use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
 use crate::usage::warnings::Warning;
 use ctxhooks_shared::store::trigger::Trigger;
-use ctxhooks_shared::store::usage_record::UsageRecord;
 
 /// A peak at or above this share of T counts as running near the trigger.
 pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
 
-/// One session's transcripts, read.
-#[derive(Debug, Clone, Default)]
-pub struct LoadedSession {
-    /// The usage log the transcripts give (main transcript first).
-    pub log: SessionLog,
-    /// The transcripts that held Claude Code records, with their request counts.
-    pub transcripts: Vec<TranscriptSummary>,
-    /// What could not be read.
-    pub problems: Vec<Problem>,
-    /// Lines the ingest was not fed because their kind changes nothing.
-    pub passed_lines: u64,
-    /// Transcripts the cache served.
-    pub cached: usize,
-}
-
-/// One transcript of a session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TranscriptSummary {
-    /// Its path.
-    pub path: String,
-    /// True for a sub-agent's own transcript.
-    pub sub_agent: bool,
-    /// Its requests.
-    pub requests: usize,
-}
-
-/// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold
-/// no Claude Code record, is a problem; the others still count.
-pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
-    let mut loaded = LoadedSession::default();
-    let mut records: Vec<UsageRecord> = Vec::new();
-    for path in files.transcripts() {
-        match reading.read(path) {
-            Ok((read, cached)) => {
-                loaded.cached += usize::from(cached);
-                loaded.passed_lines += read.passed_lines;
-                if read.is_foreign() {
-                    loaded.problems.push(Problem {
-                        path: path.clone(),
-                        kind: ProblemKind::NotATranscript {
-                            unreadable_lines: read.unreadable_lines(),
-                        },
-                    });
-                    continue;
-                }
-                let requests = read
-                    .records
-                    .iter()
-                    .filter(|record| matches!(record, UsageRecord::Request(_)))
-                    .count();
-                loaded.transcripts.push(TranscriptSummary {
-                    path: path.display().to_string(),
-                    sub_agent: Some(path) != files.main.as_ref(),
-                    requests,
-                });
-                records.extend(read.records);
-            }
-            Err(error) => loaded.problems.push(Problem {
-                path: path.clone(),
-                kind: ProblemKind::Unreadable {
-                    error: format!("{error:#}"),
-                },
-            }),
-        }
-    }
-    loaded.log = SessionLog::from_records(records);
-    loaded
-}
-
 /// What the history says about one session: the report's facts, summarized.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionSummary {
-    /// The session id.
     pub session_id: String,
-    /// The project folder's name.
     pub project: String,
     /// The projects folder it was found in.
     pub projects_folder: String,
@@ -111,17 +41,14 @@ pub struct SessionSummary {
     pub entrypoint: Option<String>,
     /// The CLI version of its latest main-chain request.
     pub version: Option<String>,
-    /// Its transcripts.
     pub transcripts: Vec<TranscriptSummary>,
     /// The time of its first request.
-    pub first_time: Option<String>,
+    pub first_time: Option<Time>,
     /// The time of its last request.
-    pub last_time: Option<String>,
+    pub last_time: Option<Time>,
     /// Requests (main chain and sub-agents).
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums over every request.
     pub totals: Totals,
@@ -185,9 +112,7 @@ pub struct CompactionCounts {
 /// One compaction, for the totals and the chart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CompactionMark {
-    /// Its time.
-    pub time: Option<String>,
-    /// What it rests on.
+    pub time: Option<Time>,
     pub basis: Basis,
     /// For a heuristic one.
     pub confidence: Option<Confidence>,
@@ -206,13 +131,10 @@ pub struct DayTotals {
     pub day: String,
     /// Sessions with a request that day.
     pub sessions: usize,
-    /// Requests.
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
     /// Token sums.
     pub totals: Totals,
-    /// Compactions.
     pub compactions: usize,
     /// The largest main-chain context.
     pub peak_context: u64,
@@ -253,21 +175,20 @@ pub fn summarize_session(
         cached: loaded.cached,
         ..SessionOutcome::default()
     };
-    let mut rows = loaded.log.requests().peekable();
-    if rows.peek().is_none() && !loaded.log.timeline.iter().any(is_boundary) {
+    // Each request's time, read once.
+    let times: Vec<Option<Time>> = loaded
+        .log
+        .requests()
+        .map(|row| Time::of(row.time.as_deref()))
+        .collect();
+    if times.is_empty() && !loaded.log.timeline.iter().any(is_boundary) {
         return outcome;
     }
-    if !window.is_open()
-        && !rows.any(|row| {
-            row.time
-                .as_deref()
-                .is_some_and(|time| window.contains(time))
-        })
-    {
+    if !window.is_open() && !times.iter().flatten().any(|time| window.contains(time)) {
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
-    outcome.days = days_of(&loaded.log, &report, window);
+    outcome.days = days_of(&loaded.log, &times, &report, window);
     outcome.summary = Some(summary_of(files, &loaded, &report));
     outcome
 }
@@ -307,22 +228,6 @@ pub fn summary_of(
     }
     let (growth_tokens, growth_steps) = growth(report);
     let trigger = report.estimates.trigger.tokens;
-    let peak = report.peak.clone();
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is for people"
-    )]
-    let peak_to_trigger = match (&peak, trigger) {
-        (Some(peak), Some(trigger)) if trigger > 0 => {
-            Some(peak.context_tokens as f64 / trigger as f64)
-        }
-        _ => None,
-    };
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the mean is for people"
-    )]
-    let growth_per_request = (growth_steps > 0).then(|| growth_tokens as f64 / growth_steps as f64);
     let main_source = loaded.log.sources.iter().find(|source| {
         files
             .main
@@ -342,24 +247,15 @@ pub fn summary_of(
         title: facts.title().map(ToOwned::to_owned),
         session_kind: facts.session_kind.clone(),
         entrypoint: facts.entrypoint.clone(),
-        version: loaded
-            .log
-            .requests()
-            .filter(|row| !row.sidechain)
-            .filter_map(|row| row.facts.version.clone())
-            .last(),
+        version: loaded.log.main_version(),
         transcripts: loaded.transcripts.clone(),
-        first_time: loaded.log.requests().find_map(|row| row.time.clone()),
-        last_time: loaded
-            .log
-            .requests()
-            .filter_map(|row| row.time.clone())
-            .last(),
+        first_time: loaded.log.first_time(),
+        last_time: loaded.log.last_time(),
         requests: report.requests,
         main_requests: report.main_requests,
         sidechain_requests: report.sidechain_requests,
         totals: report.totals.clone(),
-        peak,
+        peak: report.peak.clone(),
         compaction_counts: counts,
         compactions: report.compactions.iter().map(mark_of).collect(),
         drops: report.drops.len(),
@@ -371,8 +267,8 @@ pub fn summary_of(
         cap_source: report.estimates.cap.source.to_string(),
         floor: report.estimates.floor,
         headroom: report.estimates.headroom,
-        peak_to_trigger,
-        growth_per_request,
+        peak_to_trigger: report.peak_to_trigger(),
+        growth_per_request: ratio(growth_tokens, growth_steps),
         growth_tokens,
         growth_steps,
         warnings: report.warnings.iter().map(Warning::kind).collect(),
@@ -412,10 +308,15 @@ fn growth(report: &SessionReport) -> (u64, u64) {
 }
 
 /// The session's requests and compactions per UTC day, within the window.
-fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<DayTotals> {
+fn days_of(
+    log: &SessionLog,
+    times: &[Option<Time>],
+    report: &SessionReport,
+    window: &TimeWindow,
+) -> Vec<DayTotals> {
     // Keyed by date, each day's text written once; sorted by that text at the end.
     let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
-    let day_of = |time: &str| -> Option<NaiveDate> {
+    let day_of = |time: &Time| -> Option<NaiveDate> {
         window
             .contains(time)
             .then(|| TimeWindow::date_of(time))
@@ -426,23 +327,20 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         sessions: 1,
         ..DayTotals::default()
     };
-    for row in log.requests() {
-        let Some(day) = row.time.as_deref().and_then(day_of) else {
+    for (row, time) in log.requests().zip(times) {
+        let Some(day) = time.as_ref().and_then(day_of) else {
             continue;
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
-        totals.totals.input_tokens += row.tokens.input_tokens;
-        totals.totals.cache_creation_input_tokens += row.tokens.cache_creation_input_tokens;
-        totals.totals.cache_read_input_tokens += row.tokens.cache_read_input_tokens;
-        totals.totals.output_tokens += row.tokens.output_tokens;
+        totals.totals.tokens = totals.totals.tokens.saturating_add(row.tokens);
         if !row.sidechain {
             totals.main_requests += 1;
             totals.peak_context = totals.peak_context.max(row.context_tokens);
         }
     }
     for compaction in &report.compactions {
-        if let Some(day) = compaction.time.as_deref().and_then(day_of) {
+        if let Some(day) = compaction.time.as_ref().and_then(day_of) {
             days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }

@@ -3,52 +3,19 @@
 
 use std::fmt::Write as _;
 
-use super::discover::{Problem, ProblemKind};
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
-use crate::usage::text::{advisor_totals_lines, thousands};
-
-/// A problem in one sentence.
-pub fn problem_text(problem: &Problem) -> String {
-    let path = problem.path.display();
-    match &problem.kind {
-        ProblemKind::Missing => format!("{path}: nothing is there (no projects folder)"),
-        ProblemKind::NotAFolder => format!("{path}: a file, not a projects folder"),
-        ProblemKind::NotAProjectsFolder {
-            holds_transcripts: true,
-        } => format!(
-            "{path}: not a projects folder: it holds transcripts itself, so it looks like one \
-             project's folder (give the folder above it, such as ~/.claude/projects)"
-        ),
-        ProblemKind::NotAProjectsFolder {
-            holds_transcripts: false,
-        } => format!("{path}: not a projects folder: no <project>/<session>.jsonl under it"),
-        ProblemKind::Unreadable { error } => format!("{path}: could not be read: {error}"),
-        ProblemKind::NotATranscript { unreadable_lines } => format!(
-            "{path}: not a Claude Code transcript: no line is a record of one \
-             ({unreadable_lines} not JSON objects); skipped"
-        ),
-    }
-}
-
-/// What `history` and `export` end with when not one projects folder could be read, given each
-/// refusal in words ([`problem_text`]).
-pub fn nothing_read_text(refusals: &[String]) -> String {
-    format!("no projects folder could be read: {}", refusals.join("; "))
-}
+use crate::projects::text::problem_text;
+use crate::time::Time;
+use crate::usage::text::{thousands, totals_lines};
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
-fn minute(time: Option<&str>) -> String {
-    time.and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
-        .map_or_else(
-            || "-".to_owned(),
-            |time| {
-                time.with_timezone(&chrono::Utc)
-                    .format("%Y-%m-%d %H:%M")
-                    .to_string()
-            },
-        )
+fn minute(time: Option<&Time>) -> String {
+    time.and_then(Time::instant).map_or_else(
+        || "-".to_owned(),
+        |time| time.format("%Y-%m-%d %H:%M").to_string(),
+    )
 }
 
 fn percent(ratio: Option<f64>) -> String {
@@ -174,15 +141,7 @@ pub fn history_text(history: &History) -> String {
         totals.sessions_near_trigger,
         NEAR_TRIGGER_RATIO * 100.0
     );
-    let _ = writeln!(
-        text,
-        "tokens: input {}, cache write {}, cache read {}, output {}",
-        thousands(totals.totals.input_tokens),
-        thousands(totals.totals.cache_creation_input_tokens),
-        thousands(totals.totals.cache_read_input_tokens),
-        thousands(totals.totals.output_tokens)
-    );
-    text.push_str(&advisor_totals_lines(&totals.totals.advisor, ""));
+    text.push_str(&totals_lines(&totals.totals, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
@@ -197,7 +156,7 @@ pub fn history_text(history: &History) -> String {
             let _ = write!(
                 text,
                 "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
-                minute(session.first_time.as_deref()),
+                minute(session.first_time.as_ref()),
                 short(&session.project, 24),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),
@@ -236,10 +195,10 @@ pub fn history_text(history: &History) -> String {
                 day.sessions,
                 thousands(day.requests as u64),
                 day.compactions,
-                thousands(day.totals.input_tokens),
-                thousands(day.totals.cache_creation_input_tokens),
-                thousands(day.totals.cache_read_input_tokens),
-                thousands(day.totals.output_tokens),
+                thousands(day.totals.tokens.input_tokens),
+                thousands(day.totals.tokens.cache_creation_input_tokens),
+                thousands(day.totals.tokens.cache_read_input_tokens),
+                thousands(day.totals.tokens.output_tokens),
                 thousands(day.peak_context)
             );
         }

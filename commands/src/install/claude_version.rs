@@ -18,7 +18,6 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 /// The `claude` found on `PATH` and the version it reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstalledClaude {
-    /// The program.
     pub path: PathBuf,
     /// What `claude --version` printed, read as a version.
     pub version: ClaudeVersion,

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::claude_version::{InstalledClaude, installed_claude, refused_note};
 use super::document::read_settings_bytes;
 use super::handlers::install_dir;
-use super::installer::{self, Action, Outcome, WriteKind};
+use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
 use super::scope::SettingsScope;
 use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::links::resolve_links;
@@ -110,14 +110,16 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
         .as_ref()
         .map(InstalledClaude::refused_events)
         .unwrap_or_default();
-    let mut outcome = installer::install_with_status_line(
+    let mut outcome = installer::install(
         &state,
-        &path,
-        &binaries,
-        &omitted,
-        args.new_file_mode(),
-        args.dry_run,
-        &plan,
+        &InstallRequest {
+            settings_path: &path,
+            binaries_dir: &binaries,
+            omitted: &omitted,
+            new_file_mode: args.new_file_mode(),
+            dry_run: args.dry_run,
+            status_line: &plan,
+        },
     )?;
     if let Some(claude) = claude.filter(|_| !omitted.is_empty()) {
         outcome.notes.push(refused_note(&claude, &omitted));

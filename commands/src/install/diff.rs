@@ -1,19 +1,16 @@
-//! A small unified-style line diff, to show what `--dry-run` would change.
+//! A small unified-style line diff, to show what `--dry-run` would change (the lines aligned by
+//! `similar`'s longest common subsequence).
 
 use std::fmt::Write as _;
+
+use similar::DiffTag;
+use similar::algorithms::{Capture, lcs};
 
 /// Lines of unchanged context shown around each change.
 const CONTEXT_LINES: usize = 2;
 
 /// Above this many line pairs the diff shows the whole changed middle instead of aligning lines.
 const MAX_TABLE_CELLS: usize = 4_000_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Line<'text> {
-    Same(&'text str),
-    Removed(&'text str),
-    Added(&'text str),
-}
 
 /// A unified-style diff of `old` to `new` (`---`/`+++` headers named `label`, hunks with two
 /// lines of context); empty when they are equal.
@@ -23,13 +20,11 @@ pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
     }
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
+    // Each line with its sign: ' ' the same, '-' removed, '+' added.
     let lines = align(&old_lines, &new_lines);
     let mut text = format!("--- {label}\n+++ {label} (new)\n");
-    let changed: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, line)| !matches!(line, Line::Same(_)))
-        .map(|(index, _)| index)
+    let changed: Vec<usize> = (0..lines.len())
+        .filter(|index| lines[*index].0 != ' ')
         .collect();
     let mut index = 0;
     while index < changed.len() {
@@ -41,12 +36,8 @@ pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
         }
         let end = (end + CONTEXT_LINES + 1).min(lines.len());
         text.push_str("@@\n");
-        for line in &lines[start..end] {
-            let _ = match line {
-                Line::Same(line) => writeln!(text, " {line}"),
-                Line::Removed(line) => writeln!(text, "-{line}"),
-                Line::Added(line) => writeln!(text, "+{line}"),
-            };
+        for (sign, line) in &lines[start..end] {
+            let _ = writeln!(text, "{sign}{line}");
         }
     }
     if old.ends_with('\n') != new.ends_with('\n') {
@@ -55,8 +46,11 @@ pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
     text
 }
 
-/// The lines of both texts aligned by a longest common subsequence.
-fn align<'text>(old: &[&'text str], new: &[&'text str]) -> Vec<Line<'text>> {
+/// The lines of both texts aligned by a longest common subsequence (`similar`'s), past their
+/// common start and end; a changed middle too large for the table is shown removed, then added.
+/// `similar` is given the middle alone: its table ignores where a range starts, and its own
+/// fallback past a deadline removes the old lines twice.
+fn align<'text>(old: &[&'text str], new: &[&'text str]) -> Vec<(char, &'text str)> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let suffix = old[prefix..]
         .iter()
@@ -64,52 +58,33 @@ fn align<'text>(old: &[&'text str], new: &[&'text str]) -> Vec<Line<'text>> {
         .zip(new[prefix..].iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    let old_middle = &old[prefix..old.len() - suffix];
-    let new_middle = &new[prefix..new.len() - suffix];
-    let mut lines: Vec<Line<'text>> = old[..prefix].iter().map(|line| Line::Same(line)).collect();
-    if old_middle.len().saturating_mul(new_middle.len()) > MAX_TABLE_CELLS {
-        lines.extend(old_middle.iter().map(|line| Line::Removed(line)));
-        lines.extend(new_middle.iter().map(|line| Line::Added(line)));
-    } else {
-        lines.extend(lcs_lines(old_middle, new_middle));
-    }
-    lines.extend(
-        old[old.len() - suffix..]
-            .iter()
-            .map(|line| Line::Same(line)),
+    let (old_middle, new_middle) = (
+        &old[prefix..old.len() - suffix],
+        &new[prefix..new.len() - suffix],
     );
-    lines
-}
-
-fn lcs_lines<'text>(old: &[&'text str], new: &[&'text str]) -> Vec<Line<'text>> {
-    let width = new.len() + 1;
-    let mut table = vec![0usize; (old.len() + 1) * width];
-    for row in (0..old.len()).rev() {
-        for column in (0..new.len()).rev() {
-            table[row * width + column] = if old[row] == new[column] {
-                table[(row + 1) * width + column + 1] + 1
-            } else {
-                table[(row + 1) * width + column].max(table[row * width + column + 1])
-            };
+    let mut lines: Vec<(char, &str)> = old[..prefix].iter().map(|line| (' ', *line)).collect();
+    let mut push = |sign, text: &[&'text str]| lines.extend(text.iter().map(|line| (sign, *line)));
+    if old_middle.len().saturating_mul(new_middle.len()) > MAX_TABLE_CELLS {
+        push('-', old_middle);
+        push('+', new_middle);
+    } else {
+        let mut capture = Capture::new();
+        let (old_all, new_all) = (0..old_middle.len(), 0..new_middle.len());
+        let Ok(()) = lcs::diff(&mut capture, old_middle, old_all, new_middle, new_all);
+        for op in capture.into_ops() {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            match tag {
+                DiffTag::Equal => push(' ', &old_middle[old_range]),
+                DiffTag::Delete => push('-', &old_middle[old_range]),
+                DiffTag::Insert => push('+', &new_middle[new_range]),
+                DiffTag::Replace => {
+                    push('-', &old_middle[old_range]);
+                    push('+', &new_middle[new_range]);
+                }
+            }
         }
     }
-    let (mut row, mut column) = (0, 0);
-    let mut lines = Vec::new();
-    while row < old.len() && column < new.len() {
-        if old[row] == new[column] {
-            lines.push(Line::Same(old[row]));
-            row += 1;
-            column += 1;
-        } else if table[(row + 1) * width + column] >= table[row * width + column + 1] {
-            lines.push(Line::Removed(old[row]));
-            row += 1;
-        } else {
-            lines.push(Line::Added(new[column]));
-            column += 1;
-        }
-    }
-    lines.extend(old[row..].iter().map(|line| Line::Removed(line)));
-    lines.extend(new[column..].iter().map(|line| Line::Added(line)));
+    lines.extend(old[old.len() - suffix..].iter().map(|line| (' ', *line)));
     lines
 }
 

@@ -13,7 +13,6 @@ use super::style::TextStyle;
 /// A settings file as read from disk (or an empty object if it does not exist).
 #[derive(Debug, Clone)]
 pub struct SettingsDocument {
-    /// The file.
     pub path: PathBuf,
     /// Its bytes, or `None` if the file does not exist.
     pub original: Option<Vec<u8>>,

@@ -14,11 +14,11 @@ use super::backup::back_up;
 use super::diff::unified_diff;
 use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
-use super::merge::{add_handler, contains_handler, drop_emptied_containers, remove_handler};
-use super::ownership::{InstallRecord, InstallsFile, PriorState};
-use super::status_line::{
-    StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
+use super::merge::{
+    add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
 };
+use super::ownership::{InstallRecord, InstallsFile, PriorState};
+use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -38,7 +38,6 @@ pub enum Action {
 pub struct Outcome {
     /// Install or uninstall.
     pub action: Action,
-    /// The settings file.
     pub path: PathBuf,
     /// Whether the file was (or would be) changed.
     pub changed: bool,
@@ -92,82 +91,48 @@ pub enum WriteKind {
     Deleted,
 }
 
-/// Registers the hook binaries found in `binaries_dir` in the settings file at `settings_path`
-/// (an absolute path, see `links::resolve_links`), for every event but those in `omitted`
-/// (the user's Claude Code does not know them; handlers recorded for them earlier are removed). A file that does not exist yet is created
-/// with `new_file_mode`; an existing file keeps its mode. Runs under the state folder's install
-/// lock (except a dry run, which writes nothing at all).
-pub fn install(
-    state: &StateDir,
-    settings_path: &Path,
-    binaries_dir: &Path,
-    omitted: &[HookEvent],
-    new_file_mode: u32,
-    dry_run: bool,
-) -> Result<Outcome> {
-    let plan = StatusLinePlan {
-        requested: false,
-        planned: status_line_value(&binaries_dir.join("ctxhooks")),
-        elsewhere: Vec::new(),
-    };
-    install_with_status_line(
-        state,
+/// What `install` is asked to do.
+#[derive(Debug, Clone)]
+pub struct InstallRequest<'a> {
+    /// The settings file, an absolute path (see `links::resolve_links`).
+    pub settings_path: &'a Path,
+    /// The folder of the hook binaries to register.
+    pub binaries_dir: &'a Path,
+    /// Events the user's Claude Code does not know: left out (handlers recorded for them
+    /// earlier are removed).
+    pub omitted: &'a [HookEvent],
+    /// The mode of the settings file when it does not exist yet (an existing file keeps its
+    /// own).
+    pub new_file_mode: u32,
+    pub dry_run: bool,
+    pub status_line: &'a StatusLinePlan,
+}
+
+/// Registers the hook binaries found in `request.binaries_dir` in its settings file, and the
+/// status line as `request.status_line` says: set only where none is configured (in this file
+/// or, as `elsewhere` lists, another scope's), kept up to date once it is ours, never over
+/// someone else's. Runs under the state folder's install lock (except a dry run, which writes
+/// nothing at all).
+pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
+    if request.dry_run {
+        return install_unlocked(state, request);
+    }
+    // A file we would refuse is refused before the state folder is touched.
+    SettingsDocument::read(request.settings_path)?;
+    refuse_read_only(request.settings_path)?;
+    let _lock = InstallLock::acquire(state)?;
+    install_unlocked(state, request)
+}
+
+fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
+    let &InstallRequest {
         settings_path,
         binaries_dir,
         omitted,
         new_file_mode,
         dry_run,
-        &plan,
-    )
-}
-
-/// [`install`], and the status line as `plan` says: set only where none is configured (in this
-/// file or, as `plan.elsewhere` lists, another scope's), kept up to date once it is ours, never
-/// over someone else's.
-pub fn install_with_status_line(
-    state: &StateDir,
-    settings_path: &Path,
-    binaries_dir: &Path,
-    omitted: &[HookEvent],
-    new_file_mode: u32,
-    dry_run: bool,
-    plan: &StatusLinePlan,
-) -> Result<Outcome> {
-    if dry_run {
-        return install_unlocked(
-            state,
-            settings_path,
-            binaries_dir,
-            omitted,
-            new_file_mode,
-            true,
-            plan,
-        );
-    }
-    // A file we would refuse is refused before the state folder is touched.
-    SettingsDocument::read(settings_path)?;
-    refuse_read_only(settings_path)?;
-    let _lock = InstallLock::acquire(state)?;
-    install_unlocked(
-        state,
-        settings_path,
-        binaries_dir,
-        omitted,
-        new_file_mode,
-        false,
-        plan,
-    )
-}
-
-fn install_unlocked(
-    state: &StateDir,
-    settings_path: &Path,
-    binaries_dir: &Path,
-    omitted: &[HookEvent],
-    new_file_mode: u32,
-    dry_run: bool,
-    plan: &StatusLinePlan,
-) -> Result<Outcome> {
+        status_line: plan,
+    } = request;
     if binaries_dir.to_str().is_none() {
         bail!(
             "the binaries' folder `{}` is not valid UTF-8, so a settings file cannot name it",
@@ -594,29 +559,17 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
 /// Notes about handlers that run one of our binaries but are not the ones we are installing
 /// (say, from another state folder or added by hand): they are left alone.
 fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<String> {
-    let mut notes = Vec::new();
-    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
-        return notes;
-    };
-    for (event, groups) in events {
-        for handler in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-            .flatten()
-        {
-            let ours = planned
-                .iter()
-                .any(|owned| &owned.event == event && &owned.handler == handler);
-            if !ours && is_ctxhooks_command(handler) {
-                notes.push(format!(
-                    "left alone: another ctxhooks handler under `{event}`: {handler}"
-                ));
-            }
-        }
-    }
-    notes
+    handlers(settings)
+        .filter(|(event, handler)| {
+            is_ctxhooks_command(handler)
+                && !planned
+                    .iter()
+                    .any(|owned| &owned.event == *event && &owned.handler == *handler)
+        })
+        .map(|(event, handler)| {
+            format!("left alone: another ctxhooks handler under `{event}`: {handler}")
+        })
+        .collect()
 }
 
 /// Writes a settings file atomically, keeping an existing file's permission bits, creating the

@@ -13,6 +13,21 @@ pub struct Created {
     pub event_array: bool,
 }
 
+/// Every handler of every matcher group under `hooks`, with the event it is registered under
+/// (what is not shaped as a settings file has is skipped).
+pub fn handlers(settings: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    let events = settings.get("hooks").and_then(Value::as_object);
+    events.into_iter().flatten().flat_map(|(event, groups)| {
+        groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .map(move |handler| (event, handler))
+    })
+}
+
 /// Whether `owned.handler` is in any matcher group of `owned.event`.
 pub fn contains_handler(settings: &Value, owned: &OwnedHandler) -> bool {
     settings

@@ -8,7 +8,8 @@ use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 
 /// Which Claude Code settings file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum SettingsScope {
     /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`.
@@ -25,11 +26,7 @@ impl SettingsScope {
 
     /// The scope's name as the command line spells it.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Project => "project",
-            Self::Local => "local",
-        }
+        self.into()
     }
 
     /// The scope's settings file, with `project` the project folder for the project and local

@@ -51,6 +51,17 @@ pub struct StatusLinePlan {
     pub elsewhere: Vec<(PathBuf, Value)>,
 }
 
+impl StatusLinePlan {
+    /// No `--statusline`: the status line is only kept up to date where it is ours already.
+    pub fn not_requested(binaries_dir: &Path) -> Self {
+        Self {
+            requested: false,
+            planned: status_line_value(&binaries_dir.join("ctxhooks")),
+            elsewhere: Vec::new(),
+        }
+    }
+}
+
 /// The `statusLine` value that runs `ctxhooks statusline` from `ctxhooks` (a shell command: Claude
 /// Code runs a status line through the shell).
 pub fn status_line_value(ctxhooks: &Path) -> Value {

@@ -62,7 +62,11 @@ pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
     let transcript = loaded.transcript.display().to_string();
     if args.json {
         let session = loaded.session.as_ref().map(SessionId::as_str);
-        output::print_json(&JsonReport::new(session, transcript, &report))?;
+        output::print_json(&JsonReport {
+            session,
+            transcript,
+            report: &report,
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print(&render_report(&report, &transcript))?;

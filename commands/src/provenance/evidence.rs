@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use serde::Serialize;
+
+use super::json::sentence;
 use super::records::ResultKind;
 use super::sidecar::MarkProblemKind;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -22,12 +25,10 @@ pub enum VerdictEvidence {
     NovelMarker {
         /// Its transcript line.
         line: usize,
-        /// Its text.
         text: String,
     },
     /// The runtime mark that covers the call's interrupt records.
     CoveringMark {
-        /// The mark.
         mark: RuntimeMark,
         /// How long after the mark the call's result came, when its time is known.
         delay_ms: Option<i128>,
@@ -60,18 +61,11 @@ pub enum VerdictEvidence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StateEvidence {
     /// `PostToolUse` saw it complete.
-    Completed {
-        /// When.
-        time_ms: u64,
-    },
+    Completed { time_ms: u64 },
     /// `PostToolUseFailure` with `is_interrupt: true`: aborted while running.
-    AbortedWhileRunning {
-        /// When.
-        time_ms: u64,
-    },
+    AbortedWhileRunning { time_ms: u64 },
     /// `PostToolUseFailure` saw it fail.
     Failed {
-        /// When.
         time_ms: u64,
         /// The payload's `is_interrupt`.
         is_interrupt: Option<bool>,
@@ -82,10 +76,7 @@ pub enum StateEvidence {
     /// running" correction and no runtime mark: a person refused it at the permission prompt.
     PlainUserRejected,
     /// `PreToolUse` fired, but it fires before the permission decision.
-    StartedBeforeDecision {
-        /// When.
-        time_ms: u64,
-    },
+    StartedBeforeDecision { time_ms: u64 },
     /// `PreToolUse` and no `PostToolUse` / `PostToolUseFailure`.
     StartedNotFinished {
         /// When it started.
@@ -117,7 +108,6 @@ pub enum Warning {
     NovelMarker {
         /// Its transcript line.
         line: usize,
-        /// Its text.
         text: String,
     },
     /// A mark line whose time cannot be read.
@@ -129,7 +119,6 @@ pub enum Warning {
     },
     /// The transcript names no `sessionId`, so it could not be checked against the session.
     NoSessionId {
-        /// The transcript.
         transcript: PathBuf,
         /// The session given.
         session: SessionId,
@@ -155,10 +144,7 @@ pub enum Warning {
         error: String,
     },
     /// Transcript lines that are not JSON records.
-    UnreadableTranscriptLines {
-        /// How many.
-        count: usize,
-    },
+    UnreadableTranscriptLines { count: usize },
 }
 
 /// Why a runtime mark matched no interrupt record.
@@ -173,10 +159,10 @@ pub enum UnmatchedReason {
 }
 
 /// A runtime mark that no interrupt record in the transcript follows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnmatchedMark {
-    /// The mark.
     pub mark: RuntimeMark,
     /// Why it matched nothing.
+    #[serde(serialize_with = "sentence")]
     pub reason: UnmatchedReason,
 }

@@ -80,15 +80,11 @@ pub struct GroupFinder {
 /// What a line that was read as a record brings to [`GroupFinder::record`].
 #[derive(Debug)]
 pub struct ClassifiedLine<'line, 'record> {
-    /// Its index.
     pub index: usize,
     /// Where it is.
     pub span: LineSpan,
-    /// The record.
     pub record: &'line Record<'record>,
-    /// Its class.
     pub class: RecordClass,
-    /// Its time.
     pub time_ms: Option<u64>,
     /// The tool calls it issues (indices into the transcript's tool calls).
     pub calls: &'line [usize],

@@ -2,7 +2,6 @@
 //! transcript (each found from the other when only one is given), with the check that they
 //! belong together.
 
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -10,16 +9,14 @@ use anyhow::{Context, Result, bail};
 use super::analysis::Analysis;
 use super::evidence::Warning;
 use super::sidecar::{Sidecar, read_sidecar};
+use crate::projects::discover::first_session_id;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::transcript::file::TranscriptFile;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
-use ctxhooks_shared::transcript::record::Record;
 
 /// What [`load_analysis`] found and used.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    /// The analysis.
     pub analysis: Analysis,
     /// The session whose sidecar was used, if any.
     pub session: Option<SessionId>,
@@ -53,7 +50,8 @@ pub fn load_analysis(
             (session.clone(), sidecar, path)
         }
         (None, Some(transcript)) => {
-            let session = first_session_id(transcript)?.and_then(|id| SessionId::parse(&id).ok());
+            let session = first_session_id(&mut TranscriptFile::open_named(transcript)?)?
+                .and_then(|id| SessionId::parse(&id).ok());
             let sidecar = match &session {
                 Some(session) => sidecar_for(session)?,
                 None => Sidecar::default(),
@@ -121,23 +119,4 @@ pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
         );
     }
     Ok(analysis)
-}
-
-/// The `sessionId` of the transcript's first record that has one (read no further).
-fn first_session_id(path: &Path) -> Result<Option<String>> {
-    let mut opened = TranscriptFile::open_named(path)?;
-    let file = opened.file_mut();
-    let mut found = None;
-    split_lines(file, 0, true, MAX_LINE_BYTES, |line| {
-        found = line
-            .bytes
-            .and_then(Record::parse)
-            .and_then(|record| record.session_id.text().map(str::to_owned));
-        if found.is_some() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })?;
-    Ok(found)
 }

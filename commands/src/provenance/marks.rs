@@ -174,16 +174,9 @@ mod tests {
     use crate::provenance::analysis::Analysis;
     use crate::provenance::ledger::write_ledger_input;
     use crate::provenance::verdict::{Verdict, provenance_report};
+    use crate::test_support::{T0, at};
     use ctxhooks_shared::store::sidecar::RuntimeMark;
     use serde_json::json;
-
-    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
-
-    fn at(offset_ms: u64) -> String {
-        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
-            .unwrap()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    }
 
     fn prompt(offset_ms: u64) -> serde_json::Value {
         json!({"type": "user", "timestamp": at(offset_ms), "message": {"role": "user", "content": "go"}})

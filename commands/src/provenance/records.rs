@@ -2,6 +2,9 @@
 //! first (`toolDenialKind`, `toolDenialBeforeRun`, `rowSource`), then every known wording, always
 //! as a whole text block or a whole `tool_result` prefix, never as a substring anywhere.
 
+use serde::Serialize;
+
+use super::json::sentence;
 use super::sidecar::Sidecar;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::transcript::content::{Block, Content, ToolResult};
@@ -44,7 +47,7 @@ pub const DECISION_REJECT: &str = "reject";
 pub const DECISION_SOURCE_CONFIG: &str = "config";
 
 /// What the transcript says about a permission refusal, for the evidence.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PermissionRefusal {
     /// `toolDenialKind`, when there was one.
     pub denial_kind: Option<String>,
@@ -57,7 +60,8 @@ pub struct PermissionRefusal {
 }
 
 /// What one `tool_result` says about how its call ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ResultKind {
     /// The rejection prose (or `toolDenialKind: "user-rejected"`) with no feedback: a person at
     /// a permission prompt, or an `interrupt()`, or a `canUseTool` deny with `interrupt: true`.
@@ -91,6 +95,7 @@ pub enum ResultKind {
     /// unknown `toolDenialKind`, or the sidecar saw the call start and never finish.
     UnrecognisedInterruption {
         /// What made it look like one.
+        #[serde(serialize_with = "sentence")]
         evidence: InterruptionClue,
     },
     /// A normal result (success or an ordinary tool error).

@@ -383,8 +383,7 @@ pub fn render_report(report: &ProvenanceReport, transcript: &str) -> String {
 }
 
 fn render_call(text: &mut String, call: &CallReport) {
-    let verdict = serde_json::to_value(call.verdict).unwrap_or_default();
-    let state = serde_json::to_value(call.state).unwrap_or_default();
+    let (verdict, state): (&str, &str) = (call.verdict.into(), call.state.into());
     let _ = writeln!(
         text,
         "\n{} {}{} (line {})\n  verdict: {}{}\n  state:   {}",
@@ -394,13 +393,13 @@ fn render_call(text: &mut String, call: &CallReport) {
             .as_deref()
             .map_or_else(String::new, |summary| format!(" `{summary}`")),
         call.line,
-        verdict.as_str().unwrap_or("?"),
+        verdict,
         if call.relabelled_in_ledger {
             " (relabelled in ledger-input)"
         } else {
             ""
         },
-        state.as_str().unwrap_or("?"),
+        state,
     );
     for evidence in &call.verdict_evidence {
         let _ = writeln!(text, "  - verdict: {evidence}");

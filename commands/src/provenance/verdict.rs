@@ -8,12 +8,14 @@ use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
 use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
+use super::json::sentences;
 use super::records::ResultKind;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
 /// Who cut a tool call off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     /// The runtime: a runtime mark covers the interrupt records.
     Runtime,
@@ -26,8 +28,9 @@ pub enum Verdict {
 }
 
 /// Whether the call ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ToolState {
     /// It never started: safe to re-run.
     NotStarted,
@@ -42,7 +45,7 @@ pub enum ToolState {
 }
 
 /// One tool call that did not complete normally.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CallReport {
     /// The call's id.
     pub tool_use_id: String,
@@ -57,8 +60,10 @@ pub struct CallReport {
     /// How the transcript's `tool_result` reads (`None`: the call has no result).
     pub result_kind: Option<ResultKind>,
     /// Why the verdict.
+    #[serde(serialize_with = "sentences")]
     pub verdict_evidence: Vec<VerdictEvidence>,
     /// Why the state.
+    #[serde(serialize_with = "sentences")]
     pub state_evidence: Vec<StateEvidence>,
     /// The runtime mark that covers it.
     pub mark: Option<RuntimeMark>,
@@ -69,7 +74,7 @@ pub struct CallReport {
 }
 
 /// Everything `ctxhooks provenance` says about one transcript.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ProvenanceReport {
     /// The calls that did not complete normally, in transcript order.
     pub calls: Vec<CallReport>,
@@ -77,6 +82,7 @@ pub struct ProvenanceReport {
     /// [`super::marks::unmatched_marks`]).
     pub unmatched_marks: Vec<UnmatchedMark>,
     /// Other things a reader must know (unreadable sidecar or transcript lines).
+    #[serde(serialize_with = "sentences")]
     pub warnings: Vec<Warning>,
 }
 
@@ -435,16 +441,9 @@ fn state_without_start(
 mod tests {
     use super::*;
     use crate::provenance::sidecar::Sidecar;
+    use crate::test_support::{T0, at};
     use ctxhooks_shared::store::sidecar::ToolEvent;
     use serde_json::{Value, json};
-
-    const T0: u64 = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
-
-    fn at(offset_ms: u64) -> String {
-        chrono::DateTime::from_timestamp_millis(i64::try_from(T0 + offset_ms).unwrap())
-            .unwrap()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    }
 
     /// A Bash call at 1 s, rejected at 2 s, then the marker.
     fn rejected_call() -> String {

@@ -23,11 +23,8 @@ pub struct Message {
     pub number: usize,
     /// How many compactions came before it.
     pub compactions_before: usize,
-    /// Who said it.
     pub speaker: Speaker,
-    /// When.
     pub time: Option<String>,
-    /// What was said.
     pub parts: Vec<Part>,
 }
 

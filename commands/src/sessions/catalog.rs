@@ -21,7 +21,6 @@ use ctxhooks_shared::transcript::record::Record;
 /// One session, as ctxhooks knows it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct SessionSummary {
-    /// The session's id.
     pub session_id: String,
     /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
     /// the transcript's first `cwd`, if known.

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
 use super::text::{signed_thousands, thousands};
+use crate::svg::{escape, short_tokens, tick_step};
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;
@@ -24,36 +25,6 @@ const CAP_COLOR: &str = "#6b7280";
 const GRID_COLOR: &str = "#e5e7eb";
 const TEXT_COLOR: &str = "#111827";
 const MUTED_COLOR: &str = "#6b7280";
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A round step for about five grid lines up to `maximum`.
-fn tick_step(maximum: f64) -> f64 {
-    let raw = maximum / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    for factor in [1.0, 2.0, 2.5, 5.0, 10.0] {
-        if magnitude * factor >= raw {
-            return magnitude * factor;
-        }
-    }
-    magnitude * 10.0
-}
-
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn short_tokens(value: f64) -> String {
-    if value >= 1_000_000.0 {
-        format!("{:.1}M", value / 1_000_000.0)
-    } else if value >= 1_000.0 {
-        format!("{}k", (value / 1_000.0).round() as u64)
-    } else {
-        format!("{}", value.round() as u64)
-    }
-}
 
 /// The chart as SVG text.
 #[allow(clippy::cast_precision_loss)]

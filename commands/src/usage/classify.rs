@@ -11,8 +11,9 @@ use std::borrow::Cow;
 use super::drops::{
     Basis, COMPACTION_SHAPE_DIVISOR, Confidence, ContextDrop, DropClass, DropEvidence, DropFacts,
     FallCause, MICRO_COMPACTION_MIN_SAVING, MainChain, Opening, THINKING_STRIPPED_ON_SWITCH,
-    UndecidedReason, seconds_between,
+    UndecidedReason,
 };
+use crate::time::{Time, seconds_between};
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
 use ctxhooks_shared::usage::threshold::{RuleTrigger, ThresholdInputs, rule_trigger};
 use ctxhooks_shared::version::ClaudeVersion;
@@ -107,7 +108,10 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
     let before = &chain.requests[between.before];
     let after = &chain.requests[between.after];
     DropFacts {
-        gap_seconds: seconds_between(before.time.as_deref(), after.time.as_deref()),
+        gap_seconds: seconds_between(
+            chain.times[between.before].as_ref(),
+            chain.times[between.after].as_ref(),
+        ),
         opened_by: if between.rows().iter().any(|row| row.turn_start) {
             Opening::Prompt
         } else if between
@@ -214,7 +218,7 @@ fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgemen
             DropClass::Compaction,
             Basis::Structural,
             DropEvidence::CompactBoundary {
-                time: boundary.time.clone(),
+                time: Time::of(boundary.time.as_deref()),
                 trigger: boundary.trigger.clone(),
                 pre_tokens: boundary.pre_tokens,
             },
@@ -487,7 +491,7 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
         drops.push(ContextDrop {
             request_before: before + 1,
             request_after: index + 1,
-            time: after_row.time.clone(),
+            time: chain.times[index].clone(),
             context_before: before_row.context_tokens,
             context_after: after_row.context_tokens,
             class: judgement.class,
@@ -505,33 +509,26 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::usage_row;
     use crate::usage::drops::DEFAULT_MIN_DROP;
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts, TokenUsage};
+    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
+        let time = format!(
+            "2026-01-01T{:02}:{:02}:{:02}Z",
+            second / 3600,
+            (second / 60) % 60,
+            second % 60
+        );
         UsageRow {
-            time: Some(format!(
-                "2026-01-01T{:02}:{:02}:{:02}Z",
-                second / 3600,
-                (second / 60) % 60,
-                second % 60
-            )),
-            transcript: "t".into(),
-            key: format!("k{second}"),
             model: Some("claude-sonnet-4-5-20250929".into()),
-            tokens: TokenUsage {
-                cache_creation_input_tokens: context - read,
-                cache_read_input_tokens: read,
-                ..TokenUsage::default()
-            },
-            context_tokens: context,
             facts: RequestFacts {
                 version: Some("2.1.42".into()),
                 ..RequestFacts::default()
             },
-            ..UsageRow::default()
+            ..usage_row(&format!("k{second}"), Some(time), context - read, read)
         }
     }
 
@@ -548,6 +545,10 @@ mod tests {
     fn chain(rows: Vec<UsageRow>) -> MainChain<'static> {
         let boundaries = vec![Vec::new(); rows.len()];
         MainChain {
+            times: rows
+                .iter()
+                .map(|row| Time::of(row.time.as_deref()))
+                .collect(),
             requests: rows.into_iter().map(Cow::Owned).collect(),
             boundaries,
             trailing_boundaries: Vec::new(),

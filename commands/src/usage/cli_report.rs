@@ -17,9 +17,8 @@ use crate::output_file::write_output_file;
 use crate::usage::chart::render_svg;
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::session_id::SessionId;
-use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::status_window::StatusWindow;
-use ctxhooks_shared::usage::threshold::ThresholdEnvironment;
 
 /// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
 pub const GLOSSARY: &str = "\
@@ -72,22 +71,37 @@ pub struct ReportArgs {
     /// Written as `export --out` writes: mode 0600, a FIFO written into.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// The cap: the auto-compact window W in tokens (default: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
-    /// else `autoCompactWindow` from the settings, else the model's window).
-    #[arg(long, value_name = "TOKENS")]
-    pub cap: Option<u64>,
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
     /// Ignored: a cache write no longer decides a class (kept so that old scripts still run).
     #[arg(long, value_name = "TOKENS", hide = true)]
     pub compaction_cache_write: Option<u64>,
     /// Ignored, as `--compaction-cache-write`.
     #[arg(long, value_name = "TOKENS", hide = true)]
     pub advisor_cache_write: Option<u64>,
-    /// Falls smaller than this are not drops.
-    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
-    pub min_drop: u64,
     /// How many minutes before a compaction its snapshot may have been taken.
     #[arg(long, value_name = "MINUTES", default_value_t = 15)]
     pub match_minutes: i64,
+}
+
+/// The cap and the smallest drop, as `report` and `history` take them.
+#[derive(Debug, Args)]
+pub struct ThresholdArgs {
+    /// The cap: the auto-compact window W in tokens (default: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`,
+    /// else `autoCompactWindow` from the settings, else the model's window).
+    #[arg(long, value_name = "TOKENS")]
+    pub cap: Option<u64>,
+    /// Falls smaller than this are not drops.
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_MIN_DROP)]
+    pub min_drop: u64,
+}
+
+impl ThresholdArgs {
+    /// The report's options with these thresholds, this process's environment and the user's
+    /// settings.
+    pub fn options(&self) -> ReportOptions {
+        ReportOptions::of_process(self.cap, self.min_drop)
+    }
 }
 
 /// Runs the command.
@@ -99,12 +113,8 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         );
     }
     let options = ReportOptions {
-        min_drop: args.min_drop,
-        cap: args.cap,
-        environment: ThresholdEnvironment::of_process(),
-        user_config_dir: claude_config_dir().ok(),
         match_before_seconds: args.match_minutes.saturating_mul(60),
-        ..ReportOptions::default()
+        ..args.thresholds.options()
     };
     let reports = if args.all {
         if args.svg.is_some() {

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
-use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain, seconds_between};
+use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain};
 use crate::archives::catalog::SnapshotEntry;
+use crate::time::{Time, seconds_between};
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};
 
@@ -13,7 +14,7 @@ use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Compaction {
     /// The boundary's time, else the first request after it.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// `structural` (a boundary or a compact summary) or `heuristic` (a drop's shape).
     pub basis: Basis,
     /// For a heuristic one: how sure it is (only `high` ones count for the floor and the
@@ -74,7 +75,7 @@ pub fn attempted_compactions(
     chain: &MainChain,
     snapshots: Option<&[SnapshotEntry]>,
     unmatched: &[String],
-) -> Vec<(usize, String)> {
+) -> Vec<(usize, Time)> {
     let Some(snapshots) = snapshots else {
         return Vec::new();
     };
@@ -83,14 +84,14 @@ pub fn attempted_compactions(
         .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
         .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
         .filter_map(|snapshot| {
-            let taken = chrono::DateTime::parse_from_rfc3339(&snapshot.metadata.created_at).ok()?;
-            let index = chain.requests.iter().rposition(|row| {
-                row.time
-                    .as_deref()
-                    .and_then(|time| chrono::DateTime::parse_from_rfc3339(time).ok())
-                    .is_some_and(|time| time <= taken)
+            let taken = Time::parse(&snapshot.metadata.created_at);
+            let at = taken.instant()?;
+            let index = chain.times.iter().rposition(|time| {
+                time.as_ref()
+                    .and_then(Time::instant)
+                    .is_some_and(|time| time <= at)
             })?;
-            Some((index, snapshot.metadata.created_at.clone()))
+            Some((index, taken))
         })
         .collect()
 }
@@ -111,8 +112,8 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             .checked_sub(1)
             .map(|before| chain.requests[before].context_tokens);
         let after = chain.requests.get(index).map(|row| row.context_tokens);
-        let next_time = chain.requests.get(index).and_then(|row| row.time.clone());
-        let structural = |time: Option<String>| Compaction {
+        let next_time = chain.times.get(index).cloned().flatten();
+        let structural = |time: Option<Time>| Compaction {
             time: time.or_else(|| next_time.clone()),
             basis: Basis::Structural,
             confidence: None,
@@ -138,7 +139,7 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
                     pre_tokens: boundary.pre_tokens,
                     post_tokens: boundary.post_tokens,
                     details: boundary.details.clone(),
-                    ..structural(boundary.time.clone())
+                    ..structural(Time::of(boundary.time.as_deref()))
                 });
             }
         }
@@ -148,7 +149,7 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
                 .get(index)
                 .is_some_and(|row| row.facts.markers.contains(&RequestMarker::CompactSummary));
         if summary_only {
-            compactions.push(structural(chain.requests[index].time.clone()));
+            compactions.push(structural(chain.times[index].clone()));
         }
         if let Some(drop) = drops.iter().find(|drop| {
             drop.after_index() == index
@@ -177,8 +178,8 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             let next = compactions[position].next_index();
             let between = &chain.requests[start..next];
             let seconds = seconds_between(
-                compactions[earlier].time.as_deref(),
-                compactions[position].time.as_deref(),
+                compactions[earlier].time.as_ref(),
+                compactions[position].time.as_ref(),
             );
             let compaction = &mut compactions[position];
             compaction.requests_since_previous_automatic = Some(between.len());

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::log::{SessionLog, TimelineItem};
-use ctxhooks_shared::store::clock::parse_timestamp_ms;
+use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
 use ctxhooks_shared::version::ClaudeVersion;
@@ -30,7 +30,8 @@ pub const COMPACTION_SHAPE_DIVISOR: u64 = 3;
 pub const THINKING_STRIPPED_ON_SWITCH: ClaudeVersion = ClaudeVersion(2, 1, 204);
 
 /// What a drop was, in JSON as the snake-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum DropClass {
     /// The conversation was summarized.
@@ -59,23 +60,13 @@ pub enum DropClass {
 impl DropClass {
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Compaction => "compaction",
-            Self::MicroCompaction => "micro_compaction",
-            Self::NoUsage => "no_usage",
-            Self::ModelSwitch => "model_switch",
-            Self::AdvisorRoundTrip => "advisor_round_trip",
-            Self::Resume => "resume",
-            Self::CliUpgrade => "cli_upgrade",
-            Self::IdleGap => "idle_gap",
-            Self::ThinkingDropped => "thinking_dropped",
-            Self::Undecided => "undecided",
-        }
+        self.into()
     }
 }
 
 /// Whether the class rests on a record in the transcript or on the shape of the numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// A record in the transcript says so (a boundary, a summary, a model name, advisor blocks,
@@ -90,11 +81,7 @@ pub enum Basis {
 impl Basis {
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Structural => "structural",
-            Self::Heuristic => "heuristic",
-            Self::None => "none",
-        }
+        self.into()
     }
 }
 
@@ -136,10 +123,7 @@ pub enum UndecidedReason {
     /// Mid tool loop, but smaller than any micro-compaction.
     MidLoopTooSmall,
     /// Mid tool loop, from a CLI with no client-side micro-compaction (2.1.332 on).
-    MidLoopNoMicroCompaction {
-        /// The version.
-        version: String,
-    },
+    MidLoopNoMicroCompaction { version: String },
     /// The log does not say which CLI version sent the requests, so what that version does at
     /// this point (clear tool results, send earlier thinking) is unknown.
     VersionUnknown,
@@ -151,10 +135,7 @@ pub enum UndecidedReason {
         thinking_tokens: u64,
     },
     /// At a new prompt, from a CLI that sends every earlier thinking block (2.1.332 on).
-    ThinkingKept {
-        /// The version.
-        version: String,
-    },
+    ThinkingKept { version: String },
     /// At a new prompt, but the cache was cold within its lifetime: the request's prefix changed.
     PrefixChanged,
     /// Neither a prompt nor a tool result came before the request.
@@ -168,7 +149,7 @@ pub enum DropEvidence {
     /// A `compact_boundary` record lies between the two requests.
     CompactBoundary {
         /// The boundary's time.
-        time: Option<String>,
+        time: Option<Time>,
         /// Its `trigger`.
         trigger: Option<Trigger>,
         /// Its `preTokens`.
@@ -259,7 +240,6 @@ pub enum Opening {
     Prompt,
     /// Tool results and no prompt: the request continues a tool loop.
     ToolResults,
-    /// Neither.
     #[default]
     Other,
 }
@@ -275,9 +255,7 @@ pub struct DropFacts {
     pub version_before: Option<String>,
     /// The CLI version of the request after.
     pub version_after: Option<String>,
-    /// The model before.
     pub model_before: Option<String>,
-    /// The model after.
     pub model_after: Option<String>,
     /// Cache read of the request after.
     pub cache_read_after: u64,
@@ -300,15 +278,13 @@ pub struct DropFacts {
 pub struct ContextDrop {
     /// The request before, numbered from 1 among main-chain requests (as in the text).
     pub request_before: usize,
-    /// The request after.
     pub request_after: usize,
     /// Time of the request after.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// Context of the request before.
     pub context_before: u64,
     /// Context of the request after.
     pub context_after: u64,
-    /// The class.
     pub class: DropClass,
     /// What the class rests on.
     pub basis: Basis,
@@ -317,7 +293,6 @@ pub struct ContextDrop {
     /// True when the class accounts for the amount that fell; false for the classes that only
     /// say what happened there (`resume`, `cli_upgrade`, `idle_gap`) and for `undecided`.
     pub explains_fall: bool,
-    /// The evidence.
     pub evidence: DropEvidence,
     /// The facts around the fall.
     pub facts: DropFacts,
@@ -343,6 +318,8 @@ pub struct MainChain<'log> {
     /// Main-chain requests in order, borrowed from the log (copied only when a version is
     /// filled in).
     pub requests: Vec<Cow<'log, UsageRow>>,
+    /// `times[i]`: request `i`'s time, read once.
+    pub times: Vec<Option<Time>>,
     /// `boundaries[i]`: compaction and micro-compaction boundaries between request `i - 1` and
     /// request `i` (`true` for a full compaction).
     pub boundaries: Vec<Vec<(bool, BoundaryRow)>>,
@@ -361,6 +338,7 @@ impl<'log> MainChain<'log> {
             match item {
                 TimelineItem::Request(row) if !row.sidechain => {
                     chain.requests.push(Cow::Borrowed(row));
+                    chain.times.push(Time::of(row.time.as_deref()));
                     chain.boundaries.push(std::mem::take(&mut pending));
                 }
                 TimelineItem::Compaction(row) if !row.sidechain => {
@@ -396,11 +374,4 @@ impl<'log> MainChain<'log> {
                     .contains(&RequestMarker::CompactSummary)
         })
     }
-}
-
-/// Seconds from `before` to `after` (RFC 3339), when both read and are in order.
-pub fn seconds_between(before: Option<&str>, after: Option<&str>) -> Option<u64> {
-    let before = parse_timestamp_ms(before?)?;
-    let after = parse_timestamp_ms(after?)?;
-    after.checked_sub(before).map(|ms| ms / 1_000)
 }

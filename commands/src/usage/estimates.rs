@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
+use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
     RuleTrigger, ThresholdInputs, Window, WindowSource, rule_trigger,
@@ -33,7 +34,7 @@ pub struct TriggerObservation {
     /// before the compaction.
     pub high: Option<u64>,
     /// The boundary's time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// What the automatic compactions of the session say about T.
@@ -88,7 +89,6 @@ pub enum Derivation {
 pub struct TriggerEstimate {
     /// T in tokens, when there is one.
     pub tokens: Option<u64>,
-    /// How.
     pub derivation: Derivation,
     /// The CLI's rule for the latest request's version and model.
     pub rule: RuleTrigger,
@@ -103,7 +103,6 @@ pub struct TriggerEstimate {
 /// The context after one trustworthy compaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Floor {
-    /// Tokens.
     pub tokens: u64,
     /// The request it was measured on, numbered from 1.
     pub request: usize,
@@ -116,12 +115,10 @@ pub struct Floor {
 /// The latest main-chain request with a context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LatestContext {
-    /// Tokens.
     pub tokens: u64,
     /// The request, numbered from 1.
     pub request: usize,
-    /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// A request that added context.
@@ -129,8 +126,7 @@ pub struct LatestContext {
 pub struct GrowingRequest {
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
-    /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// Context added since the previous request.
     pub added_tokens: u64,
     /// Tool-result bytes it sent.
@@ -271,7 +267,7 @@ pub fn estimate(
     chain: &MainChain,
     compactions: &[Compaction],
     inputs: &ThresholdInputs,
-    attempts: &[(usize, String)],
+    attempts: &[(usize, Time)],
 ) -> Estimates {
     let attempted = |index: usize| attempts.iter().any(|(attempt, _)| *attempt == index);
     let not_fired = |index: usize| {
@@ -389,7 +385,7 @@ pub fn estimate(
         .map(|(index, row)| LatestContext {
             tokens: row.context_tokens,
             request: index + 1,
-            time: row.time.clone(),
+            time: chain.times[index].clone(),
         });
     let room_left = tokens
         .zip(latest_context.as_ref())
@@ -400,7 +396,7 @@ pub fn estimate(
             let after = &chain.requests[index];
             GrowingRequest {
                 request: index + 1,
-                time: after.time.clone(),
+                time: chain.times[index].clone(),
                 added_tokens: added,
                 tool_result_bytes: after.tool_result_bytes,
                 tool_result_tokens_estimate: after.tool_result_bytes / BYTES_PER_TOKEN,

@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+use crate::time::Time;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -81,6 +83,22 @@ impl SessionLog {
             TimelineItem::Request(row) => Some(row),
             _ => None,
         })
+    }
+
+    /// The CLI version of the latest main-chain request that names one.
+    pub fn main_version(&self) -> Option<String> {
+        let main = self.requests().filter(|row| !row.sidechain);
+        main.filter_map(|row| row.facts.version.clone()).last()
+    }
+
+    /// The time of the first request that has one.
+    pub fn first_time(&self) -> Option<Time> {
+        Time::of(self.requests().find_map(|row| row.time.as_deref()))
+    }
+
+    /// The time of the last request that has one.
+    pub fn last_time(&self) -> Option<Time> {
+        Time::of(self.requests().filter_map(|row| row.time.as_deref()).last())
     }
 
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the

@@ -16,6 +16,9 @@ use super::snapshots::{
 };
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
+use crate::time::Time;
+use ctxhooks_shared::store::state_dir::claude_config_dir;
+use ctxhooks_shared::store::usage_record::TokenUsage;
 use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
@@ -57,19 +60,27 @@ impl Default for ReportOptions {
     }
 }
 
-/// Token sums over every request (main chain and sub-agents).
+impl ReportOptions {
+    /// The options a command gives: the cap and the smallest drop it was given, this process's
+    /// environment and the user's settings, the default snapshot matching.
+    pub fn of_process(cap: Option<u64>, min_drop: u64) -> Self {
+        Self {
+            min_drop,
+            cap,
+            environment: ThresholdEnvironment::of_process(),
+            user_config_dir: claude_config_dir().ok(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Token sums over every request (main chain and sub-agents), output the largest per request;
+/// `advisor` is the advisor's own tokens (its `advisor_message` iterations), by model: spent by
+/// another model than the session's, so not in the sums (ccusage lists them as that model's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
-    /// Uncached input.
-    pub input_tokens: u64,
-    /// Cache writes.
-    pub cache_creation_input_tokens: u64,
-    /// Cache reads.
-    pub cache_read_input_tokens: u64,
-    /// Output (largest per request).
-    pub output_tokens: u64,
-    /// The advisor's own tokens (its `advisor_message` iterations), by model: spent by another
-    /// model than the session's, so not in the sums above (ccusage lists them as that model's).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub advisor: Vec<ModelUsage>,
 }
@@ -77,14 +88,7 @@ pub struct Totals {
 impl Totals {
     /// Adds `more`'s sums (saturating).
     pub fn add(&mut self, more: &Self) {
-        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
-        self.cache_creation_input_tokens = self
-            .cache_creation_input_tokens
-            .saturating_add(more.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self
-            .cache_read_input_tokens
-            .saturating_add(more.cache_read_input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        self.tokens = self.tokens.saturating_add(more.tokens);
         add_by_model(&mut self.advisor, &more.advisor);
     }
 }
@@ -92,12 +96,10 @@ impl Totals {
 /// The largest main-chain context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Peak {
-    /// Tokens.
     pub context_tokens: u64,
     /// The request, numbered from 1 among main-chain requests.
     pub request: usize,
-    /// Its time.
-    pub time: Option<String>,
+    pub time: Option<Time>,
 }
 
 /// Everything `ctxhooks report` says about one session.
@@ -111,9 +113,7 @@ pub struct SessionReport {
     pub transcripts: Vec<String>,
     /// Requests (main chain and sub-agents).
     pub requests: usize,
-    /// Main-chain requests.
     pub main_requests: usize,
-    /// Sub-agent requests.
     pub sidechain_requests: usize,
     /// Token sums.
     pub totals: Totals,
@@ -123,7 +123,6 @@ pub struct SessionReport {
     pub contexts: Vec<u64>,
     /// Falls of at least the minimum between main-chain requests.
     pub drops: Vec<ContextDrop>,
-    /// Compactions.
     pub compactions: Vec<Compaction>,
     /// The snapshot cross-check.
     pub snapshots: SnapshotCheck,
@@ -131,7 +130,6 @@ pub struct SessionReport {
     pub estimates: Estimates,
     /// Thresholds used.
     pub thresholds: AppliedThresholds,
-    /// Warnings.
     pub warnings: Vec<Warning>,
     /// Transcript lines that could not be read and were skipped, per transcript.
     pub skipped_lines: Vec<SkippedLinesRow>,
@@ -218,7 +216,7 @@ pub fn build_report(
         .map(|(index, row)| Peak {
             context_tokens: row.context_tokens,
             request: index + 1,
-            time: row.time.clone(),
+            time: chain.times[index].clone(),
         });
     SessionReport {
         schema: REPORT_SCHEMA,
@@ -247,20 +245,30 @@ pub fn build_report(
     }
 }
 
+impl SessionReport {
+    /// The peak as a share of T, when both are known.
+    pub fn peak_to_trigger(&self) -> Option<f64> {
+        ratio(
+            self.peak.as_ref()?.context_tokens,
+            self.estimates.trigger.tokens?,
+        )
+    }
+}
+
+/// `numerator / denominator` for people (`None` for a denominator of 0).
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "token counts are far below 2^52; the ratio is for people"
+)]
+pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
+}
+
 fn totals(rows: &[&UsageRow]) -> Totals {
     let mut totals = Totals::default();
     for row in rows {
         // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.input_tokens = totals.input_tokens.saturating_add(row.tokens.input_tokens);
-        totals.cache_creation_input_tokens = totals
-            .cache_creation_input_tokens
-            .saturating_add(row.tokens.cache_creation_input_tokens);
-        totals.cache_read_input_tokens = totals
-            .cache_read_input_tokens
-            .saturating_add(row.tokens.cache_read_input_tokens);
-        totals.output_tokens = totals
-            .output_tokens
-            .saturating_add(row.tokens.output_tokens);
+        totals.tokens = totals.tokens.saturating_add(row.tokens);
         add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     totals
@@ -269,25 +277,20 @@ fn totals(rows: &[&UsageRow]) -> Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::usage_row;
     use crate::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
-    use ctxhooks_shared::store::usage_record::{TokenUsage, UsageRow};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
     fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
-        UsageRecord::Request(UsageRow {
-            time: Some(format!("2026-01-01T00:00:{:02}Z", key.len())),
-            transcript: "t".into(),
-            key: key.into(),
-            tokens: TokenUsage {
-                cache_creation_input_tokens: cache_write,
-                cache_read_input_tokens: context - cache_write,
-                ..TokenUsage::default()
-            },
-            context_tokens: context,
-            ..UsageRow::default()
-        })
+        let time = format!("2026-01-01T00:00:{:02}Z", key.len());
+        UsageRecord::Request(usage_row(
+            key,
+            Some(time),
+            cache_write,
+            context - cache_write,
+        ))
     }
 
     fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::archives::catalog::SnapshotEntry;
+use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 
 /// Default: how long before a compaction's boundary its snapshot may have been taken.
@@ -17,7 +18,7 @@ pub const DEFAULT_MATCH_AFTER_SECONDS: i64 = 120;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CompactionPoint {
     /// Its time (the boundary's, else the first request after it).
-    pub time: Option<String>,
+    pub time: Option<Time>,
     /// `auto`, `manual`, or unknown.
     pub trigger: Option<Trigger>,
     /// False for a heuristic compaction of low confidence: it is not checked (neither matched
@@ -50,12 +51,6 @@ pub struct SnapshotCheck {
     pub snapshots_without_compaction: Vec<String>,
 }
 
-fn parse_time(text: Option<&str>) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text?)
-        .ok()
-        .map(|time| time.with_timezone(&Utc))
-}
-
 /// Pairs each compaction with its snapshot: the last one taken before it within the window (a
 /// later one only when none was), with the same trigger.
 pub fn match_snapshots(
@@ -73,13 +68,17 @@ pub fn match_snapshots(
         };
     };
     let mut used = vec![false; snapshots.len()];
+    let taken: Vec<Option<DateTime<Utc>>> = snapshots
+        .iter()
+        .map(|snapshot| Time::parse(&snapshot.metadata.created_at).instant())
+        .collect();
     let mut matched = Vec::new();
     let mut without = Vec::new();
     for (index, compaction) in compactions.iter().enumerate() {
         if !compaction.checked {
             continue;
         }
-        let Some(time) = parse_time(compaction.time.as_deref()) else {
+        let Some(time) = compaction.time.as_ref().and_then(Time::instant) else {
             without.push(index);
             continue;
         };
@@ -98,8 +97,8 @@ pub fn match_snapshots(
                     .as_ref()
                     .is_none_or(|trigger| *trigger == snapshot.metadata.trigger)
             })
-            .filter_map(|(position, snapshot)| {
-                let taken = parse_time(Some(&snapshot.metadata.created_at))?;
+            .filter_map(|(position, _)| {
+                let taken = taken[position]?;
                 let milliseconds = (time - taken).num_milliseconds();
                 (milliseconds <= before_seconds.saturating_mul(1000)
                     && milliseconds >= after_seconds.saturating_mul(1000).saturating_neg())
@@ -160,7 +159,7 @@ mod tests {
 
     fn point(time: &str) -> CompactionPoint {
         CompactionPoint {
-            time: Some(time.to_owned()),
+            time: Some(Time::parse(time)),
             trigger: Some(Trigger::Auto),
             checked: true,
         }

@@ -9,10 +9,11 @@ use super::drops::{
 };
 use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
 use super::log::{SessionLog, SkippedLogLines, TimelineItem};
-use super::report::SessionReport;
+use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
-use ctxhooks_shared::store::clock::parse_timestamp_ms;
+use crate::time::{Time, readable_time};
 use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::TokenUsage;
 use ctxhooks_shared::store::usage_record::{
     CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
 };
@@ -41,21 +42,6 @@ pub fn signed_thousands(value: i64) -> String {
     } else {
         thousands(value.unsigned_abs())
     }
-}
-
-/// A transcript time as a person reads it: `2026-01-07 12:36:14 UTC` (any offset converted);
-/// the text as written when it is no RFC 3339 time; `time unknown` when there is none.
-pub fn readable_time(time: Option<&str>) -> String {
-    let Some(time) = time else {
-        return "time unknown".to_owned();
-    };
-    parse_timestamp_ms(time)
-        .and_then(|ms| i64::try_from(ms).ok())
-        .and_then(chrono::DateTime::from_timestamp_millis)
-        .map_or_else(
-            || time.to_owned(),
-            |parsed| parsed.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
-        )
 }
 
 /// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
@@ -90,41 +76,45 @@ pub fn request_label(report: &SessionReport) -> &'static str {
     }
 }
 
+/// Token counts in words: `input 3, cache write 1,200, cache read 45,000, output 310`.
+pub fn tokens_text(tokens: &TokenUsage) -> String {
+    format!(
+        "input {}, cache write {}, cache read {}, output {}",
+        thousands(tokens.input_tokens),
+        thousands(tokens.cache_creation_input_tokens),
+        thousands(tokens.cache_read_input_tokens),
+        thousands(tokens.output_tokens),
+    )
+}
+
 /// What the table says after a request that called the advisor: the advisor's own tokens, by
 /// model, when the response wrote them.
 fn advisor_suffix(row: &UsageRow) -> String {
     if !row.advisor {
         return String::new();
     }
-    let mut suffix = "  advisor".to_owned();
-    for usage in &row.advisor_usage {
-        let _ = write!(
-            suffix,
-            " {}: input {}, cache write {}, cache read {}, output {}",
-            usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.tokens.input_tokens),
-            thousands(usage.tokens.cache_creation_input_tokens),
-            thousands(usage.tokens.cache_read_input_tokens),
-            thousands(usage.tokens.output_tokens),
-        );
-    }
-    suffix
+    let models: Vec<String> = (row.advisor_usage.iter())
+        .map(|usage| model_text(usage, ": "))
+        .collect();
+    format!("  advisor {}", models.join(" "))
+        .trim_end()
+        .to_owned()
 }
 
-/// One line per model of the advisor's own tokens, each starting with `indent`: another model
-/// than the session's spent them, so the token line above does not count them.
-pub fn advisor_totals_lines(advisor: &[ModelUsage], indent: &str) -> String {
-    let mut text = String::new();
-    for usage in advisor {
-        let _ = writeln!(
-            text,
-            "{indent}advisor {} (not in the tokens above): input {}, cache write {}, cache read {}, output {}",
-            usage.model.as_deref().unwrap_or("(model unnamed)"),
-            thousands(usage.tokens.input_tokens),
-            thousands(usage.tokens.cache_creation_input_tokens),
-            thousands(usage.tokens.cache_read_input_tokens),
-            thousands(usage.tokens.output_tokens),
-        );
+/// Another model's name (the advisor's), `between`, and its tokens in words.
+fn model_text(usage: &ModelUsage, between: &str) -> String {
+    let name = usage.model.as_deref().unwrap_or("(model unnamed)");
+    format!("{name}{between}{}", tokens_text(&usage.tokens))
+}
+
+/// The token line of `totals`, then one line per model of the advisor's own tokens (another
+/// model than the session's spent them, so the token line does not count them), each line
+/// starting with `indent`.
+pub fn totals_lines(totals: &Totals, indent: &str) -> String {
+    let mut text = format!("{indent}tokens: {}\n", tokens_text(&totals.tokens));
+    for usage in &totals.advisor {
+        let advisor = model_text(usage, " (not in the tokens above): ");
+        let _ = writeln!(text, "{indent}advisor {advisor}");
     }
     text
 }
@@ -150,7 +140,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                 let _ = writeln!(
                     text,
                     "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
-                    readable_time(row.time.as_deref()),
+                    readable_time(Time::of(row.time.as_deref()).as_ref()),
                     row.model.as_deref().unwrap_or("-"),
                     thousands(row.tokens.input_tokens),
                     thousands(row.tokens.cache_creation_input_tokens),
@@ -181,7 +171,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                     } else {
                         ""
                     },
-                    readable_time(boundary.time.as_deref()),
+                    readable_time(Time::of(boundary.time.as_deref()).as_ref()),
                     boundary.trigger.as_ref().map_or("unknown", Trigger::as_str),
                     boundary
                         .pre_tokens
@@ -247,16 +237,7 @@ pub fn report_text(report: &SessionReport) -> String {
         "  requests: {} ({} main chain, {} sub-agent)",
         report.requests, report.main_requests, report.sidechain_requests
     );
-    let totals = &report.totals;
-    let _ = writeln!(
-        text,
-        "  tokens: input {}, cache write {}, cache read {}, output {}",
-        thousands(totals.input_tokens),
-        thousands(totals.cache_creation_input_tokens),
-        thousands(totals.cache_read_input_tokens),
-        thousands(totals.output_tokens),
-    );
-    text.push_str(&advisor_totals_lines(&totals.advisor, "  "));
+    text.push_str(&totals_lines(&report.totals, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
     }
@@ -270,7 +251,7 @@ pub fn report_text(report: &SessionReport) -> String {
             "  peak context: {} ({label} {}, {})",
             thousands(peak.context_tokens),
             peak.request,
-            readable_time(peak.time.as_deref())
+            readable_time(peak.time.as_ref())
         );
     }
     let _ = writeln!(
@@ -319,7 +300,7 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
         drop.request_before,
         drop.request_after,
-        readable_time(drop.time.as_deref()),
+        readable_time(drop.time.as_ref()),
         thousands(drop.context_before),
         thousands(drop.context_after),
         thousands(fall),
@@ -348,7 +329,7 @@ fn compactions_text(report: &SessionReport) -> String {
             text,
             "    {}. {}  {}; {snapshot}",
             index + 1,
-            readable_time(compaction.time.as_deref()),
+            readable_time(compaction.time.as_ref()),
             compaction_summary(compaction),
         );
     }
@@ -483,7 +464,7 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
                 text,
                 "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
                 request.request,
-                readable_time(request.time.as_deref()),
+                readable_time(request.time.as_ref()),
                 thousands(request.added_tokens),
                 thousands(request.tool_result_bytes),
                 thousands(request.tool_result_tokens_estimate),
@@ -769,7 +750,7 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
             pre_tokens,
         } => format!(
             "a compact_boundary record{} (trigger {}, preTokens {}) lies between the two requests",
-            time.as_deref()
+            time.as_ref()
                 .map(|time| format!(" at {}", readable_time(Some(time))))
                 .unwrap_or_default(),
             trigger_name(trigger),
@@ -928,7 +909,7 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
 
 /// A warning in words; `label` names requests as [`request_label`] says.
 pub fn warning_text(warning: &Warning, label: &str) -> String {
-    let when = |time: &Option<String>| readable_time(time.as_deref());
+    let when = |time: &Option<Time>| readable_time(time.as_ref());
     match warning {
         Warning::CompactionLoop {
             compaction,
@@ -1028,14 +1009,17 @@ mod tests {
     #[test]
     fn times_and_durations_read_as_words() {
         assert_eq!(
-            readable_time(Some("2026-01-07T12:36:14.177Z")),
+            readable_time(Time::of(Some("2026-01-07T12:36:14.177Z")).as_ref()),
             "2026-01-07 12:36:14 UTC"
         );
         assert_eq!(
-            readable_time(Some("2026-01-07T14:36:14+02:00")),
+            readable_time(Time::of(Some("2026-01-07T14:36:14+02:00")).as_ref()),
             "2026-01-07 12:36:14 UTC"
         );
-        assert_eq!(readable_time(Some("yesterday")), "yesterday");
+        assert_eq!(
+            readable_time(Time::of(Some("yesterday")).as_ref()),
+            "yesterday"
+        );
         assert_eq!(readable_time(None), "time unknown");
         assert_eq!(duration(45), "45 s");
         assert_eq!(duration(200), "3 min 20 s");

@@ -8,6 +8,7 @@ use super::compactions::Compaction;
 use super::drops::MainChain;
 use super::estimates::{ADVISOR_FACTOR, Estimates, growths};
 use super::snapshots::SnapshotCheck;
+use crate::time::Time;
 
 /// Automatic compactions fewer than this many main-chain requests apart form a loop (when they
 /// are also close in time): the context refilled past the trigger at once.
@@ -18,7 +19,8 @@ pub const LOOP_REQUESTS: usize = 5;
 pub const LOOP_SECONDS: u64 = 15 * 60;
 
 /// A problem worth a look. Request and compaction numbers count from 1, as in the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Warning {
     /// Two automatic compactions only a few requests and minutes apart: the context refills
@@ -35,14 +37,12 @@ pub enum Warning {
         /// Seconds between the two, when both times are known.
         seconds: Option<u64>,
         /// The later compaction's time.
-        time: Option<String>,
+        time: Option<Time>,
     },
     /// A compaction with no `PreCompact` snapshot.
     CompactionWithoutSnapshot {
-        /// The compaction.
         compaction: usize,
-        /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
     },
     /// A snapshot with no compaction in the usage log.
     SnapshotWithoutCompaction {
@@ -51,7 +51,6 @@ pub enum Warning {
     },
     /// The context right after compaction is already at or above the trigger.
     FloorAboveTrigger {
-        /// The floor.
         floor: u64,
         /// The trigger estimate.
         trigger: u64,
@@ -60,21 +59,17 @@ pub enum Warning {
     },
     /// One request added more than the headroom.
     RequestExceedsHeadroom {
-        /// The request.
         request: usize,
-        /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
         /// Tokens the turn added.
         added_tokens: u64,
-        /// The headroom.
         headroom: i64,
     },
     /// An advisor call whose inflated context would reach the trigger.
     AdvisorCrossesTrigger {
         /// The request that called the advisor.
         request: usize,
-        /// Its time.
-        time: Option<String>,
+        time: Option<Time>,
         /// The context before the call.
         context_before: u64,
         /// That context times [`ADVISOR_FACTOR`].
@@ -87,14 +82,7 @@ pub enum Warning {
 impl Warning {
     /// The warning's kind, as JSON spells it.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Self::CompactionLoop { .. } => "compaction_loop",
-            Self::CompactionWithoutSnapshot { .. } => "compaction_without_snapshot",
-            Self::SnapshotWithoutCompaction { .. } => "snapshot_without_compaction",
-            Self::FloorAboveTrigger { .. } => "floor_above_trigger",
-            Self::RequestExceedsHeadroom { .. } => "request_exceeds_headroom",
-            Self::AdvisorCrossesTrigger { .. } => "advisor_crosses_trigger",
-        }
+        self.into()
     }
 }
 
@@ -167,7 +155,7 @@ fn headroom_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
         .filter(|(_, added)| i64::try_from(*added).unwrap_or(i64::MAX) > headroom)
         .map(|(index, added)| Warning::RequestExceedsHeadroom {
             request: index + 1,
-            time: chain.requests[index].time.clone(),
+            time: chain.times[index].clone(),
             added_tokens: added,
             headroom,
         })
@@ -195,7 +183,7 @@ fn advisor_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
         if inflated >= trigger {
             warnings.push(Warning::AdvisorCrossesTrigger {
                 request: index + 1,
-                time: row.time.clone(),
+                time: chain.times[index].clone(),
                 context_before: before,
                 inflated,
                 trigger,

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use ctxhooks_commands::install::handlers::planned_handlers;
-use ctxhooks_commands::install::installer::{install, install_with_status_line, uninstall};
+use ctxhooks_commands::install::installer::{InstallRequest, install, uninstall};
 use ctxhooks_commands::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
 };
@@ -401,6 +401,21 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
         fs_err::write(binaries.join(binary.name), "").unwrap();
     }
     let planned = planned_handlers(&binaries);
+    let plain = StatusLinePlan::not_requested(&binaries);
+    fn request<'a>(
+        settings: &'a Path,
+        binaries: &'a Path,
+        plan: &'a StatusLinePlan,
+    ) -> InstallRequest<'a> {
+        InstallRequest {
+            settings_path: settings,
+            binaries_dir: binaries,
+            omitted: &[],
+            new_file_mode: 0o600,
+            dry_run: false,
+            status_line: plan,
+        }
+    }
     // The merge on values: adding then removing our handlers gives the value back.
     runner(256)
         .run(&settings_value(), |original| {
@@ -438,7 +453,7 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
                 None => original.to_string(),
             };
             fs_err::write(&settings, &text).unwrap();
-            let first = install(&state, &settings, &binaries, &[], 0o600, false).unwrap();
+            let first = install(&state, &request(&settings, &binaries, &plain)).unwrap();
             prop_assert!(first.changed);
             let installed = fs_err::read(&settings).unwrap();
             let mut value: Value = serde_json::from_slice(&installed).unwrap();
@@ -462,7 +477,7 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
             // the file says.
             let before: Value = serde_json::from_str(&text).unwrap();
             prop_assert_eq!(&value, &before);
-            let second = install(&state, &settings, &binaries, &[], 0o600, false).unwrap();
+            let second = install(&state, &request(&settings, &binaries, &plain)).unwrap();
             prop_assert!(!second.changed);
             prop_assert_eq!(fs_err::read(&settings).unwrap(), installed);
             uninstall(&state, &settings, false).unwrap();
@@ -474,17 +489,13 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
                 planned: status_line_value(&binaries.join("ctxhooks")),
                 elsewhere: Vec::new(),
             };
-            let with_line =
-                install_with_status_line(&state, &settings, &binaries, &[], 0o600, false, &plan)
-                    .unwrap();
+            let with_line = install(&state, &request(&settings, &binaries, &plan)).unwrap();
             prop_assert_eq!(
                 with_line.status_line.map(|line| line.action),
                 Some(StatusLineAction::Added)
             );
             let installed = fs_err::read(&settings).unwrap();
-            let again =
-                install_with_status_line(&state, &settings, &binaries, &[], 0o600, false, &plan)
-                    .unwrap();
+            let again = install(&state, &request(&settings, &binaries, &plan)).unwrap();
             prop_assert!(!again.changed);
             prop_assert_eq!(fs_err::read(&settings).unwrap(), installed);
             uninstall(&state, &settings, false).unwrap();

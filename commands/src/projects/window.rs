@@ -4,6 +4,8 @@
 use anyhow::{Result, bail};
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::time::Time;
+
 /// The times a report covers: from `since` (inclusive) to `until` (inclusive).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TimeWindow {
@@ -33,24 +35,22 @@ impl TimeWindow {
         self.since.is_none() && self.until.is_none()
     }
 
-    /// Returns true if and only if the RFC 3339 `time` lies in the window (a time that does not
-    /// read as one lies only in an open window).
-    pub fn contains(&self, time: &str) -> bool {
+    /// Returns true if and only if `time` lies in the window (a text that is no time lies only
+    /// in an open window).
+    pub fn contains(&self, time: &Time) -> bool {
         if self.is_open() {
             return true;
         }
-        let Ok(time) = DateTime::parse_from_rfc3339(time) else {
-            return false;
-        };
-        let time = time.with_timezone(&Utc);
-        self.since.is_none_or(|since| time >= since) && self.until.is_none_or(|until| time <= until)
+        time.instant().is_some_and(|time| {
+            self.since.is_none_or(|since| time >= since)
+                && self.until.is_none_or(|until| time <= until)
+        })
     }
 
-    /// The UTC date of an RFC 3339 time (a reader of many times names each day once, with
+    /// The UTC date of a time (a reader of many times names each day once, with
     /// [`TimeWindow::day_text`]).
-    pub fn date_of(time: &str) -> Option<NaiveDate> {
-        let time = DateTime::parse_from_rfc3339(time).ok()?;
-        Some(time.with_timezone(&Utc).date_naive())
+    pub fn date_of(time: &Time) -> Option<NaiveDate> {
+        Some(time.instant()?.date_naive())
     }
 
     /// A date as the history names a day: `YYYY-MM-DD`.
@@ -84,16 +84,17 @@ mod tests {
     #[test]
     fn a_day_covers_itself_and_times_read_in_any_offset() {
         let window = TimeWindow::parse(Some("2026-09-01"), Some("2026-09-02")).unwrap();
-        assert!(window.contains("2026-09-01T00:00:00.000Z"));
-        assert!(window.contains("2026-09-02T23:59:59.000Z"));
-        assert!(!window.contains("2026-09-03T00:00:00Z"));
-        assert!(window.contains("2026-09-03T01:00:00+02:00"));
-        assert!(!window.contains("yesterday"));
-        assert!(TimeWindow::default().contains("yesterday"));
+        let contains = |window: &TimeWindow, text| window.contains(&Time::parse(text));
+        assert!(contains(&window, "2026-09-01T00:00:00.000Z"));
+        assert!(contains(&window, "2026-09-02T23:59:59.000Z"));
+        assert!(!contains(&window, "2026-09-03T00:00:00Z"));
+        assert!(contains(&window, "2026-09-03T01:00:00+02:00"));
+        assert!(!contains(&window, "yesterday"));
+        assert!(contains(&TimeWindow::default(), "yesterday"));
         assert!(TimeWindow::parse(Some("2026-09-02"), Some("2026-09-01")).is_err());
         assert!(TimeWindow::parse(Some("last week"), None).is_err());
         assert_eq!(
-            TimeWindow::date_of("2026-09-01T23:30:00-01:00")
+            TimeWindow::date_of(&Time::parse("2026-09-01T23:30:00-01:00"))
                 .map(TimeWindow::day_text)
                 .as_deref(),
             Some("2026-09-02")

@@ -1,13 +1,11 @@
-//! Reading transcripts at rest for the history, fast: every core reads whole sessions from one
-//! shared queue, each file is read once and each line parsed at most once, and the usage ingest
+//! Reading transcripts at rest for the history, fast: each file is read once and each line
+//! parsed at most once, and the usage ingest
 //! is fed only the lines whose kind can matter ([`Ingest::passes_unread`]; a line that starts
 //! with its `type` is told from its first bytes and never parsed). The rows are the ingest's
 //! own: the same [`Ingest`] the Stop hook runs, fed the same lines except those it says change
 //! nothing.
 
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -125,40 +123,4 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
 /// folds the full read (the two must agree on every real transcript; the tests check it).
 pub fn log_of_transcript(path: &Path) -> Result<SessionLog> {
     Ok(SessionLog::from_records(read_transcript(path)?.records))
-}
-
-/// Runs `work` on every item with one thread per core (at most one per item), taking items
-/// from one shared queue in order, and returns the results in the items' order.
-pub fn for_each_parallel<T, R, F>(items: &[T], work: F) -> Vec<R>
-where
-    T: Sync,
-    R: Send,
-    F: Fn(&T) -> R + Sync,
-{
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut mine = Vec::new();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    mine.push((index, work(item)));
-                }
-                if let Ok(mut results) = results.lock() {
-                    results.extend(mine);
-                }
-            });
-        }
-    });
-    let mut results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    results.sort_by_key(|(index, _)| *index);
-    results.into_iter().map(|(_, result)| result).collect()
 }

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use anyhow::Result;
+
 use ctxhooks_shared::transcript::file::TranscriptFile;
-use ctxhooks_shared::transcript::lines::split_lines;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::record::Record;
 
 /// One session's transcripts, as found on disk.
@@ -43,14 +45,14 @@ impl SessionFiles {
 /// What could not be read, and where (typed; `text.rs` and `json.rs` put it in words).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    /// The path concerned.
     pub path: PathBuf,
     /// What is wrong with it.
     pub kind: ProblemKind,
 }
 
 /// What is wrong with a path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum ProblemKind {
     /// Nothing is there.
     Missing,
@@ -77,13 +79,7 @@ pub enum ProblemKind {
 impl ProblemKind {
     /// The JSON spelling.
     pub fn code(&self) -> &'static str {
-        match self {
-            Self::Missing => "missing",
-            Self::NotAFolder => "not_a_folder",
-            Self::NotAProjectsFolder { .. } => "not_a_projects_folder",
-            Self::Unreadable { .. } => "unreadable",
-            Self::NotATranscript { .. } => "not_a_transcript",
-        }
+        self.into()
     }
 }
 
@@ -206,7 +202,11 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             let stem = name.trim_end_matches(".jsonl");
             if stem.starts_with("agent-") {
                 // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the parent.
-                let parent = first_session_id(&entry.path).unwrap_or_else(|| stem.to_owned());
+                let parent = TranscriptFile::open(&entry.path)
+                    .and_then(|mut file| first_session_id(&mut file))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| stem.to_owned());
                 let session = sessions
                     .entry(parent.clone())
                     .or_insert_with(|| new_session(&parent));
@@ -288,28 +288,47 @@ fn is_jsonl(path: &Path) -> bool {
         .is_some_and(|extension| extension == "jsonl")
 }
 
-/// The `sessionId` of the first of a transcript's first 64 lines that has one.
-fn first_session_id(path: &Path) -> Option<String> {
-    let mut opened = TranscriptFile::open(path).ok()?;
+/// The `sessionId` of a transcript's first record that has one, however far down it is (a
+/// sub-agent's file may open with snapshots and summaries that name none); read no further.
+pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String>> {
     let mut found = None;
-    let mut lines = 0;
-    let _ = split_lines(
-        opened.file_mut(),
-        0,
-        true,
-        ctxhooks_shared::transcript::lines::MAX_LINE_BYTES,
-        |line| {
-            lines += 1;
-            found = line
-                .bytes
-                .and_then(Record::parse)
-                .and_then(|record| record.session_id.text().map(str::to_owned));
-            if found.is_some() || lines >= 64 {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        },
-    );
-    found
+    split_lines(transcript.file_mut(), 0, true, MAX_LINE_BYTES, |line| {
+        found = line
+            .bytes
+            .and_then(Record::parse)
+            .and_then(|record| record.session_id.text().map(str::to_owned));
+        if found.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flat_agent_file_joins_the_session_its_first_session_id_names_however_far_down() {
+        // A 2.0.x sub-agent's transcript beside the sessions, whose first 100 lines (snapshots,
+        // summaries) carry no `sessionId`: its first line that does names the parent.
+        let folder = ctxhooks_shared::test_support::TempFolder::new("discover-agent");
+        let project = folder.join("-work-project");
+        fs_err::create_dir_all(&project).unwrap();
+        let snapshot = "{\"type\":\"file-history-snapshot\",\"messageId\":\"m\"}\n";
+        let mut text = snapshot.repeat(100);
+        text.push_str(
+            "{\"type\":\"user\",\"sessionId\":\"parent\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        );
+        fs_err::write(project.join("agent-a1.jsonl"), text).unwrap();
+        let found = discover(&[folder.path().to_path_buf()]);
+        let sessions: Vec<(&str, usize)> = found
+            .sessions
+            .iter()
+            .map(|session| (session.session_id.as_str(), session.agents.len()))
+            .collect();
+        assert_eq!(sessions, [("parent", 1)]);
+    }
 }

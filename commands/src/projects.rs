@@ -1,0 +1,62 @@
+//! Claude Code's projects folders, read at rest by `history` and `export`: every session's
+//! transcripts found in them (`discover.rs`), each transcript read once with the usage ingest
+//! (`read.rs`), through the cache of the last run's readings (`cache.rs`), a session's
+//! transcripts folded into one log (`session.rs`), the time filter (`window.rs`), and what could
+//! not be read, in words (`text.rs`).
+
+pub mod cache;
+pub mod discover;
+pub mod read;
+pub mod session;
+pub mod text;
+pub mod window;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use cache::{Cache, Reading};
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+
+/// Which projects folders a command reads.
+#[derive(Debug, Args)]
+pub struct ProjectsArgs {
+    /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
+    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
+    /// folder, for `export`), an error and exit 1.
+    #[arg(long = "projects", value_name = "DIR")]
+    pub projects: Vec<PathBuf>,
+}
+
+impl ProjectsArgs {
+    /// The projects folders `--projects` names, else the default one.
+    pub fn folders(&self) -> Result<Vec<PathBuf>> {
+        if self.projects.is_empty() {
+            return Ok(vec![claude_config_dir()?.join("projects")]);
+        }
+        Ok(self.projects.clone())
+    }
+}
+
+/// How `history` and `export` read transcripts: through the cache in the state folder
+/// (`<state>/history-cache/`), unless `no_cache` or no state folder can be named.
+pub fn reading(no_cache: bool) -> Reading {
+    let state = (!no_cache).then(|| StateDir::locate().ok()).flatten();
+    Reading {
+        cache: state.and_then(|state| Cache::open(&state)),
+    }
+}
+
+/// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.
+pub fn slug_of(path: &str) -> String {
+    path.chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() {
+                character
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}

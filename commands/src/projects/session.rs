@@ -1,0 +1,77 @@
+//! One session's transcripts read into one usage log: its main transcript first, then its
+//! sub-agents', each through the cache; what cannot be read is a problem, and the rest still
+//! counts.
+
+use serde::Serialize;
+
+use super::cache::Reading;
+use super::discover::{Problem, ProblemKind, SessionFiles};
+use crate::usage::log::SessionLog;
+use ctxhooks_shared::store::usage_record::UsageRecord;
+
+/// One session's transcripts, read.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedSession {
+    /// The usage log the transcripts give (main transcript first).
+    pub log: SessionLog,
+    /// The transcripts that held Claude Code records, with their request counts.
+    pub transcripts: Vec<TranscriptSummary>,
+    /// What could not be read.
+    pub problems: Vec<Problem>,
+    /// Lines the ingest was not fed because their kind changes nothing.
+    pub passed_lines: u64,
+    /// Transcripts the cache served.
+    pub cached: usize,
+}
+
+/// One transcript of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TranscriptSummary {
+    pub path: String,
+    /// True for a sub-agent's own transcript.
+    pub sub_agent: bool,
+    pub requests: usize,
+}
+
+/// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold
+/// no Claude Code record, is a problem; the others still count.
+pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
+    let mut loaded = LoadedSession::default();
+    let mut records: Vec<UsageRecord> = Vec::new();
+    for path in files.transcripts() {
+        match reading.read(path) {
+            Ok((read, cached)) => {
+                loaded.cached += usize::from(cached);
+                loaded.passed_lines += read.passed_lines;
+                if read.is_foreign() {
+                    loaded.problems.push(Problem {
+                        path: path.clone(),
+                        kind: ProblemKind::NotATranscript {
+                            unreadable_lines: read.unreadable_lines(),
+                        },
+                    });
+                    continue;
+                }
+                let requests = read
+                    .records
+                    .iter()
+                    .filter(|record| matches!(record, UsageRecord::Request(_)))
+                    .count();
+                loaded.transcripts.push(TranscriptSummary {
+                    path: path.display().to_string(),
+                    sub_agent: Some(path) != files.main.as_ref(),
+                    requests,
+                });
+                records.extend(read.records);
+            }
+            Err(error) => loaded.problems.push(Problem {
+                path: path.clone(),
+                kind: ProblemKind::Unreadable {
+                    error: format!("{error:#}"),
+                },
+            }),
+        }
+    }
+    loaded.log = SessionLog::from_records(records);
+    loaded
+}
