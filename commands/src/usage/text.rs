@@ -276,7 +276,7 @@ pub fn report_text(report: &SessionReport) -> String {
         let _ = writeln!(
             text,
             "    [{}] {}",
-            warning.kind(),
+            <&str>::from(warning),
             warning_text(warning, label)
         );
     }
@@ -293,8 +293,8 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         None => "",
     };
     let class = match drop.basis {
-        Basis::None => drop.class.as_str().to_owned(),
-        basis => format!("{} ({}{confidence})", drop.class.as_str(), basis.as_str()),
+        Basis::None => drop.class.to_string(),
+        basis => format!("{} ({basis}{confidence})", drop.class),
     };
     let mut text = format!(
         "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
