@@ -35,6 +35,11 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
+/// `1,234`, or `-` for a count nobody knows.
+pub fn thousands_or_dash(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_owned(), thousands)
+}
+
 /// `-1,234` or `1,234`.
 pub fn signed_thousands(value: i64) -> String {
     if value < 0 {
@@ -365,11 +370,10 @@ fn compaction_summary(compaction: &Compaction) -> String {
         compaction.post_tokens,
         &compaction.details,
     ));
-    let or_dash = |tokens: Option<u64>| tokens.map_or_else(|| "-".to_owned(), thousands);
     parts.push(format!(
         "context {} before, {} after (request {})",
-        or_dash(compaction.context_before),
-        or_dash(compaction.context_after),
+        thousands_or_dash(compaction.context_before),
+        thousands_or_dash(compaction.context_after),
         compaction.next_request
     ));
     if let Some(requests) = compaction.requests_since_previous_automatic {
