@@ -5,12 +5,39 @@
 
 use std::io::Write as _;
 use std::os::unix::fs::FileTypeExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 
 use crate::links::resolve_links;
+use crate::output;
 use ctxhooks_shared::store::files;
+
+/// How `report` and `history` print: words or JSON, and an SVG written beside them (the help
+/// is `report`'s; `history` words its own with `mut_arg`).
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Print JSON (an array with `--all`).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write an SVG chart of context per request (one session only); says on stderr where.
+    /// Written as `export --out` writes: mode 0600, a FIFO written into.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+impl RenderArgs {
+    /// Writes the SVG `draw` makes to the `--svg` file, when one is named, and says on stderr
+    /// where (`what`: `chart`, `overview`).
+    pub fn write_svg(&self, what: &str, draw: impl FnOnce() -> String) -> Result<()> {
+        if let Some(path) = &self.svg {
+            write_output_file(path, draw().as_bytes()).context("failed to write the SVG")?;
+            output::note(&format!("wrote the {what} to {}", path.display()));
+        }
+        Ok(())
+    }
+}
 
 /// Writes `bytes` to the file `path` names. A FIFO or a character device, or a link to one, is
 /// opened for writing (a FIFO waits for its reader, as a shell's `>` does) and the bytes streamed

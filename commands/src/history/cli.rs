@@ -1,9 +1,8 @@
 //! `ctxhooks history`: every past session in the projects folders, no hooks needed.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 
 use super::chart::render_svg;
@@ -11,7 +10,7 @@ use super::json::history_json;
 use super::model::{HistoryQuery, build_history};
 use super::text::history_text;
 use crate::output;
-use crate::output_file::write_output_file;
+use crate::output_file::RenderArgs;
 use crate::projects::text::{nothing_read_text, problem_text};
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, reading};
@@ -29,6 +28,11 @@ use crate::usage::cli_report::ThresholdArgs;
      `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and \
      exit 1"
 )))]
+#[command(mut_arg("json", |arg| arg.help("Print JSON (schema 1, see docs/history.md)")))]
+#[command(mut_arg("svg", |arg| arg.help(
+    "Also write an SVG overview: peak context per session over time, compactions marked \
+     (written as `export --out` writes: mode 0600, a FIFO written into)"
+)))]
 #[command(mut_arg("cap", |arg| arg.help(
     "The cap: the auto-compact window W in tokens, as for `ctxhooks report`"
 )))]
@@ -44,13 +48,8 @@ pub struct HistoryArgs {
     /// Only sessions whose project folder name or `cwd` contains this text.
     #[arg(long, value_name = "TEXT")]
     pub project: Option<String>,
-    /// Print JSON (schema 1, see docs/history.md).
-    #[arg(long)]
-    pub json: bool,
-    /// Also write an SVG overview: peak context per session over time, compactions marked
-    /// (written as `export --out` writes: mode 0600, a FIFO written into).
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub render: RenderArgs,
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
     /// Read every transcript, even those the cache of the last run still describes.
@@ -71,12 +70,8 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         let refusals: Vec<String> = history.problems.iter().map(problem_text).collect();
         bail!(nothing_read_text(&refusals));
     }
-    if let Some(path) = &args.svg {
-        write_output_file(path, render_svg(&history).as_bytes())
-            .context("failed to write the SVG")?;
-        output::note(&format!("wrote the overview to {}", path.display()));
-    }
-    if args.json {
+    args.render.write_svg("overview", || render_svg(&history))?;
+    if args.render.json {
         output::print_json(&history_json(&history))?;
     } else {
         output::print(&history_text(&history))?;

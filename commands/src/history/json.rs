@@ -28,7 +28,7 @@ pub fn history_json(history: &History) -> Value {
 pub fn problem_json(problem: &Problem) -> Value {
     json!({
         "path": problem.path.display().to_string(),
-        "problem": problem.kind.code(),
+        "problem": <&str>::from(&problem.kind),
         "message": problem_text(problem),
     })
 }

@@ -150,7 +150,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
             total.sessions += day.sessions;
             total.requests += day.requests;
             total.main_requests += day.main_requests;
-            add(&mut total.totals, &day.totals);
+            total.totals.add(&day.totals);
             total.compactions += day.compactions;
             total.peak_context = total.peak_context.max(day.peak_context);
         }
@@ -166,7 +166,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.requests += session.requests;
         totals.main_requests += session.main_requests;
         totals.sidechain_requests += session.sidechain_requests;
-        add(&mut totals.totals, &session.totals);
+        totals.totals.add(&session.totals);
         totals.compactions += session.compaction_counts.total;
         totals.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
         totals.sessions_near_trigger += usize::from(near_trigger(session));
@@ -189,10 +189,6 @@ pub fn near_trigger(session: &SessionSummary) -> bool {
     session
         .peak_to_trigger
         .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
-}
-
-fn add(sum: &mut Totals, more: &Totals) {
-    sum.add(more);
 }
 
 /// One project being added up: its totals, its sessions' peak / T, and their growth.
@@ -220,7 +216,7 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
         }
         project.sessions += 1;
         project.requests += session.requests;
-        add(&mut project.totals, &session.totals);
+        project.totals.add(&session.totals);
         project.compactions += session.compaction_counts.total;
         project.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
         project.sessions_near_trigger += usize::from(near_trigger(session));

@@ -17,7 +17,6 @@ use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use crate::usage::log::{SessionLog, TimelineItem};
 use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
-use crate::usage::warnings::Warning;
 use ctxhooks_shared::store::trigger::Trigger;
 
 /// A peak at or above this share of T counts as running near the trigger.
@@ -223,8 +222,8 @@ pub fn summary_of(
     let mut drops_by_class = BTreeMap::new();
     let mut drops_by_basis = BTreeMap::new();
     for drop in &report.drops {
-        *drops_by_class.entry(drop.class.as_str()).or_insert(0) += 1;
-        *drops_by_basis.entry(drop.basis.as_str()).or_insert(0) += 1;
+        *drops_by_class.entry(drop.class.into()).or_insert(0) += 1;
+        *drops_by_basis.entry(drop.basis.into()).or_insert(0) += 1;
     }
     let (growth_tokens, growth_steps) = growth(report);
     let trigger = report.estimates.trigger.tokens;
@@ -271,7 +270,7 @@ pub fn summary_of(
         growth_per_request: ratio(growth_tokens, growth_steps),
         growth_tokens,
         growth_steps,
-        warnings: report.warnings.iter().map(Warning::kind).collect(),
+        warnings: report.warnings.iter().map(<&str>::from).collect(),
         unreadable_lines: report.skipped_lines.iter().map(|row| row.unreadable).sum(),
         overlong_lines: report.skipped_lines.iter().map(|row| row.overlong).sum(),
     }

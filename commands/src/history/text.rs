@@ -8,7 +8,7 @@ use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
 use crate::projects::text::problem_text;
 use crate::time::Time;
-use crate::usage::text::{thousands, totals_lines};
+use crate::usage::text::{thousands, thousands_or_dash, totals_lines};
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
 fn minute(time: Option<&Time>) -> String {
@@ -22,10 +22,6 @@ fn percent(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "-".to_owned(), |ratio| format!("{:.0}%", ratio * 100.0))
 }
 
-fn optional(value: Option<u64>) -> String {
-    value.map_or_else(|| "-".to_owned(), thousands)
-}
-
 #[expect(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
@@ -35,18 +31,13 @@ fn rounded(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |value| thousands(value.round() as u64))
 }
 
+/// `text` cut to `width` characters at its start (a path's end says the most).
 fn short(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
+    let count = text.chars().count();
+    if count <= width {
         return text.to_owned();
     }
-    let tail: String = text
-        .chars()
-        .rev()
-        .take(width.saturating_sub(1))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let tail: String = text.chars().skip(count + 1 - width.max(1)).collect();
     format!("…{tail}")
 }
 
@@ -160,8 +151,8 @@ pub fn history_text(history: &History) -> String {
                 short(&session.project, 24),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),
-                optional(session.peak.as_ref().map(|peak| peak.context_tokens)),
-                optional(session.trigger),
+                thousands_or_dash(session.peak.as_ref().map(|peak| peak.context_tokens)),
+                thousands_or_dash(session.trigger),
                 percent(session.peak_to_trigger),
                 compactions_cell(session),
                 drops_cell(session)

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::Value;
 
 use super::claude_version::{InstalledClaude, installed_claude, refused_note};
@@ -17,27 +17,6 @@ use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::links::resolve_links;
 use crate::output;
 use ctxhooks_shared::store::state_dir::StateDir;
-
-/// Which Claude Code settings file to edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Scope {
-    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`, for every project.
-    User,
-    /// `.claude/settings.json` in the current folder, shared with the project.
-    Project,
-    /// `.claude/settings.local.json` in the current folder, yours only.
-    Local,
-}
-
-impl From<Scope> for SettingsScope {
-    fn from(scope: Scope) -> Self {
-        match scope {
-            Scope::User => Self::User,
-            Scope::Project => Self::Project,
-            Scope::Local => Self::Local,
-        }
-    }
-}
 
 /// Arguments of `ctxhooks install`.
 #[derive(Debug, Args)]
@@ -56,8 +35,8 @@ pub struct InstallArgs {
 #[derive(Debug, Args)]
 pub struct TargetArgs {
     /// The settings file's scope.
-    #[arg(long, value_enum, default_value_t = Scope::User)]
-    pub scope: Scope,
+    #[arg(long, value_enum, default_value_t = SettingsScope::User)]
+    pub scope: SettingsScope,
     /// Edit this settings file instead of the scope's.
     #[arg(long, value_name = "PATH")]
     pub settings: Option<PathBuf>,
@@ -75,7 +54,7 @@ impl TargetArgs {
             path.clone()
         } else {
             let project = std::env::current_dir().context("failed to read the current folder")?;
-            SettingsScope::from(self.scope).settings_path(&project)?
+            self.scope.settings_path(&project)?
         };
         resolve_links(&path)
     }
@@ -84,7 +63,7 @@ impl TargetArgs {
         if self.settings.is_some() {
             ctxhooks_shared::store::files::PRIVATE_FILE_MODE
         } else {
-            SettingsScope::from(self.scope).new_file_mode()
+            self.scope.new_file_mode()
         }
     }
 }

@@ -7,16 +7,18 @@ use anyhow::Result;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 
-/// Which Claude Code settings file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr)]
+/// Which Claude Code settings file (the variants' docs are `--scope`'s help).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr, clap::ValueEnum,
+)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum SettingsScope {
-    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`.
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`, for every project.
     User,
-    /// `<project>/.claude/settings.json`.
+    /// `.claude/settings.json` in the current folder, shared with the project.
     Project,
-    /// `<project>/.claude/settings.local.json`.
+    /// `.claude/settings.local.json` in the current folder, yours only.
     Local,
 }
 

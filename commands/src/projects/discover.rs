@@ -76,13 +76,6 @@ pub enum ProblemKind {
     },
 }
 
-impl ProblemKind {
-    /// The JSON spelling.
-    pub fn code(&self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Every session under the projects folders, and the problems met.
 #[derive(Debug, Clone, Default)]
 pub struct Found {

@@ -14,9 +14,6 @@ use ctxhooks_shared::transcript::record::{Record, is_interrupt_marker_text};
 pub const REJECTION_PREFIX: &str =
     "The user doesn't want to proceed with this tool use. The tool use was rejected";
 
-/// What follows the rejection's first sentences when the person typed feedback (the turn goes on).
-pub const FEEDBACK_INTRODUCTION: &str = "To tell you how to proceed, the user said:";
-
 /// The phrase that introduces what the person typed with a rejection (1.0.x through 2.1.332).
 pub const FEEDBACK_PHRASE: &str = "the user said:";
 

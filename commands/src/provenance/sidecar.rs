@@ -189,7 +189,7 @@ fn read_line(
     let value = match serde_json::from_slice::<Value>(line) {
         Ok(value) => value,
         Err(error) => {
-            if contains(line, MARK_KIND.as_bytes()) {
+            if memchr::memmem::find(line, MARK_KIND.as_bytes()).is_some() {
                 sidecar
                     .mark_problems
                     .push(problem(MarkProblemKind::NotJson {
@@ -229,10 +229,6 @@ fn read_line(
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(haystack, needle).is_some()
-}
-
 /// How much of a sidecar's end [`has_recent_tool_events`] looks at: a few hundred lines.
 pub const RECENT_BYTES: u64 = 64 * 1024;
 
@@ -254,7 +250,7 @@ pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
     file.seek(SeekFrom::Start(length.saturating_sub(RECENT_BYTES)))
         .and_then(|_| file.take(RECENT_BYTES).read_to_end(&mut tail))
         .context("failed to read the end of the provenance sidecar")?;
-    Ok(contains(&tail, br#""tool_event""#))
+    Ok(memchr::memmem::find(&tail, br#""tool_event""#).is_some())
 }
 
 /// A mark read leniently from a parsed line: `time_ms` an integer, or a finite non-negative

@@ -13,7 +13,7 @@ use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
 use crate::archives::catalog::list_snapshots;
 use crate::output;
-use crate::output_file::write_output_file;
+use crate::output_file::RenderArgs;
 use crate::usage::chart::render_svg;
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -64,13 +64,8 @@ pub struct ReportArgs {
     /// Report on a transcript file directly (no state folder; snapshots are not checked).
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
-    /// Print JSON (an array with `--all`).
-    #[arg(long)]
-    pub json: bool,
-    /// Also write an SVG chart of context per request (one session only); says on stderr where.
-    /// Written as `export --out` writes: mode 0600, a FIFO written into.
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub render: RenderArgs,
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
     /// Ignored: a cache write no longer decides a class (kept so that old scripts still run).
@@ -117,7 +112,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         ..args.thresholds.options()
     };
     let reports = if args.all {
-        if args.svg.is_some() {
+        if args.render.svg.is_some() {
             bail!("`--svg` draws one session; use it with `--session` or `--transcript`");
         }
         let state = StateDir::locate()?;
@@ -138,12 +133,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         let log = load_log(None, args.transcript.as_ref())?;
         vec![build_report(None, &log, None, &options)]
     };
-    if let (Some(path), Some(report)) = (&args.svg, reports.first()) {
-        write_output_file(path, render_svg(report).as_bytes())
-            .context("failed to write the SVG")?;
-        output::note(&format!("wrote the chart to {}", path.display()));
+    if let Some(report) = reports.first() {
+        args.render.write_svg("chart", || render_svg(report))?;
     }
-    if args.json {
+    if args.render.json {
         if args.all {
             let values: Vec<serde_json::Value> = reports.iter().map(report_json).collect();
             output::print_json(&values)?;

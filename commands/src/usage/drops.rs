@@ -30,7 +30,7 @@ pub const COMPACTION_SHAPE_DIVISOR: u64 = 3;
 pub const THINKING_STRIPPED_ON_SWITCH: ClaudeVersion = ClaudeVersion(2, 1, 204);
 
 /// What a drop was, in JSON as the snake-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum DropClass {
@@ -57,15 +57,8 @@ pub enum DropClass {
     Undecided,
 }
 
-impl DropClass {
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Whether the class rests on a record in the transcript or on the shape of the numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
@@ -76,13 +69,6 @@ pub enum Basis {
     Heuristic,
     /// Nothing explains the fall (`undecided`).
     None,
-}
-
-impl Basis {
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
 }
 
 /// How sure a heuristic compaction is.

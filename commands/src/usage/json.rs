@@ -46,7 +46,7 @@ pub fn report_json(report: &SessionReport) -> Value {
     if let Some(warnings) = value.get_mut("warnings").and_then(Value::as_array_mut) {
         for (warning, model) in warnings.iter_mut().zip(&report.warnings) {
             *warning = json!({
-                "kind": model.kind(),
+                "kind": <&str>::from(model),
                 "message": warning_text(model, label),
             });
         }

@@ -309,7 +309,7 @@ mod tests {
     }
 
     fn kinds(report: &SessionReport) -> Vec<&str> {
-        report.warnings.iter().map(Warning::kind).collect()
+        report.warnings.iter().map(<&str>::from).collect()
     }
 
     fn report_of(records: Vec<UsageRecord>) -> SessionReport {

@@ -35,6 +35,11 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
+/// `1,234`, or `-` for a count nobody knows.
+pub fn thousands_or_dash(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_owned(), thousands)
+}
+
 /// `-1,234` or `1,234`.
 pub fn signed_thousands(value: i64) -> String {
     if value < 0 {
@@ -172,7 +177,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                         ""
                     },
                     readable_time(Time::of(boundary.time.as_deref()).as_ref()),
-                    boundary.trigger.as_ref().map_or("unknown", Trigger::as_str),
+                    trigger_name(boundary.trigger.as_ref()),
                     boundary
                         .pre_tokens
                         .map_or_else(|| "unknown".to_owned(), thousands),
@@ -276,7 +281,7 @@ pub fn report_text(report: &SessionReport) -> String {
         let _ = writeln!(
             text,
             "    [{}] {}",
-            warning.kind(),
+            <&str>::from(warning),
             warning_text(warning, label)
         );
     }
@@ -293,8 +298,8 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         None => "",
     };
     let class = match drop.basis {
-        Basis::None => drop.class.as_str().to_owned(),
-        basis => format!("{} ({}{confidence})", drop.class.as_str(), basis.as_str()),
+        Basis::None => drop.class.to_string(),
+        basis => format!("{} ({basis}{confidence})", drop.class),
     };
     let mut text = format!(
         "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
@@ -365,11 +370,10 @@ fn compaction_summary(compaction: &Compaction) -> String {
         compaction.post_tokens,
         &compaction.details,
     ));
-    let or_dash = |tokens: Option<u64>| tokens.map_or_else(|| "-".to_owned(), thousands);
     parts.push(format!(
         "context {} before, {} after (request {})",
-        or_dash(compaction.context_before),
-        or_dash(compaction.context_after),
+        thousands_or_dash(compaction.context_before),
+        thousands_or_dash(compaction.context_after),
         compaction.next_request
     ));
     if let Some(requests) = compaction.requests_since_previous_automatic {
@@ -503,13 +507,22 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
     }
 }
 
+/// The CLI the rule is for: `CLI 2.1.332`, or `the CLI` when no request named its version.
+fn cli_name(rule: &RuleTrigger) -> String {
+    rule.version
+        .as_deref()
+        .map_or_else(|| "the CLI".to_owned(), |version| format!("CLI {version}"))
+}
+
+/// A compaction's trigger as the record spells it (`auto`, `manual`), or `unknown`.
+fn trigger_name(trigger: Option<&Trigger>) -> &str {
+    trigger.map_or("unknown", Trigger::as_str)
+}
+
 /// The CLI's rule in words: `CLI 2.1.332's rule: W 200,000 - reserved output 20,000 - buffer
 /// 13,000`.
 pub fn rule_text(rule: &RuleTrigger) -> String {
-    let cli = rule
-        .version
-        .as_deref()
-        .map_or_else(|| "the CLI".to_owned(), |version| format!("CLI {version}"));
+    let cli = cli_name(rule);
     let reserve = match rule.reserve_source {
         ReserveSource::Request => " (the max_tokens the CLI asked for)",
         ReserveSource::Environment => " (CLAUDE_CODE_MAX_OUTPUT_TOKENS)",
@@ -577,9 +590,7 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
     let reactive = || {
         format!(
             "{} compacts {} only when the API refuses a prompt (at about its window of {})",
-            rule.version
-                .as_deref()
-                .map_or_else(|| "the CLI".to_owned(), |version| format!("CLI {version}")),
+            cli_name(rule),
             rule.model.as_deref().unwrap_or("this model"),
             thousands(rule.model_window)
         )
@@ -737,12 +748,6 @@ fn cause_text(cause: FallCause) -> String {
 /// A drop's evidence in words; `fall` is the tokens that fell.
 pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
     let or_unknown = |tokens: Option<u64>| tokens.map_or_else(|| "unknown".to_owned(), thousands);
-    let trigger_name = |trigger: &Option<Trigger>| {
-        trigger
-            .as_ref()
-            .map_or("unknown", Trigger::as_str)
-            .to_owned()
-    };
     match evidence {
         DropEvidence::CompactBoundary {
             time,
@@ -753,7 +758,7 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
             time.as_ref()
                 .map(|time| format!(" at {}", readable_time(Some(time))))
                 .unwrap_or_default(),
-            trigger_name(trigger),
+            trigger_name(trigger.as_ref()),
             or_unknown(*pre_tokens),
         ),
         DropEvidence::CompactSummary => {
@@ -765,7 +770,7 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
             tokens_saved,
         } => format!(
             "a microcompact_boundary record (trigger {}, tool results estimated at {}, tokensSaved {}) lies between the two requests",
-            trigger_name(trigger),
+            trigger_name(trigger.as_ref()),
             or_unknown(*pre_tokens),
             or_unknown(*tokens_saved),
         ),

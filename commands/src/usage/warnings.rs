@@ -79,13 +79,6 @@ pub enum Warning {
     },
 }
 
-impl Warning {
-    /// The warning's kind, as JSON spells it.
-    pub fn kind(&self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Every warning for a report's main chain, compactions, snapshot check and estimates, in a
 /// fixed order: loops, snapshots, floor or turns, advisor calls.
 pub fn find_warnings(
