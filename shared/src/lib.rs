@@ -13,6 +13,7 @@
 
 pub mod gauge;
 pub mod hook;
+pub mod json_scan;
 pub mod keep;
 pub mod lenient;
 pub mod settings_file;

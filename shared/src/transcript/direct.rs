@@ -21,6 +21,7 @@ use super::record::{
     PermissionDecision, PreservedMessages, PreservedSegment, ProgressData, Record, RequestParams,
     Usage, Uuids,
 };
+use crate::json_scan::{checked_string_end, unescape};
 use crate::lenient::Field;
 
 /// This reader does not answer for the line: the serde reader does.
@@ -74,9 +75,6 @@ fn first_time(seen: &mut u32, bit: u32) -> Step<()> {
     Ok(())
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 impl<'a> Reader<'a> {
     fn blank(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
@@ -108,72 +106,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Moves to the first quote, backslash or control character of a string's content (eight
-    /// bytes at a time).
-    fn skip_plain(&mut self) {
-        while let Some(chunk) = self.bytes[self.at..].first_chunk::<8>() {
-            let chars = u64::from_le_bytes(*chunk);
-            let control = chars.wrapping_sub(ONES * 0x20) & !chars;
-            let quote = chars ^ (ONES * u64::from(b'"'));
-            let quote = quote.wrapping_sub(ONES) & !quote;
-            let backslash = chars ^ (ONES * u64::from(b'\\'));
-            let backslash = backslash.wrapping_sub(ONES) & !backslash;
-            let found = (control | quote | backslash) & HIGHS;
-            if found != 0 {
-                self.at += (found.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.at += 8;
-        }
-        while let Some(&byte) = self.bytes.get(self.at) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                return;
-            }
-            self.at += 1;
-        }
-    }
-
     /// A string whose opening quote is next: where its content is, checked as JSON.
     fn span(&mut self) -> Step<Span> {
         self.expect(b'"')?;
         let start = self.at;
-        let mut escaped = false;
-        loop {
-            self.skip_plain();
-            match self.bytes.get(self.at) {
-                Some(b'"') => {
-                    let end = self.at;
-                    self.at += 1;
-                    return Ok(Span {
-                        start,
-                        end,
-                        escaped,
-                    });
-                }
-                Some(b'\\') => {
-                    escaped = true;
-                    match self.bytes.get(self.at + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                            self.at += 2;
-                        }
-                        Some(b'u') => {
-                            hex_escape(self.bytes.get(self.at + 2..self.at + 6))?;
-                            self.at += 6;
-                        }
-                        _ => return Err(GiveUp),
-                    }
-                }
-                Some(&byte) if byte >= 0x20 => self.at += 1,
-                _ => return Err(GiveUp),
-            }
-        }
+        let (end, escaped) = checked_string_end(self.bytes, start).ok_or(GiveUp)?;
+        self.at = end + 1;
+        Ok(Span {
+            start,
+            end,
+            escaped,
+        })
     }
 
     /// A string's text, borrowed when it holds no escape.
     fn text_of(&self, span: Span) -> Step<Cow<'a, str>> {
         let raw = self.text.get(span.start..span.end).ok_or(GiveUp)?;
         if span.escaped {
-            decode(raw).map(Cow::Owned)
+            unescape(raw).map(Cow::Owned).ok_or(GiveUp)
         } else {
             Ok(Cow::Borrowed(raw))
         }
@@ -813,49 +763,6 @@ impl<'a> Reader<'a> {
             _ => Err(GiveUp),
         }
     }
-}
-
-/// The value of the four hex digits of a `\u` escape (any value: serde checks no more in a
-/// string it skips).
-fn hex_escape(digits: Option<&[u8]>) -> Step<u32> {
-    let digits = digits.ok_or(GiveUp)?;
-    let mut value = 0;
-    for digit in digits {
-        let nibble = char::from(*digit).to_digit(16).ok_or(GiveUp)?;
-        value = value * 16 + nibble;
-    }
-    Ok(value)
-}
-
-/// A string's content with its escapes decoded (checked by [`Reader::span`] already).
-fn decode(raw: &str) -> Step<String> {
-    let mut text = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(backslash) = memchr::memchr(b'\\', rest.as_bytes()) {
-        text.push_str(&rest[..backslash]);
-        let escape = rest.as_bytes().get(backslash + 1).ok_or(GiveUp)?;
-        let mut length = 2;
-        match escape {
-            b'"' => text.push('"'),
-            b'\\' => text.push('\\'),
-            b'/' => text.push('/'),
-            b'b' => text.push('\u{8}'),
-            b'f' => text.push('\u{c}'),
-            b'n' => text.push('\n'),
-            b'r' => text.push('\r'),
-            b't' => text.push('\t'),
-            b'u' => {
-                // A surrogate (half of a pair, or alone) is left to serde.
-                let value = hex_escape(rest.as_bytes().get(backslash + 2..backslash + 6))?;
-                text.push(char::from_u32(value).ok_or(GiveUp)?);
-                length = 6;
-            }
-            _ => return Err(GiveUp),
-        }
-        rest = &rest[backslash + length..];
-    }
-    text.push_str(rest);
-    Ok(text)
 }
 
 #[cfg(test)]
