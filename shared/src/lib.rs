@@ -18,6 +18,7 @@ pub mod keep;
 pub mod lenient;
 pub mod settings_file;
 pub mod store;
+pub mod tool_input;
 pub mod transcript;
 pub mod usage;
 pub mod version;

@@ -30,10 +30,11 @@ pub const SUMMARY_FIELDS: [&str; 8] = [
     "path",
 ];
 
-/// [`summarize_input_fields`] over fields kept as they are written in JSON: `encoded` gives the
-/// input field of that name as its JSON text (`"cargo test\n"`, or `5` for a number). Only the
-/// first [`SUMMARY_MAX_CHARS`] characters of the one field the summary takes are decoded, so a
-/// field of megabytes costs no copy.
+/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
+/// command's start, a file path), on one line; `None` when there is no such string field.
+/// `encoded` gives the input field of that name as its JSON text (`"cargo test\n"`, or `5` for
+/// a number). Only the first [`SUMMARY_MAX_CHARS`] characters of the one field the summary
+/// takes are decoded, so a field of megabytes costs no copy.
 pub fn summarize_encoded_fields<'input>(
     tool_name: &str,
     encoded: impl Fn(&str) -> Option<&'input str>,
@@ -42,19 +43,6 @@ pub fn summarize_encoded_fields<'input>(
         .iter()
         .find_map(|name| leading_characters(encoded(name)?))?;
     Some(one_line(&text))
-}
-
-/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
-/// command's start, a file path), on one line; `None` when there is no such field. `field`
-/// gives the input field of that name when it is a string.
-pub fn summarize_input_fields<'input>(
-    tool_name: &str,
-    field: impl Fn(&str) -> Option<&'input str>,
-) -> Option<String> {
-    let text = summary_field(tool_name)
-        .iter()
-        .find_map(|name| field(name))?;
-    Some(one_line(text))
 }
 
 /// The first [`SUMMARY_MAX_CHARS`] characters of `text`, control characters (newlines, tabs)
@@ -133,9 +121,13 @@ mod tests {
         })
     }
 
-    /// The summary of `input`, each field given to the reader decoded, when it is a string.
+    /// The summary of `input` from its fields decoded: the first string field the tool may
+    /// name, on one line (what the encoded reader must give).
     fn summarize_decoded(tool_name: &str, input: &Value) -> Option<String> {
-        summarize_input_fields(tool_name, |field| input.get(field).and_then(Value::as_str))
+        let text = summary_field(tool_name)
+            .iter()
+            .find_map(|name| input.get(*name).and_then(Value::as_str))?;
+        Some(one_line(text))
     }
 
     #[test]

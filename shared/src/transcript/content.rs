@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess};
 
 use crate::lenient::{Field, Lenient, struct_from_map, vec_from_seq};
+use crate::tool_input::ToolInput;
 
 /// `message.content`: a string, or content blocks.
 #[derive(Debug)]
@@ -64,50 +65,6 @@ pub struct ToolUse<'a> {
     pub input: Field<Box<ToolInput<'a>>>,
 }
 
-/// The fields of a tool's `input` that say what a call does (see
-/// [`crate::store::tool_summary`]).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-#[allow(
-    missing_docs,
-    reason = "each field is the input field of the same name"
-)]
-pub struct ToolInput<'a> {
-    #[serde(borrow)]
-    pub command: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub file_path: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub notebook_path: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub pattern: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub url: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub query: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub description: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub path: Field<Cow<'a, str>>,
-}
-
-impl ToolInput<'_> {
-    /// The input field `name` when it is a string.
-    pub fn field(&self, name: &str) -> Option<&str> {
-        match name {
-            "command" => self.command.text(),
-            "file_path" => self.file_path.text(),
-            "notebook_path" => self.notebook_path.text(),
-            "pattern" => self.pattern.text(),
-            "url" => self.url.text(),
-            "query" => self.query.text(),
-            "description" => self.description.text(),
-            "path" => self.path.text(),
-            _ => None,
-        }
-    }
-}
-
 /// A `tool_result` block.
 #[derive(Debug)]
 pub struct ToolResult<'a> {
@@ -162,14 +119,6 @@ impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
 
     fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Option<Self>, A::Error> {
         Ok(vec_from_seq(seq)?.map(Self::Blocks))
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for ToolInput<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
     }
 }
 

@@ -15,14 +15,15 @@
 
 use std::borrow::Cow;
 
-use super::content::{Block, Content, RawBlock, ResultContent, TextLength, ToolInput};
+use super::content::{Block, Content, RawBlock, ResultContent, TextLength};
 use super::record::{
     BoundaryMetadata, CacheCreationSplit, Iteration, Iterations, Message, OutputDetails,
     PermissionDecision, PreservedMessages, PreservedSegment, ProgressData, Record, RequestParams,
     Usage, Uuids,
 };
-use crate::json_scan::{checked_string_end, unescape};
+use crate::json_scan::{checked_string_end, skip_blank, unescape};
 use crate::lenient::Field;
+use crate::tool_input::ToolInput;
 
 /// This reader does not answer for the line: the serde reader does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,6 +251,12 @@ impl<'a> Reader<'a> {
         } else {
             Ok(&self.bytes[span.start..span.end])
         }
+    }
+
+    /// [`Reader::key`] as text.
+    fn text_key(&self, span: Span) -> Step<&'a str> {
+        self.key(span)?;
+        self.text.get(span.start..span.end).ok_or(GiveUp)
     }
 
     /// `null` (absent) or what `read` makes of the value that starts with `first`; any other
@@ -713,23 +720,16 @@ impl<'a> Reader<'a> {
         Ok(TextLength(length as u64))
     }
 
+    /// A tool's input: the fields a summary may name, each as written in JSON.
     fn tool_input(&mut self) -> Step<Box<ToolInput<'a>>> {
         let mut input = ToolInput::default();
-        let mut seen = 0;
         self.object(|reader, key| {
-            let (bit, slot) = match reader.key(key)? {
-                b"command" => (1, &mut input.command),
-                b"file_path" => (2, &mut input.file_path),
-                b"notebook_path" => (4, &mut input.notebook_path),
-                b"pattern" => (8, &mut input.pattern),
-                b"url" => (16, &mut input.url),
-                b"query" => (32, &mut input.query),
-                b"description" => (64, &mut input.description),
-                b"path" => (128, &mut input.path),
-                _ => return reader.skip_value(),
+            let Some(name) = ToolInput::summary_field(reader.text_key(key)?) else {
+                return reader.skip_value();
             };
-            first_time(&mut seen, bit)?;
-            *slot = reader.text_field()?;
+            let start = skip_blank(reader.bytes, reader.at);
+            reader.skip_value()?;
+            input.insert(name, &reader.text[start..reader.at]);
             Ok(())
         })?;
         Ok(Box::new(input))

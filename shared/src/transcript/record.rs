@@ -1111,20 +1111,17 @@ mod tests {
     fn tool_uses_and_results_are_walked_once_each() {
         let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","other":[1]}},{"type":"tool_use","name":"NoId"},"stray"]}}"#;
         let record = parsed(line);
-        let uses: Vec<(&str, Option<&str>, Option<&str>)> = record
+        let uses: Vec<(&str, Option<&str>, Option<String>)> = record
             .tool_uses()
             .map(|(id, tool_use)| {
                 (
                     id,
                     tool_use.name.text(),
-                    tool_use
-                        .input
-                        .get()
-                        .and_then(|input| input.field("command")),
+                    tool_use.input.get().and_then(|input| input.summary("Bash")),
                 )
             })
             .collect();
-        assert_eq!(uses, vec![("t1", Some("Bash"), Some("ls"))]);
+        assert_eq!(uses, vec![("t1", Some("Bash"), Some("ls".to_owned()))]);
         let line = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"ab"},{"type":"image"},{"type":"text","text":"c"}]}]}}"#;
         let record = parsed(line);
         let result = record.tool_results().next().unwrap();
