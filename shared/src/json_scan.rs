@@ -152,7 +152,14 @@ pub fn checked_string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
             b'"' => return Some((at, escaped)),
             b'\\' => {
                 escaped = true;
-                at += escape_length(bytes.get(at..)?)?;
+                match bytes.get(at + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                    b'u' => {
+                        hex_escape(bytes.get(at + 2..at + 6)?)?;
+                        at += 6;
+                    }
+                    _ => return None,
+                }
             }
             byte if *byte >= 0x20 => at += 1,
             _ => return None,

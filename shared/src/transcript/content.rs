@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::{MapAccess, SeqAccess};
+use serde::de::SeqAccess;
 
-use crate::lenient::{Field, Lenient, struct_from_map, vec_from_seq};
+use super::schema::{Part, RawBlock};
+use crate::lenient::{Field, Lenient, vec_from_seq};
 use crate::tool_input::ToolInput;
 
 /// `message.content`: a string, or content blocks.
@@ -137,52 +138,6 @@ impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
             }
         }
         Ok(Some(Self::Parts(texts)))
-    }
-}
-
-/// One part of a `tool_result`'s content array.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Part<'a> {
-    #[serde(borrow)]
-    text: Field<Cow<'a, str>>,
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for Part<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-/// Every field any block kind has; which ones count depends on `type`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    pub(crate) kind: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) text: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) id: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) name: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) input: Field<Box<ToolInput<'a>>>,
-    #[serde(borrow)]
-    pub(crate) tool_use_id: Field<Cow<'a, str>>,
-    pub(crate) is_error: Field<bool>,
-    #[serde(borrow)]
-    pub(crate) content: Field<ResultContent<'a>>,
-    pub(crate) thinking: Field<TextLength>,
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for RawBlock<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
     }
 }
 
