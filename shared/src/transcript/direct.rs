@@ -41,8 +41,7 @@ pub fn read_record(text: &str) -> Step<Record<'_>> {
         at: 0,
         depth: 0,
     };
-    let mut record = Record::default();
-    record.fill(&mut reader)?;
+    let record = Record::read(&mut reader)?;
     reader.at = skip_blank(reader.bytes, reader.at);
     if reader.at == reader.bytes.len() {
         Ok(record)
