@@ -154,6 +154,30 @@ pub fn parse<'input, P: serde::Deserialize<'input>>(
 /// build every key the outer struct does not name into a tree of values (a 16 MiB field among
 /// them) instead of skipping it, and it cannot hold a tool input's raw JSON.
 macro_rules! hook_payload {
+    // With `reports [...]`: also its [`Payload`], whose mismatches are those common fields' and
+    // then every one of the event's own, in order.
+    (
+        $(#[$meta:meta])*
+        $visibility:vis $name:ident<$payload:lifetime> reports [$($common:ident),*] {
+            $($(#[$field_meta:meta])* $field:ident: $type:ty,)*
+        }
+    ) => {
+        $crate::hook::payload::hook_payload! {
+            $(#[$meta])*
+            $visibility $name<$payload> {
+                $($(#[$field_meta])* $field: $type,)*
+            }
+        }
+
+        impl $crate::hook::payload::Payload for $name<'_> {
+            fn mismatches(&self) -> Vec<(&'static str, Option<$crate::lenient::Mismatch>)> {
+                vec![
+                    $((stringify!($common), self.$common.mismatch()),)*
+                    $((stringify!($field), self.$field.mismatch()),)*
+                ]
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $visibility:vis $name:ident<$payload:lifetime> {
