@@ -89,6 +89,49 @@ impl CacheCreationSplit {
     }
 }
 
+/// The four token counts (input, cache write, cache read, output) and the 5m/1h split, as
+/// `message.usage` and each of its iterations write them.
+struct Written<'f>([&'f Field<u64>; 4], &'f Field<CacheCreationSplit>);
+
+/// The [`Written`] counts of a `usage` or of one of its iterations (the same keys).
+macro_rules! written {
+    ($of:expr) => {
+        Written(
+            [
+                &$of.input_tokens,
+                &$of.cache_creation_input_tokens,
+                &$of.cache_read_input_tokens,
+                &$of.output_tokens,
+            ],
+            &$of.cache_creation,
+        )
+    };
+}
+
+impl Written<'_> {
+    /// The counts: the flat `cache_creation_input_tokens`, or the nested split when the flat
+    /// one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
+    fn tokens(&self) -> TokenUsage {
+        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
+        let [input, cache_write, cache_read, output] = self.0;
+        let flat = count(cache_write);
+        let nested = self.1.get().map_or(0, |split| split.total);
+        TokenUsage {
+            input_tokens: count(input),
+            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
+            cache_read_input_tokens: count(cache_read),
+            output_tokens: count(output),
+        }
+    }
+
+    /// True when a count, the split or one of its buckets held something that is not a count.
+    fn mistyped(&self) -> bool {
+        self.0.iter().any(|field| field.is_mistyped())
+            || self.1.is_mistyped()
+            || self.1.get().is_some_and(|split| split.mistyped)
+    }
+}
+
 /// `usage.iterations`: the inferences one response was made of. The session model's are
 /// `message` iterations (the last one read the context the next request starts from); the
 /// advisor's are `advisor_message` ones, each naming its own model. A `fallback_message` one is
@@ -118,34 +161,11 @@ impl Iterations {
             kind,
             Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
         );
-        if read {
-            let odd = [
-                &entry.input_tokens,
-                &entry.cache_creation_input_tokens,
-                &entry.cache_read_input_tokens,
-                &entry.output_tokens,
-            ]
-            .iter()
-            .any(|field| field.is_mistyped())
-                || entry.cache_creation.is_mistyped()
-                || entry
-                    .cache_creation
-                    .get()
-                    .is_some_and(|split| split.mistyped);
-            self.mistyped |= odd;
-        }
-        let tokens = || {
-            token_usage(
-                &entry.input_tokens,
-                &entry.cache_creation_input_tokens,
-                &entry.cache_read_input_tokens,
-                &entry.output_tokens,
-                &entry.cache_creation,
-            )
-        };
+        let written = written!(entry);
+        self.mistyped |= read && written.mistyped();
         match kind {
             Some("message" | FALLBACK_ITERATION) => {
-                let tokens = tokens();
+                let tokens = written.tokens();
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
@@ -154,7 +174,7 @@ impl Iterations {
                 self.advisor = true;
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),
-                    tokens: tokens(),
+                    tokens: written.tokens(),
                 };
                 crate::store::usage_record::add_by_model(
                     &mut self.advisor_usage,
@@ -172,37 +192,10 @@ pub const FALLBACK_ITERATION: &str = "fallback_message";
 /// The `type` of a `usage.iterations` entry made by the advisor.
 pub const ADVISOR_ITERATION: &str = "advisor_message";
 
-/// Token counts from the four fields and the 5m/1h split: the flat `cache_creation_input_tokens`,
-/// or the nested split when the flat one is 0 (before 2.1.152 the flat field could be 0 while
-/// the split held the writes).
-fn token_usage(
-    input: &Field<u64>,
-    cache_write: &Field<u64>,
-    cache_read: &Field<u64>,
-    output: &Field<u64>,
-    split: &Field<CacheCreationSplit>,
-) -> TokenUsage {
-    let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
-    let flat = count(cache_write);
-    let nested = split.get().map_or(0, |split| split.total);
-    TokenUsage {
-        input_tokens: count(input),
-        cache_creation_input_tokens: if flat == 0 { nested } else { flat },
-        cache_read_input_tokens: count(cache_read),
-        output_tokens: count(output),
-    }
-}
-
 impl Usage {
     /// The top-level token counts, as written (what ccusage reads for the session's model).
     pub fn tokens(&self) -> TokenUsage {
-        token_usage(
-            &self.input_tokens,
-            &self.cache_creation_input_tokens,
-            &self.cache_read_input_tokens,
-            &self.output_tokens,
-            &self.cache_creation,
-        )
+        written!(self).tokens()
     }
 
     /// The context the response's last inference read: the input side of the last `message`
@@ -540,19 +533,7 @@ impl<'a> Record<'a> {
                     || message.model.is_mistyped()
                     || message.usage.is_mistyped()
                     || message.usage.get().is_some_and(|usage| {
-                        [
-                            &usage.input_tokens,
-                            &usage.cache_creation_input_tokens,
-                            &usage.cache_read_input_tokens,
-                            &usage.output_tokens,
-                        ]
-                        .iter()
-                        .any(|field| field.is_mistyped())
-                            || usage.cache_creation.is_mistyped()
-                            || usage
-                                .cache_creation
-                                .get()
-                                .is_some_and(|split| split.mistyped)
+                        written!(usage).mistyped()
                             || usage
                                 .iterations
                                 .get()
