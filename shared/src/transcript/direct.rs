@@ -41,7 +41,8 @@ pub fn read_record(text: &str) -> Step<Record<'_>> {
         at: 0,
         depth: 0,
     };
-    let record = Record::read(&mut reader)?;
+    let mut record = Record::default();
+    record.fill(&mut reader)?;
     reader.at = skip_blank(reader.bytes, reader.at);
     if reader.at == reader.bytes.len() {
         Ok(record)
@@ -174,64 +175,49 @@ impl<'a> Reader<'a> {
 
     /// An object whose `{` is next: `each` reads the value of every key.
     pub(super) fn object(&mut self, mut each: impl FnMut(&mut Self, Span) -> Step<()>) -> Step<()> {
-        self.expect(b'{')?;
-        self.enter()?;
-        if self.peek()? == b'}' {
-            self.at += 1;
-            self.depth -= 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.span()?;
-            self.expect(b':')?;
-            each(self, key)?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    self.depth -= 1;
-                    return Ok(());
-                }
-                _ => return Err(GiveUp),
-            }
-        }
+        self.nested(b'{', b'}', |reader| {
+            let key = reader.span()?;
+            reader.expect(b':')?;
+            each(reader, key)
+        })
     }
 
     /// An array whose `[` is next: `each` reads every element.
-    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Step<()>) -> Step<()> {
-        self.expect(b'[')?;
-        self.enter()?;
-        if self.peek()? == b']' {
-            self.at += 1;
-            self.depth -= 1;
-            return Ok(());
+    fn array(&mut self, each: impl FnMut(&mut Self) -> Step<()>) -> Step<()> {
+        self.nested(b'[', b']', each)
+    }
+
+    /// The entries between `open` (next) and `close`, separated by commas, each read by `each`.
+    #[inline]
+    fn nested(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut each: impl FnMut(&mut Self) -> Step<()>,
+    ) -> Step<()> {
+        self.expect(open)?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(GiveUp);
         }
-        loop {
-            each(self)?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    self.depth -= 1;
-                    return Ok(());
+        if self.peek()? != close {
+            loop {
+                each(self)?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    byte if byte == close => break,
+                    _ => return Err(GiveUp),
                 }
-                _ => return Err(GiveUp),
             }
         }
+        self.at += 1;
+        self.depth -= 1;
+        Ok(())
     }
 
     /// Every element of an array read as `T`, in order.
     fn elements<T: Direct<'a>>(&mut self, mut each: impl FnMut(T)) -> Step<()> {
         self.array(|reader| T::read(reader).map(&mut each))
-    }
-
-    fn enter(&mut self) -> Step<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            Err(GiveUp)
-        } else {
-            Ok(())
-        }
     }
 
     /// The key of an object this reader fills (an escaped one is not compared: give up).

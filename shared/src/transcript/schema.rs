@@ -13,9 +13,10 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::content::{Content, ResultContent, TextLength};
 use super::direct::{Direct, Reader, Step};
-use super::record::{CacheCreationSplit, FIVE_MINUTE_WRITES, Iterations, ONE_HOUR_WRITES, Uuids};
+use super::record::{CacheCreationSplit, Iterations, Uuids};
 use crate::lenient::{Field, Lenient};
-use crate::store::tool_summary::SUMMARY_FIELDS;
+#[cfg(any(test, feature = "test-support"))]
+use crate::test_support::{Shape, Shaped};
 use crate::tool_input::ToolInput;
 
 /// Generates each struct of the table with a field per `"key" => field: Type` line, and reads
@@ -52,10 +53,20 @@ macro_rules! table {
         // bounds make them one).
         impl<'r $(: $lifetime, $lifetime: 'r)?> Direct<'r> for $name $(<$lifetime>)? {
             fn read(reader: &mut Reader<'r>) -> Step<Self> {
-                table!(@read reader $($key => $field),*)
+                let mut value = Self::default();
+                value.fill(reader)?;
+                Ok(value)
             }
         }
 
+        impl<'r $(: $lifetime, $lifetime: 'r)?> $name $(<$lifetime>)? {
+            /// Reads an object into these fields, straight from the line (the direct reader).
+            pub(super) fn fill(&mut self, reader: &mut Reader<'r>) -> Step<()> {
+                table!(@read self reader $($key => $field),*)
+            }
+        }
+
+        #[cfg(any(test, feature = "test-support"))]
         impl $(<$lifetime>)? Shaped for $name $(<$lifetime>)? {
             fn shape() -> Shape {
                 Shape::Object(vec![$(($key, <$type as Shaped>::shape())),*])
@@ -94,22 +105,20 @@ macro_rules! table {
     // field; a key seen twice gives up. The keys are matched as byte strings: a `match` on
     // those is a decision tree on the length and the bytes, where one on `&str` compares with
     // each key in turn.
-    (@read $reader:ident $($key:literal => $field:ident),*) => {{
+    (@read $value:ident $reader:ident $($key:literal => $field:ident),*) => {{
         #[allow(non_camel_case_types, reason = "one variant per field, named as the field")]
         enum Slot { $($field),* }
         struct Key;
         #[allow(non_upper_case_globals, reason = "one key per field, named as the field")]
         impl Key { $(const $field: &'static [u8] = $key.as_bytes();)* }
-        let mut value = Self::default();
         let mut seen = 0_u64;
         $reader.object(|reader, key| {
             match reader.key(key)? {
-                $(Key::$field => value.$field = reader.once(&mut seen, Slot::$field as u32)?,)*
+                $(Key::$field => $value.$field = reader.once(&mut seen, Slot::$field as u32)?,)*
                 _ => reader.skip_value()?,
             }
             Ok(())
-        })?;
-        Ok(value)
+        })
     }};
 }
 
@@ -319,134 +328,6 @@ impl Visitor<'_> for KeyIndex {
 
     fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
         Ok(self.0.iter().position(|known| *known == key))
-    }
-}
-
-/// What the table expects at one place of a line: what a test builds lines from (every key, at
-/// its place, with values of its type or of another).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// A string.
-    Text,
-    /// `true` or `false`.
-    Flag,
-    /// A whole number of at least 0.
-    Count,
-    /// An object of these keys (any other key is skipped unread).
-    Object(Vec<(&'static str, Shape)>),
-    /// An array of elements of this shape.
-    Array(Box<Shape>),
-    /// A string, or an array of elements of this shape.
-    TextOrArray(Box<Shape>),
-}
-
-impl Shape {
-    /// Every key of the shape at any depth, each once, sorted.
-    pub fn keys(&self) -> Vec<&'static str> {
-        let mut keys = Vec::new();
-        self.collect_keys(&mut keys);
-        keys.sort_unstable();
-        keys.dedup();
-        keys
-    }
-
-    fn collect_keys(&self, keys: &mut Vec<&'static str>) {
-        match self {
-            Self::Text | Self::Flag | Self::Count => {}
-            Self::Object(fields) => {
-                for (key, shape) in fields {
-                    keys.push(key);
-                    shape.collect_keys(keys);
-                }
-            }
-            Self::Array(element) | Self::TextOrArray(element) => element.collect_keys(keys),
-        }
-    }
-}
-
-/// A type of the table, as the [`Shape`] of the JSON it reads.
-pub trait Shaped {
-    /// What this type reads.
-    fn shape() -> Shape;
-}
-
-impl<T: Shaped> Shaped for Field<T> {
-    fn shape() -> Shape {
-        T::shape()
-    }
-}
-
-impl<T: Shaped> Shaped for Box<T> {
-    fn shape() -> Shape {
-        T::shape()
-    }
-}
-
-impl Shaped for Cow<'_, str> {
-    fn shape() -> Shape {
-        Shape::Text
-    }
-}
-
-impl Shaped for TextLength {
-    fn shape() -> Shape {
-        Shape::Text
-    }
-}
-
-impl Shaped for bool {
-    fn shape() -> Shape {
-        Shape::Flag
-    }
-}
-
-impl Shaped for u64 {
-    fn shape() -> Shape {
-        Shape::Count
-    }
-}
-
-impl Shaped for Content<'_> {
-    fn shape() -> Shape {
-        Shape::TextOrArray(Box::new(RawBlock::shape()))
-    }
-}
-
-impl Shaped for ResultContent<'_> {
-    fn shape() -> Shape {
-        Shape::TextOrArray(Box::new(Part::shape()))
-    }
-}
-
-impl Shaped for Iterations {
-    fn shape() -> Shape {
-        Shape::Array(Box::new(Iteration::shape()))
-    }
-}
-
-impl Shaped for Uuids<'_> {
-    fn shape() -> Shape {
-        Shape::Array(Box::new(Shape::Text))
-    }
-}
-
-impl Shaped for CacheCreationSplit {
-    fn shape() -> Shape {
-        Shape::Object(vec![
-            (FIVE_MINUTE_WRITES, Shape::Count),
-            (ONE_HOUR_WRITES, Shape::Count),
-        ])
-    }
-}
-
-impl Shaped for ToolInput<'_> {
-    fn shape() -> Shape {
-        Shape::Object(
-            SUMMARY_FIELDS
-                .iter()
-                .map(|key| (*key, Shape::Text))
-                .collect(),
-        )
     }
 }
 
