@@ -404,10 +404,12 @@ pub fn keep_path(
     check: Check,
     deadline: Option<Instant>,
 ) -> Result<Option<KeepOutcome>> {
-    let Some(mut transcript) = TranscriptFile::open_if_present(path)? else {
+    let Some(mut transcript) = TranscriptFile::open_if_present(path)?
+        .map(TranscriptFile::checked)
+        .transpose()?
+    else {
         return Ok(None);
     };
-    transcript.check_is_transcript()?;
     keep_transcript(state, session, name, &mut transcript, check, deadline).map(Some)
 }
 

@@ -192,41 +192,13 @@ pub trait Lenient<'de>: Sized {
     }
 }
 
-/// A boxed value: read as the value it holds, kept on the heap (a large field that few records
-/// hold, so that the records and blocks without it stay small to move).
+/// A boxed object: read as the object it holds, kept on the heap (a large field that few
+/// records hold, so that the records and blocks without it stay small to move).
 impl<'de, T: Lenient<'de>> Lenient<'de> for Box<T> {
     const EXPECTED: &'static str = T::EXPECTED;
 
-    fn from_bool(value: bool) -> Option<Self> {
-        T::from_bool(value).map(Box::new)
-    }
-
-    fn from_u64(value: u64) -> Option<Self> {
-        T::from_u64(value).map(Box::new)
-    }
-
-    fn from_i64(value: i64) -> Option<Self> {
-        T::from_i64(value).map(Box::new)
-    }
-
-    fn from_f64(value: f64) -> Option<Self> {
-        T::from_f64(value).map(Box::new)
-    }
-
-    fn from_text(value: Cow<'de, str>) -> Option<Self> {
-        T::from_text(value).map(Box::new)
-    }
-
-    fn from_decoded_text(value: &str) -> Option<Self> {
-        T::from_decoded_text(value).map(Box::new)
-    }
-
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         Ok(T::from_map(map)?.map(Box::new))
-    }
-
-    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Option<Self>, A::Error> {
-        Ok(T::from_seq(seq)?.map(Box::new))
     }
 }
 

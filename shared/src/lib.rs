@@ -13,10 +13,12 @@
 
 pub mod gauge;
 pub mod hook;
+pub mod json_scan;
 pub mod keep;
 pub mod lenient;
 pub mod settings_file;
 pub mod store;
+pub mod tool_input;
 pub mod transcript;
 pub mod usage;
 pub mod version;

@@ -8,3 +8,4 @@ pub mod file;
 pub mod lines;
 pub mod look;
 pub mod record;
+pub mod schema;

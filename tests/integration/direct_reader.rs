@@ -1,15 +1,20 @@
-//! The direct line reader against the serde reader, which defines a record: on every line of
-//! every real fixture, CLI capture and SDK capture, and on those lines changed around every
-//! case the direct reader leaves to serde (other types, duplicated and escaped keys,
-//! surrogates, odd numbers, deep nesting, control characters, cut lines, other whitespace),
-//! the direct reader either gives up or gives serde's record. A property does the same for
-//! generated objects under the record's keys, whole, with one byte replaced and cut short
-//! (2,000 cases; 60,000 found nothing either: `PROPTEST_CASES=60000`).
+//! The direct line reader against the serde reader: on every line of every real fixture, CLI
+//! capture and SDK capture, and on those lines changed around every case the direct reader
+//! leaves to serde (other types at every place the record reads, duplicated and escaped keys,
+//! surrogates, odd numbers, deep nesting, control characters, cut lines, other whitespace), the
+//! direct reader either gives up or gives serde's record. A property does the same for lines
+//! built from the table of `transcript::schema` (its `test_support::Shape`) (every key at its place, each with a value of
+//! its type or of another) and for objects of any values under the table's keys, whole, with
+//! one byte replaced and cut short (2,000 cases; `PROPTEST_CASES` raises it). And every key of
+//! the table is one the real lines hold at its place, but for a named few.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
+use ctxhooks_shared::test_support::{Shape, Shaped};
 use ctxhooks_shared::transcript::direct::read_record;
 use ctxhooks_shared::transcript::record::Record;
+use proptest::prelude::*;
 use serde_json::Value;
 
 use crate::support::Scratch;
@@ -57,33 +62,23 @@ fn agrees(place: &str, line: &str) -> bool {
     }
 }
 
-/// The places in a record a reader reads, as JSON pointers.
-const FIELDS: [&str; 24] = [
-    "/type",
-    "/uuid",
-    "/timestamp",
-    "/requestId",
-    "/isSidechain",
-    "/isMeta",
-    "/cwd",
-    "/version",
-    "/toolDenialKind",
-    "/message",
-    "/message/id",
-    "/message/model",
-    "/message/usage",
-    "/message/usage/input_tokens",
-    "/message/usage/cache_creation",
-    "/message/usage/cache_creation/ephemeral_5m_input_tokens",
-    "/message/usage/iterations",
-    "/message/content",
-    "/message/content/0",
-    "/message/content/0/type",
-    "/message/content/0/text",
-    "/message/content/0/input",
-    "/message/content/0/content",
-    "/message/content/0/thinking",
-];
+/// Every place in a record a reader reads, as JSON pointers (an array's first element standing
+/// for all of them), from the table.
+fn places(shape: &Shape, at: &str, places: &mut Vec<String>) {
+    match shape {
+        Shape::Text | Shape::Flag | Shape::Count => {}
+        Shape::Object(fields) => {
+            for (key, shape) in fields {
+                let place = format!("{at}/{key}");
+                places.push(place.clone());
+                self::places(shape, &place, places);
+            }
+        }
+        Shape::Array(element) | Shape::TextOrArray(element) => {
+            self::places(element, &format!("{at}/0"), places);
+        }
+    }
+}
 
 /// Values of every JSON type, and numbers a count may or may not be.
 const ODD_VALUES: [&str; 14] = [
@@ -184,13 +179,15 @@ fn every_line_reads_as_serde_reads_it() {
         lines.len()
     );
 
+    let mut pointers = Vec::new();
+    places(&Record::shape(), "", &mut pointers);
     let mut changed_lines = 0;
     let mut changed_answered = 0;
     // Every 7th line, so that the test stays quick; every kind of line is among them.
     for (place, line) in lines.iter().step_by(7) {
         let mut variants = text_changes(line);
         if let Ok(value) = serde_json::from_str::<Value>(line) {
-            for pointer in FIELDS {
+            for pointer in &pointers {
                 for odd in ODD_VALUES {
                     variants.extend(with_value(&value, pointer, odd));
                 }
@@ -211,33 +208,101 @@ fn every_line_reads_as_serde_reads_it() {
     assert!(changed_answered > 0 && changed_answered < changed_lines);
 }
 
-/// Keys the record reads, at every level, and one it does not.
-const RECORD_KEYS: [&str; 20] = [
-    "type",
-    "uuid",
-    "isSidechain",
-    "message",
-    "id",
-    "model",
-    "usage",
-    "input_tokens",
-    "cache_creation",
-    "ephemeral_5m_input_tokens",
-    "iterations",
-    "content",
-    "text",
-    "thinking",
-    "input",
-    "command",
-    "tool_use_id",
-    "is_error",
-    "compactMetadata",
-    "other",
+/// The places of the table that no line of the fixtures and captures holds, each ending in its
+/// key as Claude Code spells it: a key misspelt in the table is a place of neither list. (The
+/// microcompaction's metadata is read as the compaction's, whose keys the lines do hold.)
+const PLACES_NO_LINE_HOLDS: [&str; 15] = [
+    "/compactMetadata/tokensSaved",
+    "/microcompactMetadata/postTokens",
+    "/microcompactMetadata/durationMs",
+    "/microcompactMetadata/cumulativeDroppedTokens",
+    "/microcompactMetadata/preservedSegment",
+    "/microcompactMetadata/preservedSegment/headUuid",
+    "/microcompactMetadata/preservedSegment/anchorUuid",
+    "/microcompactMetadata/preservedSegment/tailUuid",
+    "/microcompactMetadata/preservedMessages",
+    "/microcompactMetadata/preservedMessages/anchorUuid",
+    "/microcompactMetadata/preservedMessages/uuids",
+    "/message/content/0/input/notebook_path",
+    "/relocatedCwd",
+    "/sessionKind",
+    "/interruptedMessageId",
 ];
 
+/// Every place `value` holds, as JSON pointers (each array's elements at `/0`).
+fn places_held(value: &Value, at: &str, held: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, value) in fields {
+                let place = format!("{at}/{key}");
+                places_held(value, &place, held);
+                held.insert(place);
+            }
+        }
+        Value::Array(elements) => {
+            for element in elements {
+                places_held(element, &format!("{at}/0"), held);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_key_of_the_table_is_one_claude_code_writes_at_its_place() {
+    let scratch = Scratch::new("direct-reader-keys");
+    let mut held = BTreeSet::new();
+    for (_, line) in every_line(scratch.path()) {
+        if let Ok(value) = serde_json::from_str::<Value>(&line) {
+            places_held(&value, "", &mut held);
+        }
+    }
+    let mut table = Vec::new();
+    places(&Record::shape(), "", &mut table);
+    let unheld: Vec<&str> = table
+        .iter()
+        .map(String::as_str)
+        .filter(|place| !held.contains(*place))
+        .collect();
+    assert_eq!(unheld, PLACES_NO_LINE_HOLDS);
+}
+
+/// Every key the table reads, at every level, and one it does not.
+fn record_keys() -> Vec<&'static str> {
+    let mut keys = Record::shape().keys();
+    keys.push("other");
+    keys
+}
+
+/// The values a line's kinds are told by (of records, blocks and iterations).
+const KINDS: [&str; 14] = [
+    "user",
+    "assistant",
+    "system",
+    "compact_boundary",
+    "text",
+    "tool_use",
+    "tool_result",
+    "server_tool_use",
+    "advisor_tool_result",
+    "thinking",
+    "message",
+    "advisor_message",
+    "fallback_message",
+    "advisor",
+];
+
+/// A string: mostly a kind, else any short text with escapes.
+fn text() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        3 => prop::sample::select(&KINDS[..]).prop_map(|word| Value::String(word.to_owned())),
+        1 => "(.|\n|\"|\\\\){0,12}".prop_map(Value::String),
+    ]
+}
+
 /// Any JSON value a few levels deep, its keys mostly ones the record reads.
-fn record_like() -> impl proptest::strategy::Strategy<Value = Value> {
-    use proptest::prelude::*;
+fn record_like() -> BoxedStrategy<Value> {
+    let keys = record_keys();
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -248,10 +313,10 @@ fn record_like() -> impl proptest::strategy::Strategy<Value = Value> {
             .prop_map(|number| serde_json::json!(number)),
         "(.|\n|\"|\\\\){0,12}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
+    leaf.prop_recursive(4, 48, 6, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((prop::sample::select(&RECORD_KEYS[..]), inner), 0..6).prop_map(
+            prop::collection::vec((prop::sample::select(keys.clone()), inner), 0..6).prop_map(
                 |entries| {
                     Value::Object(
                         entries
@@ -263,11 +328,56 @@ fn record_like() -> impl proptest::strategy::Strategy<Value = Value> {
             ),
         ]
     })
+    .boxed()
+}
+
+/// A value of `shape`: an object holds each of its keys or not, in any order, each value of
+/// its key's shape (a `type` one of the kinds) or, now and then, any other value.
+fn of_shape(shape: &Shape) -> BoxedStrategy<Value> {
+    let elements = |element: &Shape| prop::collection::vec(of_shape(element), 0..4);
+    match shape {
+        Shape::Text => text().boxed(),
+        Shape::Flag => any::<bool>().prop_map(Value::Bool).boxed(),
+        Shape::Count => prop_oneof![0..1000_u64, any::<u64>()]
+            .prop_map(|count| serde_json::json!(count))
+            .boxed(),
+        Shape::Object(fields) => {
+            let entries: Vec<_> = fields
+                .iter()
+                .map(|(key, shape)| {
+                    let key: &'static str = key;
+                    let value = if key == "type" {
+                        prop::sample::select(&KINDS[..])
+                            .prop_map(|kind| Value::String(kind.to_owned()))
+                            .boxed()
+                    } else {
+                        of_shape(shape)
+                    };
+                    let value = prop_oneof![30 => value, 1 => record_like()];
+                    prop::option::weighted(0.7, value)
+                        .prop_map(move |value| value.map(|value| (key.to_owned(), value)))
+                })
+                .collect();
+            entries
+                .prop_shuffle()
+                .prop_map(|entries| Value::Object(entries.into_iter().flatten().collect()))
+                .boxed()
+        }
+        Shape::Array(element) => elements(element).prop_map(Value::Array).boxed(),
+        Shape::TextOrArray(element) => {
+            prop_oneof![text(), elements(element).prop_map(Value::Array)].boxed()
+        }
+    }
+}
+
+/// A line built from the table: a record with every key the table reads at its place, or not,
+/// each value of its type or, now and then, of another.
+pub fn record_line() -> BoxedStrategy<Value> {
+    of_shape(&Record::shape())
 }
 
 #[test]
 fn any_object_or_any_damage_reads_as_serde_reads_it_or_is_left_to_serde() {
-    use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
@@ -279,20 +389,22 @@ fn any_object_or_any_damage_reads_as_serde_reads_it_or_is_left_to_serde() {
         ..Config::default()
     });
     let answered = std::cell::Cell::new(0_u32);
-    let object = prop::collection::vec(
-        (prop::sample::select(&RECORD_KEYS[..]), record_like()),
-        0..8,
-    );
-    runner
-        .run(
-            &(object, any::<usize>(), any::<u8>()),
-            |(entries, at, byte)| {
-                let value = Value::Object(
+    let any_object =
+        prop::collection::vec((prop::sample::select(record_keys()), record_like()), 0..8).prop_map(
+            |entries| {
+                Value::Object(
                     entries
                         .into_iter()
                         .map(|(key, value)| (key.to_owned(), value))
                         .collect(),
-                );
+                )
+            },
+        );
+    let object = prop_oneof![record_line(), any_object];
+    runner
+        .run(
+            &(object, any::<usize>(), any::<u8>()),
+            |(value, at, byte)| {
                 let line = value.to_string();
                 if agrees("generated", &line) {
                     answered.set(answered.get() + 1);
@@ -313,7 +425,7 @@ fn any_object_or_any_damage_reads_as_serde_reads_it_or_is_left_to_serde() {
             },
         )
         .unwrap();
-    // The generated objects hold every kind of value under the record's keys: the direct
+    // The generated objects hold every kind of value under every key of the table: the direct
     // reader answers for some (plain ones) and leaves the rest to serde.
     println!(
         "direct reader: answered {} of {cases} generated objects",

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use ctxhooks_shared::json_scan::{skip_blank, string_end, value_end};
+
 /// A 1-based line and column (columns count characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -22,7 +24,7 @@ impl fmt::Display for Position {
 /// `serde_json`.
 pub fn locate(text: &str, path: &[&str]) -> Option<Position> {
     let bytes = text.as_bytes();
-    let mut start = skip_whitespace(bytes, 0);
+    let mut start = skip_blank(bytes, 0);
     for key in path {
         start = member_value(text, start, key)?;
     }
@@ -45,84 +47,25 @@ fn member_value(text: &str, start: usize, key: &str) -> Option<usize> {
     if bytes.get(start) != Some(&b'{') {
         return None;
     }
-    let mut index = skip_whitespace(bytes, start + 1);
+    let mut index = skip_blank(bytes, start + 1);
     let mut found = None;
     while bytes.get(index) == Some(&b'"') {
-        let key_end = skip_string(bytes, index)?;
+        let key_end = string_end(bytes, index + 1)? + 1;
         let name: String = serde_json::from_str(&text[index..key_end]).ok()?;
-        index = skip_whitespace(bytes, key_end);
+        index = skip_blank(bytes, key_end);
         if bytes.get(index) != Some(&b':') {
             return None;
         }
-        let value_start = skip_whitespace(bytes, index + 1);
+        let value_start = skip_blank(bytes, index + 1);
         if name == key {
             found = Some(value_start);
         }
-        index = skip_whitespace(bytes, skip_value(bytes, value_start)?);
+        index = skip_blank(bytes, value_end(bytes, value_start)?);
         if bytes.get(index) == Some(&b',') {
-            index = skip_whitespace(bytes, index + 1);
+            index = skip_blank(bytes, index + 1);
         }
     }
     found
-}
-
-pub(super) fn skip_whitespace(bytes: &[u8], mut index: usize) -> usize {
-    while bytes
-        .get(index)
-        .is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-    {
-        index += 1;
-    }
-    index
-}
-
-/// The offset just past the string starting at `start` (which is a `"`).
-pub(super) fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut index = start + 1;
-    loop {
-        match bytes.get(index)? {
-            b'\\' => index += 2,
-            b'"' => return Some(index + 1),
-            _ => index += 1,
-        }
-    }
-}
-
-/// The offset just past the value starting at `start`.
-pub(super) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
-    match bytes.get(start)? {
-        b'"' => skip_string(bytes, start),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut index = start;
-            loop {
-                match bytes.get(index)? {
-                    b'"' => {
-                        index = skip_string(bytes, index)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(index + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                index += 1;
-            }
-        }
-        _ => {
-            let mut index = start;
-            while bytes.get(index).is_some_and(|byte| {
-                !matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            }) {
-                index += 1;
-            }
-            Some(index)
-        }
-    }
 }
 
 #[cfg(test)]

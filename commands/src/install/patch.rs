@@ -1,16 +1,16 @@
 //! Editing settings text in place: only the members and elements that change are rewritten, so
 //! a hand-formatted file keeps its layout everywhere else.
 
+use ctxhooks_shared::json_scan::{skip_blank, string_end, value_end};
 use serde_json::{Map, Value};
 
-use super::locate::{skip_string, skip_value, skip_whitespace};
 use super::style::TextStyle;
 
 /// The text of `old_text` (whose JSON value is `old`) changed to hold `new`, touching only what
 /// differs; `None` when the text cannot be patched, or the patched text would not parse back to
 /// exactly `new` (the caller then rewrites the whole file).
 pub fn patch_text(old_text: &str, old: &Value, new: &Value, style: &TextStyle) -> Option<String> {
-    let root = parse_node(old_text, skip_whitespace(old_text.as_bytes(), 0))?;
+    let root = parse_node(old_text, skip_blank(old_text.as_bytes(), 0))?;
     let mut patcher = Patcher {
         text: old_text,
         style,
@@ -51,13 +51,13 @@ fn parse_node(text: &str, start: usize) -> Option<Node> {
         _ => {
             return Some(Node {
                 start,
-                end: skip_value(bytes, start)?,
+                end: value_end(bytes, start)?,
                 children: Vec::new(),
             });
         }
     };
     let mut children = Vec::new();
-    let mut index = skip_whitespace(bytes, start + 1);
+    let mut index = skip_blank(bytes, start + 1);
     loop {
         if *bytes.get(index)? == close {
             return Some(Node {
@@ -68,20 +68,20 @@ fn parse_node(text: &str, start: usize) -> Option<Node> {
         }
         let child_start = index;
         if open == b'{' {
-            index = skip_whitespace(bytes, skip_string(bytes, index)?);
+            index = skip_blank(bytes, string_end(bytes, index + 1)? + 1);
             if *bytes.get(index)? != b':' {
                 return None;
             }
-            index = skip_whitespace(bytes, index + 1);
+            index = skip_blank(bytes, index + 1);
         }
         let value = parse_node(text, index)?;
-        index = skip_whitespace(bytes, value.end);
+        index = skip_blank(bytes, value.end);
         children.push(Child {
             start: child_start,
             value,
         });
         if *bytes.get(index)? == b',' {
-            index = skip_whitespace(bytes, index + 1);
+            index = skip_blank(bytes, index + 1);
         }
     }
 }

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use ctxhooks_shared::store::tool_summary::summarize_input_fields;
 use ctxhooks_shared::transcript::content::ToolUse;
 
 /// One tool call.
@@ -61,10 +60,9 @@ impl ToolCalls {
         let index = self.entry(id);
         let call = &mut self.calls[index];
         let name = tool_use.name.text();
-        call.summary = name.and_then(|name| {
-            let input = tool_use.input.get();
-            summarize_input_fields(name, |field| input.and_then(|input| input.field(field)))
-        });
+        call.summary = name
+            .zip(tool_use.input.get())
+            .and_then(|(name, input)| input.summary(name));
         call.name = name.map(str::to_owned);
         call.line = line;
         call.time_ms = time_ms;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::json_scan::{Nesting, skip_blank};
 use crate::lenient::{Mismatch, Text};
 use crate::store::env_vars;
 use crate::store::session_id::SessionId;
@@ -106,17 +107,11 @@ pub fn read_first_object(
 struct ObjectEnd {
     /// The object's `{` was seen.
     started: bool,
-    /// Objects and arrays open.
-    depth: usize,
-    /// Inside a string.
-    in_string: bool,
-    /// Just after a backslash inside a string.
-    escaped: bool,
+    nesting: Nesting,
 }
 
 /// What a chunk showed.
 enum Scan {
-    /// The object goes on past this chunk.
     Incomplete,
     /// The object ends after this many bytes of the chunk.
     Complete(usize),
@@ -126,53 +121,19 @@ enum Scan {
 
 impl ObjectEnd {
     fn scan(&mut self, chunk: &[u8]) -> Scan {
-        let mut index = 0;
-        while index < chunk.len() {
-            if self.in_string {
-                // Most of a large payload is inside strings (a tool's output): jump to the next
-                // byte that can end one.
-                let rest = &chunk[index..];
-                if self.escaped {
-                    self.escaped = false;
-                    index += 1;
-                    continue;
-                }
-                match memchr::memchr2(b'"', b'\\', rest) {
-                    Some(offset) => {
-                        if rest[offset] == b'"' {
-                            self.in_string = false;
-                        } else {
-                            self.escaped = true;
-                        }
-                        index += offset + 1;
-                    }
-                    None => index = chunk.len(),
-                }
-                continue;
-            }
-            let byte = chunk[index];
-            index += 1;
-            match byte {
-                b' ' | b'\t' | b'\n' | b'\r' => {}
-                _ if !self.started => {
-                    if byte != b'{' {
-                        return Scan::NotAnObject(byte);
-                    }
-                    self.started = true;
-                    self.depth = 1;
-                }
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
-                    self.depth -= 1;
-                    if self.depth == 0 {
-                        return Scan::Complete(index);
-                    }
-                }
-                _ => {}
+        let mut start = 0;
+        if !self.started {
+            start = skip_blank(chunk, 0);
+            match chunk.get(start) {
+                None => return Scan::Incomplete,
+                Some(b'{') => self.started = true,
+                Some(&first) => return Scan::NotAnObject(first),
             }
         }
-        Scan::Incomplete
+        match self.nesting.feed(&chunk[start..]) {
+            Some(length) => Scan::Complete(start + length),
+            None => Scan::Incomplete,
+        }
     }
 }
 
@@ -193,6 +154,30 @@ pub fn parse<'input, P: serde::Deserialize<'input>>(
 /// build every key the outer struct does not name into a tree of values (a 16 MiB field among
 /// them) instead of skipping it, and it cannot hold a tool input's raw JSON.
 macro_rules! hook_payload {
+    // With `reports [...]`: also its [`Payload`], whose mismatches are those common fields' and
+    // then every one of the event's own, in order.
+    (
+        $(#[$meta:meta])*
+        $visibility:vis $name:ident<$payload:lifetime> reports [$($common:ident),*] {
+            $($(#[$field_meta:meta])* $field:ident: $type:ty,)*
+        }
+    ) => {
+        $crate::hook::payload::hook_payload! {
+            $(#[$meta])*
+            $visibility $name<$payload> {
+                $($(#[$field_meta])* $field: $type,)*
+            }
+        }
+
+        impl $crate::hook::payload::Payload for $name<'_> {
+            fn mismatches(&self) -> Vec<(&'static str, Option<$crate::lenient::Mismatch>)> {
+                vec![
+                    $((stringify!($common), self.$common.mismatch()),)*
+                    $((stringify!($field), self.$field.mismatch()),)*
+                ]
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $visibility:vis $name:ident<$payload:lifetime> {

@@ -4,32 +4,21 @@
 use anyhow::{Context, Result};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
+use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
-use crate::lenient::{Mismatch, Text};
+use crate::lenient::Text;
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
 
 hook_payload! {
     /// The `PreCompact` payload. Only `session_id` and `transcript_path` are needed to archive.
-    pub PreCompactInput<'payload> {
+    pub PreCompactInput<'payload> reports [cwd, hook_event_name] {
         /// `manual` (`/compact`) or `auto` (context full); other values are kept as they are.
         trigger: Text<'payload>,
         /// What the user typed after `/compact`; null or empty for automatic compactions.
         custom_instructions: Text<'payload>,
-    }
-}
-
-impl Payload for PreCompactInput<'_> {
-    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
-        vec![
-            ("cwd", self.cwd.mismatch()),
-            ("hook_event_name", self.hook_event_name.mismatch()),
-            ("trigger", self.trigger.mismatch()),
-            ("custom_instructions", self.custom_instructions.mismatch()),
-        ]
     }
 }
 
@@ -40,8 +29,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let path = input.transcript()?;
     // Opened and checked once, for the snapshot and the usage log: a transcript path that is
     // missing, a link, a folder, a FIFO or a device is refused before anything is written.
-    let mut transcript = TranscriptFile::open(path)?;
-    transcript.check_is_transcript()?;
+    let mut transcript = TranscriptFile::open(path)?.checked()?;
     // The snapshot first: it is what must not be lost.
     let request = SnapshotRequest {
         session: session.clone(),

@@ -17,10 +17,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use chrono::{SecondsFormat, Utc};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
-use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
+use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
-use crate::lenient::{Mismatch, Text};
+use crate::lenient::Text;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
 use crate::store::kept_check::{Depth, newest_whole};
@@ -32,7 +32,7 @@ use crate::usage::log::IngestOptions;
 
 hook_payload! {
     /// The `SessionStart`, `PostCompact` and `SessionEnd` payloads.
-    pub SessionInput<'payload> {
+    pub SessionInput<'payload> reports [cwd] {
         /// `SessionStart`: `startup`, `resume`, `clear`, `compact` or `fork`.
         source: Text<'payload>,
         /// `PostCompact`: `manual` or `auto`.
@@ -41,18 +41,6 @@ hook_payload! {
         compact_summary: Text<'payload>,
         /// `SessionEnd`: why the session ended.
         reason: Text<'payload>,
-    }
-}
-
-impl Payload for SessionInput<'_> {
-    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
-        vec![
-            ("cwd", self.cwd.mismatch()),
-            ("source", self.source.mismatch()),
-            ("trigger", self.trigger.mismatch()),
-            ("compact_summary", self.compact_summary.mismatch()),
-            ("reason", self.reason.mismatch()),
-        ]
     }
 }
 
@@ -192,8 +180,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     // the compaction's boundary only after its hooks ran, so when it is not there yet the
     // compaction is counted as pending, the context it left unknown until the boundary is read.
     let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
-    let mut file = TranscriptFile::open(transcript)?;
-    file.check_is_transcript()?;
+    let mut file = TranscriptFile::open(transcript)?.checked()?;
     let ingested = log_usage_and_gauge(
         context,
         &session,

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
-use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
+use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::{keep_in_hook, main_name, subagent_name};
-use crate::lenient::{Mismatch, Text};
+use crate::lenient::Text;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::ingest::Origin;
 use crate::usage::log::{IngestOptions, log_usage};
@@ -19,31 +19,13 @@ use crate::usage::log::{IngestOptions, log_usage};
 hook_payload! {
     /// The Stop / `SubagentStop` payload. Only `session_id` and `transcript_path` are needed to log
     /// usage.
-    pub StopInput<'payload> {
+    pub StopInput<'payload> reports [cwd, hook_event_name] {
         /// `SubagentStop`: the sub-agent's id.
         agent_id: Text<'payload>,
         /// `SubagentStop`: the sub-agent's own transcript (`transcript_path` is the parent's).
         agent_transcript_path: Text<'payload>,
         /// The text of the response that ended the turn (2.1.47 on).
         last_assistant_message: Text<'payload>,
-    }
-}
-
-impl Payload for StopInput<'_> {
-    fn mismatches(&self) -> Vec<(&'static str, Option<Mismatch>)> {
-        vec![
-            ("cwd", self.cwd.mismatch()),
-            ("hook_event_name", self.hook_event_name.mismatch()),
-            ("agent_id", self.agent_id.mismatch()),
-            (
-                "agent_transcript_path",
-                self.agent_transcript_path.mismatch(),
-            ),
-            (
-                "last_assistant_message",
-                self.last_assistant_message.mismatch(),
-            ),
-        ]
     }
 }
 
@@ -93,8 +75,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = (|| -> Result<()> {
         loop {
-            let mut file = TranscriptFile::open(transcript)?;
-            file.check_is_transcript()?;
+            let mut file = TranscriptFile::open(transcript)?.checked()?;
             keep_in_hook(
                 context,
                 &session,
@@ -130,8 +111,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
         // anything else that is there (a folder, a FIFO, a link) is refused.
         let agent = TranscriptFile::open_if_present(agent_transcript)
             .and_then(|file| {
-                file.map_or(Ok(()), |mut file| {
-                    file.check_is_transcript()?;
+                file.map_or(Ok(()), |file| {
+                    let mut file = file.checked()?;
                     let name = subagent_name(transcript, &session, agent_transcript);
                     keep_in_hook(context, &session, name, &mut file);
                     let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());

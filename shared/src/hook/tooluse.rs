@@ -2,13 +2,10 @@
 //! event, so that `ctxhooks provenance` knows which calls really started and finished. It runs
 //! on every tool call: no transcript reading, one small append.
 
-use std::fmt;
-
 use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use serde::de::MapAccess;
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 
 use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
@@ -17,7 +14,7 @@ use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
-use crate::store::tool_summary::{SUMMARY_FIELDS, summarize_encoded_fields};
+use crate::tool_input::ToolInput;
 
 hook_payload! {
     /// The tool event payload fields the hook reads. Only `session_id` and `hook_event_name` are
@@ -37,70 +34,6 @@ hook_payload! {
         is_interrupt: Field<bool>,
         /// The sub-agent's id when the call ran inside one.
         agent_id: Text<'payload>,
-    }
-}
-
-/// A tool's input: of its fields, only those a summary may name ([`SUMMARY_FIELDS`]), each
-/// kept as the JSON text it arrived as, borrowed from the payload. Nothing else is built or
-/// decoded: a 16 MiB `Write` content, or millions of tiny values, cost no memory beyond the
-/// payload's bytes, and [`summarize_encoded_fields`] decodes only the 80 characters it keeps.
-#[derive(Debug, Default)]
-pub struct ToolInput<'payload> {
-    /// (field name, its value as written in JSON), the last of each name when one repeats.
-    fields: Vec<(&'static str, &'payload RawValue)>,
-}
-
-impl<'payload> ToolInput<'payload> {
-    /// The input field `name` as written in JSON (`"ls -la"`, `5`).
-    pub fn encoded(&self, name: &str) -> Option<&'payload str> {
-        self.fields
-            .iter()
-            .find(|(known, _)| *known == name)
-            .map(|(_, value)| value.get())
-    }
-}
-
-impl<'de: 'payload, 'payload> Lenient<'de> for ToolInput<'payload> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(mut object: A) -> Result<Option<Self>, A::Error> {
-        let mut input = Self::default();
-        while let Some(SummaryField(name)) = object.next_key()? {
-            match name {
-                Some(name) => {
-                    let value: &'de RawValue = object.next_value()?;
-                    input.fields.retain(|(known, _)| *known != name);
-                    input.fields.push((name, value));
-                }
-                None => {
-                    object.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Some(input))
-    }
-}
-
-/// A key of a tool's input: the one of [`SUMMARY_FIELDS`] it is, or `None` for any other.
-struct SummaryField(Option<&'static str>);
-
-impl<'de> Deserialize<'de> for SummaryField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = SummaryField;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-                formatter.write_str("a field name")
-            }
-
-            fn visit_str<E>(self, key: &str) -> Result<SummaryField, E> {
-                Ok(SummaryField(
-                    SUMMARY_FIELDS.iter().copied().find(|name| *name == key),
-                ))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
@@ -194,9 +127,7 @@ pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
     let tool_name = input.tool_name.non_empty();
     let summary = tool_name
         .zip(input.tool_input.get())
-        .and_then(|(name, tool_input)| {
-            summarize_encoded_fields(name, |field| tool_input.encoded(field))
-        });
+        .and_then(|(name, tool_input)| tool_input.summary(name));
     Ok(ToolEvent {
         event,
         hook_event_name: Some(hook_event_name.to_owned()),

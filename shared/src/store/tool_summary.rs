@@ -3,58 +3,48 @@
 /// The most characters a summary keeps.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 
-/// The input field that names what a tool call does, by tool.
-fn summary_field(tool_name: &str) -> &'static [&'static str] {
-    match tool_name {
-        "Bash" | "PowerShell" => &["command"],
-        "Read" | "Write" | "Edit" | "MultiEdit" => &["file_path"],
-        "NotebookEdit" | "NotebookRead" => &["notebook_path"],
-        "Glob" | "Grep" => &["pattern"],
-        "WebFetch" => &["url"],
-        "WebSearch" => &["query"],
-        "Task" | "Agent" => &["description"],
-        _ => &["file_path", "path", "url", "description"],
-    }
-}
-
-/// Every input field a summary may name, whatever the tool (the union of [`summary_field`]'s
-/// lists): a reader that keeps only these never holds a tool's whole input.
-pub const SUMMARY_FIELDS: [&str; 8] = [
+/// Every input field a summary may name, whatever the tool: a reader that keeps only these never
+/// holds a tool's whole input. Each tool's fields are a run of it ([`summary_fields`]); the last
+/// four are what a tool of no run of its own is summarized by, tried in this order.
+pub static SUMMARY_FIELDS: [&str; 8] = [
     "command",
-    "file_path",
     "notebook_path",
     "pattern",
-    "url",
     "query",
-    "description",
+    "file_path",
     "path",
+    "url",
+    "description",
 ];
 
-/// [`summarize_input_fields`] over fields kept as they are written in JSON: `encoded` gives the
-/// input field of that name as its JSON text (`"cargo test\n"`, or `5` for a number). Only the
-/// first [`SUMMARY_MAX_CHARS`] characters of the one field the summary takes are decoded, so a
-/// field of megabytes costs no copy.
+/// The input fields that name what a call of `tool_name` does, tried in order.
+fn summary_fields(tool_name: &str) -> &'static [&'static str] {
+    let run = match tool_name {
+        "Bash" | "PowerShell" => 0..1,
+        "NotebookEdit" | "NotebookRead" => 1..2,
+        "Glob" | "Grep" => 2..3,
+        "WebSearch" => 3..4,
+        "Read" | "Write" | "Edit" | "MultiEdit" => 4..5,
+        "WebFetch" => 6..7,
+        "Task" | "Agent" => 7..8,
+        _ => 4..8,
+    };
+    &SUMMARY_FIELDS[run]
+}
+
+/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
+/// command's start, a file path), on one line; `None` when there is no such string field.
+/// `encoded` gives the input field of that name as its JSON text (`"cargo test\n"`, or `5` for
+/// a number). Only the first [`SUMMARY_MAX_CHARS`] characters of the one field the summary
+/// takes are decoded, so a field of megabytes costs no copy.
 pub fn summarize_encoded_fields<'input>(
     tool_name: &str,
     encoded: impl Fn(&str) -> Option<&'input str>,
 ) -> Option<String> {
-    let text = summary_field(tool_name)
+    let text = summary_fields(tool_name)
         .iter()
         .find_map(|name| leading_characters(encoded(name)?))?;
     Some(one_line(&text))
-}
-
-/// At most [`SUMMARY_MAX_CHARS`] characters of the field that says what the call does (a Bash
-/// command's start, a file path), on one line; `None` when there is no such field. `field`
-/// gives the input field of that name when it is a string.
-pub fn summarize_input_fields<'input>(
-    tool_name: &str,
-    field: impl Fn(&str) -> Option<&'input str>,
-) -> Option<String> {
-    let text = summary_field(tool_name)
-        .iter()
-        .find_map(|name| field(name))?;
-    Some(one_line(text))
 }
 
 /// The first [`SUMMARY_MAX_CHARS`] characters of `text`, control characters (newlines, tabs)
@@ -133,9 +123,13 @@ mod tests {
         })
     }
 
-    /// The summary of `input`, each field given to the reader decoded, when it is a string.
+    /// The summary of `input` from its fields decoded: the first string field the tool may
+    /// name, on one line (what the encoded reader must give).
     fn summarize_decoded(tool_name: &str, input: &Value) -> Option<String> {
-        summarize_input_fields(tool_name, |field| input.get(field).and_then(Value::as_str))
+        let text = summary_fields(tool_name)
+            .iter()
+            .find_map(|name| input.get(*name).and_then(Value::as_str))?;
+        Some(one_line(text))
     }
 
     #[test]
@@ -159,6 +153,40 @@ mod tests {
                 Some("/p".into())
             );
         }
+    }
+
+    #[test]
+    fn each_tool_is_summarized_by_the_field_claude_code_names_it_by() {
+        // Every field, its value its name: the summary says which one a tool is summarized by.
+        let mut input = json!({
+            "command": "command", "notebook_path": "notebook_path", "pattern": "pattern",
+            "query": "query", "file_path": "file_path", "path": "path", "url": "url",
+            "description": "description", "content": "content"
+        });
+        for (tool, field) in [
+            ("Bash", "command"),
+            ("PowerShell", "command"),
+            ("Read", "file_path"),
+            ("Write", "file_path"),
+            ("Edit", "file_path"),
+            ("MultiEdit", "file_path"),
+            ("NotebookEdit", "notebook_path"),
+            ("NotebookRead", "notebook_path"),
+            ("Glob", "pattern"),
+            ("Grep", "pattern"),
+            ("WebFetch", "url"),
+            ("WebSearch", "query"),
+            ("Task", "description"),
+            ("Agent", "description"),
+        ] {
+            assert_eq!(summarize_encoded(tool, &input).as_deref(), Some(field));
+        }
+        // Any other tool: the first of these it has.
+        for field in ["file_path", "path", "url", "description"] {
+            assert_eq!(summarize_encoded("Mystery", &input).as_deref(), Some(field));
+            input.as_object_mut().unwrap().remove(field);
+        }
+        assert_eq!(summarize_encoded("Mystery", &input), None);
     }
 
     #[test]
@@ -196,30 +224,5 @@ mod tests {
         assert_eq!(leading_characters("5"), None);
         assert_eq!(leading_characters("{\"a\": 1}"), None);
         assert_eq!(leading_characters(r#""unterminated"#), None);
-    }
-
-    #[test]
-    fn every_field_a_summary_may_name_is_listed() {
-        for tool in [
-            "Bash",
-            "PowerShell",
-            "Read",
-            "Write",
-            "Edit",
-            "MultiEdit",
-            "NotebookEdit",
-            "NotebookRead",
-            "Glob",
-            "Grep",
-            "WebFetch",
-            "WebSearch",
-            "Task",
-            "Agent",
-            "Mystery",
-        ] {
-            for field in summary_field(tool) {
-                assert!(SUMMARY_FIELDS.contains(field), "{tool}: {field}");
-            }
-        }
     }
 }

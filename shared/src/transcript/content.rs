@@ -5,9 +5,11 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::{MapAccess, SeqAccess};
+use serde::de::SeqAccess;
 
-use crate::lenient::{Field, Lenient, struct_from_map, vec_from_seq};
+use super::schema::{Part, RawBlock};
+use crate::lenient::{Field, Lenient, vec_from_seq};
+use crate::tool_input::ToolInput;
 
 /// `message.content`: a string, or content blocks.
 #[derive(Debug)]
@@ -62,50 +64,6 @@ pub struct ToolUse<'a> {
     pub name: Field<Cow<'a, str>>,
     /// The input fields a summary may name (never the whole input).
     pub input: Field<Box<ToolInput<'a>>>,
-}
-
-/// The fields of a tool's `input` that say what a call does (see
-/// [`crate::store::tool_summary`]).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-#[allow(
-    missing_docs,
-    reason = "each field is the input field of the same name"
-)]
-pub struct ToolInput<'a> {
-    #[serde(borrow)]
-    pub command: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub file_path: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub notebook_path: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub pattern: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub url: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub query: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub description: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub path: Field<Cow<'a, str>>,
-}
-
-impl ToolInput<'_> {
-    /// The input field `name` when it is a string.
-    pub fn field(&self, name: &str) -> Option<&str> {
-        match name {
-            "command" => self.command.text(),
-            "file_path" => self.file_path.text(),
-            "notebook_path" => self.notebook_path.text(),
-            "pattern" => self.pattern.text(),
-            "url" => self.url.text(),
-            "query" => self.query.text(),
-            "description" => self.description.text(),
-            "path" => self.path.text(),
-            _ => None,
-        }
-    }
 }
 
 /// A `tool_result` block.
@@ -165,14 +123,6 @@ impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
     }
 }
 
-impl<'de: 'a, 'a> Lenient<'de> for ToolInput<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
 impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
     const EXPECTED: &'static str = "a string or an array";
 
@@ -188,52 +138,6 @@ impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
             }
         }
         Ok(Some(Self::Parts(texts)))
-    }
-}
-
-/// One part of a `tool_result`'s content array.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Part<'a> {
-    #[serde(borrow)]
-    text: Field<Cow<'a, str>>,
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for Part<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-/// Every field any block kind has; which ones count depends on `type`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    pub(crate) kind: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) text: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) id: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) name: Field<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub(crate) input: Field<Box<ToolInput<'a>>>,
-    #[serde(borrow)]
-    pub(crate) tool_use_id: Field<Cow<'a, str>>,
-    pub(crate) is_error: Field<bool>,
-    #[serde(borrow)]
-    pub(crate) content: Field<ResultContent<'a>>,
-    pub(crate) thinking: Field<TextLength>,
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for RawBlock<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
     }
 }
 

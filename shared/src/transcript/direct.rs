@@ -1,33 +1,34 @@
 //! A transcript line read straight into a [`Record`] in one pass, for the lines that hold
-//! nothing unusual; anything else is left to the serde reader, which stays the definition.
+//! nothing unusual; anything else is left to the serde reader.
 //!
-//! `serde_json` visits every key of a line through the derived visitors, and that, not the
-//! scan, was most of `history`'s time. This reader walks the same bytes once, fills the
-//! record's fields in place and skips what no field reads with a SWAR scan over strings. It
-//! answers only where the answer is certain: it gives up ([`GiveUp`]) at any value of another
-//! type than its field expects, a duplicated field, an escaped key of an object it reads, a
-//! `\u` escape of a surrogate in a text it keeps, a count that is not a plain whole number,
-//! deep nesting, or anything that is not JSON; [`Record::parse`] then reads the line with serde.
-//! What it gives is the serde reader's record: the integration test
-//! `direct_reader::every_line_reads_as_serde_reads_it` checks that on every line of every
-//! fixture and capture and on lines changed around the cases above, and a property on
-//! generated and damaged objects.
+//! `serde_json` visits every key of a line through visitors, and that, not the scan, was most
+//! of `history`'s time. This reader walks the same bytes once, fills the record's fields in
+//! place and skips what no field reads with the eight-byte string scan of
+//! [`crate::json_scan`]. Which key fills which field is not written here: [`super::schema`]'s
+//! table generates both readers' dispatch. It answers only where the answer is certain: it
+//! gives up ([`GiveUp`]) at any value of another type than its field expects, a duplicated
+//! field, an escaped key of an object it reads, a `\u` escape of a surrogate in a text it
+//! keeps, a count that is not a plain whole number, deep nesting, or anything that is not
+//! JSON; [`Record::parse`] then reads the line with serde. What it gives is the serde reader's
+//! record: the integration test `direct_reader::every_line_reads_as_serde_reads_it` checks that
+//! on every line of every fixture and capture and on lines changed around the cases above, and
+//! a property on lines built from the table and damaged.
 
 use std::borrow::Cow;
 
-use super::content::{Block, Content, RawBlock, ResultContent, TextLength, ToolInput};
-use super::record::{
-    BoundaryMetadata, CacheCreationSplit, Iteration, Iterations, Message, OutputDetails,
-    PermissionDecision, PreservedMessages, PreservedSegment, ProgressData, Record, RequestParams,
-    Usage, Uuids,
-};
+use super::content::{Block, Content, ResultContent, TextLength};
+use super::record::{CacheCreationSplit, Iteration, Iterations, Record, Uuids};
+use super::schema::{Part, RawBlock};
+use crate::json_scan::{checked_string_end, skip_blank, unescape};
 use crate::lenient::Field;
+use crate::tool_input::ToolInput;
 
 /// This reader does not answer for the line: the serde reader does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GiveUp;
 
-type Step<T> = Result<T, GiveUp>;
+/// A read, or [`GiveUp`].
+pub(super) type Step<T> = Result<T, GiveUp>;
 
 /// How deep objects and arrays may nest here (`serde_json` refuses past 128).
 const MAX_DEPTH: u32 = 100;
@@ -41,8 +42,8 @@ pub fn read_record(text: &str) -> Step<Record<'_>> {
         depth: 0,
     };
     let mut record = Record::default();
-    reader.record(&mut record)?;
-    reader.blank();
+    record.fill(&mut reader)?;
+    reader.at = skip_blank(reader.bytes, reader.at);
     if reader.at == reader.bytes.len() {
         Ok(record)
     } else {
@@ -50,43 +51,32 @@ pub fn read_record(text: &str) -> Step<Record<'_>> {
     }
 }
 
+/// A type read straight from a line's bytes.
+pub(super) trait Direct<'a>: Sized {
+    /// Reads the value that comes next, or gives up.
+    fn read(reader: &mut Reader<'a>) -> Step<Self>;
+}
+
 /// The place of one string's content (between its quotes) in the line.
 #[derive(Debug, Clone, Copy)]
-struct Span {
+pub(super) struct Span {
     start: usize,
     end: usize,
     escaped: bool,
 }
 
-struct Reader<'a> {
+/// A line being read, and how far.
+pub(super) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
     depth: u32,
 }
 
-/// Notes field `bit` of a struct as read; a field read twice gives up (serde refuses it).
-fn first_time(seen: &mut u32, bit: u32) -> Step<()> {
-    if *seen & bit != 0 {
-        return Err(GiveUp);
-    }
-    *seen |= bit;
-    Ok(())
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 impl<'a> Reader<'a> {
-    fn blank(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
-            self.at += 1;
-        }
-    }
-
     /// The next byte that is not blank, not taken.
     fn peek(&mut self) -> Step<u8> {
-        self.blank();
+        self.at = skip_blank(self.bytes, self.at);
         self.bytes.get(self.at).copied().ok_or(GiveUp)
     }
 
@@ -108,80 +98,27 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Moves to the first quote, backslash or control character of a string's content (eight
-    /// bytes at a time).
-    fn skip_plain(&mut self) {
-        while let Some(chunk) = self.bytes[self.at..].first_chunk::<8>() {
-            let chars = u64::from_le_bytes(*chunk);
-            let control = chars.wrapping_sub(ONES * 0x20) & !chars;
-            let quote = chars ^ (ONES * u64::from(b'"'));
-            let quote = quote.wrapping_sub(ONES) & !quote;
-            let backslash = chars ^ (ONES * u64::from(b'\\'));
-            let backslash = backslash.wrapping_sub(ONES) & !backslash;
-            let found = (control | quote | backslash) & HIGHS;
-            if found != 0 {
-                self.at += (found.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.at += 8;
-        }
-        while let Some(&byte) = self.bytes.get(self.at) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                return;
-            }
-            self.at += 1;
-        }
-    }
-
     /// A string whose opening quote is next: where its content is, checked as JSON.
     fn span(&mut self) -> Step<Span> {
         self.expect(b'"')?;
         let start = self.at;
-        let mut escaped = false;
-        loop {
-            self.skip_plain();
-            match self.bytes.get(self.at) {
-                Some(b'"') => {
-                    let end = self.at;
-                    self.at += 1;
-                    return Ok(Span {
-                        start,
-                        end,
-                        escaped,
-                    });
-                }
-                Some(b'\\') => {
-                    escaped = true;
-                    match self.bytes.get(self.at + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                            self.at += 2;
-                        }
-                        Some(b'u') => {
-                            hex_escape(self.bytes.get(self.at + 2..self.at + 6))?;
-                            self.at += 6;
-                        }
-                        _ => return Err(GiveUp),
-                    }
-                }
-                Some(&byte) if byte >= 0x20 => self.at += 1,
-                _ => return Err(GiveUp),
-            }
-        }
+        let (end, escaped) = checked_string_end(self.bytes, start).ok_or(GiveUp)?;
+        self.at = end + 1;
+        Ok(Span {
+            start,
+            end,
+            escaped,
+        })
     }
 
     /// A string's text, borrowed when it holds no escape.
     fn text_of(&self, span: Span) -> Step<Cow<'a, str>> {
         let raw = self.text.get(span.start..span.end).ok_or(GiveUp)?;
         if span.escaped {
-            decode(raw).map(Cow::Owned)
+            unescape(raw).map(Cow::Owned).ok_or(GiveUp)
         } else {
             Ok(Cow::Borrowed(raw))
         }
-    }
-
-    fn string(&mut self) -> Step<Cow<'a, str>> {
-        let span = self.span()?;
-        self.text_of(span)
     }
 
     /// A number, checked as JSON, skipped.
@@ -223,7 +160,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Any JSON value, checked, skipped.
-    fn skip_value(&mut self) -> Step<()> {
+    pub(super) fn skip_value(&mut self) -> Step<()> {
         match self.peek()? {
             b'"' => self.span().map(|_| ()),
             b'{' => self.object(|reader, _| reader.skip_value()),
@@ -237,64 +174,54 @@ impl<'a> Reader<'a> {
     }
 
     /// An object whose `{` is next: `each` reads the value of every key.
-    fn object(&mut self, mut each: impl FnMut(&mut Self, Span) -> Step<()>) -> Step<()> {
-        self.expect(b'{')?;
-        self.enter()?;
-        if self.peek()? == b'}' {
-            self.at += 1;
-            self.depth -= 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.span()?;
-            self.expect(b':')?;
-            each(self, key)?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    self.depth -= 1;
-                    return Ok(());
-                }
-                _ => return Err(GiveUp),
-            }
-        }
+    pub(super) fn object(&mut self, mut each: impl FnMut(&mut Self, Span) -> Step<()>) -> Step<()> {
+        self.nested(b'{', b'}', |reader| {
+            let key = reader.span()?;
+            reader.expect(b':')?;
+            each(reader, key)
+        })
     }
 
     /// An array whose `[` is next: `each` reads every element.
-    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Step<()>) -> Step<()> {
-        self.expect(b'[')?;
-        self.enter()?;
-        if self.peek()? == b']' {
-            self.at += 1;
-            self.depth -= 1;
-            return Ok(());
-        }
-        loop {
-            each(self)?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    self.depth -= 1;
-                    return Ok(());
-                }
-                _ => return Err(GiveUp),
-            }
-        }
+    fn array(&mut self, each: impl FnMut(&mut Self) -> Step<()>) -> Step<()> {
+        self.nested(b'[', b']', each)
     }
 
-    fn enter(&mut self) -> Step<()> {
+    /// The entries between `open` (next) and `close`, separated by commas, each read by `each`.
+    #[inline]
+    fn nested(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut each: impl FnMut(&mut Self) -> Step<()>,
+    ) -> Step<()> {
+        self.expect(open)?;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            Err(GiveUp)
-        } else {
-            Ok(())
+            return Err(GiveUp);
         }
+        if self.peek()? != close {
+            loop {
+                each(self)?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    byte if byte == close => break,
+                    _ => return Err(GiveUp),
+                }
+            }
+        }
+        self.at += 1;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Every element of an array read as `T`, in order.
+    fn elements<T: Direct<'a>>(&mut self, mut each: impl FnMut(T)) -> Step<()> {
+        self.array(|reader| T::read(reader).map(&mut each))
     }
 
     /// The key of an object this reader fills (an escaped one is not compared: give up).
-    fn key(&self, span: Span) -> Step<&'a [u8]> {
+    pub(super) fn key(&self, span: Span) -> Step<&'a [u8]> {
         if span.escaped {
             Err(GiveUp)
         } else {
@@ -302,560 +229,165 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// `null` (absent) or what `read` makes of the value that starts with `first`; any other
-    /// value gives up.
-    fn field<T>(&mut self, first: u8, read: impl FnOnce(&mut Self) -> Step<T>) -> Step<Field<T>> {
-        match self.peek()? {
-            b'n' => self.literal(b"null").map(|()| Field::Absent),
-            byte if byte == first => read(self).map(Field::Present),
+    /// [`Reader::key`] as text.
+    fn key_text(&self, span: Span) -> Step<&'a str> {
+        self.key(span)?;
+        self.text.get(span.start..span.end).ok_or(GiveUp)
+    }
+
+    /// The field numbered `slot` of a struct, read as `T` the first time it comes (a field read
+    /// twice gives up: serde refuses it).
+    #[inline]
+    pub(super) fn once<T: Direct<'a>>(&mut self, seen: &mut u64, slot: u32) -> Step<T> {
+        if *seen & (1 << slot) != 0 {
+            return Err(GiveUp);
+        }
+        *seen |= 1 << slot;
+        T::read(self)
+    }
+}
+
+/// `null` is an absent field; anything else is read as `T` or gives up.
+impl<'a, T: Direct<'a>> Direct<'a> for Field<T> {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        if reader.peek()? == b'n' {
+            reader.literal(b"null").map(|()| Field::Absent)
+        } else {
+            T::read(reader).map(Field::Present)
+        }
+    }
+}
+
+impl<'a, T: Direct<'a>> Direct<'a> for Box<T> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        T::read(reader).map(Box::new)
+    }
+}
+
+impl<'a> Direct<'a> for Cow<'a, str> {
+    #[inline]
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        let span = reader.span()?;
+        reader.text_of(span)
+    }
+}
+
+impl Direct<'_> for bool {
+    #[inline]
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        match reader.peek()? {
+            b't' => reader.literal(b"true").map(|()| true),
+            b'f' => reader.literal(b"false").map(|()| false),
             _ => Err(GiveUp),
         }
     }
+}
 
-    fn text_field(&mut self) -> Step<Field<Cow<'a, str>>> {
-        self.field(b'"', Self::string)
-    }
-
-    fn flag_field(&mut self) -> Step<Field<bool>> {
-        match self.peek()? {
-            b't' => self.literal(b"true").map(|()| Field::Present(true)),
-            b'f' => self.literal(b"false").map(|()| Field::Present(false)),
-            b'n' => self.literal(b"null").map(|()| Field::Absent),
-            _ => Err(GiveUp),
+/// A count: digits with no sign, fraction or exponent that fit in a `u64`.
+impl Direct<'_> for u64 {
+    #[inline]
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        if !reader.peek()?.is_ascii_digit() {
+            return Err(GiveUp);
         }
-    }
-
-    /// A count: `null`, or digits with no sign, fraction or exponent that fit in a `u64`.
-    fn count_field(&mut self) -> Step<Field<u64>> {
-        match self.peek()? {
-            b'n' => self.literal(b"null").map(|()| Field::Absent),
-            b'0'..=b'9' => {
-                let start = self.at;
-                self.digits();
-                let digits = &self.text[start..self.at];
-                if (digits.len() > 1 && digits.starts_with('0'))
-                    || matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'))
-                {
-                    return Err(GiveUp);
-                }
-                digits.parse().map(Field::Present).map_err(|_| GiveUp)
-            }
-            _ => Err(GiveUp),
+        let start = reader.at;
+        reader.digits();
+        let digits = &reader.text[start..reader.at];
+        if (digits.len() > 1 && digits.starts_with('0'))
+            || matches!(reader.bytes.get(reader.at), Some(b'.' | b'e' | b'E'))
+        {
+            return Err(GiveUp);
         }
+        digits.parse().map_err(|_| GiveUp)
     }
+}
 
-    /// `read` for field `bit` of a struct, the first time it comes (a field read twice gives
-    /// up: serde refuses it).
-    fn once<T>(
-        &mut self,
-        seen: &mut u32,
-        bit: u32,
-        read: impl FnOnce(&mut Self) -> Step<T>,
-    ) -> Step<T> {
-        first_time(seen, bit)?;
-        read(self)
-    }
-
-    fn record(&mut self, record: &mut Record<'a>) -> Step<()> {
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"type" => record.kind = reader.once(seen, 1, Self::text_field)?,
-                b"subtype" => record.subtype = reader.once(seen, 1 << 1, Self::text_field)?,
-                b"uuid" => record.uuid = reader.once(seen, 1 << 2, Self::text_field)?,
-                b"parentUuid" => {
-                    record.parent_uuid = reader.once(seen, 1 << 3, Self::text_field)?;
-                }
-                b"timestamp" => record.timestamp = reader.once(seen, 1 << 4, Self::text_field)?,
-                b"sessionId" => record.session_id = reader.once(seen, 1 << 5, Self::text_field)?,
-                b"requestId" => record.request_id = reader.once(seen, 1 << 6, Self::text_field)?,
-                b"requestRef" => {
-                    record.request_ref = reader.once(seen, 1 << 7, Self::text_field)?;
-                }
-                b"isSidechain" => {
-                    record.is_sidechain = reader.once(seen, 1 << 8, Self::flag_field)?;
-                }
-                b"agentId" => record.agent_id = reader.once(seen, 1 << 9, Self::text_field)?,
-                b"cwd" => record.cwd = reader.once(seen, 1 << 10, Self::text_field)?,
-                b"version" => record.version = reader.once(seen, 1 << 11, Self::text_field)?,
-                b"isMeta" => record.is_meta = reader.once(seen, 1 << 12, Self::flag_field)?,
-                b"isCompactSummary" => {
-                    record.is_compact_summary = reader.once(seen, 1 << 13, Self::flag_field)?;
-                }
-                b"rowSource" => record.row_source = reader.once(seen, 1 << 14, Self::text_field)?,
-                b"toolDenialKind" => {
-                    record.tool_denial_kind = reader.once(seen, 1 << 15, Self::text_field)?;
-                }
-                b"toolDenialBeforeRun" => {
-                    record.tool_denial_before_run = reader.once(seen, 1 << 16, Self::flag_field)?;
-                }
-                b"permissionDecision" => {
-                    record.permission_decision = reader.once(seen, 1 << 17, |reader| {
-                        reader.field(b'{', Self::permission_decision)
-                    })?;
-                }
-                b"compactMetadata" => {
-                    record.compact_metadata = reader.once(seen, 1 << 18, |reader| {
-                        reader.field(b'{', |reader| reader.boundary_metadata().map(Box::new))
-                    })?;
-                }
-                b"microcompactMetadata" => {
-                    record.microcompact_metadata = reader.once(seen, 1 << 19, |reader| {
-                        reader.field(b'{', |reader| reader.boundary_metadata().map(Box::new))
-                    })?;
-                }
-                b"message" => {
-                    record.message =
-                        reader.once(seen, 1 << 20, |reader| reader.field(b'{', Self::message))?;
-                }
-                b"promptCacheRequested" => {
-                    record.prompt_cache_requested = reader.once(seen, 1 << 21, Self::text_field)?;
-                }
-                b"params" => {
-                    record.params = reader.once(seen, 1 << 22, |reader| {
-                        reader.field(b'{', Self::request_params)
-                    })?;
-                }
-                b"data" => {
-                    record.data = reader.once(seen, 1 << 23, |reader| {
-                        reader.field(b'{', Self::progress_data)
-                    })?;
-                }
-                b"customTitle" => {
-                    record.custom_title = reader.once(seen, 1 << 24, Self::text_field)?;
-                }
-                b"aiTitle" => record.ai_title = reader.once(seen, 1 << 25, Self::text_field)?,
-                b"relocatedCwd" => {
-                    record.relocated_cwd = reader.once(seen, 1 << 26, Self::text_field)?;
-                }
-                b"sessionKind" => {
-                    record.session_kind = reader.once(seen, 1 << 27, Self::text_field)?;
-                }
-                b"entrypoint" => {
-                    record.entrypoint = reader.once(seen, 1 << 28, Self::text_field)?;
-                }
-                b"interruptedMessageId" => {
-                    record.interrupted_message_id = reader.once(seen, 1 << 29, Self::text_field)?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })
-    }
-
-    fn permission_decision(&mut self) -> Step<PermissionDecision<'a>> {
-        let mut decision = PermissionDecision::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"decision" => decision.decision = reader.once(seen, 1, Self::text_field)?,
-                b"source" => decision.source = reader.once(seen, 2, Self::text_field)?,
-                b"reasonCode" => decision.reason_code = reader.once(seen, 4, Self::text_field)?,
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(decision)
-    }
-
-    fn boundary_metadata(&mut self) -> Step<BoundaryMetadata<'a>> {
-        let mut metadata = BoundaryMetadata::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"trigger" => metadata.trigger = reader.once(seen, 1, Self::text_field)?,
-                b"preTokens" => metadata.pre_tokens = reader.once(seen, 2, Self::count_field)?,
-                b"postTokens" => metadata.post_tokens = reader.once(seen, 4, Self::count_field)?,
-                b"tokensSaved" => {
-                    metadata.tokens_saved = reader.once(seen, 8, Self::count_field)?;
-                }
-                b"durationMs" => metadata.duration_ms = reader.once(seen, 16, Self::count_field)?,
-                b"cumulativeDroppedTokens" => {
-                    metadata.cumulative_dropped_tokens =
-                        reader.once(seen, 32, Self::count_field)?;
-                }
-                b"preservedSegment" => {
-                    metadata.preserved_segment = reader.once(seen, 64, |reader| {
-                        reader.field(b'{', |reader| reader.preserved_segment().map(Box::new))
-                    })?;
-                }
-                b"preservedMessages" => {
-                    metadata.preserved_messages = reader.once(seen, 128, |reader| {
-                        reader.field(b'{', |reader| reader.preserved_messages().map(Box::new))
-                    })?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(metadata)
-    }
-
-    fn preserved_segment(&mut self) -> Step<PreservedSegment<'a>> {
-        let mut segment = PreservedSegment::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"headUuid" => segment.head_uuid = reader.once(seen, 1, Self::text_field)?,
-                b"anchorUuid" => segment.anchor_uuid = reader.once(seen, 2, Self::text_field)?,
-                b"tailUuid" => segment.tail_uuid = reader.once(seen, 4, Self::text_field)?,
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(segment)
-    }
-
-    fn preserved_messages(&mut self) -> Step<PreservedMessages<'a>> {
-        let mut messages = PreservedMessages::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"anchorUuid" => messages.anchor_uuid = reader.once(seen, 1, Self::text_field)?,
-                b"uuids" => {
-                    messages.uuids =
-                        reader.once(seen, 2, |reader| reader.field(b'[', Self::uuids))?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(messages)
-    }
-
-    /// An array of strings (anything else is left to serde).
-    fn uuids(&mut self) -> Step<Uuids<'a>> {
-        let mut uuids = Vec::new();
-        self.array(|reader| {
-            if reader.peek()? != b'"' {
-                return Err(GiveUp);
-            }
-            uuids.push(reader.string()?);
-            Ok(())
-        })?;
-        Ok(Uuids(uuids))
-    }
-
-    fn request_params(&mut self) -> Step<RequestParams> {
-        let mut params = RequestParams::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"max_tokens" => params.max_tokens = reader.once(seen, 1, Self::count_field)?,
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(params)
-    }
-
-    fn progress_data(&mut self) -> Step<ProgressData<'a>> {
-        let mut data = ProgressData::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"hookName" => data.hook_name = reader.once(seen, 1, Self::text_field)?,
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(data)
-    }
-
-    fn message(&mut self) -> Step<Message<'a>> {
-        let mut message = Message::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"id" => message.id = reader.once(seen, 1, Self::text_field)?,
-                b"model" => message.model = reader.once(seen, 2, Self::text_field)?,
-                b"role" => message.role = reader.once(seen, 4, Self::text_field)?,
-                b"usage" => {
-                    message.usage =
-                        reader.once(seen, 8, |reader| reader.field(b'{', Self::usage))?;
-                }
-                b"content" => message.content = reader.once(seen, 16, Self::content)?,
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(message)
-    }
-
-    /// `message.content`: a string, or blocks.
-    fn content(&mut self) -> Step<Field<Content<'a>>> {
-        match self.peek()? {
-            b'"' => Ok(Field::Present(Content::Text(self.string()?))),
-            b'[' => Ok(Field::Present(Content::Blocks(self.blocks()?))),
-            b'n' => self.literal(b"null").map(|()| Field::Absent),
-            _ => Err(GiveUp),
-        }
-    }
-
-    fn usage(&mut self) -> Step<Usage> {
-        let mut usage = Usage::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"input_tokens" => usage.input_tokens = reader.once(seen, 1, Self::count_field)?,
-                b"cache_creation_input_tokens" => {
-                    usage.cache_creation_input_tokens = reader.once(seen, 2, Self::count_field)?;
-                }
-                b"cache_read_input_tokens" => {
-                    usage.cache_read_input_tokens = reader.once(seen, 4, Self::count_field)?;
-                }
-                b"output_tokens" => {
-                    usage.output_tokens = reader.once(seen, 8, Self::count_field)?;
-                }
-                b"cache_creation" => {
-                    usage.cache_creation =
-                        reader.once(seen, 16, |reader| reader.field(b'{', Self::cache_creation))?;
-                }
-                b"output_tokens_details" => {
-                    usage.output_tokens_details =
-                        reader.once(seen, 32, |reader| reader.field(b'{', Self::output_details))?;
-                }
-                b"iterations" => {
-                    usage.iterations =
-                        reader.once(seen, 64, |reader| reader.field(b'[', Self::iterations))?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(usage)
-    }
-
-    /// `usage.cache_creation`, as [`CacheCreationSplit`]'s reader sums it (every key, in order).
-    fn cache_creation(&mut self) -> Step<CacheCreationSplit> {
-        let mut split = CacheCreationSplit::default();
-        self.object(|reader, key| {
-            let key = reader.key(key)?;
-            if let Field::Present(count) = reader.count_field()? {
-                split.total = split.total.saturating_add(count);
-                match key {
-                    b"ephemeral_5m_input_tokens" => split.five_minutes = count,
-                    b"ephemeral_1h_input_tokens" => split.one_hour = count,
-                    _ => {}
-                }
-            }
-            Ok(())
-        })?;
-        Ok(split)
-    }
-
-    fn output_details(&mut self) -> Step<OutputDetails> {
-        let mut details = OutputDetails::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"thinking_tokens" => {
-                    details.thinking_tokens = reader.once(seen, 1, Self::count_field)?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(details)
-    }
-
-    fn iterations(&mut self) -> Step<Iterations> {
-        let mut iterations = Iterations::default();
-        self.array(|reader| {
-            if reader.peek()? != b'{' {
-                return Err(GiveUp);
-            }
-            let entry = reader.iteration()?;
-            iterations.add(&entry);
-            Ok(())
-        })?;
-        Ok(iterations)
-    }
-
-    /// One entry of `usage.iterations`.
-    fn iteration(&mut self) -> Step<Iteration<'a>> {
-        let mut entry = Iteration::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"type" => entry.kind = reader.once(seen, 1, Self::text_field)?,
-                b"model" => entry.model = reader.once(seen, 2, Self::text_field)?,
-                b"input_tokens" => entry.input_tokens = reader.once(seen, 4, Self::count_field)?,
-                b"cache_creation_input_tokens" => {
-                    entry.cache_creation_input_tokens = reader.once(seen, 8, Self::count_field)?;
-                }
-                b"cache_read_input_tokens" => {
-                    entry.cache_read_input_tokens = reader.once(seen, 16, Self::count_field)?;
-                }
-                b"output_tokens" => {
-                    entry.output_tokens = reader.once(seen, 32, Self::count_field)?;
-                }
-                b"cache_creation" => {
-                    entry.cache_creation =
-                        reader.once(seen, 64, |reader| reader.field(b'{', Self::cache_creation))?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(entry)
-    }
-
-    fn blocks(&mut self) -> Step<Vec<Block<'a>>> {
-        let mut blocks = Vec::new();
-        self.array(|reader| {
-            if reader.peek()? != b'{' {
-                return Err(GiveUp);
-            }
-            blocks.push(Block::from(reader.raw_block()?));
-            Ok(())
-        })?;
-        Ok(blocks)
-    }
-
-    fn raw_block(&mut self) -> Step<RawBlock<'a>> {
-        let mut block = RawBlock::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let seen = &mut seen;
-            match reader.key(key)? {
-                b"type" => block.kind = reader.once(seen, 1, Self::text_field)?,
-                b"text" => block.text = reader.once(seen, 2, Self::text_field)?,
-                b"id" => block.id = reader.once(seen, 4, Self::text_field)?,
-                b"name" => block.name = reader.once(seen, 8, Self::text_field)?,
-                b"input" => {
-                    block.input =
-                        reader.once(seen, 16, |reader| reader.field(b'{', Self::tool_input))?;
-                }
-                b"tool_use_id" => block.tool_use_id = reader.once(seen, 32, Self::text_field)?,
-                b"is_error" => block.is_error = reader.once(seen, 64, Self::flag_field)?,
-                b"content" => block.content = reader.once(seen, 128, Self::result_content)?,
-                b"thinking" => {
-                    block.thinking =
-                        reader.once(seen, 256, |reader| reader.field(b'"', Self::text_length))?;
-                }
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })?;
-        Ok(block)
-    }
-
-    /// A string's length once decoded, without keeping its text.
-    fn text_length(&mut self) -> Step<TextLength> {
-        let span = self.span()?;
+/// A string's length once decoded, without keeping its text.
+impl Direct<'_> for TextLength {
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        let span = reader.span()?;
         let length = if span.escaped {
-            self.text_of(span)?.len()
+            reader.text_of(span)?.len()
         } else {
             span.end - span.start
         };
         Ok(TextLength(length as u64))
     }
+}
 
-    fn tool_input(&mut self) -> Step<Box<ToolInput<'a>>> {
-        let mut input = ToolInput::default();
-        let mut seen = 0;
-        self.object(|reader, key| {
-            let (bit, slot) = match reader.key(key)? {
-                b"command" => (1, &mut input.command),
-                b"file_path" => (2, &mut input.file_path),
-                b"notebook_path" => (4, &mut input.notebook_path),
-                b"pattern" => (8, &mut input.pattern),
-                b"url" => (16, &mut input.url),
-                b"query" => (32, &mut input.query),
-                b"description" => (64, &mut input.description),
-                b"path" => (128, &mut input.path),
-                _ => return reader.skip_value(),
-            };
-            first_time(&mut seen, bit)?;
-            *slot = reader.text_field()?;
+/// `message.content`: a string, or blocks (each an object).
+impl<'a> Direct<'a> for Content<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        if reader.peek()? == b'"' {
+            return Cow::read(reader).map(Content::Text);
+        }
+        let mut blocks = Vec::new();
+        reader.elements(|raw: RawBlock<'a>| blocks.push(Block::from(raw)))?;
+        Ok(Content::Blocks(blocks))
+    }
+}
+
+/// A `tool_result`'s `content`: a string, or the `text` of each part of an array (each an
+/// object).
+impl<'a> Direct<'a> for ResultContent<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        if reader.peek()? == b'"' {
+            return Cow::read(reader).map(ResultContent::Text);
+        }
+        let mut texts = Vec::new();
+        reader.elements(|part: Part<'a>| texts.extend(part.text.into_option()))?;
+        Ok(ResultContent::Parts(texts))
+    }
+}
+
+/// `usage.iterations`: each entry an object, counted as it comes.
+impl Direct<'_> for Iterations {
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        let mut iterations = Self::default();
+        reader.elements(|entry: Iteration| iterations.add(&entry))?;
+        Ok(iterations)
+    }
+}
+
+/// An array of strings (anything else is left to serde).
+impl<'a> Direct<'a> for Uuids<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        let mut uuids = Vec::new();
+        reader.elements(|uuid| uuids.push(uuid))?;
+        Ok(Uuids(uuids))
+    }
+}
+
+/// `usage.cache_creation`: every key's count, in order.
+impl Direct<'_> for CacheCreationSplit {
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        let mut split = Self::default();
+        reader.object(|reader, key| {
+            let key = reader.key_text(key)?;
+            split.add(key, &Field::read(reader)?);
             Ok(())
         })?;
-        Ok(Box::new(input))
-    }
-
-    /// A `tool_result`'s `content`: a string, or the `text` of each part of an array.
-    fn result_content(&mut self) -> Step<Field<ResultContent<'a>>> {
-        match self.peek()? {
-            b'"' => Ok(Field::Present(ResultContent::Text(self.string()?))),
-            b'n' => self.literal(b"null").map(|()| Field::Absent),
-            b'[' => {
-                let mut texts = Vec::new();
-                self.array(|reader| {
-                    if reader.peek()? != b'{' {
-                        return Err(GiveUp);
-                    }
-                    let mut seen = 0;
-                    reader.object(|reader, key| match reader.key(key)? {
-                        b"text" => {
-                            first_time(&mut seen, 1)?;
-                            if let Field::Present(text) = reader.text_field()? {
-                                texts.push(text);
-                            }
-                            Ok(())
-                        }
-                        _ => reader.skip_value(),
-                    })
-                })?;
-                Ok(Field::Present(ResultContent::Parts(texts)))
-            }
-            _ => Err(GiveUp),
-        }
+        Ok(split)
     }
 }
 
-/// The value of the four hex digits of a `\u` escape (any value: serde checks no more in a
-/// string it skips).
-fn hex_escape(digits: Option<&[u8]>) -> Step<u32> {
-    let digits = digits.ok_or(GiveUp)?;
-    let mut value = 0;
-    for digit in digits {
-        let nibble = char::from(*digit).to_digit(16).ok_or(GiveUp)?;
-        value = value * 16 + nibble;
+/// A tool's input: the fields a summary may name, each as written in JSON.
+impl<'a> Direct<'a> for ToolInput<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        let mut input = ToolInput::default();
+        reader.object(|reader, key| {
+            let Some(name) = ToolInput::summary_field(reader.key_text(key)?) else {
+                return reader.skip_value();
+            };
+            reader.peek()?;
+            let start = reader.at;
+            reader.skip_value()?;
+            input.insert(name, &reader.text[start..reader.at]);
+            Ok(())
+        })?;
+        Ok(input)
     }
-    Ok(value)
-}
-
-/// A string's content with its escapes decoded (checked by [`Reader::span`] already).
-fn decode(raw: &str) -> Step<String> {
-    let mut text = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(backslash) = memchr::memchr(b'\\', rest.as_bytes()) {
-        text.push_str(&rest[..backslash]);
-        let escape = rest.as_bytes().get(backslash + 1).ok_or(GiveUp)?;
-        let mut length = 2;
-        match escape {
-            b'"' => text.push('"'),
-            b'\\' => text.push('\\'),
-            b'/' => text.push('/'),
-            b'b' => text.push('\u{8}'),
-            b'f' => text.push('\u{c}'),
-            b'n' => text.push('\n'),
-            b'r' => text.push('\r'),
-            b't' => text.push('\t'),
-            b'u' => {
-                // A surrogate (half of a pair, or alone) is left to serde.
-                let value = hex_escape(rest.as_bytes().get(backslash + 2..backslash + 6))?;
-                text.push(char::from_u32(value).ok_or(GiveUp)?);
-                length = 6;
-            }
-            _ => return Err(GiveUp),
-        }
-        rest = &rest[backslash + length..];
-    }
-    text.push_str(rest);
-    Ok(text)
 }
 
 #[cfg(test)]

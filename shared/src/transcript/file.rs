@@ -89,10 +89,10 @@ impl TranscriptFile {
         Ok(opened)
     }
 
-    /// Refuses a file that cannot be a Claude Code transcript, before a hook copies or reads it:
-    /// its name must end in `.jsonl` and its first byte be `{` (an empty file is a transcript not
+    /// The file, when it can be a Claude Code transcript; refused otherwise, before a hook copies
+    /// or reads it: its name must end in `.jsonl` and its first byte be `{` (an empty file is a transcript not
     /// yet written). A payload naming `/etc/shadow` must not get it archived.
-    pub fn check_is_transcript(&mut self) -> Result<()> {
+    pub fn checked(mut self) -> Result<Self> {
         let is_jsonl = self
             .path
             .extension()
@@ -104,7 +104,7 @@ impl TranscriptFile {
             );
         }
         if self.size == 0 {
-            return Ok(());
+            return Ok(self);
         }
         let mut first = [0u8; 1];
         self.file
@@ -119,7 +119,7 @@ impl TranscriptFile {
                 self.path.display()
             );
         }
-        Ok(())
+        Ok(self)
     }
 
     /// The path it was opened at.

@@ -4,7 +4,9 @@
 //! asks the one definition of what a line means (for the usage ingest,
 //! [`crate::usage::ingest::Ingest::passes_unread`]) whether that kind can matter.
 
-use memchr::{memchr, memchr2};
+use memchr::memchr;
+
+use crate::json_scan::{plain_string, skip_blank, string_end};
 
 /// The value of the line's top-level `"type"` key, when the line is a JSON object whose
 /// top-level `type` key is written plainly (no escape in the key or its value) before any
@@ -34,10 +36,12 @@ pub fn top_level_type_before<'line>(line: &'line [u8], stop: Option<&[u8]>) -> O
             return None;
         }
         if depth == 1 && &line[quote + 1..end] == b"type" {
-            let rest = skip_blank(&line[position..]).strip_prefix(b":")?;
-            let rest = skip_blank(rest).strip_prefix(b"\"")?;
-            let value_end = memchr2(b'"', b'\\', rest)?;
-            return (rest[value_end] == b'"').then_some(&rest[..value_end]);
+            let colon = skip_blank(line, position);
+            let value = skip_blank(line, colon + 1);
+            if line.get(colon) != Some(&b':') || line.get(value) != Some(&b'"') {
+                return None;
+            }
+            return plain_string(&line[value + 1..]);
         }
     }
     None
@@ -47,30 +51,7 @@ pub fn top_level_type_before<'line>(line: &'line [u8], stop: Option<&[u8]>) -> O
 /// writes file-history snapshots, summaries and queue operations, read from its first bytes;
 /// `None` for any other line.
 pub fn leading_type(line: &[u8]) -> Option<&[u8]> {
-    let rest = line.strip_prefix(br#"{"type":""#)?;
-    let value_end = memchr2(b'"', b'\\', rest)?;
-    (rest[value_end] == b'"').then_some(&rest[..value_end])
-}
-
-/// The index of the quote that closes the string whose first byte is at `start`.
-fn string_end(line: &[u8], start: usize) -> Option<usize> {
-    let mut at = start;
-    loop {
-        let found = at + memchr2(b'"', b'\\', line.get(at..)?)?;
-        if line[found] == b'"' {
-            return Some(found);
-        }
-        // A backslash escapes the byte after it (a quote, a backslash, or the start of \uXXXX).
-        at = found + 2;
-    }
-}
-
-fn skip_blank(bytes: &[u8]) -> &[u8] {
-    let blank = bytes
-        .iter()
-        .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
-        .count();
-    &bytes[blank..]
+    plain_string(line.strip_prefix(br#"{"type":""#)?)
 }
 
 #[cfg(test)]

@@ -1,16 +1,21 @@
 //! One transcript line read once into a typed [`Record`]: the union of what the usage log and
 //! interrupt provenance read, borrowed from the line where it holds no escape. Also the one
 //! definition of a prompt a person typed, of an interrupt marker, and of the walk over an
-//! assistant record's `tool_use` blocks.
+//! assistant record's `tool_use` blocks. The record's keys and types are the table of
+//! [`super::schema`]; the values that are not plain objects of keys are read here.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde::de::{MapAccess, SeqAccess};
+use serde::de::{self, MapAccess, SeqAccess};
+use serde::{Deserialize, Deserializer};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
-use crate::lenient::{Field, Lenient, struct_from_map};
+pub use super::schema::{
+    BoundaryMetadata, Iteration, Message, OutputDetails, PermissionDecision, PreservedMessages,
+    PreservedSegment, ProgressData, Record, RequestParams, Usage,
+};
+use crate::lenient::{Field, Lenient};
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
 
@@ -43,261 +48,88 @@ pub const NOT_TYPED_PREFIXES: [&str; 4] = [
     "<task-notification>",
 ];
 
-/// One transcript line: every field a ctxhooks reader looks at, each read leniently (see
-/// [`Field`]); every other field is skipped unread.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Record<'a> {
-    /// `type`: `user`, `assistant`, `system`, `progress`, ...
-    #[serde(rename = "type", borrow)]
-    pub kind: Field<Cow<'a, str>>,
-    /// `subtype` (system records).
-    #[serde(borrow)]
-    pub subtype: Field<Cow<'a, str>>,
-    /// `uuid`.
-    #[serde(borrow)]
-    pub uuid: Field<Cow<'a, str>>,
-    /// `parentUuid`.
-    #[serde(rename = "parentUuid", borrow)]
-    pub parent_uuid: Field<Cow<'a, str>>,
-    /// `timestamp` (RFC 3339).
-    #[serde(borrow)]
-    pub timestamp: Field<Cow<'a, str>>,
-    /// `sessionId`.
-    #[serde(rename = "sessionId", borrow)]
-    pub session_id: Field<Cow<'a, str>>,
-    /// `requestId`.
-    #[serde(rename = "requestId", borrow)]
-    pub request_id: Field<Cow<'a, str>>,
-    /// `requestRef`, written by some versions instead of `requestId`.
-    #[serde(rename = "requestRef", borrow)]
-    pub request_ref: Field<Cow<'a, str>>,
-    /// `isSidechain`.
-    #[serde(rename = "isSidechain")]
-    pub is_sidechain: Field<bool>,
-    /// `agentId`.
-    #[serde(rename = "agentId", borrow)]
-    pub agent_id: Field<Cow<'a, str>>,
-    /// `cwd`.
-    #[serde(borrow)]
-    pub cwd: Field<Cow<'a, str>>,
-    /// `version`: the writing CLI's version.
-    #[serde(borrow)]
-    pub version: Field<Cow<'a, str>>,
-    /// `isMeta`: text Claude Code injected.
-    #[serde(rename = "isMeta")]
-    pub is_meta: Field<bool>,
-    /// `isCompactSummary`: the summary after a compaction.
-    #[serde(rename = "isCompactSummary")]
-    pub is_compact_summary: Field<bool>,
-    /// `rowSource`: `local` (a person typed it) or `harness` (the CLI wrote it).
-    #[serde(rename = "rowSource", borrow)]
-    pub row_source: Field<Cow<'a, str>>,
-    /// `toolDenialKind` (≈2.1.205 on).
-    #[serde(rename = "toolDenialKind", borrow)]
-    pub tool_denial_kind: Field<Cow<'a, str>>,
-    /// `toolDenialBeforeRun`.
-    #[serde(rename = "toolDenialBeforeRun")]
-    pub tool_denial_before_run: Field<bool>,
-    /// `permissionDecision` (2.1.332).
-    #[serde(rename = "permissionDecision", borrow)]
-    pub permission_decision: Field<PermissionDecision<'a>>,
-    /// `compactMetadata` (a `compact_boundary`).
-    /// (Boxed, as `microcompactMetadata`: rare, and a record is moved whole per line.)
-    #[serde(rename = "compactMetadata", borrow)]
-    pub compact_metadata: Field<Box<BoundaryMetadata<'a>>>,
-    /// `microcompactMetadata` (a `microcompact_boundary`).
-    #[serde(rename = "microcompactMetadata", borrow)]
-    pub microcompact_metadata: Field<Box<BoundaryMetadata<'a>>>,
-    /// `message`: the API message (`user` and `assistant` records).
-    #[serde(borrow)]
-    pub message: Field<Message<'a>>,
-    /// `promptCacheRequested` (2.1.332 assistant records): the cache lifetime the CLI asked
-    /// for, `5m` or `1h`.
-    #[serde(rename = "promptCacheRequested", borrow)]
-    pub prompt_cache_requested: Field<Cow<'a, str>>,
-    /// `params` (2.1.332 `api-request` records): what the request asked for.
-    pub params: Field<RequestParams>,
-    /// `data` (`progress` records): what made progress, such as a hook.
-    #[serde(borrow)]
-    pub data: Field<ProgressData<'a>>,
-    /// `customTitle` (`custom-title` records): the name a person gave the session (`/rename`).
-    #[serde(rename = "customTitle", borrow)]
-    pub custom_title: Field<Cow<'a, str>>,
-    /// `aiTitle` (`ai-title` records): the title the CLI had a model write for the session.
-    #[serde(rename = "aiTitle", borrow)]
-    pub ai_title: Field<Cow<'a, str>>,
-    /// `relocatedCwd` (`relocated` records): the session's new working folder, after the CLI
-    /// moved its transcript to that folder's project.
-    #[serde(rename = "relocatedCwd", borrow)]
-    pub relocated_cwd: Field<Cow<'a, str>>,
-    /// `sessionKind` (2.1.2xx conversation records): `bg` for a background session.
-    #[serde(rename = "sessionKind", borrow)]
-    pub session_kind: Field<Cow<'a, str>>,
-    /// `entrypoint`: what started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...).
-    #[serde(borrow)]
-    pub entrypoint: Field<Cow<'a, str>>,
-    /// `interruptedMessageId` (2.1.2xx): on the interrupt marker the CLI writes, the response
-    /// the interrupt cut off.
-    #[serde(rename = "interruptedMessageId", borrow)]
-    pub interrupted_message_id: Field<Cow<'a, str>>,
-}
-
-/// `params` of an `api-request` record.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct RequestParams {
-    /// `max_tokens`: the output limit the request asked for.
-    pub max_tokens: Field<u64>,
-}
-
-/// `data` of a `progress` record.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ProgressData<'a> {
-    /// `hookName`, such as `SessionStart:resume` (a hook's progress).
-    #[serde(rename = "hookName", borrow)]
-    pub hook_name: Field<Cow<'a, str>>,
-}
-
-/// `permissionDecision`: how the permission step decided a call.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct PermissionDecision<'a> {
-    /// `decision`: `accept`, `reject`, ...
-    #[serde(borrow)]
-    pub decision: Field<Cow<'a, str>>,
-    /// `source`: `config` (the CLI's rules, mode or print-mode refusal), `user_reject` (a
-    /// program's `canUseTool`), ...
-    #[serde(borrow)]
-    pub source: Field<Cow<'a, str>>,
-    /// `reasonCode`, such as `rule:projectSettings`, `mode:dontAsk` or `unknown`.
-    #[serde(rename = "reasonCode", borrow)]
-    pub reason_code: Field<Cow<'a, str>>,
-}
-
-/// `compactMetadata` / `microcompactMetadata`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct BoundaryMetadata<'a> {
-    /// `trigger`: `auto`, `manual`.
-    #[serde(borrow)]
-    pub trigger: Field<Cow<'a, str>>,
-    /// `preTokens`.
-    #[serde(rename = "preTokens")]
-    pub pre_tokens: Field<u64>,
-    /// `postTokens` (newer versions).
-    #[serde(rename = "postTokens")]
-    pub post_tokens: Field<u64>,
-    /// `tokensSaved` (micro-compactions).
-    #[serde(rename = "tokensSaved")]
-    pub tokens_saved: Field<u64>,
-    /// `durationMs`: how long the compaction took.
-    #[serde(rename = "durationMs")]
-    pub duration_ms: Field<u64>,
-    /// `cumulativeDroppedTokens`: preTokens − postTokens as the CLI counts them.
-    #[serde(rename = "cumulativeDroppedTokens")]
-    pub cumulative_dropped_tokens: Field<u64>,
-    /// `preservedSegment`: the run of messages the compaction kept verbatim.
-    /// (Boxed, as the messages below: rare, and a record is moved whole per line.)
-    #[serde(rename = "preservedSegment", borrow)]
-    pub preserved_segment: Field<Box<PreservedSegment<'a>>>,
-    /// `preservedMessages`: the messages the compaction kept verbatim, by uuid.
-    #[serde(rename = "preservedMessages", borrow)]
-    pub preserved_messages: Field<Box<PreservedMessages<'a>>>,
-}
-
-/// `compactMetadata.preservedSegment`: what a compaction kept verbatim is not "left out".
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct PreservedSegment<'a> {
-    /// `headUuid`: its first message.
-    #[serde(rename = "headUuid", borrow)]
-    pub head_uuid: Field<Cow<'a, str>>,
-    /// `anchorUuid`: the message the summary is attached to.
-    #[serde(rename = "anchorUuid", borrow)]
-    pub anchor_uuid: Field<Cow<'a, str>>,
-    /// `tailUuid`: its last message.
-    #[serde(rename = "tailUuid", borrow)]
-    pub tail_uuid: Field<Cow<'a, str>>,
-}
-
-/// `compactMetadata.preservedMessages`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct PreservedMessages<'a> {
-    /// `anchorUuid`.
-    #[serde(rename = "anchorUuid", borrow)]
-    pub anchor_uuid: Field<Cow<'a, str>>,
-    /// `uuids`: the messages kept verbatim.
-    #[serde(borrow)]
-    pub uuids: Field<Uuids<'a>>,
-}
-
 /// A list of uuids (strings; any other element is skipped).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Uuids<'a>(pub Vec<Cow<'a, str>>);
-
-/// `message`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Message<'a> {
-    /// `message.id`.
-    #[serde(borrow)]
-    pub id: Field<Cow<'a, str>>,
-    /// `message.model`.
-    #[serde(borrow)]
-    pub model: Field<Cow<'a, str>>,
-    /// `message.role`.
-    #[serde(borrow)]
-    pub role: Field<Cow<'a, str>>,
-    /// `message.usage`: only this top-level copy counts, never those nested in `progress` lines.
-    pub usage: Field<Usage>,
-    /// `message.content`.
-    #[serde(borrow)]
-    pub content: Field<Content<'a>>,
-}
-
-/// `message.usage`, as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Usage {
-    /// `input_tokens`.
-    pub input_tokens: Field<u64>,
-    /// `cache_creation_input_tokens`.
-    pub cache_creation_input_tokens: Field<u64>,
-    /// `cache_read_input_tokens`.
-    pub cache_read_input_tokens: Field<u64>,
-    /// `output_tokens`.
-    pub output_tokens: Field<u64>,
-    /// `cache_creation`: the 5m/1h split.
-    pub cache_creation: Field<CacheCreationSplit>,
-    /// `output_tokens_details` (2.1.332): the thinking part of the output.
-    pub output_tokens_details: Field<OutputDetails>,
-    /// `iterations` (2.1.332): the inferences one response was made of.
-    pub iterations: Field<Iterations>,
-}
 
 /// `usage.cache_creation`: the cache writes by lifetime.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct CacheCreationSplit {
     /// The sum of every integer value (the 5m and 1h buckets, and any later one).
     pub total: u64,
-    /// `ephemeral_5m_input_tokens`.
+    /// [`FIVE_MINUTE_WRITES`].
     pub five_minutes: u64,
-    /// `ephemeral_1h_input_tokens`.
+    /// [`ONE_HOUR_WRITES`].
     pub one_hour: u64,
     /// True when a `*_input_tokens` bucket held something that is not a count (`-5`, `"5"`):
     /// the line's usage cannot be read, as with an odd flat field.
     pub mistyped: bool,
 }
 
-/// `usage.output_tokens_details`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct OutputDetails {
-    /// `thinking_tokens`: output tokens spent thinking.
-    pub thinking_tokens: Field<u64>,
+/// The key of `usage.cache_creation`'s writes into the 5-minute cache.
+pub const FIVE_MINUTE_WRITES: &str = "ephemeral_5m_input_tokens";
+
+/// The key of `usage.cache_creation`'s writes into the 1-hour cache.
+pub const ONE_HOUR_WRITES: &str = "ephemeral_1h_input_tokens";
+
+impl CacheCreationSplit {
+    /// Counts the entry `key` in the order written: every count adds to the total.
+    pub fn add(&mut self, key: &str, count: &Field<u64>) {
+        if count.is_mistyped() && key.ends_with("_input_tokens") {
+            self.mistyped = true;
+        }
+        if let Field::Present(count) = *count {
+            self.total = self.total.saturating_add(count);
+            match key {
+                FIVE_MINUTE_WRITES => self.five_minutes = count,
+                ONE_HOUR_WRITES => self.one_hour = count,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The four token counts (input, cache write, cache read, output) and the 5m/1h split, as
+/// `message.usage` and each of its iterations write them.
+struct Written<'f>([&'f Field<u64>; 4], &'f Field<CacheCreationSplit>);
+
+/// The [`Written`] counts of a `usage` or of one of its iterations (the same keys).
+macro_rules! written {
+    ($of:expr) => {
+        Written(
+            [
+                &$of.input_tokens,
+                &$of.cache_creation_input_tokens,
+                &$of.cache_read_input_tokens,
+                &$of.output_tokens,
+            ],
+            &$of.cache_creation,
+        )
+    };
+}
+
+impl Written<'_> {
+    /// The counts: the flat `cache_creation_input_tokens`, or the nested split when the flat
+    /// one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
+    fn tokens(&self) -> TokenUsage {
+        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
+        let [input, cache_write, cache_read, output] = self.0;
+        let flat = count(cache_write);
+        let nested = self.1.get().map_or(0, |split| split.total);
+        TokenUsage {
+            input_tokens: count(input),
+            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
+            cache_read_input_tokens: count(cache_read),
+            output_tokens: count(output),
+        }
+    }
+
+    /// True when a count, the split or one of its buckets held something that is not a count.
+    fn mistyped(&self) -> bool {
+        self.0.iter().any(|field| field.is_mistyped())
+            || self.1.is_mistyped()
+            || self.1.get().is_some_and(|split| split.mistyped)
+    }
 }
 
 /// `usage.iterations`: the inferences one response was made of. The session model's are
@@ -321,28 +153,6 @@ pub struct Iterations {
     pub mistyped: bool,
 }
 
-/// One entry of `usage.iterations`, as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Iteration<'a> {
-    /// `type`: `message`, `advisor_message`, ...
-    #[serde(rename = "type", borrow)]
-    pub kind: Field<Cow<'a, str>>,
-    /// `model` (advisor iterations name theirs).
-    #[serde(borrow)]
-    pub model: Field<Cow<'a, str>>,
-    /// `input_tokens`.
-    pub input_tokens: Field<u64>,
-    /// `cache_creation_input_tokens`.
-    pub cache_creation_input_tokens: Field<u64>,
-    /// `cache_read_input_tokens`.
-    pub cache_read_input_tokens: Field<u64>,
-    /// `output_tokens`.
-    pub output_tokens: Field<u64>,
-    /// `cache_creation`: the 5m/1h split.
-    pub cache_creation: Field<CacheCreationSplit>,
-}
-
 impl Iterations {
     /// Counts one entry, in the order written.
     pub fn add(&mut self, entry: &Iteration) {
@@ -351,34 +161,11 @@ impl Iterations {
             kind,
             Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
         );
-        if read {
-            let odd = [
-                &entry.input_tokens,
-                &entry.cache_creation_input_tokens,
-                &entry.cache_read_input_tokens,
-                &entry.output_tokens,
-            ]
-            .iter()
-            .any(|field| field.is_mistyped())
-                || entry.cache_creation.is_mistyped()
-                || entry
-                    .cache_creation
-                    .get()
-                    .is_some_and(|split| split.mistyped);
-            self.mistyped |= odd;
-        }
-        let tokens = || {
-            token_usage(
-                &entry.input_tokens,
-                &entry.cache_creation_input_tokens,
-                &entry.cache_read_input_tokens,
-                &entry.output_tokens,
-                &entry.cache_creation,
-            )
-        };
+        let written = written!(entry);
+        self.mistyped |= read && written.mistyped();
         match kind {
             Some("message" | FALLBACK_ITERATION) => {
-                let tokens = tokens();
+                let tokens = written.tokens();
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
@@ -387,7 +174,7 @@ impl Iterations {
                 self.advisor = true;
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),
-                    tokens: tokens(),
+                    tokens: written.tokens(),
                 };
                 crate::store::usage_record::add_by_model(
                     &mut self.advisor_usage,
@@ -405,37 +192,10 @@ pub const FALLBACK_ITERATION: &str = "fallback_message";
 /// The `type` of a `usage.iterations` entry made by the advisor.
 pub const ADVISOR_ITERATION: &str = "advisor_message";
 
-/// Token counts from the four fields and the 5m/1h split: the flat `cache_creation_input_tokens`,
-/// or the nested split when the flat one is 0 (before 2.1.152 the flat field could be 0 while
-/// the split held the writes).
-fn token_usage(
-    input: &Field<u64>,
-    cache_write: &Field<u64>,
-    cache_read: &Field<u64>,
-    output: &Field<u64>,
-    split: &Field<CacheCreationSplit>,
-) -> TokenUsage {
-    let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
-    let flat = count(cache_write);
-    let nested = split.get().map_or(0, |split| split.total);
-    TokenUsage {
-        input_tokens: count(input),
-        cache_creation_input_tokens: if flat == 0 { nested } else { flat },
-        cache_read_input_tokens: count(cache_read),
-        output_tokens: count(output),
-    }
-}
-
 impl Usage {
     /// The top-level token counts, as written (what ccusage reads for the session's model).
     pub fn tokens(&self) -> TokenUsage {
-        token_usage(
-            &self.input_tokens,
-            &self.cache_creation_input_tokens,
-            &self.cache_read_input_tokens,
-            &self.output_tokens,
-            &self.cache_creation,
-        )
+        written!(self).tokens()
     }
 
     /// The context the response's last inference read: the input side of the last `message`
@@ -773,19 +533,7 @@ impl<'a> Record<'a> {
                     || message.model.is_mistyped()
                     || message.usage.is_mistyped()
                     || message.usage.get().is_some_and(|usage| {
-                        [
-                            &usage.input_tokens,
-                            &usage.cache_creation_input_tokens,
-                            &usage.cache_read_input_tokens,
-                            &usage.output_tokens,
-                        ]
-                        .iter()
-                        .any(|field| field.is_mistyped())
-                            || usage.cache_creation.is_mistyped()
-                            || usage
-                                .cache_creation
-                                .get()
-                                .is_some_and(|split| split.mistyped)
+                        written!(usage).mistyped()
                             || usage
                                 .iterations
                                 .get()
@@ -818,35 +566,12 @@ pub fn is_interrupt_marker_text(text: &str) -> bool {
         && text[1..].find(']') == Some(text.len() - 2)
 }
 
-impl<'de: 'a, 'a> Lenient<'de> for PermissionDecision<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for BoundaryMetadata<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for PreservedSegment<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for PreservedMessages<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
+/// A whole line: a JSON object (anything else fails).
+impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Field::<Self>::deserialize(deserializer)?
+            .into_option()
+            .ok_or_else(|| de::Error::custom("a transcript line is a JSON object"))
     }
 }
 
@@ -864,73 +589,15 @@ impl<'de: 'a, 'a> Lenient<'de> for Uuids<'a> {
     }
 }
 
-impl<'de: 'a, 'a> Lenient<'de> for Message<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de> Lenient<'de> for Usage {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
 impl<'de> Lenient<'de> for CacheCreationSplit {
     const EXPECTED: &'static str = "an object";
 
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
         let mut split = Self::default();
-        while let Some((key, value)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
-            if value.is_mistyped() && key.text().is_some_and(|key| key.ends_with("_input_tokens")) {
-                split.mistyped = true;
-            }
-            if let Field::Present(count) = value {
-                split.total = split.total.saturating_add(count);
-                match key.text() {
-                    Some("ephemeral_5m_input_tokens") => split.five_minutes = count,
-                    Some("ephemeral_1h_input_tokens") => split.one_hour = count,
-                    _ => {}
-                }
-            }
+        while let Some((key, count)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
+            split.add(key.text().unwrap_or_default(), &count);
         }
         Ok(Some(split))
-    }
-}
-
-impl<'de> Lenient<'de> for OutputDetails {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de> Lenient<'de> for RequestParams {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for ProgressData<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for Iteration<'a> {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-        struct_from_map(map)
     }
 }
 
@@ -1111,20 +778,17 @@ mod tests {
     fn tool_uses_and_results_are_walked_once_each() {
         let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","other":[1]}},{"type":"tool_use","name":"NoId"},"stray"]}}"#;
         let record = parsed(line);
-        let uses: Vec<(&str, Option<&str>, Option<&str>)> = record
+        let uses: Vec<(&str, Option<&str>, Option<String>)> = record
             .tool_uses()
             .map(|(id, tool_use)| {
                 (
                     id,
                     tool_use.name.text(),
-                    tool_use
-                        .input
-                        .get()
-                        .and_then(|input| input.field("command")),
+                    tool_use.input.get().and_then(|input| input.summary("Bash")),
                 )
             })
             .collect();
-        assert_eq!(uses, vec![("t1", Some("Bash"), Some("ls"))]);
+        assert_eq!(uses, vec![("t1", Some("Bash"), Some("ls".to_owned()))]);
         let line = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"ab"},{"type":"image"},{"type":"text","text":"c"}]}]}}"#;
         let record = parsed(line);
         let result = record.tool_results().next().unwrap();

@@ -23,6 +23,7 @@ use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::hook::tooluse::ToolUseInput;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::UsageRecord;
+use ctxhooks_shared::test_support::Shaped;
 use ctxhooks_shared::transcript::lines::{read_bounded_lines, split_lines};
 use ctxhooks_shared::transcript::record::Record;
 use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
@@ -30,6 +31,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Map, Value, json};
 
+use crate::direct_reader::record_line;
 use crate::support::{Scratch, say_held};
 
 /// The cases each property runs unless `PROPTEST_CASES` says otherwise: enough to find the
@@ -46,7 +48,8 @@ fn runner(cases: u32) -> TestRunner {
     })
 }
 
-/// Field names the hooks and the transcript reader look at, and a few they do not.
+/// Field names the hooks' payloads have, and a few no reader looks at (the transcript's are the
+/// table's: [`transcript_keys`]).
 const KEYS: [&str; 16] = [
     "session_id",
     "transcript_path",
@@ -87,9 +90,15 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Every key the transcript reader reads, at any level: the table's.
+fn transcript_keys() -> Vec<&'static str> {
+    Record::shape().keys()
+}
+
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => prop::sample::select(KEYS.to_vec()).prop_map(str::to_owned),
+        2 => prop::sample::select(transcript_keys()).prop_map(str::to_owned),
         1 => "[a-z_]{0,8}",
     ]
 }
@@ -283,6 +292,18 @@ fn usage_line(id: u8, usage: &Value) -> String {
     .to_string()
 }
 
+/// `line` without `message.usage.iterations`: the context of a response that has them is its
+/// last `message` iteration's, not the top-level sum the property below checks.
+fn without_iterations(mut line: Value) -> Value {
+    if let Some(usage) = line
+        .pointer_mut("/message/usage")
+        .and_then(Value::as_object_mut)
+    {
+        usage.remove("iterations");
+    }
+    line
+}
+
 #[test]
 fn the_record_reader_and_the_usage_ingest_never_panic_and_never_wrap() {
     let counts = (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>());
@@ -297,6 +318,7 @@ fn the_record_reader_and_the_usage_ingest_never_panic_and_never_wrap() {
             3 => (any::<u8>(), usage).prop_map(|(id, usage)| usage_line(id % 8, &usage).into_bytes()),
             1 => prop::collection::vec(any::<u8>(), 0..64),
             1 => json_object().prop_map(|object| object.to_string().into_bytes()),
+            2 => record_line().prop_map(|line| without_iterations(line).to_string().into_bytes()),
         ],
         0..24,
     );
@@ -323,8 +345,9 @@ fn the_record_reader_and_the_usage_ingest_never_panic_and_never_wrap() {
         .unwrap();
     say_held(
         "properties",
-        "record reader and usage ingest: 384 runs of lines of any bytes, any objects and usage \
-         counts anywhere in 0..2^64: never a panic, every context the saturated sum",
+        "record reader and usage ingest: 384 runs of lines of any bytes, any objects, lines \
+         built from the transcript table and usage counts anywhere in 0..2^64: never a panic, \
+         every context the saturated sum",
     );
 }
 
