@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World};
+use crate::support::{Hook, World, make_fifo};
 
 const SESSION: &str = "5e55a0b1-0000-4000-8000-00000000c0de";
 
@@ -161,7 +161,7 @@ fn the_note_after_a_compaction_lists_what_its_summary_left_out() {
             format!("- edited: src/parser.rs: {}", call("parser.rs")),
             format!(
                 "- failed commands: `cargo test --workspace` (exit 101): {}",
-                call("'cargo test'")
+                call("'cargo test --workspace'")
             ),
             format!(
                 "- prompts: \"please fix the parser …\": {}",
@@ -195,7 +195,10 @@ fn the_note_has_its_list_whichever_of_post_compact_and_session_start_runs_first(
     // SessionStart before the boundary and the summary are written, and before PostCompact:
     // the summary cannot be read; the list says so and holds everything.
     let early = note_after_compaction(&world, &transcript);
-    assert!(early.contains("Its summary could not be read"), "{early}");
+    assert!(
+        early.contains("Its summary could not be checked yet"),
+        "{early}"
+    );
     assert!(early.contains("- read: README.md"), "{early}");
     // PostCompact first: its summary (which names the parser and the tests) is used.
     session_event(
@@ -289,4 +292,38 @@ fn the_stop_hook_keeps_a_bounded_segment_that_starts_again_at_each_compaction() 
     );
     assert_eq!(segment["commands"].as_array().unwrap().len(), 1);
     assert_eq!(segment["edited"], Value::Null);
+}
+
+#[test]
+fn a_damaged_segment_record_costs_the_list_only_and_is_said() {
+    let world = World::new("ledger-damaged");
+    let transcript = write_lines(&world, &format!("{SESSION}.jsonl"), &a_segment());
+    precompact(&world, &transcript);
+    let archive = world.session_dir(SESSION).join("archive");
+    let snapshot = fs_err::read_dir(&archive)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let record = snapshot.join("segment.json");
+    assert!(record.is_file());
+    // Garbage, then a FIFO (refused at once, never waited on): the note without its list, and
+    // one line in the error log each time.
+    fs_err::write(&record, b"{not json").unwrap();
+    let note = note_after_compaction(&world, &transcript);
+    assert!(note.contains("--before-compaction last 'WORDS'"), "{note}");
+    assert!(!note.contains("Its summary"), "{note}");
+    fs_err::remove_file(&record).unwrap();
+    make_fifo(&record);
+    let note = note_after_compaction(&world, &transcript);
+    assert!(!note.contains("Its summary"), "{note}");
+    let errors = world.error_lines();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .all(|line| line.contains("failed to tell what the compaction left out")),
+        "{errors:?}"
+    );
 }

@@ -175,12 +175,32 @@ pub fn names_of(item: Named) -> Vec<String> {
 /// as the look-up finds them in the text as written, where a line may break after any word.
 pub const LOOKUP_WORDS: usize = 4;
 
-/// The words a look-up (`ctxhooks recall`'s pattern) finds an item by in the conversation: a
-/// file's name, a command's first words, a prompt's or an error's first [`LOOKUP_WORDS`] words.
+/// The most characters of a command a look-up searches for (whole words, at least one).
+pub const LOOKUP_COMMAND_CHARS: usize = 40;
+
+/// The words a look-up (`ctxhooks recall`'s pattern, a text searched for as it is) finds an item
+/// by in the conversation: a file's name; a command's leading words, up to
+/// [`LOOKUP_COMMAND_CHARS`] characters (its first word alone, `cat`, would find too much); a
+/// prompt's or an error's first [`LOOKUP_WORDS`] words.
 pub fn lookup_name(item: Named) -> String {
     match item {
         Named::Prompt(text) | Named::Error(text) => first_words(text, LOOKUP_WORDS),
-        Named::File(_) | Named::Command(_) => names_of(item)
+        Named::Command(command) => {
+            let mut words = String::new();
+            for word in command.split_whitespace() {
+                let length =
+                    words.chars().count() + usize::from(!words.is_empty()) + word.chars().count();
+                if !words.is_empty() && length > LOOKUP_COMMAND_CHARS {
+                    break;
+                }
+                if !words.is_empty() {
+                    words.push(' ');
+                }
+                words.push_str(word);
+            }
+            words
+        }
+        Named::File(_) => names_of(item)
             .into_iter()
             .min_by_key(String::len)
             .unwrap_or_default(),
@@ -308,6 +328,26 @@ mod tests {
             "hit error[E0425]: cannot find value `z` in scope",
             error
         ));
+    }
+
+    #[test]
+    fn a_look_up_searches_for_enough_of_a_command_to_find_it() {
+        assert_eq!(
+            lookup_name(Named::Command("cat quokka-missing-41.txt")),
+            "cat quokka-missing-41.txt"
+        );
+        assert_eq!(
+            lookup_name(Named::Command(
+                "cargo test --workspace --locked -- --nocapture compactions"
+            )),
+            "cargo test --workspace --locked --"
+        );
+        assert_eq!(lookup_name(Named::Command(&"x".repeat(50))), "x".repeat(50));
+        assert_eq!(lookup_name(Named::File("/p/src/main.rs")), "main.rs");
+        assert_eq!(
+            lookup_name(Named::Prompt("please fix the parser today")),
+            "please fix the parser"
+        );
     }
 
     #[test]

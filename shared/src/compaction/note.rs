@@ -116,8 +116,9 @@ pub fn left_out_list(input: &ListInput) -> Option<String> {
         )
     } else {
         String::from(
-            "Its summary could not be read; this is what came since the previous compaction \
-             (newest first; each kind ends with the exact call that finds it):\n",
+            "Its summary could not be checked yet; the conversation since the previous \
+             compaction held these (newest first; each kind ends with the exact call that finds \
+             it):\n",
         )
     };
     // Room for the line that counts the kinds not shown.
@@ -312,7 +313,7 @@ mod tests {
             lines[1..],
             [
                 "- edited: src/main.rs: ctxhooks recall --session abc --before-compaction last main.rs",
-                "- failed commands: `cargo test --workspace` (exit 101): ctxhooks recall --session abc --before-compaction last 'cargo test'",
+                "- failed commands: `cargo test --workspace` (exit 101): ctxhooks recall --session abc --before-compaction last 'cargo test --workspace'",
                 "- read: /elsewhere/notes.md: ctxhooks recall --session abc --before-compaction last notes.md",
                 "- prompts: \"the deployment password is …\": ctxhooks recall --session abc --before-compaction last 'the deployment password is'",
             ]
@@ -340,7 +341,10 @@ mod tests {
             ..input
         };
         let list = left_out_list(&unread).unwrap();
-        assert!(list.starts_with("Its summary could not be read"), "{list}");
+        assert!(
+            list.starts_with("Its summary could not be checked yet"),
+            "{list}"
+        );
         assert!(
             list.contains("- edited: src/main.rs, src/named.rs: "),
             "{list}"
