@@ -1,4 +1,5 @@
-//! Tests for the compaction ledger: the hooks that gather a segment's items (the Stop hook's
+//! Tests for the compaction ledger: `ctxhooks compactions` on real captures and on bad input,
+//! `report`'s pointer to it, and the hooks that gather a segment's items (the Stop hook's
 //! cursor, `PreCompact`'s `segment.json`) for the note after a compaction, which lists what the
 //! summary left out.
 
@@ -6,9 +7,143 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, make_fifo};
+use crate::support::{Hook, World, cli_capture, make_fifo, transcript_fixture};
 
 const SESSION: &str = "5e55a0b1-0000-4000-8000-00000000c0de";
+
+/// The 2.1.332 capture with an automatic and a manual compaction, each keeping two messages
+/// word for word.
+const AUTO_MANUAL: &str = "compaction/auto-manual.jsonl.gz";
+
+/// The 2.0.76 fixture with one automatic compaction and a long summary.
+const COMPACTED: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
+
+/// `(verdict, text)` of each item of one kind of one compaction in `compactions --json`.
+fn verdicts(compaction: &Value, kind: &str, field: &str) -> Vec<(String, String)> {
+    compaction["items"][kind]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            (
+                item["verdict"].as_str().unwrap().to_owned(),
+                item[field].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(verdict, text)| ((*verdict).to_owned(), (*text).to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_ledger_of_a_real_capture_tells_each_compaction_what_it_left_out() {
+    let world = World::new("ledger-capture");
+    let transcript = cli_capture(world.root(), AUTO_MANUAL);
+    let ledger = world
+        .ctxhooks(["compactions", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    let compactions = ledger["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 2, "{ledger:#}");
+    let first = &compactions[0];
+    assert_eq!(first["trigger"], "auto");
+    assert_eq!(first["pre_tokens"], 167_011);
+    assert_eq!(first["post_tokens"], 2_638);
+    assert_eq!(first["duration_ms"], 61);
+    assert_eq!(first["summary"]["state"], "read");
+    let summary = first["summary"]["text"].as_str().unwrap();
+    assert!(summary.contains("Keep the file ids."), "{summary}");
+    // The wrapper's path of the whole transcript is not the summary's own text.
+    assert!(
+        !summary.contains("read the full transcript at"),
+        "{summary}"
+    );
+    // The third command's call and result were kept word for word; the first two are gone, as
+    // is the prompt.
+    assert_eq!(first["preserved"]["messages"], 2);
+    assert_eq!(
+        verdicts(first, "commands", "command"),
+        pairs(&[
+            ("left_out", "echo step1"),
+            ("left_out", "echo step2"),
+            ("kept_verbatim", "echo step3"),
+        ])
+    );
+    assert_eq!(first["items"]["commands"][0]["status"], "ok");
+    assert_eq!(
+        verdicts(first, "prompts", "text"),
+        pairs(&[("left_out", "Run three steps")])
+    );
+    assert_eq!(first["counts"]["left_out"], 3);
+    let second = &compactions[1];
+    assert_eq!(
+        (
+            &second["trigger"],
+            &second["pre_tokens"],
+            &second["duration_ms"]
+        ),
+        (&json!("manual"), &json!(22_453), &json!(206))
+    );
+    assert_eq!(
+        verdicts(second, "prompts", "text"),
+        pairs(&[("left_out", "question after the automatic compaction")])
+    );
+    assert_eq!(ledger["since_last"]["items"], 1);
+
+    // In words: per compaction, its numbers, its summary, each item with its verdict.
+    let text = world
+        .ctxhooks(["compactions", "--transcript"])
+        .arg(&transcript)
+        .success()
+        .stdout_text();
+    for expected in [
+        "compaction 1 of 2: 2026-12-01 04:48:13 UTC, automatic, 167,011 -> 2,638 tokens, took 61 ms",
+        "| The user asked for scripted work; it was done. Keep the file ids.",
+        "kept word for word: 2 message(s)",
+        "LEFT OUT     echo step1  (ok)",
+        "kept         echo step3  (ok)",
+        "LEFT OUT     \"Run three steps\"",
+        "compaction 2 of 2: 2026-12-01 04:48:19 UTC, manual, 22,453 -> 2,626 tokens, took 206 ms",
+    ] {
+        assert!(text.contains(expected), "{expected}\n{text}");
+    }
+}
+
+#[test]
+fn a_summary_names_files_by_their_name_and_commands_by_their_first_words() {
+    let world = World::new("ledger-names");
+    let ledger = world
+        .ctxhooks(["compactions", "--json", "--transcript"])
+        .arg(transcript_fixture(COMPACTED))
+        .json();
+    let compaction = &ledger["compactions"][0];
+    let file = "/Users/soph/Work/entire/devenv/cli/cmd/entire/cli/hooks_claudecode_handlers.go";
+    // The summary names the file (`hooks_claudecode_handlers.go`) and both prompts, but not the
+    // command that ran the tests and the linter.
+    assert_eq!(
+        verdicts(compaction, "edited", "path"),
+        pairs(&[("named", file)])
+    );
+    assert_eq!(compaction["items"]["edited"][0]["times"], 2);
+    assert_eq!(
+        verdicts(compaction, "read", "path"),
+        pairs(&[("named", file)])
+    );
+    assert_eq!(
+        verdicts(compaction, "commands", "command"),
+        pairs(&[("left_out", "mise run test && mise run lint")])
+    );
+    assert!(
+        verdicts(compaction, "prompts", "text")
+            .iter()
+            .all(|(verdict, _)| verdict == "named")
+    );
+    assert_eq!(compaction["post_tokens"], Value::Null);
+}
 
 /// A transcript of `lines` (JSON values, one per line) in the world's projects folder.
 fn write_lines(world: &World, name: &str, lines: &[Value]) -> PathBuf {
@@ -44,6 +179,157 @@ fn boundary(uuid: &str) -> Value {
 fn summary(text: &str) -> Value {
     json!({"type": "user", "isCompactSummary": true, "uuid": "s",
         "message": {"role": "user", "content": text}})
+}
+
+#[test]
+fn bad_input_gives_a_ledger_that_says_what_it_could_not_tell() {
+    let world = World::new("ledger-bad");
+    // No boundary at all: said, exit 0.
+    let plain = world.write_transcript(
+        "plain.jsonl",
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
+    );
+    world
+        .ctxhooks(["compactions", "--transcript"])
+        .arg(&plain)
+        .stdout_contains("no compaction: the transcript holds no compaction boundary")
+        .success();
+    // A damaged summary line, then a compaction with no summary at all, then one whose summary
+    // names the command: the first two judge nothing, the third judges.
+    let lines = [
+        bash("t1", "a1", "cargo test"),
+        result("t1", "u1", true, "Exit code 101\nfailed"),
+        boundary("b1"),
+    ];
+    let mut text = String::new();
+    for line in &lines {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    text.push_str(
+        "{\"type\":\"user\",\"isCompactSummary\":true,\"message\":{\"content\":\"ran cargo test\n",
+    );
+    for line in [
+        bash("t2", "a2", "cargo test"),
+        result("t2", "u2", false, "ok"),
+        boundary("b2"),
+        bash("t3", "a3", "cargo test"),
+        result("t3", "u3", true, "Exit code 1\nno"),
+        boundary("b3"),
+        summary("We ran cargo test, which failed."),
+    ] {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    let transcript = world.write_transcript("bad.jsonl", text.as_bytes());
+    let ledger = world
+        .ctxhooks(["compactions", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    let compactions = ledger["compactions"].as_array().unwrap();
+    let states: Vec<&str> = compactions
+        .iter()
+        .map(|compaction| compaction["summary"]["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["unreadable", "missing", "read"]);
+    let judged: Vec<Vec<(String, String)>> = compactions
+        .iter()
+        .map(|compaction| verdicts(compaction, "commands", "command"))
+        .collect();
+    assert_eq!(
+        judged,
+        [
+            pairs(&[("not_checked", "cargo test")]),
+            pairs(&[("not_checked", "cargo test")]),
+            pairs(&[("named", "cargo test")]),
+        ]
+    );
+    assert_eq!(compactions[0]["items"]["commands"][0]["exit_code"], 101);
+    assert_eq!(compactions[0]["items"]["commands"][0]["status"], "failed");
+    assert_eq!(ledger["unreadable_lines"], 1);
+    let words = world
+        .ctxhooks(["compactions", "--transcript"])
+        .arg(&transcript)
+        .success()
+        .stdout_text();
+    assert!(
+        words.contains("summary: unreadable (its record is damaged)"),
+        "{words}"
+    );
+    assert!(
+        words.contains("summary: missing (no summary record follows the boundary)"),
+        "{words}"
+    );
+    assert!(
+        words.contains("not checked  cargo test  (exit 101)"),
+        "{words}"
+    );
+    // Not a transcript: a clear error.
+    world
+        .ctxhooks(["compactions", "--transcript"])
+        .arg(world.join("missing.jsonl"))
+        .stderr_contains("No such file or directory")
+        .exit_code(1);
+}
+
+#[test]
+fn a_session_is_read_from_its_transcript_and_from_the_kept_copy_once_it_is_gone() {
+    let world = World::new("ledger-session");
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        std::process::Command::new("gzip")
+            .arg("-dc")
+            .arg(crate::support::project_fixture("cli-captures").join(AUTO_MANUAL))
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    stop(&world, &transcript);
+    let live = world
+        .ctxhooks(["compactions", "--json", "--session", "last"])
+        .json();
+    assert_eq!(live["session_id"], SESSION);
+    assert_eq!(live["kept_copy"], false);
+    assert_eq!(live["transcript"], transcript.to_string_lossy().as_ref());
+    // Claude Code's cleanup deletes it: the kept copy gives the same ledger.
+    fs_err::remove_file(&transcript).unwrap();
+    let kept = world
+        .ctxhooks(["compactions", "--json", "--session", &SESSION[..8]])
+        .json();
+    assert_eq!(kept["kept_copy"], true);
+    assert_eq!(kept["compactions"], live["compactions"]);
+    world
+        .ctxhooks(["compactions", "--session", "last"])
+        .stdout_contains("the kept copy: Claude Code's transcript is gone")
+        .success();
+    // The report points to the ledger.
+    world
+        .ctxhooks(["report", "--session", SESSION])
+        .stdout_contains(format!(
+            "what each summary named or left out: ctxhooks compactions --session {SESSION}"
+        ))
+        .success();
+    assert_eq!(world.error_lines(), Vec::<String>::new());
+}
+
+#[test]
+fn the_report_of_a_transcript_names_the_ledger_only_when_it_has_a_boundary() {
+    let world = World::new("ledger-report");
+    let transcript = cli_capture(world.root(), AUTO_MANUAL);
+    world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .stdout_contains(format!(
+            "what each summary named or left out: ctxhooks compactions --transcript {}",
+            transcript.display()
+        ))
+        .success();
+    let plain = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(transcript_fixture("marot__spotter/short.jsonl"))
+        .success()
+        .stdout_text();
+    assert!(!plain.contains("ctxhooks compactions"), "{plain}");
 }
 
 fn stop(world: &World, transcript: &Path) {

@@ -286,5 +286,18 @@ fn after_compact_the_model_is_told_the_file_and_the_command_the_summary_left_out
             "{note}"
         );
     }
+    // The ledger says the same of the compaction.
+    let ledger = sandbox.ctxhooks_json(&["compactions", "--session", &session, "--json"]);
+    let compaction = &ledger["compactions"][0];
+    assert_eq!(
+        compaction["items"]["edited"][0]["verdict"], "left_out",
+        "{ledger:#}"
+    );
+    assert_eq!(
+        compaction["items"]["commands"][0]["command"],
+        "cat quokka-missing-41.txt"
+    );
+    assert_eq!(compaction["items"]["commands"][0]["verdict"], "left_out");
+    assert_eq!(compaction["items"]["commands"][0]["exit_code"], 1);
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
