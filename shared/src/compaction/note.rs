@@ -122,14 +122,39 @@ pub fn left_out_list(input: &ListInput) -> Option<String> {
         )
     };
     // Room for the line that counts the kinds not shown.
-    let reserve = chars("(+99999 more not shown)\n");
-    let mut not_shown = 0;
-    for kind in &kinds {
-        if kind.shown.is_empty() {
+    let budget =
+        LIST_BUDGET_CHARS.saturating_sub(chars(&list) + chars("(+99999 more not shown)\n"));
+    // Every kind that fits gets its newest item first, most useful kind first; then the room
+    // left goes to more items, in the same order: one long kind does not hide the others.
+    let mut taken = vec![0; kinds.len()];
+    let total = |taken: &[usize]| -> usize {
+        kinds
+            .iter()
+            .zip(taken)
+            .map(|(kind, count)| kind.line(input, *count).map_or(0, |line| chars(&line)))
+            .sum()
+    };
+    for index in 0..kinds.len() {
+        if kinds[index].shown.is_empty() {
             continue;
         }
-        let budget = LIST_BUDGET_CHARS.saturating_sub(chars(&list) + reserve);
-        match kind.line(input, budget) {
+        taken[index] = 1;
+        if total(&taken) > budget {
+            taken[index] = 0;
+        }
+    }
+    for index in 0..kinds.len() {
+        while taken[index] > 0 && taken[index] < kinds[index].shown.len() {
+            taken[index] += 1;
+            if total(&taken) > budget {
+                taken[index] -= 1;
+                break;
+            }
+        }
+    }
+    let mut not_shown = 0;
+    for (kind, count) in kinds.iter().zip(&taken) {
+        match kind.line(input, *count) {
             Some(line) => list.push_str(&line),
             None => not_shown += kind.shown.len(),
         }
@@ -173,39 +198,26 @@ impl Kind {
         }
     }
 
-    /// `- LABEL: ITEM, ITEM (+N more): CALL`, with as many items as fit in `budget`
-    /// characters; `None` when not even the first fits.
-    fn line(&self, input: &ListInput, budget: usize) -> Option<String> {
+    /// `- LABEL: ITEM, ITEM (+N more): CALL` with its first `count` items; `None` for none.
+    fn line(&self, input: &ListInput, count: usize) -> Option<String> {
+        if count == 0 {
+            return None;
+        }
         let call = input
             .lookup
             .recall(input.session, self.pattern.as_deref().unwrap_or_default());
-        let fixed = format!("- {}: ", self.label);
-        let end = format!(": {call}\n");
-        let more = |left: usize| {
-            if left > 0 {
-                format!(" (+{left} more)")
-            } else {
-                String::new()
-            }
+        let count = count.min(self.shown.len());
+        let left = self.shown.len() - count;
+        let more = if left > 0 {
+            format!(" (+{left} more)")
+        } else {
+            String::new()
         };
-        let mut taken = 0;
-        let mut joined = String::new();
-        for (index, item) in self.shown.iter().enumerate() {
-            let separator = if index == 0 { "" } else { ", " };
-            let length = chars(&fixed)
-                + chars(&joined)
-                + chars(separator)
-                + chars(item)
-                + chars(&more(self.shown.len() - index - 1))
-                + chars(&end);
-            if length > budget {
-                break;
-            }
-            joined.push_str(separator);
-            joined.push_str(item);
-            taken += 1;
-        }
-        (taken > 0).then(|| format!("{fixed}{joined}{}{end}", more(self.shown.len() - taken)))
+        Some(format!(
+            "- {}: {}{more}: {call}\n",
+            self.label,
+            self.shown[..count].join(", ")
+        ))
     }
 }
 
@@ -402,7 +414,32 @@ mod tests {
         };
         let list = left_out_list(&input).unwrap();
         assert!(chars(&list) <= LIST_BUDGET_CHARS, "{} {list}", chars(&list));
+        // One long kind does not hide the others: each shows its newest item first.
+        for label in [
+            "- edited: ",
+            "- failed commands: ",
+            "- read: ",
+            "- prompts: ",
+        ] {
+            assert!(list.contains(label), "{label} {list}");
+        }
+        assert!(list.contains("(+195 more)"), "{list}");
+        // A call too long for every kind to have a line: the kinds that fit first, the others
+        // counted.
+        let long = Lookup::Bash {
+            ctxhooks: format!("/{}/ctxhooks", "long".repeat(60)),
+        };
+        let list = left_out_list(&ListInput {
+            lookup: &long,
+            ..input
+        })
+        .unwrap();
+        assert!(chars(&list) <= LIST_BUDGET_CHARS, "{} {list}", chars(&list));
         assert!(list.contains("- edited: "), "{list}");
-        assert!(list.contains("more not shown"), "{list}");
+        assert!(
+            !list.contains("- read: ") && !list.contains("- prompts: "),
+            "{list}"
+        );
+        assert!(list.contains("(+400 more not shown)"), "{list}");
     }
 }
