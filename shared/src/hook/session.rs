@@ -3,7 +3,8 @@
 //! - `SessionStart` with `source: "compact"`: keeps what the transcript gained since the
 //!   compaction's snapshot and adds a short note to the model's context (the protocol's
 //!   `hookSpecificOutput.additionalContext`): the conversation before the compaction is kept,
-//!   and the exact command that searches it. Any other source: nothing at all, not even output;
+//!   the exact command that searches it, and what its summary left out (`compaction/note.rs`,
+//!   from what `PreCompact` recorded). Any other source: nothing at all, not even output;
 //! - `PostCompact`: records `compact_summary` beside the snapshot its compaction began with,
 //!   keeps the transcript's new bytes, and brings the usage log and the gauge up to date (the
 //!   compaction's boundary, what it left);
