@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times program starts with posix_spawn, stdin from a payload file, programs interleaved run by run.
 
-Usage: benches/spawn_bench.py PAYLOAD RUNS [NAME=]PROGRAM[ ARGUMENT...]...
-(with CTXHOOKS_HOME set to a scratch folder). The programs run in turn, one round after another,
+Usage: benches/spawn_bench.py PAYLOAD RUNS [NAME=]PROGRAM[ ARGUMENT...][ <OTHER_PAYLOAD]...
+(with CTXHOOKS_HOME set to a scratch folder; a program given `<FILE` reads FILE instead of
+PAYLOAD). The programs run in turn, one round after another,
 so that a change of load hits each alike; 20 warm-up rounds are not counted. Each time is wall
 time from spawn to waitpid. Prints, per program, in milliseconds: min, p25, median, p75, p95 and
 mean; then, for every program, its median against the median of each of the first two programs
@@ -19,12 +20,15 @@ for argument in sys.argv[3:]:
     name, separator, command = argument.partition("=")
     if not separator:
         name, command = argument, argument
-    programs.append((name, command.split()))
+    words = command.split()
+    own = [word[1:] for word in words if word.startswith("<")]
+    programs.append((name, [word for word in words if not word.startswith("<")],
+                     own[0] if own else payload))
 env = dict(os.environ)
 
 
-def spawn(argv):
-    fd = os.open(payload, os.O_RDONLY)
+def spawn(argv, stdin):
+    fd = os.open(stdin, os.O_RDONLY)
     start = time.perf_counter_ns()
     # stdout to /dev/null: a hook that answers (SessionStart after a compaction) must not flood
     # the terminal; the others print nothing anyway.
@@ -41,19 +45,19 @@ def spawn(argv):
 
 
 for _ in range(20):
-    for _, argv in programs:
-        spawn(argv)
-rounds = [[spawn(argv) for _, argv in programs] for _ in range(runs)]
+    for _, argv, stdin in programs:
+        spawn(argv, stdin)
+rounds = [[spawn(argv, stdin) for _, argv, stdin in programs] for _ in range(runs)]
 
 
 def quantile(values, fraction):
     return values[min(len(values) - 1, int(len(values) * fraction))]
 
 
-width = max(len(name) for name, _ in programs)
+width = max(len(name) for name, _, _ in programs)
 print(f"{'program':<{width}}  runs    min    p25 median    p75    p95   mean  (ms)")
 medians = []
-for index, (name, _) in enumerate(programs):
+for index, (name, _, _) in enumerate(programs):
     times = sorted(round_[index] for round_ in rounds)
     medians.append(statistics.median(times))
     print(f"{name:<{width}}  {len(times):>4} {times[0]:6.3f} {quantile(times, 0.25):6.3f} "
@@ -61,8 +65,8 @@ for index, (name, _) in enumerate(programs):
           f"{statistics.mean(times):6.3f}")
 baselines = programs[:2]
 print()
-for index, (name, _) in enumerate(programs[2:], start=2):
-    for base, (base_name, _) in enumerate(baselines):
+for index, (name, _, _) in enumerate(programs[2:], start=2):
+    for base, (base_name, _, _) in enumerate(baselines):
         paired = statistics.median(round_[index] / round_[base] for round_ in rounds)
         print(f"{name} / {base_name}: ratio of medians {medians[index] / medians[base]:.2f}, "
               f"median of per-round ratios {paired:.2f}")

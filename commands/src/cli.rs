@@ -10,7 +10,7 @@ use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, doctor, export, history, install, recall, sessions};
+use super::{archives, compactions, doctor, export, history, install, recall, sessions};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record
@@ -45,6 +45,9 @@ pub enum Command {
     Archives(archives::cli::ArchivesArgs),
     /// Print what a session said, from its kept transcript (also what compaction summarized away).
     Recall(recall::cli::RecallArgs),
+    /// What each compaction's summary named, kept word for word or left out: files, commands,
+    /// errors, prompts.
+    Compactions(compactions::cli::CompactionsArgs),
     /// Show one session's per-request context usage rows.
     Usage(cli_usage::UsageArgs),
     /// Explain context drops, compactions, trigger estimate, headroom and warnings.
@@ -83,6 +86,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Sessions(args) => sessions::cli::run(&args),
         Command::Archives(args) => archives::cli::run(&args),
         Command::Recall(args) => recall::cli::run(&args),
+        Command::Compactions(args) => compactions::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
         Command::Gauge(args) => cli_gauge::run(&args),
@@ -107,6 +111,7 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
             Some(ArchivesAction::Restore { session, .. }) => (Some(session), Unknown::Refuse),
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
+        Command::Compactions(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Gauge(args) => (Some(&mut args.session), Unknown::Refuse),

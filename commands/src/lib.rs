@@ -8,6 +8,7 @@
 
 pub mod archives;
 pub mod cli;
+pub mod compactions;
 pub mod doctor;
 pub mod export;
 pub mod gauge;

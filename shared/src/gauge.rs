@@ -286,6 +286,10 @@ pub struct GaugedIngest {
     pub main_compactions_read: usize,
     /// The response text looked out for was read.
     pub saw_expected_text: bool,
+    /// The transcript's byte offset the ingest reached.
+    pub offset: u64,
+    /// What the main chain held since its last compaction, as the ingest leaves it.
+    pub segment: crate::compaction::items::SegmentItems,
 }
 
 /// Counts a compaction Claude Code reported (`PostCompact`) whose boundary the transcript does not
@@ -362,6 +366,8 @@ pub fn log_usage_and_gauge(
         main_requests_read: outcome.main_requests_read,
         main_compactions_read: outcome.main_compactions_read,
         saw_expected_text: outcome.saw_expected_text,
+        offset: outcome.offset,
+        segment: outcome.segment,
     })
 }
 

@@ -4,6 +4,7 @@
 //! 16 MiB `Write` content, or millions of tiny values, cost no memory beyond the input's bytes,
 //! and [`summarize_encoded_fields`] decodes only the 80 characters it keeps (BENCHMARKS.md).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -39,6 +40,16 @@ impl<'input> ToolInput<'input> {
             .iter()
             .find(|(known, _)| *known == name)
             .map(|(_, value)| *value)
+    }
+
+    /// The input field `name` when it is a string, decoded (borrowed when it holds no escape):
+    /// a path or a command whole, where the summary keeps 80 characters.
+    pub fn text(&self, name: &str) -> Option<Cow<'input, str>> {
+        let encoded = self.encoded(name)?;
+        match serde_json::from_str::<&'input str>(encoded) {
+            Ok(plain) => Some(Cow::Borrowed(plain)),
+            Err(_) => serde_json::from_str::<String>(encoded).ok().map(Cow::Owned),
+        }
     }
 
     /// The summary of a call of `tool_name` with this input (see
@@ -111,6 +122,15 @@ mod tests {
         assert_eq!(read.encoded("content"), None);
         assert_eq!(read.summary("Bash").as_deref(), Some("pwd"));
         assert_eq!(read.summary("Task").as_deref(), Some("d"));
+        // A string field decoded whole, borrowed when it holds no escape; another type is none.
+        assert_eq!(read.text("command").as_deref(), Some("pwd"));
+        assert!(matches!(read.text("command"), Some(Cow::Borrowed(_))));
+        assert_eq!(read.text("path"), None);
+        let escaped = input(r#"{"command": "echo \"a\"\nb"}"#);
+        assert_eq!(
+            escaped.get().unwrap().text("command").as_deref(),
+            Some("echo \"a\"\nb")
+        );
         assert!(input(r#""ls""#).is_mistyped());
     }
 }

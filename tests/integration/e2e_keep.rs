@@ -1,12 +1,13 @@
 //! End-to-end tests of the kept transcript copies with the real Claude Code CLI: a session whose
 //! transcript is deleted (as the CLI's cleanup would) is restored and continued with
 //! `claude --resume`; after `/compact`, the model is told how to recall the conversation before
-//! it, and the command it is told finds what only that part held.
+//! it, and the command it is told finds what only that part held; and it is told what the
+//! summary left out (a file written, a command that failed).
 
 use serde_json::Value;
 
 use crate::support::claude::Sandbox;
-use crate::support::model_server::{ModelServer, RequestKind, Scripted, Usage};
+use crate::support::model_server::{Block, ModelServer, RequestKind, Scripted, Usage};
 
 /// The served conversation requests whose body holds `text` anywhere.
 fn requests_holding(server: &ModelServer, text: &str) -> Vec<usize> {
@@ -185,5 +186,118 @@ fn after_compact_the_model_is_told_how_to_recall_and_the_command_finds_the_past(
         .unwrap_or_default();
     assert!(summary.contains("Keep the file ids"), "{archives:#}");
     sandbox.run_ctxhooks(["archives", "verify"]).success();
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+}
+
+/// Every part of a string in `value` from `text` on (to the end of its paragraph: a blank line
+/// or the end of the string), walking objects and arrays.
+fn strings_holding(value: &Value, text: &str, found: &mut Vec<String>) {
+    match value {
+        Value::String(string) => {
+            for (start, _) in string.match_indices(text) {
+                let rest = &string[start..];
+                let end = rest.find("\n\n").unwrap_or(rest.len());
+                found.push(rest[..end].to_owned());
+            }
+        }
+        Value::Array(values) => {
+            for value in values {
+                strings_holding(value, text, found);
+            }
+        }
+        Value::Object(map) => {
+            for value in map.values() {
+                strings_holding(value, text, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn after_compact_the_model_is_told_the_file_and_the_command_the_summary_left_out() {
+    let Some(sandbox) = Sandbox::new("keep-left-out") else {
+        return;
+    };
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    let plan = sandbox.project.join("notes").join("plan-zebra-41.md");
+    server.push([
+        Scripted {
+            blocks: vec![Block::ToolUse {
+                name: "Write".to_owned(),
+                input: serde_json::json!({"file_path": plan, "content": "step one\n"}),
+            }],
+            usage: Usage::context(20_000),
+        },
+        Scripted::bash("cat quokka-missing-41.txt", Usage::context(21_000)),
+        Scripted::text(
+            "The plan is written; the notes file is missing.",
+            Usage::context(22_000),
+        ),
+    ]);
+    // A summary that names neither the file nor the command.
+    server.set_summary_text(
+        "<summary>The user asked for a plan and some checks; work is under way.</summary>",
+    );
+    let first = sandbox.prompt_allowing(
+        &server,
+        "write the plan, then show the notes",
+        None,
+        "Bash Write",
+    );
+    let session = first["session_id"].as_str().unwrap().to_owned();
+    assert!(plan.exists(), "the CLI did not write the plan");
+    sandbox.prompt(&server, "/compact", Some(&session));
+    assert!(
+        server
+            .served()
+            .iter()
+            .any(|served| served.kind == RequestKind::Summary),
+        "the CLI never compacted"
+    );
+    let before = server.served().len();
+    sandbox.prompt(&server, "carry on", Some(&session));
+    // Every request that follows the compaction: the note reached the model in one of them, and
+    // each copy of it names the file written and the command that failed (the CLI may attach
+    // the file itself after a compaction: only the note's own words count here).
+    let mut notes = Vec::new();
+    for served in &server.served()[before..] {
+        strings_holding(
+            &served.body["messages"],
+            "ctxhooks keeps this session's whole conversation",
+            &mut notes,
+        );
+    }
+    assert!(
+        !notes.is_empty(),
+        "no request after the compaction held the note"
+    );
+    for note in &notes {
+        // 2.1.332 runs SessionStart before it writes the boundary and the summary, and before
+        // PostCompact: the list cannot be checked against the summary yet, and says so.
+        assert!(
+            note.contains("Its summary could not be checked yet"),
+            "{note}"
+        );
+        assert!(note.contains("- edited: notes/plan-zebra-41.md"), "{note}");
+        assert!(
+            note.contains("- failed commands: `cat quokka-missing-41.txt` (exit 1)"),
+            "{note}"
+        );
+    }
+    // The ledger says the same of the compaction.
+    let ledger = sandbox.ctxhooks_json(&["compactions", "--session", &session, "--json"]);
+    let compaction = &ledger["compactions"][0];
+    assert_eq!(
+        compaction["items"]["edited"][0]["verdict"], "left_out",
+        "{ledger:#}"
+    );
+    assert_eq!(
+        compaction["items"]["commands"][0]["command"],
+        "cat quokka-missing-41.txt"
+    );
+    assert_eq!(compaction["items"]["commands"][0]["verdict"], "left_out");
+    assert_eq!(compaction["items"]["commands"][0]["exit_code"], 1);
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }

@@ -43,6 +43,10 @@ mod kept_damage;
 // Tests for `ctxhooks-stop`, the usage log and `ctxhooks usage` / `report`.
 mod usage;
 
+// The compaction ledger (`ctxhooks compactions`) and the note after a compaction that lists
+// what its summary left out.
+mod compactions;
+
 // The gauge the Stop hook keeps, its warning, `ctxhooks gauge` and `ctxhooks statusline`.
 mod gauge;
 

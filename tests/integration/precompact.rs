@@ -115,11 +115,13 @@ fn archives_the_transcript_and_its_flat_agent_files() {
     assert_eq!(snapshot["schema"], 2);
     assert_eq!(snapshot["files"][0]["kept"]["name"], "transcript.jsonl");
     let folder = Path::new(snapshot["path"].as_str().unwrap());
-    let in_folder: Vec<String> = fs_err::read_dir(folder)
+    let mut in_folder: Vec<String> = fs_err::read_dir(folder)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(in_folder, ["snapshot.json"]);
+    in_folder.sort();
+    // Beside the record, what the conversation held since the previous compaction.
+    assert_eq!(in_folder, ["segment.json", "snapshot.json"]);
     assert_eq!(
         snapshot_bytes(&world, snapshot, "transcript.jsonl"),
         fs_err::read(&transcript).unwrap()

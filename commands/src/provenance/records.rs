@@ -10,9 +10,7 @@ use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::transcript::content::{Block, Content, ToolResult};
 use ctxhooks_shared::transcript::record::{Record, is_interrupt_marker_text};
 
-/// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332).
-pub const REJECTION_PREFIX: &str =
-    "The user doesn't want to proceed with this tool use. The tool use was rejected";
+pub use ctxhooks_shared::transcript::record::REJECTION_PREFIX;
 
 /// The phrase that introduces what the person typed with a rejection (1.0.x through 2.1.332).
 pub const FEEDBACK_PHRASE: &str = "the user said:";

@@ -12,6 +12,7 @@ use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
 use crate::time::{Time, readable_time};
+use ctxhooks_shared::shell_word::shell_word;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::TokenUsage;
 use ctxhooks_shared::store::usage_record::{
@@ -338,6 +339,9 @@ fn compactions_text(report: &SessionReport) -> String {
             compaction_summary(compaction),
         );
     }
+    if let Some(command) = ledger_command(report) {
+        let _ = writeln!(text, "    what each summary named or left out: {command}");
+    }
     if report.snapshots.checked {
         let _ = writeln!(
             text,
@@ -348,6 +352,26 @@ fn compactions_text(report: &SessionReport) -> String {
         );
     }
     text
+}
+
+/// The command that shows the compaction ledger of the report's session or transcript, when a
+/// compaction has a boundary (the ledger reads boundaries and their summaries).
+fn ledger_command(report: &SessionReport) -> Option<String> {
+    if !report
+        .compactions
+        .iter()
+        .any(|compaction| compaction.basis == Basis::Structural)
+    {
+        return None;
+    }
+    match (&report.session_id, report.transcripts.first()) {
+        (Some(session), _) => Some(format!("ctxhooks compactions --session {session}")),
+        (None, Some(transcript)) => Some(format!(
+            "ctxhooks compactions --transcript {}",
+            shell_word(transcript)
+        )),
+        (None, None) => None,
+    }
 }
 
 fn compaction_summary(compaction: &Compaction) -> String {

@@ -1,8 +1,10 @@
 //! The `PreCompact` hook's work: snapshot the transcript (and its subagent transcripts) before
-//! Claude Code summarizes it.
+//! Claude Code summarizes it, bring the usage log up to the compaction, and record beside the
+//! snapshot what the conversation held since the previous compaction (`segment.json`).
 
 use anyhow::{Context, Result};
 
+use crate::compaction::segment_file::SegmentRecord;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
@@ -39,7 +41,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
             .map_or(Trigger::Unknown, |trigger| Trigger::from_text(trigger)),
         custom_instructions: input.custom_instructions.non_empty().map(ToOwned::to_owned),
     };
-    let (metadata, _) = take_snapshot(&context.state, &request, &mut transcript)
+    let (metadata, snapshot) = take_snapshot(&context.state, &request, &mut transcript)
         .context("failed to archive the transcript")?;
     if !metadata.skipped.is_empty() {
         let sources: Vec<&str> = metadata
@@ -60,15 +62,24 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // next Stop run catches up.
     // The gauge with it (the status line shows the context the compaction starts from); never a
     // warning here.
+    // And what the conversation held since the previous compaction, beside the snapshot: the
+    // note after the compaction says what of it the summary left out.
     let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
-    if let Err(error) = log_usage_and_gauge(
+    match log_usage_and_gauge(
         context,
         &session,
         &mut transcript,
         &gauge_inputs,
         IngestOptions::default(),
     ) {
-        context.note(error.context("failed to log the transcript's usage before the compaction"));
+        Ok(ingested) => {
+            SegmentRecord::now(transcript.path(), ingested.offset, ingested.segment)
+                .write(&snapshot)?;
+        }
+        Err(error) => {
+            context
+                .note(error.context("failed to log the transcript's usage before the compaction"));
+        }
     }
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! - `SessionStart` with `source: "compact"`: keeps what the transcript gained since the
 //!   compaction's snapshot and adds a short note to the model's context (the protocol's
 //!   `hookSpecificOutput.additionalContext`): the conversation before the compaction is kept,
-//!   and the exact command that searches it. Any other source: nothing at all, not even output;
+//!   the exact command that searches it, and what its summary left out (`compaction/note.rs`,
+//!   from what `PreCompact` recorded). Any other source: nothing at all, not even output;
 //! - `PostCompact`: records `compact_summary` beside the snapshot its compaction began with,
 //!   keeps the transcript's new bytes, and brings the usage log and the gauge up to date (the
 //!   compaction's boundary, what it left);
@@ -16,16 +17,21 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{SecondsFormat, Utc};
 
+use crate::compaction::latest::latest_compaction;
+use crate::compaction::note::{ListInput, Lookup, left_out_list};
+use crate::compaction::verdict::Judge;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
+use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
 use crate::lenient::Text;
+use crate::shell_word::shell_word;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
 use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
-use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, TEMP_PREFIX};
+use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
@@ -85,7 +91,7 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
         && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main())
             .is_ok_and(|generation| generation > 0)
     {
-        return say_kept(context, &session);
+        return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
     let kept = keep_main(context, &session, transcript, started + KEEP_TIME);
     // Said only when it is true: something of this session is kept whole (by this run, or
@@ -110,12 +116,43 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     if !something_kept {
         return Ok(());
     }
-    say_kept(context, &session)
+    say_kept(context, &session, transcript, input.cwd.non_empty())
 }
 
-/// Answers `SessionStart` with the note that the conversation before the compaction is kept.
-fn say_kept(context: &HookContext, session: &SessionId) -> Result<()> {
-    let note = recall_note(session, &ctxhooks_command());
+/// Answers `SessionStart` with the note that the conversation before the compaction is kept,
+/// and what its summary left out when that can be told.
+fn say_kept(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &Path,
+    cwd: Option<&str>,
+) -> Result<()> {
+    let ctxhooks = ctxhooks_command();
+    let mut note = recall_note(session, &ctxhooks);
+    // Hook point for issue 19: the MCP server's `recall` tool when it is registered.
+    let lookup = Lookup::Bash { ctxhooks };
+    match latest_compaction(&context.state, session, transcript) {
+        Ok(Some(latest)) => {
+            let list = left_out_list(&ListInput {
+                session,
+                lookup: &lookup,
+                items: &latest.items,
+                judge: Judge {
+                    summary: latest.summary.as_ref(),
+                    preserved: &latest.preserved,
+                },
+                cwd,
+            });
+            if let Some(list) = list {
+                note.push('\n');
+                note.push_str(list.trim_end());
+            }
+        }
+        Ok(None) => {}
+        Err(error) => {
+            context.note(error.context("failed to tell what the compaction left out"));
+        }
+    }
     let output = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
@@ -143,20 +180,10 @@ fn ctxhooks_command() -> String {
         .ok()
         .and_then(|exe| exe.parent().map(|folder| folder.join("ctxhooks")))
         .filter(|path| path.is_file());
-    beside.map_or_else(|| "ctxhooks".to_owned(), |path| shell_quoted(&path))
-}
-
-/// `path` as one shell word: as it is when it needs no quoting, else in single quotes.
-fn shell_quoted(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let plain = text
-        .chars()
-        .all(|character| character.is_ascii_alphanumeric() || "/._-+".contains(character));
-    if plain {
-        text.into_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
+    beside.map_or_else(
+        || "ctxhooks".to_owned(),
+        |path| shell_word(&path.to_string_lossy()),
+    )
 }
 
 fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
@@ -231,32 +258,14 @@ fn record_summary(
     .context("failed to record the compaction's summary")
 }
 
-/// The session's newest finished snapshot folder (names sort by time), if it has no summary;
-/// `None` when there is none, or the newest has one. A folder that cannot be listed or looked
-/// at is an error that names why (permission denied is not "no snapshot").
+/// The session's newest finished snapshot folder, if it has no summary; `None` when there is
+/// none, or the newest has one. A folder that cannot be listed or looked at is an error that
+/// names why (permission denied is not "no snapshot").
 fn newest_snapshot_without_summary(
     context: &HookContext,
     session: &SessionId,
 ) -> Result<Option<PathBuf>> {
-    let archive = context.state.archive_dir(session);
-    let entries = match fs_err::read_dir(&archive) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error).context("failed to list the session's snapshots"),
-    };
-    let mut folders = Vec::new();
-    for entry in entries {
-        let entry = entry.context("failed to list the session's snapshots")?;
-        let is_folder = entry
-            .file_type()
-            .context("failed to look at a snapshot")?
-            .is_dir();
-        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            folders.push(entry.path());
-        }
-    }
-    folders.sort();
-    let Some(newest) = folders.pop() else {
+    let Some(newest) = newest_snapshot(&context.state.archive_dir(session))? else {
         return Ok(None);
     };
     match fs_err::symlink_metadata(newest.join(COMPACT_SUMMARY_FILE_NAME)) {
@@ -308,19 +317,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_command_is_one_shell_word() {
-        assert_eq!(
-            shell_quoted(Path::new("/usr/local/bin/ctxhooks")),
-            "/usr/local/bin/ctxhooks"
-        );
-        assert_eq!(
-            shell_quoted(Path::new("/opt/bin with space/ctxhooks")),
-            "'/opt/bin with space/ctxhooks'"
-        );
-        assert_eq!(
-            shell_quoted(Path::new("/a'b/ctxhooks")),
-            "'/a'\\''b/ctxhooks'"
-        );
+    fn the_note_names_the_exact_command() {
         let note = recall_note(&SessionId::parse("abc").unwrap(), "ctxhooks");
         assert!(note.contains("ctxhooks recall --session abc --before-compaction last 'WORDS'"));
         assert!(note.len() < 600);

@@ -157,6 +157,34 @@ pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The newest finished snapshot folder of `archive` (names sort by time); `None` when there is
+/// none. A folder that cannot be listed or looked at is an error that names why (permission
+/// denied is not "no snapshot").
+pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
+    let entries = match fs_err::read_dir(archive) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).context("failed to list the session's snapshots"),
+    };
+    let mut newest: Option<PathBuf> = None;
+    for entry in entries {
+        let entry = entry.context("failed to list the session's snapshots")?;
+        let is_folder = entry
+            .file_type()
+            .context("failed to look at a snapshot")?
+            .is_dir();
+        if is_folder
+            && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
+            && newest
+                .as_ref()
+                .is_none_or(|newest| newest.file_name() < Some(entry.file_name().as_os_str()))
+        {
+            newest = Some(entry.path());
+        }
+    }
+    Ok(newest)
+}
+
 /// Removes the abandoned unfinished snapshot folders of one archive (best effort).
 fn remove_abandoned(archive: &Path) {
     for folder in abandoned_folders(archive) {

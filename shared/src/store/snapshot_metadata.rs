@@ -23,6 +23,10 @@ pub const SNAPSHOT_SCHEMA: u32 = 2;
 /// What `PostCompact` recorded beside a snapshot: the summary the compaction produced.
 pub const COMPACT_SUMMARY_FILE_NAME: &str = "compact-summary.json";
 
+/// What `PreCompact` recorded beside a snapshot: what the conversation held since the previous
+/// compaction, for the note after this one (format in `compaction/segment_file.rs`).
+pub const SEGMENT_FILE_NAME: &str = "segment.json";
+
 /// What a file inside a snapshot is.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

@@ -38,6 +38,11 @@ pub const ADVISOR_TOOL_NAME: &str = "advisor";
 /// `[Request interrupted by user for tool use]`).
 pub const INTERRUPT_MARKER_PREFIX: &str = "[Request interrupted by user";
 
+/// The first two sentences of every rejection `tool_result` (1.0.x through 2.1.332): a person's
+/// refusal at a permission prompt, or a call stopped by an interrupt.
+pub const REJECTION_PREFIX: &str =
+    "The user doesn't want to proceed with this tool use. The tool use was rejected";
+
 /// How text Claude Code wrote in a `user` record starts when no person typed it: a local
 /// command's wrappers and a background task's notification (with the interrupt markers, the set
 /// the Agent SDK's first-prompt logic skips too).

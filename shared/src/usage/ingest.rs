@@ -8,6 +8,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::compaction::items::{Limits, SegmentItems};
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
     BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
@@ -63,6 +64,11 @@ pub struct SourceState {
     /// written).
     #[serde(default, skip_serializing_if = "SessionFacts::is_empty")]
     pub session: SessionFacts,
+    /// What the main chain held since its last compaction (a bounded list, gathered only by
+    /// the hooks' ingest, see [`Ingest::gather_segment`]): `PreCompact` records it beside its
+    /// snapshot for the note after the compaction.
+    #[serde(default, skip_serializing_if = "SegmentItems::is_empty")]
+    pub segment: SegmentItems,
 }
 
 /// What the gauge (`store/gauge.rs`) needs of a main transcript's chain, kept up to date at every
@@ -342,6 +348,8 @@ pub struct Ingest<'origin> {
     saw_expected_text: bool,
     /// This run changed [`SourceState::session`].
     session_changed: bool,
+    /// Gather the main chain's segment into [`SourceState::segment`], within these bounds.
+    segment_limits: Option<Limits>,
 }
 
 impl<'origin> Ingest<'origin> {
@@ -359,6 +367,16 @@ impl<'origin> Ingest<'origin> {
             expected_text: None,
             saw_expected_text: false,
             session_changed: false,
+            segment_limits: None,
+        }
+    }
+
+    /// Gathers what the main chain holds since its last compaction into
+    /// [`SourceState::segment`], within `limits` (a main transcript only: a sub-agent's own
+    /// transcript has no compaction of the session).
+    pub fn gather_segment(&mut self, limits: Limits) {
+        if !self.origin.is_agent_file {
+            self.segment_limits = Some(limits);
         }
     }
 
@@ -412,6 +430,13 @@ impl<'origin> Ingest<'origin> {
         let sidechain = record.is_sidechain();
         if !sidechain && !self.origin.is_agent_file {
             self.note_session(&record);
+            if let Some(limits) = &self.segment_limits {
+                if matches!(record.boundary(), Some((BoundaryKind::Compaction, _))) {
+                    self.state.segment = SegmentItems::default();
+                } else {
+                    self.state.segment.observe(&record, limits);
+                }
+            }
         }
         match record.kind() {
             Some("assistant") => {

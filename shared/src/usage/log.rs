@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
+use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
 use crate::hook::runner::HookContext;
 use crate::store::files;
 use crate::store::session_id::SessionId;
@@ -69,6 +70,9 @@ pub struct IngestOutcome {
     pub cursor_unreadable: Option<String>,
     /// What the gauge needs of the main chain as this run leaves it (main transcripts only).
     pub gauge: Option<ChainGauge>,
+    /// What the main chain held since its last compaction, as this run leaves it (empty for a
+    /// sub-agent's transcript).
+    pub segment: SegmentItems,
 }
 
 impl IngestOutcome {
@@ -255,6 +259,7 @@ fn ingest_locked(
         source_state.gauge = Some(gauge_from_log(&log_path, &origin.transcript)?);
     }
     let mut ingest = Ingest::new(origin, source_state);
+    ingest.gather_segment(HOOK_LIMITS);
     if let Some(text) = options.expected_text {
         ingest.expect_text(text);
     }
@@ -307,6 +312,7 @@ fn ingest_locked(
         unreadable_lines,
         cursor_unreadable,
         gauge: source_state.gauge.clone(),
+        segment: source_state.segment.clone(),
     };
     // Nothing read since a good cursor and nothing appended: the reader's state moves only with
     // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no

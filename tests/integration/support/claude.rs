@@ -235,13 +235,25 @@ impl Sandbox {
     /// object, asserting the CLI succeeded.
     #[track_caller]
     pub fn prompt(&self, server: &ModelServer, prompt: &str, resume: Option<&str>) -> Value {
+        self.prompt_allowing(server, prompt, resume, "Bash")
+    }
+
+    /// [`Sandbox::prompt`] with these tools allowed (`--allowedTools`, such as `Bash Write`).
+    #[track_caller]
+    pub fn prompt_allowing(
+        &self,
+        server: &ModelServer,
+        prompt: &str,
+        resume: Option<&str>,
+        tools: &str,
+    ) -> Value {
         let mut args = vec![
             "-p",
             prompt,
             "--output-format",
             "json",
             "--allowedTools",
-            "Bash",
+            tools,
         ];
         if let Some(session) = resume {
             args.extend(["--resume", session]);

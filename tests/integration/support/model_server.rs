@@ -112,6 +112,7 @@ struct Shared {
     script: VecDeque<Scripted>,
     served: Vec<Served>,
     summary_usage: Option<Usage>,
+    summary_text: Option<String>,
     fallback_usage: Option<Usage>,
     counter: u64,
     other_requests: Vec<String>,
@@ -162,6 +163,11 @@ impl ModelServer {
     /// The usage reported for compaction summary requests (default: a small context).
     pub fn set_summary_usage(&self, usage: Usage) {
         self.shared.lock().unwrap().summary_usage = Some(usage);
+    }
+
+    /// The text of the summary compaction requests get (default: [`SUMMARY_TEXT`]).
+    pub fn set_summary_text(&self, text: &str) {
+        self.shared.lock().unwrap().summary_text = Some(text.to_owned());
     }
 
     /// The usage reported once the script has run out (default: a small context).
@@ -299,7 +305,8 @@ fn respond(
             let usage = state
                 .summary_usage
                 .unwrap_or_else(|| Usage::context(20_000));
-            (RequestKind::Summary, Scripted::text(SUMMARY_TEXT, usage))
+            let text = state.summary_text.as_deref().unwrap_or(SUMMARY_TEXT);
+            (RequestKind::Summary, Scripted::text(text, usage))
         } else if let Some(next) = state.script.pop_front() {
             (RequestKind::Scripted, next)
         } else if let Some(answer) = state.responder.as_ref().and_then(|respond| respond(&body)) {

@@ -1,0 +1,95 @@
+//! `ctxhooks compactions --session ID | --transcript PATH [--json]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde::Serialize;
+
+use super::ledger::{Ledger, read_ledger};
+use super::text::ledger_text;
+use crate::output;
+use crate::sessions::transcript::open_session_transcript;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::transcript::file::TranscriptFile;
+
+/// Arguments of `ctxhooks compactions`.
+///
+/// For every compaction of a session: its trigger, tokens before and after, how long it took,
+/// its summary, and what the conversation before it held (files edited and read, commands with
+/// how they ended, errors, the person's prompts), each marked as named by the summary, kept
+/// word for word, or LEFT OUT (docs/compactions.md gives the rule).
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("input").required(true).multiple(false))]
+pub struct CompactionsArgs {
+    /// The session (a full id, `last`, or the start of one): its transcript, or the kept copy
+    /// once Claude Code has deleted it.
+    #[arg(long, value_name = "ID", group = "input")]
+    pub session: Option<String>,
+    /// Read a transcript file instead (no state folder needed).
+    #[arg(long, value_name = "PATH", group = "input")]
+    pub transcript: Option<PathBuf>,
+    /// Print JSON: `{schema, session_id, transcript, kept_copy, compactions, since_last,
+    /// unreadable_lines, overlong_lines}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The JSON `ctxhooks compactions --json` prints.
+#[derive(Debug, Serialize)]
+pub struct CompactionsOutput {
+    /// Layout version (1).
+    pub schema: u32,
+    /// The session, with `--session`.
+    pub session_id: Option<String>,
+    /// The file read.
+    pub transcript: String,
+    /// True when the file read is the kept copy (Claude Code's transcript is gone).
+    pub kept_copy: bool,
+    #[serde(flatten)]
+    pub ledger: Ledger,
+}
+
+/// Runs the command.
+pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
+    let (session_id, source, kept_copy, ledger) = if let Some(path) = &args.transcript {
+        let file = TranscriptFile::open_named(path)?;
+        let ledger = read_ledger(file.into_file())
+            .with_context(|| format!("failed to read the transcript `{}`", path.display()))?;
+        (None, path.clone(), false, ledger)
+    } else {
+        let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
+            .context("invalid `--session`")?;
+        let state = StateDir::locate()?;
+        let transcript = open_session_transcript(&state, &session)?;
+        let ledger = read_ledger(transcript.reader)
+            .with_context(|| format!("failed to read `{}`", transcript.source.display()))?;
+        (
+            Some(session.to_string()),
+            transcript.source,
+            transcript.kept,
+            ledger,
+        )
+    };
+    if args.json {
+        output::print_json(&CompactionsOutput {
+            schema: 1,
+            session_id,
+            transcript: source.to_string_lossy().into_owned(),
+            kept_copy,
+            ledger,
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut title = match &session_id {
+        Some(session) => format!("session {session}: {}", source.display()),
+        None => source.display().to_string(),
+    };
+    if kept_copy {
+        title.push_str(" (the kept copy: Claude Code's transcript is gone)");
+    }
+    output::print(&ledger_text(&title, &ledger))?;
+    Ok(ExitCode::SUCCESS)
+}

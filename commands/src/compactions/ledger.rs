@@ -1,0 +1,327 @@
+//! The compaction ledger of one transcript, read once from its start: for every compaction (a
+//! main-chain `compact_boundary`, with the summary record that follows it), what the
+//! conversation since the previous one (or the start) held, gathered by the hooks' own
+//! [`SegmentItems::observe`], and what became of each item ([`Judge`]: named by the summary,
+//! kept word for word, left out, or not known when the summary cannot be read).
+
+use std::io::Read;
+use std::ops::ControlFlow;
+
+use anyhow::{Context, Result};
+use memchr::memmem;
+use serde::Serialize;
+
+use crate::time::Time;
+use ctxhooks_shared::compaction::items::{
+    CommandItem, ErrorItem, FileItem, LEDGER_LIMITS, PendingCall, PromptItem, SegmentItems,
+};
+use ctxhooks_shared::compaction::naming::{Named, SummaryText};
+use ctxhooks_shared::compaction::verdict::{Judge, Preserved, Verdict};
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::look::top_level_type_before;
+use ctxhooks_shared::transcript::record::{BoundaryKind, BoundaryMetadata, Record};
+
+/// The ledger of one transcript.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Ledger {
+    /// Its compactions, in order.
+    pub compactions: Vec<CompactionEntry>,
+    /// What the conversation holds since the last compaction (not in any compaction yet).
+    pub since_last: Counts,
+    /// Lines that are not a JSON object.
+    pub unreadable_lines: u64,
+    /// Lines longer than the reader's limit, passed unread.
+    pub overlong_lines: u64,
+}
+
+/// One compaction and what the conversation before it held.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactionEntry {
+    /// From 1.
+    pub number: usize,
+    /// The boundary's `timestamp`.
+    pub time: Option<Time>,
+    /// The boundary's `uuid`.
+    pub uuid: Option<String>,
+    /// `manual`, `auto`, or what the CLI wrote.
+    pub trigger: Option<String>,
+    /// The context before it (`preTokens`).
+    pub pre_tokens: Option<u64>,
+    /// The context it left (`postTokens`, newer CLIs).
+    pub post_tokens: Option<u64>,
+    /// How long it took (`durationMs`, newer CLIs).
+    pub duration_ms: Option<u64>,
+    pub summary: Summary,
+    pub preserved: PreservedCount,
+    pub items: JudgedItems,
+    pub counts: Counts,
+}
+
+/// The summary that follows a boundary, as read.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Summary {
+    /// Read: its own text (the wrapper Claude Code puts around it left out).
+    Read { text: String },
+    /// No summary record follows the boundary (before the next one, or the end).
+    Missing,
+    /// The record after the boundary that holds the summary cannot be read (a damaged line).
+    Unreadable,
+}
+
+/// What the compaction kept word for word, as its boundary says.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PreservedCount {
+    /// Messages listed as kept (`preservedMessages.uuids`).
+    pub messages: usize,
+    /// The boundary says messages were kept without listing them: items it kept may be counted
+    /// as left out.
+    pub unlisted: bool,
+}
+
+/// An item with what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Judged<T> {
+    #[serde(flatten)]
+    pub item: T,
+    pub verdict: Verdict,
+}
+
+/// Every item of one segment, judged.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JudgedItems {
+    pub edited: Vec<Judged<FileItem>>,
+    pub read: Vec<Judged<FileItem>>,
+    pub commands: Vec<Judged<CommandItem>>,
+    pub errors: Vec<Judged<ErrorItem>>,
+    pub prompts: Vec<Judged<PromptItem>>,
+    /// Calls whose result never came before the compaction.
+    pub without_result: Vec<PendingCall>,
+}
+
+/// How many items got each verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub items: usize,
+    pub named: usize,
+    pub kept_verbatim: usize,
+    pub left_out: usize,
+    pub not_checked: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Verdict) {
+        self.items += 1;
+        match verdict {
+            Verdict::Named => self.named += 1,
+            Verdict::KeptVerbatim => self.kept_verbatim += 1,
+            Verdict::LeftOut => self.left_out += 1,
+            Verdict::NotChecked => self.not_checked += 1,
+        }
+    }
+}
+
+/// A boundary read, waiting for its summary.
+struct Open {
+    time: Option<Time>,
+    uuid: Option<String>,
+    trigger: Option<String>,
+    pre_tokens: Option<u64>,
+    post_tokens: Option<u64>,
+    duration_ms: Option<u64>,
+    preserved: Preserved,
+    items: SegmentItems,
+    /// A line that names a compact summary but cannot be read came after the boundary.
+    damaged_summary: bool,
+}
+
+/// What followed a boundary when its compaction is closed.
+enum Followed {
+    /// No summary record (another boundary, or the end).
+    Nothing,
+    /// A summary record whose text cannot be read.
+    Unreadable,
+    /// A summary.
+    By(SummaryText),
+}
+
+/// Builds the ledger line by line.
+#[derive(Default)]
+struct Reading {
+    ledger: Ledger,
+    segment: SegmentItems,
+    open: Option<Open>,
+}
+
+/// The kinds of line the ledger reads; any other is passed unparsed.
+fn may_matter(line: &[u8]) -> bool {
+    // 2.1.332 writes a conversation record's `type` after its `message`: such a line is parsed.
+    top_level_type_before(line, Some(b"message"))
+        .is_none_or(|kind| matches!(kind, b"user" | b"assistant" | b"system"))
+}
+
+/// Reads the ledger of the transcript `reader` holds, from its start.
+pub fn read_ledger(reader: impl Read) -> Result<Ledger> {
+    let mut reading = Reading::default();
+    let summary_key = memmem::Finder::new(b"isCompactSummary");
+    let read = split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes
+            && may_matter(bytes)
+        {
+            match Record::parse(bytes) {
+                Some(record) => reading.feed(&record),
+                None if !bytes.iter().all(u8::is_ascii_whitespace) => {
+                    reading.ledger.unreadable_lines += 1;
+                    if let Some(open) = &mut reading.open
+                        && summary_key.find(bytes).is_some()
+                    {
+                        open.damaged_summary = true;
+                    }
+                }
+                None => {}
+            }
+        }
+        ControlFlow::Continue(())
+    })
+    .context("failed to read the transcript")?;
+    reading.ledger.overlong_lines = read.overlong_lines;
+    reading.close(Followed::Nothing);
+    reading.ledger.since_last = Counts {
+        items: item_count(&reading.segment),
+        ..Counts::default()
+    };
+    Ok(reading.ledger)
+}
+
+fn item_count(items: &SegmentItems) -> usize {
+    items.edited.len()
+        + items.read.len()
+        + items.commands.len()
+        + items.errors.len()
+        + items.prompts.len()
+}
+
+impl Reading {
+    fn feed(&mut self, record: &Record) {
+        if record.is_sidechain() {
+            return;
+        }
+        if let Some((BoundaryKind::Compaction, metadata)) = record.boundary() {
+            self.close(Followed::Nothing);
+            self.open = Some(open(record, metadata, std::mem::take(&mut self.segment)));
+            return;
+        }
+        if self.open.is_some()
+            && record.kind() == Some("user")
+            && record.is_compact_summary.is_true()
+        {
+            let summary = record.first_text().map_or(Followed::Unreadable, |text| {
+                Followed::By(SummaryText::new(text))
+            });
+            self.close(summary);
+            return;
+        }
+        self.segment.observe(record, &LEDGER_LIMITS);
+    }
+
+    /// Ends the open compaction, followed by what came after its boundary.
+    fn close(&mut self, followed: Followed) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        let (state, text) = match followed {
+            Followed::By(text) => (
+                Summary::Read {
+                    text: text.text().to_owned(),
+                },
+                Some(text),
+            ),
+            Followed::Unreadable => (Summary::Unreadable, None),
+            Followed::Nothing if open.damaged_summary => (Summary::Unreadable, None),
+            Followed::Nothing => (Summary::Missing, None),
+        };
+        let judge = Judge {
+            summary: text.as_ref(),
+            preserved: &open.preserved,
+        };
+        let mut counts = Counts::default();
+        let items = judge_items(open.items, &judge, &mut counts);
+        self.ledger.compactions.push(CompactionEntry {
+            number: self.ledger.compactions.len() + 1,
+            time: open.time,
+            uuid: open.uuid,
+            trigger: open.trigger,
+            pre_tokens: open.pre_tokens,
+            post_tokens: open.post_tokens,
+            duration_ms: open.duration_ms,
+            summary: state,
+            preserved: PreservedCount {
+                messages: open.preserved.uuids.len(),
+                unlisted: open.preserved.unlisted,
+            },
+            items,
+            counts,
+        });
+    }
+}
+
+fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItems) -> Open {
+    let owned = |text: Option<&str>| text.map(ToOwned::to_owned);
+    Open {
+        time: Time::of(record.timestamp.text()),
+        uuid: owned(record.uuid.text()),
+        trigger: owned(metadata.and_then(|metadata| metadata.trigger.text())),
+        pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
+        post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
+        duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),
+        preserved: Preserved::of(metadata),
+        items,
+        damaged_summary: false,
+    }
+}
+
+/// Every item of `items` with its verdict, counted.
+fn judge_items(items: SegmentItems, judge: &Judge, counts: &mut Counts) -> JudgedItems {
+    let mut judged = |named: Named, uuid: &Option<String>| {
+        let verdict = judge.verdict(named, uuid.as_deref());
+        counts.add(verdict);
+        verdict
+    };
+    let files = |list: Vec<FileItem>, judged: &mut dyn FnMut(Named, &Option<String>) -> Verdict| {
+        list.into_iter()
+            .map(|item| Judged {
+                verdict: judged(Named::File(&item.path), &item.uuid),
+                item,
+            })
+            .collect()
+    };
+    JudgedItems {
+        edited: files(items.edited, &mut judged),
+        read: files(items.read, &mut judged),
+        commands: items
+            .commands
+            .into_iter()
+            .map(|item| Judged {
+                verdict: judged(Named::Command(&item.command), &item.uuid),
+                item,
+            })
+            .collect(),
+        errors: items
+            .errors
+            .into_iter()
+            .map(|item| Judged {
+                verdict: judged(Named::Error(&item.message), &item.uuid),
+                item,
+            })
+            .collect(),
+        prompts: items
+            .prompts
+            .into_iter()
+            .map(|item| Judged {
+                verdict: judged(Named::Prompt(&item.text), &item.uuid),
+                item,
+            })
+            .collect(),
+        without_result: items.pending,
+    }
+}

@@ -1,0 +1,69 @@
+//! `segment.json` beside a snapshot: what the conversation held since the previous compaction,
+//! as `PreCompact`'s ingest left it, for the note after the compaction the snapshot began.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use chrono::{SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::items::SegmentItems;
+use crate::store::files;
+use crate::store::snapshot_metadata::SEGMENT_FILE_NAME;
+
+/// Version of the `segment.json` layout.
+pub const SEGMENT_SCHEMA: u32 = 1;
+
+/// The most of a `segment.json` read: it holds a bounded list (a few kilobytes).
+const SEGMENT_FILE_LIMIT: u64 = 1024 * 1024;
+
+/// `segment.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SegmentRecord {
+    /// [`SEGMENT_SCHEMA`].
+    pub schema: u32,
+    /// When it was recorded (RFC 3339 UTC, microseconds).
+    pub recorded_at: String,
+    /// The transcript read, as the hook was given it.
+    pub transcript: String,
+    /// The byte offset the ingest reached: the compaction's boundary is written after it.
+    pub offset: u64,
+    /// What the main chain held since the previous compaction (bounded: see `items.rs`).
+    pub items: SegmentItems,
+}
+
+impl SegmentRecord {
+    /// A record made now.
+    pub fn now(transcript: &Path, offset: u64, items: SegmentItems) -> Self {
+        Self {
+            schema: SEGMENT_SCHEMA,
+            recorded_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
+            transcript: transcript.to_string_lossy().into_owned(),
+            offset,
+            items,
+        }
+    }
+
+    /// Writes it into `snapshot` (atomically, 0600).
+    pub fn write(&self, snapshot: &Path) -> Result<()> {
+        files::write_atomic(
+            &snapshot.join(SEGMENT_FILE_NAME),
+            &serde_json::to_vec(self).context("failed to serialize the segment")?,
+            files::PRIVATE_FILE_MODE,
+        )
+        .context("failed to record the segment beside the snapshot")
+    }
+
+    /// The record in `snapshot`, `None` when there is none.
+    pub fn read(snapshot: &Path) -> Result<Option<Self>> {
+        let Some(bytes) =
+            files::read_state_file_within(&snapshot.join(SEGMENT_FILE_NAME), SEGMENT_FILE_LIMIT)
+                .context("failed to read the segment beside the snapshot")?
+        else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .context("the segment beside the snapshot is not valid")
+    }
+}
