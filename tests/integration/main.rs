@@ -29,6 +29,9 @@ mod install;
 // Tests for `ctxhooks doctor`.
 mod doctor;
 
+// Claude Code's cleanup: `sessions` marks what it deletes, `archives restore --deleted`.
+mod cleanup;
+
 // Faults the hooks must hold under (the fault issue's defects, one test each).
 mod faults;
 

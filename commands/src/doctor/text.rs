@@ -9,6 +9,9 @@ use serde_json::{Value, json};
 use super::activity::HookOutcome;
 use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
 use super::findings::{Finding, Severity};
+use crate::retention::settings::Paused;
+use crate::retention::sweep::DUE_WITHIN_DAYS;
+use crate::retention::text::retention_text;
 use crate::time::{Time, readable};
 
 /// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
@@ -158,6 +161,26 @@ pub fn finding_message(finding: &Finding) -> String {
             "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
              days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
              them longer",
+            path.display()
+        ),
+        Finding::SessionsDeletedKept { count } => format!(
+            "{count} session(s) whose transcript Claude Code deleted are kept only by ctxhooks: \
+             `ctxhooks sessions` lists them, `ctxhooks archives restore --deleted` writes them back \
+             for `claude --resume`"
+        ),
+        Finding::SessionsDueForDeletion { count, days } => format!(
+            "Claude Code deletes the transcript of {count} session(s) within {days} days (ctxhooks \
+             keeps them all the same; `ctxhooks sessions` marks them `due`)"
+        ),
+        Finding::CleanupSweepPaused(Paused::InvalidValue { path, value }) => format!(
+            "Claude Code deletes no transcripts while `cleanupPeriodDays` is {value} in `{}`: it \
+             refuses any value but a whole number of at least 1, and skips its cleanup until the \
+             value is fixed",
+            path.display()
+        ),
+        Finding::CleanupSweepPaused(Paused::UnreadableSettings { path, problem }) => format!(
+            "Claude Code deletes no transcripts while `{}` cannot be read ({problem}): it may set \
+             a `cleanupPeriodDays` Claude Code cannot see, so it skips its cleanup",
             path.display()
         ),
         Finding::HookEventUnknownToClaude {
@@ -360,6 +383,16 @@ pub fn report_text(report: &DoctorReport) -> String {
                 error.error.join(": ")
             );
         }
+    }
+    if let Some(cleanup) = &report.cleanup {
+        let _ = writeln!(
+            text,
+            "cleanup        {}; {} session(s) it deleted kept here, {} due within {DUE_WITHIN_DAYS} \
+             days",
+            retention_text(&cleanup.retention),
+            cleanup.deleted_kept,
+            cleanup.due_within_7_days
+        );
     }
     let _ = writeln!(
         text,

@@ -1,5 +1,6 @@
 //! What ctxhooks knows of each session: where it ran, when, how much of it is kept, how many
-//! requests and compactions it had, and whether Claude Code still has its transcript.
+//! requests and compactions it had, and where its transcript stands with Claude Code's cleanup
+//! (still there, due for deletion, or deleted and kept only here).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -7,9 +8,11 @@ use std::time::SystemTime;
 
 use anyhow::Result;
 use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::archives::catalog::list_snapshots;
+use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::usage::log::{TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
@@ -35,6 +38,8 @@ pub struct SessionSummary {
     pub transcript: Option<PathBuf>,
     /// Whether that file is still there (Claude Code's cleanup deletes old transcripts).
     pub transcript_present: bool,
+    /// Where the transcript stands with Claude Code's cleanup.
+    pub cleanup: CleanupStatus,
     /// The transcript's first record's time, else when ctxhooks first kept it (RFC 3339 UTC).
     pub first_activity: Option<String>,
     /// The newest change ctxhooks made for the session (RFC 3339 UTC).
@@ -55,12 +60,26 @@ pub struct SessionSummary {
     pub snapshots: usize,
 }
 
-/// Every session in the state folder, newest activity first.
-pub fn list_sessions(state: &StateDir) -> Result<Vec<SessionSummary>> {
+impl SessionSummary {
+    /// Whether ctxhooks keeps anything of its transcript (a kept copy, or a snapshot's copy)
+    /// that `archives restore` can write back.
+    pub fn is_kept(&self) -> bool {
+        self.generations > 0 || self.snapshots > 0
+    }
+}
+
+/// Every session in the state folder, newest activity first, each with where its transcript
+/// stands with a cleanup of `retention_days` (absent: paused) at `now`. Sessions are read on
+/// every core.
+pub fn list_sessions(
+    state: &StateDir,
+    retention_days: Option<u64>,
+    now: DateTime<Utc>,
+) -> Result<Vec<SessionSummary>> {
     let mut sessions = state
         .session_ids()?
-        .iter()
-        .map(|session| summarize(state, session))
+        .par_iter()
+        .map(|session| summarize(state, session, retention_days, now))
         .collect::<Vec<_>>();
     sessions.sort_by(|left, right| {
         right
@@ -104,8 +123,14 @@ fn rfc3339(time: SystemTime) -> String {
     DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Everything known of one session. Parts that cannot be read are left out, never fatal.
-pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
+/// Everything known of one session, its transcript's cleanup as of `now` with a retention of
+/// `retention_days`. Parts that cannot be read are left out, never fatal.
+pub fn summarize(
+    state: &StateDir,
+    session: &SessionId,
+    retention_days: Option<u64>,
+    now: DateTime<Utc>,
+) -> SessionSummary {
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
     let generations = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
@@ -139,9 +164,8 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
             .and_then(|log| log.sources.first())
             .map(|source| PathBuf::from(&source.transcript));
     }
-    let transcript_present = transcript.as_deref().is_some_and(|path| {
-        fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
-    });
+    let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
+    let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);
     let facts = log.as_ref().map(|log| &log.session);
     let project = facts
         .and_then(|facts| facts.relocated_cwd.clone())
@@ -184,6 +208,7 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
         entrypoint: facts.and_then(|facts| facts.entrypoint.clone()),
         transcript,
         transcript_present,
+        cleanup,
         first_activity,
         last_activity: last_activity(state, session).map(rfc3339),
         size: index.as_ref().map_or(0, GenerationIndex::length),

@@ -6,6 +6,11 @@ pub const CTXHOOKS_HOME: &str = "CTXHOOKS_HOME";
 /// Claude Code's configuration folder (default `$HOME/.claude`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
+/// The folder of Claude Code's managed settings (`managed-settings.json` and
+/// `managed-settings.d/`; default `/etc/claude-code` on Linux, `/Library/Application
+/// Support/ClaudeCode` on macOS), where an administrator's settings sit.
+pub const CTXHOOKS_MANAGED_SETTINGS_DIR: &str = "CTXHOOKS_MANAGED_SETTINGS_DIR";
+
 /// The user's home folder.
 pub const HOME: &str = "HOME";
 
