@@ -190,3 +190,140 @@ fn sessions_mark_each_transcript_live_due_or_deleted_by_every_settings_scope() {
         "{text}"
     );
 }
+
+#[test]
+fn restore_deleted_writes_back_every_deleted_session_and_goes_on_after_a_failure() {
+    let world = World::new("cleanup-restore");
+    let first = keep_session(&world, LIVE, SHORT);
+    let first_bytes = fs_err::read(&first).unwrap();
+    // The second has a sub-agent, whose file an older CLI left behind (changed since).
+    let second = keep_session(&world, DUE, COMPACTED);
+    let second_bytes = fs_err::read(&second).unwrap();
+    let agent = world.write_transcript(
+        format!("{DUE}/subagents/agent-aac57f5.jsonl"),
+        fs_err::read(transcript_fixture(
+            "marot__spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl",
+        ))
+        .unwrap(),
+    );
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": DUE, "transcript_path": second,
+                "hook_event_name": "SubagentStop", "agent_id": "aac57f5",
+                "agent_transcript_path": agent})
+            .to_string(),
+        )
+        .success();
+    // The third ran in another project, whose folder becomes a link: its restore must fail.
+    let other = world.config_dir().join("projects/-other-project");
+    fs_err::create_dir_all(&other).unwrap();
+    let third = other.join(format!("{GONE}.jsonl"));
+    fs_err::copy(transcript_fixture(SHORT), &third).unwrap();
+    stop(&world, GONE, &third);
+    // A fourth is still there: not touched.
+    let untouched = "d4444444-4444-4444-8444-444444444444";
+    let fourth = keep_session(&world, untouched, SHORT);
+    let fourth_modified = fs_err::metadata(&fourth).unwrap().modified().unwrap();
+
+    fs_err::remove_file(&first).unwrap();
+    fs_err::remove_file(&second).unwrap();
+    fs_err::write(&agent, "left by an older CLI\n").unwrap();
+    fs_err::remove_file(&third).unwrap();
+    fs_err::remove_dir(&other).unwrap();
+    let elsewhere = world.join("elsewhere");
+    fs_err::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &other).unwrap();
+
+    // Filters first: nothing before the day given, only the other project's by name.
+    world
+        .ctxhooks(["archives", "restore", "--deleted", "--since", "2999-01-01"])
+        .stdout_contains("restored 0 session(s), 0 failed")
+        .success();
+    let only_other = world
+        .ctxhooks([
+            "archives",
+            "restore",
+            "--deleted",
+            "--project",
+            "other-project",
+            "--json",
+        ])
+        .exit_code(1)
+        .stdout_text();
+    let only_other: Value = serde_json::from_str(&only_other).unwrap();
+    assert_eq!(only_other["restored"], json!([]));
+    assert_eq!(only_other["failed"][0]["session_id"], GONE);
+    assert!(!first.exists() && !second.exists());
+
+    let outcome = world
+        .ctxhooks(["archives", "restore", "--deleted"])
+        .exit_code(1);
+    let text = outcome.stdout_text();
+    assert!(
+        text.contains(&format!("restored session {LIVE}:")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("restored session {DUE}:")), "{text}");
+    assert!(
+        text.contains(&format!("FAILED session {GONE}")) && text.contains("symbolic link"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "left as it is (already there): {}",
+            agent.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("restored 2 session(s), 1 failed"), "{text}");
+    assert_eq!(fs_err::read(&first).unwrap(), first_bytes);
+    assert_eq!(fs_err::read(&second).unwrap(), second_bytes);
+    assert_eq!(fs_err::read(&agent).unwrap(), b"left by an older CLI\n");
+    assert!(!elsewhere.join(format!("{GONE}.jsonl")).exists());
+    assert_eq!(
+        fs_err::metadata(&fourth).unwrap().modified().unwrap(),
+        fourth_modified
+    );
+    // The restored transcripts are live again; the failed one is still listed as deleted.
+    let sessions = world.ctxhooks(["sessions", "--json"]).json();
+    assert_eq!(cleanup_of(&sessions, LIVE)["state"], "live");
+    assert_eq!(cleanup_of(&sessions, GONE)["state"], "deleted");
+
+    // A session of which nothing is kept is named, not failed; the next run restores nothing
+    // twice.
+    fs_err::remove_dir_all(world.session_dir(GONE).join("kept")).unwrap();
+    let again = world
+        .ctxhooks(["archives", "restore", "--deleted", "--json"])
+        .json();
+    assert_eq!(
+        (&again["restored"], &again["failed"], &again["not_kept"]),
+        (&json!([]), &json!([]), &json!([GONE])),
+        "{again:#}"
+    );
+}
+
+#[test]
+fn restore_deleted_takes_no_session_snapshot_target_or_force() {
+    let world = World::new("cleanup-restore-arguments");
+    for extra in [
+        &["--session", LIVE][..],
+        &["--to", "/tmp/x"][..],
+        &["--force"][..],
+        &["--snapshot", "x"][..],
+    ] {
+        world
+            .ctxhooks(["archives", "restore", "--deleted"])
+            .args(extra)
+            .stderr_contains("cannot be used with")
+            .exit_code(2);
+    }
+    world
+        .ctxhooks(["archives", "restore", "--project", "x"])
+        .stderr_contains("--deleted")
+        .exit_code(2);
+    world
+        .ctxhooks(["archives", "restore"])
+        .stderr_contains("--session")
+        .exit_code(2);
+}

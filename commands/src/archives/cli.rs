@@ -17,7 +17,9 @@ use super::catalog::{
 };
 use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use crate::output;
+use crate::projects::window::TimeWindow;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::kept::KEPT_DIR;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -52,11 +54,26 @@ pub enum ArchivesAction {
         json: bool,
     },
     /// Write a kept transcript (and its sub-agents') back where Claude Code looks for it, as it
-    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it.
+    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it; with
+    /// `--deleted`, every session whose transcript Claude Code deleted, in one step.
     Restore {
         /// The session (a full id, `last`, or the start of one).
-        #[arg(long, value_name = "ID")]
-        session: String,
+        #[arg(long, value_name = "ID", required_unless_present = "deleted")]
+        session: Option<String>,
+        /// Every session whose transcript is gone from Claude Code's folder and is kept here,
+        /// each as `--session` restores one, never over an existing file (a sub-agent's file
+        /// that is there is left as it is); one that fails is said and the others go on (exit 1
+        /// if any failed).
+        #[arg(long, conflicts_with_all = ["session", "snapshot", "to", "force"])]
+        deleted: bool,
+        /// With `--deleted`: only sessions whose project folder (its `cwd`) or transcript
+        /// folder's name contains this text.
+        #[arg(long, value_name = "TEXT", requires = "deleted")]
+        project: Option<String>,
+        /// With `--deleted`: only sessions active on or after this day (`YYYY-MM-DD`, UTC) or
+        /// time (RFC 3339).
+        #[arg(long, value_name = "DATE", requires = "deleted")]
+        since: Option<String>,
         /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
         /// latest state.
         #[arg(long, value_name = "NAME")]
@@ -102,16 +119,30 @@ pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
         Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
         Some(ArchivesAction::Restore {
             session,
+            deleted,
+            project,
+            since,
             snapshot,
             to,
             force,
             json,
         }) => {
+            if *deleted {
+                let filter = DeletedFilter {
+                    project: project.clone(),
+                    window: TimeWindow::parse(since.as_deref(), None)?,
+                };
+                return run_restore_deleted(&state, &filter, *json);
+            }
+            let session = session
+                .as_deref()
+                .context("give `--session ID` or `--deleted`")?;
             let request = RestoreRequest {
                 session: SessionId::parse(session).context("invalid `--session`")?,
                 snapshot: snapshot.clone(),
                 to: to.clone(),
                 force: *force,
+                leave_existing: false,
             };
             let outcome = restore(&state, &request)?;
             report_restore(&outcome, *json)?;
