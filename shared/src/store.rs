@@ -8,6 +8,7 @@ pub mod files;
 pub mod gauge;
 pub mod kept;
 pub mod kept_check;
+pub mod rotation;
 pub mod running_hash;
 pub mod session_id;
 pub mod sidecar;

@@ -18,7 +18,7 @@ const COMPACTED: &str = "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl";
 
 /// Writes `fixture` as `session`'s transcript in the project's transcript folder and keeps it
 /// with one Stop run; returns its path.
-fn keep_session(world: &World, session: &str, fixture: &str) -> PathBuf {
+pub fn keep_session(world: &World, session: &str, fixture: &str) -> PathBuf {
     let transcript = world.write_transcript(
         format!("{session}.jsonl"),
         fs_err::read(transcript_fixture(fixture)).unwrap(),
@@ -27,7 +27,7 @@ fn keep_session(world: &World, session: &str, fixture: &str) -> PathBuf {
     transcript
 }
 
-fn stop(world: &World, session: &str, transcript: &Path) {
+pub fn stop(world: &World, session: &str, transcript: &Path) {
     world
         .hook(Hook::Stop)
         .stdin(
@@ -39,7 +39,7 @@ fn stop(world: &World, session: &str, transcript: &Path) {
 }
 
 /// Sets a file's modification time `days` days back, as if last written then.
-fn age(path: &Path, days: u64) {
+pub fn age(path: &Path, days: u64) {
     let file = fs_err::File::options().write(true).open(path).unwrap();
     file.set_modified(SystemTime::now() - Duration::from_secs(days * 86_400))
         .unwrap();

@@ -16,9 +16,10 @@ use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::usage::log::{TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
 /// One session, as ctxhooks knows it.
@@ -94,6 +95,16 @@ pub fn list_sessions(
 /// files (the usage log, the sidecar, the cursor), of its archive, and of its kept copies'
 /// indexes. Cheap: no file is read.
 pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime> {
+    let generation = kept::latest_generation(&state.kept_dir(session), &KeptName::main());
+    last_activity_with(state, session, generation.unwrap_or(0))
+}
+
+/// [`last_activity`] when the main transcript's newest generation is known.
+fn last_activity_with(
+    state: &StateDir,
+    session: &SessionId,
+    generation: u32,
+) -> Option<SystemTime> {
     let folder = state.session_dir(session);
     let mut newest = modified(&folder);
     let mut consider = |path: &Path| {
@@ -104,11 +115,9 @@ pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime
     for entry in fs_err::read_dir(&folder).into_iter().flatten().flatten() {
         consider(&entry.path());
     }
-    let kept_dir = state.kept_dir(session);
-    let main = KeptName::main();
-    let generation = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
     if generation > 0 {
-        consider(&main.index_path(&kept_dir, generation));
+        let kept_dir = state.kept_dir(session);
+        consider(&KeptName::main().index_path(&kept_dir, generation));
     }
     newest
 }
@@ -133,17 +142,18 @@ pub fn summarize(
 ) -> SessionSummary {
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let generations = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
+    let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
+    let generations = kept_list
+        .iter()
+        .find(|(name, _)| name.is_main())
+        .map_or(0, |(_, generation)| *generation);
     // The newest generation that keeps something readable (what `recall` reads).
     let index = newest_whole(&kept_dir, &main, Depth::Files)
         .ok()
         .and_then(|newest| newest.chosen)
         .and_then(|chosen| chosen.index);
-    let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
-    let log = state
-        .usage_log(session)
-        .exists()
+    let log = rotation::log_exists(&state.usage_log(session))
         .then(|| read_session_log(state, session).ok())
         .flatten();
     let opening = index
@@ -210,7 +220,7 @@ pub fn summarize(
         transcript_present,
         cleanup,
         first_activity,
-        last_activity: last_activity(state, session).map(rfc3339),
+        last_activity: last_activity_with(state, session, generations).map(rfc3339),
         size: index.as_ref().map_or(0, GenerationIndex::length),
         stored_bytes,
         generations,
@@ -239,7 +249,9 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
     let length = index.length().min(OPENING_BYTES);
     let reader = kept::open_generation(kept_dir, name, index, length).ok()?;
     let mut opening = Opening::default();
-    let _ = split_lines(reader.take(length), 0, false, MAX_LINE_BYTES, |line| {
+    // Decompressed a little at a time: the first lines usually say both, and inflating a whole
+    // MiB for each of a thousand sessions was most of `sessions`' time.
+    let _ = split_opening_lines(reader.take(length), MAX_LINE_BYTES, |line| {
         if let Some(record) = line.bytes.and_then(Record::parse) {
             if opening.cwd.is_none() {
                 opening.cwd = record.cwd.text().map(ToOwned::to_owned);

@@ -24,6 +24,9 @@ pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 /// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
 
+/// Lowers the size past which the logs are rotated (bytes; it can only be lowered), for tests.
+pub const CTXHOOKS_ROTATE_AT_BYTES: &str = "CTXHOOKS_ROTATE_AT_BYTES";
+
 /// The share of the auto-compact trigger at which the Stop hook warns, in percent (default 90;
 /// `off` for none).
 pub const CTXHOOKS_WARN_AT: &str = "CTXHOOKS_WARN_AT";
