@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod prune;
+pub mod prune_kept;
 pub mod replaced;
 pub mod restore;
 pub mod restore_deleted;

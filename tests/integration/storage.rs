@@ -1,5 +1,6 @@
-//! ctxhooks' own storage, bounded: the logs rotated past their size with nothing a command
-//! reads gone missing.
+//! ctxhooks' own storage, bounded and visible: the logs rotated past their size with nothing a
+//! command reads gone missing, `doctor`'s size and growth, and `archives prune`'s policies for
+//! the kept copies.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
@@ -164,4 +165,245 @@ fn the_stop_hook_rotates_every_log_past_its_size_and_every_reader_still_reads_it
         .is_empty()
         .then_some(())
         .expect("mark-interrupt found no recent tool event in the rotated sidecar");
+}
+
+/// Sets the modification time of every file and folder below `path` (and its own) `days` days
+/// back, as if the session had been idle since.
+fn age_tree(path: &Path, days: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+    if path.is_dir() {
+        for entry in fs_err::read_dir(path).unwrap() {
+            age_tree(&entry.unwrap().path(), days);
+        }
+    }
+    fs_err::File::open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+const OLD: &str = "e5555555-5555-4555-8555-555555555555";
+const IDLE: &str = "f6666666-6666-4666-8666-666666666666";
+const BUSY: &str = "a7777777-7777-4777-8777-777777777777";
+
+/// Three kept sessions: OLD idle for 40 days with its transcript deleted (the only copy left),
+/// IDLE for 10 days, BUSY active now.
+fn three_sessions(world: &World) -> (std::path::PathBuf, std::path::PathBuf) {
+    let old = crate::cleanup::keep_session(world, OLD, "marot__spotter/short.jsonl");
+    let idle = crate::cleanup::keep_session(world, IDLE, "marot__spotter/tool_heavy.jsonl");
+    let busy = crate::cleanup::keep_session(world, BUSY, "marot__spotter/short.jsonl");
+    fs_err::remove_file(&old).unwrap();
+    age_tree(&world.session_dir(OLD), 40);
+    age_tree(&world.session_dir(IDLE), 10);
+    (idle, busy)
+}
+
+fn prune_log(world: &World) -> Vec<Value> {
+    crate::support::json_lines(&world.state_dir().join("pruned.jsonl"))
+}
+
+#[test]
+fn prune_kept_lists_first_deletes_only_with_yes_and_names_the_only_copy() {
+    let world = World::new("storage-prune");
+    let (_idle, _busy) = three_sessions(&world);
+    let old_kept = world.session_dir(OLD).join("kept");
+
+    let listed = world
+        .ctxhooks(["archives", "prune", "--kept", "--older-than", "30"])
+        .success()
+        .stdout_text();
+    assert!(
+        listed.contains("would delete the kept copies (and snapshots) of 1 session(s)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains(OLD) && listed.contains("ONLY COPY: Claude Code deleted its transcript"),
+        "{listed}"
+    );
+    assert!(listed.contains("give `--yes` to delete them"), "{listed}");
+    assert!(old_kept.is_dir(), "a listing deleted something");
+
+    let deleted = world
+        .ctxhooks([
+            "archives",
+            "prune",
+            "--kept",
+            "--older-than",
+            "30",
+            "--yes",
+            "--json",
+        ])
+        .json();
+    assert_eq!(deleted["dry_run"], false);
+    assert_eq!(deleted["sessions"][0]["session_id"], OLD);
+    assert_eq!(deleted["sessions"][0]["only_copy"], true);
+    assert!(deleted["bytes"].as_u64().unwrap() > 0);
+    assert!(!old_kept.exists());
+    // Its logs stay: its usage still reads.
+    world.ctxhooks(["usage", "--session", OLD]).success();
+    let records = prune_log(&world);
+    assert_eq!(
+        (
+            &records[0]["session_id"],
+            &records[0]["by"],
+            &records[0]["only_copy"]
+        ),
+        (&json!(OLD), &json!("command"), &json!(true))
+    );
+
+    // The oldest first until the folder fits; the session active now never.
+    let sized = world
+        .ctxhooks(["archives", "prune", "--kept", "--max-size", "1", "--json"])
+        .json();
+    let ids: Vec<&str> = sized["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|session| session["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [IDLE]);
+    assert_eq!(sized["size_unmet"], true);
+    assert!(world.session_dir(IDLE).join("kept").is_dir());
+
+    // A session's whole record, named.
+    world
+        .ctxhooks(["archives", "prune", "--session", BUSY, "--all"])
+        .stdout_contains("would delete the whole record of 1 session(s)")
+        .success();
+    assert!(world.session_dir(BUSY).is_dir());
+    world
+        .ctxhooks(["archives", "prune", "--session", BUSY, "--all", "--yes"])
+        .success();
+    assert!(!world.session_dir(BUSY).exists());
+
+    // The arguments that do not go together.
+    for (arguments, message) in [
+        (&["--keep", "2", "--kept"][..], "cannot be used with"),
+        (&["--max-size", "1 GB"][..], "--kept"),
+        (&["--all"][..], "--session"),
+        (
+            &["--older-than", "3", "--yes"][..],
+            "`--yes` is for `--kept` and `--all`",
+        ),
+        (
+            &["--kept", "--max-size", "12 parsecs"][..],
+            "not a unit of size",
+        ),
+    ] {
+        world
+            .ctxhooks(["archives", "prune"])
+            .args(arguments)
+            .stderr_contains(message)
+            .failure();
+    }
+}
+
+#[test]
+fn a_configured_limit_is_applied_once_a_day_by_the_stop_hook_and_nothing_without_one() {
+    let world = World::new("storage-config");
+    let (idle, busy) = three_sessions(&world);
+    // No configuration: a Stop run deletes nothing, however old the sessions.
+    crate::cleanup::stop(&world, BUSY, &busy);
+    assert!(world.session_dir(OLD).join("kept").is_dir());
+    assert!(!world.state_dir().join("pruned.jsonl").exists());
+
+    fs_err::write(
+        world.state_dir().join("config.json"),
+        r#"{"storage": {"kept_older_than_days": 5}}"#,
+    )
+    .unwrap();
+    crate::cleanup::stop(&world, BUSY, &busy);
+    assert!(!world.session_dir(OLD).join("kept").exists());
+    assert!(!world.session_dir(IDLE).join("kept").exists());
+    assert!(world.session_dir(BUSY).join("kept").is_dir());
+    let records = prune_log(&world);
+    let mut pruned: Vec<(&str, &str, bool)> = records
+        .iter()
+        .map(|record| {
+            (
+                record["session_id"].as_str().unwrap(),
+                record["by"].as_str().unwrap(),
+                record["only_copy"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    pruned.sort_unstable();
+    assert_eq!(pruned, [(OLD, "config", true), (IDLE, "config", false)]);
+    // The only copy deleted is said where the person looks: the error log, and doctor.
+    assert!(
+        world
+            .error_lines()
+            .iter()
+            .any(|line| line.contains(OLD) && line.contains("only copy left")),
+        "{:?}",
+        world.error_lines()
+    );
+    let doctor = world.ctxhooks(["doctor", "--json"]).output().json();
+    assert_eq!(doctor["storage"]["limits"]["older_than_days"], 5);
+    assert_eq!(doctor["storage"]["last_prune_day"]["only_copies"], 1);
+    let text = world.ctxhooks(["doctor"]).output().stdout_text();
+    assert!(
+        text.contains("limits: kept copies of sessions idle over 5 days")
+            && text.contains("1 of them the only copy left"),
+        "{text}"
+    );
+
+    // Applied once a day: a session gone idle since is left for tomorrow's run.
+    fs_err::write(&idle, fs_err::read(&idle).unwrap()).unwrap();
+    crate::cleanup::stop(&world, IDLE, &idle);
+    age_tree(&world.session_dir(IDLE), 10);
+    crate::cleanup::stop(&world, BUSY, &busy);
+    assert!(world.session_dir(IDLE).join("kept").is_dir());
+
+    // A configuration that cannot be read deletes nothing, and says so.
+    fs_err::remove_file(world.state_dir().join("prune.stamp")).unwrap();
+    fs_err::write(
+        world.state_dir().join("config.json"),
+        r#"{"storage": {"kept_older_then_days": 5}}"#,
+    )
+    .unwrap();
+    crate::cleanup::stop(&world, BUSY, &busy);
+    assert!(world.session_dir(IDLE).join("kept").is_dir());
+    let doctor = world.ctxhooks(["doctor", "--json"]).output().json();
+    let codes: Vec<&str> = doctor["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"storage_config_unusable"), "{codes:?}");
+}
+
+#[test]
+fn doctor_shows_the_state_folder_size_and_what_the_files_say_was_written_in_7_days() {
+    let world = World::new("storage-doctor");
+    let (_idle, _busy) = three_sessions(&world);
+    let storage = world.ctxhooks(["doctor", "--json"]).output().json()["storage"].clone();
+    let kept_now: u64 = ["kept/transcript.jsonl.1.gz"]
+        .iter()
+        .map(|file| {
+            fs_err::metadata(world.session_dir(BUSY).join(file))
+                .unwrap()
+                .len()
+        })
+        .sum();
+    let bytes = storage["bytes"].as_u64().unwrap();
+    let grown = storage["grown_bytes"].as_u64().unwrap();
+    assert!(
+        bytes >= storage["copy_bytes"].as_u64().unwrap() + storage["log_bytes"].as_u64().unwrap()
+    );
+    // BUSY's kept copy was written now; OLD's and IDLE's were written days ago (their files
+    // changed long ago: not even read).
+    assert!(grown >= kept_now && grown < bytes, "{storage:#}");
+    assert_eq!(storage["limits"], Value::Null);
+    let text = world.ctxhooks(["doctor"]).output().stdout_text();
+    assert!(text.contains("in the last 7 days"), "{text}");
+    assert!(
+        text.contains("limits: none: nothing is deleted automatically"),
+        "{text}"
+    );
+    // Everything idle for 10 days: nothing grew.
+    age_tree(&world.state_dir(), 10);
+    let storage = world.ctxhooks(["doctor", "--json"]).output().json()["storage"].clone();
+    assert_eq!(storage["grown_bytes"], 0, "{storage:#}");
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::activity::{Activity, hooks_at_work};
 use super::findings::{Finding, Severity};
 use super::plugins::{PluginCheck, plugins_with_ctxhooks};
+use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude};
 use crate::install::document::{parse_settings, read_settings_bytes};
@@ -27,6 +28,7 @@ use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::storage::measure_state;
 
 /// How many of the newest `errors.log` lines the report shows.
 pub const RECENT_ERRORS: usize = 10;
@@ -170,6 +172,9 @@ pub struct DoctorReport {
     /// Claude Code's cleanup, and where the sessions stand with it (`None` if the sessions could
     /// not be listed).
     pub cleanup: Option<CleanupCheck>,
+    /// ctxhooks' own storage: the state folder's size, its growth, the configured limits
+    /// (`None` if the state folder could not be measured).
+    pub storage: Option<StorageCheck>,
     /// The findings, most serious first (JSON renders each with its message).
     #[serde(skip)]
     pub findings: Vec<Finding>,
@@ -282,6 +287,34 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             None
         }
     };
+    let storage = match measure_state(&input.state) {
+        Ok(measured) => {
+            let storage = check_storage(&input.state, &measured, std::time::SystemTime::now());
+            if let Some(problem) = &storage.config_problem {
+                findings.push(Finding::StorageConfigUnusable {
+                    path: input.state.config_file(),
+                    error: problem.clone(),
+                });
+            }
+            if let Some(day) = &storage.last_prune_day
+                && day.only_copies > 0
+            {
+                findings.push(Finding::PrunedOnlyCopies {
+                    day: day.day.clone(),
+                    count: day.only_copies,
+                    by: day.by.clone(),
+                });
+            }
+            Some(storage)
+        }
+        Err(error) => {
+            findings.push(Finding::CheckFailed {
+                check: "the state folder's size",
+                error: format!("{error:#}"),
+            });
+            None
+        }
+    };
     match provenance_findings(&input.state) {
         Ok(found) => findings.extend(found),
         Err(error) => findings.push(Finding::CheckFailed {
@@ -305,6 +338,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         recent_errors,
         snapshot_count,
         cleanup,
+        storage,
         findings,
     }
 }
@@ -838,6 +872,7 @@ mod tests {
             recent_errors: Vec::new(),
             snapshot_count: None,
             cleanup: None,
+            storage: None,
             findings,
         };
         assert!(!report(vec![Finding::NotInstalled]).is_broken());

@@ -117,6 +117,16 @@ pub enum Finding {
     /// Sessions whose transcript Claude Code's sweep deletes within `days` days (ctxhooks keeps
     /// them all the same).
     SessionsDueForDeletion { count: usize, days: u64 },
+    /// `<state>/config.json` cannot be used: no limit applies until it is fixed.
+    StorageConfigUnusable { path: PathBuf, error: String },
+    /// The latest day of deletions removed kept copies that were the only copy left.
+    PrunedOnlyCopies {
+        /// `YYYY-MM-DD`.
+        day: String,
+        count: usize,
+        /// `command` or `config`.
+        by: String,
+    },
     /// A settings file registers ctxhooks for an event the `claude` on `PATH` does not know: that
     /// version (before 2.1.101) skips the whole file, every hook in it.
     HookEventUnknownToClaude {
@@ -187,6 +197,7 @@ impl Finding {
             | Self::CleanupSweepPaused(_)
             | Self::SessionsDeletedKept { .. }
             | Self::SessionsDueForDeletion { .. }
+            | Self::PrunedOnlyCopies { .. }
             | Self::SnapshotsUnfinished { .. } => Severity::Info,
             Self::StateDirNotPrivate { .. }
             | Self::BinaryMissing { .. }
@@ -210,6 +221,7 @@ impl Finding {
             | Self::HooksRemovedFromSettings { .. }
             | Self::PluginHookBinaryMissing { .. }
             | Self::OwnershipRecordUnreadable { .. }
+            | Self::StorageConfigUnusable { .. }
             | Self::HookEventUnknownToClaude { .. }
             | Self::CheckFailed { .. } => Severity::Error,
         }

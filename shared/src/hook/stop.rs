@@ -14,6 +14,7 @@ use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
+use crate::store::storage;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::ingest::Origin;
 use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
@@ -130,8 +131,25 @@ pub fn handle(context: &HookContext) -> Result<()> {
         context.respond(&crossing.answer()?)?;
     }
     rotate_logs(context, &session);
+    // The limits a person configured on ctxhooks' own storage, once a day (none: one `lstat`).
+    match storage::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
+        Ok(pruned) => {
+            for record in pruned.iter().filter(|record| record.only_copy) {
+                context.note(anyhow::anyhow!(
+                    "the configured storage limit deleted the kept copies of session {}, the only \
+                     copy left (Claude Code had deleted its transcript); `pruned.jsonl` records it",
+                    record.session_id
+                ));
+            }
+        }
+        Err(error) => context.note(error.context("failed to apply the configured storage limits")),
+    }
     main
 }
+
+/// How long the Stop hook may spend applying the configured storage limits (the rest waits for
+/// the next day).
+const PRUNE_TIME: Duration = Duration::from_secs(10);
 
 /// The size policy of the logs (`store/rotation.rs`), applied after the turn's work, where it
 /// costs one `lstat` per log when nothing is due: the session's usage log (under the usage
