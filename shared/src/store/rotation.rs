@@ -387,7 +387,12 @@ fn compress(plain: &Path, compressed: &Path) -> Result<()> {
             files::PRIVATE_FILE_MODE,
         ))?;
         let mut encoder = GzEncoder::new(io::BufWriter::new(target), flate2::Compression::new(6));
-        io::copy(&mut source, &mut encoder)?;
+        // A line a runtime appended without the lock (`provenance.md`), through a file it opened
+        // before the rename, may still land in the part: read until it stops growing.
+        let mut copied = io::copy(&mut source, &mut encoder)?;
+        while source.metadata()?.len() > copied {
+            copied += io::copy(&mut source, &mut encoder)?;
+        }
         let mut writer = encoder.finish()?;
         writer.flush()?;
         let target = writer
