@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::archives::catalog::list_snapshots;
 use crate::retention::sweep::{CleanupState, CleanupStatus};
-use crate::usage::log::{TimelineItem, read_session_log};
+use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
@@ -41,7 +41,8 @@ pub struct SessionSummary {
     pub transcript_present: bool,
     /// Where the transcript stands with Claude Code's cleanup.
     pub cleanup: CleanupStatus,
-    /// The transcript's first record's time, else when ctxhooks first kept it (RFC 3339 UTC).
+    /// The session's first request's time (its usage log), else the transcript's first
+    /// record's time, else when ctxhooks first kept it (RFC 3339 UTC).
     pub first_activity: Option<String>,
     /// The newest change ctxhooks made for the session (RFC 3339 UTC).
     pub last_activity: Option<String>,
@@ -156,10 +157,6 @@ pub fn summarize(
     let log = rotation::log_exists(&state.usage_log(session))
         .then(|| read_session_log(state, session).ok())
         .flatten();
-    let opening = index
-        .as_ref()
-        .and_then(|index| read_opening(&kept_dir, &main, index));
-
     let mut transcript = index
         .as_ref()
         .map(|index| PathBuf::from(&index.header.source));
@@ -177,16 +174,40 @@ pub fn summarize(
     let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
     let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);
     let facts = log.as_ref().map(|log| &log.session);
-    let project = facts
-        .and_then(|facts| facts.relocated_cwd.clone())
+    // What the usage log already says of the main transcript: its first `cwd` (its source
+    // record) and its first request's time. The kept copy's opening is decompressed only for a
+    // session whose log does not say them (reading it for every session was most of the
+    // command's time).
+    let main_source = transcript
+        .as_deref()
+        .map(|path| path.to_string_lossy().into_owned());
+    let logged_cwd = log.as_ref().and_then(|log| {
+        log.sources
+            .iter()
+            .find(|source| Some(&source.transcript) == main_source.as_ref())
+            .and_then(|source| source.cwd.clone())
+    });
+    let logged_first = log
+        .as_ref()
+        .and_then(SessionLog::first_time)
+        .map(|time| time.text().to_owned());
+    let relocated = facts.and_then(|facts| facts.relocated_cwd.clone());
+    let opening = (relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
+        .then(|| {
+            index
+                .as_ref()
+                .and_then(|index| read_opening(&kept_dir, &main, index))
+        })
+        .flatten();
+    let project = relocated
+        .or(logged_cwd)
         .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
         .or_else(|| {
             log.as_ref()
                 .and_then(|log| log.sources.iter().find_map(|source| source.cwd.clone()))
         });
-    let first_activity = opening
-        .as_ref()
-        .and_then(|opening| opening.time.clone())
+    let first_activity = logged_first
+        .or_else(|| opening.as_ref().and_then(|opening| opening.time.clone()))
         .or_else(|| index.as_ref().map(|index| index.header.started_at.clone()))
         .or_else(|| {
             snapshots
