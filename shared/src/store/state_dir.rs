@@ -76,6 +76,11 @@ impl StateDir {
         self.root.join("prune.stamp")
     }
 
+    /// The lock that keeps two Stop hooks from applying the configured limit at once.
+    pub fn prune_lock(&self) -> PathBuf {
+        self.root.join("prune.lock")
+    }
+
     /// What `ctxhooks install` added to which settings file.
     pub fn installs_file(&self) -> PathBuf {
         self.root.join("installs.json")

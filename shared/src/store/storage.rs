@@ -366,16 +366,22 @@ pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<()> {
 pub const CONFIGURED_PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 
 /// Applies the limits `<state>/config.json` sets, at most once a [`CONFIGURED_PRUNE_EVERY`]
-/// (the Stop hook, after its work): one `lstat` when there is no configuration, two when it was
-/// applied within the day. Deletes the selected sessions' copies (never `current`'s, never a
-/// session active within the day), oldest first, until `deadline` (the rest waits for the next
-/// day), and records each in `pruned.jsonl`. Returns what it deleted.
+/// (the Stop hook, after its work): one `lstat` when there is no configuration; a lock (one hook
+/// at a time, never waited for) and two `lstat`s when it was applied within the day. Deletes the
+/// selected sessions' copies (never `current`'s, never a session active within the day), oldest
+/// first, until `deadline` (the rest waits for the next day), and records each in
+/// `pruned.jsonl`. Returns what it deleted.
 pub fn prune_as_configured(
     state: &StateDir,
     current: &SessionId,
     deadline: std::time::Instant,
 ) -> Result<Vec<PruneRecord>> {
     if fs_err::symlink_metadata(state.config_file()).is_err() {
+        return Ok(Vec::new());
+    }
+    // One prune at a time: a Stop hook of another session that finds it held leaves it.
+    let lock = files::open_lock_file(&state.prune_lock())?;
+    if files::lock_within(lock.file(), Duration::ZERO).is_err() {
         return Ok(Vec::new());
     }
     let stamp = state.prune_stamp();
@@ -407,6 +413,10 @@ pub fn prune_as_configured(
         }
         let measured = &storage.sessions[index];
         let bytes = delete(state, &measured.session, Scope::Copies)?;
+        if bytes == 0 {
+            // Gone meanwhile (`archives prune` at the same time): nothing was deleted here.
+            continue;
+        }
         let record = PruneRecord {
             time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             session_id: measured.session.to_string(),
