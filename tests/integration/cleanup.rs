@@ -304,6 +304,38 @@ fn restore_deleted_writes_back_every_deleted_session_and_goes_on_after_a_failure
 }
 
 #[test]
+fn a_transcript_the_cli_moved_to_another_project_is_live_not_deleted() {
+    let world = World::new("cleanup-moved");
+    let first = keep_session(&world, LIVE, SHORT);
+    // The CLI relocates the session: its transcript moves to the new folder's project, and
+    // the hooks read it there from then on.
+    let moved = world
+        .config_dir()
+        .join(format!("projects/-work-moved/{LIVE}.jsonl"));
+    fs_err::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs_err::rename(&first, &moved).unwrap();
+    stop(&world, LIVE, &moved);
+    let sessions = world.ctxhooks(["sessions", "--json"]).json();
+    assert_eq!(cleanup_of(&sessions, LIVE)["state"], "live", "{sessions:#}");
+    assert_eq!(sessions[0]["transcript"], moved.to_string_lossy().as_ref());
+    let restored = world
+        .ctxhooks(["archives", "restore", "--deleted", "--json"])
+        .json();
+    assert_eq!(restored["restored"], json!([]));
+    assert!(
+        !first.exists(),
+        "a moved transcript was written back where it was"
+    );
+    // Idle since: a prune lists it, but not as the only copy.
+    crate::storage::age_tree(&world.session_dir(LIVE), 3);
+    let listed = world
+        .ctxhooks(["archives", "prune", "--kept", "--older-than", "1", "--json"])
+        .json();
+    assert_eq!(listed["sessions"][0]["session_id"], LIVE, "{listed:#}");
+    assert_eq!(listed["sessions"][0]["only_copy"], false, "{listed:#}");
+}
+
+#[test]
 fn restore_deleted_takes_no_session_snapshot_target_or_force() {
     let world = World::new("cleanup-restore-arguments");
     for extra in [

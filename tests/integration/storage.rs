@@ -169,7 +169,7 @@ fn the_stop_hook_rotates_every_log_past_its_size_and_every_reader_still_reads_it
 
 /// Sets the modification time of every file and folder below `path` (and its own) `days` days
 /// back, as if the session had been idle since.
-fn age_tree(path: &Path, days: u64) {
+pub fn age_tree(path: &Path, days: u64) {
     let when = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
     if path.is_dir() {
         for entry in fs_err::read_dir(path).unwrap() {

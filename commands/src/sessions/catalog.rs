@@ -19,6 +19,7 @@ use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::storage::is_main_transcript;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -123,6 +124,10 @@ fn last_activity_with(
     newest
 }
 
+fn is_file(path: &Path) -> bool {
+    fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
+}
+
 fn modified(path: &Path) -> Option<SystemTime> {
     fs_err::symlink_metadata(path)
         .and_then(|metadata| metadata.modified())
@@ -170,6 +175,19 @@ pub fn summarize(
             .as_ref()
             .and_then(|log| log.sources.first())
             .map(|source| PathBuf::from(&source.transcript));
+    }
+    // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
+    // new folder's project), when the usage log read it at a path where it is now.
+    if transcript.as_deref().is_some_and(|path| !is_file(path))
+        && let Some(moved) = log.as_ref().and_then(|log| {
+            log.sources
+                .iter()
+                .rev()
+                .map(|source| PathBuf::from(&source.transcript))
+                .find(|path| is_main_transcript(path, session) && is_file(path))
+        })
+    {
+        transcript = Some(moved);
     }
     let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
     let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);

@@ -87,14 +87,24 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
     }
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let transcript = kept::latest_generation(&kept_dir, &main)
+    let mut transcript = kept::latest_generation(&kept_dir, &main)
         .ok()
         .filter(|generation| *generation > 0)
         .and_then(|generation| kept::read_tail(&main.index_path(&kept_dir, generation)).ok())
         .map(|tail| PathBuf::from(tail.header.source));
-    let only_copy = transcript.as_deref().is_some_and(|path| {
-        matches!(fs_err::symlink_metadata(path), Err(error) if error.kind() == io::ErrorKind::NotFound)
-    });
+    let mut only_copy = false;
+    if transcript
+        .as_deref()
+        .is_some_and(|path| !is_regular_file(path))
+    {
+        // Gone from where it was kept from, or moved (the CLI relocates a session's transcript
+        // to its new folder's project): the usage log names every path it was read at.
+        let logged = logged_transcripts(state, session);
+        match logged.iter().find(|path| is_regular_file(path)) {
+            Some(found) => transcript = Some(found.clone()),
+            None => only_copy = true,
+        }
+    }
     SessionStorage {
         session: session.clone(),
         bytes,
@@ -103,6 +113,43 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
         transcript,
         only_copy,
     }
+}
+
+/// Returns true if and only if `path` is a regular file (not through a link).
+fn is_regular_file(path: &Path) -> bool {
+    fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
+}
+
+/// Whether `path` is the main transcript of `session` (`<session id>.jsonl`), not a
+/// sub-agent's.
+pub fn is_main_transcript(path: &Path, session: &SessionId) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.to_string_lossy() == format!("{session}.jsonl"))
+}
+
+/// Every path the session's main transcript was read at, as its usage log's source records
+/// name them (its parts included), the latest first.
+fn logged_transcripts(state: &StateDir, session: &SessionId) -> Vec<PathBuf> {
+    let Ok(Some(bytes)) = crate::store::rotation::read_log(&state.usage_log(session)) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for line in bytes.split(|byte| *byte == b'\n') {
+        // Only source records name a path once each; a cheap look before the parse.
+        if memchr::memmem::find(line, br#""kind":"source""#).is_none() {
+            continue;
+        }
+        if let Ok(crate::store::usage_record::UsageRecord::Source(source)) =
+            serde_json::from_slice(line)
+        {
+            let path = PathBuf::from(source.transcript);
+            if is_main_transcript(&path, session) && !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths.reverse();
+    paths
 }
 
 /// The state folder, measured: every session's record, and the bytes outside them (the error
