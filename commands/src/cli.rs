@@ -106,9 +106,10 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         Command::Archives(args) => match &mut args.action {
             None => (args.session.as_mut(), Unknown::Refuse),
             Some(
-                ArchivesAction::Verify { session, .. } | ArchivesAction::Prune { session, .. },
+                ArchivesAction::Verify { session, .. }
+                | ArchivesAction::Prune { session, .. }
+                | ArchivesAction::Restore { session, .. },
             ) => (session.as_mut(), Unknown::Refuse),
-            Some(ArchivesAction::Restore { session, .. }) => (Some(session), Unknown::Refuse),
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
         Command::Compactions(args) => (args.session.as_mut(), Unknown::Refuse),

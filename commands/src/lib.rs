@@ -20,6 +20,7 @@ pub mod output_file;
 pub mod projects;
 pub mod provenance;
 pub mod recall;
+pub mod retention;
 pub mod sessions;
 pub mod svg;
 #[cfg(test)]

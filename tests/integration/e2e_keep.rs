@@ -1,8 +1,9 @@
 //! End-to-end tests of the kept transcript copies with the real Claude Code CLI: a session whose
 //! transcript is deleted (as the CLI's cleanup would) is restored and continued with
-//! `claude --resume`; after `/compact`, the model is told how to recall the conversation before
-//! it, and the command it is told finds what only that part held; and it is told what the
-//! summary left out (a file written, a command that failed).
+//! `claude --resume`, and so is every such session at once (`archives restore --deleted`); after
+//! `/compact`, the model is told how to recall the conversation before it, and the command it is
+//! told finds what only that part held; and it is told what the summary left out (a file
+//! written, a command that failed).
 
 use serde_json::Value;
 
@@ -94,6 +95,80 @@ fn a_deleted_transcript_is_restored_and_resume_continues_it() {
     );
     assert!(conversation.contains("what was the code word?"));
     sandbox.run_ctxhooks(["archives", "verify"]).success();
+    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+}
+
+#[test]
+fn every_session_the_cleanup_deleted_comes_back_in_one_step_and_each_resumes() {
+    let Some(sandbox) = Sandbox::new("keep-restore-deleted") else {
+        return;
+    };
+    sandbox.install_hooks();
+    let server = ModelServer::start();
+    server.push([
+        Scripted::text("Noted QUINCE-4.", Usage::context(20_000)),
+        Scripted::text("Noted TAMARIND-8.", Usage::context(20_000)),
+        Scripted::text("It was QUINCE-4.", Usage::context(21_000)),
+        Scripted::text("It was TAMARIND-8.", Usage::context(21_000)),
+    ]);
+    let mut sessions = Vec::new();
+    for word in ["QUINCE-4", "TAMARIND-8"] {
+        let result = sandbox.prompt(&server, &format!("remember the word {word}"), None);
+        let session = result["session_id"].as_str().unwrap().to_owned();
+        let transcript = sandbox.transcript_path(&session);
+        sessions.push((
+            session,
+            transcript.clone(),
+            fs_err::read(&transcript).unwrap(),
+        ));
+    }
+    // Claude Code's cleanup deletes both transcripts and, since 2.1.110, their folders.
+    for (_, transcript, _) in &sessions {
+        fs_err::remove_file(transcript).unwrap();
+        let beside = transcript.with_extension("");
+        if beside.is_dir() {
+            fs_err::remove_dir_all(&beside).unwrap();
+        }
+    }
+    let listed = sandbox.ctxhooks_json(&["sessions", "--json"]);
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|session| session["cleanup"]["state"] == "deleted"),
+        "{listed:#}"
+    );
+
+    let restored = sandbox.ctxhooks_json(&["archives", "restore", "--deleted", "--json"]);
+    assert_eq!(
+        restored["restored"].as_array().unwrap().len(),
+        2,
+        "{restored:#}"
+    );
+    assert_eq!(restored["failed"], Value::Array(Vec::new()));
+    for (session, transcript, original) in &sessions {
+        assert_eq!(&fs_err::read(transcript).unwrap(), original, "{session}");
+    }
+    // Each continues: its resumed request holds its own earlier conversation.
+    for ((session, _, _), word) in sessions.iter().zip(["QUINCE-4", "TAMARIND-8"]) {
+        let before = server.served().len();
+        let resumed = sandbox.prompt(&server, "which word was it?", Some(session));
+        assert_eq!(resumed["session_id"], session.as_str());
+        let served = server.served();
+        let continued = served[before..]
+            .iter()
+            .find(|served| served.kind == RequestKind::Scripted)
+            .expect("the resumed session sent no request");
+        let conversation = continued.body["messages"].to_string();
+        assert!(
+            conversation.contains(&format!("remember the word {word}")),
+            "{session}: {conversation}"
+        );
+    }
+    // Nothing is deleted any more, so a second run restores nothing.
+    let again = sandbox.ctxhooks_json(&["archives", "restore", "--deleted", "--json"]);
+    assert_eq!(again["restored"], Value::Array(Vec::new()));
     assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
 }
 

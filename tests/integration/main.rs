@@ -29,6 +29,12 @@ mod install;
 // Tests for `ctxhooks doctor`.
 mod doctor;
 
+// Claude Code's cleanup: `sessions` marks what it deletes, `archives restore --deleted`.
+mod cleanup;
+
+// ctxhooks' own storage: the logs' rotation, doctor's size and growth, `archives prune`.
+mod storage;
+
 // Faults the hooks must hold under (the fault issue's defects, one test each).
 mod faults;
 

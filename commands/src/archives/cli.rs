@@ -16,13 +16,17 @@ use super::catalog::{
     read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
 use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
+use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use crate::output;
+use crate::projects::window::TimeWindow;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::kept::KEPT_DIR;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
 use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::storage::{Limits, parse_size};
 
 /// Arguments of `ctxhooks archives`.
 #[derive(Debug, Args)]
@@ -52,11 +56,26 @@ pub enum ArchivesAction {
         json: bool,
     },
     /// Write a kept transcript (and its sub-agents') back where Claude Code looks for it, as it
-    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it.
+    /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it; with
+    /// `--deleted`, every session whose transcript Claude Code deleted, in one step.
     Restore {
         /// The session (a full id, `last`, or the start of one).
-        #[arg(long, value_name = "ID")]
-        session: String,
+        #[arg(long, value_name = "ID", required_unless_present = "deleted")]
+        session: Option<String>,
+        /// Every session whose transcript is gone from Claude Code's folder and is kept here,
+        /// each as `--session` restores one, never over an existing file (a sub-agent's file
+        /// that is there is left as it is); one that fails is said and the others go on (exit 1
+        /// if any failed).
+        #[arg(long, conflicts_with_all = ["session", "snapshot", "to", "force"])]
+        deleted: bool,
+        /// With `--deleted`: only sessions whose project folder (its `cwd`) or transcript
+        /// folder's name contains this text.
+        #[arg(long, value_name = "TEXT", requires = "deleted")]
+        project: Option<String>,
+        /// With `--deleted`: only sessions active on or after this day (`YYYY-MM-DD`, UTC) or
+        /// time (RFC 3339).
+        #[arg(long, value_name = "DATE", requires = "deleted")]
+        since: Option<String>,
         /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
         /// latest state.
         #[arg(long, value_name = "NAME")]
@@ -73,20 +92,40 @@ pub enum ArchivesAction {
         #[arg(long)]
         json: bool,
     },
-    /// Delete old snapshots (nothing is ever deleted automatically).
+    /// Delete old snapshots; with `--kept`, sessions' kept copies (with their snapshots) by age
+    /// or until the state folder fits a size; with `--session ID --all`, a session's whole
+    /// record. Kept copies and records are only listed unless `--yes` is given. Nothing is ever
+    /// deleted automatically unless a limit is set in `<state>/config.json`.
     #[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
     Prune {
         /// Keep the newest N snapshots of each session.
-        #[arg(long, value_name = "N", group = "policy")]
+        #[arg(long, value_name = "N", group = "policy", conflicts_with = "kept")]
         keep: Option<usize>,
-        /// Delete snapshots taken more than DAYS days ago.
+        /// Delete snapshots taken more than DAYS days ago; with `--kept`, the kept copies of
+        /// sessions last active more than DAYS days ago.
         #[arg(long, value_name = "DAYS", group = "policy")]
         older_than: Option<u32>,
-        /// Only this session's snapshots.
+        /// With `--kept`: delete the kept copies of the sessions least recently active until the
+        /// state folder holds at most SIZE (`20 GB`, `500MiB`); a session active within the day
+        /// is never deleted.
+        #[arg(long, value_name = "SIZE", group = "policy", requires = "kept")]
+        max_size: Option<String>,
+        /// With `--session ID`: delete everything ctxhooks holds of that session (kept copies,
+        /// snapshots, logs).
+        #[arg(long, group = "policy", requires = "session")]
+        all: bool,
+        /// Apply `--older-than` and `--max-size` to sessions' kept copies, not to snapshots
+        /// alone.
+        #[arg(long)]
+        kept: bool,
+        /// Delete the kept copies or the record listed (without it, they are only listed).
+        #[arg(long)]
+        yes: bool,
+        /// Only this session's snapshots (or kept copies).
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// Show what would be deleted and delete nothing.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "yes")]
         dry_run: bool,
         /// Print the outcome as JSON.
         #[arg(long)]
@@ -102,16 +141,30 @@ pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
         Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
         Some(ArchivesAction::Restore {
             session,
+            deleted,
+            project,
+            since,
             snapshot,
             to,
             force,
             json,
         }) => {
+            if *deleted {
+                let filter = DeletedFilter {
+                    project: project.clone(),
+                    window: TimeWindow::parse(since.as_deref(), None)?,
+                };
+                return run_restore_deleted(&state, &filter, *json);
+            }
+            let session = session
+                .as_deref()
+                .context("give `--session ID` or `--deleted`")?;
             let request = RestoreRequest {
                 session: SessionId::parse(session).context("invalid `--session`")?,
                 snapshot: snapshot.clone(),
                 to: to.clone(),
                 force: *force,
+                leave_existing: false,
             };
             let outcome = restore(&state, &request)?;
             report_restore(&outcome, *json)?;
@@ -120,10 +173,34 @@ pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
         Some(ArchivesAction::Prune {
             keep,
             older_than,
+            max_size,
+            all,
+            kept,
+            yes,
             session,
             dry_run,
             json,
         }) => {
+            if *all || *kept {
+                let session = session_filter(session.as_deref())?;
+                let policy = if *all {
+                    KeptPolicy::Record(session.clone().context("`--all` needs `--session ID`")?)
+                } else {
+                    if max_size.is_some() && session.is_some() {
+                        bail!(
+                            "`--max-size` bounds the whole state folder; it takes no `--session`"
+                        );
+                    }
+                    KeptPolicy::Limits(Limits {
+                        older_than_days: *older_than,
+                        max_bytes: max_size.as_deref().map(parse_size).transpose()?,
+                    })
+                };
+                return run_prune_kept(&state, &policy, session.as_ref(), *yes, *json);
+            }
+            if *yes {
+                bail!("`--yes` is for `--kept` and `--all`: snapshots are deleted without it");
+            }
             let policy = match (keep, older_than) {
                 (Some(keep), None) => PrunePolicy::Keep(*keep),
                 (None, Some(days)) => PrunePolicy::OlderThanDays(*days),

@@ -1,5 +1,6 @@
 //! Trimming the archive on request: keep the newest N snapshots per session, or drop those
-//! older than some days. Nothing is ever deleted automatically.
+//! older than some days. (A session's snapshots go with its kept copies, which they point into,
+//! in `prune_kept.rs` and under a configured limit.)
 
 use std::path::Path;
 

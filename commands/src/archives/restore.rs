@@ -33,6 +33,9 @@ pub struct RestoreRequest {
     pub to: Option<PathBuf>,
     /// Replace existing files (each is kept apart first).
     pub force: bool,
+    /// Leave a sub-agent's file that is already there as it is (and say so) instead of refusing
+    /// the whole restore; the main transcript must still be missing (`--deleted`).
+    pub leave_existing: bool,
 }
 
 /// Where one file's bytes come from.
@@ -121,6 +124,9 @@ pub struct RestoreOutcome {
     pub files: Vec<RestoredFile>,
     /// Sub-agent transcripts left out: no generation of theirs reads back as recorded.
     pub skipped: Vec<SkippedFile>,
+    /// Sub-agent files already there, left as they are (`--deleted` only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_existing: Vec<PathBuf>,
 }
 
 /// Restores the session's transcript files.
@@ -151,6 +157,24 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
         check_target(&root, &file.path)?;
         file.replaced = fs_err::symlink_metadata(&file.path).is_ok();
     }
+    let mut left_existing = Vec::new();
+    if request.leave_existing {
+        if let Some(main) = planned
+            .iter()
+            .find(|file| file.replaced && file.role == FileRole::Transcript)
+        {
+            bail!(
+                "`{}` is there: the transcript was not deleted, or is back; nothing was written",
+                main.path.display()
+            );
+        }
+        planned.retain(|file| {
+            if file.replaced {
+                left_existing.push(file.path.clone());
+            }
+            !file.replaced
+        });
+    }
     let existing: Vec<String> = planned
         .iter()
         .filter(|file| file.replaced)
@@ -171,6 +195,7 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
         snapshot,
         files: planned,
         skipped,
+        left_existing,
     })
 }
 
@@ -415,7 +440,13 @@ fn write_all(
         }
     }
     for (done, (file, temp)) in planned.iter().zip(&temps).enumerate() {
-        if let Err(error) = fs_err::rename(temp, &file.path) {
+        // A file that was not there when checked must still not be: never written over.
+        let placed = if file.replaced {
+            fs_err::rename(temp, &file.path)
+        } else {
+            rename_no_replace(temp, &file.path)
+        };
+        if let Err(error) = placed {
             for temp in &temps[done..] {
                 let _ = fs_err::remove_file(temp);
             }
@@ -441,6 +472,26 @@ fn write_all(
         }
     }
     Ok(())
+}
+
+/// Renames `from` to `to` only if nothing is at `to` (`AlreadyExists` otherwise): a file that
+/// appeared since the restore looked is never replaced. Where the file system cannot rename so,
+/// a hard link (which never replaces) and the temporary name's removal do the same.
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    match rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        from,
+        rustix::fs::CWD,
+        to,
+        rustix::fs::RenameFlags::NOREPLACE,
+    ) {
+        Ok(()) => Ok(()),
+        Err(errno) if errno == rustix::io::Errno::INVAL || errno == rustix::io::Errno::NOSYS => {
+            fs_err::hard_link(from, to)?;
+            fs_err::remove_file(from)
+        }
+        Err(errno) => Err(std::io::Error::from(errno)),
+    }
 }
 
 /// Writes one file's bytes to a temporary sibling of its target, checked and flushed; returns

@@ -13,6 +13,7 @@ use crate::time::Time;
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, PRECOMPACT, SESSION, STOP, TOOLUSE};
 use ctxhooks_shared::store::error_log::ErrorRecord;
 use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::snapshot_metadata::COMPACT_SUMMARY_FILE_NAME;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -79,7 +80,7 @@ pub fn hooks_at_work(
     };
     for session in state.session_ids().unwrap_or_default() {
         let usage = state.usage_log(&session);
-        if usage.is_file() {
+        if rotation::log_exists(&usage) {
             sessions_logged += 1;
         }
         if state.kept_dir(&session).is_dir() {

@@ -5,12 +5,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use chrono::Utc;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::activity::{Activity, hooks_at_work};
 use super::findings::{Finding, Severity};
 use super::plugins::{PluginCheck, plugins_with_ctxhooks};
+use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude};
 use crate::install::document::{parse_settings, read_settings_bytes};
@@ -19,10 +21,14 @@ use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
+use crate::retention::settings::{Retention, SettingsSource};
+use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
+use crate::sessions::catalog::list_sessions;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::storage::measure_state;
 
 /// How many of the newest `errors.log` lines the report shows.
 pub const RECENT_ERRORS: usize = 10;
@@ -128,6 +134,19 @@ pub struct ClaudeCheck {
     pub version: String,
 }
 
+/// Claude Code's cleanup and the sessions ctxhooks holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct CleanupCheck {
+    /// The retention Claude Code applies, as its settings files say (read in the current
+    /// folder).
+    pub retention: Retention,
+    /// Sessions whose transcript is gone from Claude Code's folder and that ctxhooks keeps:
+    /// `ctxhooks archives restore --deleted` writes them back.
+    pub deleted_kept: usize,
+    /// Sessions whose transcript Claude Code's sweep deletes within [`DUE_WITHIN_DAYS`] days.
+    pub due_within_7_days: usize,
+}
+
 /// Everything `doctor` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
@@ -150,6 +169,12 @@ pub struct DoctorReport {
     pub recent_errors: Vec<ErrorRecord>,
     /// How many transcript snapshots the archive holds (`None` if they could not be listed).
     pub snapshot_count: Option<usize>,
+    /// Claude Code's cleanup, and where the sessions stand with it (`None` if the sessions could
+    /// not be listed).
+    pub cleanup: Option<CleanupCheck>,
+    /// ctxhooks' own storage: the state folder's size, its growth, the configured limits
+    /// (`None` if the state folder could not be measured).
+    pub storage: Option<StorageCheck>,
     /// The findings, most serious first (JSON renders each with its message).
     #[serde(skip)]
     pub findings: Vec<Finding>,
@@ -201,7 +226,18 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
     }
-    check_retention(&settings, &mut findings);
+    let retention = Retention::read(&input.project_dir);
+    check_retention(&retention, &mut findings);
+    let cleanup = match check_sessions_cleanup(&input.state, retention, &mut findings) {
+        Ok(cleanup) => Some(cleanup),
+        Err(error) => {
+            findings.push(Finding::CheckFailed {
+                check: "sessions and Claude Code's cleanup",
+                error: format!("{error:#}"),
+            });
+            None
+        }
+    };
     check_hooks_disabled(&settings, &mut findings);
     if let Err(error) = InstallsFile::load(&input.state) {
         findings.push(Finding::OwnershipRecordUnreadable {
@@ -251,6 +287,34 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             None
         }
     };
+    let storage = match measure_state(&input.state) {
+        Ok(measured) => {
+            let storage = check_storage(&input.state, &measured, std::time::SystemTime::now());
+            if let Some(problem) = &storage.config_problem {
+                findings.push(Finding::StorageConfigUnusable {
+                    path: input.state.config_file(),
+                    error: problem.clone(),
+                });
+            }
+            if let Some(day) = &storage.last_prune_day
+                && day.only_copies > 0
+            {
+                findings.push(Finding::PrunedOnlyCopies {
+                    day: day.day.clone(),
+                    count: day.only_copies,
+                    by: day.by.clone(),
+                });
+            }
+            Some(storage)
+        }
+        Err(error) => {
+            findings.push(Finding::CheckFailed {
+                check: "the state folder's size",
+                error: format!("{error:#}"),
+            });
+            None
+        }
+    };
     match provenance_findings(&input.state) {
         Ok(found) => findings.extend(found),
         Err(error) => findings.push(Finding::CheckFailed {
@@ -273,8 +337,44 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         errors_log,
         recent_errors,
         snapshot_count,
+        cleanup,
+        storage,
         findings,
     }
+}
+
+/// How many sessions Claude Code deleted that ctxhooks holds, and how many it deletes within
+/// [`DUE_WITHIN_DAYS`] days, as `ctxhooks sessions` marks them.
+fn check_sessions_cleanup(
+    state: &StateDir,
+    retention: Retention,
+    findings: &mut Vec<Finding>,
+) -> Result<CleanupCheck> {
+    let sessions = list_sessions(state, retention.days, Utc::now())?;
+    let deleted_kept = sessions
+        .iter()
+        .filter(|session| session.cleanup.state == CleanupState::Deleted && session.is_kept())
+        .count();
+    let due_within_7_days = sessions
+        .iter()
+        .filter(|session| session.cleanup.state == CleanupState::Due)
+        .count();
+    if deleted_kept > 0 {
+        findings.push(Finding::SessionsDeletedKept {
+            count: deleted_kept,
+        });
+    }
+    if due_within_7_days > 0 {
+        findings.push(Finding::SessionsDueForDeletion {
+            count: due_within_7_days,
+            days: DUE_WITHIN_DAYS,
+        });
+    }
+    Ok(CleanupCheck {
+        retention,
+        deleted_kept,
+        due_within_7_days,
+    })
 }
 
 fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirCheck {
@@ -549,30 +649,30 @@ fn check_events_known(
     }
 }
 
-fn check_retention(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
-    if let Some(set) = settings
-        .iter()
-        .find(|check| check.cleanup_period_days.is_some())
-    {
-        findings.push(Finding::CleanupPeriodSet {
-            days: set
-                .cleanup_period_days
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-            path: set.path.clone(),
-        });
+/// Claude Code's retention as its one reader tells it: the value that holds and where, the
+/// default, or why its sweep deletes nothing.
+fn check_retention(retention: &Retention, findings: &mut Vec<Finding>) {
+    if let Some(paused) = &retention.paused {
+        findings.push(Finding::CleanupSweepPaused(paused.clone()));
         return;
     }
-    let Some(user) = settings
-        .iter()
-        .find(|check| check.scope == SettingsScope::User && check.problem.is_none())
-    else {
-        return;
-    };
-    findings.push(Finding::CleanupPeriodUnset {
-        path: user.path.clone(),
-    });
+    match (&retention.set_in, retention.days) {
+        (Some(set_in), Some(days)) => findings.push(Finding::CleanupPeriodSet {
+            days,
+            path: set_in.path.clone(),
+        }),
+        _ => {
+            if let Some(user) = retention
+                .files
+                .iter()
+                .find(|read| read.source == SettingsSource::User)
+            {
+                findings.push(Finding::CleanupPeriodUnset {
+                    path: user.path.clone(),
+                });
+            }
+        }
+    }
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
@@ -588,6 +688,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+    use crate::retention::settings::SettingsRead;
     use ctxhooks_shared::test_support::TempFolder;
 
     fn codes(findings: &[Finding]) -> Vec<&'static str> {
@@ -688,11 +789,45 @@ mod tests {
         );
         let settings = [check];
         check_installed(&settings, &[], &mut findings);
-        check_retention(&settings, &mut findings);
         check_hooks_disabled(&settings, &mut findings);
+        assert_eq!(codes(&findings)[2..], ["hooks_disabled"]);
+    }
+
+    #[test]
+    fn the_retention_finding_says_what_holds_the_default_or_why_nothing_is_deleted() {
+        let read = |source, value: Option<serde_json::Value>| SettingsRead {
+            source,
+            path: PathBuf::from(format!("/{}.json", source.name())),
+            value,
+            problem: None,
+        };
+        let finding = |files| {
+            let mut findings = Vec::new();
+            check_retention(&Retention::of(files), &mut findings);
+            findings
+        };
         assert_eq!(
-            codes(&findings)[2..],
-            ["cleanup_period_set", "hooks_disabled"]
+            finding(vec![
+                read(SettingsSource::User, Some(serde_json::json!(365))),
+                read(SettingsSource::Project, Some(serde_json::json!(90))),
+            ]),
+            [Finding::CleanupPeriodSet {
+                days: 90,
+                path: PathBuf::from("/project.json")
+            }]
+        );
+        assert_eq!(
+            finding(vec![read(SettingsSource::User, None)]),
+            [Finding::CleanupPeriodUnset {
+                path: PathBuf::from("/user.json")
+            }]
+        );
+        assert_eq!(
+            codes(&finding(vec![read(
+                SettingsSource::Local,
+                Some(serde_json::json!(0))
+            )])),
+            ["cleanup_sweep_paused"]
         );
     }
 
@@ -736,6 +871,8 @@ mod tests {
             errors_log: PathBuf::new(),
             recent_errors: Vec::new(),
             snapshot_count: None,
+            cleanup: None,
+            storage: None,
             findings,
         };
         assert!(!report(vec![Finding::NotInstalled]).is_broken());

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::install::scope::SettingsScope;
+use crate::retention::settings::Paused;
 
 /// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -97,15 +98,35 @@ pub enum Finding {
     },
     /// Claude Code's record of installed plugins cannot be read.
     PluginsUnreadable { error: String },
-    /// `cleanupPeriodDays` is set.
+    /// `cleanupPeriodDays` is set, and this value holds.
     CleanupPeriodSet {
-        /// Its value, as written.
-        days: String,
+        days: u64,
         /// The settings file that sets it.
         path: PathBuf,
     },
     /// `cleanupPeriodDays` is not set: Claude Code deletes transcripts after 30 days.
-    CleanupPeriodUnset { path: PathBuf },
+    CleanupPeriodUnset {
+        /// The user settings file, where to set it.
+        path: PathBuf,
+    },
+    /// Claude Code's sweep deletes nothing: a value it refuses, or a settings file it cannot
+    /// read.
+    CleanupSweepPaused(Paused),
+    /// Sessions whose transcript is gone from Claude Code's folder, kept only by ctxhooks.
+    SessionsDeletedKept { count: usize },
+    /// Sessions whose transcript Claude Code's sweep deletes within `days` days (ctxhooks keeps
+    /// them all the same).
+    SessionsDueForDeletion { count: usize, days: u64 },
+    /// `<state>/config.json` cannot be used: no limit applies until it is fixed.
+    StorageConfigUnusable { path: PathBuf, error: String },
+    /// The latest day of deletions removed kept copies that were the only copy left.
+    PrunedOnlyCopies {
+        /// `YYYY-MM-DD`.
+        day: String,
+        count: usize,
+        /// `command` or `config`.
+        by: String,
+    },
     /// A settings file registers ctxhooks for an event the `claude` on `PATH` does not know: that
     /// version (before 2.1.101) skips the whole file, every hook in it.
     HookEventUnknownToClaude {
@@ -173,6 +194,10 @@ impl Finding {
         match self {
             Self::StateDirAbsent { .. }
             | Self::CleanupPeriodSet { .. }
+            | Self::CleanupSweepPaused(_)
+            | Self::SessionsDeletedKept { .. }
+            | Self::SessionsDueForDeletion { .. }
+            | Self::PrunedOnlyCopies { .. }
             | Self::SnapshotsUnfinished { .. } => Severity::Info,
             Self::StateDirNotPrivate { .. }
             | Self::BinaryMissing { .. }
@@ -196,6 +221,7 @@ impl Finding {
             | Self::HooksRemovedFromSettings { .. }
             | Self::PluginHookBinaryMissing { .. }
             | Self::OwnershipRecordUnreadable { .. }
+            | Self::StorageConfigUnusable { .. }
             | Self::HookEventUnknownToClaude { .. }
             | Self::CheckFailed { .. } => Severity::Error,
         }

@@ -9,6 +9,11 @@ use serde_json::{Value, json};
 use super::activity::HookOutcome;
 use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
 use super::findings::{Finding, Severity};
+use super::storage::{GROWTH_DAYS, StorageCheck};
+use crate::retention::settings::Paused;
+use crate::retention::sweep::DUE_WITHIN_DAYS;
+use crate::retention::text::retention_text;
+use crate::sessions::text::human_bytes;
 use crate::time::{Time, readable};
 
 /// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
@@ -158,6 +163,40 @@ pub fn finding_message(finding: &Finding) -> String {
             "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
              days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
              them longer",
+            path.display()
+        ),
+        Finding::StorageConfigUnusable { path, error } => format!(
+            "`{}` cannot be used ({error}); no storage limit applies until it is fixed",
+            path.display()
+        ),
+        Finding::PrunedOnlyCopies { day, count, by } => format!(
+            "on {day}, {} deleted {count} session(s)' kept copies that were the only copy left \
+             (Claude Code had deleted their transcripts); `pruned.jsonl` in the state folder \
+             names them",
+            if by == "config" {
+                "the configured storage limit"
+            } else {
+                "`ctxhooks archives prune`"
+            }
+        ),
+        Finding::SessionsDeletedKept { count } => format!(
+            "{count} session(s) whose transcript Claude Code deleted are kept only by ctxhooks: \
+             `ctxhooks sessions` lists them, `ctxhooks archives restore --deleted` writes them back \
+             for `claude --resume`"
+        ),
+        Finding::SessionsDueForDeletion { count, days } => format!(
+            "Claude Code deletes the transcript of {count} session(s) within {days} days (ctxhooks \
+             keeps them all the same; `ctxhooks sessions` marks them `due`)"
+        ),
+        Finding::CleanupSweepPaused(Paused::InvalidValue { path, value }) => format!(
+            "Claude Code deletes no transcripts while `cleanupPeriodDays` is {value} in `{}`: it \
+             refuses any value but a whole number of at least 1, and skips its cleanup until the \
+             value is fixed",
+            path.display()
+        ),
+        Finding::CleanupSweepPaused(Paused::UnreadableSettings { path, problem }) => format!(
+            "Claude Code deletes no transcripts while `{}` cannot be read ({problem}): it may set \
+             a `cleanupPeriodDays` Claude Code cannot see, so it skips its cleanup",
             path.display()
         ),
         Finding::HookEventUnknownToClaude {
@@ -361,6 +400,19 @@ pub fn report_text(report: &DoctorReport) -> String {
             );
         }
     }
+    if let Some(cleanup) = &report.cleanup {
+        let _ = writeln!(
+            text,
+            "cleanup        {}; {} session(s) it deleted kept here, {} due within {DUE_WITHIN_DAYS} \
+             days",
+            retention_text(&cleanup.retention),
+            cleanup.deleted_kept,
+            cleanup.due_within_7_days
+        );
+    }
+    if let Some(storage) = &report.storage {
+        storage_text(&mut text, storage);
+    }
     let _ = writeln!(
         text,
         "snapshots      {}",
@@ -435,4 +487,55 @@ pub fn report_text(report: &DoctorReport) -> String {
         count(Severity::Warning)
     );
     text
+}
+
+/// The state folder's size, growth and limits, in words.
+fn storage_text(text: &mut String, storage: &StorageCheck) {
+    let _ = writeln!(
+        text,
+        "storage        {} in the state folder (kept copies and snapshots {}, logs {}); +{} in \
+         the last {GROWTH_DAYS} days",
+        human_bytes(storage.bytes),
+        human_bytes(storage.copy_bytes),
+        human_bytes(storage.log_bytes),
+        human_bytes(storage.grown_bytes),
+    );
+    let limits = match &storage.limits {
+        None => "none: nothing is deleted automatically (`ctxhooks archives prune --kept \
+                 --older-than DAYS` lists what it would delete)"
+            .to_owned(),
+        Some(limits) => {
+            let mut parts = Vec::new();
+            if let Some(days) = limits.older_than_days {
+                parts.push(format!("kept copies of sessions idle over {days} days"));
+            }
+            if let Some(max) = limits.max_bytes {
+                parts.push(format!("the state folder within {}", human_bytes(max)));
+            }
+            if parts.is_empty() {
+                "none set in config.json: nothing is deleted automatically".to_owned()
+            } else {
+                format!(
+                    "{} (config.json; the Stop hook applies them daily)",
+                    parts.join(", ")
+                )
+            }
+        }
+    };
+    let _ = writeln!(text, "               limits: {limits}");
+    if let Some(day) = &storage.last_prune_day {
+        let _ = writeln!(
+            text,
+            "               last deletion {}: {} session(s), {}{} (by {})",
+            day.day,
+            day.sessions,
+            human_bytes(day.bytes),
+            if day.only_copies > 0 {
+                format!(", {} of them the only copy left", day.only_copies)
+            } else {
+                String::new()
+            },
+            day.by
+        );
+    }
 }

@@ -25,6 +25,7 @@ use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::SidecarLine;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -209,7 +210,7 @@ fn state_session(
         source: Source::UsageLog,
         lines: Lines::default(),
     };
-    let log = if state.usage_log(session).exists() {
+    let log = if rotation::log_exists(&state.usage_log(session)) {
         match read_session_log(state, session) {
             Ok(log) => Some(log),
             Err(error) => {
@@ -252,7 +253,7 @@ fn state_session(
         );
     }
     tool_events(&mut writer, &state.sidecar(session));
-    if state.sidecar(session).exists() {
+    if rotation::log_exists(&state.sidecar(session)) {
         verdicts(
             &mut writer,
             state,
@@ -270,7 +271,7 @@ fn time_of_ms(time_ms: u64) -> Option<Time> {
 }
 
 fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
-    let Ok(bytes) = fs_err::read(sidecar) else {
+    let Ok(Some(bytes)) = rotation::read_log(sidecar) else {
         return;
     };
     for line in bytes.split(|byte| *byte == b'\n') {

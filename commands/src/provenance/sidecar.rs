@@ -2,13 +2,13 @@
 //! runtime marks, and every line that could not be read (counted and reported, never repaired).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::sidecar::{
     MARK_KIND, RuntimeMark, SidecarLine, ToolEvent, ToolEventKind,
 };
@@ -133,18 +133,18 @@ impl Sidecar {
     }
 }
 
-/// Reads a sidecar; a missing file is an empty sidecar. Mark lines are read leniently (a float
+/// Reads a sidecar, its rotated parts first (`store/rotation.rs`; lines are numbered across
+/// them); a missing file is an empty sidecar. Mark lines are read leniently (a float
 /// `time_ms` is rounded; a bad or non-finite optional field is ignored); a mark line whose time
 /// cannot be read (not JSON, or no usable `time_ms`) is recorded in [`Sidecar::mark_problems`]
 /// and never used as a mark.
 pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
     let mut sidecar = Sidecar::default();
-    let Some(file) =
-        files::open_state_file(path).context("failed to read the provenance sidecar")?
+    let Some(log) = rotation::open_log(path).context("failed to read the provenance sidecar")?
     else {
         return Ok(sidecar);
     };
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(log);
     let mut line = Vec::new();
     // The latest time of the lines read so far, to bound the time of a mark that has none.
     let mut latest: Option<u64> = None;
@@ -235,20 +235,10 @@ pub const RECENT_BYTES: u64 = 64 * 1024;
 /// Returns true if and only if the last [`RECENT_BYTES`] of the sidecar at `path` hold a tool
 /// hook event (`"tool_event"` in the bytes; nothing is parsed). For `ctxhooks mark-interrupt`,
 /// which runs while a runtime waits to interrupt: it reads that much whatever the sidecar's
-/// size. A missing sidecar holds none.
+/// size (and the newest rotated part's end, only when the sidecar was just rotated and holds
+/// less). A missing sidecar holds none.
 pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
-    let Some(mut file) =
-        files::open_state_file(path).context("failed to read the provenance sidecar")?
-    else {
-        return Ok(false);
-    };
-    let length = file
-        .metadata()
-        .context("failed to read the provenance sidecar")?
-        .len();
-    let mut tail = Vec::new();
-    file.seek(SeekFrom::Start(length.saturating_sub(RECENT_BYTES)))
-        .and_then(|_| file.take(RECENT_BYTES).read_to_end(&mut tail))
+    let tail = rotation::read_tail(path, RECENT_BYTES)
         .context("failed to read the end of the provenance sidecar")?;
     Ok(memchr::memmem::find(&tail, br#""tool_event""#).is_some())
 }

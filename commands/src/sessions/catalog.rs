@@ -1,5 +1,6 @@
 //! What ctxhooks knows of each session: where it ran, when, how much of it is kept, how many
-//! requests and compactions it had, and whether Claude Code still has its transcript.
+//! requests and compactions it had, and where its transcript stands with Claude Code's cleanup
+//! (still there, due for deletion, or deleted and kept only here).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -7,15 +8,19 @@ use std::time::SystemTime;
 
 use anyhow::Result;
 use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::archives::catalog::list_snapshots;
-use crate::usage::log::{TimelineItem, read_session_log};
+use crate::retention::sweep::{CleanupState, CleanupStatus};
+use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::store::storage::is_main_transcript;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
 /// One session, as ctxhooks knows it.
@@ -35,7 +40,10 @@ pub struct SessionSummary {
     pub transcript: Option<PathBuf>,
     /// Whether that file is still there (Claude Code's cleanup deletes old transcripts).
     pub transcript_present: bool,
-    /// The transcript's first record's time, else when ctxhooks first kept it (RFC 3339 UTC).
+    /// Where the transcript stands with Claude Code's cleanup.
+    pub cleanup: CleanupStatus,
+    /// The session's first request's time (its usage log), else the transcript's first
+    /// record's time, else when ctxhooks first kept it (RFC 3339 UTC).
     pub first_activity: Option<String>,
     /// The newest change ctxhooks made for the session (RFC 3339 UTC).
     pub last_activity: Option<String>,
@@ -55,12 +63,26 @@ pub struct SessionSummary {
     pub snapshots: usize,
 }
 
-/// Every session in the state folder, newest activity first.
-pub fn list_sessions(state: &StateDir) -> Result<Vec<SessionSummary>> {
+impl SessionSummary {
+    /// Whether ctxhooks keeps anything of its transcript (a kept copy, or a snapshot's copy)
+    /// that `archives restore` can write back.
+    pub fn is_kept(&self) -> bool {
+        self.generations > 0 || self.snapshots > 0
+    }
+}
+
+/// Every session in the state folder, newest activity first, each with where its transcript
+/// stands with a cleanup of `retention_days` (absent: paused) at `now`. Sessions are read on
+/// every core.
+pub fn list_sessions(
+    state: &StateDir,
+    retention_days: Option<u64>,
+    now: DateTime<Utc>,
+) -> Result<Vec<SessionSummary>> {
     let mut sessions = state
         .session_ids()?
-        .iter()
-        .map(|session| summarize(state, session))
+        .par_iter()
+        .map(|session| summarize(state, session, retention_days, now))
         .collect::<Vec<_>>();
     sessions.sort_by(|left, right| {
         right
@@ -75,6 +97,16 @@ pub fn list_sessions(state: &StateDir) -> Result<Vec<SessionSummary>> {
 /// files (the usage log, the sidecar, the cursor), of its archive, and of its kept copies'
 /// indexes. Cheap: no file is read.
 pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime> {
+    let generation = kept::latest_generation(&state.kept_dir(session), &KeptName::main());
+    last_activity_with(state, session, generation.unwrap_or(0))
+}
+
+/// [`last_activity`] when the main transcript's newest generation is known.
+fn last_activity_with(
+    state: &StateDir,
+    session: &SessionId,
+    generation: u32,
+) -> Option<SystemTime> {
     let folder = state.session_dir(session);
     let mut newest = modified(&folder);
     let mut consider = |path: &Path| {
@@ -85,13 +117,15 @@ pub fn last_activity(state: &StateDir, session: &SessionId) -> Option<SystemTime
     for entry in fs_err::read_dir(&folder).into_iter().flatten().flatten() {
         consider(&entry.path());
     }
-    let kept_dir = state.kept_dir(session);
-    let main = KeptName::main();
-    let generation = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
     if generation > 0 {
-        consider(&main.index_path(&kept_dir, generation));
+        let kept_dir = state.kept_dir(session);
+        consider(&KeptName::main().index_path(&kept_dir, generation));
     }
     newest
+}
+
+fn is_file(path: &Path) -> bool {
+    fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {
@@ -104,27 +138,30 @@ fn rfc3339(time: SystemTime) -> String {
     DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Everything known of one session. Parts that cannot be read are left out, never fatal.
-pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
+/// Everything known of one session, its transcript's cleanup as of `now` with a retention of
+/// `retention_days`. Parts that cannot be read are left out, never fatal.
+pub fn summarize(
+    state: &StateDir,
+    session: &SessionId,
+    retention_days: Option<u64>,
+    now: DateTime<Utc>,
+) -> SessionSummary {
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let generations = kept::latest_generation(&kept_dir, &main).unwrap_or(0);
+    let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
+    let generations = kept_list
+        .iter()
+        .find(|(name, _)| name.is_main())
+        .map_or(0, |(_, generation)| *generation);
     // The newest generation that keeps something readable (what `recall` reads).
     let index = newest_whole(&kept_dir, &main, Depth::Files)
         .ok()
         .and_then(|newest| newest.chosen)
         .and_then(|chosen| chosen.index);
-    let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
-    let log = state
-        .usage_log(session)
-        .exists()
+    let log = rotation::log_exists(&state.usage_log(session))
         .then(|| read_session_log(state, session).ok())
         .flatten();
-    let opening = index
-        .as_ref()
-        .and_then(|index| read_opening(&kept_dir, &main, index));
-
     let mut transcript = index
         .as_ref()
         .map(|index| PathBuf::from(&index.header.source));
@@ -139,20 +176,56 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
             .and_then(|log| log.sources.first())
             .map(|source| PathBuf::from(&source.transcript));
     }
-    let transcript_present = transcript.as_deref().is_some_and(|path| {
-        fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
-    });
+    // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
+    // new folder's project), when the usage log read it at a path where it is now.
+    if transcript.as_deref().is_some_and(|path| !is_file(path))
+        && let Some(moved) = log.as_ref().and_then(|log| {
+            log.sources
+                .iter()
+                .rev()
+                .map(|source| PathBuf::from(&source.transcript))
+                .find(|path| is_main_transcript(path, session) && is_file(path))
+        })
+    {
+        transcript = Some(moved);
+    }
+    let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
+    let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);
     let facts = log.as_ref().map(|log| &log.session);
-    let project = facts
-        .and_then(|facts| facts.relocated_cwd.clone())
+    // What the usage log already says of the main transcript: its first `cwd` (its source
+    // record) and its first request's time. The kept copy's opening is decompressed only for a
+    // session whose log does not say them (reading it for every session was most of the
+    // command's time).
+    let main_source = transcript
+        .as_deref()
+        .map(|path| path.to_string_lossy().into_owned());
+    let logged_cwd = log.as_ref().and_then(|log| {
+        log.sources
+            .iter()
+            .find(|source| Some(&source.transcript) == main_source.as_ref())
+            .and_then(|source| source.cwd.clone())
+    });
+    let logged_first = log
+        .as_ref()
+        .and_then(SessionLog::first_time)
+        .map(|time| time.text().to_owned());
+    let relocated = facts.and_then(|facts| facts.relocated_cwd.clone());
+    let opening = (relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
+        .then(|| {
+            index
+                .as_ref()
+                .and_then(|index| read_opening(&kept_dir, &main, index))
+        })
+        .flatten();
+    let project = relocated
+        .or(logged_cwd)
         .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
         .or_else(|| {
             log.as_ref()
                 .and_then(|log| log.sources.iter().find_map(|source| source.cwd.clone()))
         });
-    let first_activity = opening
-        .as_ref()
-        .and_then(|opening| opening.time.clone())
+    let first_activity = logged_first
+        .or_else(|| opening.as_ref().and_then(|opening| opening.time.clone()))
         .or_else(|| index.as_ref().map(|index| index.header.started_at.clone()))
         .or_else(|| {
             snapshots
@@ -184,8 +257,9 @@ pub fn summarize(state: &StateDir, session: &SessionId) -> SessionSummary {
         entrypoint: facts.and_then(|facts| facts.entrypoint.clone()),
         transcript,
         transcript_present,
+        cleanup,
         first_activity,
-        last_activity: last_activity(state, session).map(rfc3339),
+        last_activity: last_activity_with(state, session, generations).map(rfc3339),
         size: index.as_ref().map_or(0, GenerationIndex::length),
         stored_bytes,
         generations,
@@ -214,7 +288,9 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
     let length = index.length().min(OPENING_BYTES);
     let reader = kept::open_generation(kept_dir, name, index, length).ok()?;
     let mut opening = Opening::default();
-    let _ = split_lines(reader.take(length), 0, false, MAX_LINE_BYTES, |line| {
+    // Decompressed a little at a time: the first lines usually say both, and inflating a whole
+    // MiB for each of a thousand sessions was most of `sessions`' time.
+    let _ = split_opening_lines(reader.take(length), MAX_LINE_BYTES, |line| {
         if let Some(record) = line.bytes.and_then(Record::parse) {
             if opening.cwd.is_none() {
                 opening.cwd = record.cwd.text().map(ToOwned::to_owned);

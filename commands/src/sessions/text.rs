@@ -1,9 +1,13 @@
 //! `ctxhooks sessions` in words: one line per session, newest first.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use super::catalog::SessionSummary;
 use crate::output::one_line as printable;
+use crate::retention::settings::Retention;
+use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
+use crate::retention::text::retention_text;
 
 /// Bytes as a person reads them (`1.2 MB`).
 pub fn human_bytes(bytes: u64) -> String {
@@ -23,39 +27,35 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// The table of sessions.
-pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> String {
+/// The table of sessions, with where each transcript stands with Claude Code's cleanup
+/// (`retention`) and what to do about those it deleted.
+pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
     let mut text = format!(
-        "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {:<14}  {}\n",
+        "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<11}  {:<14}  {}\n",
         "SESSION",
         "FIRST",
         "LAST",
         "SIZE",
         "REQUESTS",
         "COMPACTIONS",
-        "TRANSCRIPT",
+        "CLAUDE CODE",
         "KIND",
         "PROJECT  TITLE"
     );
     for session in sessions {
-        let transcript = match (&session.transcript, session.transcript_present) {
-            (None, _) => "unknown",
-            (Some(_), true) => "present",
-            (Some(_), false) => "gone",
-        };
         let _ = write!(
             text,
-            "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<10}  {:<14}  {}",
+            "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<11}  {:<14}  {}",
             session.session_id,
             session.first_activity.as_deref().map_or("-", short_time),
             session.last_activity.as_deref().map_or("-", short_time),
             human_bytes(session.size),
             session.requests,
             session.compactions,
-            transcript,
+            session.cleanup.short(),
             session_kind(session),
             session.project.as_deref().unwrap_or("-"),
         );
@@ -64,21 +64,37 @@ pub fn render(sessions: &[SessionSummary], state_root: &std::path::Path) -> Stri
         }
         text.push('\n');
     }
-    let gone = sessions
-        .iter()
-        .filter(|session| session.transcript.is_some() && !session.transcript_present)
-        .count();
+    let count = |state| {
+        sessions
+            .iter()
+            .filter(|session| session.cleanup.state == state)
+            .count()
+    };
     let _ = writeln!(
         text,
-        "{} session(s) in `{}`",
+        "{} session(s) in `{}`; {}",
         sessions.len(),
-        state_root.display()
+        state_root.display(),
+        retention_text(retention)
     );
-    if gone > 0 {
+    let deleted = count(CleanupState::Deleted);
+    let restorable = sessions
+        .iter()
+        .filter(|session| session.cleanup.state == CleanupState::Deleted && session.is_kept())
+        .count();
+    if deleted > 0 {
         let _ = writeln!(
             text,
-            "{gone} transcript(s) gone from Claude Code's folder: `ctxhooks archives restore \
-             --session ID` writes the kept copy back"
+            "{deleted} transcript(s) deleted from Claude Code's folder, {restorable} of them kept \
+             only here: `ctxhooks archives restore --deleted` writes them back"
+        );
+    }
+    let due = count(CleanupState::Due);
+    if due > 0 {
+        let _ = writeln!(
+            text,
+            "{due} transcript(s) due for deletion by Claude Code within {DUE_WITHIN_DAYS} days \
+             (kept here all the same; continuing a session postpones it)"
         );
     }
     text

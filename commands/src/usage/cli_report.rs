@@ -16,6 +16,7 @@ use crate::output;
 use crate::output_file::RenderArgs;
 use crate::usage::chart::render_svg;
 use crate::usage::drops::DEFAULT_MIN_DROP;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::status_window::StatusWindow;
@@ -118,7 +119,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         let state = StateDir::locate()?;
         let mut reports = Vec::new();
         for session in state.session_ids()? {
-            if state.usage_log(&session).exists() {
+            if rotation::log_exists(&state.usage_log(&session)) {
                 reports.push(session_report(&state, &session, &options)?);
             }
         }

@@ -11,6 +11,7 @@ use super::log::TimelineItem;
 use super::log::{SessionLog, SkippedLogLines, log_from_transcript, read_session_log};
 use super::text::rows_table;
 use crate::output;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, SkippedLinesRow, UsageRow};
@@ -65,7 +66,7 @@ pub fn load_log(session: Option<&str>, transcript: Option<&PathBuf>) -> Result<S
     let session = SessionId::parse(session).context("invalid `--session`")?;
     let state = StateDir::locate()?;
     let path = state.usage_log(&session);
-    if !path.exists() {
+    if !rotation::log_exists(&path) {
         bail!(
             "no usage log for session {session} at `{}` (is the Stop hook installed? \
              `ctxhooks usage --transcript PATH` reads a transcript directly)",

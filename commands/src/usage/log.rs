@@ -9,7 +9,7 @@ use crate::time::Time;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use ctxhooks_shared::store::files;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::{
@@ -101,8 +101,38 @@ impl SessionLog {
         Time::of(self.requests().filter_map(|row| row.time.as_deref()).last())
     }
 
+    /// Drops what the log holds of `transcript` before its rescan: the hook rewrote the log
+    /// without those rows, but a part rotated before the rescan still holds them.
+    fn forget_transcript(
+        &mut self,
+        transcript: &str,
+        request_index: &mut FxHashMap<String, usize>,
+        boundary_seen: &mut FxHashSet<String>,
+    ) {
+        let of_transcript = |item: &TimelineItem| match item {
+            TimelineItem::Request(row) => row.transcript == transcript,
+            TimelineItem::Compaction(row) | TimelineItem::MicroCompaction(row) => {
+                row.transcript == transcript
+            }
+        };
+        if !self.timeline.iter().any(of_transcript) {
+            return;
+        }
+        self.timeline.retain(|item| !of_transcript(item));
+        request_index.clear();
+        for (index, item) in self.timeline.iter().enumerate() {
+            if let TimelineItem::Request(row) = item {
+                request_index.insert(row.key.clone(), index);
+            }
+        }
+        boundary_seen.retain(|seen| !seen.starts_with(&format!("{transcript}:")));
+        self.skipped
+            .retain(|skipped| skipped.transcript != transcript);
+    }
+
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the
-    /// largest output count), repeated boundaries (same uuid) count once.
+    /// largest output count), repeated boundaries (same uuid) count once, and a rescan drops what
+    /// came before it of its transcript.
     pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {
         let mut log = Self::default();
         let mut request_index: FxHashMap<String, usize> = FxHashMap::default();
@@ -144,7 +174,10 @@ impl SessionLog {
                 UsageRecord::MicrocompactBoundary(row) => {
                     log.timeline.push(TimelineItem::MicroCompaction(row));
                 }
-                UsageRecord::Rescan(row) => log.rescans.push(row),
+                UsageRecord::Rescan(row) => {
+                    log.forget_transcript(&row.transcript, &mut request_index, &mut boundary_seen);
+                    log.rescans.push(row);
+                }
                 UsageRecord::Session(row) => log.session.absorb(&row.facts),
                 UsageRecord::SkippedLines(row) => {
                     match log
@@ -174,11 +207,12 @@ impl SessionLog {
     }
 }
 
-/// A usage log file read back: every line that is a record, and a count of those that are not
-/// (an empty line, such as the end after the last newline, is none of either).
+/// A usage log file read back, with its rotated parts before it (`store/rotation.rs`): every
+/// line that is a record, and a count of those that are not (an empty line, such as the end
+/// after the last newline, is none of either; lines are numbered across the parts).
 pub fn read_log_file(path: &Path) -> Result<LogFile> {
     // Bytes, not text: one damaged line (invalid UTF-8) must not hide the others.
-    let Some(bytes) = files::read_state_file(path).context("failed to read the usage log")? else {
+    let Some(bytes) = rotation::read_log(path).context("failed to read the usage log")? else {
         return Ok(LogFile::default());
     };
     let mut log = LogFile::default();
@@ -237,4 +271,37 @@ pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
     ingest.skipped_overlong(read.overlong_lines);
     let (records, _) = ingest.finish();
     Ok(SessionLog::from_records(records))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::usage_row;
+    use ctxhooks_shared::store::usage_record::RescanReason;
+
+    #[test]
+    fn a_rescan_drops_what_came_before_it_of_its_transcript_in_a_rotated_part() {
+        let rescan = |transcript: &str| {
+            UsageRecord::Rescan(RescanRow {
+                time: "2026-12-01T00:00:00.000Z".into(),
+                transcript: transcript.into(),
+                reason: RescanReason::Shrank,
+            })
+        };
+        let mut other = usage_row("other", None, 1, 0);
+        other.transcript = "u".into();
+        // A part rotated before the rescan still holds the old rows; the log holds the new ones.
+        let log = SessionLog::from_records([
+            UsageRecord::Request(usage_row("old", None, 1, 0)),
+            UsageRecord::Request(other),
+            UsageRecord::Request(usage_row("kept", None, 1, 0)),
+            rescan("t"),
+            UsageRecord::Request(usage_row("kept", None, 2, 0)),
+            UsageRecord::Request(usage_row("new", None, 3, 0)),
+        ]);
+        let keys: Vec<&str> = log.requests().map(|row| row.key.as_str()).collect();
+        assert_eq!(keys, ["other", "kept", "new"]);
+        assert_eq!(log.rows()[1].tokens.cache_creation_input_tokens, 2);
+        assert_eq!(log.rescans.len(), 1);
+    }
 }

@@ -1,6 +1,6 @@
 //! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
-//! the sub-agent's own transcript) gained since the last run (`keep.rs`), and append it to
-//! the session's usage log.
+//! the sub-agent's own transcript) gained since the last run (`keep.rs`), append it to the
+//! session's usage log, then rotate the logs past their size (`store/rotation.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -12,9 +12,12 @@ use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
+use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
+use crate::store::session_id::SessionId;
+use crate::store::storage;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::ingest::Origin;
-use crate::usage::log::{IngestOptions, log_usage};
+use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
 
 hook_payload! {
     /// The Stop / `SubagentStop` payload. Only `session_id` and `transcript_path` are needed to log
@@ -127,5 +130,42 @@ pub fn handle(context: &HookContext) -> Result<()> {
     if let Some(crossing) = crossing {
         context.respond(&crossing.answer()?)?;
     }
+    rotate_logs(context, &session);
+    // The limits a person configured on ctxhooks' own storage, once a day (none: one `lstat`).
+    match storage::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
+        Ok(pruned) => {
+            for record in pruned.iter().filter(|record| record.only_copy) {
+                context.note(anyhow::anyhow!(
+                    "the configured storage limit deleted the kept copies of session {}, the only \
+                     copy left (Claude Code had deleted its transcript); `pruned.jsonl` records it",
+                    record.session_id
+                ));
+            }
+        }
+        Err(error) => context.note(error.context("failed to apply the configured storage limits")),
+    }
     main
+}
+
+/// How long the Stop hook may spend applying the configured storage limits (the rest waits for
+/// the next day).
+const PRUNE_TIME: Duration = Duration::from_secs(10);
+
+/// The size policy of the logs (`store/rotation.rs`), applied after the turn's work, where it
+/// costs one `lstat` per log when nothing is due: the session's usage log (under the usage
+/// lock), its provenance sidecar and `errors.log` (under their own locks). The tool hook, which
+/// runs on every tool call, never rotates.
+fn rotate_logs(context: &HookContext, session: &SessionId) {
+    let state = &context.state;
+    if let Err(error) = rotate_usage_log(state, session) {
+        context.note(error);
+    }
+    for (log, limit) in [
+        (state.sidecar(session), SESSION_LOG_LIMIT),
+        (state.errors_log(), ERRORS_LOG_LIMIT),
+    ] {
+        if let Err(error) = rotation::rotate_if_over(&log, limit, Writers::LockTheLog) {
+            context.note(error.context(format!("failed to rotate `{}`", log.display())));
+        }
+    }
 }

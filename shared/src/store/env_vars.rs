@@ -6,6 +6,11 @@ pub const CTXHOOKS_HOME: &str = "CTXHOOKS_HOME";
 /// Claude Code's configuration folder (default `$HOME/.claude`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
+/// The folder of Claude Code's managed settings (`managed-settings.json` and
+/// `managed-settings.d/`; default `/etc/claude-code` on Linux, `/Library/Application
+/// Support/ClaudeCode` on macOS), where an administrator's settings sit.
+pub const CTXHOOKS_MANAGED_SETTINGS_DIR: &str = "CTXHOOKS_MANAGED_SETTINGS_DIR";
+
 /// The user's home folder.
 pub const HOME: &str = "HOME";
 
@@ -18,6 +23,9 @@ pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 
 /// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
+
+/// Lowers the size past which the logs are rotated (bytes; it can only be lowered), for tests.
+pub const CTXHOOKS_ROTATE_AT_BYTES: &str = "CTXHOOKS_ROTATE_AT_BYTES";
 
 /// The share of the auto-compact trigger at which the Stop hook warns, in percent (default 90;
 /// `off` for none).

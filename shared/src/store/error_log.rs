@@ -65,9 +65,10 @@ pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
     files::append_json_line(&state.errors_log(), record)
 }
 
-/// The last `count` records of an error log (unreadable lines are shown as they are).
+/// The last `count` records of an error log, its rotated parts before it (`store/rotation.rs`;
+/// unreadable lines are shown as they are).
 pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
-    let Some(bytes) = files::read_state_file(path)? else {
+    let Some(bytes) = crate::store::rotation::read_log(path)? else {
         return Ok(Vec::new());
     };
     let text = String::from_utf8_lossy(&bytes);

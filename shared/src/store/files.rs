@@ -340,20 +340,7 @@ fn append_whole_lines(
     if buffer.is_empty() {
         return Ok(());
     }
-    // Readable too, to look at the last byte; never waiting on a FIFO, which is refused (it
-    // would swallow the lines).
-    let mut file = fs_err::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .mode(PRIVATE_FILE_MODE)
-        .custom_flags(NO_WAIT)
-        .open(path)?;
-    ensure_regular(&file, path)?;
-    if let Some(wait) = lock_wait {
-        lock_within(file.file(), wait)
-            .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
-    }
+    let mut file = open_for_append(path, lock_wait)?;
     // One look at the file serves two things: a file just created (empty, not yet 0600 because
     // of the umask) gets exactly 0600; and a failed write is cut back to this length.
     let length_before = file.metadata().map(|metadata| metadata.len());
@@ -383,6 +370,42 @@ fn append_whole_lines(
         let _ = file.file().unlock();
     }
     written.with_context(|| format!("failed to append to `{}`", path.display()))
+}
+
+/// How many times an append opens a log again that was rotated while it waited for its lock.
+const REOPENS: usize = 4;
+
+/// Opens `path` for appending (created 0600), readable too, to look at the last byte; never
+/// waiting on a FIFO, which is refused (it would swallow the lines). With `lock_wait`, takes its
+/// lock, and when the file it locked is no longer the one at `path` (a rotation renamed it to a
+/// part while this waited: `store/rotation.rs`), opens the new one instead: a line never lands
+/// in a part.
+fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Result<fs_err::File> {
+    for _ in 0..REOPENS {
+        let file = fs_err::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(PRIVATE_FILE_MODE)
+            .custom_flags(NO_WAIT)
+            .open(path)?;
+        ensure_regular(&file, path)?;
+        let Some(wait) = lock_wait else {
+            return Ok(file);
+        };
+        lock_within(file.file(), wait)
+            .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
+        let opened = file.metadata()?;
+        let current = fs_err::symlink_metadata(path)
+            .is_ok_and(|named| named.dev() == opened.dev() && named.ino() == opened.ino());
+        if current {
+            return Ok(file);
+        }
+    }
+    Err(anyhow!(
+        "`{}` was rotated again and again while a line waited to be appended",
+        path.display()
+    ))
 }
 
 /// The byte at `length - 1` of `file`, when it can be read.

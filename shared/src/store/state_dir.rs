@@ -60,6 +60,27 @@ impl StateDir {
         self.root.join("errors.log")
     }
 
+    /// The limits a person set on ctxhooks' own storage (`config.json`, see `store/config.rs`).
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("config.json")
+    }
+
+    /// Every deletion of a session's copies or record, by `archives prune` or the configured
+    /// limit (`pruned.jsonl`, see `store/storage.rs`).
+    pub fn prune_log(&self) -> PathBuf {
+        self.root.join("pruned.jsonl")
+    }
+
+    /// When the configured limit was last applied (`prune.stamp`; its modification time).
+    pub fn prune_stamp(&self) -> PathBuf {
+        self.root.join("prune.stamp")
+    }
+
+    /// The lock that keeps two Stop hooks from applying the configured limit at once.
+    pub fn prune_lock(&self) -> PathBuf {
+        self.root.join("prune.lock")
+    }
+
     /// What `ctxhooks install` added to which settings file.
     pub fn installs_file(&self) -> PathBuf {
         self.root.join("installs.json")

@@ -93,6 +93,12 @@ pub struct Line<'bytes> {
     pub length: u64,
 }
 
+/// How much [`split_lines`] reads at a time: a whole transcript goes through in few reads.
+const READ_BUFFER: usize = 1024 * 1024;
+
+/// How much [`split_opening_lines`] reads at a time.
+const OPENING_READ_BUFFER: usize = 16 * 1024;
+
 /// Calls `each` with every complete line `reader` holds, the first starting at `offset` (the
 /// reader's position in its file), until `each` breaks, and returns what the pass found (the
 /// offset after the last line handed). A line longer than `max_line` is handed without its bytes
@@ -103,9 +109,38 @@ pub fn split_lines(
     offset: u64,
     take_unterminated: bool,
     max_line: usize,
+    each: impl FnMut(Line<'_>) -> ControlFlow<()>,
+) -> Result<LinesRead> {
+    split_lines_by(
+        READ_BUFFER,
+        reader,
+        offset,
+        take_unterminated,
+        max_line,
+        each,
+    )
+}
+
+/// [`split_lines`] for a reader that stops after the first lines (a transcript's opening):
+/// 16 KiB read at a time, so that a short look neither fills (and first clears) a whole MiB
+/// nor, from a kept gzip copy, inflates that much.
+pub fn split_opening_lines(
+    reader: impl Read,
+    max_line: usize,
+    each: impl FnMut(Line<'_>) -> ControlFlow<()>,
+) -> Result<LinesRead> {
+    split_lines_by(OPENING_READ_BUFFER, reader, 0, false, max_line, each)
+}
+
+fn split_lines_by(
+    capacity: usize,
+    reader: impl Read,
+    offset: u64,
+    take_unterminated: bool,
+    max_line: usize,
     mut each: impl FnMut(Line<'_>) -> ControlFlow<()>,
 ) -> Result<LinesRead> {
-    let mut reader = BufReader::with_capacity(1024 * 1024, reader);
+    let mut reader = BufReader::with_capacity(capacity, reader);
     let mut read = LinesRead {
         offset,
         overlong_lines: 0,

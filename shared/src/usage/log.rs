@@ -9,6 +9,7 @@ use chrono::{SecondsFormat, Utc};
 use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
 use crate::hook::runner::HookContext;
 use crate::store::files;
+use crate::store::rotation::{self, SESSION_LOG_LIMIT};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
@@ -173,6 +174,50 @@ pub fn ingest_transcript_then<T>(
     let _ = lock.file().unlock();
     outcome
 }
+
+/// Rotates the session's usage log when it is past [`SESSION_LOG_LIMIT`] (one `lstat` when it
+/// is not; `store/rotation.rs`): renamed to its next part under the usage lock, the cursor's
+/// confirmed length set back to 0 for the new log, then the part compressed with the lock
+/// released. A lock another ingest holds leaves it to the next run. Returns the part's number
+/// when it rotated.
+pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<u32>> {
+    let log_path = state.usage_log(session);
+    match fs_err::symlink_metadata(&log_path) {
+        Ok(metadata) if metadata.len() > SESSION_LOG_LIMIT.in_force().bytes => {}
+        _ => return Ok(None),
+    }
+    let lock = files::open_lock_file(&state.usage_lock(session))
+        .context("failed to open the usage lock")?;
+    if files::lock_within(lock.file(), ROTATION_LOCK_WAIT).is_err() {
+        return Ok(None);
+    }
+    let renamed = rotation::rename_if_over(
+        &log_path,
+        SESSION_LOG_LIMIT,
+        rotation::Writers::CallerHoldsTheirLock,
+    )
+    .and_then(|renamed| {
+        if renamed.is_some() {
+            let cursor_path = state.cursor_file(session);
+            // An unreadable cursor makes the next ingest rescan, which needs no length.
+            if let Ok(mut cursors) = CursorFile::load(&cursor_path) {
+                cursors.log_length = Some(0);
+                cursors.save(&cursor_path)?;
+            }
+        }
+        Ok(renamed)
+    });
+    let _ = lock.file().unlock();
+    let renamed = renamed.context("failed to rotate the usage log")?;
+    if renamed.is_some() {
+        rotation::finish_parts(&log_path, SESSION_LOG_LIMIT)
+            .context("failed to compress the usage log's part")?;
+    }
+    Ok(renamed)
+}
+
+/// How long a rotation waits for the usage lock (an ingest holds it for a turn's read).
+const ROTATION_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
 /// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
@@ -347,8 +392,7 @@ fn ingest_locked(
 /// session whose cursor was written before the gauge existed.
 fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge> {
     let mut gauge = ChainGauge::default();
-    let Some(bytes) = files::read_state_file(log_path).context("failed to read the usage log")?
-    else {
+    let Some(bytes) = rotation::read_log(log_path).context("failed to read the usage log")? else {
         return Ok(gauge);
     };
     for line in bytes.split(|byte| *byte == b'\n') {

@@ -161,7 +161,8 @@ impl Run {
         Self::program(CTXHOOKS).args(args)
     }
 
-    /// Runs in `world`: `HOME`, `CLAUDE_CONFIG_DIR` and `CTXHOOKS_HOME` point into it, and the
+    /// Runs in `world`: `HOME`, `CLAUDE_CONFIG_DIR`, `CTXHOOKS_HOME` and the managed settings'
+    /// folder point into it (the machine's own managed settings never reach a test), and the
     /// current folder is its project. Every run needs a world.
     pub fn world(mut self, world: &World) -> Self {
         self.in_world = true;
@@ -169,6 +170,10 @@ impl Run {
         self.env(env_vars::HOME, world.home())
             .env(env_vars::CLAUDE_CONFIG_DIR, world.config_dir())
             .env(env_vars::CTXHOOKS_HOME, world.state_dir())
+            .env(
+                env_vars::CTXHOOKS_MANAGED_SETTINGS_DIR,
+                world.managed_settings_dir(),
+            )
     }
 
     /// One more argument.

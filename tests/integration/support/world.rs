@@ -9,6 +9,7 @@
 //!   home/.claude/settings.json          user_settings()
 //!   home/.claude/ctxhooks/              state_dir()       CTXHOOKS_HOME (not created)
 //!   home/.claude/projects/<slug>/       transcripts_dir() where Claude Code writes transcripts
+//!   managed/                            managed_settings_dir()  CTXHOOKS_MANAGED_SETTINGS_DIR
 //!   project/                            project()         the current folder of every program
 //! ```
 //!
@@ -89,6 +90,12 @@ impl World {
     /// The user settings file, `$CLAUDE_CONFIG_DIR/settings.json`.
     pub fn user_settings(&self) -> PathBuf {
         self.config_dir().join("settings.json")
+    }
+
+    /// The folder of Claude Code's managed settings as every program in this world reads it
+    /// (`CTXHOOKS_MANAGED_SETTINGS_DIR`; not created by the world).
+    pub fn managed_settings_dir(&self) -> PathBuf {
+        self.join("managed")
     }
 
     /// Writes the user settings file.

@@ -1,0 +1,203 @@
+//! `ctxhooks archives restore --deleted`: every session whose transcript is gone from Claude
+//! Code's folder (its cleanup deletes transcripts, and since 2.1.110 the session's folder with
+//! its sub-agents) and that ctxhooks keeps, written back in one step. Each is restored as
+//! `restore --session` restores one (the newest whole generation, checked, atomic, never through
+//! a link), never over an existing file: a sub-agent's file that is there is left as it is. One
+//! that fails is said and does not stop the others.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use chrono::Utc;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use crate::output;
+use crate::projects::window::TimeWindow;
+use crate::retention::sweep::CleanupState;
+use crate::sessions::catalog::{SessionSummary, list_sessions};
+use crate::time::Time;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Which deleted sessions to restore.
+#[derive(Debug, Clone, Default)]
+pub struct DeletedFilter {
+    /// Only sessions whose project folder (`cwd`) or transcript folder's name contains it.
+    pub project: Option<String>,
+    /// Only sessions active within it (their last activity).
+    pub window: TimeWindow,
+}
+
+impl DeletedFilter {
+    fn admits(&self, session: &SessionSummary) -> bool {
+        let project = self.project.as_deref().is_none_or(|text| {
+            session
+                .project
+                .as_deref()
+                .is_some_and(|project| project.contains(text))
+                || session
+                    .transcript
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .and_then(Path::file_name)
+                    .is_some_and(|folder| folder.to_string_lossy().contains(text))
+        });
+        let active = self.window.is_open()
+            || session
+                .last_activity
+                .as_deref()
+                .is_some_and(|time| self.window.contains(&Time::parse(time)));
+        project && active
+    }
+}
+
+/// A session whose restore failed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedRestore {
+    pub session_id: String,
+    pub project: Option<String>,
+    /// The error and its causes, in words.
+    pub error: String,
+}
+
+/// What `restore --deleted` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeletedOutcome {
+    /// Every session written back, as `restore --session` reports one.
+    pub restored: Vec<RestoreOutcome>,
+    /// Every session that could not be, with why; nothing of it was written.
+    pub failed: Vec<FailedRestore>,
+    /// Sessions whose transcript is gone but of which nothing is kept (no kept copy, no
+    /// snapshot), so that nothing can be written back.
+    pub not_kept: Vec<String>,
+}
+
+/// The sessions `filter` admits whose transcript is gone from Claude Code's folder, restored
+/// (every session on every core; each writes only its own files).
+pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<DeletedOutcome> {
+    let gone: Vec<SessionSummary> = list_sessions(state, None, Utc::now())?
+        .into_iter()
+        .filter(|session| session.cleanup.state == CleanupState::Deleted && filter.admits(session))
+        .collect();
+    let (kept, not_kept): (Vec<SessionSummary>, Vec<SessionSummary>) =
+        gone.into_iter().partition(SessionSummary::is_kept);
+    let results: Vec<Result<RestoreOutcome, FailedRestore>> = kept
+        .par_iter()
+        .map(|session| {
+            let failed = |error: anyhow::Error| FailedRestore {
+                session_id: session.session_id.clone(),
+                project: session.project.clone(),
+                error: format!("{error:#}"),
+            };
+            let request = RestoreRequest {
+                session: SessionId::parse(&session.session_id).map_err(failed)?,
+                snapshot: None,
+                to: None,
+                force: false,
+                leave_existing: true,
+            };
+            restore(state, &request).map_err(failed)
+        })
+        .collect();
+    let mut outcome = DeletedOutcome {
+        restored: Vec::new(),
+        failed: Vec::new(),
+        not_kept: not_kept
+            .into_iter()
+            .map(|session| session.session_id)
+            .collect(),
+    };
+    for result in results {
+        match result {
+            Ok(restored) => outcome.restored.push(restored),
+            Err(failed) => outcome.failed.push(failed),
+        }
+    }
+    Ok(outcome)
+}
+
+/// Runs `restore --deleted` and reports it; exits 1 when any session failed.
+pub fn run_restore_deleted(
+    state: &StateDir,
+    filter: &DeletedFilter,
+    json: bool,
+) -> Result<ExitCode> {
+    let outcome = restore_deleted(state, filter)?;
+    if json {
+        output::print_json(&outcome)?;
+    } else {
+        output::print(&deleted_text(&outcome))?;
+    }
+    Ok(if outcome.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// What was written back, what failed and why, and how to continue each session.
+fn deleted_text(outcome: &DeletedOutcome) -> String {
+    let mut text = String::new();
+    for restored in &outcome.restored {
+        let _ = writeln!(text, "restored session {}:", restored.session_id);
+        for file in &restored.files {
+            let generation = file
+                .generation
+                .map(|generation| format!(", generation {generation}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "  {} ({} bytes{generation})",
+                file.path.display(),
+                file.size
+            );
+        }
+        for skipped in &restored.skipped {
+            let _ = writeln!(
+                text,
+                "  left out {}: no generation of it reads back whole",
+                skipped.name
+            );
+        }
+        for path in &restored.left_existing {
+            let _ = writeln!(text, "  left as it is (already there): {}", path.display());
+        }
+    }
+    for failed in &outcome.failed {
+        let _ = writeln!(
+            text,
+            "FAILED session {}{}: {}",
+            failed.session_id,
+            failed
+                .project
+                .as_deref()
+                .map(|project| format!(" ({project})"))
+                .unwrap_or_default(),
+            failed.error
+        );
+    }
+    if !outcome.not_kept.is_empty() {
+        let _ = writeln!(
+            text,
+            "{} session(s) deleted of which nothing is kept (ctxhooks was not keeping them yet): {}",
+            outcome.not_kept.len(),
+            outcome.not_kept.join(", ")
+        );
+    }
+    let _ = writeln!(
+        text,
+        "restored {} session(s), {} failed{}",
+        outcome.restored.len(),
+        outcome.failed.len(),
+        if outcome.restored.is_empty() {
+            ""
+        } else {
+            "; continue one from its project folder with: claude --resume ID"
+        }
+    );
+    text
+}
