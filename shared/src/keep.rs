@@ -708,7 +708,7 @@ mod tests {
         let elsewhere = temp.join("elsewhere");
         fs_err::create_dir_all(&elsewhere).unwrap();
         fs_err::create_dir_all(state.session_dir(&session)).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, state.kept_dir(&session)).unwrap();
+        crate::test_support::symlink_dir(&elsewhere, &state.kept_dir(&session));
         let path = temp.join("s3.jsonl");
         fs_err::write(&path, "{}\n").unwrap();
         let error = keep_path(

@@ -3,6 +3,7 @@
 //! in `docs/architecture.md`):
 //!
 //! - [`version`] (a leaf): a Claude Code version, read one way;
+//! - [`platform`] (a leaf): what Unix and Windows do differently, one module per concern;
 //! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
 //!   file (both sides read and write it);
 //! - [`transcript`]: reading Claude Code transcripts, one streaming typed reader;
@@ -16,6 +17,7 @@ pub mod hook;
 pub mod json_scan;
 pub mod keep;
 pub mod lenient;
+pub mod platform;
 pub mod settings_file;
 pub mod store;
 pub mod tool_input;

@@ -51,6 +51,36 @@ impl Drop for TempFolder {
     }
 }
 
+/// Makes a symbolic link to the file `original` at `link` (on Windows a file link, which needs
+/// the right to make one: an administrator, developer mode, or Wine).
+pub fn symlink_file(original: &Path, link: &Path) {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(original, link);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_file(original, link);
+    made.unwrap_or_else(|error| panic!("a link at `{}`: {error}", link.display()));
+}
+
+/// Makes a symbolic link to the folder `original` at `link` (on Windows a folder link).
+pub fn symlink_dir(original: &Path, link: &Path) {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(original, link);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_dir(original, link);
+    made.unwrap_or_else(|error| panic!("a link at `{}`: {error}", link.display()));
+}
+
+/// Makes a FIFO at `path` with `mkfifo` (there on Linux and macOS alike; rustix has no
+/// `mknodat` on Apple targets).
+#[cfg(unix)]
+pub fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// A gauge as the Stop hook writes it: 142,503 tokens of claude-opus-4-6's T of 167,000 under
 /// 2.1.332 (a 200,000 window), two compactions, no warning yet.
 pub fn sample_gauge() -> Gauge {

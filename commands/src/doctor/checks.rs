@@ -1,7 +1,6 @@
 //! `ctxhooks doctor`'s checks: the state folder, the binaries, each scope's settings file,
 //! Claude Code's transcript retention, recent hook errors and the snapshot count, as findings.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -20,6 +19,7 @@ use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
+use ctxhooks_shared::platform::program::binary_file_name;
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -282,7 +282,7 @@ fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirChe
     let metadata = fs_err::metadata(&path).ok();
     let mode = metadata
         .as_ref()
-        .map(|metadata| metadata.permissions().mode() & 0o7777);
+        .and_then(|_| ctxhooks_shared::platform::private::mode_of(&path).ok());
     match (&metadata, mode) {
         (None, _) => findings.push(Finding::StateDirAbsent { path: path.clone() }),
         (Some(metadata), _) if !metadata.is_dir() => {
@@ -308,7 +308,7 @@ fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<Binary
     HOOK_BINARIES
         .iter()
         .map(|binary| {
-            let path = dir.map(|dir| dir.join(binary.name));
+            let path = dir.map(|dir| dir.join(binary_file_name(binary.name)));
             let found = present.iter().any(|(found, _)| found.name == binary.name);
             if !found {
                 findings.push(Finding::BinaryMissing {
@@ -585,8 +585,6 @@ fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>)
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
     use ctxhooks_shared::test_support::TempFolder;
 
@@ -605,9 +603,15 @@ mod tests {
         check_state_dir(&StateDir::at(file), &mut findings);
         let open = temp.path().join("open");
         fs_err::create_dir(&open).unwrap();
-        fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Made without ctxhooks: 0755 on Unix, its folder's access list on Windows (0777 there).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let open_mode = if cfg!(unix) { 0o755 } else { 0o777 };
         let check = check_state_dir(&StateDir::at(open.clone()), &mut findings);
-        assert_eq!(check.mode.as_deref(), Some("0755"));
+        assert_eq!(check.mode, Some(format!("{open_mode:04o}")));
         assert_eq!(
             codes(&findings),
             [
@@ -620,7 +624,7 @@ mod tests {
             findings[2],
             Finding::StateDirNotPrivate {
                 path: open,
-                mode: 0o755
+                mode: open_mode
             }
         );
         assert_eq!(findings[1].severity(), Severity::Error);

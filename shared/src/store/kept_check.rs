@@ -806,7 +806,7 @@ mod tests {
         let data = name.data_path(&kept, 1);
         let moved = temp.join("moved.gz");
         fs_err::rename(&data, &moved).unwrap();
-        std::os::unix::fs::symlink(&moved, &data).unwrap();
+        crate::test_support::symlink_file(&moved, &data);
         let checked = check_generation(&kept, &name, 1, Depth::Files);
         let said = checked.describe();
         assert!(said.contains("symbolic link"), "{said}");
