@@ -390,7 +390,9 @@ pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Re
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    KeptName::parse(&relative.to_string_lossy())
+    // Kept names use `/` on every platform (they are written into snapshots' records).
+    let parts: Vec<_> = relative.iter().map(|part| part.to_string_lossy()).collect();
+    KeptName::parse(&parts.join("/"))
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
@@ -708,7 +710,9 @@ mod tests {
         let elsewhere = temp.join("elsewhere");
         fs_err::create_dir_all(&elsewhere).unwrap();
         fs_err::create_dir_all(state.session_dir(&session)).unwrap();
-        crate::test_support::symlink_dir(&elsewhere, &state.kept_dir(&session));
+        if !crate::test_support::symlink_dir(&elsewhere, &state.kept_dir(&session)) {
+            return;
+        }
         let path = temp.join("s3.jsonl");
         fs_err::write(&path, "{}\n").unwrap();
         let error = keep_path(

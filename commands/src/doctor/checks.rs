@@ -633,7 +633,11 @@ mod tests {
     #[test]
     fn missing_binaries_are_named() {
         let temp = TempFolder::new("binaries");
-        fs_err::write(temp.path().join(HOOK_BINARIES[0].name), "").unwrap();
+        fs_err::write(
+            temp.path().join(binary_file_name(HOOK_BINARIES[0].name)),
+            "",
+        )
+        .unwrap();
         let mut findings = Vec::new();
         let checks = check_binaries(Some(temp.path()), &mut findings);
         assert_eq!(checks.len(), HOOK_BINARIES.len());
@@ -655,11 +659,11 @@ mod tests {
         fs_err::create_dir_all(project.join(".claude")).unwrap();
         fs_err::create_dir_all(&bin).unwrap();
         for binary in HOOK_BINARIES {
-            fs_err::write(bin.join(binary.name), "").unwrap();
+            fs_err::write(bin.join(binary_file_name(binary.name)), "").unwrap();
         }
         let planned = planned_handlers(&bin);
         let current = &planned[0];
-        let stale = serde_json::json!({"type": "command", "command": bin.join(HOOK_BINARIES[0].name), "timeout": 5});
+        let stale = serde_json::json!({"type": "command", "command": bin.join(binary_file_name(HOOK_BINARIES[0].name)), "timeout": 5});
         let gone = serde_json::json!({"type": "command", "command": temp.path().join("gone").join(HOOK_BINARIES[1].name)});
         let settings = serde_json::json!({
             "cleanupPeriodDays": 90,

@@ -98,7 +98,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
     files::create_private_dir_all(&unlocked)
         .context("failed to create the snapshot's unfinished folder")?;
     let made = (|| -> Result<(PathBuf, Option<fs_err::File>)> {
-        let folder = fs_err::File::open(&unlocked)?;
+        let folder = crate::platform::open::open_folder(&unlocked)?;
         let lock = match files::lock_within(folder.file(), FOLDER_LOCK_WAIT) {
             Ok(()) => Some(folder),
             // The filesystem cannot lock (an I/O error, not a lock held elsewhere).
@@ -121,7 +121,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
 /// [`UNLOCKED_SUFFIX`] name, or on a filesystem that cannot lock folders, is abandoned once it is
 /// older than [`abandoned_after`].
 pub fn is_abandoned(folder: &Path) -> bool {
-    let Ok(handle) = fs_err::File::open(folder) else {
+    let Ok(handle) = crate::platform::open::open_folder(folder) else {
         return false;
     };
     let old_enough = || {
@@ -315,6 +315,11 @@ mod tests {
     fn a_folder_appears_under_its_unfinished_name_already_locked() {
         let archive = crate::test_support::TempFolder::new("snapshot-folder");
         let (temp, lock) = make_locked_folder(archive.path(), ".tmp-x-1").unwrap();
+        // Windows locks no folder: the unfinished folder is then judged by its age alone.
+        if cfg!(windows) {
+            assert!(lock.is_none());
+            return;
+        }
         assert!(lock.is_some(), "this filesystem locks folders");
         assert_eq!(temp, archive.join(".tmp-x-1"));
         assert!(

@@ -24,7 +24,21 @@ pub fn open_no_wait(options: &mut fs_err::OpenOptions, path: &Path) -> io::Resul
         use fs_err::os::unix::fs::OpenOptionsExt as _;
         options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed());
     }
-    options.open(path)
+    options
+        .open(path)
+        .or_else(|error| folder_instead(error, path))
+}
+
+/// On Windows a folder opened as a file is "access denied": the folder is opened as one then, so
+/// that the caller sees a folder and refuses it by name, as on Unix.
+fn folder_instead(error: io::Error, path: &Path) -> io::Result<fs_err::File> {
+    if cfg!(windows)
+        && error.kind() == io::ErrorKind::PermissionDenied
+        && fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir())
+    {
+        return open_folder(path);
+    }
+    Err(error)
 }
 
 /// Opens `path` with `options`, never waiting on a FIFO and never through a link: a link at
@@ -61,13 +75,30 @@ pub fn open_no_follow(
             FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_OPEN_REPARSE_POINT,
         };
         options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
-        let file = options.open(path).map_err(OpenError::Io)?;
+        let file = options
+            .open(path)
+            .or_else(|error| folder_instead(error, path))
+            .map_err(OpenError::Io)?;
         let attributes = file.metadata().map_err(OpenError::Io)?.file_attributes();
         if attributes & FILE_ATTRIBUTE_REPARSE_POINT != 0 {
             return Err(OpenError::Link);
         }
         Ok(file)
     }
+}
+
+/// Opens the folder at `path` for reading its metadata and taking its lock (on Windows with
+/// `FILE_FLAG_BACKUP_SEMANTICS`, without which no folder opens; a folder cannot be locked
+/// there, and the caller's lock then fails as on any file system that cannot lock folders).
+pub fn open_folder(path: &Path) -> io::Result<fs_err::File> {
+    let mut options = fs_err::OpenOptions::new();
+    options.read(true);
+    #[cfg(windows)]
+    {
+        use fs_err::os::windows::fs::OpenOptionsExt as _;
+        options.custom_flags(windows_sys::Win32::Storage::FileSystem::FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    options.open(path)
 }
 
 /// Whether `metadata` (from `symlink_metadata`) is a link to refuse: a symbolic link, or on

@@ -15,15 +15,14 @@ use std::path::Path;
 use windows_sys::Win32::Foundation::{
     CloseHandle, ERROR_INSUFFICIENT_BUFFER, ERROR_SUCCESS, HANDLE, INVALID_HANDLE_VALUE, LocalFree,
 };
-use windows_sys::Win32::Security::Authorization::{
-    GetSecurityInfo, SE_FILE_OBJECT, SetSecurityInfo,
-};
+use windows_sys::Win32::Security::Authorization::{GetSecurityInfo, SE_FILE_OBJECT};
 use windows_sys::Win32::Security::{
     ACCESS_ALLOWED_ACE, ACE_HEADER, ACL, ACL_REVISION, ACL_SIZE_INFORMATION, AclSizeInformation,
     AddAccessAllowedAceEx, CONTAINER_INHERIT_ACE, DACL_SECURITY_INFORMATION, EqualSid, GetAce,
-    GetAclInformation, GetLengthSid, GetTokenInformation, InitializeAcl, OBJECT_INHERIT_ACE,
-    PROTECTED_DACL_SECURITY_INFORMATION, PSECURITY_DESCRIPTOR, PSID, TOKEN_QUERY, TOKEN_USER,
-    TokenUser,
+    GetAclInformation, GetLengthSid, GetTokenInformation, InitializeAcl,
+    InitializeSecurityDescriptor, IsWellKnownSid, OBJECT_INHERIT_ACE, PSECURITY_DESCRIPTOR, PSID,
+    SE_DACL_PROTECTED, SECURITY_DESCRIPTOR, SetKernelObjectSecurity, SetSecurityDescriptorControl,
+    SetSecurityDescriptorDacl, TOKEN_QUERY, TOKEN_USER, TokenUser, WinLocalSystemSid,
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ALL_ACCESS, FILE_BASIC_INFO, FILE_FLAG_BACKUP_SEMANTICS,
@@ -31,7 +30,9 @@ use windows_sys::Win32::Storage::FileSystem::{
     FileBasicInfo, GetFileInformationByHandle, GetFileInformationByHandleEx, READ_CONTROL,
     ReOpenFile, WRITE_DAC,
 };
-use windows_sys::Win32::System::SystemServices::ACCESS_ALLOWED_ACE_TYPE;
+use windows_sys::Win32::System::SystemServices::{
+    ACCESS_ALLOWED_ACE_TYPE, SECURITY_DESCRIPTOR_REVISION,
+};
 use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
 /// A handle closed when dropped.
@@ -122,22 +123,21 @@ fn owner_only_acl(user: &CurrentUser) -> io::Result<Vec<u64>> {
 fn set_owner_only(handle: HANDLE) -> io::Result<()> {
     let user = CurrentUser::get()?;
     let acl = owner_only_acl(&user)?;
-    // SAFETY: the handle is open with WRITE_DAC; the ACL is built above and outlives the call.
-    let status = unsafe {
-        SetSecurityInfo(
-            handle,
-            SE_FILE_OBJECT,
-            DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            acl.as_ptr().cast(),
-            std::ptr::null(),
-        )
+    // SAFETY: plain-data structure, initialized by the call below.
+    let mut descriptor: SECURITY_DESCRIPTOR = unsafe { std::mem::zeroed() };
+    let pointer: PSECURITY_DESCRIPTOR = (&raw mut descriptor).cast();
+    // SAFETY: the descriptor and the ACL are owned here and outlive the calls; the handle is open
+    // with WRITE_DAC.
+    let set = unsafe {
+        InitializeSecurityDescriptor(pointer, SECURITY_DESCRIPTOR_REVISION) != 0
+            && SetSecurityDescriptorDacl(pointer, 1, acl.as_ptr().cast(), 0) != 0
+            && SetSecurityDescriptorControl(pointer, SE_DACL_PROTECTED, SE_DACL_PROTECTED) != 0
+            && SetKernelObjectSecurity(handle, DACL_SECURITY_INFORMATION, pointer) != 0
     };
-    if status == ERROR_SUCCESS {
+    if set {
         Ok(())
     } else {
-        Err(io::Error::from_raw_os_error(status.cast_signed()))
+        Err(io::Error::last_os_error())
     }
 }
 
@@ -185,7 +185,9 @@ pub(super) fn make_file_owner_only(file: &std::fs::File) -> io::Result<()> {
 }
 
 /// Whether every entry that allows access to the file or folder at `path` names the user the
-/// process runs as (deny entries may be there too): no one else can get in.
+/// process runs as, or the system itself (`LocalSystem`, which reads every file anyway, and which
+/// Wine adds to every list it gives back): no other person can get in. Deny entries may be there
+/// too.
 pub(super) fn is_owner_only(path: &Path) -> io::Result<bool> {
     let user = CurrentUser::get()?;
     let object = open_itself(path, READ_CONTROL)?;
@@ -243,8 +245,11 @@ pub(super) fn is_owner_only(path: &Path) -> io::Result<bool> {
             // SAFETY: an access-allowed ACE's SID starts at `SidStart`.
             let sid: PSID =
                 unsafe { (&raw mut (*ace.cast::<ACCESS_ALLOWED_ACE>()).SidStart).cast() };
-            // SAFETY: both SIDs are valid for the call.
-            if unsafe { EqualSid(sid, user.sid()) } == 0 {
+            // SAFETY: both SIDs are valid for the calls.
+            let allowed = unsafe {
+                EqualSid(sid, user.sid()) != 0 || IsWellKnownSid(sid, WinLocalSystemSid) != 0
+            };
+            if !allowed {
                 return Ok(false);
             }
         }

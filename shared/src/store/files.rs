@@ -567,7 +567,11 @@ mod tests {
         let nested = relative.join("a/b");
         create_private_dir_all(&nested).unwrap();
         assert!(nested.is_dir());
-        assert_eq!(mode_of(&nested).unwrap() & 0o777, 0o700);
+        // Under Wine a folder on a drive mapped to the Linux file system (the current folder's)
+        // reads back its Unix mode, user and group alike; the other tests check the access list.
+        if !crate::test_support::under_wine() {
+            assert_eq!(mode_of(&nested).unwrap() & 0o777, 0o700);
+        }
         fs_err::remove_dir_all(&relative).unwrap();
     }
 
@@ -589,12 +593,13 @@ mod tests {
         let elsewhere = dir.join("elsewhere");
         fs_err::write(&elsewhere, "").unwrap();
         let lock = dir.join("usage.lock");
-        symlink_file(&elsewhere, &lock);
-        let error = open_lock_file(&lock).unwrap_err();
-        assert!(
-            matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
-            "{error:#}"
-        );
+        if symlink_file(&elsewhere, &lock) {
+            let error = open_lock_file(&lock).unwrap_err();
+            assert!(
+                matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
+                "{error:#}"
+            );
+        }
         // A plain lock file, even one left read-only, is opened and locked.
         let plain = dir.join("kept.lock");
         let file = open_lock_file(&plain).unwrap();
@@ -691,7 +696,7 @@ mod tests {
             crate::test_support::make_fifo(&fifo);
             assert!(read_state_file_within(&fifo, 4).is_err());
             let zero = dir.join("zero");
-            symlink_file(Path::new("/dev/zero"), &zero);
+            assert!(symlink_file(Path::new("/dev/zero"), &zero));
             assert!(read_state_file_within(&zero, 4).is_err());
         }
     }
