@@ -390,9 +390,7 @@ pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Re
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    // Kept names use `/` on every platform (they are written into snapshots' records).
-    let parts: Vec<_> = relative.iter().map(|part| part.to_string_lossy()).collect();
-    KeptName::parse(&parts.join("/"))
+    KeptName::parse(&kept::slash_separated(&relative))
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
@@ -436,7 +434,7 @@ pub fn keep_subagents(
         })
         .collect();
     for file in found {
-        let kept = KeptName::parse(&file.relative.to_string_lossy())
+        let kept = KeptName::parse(&kept::slash_separated(&file.relative))
             .and_then(|name| keep_path(state, session, &name, &file.source, check, deadline));
         if let Err(error) = kept {
             problems.push(error.context(format!(

@@ -51,6 +51,30 @@ impl Drop for TempFolder {
     }
 }
 
+/// Sets the modification time of the file or folder at `path` (on Windows a folder is opened
+/// with the right to write its attributes, which std's `File::open` does not ask for).
+pub fn set_modified(path: &Path, time: std::time::SystemTime) {
+    let mut options = fs_err::OpenOptions::new();
+    #[cfg(unix)]
+    options.read(true);
+    #[cfg(windows)]
+    {
+        use fs_err::os::windows::fs::OpenOptionsExt as _;
+        use windows_sys::Win32::Storage::FileSystem::{
+            FILE_FLAG_BACKUP_SEMANTICS, FILE_WRITE_ATTRIBUTES,
+        };
+        options
+            .access_mode(FILE_WRITE_ATTRIBUTES)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    let file = options
+        .open(path)
+        .unwrap_or_else(|error| panic!("`{}` opens: {error}", path.display()));
+    file.file()
+        .set_modified(time)
+        .unwrap_or_else(|error| panic!("`{}` takes a time: {error}", path.display()));
+}
+
 /// Whether the tests run under Wine (which sets `WINELOADER` or `WINEPREFIX` for its programs'
 /// environment when the runner does; the platform scripts set `WINEPREFIX`).
 pub fn under_wine() -> bool {

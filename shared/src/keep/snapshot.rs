@@ -13,7 +13,7 @@ use crate::hook::table::PRECOMPACT;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
-use crate::store::kept::KeptName;
+use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
@@ -195,7 +195,7 @@ fn build(
     }];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let kept = KeptName::parse(&subagent.relative.to_string_lossy()).and_then(|name| {
+        let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
             TranscriptFile::open(&subagent.source)
                 .and_then(|mut file| keep_one(state, request, &name, &mut file))
         });
@@ -221,7 +221,7 @@ fn build(
             }
         };
         snapshot_files.push(SnapshotFile {
-            path: subagent.relative.to_string_lossy().into_owned(),
+            path: kept::slash_separated(&subagent.relative),
             ..kept
         });
     }

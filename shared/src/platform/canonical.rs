@@ -7,7 +7,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// `path` with its links resolved; an error naming `path` when it does not exist.
-pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+pub fn canonicalize(path: impl AsRef<Path>) -> io::Result<PathBuf> {
+    let path = path.as_ref();
     #[cfg(unix)]
     {
         fs_err::canonicalize(path)

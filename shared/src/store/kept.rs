@@ -186,6 +186,13 @@ pub enum IndexRecord {
     Chunk(ChunkRecord),
 }
 
+/// A relative path as a kept name is written: its parts joined by `/` on every platform (names
+/// are recorded in snapshots' metadata and indexes, and read back anywhere).
+pub fn slash_separated(relative: &Path) -> String {
+    let parts: Vec<_> = relative.iter().map(|part| part.to_string_lossy()).collect();
+    parts.join("/")
+}
+
 /// The name of a kept transcript inside `kept/`: `transcript.jsonl`, or a sub-agent's
 /// `subagents/…` path as its snapshot names it. Only plain components: it never leaves `kept/`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
