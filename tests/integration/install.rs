@@ -14,6 +14,7 @@ use crate::support::fixtures::repository_file;
 #[cfg(unix)]
 use crate::support::make_fifo;
 use crate::support::{CTXHOOKS, Hook, World, mode, needs_root};
+use ctxhooks_shared::platform::program::{binary_file_name, shell_path};
 
 /// The folder the hook binaries are registered from: the canonical folder of `ctxhooks`.
 fn binaries_dir() -> PathBuf {
@@ -24,10 +25,20 @@ fn binaries_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// [`INSTALLED`] with the binaries' folder filled in.
+/// The command `install` writes for the binary `name` in `binaries` (on Windows its `.exe`,
+/// with forward slashes).
+fn command_of(binaries: &Path, name: &str) -> String {
+    shell_path(&binaries.join(binary_file_name(name)))
+}
+
+/// [`INSTALLED`] with the binaries' commands filled in.
 fn installed_text(binaries: &Path) -> String {
-    let bin = serde_json::to_string(&binaries.display().to_string()).unwrap();
-    INSTALLED.replace("BIN", bin.trim_matches('"'))
+    let mut text = INSTALLED.to_owned();
+    for hook in Hook::ALL {
+        let command = serde_json::to_string(&command_of(binaries, hook.name())).unwrap();
+        text = text.replace(&format!("\"BIN/{}\"", hook.name()), &command);
+    }
+    text
 }
 
 /// `text` with each 2-space indentation level replaced by `unit` and, if `final_newline` is
@@ -411,7 +422,7 @@ fn json_outcome_names_path_handlers_and_backup() {
         added[0]["handler"],
         serde_json::json!({
             "type": "command",
-            "command": binaries_dir().join("ctxhooks-precompact").display().to_string(),
+            "command": command_of(&binaries_dir(), "ctxhooks-precompact"),
             "args": [],
             "timeout": 120
         })
@@ -457,9 +468,9 @@ fn a_moved_installation_replaces_its_old_handlers() {
     // Reinstall from another folder: copies of the four binaries.
     let moved = world.join("elsewhere/bin");
     fs_err::create_dir_all(&moved).unwrap();
-    fs_err::copy(CTXHOOKS, moved.join("ctxhooks")).unwrap();
+    fs_err::copy(CTXHOOKS, moved.join(binary_file_name("ctxhooks"))).unwrap();
     for hook in Hook::ALL {
-        fs_err::copy(hook.binary(), moved.join(hook.name())).unwrap();
+        fs_err::copy(hook.binary(), moved.join(binary_file_name(hook.name()))).unwrap();
     }
     world
         .program(moved.join("ctxhooks"))
@@ -577,12 +588,11 @@ const HAND_FORMATTED: &str = r#"{
 
 /// One of our matcher groups as the pretty printer writes it at 2-space indentation, starting
 /// at `indent`.
-fn our_group(indent: &str, binary: &Path, timeout: u64) -> String {
+fn our_group(indent: &str, command: &str, timeout: u64) -> String {
     format!(
         "{{\n{indent}  \"hooks\": [\n{indent}    {{\n{indent}      \"type\": \"command\",\n\
-         {indent}      \"command\": \"{}\",\n{indent}      \"args\": [],\n\
-         {indent}      \"timeout\": {timeout}\n{indent}    }}\n{indent}  ]\n{indent}}}",
-        binary.display()
+         {indent}      \"command\": \"{command}\",\n{indent}      \"args\": [],\n\
+         {indent}      \"timeout\": {timeout}\n{indent}    }}\n{indent}  ]\n{indent}}}"
     )
 }
 
@@ -595,7 +605,7 @@ fn hand_formatting_is_kept_outside_our_additions() {
     let new_event = |event: &str, name: &str, timeout: u64| {
         format!(
             ",\n    \"{event}\": [\n      {}\n    ]",
-            our_group("      ", &bin.join(name), timeout)
+            our_group("      ", &command_of(&bin, name), timeout)
         )
     };
     // Our PostToolUse group follows the user's one-line group; the new events follow
@@ -605,7 +615,7 @@ fn hand_formatting_is_kept_outside_our_additions() {
          \"hooks\": {{\n    \"PostToolUse\": [\n      {{\"matcher\": \"Edit|Write\", \"hooks\": \
          [{{\"type\": \"command\", \"command\": \"prettier --write\"}}]}},\n      {}\n    ]{}{}{}{}{}{}{}{}\n  \
          }},\n  \"permissions\": {{\"allow\": [\"Bash(git status)\"]}}\n}}\n",
-        our_group("      ", &bin.join("ctxhooks-tooluse"), 10),
+        our_group("      ", &command_of(&bin, "ctxhooks-tooluse"), 10),
         new_event("PreCompact", "ctxhooks-precompact", 120),
         new_event("Stop", "ctxhooks-stop", 60),
         new_event("SubagentStop", "ctxhooks-stop", 60),
@@ -835,7 +845,10 @@ fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_by
     world.write_user_settings(before);
     let outcome: Value = world.ctxhooks(["install", "--statusline", "--json"]).json();
     assert_eq!(outcome["status_line"]["action"], "added");
-    let ours = format!("{} statusline", binaries_dir().join("ctxhooks").display());
+    let ours = format!(
+        "{} statusline",
+        shell_path(&binaries_dir().join("ctxhooks"))
+    );
     let written: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
     assert_eq!(
         written["statusLine"],
@@ -887,6 +900,7 @@ fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_by
         project["status_line"]["configured_in"]
             .as_str()
             .unwrap()
+            .replace('\\', "/")
             .ends_with("/.claude/settings.json")
     );
     let project_file = world.project().join(".claude/settings.json");

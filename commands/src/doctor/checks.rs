@@ -19,7 +19,7 @@ use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
-use ctxhooks_shared::platform::program::binary_file_name;
+use ctxhooks_shared::platform::program::{binary_file_name, names_a_program};
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -401,7 +401,7 @@ fn check_settings(
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let binary_exists = Path::new(&command).is_file();
+        let binary_exists = names_a_program(Path::new(&command));
         let current = planned
             .iter()
             .any(|owned| &owned.event == event && &owned.handler == handler);

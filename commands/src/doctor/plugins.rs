@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::install::merge::handlers;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
-use ctxhooks_shared::platform::program::{binary_name, last_component};
+use ctxhooks_shared::platform::program::{binary_name, last_component, names_a_program};
 use ctxhooks_shared::settings_file::read_settings_bytes;
 use ctxhooks_shared::store::env_vars;
 
@@ -112,7 +112,7 @@ fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
         hooks.push(PluginHook {
             event: event.clone(),
             command: command.to_owned(),
-            binary_exists: program.as_deref().is_some_and(Path::is_file),
+            binary_exists: program.as_deref().is_some_and(names_a_program),
             program,
         });
     }

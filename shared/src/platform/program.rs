@@ -38,6 +38,14 @@ pub fn shell_path(path: &Path) -> String {
     }
 }
 
+/// Whether a command naming `path` finds a program there: the file itself, or on Windows, for a
+/// name without an extension, the file with `.exe` added (which both Windows and Git Bash run
+/// for it).
+pub fn names_a_program(path: &Path) -> bool {
+    path.is_file()
+        || (cfg!(windows) && path.extension().is_none() && path.with_extension("exe").is_file())
+}
+
 /// Whether `path` is a file this platform would run: an executable bit on Unix; on Windows a
 /// file whose extension is one `PATHEXT` names (`.exe`, `.cmd`, ...).
 pub fn is_executable(path: &Path) -> bool {
