@@ -657,6 +657,7 @@ fn an_unreadable_ownership_record_stops_install_before_any_write() {
     assert!(world.backups().is_empty());
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
 #[cfg(unix)]
 #[test]
 fn a_symlinked_settings_file_is_edited_where_it_lives() {
@@ -685,6 +686,7 @@ fn a_symlinked_settings_file_is_edited_where_it_lives() {
 }
 
 // See: the fault issue, defect 1 (a dangling settings link was replaced, then deleted).
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
 #[cfg(unix)]
 #[test]
 fn a_settings_link_to_a_file_not_yet_created_is_written_through_and_survives() {
@@ -744,6 +746,7 @@ fn install_and_uninstall_work_under_a_restrictive_umask() {
 }
 
 // See: the fault issue, defect 6 (a FIFO blocked install forever, /dev/zero grew without bound).
+// Unix only: a FIFO.
 #[cfg(unix)]
 #[test]
 fn only_a_regular_settings_file_of_sane_size_is_read() {
@@ -790,6 +793,7 @@ fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
     );
 }
 
+// Unix only: Unix modes and owners, root and `setpriv`, a file's inode.
 #[cfg(unix)]
 #[test]
 fn install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_file() {

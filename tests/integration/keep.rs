@@ -444,6 +444,7 @@ fn session_arguments_take_last_a_unique_start_and_say_what_is_wrong() {
         .exit_code(1);
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
 #[cfg(unix)]
 #[test]
 fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
@@ -594,6 +595,7 @@ fn restore_force_keeps_the_replaced_file_apart_and_never_as_the_transcript() {
     world.ctxhooks(["archives", "verify"]).success();
 }
 
+// Unix only: a FIFO.
 #[cfg(unix)]
 #[test]
 fn a_restore_of_several_files_replaces_all_of_them_or_none() {
@@ -698,6 +700,7 @@ fn an_empty_transcript_keeps_nothing_yet_and_a_compaction_of_it_is_said() {
     assert!(index.contains("\"reason\":\"first\""), "{index}");
 }
 
+// Unix only: Unix modes and owners, root and `setpriv`.
 #[cfg(unix)]
 #[test]
 fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
@@ -855,6 +858,7 @@ fn a_schema_1_snapshot_stays_readable_verifiable_and_restorable() {
     assert_eq!(leftovers, Vec::<PathBuf>::new(), "no temporary file left");
 }
 
+// Unix only: Unix modes and owners, a `/bin/sh` script.
 #[cfg(unix)]
 #[test]
 fn install_leaves_out_events_an_old_claude_refuses_and_doctor_says_so() {

@@ -304,6 +304,7 @@ fn hostile_input_is_logged_once_and_changes_nothing() {
     }
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
 #[cfg(unix)]
 #[test]
 fn missing_folder_and_symlink_transcripts_are_refused() {
@@ -575,6 +576,7 @@ fn a_full_disk_leaves_nothing_under_a_final_name() {
     drop(small);
 }
 
+// Unix only: Unix modes and owners, root and `setpriv`.
 #[cfg(unix)]
 #[test]
 fn an_unreadable_agent_file_costs_only_itself() {

@@ -419,6 +419,7 @@ fn only_the_newest_three_copies_from_before_a_rescan_are_kept() {
     assert_eq!(world.errors(), Vec::<serde_json::Value>::new());
 }
 
+// Unix only: a file's inode.
 #[cfg(unix)]
 #[test]
 fn a_damaged_line_in_the_usage_log_hides_nothing_else() {
@@ -562,6 +563,7 @@ fn hostile_payloads_exit_zero_with_one_error_line_each() {
     }
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one), a FIFO.
 #[cfg(unix)]
 #[test]
 fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging() {
@@ -1116,6 +1118,7 @@ fn unreadable_lines_of_the_usage_log_are_counted_and_shown_by_usage_and_report()
     assert_eq!(clean["skipped_log_lines"], serde_json::Value::Null);
 }
 
+// Unix only: a FIFO.
 #[cfg(unix)]
 #[test]
 fn a_fifo_named_on_the_command_line_is_refused_without_hanging() {
