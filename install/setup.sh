@@ -3,7 +3,8 @@
 # statically linked on *-linux-gnu hosts, else or if that fails the usual way), installs them into
 # ${PREFIX:-$HOME/.local}/bin, registers the hooks (`ctxhooks install "$@"`, user scope unless
 # told otherwise) and runs `ctxhooks doctor`. Safe to run again (an upgrade is the same command).
-# Its last line says what is left to do (PATH, the plugin), if anything.
+# Its last line says what is left to do (PATH, the plugin), if anything. On Windows it runs in Git
+# Bash (which Claude Code runs hooks with there), and the binaries are `.exe` files.
 #
 #   install/setup.sh                    # user scope (~/.claude/settings.json)
 #   install/setup.sh --scope project    # the current folder's .claude/settings.json
@@ -38,6 +39,11 @@ done
 prefix=${PREFIX:-$HOME/.local}
 bin_dir="$prefix/bin"
 binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse ctxhooks-session)
+# Git Bash (MSYS2) and Cygwin on Windows: the binaries are ctxhooks.exe and so on.
+exe=""
+case "$(uname -s)" in
+    MINGW* | MSYS* | CYGWIN*) exe=".exe" ;;
+esac
 
 command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH; install Rust from https://rustup.rs"
 
@@ -48,7 +54,8 @@ mkdir -p "$bin_dir"
 temp_file=""
 trap '[[ -n "$temp_file" ]] && rm -f "$temp_file"' EXIT
 say "installing ${binaries[*]} into $bin_dir"
-for name in "${binaries[@]}"; do
+for binary in "${binaries[@]}"; do
+    name="$binary$exe"
     source_file="$release_dir/$name"
     [[ -x "$source_file" ]] || die "the build did not produce $source_file"
     # Copy under a temporary name in the same folder, then rename: a hook that starts while we
@@ -64,12 +71,13 @@ cd "$caller_dir"
 if $plugin; then
     say "not registering the hooks in a settings file (--plugin): the Claude Code plugin does"
 else
-    say "registering the hooks: ctxhooks install ${install_args[*]}"
-    "$bin_dir/ctxhooks" install "${install_args[@]}"
+    # `${a[@]+"${a[@]}"}`: macOS's bash 3.2 calls an empty array unbound under `set -u`.
+    say "registering the hooks: ctxhooks install ${install_args[*]+"${install_args[*]}"}"
+    "$bin_dir/ctxhooks$exe" install ${install_args[@]+"${install_args[@]}"}
 fi
 
 say "checking the installation: ctxhooks doctor"
-if ! "$bin_dir/ctxhooks" doctor; then
+if ! "$bin_dir/ctxhooks$exe" doctor; then
     die "ctxhooks doctor found a problem (see above)"
 fi
 say "done"

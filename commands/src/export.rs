@@ -4,5 +4,4 @@
 
 pub mod cli;
 pub mod collect;
-pub mod host;
 pub mod records;

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use ctxhooks_shared::platform::canonical::canonicalize;
+
 /// How many symbolic links in a row [`resolve_links`] follows (as the kernel does).
 const MAX_SYMBOLIC_LINKS: usize = 40;
 
@@ -17,7 +19,7 @@ pub fn resolve_links(path: &Path) -> Result<PathBuf> {
         .with_context(|| format!("failed to make `{}` absolute", path.display()))?;
     let mut followed_link = false;
     for _ in 0..=MAX_SYMBOLIC_LINKS {
-        if let Ok(resolved) = fs_err::canonicalize(&current) {
+        if let Ok(resolved) = canonicalize(&current) {
             return Ok(resolved);
         }
         // The file does not exist (yet): resolve its folder; when the name itself is a link
@@ -25,7 +27,7 @@ pub fn resolve_links(path: &Path) -> Result<PathBuf> {
         let (Some(parent), Some(name)) = (current.parent(), current.file_name()) else {
             return Ok(current);
         };
-        let Ok(folder) = fs_err::canonicalize(parent) else {
+        let Ok(folder) = canonicalize(parent) else {
             if followed_link {
                 bail!(
                     "`{}` is a symbolic link to `{}`, whose folder does not exist; create the \

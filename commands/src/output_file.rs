@@ -4,7 +4,6 @@
 //! mode 0600 whatever the umask (what we write names projects and sessions), through any link.
 
 use std::io::Write as _;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -12,6 +11,7 @@ use clap::Args;
 
 use crate::links::resolve_links;
 use crate::output;
+use ctxhooks_shared::platform::open::is_stream;
 use ctxhooks_shared::store::files;
 
 /// How `report` and `history` print: words or JSON, and an SVG written beside them (the help
@@ -51,7 +51,7 @@ pub fn write_output_file(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(error) => return Err(error.into()),
     };
     match kind {
-        Some(kind) if kind.is_fifo() || kind.is_char_device() => {
+        Some(kind) if is_stream(&kind) => {
             let mut target = fs_err::OpenOptions::new().write(true).open(path)?;
             target.write_all(bytes)?;
             target.flush()?;
@@ -72,27 +72,36 @@ pub fn write_output_file(path: &Path, bytes: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-
     use super::*;
+    use ctxhooks_shared::platform::private::mode_of;
+    use ctxhooks_shared::test_support::symlink_file;
 
     #[test]
     fn a_file_is_replaced_private_and_a_link_to_one_is_written_through() {
         let dir = ctxhooks_shared::test_support::TempFolder::new("output-file");
         let file = dir.join("out.jsonl");
         fs_err::write(&file, "old").unwrap();
-        fs_err::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            fs_err::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
         let link = dir.join("link.jsonl");
-        std::os::unix::fs::symlink("out.jsonl", &link).unwrap();
-        write_output_file(&link, b"new\n").unwrap();
-        assert!(fs_err::symlink_metadata(&link).unwrap().is_symlink());
+        let through = if symlink_file(Path::new("out.jsonl"), &link) {
+            &link
+        } else {
+            &file
+        };
+        write_output_file(through, b"new\n").unwrap();
+        assert!(through == &file || fs_err::symlink_metadata(&link).unwrap().is_symlink());
         assert_eq!(fs_err::read(&file).unwrap(), b"new\n");
-        assert_eq!(fs_err::metadata(&file).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(mode_of(&file).unwrap() & 0o777, 0o600);
         // A link to a file not there yet creates it; a folder is refused.
         let dangling = dir.join("dangling.jsonl");
-        std::os::unix::fs::symlink("later.jsonl", &dangling).unwrap();
-        write_output_file(&dangling, b"x").unwrap();
-        assert_eq!(fs_err::read(dir.join("later.jsonl")).unwrap(), b"x");
+        if symlink_file(Path::new("later.jsonl"), &dangling) {
+            write_output_file(&dangling, b"x").unwrap();
+            assert_eq!(fs_err::read(dir.join("later.jsonl")).unwrap(), b"x");
+        }
         assert!(write_output_file(dir.path(), b"x").is_err());
     }
 }

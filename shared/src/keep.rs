@@ -390,7 +390,7 @@ pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Re
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    KeptName::parse(&relative.to_string_lossy())
+    KeptName::parse(&kept::slash_separated(&relative))
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
@@ -434,7 +434,7 @@ pub fn keep_subagents(
         })
         .collect();
     for file in found {
-        let kept = KeptName::parse(&file.relative.to_string_lossy())
+        let kept = KeptName::parse(&kept::slash_separated(&file.relative))
             .and_then(|name| keep_path(state, session, &name, &file.source, check, deadline));
         if let Err(error) = kept {
             problems.push(error.context(format!(
@@ -708,7 +708,9 @@ mod tests {
         let elsewhere = temp.join("elsewhere");
         fs_err::create_dir_all(&elsewhere).unwrap();
         fs_err::create_dir_all(state.session_dir(&session)).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, state.kept_dir(&session)).unwrap();
+        if !crate::test_support::symlink_dir(&elsewhere, &state.kept_dir(&session)) {
+            return;
+        }
         let path = temp.join("s3.jsonl");
         fs_err::write(&path, "{}\n").unwrap();
         let error = keep_path(

@@ -4,6 +4,7 @@
 //!
 //! - [`version`] (a leaf): a Claude Code version, read one way; [`shell_word`] (a leaf): text as
 //!   one word of a shell command ctxhooks prints;
+//! - [`platform`] (a leaf): what Unix and Windows do differently, one module per concern;
 //! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
 //!   file (both sides read and write it);
 //! - [`transcript`]: reading Claude Code transcripts, one streaming typed reader;
@@ -19,6 +20,7 @@ pub mod hook;
 pub mod json_scan;
 pub mod keep;
 pub mod lenient;
+pub mod platform;
 pub mod settings_file;
 pub mod shell_word;
 pub mod store;

@@ -51,6 +51,92 @@ impl Drop for TempFolder {
     }
 }
 
+/// Sets the modification time of the file or folder at `path` (on Windows a folder is opened
+/// with the right to write its attributes, which std's `File::open` does not ask for).
+pub fn set_modified(path: &Path, time: std::time::SystemTime) {
+    let mut options = fs_err::OpenOptions::new();
+    #[cfg(unix)]
+    options.read(true);
+    #[cfg(windows)]
+    {
+        use fs_err::os::windows::fs::OpenOptionsExt as _;
+        use windows_sys::Win32::Storage::FileSystem::{
+            FILE_FLAG_BACKUP_SEMANTICS, FILE_WRITE_ATTRIBUTES,
+        };
+        options
+            .access_mode(FILE_WRITE_ATTRIBUTES)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    let file = options
+        .open(path)
+        .unwrap_or_else(|error| panic!("`{}` opens: {error}", path.display()));
+    file.file()
+        .set_modified(time)
+        .unwrap_or_else(|error| panic!("`{}` takes a time: {error}", path.display()));
+}
+
+/// Whether the tests run under Wine (which sets `WINELOADER` or `WINEPREFIX` for its programs'
+/// environment when the runner does; the platform scripts set `WINEPREFIX`).
+pub fn under_wine() -> bool {
+    cfg!(windows) && std::env::var_os("WINEPREFIX").is_some()
+}
+
+/// Makes a symbolic link to the file `original` at `link`. True when it is there and reads back
+/// as a link; on Windows false when it cannot be made so (an account without the right to make
+/// links, or Wine 8, which makes none that reads back as one): the caller then skips what needs
+/// the link, and this says so on stderr. On Unix a failure panics.
+pub fn symlink_file(original: &Path, link: &Path) -> bool {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(original, link);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_file(original, link);
+    link_made(&made, link)
+}
+
+/// [`symlink_file`] for a folder (on Windows a folder link).
+pub fn symlink_dir(original: &Path, link: &Path) -> bool {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(original, link);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_dir(original, link);
+    link_made(&made, link)
+}
+
+fn link_made(made: &std::io::Result<()>, link: &Path) -> bool {
+    let reads_as_link = made.is_ok()
+        && fs_err::symlink_metadata(link)
+            .is_ok_and(|metadata| crate::platform::open::is_link(&metadata));
+    if reads_as_link {
+        return true;
+    }
+    #[cfg(unix)]
+    panic!("a link at `{}`: {made:?}", link.display());
+    #[cfg(windows)]
+    {
+        let _ = fs_err::remove_file(link);
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "\nSKIPPED: a check that needs a symbolic link (`{}`): none can be made here\n",
+                link.display()
+            )
+            .as_bytes(),
+        );
+        false
+    }
+}
+
+/// Makes a FIFO at `path` with `mkfifo` (there on Linux and macOS alike; rustix has no
+/// `mknodat` on Apple targets).
+#[cfg(unix)]
+pub fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// A gauge as the Stop hook writes it: 142,503 tokens of claude-opus-4-6's T of 167,000 under
 /// 2.1.332 (a 200,000 window), two compactions, no warning yet.
 pub fn sample_gauge() -> Gauge {

@@ -189,7 +189,7 @@ fn doctor_finds_our_entries_gone_from_a_settings_file_and_names_the_command_that
     fs_err::write(&settings, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
     let outcome = world.ctxhooks(["doctor"]).exit_code(1);
     let text = outcome.stdout_text();
-    let real = fs_err::canonicalize(&settings).unwrap();
+    let real = ctxhooks_shared::platform::canonical::canonicalize(&settings).unwrap();
     assert!(
         text.contains(&format!(
             "Put them back with `ctxhooks install --settings {} --statusline`",
@@ -240,7 +240,7 @@ fn doctor_reports_the_plugins_hooks_and_warns_when_they_are_registered_twice() {
     world.write_user_settings(
         "{\n  \"cleanupPeriodDays\": 365,\n  \"enabledPlugins\": {\n    \"ctxhooks@ctxhooks\": true\n  }\n}\n",
     );
-    let binaries = fs_err::canonicalize(crate::support::CTXHOOKS)
+    let binaries = ctxhooks_shared::platform::canonical::canonicalize(crate::support::CTXHOOKS)
         .unwrap()
         .parent()
         .unwrap()

@@ -2,6 +2,7 @@
 //! binary in a [`World`]: `HOME`, `CLAUDE_CONFIG_DIR` and `CTXHOOKS_HOME` point into a per-test
 //! folder.
 
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,21 +11,34 @@ use ctxhooks_shared::store::env_vars;
 use serde_json::Value;
 
 use crate::support::fixtures::repository_file;
-use crate::support::{CTXHOOKS, Hook, World, make_fifo, mode, needs_root};
+#[cfg(unix)]
+use crate::support::make_fifo;
+use crate::support::{CTXHOOKS, Hook, World, mode, needs_root};
+use ctxhooks_shared::platform::program::{binary_file_name, shell_path};
 
 /// The folder the hook binaries are registered from: the canonical folder of `ctxhooks`.
 fn binaries_dir() -> PathBuf {
-    fs_err::canonicalize(CTXHOOKS)
+    ctxhooks_shared::platform::canonical::canonicalize(CTXHOOKS)
         .unwrap()
         .parent()
         .unwrap()
         .to_path_buf()
 }
 
-/// [`INSTALLED`] with the binaries' folder filled in.
+/// The command `install` writes for the binary `name` in `binaries` (on Windows its `.exe`,
+/// with forward slashes).
+fn command_of(binaries: &Path, name: &str) -> String {
+    shell_path(&binaries.join(binary_file_name(name)))
+}
+
+/// [`INSTALLED`] with the binaries' commands filled in.
 fn installed_text(binaries: &Path) -> String {
-    let bin = serde_json::to_string(&binaries.display().to_string()).unwrap();
-    INSTALLED.replace("BIN", bin.trim_matches('"'))
+    let mut text = INSTALLED.to_owned();
+    for hook in Hook::ALL {
+        let command = serde_json::to_string(&command_of(binaries, hook.name())).unwrap();
+        text = text.replace(&format!("\"BIN/{}\"", hook.name()), &command);
+    }
+    text
 }
 
 /// `text` with each 2-space indentation level replaced by `unit` and, if `final_newline` is
@@ -240,7 +254,9 @@ fn install_merges_is_idempotent_and_uninstall_restores_every_byte() {
         let original = restyle(ORIGINAL, unit, final_newline);
         world.write_user_settings(&original);
         let settings = world.user_settings();
+        #[cfg(unix)]
         fs_err::set_permissions(&settings, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mode_before = mode(&settings);
 
         world.ctxhooks(["install"]).success();
         let installed = fs_err::read_to_string(&settings).unwrap();
@@ -249,7 +265,7 @@ fn install_merges_is_idempotent_and_uninstall_restores_every_byte() {
             restyle(&installed_text(&binaries_dir()), unit, final_newline),
             "indent {unit:?}, final newline {final_newline}"
         );
-        assert_eq!(mode(&settings), 0o644, "the file's mode is kept");
+        assert_eq!(mode(&settings), mode_before, "the file's mode is kept");
         let backups = world.backups();
         assert_eq!(backups.len(), 1);
         assert_eq!(fs_err::read_to_string(&backups[0]).unwrap(), original);
@@ -406,7 +422,7 @@ fn json_outcome_names_path_handlers_and_backup() {
         added[0]["handler"],
         serde_json::json!({
             "type": "command",
-            "command": binaries_dir().join("ctxhooks-precompact").display().to_string(),
+            "command": command_of(&binaries_dir(), "ctxhooks-precompact"),
             "args": [],
             "timeout": 120
         })
@@ -430,7 +446,9 @@ fn project_and_local_scopes_write_under_the_current_folder() {
         let text = fs_err::read_to_string(path).unwrap();
         assert!(text.contains("ctxhooks-precompact"), "{text}");
     }
-    assert_eq!(mode(&project), 0o644, "the project file is shared");
+    // On Windows a shared file keeps the access list its folder gives (0666 as `mode` reads it).
+    let shared = if cfg!(windows) { 0o666 } else { 0o644 };
+    assert_eq!(mode(&project), shared, "the project file is shared");
     assert_eq!(mode(&local), 0o600);
     assert!(!world.user_settings().exists());
     world
@@ -450,16 +468,16 @@ fn a_moved_installation_replaces_its_old_handlers() {
     // Reinstall from another folder: copies of the four binaries.
     let moved = world.join("elsewhere/bin");
     fs_err::create_dir_all(&moved).unwrap();
-    fs_err::copy(CTXHOOKS, moved.join("ctxhooks")).unwrap();
+    fs_err::copy(CTXHOOKS, moved.join(binary_file_name("ctxhooks"))).unwrap();
     for hook in Hook::ALL {
-        fs_err::copy(hook.binary(), moved.join(hook.name())).unwrap();
+        fs_err::copy(hook.binary(), moved.join(binary_file_name(hook.name()))).unwrap();
     }
     world
         .program(moved.join("ctxhooks"))
         .arg("install")
         .success();
     let text = fs_err::read_to_string(world.user_settings()).unwrap();
-    let moved = fs_err::canonicalize(&moved).unwrap();
+    let moved = ctxhooks_shared::platform::canonical::canonicalize(&moved).unwrap();
     assert_eq!(text, installed_text(&moved));
     assert_eq!(world.backups().len(), 2);
     world
@@ -513,7 +531,7 @@ fn setup_script_installs_and_is_safe_to_run_twice() {
     run().stderr_contains("is not on your PATH").success();
     let settings = world.user_settings();
     let installed = fs_err::read_to_string(&settings).unwrap();
-    let bin = fs_err::canonicalize(prefix.join("bin")).unwrap();
+    let bin = ctxhooks_shared::platform::canonical::canonicalize(prefix.join("bin")).unwrap();
     assert_eq!(
         serde_json::from_str::<Value>(&installed).unwrap(),
         serde_json::from_str::<Value>(&installed_text(&bin)).unwrap()["hooks"]
@@ -570,12 +588,11 @@ const HAND_FORMATTED: &str = r#"{
 
 /// One of our matcher groups as the pretty printer writes it at 2-space indentation, starting
 /// at `indent`.
-fn our_group(indent: &str, binary: &Path, timeout: u64) -> String {
+fn our_group(indent: &str, command: &str, timeout: u64) -> String {
     format!(
         "{{\n{indent}  \"hooks\": [\n{indent}    {{\n{indent}      \"type\": \"command\",\n\
-         {indent}      \"command\": \"{}\",\n{indent}      \"args\": [],\n\
-         {indent}      \"timeout\": {timeout}\n{indent}    }}\n{indent}  ]\n{indent}}}",
-        binary.display()
+         {indent}      \"command\": \"{command}\",\n{indent}      \"args\": [],\n\
+         {indent}      \"timeout\": {timeout}\n{indent}    }}\n{indent}  ]\n{indent}}}"
     )
 }
 
@@ -588,7 +605,7 @@ fn hand_formatting_is_kept_outside_our_additions() {
     let new_event = |event: &str, name: &str, timeout: u64| {
         format!(
             ",\n    \"{event}\": [\n      {}\n    ]",
-            our_group("      ", &bin.join(name), timeout)
+            our_group("      ", &command_of(&bin, name), timeout)
         )
     };
     // Our PostToolUse group follows the user's one-line group; the new events follow
@@ -598,7 +615,7 @@ fn hand_formatting_is_kept_outside_our_additions() {
          \"hooks\": {{\n    \"PostToolUse\": [\n      {{\"matcher\": \"Edit|Write\", \"hooks\": \
          [{{\"type\": \"command\", \"command\": \"prettier --write\"}}]}},\n      {}\n    ]{}{}{}{}{}{}{}{}\n  \
          }},\n  \"permissions\": {{\"allow\": [\"Bash(git status)\"]}}\n}}\n",
-        our_group("      ", &bin.join("ctxhooks-tooluse"), 10),
+        our_group("      ", &command_of(&bin, "ctxhooks-tooluse"), 10),
         new_event("PreCompact", "ctxhooks-precompact", 120),
         new_event("Stop", "ctxhooks-stop", 60),
         new_event("SubagentStop", "ctxhooks-stop", 60),
@@ -640,6 +657,8 @@ fn an_unreadable_ownership_record_stops_install_before_any_write() {
     assert!(world.backups().is_empty());
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
+#[cfg(unix)]
 #[test]
 fn a_symlinked_settings_file_is_edited_where_it_lives() {
     let world = World::new("symlink");
@@ -656,7 +675,8 @@ fn a_symlinked_settings_file_is_edited_where_it_lives() {
             .is_symlink(),
         "the link was replaced by a file"
     );
-    let target = fs_err::canonicalize(dotfiles.join("settings.json")).unwrap();
+    let target =
+        ctxhooks_shared::platform::canonical::canonicalize(dotfiles.join("settings.json")).unwrap();
     assert_eq!(
         fs_err::read_to_string(&target).unwrap(),
         installed_text(&binaries_dir())
@@ -666,6 +686,8 @@ fn a_symlinked_settings_file_is_edited_where_it_lives() {
 }
 
 // See: the fault issue, defect 1 (a dangling settings link was replaced, then deleted).
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
+#[cfg(unix)]
 #[test]
 fn a_settings_link_to_a_file_not_yet_created_is_written_through_and_survives() {
     let world = World::new("dangling-link");
@@ -703,6 +725,8 @@ fn a_settings_link_to_a_file_not_yet_created_is_written_through_and_survives() {
 }
 
 // See: the fault issue, defect 3 (lock files created 0400 under umask 0277 locked everyone out).
+// Unix only: run through `/bin/sh` (a umask or a memory limit).
+#[cfg(unix)]
 #[test]
 fn install_and_uninstall_work_under_a_restrictive_umask() {
     let world = World::new("umask");
@@ -722,6 +746,8 @@ fn install_and_uninstall_work_under_a_restrictive_umask() {
 }
 
 // See: the fault issue, defect 6 (a FIFO blocked install forever, /dev/zero grew without bound).
+// Unix only: a FIFO.
+#[cfg(unix)]
 #[test]
 fn only_a_regular_settings_file_of_sane_size_is_read() {
     let world = World::new("special-files");
@@ -767,6 +793,8 @@ fn handlers_installed_by_a_lost_state_folder_are_adopted_and_removable() {
     );
 }
 
+// Unix only: Unix modes and owners, root and `setpriv`, a file's inode.
+#[cfg(unix)]
 #[test]
 fn install_keeps_the_owner_of_someone_elses_settings_and_refuses_a_read_only_file() {
     use std::os::unix::fs::MetadataExt;
@@ -821,7 +849,10 @@ fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_by
     world.write_user_settings(before);
     let outcome: Value = world.ctxhooks(["install", "--statusline", "--json"]).json();
     assert_eq!(outcome["status_line"]["action"], "added");
-    let ours = format!("{} statusline", binaries_dir().join("ctxhooks").display());
+    let ours = format!(
+        "{} statusline",
+        shell_path(&binaries_dir().join("ctxhooks"))
+    );
     let written: Value = serde_json::from_slice(&fs_err::read(&settings).unwrap()).unwrap();
     assert_eq!(
         written["statusLine"],
@@ -830,7 +861,11 @@ fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_by
     let records: Value =
         serde_json::from_slice(&fs_err::read(world.state_dir().join("installs.json")).unwrap())
             .unwrap();
-    let record = &records["settings_files"][settings.canonicalize().unwrap().to_str().unwrap()];
+    let record =
+        &records["settings_files"][ctxhooks_shared::platform::canonical::canonicalize(&settings)
+            .unwrap()
+            .to_str()
+            .unwrap()];
     assert_eq!(record["status_line"], written["statusLine"]);
     let after_first = fs_err::read(&settings).unwrap();
     let again: Value = world.ctxhooks(["install", "--statusline", "--json"]).json();
@@ -869,6 +904,7 @@ fn install_statusline_sets_it_only_where_none_is_and_uninstall_restores_every_by
         project["status_line"]["configured_in"]
             .as_str()
             .unwrap()
+            .replace('\\', "/")
             .ends_with("/.claude/settings.json")
     );
     let project_file = world.project().join(".claude/settings.json");

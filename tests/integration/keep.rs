@@ -4,6 +4,7 @@
 //! with `--session last` and a unique start of an id.
 
 use std::io::Read as _;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -443,6 +444,8 @@ fn session_arguments_take_last_a_unique_start_and_say_what_is_wrong() {
         .exit_code(1);
 }
 
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
+#[cfg(unix)]
 #[test]
 fn restore_refuses_links_and_existing_files_and_keeps_what_it_replaces() {
     let world = World::new("keep-restore");
@@ -592,6 +595,8 @@ fn restore_force_keeps_the_replaced_file_apart_and_never_as_the_transcript() {
     world.ctxhooks(["archives", "verify"]).success();
 }
 
+// Unix only: a FIFO.
+#[cfg(unix)]
 #[test]
 fn a_restore_of_several_files_replaces_all_of_them_or_none() {
     let world = World::new("keep-force-all");
@@ -695,6 +700,8 @@ fn an_empty_transcript_keeps_nothing_yet_and_a_compaction_of_it_is_said() {
     assert!(index.contains("\"reason\":\"first\""), "{index}");
 }
 
+// Unix only: Unix modes and owners, root and `setpriv`.
+#[cfg(unix)]
 #[test]
 fn post_compact_names_the_error_when_the_state_folder_cannot_be_read() {
     let Some(_root) = crate::support::needs_root_and_setpriv("the other-user PostCompact test")
@@ -851,6 +858,8 @@ fn a_schema_1_snapshot_stays_readable_verifiable_and_restorable() {
     assert_eq!(leftovers, Vec::<PathBuf>::new(), "no temporary file left");
 }
 
+// Unix only: Unix modes and owners, a `/bin/sh` script.
+#[cfg(unix)]
 #[test]
 fn install_leaves_out_events_an_old_claude_refuses_and_doctor_says_so() {
     let world = World::new("keep-old-claude");

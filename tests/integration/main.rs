@@ -13,6 +13,13 @@
     clippy::similar_names,
     reason = "tests fail loudly on purpose and favour plain helpers"
 )]
+#![cfg_attr(
+    windows,
+    allow(
+        unused_imports,
+        reason = "imports that only the Unix-only tests use (their modules and tests are cfg(unix))"
+    )
+)]
 
 // The harness: one World per test, one Run builder, the fixture locator, the e2e Sandbox.
 mod support;
@@ -36,6 +43,8 @@ mod cleanup;
 mod storage;
 
 // Faults the hooks must hold under (the fault issue's defects, one test each).
+// Unix only: FIFOs, tmpfs mounts for a full or read-only disk, `setpriv`, `/bin/sh` and signals.
+#[cfg(unix)]
 mod faults;
 
 // Tests for the kept transcript copies: the hooks that keep them, `sessions`, `recall`,
@@ -63,21 +72,31 @@ mod direct_reader;
 mod today_records;
 
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
+// Unix only: FIFOs, links to `/dev/zero`, `/proc` for the peak memory, `ulimit` through `/bin/sh`.
+#[cfg(unix)]
 mod history;
 
 // Tests for `ctxhooks export`: three hosts' exports, their JSON Schemas, DuckDB's answers.
+// Unix only: python3 with DuckDB and jsonschema, FIFOs, `/proc/self/fd`, `unshare`.
+#[cfg(unix)]
 mod fleet;
 
 // The usage log's totals against ccusage's for the same transcripts.
+// Unix only: Node.js and the ccusage package.
+#[cfg(unix)]
 mod ccusage;
 
 // Tests for interrupt provenance: `ctxhooks provenance`, `ledger-input`, `mark-interrupt`.
 mod provenance;
 
 // End-to-end tests with the real Claude Code CLI.
+// Unix only: the real Claude Code CLI under Node.js.
+#[cfg(unix)]
 mod e2e_claude;
 
 // End-to-end tests of interrupt provenance with the real Agent SDK.
+// Unix only: the real Agent SDK under Node.js.
+#[cfg(unix)]
 mod e2e_sdk;
 
 // The report on real captures of real CLIs: classes from evidence, T from the CLI's rule.
@@ -87,21 +106,31 @@ mod report_truth;
 mod provenance_truth;
 
 // End-to-end checks of the report's trigger and the provenance of a refusal with the real CLI.
+// Unix only: the real Claude Code CLI under Node.js.
+#[cfg(unix)]
 mod e2e_truth;
 
 // End-to-end tests of the kept transcripts with the real CLI: restore for `--resume`, recall
 // after `/compact`.
+// Unix only: the real Claude Code CLI under Node.js.
+#[cfg(unix)]
 mod e2e_keep;
 
 // End-to-end in a real terminal: the pinned CLI interactive in tmux, the status line segment
 // read from the screen, the warning where the person sees it.
+// Unix only: the real Claude Code CLI in tmux.
+#[cfg(unix)]
 mod e2e_terminal;
 
 // The repository as a plugin marketplace: its manifests and the plugin's hooks file.
 mod plugin;
 
 // The plugin installed with the pinned CLI's `claude plugin` commands, its hooks at work.
+// Unix only: the real Claude Code CLI under Node.js.
+#[cfg(unix)]
 mod e2e_plugin;
 
 // The suite's own promises: the tests that need root pass when it is not root, and say so.
+// Unix only: root and `setpriv` to run the root tests again as `nobody`.
+#[cfg(unix)]
 mod suite;

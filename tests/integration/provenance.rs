@@ -1402,6 +1402,8 @@ fn last_bytes(path: &Path, length: u64) -> String {
     tail
 }
 
+// Unix only: run through `/bin/sh` (a umask or a memory limit).
+#[cfg(unix)]
 #[test]
 fn mark_interrupt_looks_only_at_the_end_of_a_sidecar_of_any_size() {
     // A runtime waits on mark-interrupt before it interrupts: it must not read a session's whole

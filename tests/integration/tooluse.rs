@@ -155,6 +155,8 @@ fn a_hook_blocked_on_its_state_stops_itself_within_its_budget() {
     assert_eq!(errors[0]["session_id"], SESSION);
 }
 
+// Unix only: run through `/bin/sh` (a umask or a memory limit).
+#[cfg(unix)]
 #[test]
 fn a_restrictive_umask_still_leaves_a_usable_private_state_folder() {
     let world = World::new("umask");
@@ -245,7 +247,9 @@ fn hook_records_start_completion_and_failure_with_only_a_summary() {
 fn concurrent_hook_processes_lose_and_interleave_no_line() {
     let world = World::new("concurrent");
     let session = "3f1c1e7a-0000-4000-8000-000000000002";
-    let count = 48;
+    // Under Wine a process takes about 100 ms to start: 48 of them would take longer than a
+    // hook's 5 s stdin deadline before the last one is given its payload.
+    let count = if cfg!(windows) { 12 } else { 48 };
     let long_command = "x".repeat(5000);
     // Every process exists before any gets its payload, so they run at the same time.
     let runs = spawn_together((0..count).map(|index| {
@@ -257,7 +261,8 @@ fn concurrent_hook_processes_lose_and_interleave_no_line() {
         run.wait().success();
     }
     let lines = json_lines(&world.sidecar(session));
-    assert_eq!(lines.len(), count);
+    let errors = fs_err::read_to_string(world.state_dir().join("errors.log")).unwrap_or_default();
+    assert_eq!(lines.len(), count, "the errors logged: {errors}");
     let mut ids: Vec<String> = lines
         .iter()
         .map(|line| line["tool_use_id"].as_str().unwrap().to_owned())
@@ -316,6 +321,8 @@ fn at_the_cap(filler: &str, payload: impl Fn(&str) -> String) -> String {
     payload
 }
 
+// Unix only: run through `/bin/sh` (a umask or a memory limit).
+#[cfg(unix)]
 #[test]
 fn a_payload_at_the_cap_is_read_within_twice_its_size_of_memory() {
     // The hook keeps 80 characters of a tool's input: it must not build the rest. Each payload

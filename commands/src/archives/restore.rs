@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::catalog::{SnapshotEntry, list_snapshots};
 use super::replaced;
+use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
@@ -351,7 +352,7 @@ fn check_target(root: &Path, target: &Path) -> Result<()> {
         current.push(part);
         let last = position + 1 == components.len();
         match fs_err::symlink_metadata(&current) {
-            Ok(metadata) if metadata.file_type().is_symlink() && !last => bail!(
+            Ok(metadata) if is_link(&metadata) && !last => bail!(
                 "`{}` is a symbolic link; refusing to follow it out of `{}`",
                 current.display(),
                 root.display()
@@ -383,7 +384,7 @@ fn keep_replaced(
             continue;
         }
         let metadata = fs_err::symlink_metadata(&file.path)?;
-        if metadata.file_type().is_symlink() {
+        if is_link(&metadata) {
             continue;
         }
         if !metadata.is_file() {
@@ -511,9 +512,7 @@ fn write_temp(
     let temp = files::temp_sibling(&file.path);
     let written = (|| -> Result<()> {
         let mut target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
-        target.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
-            files::PRIVATE_FILE_MODE,
-        ))?;
+        files::set_mode(&target, files::PRIVATE_FILE_MODE)?;
         let mut writer = std::io::BufWriter::with_capacity(256 * 1024, &mut target);
         match &file.origin {
             Some(Origin::Kept { name, generation }) => {

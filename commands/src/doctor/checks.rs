@@ -1,7 +1,6 @@
 //! `ctxhooks doctor`'s checks: the state folder, the binaries, each scope's settings file,
 //! Claude Code's transcript retention, recent hook errors and the snapshot count, as findings.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -25,6 +24,7 @@ use crate::retention::settings::{Retention, SettingsSource};
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::sessions::catalog::list_sessions;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
+use ctxhooks_shared::platform::program::{binary_file_name, names_a_program};
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -382,7 +382,7 @@ fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirChe
     let metadata = fs_err::metadata(&path).ok();
     let mode = metadata
         .as_ref()
-        .map(|metadata| metadata.permissions().mode() & 0o7777);
+        .and_then(|_| ctxhooks_shared::platform::private::mode_of(&path).ok());
     match (&metadata, mode) {
         (None, _) => findings.push(Finding::StateDirAbsent { path: path.clone() }),
         (Some(metadata), _) if !metadata.is_dir() => {
@@ -408,7 +408,7 @@ fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<Binary
     HOOK_BINARIES
         .iter()
         .map(|binary| {
-            let path = dir.map(|dir| dir.join(binary.name));
+            let path = dir.map(|dir| dir.join(binary_file_name(binary.name)));
             let found = present.iter().any(|(found, _)| found.name == binary.name);
             if !found {
                 findings.push(Finding::BinaryMissing {
@@ -501,7 +501,7 @@ fn check_settings(
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let binary_exists = Path::new(&command).is_file();
+        let binary_exists = names_a_program(Path::new(&command));
         let current = planned
             .iter()
             .any(|owned| &owned.event == event && &owned.handler == handler);
@@ -685,8 +685,6 @@ fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>)
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
     use crate::retention::settings::SettingsRead;
     use ctxhooks_shared::test_support::TempFolder;
@@ -706,9 +704,15 @@ mod tests {
         check_state_dir(&StateDir::at(file), &mut findings);
         let open = temp.path().join("open");
         fs_err::create_dir(&open).unwrap();
-        fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Made without ctxhooks: 0755 on Unix, its folder's access list on Windows (0777 there).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            fs_err::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let open_mode = if cfg!(unix) { 0o755 } else { 0o777 };
         let check = check_state_dir(&StateDir::at(open.clone()), &mut findings);
-        assert_eq!(check.mode.as_deref(), Some("0755"));
+        assert_eq!(check.mode, Some(format!("{open_mode:04o}")));
         assert_eq!(
             codes(&findings),
             [
@@ -721,7 +725,7 @@ mod tests {
             findings[2],
             Finding::StateDirNotPrivate {
                 path: open,
-                mode: 0o755
+                mode: open_mode
             }
         );
         assert_eq!(findings[1].severity(), Severity::Error);
@@ -730,7 +734,11 @@ mod tests {
     #[test]
     fn missing_binaries_are_named() {
         let temp = TempFolder::new("binaries");
-        fs_err::write(temp.path().join(HOOK_BINARIES[0].name), "").unwrap();
+        fs_err::write(
+            temp.path().join(binary_file_name(HOOK_BINARIES[0].name)),
+            "",
+        )
+        .unwrap();
         let mut findings = Vec::new();
         let checks = check_binaries(Some(temp.path()), &mut findings);
         assert_eq!(checks.len(), HOOK_BINARIES.len());
@@ -752,11 +760,11 @@ mod tests {
         fs_err::create_dir_all(project.join(".claude")).unwrap();
         fs_err::create_dir_all(&bin).unwrap();
         for binary in HOOK_BINARIES {
-            fs_err::write(bin.join(binary.name), "").unwrap();
+            fs_err::write(bin.join(binary_file_name(binary.name)), "").unwrap();
         }
         let planned = planned_handlers(&bin);
         let current = &planned[0];
-        let stale = serde_json::json!({"type": "command", "command": bin.join(HOOK_BINARIES[0].name), "timeout": 5});
+        let stale = serde_json::json!({"type": "command", "command": bin.join(binary_file_name(HOOK_BINARIES[0].name)), "timeout": 5});
         let gone = serde_json::json!({"type": "command", "command": temp.path().join("gone").join(HOOK_BINARIES[1].name)});
         let settings = serde_json::json!({
             "cleanupPeriodDays": 90,

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::install::merge::handlers;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
+use ctxhooks_shared::platform::program::{binary_name, last_component, names_a_program};
 use ctxhooks_shared::settings_file::read_settings_bytes;
 use ctxhooks_shared::store::env_vars;
 
@@ -111,7 +112,7 @@ fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
         hooks.push(PluginHook {
             event: event.clone(),
             command: command.to_owned(),
-            binary_exists: program.as_deref().is_some_and(Path::is_file),
+            binary_exists: program.as_deref().is_some_and(names_a_program),
             program,
         });
     }
@@ -122,7 +123,7 @@ fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
 /// `"${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}/ctxhooks-stop"`.
 pub fn names_ctxhooks_binary(command: &str) -> Option<&'static str> {
     let program = first_word(command);
-    let name = program.rsplit('/').next()?;
+    let name = binary_name(last_component(program));
     HOOK_BINARIES
         .iter()
         .map(|binary| binary.name)

@@ -8,7 +8,6 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::collect::{ExportQuery, export};
-use super::host::machine_name;
 use crate::output;
 use crate::output_file::write_output_file;
 use crate::projects::text::nothing_read_text;
@@ -16,6 +15,7 @@ use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, reading};
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use crate::usage::report::ReportOptions;
+use ctxhooks_shared::platform::host::machine_name;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks export`.

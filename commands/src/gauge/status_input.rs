@@ -13,8 +13,7 @@
 //! against it, not against the auto-compact trigger; `current_usage` is `null` before the first
 //! response of a process, and all zeros after an interactive `/compact` until the next response.
 
-use std::io::{BufReader, Read};
-use std::os::fd::AsFd;
+use std::io::BufReader;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -23,6 +22,7 @@ use serde_json::Value;
 
 use ctxhooks_shared::hook::payload::read_first_object;
 use ctxhooks_shared::lenient::{Field, Text};
+use ctxhooks_shared::platform::stdin::DeadlineStdin;
 
 /// What the segment uses of the status line's JSON.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -212,51 +212,13 @@ fn sum_of_present(counts: &[Option<u64>]) -> Option<u64> {
 /// never delivers a whole object must not hold the status line up.
 pub const DEFAULT_STDIN_WAIT: Duration = Duration::from_secs(1);
 
-/// Reads the first JSON object on stdin, waiting at most `wait` in all (`poll` before every
-/// read, so nothing blocks past the deadline; no helper thread to start).
+/// Reads the first JSON object on stdin, waiting at most `wait` in all (`platform/stdin.rs`:
+/// nothing blocks past the deadline).
 pub fn read_stdin_object(wait: Duration) -> Result<Vec<u8>> {
     let deadline = Instant::now() + wait;
     // 4 KiB: Claude Code's JSON is 1-4 KiB, and the buffer is zeroed before its first read.
-    let reader = BufReader::with_capacity(
-        4 * 1024,
-        DeadlineReader {
-            stdin: std::io::stdin(),
-            deadline,
-        },
-    );
+    let reader = BufReader::with_capacity(4 * 1024, DeadlineStdin::new(deadline));
     Ok(read_first_object(reader, |_| {})?)
-}
-
-/// Stdin, each read preceded by a `poll` that gives up at the deadline.
-struct DeadlineReader {
-    stdin: std::io::Stdin,
-    deadline: Instant,
-}
-
-impl Read for DeadlineReader {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    "no complete JSON object on stdin in time",
-                ));
-            }
-            let timeout = rustix::event::Timespec::try_from(left).ok();
-            let stdin = self.stdin.as_fd();
-            let mut fds = [rustix::event::PollFd::new(
-                &stdin,
-                rustix::event::PollFlags::IN,
-            )];
-            match rustix::event::poll(&mut fds, timeout.as_ref()) {
-                // Nothing yet (the deadline is checked above), or a signal: poll again.
-                Ok(0) | Err(rustix::io::Errno::INTR) => {}
-                Ok(_) => return self.stdin.lock().read(buffer),
-                Err(error) => return Err(error.into()),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,12 @@
 //! installer leaves such events out and doctor says when one is registered.
 
 use std::io::Read as _;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE};
+use ctxhooks_shared::platform::program::find_on_path;
 use ctxhooks_shared::version::ClaudeVersion;
 
 /// How long `claude --version` may take (it starts a large program).
@@ -49,19 +49,6 @@ pub fn installed_claude() -> Option<InstalledClaude> {
     let path = find_on_path("claude")?;
     let version = ClaudeVersion::find_in(&version_output(&path)?)?;
     Some(InstalledClaude { path, version })
-}
-
-fn find_on_path(program: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .filter(|folder| folder.is_absolute())
-        .map(|folder| folder.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    fs_err::metadata(path)
-        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
 }
 
 /// What `program --version` prints on stdout, within [`VERSION_TIMEOUT`] (then it is ended).

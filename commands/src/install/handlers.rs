@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookBinary};
+use ctxhooks_shared::platform::program::{binary_file_name, binary_name, shell_path};
 
 /// The `args` of every handler we write. Its presence makes Claude Code spawn `command`
 /// directly (exec form: no shell, so a path with spaces needs no quoting). Change it here only.
@@ -20,11 +21,13 @@ pub struct OwnedHandler {
     pub handler: Value,
 }
 
-/// The handler object for `binary` at `timeout` seconds, in exec form.
+/// The handler object for `binary` at `timeout` seconds, in exec form. On Windows the path has
+/// forward slashes (`C:/Users/me/.local/bin/ctxhooks-stop.exe`), which Windows takes as well as
+/// Git Bash does, should a Claude Code without exec form run it through that shell.
 pub fn handler_json(binary: &Path, timeout: u64) -> Value {
     json!({
         "type": "command",
-        "command": binary.to_string_lossy(),
+        "command": shell_path(binary),
         "args": HANDLER_ARGS,
         "timeout": timeout,
     })
@@ -33,7 +36,8 @@ pub fn handler_json(binary: &Path, timeout: u64) -> Value {
 /// The folder that holds the running `ctxhooks` binary, with symlinks resolved.
 pub fn install_dir() -> Result<PathBuf> {
     let exe = std::env::current_exe().context("failed to find the running `ctxhooks` binary")?;
-    let exe = fs_err::canonicalize(&exe).context("failed to resolve the running binary's path")?;
+    let exe = ctxhooks_shared::platform::canonical::canonicalize(&exe)
+        .context("failed to resolve the running binary's path")?;
     exe.parent()
         .map(Path::to_path_buf)
         .context("the running binary has no parent folder")
@@ -44,7 +48,7 @@ pub fn binaries_in(dir: &Path) -> Vec<(HookBinary, PathBuf)> {
     HOOK_BINARIES
         .iter()
         .filter_map(|binary| {
-            let path = dir.join(binary.name);
+            let path = dir.join(binary_file_name(binary.name));
             path.is_file().then_some((*binary, path))
         })
         .collect()
@@ -64,13 +68,14 @@ pub fn planned_handlers(dir: &Path) -> Vec<OwnedHandler> {
 }
 
 /// Whether `handler` is a command handler whose program's file name is one of our binaries
-/// (an exact match, not a substring), wherever it lives.
+/// (an exact match, not a substring; on Windows with or without `.exe`), wherever it lives.
 pub fn is_ctxhooks_command(handler: &Value) -> bool {
     handler
         .get("command")
         .and_then(Value::as_str)
         .and_then(|command| Path::new(command).file_name())
         .and_then(|name| name.to_str())
+        .map(binary_name)
         .is_some_and(|name| HOOK_BINARIES.iter().any(|binary| binary.name == name))
 }
 

@@ -1,8 +1,6 @@
 //! `install` and `uninstall` on one settings file: merge our handlers in, or take exactly them
 //! out, with a backup, an atomic write and the ownership record kept in step.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
-
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -20,6 +18,8 @@ use super::merge::{
 use super::ownership::{InstallRecord, InstallsFile, PriorState};
 use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
+use ctxhooks_shared::platform::owner::Owner;
+use ctxhooks_shared::platform::private;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -578,12 +578,13 @@ fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<
 /// read-only on purpose, and a rename would replace it regardless.
 fn refuse_read_only(path: &Path) -> Result<()> {
     if let Ok(metadata) = fs_err::metadata(path)
-        && metadata.permissions().mode() & 0o200 == 0
+        && private::is_read_only(&metadata)
     {
+        let mode = private::mode_of(path)
+            .map_or_else(|_| String::new(), |mode| format!(" (mode {mode:04o})"));
         bail!(
-            "`{}` is read-only (mode {:04o}); make it writable first, or choose another file with --settings",
+            "`{}` is read-only{mode}; make it writable first, or choose another file with --settings",
             path.display(),
-            metadata.permissions().mode() & 0o7777
         );
     }
     Ok(())
@@ -594,8 +595,8 @@ fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
     // file must leave it theirs.
     let (mode, owner) = match fs_err::metadata(path) {
         Ok(metadata) => (
-            metadata.permissions().mode() & 0o7777,
-            Some((metadata.uid(), metadata.gid())),
+            private::mode_of(path).unwrap_or(new_file_mode),
+            Owner::of(&metadata),
         ),
         Err(_) => (new_file_mode, None),
     };

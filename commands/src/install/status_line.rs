@@ -3,6 +3,7 @@
 //! instead (nothing is changed). What was set is recorded like the hook handlers, so `uninstall`
 //! takes exactly it out again.
 
+use ctxhooks_shared::platform::program::shell_path;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -63,11 +64,12 @@ impl StatusLinePlan {
 }
 
 /// The `statusLine` value that runs `ctxhooks statusline` from `ctxhooks` (a shell command: Claude
-/// Code runs a status line through the shell).
+/// Code runs a status line through the shell, Git Bash on Windows, which takes the path with
+/// forward slashes).
 pub fn status_line_value(ctxhooks: &Path) -> Value {
     json!({
         "type": "command",
-        "command": format!("{} statusline", shell_quote(&ctxhooks.to_string_lossy())),
+        "command": format!("{} statusline", shell_quote(&shell_path(ctxhooks))),
     })
 }
 
@@ -98,7 +100,7 @@ pub fn runs_ctxhooks_statusline(value: &Value) -> bool {
 /// ccstatusline, its Custom Command widget; for any other command, a wrapper that reads the JSON
 /// once and gives it to both.
 pub fn compose_advice(existing: &Value, path: &Path, ctxhooks: &Path) -> String {
-    let ours = format!("{} statusline", shell_quote(&ctxhooks.to_string_lossy()));
+    let ours = format!("{} statusline", shell_quote(&shell_path(ctxhooks)));
     let command = existing.get("command").and_then(Value::as_str);
     match command {
         Some(command) if command.contains("ccstatusline") => format!(

@@ -6,7 +6,6 @@
 //! never past a bound; one that cannot be read or checked is read again from the transcript.
 //! `--no-cache` reads every transcript.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -47,16 +46,13 @@ struct Stamp {
 impl Stamp {
     /// The file at `path` (never followed, if it is a link) as it is now.
     fn of(path: &Path) -> Option<Self> {
-        let metadata = fs_err::symlink_metadata(path).ok()?;
-        let nanoseconds = |seconds: i64, nanoseconds: i64| {
-            i128::from(seconds) * 1_000_000_000 + i128::from(nanoseconds)
-        };
+        let facts = ctxhooks_shared::platform::identity::of_path(path).ok()?;
         Some(Self {
-            size: metadata.len(),
-            modified_ns: nanoseconds(metadata.mtime(), metadata.mtime_nsec()),
-            changed_ns: nanoseconds(metadata.ctime(), metadata.ctime_nsec()),
-            device: metadata.dev(),
-            inode: metadata.ino(),
+            size: facts.size,
+            modified_ns: facts.modified_ns,
+            changed_ns: facts.changed_ns,
+            device: facts.device,
+            inode: facts.inode,
         })
     }
 }

@@ -217,9 +217,12 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
         for path in session.main.iter().chain(session.agents.iter()) {
             if let Ok(metadata) = fs_err::symlink_metadata(path) {
                 session.bytes += metadata.len();
-                session.modified = session
-                    .modified
-                    .max(std::os::unix::fs::MetadataExt::mtime(&metadata));
+                session.modified =
+                    session
+                        .modified
+                        .max(ctxhooks_shared::platform::identity::modified_seconds(
+                            &metadata,
+                        ));
             }
         }
         found.sessions.push(session);

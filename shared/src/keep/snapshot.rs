@@ -13,7 +13,7 @@ use crate::hook::table::PRECOMPACT;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
-use crate::store::kept::KeptName;
+use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
@@ -98,7 +98,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
     files::create_private_dir_all(&unlocked)
         .context("failed to create the snapshot's unfinished folder")?;
     let made = (|| -> Result<(PathBuf, Option<fs_err::File>)> {
-        let folder = fs_err::File::open(&unlocked)?;
+        let folder = crate::platform::open::open_folder(&unlocked)?;
         let lock = match files::lock_within(folder.file(), FOLDER_LOCK_WAIT) {
             Ok(()) => Some(folder),
             // The filesystem cannot lock (an I/O error, not a lock held elsewhere).
@@ -121,7 +121,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
 /// [`UNLOCKED_SUFFIX`] name, or on a filesystem that cannot lock folders, is abandoned once it is
 /// older than [`abandoned_after`].
 pub fn is_abandoned(folder: &Path) -> bool {
-    let Ok(handle) = fs_err::File::open(folder) else {
+    let Ok(handle) = crate::platform::open::open_folder(folder) else {
         return false;
     };
     let old_enough = || {
@@ -223,7 +223,7 @@ fn build(
     }];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let kept = KeptName::parse(&subagent.relative.to_string_lossy()).and_then(|name| {
+        let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
             TranscriptFile::open(&subagent.source)
                 .and_then(|mut file| keep_one(state, request, &name, &mut file))
         });
@@ -249,7 +249,7 @@ fn build(
             }
         };
         snapshot_files.push(SnapshotFile {
-            path: subagent.relative.to_string_lossy().into_owned(),
+            path: kept::slash_separated(&subagent.relative),
             ..kept
         });
     }
@@ -343,6 +343,11 @@ mod tests {
     fn a_folder_appears_under_its_unfinished_name_already_locked() {
         let archive = crate::test_support::TempFolder::new("snapshot-folder");
         let (temp, lock) = make_locked_folder(archive.path(), ".tmp-x-1").unwrap();
+        // Windows locks no folder: the unfinished folder is then judged by its age alone.
+        if cfg!(windows) {
+            assert!(lock.is_none());
+            return;
+        }
         assert!(lock.is_some(), "this filesystem locks folders");
         assert_eq!(temp, archive.join(".tmp-x-1"));
         assert!(

@@ -2,15 +2,17 @@
 //! whole-line appends, and private modes (files 0600, folders 0700).
 
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-
-use fs_err::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use sha2::{Digest, Sha256};
+
+use crate::platform::open::{OpenError, open_no_follow, open_no_wait};
+use crate::platform::owner::Owner;
+use crate::platform::positioned::read_exact_at;
+use crate::platform::private;
 
 /// Why a state file was not opened, read or locked, in the cases its callers tell apart. The
 /// functions that build on these add anyhow's context, through which the case travels.
@@ -42,16 +44,12 @@ pub enum FileError {
     Io(#[from] io::Error),
 }
 
-/// Mode of every file ctxhooks creates: archives and logs may hold secrets.
-pub const PRIVATE_FILE_MODE: u32 = 0o600;
-
-/// Mode of every folder ctxhooks creates.
-pub const PRIVATE_DIR_MODE: u32 = 0o700;
+pub use crate::platform::private::{PRIVATE_DIR_MODE, PRIVATE_FILE_MODE};
 
 static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-/// Creates `path` and its missing parents with mode 0700, exactly (whatever the umask: a
-/// restrictive one would otherwise leave a folder the hooks can never write to again).
+/// Creates `path` and its missing parents private to their owner (mode 0700 exactly whatever the
+/// umask, or an owner-only access list on Windows: `platform/private.rs`).
 pub fn create_private_dir_all(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Ok(());
@@ -62,14 +60,8 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
         .take_while(|ancestor| !ancestor.as_os_str().is_empty() && !ancestor.is_dir())
         .collect();
     for folder in missing.into_iter().rev() {
-        match std::fs::DirBuilder::new()
-            .mode(PRIVATE_DIR_MODE)
-            .create(folder)
-        {
-            Ok(()) => {
-                let mode = std::fs::Permissions::from_mode(PRIVATE_DIR_MODE);
-                fs_err::set_permissions(folder, mode)?;
-            }
+        match private::create_private_dir(folder) {
+            Ok(()) => {}
             // Another process made it in between: fine.
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => {}
             Err(error) => {
@@ -94,10 +86,6 @@ pub fn is_io_kind(error: &anyhow::Error, kinds: &[io::ErrorKind]) -> bool {
     })
 }
 
-/// `O_NONBLOCK`: an open of a FIFO returns at once instead of waiting for its other end. Reads
-/// and writes of a regular file are not affected; anything else is refused right after the open.
-const NO_WAIT: i32 = rustix::fs::OFlags::NONBLOCK.bits().cast_signed();
-
 /// Refuses an open file that is not a regular file: a folder, a FIFO or a device where a state
 /// file belongs would make a reader wait forever, or swallow what is written into it.
 fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
@@ -110,11 +98,7 @@ fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
 /// Opens a state file for reading, without ever waiting (a FIFO is refused, not waited on);
 /// `None` when it does not exist. Anything but a regular file is an error naming the path.
 pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>, FileError> {
-    let file = match fs_err::OpenOptions::new()
-        .read(true)
-        .custom_flags(NO_WAIT)
-        .open(path)
-    {
+    let file = match open_no_wait(fs_err::OpenOptions::new().read(true), path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error.into()),
@@ -122,13 +106,6 @@ pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>, FileError> {
     ensure_regular(&file, path)?;
     Ok(Some(file))
 }
-
-/// `O_NOFOLLOW | O_NONBLOCK`: a symbolic link is refused instead of followed, and a FIFO
-/// returns at once instead of waiting for its other end.
-const NO_FOLLOW_NO_WAIT: i32 = rustix::fs::OFlags::NOFOLLOW
-    .union(rustix::fs::OFlags::NONBLOCK)
-    .bits()
-    .cast_signed();
 
 /// What a file that is never reached through a link is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,25 +125,18 @@ pub enum Access {
 /// to be created). A link is an error that says it is one.
 pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>, FileError> {
     let mut options = fs_err::OpenOptions::new();
-    options.read(true).custom_flags(NO_FOLLOW_NO_WAIT);
+    options.read(true);
     if access != Access::Read {
         options.write(true);
     }
     if access == Access::Create {
-        options.create(true).mode(PRIVATE_FILE_MODE);
+        private::create_with_mode(options.create(true), PRIVATE_FILE_MODE);
     }
-    let file = match options.open(path) {
+    let file = match open_no_follow(&mut options, path) {
         Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        // `O_NOFOLLOW` on a link: ELOOP. fs_err keeps its kind, not the raw OS error, and std
-        // names that kind only on nightly: compared with the kind std gives ELOOP.
-        Err(error)
-            if error.kind()
-                == io::Error::from_raw_os_error(rustix::io::Errno::LOOP.raw_os_error()).kind() =>
-        {
-            return Err(FileError::SymbolicLink(path.to_owned()));
-        }
-        Err(error) => return Err(error.into()),
+        Err(OpenError::Io(error)) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(OpenError::Link) => return Err(FileError::SymbolicLink(path.to_owned())),
+        Err(OpenError::Io(error)) => return Err(error.into()),
     };
     ensure_regular(&file, path)?;
     Ok(Some(file))
@@ -227,13 +197,20 @@ pub fn temp_sibling(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.{}.{counter}.tmp", std::process::id()))
 }
 
-/// Opens a new file that must not exist yet, with `mode` (`AlreadyExists` when one does).
+/// Opens a new file that must not exist yet, with `mode` (`AlreadyExists` when one does). The
+/// umask may narrow the mode: [`set_mode`] makes it exact.
 pub fn create_new_file(path: &Path, mode: u32) -> io::Result<fs_err::File> {
-    fs_err::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)
+    private::create_with_mode(
+        fs_err::OpenOptions::new().write(true).create_new(true),
+        mode,
+    )
+    .open(path)
+}
+
+/// Gives the open `file` exactly `mode` (on Windows, a private mode is an owner-only access
+/// list: `platform/private.rs`).
+pub fn set_mode(file: &fs_err::File, mode: u32) -> io::Result<()> {
+    private::set_mode(file, mode)
 }
 
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
@@ -242,31 +219,26 @@ pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     write_atomic_owned(target, bytes, mode, None)
 }
 
-/// [`write_atomic`], and the new file gets `owner` (user and group ids) when given and different
-/// from the writer's: a file replaced by root for a user stays the user's.
+/// [`write_atomic`], and the new file gets `owner` when given and different from the writer's:
+/// a file replaced by root for a user stays the user's (`platform/owner.rs`).
 pub fn write_atomic_owned(
     target: &Path,
     bytes: &[u8],
     mode: u32,
-    owner: Option<(u32, u32)>,
+    owner: Option<Owner>,
 ) -> Result<()> {
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
         let mut file = create_new_file(&temp, mode)?;
         // The umask may have narrowed `mode`; set it exactly.
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        if let Some((user, group)) = owner {
-            let created = file.metadata()?;
-            if (created.uid(), created.gid()) != (user, group) {
-                std::os::unix::fs::fchown(file.file(), Some(user), Some(group)).with_context(
-                    || {
-                        format!(
-                            "`{}` belongs to user {user} and group {group}; failed to keep them",
-                            target.display()
-                        )
-                    },
-                )?;
-            }
+        set_mode(&file, mode)?;
+        if let Some(owner) = owner {
+            owner.give(&file).with_context(|| {
+                format!(
+                    "`{}` belongs to {owner}; failed to keep it so",
+                    target.display()
+                )
+            })?;
         }
         file.write_all(bytes)?;
         file.sync_all()?;
@@ -290,7 +262,7 @@ pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
         let mut file = create_new_file(&temp, mode)?;
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        set_mode(&file, mode)?;
         file.write_all(bytes)?;
         drop(file);
         fs_err::rename(&temp, target)?;
@@ -345,7 +317,7 @@ fn append_whole_lines(
     // of the umask) gets exactly 0600; and a failed write is cut back to this length.
     let length_before = file.metadata().map(|metadata| metadata.len());
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
-        let _ = file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE));
+        let _ = set_mode(&file, PRIVATE_FILE_MODE);
     }
     let unterminated = match &length_before {
         Ok(length) if *length > 0 => {
@@ -382,22 +354,27 @@ const REOPENS: usize = 4;
 /// in a part.
 fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Result<fs_err::File> {
     for _ in 0..REOPENS {
-        let file = fs_err::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(PRIVATE_FILE_MODE)
-            .custom_flags(NO_WAIT)
-            .open(path)?;
+        // Readable too, to look at the last byte; never waiting on a FIFO, which is refused
+        // (it would swallow the lines).
+        let file = open_no_wait(
+            private::create_with_mode(
+                fs_err::OpenOptions::new()
+                    .read(true)
+                    .append(true)
+                    .create(true),
+                PRIVATE_FILE_MODE,
+            ),
+            path,
+        )?;
         ensure_regular(&file, path)?;
         let Some(wait) = lock_wait else {
             return Ok(file);
         };
         lock_within(file.file(), wait)
             .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
-        let opened = file.metadata()?;
-        let current = fs_err::symlink_metadata(path)
-            .is_ok_and(|named| named.dev() == opened.dev() && named.ino() == opened.ino());
+        let opened = crate::platform::identity::of_file(file.file())?;
+        let current = crate::platform::identity::of_path(path)
+            .is_ok_and(|named| (named.device, named.inode) == (opened.device, opened.inode));
         if current {
             return Ok(file);
         }
@@ -414,9 +391,8 @@ fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Resul
     reason = "positioned reads work on the std handle inside an fs_err file"
 )]
 fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
-    use std::os::unix::fs::FileExt as _;
     let mut byte = [0u8; 1];
-    file.read_exact_at(&mut byte, length.checked_sub(1)?).ok()?;
+    read_exact_at(file, &mut byte, length.checked_sub(1)?).ok()?;
     Some(byte[0])
 }
 
@@ -425,12 +401,7 @@ fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
 /// caller holds (the usage log under `usage.lock`): a line without its newline at the end is then
 /// what a writer stopped in the middle of its write left, and no one else's.
 pub fn cut_to_last_line(path: &Path) -> Result<u64> {
-    let file = match fs_err::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(NO_WAIT)
-        .open(path)
-    {
+    let file = match open_no_wait(fs_err::OpenOptions::new().read(true).write(true), path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(error) => return Err(error.into()),
@@ -442,7 +413,7 @@ pub fn cut_to_last_line(path: &Path) -> Result<u64> {
     while end > 0 {
         let start = end.saturating_sub(chunk.len() as u64);
         let window = &mut chunk[..usize::try_from(end - start).unwrap_or(0)];
-        std::os::unix::fs::FileExt::read_exact_at(file.file(), window, start)
+        read_exact_at(file.file(), window, start)
             .with_context(|| format!("failed to read the end of `{}`", path.display()))?;
         if let Some(newline) = window.iter().rposition(|byte| *byte == b'\n') {
             end = start + newline as u64 + 1;
@@ -468,7 +439,7 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
     match create_new_file(path, PRIVATE_FILE_MODE) {
         Ok(file) => {
             // The umask may have narrowed the mode; set it exactly.
-            file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
+            set_mode(&file, PRIVATE_FILE_MODE)?;
             Ok(file)
         }
         // Another process created it in between: open theirs.
@@ -519,7 +490,7 @@ pub struct Digested {
 /// with mode 0600), hashing on the way, then fsyncs it.
 pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
     let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
-    file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
+    set_mode(&file, PRIVATE_FILE_MODE)?;
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];
@@ -607,7 +578,8 @@ fn sync_parent(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::MetadataExt;
+    use crate::platform::private::mode_of;
+    use crate::test_support::symlink_file;
 
     fn scratch(name: &str) -> crate::test_support::TempFolder {
         crate::test_support::TempFolder::new(name)
@@ -620,7 +592,11 @@ mod tests {
         let nested = relative.join("a/b");
         create_private_dir_all(&nested).unwrap();
         assert!(nested.is_dir());
-        assert_eq!(fs_err::metadata(&nested).unwrap().mode() & 0o777, 0o700);
+        // Under Wine a folder on a drive mapped to the Linux file system (the current folder's)
+        // reads back its Unix mode, user and group alike; the other tests check the access list.
+        if !crate::test_support::under_wine() {
+            assert_eq!(mode_of(&nested).unwrap() & 0o777, 0o700);
+        }
         fs_err::remove_dir_all(&relative).unwrap();
     }
 
@@ -642,18 +618,21 @@ mod tests {
         let elsewhere = dir.join("elsewhere");
         fs_err::write(&elsewhere, "").unwrap();
         let lock = dir.join("usage.lock");
-        std::os::unix::fs::symlink(&elsewhere, &lock).unwrap();
-        let error = open_lock_file(&lock).unwrap_err();
-        assert!(
-            matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
-            "{error:#}"
-        );
+        if symlink_file(&elsewhere, &lock) {
+            let error = open_lock_file(&lock).unwrap_err();
+            assert!(
+                matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
+                "{error:#}"
+            );
+        }
         // A plain lock file, even one left read-only, is opened and locked.
         let plain = dir.join("kept.lock");
         let file = open_lock_file(&plain).unwrap();
-        assert_eq!(fs_err::metadata(&plain).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(mode_of(&plain).unwrap() & 0o777, 0o600);
         drop(file);
-        fs_err::set_permissions(&plain, std::fs::Permissions::from_mode(0o400)).unwrap();
+        let mut read_only = fs_err::metadata(&plain).unwrap().permissions();
+        read_only.set_readonly(true);
+        fs_err::set_permissions(&plain, read_only).unwrap();
         let file = open_lock_file(&plain).unwrap();
         lock_within(file.file(), std::time::Duration::ZERO).unwrap();
     }
@@ -666,7 +645,7 @@ mod tests {
         write_atomic(&target, b"two", 0o600).unwrap();
         assert_eq!(fs_err::read(&target).unwrap(), b"two");
         assert_eq!(fs_err::read_dir(dir.path()).unwrap().count(), 1);
-        assert_eq!(fs_err::metadata(&target).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(mode_of(&target).unwrap() & 0o777, 0o600);
     }
 
     #[test]
@@ -695,7 +674,7 @@ mod tests {
                 .iter()
                 .all(|line| line.len() > 3000 && line.ends_with('x'))
         );
-        assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(mode_of(&log).unwrap() & 0o777, 0o600);
     }
 
     #[test]
@@ -707,7 +686,7 @@ mod tests {
         append_lines(&log, b"three\n").unwrap();
         assert!(append_lines(&log, b"four").is_err());
         assert_eq!(fs_err::read(&log).unwrap(), b"one\ntwo\nthree\n");
-        assert_eq!(fs_err::metadata(&log).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(mode_of(&log).unwrap() & 0o777, 0o600);
     }
 
     #[test]
@@ -735,19 +714,16 @@ mod tests {
         fs_err::write(&file, b"1234").unwrap();
         assert_eq!(read_state_file_within(&file, 4).unwrap().unwrap(), b"1234");
         assert!(read_state_file_within(&file, 3).is_err());
-        let fifo = dir.join("fifo");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
-            0,
-        )
-        .unwrap();
-        assert!(read_state_file_within(&fifo, 4).is_err());
-        let zero = dir.join("zero");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        assert!(read_state_file_within(&zero, 4).is_err());
+        // No FIFO or device lives in a Windows file system.
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("fifo");
+            crate::test_support::make_fifo(&fifo);
+            assert!(read_state_file_within(&fifo, 4).is_err());
+            let zero = dir.join("zero");
+            assert!(symlink_file(Path::new("/dev/zero"), &zero));
+            assert!(read_state_file_within(&zero, 4).is_err());
+        }
     }
 
     #[test]

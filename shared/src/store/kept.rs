@@ -16,7 +16,6 @@ use anyhow::{Context, Result, anyhow, bail};
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use fs_err::os::unix::fs::FileExt as _;
 use serde::{Deserialize, Serialize};
 
 use super::files::{self, Access};
@@ -129,7 +128,8 @@ impl ChunkRecord {
     }
 }
 
-/// Which file a transcript was: its device and inode numbers.
+/// Which file a transcript was: its device and inode numbers (on Windows its volume's serial
+/// number and its file index: `platform/identity.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct FileIdentity {
@@ -141,11 +141,10 @@ pub struct FileIdentity {
 impl FileIdentity {
     /// The identity of an open file.
     pub fn of(file: &fs_err::File) -> Result<Self> {
-        use std::os::unix::fs::MetadataExt as _;
-        let metadata = file.metadata()?;
+        let facts = crate::platform::identity::of_file(file.file())?;
         Ok(Self {
-            device: metadata.dev(),
-            inode: metadata.ino(),
+            device: facts.device,
+            inode: facts.inode,
         })
     }
 }
@@ -170,7 +169,7 @@ pub fn samples_crc32(file: &fs_err::File, end: u64) -> Result<u32> {
         let start =
             u64::try_from(u128::from(end) * u128::from(place) / u128::from(SAMPLES)).unwrap_or(0);
         let length = usize::try_from((end - start).min(SAMPLE_BYTES)).unwrap_or(0);
-        file.read_exact_at(&mut window[..length], start)
+        crate::platform::positioned::read_exact_at(file.file(), &mut window[..length], start)
             .context("failed to read the transcript's sampled bytes")?;
         crc.update(&window[..length]);
     }
@@ -185,6 +184,13 @@ pub enum IndexRecord {
     Generation(GenerationHeader),
     /// Every later line, one per gzip member.
     Chunk(ChunkRecord),
+}
+
+/// A relative path as a kept name is written: its parts joined by `/` on every platform (names
+/// are recorded in snapshots' metadata and indexes, and read back anywhere).
+pub fn slash_separated(relative: &Path) -> String {
+    let parts: Vec<_> = relative.iter().map(|part| part.to_string_lossy()).collect();
+    parts.join("/")
 }
 
 /// The name of a kept transcript inside `kept/`: `transcript.jsonl`, or a sub-agent's
@@ -673,9 +679,7 @@ pub fn append_member(
         );
     }
     if found == 0 {
-        data.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
-            files::PRIVATE_FILE_MODE,
-        ))?;
+        files::set_mode(&data, files::PRIVATE_FILE_MODE)?;
     }
     if found > gz_length {
         data.set_len(gz_length)?;

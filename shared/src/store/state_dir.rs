@@ -177,7 +177,7 @@ impl StateDir {
             };
             current.push(part);
             match fs_err::symlink_metadata(&current) {
-                Ok(metadata) if metadata.file_type().is_symlink() => {
+                Ok(metadata) if crate::platform::open::is_link(&metadata) => {
                     return Err(FileError::LinkOutOfStateFolder(current).into());
                 }
                 Ok(metadata) if metadata.is_dir() => {}

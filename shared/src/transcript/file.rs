@@ -7,16 +7,8 @@ use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use fs_err::os::unix::fs::OpenOptionsExt;
-use rustix::fs::OFlags;
 
-/// `O_NOFOLLOW | O_NONBLOCK`: the open fails on a symbolic link instead of following it, and
-/// returns at once on a FIFO (which would otherwise wait for a writer). Reads of a regular file
-/// are not affected by `O_NONBLOCK`; anything else is refused right after the open.
-const NO_FOLLOW_NO_WAIT: i32 = OFlags::NOFOLLOW
-    .union(OFlags::NONBLOCK)
-    .bits()
-    .cast_signed();
+use crate::platform::open::{OpenError, is_link, open_no_follow};
 
 /// A transcript (or a sub-agent's), open for reading.
 #[derive(Debug)]
@@ -43,7 +35,7 @@ impl TranscriptFile {
             Err(error) => return Err(error).context("failed to inspect the transcript"),
         };
         let kind = metadata.file_type();
-        if kind.is_symlink() {
+        if is_link(&metadata) {
             bail!(
                 "the transcript `{}` is a symbolic link; refusing to follow it",
                 path.display()
@@ -60,11 +52,16 @@ impl TranscriptFile {
         }
         // Then the open, which must not follow or wait either: something else may have been put
         // at the path in between. What was opened is what counts.
-        let file = fs_err::OpenOptions::new()
-            .read(true)
-            .custom_flags(NO_FOLLOW_NO_WAIT)
-            .open(path)
-            .context("failed to open the transcript")?;
+        let file = match open_no_follow(fs_err::OpenOptions::new().read(true), path) {
+            Ok(file) => file,
+            Err(OpenError::Link) => bail!(
+                "the transcript `{}` is a symbolic link; refusing to follow it",
+                path.display()
+            ),
+            Err(OpenError::Io(error)) => {
+                return Err(error).context("failed to open the transcript");
+            }
+        };
         let opened = file
             .metadata()
             .context("failed to read the transcript's size")?;
@@ -82,7 +79,7 @@ impl TranscriptFile {
     /// (a person may well keep links to transcripts), then it is opened as [`Self::open`] does, so
     /// that a FIFO or a device is refused instead of blocking or never ending.
     pub fn open_named(path: &Path) -> Result<Self> {
-        let resolved = fs_err::canonicalize(path)
+        let resolved = crate::platform::canonical::canonicalize(path)
             .with_context(|| format!("failed to read the transcript `{}`", path.display()))?;
         let mut opened = Self::open(&resolved)?;
         opened.path = path.to_path_buf();
@@ -154,20 +151,26 @@ mod tests {
         let real = dir.join("real.jsonl");
         fs_err::write(&real, "{}\n").unwrap();
         let link = dir.join("link.jsonl");
-        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let linked = crate::test_support::symlink_file(&real, &link);
         let missing = dir.join("missing.jsonl");
         let opened = TranscriptFile::open(&real).unwrap();
         assert_eq!((opened.path(), opened.size()), (real.as_path(), 3));
-        for (path, expected) in [
-            (link.as_path(), "symbolic link"),
+        let mut cases = vec![
             (dir.as_path(), "folder"),
-            (Path::new("/dev/zero"), "not a regular file"),
             (missing.as_path(), "does not exist"),
-        ] {
+        ];
+        if linked {
+            cases.push((link.as_path(), "symbolic link"));
+        }
+        if cfg!(unix) {
+            cases.push((Path::new("/dev/zero"), "not a regular file"));
+        }
+        for (path, expected) in cases {
             let error = format!("{:#}", TranscriptFile::open(path).unwrap_err());
             assert!(error.contains(expected), "{error}");
         }
         assert!(TranscriptFile::open_if_present(&missing).unwrap().is_none());
+        drop(opened);
         fs_err::remove_dir_all(&dir).unwrap();
     }
 }

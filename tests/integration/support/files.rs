@@ -1,13 +1,13 @@
 //! Small readers for what the programs under test leave on disk.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::Value;
 
-/// The permission bits of `path` (`0o600`, `0o700`, ...).
+/// The permission bits of `path` (`0o600`, `0o700`, ...; on Windows 0600 or 0700 for an
+/// owner-only access list: `platform/private.rs`).
 pub fn mode(path: &Path) -> u32 {
-    fs_err::metadata(path).unwrap().permissions().mode() & 0o777
+    ctxhooks_shared::platform::private::mode_of(path).unwrap() & 0o777
 }
 
 /// The lines of a text file; none when it does not exist.
@@ -50,6 +50,7 @@ pub fn append(path: &Path, text: impl AsRef<[u8]>) {
 }
 
 /// Makes a FIFO at `path`: opening it blocks until someone opens the other end.
+#[cfg(unix)]
 pub fn make_fifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
         .arg(path)
@@ -62,9 +63,16 @@ pub fn make_fifo(path: &Path) {
 /// [`needs_root`](super::root::needs_root) instead, which records it for the summary; this is
 /// for a test that only runs differently as root.
 pub fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    // `/proc/self` belongs to the process's effective user.
-    fs_err::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        // `/proc/self` belongs to the process's effective user (Linux, where the root tests run).
+        fs_err::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
+    }
+    #[cfg(windows)]
+    {
+        false
+    }
 }
 
 /// Says on the process's stderr, past the test harness's capture, that a test skipped a check.

@@ -27,20 +27,20 @@ pub fn project_fixture(relative: &str) -> PathBuf {
 }
 
 /// A real CLI capture from `tests/fixtures/cli-captures`, such as
-/// `compaction/auto-manual.jsonl.gz`, laid out as a plain file in `folder`: decompressed with
-/// `gzip -dc` when it is gzipped (named without `.gz`), else copied.
+/// `compaction/auto-manual.jsonl.gz`, laid out as a plain file in `folder`: decompressed
+/// when it is gzipped (named without `.gz`), else copied.
 pub fn cli_capture(folder: &Path, relative: &str) -> PathBuf {
     let source = project_fixture("cli-captures").join(relative);
     let name = relative.replace('/', "-");
     if let Some(plain) = name.strip_suffix(".gz") {
         let target = folder.join(plain);
-        let output = std::process::Command::new("gzip")
-            .arg("-dc")
-            .arg(&source)
-            .output()
-            .expect("gzip runs");
-        assert!(output.status.success(), "gzip -dc {}", source.display());
-        fs_err::write(&target, output.stdout).unwrap();
+        let mut plain_bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::MultiGzDecoder::new(fs_err::File::open(&source).unwrap()),
+            &mut plain_bytes,
+        )
+        .unwrap_or_else(|error| panic!("`{}` is not gzip: {error}", source.display()));
+        fs_err::write(&target, plain_bytes).unwrap();
         target
     } else {
         let target = folder.join(&name);

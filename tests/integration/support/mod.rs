@@ -51,7 +51,9 @@ pub mod summary;
 pub mod terminal;
 pub mod world;
 
-pub use files::{append, json_lines, make_fifo, mode, running_as_root, say_held, say_skipped};
+#[cfg(unix)]
+pub use files::make_fifo;
+pub use files::{append, json_lines, mode, running_as_root, say_held, say_skipped};
 pub use fixtures::{all_transcript_fixtures, cli_capture, project_fixture, transcript_fixture};
 pub use mounts::SmallFilesystem;
 pub use root::{AS_NOBODY, SETPRIV, needs_root, needs_root_and_setpriv};

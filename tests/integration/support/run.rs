@@ -509,14 +509,21 @@ impl Running {
     /// signal exits 0, and does not count).
     #[track_caller]
     pub fn kill_at(mut self, delay: Duration) -> Kill {
-        use std::os::unix::process::ExitStatusExt as _;
         let ended = self.ended_by(self.started + delay);
         let ended_after = ended.then(|| self.started.elapsed());
         if !ended {
             let _ = self.child.kill();
         }
         let outcome = self.wait();
-        let landed = !ended && outcome.output.status.signal() == Some(SIGKILL);
+        #[cfg(unix)]
+        let died_of_it = {
+            use std::os::unix::process::ExitStatusExt as _;
+            outcome.output.status.signal() == Some(SIGKILL)
+        };
+        // TerminateProcess, which `kill` calls on Windows, gives exit code 1.
+        #[cfg(windows)]
+        let died_of_it = outcome.output.status.code() == Some(1);
+        let landed = !ended && died_of_it;
         Kill {
             outcome,
             landed,

@@ -21,7 +21,7 @@ impl Scratch {
         let _ = fs_err::remove_dir_all(&path);
         fs_err::create_dir_all(&path).unwrap();
         // Canonical, so paths compare equal to what programs report.
-        let path = fs_err::canonicalize(&path).unwrap();
+        let path = ctxhooks_shared::platform::canonical::canonicalize(&path).unwrap();
         Self { path }
     }
 
