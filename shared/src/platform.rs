@@ -21,6 +21,7 @@ pub mod owner;
 pub mod positioned;
 pub mod private;
 pub mod program;
+pub mod rename;
 pub mod stdin;
 
 #[cfg(windows)]

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, cli_capture, make_fifo, transcript_fixture};
+#[cfg(unix)]
+use crate::support::make_fifo;
+use crate::support::{Hook, World, cli_capture, transcript_fixture};
 
 const SESSION: &str = "5e55a0b1-0000-4000-8000-00000000c0de";
 
@@ -580,6 +582,8 @@ fn the_stop_hook_keeps_a_bounded_segment_that_starts_again_at_each_compaction() 
     assert_eq!(segment["edited"], Value::Null);
 }
 
+// Unix only: a FIFO.
+#[cfg(unix)]
 #[test]
 fn a_damaged_segment_record_costs_the_list_only_and_is_said() {
     let world = World::new("ledger-damaged");

@@ -2,7 +2,6 @@
 //! command reads gone missing, `doctor`'s size and growth, and `archives prune`'s policies for
 //! the kept copies.
 
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -55,7 +54,7 @@ fn rotating_stop(world: &World, session: &str, transcript: &Path) {
 }
 
 fn mode_of(path: &Path) -> u32 {
-    fs_err::metadata(path).unwrap().permissions().mode() & 0o777
+    crate::support::mode(path)
 }
 
 #[test]

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::catalog::{SnapshotEntry, list_snapshots};
 use super::replaced;
 use ctxhooks_shared::platform::open::is_link;
+use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
@@ -473,26 +474,6 @@ fn write_all(
         }
     }
     Ok(())
-}
-
-/// Renames `from` to `to` only if nothing is at `to` (`AlreadyExists` otherwise): a file that
-/// appeared since the restore looked is never replaced. Where the file system cannot rename so,
-/// a hard link (which never replaces) and the temporary name's removal do the same.
-fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    match rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        from,
-        rustix::fs::CWD,
-        to,
-        rustix::fs::RenameFlags::NOREPLACE,
-    ) {
-        Ok(()) => Ok(()),
-        Err(errno) if errno == rustix::io::Errno::INVAL || errno == rustix::io::Errno::NOSYS => {
-            fs_err::hard_link(from, to)?;
-            fs_err::remove_file(from)
-        }
-        Err(errno) => Err(std::io::Error::from(errno)),
-    }
 }
 
 /// Writes one file's bytes to a temporary sibling of its target, checked and flushed; returns

@@ -55,6 +55,19 @@ pub fn of_path(path: &Path) -> io::Result<FileFacts> {
     }
 }
 
+/// Whether the open `file` is the file at `path` now (never followed, if it is a link): the same
+/// device and inode, or volume and file index. False when nothing is there.
+#[expect(
+    clippy::disallowed_types,
+    reason = "file facts work on the std handle inside an fs_err file"
+)]
+pub fn is_file_at(file: &std::fs::File, path: &Path) -> bool {
+    match (of_file(file), of_path(path)) {
+        (Ok(open), Ok(named)) => (open.device, open.inode) == (named.device, named.inode),
+        _ => false,
+    }
+}
+
 /// When the file `metadata` describes was last modified, in whole seconds since 1970 (negative
 /// before).
 pub fn modified_seconds(metadata: &std::fs::Metadata) -> i64 {

@@ -9,7 +9,6 @@
 //! record). The Stop hook rotates, after its work (`hook/stop.rs`); the tool hook only appends.
 
 use std::io::{self, Read, Write as _};
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -173,13 +172,10 @@ pub fn open_log(log: &Path) -> Result<Option<LogReader>> {
         let live = files::open_state_file(log)?;
         let listed =
             parts(log).with_context(|| format!("failed to list `{}`'s parts", log.display()))?;
-        if let Some(live) = &live {
-            let opened = live.metadata()?;
-            let still = fs_err::symlink_metadata(log)
-                .is_ok_and(|named| named.dev() == opened.dev() && named.ino() == opened.ino());
-            if !still {
-                continue;
-            }
+        if let Some(live) = &live
+            && !crate::platform::identity::is_file_at(live.file(), log)
+        {
+            continue;
         }
         let mut readers: Vec<Box<dyn Read + Send>> = Vec::new();
         for part in &listed {
@@ -311,11 +307,7 @@ pub fn rename_if_over(log: &Path, limit: LogLimit, writers: Writers) -> Result<O
                 return Ok(None);
             }
             // Another rotation may have renamed it while this one waited.
-            let same = fs_err::symlink_metadata(log).is_ok_and(|named| {
-                file.metadata()
-                    .is_ok_and(|open| open.dev() == named.dev() && open.ino() == named.ino())
-            });
-            if same {
+            if crate::platform::identity::is_file_at(file.file(), log) {
                 rename_to_part(log, limit)
             } else {
                 Ok(None)
@@ -383,9 +375,7 @@ fn compress(plain: &Path, compressed: &Path) -> Result<()> {
     let temp = files::temp_sibling(compressed);
     let written = (|| -> Result<()> {
         let target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
-        target.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
-            files::PRIVATE_FILE_MODE,
-        ))?;
+        files::set_mode(&target, files::PRIVATE_FILE_MODE)?;
         let mut encoder = GzEncoder::new(io::BufWriter::new(target), flate2::Compression::new(6));
         // A line a runtime appended without the lock (`provenance.md`), through a file it opened
         // before the rename, may still land in the part: read until it stops growing.
@@ -410,8 +400,6 @@ fn compress(plain: &Path, compressed: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt as _;
-
     use super::*;
     use crate::test_support::TempFolder;
 
@@ -443,7 +431,7 @@ mod tests {
         for part in &listed {
             let path = compressed_path(&log, part.number);
             assert_eq!(
-                fs_err::metadata(&path).unwrap().permissions().mode() & 0o777,
+                crate::platform::private::mode_of(&path).unwrap() & 0o777,
                 0o600
             );
             assert!(!plain_path(&log, part.number).exists());
