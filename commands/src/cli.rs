@@ -10,7 +10,9 @@ use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
-use super::{archives, compactions, doctor, export, history, install, recall, sessions};
+use super::{
+    archives, compactions, doctor, export, history, install, mcp, recall, search, sessions,
+};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record
@@ -48,12 +50,16 @@ pub enum Command {
     /// What each compaction's summary named, kept word for word or left out: files, commands,
     /// errors, prompts.
     Compactions(compactions::cli::CompactionsArgs),
+    /// Find anything said in any session, kept or live: ranked matches and how to go on from each.
+    Search(search::cli::SearchArgs),
     /// Show one session's per-request context usage rows.
     Usage(cli_usage::UsageArgs),
     /// Explain context drops, compactions, trigger estimate, headroom and warnings.
     Report(cli_report::ReportArgs),
     /// How close a session is to its auto-compact trigger now (for a runtime: `--json`).
     Gauge(cli_gauge::GaugeArgs),
+    /// Serve the MCP tools `search`, `recall`, `sessions` and `gauge` over stdio, for Claude Code.
+    Mcp(mcp::server::McpArgs),
     /// Print a status line segment from the JSON Claude Code pipes to a status line command.
     Statusline(cli_statusline::StatuslineArgs),
     /// Every past session in the projects folders: compactions, peaks, drops, T; per day and project.
@@ -87,10 +93,12 @@ pub fn run() -> Result<ExitCode> {
         Command::Archives(args) => archives::cli::run(&args),
         Command::Recall(args) => recall::cli::run(&args),
         Command::Compactions(args) => compactions::cli::run(&args),
+        Command::Search(args) => search::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
         Command::Gauge(args) => cli_gauge::run(&args),
         Command::Statusline(args) => cli_statusline::run(&args),
+        Command::Mcp(args) => mcp::server::run(&args),
         Command::History(args) => history::cli::run(&args),
         Command::Export(args) => export::cli::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
@@ -126,7 +134,9 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         | Command::Uninstall(_)
         | Command::Doctor(_)
         | Command::Sessions(_)
+        | Command::Search(_)
         | Command::Statusline(_)
+        | Command::Mcp(_)
         | Command::History(_)
         | Command::Export(_) => (None, Unknown::Refuse),
     };

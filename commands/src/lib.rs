@@ -15,12 +15,14 @@ pub mod gauge;
 pub mod history;
 pub mod install;
 pub mod links;
+pub mod mcp;
 pub mod output;
 pub mod output_file;
 pub mod projects;
 pub mod provenance;
 pub mod recall;
 pub mod retention;
+pub mod search;
 pub mod sessions;
 pub mod svg;
 #[cfg(test)]

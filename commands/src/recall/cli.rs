@@ -95,7 +95,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
 }
 
 /// `--before-compaction`'s value: a number from 1 to `compactions`, or `last`.
-fn compaction_number(text: &str, compactions: usize) -> Result<usize> {
+pub fn compaction_number(text: &str, compactions: usize) -> Result<usize> {
     if compactions == 0 {
         bail!("this session has not been compacted (nothing came before a compaction)");
     }

@@ -55,6 +55,12 @@ impl StateDir {
         Ok(dir)
     }
 
+    /// `ctxhooks search`'s index of every transcript (an `SQLite` database; only the commands
+    /// write it, never a hook).
+    pub fn search_index(&self) -> PathBuf {
+        self.root.join("search").join("index.sqlite")
+    }
+
     /// The error log every hook appends its problems to.
     pub fn errors_log(&self) -> PathBuf {
         self.root.join("errors.log")

@@ -91,8 +91,18 @@ pub enum Entry {
 /// (sidechain) and meta records, system records other than a compaction boundary, thinking,
 /// and lines that are not JSON.
 pub fn read_entry(line: &[u8]) -> Option<Entry> {
+    read_entry_of(line, false)
+}
+
+/// Reads one line of a sub-agent's own transcript, whose every record is a sidechain record:
+/// what [`read_entry`] reads of a main transcript's line, sidechains included.
+pub fn read_subagent_entry(line: &[u8]) -> Option<Entry> {
+    read_entry_of(line, true)
+}
+
+fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
     let record = Record::parse(line)?;
-    if record.is_sidechain() {
+    if record.is_sidechain() && !sidechains {
         return None;
     }
     match record.kind() {
@@ -246,6 +256,13 @@ mod tests {
         ));
         let side = br#"{"type":"user","isSidechain":true,"message":{"role":"user","content":"x"}}"#;
         assert_eq!(read_entry(side), None);
+        assert!(matches!(
+            read_subagent_entry(side),
+            Some(Entry::Message {
+                speaker: Speaker::User,
+                ..
+            })
+        ));
         assert_eq!(read_entry(b"not json"), None);
     }
 }

@@ -1,0 +1,5 @@
+//! `ctxhooks mcp`: the Model Context Protocol server that gives the model its own past, and
+//! its registration in Claude Code's configuration.
+
+pub mod server;
+pub mod tools;

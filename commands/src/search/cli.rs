@@ -1,0 +1,130 @@
+//! `ctxhooks search QUERY [--project TEXT] [--since T] [--until T] [--session ID] [--role R]
+//! [--limit N] [--json]`.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use chrono::SecondsFormat;
+use clap::Args;
+
+use super::engine::{Request, search};
+use super::find::Filters;
+use super::progress::Progress;
+use super::role::Role;
+use super::text::{Marking, render};
+use crate::history::cli::projects_folders;
+use crate::history::window::TimeWindow;
+use crate::output;
+use crate::sessions::resolve::{LAST, Unknown, resolve_session};
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// Arguments of `ctxhooks search`.
+///
+/// Searches everything said in every session ctxhooks keeps and every transcript Claude Code
+/// still has (main and sub-agents: prompts, answers, tool calls with their inputs, tool
+/// results), best match first. Each search first indexes what was added since the last one.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What to look for: words (all of them), "a phrase", a prefix* ; OR, AND, NOT (in capitals)
+    /// and parentheses combine them.
+    #[arg(value_name = "QUERY", required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Only sessions whose project folder holds this text.
+    #[arg(long, value_name = "TEXT")]
+    pub project: Option<String>,
+    /// Only what was said at or after this day (YYYY-MM-DD, UTC) or RFC 3339 time.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only what was said at or before this day (the whole day) or RFC 3339 time.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only this session (a full id, `last`, or the start of one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only what this speaker said.
+    #[arg(long, value_enum)]
+    pub role: Option<Role>,
+    /// At most this many results.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Print the results as JSON (each snippet's matches as character offsets).
+    #[arg(long)]
+    pub json: bool,
+    /// Read live transcripts from these projects folders instead of Claude Code's.
+    #[arg(long, value_name = "DIR")]
+    pub projects: Vec<PathBuf>,
+}
+
+/// Runs the command.
+pub fn run(args: &SearchArgs) -> Result<ExitCode> {
+    let state = StateDir::locate()?;
+    let request = Request {
+        query: args.query.join(" "),
+        filters: filters(
+            &state,
+            args.project.clone(),
+            args.session.as_deref(),
+            args.role,
+            args.since.as_deref(),
+            args.until.as_deref(),
+        )?,
+        limit: check_limit(args.limit)?,
+        projects: projects_folders(&args.projects)?,
+    };
+    let outcome = search(&state, &request, &Progress::on_stderr())?;
+    if args.json {
+        output::print_json(&outcome)?;
+    } else {
+        let marking = if std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+        {
+            Marking::Bold
+        } else {
+            Marking::Brackets
+        };
+        output::print(&render(&outcome, marking))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The filters, checked: `last` as a session names the newest one ctxhooks knows; times are
+/// days or RFC 3339 times.
+pub fn filters(
+    state: &StateDir,
+    project: Option<String>,
+    session: Option<&str>,
+    role: Option<Role>,
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Result<Filters> {
+    let session = match session {
+        None => None,
+        Some(LAST) => Some(resolve_session(state, LAST, Unknown::Refuse)?.to_string()),
+        Some(text) => {
+            if text.is_empty() || !text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                bail!("`--session {text}`: give a session id, the start of one, or `last`");
+            }
+            Some(text.to_owned())
+        }
+    };
+    let window = TimeWindow::parse(since, until)?;
+    let stamp =
+        |time: chrono::DateTime<chrono::Utc>| time.to_rfc3339_opts(SecondsFormat::Millis, true);
+    Ok(Filters {
+        project: project.filter(|project| !project.is_empty()),
+        session,
+        role,
+        since: window.since.map(stamp),
+        until: window.until.map(stamp),
+    })
+}
+
+/// Checks `--limit`.
+pub fn check_limit(limit: usize) -> Result<usize> {
+    if limit == 0 {
+        bail!("`--limit 0` asks for no result; give 1 or more");
+    }
+    Ok(limit)
+}

@@ -1,0 +1,240 @@
+//! The search index's database (`<state>/search/index.sqlite`): created 0600 in a 0700 folder,
+//! never opened through a link or a FIFO, checked for its schema at every open, and rebuilt
+//! from nothing when it is damaged, of another schema, or not a database at all: it holds
+//! nothing that cannot be read again from the transcripts, so it is never trusted over them.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _};
+
+use ctxhooks_shared::store::files::{self, Access, PRIVATE_FILE_MODE};
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// The layout's version; a database of another (or none) is rebuilt.
+pub const SCHEMA: i64 = 1;
+
+/// How long a search waits for another one that is writing the index.
+const BUSY_WAIT: Duration = Duration::from_secs(30);
+
+/// The tables. `sources`: one row per byte stream indexed, a kept generation (with the live
+/// transcript past its end when it continues it) or a transcript ctxhooks does not keep
+/// (`generation` 0), with how far it is indexed. `messages`: one row per transcript line that
+/// says something, where it is and who said it; its `id` is the text's rowid in `body`, an
+/// FTS5 table that keeps no copy of the text (`content=''`; `contentless_delete` lets a row
+/// go when its source changes).
+const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(
+    id INTEGER PRIMARY KEY,
+    session TEXT NOT NULL,
+    name TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    project TEXT,
+    kept_length INTEGER NOT NULL,
+    indexed_to INTEGER NOT NULL,
+    file_path TEXT,
+    file_device INTEGER,
+    file_inode INTEGER,
+    file_fingerprint TEXT,
+    UNIQUE(session, name, generation)
+);
+CREATE TABLE IF NOT EXISTS messages(
+    id INTEGER PRIMARY KEY,
+    source INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    role INTEGER NOT NULL,
+    time TEXT,
+    line_hash INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
+CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', contentless_delete=1);
+";
+
+/// An open index.
+#[derive(Debug)]
+pub struct Database {
+    /// The connection.
+    pub connection: Connection,
+    /// Where it is.
+    pub path: PathBuf,
+    /// Why it was rebuilt at this open, when it was.
+    pub rebuilt: Option<String>,
+}
+
+/// Opens the index of `state`, creating or rebuilding it as needed.
+pub fn open(state: &StateDir) -> Result<Database> {
+    let path = state.search_index();
+    if let Some(folder) = path.parent() {
+        state.ensure_real_dir(folder)?;
+    }
+    match open_checked(&path)? {
+        Ok(connection) => Ok(Database {
+            connection,
+            path,
+            rebuilt: None,
+        }),
+        Err(reason) => rebuild(&path, reason),
+    }
+}
+
+/// Removes the index at `path` and creates it empty, saying why.
+pub fn rebuild(path: &Path, reason: String) -> Result<Database> {
+    remove(path)?;
+    match open_checked(path)? {
+        Ok(connection) => Ok(Database {
+            connection,
+            path: path.to_path_buf(),
+            rebuilt: Some(reason),
+        }),
+        Err(again) => bail!(
+            "the search index `{}` could not be created: {again}",
+            path.display()
+        ),
+    }
+}
+
+/// Removes the database and what `SQLite` left beside it.
+fn remove(path: &Path) -> Result<()> {
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        match fs_err::remove_file(PathBuf::from(name)) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error).context("failed to remove a damaged search index"),
+        }
+    }
+    Ok(())
+}
+
+/// Opens the database at `path`: `Ok(Err(reason))` when what is there must be rebuilt, an
+/// error when it must not be touched (a link, a FIFO, a folder).
+fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> {
+    // Created 0600 whatever the umask, refused when it is a link or not a regular file.
+    let file = files::open_unlinked_existing(path, Access::Create)
+        .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
+    let metadata = file.metadata()?;
+    if metadata.permissions().mode() & 0o777 != PRIVATE_FILE_MODE {
+        file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
+    }
+    let fresh = metadata.len() == 0;
+    drop(file);
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
+    connection.busy_timeout(BUSY_WAIT)?;
+    // Sorting and the snippets' scratch table stay in memory: no transcript text in a
+    // temporary file.
+    if let Err(error) =
+        connection.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;")
+    {
+        let error = anyhow::Error::from(error);
+        if is_damage(&error) {
+            return Ok(Err(describe_damage(&error)));
+        }
+        return Err(error);
+    }
+    if !fresh {
+        match schema_of(&connection) {
+            Ok(Some(SCHEMA)) => return Ok(Ok(connection)),
+            Ok(Some(other)) => return Ok(Err(format!("it has schema {other}, not {SCHEMA}"))),
+            Ok(None) => return Ok(Err("it has no schema".to_owned())),
+            Err(error) if is_damage(&error) => return Ok(Err(describe_damage(&error))),
+            // Tables missing: a database that is not ours, or created half-way.
+            Err(error) => return Ok(Err(format!("{error:#}"))),
+        }
+    }
+    match create(&connection) {
+        Ok(()) => Ok(Ok(connection)),
+        Err(error) if is_damage(&error) => Ok(Err(describe_damage(&error))),
+        Err(error) => Err(error),
+    }
+}
+
+fn schema_of(connection: &Connection) -> Result<Option<i64>> {
+    Ok(connection
+        .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |row| {
+            row.get(0)
+        })
+        .optional()?)
+}
+
+fn create(connection: &Connection) -> Result<()> {
+    connection.execute_batch(&format!(
+        "BEGIN IMMEDIATE; {CREATE} INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', {SCHEMA}); COMMIT;"
+    ))?;
+    // Another search may have created it first with another schema (an older ctxhooks).
+    match schema_of(connection)? {
+        Some(SCHEMA) => Ok(()),
+        other => bail!("the search index has schema {other:?}, not {SCHEMA}"),
+    }
+}
+
+/// Returns true if and only if `error` says the database file is damaged or not a database.
+pub fn is_damage(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            .is_some_and(|code| {
+                matches!(code, ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+            })
+    })
+}
+
+fn describe_damage(error: &anyhow::Error) -> String {
+    let text = format!("{error:#}");
+    if text.is_empty() {
+        "it is damaged".to_owned()
+    } else {
+        format!("it is damaged ({text})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxhooks_shared::test_support::TempFolder;
+
+    #[test]
+    fn creates_a_private_database_and_rebuilds_one_that_is_not_a_database() {
+        let temp = TempFolder::new("search-db");
+        let state = StateDir::at(temp.path().join("state"));
+        let database = open(&state).unwrap();
+        assert!(database.rebuilt.is_none());
+        let mode = fs_err::metadata(&database.path)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let folder = fs_err::metadata(database.path.parent().unwrap()).unwrap();
+        assert_eq!(folder.permissions().mode() & 0o777, 0o700);
+        let path = database.path.clone();
+        drop(database);
+        fs_err::write(&path, vec![b'x'; 10_000]).unwrap();
+        let again = open(&state).unwrap();
+        assert!(again.rebuilt.is_some(), "{again:?}");
+        assert_eq!(schema_of(&again.connection).unwrap(), Some(SCHEMA));
+    }
+
+    #[test]
+    fn refuses_a_link_in_the_index_place() {
+        let temp = TempFolder::new("search-db-link");
+        let state = StateDir::at(temp.path().join("state"));
+        let path = state.search_index();
+        state.ensure_real_dir(path.parent().unwrap()).unwrap();
+        let elsewhere = temp.path().join("elsewhere");
+        fs_err::write(&elsewhere, b"").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        let error = open(&state).unwrap_err();
+        assert!(format!("{error:#}").contains("symbolic link"), "{error:#}");
+        assert_eq!(fs_err::read(&elsewhere).unwrap(), b"");
+    }
+}

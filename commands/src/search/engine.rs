@@ -1,0 +1,207 @@
+//! One search, as `ctxhooks search` and the MCP server's `search` tool run it: the index opened
+//! (rebuilt when damaged), brought up to date with every source, queried, and each result given
+//! its snippet and the commands that continue from it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::database::{self, Database, is_damage};
+use super::find::{Filters, Hit, find};
+use super::progress::Progress;
+use super::query::{Query, parse};
+use super::role::Role;
+use super::snippet::{Origin, Snippet, Snippets};
+use super::sources::{Source, find_sources};
+use super::update::{Updated, update};
+use crate::install::status_line::shell_quote;
+use ctxhooks_shared::store::kept::MAIN_NAME;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// What to search for.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub query: String,
+    pub filters: Filters,
+    pub limit: usize,
+    /// The projects folders that hold live transcripts.
+    pub projects: Vec<PathBuf>,
+}
+
+/// One result.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone, Serialize)]
+pub struct Found {
+    /// The session's full id.
+    pub session: String,
+    /// Its first 8 characters, as people type it.
+    pub short_session: String,
+    /// The project's folder (the transcript's `cwd`), else Claude Code's name for it.
+    pub project: Option<String>,
+    /// When it was said (RFC 3339 UTC, as the transcript wrote it).
+    pub time: Option<String>,
+    pub role: Role,
+    /// The sub-agent's kept name, when a sub-agent said it.
+    pub subagent: Option<String>,
+    pub snippet: Snippet,
+    /// Where its text was read from now.
+    pub origin: Origin,
+    /// The kept generation (0: a transcript ctxhooks does not keep).
+    pub generation: u32,
+    /// The line's byte offset in its transcript.
+    pub offset: u64,
+    /// Commands that go on from here.
+    pub next: Vec<String>,
+}
+
+/// A search's answer.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub query: String,
+    pub results: Vec<Found>,
+    /// Why the index was rebuilt from nothing at this search, when it was.
+    pub rebuilt: Option<String>,
+    /// Transcript bytes read into the index before the search.
+    pub indexed_bytes: u64,
+    /// Messages added to the index before the search.
+    pub indexed_messages: u64,
+}
+
+/// Runs `request` over the index of `state`.
+pub fn search(state: &StateDir, request: &Request, progress: &Progress) -> Result<Outcome> {
+    let query = parse(&request.query)?;
+    let sources = find_sources(state, &request.projects)?;
+    let database = database::open(state)?;
+    match search_in(state, &database, &sources, &query, request, progress) {
+        Err(error) if is_damage(&error) => {
+            // Damage found past the open's check: the index is rebuilt, never trusted.
+            let reason = format!("it is damaged ({error:#})");
+            let path = database.path.clone();
+            drop(database);
+            let database = database::rebuild(&path, reason)?;
+            search_in(state, &database, &sources, &query, request, progress)
+        }
+        outcome => outcome,
+    }
+}
+
+fn search_in(
+    state: &StateDir,
+    database: &Database,
+    sources: &[Source],
+    query: &Query,
+    request: &Request,
+    progress: &Progress,
+) -> Result<Outcome> {
+    let Updated {
+        bytes, messages, ..
+    } = update(&database.connection, sources, progress)?;
+    let hits = find(&database.connection, query, &request.filters, request.limit)?;
+    let places = places(sources);
+    let mut snippets = Snippets::new(&database.connection, state);
+    let mut results = Vec::new();
+    for hit in hits {
+        let (snippet, origin) = snippets
+            .of(&hit, query)?
+            .unwrap_or((Snippet::default(), Origin::Live));
+        let next = next_commands(&hit, places.get(hit.session.as_str()), query);
+        results.push(found(hit, snippet, origin, next));
+    }
+    Ok(Outcome {
+        query: request.query.clone(),
+        results,
+        rebuilt: database.rebuilt.clone(),
+        indexed_bytes: bytes,
+        indexed_messages: messages,
+    })
+}
+
+fn found(hit: Hit, snippet: Snippet, origin: Origin, next: Vec<String>) -> Found {
+    Found {
+        short_session: hit.session.chars().take(8).collect(),
+        subagent: (hit.name != MAIN_NAME).then(|| hit.name.clone()),
+        session: hit.session,
+        project: hit.project,
+        time: hit.time,
+        role: hit.role,
+        snippet,
+        origin,
+        generation: hit.generation,
+        offset: hit.offset,
+        next,
+    }
+}
+
+/// Where a session's main transcript is: Claude Code's file (present or gone) and whether
+/// ctxhooks keeps it.
+#[derive(Debug, Default)]
+struct Place {
+    transcript: Option<PathBuf>,
+    kept: bool,
+}
+
+fn places(sources: &[Source]) -> HashMap<&str, Place> {
+    let mut places: HashMap<&str, Place> = HashMap::new();
+    for source in sources.iter().filter(|source| !source.is_subagent()) {
+        let place = places.entry(source.session.as_str()).or_default();
+        if source.kept.is_some() {
+            place.kept = true;
+        }
+        if let Some(file) = &source.file {
+            place.transcript = Some(file.clone());
+        }
+    }
+    places
+}
+
+/// `ctxhooks recall` at the match (when ctxhooks keeps the main transcript it is in), then
+/// `claude --resume` when Claude Code still has the transcript, else `ctxhooks archives
+/// restore` first.
+fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String> {
+    let mut next = Vec::new();
+    let Some(place) = place else {
+        return next;
+    };
+    let session = &hit.session;
+    if place.kept
+        && hit.name == MAIN_NAME
+        && let Some(term) = query.terms.first()
+    {
+        next.push(format!(
+            "ctxhooks recall --session {session} {}",
+            shell_quote(term)
+        ));
+    }
+    let present = place
+        .transcript
+        .as_deref()
+        .is_some_and(|path| fs_err::symlink_metadata(path).is_ok_and(|m| m.is_file()));
+    let resume = match hit
+        .project
+        .as_deref()
+        .filter(|project| Path::new(project).is_dir())
+    {
+        Some(project) => format!("cd {} && claude --resume {session}", shell_quote(project)),
+        None => format!("claude --resume {session}"),
+    };
+    if present {
+        next.push(resume);
+    } else if place.kept {
+        next.push(format!("ctxhooks archives restore --session {session}"));
+        next.push(resume);
+    }
+    next
+}

@@ -1,0 +1,130 @@
+//! Running a query against the index: the matching messages, best first (FTS5's BM25 rank),
+//! within the filters, each line once (the same line kept in two generations, or read from the
+//! live transcript and its kept copy, is one result).
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use rusqlite::{Connection, params};
+
+use super::query::Query;
+use super::role::Role;
+
+/// What the results are narrowed to.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Part of the project's path.
+    pub project: Option<String>,
+    /// The session's id or its start.
+    pub session: Option<String>,
+    pub role: Option<Role>,
+    /// At or after this time (RFC 3339 UTC, as transcripts write it).
+    pub since: Option<String>,
+    /// At or before this time.
+    pub until: Option<String>,
+}
+
+/// One matching message, as the index knows it.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub session: String,
+    /// The kept name of its transcript (`transcript.jsonl` or a sub-agent's).
+    pub name: String,
+    /// The kept generation it was read from (0: a transcript ctxhooks does not keep).
+    pub generation: u32,
+    pub project: Option<String>,
+    /// Where its line starts in the transcript, and its length without the newline.
+    pub offset: u64,
+    pub length: u64,
+    pub role: Role,
+    pub time: Option<String>,
+    pub line_hash: i64,
+    /// BM25 (lower is better).
+    pub rank: f64,
+}
+
+/// The best `limit` messages matching `query` within `filters`.
+pub fn find(
+    connection: &Connection,
+    query: &Query,
+    filters: &Filters,
+    limit: usize,
+) -> Result<Vec<Hit>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.time, \
+         m.line_hash, body.rank \
+         FROM body JOIN messages m ON m.id = body.rowid JOIN sources s ON s.id = m.source \
+         WHERE body MATCH ?1 \
+         AND (?2 IS NULL OR instr(s.project, ?2) > 0) \
+         AND (?3 IS NULL OR substr(s.session, 1, length(?3)) = ?3) \
+         AND (?4 IS NULL OR m.role = ?4) \
+         AND (?5 IS NULL OR m.time >= ?5) \
+         AND (?6 IS NULL OR m.time <= ?6) \
+         ORDER BY body.rank",
+    )?;
+    let rows = statement.query_map(
+        params![
+            query.expression,
+            filters.project,
+            filters.session,
+            filters.role.map(Role::code),
+            filters.since,
+            filters.until
+        ],
+        |row| {
+            Ok(Hit {
+                session: row.get(0)?,
+                name: row.get(1)?,
+                generation: row.get(2)?,
+                project: row.get(3)?,
+                offset: row.get(4)?,
+                length: row.get(5)?,
+                role: Role::from_code(row.get(6)?).unwrap_or(Role::User),
+                time: row.get(7)?,
+                line_hash: row.get(8)?,
+                rank: row.get(9)?,
+            })
+        },
+    );
+    let rows = match rows {
+        Ok(rows) => rows,
+        Err(error) => return Err(query_error(error, query)),
+    };
+    let mut seen = HashSet::new();
+    let mut hits = Vec::new();
+    for row in rows {
+        let hit = row.map_err(|error| query_error(error, query))?;
+        if seen.insert((hit.session.clone(), hit.name.clone(), hit.line_hash)) {
+            hits.push(hit);
+            if hits.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// FTS5's refusal of a query, said as one; any other error as it is.
+fn query_error(error: rusqlite::Error, query: &Query) -> anyhow::Error {
+    let text = error.to_string();
+    if text.starts_with("fts5:")
+        || text.contains("syntax error")
+        || text.contains("unknown special query")
+    {
+        let reason = text.trim_start_matches("fts5: ");
+        return anyhow::anyhow!(
+            "the query is not valid ({reason}); searched as `{}` (words, \"a phrase\", a prefix*, \
+             OR, AND, NOT and parentheses)",
+            query.expression
+        );
+    }
+    anyhow::Error::from(error).context("failed to search the index")
+}

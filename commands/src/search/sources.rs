@@ -1,0 +1,153 @@
+//! What the search index reads: every generation of every kept copy (main transcripts and
+//! sub-agents'), the newest one carried on by the live transcript past its kept end, and every
+//! transcript in Claude Code's projects folders that ctxhooks does not keep (generation 0).
+//! Found cheaply (folder listings and the kept indexes), never by reading a transcript.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::history::discover::discover;
+use ctxhooks_shared::keep::subagent_name;
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
+
+/// One byte stream to index: the bytes a kept generation keeps, then those of `file` past them
+/// when `file` still continues them; or, for generation 0, `file` alone.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub session: String,
+    /// The kept name (`transcript.jsonl`, `subagents/agent-….jsonl`).
+    pub name: String,
+    /// The kept generation, from 1; 0 for a transcript ctxhooks does not keep.
+    pub generation: u32,
+    /// The project's folder slug when no line names its `cwd`.
+    pub project_slug: Option<String>,
+    pub kept: Option<KeptPart>,
+    /// The live transcript (only for a kept copy's newest generation, or generation 0).
+    pub file: Option<PathBuf>,
+}
+
+/// A kept generation: its folder, name and index as read now.
+#[allow(
+    missing_docs,
+    reason = "plain data: the type's documentation says what its fields are"
+)]
+#[derive(Debug, Clone)]
+pub struct KeptPart {
+    pub dir: PathBuf,
+    pub name: KeptName,
+    pub index: GenerationIndex,
+}
+
+impl Source {
+    /// What identifies the stream's bytes: the generation's start time (a session's folder
+    /// removed and kept anew starts generation 1 again), or nothing for a live file.
+    pub fn started_at(&self) -> &str {
+        self.kept
+            .as_ref()
+            .map_or("", |kept| kept.index.header.started_at.as_str())
+    }
+
+    /// How many bytes the kept generation keeps.
+    pub fn kept_length(&self) -> u64 {
+        self.kept.as_ref().map_or(0, |kept| kept.index.length())
+    }
+
+    /// Whether it is a sub-agent's transcript.
+    pub fn is_subagent(&self) -> bool {
+        self.name != kept::MAIN_NAME
+    }
+}
+
+/// Every source under `state` and the projects folders. A kept copy whose index cannot be
+/// read is left out (its rows go; `archives verify` says what is wrong).
+pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source>> {
+    let mut sources = Vec::new();
+    // The live files a kept copy's newest generation reads.
+    let mut carried: BTreeSet<PathBuf> = BTreeSet::new();
+    for session in state.session_ids()? {
+        let kept_dir = state.kept_dir(&session);
+        let Ok(names) = kept::list_kept(&kept_dir) else {
+            continue;
+        };
+        for (name, newest) in names {
+            for generation in 1..=newest {
+                let Ok(index) = GenerationIndex::read(&name.index_path(&kept_dir, generation))
+                else {
+                    continue;
+                };
+                let file = (generation == newest).then(|| PathBuf::from(&index.header.source));
+                if let Some(file) = &file {
+                    carried.insert(file.clone());
+                }
+                sources.push(Source {
+                    session: session.to_string(),
+                    name: name.as_str().to_owned(),
+                    generation,
+                    project_slug: slug_of(Path::new(&index.header.source), &session),
+                    file,
+                    kept: Some(KeptPart {
+                        dir: kept_dir.clone(),
+                        name: name.clone(),
+                        index,
+                    }),
+                });
+            }
+        }
+    }
+    let found = discover(projects);
+    for files in found.sessions {
+        let Ok(session) = SessionId::parse(&files.session_id) else {
+            continue;
+        };
+        let main = files.main.clone().unwrap_or_else(|| {
+            files
+                .projects_folder
+                .join(&files.project)
+                .join(format!("{session}.jsonl"))
+        });
+        for path in files.transcripts() {
+            if carried.contains(path) {
+                continue;
+            }
+            let name = if Some(path) == files.main.as_ref() {
+                KeptName::main()
+            } else {
+                match subagent_name(&main, &session, path) {
+                    Ok(name) => name,
+                    Err(_) => continue,
+                }
+            };
+            sources.push(Source {
+                session: session.to_string(),
+                name: name.as_str().to_owned(),
+                generation: 0,
+                project_slug: Some(files.project.clone()),
+                kept: None,
+                file: Some(path.clone()),
+            });
+        }
+    }
+    Ok(sources)
+}
+
+/// The project folder's name of a transcript at `<projects>/<slug>/<session>.jsonl` (or a
+/// sub-agent's below `<slug>/<session>/`).
+fn slug_of(path: &Path, session: &SessionId) -> Option<String> {
+    path.ancestors()
+        .skip(1)
+        .find(|folder| {
+            folder
+                .file_name()
+                .is_some_and(|name| name != session.as_str() && name != "subagents")
+        })
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+}

@@ -1,0 +1,471 @@
+//! Bringing the index up to date before a search: for each source, only the bytes added since
+//! the last search are read (a kept generation's index says how much it keeps; a live file is
+//! recognised by its device, inode and the SHA-256 of the 4 KiB before where the index stopped).
+//! A source that is gone, a generation started anew, or a live file rewritten loses its rows
+//! (all of them, or those read from the file), and what is there now is read again.
+//!
+//! Every change happens inside a write transaction (`BEGIN IMMEDIATE`) that first reads how far
+//! the source is indexed, so two searches at once never index the same bytes twice: the second
+//! waits for the first (`SQLite`'s lock, with a busy timeout) and finds nothing left to do.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash as _, Hasher as _};
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::os::unix::fs::MetadataExt as _;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension as _, params};
+
+use super::progress::Progress;
+use super::reading::{file_range, kept_range, open_file};
+use super::role::Role;
+use super::sources::Source;
+use ctxhooks_shared::keep::still_continues;
+use ctxhooks_shared::transcript::conversation::{Entry, read_entry, read_subagent_entry};
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, split_lines};
+use ctxhooks_shared::transcript::record::Record;
+
+/// How many transcript bytes one write transaction reads at most before it commits (the
+/// commit's cost is paid rarely; a search waiting for this one waits no more than this).
+const BATCH_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What one update did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Updated {
+    /// Transcript bytes read.
+    pub bytes: u64,
+    /// Messages added.
+    pub messages: u64,
+    /// Sources whose rows were all removed (gone, or started anew).
+    pub dropped: u64,
+}
+
+/// How far a source is indexed, as its row says.
+#[derive(Debug, Clone, Default)]
+struct SourceRow {
+    id: i64,
+    started_at: String,
+    /// Rows below this offset (a line boundary) were read from the kept copy; the rest from
+    /// the file.
+    kept_boundary: u64,
+    indexed_to: u64,
+    project: Option<String>,
+    file_path: Option<String>,
+    file_device: Option<u64>,
+    file_inode: Option<u64>,
+    file_fingerprint: Option<String>,
+}
+
+/// Brings the index on `connection` up to date with `sources`.
+pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) -> Result<Updated> {
+    let mut updated = Updated::default();
+    let known = all_indexed(connection)?;
+    let present: HashSet<(&str, &str, u32)> = sources
+        .iter()
+        .map(|source| {
+            (
+                source.session.as_str(),
+                source.name.as_str(),
+                source.generation,
+            )
+        })
+        .collect();
+    let total: u64 = sources
+        .iter()
+        .map(|source| estimate(source, known.get(&key(source))))
+        .sum();
+    progress.start(total);
+    let mut transaction = Batch::begin(connection)?;
+    for ((session, name, generation), indexed) in &known {
+        if !present.contains(&(session.as_str(), name.as_str(), *generation)) {
+            drop_source(connection, indexed.id)?;
+            updated.dropped += 1;
+        }
+    }
+    for source in sources {
+        let done = index_source(connection, source, &mut updated)?;
+        progress.advance(done);
+        transaction.read += done;
+        if transaction.read >= BATCH_BYTES {
+            transaction.commit()?;
+            transaction = Batch::begin(connection)?;
+        }
+    }
+    transaction.commit()?;
+    progress.finish();
+    Ok(updated)
+}
+
+/// A write transaction, rolled back when dropped uncommitted.
+struct Batch<'connection> {
+    connection: &'connection Connection,
+    read: u64,
+    open: bool,
+}
+
+impl<'connection> Batch<'connection> {
+    fn begin(connection: &'connection Connection) -> Result<Self> {
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("failed to start writing the search index")?;
+        Ok(Self {
+            connection,
+            read: 0,
+            open: true,
+        })
+    }
+
+    fn commit(mut self) -> Result<()> {
+        self.open = false;
+        self.connection
+            .execute_batch("COMMIT")
+            .context("failed to write the search index")
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.connection.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+type Key = (String, String, u32);
+
+fn key(source: &Source) -> Key {
+    (
+        source.session.clone(),
+        source.name.clone(),
+        source.generation,
+    )
+}
+
+fn all_indexed(connection: &Connection) -> Result<HashMap<Key, SourceRow>> {
+    let mut statement = connection.prepare(
+        "SELECT session, name, generation, id, started_at, kept_length, indexed_to, project, \
+         file_path, file_device, file_inode, file_fingerprint FROM sources",
+    )?;
+    let rows = statement.query_map([], |row| {
+        Ok(((row.get(0)?, row.get(1)?, row.get(2)?), indexed_of(row, 3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn indexed_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<SourceRow> {
+    Ok(SourceRow {
+        id: row.get(first)?,
+        started_at: row.get(first + 1)?,
+        kept_boundary: row.get(first + 2)?,
+        indexed_to: row.get(first + 3)?,
+        project: row.get(first + 4)?,
+        file_path: row.get(first + 5)?,
+        file_device: row.get(first + 6)?,
+        file_inode: row.get(first + 7)?,
+        file_fingerprint: row.get(first + 8)?,
+    })
+}
+
+fn indexed(connection: &Connection, source: &Source) -> Result<Option<SourceRow>> {
+    Ok(connection
+        .query_row(
+            "SELECT id, started_at, kept_length, indexed_to, project, file_path, file_device, \
+             file_inode, file_fingerprint FROM sources \
+             WHERE session = ?1 AND name = ?2 AND generation = ?3",
+            params![source.session, source.name, source.generation],
+            |row| indexed_of(row, 0),
+        )
+        .optional()?)
+}
+
+/// About how many bytes `source` has to read, for the progress bar (a look at sizes only).
+fn estimate(source: &Source, indexed: Option<&SourceRow>) -> u64 {
+    let from = indexed.map_or(0, |indexed| indexed.indexed_to);
+    let end = source
+        .file
+        .as_ref()
+        .and_then(|path| fs_err::symlink_metadata(path).ok())
+        .map_or(0, |metadata| metadata.len())
+        .max(source.kept_length());
+    end.saturating_sub(from)
+}
+
+fn drop_source(connection: &Connection, id: i64) -> Result<()> {
+    drop_rows_from(connection, id, 0)?;
+    connection.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Removes the rows of source `id` at or past `offset`.
+fn drop_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<()> {
+    connection
+        .prepare_cached(
+            "DELETE FROM body WHERE rowid IN \
+             (SELECT id FROM messages WHERE source = ?1 AND offset >= ?2)",
+        )?
+        .execute(params![id, offset])?;
+    connection
+        .prepare_cached("DELETE FROM messages WHERE source = ?1 AND offset >= ?2")?
+        .execute(params![id, offset])?;
+    Ok(())
+}
+
+/// Reads what `source` gained since it was last indexed; returns the bytes read.
+fn index_source(connection: &Connection, source: &Source, updated: &mut Updated) -> Result<u64> {
+    let kept_length = source.kept_length();
+    let mut state = if let Some(state) = indexed(connection, source)? {
+        state
+    } else {
+        connection
+            .prepare_cached(
+                "INSERT INTO sources(session, name, generation, started_at, kept_length, \
+                     indexed_to) VALUES (?1, ?2, ?3, ?4, 0, 0)",
+            )?
+            .execute(params![
+                source.session,
+                source.name,
+                source.generation,
+                source.started_at()
+            ])?;
+        SourceRow {
+            id: connection.last_insert_rowid(),
+            started_at: source.started_at().to_owned(),
+            ..SourceRow::default()
+        }
+    };
+    // Another generation under the same number (the session's folder was removed and kept
+    // anew), or fewer bytes kept than were read from it: start over.
+    if state.started_at != source.started_at() || kept_length < state.kept_boundary {
+        drop_rows_from(connection, state.id, 0)?;
+        updated.dropped += 1;
+        state = SourceRow {
+            id: state.id,
+            started_at: source.started_at().to_owned(),
+            ..SourceRow::default()
+        };
+    }
+    // A file that cannot be opened (a link, a FIFO put in its place) is read as absent.
+    let mut file = source
+        .file
+        .as_ref()
+        .and_then(|path| open_file(path).ok().flatten());
+    // Rows read from the file stand only if it is still the file they were read from.
+    if state.indexed_to > state.kept_boundary {
+        let same = match file.as_mut() {
+            Some(file) => still_the_file(file, &state)?,
+            None => false,
+        };
+        if !same {
+            drop_rows_from(connection, state.id, state.kept_boundary)?;
+            state.indexed_to = state.kept_boundary;
+        }
+    }
+    // The file carries the kept bytes on only if it still holds them.
+    let continues = match (file.as_mut(), &source.kept) {
+        (Some(_), None) => true,
+        (Some(file), Some(kept)) => match kept.index.chunks.last() {
+            None => true,
+            Some(last) => file.size() >= last.end() && still_continues(file.file_mut(), last)?,
+        },
+        (None, _) => false,
+    };
+    let from = state.indexed_to;
+    let mut fingerprint_file = None;
+    let reader: Box<dyn Read> = match (&source.kept, file) {
+        (Some(kept), file) if from < kept_length => {
+            let kept_bytes = kept_range(kept, from, kept_length)?;
+            match file.filter(|_| continues) {
+                Some(mut file) => {
+                    fingerprint_file = Some(identify(&mut file)?);
+                    let size = file.size();
+                    Box::new(kept_bytes.chain(file_range(file, kept_length, size - kept_length)?))
+                }
+                None => kept_bytes,
+            }
+        }
+        (_, Some(mut file)) if continues && file.size() > from => {
+            fingerprint_file = Some(identify(&mut file)?);
+            let size = file.size();
+            file_range(file, from, size - from)?
+        }
+        _ => Box::new(std::io::empty()),
+    };
+    // The last line end known within the kept bytes.
+    let mut boundary = if from <= kept_length {
+        from
+    } else {
+        state.kept_boundary
+    };
+    let mut insert = Inserter::new(connection, state.id, source.is_subagent())?;
+    let mut project = state.project.clone();
+    let mut failure = None;
+    let read = split_lines(reader, from, false, MAX_LINE_BYTES, |line| {
+        let end = line.offset + line.length + 1;
+        if end <= kept_length {
+            boundary = end;
+        }
+        if let Some(bytes) = line.bytes {
+            if project.is_none() {
+                project = Record::parse(bytes)
+                    .and_then(|record| record.cwd.text().map(ToOwned::to_owned));
+            }
+            if let Err(error) = insert.line(line.offset, bytes) {
+                failure = Some(error);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    let read = read.with_context(|| {
+        format!(
+            "failed to read session {}'s `{}` for the search index",
+            source.session, source.name
+        )
+    })?;
+    updated.messages += insert.added;
+    let indexed_to = read.offset;
+    let kept_boundary = if indexed_to <= kept_length {
+        indexed_to
+    } else {
+        boundary
+    };
+    let (file_path, file_device, file_inode, file_fingerprint) = match fingerprint_file {
+        Some((mut handle, device, inode)) if indexed_to > kept_boundary => (
+            source
+                .file
+                .as_ref()
+                .map(|path| path.to_string_lossy().into_owned()),
+            Some(device),
+            Some(inode),
+            Some(fingerprint_before(&mut handle, indexed_to)?),
+        ),
+        _ if indexed_to > kept_boundary => (
+            state.file_path,
+            state.file_device,
+            state.file_inode,
+            state.file_fingerprint,
+        ),
+        _ => (None, None, None, None),
+    };
+    connection
+        .prepare_cached(
+            "UPDATE sources SET started_at = ?2, project = ?3, kept_length = ?4, indexed_to = ?5, \
+             file_path = ?6, file_device = ?7, file_inode = ?8, file_fingerprint = ?9 \
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            state.id,
+            state.started_at,
+            project.or_else(|| source.project_slug.clone()),
+            kept_boundary,
+            indexed_to,
+            file_path,
+            file_device,
+            file_inode,
+            file_fingerprint
+        ])?;
+    Ok(indexed_to - from)
+}
+
+/// A second handle on the open file (for the fingerprint once it is read), its device and
+/// inode.
+fn identify(
+    file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
+) -> Result<(fs_err::File, u64, u64)> {
+    let handle = file.file_mut().try_clone()?;
+    let metadata = handle.metadata()?;
+    Ok((handle, metadata.dev(), metadata.ino()))
+}
+
+/// Whether `file` is the file the source's rows past its kept boundary were read from: the
+/// same device and inode, at least as long, with the same 4 KiB before where they stop.
+fn still_the_file(
+    file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
+    state: &SourceRow,
+) -> Result<bool> {
+    let metadata = file.file_mut().metadata()?;
+    if Some(metadata.dev()) != state.file_device
+        || Some(metadata.ino()) != state.file_inode
+        || file.size() < state.indexed_to
+    {
+        return Ok(false);
+    }
+    let fingerprint = fingerprint_before(file.file_mut(), state.indexed_to)?;
+    Ok(state.file_fingerprint.as_deref() == Some(fingerprint.as_str()))
+}
+
+/// Adds one source's messages.
+struct Inserter<'connection> {
+    message: rusqlite::CachedStatement<'connection>,
+    body: rusqlite::CachedStatement<'connection>,
+    connection: &'connection Connection,
+    source: i64,
+    subagent: bool,
+    added: u64,
+    text: String,
+}
+
+impl<'connection> Inserter<'connection> {
+    fn new(connection: &'connection Connection, source: i64, subagent: bool) -> Result<Self> {
+        Ok(Self {
+            message: connection.prepare_cached(
+                "INSERT INTO messages(source, offset, length, role, time, line_hash) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?,
+            body: connection.prepare_cached("INSERT INTO body(rowid, text) VALUES (?1, ?2)")?,
+            connection,
+            source,
+            subagent,
+            added: 0,
+            text: String::new(),
+        })
+    }
+
+    fn line(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        let entry = if self.subagent {
+            read_subagent_entry(bytes)
+        } else {
+            read_entry(bytes)
+        };
+        let Some(Entry::Message {
+            speaker,
+            time,
+            parts,
+            ..
+        }) = entry
+        else {
+            return Ok(());
+        };
+        self.text.clear();
+        for part in &parts {
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text.push_str(&part.searchable());
+        }
+        self.message.execute(params![
+            self.source,
+            offset,
+            bytes.len() as u64,
+            Role::of(speaker).code(),
+            time,
+            line_hash(bytes)
+        ])?;
+        let id = self.connection.last_insert_rowid();
+        self.body.execute(params![id, self.text])?;
+        self.added += 1;
+        Ok(())
+    }
+}
+
+/// A 64-bit hash of a line's bytes: the same line kept in two generations is one result, and a
+/// line read back for its snippet is checked to be the one indexed.
+pub fn line_hash(bytes: &[u8]) -> i64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    bytes.hash(&mut hasher);
+    hasher.finish().cast_signed()
+}
