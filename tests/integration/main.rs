@@ -71,6 +71,9 @@ mod direct_reader;
 // Every record type of today through every reader: none unreadable, the session's own facts.
 mod today_records;
 
+// Tests for `ctxhooks search` and `ctxhooks mcp`: the index, its queries, the MCP tools.
+mod search;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 // Unix only: FIFOs, links to `/dev/zero`, `/proc` for the peak memory, `ulimit` through `/bin/sh`.
 #[cfg(unix)]

@@ -86,6 +86,7 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
     for source in sources {
         let done = index_source(connection, source, &mut updated)?;
         progress.advance(done);
+        updated.bytes += done;
         transaction.read += done;
         if transaction.read >= BATCH_BYTES {
             transaction.commit()?;

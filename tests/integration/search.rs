@@ -1,0 +1,362 @@
+//! Tests for `ctxhooks search` and `ctxhooks mcp`: the index follows the kept copies and the
+//! live transcripts incrementally, reflects a new generation and a rewritten file, is rebuilt
+//! when damaged, refuses bad queries and links, and the MCP server answers over stdio.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::keep::{SESSION, stop};
+use crate::support::{World, mode};
+
+fn user(uuid: &str, time: &str, text: &str) -> String {
+    json!({"type": "user", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
+        "timestamp": time, "message": {"role": "user", "content": text}})
+    .to_string()
+        + "\n"
+}
+
+fn assistant(uuid: &str, time: &str, text: &str) -> String {
+    json!({"type": "assistant", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
+        "timestamp": time, "message": {"id": format!("msg_{uuid}"), "role": "assistant",
+        "content": [{"type": "text", "text": text}]}})
+    .to_string()
+        + "\n"
+}
+
+fn search(world: &World, args: &[&str]) -> Value {
+    let mut all = vec!["search", "--json"];
+    all.extend_from_slice(args);
+    world.ctxhooks(all).success().json()
+}
+
+/// The snippets' marked words of a search's results.
+fn marked(outcome: &Value) -> Vec<Vec<String>> {
+    outcome["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| {
+            let text: Vec<char> = result["snippet"]["text"]
+                .as_str()
+                .unwrap()
+                .chars()
+                .collect();
+            result["snippet"]["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|pair| {
+                    let start = usize::try_from(pair[0].as_u64().unwrap()).unwrap();
+                    let end = usize::try_from(pair[1].as_u64().unwrap()).unwrap();
+                    text[start..end].iter().collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn count(outcome: &Value) -> usize {
+    outcome["results"].as_array().unwrap().len()
+}
+
+#[test]
+fn search_follows_kept_and_live_bytes_incrementally_once_each() {
+    let world = World::new("search-incremental");
+    let transcript = world.transcript_path(SESSION);
+    let first = user(
+        "u1",
+        "2026-11-01T10:00:00.000Z",
+        "remember the word Avocado please",
+    ) + &assistant(
+        "a1",
+        "2026-11-01T10:00:05.000Z",
+        "Noted: the transcript renderer.",
+    );
+    fs_err::write(&transcript, &first).unwrap();
+    stop(&world, &transcript);
+
+    let found = search(&world, &["avocado"]);
+    assert_eq!(count(&found), 1, "{found:#}");
+    let result = &found["results"][0];
+    assert_eq!(result["session"], SESSION);
+    assert_eq!(result["role"], "user");
+    assert_eq!(result["origin"], "kept");
+    assert_eq!(result["project"], "/work/demo");
+    assert_eq!(marked(&found), [["Avocado"]]);
+    assert_eq!(found["indexed_bytes"], first.len());
+    let next = result["next"].as_array().unwrap();
+    assert!(
+        next[0]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("ctxhooks recall --session {SESSION} avocado")),
+        "{next:?}"
+    );
+
+    // A turn the hooks have not kept yet is read from the live transcript, and only it.
+    let turn = user("u2", "2026-11-02T09:00:00.000Z", "now think of a zucchini");
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    file.write_all(turn.as_bytes()).unwrap();
+    let live = search(&world, &["zucchini"]);
+    assert_eq!(count(&live), 1);
+    assert_eq!(live["results"][0]["origin"], "live");
+    assert_eq!(live["indexed_bytes"], turn.len());
+    assert_eq!(live["indexed_messages"], 1);
+
+    // Once kept, the same line is one result, read from the kept copy, and nothing is read again.
+    stop(&world, &transcript);
+    let kept = search(&world, &["zucchini"]);
+    assert_eq!(count(&kept), 1, "{kept:#}");
+    assert_eq!(kept["results"][0]["origin"], "kept");
+    assert_eq!(kept["indexed_bytes"], 0);
+
+    // Phrases, prefixes and filters.
+    assert_eq!(count(&search(&world, &["\"transcript renderer\""])), 1);
+    assert_eq!(count(&search(&world, &["\"renderer transcript\""])), 0);
+    assert_eq!(marked(&search(&world, &["avoc*"])), [["Avocado"]]);
+    assert_eq!(
+        count(&search(&world, &["avocado", "--role", "assistant"])),
+        0
+    );
+    assert_eq!(
+        count(&search(&world, &["avocado", "--session", &SESSION[..8]])),
+        1
+    );
+    assert_eq!(
+        count(&search(&world, &["avocado", "--project", "elsewhere"])),
+        0
+    );
+    assert_eq!(
+        count(&search(&world, &["zucchini", "--until", "2026-11-01"])),
+        0
+    );
+    assert_eq!(
+        count(&search(&world, &["zucchini", "--since", "2026-11-02"])),
+        1
+    );
+
+    // Text output marks the match in brackets when stdout is not a terminal.
+    world
+        .ctxhooks(["search", "avocado"])
+        .stdout_contains("[Avocado]")
+        .success();
+}
+
+#[test]
+fn a_new_generation_and_a_rewritten_live_file_replace_their_rows() {
+    let world = World::new("search-generations");
+    let transcript = world.transcript_path(SESSION);
+    let shared = user("u1", "2026-11-01T10:00:00.000Z", "the shared opening line");
+    fs_err::write(
+        &transcript,
+        shared.clone() + &assistant("a1", "2026-11-01T10:00:01.000Z", "alpha was said first"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    assert_eq!(count(&search(&world, &["alpha"])), 1);
+    // A rewrite: the kept copy starts generation 2; generation 1 stays kept and searchable.
+    fs_err::write(
+        &transcript,
+        shared + &assistant("a2", "2026-11-01T10:00:02.000Z", "beta replaced it"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    let beta = search(&world, &["beta"]);
+    assert_eq!(count(&beta), 1);
+    assert_eq!(beta["results"][0]["generation"], 2);
+    assert_eq!(search(&world, &["alpha"])["results"][0]["generation"], 1);
+    // The line both generations hold is one result.
+    assert_eq!(count(&search(&world, &["shared", "opening"])), 1);
+
+    // A transcript ctxhooks does not keep, rewritten in place: its old words go.
+    let other = "0f0e0d0c-0000-4000-8000-000000000001";
+    let path = world.transcript_path(other);
+    fs_err::write(&path, user("g1", "2026-11-03T10:00:00.000Z", "gamma ray")).unwrap();
+    assert_eq!(search(&world, &["gamma"])["results"][0]["origin"], "live");
+    fs_err::write(&path, user("g1", "2026-11-03T10:00:00.000Z", "delta wave")).unwrap();
+    assert_eq!(count(&search(&world, &["gamma"])), 0);
+    assert_eq!(count(&search(&world, &["delta"])), 1);
+    // Deleted: gone from the index too.
+    fs_err::remove_file(&path).unwrap();
+    assert_eq!(count(&search(&world, &["delta"])), 0);
+}
+
+#[test]
+fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
+    let world = World::new("search-damage");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-01T10:00:00.000Z", "the quokka smiles"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    let index = world.state_dir().join("search").join("index.sqlite");
+    assert_eq!(count(&search(&world, &["quokka"])), 1);
+    assert_eq!(mode(&index), 0o600);
+    assert_eq!(mode(index.parent().unwrap()), 0o700);
+
+    // Not a database at all.
+    fs_err::write(&index, vec![b'x'; 20_000]).unwrap();
+    let rebuilt = search(&world, &["quokka"]);
+    assert_eq!(count(&rebuilt), 1);
+    assert!(rebuilt["rebuilt"].is_string(), "{rebuilt:#}");
+    // Cut in half.
+    let bytes = fs_err::read(&index).unwrap();
+    fs_err::write(&index, &bytes[..bytes.len() / 2]).unwrap();
+    let again = search(&world, &["quokka"]);
+    assert_eq!(count(&again), 1, "{again:#}");
+    // Deleted.
+    fs_err::remove_file(&index).unwrap();
+    assert_eq!(count(&search(&world, &["quokka"])), 1);
+    assert_eq!(mode(&index), 0o600);
+
+    // A link in its place is refused, and what it leads to is left alone.
+    fs_err::remove_file(&index).unwrap();
+    let elsewhere = world.join("elsewhere.sqlite");
+    fs_err::write(&elsewhere, b"not yours").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &index).unwrap();
+    world
+        .ctxhooks(["search", "quokka"])
+        .stderr_contains("symbolic link")
+        .failure();
+    assert_eq!(fs_err::read(&elsewhere).unwrap(), b"not yours");
+}
+
+#[test]
+fn a_bad_query_is_a_clear_error_that_writes_nothing() {
+    let world = World::new("search-bad-query");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(&transcript, user("u1", "2026-11-01T10:00:00.000Z", "words")).unwrap();
+    for (query, says) in [
+        ("\"unclosed", "does not close"),
+        ("***", "no word to search for"),
+        ("(alpha", "does not close"),
+        ("alpha OR", "not valid"),
+        ("NOT alpha", "not valid"),
+    ] {
+        let outcome = world.ctxhooks(["search", query]).exit_code(1);
+        let stderr = outcome.stderr_text();
+        assert!(stderr.contains(says), "{query}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{query}: {stderr}");
+    }
+    world
+        .ctxhooks(["search", "words", "--since", "yesterday"])
+        .stderr_contains("is not a day")
+        .exit_code(1);
+    world
+        .ctxhooks(["search", "words", "--limit", "0"])
+        .stderr_contains("--limit 0")
+        .exit_code(1);
+    // Only the index, in the state folder, was ever written (by the FTS5 refusals, which
+    // come from the engine after its update).
+    for entry in world.state_entries() {
+        assert!(entry.starts_with("search"), "{entry}");
+    }
+}
+
+/// Talks to `ctxhooks mcp` in `world`: sends each request, returns each answer by id.
+pub fn mcp_exchange(world: &World, calls: &[Value]) -> Vec<Value> {
+    let mut command = world.ctxhooks(["mcp"]).command();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |message: &Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut answers = Vec::new();
+    send(
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    let mut read = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    answers.push(read());
+    send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    for (id, call) in calls.iter().enumerate() {
+        let mut request = call.clone();
+        request["jsonrpc"] = json!("2.0");
+        request["id"] = json!(id + 1);
+        send(&request);
+        answers.push(read());
+    }
+    drop(send);
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ctxhooks mcp exited with {status}");
+    answers
+}
+
+fn tool_text(answer: &Value) -> String {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn the_mcp_server_lists_its_tools_and_answers_each() {
+    let world = World::new("search-mcp");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user(
+            "u1",
+            "2026-11-01T10:00:00.000Z",
+            "we chose the pangolin protocol",
+        ) + &assistant("a1", "2026-11-01T10:00:01.000Z", "pangolin it is"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    let answers = mcp_exchange(
+        &world,
+        &[
+            json!({"method": "tools/list"}),
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "\"pangolin protocol\""}}}),
+            json!({"method": "tools/call", "params": {"name": "recall",
+                "arguments": {"session": &SESSION[..8], "pattern": "pangolin"}}}),
+            json!({"method": "tools/call", "params": {"name": "sessions", "arguments": {}}}),
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "\"unclosed"}}}),
+        ],
+    );
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "ctxhooks");
+    let mut tools: Vec<&str> = answers[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["gauge", "recall", "search", "sessions"]);
+    let found = tool_text(&answers[2]);
+    assert!(found.contains("[pangolin protocol]"), "{found}");
+    assert!(found.contains(SESSION), "{found}");
+    let recalled = tool_text(&answers[3]);
+    assert!(recalled.contains("pangolin it is"), "{recalled}");
+    assert!(tool_text(&answers[4]).contains(SESSION));
+    assert_eq!(answers[5]["result"]["isError"], true);
+    assert!(tool_text(&answers[5]).contains("does not close"));
+}
+
+/// Whether `path` holds `needle` (for checks that no transcript text leaked somewhere).
+pub fn holds(path: &Path, needle: &[u8]) -> bool {
+    fs_err::read(path).is_ok_and(|bytes| bytes.windows(needle.len()).any(|window| window == needle))
+}
