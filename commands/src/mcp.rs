@@ -1,5 +1,6 @@
 //! `ctxhooks mcp`: the Model Context Protocol server that gives the model its own past, and
 //! its registration in Claude Code's configuration.
 
+pub mod registration;
 pub mod server;
 pub mod tools;

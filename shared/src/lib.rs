@@ -20,6 +20,7 @@ pub mod hook;
 pub mod json_scan;
 pub mod keep;
 pub mod lenient;
+pub mod mcp_registration;
 pub mod platform;
 pub mod settings_file;
 pub mod shell_word;

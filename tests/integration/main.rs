@@ -133,6 +133,9 @@ mod plugin;
 #[cfg(unix)]
 mod e2e_plugin;
 
+// `ctxhooks mcp` registered by `install --mcp`, its `search` tool called by the scripted model.
+mod e2e_search;
+
 // The suite's own promises: the tests that need root pass when it is not root, and say so.
 // Unix only: root and `setpriv` to run the root tests again as `nobody`.
 #[cfg(unix)]

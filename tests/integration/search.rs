@@ -360,3 +360,84 @@ fn the_mcp_server_lists_its_tools_and_answers_each() {
 pub fn holds(path: &Path, needle: &[u8]) -> bool {
     fs_err::read(path).is_ok_and(|bytes| bytes.windows(needle.len()).any(|window| window == needle))
 }
+
+#[test]
+fn install_mcp_registers_the_server_keeping_the_rest_and_uninstall_removes_exactly_it() {
+    let world = World::new("search-install-mcp");
+    let config = world.config_dir().join(".claude.json");
+    fs_err::create_dir_all(world.config_dir()).unwrap();
+    // Claude Code's own layout, and one member out of its usual order: kept byte for byte.
+    let before = "{\n  \"numStartups\": 3,\n  \"projects\": {\"/x\": {\"allowedTools\": []}},\n  \"userID\": \"abc\"\n}\n";
+    fs_err::write(&config, before).unwrap();
+    let installed = world
+        .ctxhooks(["install", "--mcp", "--json"])
+        .success()
+        .json();
+    assert_eq!(installed["mcp"]["changed"], true, "{installed:#}");
+    let text = fs_err::read_to_string(&config).unwrap();
+    assert!(
+        text.starts_with("{\n  \"numStartups\": 3,\n  \"projects\": {\"/x\": {\"allowedTools\": []}},\n  \"userID\": \"abc\",\n  \"mcpServers\": {"),
+        "{text}"
+    );
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let entry = &value["mcpServers"]["ctxhooks"];
+    assert_eq!(entry["type"], "stdio");
+    assert_eq!(entry["args"], json!(["mcp"]));
+    assert!(entry["command"].as_str().unwrap().ends_with("/ctxhooks"));
+    // Again: nothing changes.
+    let again = world
+        .ctxhooks(["install", "--mcp", "--json"])
+        .success()
+        .json();
+    assert_eq!(again["mcp"]["changed"], false);
+    // Someone else's server under the same name is refused, and the file left as it is.
+    let other = text.replace("\"mcp\"", "\"serve\"");
+    fs_err::write(&config, &other).unwrap();
+    world
+        .ctxhooks(["install", "--mcp"])
+        .stderr_contains("another MCP server")
+        .exit_code(1);
+    assert_eq!(fs_err::read_to_string(&config).unwrap(), other);
+    world
+        .ctxhooks(["uninstall", "--mcp"])
+        .stdout_contains("does not run `ctxhooks mcp`")
+        .success();
+    assert_eq!(fs_err::read_to_string(&config).unwrap(), other);
+    // Ours is removed, and the file is what it was.
+    fs_err::write(&config, &text).unwrap();
+    world.ctxhooks(["uninstall", "--mcp"]).success();
+    assert_eq!(fs_err::read_to_string(&config).unwrap(), before);
+}
+
+#[test]
+fn the_note_after_a_compaction_names_the_mcp_tool_once_the_server_is_registered() {
+    let world = World::new("search-note");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(&transcript, user("u1", "2026-11-01T10:00:00.000Z", "hello")).unwrap();
+    let note = |world: &World| {
+        let printed = world
+            .program(crate::support::Hook::Session.binary())
+            .stdin(
+                json!({"session_id": SESSION, "transcript_path": &transcript,
+                    "hook_event_name": "SessionStart", "source": "compact", "cwd": "/work/demo"})
+                .to_string(),
+            )
+            .success()
+            .stdout_text();
+        let answer: Value = serde_json::from_str(&printed).unwrap();
+        answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let without = note(&world);
+    assert!(without.contains("search it with Bash"), "{without}");
+    assert!(!without.contains("mcp__"), "{without}");
+    world.ctxhooks(["install", "--mcp"]).success();
+    let with = note(&world);
+    assert!(
+        with.contains(&format!("mcp__ctxhooks__recall with session \"{SESSION}\"")),
+        "{with}"
+    );
+    assert!(!with.contains("Bash"), "{with}");
+}

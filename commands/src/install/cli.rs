@@ -15,6 +15,7 @@ use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
 use super::scope::SettingsScope;
 use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::links::resolve_links;
+use crate::mcp::registration::{self, McpChange};
 use crate::output;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -46,6 +47,10 @@ pub struct TargetArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also register (install) or remove (uninstall) the `ctxhooks mcp` server in Claude Code's
+    /// user configuration (`mcpServers` in `~/.claude.json`).
+    #[arg(long)]
+    pub mcp: bool,
 }
 
 impl TargetArgs {
@@ -103,7 +108,17 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
     if let Some(claude) = claude.filter(|_| !omitted.is_empty()) {
         outcome.notes.push(refused_note(&claude, &omitted));
     }
-    report(&outcome, args.json)
+    let mcp = args
+        .mcp
+        .then(|| {
+            registration::register(
+                &registration::config_path()?,
+                &binaries.join("ctxhooks"),
+                args.dry_run,
+            )
+        })
+        .transpose()?;
+    report(&outcome, mcp.as_ref(), args.json)
 }
 
 /// The status lines configured in the other scopes' settings files than `target` (user, and
@@ -130,16 +145,49 @@ pub fn run_uninstall(args: &TargetArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let path = args.settings_path()?;
     let outcome = installer::uninstall(&state, &path, args.dry_run)?;
-    report(&outcome, args.json)
+    let mcp = args
+        .mcp
+        .then(|| registration::unregister(&registration::config_path()?, args.dry_run))
+        .transpose()?;
+    report(&outcome, mcp.as_ref(), args.json)
 }
 
-fn report(outcome: &Outcome, json: bool) -> Result<ExitCode> {
+fn report(outcome: &Outcome, mcp: Option<&McpChange>, json: bool) -> Result<ExitCode> {
     if json {
-        output::print_json(outcome)?;
+        let mut value = serde_json::to_value(outcome)?;
+        if let (Some(mcp), Some(object)) = (mcp, value.as_object_mut()) {
+            object.insert("mcp".to_owned(), serde_json::to_value(mcp)?);
+        }
+        output::print_json(&value)?;
     } else {
-        output::print(&describe(outcome))?;
+        let mut text = describe(outcome);
+        if let Some(mcp) = mcp {
+            text.push_str(&describe_mcp(mcp, outcome.action, outcome.dry_run));
+        }
+        output::print(&text)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--mcp` did, in words.
+fn describe_mcp(mcp: &McpChange, action: Action, dry_run: bool) -> String {
+    let path = mcp.path.display();
+    let would = if dry_run { "would be " } else { "" };
+    match (&mcp.note, mcp.changed, action) {
+        (Some(note), _, _) => format!("note: {note}\n"),
+        (None, true, Action::Install) => {
+            format!("MCP server `ctxhooks` {would}registered in `{path}` (runs `ctxhooks mcp`)\n")
+        }
+        (None, true, Action::Uninstall) => {
+            format!("MCP server `ctxhooks` {would}removed from `{path}`\n")
+        }
+        (None, false, Action::Install) => {
+            format!("MCP server `ctxhooks` already registered in `{path}`; nothing changed\n")
+        }
+        (None, false, Action::Uninstall) => {
+            format!("no MCP server `ctxhooks` in `{path}`; nothing changed\n")
+        }
+    }
 }
 
 /// The outcome in words, for people.

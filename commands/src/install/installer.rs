@@ -590,7 +590,8 @@ fn refuse_read_only(path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
+/// Writes a settings file atomically, keeping an existing file's mode, owner and group.
+pub fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
     // An existing file keeps its mode, owner and group: `sudo ctxhooks install` on a user's
     // file must leave it theirs.
     let (mode, owner) = match fs_err::metadata(path) {

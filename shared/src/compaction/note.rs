@@ -18,8 +18,6 @@ pub const LIST_BUDGET_CHARS: usize = 1_200;
 const ITEM_CHARS: usize = 60;
 
 /// How the model looks something up in the conversation before the compaction.
-///
-/// Issue 19's MCP server adds a way: its `recall` tool, named when the server is registered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
     /// `ctxhooks recall` through the model's Bash tool; `ctxhooks` is how to run the program
@@ -27,6 +25,13 @@ pub enum Lookup {
     Bash {
         /// The program, as one shell word.
         ctxhooks: String,
+    },
+    /// The `recall` tool of the MCP server registered as `server` (Claude Code names it
+    /// `mcp__<server>__recall` for the model), where a session whose permissions refuse Bash
+    /// can still call it.
+    Mcp {
+        /// The server's name in the tools' names.
+        server: String,
     },
 }
 
@@ -38,6 +43,11 @@ impl Lookup {
             Self::Bash { ctxhooks } => format!(
                 "{ctxhooks} recall --session {session} --before-compaction last {}",
                 shell_word(pattern)
+            ),
+            Self::Mcp { server } => format!(
+                "mcp__{server}__recall with session \"{session}\", before_compaction \"last\" \
+                 and pattern {}",
+                serde_json::Value::from(pattern)
             ),
         }
     }

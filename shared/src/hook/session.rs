@@ -26,6 +26,7 @@ use crate::hook::runner::HookContext;
 use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
 use crate::lenient::Text;
+use crate::mcp_registration::{SERVER_NAME, registered_for_user};
 use crate::shell_word::shell_word;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
@@ -127,10 +128,19 @@ fn say_kept(
     transcript: &Path,
     cwd: Option<&str>,
 ) -> Result<()> {
-    let ctxhooks = ctxhooks_command();
-    let mut note = recall_note(session, &ctxhooks);
-    // Hook point for issue 19: the MCP server's `recall` tool when it is registered.
-    let lookup = Lookup::Bash { ctxhooks };
+    // The MCP tool when the user scope registers the server (a bounded read of `.claude.json`,
+    // and only after a compaction), else the Bash command.
+    let (mut note, lookup) = if registered_for_user() {
+        (
+            mcp_recall_note(session),
+            Lookup::Mcp {
+                server: SERVER_NAME.to_owned(),
+            },
+        )
+    } else {
+        let ctxhooks = ctxhooks_command();
+        (recall_note(session, &ctxhooks), Lookup::Bash { ctxhooks })
+    };
     match latest_compaction(&context.state, session, transcript) {
         Ok(Some(latest)) => {
             let list = left_out_list(&ListInput {
@@ -170,6 +180,19 @@ pub fn recall_note(session: &SessionId, ctxhooks: &str) -> String {
          file name, a number), search it with Bash: {ctxhooks} recall --session {session} \
          --before-compaction last 'WORDS' (case-insensitive; add --last 20 for the last 20 \
          messages before the compaction, or leave out 'WORDS')."
+    )
+}
+
+/// The note when `ctxhooks mcp` is registered: the MCP tools by the names Claude Code gives
+/// them, so that a session whose permissions refuse Bash can still recall.
+pub fn mcp_recall_note(session: &SessionId) -> String {
+    format!(
+        "ctxhooks keeps this session's whole conversation from before the compaction, word for \
+         word. When you need something the summary left out (an exact message, a command, a \
+         file name, a number), call the MCP tool mcp__{SERVER_NAME}__recall with session \
+         \"{session}\", before_compaction \"last\" and pattern \"WORDS\" (case-insensitive; \
+         leave out pattern for the last 20 messages before the compaction), or \
+         mcp__{SERVER_NAME}__search to search every session."
     )
 }
 
