@@ -1,7 +1,8 @@
 //! The plugin route end to end: the pinned CLI validates the repository's marketplace and
 //! plugin, installs the plugin from the local marketplace with its non-interactive commands, and
 //! runs our real binaries from it (a Stop logs usage, a `PreCompact` takes a snapshot) without a
-//! settings file that names a hook; doctor sees the plugin's hooks.
+//! settings file that names a hook; doctor sees the plugin's hooks; the CLI starts the plugin's
+//! MCP server, and the note after a compaction names its tool.
 
 use serde_json::Value;
 
@@ -79,6 +80,27 @@ fn the_plugin_from_the_local_marketplace_runs_the_hooks_without_a_settings_entry
         .map(|row| row["context_tokens"].as_u64().unwrap())
         .collect();
     assert_eq!(contexts, [30_000, 31_000], "the Stop hook logged usage");
+    // The plugin's MCP server: the CLI starts it from the same folder and names its tools.
+    let listed = sandbox
+        .run_claude(&server)
+        .args(["mcp", "list"])
+        .env("CTXHOOKS_BIN_DIR", &bin_dir)
+        .success()
+        .stdout_text();
+    assert!(
+        listed.contains("plugin:ctxhooks:ctxhooks") && listed.contains("Connected"),
+        "{listed}"
+    );
+    let named = server.served().iter().any(|served| {
+        served
+            .body
+            .to_string()
+            .contains("mcp__plugin_ctxhooks_ctxhooks__search")
+    });
+    assert!(
+        named,
+        "the plugin's search tool was not offered to the model"
+    );
     let sidecar = fs_err::read_to_string(
         sandbox
             .state_dir()
@@ -97,6 +119,12 @@ fn the_plugin_from_the_local_marketplace_runs_the_hooks_without_a_settings_entry
         "--output-format",
         "json",
     ]);
+    // After the compaction, the note names the plugin's MCP tool.
+    let transcript = fs_err::read_to_string(sandbox.transcript_path(&session)).unwrap();
+    assert!(
+        transcript.contains("call the MCP tool mcp__plugin_ctxhooks_ctxhooks__recall with session"),
+        "the SessionStart note does not name the plugin's tool"
+    );
     let snapshots = sandbox.ctxhooks_json(&["archives", "--session", &session, "--json"]);
     let snapshots = snapshots.as_array().unwrap();
     assert_eq!(snapshots.len(), 1, "the PreCompact hook took a snapshot");

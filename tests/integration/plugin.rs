@@ -51,3 +51,18 @@ fn the_marketplace_and_the_plugin_agree_with_the_package() {
     assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(plugin["license"], "MIT");
 }
+
+#[test]
+fn the_plugin_registers_the_mcp_server_from_the_installed_binaries() {
+    let servers = json_file("plugin/.mcp.json");
+    let server = &servers["mcpServers"]["ctxhooks"];
+    assert_eq!(server["command"], "sh");
+    // The same folder as the hooks', and the `mcp` subcommand.
+    assert_eq!(
+        server["args"],
+        serde_json::json!([
+            "-c",
+            "exec \"${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}/ctxhooks\" mcp"
+        ])
+    );
+}

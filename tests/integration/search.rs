@@ -441,3 +441,69 @@ fn the_note_after_a_compaction_names_the_mcp_tool_once_the_server_is_registered(
     );
     assert!(!with.contains("Bash"), "{with}");
 }
+
+#[test]
+fn doctor_says_whether_the_mcp_server_is_registered_and_answers() {
+    let world = World::new("search-doctor");
+    let before = world.ctxhooks(["doctor", "--json"]).output();
+    let report: Value = serde_json::from_str(&before.stdout_text()).unwrap();
+    assert!(report["mcp"]["registered"].is_null(), "{:#}", report["mcp"]);
+    world.ctxhooks(["install", "--mcp"]).success();
+    let after = world.ctxhooks(["doctor", "--json"]).output();
+    let report: Value = serde_json::from_str(&after.stdout_text()).unwrap();
+    let mcp = &report["mcp"];
+    assert!(mcp["problem"].is_null(), "{mcp:#}");
+    assert_eq!(
+        mcp["tools"],
+        json!(["gauge", "recall", "search", "sessions"]),
+        "{mcp:#}"
+    );
+    world
+        .ctxhooks(["doctor"])
+        .output()
+        .stdout_text()
+        .contains("answers with tools: gauge, recall, search, sessions")
+        .then_some(())
+        .expect("doctor's text names the tools");
+}
+
+#[test]
+fn an_old_snapshots_copy_is_searched_until_it_is_pruned() {
+    let world = World::new("search-schema-1");
+    let bytes = user(
+        "u1",
+        "2026-10-01T10:00:00.000Z",
+        "the ocelot migration plan",
+    );
+    let name = "20261001T100000.000001Z-manual";
+    let folder = world.session_dir(SESSION).join("archive").join(name);
+    fs_err::create_dir_all(&folder).unwrap();
+    fs_err::write(folder.join("transcript.jsonl"), &bytes).unwrap();
+    use sha2::Digest;
+    let sha = format!("{:x}", sha2::Sha256::digest(bytes.as_bytes()));
+    let source = world.transcript_path(SESSION);
+    fs_err::write(
+        folder.join("snapshot.json"),
+        json!({"schema": 1, "name": name, "session_id": SESSION, "trigger": "manual",
+            "custom_instructions": null, "created_at": "2026-10-01T10:00:00.000001Z",
+            "source_path": source, "size": bytes.len(), "sha256": sha,
+            "files": [{"path": "transcript.jsonl", "source": source, "role": "transcript",
+                "size": bytes.len(), "sha256": sha}]})
+        .to_string(),
+    )
+    .unwrap();
+    let found = search(&world, &["ocelot"]);
+    assert_eq!(count(&found), 1, "{found:#}");
+    assert_eq!(found["results"][0]["snapshot"], name);
+    assert!(
+        found["results"][0]["next"][0]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("--snapshot {name}")),
+        "{found:#}"
+    );
+    world
+        .ctxhooks(["archives", "prune", "--keep", "0"])
+        .success();
+    assert_eq!(count(&search(&world, &["ocelot"])), 0);
+}

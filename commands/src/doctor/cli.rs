@@ -29,10 +29,15 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
         project_dir: std::env::current_dir().context("failed to read the current folder")?,
     };
     let report = doctor_report(&input);
+    let mcp = crate::mcp::probe::check();
     if args.json {
-        output::print_json(&report_json(&report))?;
+        let mut value = report_json(&report);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("mcp".to_owned(), serde_json::to_value(&mcp)?);
+        }
+        output::print_json(&value)?;
     } else {
-        output::print(&report_text(&report))?;
+        output::print(&(report_text(&report) + &crate::mcp::probe::describe(&mcp)))?;
     }
     Ok(if report.is_broken() {
         ExitCode::FAILURE

@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS sources(
     name TEXT NOT NULL,
     generation INTEGER NOT NULL,
     started_at TEXT NOT NULL,
+    subagent INTEGER NOT NULL,
+    snapshot TEXT,
     project TEXT,
     kept_length INTEGER NOT NULL,
     indexed_to INTEGER NOT NULL,

@@ -52,6 +52,9 @@ pub struct Found {
     pub role: Role,
     /// The sub-agent's kept name, when a sub-agent said it.
     pub subagent: Option<String>,
+    /// The schema 1 snapshot whose copy it was found in (its live transcript and kept copy
+    /// hold it no more).
+    pub snapshot: Option<String>,
     pub snippet: Snippet,
     /// Where its text was read from now.
     pub origin: Origin,
@@ -132,7 +135,8 @@ fn search_in(
 fn found(hit: Hit, snippet: Snippet, origin: Origin, next: Vec<String>) -> Found {
     Found {
         short_session: hit.session.chars().take(8).collect(),
-        subagent: (hit.name != MAIN_NAME).then(|| hit.name.clone()),
+        subagent: hit.subagent.then(|| hit.name.clone()),
+        snapshot: hit.snapshot.clone(),
         session: hit.session,
         project: hit.project,
         time: hit.time,
@@ -155,7 +159,10 @@ struct Place {
 
 fn places(sources: &[Source]) -> HashMap<&str, Place> {
     let mut places: HashMap<&str, Place> = HashMap::new();
-    for source in sources.iter().filter(|source| !source.is_subagent()) {
+    for source in sources
+        .iter()
+        .filter(|source| !source.subagent && source.snapshot.is_none())
+    {
         let place = places.entry(source.session.as_str()).or_default();
         if source.kept.is_some() {
             place.kept = true;
@@ -172,9 +179,8 @@ fn places(sources: &[Source]) -> HashMap<&str, Place> {
 /// restore` first.
 fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String> {
     let mut next = Vec::new();
-    let Some(place) = place else {
-        return next;
-    };
+    let empty = Place::default();
+    let place = place.unwrap_or(&empty);
     let session = &hit.session;
     if place.kept
         && hit.name == MAIN_NAME
@@ -198,6 +204,12 @@ fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String>
         None => format!("claude --resume {session}"),
     };
     if present {
+        next.push(resume);
+    } else if let Some(snapshot) = &hit.snapshot {
+        next.push(format!(
+            "ctxhooks archives restore --session {session} --snapshot {}",
+            shell_quote(snapshot)
+        ));
         next.push(resume);
     } else if place.kept {
         next.push(format!("ctxhooks archives restore --session {session}"));

@@ -1,6 +1,6 @@
 //! Running a query against the index: the matching messages, best first (FTS5's BM25 rank),
 //! within the filters, each line once (the same line kept in two generations, or read from the
-//! live transcript and its kept copy, is one result).
+//! live transcript and its kept copy, or held by an old snapshot's copy, is one result).
 
 use std::collections::HashSet;
 
@@ -40,6 +40,10 @@ pub struct Hit {
     pub name: String,
     /// The kept generation it was read from (0: a transcript ctxhooks does not keep).
     pub generation: u32,
+    /// Whether a sub-agent's transcript holds it.
+    pub subagent: bool,
+    /// The schema 1 snapshot whose copy holds it.
+    pub snapshot: Option<String>,
     pub project: Option<String>,
     /// Where its line starts in the transcript, and its length without the newline.
     pub offset: u64,
@@ -60,7 +64,7 @@ pub fn find(
 ) -> Result<Vec<Hit>> {
     let mut statement = connection.prepare_cached(
         "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.time, \
-         m.line_hash, body.rank \
+         m.line_hash, body.rank, s.subagent, s.snapshot \
          FROM body JOIN messages m ON m.id = body.rowid JOIN sources s ON s.id = m.source \
          WHERE body MATCH ?1 \
          AND (?2 IS NULL OR instr(s.project, ?2) > 0) \
@@ -91,6 +95,8 @@ pub fn find(
                 time: row.get(7)?,
                 line_hash: row.get(8)?,
                 rank: row.get(9)?,
+                subagent: row.get(10)?,
+                snapshot: row.get(11)?,
             })
         },
     );
@@ -102,7 +108,8 @@ pub fn find(
     let mut hits = Vec::new();
     for row in rows {
         let hit = row.map_err(|error| query_error(error, query))?;
-        if seen.insert((hit.session.clone(), hit.name.clone(), hit.line_hash)) {
+        // The same line in another generation, the live file, or an old snapshot's copy.
+        if seen.insert((hit.session.clone(), hit.line_hash)) {
             hits.push(hit);
             if hits.len() >= limit {
                 break;

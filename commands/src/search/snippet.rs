@@ -75,10 +75,10 @@ impl<'connection> Snippets<'connection> {
         let Some((bytes, origin)) = self.line(hit)? else {
             return Ok(None);
         };
-        let entry = if hit.name == ctxhooks_shared::store::kept::MAIN_NAME {
-            read_entry(&bytes)
-        } else {
+        let entry = if hit.subagent {
             read_subagent_entry(&bytes)
+        } else {
+            read_entry(&bytes)
         };
         let Some(Entry::Message { parts, .. }) = entry else {
             return Ok(None);

@@ -1,17 +1,22 @@
 //! What the search index reads: every generation of every kept copy (main transcripts and
-//! sub-agents'), the newest one carried on by the live transcript past its kept end, and every
-//! transcript in Claude Code's projects folders that ctxhooks does not keep (generation 0).
-//! Found cheaply (folder listings and the kept indexes), never by reading a transcript.
+//! sub-agents'), the newest one carried on by the live transcript past its kept end, every
+//! transcript in Claude Code's projects folders that ctxhooks does not keep, and the full copies
+//! older snapshots hold (schema 1; pruning one takes its rows away). Found cheaply (folder
+//! listings, the kept indexes, `snapshot.json`), never by reading a transcript.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use std::path::Component;
+
+use crate::archives::catalog::list_snapshots;
 use crate::history::discover::discover;
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// One byte stream to index: the bytes a kept generation keeps, then those of `file` past them
@@ -30,8 +35,13 @@ pub struct Source {
     /// The project's folder slug when no line names its `cwd`.
     pub project_slug: Option<String>,
     pub kept: Option<KeptPart>,
-    /// The live transcript (only for a kept copy's newest generation, or generation 0).
+    /// The live transcript (only for a kept copy's newest generation, or generation 0), or a
+    /// schema 1 snapshot's copy.
     pub file: Option<PathBuf>,
+    /// Whether it is a sub-agent's transcript (its every line is a sidechain record).
+    pub subagent: bool,
+    /// The schema 1 snapshot whose copy it is.
+    pub snapshot: Option<String>,
 }
 
 /// A kept generation: its folder, name and index as read now.
@@ -58,11 +68,6 @@ impl Source {
     /// How many bytes the kept generation keeps.
     pub fn kept_length(&self) -> u64 {
         self.kept.as_ref().map_or(0, |kept| kept.index.length())
-    }
-
-    /// Whether it is a sub-agent's transcript.
-    pub fn is_subagent(&self) -> bool {
-        self.name != kept::MAIN_NAME
     }
 }
 
@@ -93,6 +98,8 @@ pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source
                     generation,
                     project_slug: slug_of(Path::new(&index.header.source), &session),
                     file,
+                    subagent: !name.is_main(),
+                    snapshot: None,
                     kept: Some(KeptPart {
                         dir: kept_dir.clone(),
                         name: name.clone(),
@@ -127,15 +134,53 @@ pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source
             };
             sources.push(Source {
                 session: session.to_string(),
+                subagent: !name.is_main(),
                 name: name.as_str().to_owned(),
                 generation: 0,
                 project_slug: Some(files.project.clone()),
                 kept: None,
                 file: Some(path.clone()),
+                snapshot: None,
             });
         }
     }
+    sources.extend(snapshot_copies(state));
     Ok(sources)
+}
+
+/// The full copies of schema 1 snapshots (ctxhooks before the kept copies), each under the
+/// name `archive/<snapshot>/<path>`.
+fn snapshot_copies(state: &StateDir) -> Vec<Source> {
+    let mut sources = Vec::new();
+    for entry in list_snapshots(state, None).unwrap_or_default() {
+        let Ok(session) = SessionId::parse(&entry.metadata.session_id) else {
+            continue;
+        };
+        for file in entry
+            .metadata
+            .files
+            .iter()
+            .filter(|file| file.kept.is_none())
+        {
+            let inside = Path::new(&file.path)
+                .components()
+                .all(|component| matches!(component, Component::Normal(_)));
+            if !inside {
+                continue;
+            }
+            sources.push(Source {
+                session: session.to_string(),
+                name: format!("archive/{}/{}", entry.metadata.name, file.path),
+                generation: 0,
+                project_slug: slug_of(Path::new(&file.source), &session),
+                kept: None,
+                file: Some(entry.path.join(&file.path)),
+                subagent: file.role == FileRole::Subagent,
+                snapshot: Some(entry.metadata.name.clone()),
+            });
+        }
+    }
+    sources
 }
 
 /// The project folder's name of a transcript at `<projects>/<slug>/<session>.jsonl` (or a

@@ -220,14 +220,16 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     } else {
         connection
             .prepare_cached(
-                "INSERT INTO sources(session, name, generation, started_at, kept_length, \
-                     indexed_to) VALUES (?1, ?2, ?3, ?4, 0, 0)",
+                "INSERT INTO sources(session, name, generation, started_at, subagent, snapshot, \
+                     kept_length, indexed_to) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 0)",
             )?
             .execute(params![
                 source.session,
                 source.name,
                 source.generation,
-                source.started_at()
+                source.started_at(),
+                source.subagent,
+                source.snapshot
             ])?;
         SourceRow {
             id: connection.last_insert_rowid(),
@@ -298,7 +300,7 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     } else {
         state.kept_boundary
     };
-    let mut insert = Inserter::new(connection, state.id, source.is_subagent())?;
+    let mut insert = Inserter::new(connection, state.id, source.subagent)?;
     let mut project = state.project.clone();
     let mut failure = None;
     let read = split_lines(reader, from, false, MAX_LINE_BYTES, |line| {

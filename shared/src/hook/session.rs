@@ -128,15 +128,12 @@ fn say_kept(
     transcript: &Path,
     cwd: Option<&str>,
 ) -> Result<()> {
-    // The MCP tool when the user scope registers the server (a bounded read of `.claude.json`,
-    // and only after a compaction), else the Bash command.
-    let (mut note, lookup) = if registered_for_user() {
-        (
-            mcp_recall_note(session),
-            Lookup::Mcp {
-                server: SERVER_NAME.to_owned(),
-            },
-        )
+    // The MCP tool when the server is registered: by the plugin that runs this hook (its
+    // server's tools are `mcp__plugin_ctxhooks_ctxhooks__…`), or in the user scope (a bounded
+    // read of `.claude.json`, and only after a compaction); else the Bash command.
+    let server = plugin_server().or_else(|| registered_for_user().then(|| SERVER_NAME.to_owned()));
+    let (mut note, lookup) = if let Some(server) = server {
+        (mcp_recall_note(session, &server), Lookup::Mcp { server })
     } else {
         let ctxhooks = ctxhooks_command();
         (recall_note(session, &ctxhooks), Lookup::Bash { ctxhooks })
@@ -183,16 +180,32 @@ pub fn recall_note(session: &SessionId, ctxhooks: &str) -> String {
     )
 }
 
-/// The note when `ctxhooks mcp` is registered: the MCP tools by the names Claude Code gives
-/// them, so that a session whose permissions refuse Bash can still recall.
-pub fn mcp_recall_note(session: &SessionId) -> String {
+/// The MCP server's name as Claude Code prefixes its tools when this hook runs from the
+/// ctxhooks plugin (Claude Code sets `CLAUDE_PLUGIN_ROOT` for a plugin's hooks; the plugin's
+/// `.mcp.json` registers the server as `plugin:ctxhooks:ctxhooks`).
+fn plugin_server() -> Option<String> {
+    let root = std::env::var_os("CLAUDE_PLUGIN_ROOT").filter(|root| !root.is_empty())?;
+    let manifest = Path::new(&root).join(".mcp.json");
+    let bytes = crate::settings_file::read_settings_bytes(&manifest).ok()??;
+    let servers: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    servers
+        .get("mcpServers")?
+        .get(SERVER_NAME)
+        .is_some()
+        .then(|| format!("plugin_{SERVER_NAME}_{SERVER_NAME}"))
+}
+
+/// The note when `ctxhooks mcp` is registered (as `server`, in the tools' names): the MCP tools
+/// by the names Claude Code gives them, so that a session whose permissions refuse Bash can
+/// still recall.
+pub fn mcp_recall_note(session: &SessionId, server: &str) -> String {
     format!(
         "ctxhooks keeps this session's whole conversation from before the compaction, word for \
          word. When you need something the summary left out (an exact message, a command, a \
-         file name, a number), call the MCP tool mcp__{SERVER_NAME}__recall with session \
+         file name, a number), call the MCP tool mcp__{server}__recall with session \
          \"{session}\", before_compaction \"last\" and pattern \"WORDS\" (case-insensitive; \
          leave out pattern for the last 20 messages before the compaction), or \
-         mcp__{SERVER_NAME}__search to search every session."
+         mcp__{server}__search to search every session."
     )
 }
 
