@@ -4,8 +4,8 @@
 # appended and searched (the update reads only it), warm queries against `rg -i` over the raw
 # projects folder (what a person does today), and the index's size against the transcripts'.
 # Built as install/setup.sh builds it.
-# Usage: benches/search.sh [CORPUS_DIR] [RUNS] (default: a corpus built in a temporary folder;
-# 20 runs). Needs python3, hyperfine, rg (apt-get install -y hyperfine ripgrep).
+# Usage: benches/search.sh [CORPUS_DIR] [RUNS] (default: a corpus built in a temporary folder,
+# else a copy of CORPUS_DIR; 20 runs). Needs python3, hyperfine, rg (apt-get install -y hyperfine ripgrep).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,9 +18,11 @@ ctxhooks="$release_dir/ctxhooks"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-corpus=${1:-}
-if [[ -z "$corpus" ]]; then
-  corpus="$work/corpus"
+corpus="$work/corpus"
+if [[ -n "${1:-}" ]]; then
+  # A copy: the new turns below are appended to it, never to the given corpus.
+  cp -r "$1" "$corpus"
+else
   python3 benches/history-corpus.py "$corpus" >/dev/null
 fi
 projects="$corpus/projects"

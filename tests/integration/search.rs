@@ -296,7 +296,6 @@ pub fn mcp_exchange(world: &World, calls: &[Value]) -> Vec<Value> {
         send(&request);
         answers.push(read());
     }
-    drop(send);
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "ctxhooks mcp exited with {status}");
