@@ -506,3 +506,26 @@ fn an_old_snapshots_copy_is_searched_until_it_is_pruned() {
         .success();
     assert_eq!(count(&search(&world, &["ocelot"])), 0);
 }
+
+#[test]
+fn searches_at_once_index_each_line_once() {
+    let world = World::new("search-concurrent");
+    let transcript = world.transcript_path(SESSION);
+    let mut lines = String::new();
+    for turn in 0..200 {
+        lines += &user(
+            &format!("u{turn}"),
+            "2026-11-01T10:00:00.000Z",
+            &format!("turn {turn} of the wombat tale"),
+        );
+    }
+    fs_err::write(&transcript, &lines).unwrap();
+    let runs = (0..6).map(|_| world.ctxhooks(["search", "--json", "wombat", "--limit", "500"]));
+    let mut indexed = 0;
+    for running in crate::support::spawn_together(runs) {
+        let outcome: Value = serde_json::from_str(&running.wait().success().stdout_text()).unwrap();
+        assert_eq!(count(&outcome), 200, "every search sees every line once");
+        indexed += outcome["indexed_messages"].as_u64().unwrap();
+    }
+    assert_eq!(indexed, 200, "the lines were indexed once in all");
+}

@@ -149,8 +149,9 @@ fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> 
             Ok(Some(other)) => return Ok(Err(format!("it has schema {other}, not {SCHEMA}"))),
             Ok(None) => return Ok(Err("it has no schema".to_owned())),
             Err(error) if is_damage(&error) => return Ok(Err(describe_damage(&error))),
-            // Tables missing: a database that is not ours, or created half-way.
-            Err(error) => return Ok(Err(format!("{error:#}"))),
+            // No `meta` table yet: a database another search is creating right now (its
+            // tables come in one transaction), created below if it is still missing.
+            Err(_) => {}
         }
     }
     match create(&connection) {
