@@ -133,10 +133,13 @@ fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> 
     .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
     connection.busy_timeout(BUSY_WAIT)?;
     // Sorting and the snippets' scratch table stay in memory: no transcript text in a
-    // temporary file.
-    if let Err(error) =
-        connection.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;")
-    {
+    // temporary file. A commit appends to the write-ahead log and waits for no disk sync (a
+    // crash may lose the last commits, which the next search reads again, never the
+    // database's consistency).
+    if let Err(error) = connection.execute_batch(
+        "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA journal_mode = WAL; \
+         PRAGMA synchronous = NORMAL;",
+    ) {
         let error = anyhow::Error::from(error);
         if is_damage(&error) {
             return Ok(Err(describe_damage(&error)));

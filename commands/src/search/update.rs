@@ -215,7 +215,9 @@ fn drop_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<()> {
 /// Reads what `source` gained since it was last indexed; returns the bytes read.
 fn index_source(connection: &Connection, source: &Source, updated: &mut Updated) -> Result<u64> {
     let kept_length = source.kept_length();
-    let mut state = if let Some(state) = indexed(connection, source)? {
+    let known = indexed(connection, source)?;
+    let mut changed = known.is_none();
+    let mut state = if let Some(state) = known {
         state
     } else {
         connection
@@ -242,6 +244,7 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     if state.started_at != source.started_at() || kept_length < state.kept_boundary {
         drop_rows_from(connection, state.id, 0)?;
         updated.dropped += 1;
+        changed = true;
         state = SourceRow {
             id: state.id,
             started_at: source.started_at().to_owned(),
@@ -262,6 +265,7 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
         if !same {
             drop_rows_from(connection, state.id, state.kept_boundary)?;
             state.indexed_to = state.kept_boundary;
+            changed = true;
         }
     }
     // The file carries the kept bytes on only if it still holds them.
@@ -336,6 +340,11 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     } else {
         boundary
     };
+    // Nothing new, nothing dropped, nothing newly kept: the row stays as it is (a search with
+    // nothing to index writes nothing).
+    if !changed && indexed_to == from && kept_boundary == state.kept_boundary {
+        return Ok(0);
+    }
     let (file_path, file_device, file_inode, file_fingerprint) = match fingerprint_file {
         Some((mut handle, device, inode)) if indexed_to > kept_boundary => (
             source
