@@ -20,7 +20,7 @@ use cache::{Cache, Reading};
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 
 /// Which projects folders a command reads.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ProjectsArgs {
     /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
     /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use crate::gauge::segment::Segment;
 use crate::gauge::status_input::StatusInput;
 use crate::gauge::text::gauge_text;
-use crate::history::cli::projects_folders;
 use crate::output::one_line;
+use crate::projects::ProjectsArgs;
 use crate::recall::cli::compaction_number;
 use crate::recall::conversation::{Message, read_conversation};
 use crate::recall::matching::fold;
@@ -93,7 +93,7 @@ pub fn search_tool(state: &StateDir, parameters: &SearchParameters) -> Result<St
             parameters.until.as_deref(),
         )?,
         limit: parameters.limit.unwrap_or(8).clamp(1, 30),
-        projects: projects_folders(&[])?,
+        projects: ProjectsArgs::default().folders()?,
     };
     let outcome = search(state, &request, &Progress::silent())?;
     let mut text = render_results(&outcome, Marking::Brackets);

@@ -2,7 +2,6 @@
 //! [--limit N] [--json]`.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -14,9 +13,9 @@ use super::find::Filters;
 use super::progress::Progress;
 use super::role::Role;
 use super::text::{Marking, render};
-use crate::history::cli::projects_folders;
-use crate::history::window::TimeWindow;
 use crate::output;
+use crate::projects::ProjectsArgs;
+use crate::projects::window::TimeWindow;
 use crate::sessions::resolve::{LAST, Unknown, resolve_session};
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -52,9 +51,8 @@ pub struct SearchArgs {
     /// Print the results as JSON (each snippet's matches as character offsets).
     #[arg(long)]
     pub json: bool,
-    /// Read live transcripts from these projects folders instead of Claude Code's.
-    #[arg(long, value_name = "DIR")]
-    pub projects: Vec<PathBuf>,
+    #[command(flatten)]
+    pub projects: ProjectsArgs,
 }
 
 /// Runs the command.
@@ -71,7 +69,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             args.until.as_deref(),
         )?,
         limit: check_limit(args.limit)?,
-        projects: projects_folders(&args.projects)?,
+        projects: args.projects.folders()?,
     };
     let outcome = search(&state, &request, &Progress::on_stderr())?;
     if args.json {

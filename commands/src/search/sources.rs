@@ -12,7 +12,7 @@ use anyhow::Result;
 use std::path::Component;
 
 use crate::archives::catalog::list_snapshots;
-use crate::history::discover::discover;
+use crate::projects::discover::discover;
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
