@@ -114,8 +114,10 @@ fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
             if record.is_meta.is_true() {
                 return None;
             }
-            let value: Value = serde_json::from_slice(line).ok()?;
-            let message = value.get("message")?;
+            // Only `message` is read into values: the rest of the line (a tool's result again
+            // in `toolUseResult`, often as large) is skipped over.
+            let line: MessageOnly<'_> = serde_json::from_slice(line).ok()?;
+            let message: Value = serde_json::from_str(line.message?.get()).ok()?;
             let parts = parts_of(message.get("content")?);
             if parts.is_empty() {
                 return None;
@@ -144,6 +146,13 @@ fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
         }
         _ => None,
     }
+}
+
+/// A line's `message`, unparsed; every other member skipped.
+#[derive(serde::Deserialize)]
+struct MessageOnly<'line> {
+    #[serde(borrow, default)]
+    message: Option<&'line serde_json::value::RawValue>,
 }
 
 /// The parts of a message's `content` (a string, or blocks).
