@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use ctxhooks_shared::transcript::file::TranscriptFile;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
 /// One session's transcripts, as found on disk.
@@ -285,10 +285,12 @@ fn is_jsonl(path: &Path) -> bool {
 }
 
 /// The `sessionId` of a transcript's first record that has one, however far down it is (a
-/// sub-agent's file may open with snapshots and summaries that name none); read no further.
+/// sub-agent's file may open with snapshots and summaries that name none); read no further
+/// (as an opening is read, 16 KiB at a time: the first line that names one is usually the
+/// first; a last line still being written is no JSON yet).
 pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String>> {
     let mut found = None;
-    split_lines(transcript.file_mut(), 0, true, MAX_LINE_BYTES, |line| {
+    split_opening_lines(transcript.file_mut(), MAX_LINE_BYTES, |line| {
         found = line
             .bytes
             .and_then(Record::parse)
