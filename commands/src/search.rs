@@ -5,6 +5,8 @@ pub mod cli;
 pub mod database;
 pub mod engine;
 pub mod find;
+pub mod message;
+pub mod prepare;
 pub mod progress;
 pub mod query;
 pub mod reading;

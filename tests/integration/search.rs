@@ -529,3 +529,153 @@ fn searches_at_once_index_each_line_once() {
     }
     assert_eq!(indexed, 200, "the lines were indexed once in all");
 }
+
+/// Every file under `folder` (links not followed).
+fn files_under(folder: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in fs_err::read_dir(&folder).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                folders.push(entry.path());
+            } else {
+                files.push(entry.path());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_tool_calls_input_is_found_by_a_word_at_the_start_of_one_of_its_lines() {
+    let world = World::new("search-tool-input");
+    let transcript = world.transcript_path(SESSION);
+    let call = json!({"type": "assistant", "uuid": "a1", "sessionId": SESSION, "cwd": "/work/demo",
+        "timestamp": "2026-11-01T10:00:00.000Z", "message": {"id": "msg_a1", "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Write",
+            "input": {"file_path": "/work/demo/notes.md", "content": "# Notes\nkumquat trees\n\tmarmalade"}}]}})
+    .to_string()
+        + "\n";
+    fs_err::write(&transcript, call).unwrap();
+    for word in ["kumquat", "marmalade", "notes.md"] {
+        let found = search(&world, &[word]);
+        assert_eq!(count(&found), 1, "{word}: {found:#}");
+        assert_eq!(found["results"][0]["role"], "assistant");
+    }
+    let snippet = search(&world, &["kumquat"])["results"][0]["snippet"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        snippet.contains("content: # Notes kumquat trees"),
+        "{snippet}"
+    );
+}
+
+#[test]
+fn times_are_compared_as_instants_whatever_offset_a_line_was_written_with() {
+    let world = World::new("search-times");
+    let transcript = world.transcript_path(SESSION);
+    // 23:30 on 1 November in UTC, written in another offset as 01:30 on the 2nd.
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-02T01:30:00+02:00", "the persimmon ripens"),
+    )
+    .unwrap();
+    let until_first = search(&world, &["persimmon", "--until", "2026-11-01"]);
+    assert_eq!(count(&until_first), 1, "{until_first:#}");
+    assert_eq!(
+        until_first["results"][0]["time"],
+        "2026-11-01T23:30:00.000Z"
+    );
+    assert_eq!(
+        count(&search(&world, &["persimmon", "--since", "2026-11-02"])),
+        0
+    );
+}
+
+#[test]
+fn no_transcript_text_outside_the_index_and_a_search_with_nothing_new_writes_nothing() {
+    let world = World::new("search-private");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-01T10:00:00.000Z", "the xylophonist plays")
+            + &assistant("a1", "2026-11-01T10:00:01.000Z", "xylophonist noted"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    let temporary = world.join("tmp");
+    fs_err::create_dir_all(&temporary).unwrap();
+    let searched = |world: &World| {
+        let outcome = world
+            .ctxhooks(["search", "--json", "xylophonist"])
+            .env("TMPDIR", &temporary)
+            .env("SQLITE_TMPDIR", &temporary)
+            .success()
+            .json();
+        assert_eq!(count(&outcome), 2, "{outcome:#}");
+    };
+    searched(&world);
+    // Only the index in its folder, 0600: no journal, no write-ahead log, no temporary file.
+    let index = world.state_dir().join("search").join("index.sqlite");
+    assert_eq!(
+        files_under(index.parent().unwrap()),
+        std::slice::from_ref(&index),
+        "what SQLite left beside the index"
+    );
+    assert_eq!(mode(&index), 0o600);
+    assert!(files_under(&temporary).is_empty());
+    // The word is in the transcript and the index, and in no other file.
+    let holding: Vec<_> = files_under(world.root())
+        .into_iter()
+        .filter(|file| holds(file, b"xylophonist"))
+        .collect();
+    assert_eq!(holding.len(), 2, "{holding:?}");
+    assert!(
+        holding.contains(&transcript) && holding.contains(&index),
+        "{holding:?}"
+    );
+
+    // Nothing new: the index is not written at all.
+    let modified = || fs_err::metadata(&index).unwrap().modified().unwrap();
+    let before = modified();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    searched(&world);
+    assert_eq!(
+        modified(),
+        before,
+        "a search with nothing new wrote the index"
+    );
+}
+
+#[test]
+fn uninstall_removes_the_search_index_and_keeps_the_kept_copies() {
+    let world = World::new("search-uninstall");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-01T10:00:00.000Z", "tamarind"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    assert_eq!(count(&search(&world, &["tamarind"])), 1);
+    let index = world.state_dir().join("search").join("index.sqlite");
+    world
+        .ctxhooks(["uninstall", "--dry-run"])
+        .stdout_contains("would remove the search index")
+        .success();
+    assert!(index.exists());
+    let outcome = world.ctxhooks(["uninstall", "--json"]).success().json();
+    assert!(
+        outcome["search_index"]["bytes"].as_u64().unwrap() > 0,
+        "{outcome:#}"
+    );
+    assert!(!index.exists());
+    assert!(world.session_dir(SESSION).join("kept").exists());
+    // Nothing there: said as null, and the next search builds it again.
+    let again = world.ctxhooks(["uninstall", "--json"]).success().json();
+    assert!(again["search_index"].is_null(), "{again:#}");
+    assert_eq!(count(&search(&world, &["tamarind"])), 1);
+}

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::claude_version::{InstalledClaude, installed_claude, refused_note};
@@ -17,6 +18,8 @@ use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
 use crate::links::resolve_links;
 use crate::mcp::registration::{self, McpChange};
 use crate::output;
+use crate::search::database::remove_index;
+use crate::sessions::text::human_bytes;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks install`.
@@ -118,7 +121,7 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
             )
         })
         .transpose()?;
-    report(&outcome, mcp.as_ref(), args.json)
+    report(&outcome, mcp.as_ref(), None, args.json)
 }
 
 /// The status lines configured in the other scopes' settings files than `target` (user, and
@@ -149,20 +152,57 @@ pub fn run_uninstall(args: &TargetArgs) -> Result<ExitCode> {
         .mcp
         .then(|| registration::unregister(&registration::config_path()?, args.dry_run))
         .transpose()?;
-    report(&outcome, mcp.as_ref(), args.json)
+    // The search index goes too: words of every session, derived from the transcripts (which
+    // stay), built again by the next search.
+    let index = remove_index(&state, args.dry_run)?.map(|bytes| RemovedIndex {
+        path: state.search_index(),
+        bytes,
+    });
+    report(&outcome, mcp.as_ref(), index.as_ref(), args.json)
 }
 
-fn report(outcome: &Outcome, mcp: Option<&McpChange>, json: bool) -> Result<ExitCode> {
+/// The search index `uninstall` removed (or, with `--dry-run`, would remove).
+#[derive(Debug, Serialize)]
+struct RemovedIndex {
+    path: PathBuf,
+    /// Its size, with the files `SQLite` keeps beside it.
+    bytes: u64,
+}
+
+fn report(
+    outcome: &Outcome,
+    mcp: Option<&McpChange>,
+    index: Option<&RemovedIndex>,
+    json: bool,
+) -> Result<ExitCode> {
     if json {
         let mut value = serde_json::to_value(outcome)?;
-        if let (Some(mcp), Some(object)) = (mcp, value.as_object_mut()) {
-            object.insert("mcp".to_owned(), serde_json::to_value(mcp)?);
+        if let Some(object) = value.as_object_mut() {
+            if let Some(mcp) = mcp {
+                object.insert("mcp".to_owned(), serde_json::to_value(mcp)?);
+            }
+            if outcome.action == Action::Uninstall {
+                object.insert("search_index".to_owned(), serde_json::to_value(index)?);
+            }
         }
         output::print_json(&value)?;
     } else {
         let mut text = describe(outcome);
         if let Some(mcp) = mcp {
             text.push_str(&describe_mcp(mcp, outcome.action, outcome.dry_run));
+        }
+        if let Some(index) = index {
+            let verb = if outcome.dry_run {
+                "would remove"
+            } else {
+                "removed"
+            };
+            let _ = writeln!(
+                text,
+                "{verb} the search index `{}` ({}; the next `ctxhooks search` builds it again)",
+                index.path.display(),
+                human_bytes(index.bytes)
+            );
         }
         output::print(&text)?;
     }

@@ -5,7 +5,6 @@ use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use chrono::SecondsFormat;
 use clap::Args;
 
 use super::engine::{Request, search};
@@ -108,14 +107,12 @@ pub fn filters(
         }
     };
     let window = TimeWindow::parse(since, until)?;
-    let stamp =
-        |time: chrono::DateTime<chrono::Utc>| time.to_rfc3339_opts(SecondsFormat::Millis, true);
     Ok(Filters {
         project: project.filter(|project| !project.is_empty()),
         session,
         role,
-        since: window.since.map(stamp),
-        until: window.until.map(stamp),
+        since: window.since,
+        until: window.until,
     })
 }
 

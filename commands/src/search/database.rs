@@ -14,15 +14,16 @@ use ctxhooks_shared::store::files::{self, Access, PRIVATE_FILE_MODE};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// The layout's version; a database of another (or none) is rebuilt.
-pub const SCHEMA: i64 = 1;
+pub const SCHEMA: i64 = 3;
 
 /// How long a search waits for another one that is writing the index.
 const BUSY_WAIT: Duration = Duration::from_secs(30);
 
 /// The tables. `sources`: one row per byte stream indexed, a kept generation (with the live
 /// transcript past its end when it continues it) or a transcript ctxhooks does not keep
-/// (`generation` 0), with how far it is indexed. `messages`: one row per transcript line that
-/// says something, where it is and who said it; its `id` is the text's rowid in `body`, an
+/// (`generation` 0), with how far it is indexed and the signature its files had then. `messages`: one row per transcript line that
+/// says something, where it is, who said it and when (`at`, milliseconds since the Unix
+/// epoch, null when the line's `timestamp` is no time); its `id` is the text's rowid in `body`, an
 /// FTS5 table that keeps no copy of the text (`content=''`; `contentless_delete` lets a row
 /// go when its source changes).
 const CREATE: &str = "
@@ -42,6 +43,7 @@ CREATE TABLE IF NOT EXISTS sources(
     file_device INTEGER,
     file_inode INTEGER,
     file_fingerprint TEXT,
+    signature TEXT,
     UNIQUE(session, name, generation)
 );
 CREATE TABLE IF NOT EXISTS messages(
@@ -50,7 +52,7 @@ CREATE TABLE IF NOT EXISTS messages(
     offset INTEGER NOT NULL,
     length INTEGER NOT NULL,
     role INTEGER NOT NULL,
-    time TEXT,
+    at INTEGER,
     line_hash INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
@@ -100,15 +102,43 @@ pub fn rebuild(path: &Path, reason: String) -> Result<Database> {
     }
 }
 
-/// Removes the database and what `SQLite` left beside it.
-fn remove(path: &Path) -> Result<()> {
-    for suffix in ["", "-journal", "-wal", "-shm"] {
+/// Removes the index of `state` and what `SQLite` left beside it (`ctxhooks uninstall`: it is
+/// derived from the transcripts, and the next search builds it again); returns the bytes
+/// removed, or `None` when there was none. With `dry_run`, removes nothing and says how much
+/// it would.
+pub fn remove_index(state: &StateDir, dry_run: bool) -> Result<Option<u64>> {
+    let path = state.search_index();
+    let files: Vec<(PathBuf, u64)> = companions(&path)
+        .filter_map(|file| {
+            let metadata = fs_err::symlink_metadata(&file).ok()?;
+            Some((file, metadata.len()))
+        })
+        .collect();
+    if files.is_empty() {
+        return Ok(None);
+    }
+    if !dry_run {
+        remove(&path)?;
+    }
+    Ok(Some(files.iter().map(|(_, size)| size).sum()))
+}
+
+/// The database and the files `SQLite` may keep beside it.
+fn companions(path: &Path) -> impl Iterator<Item = PathBuf> {
+    ["", "-journal", "-wal", "-shm"].into_iter().map(|suffix| {
         let mut name = path.as_os_str().to_owned();
         name.push(suffix);
-        match fs_err::remove_file(PathBuf::from(name)) {
+        PathBuf::from(name)
+    })
+}
+
+/// Removes the database and what `SQLite` left beside it (a link is removed, never followed).
+fn remove(path: &Path) -> Result<()> {
+    for file in companions(path) {
+        match fs_err::remove_file(&file) {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(error).context("failed to remove a damaged search index"),
+            Err(error) => return Err(error).context("failed to remove the search index"),
         }
     }
     Ok(())
@@ -133,13 +163,12 @@ fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> 
     .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
     connection.busy_timeout(BUSY_WAIT)?;
     // Sorting and the snippets' scratch table stay in memory: no transcript text in a
-    // temporary file. A commit appends to the write-ahead log and waits for no disk sync (a
-    // crash may lose the last commits, which the next search reads again, never the
-    // database's consistency).
-    if let Err(error) = connection.execute_batch(
-        "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA journal_mode = WAL; \
-         PRAGMA synchronous = NORMAL;",
-    ) {
+    // temporary file. The rollback journal (`index.sqlite-journal`, beside it, of its mode) is
+    // SQLite's default: a write-ahead log measured no faster here (BENCHMARKS.md), and each
+    // search is a process of its own, whose last close would check it in anyway.
+    if let Err(error) =
+        connection.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;")
+    {
         let error = anyhow::Error::from(error);
         if is_damage(&error) {
             return Ok(Err(describe_damage(&error)));

@@ -17,6 +17,7 @@ use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
 use super::update::{Updated, update};
 use crate::install::status_line::shell_quote;
+use crate::time::Time;
 use ctxhooks_shared::store::kept::MAIN_NAME;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -47,8 +48,8 @@ pub struct Found {
     pub short_session: String,
     /// The project's folder (the transcript's `cwd`), else Claude Code's name for it.
     pub project: Option<String>,
-    /// When it was said (RFC 3339 UTC, as the transcript wrote it).
-    pub time: Option<String>,
+    /// When it was said (RFC 3339 UTC, to the millisecond).
+    pub time: Option<Time>,
     pub role: Role,
     /// The sub-agent's kept name, when a sub-agent said it.
     pub subagent: Option<String>,
@@ -114,12 +115,10 @@ fn search_in(
     } = update(&database.connection, sources, progress)?;
     let hits = find(&database.connection, query, &request.filters, request.limit)?;
     let places = places(sources);
-    let mut snippets = Snippets::new(&database.connection, state);
+    let snippets = Snippets::new(&database.connection, state).of(&hits, query)?;
     let mut results = Vec::new();
-    for hit in hits {
-        let (snippet, origin) = snippets
-            .of(&hit, query)?
-            .unwrap_or((Snippet::default(), Origin::Live));
+    for (hit, snippet) in hits.into_iter().zip(snippets) {
+        let (snippet, origin) = snippet.unwrap_or((Snippet::default(), Origin::Live));
         let next = next_commands(&hit, places.get(hit.session.as_str()), query);
         results.push(found(hit, snippet, origin, next));
     }

@@ -5,10 +5,12 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
+use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, params};
 
 use super::query::Query;
 use super::role::Role;
+use crate::time::Time;
 
 /// What the results are narrowed to.
 #[allow(
@@ -22,10 +24,10 @@ pub struct Filters {
     /// The session's id or its start.
     pub session: Option<String>,
     pub role: Option<Role>,
-    /// At or after this time (RFC 3339 UTC, as transcripts write it).
-    pub since: Option<String>,
-    /// At or before this time.
-    pub until: Option<String>,
+    /// At or after this instant.
+    pub since: Option<DateTime<Utc>>,
+    /// At or before this instant.
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// One matching message, as the index knows it.
@@ -49,7 +51,8 @@ pub struct Hit {
     pub offset: u64,
     pub length: u64,
     pub role: Role,
-    pub time: Option<String>,
+    /// When it was said (to the millisecond, as transcripts write it).
+    pub time: Option<Time>,
     pub line_hash: i64,
     /// BM25 (lower is better).
     pub rank: f64,
@@ -63,15 +66,15 @@ pub fn find(
     limit: usize,
 ) -> Result<Vec<Hit>> {
     let mut statement = connection.prepare_cached(
-        "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.time, \
+        "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.at, \
          m.line_hash, body.rank, s.subagent, s.snapshot \
          FROM body JOIN messages m ON m.id = body.rowid JOIN sources s ON s.id = m.source \
          WHERE body MATCH ?1 \
          AND (?2 IS NULL OR instr(s.project, ?2) > 0) \
          AND (?3 IS NULL OR substr(s.session, 1, length(?3)) = ?3) \
          AND (?4 IS NULL OR m.role = ?4) \
-         AND (?5 IS NULL OR m.time >= ?5) \
-         AND (?6 IS NULL OR m.time <= ?6) \
+         AND (?5 IS NULL OR m.at >= ?5) \
+         AND (?6 IS NULL OR m.at <= ?6) \
          ORDER BY body.rank",
     )?;
     let rows = statement.query_map(
@@ -80,8 +83,8 @@ pub fn find(
             filters.project,
             filters.session,
             filters.role.map(Role::code),
-            filters.since,
-            filters.until
+            filters.since.map(|since| since.timestamp_millis()),
+            filters.until.map(|until| until.timestamp_millis())
         ],
         |row| {
             Ok(Hit {
@@ -92,7 +95,10 @@ pub fn find(
                 offset: row.get(4)?,
                 length: row.get(5)?,
                 role: Role::from_code(row.get(6)?).unwrap_or(Role::User),
-                time: row.get(7)?,
+                time: row
+                    .get::<_, Option<i64>>(7)?
+                    .and_then(DateTime::from_timestamp_millis)
+                    .map(|instant| Time::at(instant, SecondsFormat::Millis)),
                 line_hash: row.get(8)?,
                 rank: row.get(9)?,
                 subagent: row.get(10)?,

@@ -1,6 +1,7 @@
 //! The index's progress on stderr: shown only when stderr is a terminal and the update has
 //! already taken a second (a quick update draws nothing), never otherwise.
 
+use std::cell::Cell;
 use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
@@ -13,23 +14,27 @@ const QUIET_FOR: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Progress {
     bar: ProgressBar,
-    started: Instant,
-    /// Whether it may be drawn at all (stderr is a terminal and the caller allows it).
-    drawable: bool,
+    started: Cell<Instant>,
+    /// Where it is drawn once the update has taken [`QUIET_FOR`]; `None`: never.
+    target: Option<fn() -> ProgressDrawTarget>,
 }
 
 impl Progress {
-    /// Progress for a command on a terminal: drawable when stderr is one.
+    /// Progress for a command: drawn on stderr when it is a terminal.
     pub fn on_stderr() -> Self {
-        Self::new(std::io::stderr().is_terminal())
+        Self::new(
+            std::io::stderr()
+                .is_terminal()
+                .then_some(ProgressDrawTarget::stderr),
+        )
     }
 
     /// Progress never drawn (the MCP server: stderr is Claude Code's log).
     pub fn silent() -> Self {
-        Self::new(false)
+        Self::new(None)
     }
 
-    fn new(drawable: bool) -> Self {
+    fn new(target: Option<fn() -> ProgressDrawTarget>) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
             "indexing transcripts {wide_bar} {binary_bytes}/{binary_total_bytes} {eta}",
@@ -38,26 +43,101 @@ impl Progress {
         }
         Self {
             bar,
-            started: Instant::now(),
-            drawable,
+            started: Cell::new(Instant::now()),
+            target,
         }
     }
 
-    /// Sets how many bytes are to be read.
+    /// Returns true if and only if the bar may ever be drawn (nothing else is worth counting).
+    pub fn may_draw(&self) -> bool {
+        self.target.is_some()
+    }
+
+    /// Starts the update: `total` bytes to read.
     pub fn start(&self, total: u64) {
         self.bar.set_length(total);
+        self.started.set(Instant::now());
     }
 
-    /// Counts `bytes` read, and starts drawing once the update has taken a second.
+    /// Counts `bytes` read, and starts drawing once the update has taken [`QUIET_FOR`].
     pub fn advance(&self, bytes: u64) {
+        let Some(target) = self.target else {
+            return;
+        };
         self.bar.inc(bytes);
-        if self.drawable && self.bar.is_hidden() && self.started.elapsed() >= QUIET_FOR {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        if self.bar.is_hidden() && self.started.get().elapsed() >= QUIET_FOR {
+            self.bar.set_draw_target(target());
         }
+    }
+
+    /// Returns true if and only if the bar is being drawn.
+    pub fn is_drawn(&self) -> bool {
+        !self.bar.is_hidden()
     }
 
     /// Clears what was drawn.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_only_where_it_may_be_and_only_after_a_second() {
+        let silent = Progress::silent();
+        silent.start(100);
+        silent
+            .started
+            .set(Instant::now().checked_sub(QUIET_FOR * 2).unwrap());
+        silent.advance(10);
+        assert!(!silent.is_drawn());
+
+        // A terminal stands in as a target that is not hidden.
+        let shown = Progress::new(Some(|| ProgressDrawTarget::term_like(Box::new(Sink))));
+        shown.start(100);
+        shown.advance(10);
+        assert!(!shown.is_drawn(), "drawn before a second went by");
+        shown
+            .started
+            .set(Instant::now().checked_sub(QUIET_FOR * 2).unwrap());
+        shown.advance(10);
+        assert!(shown.is_drawn());
+    }
+
+    /// A terminal that shows nothing.
+    #[derive(Debug)]
+    struct Sink;
+
+    impl indicatif::TermLike for Sink {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, _: &str) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_str(&self, _: &str) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
     }
 }

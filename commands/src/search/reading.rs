@@ -13,7 +13,7 @@ use ctxhooks_shared::store::kept::open_no_follow;
 use ctxhooks_shared::transcript::file::TranscriptFile;
 
 /// The bytes `part` keeps from `from` up to `to`.
-pub fn kept_range(part: &KeptPart, from: u64, to: u64) -> Result<Box<dyn Read>> {
+pub fn kept_range(part: &KeptPart, from: u64, to: u64) -> Result<Box<dyn Read + Send>> {
     let index = &part.index;
     if to > index.length() || from > to {
         bail!(
@@ -54,7 +54,7 @@ pub fn open_file(path: &Path) -> Result<Option<TranscriptFile>> {
 }
 
 /// `length` bytes of `file` from `from`.
-pub fn file_range(file: TranscriptFile, from: u64, length: u64) -> Result<Box<dyn Read>> {
+pub fn file_range(file: TranscriptFile, from: u64, length: u64) -> Result<Box<dyn Read + Send>> {
     let mut file = file.into_file();
     file.seek(SeekFrom::Start(from))?;
     Ok(Box::new(file.take(length)))

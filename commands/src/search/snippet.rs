@@ -13,10 +13,11 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 use serde::Serialize;
 
 use super::find::Hit;
+use super::message::message_text;
+use super::prepare::line_hash;
 use super::query::Query;
 use super::reading::{file_range, kept_range, open_file};
 use super::sources::KeptPart;
-use super::update::line_hash;
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -69,9 +70,26 @@ impl<'connection> Snippets<'connection> {
         }
     }
 
-    /// The snippet of `hit` and where it was read from; `None` when its line can no longer be
-    /// read as it was indexed (the file changed since: the next search re-reads it).
-    pub fn of(&mut self, hit: &Hit, query: &Query) -> Result<Option<(Snippet, Origin)>> {
+    /// The snippet of each of `hits` and where it was read from; `None` for one whose line can
+    /// no longer be read as it was indexed (the file changed since: the next search re-reads
+    /// it).
+    pub fn of(&mut self, hits: &[Hit], query: &Query) -> Result<Vec<Option<(Snippet, Origin)>>> {
+        let mut texts = Vec::with_capacity(hits.len());
+        for hit in hits {
+            texts.push(self.text(hit)?);
+        }
+        let mut marked = self.highlight(&texts, query)?;
+        Ok(texts
+            .into_iter()
+            .zip(marked.iter_mut())
+            .map(|(text, marked)| {
+                text.map(|(text, origin)| (cut(marked.as_deref().unwrap_or(&text)), origin))
+            })
+            .collect())
+    }
+
+    /// The text of `hit`'s message as the index read it, and where it was read from.
+    fn text(&mut self, hit: &Hit) -> Result<Option<(String, Origin)>> {
         let Some((bytes, origin)) = self.line(hit)? else {
             return Ok(None);
         };
@@ -83,14 +101,9 @@ impl<'connection> Snippets<'connection> {
         let Some(Entry::Message { parts, .. }) = entry else {
             return Ok(None);
         };
-        let text: String = parts
-            .iter()
-            .map(ctxhooks_shared::transcript::conversation::Part::searchable)
-            .collect::<Vec<_>>()
-            .join("\n")
-            .replace([OPEN, CLOSE], " ");
-        let marked = self.highlight(&text, query)?;
-        Ok(Some((cut(&marked), origin)))
+        let mut text = String::new();
+        message_text(&parts, &mut text);
+        Ok(Some((text.replace([OPEN, CLOSE], " "), origin)))
     }
 
     /// The line's bytes, from the kept copy when it keeps them, else from the live file.
@@ -113,11 +126,12 @@ impl<'connection> Snippets<'connection> {
         }
         let path: Option<String> = self
             .connection
-            .query_row(
+            .prepare_cached(
                 "SELECT file_path FROM sources WHERE session = ?1 AND name = ?2 AND generation = ?3",
-                params![hit.session, hit.name, hit.generation],
-                |row| row.get(0),
-            )
+            )?
+            .query_row(params![hit.session, hit.name, hit.generation], |row| {
+                row.get(0)
+            })
             .optional()?
             .flatten();
         let Some(path) = path else {
@@ -134,28 +148,46 @@ impl<'connection> Snippets<'connection> {
         Ok((line_hash(&bytes) == hit.line_hash).then_some((bytes, Origin::Live)))
     }
 
-    /// `text` with FTS5's matches of `query` between [`OPEN`] and [`CLOSE`].
-    fn highlight(&mut self, text: &str, query: &Query) -> Result<String> {
+    /// Each of `texts` with FTS5's matches of `query` between [`OPEN`] and [`CLOSE`] (`None`
+    /// where it has none), all in one transaction of the scratch table (one flush of its index).
+    fn highlight(
+        &mut self,
+        texts: &[Option<(String, Origin)>],
+        query: &Query,
+    ) -> Result<Vec<Option<String>>> {
         if !self.ready {
             self.connection
                 .execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.marking USING fts5(text)")
                 .context("failed to prepare the snippets")?;
             self.ready = true;
         }
-        self.connection.execute(
-            "INSERT INTO temp.marking(rowid, text) VALUES (1, ?1)",
-            [text],
-        )?;
-        let marked: Option<String> = self
-            .connection
-            .query_row(
-                "SELECT highlight(marking, 0, ?2, ?3) FROM temp.marking WHERE marking MATCH ?1",
+        let mut marked = vec![None; texts.len()];
+        let transaction = self.connection.unchecked_transaction()?;
+        {
+            let mut insert =
+                transaction.prepare("INSERT INTO temp.marking(rowid, text) VALUES (?1, ?2)")?;
+            for (row, text) in texts.iter().enumerate() {
+                if let Some((text, _)) = text {
+                    insert.execute(params![row, text])?;
+                }
+            }
+            let mut select = transaction.prepare(
+                "SELECT rowid, highlight(marking, 0, ?2, ?3) FROM temp.marking WHERE marking MATCH ?1",
+            )?;
+            let rows = select.query_map(
                 params![query.expression, OPEN.to_string(), CLOSE.to_string()],
-                |row| row.get(0),
-            )
-            .optional()?;
-        self.connection.execute("DELETE FROM temp.marking", [])?;
-        Ok(marked.unwrap_or_else(|| text.to_owned()))
+                |row| Ok((row.get::<_, usize>(0)?, row.get::<_, String>(1)?)),
+            )?;
+            for row in rows {
+                let (row, text) = row?;
+                if let Some(slot) = marked.get_mut(row) {
+                    *slot = Some(text);
+                }
+            }
+        }
+        transaction.execute("DELETE FROM temp.marking", [])?;
+        transaction.commit()?;
+        Ok(marked)
     }
 }
 

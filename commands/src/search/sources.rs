@@ -2,19 +2,23 @@
 //! sub-agents'), the newest one carried on by the live transcript past its kept end, every
 //! transcript in Claude Code's projects folders that ctxhooks does not keep, and the full copies
 //! older snapshots hold (schema 1; pruning one takes its rows away). Found cheaply (folder
-//! listings, the kept indexes, `snapshot.json`), never by reading a transcript.
+//! listings, the newest generations' headers, `snapshot.json`), never by reading a transcript;
+//! each with a signature of its files (their inodes, sizes and modification times), so that a
+//! source whose files did not change since it was indexed costs a look at them and no more (a
+//! kept index is read whole only when it changed).
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::fmt::Write as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Component, Path, PathBuf};
 
-use anyhow::Result;
-
-use std::path::Component;
+use anyhow::{Result, anyhow};
 
 use crate::archives::catalog::list_snapshots;
 use crate::projects::discover::discover;
 use ctxhooks_shared::keep::subagent_name;
-use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -34,7 +38,7 @@ pub struct Source {
     pub generation: u32,
     /// The project's folder slug when no line names its `cwd`.
     pub project_slug: Option<String>,
-    pub kept: Option<KeptPart>,
+    pub kept: Option<KeptSource>,
     /// The live transcript (only for a kept copy's newest generation, or generation 0), or a
     /// schema 1 snapshot's copy.
     pub file: Option<PathBuf>,
@@ -42,6 +46,36 @@ pub struct Source {
     pub subagent: bool,
     /// The schema 1 snapshot whose copy it is.
     pub snapshot: Option<String>,
+    /// Its files as they are now: the same as when it was last indexed means nothing to read.
+    pub signature: String,
+}
+
+/// A kept generation as found: where its index is, read whole only when it is needed.
+#[derive(Debug, Clone)]
+pub struct KeptSource {
+    dir: PathBuf,
+    name: KeptName,
+    generation: u32,
+    part: OnceCell<std::result::Result<KeptPart, String>>,
+}
+
+impl KeptSource {
+    /// The generation with its index, read at the first call.
+    pub fn part(&self) -> Result<&KeptPart> {
+        self.part
+            .get_or_init(|| {
+                let path = self.name.index_path(&self.dir, self.generation);
+                GenerationIndex::read(&path)
+                    .map(|index| KeptPart {
+                        dir: self.dir.clone(),
+                        name: self.name.clone(),
+                        index,
+                    })
+                    .map_err(|error| format!("{error:#}"))
+            })
+            .as_ref()
+            .map_err(|error| anyhow!("{error}"))
+    }
 }
 
 /// A kept generation: its folder, name and index as read now.
@@ -56,19 +90,48 @@ pub struct KeptPart {
     pub index: GenerationIndex,
 }
 
-impl Source {
-    /// What identifies the stream's bytes: the generation's start time (a session's folder
-    /// removed and kept anew starts generation 1 again), or nothing for a live file.
+impl KeptPart {
+    /// What identifies the generation's bytes: its start time (a session's folder removed and
+    /// kept anew starts generation 1 again).
     pub fn started_at(&self) -> &str {
-        self.kept
-            .as_ref()
-            .map_or("", |kept| kept.index.header.started_at.as_str())
+        &self.index.header.started_at
     }
 
-    /// How many bytes the kept generation keeps.
-    pub fn kept_length(&self) -> u64 {
-        self.kept.as_ref().map_or(0, |kept| kept.index.length())
+    /// How many bytes it keeps.
+    pub fn length(&self) -> u64 {
+        self.index.length()
     }
+}
+
+/// `path`'s inode, size and modification time (to the nanosecond), or `-` when nothing is
+/// there; a link is looked at, never followed.
+fn stamp(signature: &mut String, path: &Path) {
+    match fs_err::symlink_metadata(path) {
+        Ok(metadata) => {
+            let _ = write!(
+                signature,
+                "{}:{}:{}:{}.{};",
+                metadata.dev(),
+                metadata.ino(),
+                metadata.len(),
+                metadata.mtime(),
+                metadata.mtime_nsec()
+            );
+        }
+        Err(_) => signature.push_str("-;"),
+    }
+}
+
+/// The signature of a source reading `index` (a kept generation's) and `file`.
+fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
+    let mut signature = String::new();
+    for path in [index, file] {
+        match path {
+            Some(path) => stamp(&mut signature, path),
+            None => signature.push_str("none;"),
+        }
+    }
+    signature
 }
 
 /// Every source under `state` and the projects folders. A kept copy whose index cannot be
@@ -83,27 +146,39 @@ pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source
             continue;
         };
         for (name, newest) in names {
+            // The newest generation's header names the live file that carries it on (and the
+            // project); an older one's file carries it no more. A newest generation whose
+            // header cannot be read is left out (its rows go; `archives verify` says why).
+            let live = read_header(&name.index_path(&kept_dir, newest))
+                .ok()
+                .map(|header| PathBuf::from(header.source));
+            if let Some(live) = &live {
+                carried.insert(live.clone());
+            }
             for generation in 1..=newest {
-                let Ok(index) = GenerationIndex::read(&name.index_path(&kept_dir, generation))
-                else {
+                if generation == newest && live.is_none() {
                     continue;
-                };
-                let file = (generation == newest).then(|| PathBuf::from(&index.header.source));
-                if let Some(file) = &file {
-                    carried.insert(file.clone());
                 }
+                let index = name.index_path(&kept_dir, generation);
+                let file = if generation == newest {
+                    live.clone()
+                } else {
+                    None
+                };
                 sources.push(Source {
                     session: session.to_string(),
                     name: name.as_str().to_owned(),
                     generation,
-                    project_slug: slug_of(Path::new(&index.header.source), &session),
+                    project_slug: live.as_deref().and_then(|live| slug_of(live, &session)),
+                    signature: signature(Some(&index), file.as_deref()),
                     file,
                     subagent: !name.is_main(),
                     snapshot: None,
-                    kept: Some(KeptPart {
+                    kept: Some(KeptSource {
                         dir: kept_dir.clone(),
                         name: name.clone(),
-                        index,
+                        generation,
+                        part: OnceCell::new(),
                     }),
                 });
             }
@@ -139,6 +214,7 @@ pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source
                 generation: 0,
                 project_slug: Some(files.project.clone()),
                 kept: None,
+                signature: signature(None, Some(path)),
                 file: Some(path.clone()),
                 snapshot: None,
             });
@@ -168,13 +244,15 @@ fn snapshot_copies(state: &StateDir) -> Vec<Source> {
             if !inside {
                 continue;
             }
+            let copy = entry.path.join(&file.path);
             sources.push(Source {
                 session: session.to_string(),
                 name: format!("archive/{}/{}", entry.metadata.name, file.path),
                 generation: 0,
                 project_slug: slug_of(Path::new(&file.source), &session),
                 kept: None,
-                file: Some(entry.path.join(&file.path)),
+                signature: signature(None, Some(&copy)),
+                file: Some(copy),
                 subagent: file.role == FileRole::Subagent,
                 snapshot: Some(entry.metadata.name.clone()),
             });

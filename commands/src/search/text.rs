@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::engine::{Found, Outcome};
 use super::snippet::Snippet;
 use crate::output::one_line;
+use crate::time::readable_time;
 
 /// How a match is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,10 +40,7 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
 }
 
 fn render_one(text: &mut String, number: usize, found: &Found, marking: Marking) {
-    let time = found.time.as_deref().map_or_else(
-        || "?".to_owned(),
-        |time| time.get(..16).unwrap_or(time).replace('T', " "),
-    );
+    let time = readable_time(found.time.as_ref());
     let who = match &found.subagent {
         Some(name) => format!("{} (sub-agent {})", found.role.name(), one_line(name)),
         None => found.role.name().to_owned(),

@@ -9,22 +9,18 @@
 //! waits for the first (`SQLite`'s lock, with a busy timeout) and finds nothing left to do.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash as _, Hasher as _};
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::os::unix::fs::MetadataExt as _;
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension as _, params};
 
+use super::prepare::{PreparedMessage, prepare_lines};
 use super::progress::Progress;
 use super::reading::{file_range, kept_range, open_file};
-use super::role::Role;
-use super::sources::Source;
+use super::sources::{KeptPart, KeptSource, Source};
 use ctxhooks_shared::keep::still_continues;
-use ctxhooks_shared::transcript::conversation::{Entry, read_entry, read_subagent_entry};
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, split_lines};
-use ctxhooks_shared::transcript::record::Record;
+use ctxhooks_shared::transcript::lines::fingerprint_before;
 
 /// How many transcript bytes one write transaction reads at most before it commits (the
 /// commit's cost is paid rarely; a search waiting for this one waits no more than this).
@@ -55,6 +51,7 @@ struct SourceRow {
     file_device: Option<u64>,
     file_inode: Option<u64>,
     file_fingerprint: Option<String>,
+    signature: Option<String>,
 }
 
 /// Brings the index on `connection` up to date with `sources`.
@@ -71,11 +68,14 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
             )
         })
         .collect();
-    let total: u64 = sources
-        .iter()
-        .map(|source| estimate(source, known.get(&key(source))))
-        .sum();
-    progress.start(total);
+    // The sizes are looked at only when a bar may be drawn.
+    if progress.may_draw() {
+        let total: u64 = sources
+            .iter()
+            .map(|source| estimate(source, known.get(&key(source))))
+            .sum();
+        progress.start(total);
+    }
     let mut transaction = Batch::begin(connection)?;
     for ((session, name, generation), indexed) in &known {
         if !present.contains(&(session.as_str(), name.as_str(), *generation)) {
@@ -84,8 +84,7 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
         }
     }
     for source in sources {
-        let done = index_source(connection, source, &mut updated)?;
-        progress.advance(done);
+        let done = index_source(connection, source, &mut updated, progress)?;
         updated.bytes += done;
         transaction.read += done;
         if transaction.read >= BATCH_BYTES {
@@ -146,7 +145,7 @@ fn key(source: &Source) -> Key {
 fn all_indexed(connection: &Connection) -> Result<HashMap<Key, SourceRow>> {
     let mut statement = connection.prepare(
         "SELECT session, name, generation, id, started_at, kept_length, indexed_to, project, \
-         file_path, file_device, file_inode, file_fingerprint FROM sources",
+         file_path, file_device, file_inode, file_fingerprint, signature FROM sources",
     )?;
     let rows = statement.query_map([], |row| {
         Ok(((row.get(0)?, row.get(1)?, row.get(2)?), indexed_of(row, 3)?))
@@ -165,30 +164,42 @@ fn indexed_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<SourceR
         file_device: row.get(first + 6)?,
         file_inode: row.get(first + 7)?,
         file_fingerprint: row.get(first + 8)?,
+        signature: row.get(first + 9)?,
     })
 }
 
 fn indexed(connection: &Connection, source: &Source) -> Result<Option<SourceRow>> {
     Ok(connection
-        .query_row(
+        .prepare_cached(
             "SELECT id, started_at, kept_length, indexed_to, project, file_path, file_device, \
-             file_inode, file_fingerprint FROM sources \
+             file_inode, file_fingerprint, signature FROM sources \
              WHERE session = ?1 AND name = ?2 AND generation = ?3",
+        )?
+        .query_row(
             params![source.session, source.name, source.generation],
             |row| indexed_of(row, 0),
         )
         .optional()?)
 }
 
-/// About how many bytes `source` has to read, for the progress bar (a look at sizes only).
+/// About how many bytes `source` has to read, for the progress bar (a look at sizes, and at a
+/// kept index that changed, which the update reads anyway).
 fn estimate(source: &Source, indexed: Option<&SourceRow>) -> u64 {
+    if indexed.is_some_and(|indexed| indexed.signature.as_ref() == Some(&source.signature)) {
+        return 0;
+    }
     let from = indexed.map_or(0, |indexed| indexed.indexed_to);
+    let kept = source
+        .kept
+        .as_ref()
+        .and_then(|kept| kept.part().ok())
+        .map_or(0, KeptPart::length);
     let end = source
         .file
         .as_ref()
         .and_then(|path| fs_err::symlink_metadata(path).ok())
         .map_or(0, |metadata| metadata.len())
-        .max(source.kept_length());
+        .max(kept);
     end.saturating_sub(from)
 }
 
@@ -213,9 +224,30 @@ fn drop_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<()> {
 }
 
 /// Reads what `source` gained since it was last indexed; returns the bytes read.
-fn index_source(connection: &Connection, source: &Source, updated: &mut Updated) -> Result<u64> {
-    let kept_length = source.kept_length();
+fn index_source(
+    connection: &Connection,
+    source: &Source,
+    updated: &mut Updated,
+    progress: &Progress,
+) -> Result<u64> {
     let known = indexed(connection, source)?;
+    // Its files as they were when it was last indexed: nothing to read.
+    if known
+        .as_ref()
+        .is_some_and(|known| known.signature.as_ref() == Some(&source.signature))
+    {
+        return Ok(0);
+    }
+    let Ok(kept) = source.kept.as_ref().map(KeptSource::part).transpose() else {
+        // A kept index that cannot be read: its rows go (`archives verify` says why).
+        if let Some(known) = known {
+            drop_source(connection, known.id)?;
+            updated.dropped += 1;
+        }
+        return Ok(0);
+    };
+    let kept_length = kept.map_or(0, KeptPart::length);
+    let started_at = kept.map_or("", KeptPart::started_at);
     let mut changed = known.is_none();
     let mut state = if let Some(state) = known {
         state
@@ -229,25 +261,25 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
                 source.session,
                 source.name,
                 source.generation,
-                source.started_at(),
+                started_at,
                 source.subagent,
                 source.snapshot
             ])?;
         SourceRow {
             id: connection.last_insert_rowid(),
-            started_at: source.started_at().to_owned(),
+            started_at: started_at.to_owned(),
             ..SourceRow::default()
         }
     };
     // Another generation under the same number (the session's folder was removed and kept
     // anew), or fewer bytes kept than were read from it: start over.
-    if state.started_at != source.started_at() || kept_length < state.kept_boundary {
+    if state.started_at != started_at || kept_length < state.kept_boundary {
         drop_rows_from(connection, state.id, 0)?;
         updated.dropped += 1;
         changed = true;
         state = SourceRow {
             id: state.id,
-            started_at: source.started_at().to_owned(),
+            started_at: started_at.to_owned(),
             ..SourceRow::default()
         };
     }
@@ -269,7 +301,7 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
         }
     }
     // The file carries the kept bytes on only if it still holds them.
-    let continues = match (file.as_mut(), &source.kept) {
+    let continues = match (file.as_mut(), kept) {
         (Some(_), None) => true,
         (Some(file), Some(kept)) => match kept.index.chunks.last() {
             None => true,
@@ -279,7 +311,7 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     };
     let from = state.indexed_to;
     let mut fingerprint_file = None;
-    let reader: Box<dyn Read> = match (&source.kept, file) {
+    let reader: Box<dyn Read + Send> = match (kept, file) {
         (Some(kept), file) if from < kept_length => {
             let kept_bytes = kept_range(kept, from, kept_length)?;
             match file.filter(|_| continues) {
@@ -296,7 +328,14 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
             let size = file.size();
             file_range(file, from, size - from)?
         }
-        _ => Box::new(std::io::empty()),
+        _ => {
+            // Nothing new to read: the row stands as it is, with its files' new signature.
+            if !changed && (from > kept_length || from == state.kept_boundary) {
+                remember(connection, state.id, &source.signature)?;
+                return Ok(0);
+            }
+            Box::new(std::io::empty())
+        }
     };
     // The last line end known within the kept bytes.
     let mut boundary = if from <= kept_length {
@@ -304,29 +343,23 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     } else {
         state.kept_boundary
     };
-    let mut insert = Inserter::new(connection, state.id, source.subagent)?;
+    let mut insert = Inserter::new(connection, state.id)?;
     let mut project = state.project.clone();
-    let mut failure = None;
-    let read = split_lines(reader, from, false, MAX_LINE_BYTES, |line| {
+    let want_cwd = project.is_none();
+    let read = prepare_lines(reader, from, source.subagent, want_cwd, |line| {
         let end = line.offset + line.length + 1;
+        progress.advance(line.length + 1);
         if end <= kept_length {
             boundary = end;
         }
-        if let Some(bytes) = line.bytes {
-            if project.is_none() {
-                project = Record::parse(bytes)
-                    .and_then(|record| record.cwd.text().map(ToOwned::to_owned));
-            }
-            if let Err(error) = insert.line(line.offset, bytes) {
-                failure = Some(error);
-                return ControlFlow::Break(());
-            }
+        if project.is_none() {
+            project = line.cwd;
         }
-        ControlFlow::Continue(())
+        match &line.message {
+            Some(message) => insert.message(line.offset, line.length, message),
+            None => Ok(()),
+        }
     });
-    if let Some(error) = failure {
-        return Err(error);
-    }
     let read = read.with_context(|| {
         format!(
             "failed to read session {}'s `{}` for the search index",
@@ -340,9 +373,9 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     } else {
         boundary
     };
-    // Nothing new, nothing dropped, nothing newly kept: the row stays as it is (a search with
-    // nothing to index writes nothing).
+    // Only the start of a line that is still being written: the row stands as it is.
     if !changed && indexed_to == from && kept_boundary == state.kept_boundary {
+        remember(connection, state.id, &source.signature)?;
         return Ok(0);
     }
     let (file_path, file_device, file_inode, file_fingerprint) = match fingerprint_file {
@@ -366,8 +399,8 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
     connection
         .prepare_cached(
             "UPDATE sources SET started_at = ?2, project = ?3, kept_length = ?4, indexed_to = ?5, \
-             file_path = ?6, file_device = ?7, file_inode = ?8, file_fingerprint = ?9 \
-             WHERE id = ?1",
+             file_path = ?6, file_device = ?7, file_inode = ?8, file_fingerprint = ?9, \
+             signature = ?10 WHERE id = ?1",
         )?
         .execute(params![
             state.id,
@@ -378,9 +411,19 @@ fn index_source(connection: &Connection, source: &Source, updated: &mut Updated)
             file_path,
             file_device,
             file_inode,
-            file_fingerprint
+            file_fingerprint,
+            source.signature
         ])?;
     Ok(indexed_to - from)
+}
+
+/// Records that source `id`'s files, as `signature` says they are, hold nothing more to read
+/// (the signature was taken before they were read: a file that grew since differs from it).
+fn remember(connection: &Connection, id: i64, signature: &str) -> Result<()> {
+    connection
+        .prepare_cached("UPDATE sources SET signature = ?2 WHERE id = ?1")?
+        .execute(params![id, signature])?;
+    Ok(())
 }
 
 /// A second handle on the open file (for the fingerprint once it is read), its device and
@@ -416,68 +459,35 @@ struct Inserter<'connection> {
     body: rusqlite::CachedStatement<'connection>,
     connection: &'connection Connection,
     source: i64,
-    subagent: bool,
     added: u64,
-    text: String,
 }
 
 impl<'connection> Inserter<'connection> {
-    fn new(connection: &'connection Connection, source: i64, subagent: bool) -> Result<Self> {
+    fn new(connection: &'connection Connection, source: i64) -> Result<Self> {
         Ok(Self {
             message: connection.prepare_cached(
-                "INSERT INTO messages(source, offset, length, role, time, line_hash) \
+                "INSERT INTO messages(source, offset, length, role, at, line_hash) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             body: connection.prepare_cached("INSERT INTO body(rowid, text) VALUES (?1, ?2)")?,
             connection,
             source,
-            subagent,
             added: 0,
-            text: String::new(),
         })
     }
 
-    fn line(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
-        let entry = if self.subagent {
-            read_subagent_entry(bytes)
-        } else {
-            read_entry(bytes)
-        };
-        let Some(Entry::Message {
-            speaker,
-            time,
-            parts,
-            ..
-        }) = entry
-        else {
-            return Ok(());
-        };
-        self.text.clear();
-        for part in &parts {
-            if !self.text.is_empty() {
-                self.text.push('\n');
-            }
-            self.text.push_str(&part.searchable());
-        }
+    fn message(&mut self, offset: u64, length: u64, message: &PreparedMessage) -> Result<()> {
         self.message.execute(params![
             self.source,
             offset,
-            bytes.len() as u64,
-            Role::of(speaker).code(),
-            time,
-            line_hash(bytes)
+            length,
+            message.role.code(),
+            message.at,
+            message.hash
         ])?;
         let id = self.connection.last_insert_rowid();
-        self.body.execute(params![id, self.text])?;
+        self.body.execute(params![id, message.text])?;
         self.added += 1;
         Ok(())
     }
-}
-
-/// A 64-bit hash of a line's bytes: the same line kept in two generations is one result, and a
-/// line read back for its snippet is checked to be the one indexed.
-pub fn line_hash(bytes: &[u8]) -> i64 {
-    let mut hasher = rustc_hash::FxHasher::default();
-    bytes.hash(&mut hasher);
-    hasher.finish().cast_signed()
 }

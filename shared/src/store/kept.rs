@@ -520,6 +520,35 @@ fn read_bounded_line(
     }
 }
 
+/// A generation's header alone, read from its index's first line that is not blank (a reader
+/// that needs only where the generation came from reads no member's line).
+pub fn read_header(index_path: &Path) -> Result<GenerationHeader> {
+    let file = open_no_follow(index_path)?;
+    let mut reader = BufReader::with_capacity(4096, file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match read_bounded_line(&mut reader, &mut line)
+            .context("failed to read a kept copy's index")?
+        {
+            Some(LineEnd::Whole) if line.is_empty() => {}
+            Some(LineEnd::Whole) => {
+                if let Ok(IndexRecord::Generation(header)) =
+                    serde_json::from_slice::<IndexRecord>(&line)
+                {
+                    return Ok(header);
+                }
+                break;
+            }
+            _ => break,
+        }
+    }
+    bail!(
+        "`{}` does not start with a generation line",
+        index_path.display()
+    )
+}
+
 /// What a hook needs to carry a generation on: its header and its last member, read from the
 /// index's first line and its last lines only (an index grows by a line per run; reading all of
 /// it would cost every run more than the one before).
