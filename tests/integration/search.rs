@@ -254,6 +254,17 @@ fn a_bad_query_is_a_clear_error_that_writes_nothing() {
         .ctxhooks(["search", "words", "--limit", "0"])
         .stderr_contains("--limit 0")
         .exit_code(1);
+    // A projects folder that is not there is said, and the kept sessions are still searched.
+    let missing = world.join("no-such-projects");
+    world
+        .ctxhooks([
+            "search".as_ref(),
+            "words".as_ref(),
+            "--projects".as_ref(),
+            missing.as_os_str(),
+        ])
+        .stderr_contains("no-such-projects: nothing is there")
+        .success();
     // Only the index, in the state folder, was ever written (by the FTS5 refusals, which
     // come from the engine after its update).
     for entry in world.state_entries() {

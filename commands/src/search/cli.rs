@@ -71,6 +71,13 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         projects: args.projects.folders()?,
     };
     let outcome = search(&state, &request, &Progress::on_stderr())?;
+    // Folders a person named that could not be read are said (Claude Code's own is looked in
+    // quietly: kept sessions are searched without it).
+    if !args.projects.projects.is_empty() {
+        for problem in &outcome.problems {
+            output::note(&format!("search: {problem}"));
+        }
+    }
     if args.json {
         output::print_json(&outcome)?;
     } else {

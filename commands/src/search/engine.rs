@@ -17,6 +17,7 @@ use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
 use super::update::{Updated, update};
 use crate::install::status_line::shell_quote;
+use crate::projects::text::problem_text;
 use crate::time::Time;
 use ctxhooks_shared::store::kept::MAIN_NAME;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -82,14 +83,18 @@ pub struct Outcome {
     pub indexed_bytes: u64,
     /// Messages added to the index before the search.
     pub indexed_messages: u64,
+    /// What could not be read in the projects folders, in words.
+    pub problems: Vec<String>,
 }
 
 /// Runs `request` over the index of `state`.
 pub fn search(state: &StateDir, request: &Request, progress: &Progress) -> Result<Outcome> {
     let query = parse(&request.query)?;
-    let sources = find_sources(state, &request.projects)?;
+    let mut problems = Vec::new();
+    let sources = find_sources(state, &request.projects, &mut problems)?;
+    let problems: Vec<String> = problems.iter().map(problem_text).collect();
     let database = database::open(state)?;
-    match search_in(state, &database, &sources, &query, request, progress) {
+    let outcome = match search_in(state, &database, &sources, &query, request, progress) {
         Err(error) if is_damage(&error) => {
             // Damage found past the open's check: the index is rebuilt, never trusted.
             let reason = format!("it is damaged ({error:#})");
@@ -99,7 +104,11 @@ pub fn search(state: &StateDir, request: &Request, progress: &Progress) -> Resul
             search_in(state, &database, &sources, &query, request, progress)
         }
         outcome => outcome,
-    }
+    };
+    outcome.map(|outcome| Outcome {
+        problems,
+        ..outcome
+    })
 }
 
 fn search_in(
@@ -128,6 +137,7 @@ fn search_in(
         rebuilt: database.rebuilt.clone(),
         indexed_bytes: bytes,
         indexed_messages: messages,
+        problems: Vec::new(),
     })
 }
 

@@ -16,7 +16,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Result, anyhow};
 
 use crate::archives::catalog::list_snapshots;
-use crate::projects::discover::discover;
+use crate::projects::discover::{Problem, discover};
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
 use ctxhooks_shared::store::session_id::SessionId;
@@ -136,7 +136,11 @@ fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
 
 /// Every source under `state` and the projects folders. A kept copy whose index cannot be
 /// read is left out (its rows go; `archives verify` says what is wrong).
-pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source>> {
+pub fn find_sources(
+    state: &StateDir,
+    projects: &[PathBuf],
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<Source>> {
     let mut sources = Vec::new();
     // The live files a kept copy's newest generation reads.
     let mut carried: BTreeSet<PathBuf> = BTreeSet::new();
@@ -185,6 +189,7 @@ pub fn find_sources(state: &StateDir, projects: &[PathBuf]) -> Result<Vec<Source
         }
     }
     let found = discover(projects);
+    problems.extend(found.problems);
     for files in found.sessions {
         let Ok(session) = SessionId::parse(&files.session_id) else {
             continue;
