@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Measures `ctxhooks search` for benches/search.sh (which builds the binaries and the corpus).
+
+    benches/search.py RELEASE_DIR WORK_DIR RUNS
+
+WORK_DIR/corpus/projects is the projects folder. Every time is a wall-clock time and the CPU time
+(user + system) of the same run; the machine is shared, so its load average is printed beside
+each part, and `rg` runs interleaved with `ctxhooks search` so that both meet the same load.
+"""
+
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+release, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ctxhooks = os.path.join(release, "ctxhooks")
+stop = os.path.join(release, "ctxhooks-stop")
+projects = os.path.join(work, "corpus", "projects")
+QUERIES = ["compaction", '"transcript renderer"', "AshComputer"]
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def timed(command, env=None, ok=(0,)):
+    """Runs `command`; returns (wall seconds, CPU seconds, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in ok:
+        sys.exit(f"{command} failed ({done.returncode}): {done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def transcripts(folder):
+    for path, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith(".jsonl"):
+                yield os.path.join(path, name)
+
+
+def size_of(paths):
+    return sum(os.path.getsize(path) for path in paths)
+
+
+def ms(seconds):
+    return f"{seconds * 1e3:.1f} ms"
+
+
+class Part:
+    """One state folder searched over one projects folder."""
+
+    def __init__(self, name, state, folder):
+        self.name, self.state, self.folder = name, state, folder
+        self.env = dict(os.environ, CTXHOOKS_HOME=state)
+
+    def search(self, *args):
+        return timed([ctxhooks, "search", "--projects", self.folder, *args], self.env)
+
+    def first_build(self, size):
+        wall, cpu, _ = self.search("--limit", "1", "zzzqqqnothing")
+        print(f"first build: {wall:.2f} s wall ({size / 1e6 / wall:.0f} MB/s of transcript), "
+              f"{cpu:.2f} s CPU ({size / 1e6 / cpu:.0f} MB/s); load {load()}")
+
+    def new_turns(self, rounds=7):
+        largest = max((p for p in transcripts(self.folder) if "subagents" not in p
+                       and not os.path.basename(p).startswith("agent-")), key=os.path.getsize)
+        first = json.loads(open(largest, encoding="utf-8").readline())
+        walls, cpus = [], []
+        for turn in range(1, rounds + 1):
+            added = ""
+            for kind, text in (("user", f"new turn {turn}: where is the kumquat{turn} config?"),
+                               ("assistant", f"The kumquat{turn} config lives in settings.toml. " * 40)):
+                line = {"type": kind, "uuid": f"bench-{kind}-{turn}", "sessionId": first.get("sessionId"),
+                        "cwd": first.get("cwd"), "timestamp": "2026-12-02T00:00:00.000Z",
+                        "message": {"role": kind, "content": text if kind == "user"
+                                    else [{"type": "text", "text": text}]}}
+                added += json.dumps(line) + "\n"
+            with open(largest, "a", encoding="utf-8") as file:
+                file.write(added)
+            wall, cpu, out = self.search("--json", f"kumquat{turn}")
+            outcome = json.loads(out)
+            assert len(outcome["results"]) == 2, outcome
+            assert outcome["indexed_bytes"] == len(added.encode()), outcome
+            walls.append(wall)
+            cpus.append(cpu)
+        print(f"one new turn ({len(added)} bytes appended to a {os.path.getsize(largest) / 1e6:.0f} MB "
+              f"transcript, indexed, then searched for): median {ms(statistics.median(walls))} wall, "
+              f"{ms(statistics.median(cpus))} CPU over {rounds} turns (wall {[round(w * 1e3) for w in walls]} ms); "
+              f"load {load()}")
+
+    def warm(self, against_rg):
+        print(f"warm queries ({runs} runs each, interleaved with rg; load {load()}):")
+        for query in QUERIES:
+            ours, theirs = [], []
+            words = query.strip('"')
+            for _ in range(2):
+                self.search("--limit", "10", query)
+            for _ in range(runs):
+                ours.append(self.search("--limit", "10", query)[:2])
+                if against_rg:
+                    theirs.append(timed(["rg", "-i", "-l", words, projects], ok=(0, 1))[:2])
+            wall = statistics.median(w for w, _ in ours)
+            cpu = statistics.median(c for _, c in ours)
+            line = f"  ctxhooks search --limit 10 {query}: median {ms(wall)} wall, {ms(cpu)} CPU"
+            if against_rg:
+                rg_wall = statistics.median(w for w, _ in theirs)
+                rg_cpu = statistics.median(c for _, c in theirs)
+                line += (f"; rg -i -l '{words}': {ms(rg_wall)} wall, {ms(rg_cpu)} CPU; "
+                         f"search {rg_wall / wall:.1f}x faster (wall), {rg_cpu / cpu:.1f}x less CPU")
+            print(line)
+
+    def index_size(self):
+        folder = os.path.join(self.state, "search")
+        return size_of(os.path.join(folder, name) for name in os.listdir(folder))
+
+
+def main():
+    corpus_files = list(transcripts(projects))
+    size = size_of(corpus_files)
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), platform.processor())
+    print(f"== machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}; "
+          f"load {load()}")
+    print(f"== corpus: {size} bytes in {len(corpus_files)} transcripts")
+
+    print("\n== 1. the projects folder as Claude Code left it (nothing kept)")
+    live = Part("live", os.path.join(work, "state-live"), projects)
+    live.first_build(size)
+    index = live.index_size()
+    print(f"index: {index} bytes, {index / size:.3f} of the transcripts")
+    live.new_turns()
+    live.warm(against_rg=True)
+
+    print("\n== 2. the same transcripts kept by the Stop hook, one run per turn")
+    kept_projects = os.path.join(work, "kept-projects")
+    kept = Part("kept", os.path.join(work, "state-kept"), kept_projects)
+    start = time.perf_counter()
+    stops = replay(kept_projects, kept.env)
+    print(f"kept by {stops} Stop runs in {time.perf_counter() - start:.0f} s")
+    kept_size = 0
+    for path, _, names in os.walk(os.path.join(kept.state, "sessions")):
+        if os.sep + "kept" in path:
+            kept_size += size_of(os.path.join(path, name) for name in names
+                                 if ".jsonl." in name and (name.endswith(".gz") or name.endswith(".index.jsonl")))
+    kept.first_build(size)
+    index = kept.index_size()
+    kept_mains = size_of(p for p in transcripts(kept_projects) if main_transcript(p))
+    print(f"kept copies (gzip members and their indexes): {kept_size} bytes, "
+          f"{kept_size / kept_mains:.3f} of the {kept_mains} bytes they keep")
+    print(f"index: {index} bytes, {index / size:.3f} of all transcripts, "
+          f"{index / kept_size:.2f} of the kept copies")
+    kept.new_turns()
+    kept.warm(against_rg=False)
+    print(f"\n== load at the end {load()}")
+
+
+def main_transcript(path):
+    return "subagents" not in path and not os.path.basename(path).startswith("agent-")
+
+
+def replay(out, env):
+    """Copies the corpus into `out`, each main transcript written turn by turn (a turn ends
+    before each prompt a person typed) with the Stop hook run after each, as Claude Code runs it
+    (two sessions at a time); sub-agents' transcripts are copied whole (ctxhooks keeps them on
+    SubagentStop, not here). Returns the number of Stop runs."""
+    sessions = []
+    for path, _, names in os.walk(projects):
+        target = os.path.join(out, os.path.relpath(path, projects))
+        os.makedirs(target, exist_ok=True)
+        for name in names:
+            source, copy = os.path.join(path, name), os.path.join(target, name)
+            if name.endswith(".jsonl") and main_transcript(source):
+                sessions.append((source, copy, name[:-len(".jsonl")]))
+            else:
+                shutil.copyfile(source, copy)
+
+    def one(session):
+        source, copy, session_id = session
+        payload = json.dumps({"session_id": session_id, "transcript_path": copy, "cwd": "/",
+                              "hook_event_name": "Stop", "stop_hook_active": False}).encode()
+        runs = 0
+        with open(source, "rb") as reader, open(copy, "wb") as writer:
+            for line in reader:
+                try:
+                    record = json.loads(line)
+                    prompt = record.get("type") == "user" and isinstance(
+                        (record.get("message") or {}).get("content"), str)
+                except ValueError:
+                    prompt = False
+                if prompt and writer.tell() > 0:
+                    writer.flush()
+                    subprocess.run([stop], input=payload, env=env, check=True, stdout=subprocess.DEVNULL)
+                    runs += 1
+                writer.write(line)
+            writer.flush()
+        subprocess.run([stop], input=payload, env=env, check=True, stdout=subprocess.DEVNULL)
+        return runs + 1
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return sum(pool.map(one, sessions))
+
+
+main()
