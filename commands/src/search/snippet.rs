@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::Read as _;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -27,6 +28,11 @@ use ctxhooks_shared::transcript::conversation::{Entry, read_entry, read_subagent
 const BEFORE: usize = 60;
 /// The longest snippet, in characters.
 const LONGEST: usize = 220;
+/// A text longer than this many bytes is marked in a window of this size (FTS5 tokenizes all it
+/// is given, and a tool's result can be megabytes)…
+const WINDOW: usize = 16 * 1024;
+/// …of which this many bytes come before the first place a query word appears.
+const WINDOW_BEFORE: usize = 4 * 1024;
 /// Marks put around each match by `highlight()` (private-use characters, removed from the text
 /// first).
 const OPEN: char = '\u{E000}';
@@ -57,6 +63,8 @@ pub struct Snippets<'connection> {
     state: StateDir,
     kept: HashMap<(String, String, u32), Option<KeptPart>>,
     ready: bool,
+    /// Rows the scratch table holds.
+    rows: usize,
 }
 
 impl<'connection> Snippets<'connection> {
@@ -67,6 +75,7 @@ impl<'connection> Snippets<'connection> {
             state: state.clone(),
             kept: HashMap::new(),
             ready: false,
+            rows: 0,
         }
     }
 
@@ -75,15 +84,59 @@ impl<'connection> Snippets<'connection> {
     /// it).
     pub fn of(&mut self, hits: &[Hit], query: &Query) -> Result<Vec<Option<(Snippet, Origin)>>> {
         let mut texts = Vec::with_capacity(hits.len());
+        let mut origins = Vec::with_capacity(hits.len());
         for hit in hits {
-            texts.push(self.text(hit)?);
+            let (text, origin) = self.text(hit)?.unzip();
+            texts.push(text);
+            origins.push(origin);
         }
-        let mut marked = self.highlight(&texts, query)?;
-        Ok(texts
+        let snippets = self.mark(&texts, query)?;
+        Ok(snippets
             .into_iter()
-            .zip(marked.iter_mut())
-            .map(|(text, marked)| {
-                text.map(|(text, origin)| (cut(marked.as_deref().unwrap_or(&text)), origin))
+            .zip(origins)
+            .map(|(snippet, origin)| snippet.zip(origin))
+            .collect())
+    }
+
+    /// The snippet of each of `texts`. A long text is marked in a window around where a query
+    /// word first appears; where FTS5 finds no match there, in whole.
+    fn mark(&mut self, texts: &[Option<String>], query: &Query) -> Result<Vec<Option<Snippet>>> {
+        let mut windows: Vec<Range<usize>> = texts
+            .iter()
+            .map(|text| text.as_deref().map_or(0..0, |text| window(text, query)))
+            .collect();
+        let pieces: Vec<Option<&str>> = texts
+            .iter()
+            .zip(&windows)
+            .map(|(text, window)| text.as_deref().map(|text| &text[window.clone()]))
+            .collect();
+        let mut marked = self.highlight(&pieces, query)?;
+        let again: Vec<Option<&str>> = texts
+            .iter()
+            .zip(&windows)
+            .zip(&marked)
+            .map(|((text, window), marked)| match (text, marked) {
+                (Some(text), None) if window.len() < text.len() => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if again.iter().any(Option::is_some) {
+            let whole = self.highlight(&again, query)?;
+            for (index, whole) in whole.into_iter().enumerate() {
+                if let (Some(whole), Some(text)) = (whole, &texts[index]) {
+                    marked[index] = Some(whole);
+                    windows[index] = 0..text.len();
+                }
+            }
+        }
+        Ok(texts
+            .iter()
+            .zip(windows)
+            .zip(marked)
+            .map(|((text, window), marked)| {
+                let text = text.as_deref()?;
+                let piece = marked.as_deref().unwrap_or(&text[window.clone()]);
+                Some(cut(piece, window.start > 0, window.end < text.len()))
             })
             .collect())
     }
@@ -149,43 +202,45 @@ impl<'connection> Snippets<'connection> {
     }
 
     /// Each of `texts` with FTS5's matches of `query` between [`OPEN`] and [`CLOSE`] (`None`
-    /// where it has none), all in one transaction of the scratch table (one flush of its index).
-    fn highlight(
-        &mut self,
-        texts: &[Option<(String, Origin)>],
-        query: &Query,
-    ) -> Result<Vec<Option<String>>> {
+    /// where it has none), all in one transaction of the scratch table (one flush of its index;
+    /// its rows stay until the connection closes, under row ids of their own).
+    fn highlight(&mut self, texts: &[Option<&str>], query: &Query) -> Result<Vec<Option<String>>> {
+        let mut marked = vec![None; texts.len()];
+        if texts.iter().all(Option::is_none) {
+            return Ok(marked);
+        }
         if !self.ready {
             self.connection
                 .execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.marking USING fts5(text)")
                 .context("failed to prepare the snippets")?;
             self.ready = true;
         }
-        let mut marked = vec![None; texts.len()];
+        let first = self.rows;
+        self.rows += texts.len();
         let transaction = self.connection.unchecked_transaction()?;
         {
             let mut insert =
                 transaction.prepare("INSERT INTO temp.marking(rowid, text) VALUES (?1, ?2)")?;
-            for (row, text) in texts.iter().enumerate() {
-                if let Some((text, _)) = text {
-                    insert.execute(params![row, text])?;
+            for (index, text) in texts.iter().enumerate() {
+                if let Some(text) = text {
+                    insert.execute(params![first + index, text])?;
                 }
             }
             let mut select = transaction.prepare(
-                "SELECT rowid, highlight(marking, 0, ?2, ?3) FROM temp.marking WHERE marking MATCH ?1",
+                "SELECT rowid, highlight(marking, 0, ?2, ?3) FROM temp.marking \
+                 WHERE marking MATCH ?1 AND rowid >= ?4",
             )?;
             let rows = select.query_map(
-                params![query.expression, OPEN.to_string(), CLOSE.to_string()],
+                params![query.expression, OPEN.to_string(), CLOSE.to_string(), first],
                 |row| Ok((row.get::<_, usize>(0)?, row.get::<_, String>(1)?)),
             )?;
             for row in rows {
                 let (row, text) = row?;
-                if let Some(slot) = marked.get_mut(row) {
+                if let Some(slot) = marked.get_mut(row - first) {
                     *slot = Some(text);
                 }
             }
         }
-        transaction.execute("DELETE FROM temp.marking", [])?;
         transaction.commit()?;
         Ok(marked)
     }
@@ -199,8 +254,40 @@ fn kept_part(state: &StateDir, hit: &Hit) -> Result<KeptPart> {
     Ok(KeptPart { dir, name, index })
 }
 
-/// The part of `marked` around its first match, whitespace collapsed, with the matches' places.
-fn cut(marked: &str) -> Snippet {
+/// Where in `text` to mark matches: all of it, or when it is longer than [`WINDOW`], a window
+/// from a little before the first place the first word of a query term appears (ASCII case
+/// folded; from the start when none does).
+fn window(text: &str, query: &Query) -> Range<usize> {
+    if text.len() <= WINDOW {
+        return 0..text.len();
+    }
+    let folded = text.to_ascii_lowercase();
+    let first = query
+        .terms
+        .iter()
+        .filter_map(|term| {
+            let word = term
+                .split(|character: char| !character.is_alphanumeric())
+                .find(|word| !word.is_empty())?
+                .to_ascii_lowercase();
+            memchr::memmem::find(folded.as_bytes(), word.as_bytes())
+        })
+        .min()
+        .unwrap_or(0);
+    let mut start = first.saturating_sub(WINDOW_BEFORE);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + WINDOW).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    start..end
+}
+
+/// The part of `marked` around its first match, whitespace collapsed, with the matches' places;
+/// `before` and `after`: the text goes on beyond `marked` (it is a window of it).
+fn cut(marked: &str, before: bool, after: bool) -> Snippet {
     // Collapse whitespace; find matches in characters.
     let mut characters: Vec<char> = Vec::with_capacity(marked.len());
     let mut matches = Vec::new();
@@ -241,8 +328,12 @@ fn cut(marked: &str) -> Snippet {
         from += space + 1;
     }
     let to = (from + LONGEST).min(characters.len());
-    let lead = if from > 0 { "…" } else { "" };
-    let tail = if to < characters.len() { "…" } else { "" };
+    let lead = if from > 0 || before { "…" } else { "" };
+    let tail = if to < characters.len() || after {
+        "…"
+    } else {
+        ""
+    };
     let shift = lead.chars().count();
     let text = format!(
         "{lead}{}{tail}",
@@ -261,10 +352,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_long_text_is_marked_around_its_match_and_in_whole_when_the_window_misses_it() {
+        let connection = Connection::open_in_memory().unwrap();
+        let temp = ctxhooks_shared::test_support::TempFolder::new("snippet-window");
+        let mut snippets = Snippets::new(&connection, &StateDir::at(temp.path().to_path_buf()));
+        let query = super::super::query::parse("needle").unwrap();
+        let filler = "hay ".repeat(20_000);
+        // Deep in a long text: found through the window.
+        let deep = format!("{filler}the needle here {filler}");
+        // `needle` first appears inside a longer word, far before the real token: the window
+        // misses it, and the whole text is marked.
+        let decoy = format!("needlework {filler}{filler}the needle at last");
+        let short = "a short needle".to_owned();
+        let texts = [Some(deep), Some(decoy), None, Some(short)];
+        let marked = snippets.mark(&texts, &query).unwrap();
+        let words = |snippet: &Snippet| -> Vec<String> {
+            let characters: Vec<char> = snippet.text.chars().collect();
+            snippet
+                .matches
+                .iter()
+                .map(|(start, end)| characters[*start..*end].iter().collect())
+                .collect()
+        };
+        for index in [0, 1, 3] {
+            let snippet = marked[index].as_ref().unwrap();
+            assert_eq!(words(snippet), ["needle"], "{index}: {}", snippet.text);
+        }
+        assert!(marked[0].as_ref().unwrap().text.starts_with('…'));
+        assert!(marked[0].as_ref().unwrap().text.ends_with('…'));
+        assert!(marked[2].is_none());
+        assert_eq!(marked[3].as_ref().unwrap().text, "a short needle");
+    }
+
+    #[test]
     fn cuts_around_the_first_match_and_keeps_the_matches_places() {
         let words = "word ".repeat(40);
         let marked = format!("{words}the {OPEN}needle{CLOSE}  in\nthe {OPEN}hay{CLOSE}");
-        let snippet = cut(&marked);
+        let snippet = cut(&marked, false, false);
         assert!(snippet.text.starts_with('…'), "{}", snippet.text);
         let chars: Vec<char> = snippet.text.chars().collect();
         let found: Vec<String> = snippet

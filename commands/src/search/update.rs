@@ -57,6 +57,9 @@ struct SourceRow {
 /// Brings the index on `connection` up to date with `sources`.
 pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) -> Result<Updated> {
     let mut updated = Updated::default();
+    let mut transaction = Batch::begin(connection)?;
+    // Read inside the write transaction: what it says holds until the first commit, and after
+    // it a row can only have come closer to what the files hold now.
     let known = all_indexed(connection)?;
     let present: HashSet<(&str, &str, u32)> = sources
         .iter()
@@ -76,7 +79,6 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
             .sum();
         progress.start(total);
     }
-    let mut transaction = Batch::begin(connection)?;
     for ((session, name, generation), indexed) in &known {
         if !present.contains(&(session.as_str(), name.as_str(), *generation)) {
             drop_source(connection, indexed.id)?;
@@ -84,6 +86,13 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
         }
     }
     for source in sources {
+        // Its files as they were when it was last indexed: nothing to read, nothing to ask.
+        if known
+            .get(&key(source))
+            .is_some_and(|known| known.signature.as_ref() == Some(&source.signature))
+        {
+            continue;
+        }
         let done = index_source(connection, source, &mut updated, progress)?;
         updated.bytes += done;
         transaction.read += done;
