@@ -6,6 +6,8 @@
 # wrote. Then its instructions (callgrind) for a session of a 1 MB transcript and one of a 100 MB
 # transcript: the same, because it reads only the status JSON and the small gauge file, never
 # the transcript or the usage log. Built as install/setup.sh builds it.
+# With BASELINE_DIR=<a folder of another build's release binaries> (say main's), its `ctxhooks
+# statusline` runs interleaved beside this one's, and its instructions are counted too.
 # Usage: benches/statusline.sh [RUNS] (default 1000). Needs cc (with the static libc), python3,
 # valgrind (for the instruction counts; skipped without it).
 set -euo pipefail
@@ -67,7 +69,8 @@ python3 benches/spawn_bench.py "$work/status-100000000.json" "$runs" \
   "empty C, static=$work/empty-c-static" \
   "empty Rust, static=$work/empty-rust-static" \
   "ctxhooks statusline=$release_dir/ctxhooks statusline" \
-  "ctxhooks statusline --plain=$release_dir/ctxhooks statusline --plain"
+  "ctxhooks statusline --plain=$release_dir/ctxhooks statusline --plain" \
+  ${BASELINE_DIR:+"baseline ctxhooks statusline=$BASELINE_DIR/ctxhooks statusline"}
 
 echo "== callgrind instructions, one run each"
 if command -v valgrind >/dev/null; then
@@ -80,6 +83,9 @@ if command -v valgrind >/dev/null; then
   echo "empty Rust, static: $(count "$work/empty-rust-static" <"$work/status-1000000.json")"
   for size in 1000000 100000000; do
     echo "ctxhooks statusline, session of $size bytes: $(count "$release_dir/ctxhooks" statusline <"$work/status-$size.json")"
+    if [[ -n "${BASELINE_DIR:-}" ]]; then
+      echo "baseline ctxhooks statusline, session of $size bytes: $(count "$BASELINE_DIR/ctxhooks" statusline <"$work/status-$size.json")"
+    fi
   done
 else
   echo "(valgrind not installed: skipped)"

@@ -6,6 +6,8 @@
 # linked on *-linux-gnu hosts). The hook needs its payload on stdin, which hyperfine 1.15 cannot
 # give without a shell, so it is timed by benches/spawn_bench.py (posix_spawn, interleaved
 # runs); mark-interrupt needs no stdin and is timed by hyperfine -N.
+# With BASELINE_DIR=<a folder of another build's release binaries> (say main's), its
+# ctxhooks-tooluse runs interleaved beside this one's, and its instructions are counted too.
 # Usage: benches/tooluse.sh [RUNS] (default 1000). Needs cc (with the static libc), hyperfine.
 set -euo pipefail
 
@@ -55,6 +57,9 @@ programs=(
   "empty Rust, static=$work/empty-rust-static"
   "ctxhooks-tooluse=$release_dir/ctxhooks-tooluse"
 )
+if [[ -n "${BASELINE_DIR:-}" ]]; then
+  programs+=("baseline ctxhooks-tooluse=$BASELINE_DIR/ctxhooks-tooluse")
+fi
 echo "== PreToolUse payload (520 bytes), $runs rounds"
 CTXHOOKS_HOME="$work/state" python3 benches/spawn_bench.py "$work/pre-tool-use.json" "$runs" \
   "${programs[@]}"
@@ -70,11 +75,13 @@ if command -v valgrind >/dev/null; then
       <"$work/pre-tool-use.json" 2>&1 | grep -oE 'Collected : [0-9]+' | grep -oE '[0-9]+')
     echo "$name: $count"
   done
-  for payload in pre-tool-use post-tool-use-1mb; do
-    count=$(CTXHOOKS_HOME="$work/state" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-      "$release_dir/ctxhooks-tooluse" <"$work/$payload.json" 2>&1 |
-      grep -oE 'Collected : [0-9]+' | grep -oE '[0-9]+')
-    echo "ctxhooks-tooluse, $payload: $count"
+  for build in "$release_dir" ${BASELINE_DIR:+"$BASELINE_DIR"}; do
+    for payload in pre-tool-use post-tool-use-1mb; do
+      count=$(CTXHOOKS_HOME="$work/state" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        "$build/ctxhooks-tooluse" <"$work/$payload.json" 2>&1 |
+        grep -oE 'Collected : [0-9]+' | grep -oE '[0-9]+')
+      echo "$build/ctxhooks-tooluse, $payload: $count"
+    done
   done
 else
   echo "(valgrind not installed: skipped)"
