@@ -29,10 +29,10 @@ const BEFORE: usize = 60;
 /// The longest snippet, in characters.
 const LONGEST: usize = 220;
 /// A text longer than this many bytes is marked in a window of this size (FTS5 tokenizes all it
-/// is given, and a tool's result can be megabytes)…
-const WINDOW: usize = 16 * 1024;
+/// is given, and a tool's result can be megabytes; the snippet shows [`LONGEST`] characters)…
+const WINDOW: usize = 2048;
 /// …of which this many bytes come before the first place a query word appears.
-const WINDOW_BEFORE: usize = 4 * 1024;
+const WINDOW_BEFORE: usize = 512;
 /// Marks put around each match by `highlight()` (private-use characters, removed from the text
 /// first).
 const OPEN: char = '\u{E000}';
@@ -357,7 +357,7 @@ mod tests {
         let temp = ctxhooks_shared::test_support::TempFolder::new("snippet-window");
         let mut snippets = Snippets::new(&connection, &StateDir::at(temp.path().to_path_buf()));
         let query = super::super::query::parse("needle").unwrap();
-        let filler = "hay ".repeat(20_000);
+        let filler = "hay ".repeat(2_000);
         // Deep in a long text: found through the window.
         let deep = format!("{filler}the needle here {filler}");
         // `needle` first appears inside a longer word, far before the real token: the window
