@@ -22,6 +22,7 @@ use crate::search::engine::{Request, search};
 use crate::search::progress::Progress;
 use crate::search::role::Role;
 use crate::search::text::{Marking, render as render_results};
+use crate::retention::settings::Retention;
 use crate::sessions::catalog::list_sessions;
 use crate::sessions::resolve::{LAST, Unknown, resolve_session};
 use ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT;
@@ -150,7 +151,12 @@ pub fn recall_tool(state: &StateDir, parameters: &RecallParameters) -> Result<St
 /// Answers `sessions`.
 pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Result<String> {
     let limit = parameters.limit.unwrap_or(20).clamp(1, 100);
-    let sessions = list_sessions(state)?;
+    // Claude Code's cleanup as the project the server runs in sets it, as `ctxhooks sessions`
+    // reads it.
+    let retention = std::env::current_dir()
+        .map(|folder| Retention::read(&folder).days)
+        .unwrap_or_default();
+    let sessions = list_sessions(state, retention, chrono::Utc::now())?;
     let mut text = String::new();
     let mut shown = 0;
     for session in sessions.iter().filter(|session| {
