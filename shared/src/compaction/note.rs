@@ -274,6 +274,20 @@ mod tests {
     use crate::compaction::naming::SummaryText;
     use crate::compaction::verdict::Preserved;
 
+    #[test]
+    fn the_mcp_lookup_names_the_recall_tool_with_the_pattern_as_a_json_string() {
+        let session = SessionId::parse("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9").unwrap();
+        let lookup = Lookup::Mcp {
+            server: "plugin_ctxhooks_ctxhooks".to_owned(),
+        };
+        assert_eq!(
+            lookup.recall(&session, "src/it's \"here\".rs"),
+            "mcp__plugin_ctxhooks_ctxhooks__recall with session \
+             \"7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9\", before_compaction \"last\" and pattern \
+             \"src/it's \\\"here\\\".rs\""
+        );
+    }
+
     fn file(path: &str) -> FileItem {
         FileItem {
             path: path.to_owned(),
