@@ -3,13 +3,13 @@
 //! from nothing when it is damaged, of another schema, or not a database at all: it holds
 //! nothing that cannot be read again from the transcripts, so it is never trusted over them.
 
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _};
 
+use ctxhooks_shared::platform::private;
 use ctxhooks_shared::store::files::{self, Access, PRIVATE_FILE_MODE};
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -150,11 +150,8 @@ fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> 
     // Created 0600 whatever the umask, refused when it is a link or not a regular file.
     let file = files::open_unlinked_existing(path, Access::Create)
         .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
-    let metadata = file.metadata()?;
-    if metadata.permissions().mode() & 0o777 != PRIVATE_FILE_MODE {
-        file.set_permissions(std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))?;
-    }
-    let fresh = metadata.len() == 0;
+    private::set_mode(&file, PRIVATE_FILE_MODE)?;
+    let fresh = file.metadata()?.len() == 0;
     drop(file);
     let connection = Connection::open_with_flags(
         path,
@@ -164,8 +161,8 @@ fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> 
     connection.busy_timeout(BUSY_WAIT)?;
     // Sorting and the snippets' scratch table stay in memory: no transcript text in a
     // temporary file. The rollback journal (`index.sqlite-journal`, beside it, of its mode) is
-    // SQLite's default: a write-ahead log measured no faster here (BENCHMARKS.md), and each
-    // search is a process of its own, whose last close would check it in anyway.
+    // SQLite's default: a write-ahead log was tried and made the benches no faster (no figure was
+    // kept), and each search is a process of its own, whose last close would check it in anyway.
     if let Err(error) =
         connection.execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;")
     {
@@ -244,13 +241,11 @@ mod tests {
         let state = StateDir::at(temp.path().join("state"));
         let database = open(&state).unwrap();
         assert!(database.rebuilt.is_none());
-        let mode = fs_err::metadata(&database.path)
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
-        let folder = fs_err::metadata(database.path.parent().unwrap()).unwrap();
-        assert_eq!(folder.permissions().mode() & 0o777, 0o700);
+        assert_eq!(private::mode_of(&database.path).unwrap(), 0o600);
+        assert_eq!(
+            private::mode_of(database.path.parent().unwrap()).unwrap(),
+            0o700
+        );
         let path = database.path.clone();
         drop(database);
         fs_err::write(&path, vec![b'x'; 10_000]).unwrap();
@@ -259,6 +254,8 @@ mod tests {
         assert_eq!(schema_of(&again.connection).unwrap(), Some(SCHEMA));
     }
 
+    // Unix only: Wine 8 makes no links.
+    #[cfg(unix)]
     #[test]
     fn refuses_a_link_in_the_index_place() {
         let temp = TempFolder::new("search-db-link");

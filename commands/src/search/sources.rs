@@ -10,7 +10,6 @@
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, anyhow};
@@ -18,6 +17,7 @@ use anyhow::{Result, anyhow};
 use crate::archives::catalog::list_snapshots;
 use crate::projects::discover::{Problem, discover};
 use ctxhooks_shared::keep::subagent_name;
+use ctxhooks_shared::platform::identity;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
@@ -103,19 +103,19 @@ impl KeptPart {
     }
 }
 
-/// `path`'s inode, size and modification time (to the nanosecond), or `-` when nothing is
-/// there; a link is looked at, never followed.
+/// `path`'s device, inode, size and modification time (to the nanosecond), or `-` when nothing
+/// is there; a link is looked at, never followed.
 fn stamp(signature: &mut String, path: &Path) {
-    match fs_err::symlink_metadata(path) {
-        Ok(metadata) => {
+    match identity::of_path(path) {
+        Ok(facts) => {
             let _ = write!(
                 signature,
                 "{}:{}:{}:{}.{};",
-                metadata.dev(),
-                metadata.ino(),
-                metadata.len(),
-                metadata.mtime(),
-                metadata.mtime_nsec()
+                facts.device,
+                facts.inode,
+                facts.size,
+                facts.modified_ns.div_euclid(1_000_000_000),
+                facts.modified_ns.rem_euclid(1_000_000_000)
             );
         }
         Err(_) => signature.push_str("-;"),

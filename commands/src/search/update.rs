@@ -10,7 +10,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::os::unix::fs::MetadataExt as _;
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension as _, params};
@@ -20,6 +19,7 @@ use super::progress::Progress;
 use super::reading::{file_range, kept_range, open_file};
 use super::sources::{KeptPart, KeptSource, Source};
 use ctxhooks_shared::keep::still_continues;
+use ctxhooks_shared::platform::identity;
 use ctxhooks_shared::transcript::lines::fingerprint_before;
 
 /// How many transcript bytes one write transaction reads at most before it commits (the
@@ -441,8 +441,8 @@ fn identify(
     file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
 ) -> Result<(fs_err::File, u64, u64)> {
     let handle = file.file_mut().try_clone()?;
-    let metadata = handle.metadata()?;
-    Ok((handle, metadata.dev(), metadata.ino()))
+    let facts = identity::of_file(handle.file())?;
+    Ok((handle, facts.device, facts.inode))
 }
 
 /// Whether `file` is the file the source's rows past its kept boundary were read from: the
@@ -451,9 +451,9 @@ fn still_the_file(
     file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
     state: &SourceRow,
 ) -> Result<bool> {
-    let metadata = file.file_mut().metadata()?;
-    if Some(metadata.dev()) != state.file_device
-        || Some(metadata.ino()) != state.file_inode
+    let facts = identity::of_file(file.file_mut().file())?;
+    if Some(facts.device) != state.file_device
+        || Some(facts.inode) != state.file_inode
         || file.size() < state.indexed_to
     {
         return Ok(false);
