@@ -18,11 +18,28 @@ cd "$repo_root"
 target_dir=${CARGO_TARGET_DIR:-$repo_root/target}
 [[ "$target_dir" = /* ]] || target_dir="$repo_root/$target_dir"
 
+# A statically linked position-independent binary relocates itself at every start, one entry per
+# pointer in its data, and `ctxhooks` (with SQLite and the MCP server in it) has thousands: packed
+# relative relocations (DT_RELR) make that a fraction of the work (BENCHMARKS.md, the status line).
+# Used when this machine's linker and C library make a binary that runs with them (binutils 2.38
+# and glibc 2.36 or later); a probe program with relocated pointers must link and run.
+packed_relocations() {
+    local probe
+    probe=$(mktemp -d)
+    printf '%s\n' 'static int x;' 'int *const p[2] = {&x, &x};' \
+        'int main(void) { return p[0] != &x || p[1] != &x; }' >"$probe/probe.c"
+    if cc -static-pie -fPIE -Wl,-z,pack-relative-relocs -Wl,--fatal-warnings \
+        "$probe/probe.c" -o "$probe/probe" 2>/dev/null && "$probe/probe"; then
+        printf '%s' ' -C link-arg=-Wl,-z,pack-relative-relocs'
+    fi
+    rm -rf "$probe"
+}
+
 host=$(rustc -vV | sed -n 's/^host: //p')
 case "$host" in
     *-linux-gnu)
         say "building statically linked release binaries for $host (cargo build --release --locked --target $host)"
-        if RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C target-feature=+crt-static" \
+        if RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C target-feature=+crt-static$(packed_relocations)" \
             cargo build --release --locked --target "$host" "$@" >&2; then
             echo "$target_dir/$host/release"
             exit 0
