@@ -38,7 +38,7 @@ for argument in "$@"; do
 done
 prefix=${PREFIX:-$HOME/.local}
 bin_dir="$prefix/bin"
-binaries=(ctxhooks ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse ctxhooks-session)
+binaries=(ctxhooks ctxhooks-search ctxhooks-precompact ctxhooks-stop ctxhooks-tooluse ctxhooks-session)
 # Git Bash (MSYS2) and Cygwin on Windows: the binaries are ctxhooks.exe and so on.
 exe=""
 case "$(uname -s)" in

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
 use super::archives::cli::ArchivesAction;
@@ -11,8 +11,10 @@ use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
 use super::{
-    archives, compactions, doctor, export, history, install, mcp, recall, search, sessions,
+    archives, compactions, doctor, export, history, install, mcp, output, recall, search,
+    search_binary, sessions,
 };
+use ctxhooks_shared::store::files::is_io_kind;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record
@@ -86,6 +88,7 @@ pub fn run() -> Result<ExitCode> {
     let mut cli = Cli::parse();
     resolve_session_arguments(&mut cli.command)?;
     match cli.command {
+        Command::Search(_) | Command::Mcp(_) => search_binary::forward(&arguments),
         Command::Install(args) => install::cli::run_install(&args),
         Command::Uninstall(args) => install::cli::run_uninstall(&args),
         Command::Doctor(args) => doctor::cli::run(&args),
@@ -93,17 +96,38 @@ pub fn run() -> Result<ExitCode> {
         Command::Archives(args) => archives::cli::run(&args),
         Command::Recall(args) => recall::cli::run(&args),
         Command::Compactions(args) => compactions::cli::run(&args),
-        Command::Search(args) => search::cli::run(&args),
         Command::Usage(args) => cli_usage::run(&args),
         Command::Report(args) => cli_report::run(&args),
         Command::Gauge(args) => cli_gauge::run(&args),
         Command::Statusline(args) => cli_statusline::run(&args),
-        Command::Mcp(args) => mcp::server::run(&args),
         Command::History(args) => history::cli::run(&args),
         Command::Export(args) => export::cli::run(&args),
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
+    }
+}
+
+/// The exit status of a command's `result`: its own, or a failure once the error is said on
+/// stderr (a closed pipe, as in `ctxhooks usage | head`, is no error worth saying).
+pub fn exit_code(result: Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(error) if is_io_kind(&error, &[std::io::ErrorKind::BrokenPipe]) => ExitCode::SUCCESS,
+        Err(error) => {
+            output::note(&format!("ctxhooks: error: {error:#}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `ctxhooks-search`'s own entry: the same arguments as `ctxhooks`, of which it runs `search` and
+/// `mcp` (see `search_binary.rs`).
+pub fn run_search() -> Result<ExitCode> {
+    match Cli::parse().command {
+        Command::Search(args) => search::cli::run(&args),
+        Command::Mcp(args) => mcp::server::run(&args),
+        _ => bail!("ctxhooks-search runs `search` and `mcp` only: run `ctxhooks` for the rest"),
     }
 }
 

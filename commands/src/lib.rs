@@ -23,6 +23,7 @@ pub mod provenance;
 pub mod recall;
 pub mod retention;
 pub mod search;
+pub mod search_binary;
 pub mod sessions;
 pub mod svg;
 #[cfg(test)]

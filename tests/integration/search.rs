@@ -9,6 +9,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::keep::{SESSION, stop};
+use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
 use crate::support::{World, mode};
 
 fn user(uuid: &str, time: &str, text: &str) -> String {
@@ -696,4 +697,55 @@ fn uninstall_removes_the_search_index_and_keeps_the_kept_copies() {
     let again = world.ctxhooks(["uninstall", "--json"]).success().json();
     assert!(again["search_index"].is_null(), "{again:#}");
     assert_eq!(count(&search(&world, &["tamarind"])), 1);
+}
+
+/// `ctxhooks search` and `ctxhooks mcp` run `ctxhooks-search` beside `ctxhooks`: without it,
+/// they say which file is missing and how to get it, and write nothing.
+#[test]
+fn without_the_search_binary_beside_it_search_says_what_is_missing() {
+    let world = World::new("search-binary-missing");
+    let alone = world.join("alone");
+    fs_err::create_dir_all(&alone).unwrap();
+    let copy = alone.join(ctxhooks_shared::platform::program::binary_file_name(
+        "ctxhooks",
+    ));
+    fs_err::copy(CTXHOOKS, &copy).unwrap();
+    for args in [&["search", "quokka"][..], &["mcp"][..]] {
+        Run::program(&copy)
+            .world(&world)
+            .args(args)
+            .stderr_contains("ctxhooks-search")
+            .stderr_contains("install/setup.sh")
+            .failure();
+    }
+    assert!(!world.state_dir().join("search").exists());
+    // Its `--help` is whole without it: `ctxhooks` parses the arguments itself.
+    Run::program(&copy)
+        .world(&world)
+        .args(["search", "--help"])
+        .stdout_contains("--project")
+        .success();
+}
+
+// Unix only: `nm` reads the symbols of an ELF or Mach-O binary.
+/// `SQLite` and the MCP server's runtime are linked into `ctxhooks-search` only: `ctxhooks`, which
+/// the status line starts at every update, holds none of their code.
+#[cfg(unix)]
+#[test]
+fn only_the_search_binary_holds_sqlite_and_the_mcp_server() {
+    let symbols = |binary: &str| {
+        let output = std::process::Command::new("nm")
+            .args(["--defined-only", binary])
+            .output()
+            .expect("nm runs (binutils, which linking needs anyway)");
+        assert!(output.status.success(), "{output:?}");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        (
+            text.matches("sqlite3_").count(),
+            text.matches("rmcp").count(),
+        )
+    };
+    assert_eq!(symbols(CTXHOOKS), (0, 0));
+    let (sqlite, mcp) = symbols(CTXHOOKS_SEARCH);
+    assert!(sqlite > 0 && mcp > 0, "{sqlite} {mcp}");
 }

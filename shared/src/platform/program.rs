@@ -1,11 +1,31 @@
 //! Programs on disk: what counts as executable, where `PATH` finds one, and the binaries'
 //! file names (`ctxhooks-stop`, on Windows `ctxhooks-stop.exe`).
 
+use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The file name of the binary `name` on this platform (`.exe` added on Windows).
 pub fn binary_file_name(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// Runs `program` with `arguments` in this process's place, with its standard streams. On Unix
+/// it replaces this process (`exec`): its signals and exit status are the caller's, and this
+/// returns only the error that kept it from starting. Windows has no `exec`: it runs it, waits,
+/// and returns its exit status (1 when it has none).
+pub fn run_in_place(program: &Path, arguments: &[OsString]) -> io::Result<i32> {
+    let mut command = std::process::Command::new(program);
+    command.args(arguments);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        Err(command.exec())
+    }
+    #[cfg(windows)]
+    {
+        Ok(command.status()?.code().unwrap_or(1))
+    }
 }
 
 /// The binary's name in a file name: as it is, or on Windows without its `.exe` (in any case).

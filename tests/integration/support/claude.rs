@@ -19,7 +19,7 @@ use super::fixtures::repository_file;
 )]
 pub use super::fixtures::repository_root;
 use super::model_server::ModelServer;
-use super::run::{CTXHOOKS, Hook, Run};
+use super::run::{CTXHOOKS, CTXHOOKS_SEARCH, Hook, Run};
 use super::summary::{group_of, record_group};
 use super::world::World;
 
@@ -100,6 +100,7 @@ impl Sandbox {
         fs_err::create_dir_all(&bin_dir).unwrap();
         fs_err::create_dir_all(world.join("tmp")).unwrap();
         fs_err::copy(CTXHOOKS, bin_dir.join("ctxhooks")).unwrap();
+        fs_err::copy(CTXHOOKS_SEARCH, bin_dir.join("ctxhooks-search")).unwrap();
         for hook in Hook::ALL {
             fs_err::copy(hook.binary(), bin_dir.join(hook.name())).unwrap();
         }

@@ -28,6 +28,8 @@ use super::world::World;
 
 /// The `ctxhooks` command built for these tests.
 pub const CTXHOOKS: &str = env!("CARGO_BIN_EXE_ctxhooks");
+/// `ctxhooks-search`, which `ctxhooks search` and `ctxhooks mcp` run from beside `ctxhooks`.
+pub const CTXHOOKS_SEARCH: &str = env!("CARGO_BIN_EXE_ctxhooks-search");
 
 /// Variables no child inherits from the test process: they would change what our code or
 /// Claude Code does (`CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR`, an API key, telemetry). A test sets
