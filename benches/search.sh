@@ -17,7 +17,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 command -v rg >/dev/null || { echo "needs ripgrep (rg)" >&2; exit 1; }
 runs=${2:-20}
-release_dir=$(install/build-release.sh --bin ctxhooks --bin ctxhooks-stop)
+release_dir=$(install/build-release.sh --bin ctxhooks --bin ctxhooks-search --bin ctxhooks-stop)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
