@@ -327,7 +327,7 @@ impl<'log> MainChain<'log> {
                     chain.boundaries.push(std::mem::take(&mut pending));
                 }
                 TimelineItem::Compaction(row) if !row.sidechain => {
-                    pending.push((true, row.clone()))
+                    pending.push((true, row.clone()));
                 }
                 TimelineItem::MicroCompaction(row) if !row.sidechain => {
                     pending.push((false, row.clone()));

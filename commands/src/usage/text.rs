@@ -155,10 +155,8 @@ pub fn rows_table(log: &SessionLog) -> String {
             TimelineItem::Compaction(boundary) => ("compaction", boundary),
             TimelineItem::MicroCompaction(boundary) => ("micro-compaction", boundary),
         };
-        let details: String = compaction_details(boundary.post_tokens, &boundary.details)
-            .iter()
-            .map(|detail| format!(", {detail}"))
-            .collect();
+        let details = compaction_details(boundary.post_tokens, &boundary.details);
+        let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
         let _ = writeln!(
             text,
             "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
