@@ -3,14 +3,25 @@
 
 use std::path::Path;
 
-use ctxhooks_commands::usage::log::{log_from_transcript, read_records, read_rows};
+use ctxhooks_commands::usage::log::{log_from_transcript, read_log_file, read_session_log};
 use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::{RescanReason, UsageRecord, UsageRow};
 
 #[cfg(unix)]
 use crate::support::make_fifo;
 use crate::support::{Hook, World, append, mode, transcript_fixture};
+
+/// Every readable record of a usage log file.
+fn read_records(path: &Path) -> anyhow::Result<Vec<UsageRecord>> {
+    Ok(read_log_file(path)?.records)
+}
+
+/// One session's request rows, as `ctxhooks usage` lists them.
+fn read_rows(state: &StateDir, session: &SessionId) -> anyhow::Result<Vec<UsageRow>> {
+    Ok(read_session_log(state, session)?.rows())
+}
 
 /// Totals over rows: (requests, main-chain requests, input, cache writes, cache reads, output).
 type Totals = (usize, usize, u64, u64, u64, u64);

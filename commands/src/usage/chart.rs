@@ -1,7 +1,7 @@
 //! An SVG chart of one session: main-chain context per request, with compactions, the trigger
 //! T, the floor and the headroom between them marked. Written by hand as text.
 
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 
 use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
@@ -48,6 +48,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     let y_max = (top_value.max(1_000.0) * 1.08 / step).ceil() * step;
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
+    let (middle_x, middle_y) = (LEFT + plot_width / 2.0, TOP + plot_height / 2.0);
     let x_of = |index: f64| {
         if count <= 1 {
             LEFT + plot_width / 2.0
@@ -87,14 +88,17 @@ pub fn render_svg(report: &SessionReport) -> String {
         thousands(cap),
         if show_cap { "" } else { " (off scale)" }
     );
-    if let Some(trigger) = trigger {
-        let _ = write!(summary, " · T {}", thousands(trigger));
-    }
-    if let Some(floor) = floor {
-        let _ = write!(summary, " · floor {}", thousands(floor));
-    }
-    if let Some(headroom) = report.estimates.headroom {
-        let _ = write!(summary, " · headroom {}", signed_thousands(headroom));
+    let headroom = report.estimates.headroom.map(signed_thousands);
+    let (trigger_text, floor_text) = (trigger.map(thousands), floor.map(thousands));
+    let values = [
+        ("T", trigger_text),
+        ("floor", floor_text),
+        ("headroom", headroom),
+    ];
+    for (name, value) in values {
+        if let Some(value) = value {
+            let _ = write!(summary, " · {name} {value}");
+        }
     }
     let _ = writeln!(
         svg,
@@ -110,38 +114,23 @@ pub fn render_svg(report: &SessionReport) -> String {
             r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
             LEFT + plot_width
         );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
-            LEFT - 8.0,
-            y + 4.0,
-            short_tokens(value)
-        );
+        let at = (LEFT - 8.0, y + 4.0);
+        muted_text(&mut svg, at, 12, "end", short_tokens(value));
         value += step;
     }
     let _ = writeln!(
         svg,
-        r#"<text x="18" y="{:.1}" font-size="12" fill="{MUTED_COLOR}" transform="rotate(-90 18 {:.1})" text-anchor="middle">context tokens (input + cache read + cache write)</text>"#,
-        TOP + plot_height / 2.0,
-        TOP + plot_height / 2.0
+        r#"<text x="18" y="{middle_y:.1}" font-size="12" fill="{MUTED_COLOR}" transform="rotate(-90 18 {middle_y:.1})" text-anchor="middle">context tokens (input + cache read + cache write)</text>"#,
     );
     // X axis ticks: about ten request numbers.
     let x_step = (count / 10).max(1);
     for index in (0..count).step_by(x_step) {
         let x = x_of(index as f64);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{x:.1}" y="{:.1}" font-size="12" text-anchor="middle" fill="{MUTED_COLOR}">{}</text>"#,
-            TOP + plot_height + 18.0,
-            index + 1
-        );
+        let at = (x, TOP + plot_height + 18.0);
+        muted_text(&mut svg, at, 12, "middle", index + 1);
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle" fill="{MUTED_COLOR}">main-chain request</text>"#,
-        LEFT + plot_width / 2.0,
-        TOP + plot_height + 38.0
-    );
+    let at = (middle_x, TOP + plot_height + 38.0);
+    muted_text(&mut svg, at, 12, "middle", "main-chain request");
     // The area under the series first, so every line stays visible on top of it.
     let points: Vec<String> = contexts
         .iter()
@@ -196,33 +185,20 @@ pub fn render_svg(report: &SessionReport) -> String {
         }
     }
     // Horizontal reference lines.
-    let mut reference = |value: u64, color: &'static str, label: &str, dash: &str| {
+    let references = [
+        (show_cap.then_some(cap), CAP_COLOR, "cap", "2 4"),
+        (trigger, TRIGGER_COLOR, "T", "6 4"),
+        (floor, FLOOR_COLOR, "floor", "6 4"),
+    ];
+    for (value, color, name, dash) in references {
+        let Some(value) = value else { continue };
         let y = y_of(value as f64);
         let _ = writeln!(
             svg,
             r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
             LEFT + plot_width
         );
-        labels.push((y + 4.0, color, label.to_owned(), true));
-    };
-    if show_cap {
-        reference(cap, CAP_COLOR, &format!("cap {}", thousands(cap)), "2 4");
-    }
-    if let Some(trigger) = trigger {
-        reference(
-            trigger,
-            TRIGGER_COLOR,
-            &format!("T {}", thousands(trigger)),
-            "6 4",
-        );
-    }
-    if let Some(floor) = floor {
-        reference(
-            floor,
-            FLOOR_COLOR,
-            &format!("floor {}", thousands(floor)),
-            "6 4",
-        );
+        labels.push((y + 4.0, color, format!("{name} {}", thousands(value)), true));
     }
     labels.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut previous = f64::MIN;
@@ -251,19 +227,24 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     for drop in &report.drops {
         let index = (drop.request_before + drop.request_after) as f64 / 2.0 - 1.0;
-        let (color, label, dash) = match drop.class {
+        let label = match drop.class {
             DropClass::Compaction => continue,
-            DropClass::MicroCompaction => (MICRO_COLOR, "micro", "2 3"),
-            DropClass::NoUsage => (MUTED_COLOR, "no usage", "2 3"),
-            DropClass::ModelSwitch => (MUTED_COLOR, "model", "2 3"),
-            DropClass::AdvisorRoundTrip => (MUTED_COLOR, "advisor", "2 3"),
-            DropClass::Resume => (MUTED_COLOR, "resume", "2 3"),
-            DropClass::CliUpgrade => (MUTED_COLOR, "upgrade", "2 3"),
-            DropClass::IdleGap => (MUTED_COLOR, "idle", "2 3"),
-            DropClass::ThinkingDropped => (MUTED_COLOR, "thinking", "2 3"),
-            DropClass::Undecided => (MUTED_COLOR, "drop?", "2 3"),
+            DropClass::MicroCompaction => "micro",
+            DropClass::NoUsage => "no usage",
+            DropClass::ModelSwitch => "model",
+            DropClass::AdvisorRoundTrip => "advisor",
+            DropClass::Resume => "resume",
+            DropClass::CliUpgrade => "upgrade",
+            DropClass::IdleGap => "idle",
+            DropClass::ThinkingDropped => "thinking",
+            DropClass::Undecided => "drop?",
         };
-        markers.push((index, color, label, dash));
+        let color = if drop.class == DropClass::MicroCompaction {
+            MICRO_COLOR
+        } else {
+            MUTED_COLOR
+        };
+        markers.push((index, color, label, "2 3"));
     }
     markers.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut last_label_x = f64::MIN;
@@ -307,12 +288,8 @@ pub fn render_svg(report: &SessionReport) -> String {
             }
         }
     } else {
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{:.1}" font-size="14" text-anchor="middle" fill="{MUTED_COLOR}">no main-chain requests logged yet</text>"#,
-            LEFT + plot_width / 2.0,
-            TOP + plot_height / 2.0
-        );
+        let empty = "no main-chain requests logged yet";
+        muted_text(&mut svg, (middle_x, middle_y), 14, "middle", empty);
     }
     // Plot frame and legend.
     let _ = writeln!(
@@ -320,28 +297,27 @@ pub fn render_svg(report: &SessionReport) -> String {
         r#"<rect x="{LEFT}" y="{TOP}" width="{plot_width:.1}" height="{plot_height:.1}" fill="none" stroke="{CAP_COLOR}" stroke-width="1"/>"#
     );
     let legend_y = HEIGHT - 14.0;
-    let mut legend = vec![(LINE_COLOR, "", "context per request")];
-    if !report.compactions.is_empty() {
-        legend.push((COMPACTION_COLOR, "", "compaction (dashed: no record)"));
-    }
-    if report
-        .drops
-        .iter()
-        .any(|drop| drop.class != DropClass::Compaction)
-    {
-        legend.push((MUTED_COLOR, "2 3", "other drop"));
-    }
-    if trigger.is_some() {
-        legend.push((TRIGGER_COLOR, "6 4", "trigger T"));
-    }
-    if floor.is_some() {
-        legend.push((FLOOR_COLOR, "6 4", "floor after compaction"));
-    }
-    if show_cap {
-        legend.push((CAP_COLOR, "2 4", "cap"));
-    }
+    let other_drop = (report.drops.iter()).any(|drop| drop.class != DropClass::Compaction);
+    let legend = [
+        (true, LINE_COLOR, "", "context per request"),
+        (
+            !report.compactions.is_empty(),
+            COMPACTION_COLOR,
+            "",
+            "compaction (dashed: no record)",
+        ),
+        (other_drop, MUTED_COLOR, "2 3", "other drop"),
+        (trigger.is_some(), TRIGGER_COLOR, "6 4", "trigger T"),
+        (
+            floor.is_some(),
+            FLOOR_COLOR,
+            "6 4",
+            "floor after compaction",
+        ),
+        (show_cap, CAP_COLOR, "2 4", "cap"),
+    ];
     let mut x = LEFT;
-    for (color, dash, label) in legend {
+    for (_, color, dash, label) in legend.into_iter().filter(|(shown, ..)| *shown) {
         let _ = writeln!(
             svg,
             r#"<line x1="{x:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
@@ -354,4 +330,12 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     let _ = writeln!(svg, "</svg>");
     svg
+}
+
+/// A `<text>` at (x, y) of `size`, anchored at `anchor`, in the muted color.
+fn muted_text(svg: &mut String, (x, y): (f64, f64), size: u32, anchor: &str, text: impl Display) {
+    let _ = writeln!(
+        svg,
+        r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}" fill="{MUTED_COLOR}">{text}</text>"#
+    );
 }

@@ -53,60 +53,45 @@ impl<'chain> Between<'chain> {
             .flatten()
     }
 
-    fn markers(&self) -> Vec<RequestMarker> {
-        let mut markers = Vec::new();
-        for row in self.rows() {
-            for marker in &row.facts.markers {
-                if !markers.contains(marker) {
-                    markers.push(*marker);
-                }
-            }
-        }
-        markers
+    /// The CLI version of the request before.
+    fn version(&self) -> Option<ClaudeVersion> {
+        (self.before_row().facts.version.as_deref()).and_then(ClaudeVersion::find_in)
     }
 }
 
-/// The thinking of the turn that ends at request `before`: from its last turn start (or the
-/// last compaction) up to it, estimated in tokens.
-fn turn_thinking(chain: &MainChain, before: usize) -> u64 {
+/// The thinking, estimated in tokens, of the requests from `before` back to the last compaction
+/// (with `turn`, only back to the last turn start) that `counted` takes.
+fn thinking_back(
+    chain: &MainChain,
+    before: usize,
+    turn: bool,
+    counted: impl Fn(&UsageRow) -> bool,
+) -> u64 {
     let mut total = 0;
     for index in (0..=before).rev() {
         let row = &chain.requests[index];
-        total += row.facts.thinking_tokens_estimate();
-        if row.turn_start || chain.boundaries[index].iter().any(|(full, _)| *full) {
-            break;
-        }
-    }
-    total
-}
-
-/// Thinking written since the last compaction by other models than `model`.
-fn other_model_thinking(chain: &MainChain, before: usize, model: &str) -> u64 {
-    let mut total = 0;
-    for index in (0..=before).rev() {
-        let row = &chain.requests[index];
-        if row.model.as_deref().is_some_and(|other| other != model) {
+        if counted(row) {
             total += row.facts.thinking_tokens_estimate();
         }
-        if chain.boundaries[index].iter().any(|(full, _)| *full) {
+        if (turn && row.turn_start) || chain.boundaries[index].iter().any(|(full, _)| *full) {
             break;
         }
     }
     total
-}
-
-/// The cache lifetime last known at or before request `before`.
-fn known_ttl(chain: &MainChain, before: usize) -> Option<CacheTtl> {
-    chain.requests[..=before]
-        .iter()
-        .rev()
-        .find_map(|row| row.facts.cache_ttl)
 }
 
 /// The facts around the fall from `before` to `after`.
 fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
-    let before = &chain.requests[between.before];
-    let after = &chain.requests[between.after];
+    let (before, after) = (between.before_row(), between.after_row());
+    let mut markers = Vec::new();
+    for marker in between.rows().iter().flat_map(|row| &row.facts.markers) {
+        if !markers.contains(marker) {
+            markers.push(*marker);
+        }
+    }
+    // The cache of the inference the context is from (with `usage.iterations`, the top-level
+    // counts are the whole response's).
+    let cache = after.context_cache();
     DropFacts {
         gap_seconds: seconds_between(
             chain.times[between.before].as_ref(),
@@ -114,11 +99,7 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
         ),
         opened_by: if between.rows().iter().any(|row| row.turn_start) {
             Opening::Prompt
-        } else if between
-            .rows()
-            .iter()
-            .any(|row| row.facts.carries_tool_results)
-        {
+        } else if (between.rows().iter()).any(|row| row.facts.carries_tool_results) {
             Opening::ToolResults
         } else {
             Opening::Other
@@ -127,31 +108,29 @@ fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
         version_after: after.facts.version.clone(),
         model_before: before.model.clone(),
         model_after: after.model.clone(),
-        // The cache of the inference the context is from (with `usage.iterations`, the
-        // top-level counts are the whole response's).
-        cache_read_after: after.context_cache().read,
-        cache_write_after: after.context_cache().write,
-        cache_cold_after: after.context_cache().read.saturating_mul(2) < after.context_tokens,
-        cache_ttl: known_ttl(chain, between.before),
-        markers: between.markers(),
-        thinking_before: turn_thinking(chain, between.before),
+        cache_read_after: cache.read,
+        cache_write_after: cache.write,
+        cache_cold_after: cache.read.saturating_mul(2) < after.context_tokens,
+        // The cache lifetime last known at or before the request before.
+        cache_ttl: (chain.requests[..=between.before].iter().rev())
+            .find_map(|row| row.facts.cache_ttl),
+        markers,
+        thinking_before: thinking_back(chain, between.before, true, |_| true),
         advisor_before: before.advisor,
     }
 }
 
 /// Returns true if and only if `version` predates the CLI that sends every earlier thinking
 /// block; unknown versions are not assumed to.
-fn drops_earlier_thinking(version: Option<&str>) -> bool {
-    version
-        .and_then(ClaudeVersion::find_in)
-        .is_some_and(|version| version < ClaudeVersion::CURRENT)
+fn drops_earlier_thinking(version: Option<ClaudeVersion>) -> bool {
+    version.is_some_and(|version| version < ClaudeVersion::CURRENT)
 }
 
 /// What made the context fall at a resume, an upgrade or an idle gap.
-fn cause_of(facts: &DropFacts, fall: u64) -> FallCause {
+fn cause_of(between: &Between<'_>, facts: &DropFacts, fall: u64) -> FallCause {
     if facts.opened_by == Opening::Prompt
         && facts.thinking_before >= fall
-        && drops_earlier_thinking(facts.version_before.as_deref())
+        && drops_earlier_thinking(between.version())
     {
         FallCause::ThinkingLikely {
             thinking_tokens: facts.thinking_before,
@@ -166,44 +145,37 @@ struct Judgement {
     class: DropClass,
     basis: Basis,
     confidence: Option<Confidence>,
-    explains_fall: bool,
     evidence: DropEvidence,
     boundary: Option<BoundaryRow>,
 }
 
-impl Judgement {
-    fn new(class: DropClass, basis: Basis, evidence: DropEvidence) -> Self {
-        let explains_fall = !matches!(
-            class,
-            DropClass::Resume | DropClass::CliUpgrade | DropClass::IdleGap | DropClass::Undecided
-        );
-        Self {
-            class,
-            basis,
-            confidence: None,
-            explains_fall,
-            evidence,
-            boundary: None,
-        }
+/// A judgement with no confidence and no boundary.
+fn judged(class: DropClass, basis: Basis, evidence: DropEvidence) -> Judgement {
+    Judgement {
+        class,
+        basis,
+        confidence: None,
+        evidence,
+        boundary: None,
     }
 }
 
 /// Classifies the fall from request `between.before` to `between.after`: the first stage that
 /// has evidence decides.
 fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -> Judgement {
-    let fall = between
-        .before_row()
+    let before = between.before_row();
+    let fall = before
         .context_tokens
         .saturating_sub(between.after_row().context_tokens);
     let rule = rule_trigger(
-        between.before_row().facts.version.as_deref(),
-        between.before_row().model.as_deref(),
-        between.before_row().facts.max_output_tokens,
+        before.facts.version.as_deref(),
+        before.model.as_deref(),
+        before.facts.max_output_tokens,
         classifier.inputs,
     );
     judge_by_records(between, facts)
         .or_else(|| judge_by_shape(between, facts, &rule, fall))
-        .or_else(|| judge_by_occasion(facts, fall))
+        .or_else(|| judge_by_occasion(between, facts, fall))
         .or_else(|| judge_at_prompt(between, facts, fall))
         .unwrap_or_else(|| undecided(mid_loop_reason(between, facts, &rule, fall)))
 }
@@ -213,74 +185,64 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
 fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgement> {
     let before = between.before_row();
     let after = between.after_row();
+    let structural = |class, evidence| Some(judged(class, Basis::Structural, evidence));
+    let with_boundary = |class, evidence, boundary: &BoundaryRow| {
+        let boundary = Some(boundary.clone());
+        Some(Judgement {
+            boundary,
+            ..judged(class, Basis::Structural, evidence)
+        })
+    };
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| *full) {
-        let mut judgement = Judgement::new(
-            DropClass::Compaction,
-            Basis::Structural,
-            DropEvidence::CompactBoundary {
-                time: Time::of(boundary.time.as_deref()),
-                trigger: boundary.trigger.clone(),
-                pre_tokens: boundary.pre_tokens,
-            },
-        );
-        judgement.boundary = Some(boundary.clone());
-        return Some(judgement);
+        let evidence = DropEvidence::CompactBoundary {
+            time: Time::of(boundary.time.as_deref()),
+            trigger: boundary.trigger.clone(),
+            pre_tokens: boundary.pre_tokens,
+        };
+        return with_boundary(DropClass::Compaction, evidence, boundary);
     }
     if facts.markers.contains(&RequestMarker::CompactSummary) {
-        return Some(Judgement::new(
-            DropClass::Compaction,
-            Basis::Structural,
-            DropEvidence::CompactSummary,
-        ));
+        return structural(DropClass::Compaction, DropEvidence::CompactSummary);
     }
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| !*full) {
-        let mut judgement = Judgement::new(
-            DropClass::MicroCompaction,
-            Basis::Structural,
-            DropEvidence::MicrocompactBoundary {
-                trigger: boundary.trigger.clone(),
-                pre_tokens: boundary.pre_tokens,
-                tokens_saved: boundary.tokens_saved,
-            },
-        );
-        judgement.boundary = Some(boundary.clone());
-        return Some(judgement);
+        let evidence = DropEvidence::MicrocompactBoundary {
+            trigger: boundary.trigger.clone(),
+            pre_tokens: boundary.pre_tokens,
+            tokens_saved: boundary.tokens_saved,
+        };
+        return with_boundary(DropClass::MicroCompaction, evidence, boundary);
     }
     if after.context_tokens == 0 {
-        return Some(Judgement::new(
-            DropClass::NoUsage,
-            Basis::Structural,
-            DropEvidence::NoUsage,
-        ));
+        return structural(DropClass::NoUsage, DropEvidence::NoUsage);
     }
     if let (Some(from), Some(to)) = (&before.model, &after.model)
         && from != to
     {
-        return Some(Judgement::new(
+        let strips_other_thinking = (after.facts.version.as_deref())
+            .and_then(ClaudeVersion::find_in)
+            .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH);
+        let other_model = |row: &UsageRow| row.model.as_deref().is_some_and(|other| other != to);
+        return structural(
             DropClass::ModelSwitch,
-            Basis::Structural,
             DropEvidence::ModelSwitch {
                 from: from.clone(),
                 to: to.clone(),
-                other_model_thinking: other_model_thinking(between.chain, between.before, to),
-                strips_other_thinking: after
-                    .facts
-                    .version
-                    .as_deref()
-                    .and_then(ClaudeVersion::find_in)
-                    .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH),
+                other_model_thinking: thinking_back(
+                    between.chain,
+                    between.before,
+                    false,
+                    other_model,
+                ),
+                strips_other_thinking,
             },
-        ));
+        );
     }
     // With `usage.iterations` the context is the last inference's, which the advisor's round
     // trip does not inflate: such a fall is no advisor round trip.
-    (before.advisor && !before.facts.iterations).then(|| {
-        Judgement::new(
-            DropClass::AdvisorRoundTrip,
-            Basis::Structural,
-            DropEvidence::AdvisorCall,
-        )
-    })
+    if before.advisor && !before.facts.iterations {
+        return structural(DropClass::AdvisorRoundTrip, DropEvidence::AdvisorCall);
+    }
+    None
 }
 
 /// Stage 3, shapes of what a CLI does without a record: an unlogged micro-compaction mid tool loop,
@@ -291,99 +253,80 @@ fn judge_by_shape(
     rule: &RuleTrigger,
     fall: u64,
 ) -> Option<Judgement> {
-    let before = between.before_row();
-    let after = between.after_row();
-    let version = ClaudeVersion::find_in(before.facts.version.as_deref().unwrap_or_default());
-    let same_version = before.facts.version == after.facts.version;
+    let (before, after) = (between.before_row(), between.after_row());
+    let summary_sized = after
+        .context_tokens
+        .saturating_mul(COMPACTION_SHAPE_DIVISOR)
+        <= before.context_tokens;
+    let warning_level = rule.warning_level();
+    if fall < MICRO_COMPACTION_MIN_SAVING {
+        return None;
+    }
     if facts.opened_by == Opening::ToolResults
-        && same_version
-        && fall >= MICRO_COMPACTION_MIN_SAVING
-        && let (Some(version), Some(warning_level)) = (version, rule.warning_level())
+        && before.facts.version == after.facts.version
+        && !summary_sized
+        && let (Some(version), Some(warning_level)) = (between.version(), warning_level)
         && version < ClaudeVersion::CURRENT
         && before.context_tokens >= warning_level
-        && after
-            .context_tokens
-            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
-            > before.context_tokens
     {
-        return Some(Judgement::new(
+        let version = version.to_string();
+        let evidence = DropEvidence::UnloggedMicroCompaction {
+            version,
+            warning_level,
+        };
+        return Some(judged(
             DropClass::MicroCompaction,
             Basis::Heuristic,
-            DropEvidence::UnloggedMicroCompaction {
-                version: version.to_string(),
-                warning_level,
-            },
+            evidence,
         ));
     }
-    if fall >= MICRO_COMPACTION_MIN_SAVING
-        && after
-            .context_tokens
-            .saturating_mul(COMPACTION_SHAPE_DIVISOR)
-            <= before.context_tokens
-    {
-        let warning_level = rule.warning_level();
+    summary_sized.then(|| {
         let at_trigger = warning_level.is_some_and(|level| before.context_tokens >= level);
-        let mut judgement = Judgement::new(
-            DropClass::Compaction,
-            Basis::Heuristic,
-            DropEvidence::CompactionShape { warning_level },
-        );
-        judgement.confidence = Some(if at_trigger {
-            Confidence::High
-        } else {
-            Confidence::Low
-        });
-        return Some(judgement);
-    }
-    None
+        let evidence = DropEvidence::CompactionShape { warning_level };
+        Judgement {
+            confidence: Some(if at_trigger {
+                Confidence::High
+            } else {
+                Confidence::Low
+            }),
+            ..judged(DropClass::Compaction, Basis::Heuristic, evidence)
+        }
+    })
 }
 
 /// Stage 4, what happened at the fall without explaining its size: a CLI upgrade, a resume, an idle
 /// gap past the cache's lifetime.
-fn judge_by_occasion(facts: &DropFacts, fall: u64) -> Option<Judgement> {
+fn judge_by_occasion(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Option<Judgement> {
+    let cause = cause_of(between, facts, fall);
+    let structural = |class, evidence| Some(judged(class, Basis::Structural, evidence));
     if let (Some(from), Some(to)) = (&facts.version_before, &facts.version_after)
         && from != to
     {
-        return Some(Judgement::new(
+        let (from, to) = (from.clone(), to.clone());
+        return structural(
             DropClass::CliUpgrade,
-            Basis::Structural,
-            DropEvidence::CliUpgrade {
-                from: from.clone(),
-                to: to.clone(),
-                cause: cause_of(facts, fall),
-            },
-        ));
+            DropEvidence::CliUpgrade { from, to, cause },
+        );
     }
-    let proofs: Vec<RequestMarker> = facts
-        .markers
-        .iter()
-        .copied()
+    let markers: Vec<RequestMarker> = (facts.markers.iter().copied())
         .filter(|marker| marker.proves_resume())
         .collect();
-    if !proofs.is_empty() {
-        return Some(Judgement::new(
-            DropClass::Resume,
-            Basis::Structural,
-            DropEvidence::Resume {
-                markers: proofs,
-                cause: cause_of(facts, fall),
-            },
-        ));
+    if !markers.is_empty() {
+        return structural(DropClass::Resume, DropEvidence::Resume { markers, cause });
     }
     let ttl = facts.cache_ttl.unwrap_or(CacheTtl::FiveMinutes);
     let gap_seconds = facts.gap_seconds?;
-    (gap_seconds > ttl.seconds() && facts.cache_cold_after).then(|| {
-        Judgement::new(
-            DropClass::IdleGap,
-            Basis::Structural,
-            DropEvidence::IdleGap {
-                gap_seconds,
-                ttl,
-                ttl_known: facts.cache_ttl.is_some(),
-                cause: cause_of(facts, fall),
-            },
-        )
-    })
+    if gap_seconds > ttl.seconds() && facts.cache_cold_after {
+        let ttl_known = facts.cache_ttl.is_some();
+        let evidence = DropEvidence::IdleGap {
+            gap_seconds,
+            ttl,
+            ttl_known,
+            cause,
+        };
+        return structural(DropClass::IdleGap, evidence);
+    }
+    None
 }
 
 /// Stage 5, earlier thinking no longer counted at a new prompt; at a prompt, the reason it is not.
@@ -391,9 +334,9 @@ fn judge_at_prompt(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Optio
     if facts.opened_by != Opening::Prompt {
         return None;
     }
-    let before = between.before_row();
-    let reason = if !drops_earlier_thinking(before.facts.version.as_deref()) {
-        match &before.facts.version {
+    let thinking_tokens = facts.thinking_before;
+    let reason = if !drops_earlier_thinking(between.version()) {
+        match &between.before_row().facts.version {
             Some(version) => UndecidedReason::ThinkingKept {
                 version: version.clone(),
             },
@@ -401,18 +344,15 @@ fn judge_at_prompt(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Optio
         }
     } else if facts.cache_cold_after {
         UndecidedReason::PrefixChanged
-    } else if facts.thinking_before >= fall {
-        return Some(Judgement::new(
+    } else if thinking_tokens >= fall {
+        let evidence = DropEvidence::ThinkingDropped { thinking_tokens };
+        return Some(judged(
             DropClass::ThinkingDropped,
             Basis::Heuristic,
-            DropEvidence::ThinkingDropped {
-                thinking_tokens: facts.thinking_before,
-            },
+            evidence,
         ));
     } else {
-        UndecidedReason::ThinkingDoesNotCover {
-            thinking_tokens: facts.thinking_before,
-        }
+        UndecidedReason::ThinkingDoesNotCover { thinking_tokens }
     };
     Some(undecided(reason))
 }
@@ -424,36 +364,28 @@ fn mid_loop_reason(
     rule: &RuleTrigger,
     fall: u64,
 ) -> UndecidedReason {
-    let version = ClaudeVersion::find_in(
-        between
-            .before_row()
-            .facts
-            .version
-            .as_deref()
-            .unwrap_or_default(),
-    );
     if facts.opened_by != Opening::ToolResults {
-        UndecidedReason::NoTurnBoundary
-    } else if fall < MICRO_COMPACTION_MIN_SAVING {
-        UndecidedReason::MidLoopTooSmall
-    } else {
-        match (version, rule.warning_level()) {
-            (None, _) => UndecidedReason::VersionUnknown,
-            (Some(version), _) if version >= ClaudeVersion::CURRENT => {
-                UndecidedReason::MidLoopNoMicroCompaction {
-                    version: version.to_string(),
-                }
+        return UndecidedReason::NoTurnBoundary;
+    }
+    if fall < MICRO_COMPACTION_MIN_SAVING {
+        return UndecidedReason::MidLoopTooSmall;
+    }
+    match (between.version(), rule.warning_level()) {
+        (None, _) => UndecidedReason::VersionUnknown,
+        (Some(version), _) if version >= ClaudeVersion::CURRENT => {
+            UndecidedReason::MidLoopNoMicroCompaction {
+                version: version.to_string(),
             }
-            (Some(_), None) => UndecidedReason::MidLoopNoProactiveCompaction,
-            (Some(_), Some(warning_level)) => {
-                UndecidedReason::MidLoopBelowWarningLevel { warning_level }
-            }
+        }
+        (Some(_), None) => UndecidedReason::MidLoopNoProactiveCompaction,
+        (Some(_), Some(warning_level)) => {
+            UndecidedReason::MidLoopBelowWarningLevel { warning_level }
         }
     }
 }
 
 fn undecided(reason: UndecidedReason) -> Judgement {
-    Judgement::new(
+    judged(
         DropClass::Undecided,
         Basis::None,
         DropEvidence::Undecided(reason),
@@ -465,18 +397,13 @@ fn undecided(reason: UndecidedReason) -> Judgement {
 pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<ContextDrop> {
     let mut drops = Vec::new();
     let mut last_measured: Option<usize> = None;
-    for index in 0..chain.requests.len() {
-        let Some(before) = last_measured else {
-            if chain.requests[index].context_tokens > 0 {
-                last_measured = Some(index);
-            }
-            continue;
-        };
-        let after_row = &chain.requests[index];
-        let before_row = &chain.requests[before];
+    for (index, after_row) in chain.requests.iter().enumerate() {
+        let before = last_measured;
         if after_row.context_tokens > 0 {
             last_measured = Some(index);
         }
+        let Some(before) = before else { continue };
+        let before_row = &chain.requests[before];
         if before_row.context_tokens < after_row.context_tokens.saturating_add(classifier.min_drop)
         {
             continue;
@@ -497,7 +424,13 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
             class: judgement.class,
             basis: judgement.basis,
             confidence: judgement.confidence,
-            explains_fall: judgement.explains_fall,
+            explains_fall: !matches!(
+                judgement.class,
+                DropClass::Resume
+                    | DropClass::CliUpgrade
+                    | DropClass::IdleGap
+                    | DropClass::Undecided
+            ),
             evidence: judgement.evidence,
             facts,
             boundary: judgement.boundary,

@@ -117,13 +117,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
             bail!("`--svg` draws one session; use it with `--session` or `--transcript`");
         }
         let state = StateDir::locate()?;
-        let mut reports = Vec::new();
-        for session in state.session_ids()? {
-            if rotation::log_exists(&state.usage_log(&session)) {
-                reports.push(session_report(&state, &session, &options)?);
-            }
-        }
-        reports
+        let sessions = state.session_ids()?.into_iter();
+        let logged = sessions.filter(|session| rotation::log_exists(&state.usage_log(session)));
+        let reports = logged.map(|session| session_report(&state, &session, &options));
+        reports.collect::<Result<Vec<_>>>()?
     } else if let Some(session) = &args.session {
         let session = SessionId::parse(session).context("invalid `--session`")?;
         let state = StateDir::locate()?;

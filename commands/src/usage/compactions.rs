@@ -11,7 +11,7 @@ use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};
 
 /// One compaction: from a boundary or a compact summary, or inferred from a drop.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Compaction {
     /// The boundary's time, else the first request after it.
     pub time: Option<Time>,
@@ -76,11 +76,7 @@ pub fn attempted_compactions(
     snapshots: Option<&[SnapshotEntry]>,
     unmatched: &[String],
 ) -> Vec<(usize, Time)> {
-    let Some(snapshots) = snapshots else {
-        return Vec::new();
-    };
-    snapshots
-        .iter()
+    (snapshots.unwrap_or_default().iter())
         .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
         .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
         .filter_map(|snapshot| {
@@ -102,57 +98,36 @@ pub fn attempted_compactions(
 pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
     let count = chain.requests.len();
     let mut compactions = Vec::new();
-    let boundary_lists = chain
-        .boundaries
-        .iter()
-        .enumerate()
+    let boundary_lists = (chain.boundaries.iter().enumerate())
         .chain(std::iter::once((count, &chain.trailing_boundaries)));
     for (index, boundaries) in boundary_lists {
-        let before = index
-            .checked_sub(1)
-            .map(|before| chain.requests[before].context_tokens);
-        let after = chain.requests.get(index).map(|row| row.context_tokens);
         let next_time = chain.times.get(index).cloned().flatten();
         let structural = |time: Option<Time>| Compaction {
             time: time.or_else(|| next_time.clone()),
-            basis: Basis::Structural,
-            confidence: None,
-            trigger: None,
-            pre_tokens: None,
-            post_tokens: None,
-            context_before: before,
-            context_after: after,
+            context_before: index
+                .checked_sub(1)
+                .map(|i| chain.requests[i].context_tokens),
+            context_after: chain.requests.get(index).map(|row| row.context_tokens),
             next_request: index + 1,
-            requests_since_previous: None,
-            requests_since_previous_automatic: None,
-            turns_since_previous_automatic: None,
-            seconds_since_previous_automatic: None,
-            snapshot: None,
-            details: CompactionDetails::default(),
+            ..Compaction::default()
         };
-        let mut full = 0;
-        for (is_full, boundary) in boundaries {
-            if *is_full {
-                full += 1;
-                compactions.push(Compaction {
-                    trigger: boundary.trigger.clone(),
-                    pre_tokens: boundary.pre_tokens,
-                    post_tokens: boundary.post_tokens,
-                    details: boundary.details.clone(),
-                    ..structural(Time::of(boundary.time.as_deref()))
-                });
-            }
-        }
-        let summary_only = full == 0
-            && chain
-                .requests
-                .get(index)
+        let full = boundaries.iter().filter(|(full, _)| *full);
+        let before = compactions.len();
+        compactions.extend(full.map(|(_, boundary)| Compaction {
+            trigger: boundary.trigger.clone(),
+            pre_tokens: boundary.pre_tokens,
+            post_tokens: boundary.post_tokens,
+            details: boundary.details.clone(),
+            ..structural(Time::of(boundary.time.as_deref()))
+        }));
+        let summary_only = compactions.len() == before
+            && (chain.requests.get(index))
                 .is_some_and(|row| row.facts.markers.contains(&RequestMarker::CompactSummary));
         if summary_only {
             compactions.push(structural(chain.times[index].clone()));
         }
         if let Some(drop) = drops.iter().find(|drop| {
-            drop.after_index() == index
+            drop.request_after == index + 1
                 && drop.class == DropClass::Compaction
                 && drop.basis == Basis::Heuristic
         }) {
@@ -164,28 +139,24 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             });
         }
     }
-    for position in 1..compactions.len() {
-        compactions[position].requests_since_previous =
-            Some(compactions[position].next_request - compactions[position - 1].next_request);
-    }
+    let mut previous: Option<usize> = None;
     let mut previous_automatic: Option<usize> = None;
     for position in 0..compactions.len() {
-        if !compactions[position].is_automatic() {
+        let (earlier, later) = compactions.split_at_mut(position);
+        let compaction = &mut later[0];
+        compaction.requests_since_previous =
+            previous.map(|previous| compaction.next_request - earlier[previous].next_request);
+        previous = Some(position);
+        if !compaction.is_automatic() {
             continue;
         }
-        if let Some(earlier) = previous_automatic {
-            let start = compactions[earlier].next_index();
-            let next = compactions[position].next_index();
-            let between = &chain.requests[start..next];
-            let seconds = seconds_between(
-                compactions[earlier].time.as_ref(),
-                compactions[position].time.as_ref(),
-            );
-            let compaction = &mut compactions[position];
+        if let Some(automatic) = previous_automatic.map(|index| &earlier[index]) {
+            let between = &chain.requests[automatic.next_index()..compaction.next_index()];
             compaction.requests_since_previous_automatic = Some(between.len());
             compaction.turns_since_previous_automatic =
                 Some(between.iter().filter(|row| row.turn_start).count());
-            compaction.seconds_since_previous_automatic = seconds;
+            compaction.seconds_since_previous_automatic =
+                seconds_between(automatic.time.as_ref(), compaction.time.as_ref());
         }
         previous_automatic = Some(position);
     }

@@ -58,12 +58,16 @@ pub enum DropClass {
 }
 
 /// Whether the class rests on a record in the transcript or on the shape of the numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display,
+)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// A record in the transcript says so (a boundary, a summary, a model name, advisor blocks,
-    /// a resume record, a version, the timestamps).
+    /// a resume record, a version, the timestamps). The default: a compaction is built as one
+    /// from its record, and marked heuristic when a drop's shape is all there is.
+    #[default]
     Structural,
     /// The numbers have the shape of a known CLI behaviour, and no record says so.
     Heuristic,
@@ -287,11 +291,6 @@ pub struct ContextDrop {
 }
 
 impl ContextDrop {
-    /// The 0-based main-chain index of the request after.
-    pub fn after_index(&self) -> usize {
-        self.request_after - 1
-    }
-
     /// Tokens that fell.
     pub fn fall(&self) -> u64 {
         self.context_before.saturating_sub(self.context_after)

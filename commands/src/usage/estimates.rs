@@ -32,7 +32,7 @@ pub struct TriggerObservation {
     pub low: Option<u64>,
     /// `preTokens` of the boundary (the count it fired at), else the last main-chain context
     /// before the compaction.
-    pub high: Option<u64>,
+    pub high: u64,
     /// The boundary's time.
     pub time: Option<Time>,
 }
@@ -160,16 +160,6 @@ pub struct Estimates {
     pub largest_requests: Vec<GrowingRequest>,
 }
 
-/// The context of the main-chain request just before `index`, when no full compaction lies
-/// between the two: compaction was checked after it and did not fire.
-fn not_fired_context(chain: &MainChain, index: usize) -> Option<u64> {
-    let previous = index.checked_sub(1)?;
-    if chain.compaction_between(previous, index) {
-        return None;
-    }
-    chain.requests.get(previous).map(|row| row.context_tokens)
-}
-
 /// Every main-chain request that grew the context, with the tokens it added: measured against
 /// the last earlier request with non-zero context (a zero-context row is no state of the
 /// conversation), and only when no boundary lies between the two.
@@ -206,7 +196,7 @@ pub fn median(values: &[u64]) -> Option<u64> {
 
 /// What the observations say together.
 fn observed_trigger(observations: Vec<TriggerObservation>) -> Option<ObservedTrigger> {
-    let highs: Vec<u64> = observations.iter().filter_map(|o| o.high).collect();
+    let highs: Vec<u64> = observations.iter().map(|o| o.high).collect();
     if highs.is_empty() {
         return None;
     }
@@ -239,8 +229,7 @@ fn observed_trigger(observations: Vec<TriggerObservation>) -> Option<ObservedTri
 /// not fire, at most where it fired.
 fn fits(tokens: u64, observed: &ObservedTrigger) -> bool {
     observed.observations.iter().all(|observation| {
-        observation.low.is_none_or(|low| low < tokens)
-            && observation.high.is_none_or(|high| tokens <= high)
+        observation.low.is_none_or(|low| low < tokens) && tokens <= observation.high
     })
 }
 
@@ -251,7 +240,7 @@ fn allowed_by_evidence(reached: u64, observed: Option<&ObservedTrigger>) -> Opti
     let upper = observed?
         .observations
         .iter()
-        .filter_map(|observation| observation.high)
+        .map(|observation| observation.high)
         .filter(|high| *high > reached)
         .min()?;
     Some(reached + (upper - reached) / 2)
@@ -269,13 +258,16 @@ pub fn estimate(
     inputs: &ThresholdInputs,
     attempts: &[(usize, Time)],
 ) -> Estimates {
-    let attempted = |index: usize| attempts.iter().any(|(attempt, _)| *attempt == index);
+    // The context of the main-chain request just before `index`, when neither a full
+    // compaction nor an attempt lies between the two: compaction was checked after it and did
+    // not fire.
     let not_fired = |index: usize| {
         let previous = index.checked_sub(1)?;
-        if attempted(previous) {
+        let attempted = attempts.iter().any(|(attempt, _)| *attempt == previous);
+        if attempted || chain.compaction_between(previous, index) {
             return None;
         }
-        not_fired_context(chain, index)
+        chain.requests.get(previous).map(|row| row.context_tokens)
     };
     let mut observations: Vec<TriggerObservation> = compactions
         .iter()
@@ -287,7 +279,7 @@ pub fn estimate(
                 .or_else(|| before.map(|before| chain.requests[before].context_tokens))?;
             Some(TriggerObservation {
                 low: before.and_then(not_fired),
-                high: Some(high),
+                high,
                 time: compaction.time.clone(),
             })
         })
@@ -296,7 +288,7 @@ pub fn estimate(
         if let Some(request) = chain.requests.get(*index) {
             observations.push(TriggerObservation {
                 low: not_fired(*index),
-                high: Some(request.context_tokens),
+                high: request.context_tokens,
                 time: Some(time.clone()),
             });
         }
@@ -440,7 +432,7 @@ mod tests {
     fn observations_agree_or_give_their_envelope() {
         let observation = |low, high| TriggerObservation {
             low,
-            high: Some(high),
+            high,
             time: None,
         };
         let observed = observed_trigger(vec![

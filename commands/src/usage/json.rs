@@ -22,23 +22,14 @@ pub fn report_json(report: &SessionReport) -> Value {
     {
         trigger["text"] = trigger_text(&report.estimates.trigger).into();
     }
+    // The model counts compactions from 0; JSON counts them from 1, as the text does.
     if let Some(snapshots) = value.get_mut("snapshots") {
-        // The model counts compactions from 0; JSON counts them from 1, as the text does.
-        if let Some(matched) = snapshots.get_mut("matched").and_then(Value::as_array_mut) {
-            for found in matched {
-                if let Some(index) = found["compaction"].as_u64() {
-                    found["compaction"] = (index + 1).into();
-                }
-            }
-        }
-        if let Some(without) = snapshots
-            .get_mut("compactions_without_snapshot")
-            .and_then(Value::as_array_mut)
-        {
-            for index in without {
-                if let Some(number) = index.as_u64() {
-                    *index = (number + 1).into();
-                }
+        let check = &report.snapshots;
+        let without = check.compactions_without_snapshot.iter();
+        snapshots["compactions_without_snapshot"] = without.map(|index| index + 1).collect();
+        if let Some(matched) = snapshots["matched"].as_array_mut() {
+            for (found, model) in matched.iter_mut().zip(&check.matched) {
+                found["compaction"] = (model.compaction + 1).into();
             }
         }
     }

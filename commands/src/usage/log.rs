@@ -142,21 +142,17 @@ impl SessionLog {
                 UsageRecord::Request(row) => {
                     if let Some(&index) = request_index.get(&row.key) {
                         if let TimelineItem::Request(known) = &mut log.timeline[index] {
-                            let output = known.tokens.output_tokens.max(row.tokens.output_tokens);
-                            let advisor = known.advisor || row.advisor;
-                            let turn_start = known.turn_start || row.turn_start;
-                            let bytes = known.tool_result_bytes;
-                            let largest = known.largest_tool_result.take();
-                            let mut facts = std::mem::take(&mut known.facts);
-                            facts.absorb(&row.facts);
-                            *known = row;
+                            let earlier = std::mem::replace(known, row);
+                            let output = &mut known.tokens.output_tokens;
+                            *output = (*output).max(earlier.tokens.output_tokens);
+                            known.advisor |= earlier.advisor;
+                            known.turn_start |= earlier.turn_start;
+                            let mut facts = earlier.facts;
+                            facts.absorb(&known.facts);
                             known.facts = facts;
-                            known.tokens.output_tokens = output;
-                            known.advisor = advisor;
-                            known.turn_start = turn_start;
                             if known.tool_result_bytes == 0 {
-                                known.tool_result_bytes = bytes;
-                                known.largest_tool_result = largest;
+                                known.tool_result_bytes = earlier.tool_result_bytes;
+                                known.largest_tool_result = earlier.largest_tool_result;
                             }
                         }
                     } else {
@@ -234,12 +230,6 @@ pub fn read_log_file(path: &Path) -> Result<LogFile> {
     Ok(log)
 }
 
-/// Every readable record of a usage log file (lines that are not records are skipped; see
-/// [`read_log_file`] for their count).
-pub fn read_records(path: &Path) -> Result<Vec<UsageRecord>> {
-    Ok(read_log_file(path)?.records)
-}
-
 /// One session's log, read back from the state folder, with the count of its lines that are no
 /// record.
 pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<SessionLog> {
@@ -247,11 +237,6 @@ pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<Session
     let mut log = SessionLog::from_records(file.records);
     log.skipped_log_lines = file.skipped;
     Ok(log)
-}
-
-/// One session's request rows (one per request, last values, largest output), in order.
-pub fn read_rows(state: &StateDir, session: &SessionId) -> Result<Vec<UsageRow>> {
-    Ok(read_session_log(state, session)?.rows())
 }
 
 /// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own

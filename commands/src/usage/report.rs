@@ -1,7 +1,7 @@
 //! One session's report: requests, peak context, drops with their class and evidence,
 //! compactions matched with snapshots, the estimates, and warnings.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -11,8 +11,7 @@ use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
 use super::log::{SessionLog, SkippedLogLines};
 use super::snapshots::{
-    CompactionPoint, DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck,
-    match_snapshots,
+    DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots,
 };
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
@@ -154,22 +153,15 @@ pub fn build_report(
 ) -> SessionReport {
     let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
-    let main_source = log
-        .sources
-        .iter()
-        .find(|source| {
-            rows.iter()
-                .any(|row| !row.sidechain && row.transcript == source.transcript)
-        })
+    let main_source = (log.sources.iter())
+        .find(|source| (chain.requests.iter()).any(|row| row.transcript == source.transcript))
         .or(log.sources.first());
-    let cwd = main_source
-        .and_then(|source| source.cwd.as_deref())
-        .map(PathBuf::from);
+    let cwd = main_source.and_then(|source| source.cwd.as_deref());
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
         status_line_window: options.status_line_window.clone(),
         environment: options.environment.clone(),
-        settings: SettingsWindows::find(cwd.as_deref(), options.user_config_dir.as_deref()),
+        settings: SettingsWindows::find(cwd.map(Path::new), options.user_config_dir.as_deref()),
     };
     let drops = classify_drops(
         &chain,
@@ -179,16 +171,8 @@ pub fn build_report(
         },
     );
     let mut compactions = compactions_of(&chain, &drops);
-    let points: Vec<CompactionPoint> = compactions
-        .iter()
-        .map(|compaction| CompactionPoint {
-            time: compaction.time.clone(),
-            trigger: compaction.trigger.clone(),
-            checked: compaction.is_trusted(),
-        })
-        .collect();
     let check = match_snapshots(
-        &points,
+        &compactions,
         snapshots,
         options.match_before_seconds,
         options.match_after_seconds,
@@ -203,10 +187,14 @@ pub fn build_report(
     let estimates = estimate(&chain, &compactions, &inputs, &attempts);
     let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
-    for row in rows.iter().copied() {
+    let mut totals = Totals::default();
+    for row in &rows {
         if !transcripts.contains(&row.transcript) {
             transcripts.push(row.transcript.clone());
         }
+        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
+        totals.tokens = totals.tokens.saturating_add(row.tokens);
+        add_by_model(&mut totals.advisor, &row.advisor_usage);
     }
     let peak = chain
         .requests
@@ -225,7 +213,7 @@ pub fn build_report(
         requests: rows.len(),
         main_requests: chain.requests.len(),
         sidechain_requests: rows.len() - chain.requests.len(),
-        totals: totals(&rows),
+        totals,
         peak,
         contexts: chain
             .requests
@@ -262,16 +250,6 @@ impl SessionReport {
 )]
 pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
-}
-
-fn totals(rows: &[&UsageRow]) -> Totals {
-    let mut totals = Totals::default();
-    for row in rows {
-        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.tokens = totals.tokens.saturating_add(row.tokens);
-        add_by_model(&mut totals.advisor, &row.advisor_usage);
-    }
-    totals
 }
 
 #[cfg(test)]
@@ -312,6 +290,43 @@ mod tests {
         report.warnings.iter().map(<&str>::from).collect()
     }
 
+    /// The records a scenario names, comma-separated: `KEY CONTEXT/CACHE_WRITE` is a main-chain
+    /// request (`k`: a thousand tokens), followed by `turn` when it starts a turn, `advisor` when
+    /// it called the advisor, `sidechain` for a sub-agent's, `@HH:MM:SS` for its time on
+    /// 2026-01-01; `UUID TRIGGER@PRE_TOKENS` is a compaction boundary, `@HH:MM:SS` its time.
+    fn scenario(text: &str) -> Vec<UsageRecord> {
+        let tokens = |text: &str| match text.strip_suffix('k') {
+            Some(thousands) => thousands.parse::<u64>().unwrap() * 1_000,
+            None => text.parse().unwrap(),
+        };
+        let items = text.split(", ").map(|item| {
+            let words: Vec<&str> = item.split(' ').collect();
+            let time = words.iter().find_map(|word| word.strip_prefix('@'));
+            let time = time.map(|time| format!("2026-01-01T{time}Z"));
+            if let Some((trigger, pre_tokens)) = words[1].split_once('@') {
+                let UsageRecord::CompactBoundary(mut row) =
+                    boundary(words[0], trigger, tokens(pre_tokens))
+                else {
+                    unreachable!()
+                };
+                row.time = time;
+                return UsageRecord::CompactBoundary(row);
+            }
+            let (context, cache_write) = words[1].split_once('/').unwrap();
+            let UsageRecord::Request(mut row) =
+                request(words[0], tokens(context), tokens(cache_write))
+            else {
+                unreachable!()
+            };
+            row.turn_start = words.contains(&"turn");
+            row.advisor = words.contains(&"advisor");
+            row.sidechain = words.contains(&"sidechain");
+            row.time = time.or(row.time);
+            UsageRecord::Request(row)
+        });
+        items.collect()
+    }
+
     fn report_of(records: Vec<UsageRecord>) -> SessionReport {
         build_report(
             None,
@@ -326,14 +341,9 @@ mod tests {
         // T is at most 100,000 (preTokens; nothing says where it did not fire, so the
         // estimate is 100,000); the context after it is 120,000: headroom -20,000. Every
         // later growth would exceed that.
-        let report = report_of(vec![
-            request("a", 100_000, 0),
-            boundary("b1", "auto", 100_000),
-            request("bb", 120_000, 120_000),
-            request("ccc", 121_000, 1_000),
-            request("dddd", 122_000, 1_000),
-            request("eeeee", 125_000, 3_000),
-        ]);
+        let report = report_of(scenario(
+            "a 100k/0, b1 auto@100k, bb 120k/120k, ccc 121k/1k, dddd 122k/1k, eeeee 125k/3k",
+        ));
         assert_eq!(report.estimates.headroom, Some(-20_000));
         assert_eq!(kinds(&report), ["floor_above_trigger"]);
         // The chart keeps the sign: -20,000, not 20,000.
@@ -345,11 +355,7 @@ mod tests {
     fn a_trigger_bounded_only_from_above_is_at_most_high_with_no_band() {
         // The only request before the automatic compaction is the first: nothing says where
         // compaction did not fire, so T is "at most 100,000", not "0 .. 100,000".
-        let report = report_of(vec![
-            request("a", 100_000, 0),
-            boundary("b1", "auto", 100_000),
-            request("bb", 30_000, 30_000),
-        ]);
+        let report = report_of(scenario("a 100k/0, b1 auto@100k, bb 30k/30k"));
         let trigger = report.estimates.trigger.observed.as_ref().unwrap();
         assert_eq!((trigger.low, trigger.high), (None, 100_000));
         let json = serde_json::to_value(&report).unwrap();
@@ -367,14 +373,9 @@ mod tests {
         // floor 40,000, headroom 60,000. Then a row that reports no tokens and the conversation
         // back at 70,000: measured against the zero row that is a fake +70,000 request, above
         // the headroom; measured against 40,000 it is +30,000.
-        let report = report_of(vec![
-            request("a", 90_000, 0),
-            request("bb", 110_000, 20_000),
-            boundary("b1", "auto", 110_000),
-            request("ccc", 40_000, 40_000),
-            request("dddd", 0, 0),
-            request("eeeee", 70_000, 30_000),
-        ]);
+        let report = report_of(scenario(
+            "a 90k/0, bb 110k/20k, b1 auto@110k, ccc 40k/40k, dddd 0/0, eeeee 70k/30k",
+        ));
         assert_eq!(report.estimates.headroom, Some(60_000));
         let requests: Vec<(usize, u64)> = report
             .estimates
@@ -395,38 +396,13 @@ mod tests {
         );
     }
 
-    /// `request` that starts a turn (the first request after a typed prompt).
-    fn turn(key: &str, context: u64, cache_write: u64) -> UsageRecord {
-        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
-            unreachable!()
-        };
-        row.turn_start = true;
-        UsageRecord::Request(row)
-    }
-
-    /// `request` at `time` (RFC 3339).
-    fn at(key: &str, context: u64, cache_write: u64, time: &str) -> UsageRecord {
-        let UsageRecord::Request(mut row) = request(key, context, cache_write) else {
-            unreachable!()
-        };
-        row.time = Some(time.to_owned());
-        UsageRecord::Request(row)
-    }
-
     #[test]
     fn a_compaction_loop_is_judged_on_requests_and_time_not_on_prompts() {
         // Two automatic compactions four requests and seconds apart, the four one turn and its
         // tool loop: a loop.
-        let report = report_of(vec![
-            turn("a", 150_000, 0),
-            boundary("b1", "auto", 160_000),
-            turn("b", 150_000, 150_000),
-            request("c", 155_000, 5_000),
-            request("d", 158_000, 3_000),
-            request("e", 159_000, 1_000),
-            boundary("b2", "auto", 160_000),
-            turn("f", 150_000, 150_000),
-        ]);
+        let report = report_of(scenario(
+            "a 150k/0 turn, b1 auto@160k, b 150k/150k turn, c 155k/5k, d 158k/3k, e 159k/1k, b2 auto@160k, f 150k/150k turn",
+        ));
         let between: Vec<(Option<usize>, Option<usize>)> = report
             .compactions
             .iter()
@@ -441,13 +417,9 @@ mod tests {
         assert_eq!(kinds(&report), ["compaction_loop"]);
         // A manual compaction one request after an automatic one is no loop: only automatic
         // compactions count.
-        let report = report_of(vec![
-            turn("a", 150_000, 0),
-            boundary("b1", "auto", 160_000),
-            turn("b", 150_000, 150_000),
-            boundary("b2", "manual", 150_000),
-            turn("c", 30_000, 30_000),
-        ]);
+        let report = report_of(scenario(
+            "a 150k/0 turn, b1 auto@160k, b 150k/150k turn, b2 manual@150k, c 30k/30k turn",
+        ));
         assert!(
             !kinds(&report).contains(&"compaction_loop"),
             "{:?}",
@@ -456,21 +428,16 @@ mod tests {
         // The misfire of the old rule: one long autonomous turn (no typed prompt) growing
         // steadily over 83 requests and 71 minutes between two automatic compactions. Zero
         // prompts, but no loop.
-        let mut records = vec![
-            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
-            boundary("b1", "auto", 160_000),
-        ];
+        let mut steps = vec!["a 150k/0 @00:00:00, b1 auto@160k".to_owned()];
         for step in 0..83_u64 {
-            let time = format!(
-                "2026-01-01T00:{:02}:{:02}Z",
-                (step * 51) / 60,
-                (step * 51) % 60
-            );
-            records.push(at(&format!("r{step}"), 40_000 + step * 1_500, 1_500, &time));
+            let (minute, second) = ((step * 51) / 60, (step * 51) % 60);
+            let context = 40_000 + step * 1_500;
+            steps.push(format!(
+                "r{step} {context}/1500 @00:{minute:02}:{second:02}"
+            ));
         }
-        records.push(boundary("b2", "auto", 165_000));
-        records.push(at("z", 40_000, 40_000, "2026-01-01T01:11:00Z"));
-        let report = report_of(records);
+        steps.push("b2 auto@165k, z 40k/40k @01:11:00".to_owned());
+        let report = report_of(scenario(&steps.join(", ")));
         let last = report.compactions.last().unwrap();
         assert_eq!(
             (
@@ -485,14 +452,9 @@ mod tests {
             kinds(&report)
         );
         // Few requests but an hour apart (a person back with one large paste) is no loop either.
-        let report = report_of(vec![
-            at("a", 150_000, 0, "2026-01-01T00:00:00Z"),
-            boundary("b1", "auto", 160_000),
-            at("b", 40_000, 40_000, "2026-01-01T00:00:05Z"),
-            at("c", 165_000, 125_000, "2026-01-01T01:00:00Z"),
-            boundary("b2", "auto", 166_000),
-            at("d", 40_000, 40_000, "2026-01-01T01:00:30Z"),
-        ]);
+        let report = report_of(scenario(
+            "a 150k/0 @00:00:00, b1 auto@160k, b 40k/40k @00:00:05, c 165k/125k @01:00:00, b2 auto@166k, d 40k/40k @01:00:30",
+        ));
         assert!(
             !kinds(&report).contains(&"compaction_loop"),
             "{:?}",
@@ -504,15 +466,7 @@ mod tests {
     fn with_sub_agent_rows_the_text_says_main_chain_request() {
         // A sub-agent row makes `usage`'s row numbers differ from the main chain's: the text
         // must say which numbering it uses.
-        let UsageRecord::Request(mut agent_row) = request("agent", 5_000, 5_000) else {
-            unreachable!()
-        };
-        agent_row.sidechain = true;
-        let records = vec![
-            request("a", 10_000, 10_000),
-            UsageRecord::Request(agent_row),
-            request("bb", 12_000, 2_000),
-        ];
+        let records = scenario("a 10k/10k, agent 5k/5k sidechain, bb 12k/2k");
         let text = crate::usage::text::report_text(&report_of(records.clone()));
         assert!(
             text.contains("peak context: 12,000 (main-chain request 2"),
@@ -531,19 +485,10 @@ mod tests {
         // T about 100,000 (did not fire at 90,000, fired at preTokens 110,000), floor 40,000,
         // headroom 60,000. The advisor call at request 5 follows 50,000 of context:
         // x2.2 = 110,000 >= 100,000. Request 6 then adds 65,000 (> 60,000).
-        let UsageRecord::Request(mut advisor) = request("eeeee", 55_000, 5_000) else {
-            unreachable!()
-        };
-        advisor.advisor = true;
-        let report = report_of(vec![
-            request("a", 90_000, 0),
-            request("bb", 110_000, 20_000),
-            boundary("b1", "auto", 110_000),
-            request("ccc", 40_000, 40_000),
-            request("dddd", 50_000, 10_000),
-            UsageRecord::Request(advisor),
-            request("ffffff", 120_000, 65_000),
-        ]);
+        let report = report_of(scenario(
+            "a 90k/0, bb 110k/20k, b1 auto@110k, ccc 40k/40k, dddd 50k/10k, eeeee 55k/5k advisor, \
+             ffffff 120k/65k",
+        ));
         assert_eq!(report.estimates.headroom, Some(60_000));
         assert_eq!(
             kinds(&report),
@@ -590,15 +535,8 @@ mod tests {
             path: PathBuf::from("unused"),
             metadata,
         }];
-        let UsageRecord::CompactBoundary(mut row) = boundary("b1", "auto", 150_000) else {
-            unreachable!()
-        };
-        row.time = Some("2026-01-01T00:00:00.000Z".into());
-        let log = SessionLog::from_records(vec![
-            request("a", 150_000, 0),
-            UsageRecord::CompactBoundary(row),
-            request("bb", 30_000, 30_000),
-        ]);
+        let log =
+            SessionLog::from_records(scenario("a 150k/0, b1 auto@150k @00:00:00.000, bb 30k/30k"));
         let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());
         // The automatic snapshot after the 30,000 request, with no compaction, says PreCompact
         // fired there: the trigger was reached at 30,000, which is also the floor.

@@ -4,27 +4,15 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::compactions::Compaction;
 use crate::archives::catalog::SnapshotEntry;
 use crate::time::Time;
-use ctxhooks_shared::store::trigger::Trigger;
 
 /// Default: how long before a compaction's boundary its snapshot may have been taken.
 pub const DEFAULT_MATCH_BEFORE_SECONDS: i64 = 900;
 
 /// Default: how long after (clock skew, boundary written early) it may have been taken.
 pub const DEFAULT_MATCH_AFTER_SECONDS: i64 = 120;
-
-/// A compaction as the matcher sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CompactionPoint {
-    /// Its time (the boundary's, else the first request after it).
-    pub time: Option<Time>,
-    /// `auto`, `manual`, or unknown.
-    pub trigger: Option<Trigger>,
-    /// False for a heuristic compaction of low confidence: it is not checked (neither matched
-    /// nor reported without a snapshot).
-    pub checked: bool,
-}
 
 /// A compaction and its snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,7 +26,7 @@ pub struct SnapshotMatch {
 }
 
 /// What the cross-check found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SnapshotCheck {
     /// False when there was no state folder to look in (`--transcript`).
     pub checked: bool,
@@ -51,21 +39,17 @@ pub struct SnapshotCheck {
     pub snapshots_without_compaction: Vec<String>,
 }
 
-/// Pairs each compaction with its snapshot: the last one taken before it within the window (a
-/// later one only when none was), with the same trigger.
+/// Pairs each trusted compaction with its snapshot (a heuristic one of low confidence is neither
+/// matched nor reported without one): the last one taken before it within the window (a later
+/// one only when none was), with the same trigger.
 pub fn match_snapshots(
-    compactions: &[CompactionPoint],
+    compactions: &[Compaction],
     snapshots: Option<&[SnapshotEntry]>,
     before_seconds: i64,
     after_seconds: i64,
 ) -> SnapshotCheck {
     let Some(snapshots) = snapshots else {
-        return SnapshotCheck {
-            checked: false,
-            matched: Vec::new(),
-            compactions_without_snapshot: Vec::new(),
-            snapshots_without_compaction: Vec::new(),
-        };
+        return SnapshotCheck::default();
     };
     let mut used = vec![false; snapshots.len()];
     let taken: Vec<Option<DateTime<Utc>>> = snapshots
@@ -75,7 +59,7 @@ pub fn match_snapshots(
     let mut matched = Vec::new();
     let mut without = Vec::new();
     for (index, compaction) in compactions.iter().enumerate() {
-        if !compaction.checked {
+        if !compaction.is_trusted() {
             continue;
         }
         let Some(time) = compaction.time.as_ref().and_then(Time::instant) else {
@@ -137,6 +121,7 @@ mod tests {
 
     use super::*;
     use ctxhooks_shared::store::snapshot_metadata::SnapshotMetadata;
+    use ctxhooks_shared::store::trigger::Trigger;
 
     fn snapshot(name: &str, created_at: &str, trigger: &str) -> SnapshotEntry {
         SnapshotEntry {
@@ -157,11 +142,12 @@ mod tests {
         }
     }
 
-    fn point(time: &str) -> CompactionPoint {
-        CompactionPoint {
+    fn point(time: &str) -> Compaction {
+        Compaction {
             time: Some(Time::parse(time)),
             trigger: Some(Trigger::Auto),
-            checked: true,
+            next_request: 1,
+            ..Compaction::default()
         }
     }
 

@@ -38,37 +38,33 @@ pub fn thousands(value: u64) -> String {
 
 /// `1,234`, or `-` for a count nobody knows.
 pub fn thousands_or_dash(value: Option<u64>) -> String {
-    value.map_or_else(|| "-".to_owned(), thousands)
+    thousands_or(value, "-")
+}
+
+/// `1,234`, or `missing` for a count nobody knows.
+fn thousands_or(value: Option<u64>, missing: &str) -> String {
+    value.map_or_else(|| missing.to_owned(), thousands)
 }
 
 /// `-1,234` or `1,234`.
 pub fn signed_thousands(value: i64) -> String {
-    if value < 0 {
-        format!("-{}", thousands(value.unsigned_abs()))
-    } else {
-        thousands(value.unsigned_abs())
-    }
+    let sign = if value < 0 { "-" } else { "" };
+    format!("{sign}{}", thousands(value.unsigned_abs()))
 }
 
 /// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
 pub fn duration(seconds: u64) -> String {
     let (minutes, hours, days) = (seconds / 60, seconds / 3_600, seconds / 86_400);
-    if seconds < 60 {
-        format!("{seconds} s")
-    } else if minutes < 10 && !seconds.is_multiple_of(60) {
-        format!("{minutes} min {} s", seconds % 60)
-    } else if hours == 0 {
-        format!("{minutes} min")
-    } else if days == 0 {
-        match minutes % 60 {
-            0 => format!("{hours} h"),
-            rest => format!("{hours} h {rest} min"),
-        }
-    } else {
-        match hours % 24 {
-            0 => format!("{days} d"),
-            rest => format!("{days} d {rest} h"),
-        }
+    let (whole, unit, rest, rest_unit) = match () {
+        () if seconds < 60 => return format!("{seconds} s"),
+        () if minutes < 10 => (minutes, "min", seconds % 60, "s"),
+        () if hours == 0 => (minutes, "min", 0, ""),
+        () if days == 0 => (hours, "h", minutes % 60, "min"),
+        () => (days, "d", hours % 24, "h"),
+    };
+    match rest {
+        0 => format!("{whole} {unit}"),
+        rest => format!("{whole} {unit} {rest} {rest_unit}"),
     }
 }
 
@@ -135,13 +131,12 @@ pub fn rows_table(log: &SessionLog) -> String {
     );
     let mut number = 0;
     for item in &log.timeline {
-        match item {
+        let (name, boundary) = match item {
             TimelineItem::Request(row) => {
                 number += 1;
-                let chain = if row.sidechain {
-                    format!("agent {}", row.agent_id.as_deref().unwrap_or("(inline)"))
-                } else {
-                    "main".to_owned()
+                let chain = match (row.sidechain, row.agent_id.as_deref()) {
+                    (true, agent) => format!("agent {}", agent.unwrap_or("(inline)")),
+                    (false, _) => "main".to_owned(),
                 };
                 let _ = writeln!(
                     text,
@@ -155,36 +150,25 @@ pub fn rows_table(log: &SessionLog) -> String {
                     thousands(row.context_tokens),
                     advisor_suffix(row),
                 );
+                continue;
             }
-            TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
-                let name = if matches!(item, TimelineItem::Compaction(_)) {
-                    "compaction"
-                } else {
-                    "micro-compaction"
-                };
-                let details = compaction_details(boundary.post_tokens, &boundary.details)
-                    .iter()
-                    .fold(String::new(), |mut details, detail| {
-                        details.push_str(", ");
-                        details.push_str(detail);
-                        details
-                    });
-                let _ = writeln!(
-                    text,
-                    "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
-                    if boundary.sidechain {
-                        " (sub-agent)"
-                    } else {
-                        ""
-                    },
-                    readable_time(Time::of(boundary.time.as_deref()).as_ref()),
-                    trigger_name(boundary.trigger.as_ref()),
-                    boundary
-                        .pre_tokens
-                        .map_or_else(|| "unknown".to_owned(), thousands),
-                );
-            }
-        }
+            TimelineItem::Compaction(boundary) => ("compaction", boundary),
+            TimelineItem::MicroCompaction(boundary) => ("micro-compaction", boundary),
+        };
+        let details = compaction_details(boundary.post_tokens, &boundary.details);
+        let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
+        let _ = writeln!(
+            text,
+            "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
+            if boundary.sidechain {
+                " (sub-agent)"
+            } else {
+                ""
+            },
+            readable_time(Time::of(boundary.time.as_deref()).as_ref()),
+            trigger_name(boundary.trigger.as_ref()),
+            thousands_or(boundary.pre_tokens, "unknown"),
+        );
     }
     let _ = writeln!(text, "{number} request(s)");
     for skipped in &log.skipped {
@@ -232,25 +216,24 @@ pub fn skipped_text(skipped: &SkippedLinesRow) -> String {
 
 /// A report as readable text.
 pub fn report_text(report: &SessionReport) -> String {
-    let mut text = String::new();
+    let label = request_label(report);
     let title = report.session_id.as_deref().map_or_else(
         || report.transcripts.first().cloned().unwrap_or_default(),
         |id| format!("session {id}"),
     );
-    let _ = writeln!(text, "{title}");
-    let _ = writeln!(
-        text,
-        "  requests: {} ({} main chain, {} sub-agent)",
-        report.requests, report.main_requests, report.sidechain_requests
+    let mut text = format!(
+        "{title}\n  requests: {} ({} main chain, {} sub-agent)\n{}",
+        report.requests,
+        report.main_requests,
+        report.sidechain_requests,
+        totals_lines(&report.totals, "  ")
     );
-    text.push_str(&totals_lines(&report.totals, "  "));
     for skipped in &report.skipped_lines {
         let _ = writeln!(text, "  {}", skipped_text(skipped));
     }
     if let Some(skipped) = &report.skipped_log_lines {
         let _ = writeln!(text, "  {}", skipped_log_text(skipped));
     }
-    let label = request_label(report);
     if let Some(peak) = &report.peak {
         let _ = writeln!(
             text,
@@ -260,33 +243,27 @@ pub fn report_text(report: &SessionReport) -> String {
             readable_time(peak.time.as_ref())
         );
     }
-    let _ = writeln!(
-        text,
-        "\n  context falls of at least {} tokens between {label}s ({}):",
-        thousands(report.thresholds.min_drop),
-        report.drops.len()
-    );
-    if report.drops.is_empty() {
-        let _ = writeln!(text, "    none");
-    }
-    for drop in &report.drops {
-        text.push_str(&drop_text(drop, label));
-    }
-    text.push_str(&compactions_text(report));
+    let min_drop = thousands(report.thresholds.min_drop);
+    let drops = report.drops.iter().map(|drop| drop_text(drop, label));
+    let title = format!("context falls of at least {min_drop} tokens between {label}s");
+    section(&mut text, &title, drops.collect());
+    compactions_text(report, &mut text);
     text.push_str(&estimates_text(report, label));
-    let _ = writeln!(text, "\n  warnings ({}):", report.warnings.len());
-    if report.warnings.is_empty() {
-        let _ = writeln!(text, "    none");
-    }
-    for warning in &report.warnings {
-        let _ = writeln!(
-            text,
-            "    [{}] {}",
-            <&str>::from(warning),
-            warning_text(warning, label)
-        );
-    }
+    let warnings = report.warnings.iter().map(|warning| {
+        let kind: &str = warning.into();
+        format!("    [{kind}] {}\n", warning_text(warning, label))
+    });
+    section(&mut text, "warnings", warnings.collect());
     text
+}
+
+/// A section of the report: `title (count):`, then each item's lines, or `none`.
+fn section(text: &mut String, title: &str, items: Vec<String>) {
+    let _ = writeln!(text, "\n  {title} ({}):", items.len());
+    if items.is_empty() {
+        text.push_str("    none\n");
+    }
+    text.extend(items);
 }
 
 /// One fall: where, how much, its class with its evidence, and the other facts.
@@ -319,59 +296,54 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
     text
 }
 
-fn compactions_text(report: &SessionReport) -> String {
-    let mut text = format!("\n  compactions ({}):\n", report.compactions.len());
-    if report.compactions.is_empty() {
-        text.push_str("    none\n");
-    }
-    for (index, compaction) in report.compactions.iter().enumerate() {
-        let snapshot = match (&compaction.snapshot, report.snapshots.checked) {
-            (Some(name), _) => format!("snapshot {name}"),
-            (None, true) if compaction.is_trusted() => "NO SNAPSHOT".to_owned(),
-            (None, true) => "snapshots not checked for it".to_owned(),
-            (None, false) => "snapshots not checked".to_owned(),
-        };
-        let _ = writeln!(
-            text,
-            "    {}. {}  {}; {snapshot}",
-            index + 1,
-            readable_time(compaction.time.as_ref()),
-            compaction_summary(compaction),
-        );
-    }
+/// The compactions, each with its snapshot, then where to read their summaries and the snapshot
+/// check's counts.
+fn compactions_text(report: &SessionReport, text: &mut String) {
+    let snapshots = &report.snapshots;
+    let lines = report
+        .compactions
+        .iter()
+        .enumerate()
+        .map(|(index, compaction)| {
+            let snapshot = match (&compaction.snapshot, snapshots.checked) {
+                (Some(name), _) => format!("snapshot {name}"),
+                (None, true) if compaction.is_trusted() => "NO SNAPSHOT".to_owned(),
+                (None, true) => "snapshots not checked for it".to_owned(),
+                (None, false) => "snapshots not checked".to_owned(),
+            };
+            let time = readable_time(compaction.time.as_ref());
+            let summary = compaction_summary(compaction);
+            format!("    {}. {time}  {summary}; {snapshot}\n", index + 1)
+        });
+    section(text, "compactions", lines.collect());
     if let Some(command) = ledger_command(report) {
         let _ = writeln!(text, "    what each summary named or left out: {command}");
     }
-    if report.snapshots.checked {
+    if snapshots.checked {
         let _ = writeln!(
             text,
             "    snapshots: {} matched, {} compaction(s) without, {} snapshot(s) without a compaction",
-            report.snapshots.matched.len(),
-            report.snapshots.compactions_without_snapshot.len(),
-            report.snapshots.snapshots_without_compaction.len(),
+            snapshots.matched.len(),
+            snapshots.compactions_without_snapshot.len(),
+            snapshots.snapshots_without_compaction.len(),
         );
     }
-    text
 }
 
 /// The command that shows the compaction ledger of the report's session or transcript, when a
 /// compaction has a boundary (the ledger reads boundaries and their summaries).
 fn ledger_command(report: &SessionReport) -> Option<String> {
-    if !report
-        .compactions
+    let compactions = &report.compactions;
+    let structural = compactions
         .iter()
-        .any(|compaction| compaction.basis == Basis::Structural)
-    {
-        return None;
-    }
-    match (&report.session_id, report.transcripts.first()) {
-        (Some(session), _) => Some(format!("ctxhooks compactions --session {session}")),
-        (None, Some(transcript)) => Some(format!(
-            "ctxhooks compactions --transcript {}",
-            shell_word(transcript)
-        )),
-        (None, None) => None,
-    }
+        .any(|compaction| compaction.basis == Basis::Structural);
+    let flag = match (&report.session_id, report.transcripts.first()) {
+        _ if !structural => return None,
+        (Some(session), _) => format!("--session {session}"),
+        (None, Some(transcript)) => format!("--transcript {}", shell_word(transcript)),
+        (None, None) => return None,
+    };
+    Some(format!("ctxhooks compactions {flag}"))
 }
 
 fn compaction_summary(compaction: &Compaction) -> String {
@@ -413,49 +385,39 @@ fn compaction_summary(compaction: &Compaction) -> String {
     parts.join(", ")
 }
 
+/// The estimates: cap, T, floor, headroom, room left, and the requests that added the most.
 fn estimates_text(report: &SessionReport, label: &str) -> String {
     let estimates = &report.estimates;
-    let mut text = String::from("\n  estimates:\n");
-    let _ = writeln!(
-        text,
-        "    cap (the window W compaction is measured against): {} ({})",
+    let mut text = format!(
+        "\n  estimates:\n    cap (the window W compaction is measured against): {} ({})\n    \
+         trigger T (where the CLI compacts): {}\n",
         thousands(estimates.cap.tokens),
-        window_source_text(&estimates.cap.source, &estimates.trigger.rule)
-    );
-    let _ = writeln!(
-        text,
-        "    trigger T (where the CLI compacts): {}",
+        window_source_text(&estimates.cap.source, &estimates.trigger.rule),
         trigger_text(&estimates.trigger)
     );
     if let Some(ratio) = estimates.trigger_ratio {
         let _ = writeln!(text, "      T is {ratio:.2} x the cap");
     }
-    match estimates.floor {
-        Some(floor) => {
-            let heuristic = estimates
-                .floors
-                .iter()
-                .filter(|floor| floor.confidence.is_some())
-                .count();
-            let _ = writeln!(
-                text,
-                "    floor (the context right after a compaction): {} (median of {}{})",
-                thousands(floor),
-                estimates.floors.len(),
-                if heuristic > 0 {
-                    format!(" compaction(s), {heuristic} of them heuristic of high confidence")
-                } else {
-                    " structural compaction(s)".to_owned()
-                }
-            );
-        }
-        None => {
-            let _ = writeln!(
-                text,
-                "    floor (the context right after a compaction): unknown (no compaction with a record or of high confidence yet)"
-            );
-        }
-    }
+    let heuristic = (estimates.floors.iter())
+        .filter(|floor| floor.confidence.is_some())
+        .count();
+    let floor = match (estimates.floor, heuristic) {
+        (None, _) => "unknown (no compaction with a record or of high confidence yet)".to_owned(),
+        (Some(floor), 0) => format!(
+            "{} (median of {} structural compaction(s))",
+            thousands(floor),
+            estimates.floors.len()
+        ),
+        (Some(floor), heuristic) => format!(
+            "{} (median of {} compaction(s), {heuristic} of them heuristic of high confidence)",
+            thousands(floor),
+            estimates.floors.len()
+        ),
+    };
+    let _ = writeln!(
+        text,
+        "    floor (the context right after a compaction): {floor}"
+    );
     if let Some(headroom) = estimates.headroom {
         let _ = writeln!(
             text,
@@ -477,33 +439,32 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
             text,
             "    {label}s that added the most context (tool results they sent: bytes, ~tokens at 4 bytes/token):"
         );
-        for request in &estimates.largest_requests {
-            let tool = request
-                .largest_tool_result
-                .as_ref()
-                .map_or_else(String::new, |note| {
-                    format!(
-                        "; largest result {} {} bytes",
-                        note.tool_name.as_deref().unwrap_or("(tool)"),
-                        thousands(note.bytes)
-                    )
-                });
-            let _ = writeln!(
-                text,
-                "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
-                request.request,
-                readable_time(request.time.as_ref()),
-                thousands(request.added_tokens),
-                thousands(request.tool_result_bytes),
-                thousands(request.tool_result_tokens_estimate),
-            );
-        }
+    }
+    for request in &estimates.largest_requests {
+        let tool = request
+            .largest_tool_result
+            .as_ref()
+            .map_or_else(String::new, |note| {
+                let name = note.tool_name.as_deref().unwrap_or("(tool)");
+                format!("; largest result {name} {} bytes", thousands(note.bytes))
+            });
+        let _ = writeln!(
+            text,
+            "      {label} {} ({}): +{}  tool results {} bytes ~{} tokens{tool}",
+            request.request,
+            readable_time(request.time.as_ref()),
+            thousands(request.added_tokens),
+            thousands(request.tool_result_bytes),
+            thousands(request.tool_result_tokens_estimate),
+        );
     }
     text
 }
 
 /// Where the window came from, in words.
 pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
+    let model = rule.model.as_deref();
+    let the_model = model.unwrap_or("the model");
     match source {
         WindowSource::Flag => "--cap".to_owned(),
         WindowSource::Environment => format!("{WINDOW_VARIABLE} in this environment"),
@@ -512,19 +473,15 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
             path.display()
         ),
         WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
-        WindowSource::StatusLine => format!(
-            "the window the status line gave for {}",
-            rule.model.as_deref().unwrap_or("the model")
-        ),
+        WindowSource::StatusLine => format!("the window the status line gave for {the_model}"),
         WindowSource::Unknown => format!(
-            "no window: ctxhooks does not know {}, and no status line, setting or compaction gave one",
-            rule.model.as_deref().unwrap_or("the model")
+            "no window: ctxhooks does not know {the_model}, and no status line, setting or \
+             compaction gave one"
         ),
         WindowSource::Model => format!(
             "the window of {}{}",
-            rule.model.as_deref().unwrap_or("an unknown model"),
-            rule.version
-                .as_deref()
+            model.unwrap_or("an unknown model"),
+            (rule.version.as_deref())
                 .map(|version| format!(" under CLI {version}"))
                 .unwrap_or_default()
         ),
@@ -562,23 +519,20 @@ pub fn rule_text(rule: &RuleTrigger) -> String {
         let _ = write!(text, ", at most {percent} % of W - reserved output");
     }
     for assumption in &rule.assumptions {
-        let _ = write!(
-            text,
-            "; {}",
-            match assumption {
-                Assumption::VersionUnknown { assumed } => {
-                    format!("no request names its CLI version, so {assumed}'s rule is assumed")
-                }
-                Assumption::VersionUnchecked { version, rule_of } => {
-                    format!("{version}'s code was not read; {rule_of}'s rule is used")
-                }
-                Assumption::ModelUnknown => "no request names its model".to_owned(),
-                Assumption::EnvironmentOfReport => {
-                    "the environment variables are this shell's, not necessarily the session's"
-                        .to_owned()
-                }
+        let said = match assumption {
+            Assumption::VersionUnknown { assumed } => {
+                format!("no request names its CLI version, so {assumed}'s rule is assumed")
             }
-        );
+            Assumption::VersionUnchecked { version, rule_of } => {
+                format!("{version}'s code was not read; {rule_of}'s rule is used")
+            }
+            Assumption::ModelUnknown => "no request names its model".to_owned(),
+            Assumption::EnvironmentOfReport => {
+                "the environment variables are this shell's, not necessarily the session's"
+                    .to_owned()
+            }
+        };
+        let _ = write!(text, "; {said}");
     }
     text
 }
@@ -610,13 +564,25 @@ fn observed_text(observed: &ObservedTrigger) -> String {
 /// T and its derivation in words.
 pub fn trigger_text(trigger: &TriggerEstimate) -> String {
     let rule = &trigger.rule;
-    let tokens = trigger.tokens.map_or_else(|| "none".to_owned(), thousands);
+    let tokens = thousands_or(trigger.tokens, "none");
+    let model = rule.model.as_deref();
     let reactive = || {
         format!(
             "{} compacts {} only when the API refuses a prompt (at about its window of {})",
             cli_name(rule),
-            rule.model.as_deref().unwrap_or("this model"),
+            model.unwrap_or("this model"),
             thousands(rule.model_window)
+        )
+    };
+    let window_unknown = || {
+        let model = model.unwrap_or("the model");
+        format!("ctxhooks does not know the window of {model}")
+    };
+    let rule_gives = || {
+        format!(
+            "{} gives {}",
+            rule_text(rule),
+            thousands_or(rule.tokens, "none")
         )
     };
     match (&trigger.derivation, &trigger.observed) {
@@ -630,55 +596,47 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
             rule_text(rule)
         ),
         (Derivation::ObservedAgainstRule, Some(observed)) => format!(
-            "about {tokens} — from {}; {} gives {}, which they contradict: the session ran with \
-             another window or version than this report can see",
+            "about {tokens} — from {}; {}, which they contradict: the session ran with another \
+             window or version than this report can see",
             observed_text(observed),
-            rule_text(rule),
-            rule.tokens.map_or_else(|| "none".to_owned(), thousands)
+            rule_gives()
         ),
-        (Derivation::Observed, Some(observed)) => {
-            format!(
-                "about {tokens} — from {}; {}",
-                observed_text(observed),
-                if rule.window.source == WindowSource::Unknown {
-                    format!(
-                        "ctxhooks does not know the window of {}",
-                        rule.model.as_deref().unwrap_or("the model")
-                    )
-                } else {
-                    reactive()
-                }
-            )
-        }
+        (Derivation::Observed, Some(observed)) => format!(
+            "about {tokens} — from {}; {}",
+            observed_text(observed),
+            if rule.window.source == WindowSource::Unknown {
+                window_unknown()
+            } else {
+                reactive()
+            }
+        ),
         (Derivation::RuleContradicted, _) => {
             let reached = thousands(trigger.reached_without_compaction.unwrap_or_default());
-            let estimate = trigger.tokens.map_or_else(
-                || "unknown".to_owned(),
-                |tokens| format!("about {}", thousands(tokens)),
-            );
-            let bound = if trigger.tokens.is_some() {
-                "T lies between that and the lowest automatic compaction above it"
-            } else {
-                "T is above it, and nothing observed bounds it from above"
+            let (estimate, bound) = match trigger.tokens {
+                Some(tokens) => (
+                    format!("about {}", thousands(tokens)),
+                    "T lies between that and the lowest automatic compaction above it",
+                ),
+                None => (
+                    "unknown".to_owned(),
+                    "T is above it, and nothing observed bounds it from above",
+                ),
             };
             format!(
-                "{estimate} — {} gives {}, which this session contradicts (the context reached \
-                 {reached} with no compaction after it): {bound}",
-                rule_text(rule),
-                rule.tokens.map_or_else(|| "none".to_owned(), thousands),
+                "{estimate} — {}, which this session contradicts (the context reached {reached} \
+                 with no compaction after it): {bound}",
+                rule_gives()
             )
         }
         (Derivation::WindowUnknown, _) => format!(
-            "unknown — ctxhooks does not know the window of {}, and no status line \
-             (`ctxhooks statusline` records the window Claude Code gives it), setting or automatic \
-             compaction gave one{}",
-            rule.model.as_deref().unwrap_or("the model"),
-            trigger
-                .reached_without_compaction
-                .map(|reached| format!(
-                    "; T is above {}, reached with no compaction after it",
-                    thousands(reached)
-                ))
+            "unknown — {}, and no status line (`ctxhooks statusline` records the window Claude \
+             Code gives it), setting or automatic compaction gave one{}",
+            window_unknown(),
+            (trigger.reached_without_compaction)
+                .map(|reached| {
+                    let reached = thousands(reached);
+                    format!("; T is above {reached}, reached with no compaction after it")
+                })
                 .unwrap_or_default()
         ),
         (Derivation::NoMainChain, _) => format!(
@@ -711,31 +669,25 @@ pub fn facts_text(facts: &DropFacts) -> String {
             ""
         }
     ));
-    if let (Some(before), Some(after)) = (&facts.version_before, &facts.version_after) {
-        if before == after {
-            parts.push(format!("CLI {before}"));
-        } else {
-            parts.push(format!("CLI {before} -> {after}"));
-        }
+    match (&facts.version_before, &facts.version_after) {
+        (Some(before), Some(after)) if before == after => parts.push(format!("CLI {before}")),
+        (Some(before), Some(after)) => parts.push(format!("CLI {before} -> {after}")),
+        _ => {}
     }
     if !facts.markers.is_empty() {
-        parts.push(format!(
-            "records between: {}",
-            facts
-                .markers
-                .iter()
-                .map(|marker| marker_text(*marker))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        parts.push(format!("records between: {}", markers_text(&facts.markers)));
     }
     if facts.thinking_before > 0 {
-        parts.push(format!(
-            "thinking of the turn before ~{} tokens",
-            thousands(facts.thinking_before)
-        ));
+        let thinking = thousands(facts.thinking_before);
+        parts.push(format!("thinking of the turn before ~{thinking} tokens"));
     }
     parts.join("; ")
+}
+
+/// Marker records in words, joined by commas.
+fn markers_text(markers: &[RequestMarker]) -> String {
+    let words: Vec<&str> = markers.iter().map(|marker| marker_text(*marker)).collect();
+    words.join(", ")
 }
 
 /// A marker record in words.
@@ -771,7 +723,7 @@ fn cause_text(cause: FallCause) -> String {
 
 /// A drop's evidence in words; `fall` is the tokens that fell.
 pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
-    let or_unknown = |tokens: Option<u64>| tokens.map_or_else(|| "unknown".to_owned(), thousands);
+    let or_unknown = |tokens: Option<u64>| thousands_or(tokens, "unknown");
     match evidence {
         DropEvidence::CompactBoundary {
             time,
@@ -852,11 +804,7 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
         ),
         DropEvidence::Resume { markers, cause } => format!(
             "a new Claude Code process resumed the session here ({}); {}",
-            markers
-                .iter()
-                .map(|marker| marker_text(*marker))
-                .collect::<Vec<_>>()
-                .join(", "),
+            markers_text(markers),
             cause_text(*cause)
         ),
         DropEvidence::IdleGap {

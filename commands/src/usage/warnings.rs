@@ -105,30 +105,27 @@ pub fn find_warnings(
 }
 
 fn compaction_loops(compactions: &[Compaction]) -> Vec<Warning> {
-    let mut warnings = Vec::new();
-    for (position, compaction) in compactions.iter().enumerate() {
-        let Some(requests) = compaction.requests_since_previous_automatic else {
-            continue;
-        };
-        let quick = compaction
-            .seconds_since_previous_automatic
-            .is_none_or(|seconds| seconds < LOOP_SECONDS);
-        if requests < LOOP_REQUESTS && quick {
+    let loops = compactions
+        .iter()
+        .enumerate()
+        .filter_map(|(position, compaction)| {
+            let requests = compaction.requests_since_previous_automatic?;
+            let seconds = compaction.seconds_since_previous_automatic;
+            let quick = seconds.is_none_or(|seconds| seconds < LOOP_SECONDS);
             let previous = compactions[..position]
                 .iter()
                 .rposition(Compaction::is_automatic)
                 .unwrap_or(0);
-            warnings.push(Warning::CompactionLoop {
+            (requests < LOOP_REQUESTS && quick).then(|| Warning::CompactionLoop {
                 compaction: position + 1,
                 previous: previous + 1,
                 requests,
                 turns: compaction.turns_since_previous_automatic.unwrap_or(0),
-                seconds: compaction.seconds_since_previous_automatic,
+                seconds,
                 time: compaction.time.clone(),
-            });
-        }
-    }
-    warnings
+            })
+        });
+    loops.collect()
 }
 
 fn headroom_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
@@ -159,29 +156,24 @@ fn advisor_warnings(chain: &MainChain, estimates: &Estimates) -> Vec<Warning> {
     let Some(trigger) = estimates.trigger.tokens else {
         return Vec::new();
     };
-    let mut warnings = Vec::new();
-    for index in 1..chain.requests.len() {
-        let row = &chain.requests[index];
-        if !row.advisor {
-            continue;
-        }
-        let before = chain.requests[index - 1].context_tokens;
-        #[expect(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "token counts are far below 2^52; the product is rounded down on purpose"
-        )]
-        let inflated = (before as f64 * ADVISOR_FACTOR) as u64;
-        if inflated >= trigger {
-            warnings.push(Warning::AdvisorCrossesTrigger {
+    let calls = (1..chain.requests.len()).filter(|index| chain.requests[*index].advisor);
+    calls
+        .filter_map(|index| {
+            let before = chain.requests[index - 1].context_tokens;
+            #[expect(
+                clippy::cast_precision_loss,
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "token counts are far below 2^52; the product is rounded down on purpose"
+            )]
+            let inflated = (before as f64 * ADVISOR_FACTOR) as u64;
+            (inflated >= trigger).then(|| Warning::AdvisorCrossesTrigger {
                 request: index + 1,
                 time: chain.times[index].clone(),
                 context_before: before,
                 inflated,
                 trigger,
-            });
-        }
-    }
-    warnings
+            })
+        })
+        .collect()
 }

@@ -11,13 +11,13 @@ use serde::{Deserialize, Serialize};
 use crate::compaction::items::{Limits, SegmentItems};
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CacheTtl, CompactionDetails, ContextCache, ModelUsage, PreservedSegment,
-    RequestFacts, RequestMarker, SessionFacts, SessionRow, SkippedLinesRow, SourceRow, TokenUsage,
-    ToolResultNote, UsageRecord, UsageRow, bounded_title,
+    BoundaryRow, CompactionDetails, ContextCache, PreservedSegment, RequestFacts, RequestMarker,
+    SessionFacts, SessionRow, SkippedLinesRow, SourceRow, TokenUsage, ToolResultNote, UsageRecord,
+    UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
-    BoundaryKind, BoundaryMetadata, Record, SESSION_START_RESUME_HOOK,
+    BoundaryKind, BoundaryMetadata, Message, Record, SESSION_START_RESUME_HOOK, Usage,
 };
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -206,9 +206,7 @@ impl ChainGauge {
         latest.max_output_tokens = row.facts.max_output_tokens;
         self.compacted_since = None;
     }
-}
 
-impl ChainGauge {
     /// The highest context `model`'s requests reached without a compaction after them.
     pub fn reached_for(&self, model: Option<&str>) -> Option<u64> {
         self.reached_without_compaction
@@ -441,8 +439,10 @@ impl<'origin> Ingest<'origin> {
         match record.kind() {
             Some("assistant") => {
                 self.look_for_expected_text(&record);
-                if let Some(part) = AssistantPart::of(&record, &mut self.key) {
-                    self.assistant(&part);
+                if let (Some(message), Some(usage)) =
+                    (record.message.get(), record.response_usage())
+                {
+                    self.assistant(&record, message, usage);
                 } else {
                     if record.is_synthetic_no_response() {
                         self.pending(sidechain)
@@ -622,11 +622,13 @@ impl<'origin> Ingest<'origin> {
         }
     }
 
-    fn assistant(&mut self, part: &AssistantPart) {
-        for (id, name) in &part.tool_uses {
-            self.state
-                .tool_names
-                .push(((*id).to_owned(), (*name).to_owned()));
+    /// Reads one `assistant` line of an API response: a single content block, with the usage. A
+    /// response's later lines only update its row.
+    fn assistant(&mut self, record: &Record, message: &Message, usage: &Usage) {
+        let has_key = record.write_request_key(&mut self.key);
+        for (id, tool_use) in record.tool_uses() {
+            let name = tool_use.name.text().unwrap_or("");
+            self.state.tool_names.push((id.to_owned(), name.to_owned()));
         }
         let excess = self
             .state
@@ -634,22 +636,20 @@ impl<'origin> Ingest<'origin> {
             .len()
             .saturating_sub(RECENT_TOOL_NAMES);
         self.state.tool_names.drain(..excess);
-        if !part.has_key {
+        if !has_key {
             self.state.unreadable_lines += 1;
             return;
         }
         let key = self.key.as_str();
-        let sidechain = part.sidechain || self.origin.is_agent_file;
+        let sidechain = record.is_sidechain() || self.origin.is_agent_file;
         if let Some(&index) = self.requests.get(key) {
             if let Some(row) = &mut self.rows[index] {
-                merge(row, part);
+                merge(row, record, message, usage);
             }
             return;
         }
-        let row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == key) {
-            let mut row = previous.clone();
-            merge(&mut row, part);
-            row
+        let mut row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == key) {
+            previous.clone()
         } else {
             let pending = std::mem::take(if sidechain {
                 &mut self.state.pending_sidechain
@@ -657,34 +657,26 @@ impl<'origin> Ingest<'origin> {
                 &mut self.state.pending_main
             });
             UsageRow {
-                time: owned(part.timestamp),
+                time: owned(record.timestamp.text()),
                 transcript: self.origin.transcript.clone(),
                 key: key.to_owned(),
-                request_id: owned(part.request_id),
-                message_id: owned(part.message_id),
-                model: owned(part.model),
-                tokens: part.usage,
-                context_tokens: part.context_tokens,
+                request_id: owned(record.request_id.text()),
+                message_id: owned(message.id.text()),
                 sidechain,
-                agent_id: self.origin.agent_id.clone().or(owned(part.agent_id)),
-                advisor: part.advisor,
-                advisor_usage: part.advisor_usage.to_vec(),
+                agent_id: (self.origin.agent_id.clone()).or(owned(record.agent_id.text())),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
                 facts: RequestFacts {
-                    version: owned(part.version),
-                    cache_ttl: part.cache_ttl,
-                    thinking_bytes: part.thinking_bytes,
-                    thinking_tokens: part.thinking_tokens,
                     carries_tool_results: pending.tool_results,
                     markers: pending.markers,
                     max_output_tokens: pending.max_output_tokens,
-                    iterations: part.iterations,
-                    context_cache: part.context_cache,
+                    ..RequestFacts::default()
                 },
+                ..UsageRow::default()
             }
         };
+        merge(&mut row, record, message, usage);
         self.requests.insert(row.key.clone(), self.rows.len());
         self.slots.push(Slot::Request(self.rows.len()));
         self.rows.push(Some(row));
@@ -786,80 +778,6 @@ enum Recent {
     Written(usize),
 }
 
-/// One `assistant` line of an API response: a single content block, with the usage. Borrowed
-/// from the line's record: a response's later lines only update its row.
-#[expect(
-    clippy::struct_excessive_bools,
-    reason = "each flag is one fact of the line, read once and copied into the row"
-)]
-struct AssistantPart<'record> {
-    /// True when the line has a key that groups the lines of one response (see
-    /// [`Record::write_request_key`]); the key itself is in [`Ingest::key`].
-    has_key: bool,
-    message_id: Option<&'record str>,
-    request_id: Option<&'record str>,
-    model: Option<&'record str>,
-    timestamp: Option<&'record str>,
-    sidechain: bool,
-    agent_id: Option<&'record str>,
-    /// The session model's counts: the top level, as ccusage and the CLI's own cost read them.
-    usage: TokenUsage,
-    /// The context the response's last inference read.
-    context_tokens: u64,
-    /// The line's usage has a `message` iteration.
-    iterations: bool,
-    /// The cache counts of the last `message` iteration, when there is one.
-    context_cache: Option<ContextCache>,
-    /// The advisor's counts by model.
-    advisor_usage: &'record [ModelUsage],
-    /// True when the block is an advisor call or an advisor result.
-    advisor: bool,
-    /// `(id, name)` of each `tool_use` block.
-    tool_uses: Vec<(&'record str, &'record str)>,
-    version: Option<&'record str>,
-    /// The cache lifetime asked for or used.
-    cache_ttl: Option<CacheTtl>,
-    /// Bytes of `thinking` text in the line's block.
-    thinking_bytes: u64,
-    /// The reported thinking tokens of the response.
-    thinking_tokens: Option<u64>,
-}
-
-impl<'record> AssistantPart<'record> {
-    /// The part an API response's line holds, its key written into `key`; `None` for any other
-    /// line.
-    fn of(record: &'record Record, key: &mut String) -> Option<Self> {
-        let usage = record.response_usage()?;
-        let message = record.message.get()?;
-        Some(Self {
-            has_key: record.write_request_key(key),
-            message_id: message.id.text(),
-            request_id: record.request_id.text(),
-            model: message.model.text(),
-            timestamp: record.timestamp.text(),
-            sidechain: record.is_sidechain(),
-            agent_id: record.agent_id.text(),
-            usage: usage.tokens(),
-            context_tokens: usage.context_tokens(),
-            iterations: usage.last_message_tokens().is_some(),
-            context_cache: usage.last_message_tokens().map(|tokens| ContextCache {
-                read: tokens.cache_read_input_tokens,
-                write: tokens.cache_creation_input_tokens,
-            }),
-            advisor_usage: usage.advisor_usage(),
-            advisor: record.uses_advisor(),
-            version: record.version.text(),
-            cache_ttl: record.cache_ttl(),
-            thinking_bytes: record.thinking_bytes(),
-            thinking_tokens: usage.thinking_tokens(),
-            tool_uses: record
-                .tool_uses()
-                .map(|(id, tool_use)| (id, tool_use.name.text().unwrap_or("")))
-                .collect(),
-        })
-    }
-}
-
 /// The details of `compactMetadata` a usage row keeps.
 fn compaction_details(metadata: &BoundaryMetadata) -> CompactionDetails {
     CompactionDetails {
@@ -885,35 +803,43 @@ fn owned(text: Option<&str>) -> Option<String> {
     text.map(ToOwned::to_owned)
 }
 
-/// Adds a later line of the same response: input-side fields and the context from the latest
-/// line (they agree), output tokens as the maximum (older versions wrote placeholders), advisor
-/// if any line says so (its counts from the latest line that has some).
-fn merge(row: &mut UsageRow, part: &AssistantPart) {
+/// Adds a line of a response to its row (a new row has only the request's identity and what
+/// came before it): input-side fields and the context from the latest line (they agree), output
+/// tokens as the maximum (older versions wrote placeholders), advisor if any line says so (its
+/// counts from the latest line that has some). The session model's counts are the top level, as
+/// ccusage and the CLI's own cost read them; the context is the response's last inference's.
+fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) {
+    let tokens = usage.tokens();
     row.tokens = TokenUsage {
-        output_tokens: row.tokens.output_tokens.max(part.usage.output_tokens),
-        ..part.usage
+        output_tokens: row.tokens.output_tokens.max(tokens.output_tokens),
+        ..tokens
     };
-    row.context_tokens = part.context_tokens;
-    row.advisor |= part.advisor;
-    if !part.advisor_usage.is_empty() {
-        row.advisor_usage = part.advisor_usage.to_vec();
+    row.context_tokens = usage.context_tokens();
+    row.advisor |= record.uses_advisor();
+    let advisor_usage = usage.advisor_usage();
+    if !advisor_usage.is_empty() {
+        row.advisor_usage = advisor_usage.to_vec();
     }
     if row.model.is_none() {
-        row.model = owned(part.model);
+        row.model = owned(message.model.text());
     }
     let facts = &mut row.facts;
-    facts.iterations |= part.iterations;
-    if part.context_cache.is_some() {
-        facts.context_cache = part.context_cache;
+    // The cache counts of the last `message` iteration, when there is one.
+    if let Some(last) = usage.last_message_tokens() {
+        facts.iterations = true;
+        facts.context_cache = Some(ContextCache {
+            read: last.cache_read_input_tokens,
+            write: last.cache_creation_input_tokens,
+        });
     }
     if facts.version.is_none() {
-        facts.version = owned(part.version);
+        facts.version = owned(record.version.text());
     }
-    if part.cache_ttl.is_some() {
-        facts.cache_ttl = part.cache_ttl;
+    if let Some(ttl) = record.cache_ttl() {
+        facts.cache_ttl = Some(ttl);
     }
     // Each line holds one block: the thinking text adds up; the reported count is the
     // response's, repeated on every line.
-    facts.thinking_bytes += part.thinking_bytes;
-    facts.thinking_tokens = facts.thinking_tokens.max(part.thinking_tokens);
+    facts.thinking_bytes += record.thinking_bytes();
+    facts.thinking_tokens = facts.thinking_tokens.max(usage.thinking_tokens());
 }

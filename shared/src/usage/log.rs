@@ -107,15 +107,17 @@ impl IngestOutcome {
     }
 }
 
-/// [`ingest_transcript`] in a hook run: what the ingest skipped or could not read is noted for
-/// the error log, and only a failed ingest is an error.
+/// [`ingest_transcript_then`] in a hook run, with nothing after: what the ingest skipped or could
+/// not read is noted for the error log, and only a failed ingest is an error.
 pub fn log_usage(
     context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<()> {
-    let outcome = ingest_transcript(&context.state, session, transcript, origin)?;
+    let options = IngestOptions::default();
+    let (outcome, ()) =
+        ingest_transcript_then(&context.state, session, transcript, origin, options, |_| ())?;
     for problem in outcome.problems(transcript.path()) {
         context.note(problem);
     }
@@ -127,27 +129,11 @@ pub fn log_usage(
 /// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
 /// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
 /// transcript (`SubagentStop`'s `agent_transcript_path`).
-pub fn ingest_transcript(
-    state: &StateDir,
-    session: &SessionId,
-    transcript: &mut TranscriptFile,
-    origin: &Origin,
-) -> Result<IngestOutcome> {
-    ingest_transcript_then(
-        state,
-        session,
-        transcript,
-        origin,
-        IngestOptions::default(),
-        |_| (),
-    )
-    .map(|(outcome, ())| outcome)
-}
-
-/// [`ingest_transcript`], then `then` with its outcome, still under the session's usage lock: what
-/// `then` reads and writes of the session (the gauge) is in step with the log and the cursor, and
-/// no other ingest of the session runs meanwhile. `options` say what to look out for and how much
-/// to read at most.
+///
+/// Then `then` with its outcome, still under the session's usage lock: what `then` reads and
+/// writes of the session (the gauge) is in step with the log and the cursor, and no other ingest
+/// of the session runs meanwhile. `options` say what to look out for and how much to read at
+/// most.
 pub fn ingest_transcript_then<T>(
     state: &StateDir,
     session: &SessionId,
@@ -319,26 +305,18 @@ fn ingest_locked(
     ingest.skipped_overlong(read.overlong_lines);
     let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
-    let unreadable_lines = records
-        .iter()
-        .map(|record| match record {
-            UsageRecord::SkippedLines(skipped) => skipped.unreadable,
-            _ => 0,
-        })
-        .sum();
-    let main_requests_read = records
-        .iter()
-        .filter(|record| matches!(record, UsageRecord::Request(row) if !row.sidechain))
-        .count();
-    let main_compactions_read = records
-        .iter()
-        .filter(|record| matches!(record, UsageRecord::CompactBoundary(row) if !row.sidechain))
-        .count();
+    let (mut unreadable_lines, mut main_requests_read, mut main_compactions_read) = (0, 0, 0);
     let mut appended = 0;
     for record in &records {
+        match record {
+            UsageRecord::SkippedLines(skipped) => unreadable_lines += skipped.unreadable,
+            UsageRecord::Request(row) if !row.sidechain => main_requests_read += 1,
+            UsageRecord::CompactBoundary(row) if !row.sidechain => main_compactions_read += 1,
+            _ => {}
+        }
         let start_of_line = lines.len();
         push_json_line(&mut lines, record)?;
-        if unconfirmed.holds(&lines[start_of_line..]) {
+        if unconfirmed.lines.contains(&lines[start_of_line..]) {
             lines.truncate(start_of_line);
         } else {
             appended += 1;
@@ -362,7 +340,7 @@ fn ingest_locked(
     // Nothing read since a good cursor and nothing appended: the reader's state moves only with
     // the lines it reads, so the cursor file already says all there is (no rewrite, no fsync, no
     // second hash).
-    if resumed && offset == start && lines.is_empty() && unconfirmed.is_empty() {
+    if resumed && offset == start && lines.is_empty() && unconfirmed.lines.is_empty() {
         return Ok(outcome);
     }
     let fingerprint = fingerprint_before(file, offset)?;
@@ -430,7 +408,7 @@ impl UnconfirmedTail {
         };
         let mut tail = Self {
             log_length,
-            lines: std::collections::HashSet::new(),
+            ..Self::default()
         };
         let Some(confirmed) = confirmed.filter(|confirmed| {
             *confirmed < log_length && log_length - confirmed <= MAX_UNCONFIRMED_TAIL
@@ -448,16 +426,6 @@ impl UnconfirmedTail {
             .map(<[u8]>::to_vec)
             .collect();
         Ok(tail)
-    }
-
-    /// Returns true if and only if the tail already holds this line.
-    fn holds(&self, line: &[u8]) -> bool {
-        self.lines.contains(line)
-    }
-
-    /// Returns true if and only if no line is unconfirmed.
-    fn is_empty(&self) -> bool {
-        self.lines.is_empty()
     }
 }
 

@@ -147,23 +147,18 @@ impl SettingsWindows {
     /// The settings files of a project and a user, highest precedence first (local, project,
     /// user), those that hold a window key.
     pub fn find(cwd: Option<&Path>, user_config_dir: Option<&Path>) -> Vec<Self> {
-        let mut candidates = Vec::new();
-        if let Some(cwd) = cwd {
-            candidates.push((
-                cwd.join(".claude").join("settings.local.json"),
+        let project = cwd.map(|cwd| cwd.join(".claude"));
+        let candidates = [
+            (
+                project.as_deref(),
+                "settings.local.json",
                 SettingsScope::Local,
-            ));
-            candidates.push((
-                cwd.join(".claude").join("settings.json"),
-                SettingsScope::Project,
-            ));
-        }
-        if let Some(config) = user_config_dir {
-            candidates.push((config.join("settings.json"), SettingsScope::User));
-        }
-        candidates
-            .iter()
-            .filter_map(|(path, scope)| Self::read(path, *scope))
+            ),
+            (project.as_deref(), "settings.json", SettingsScope::Project),
+            (user_config_dir, "settings.json", SettingsScope::User),
+        ];
+        (candidates.into_iter())
+            .filter_map(|(folder, name, scope)| Self::read(&folder?.join(name), scope))
             .collect()
     }
 }
@@ -385,54 +380,20 @@ fn model_window(
     environment: &ThresholdEnvironment,
 ) -> Option<(u64, bool)> {
     let model = model.trim();
-    let million_name = model.contains("[1m]");
-    if !model.is_empty() && table_window(model).is_none() {
-        return None;
-    }
-    if version < ClaudeVersion::CURRENT {
-        return Some((
-            if million_name || model.is_empty() {
-                if million_name {
-                    MILLION_WINDOW
-                } else {
-                    STANDARD_WINDOW
-                }
-            } else {
-                table_window(model).unwrap_or(STANDARD_WINDOW)
-            },
-            false,
-        ));
-    }
-    Some(current_model_window(model, million_name, environment))
-}
-
-/// A model's window under 2.1.332 (known to the table, or unnamed).
-fn current_model_window(
-    model: &str,
-    million_name: bool,
-    environment: &ThresholdEnvironment,
-) -> (u64, bool) {
-    if million_name
-        || REACTIVE_ONLY_MODELS
-            .iter()
-            .any(|family| is_family(model, family))
-    {
-        let window = if million_name {
-            MILLION_WINDOW
-        } else {
-            STANDARD_WINDOW
-        };
-        return (window, true);
-    }
-    if STANDARD_WINDOW_MODELS
-        .iter()
-        .any(|family| is_family(model, family))
-        || environment.disable_million_window
-    {
-        return (STANDARD_WINDOW, false);
-    }
-    // The default model and the 1,000,000 models of the table.
-    (table_window(model).unwrap_or(MILLION_WINDOW), false)
+    let known = table_window(model);
+    let in_list = |list: &[&str]| list.iter().any(|family| is_family(model, family));
+    Some(match known {
+        None if !model.is_empty() => return None,
+        // An unnamed model keeps the version's default.
+        _ if version < ClaudeVersion::CURRENT => (known.unwrap_or(STANDARD_WINDOW), false),
+        _ if model.contains("[1m]") => (MILLION_WINDOW, true),
+        _ if in_list(&REACTIVE_ONLY_MODELS) => (STANDARD_WINDOW, true),
+        _ if in_list(&STANDARD_WINDOW_MODELS) || environment.disable_million_window => {
+            (STANDARD_WINDOW, false)
+        }
+        // The default model and the 1,000,000 models of the table.
+        _ => (known.unwrap_or(MILLION_WINDOW), false),
+    })
 }
 
 /// The output a CLI before 2.1.21 reserves for `model`: the model's limit, or the environment's
@@ -457,16 +418,11 @@ fn old_reserve(
     } else {
         64_000
     };
-    match environment.max_output_tokens {
-        Some(tokens) => (
-            tokens.min(64_000).min(model_limit),
-            ReserveSource::Environment,
-        ),
-        None => (
-            DEFAULT_OUTPUT_RESERVE.min(model_limit),
-            ReserveSource::Default,
-        ),
-    }
+    let (reserve, source) = match environment.max_output_tokens {
+        Some(tokens) => (tokens.min(64_000), ReserveSource::Environment),
+        None => (DEFAULT_OUTPUT_RESERVE, ReserveSource::Default),
+    };
+    (reserve.min(model_limit), source)
 }
 
 /// A configured window value as the CLI reads a setting: a number of at least 100,000.
@@ -531,26 +487,22 @@ pub fn rule_trigger(
 ) -> RuleTrigger {
     let mut assumptions = Vec::new();
     let parsed = version.and_then(ClaudeVersion::find_in);
-    let version_used = parsed.unwrap_or_else(|| {
+    let version_used = parsed.unwrap_or(ClaudeVersion::CURRENT);
+    // The newest version read before the current one.
+    let last_read = ClaudeVersion(2, 1, 100);
+    let rule_of = match parsed {
+        Some(version) if version > ClaudeVersion::CURRENT => Some(ClaudeVersion::CURRENT),
+        Some(version) if version > last_read && version < ClaudeVersion::CURRENT => Some(last_read),
+        _ => None,
+    };
+    if parsed.is_none() {
         assumptions.push(Assumption::VersionUnknown {
             assumed: ClaudeVersion::CURRENT,
         });
-        ClaudeVersion::CURRENT
-    });
-    if parsed.is_some()
-        && version_used > ClaudeVersion(2, 1, 100)
-        && version_used < ClaudeVersion::CURRENT
-    {
-        assumptions.push(Assumption::VersionUnchecked {
-            version: version_used,
-            rule_of: ClaudeVersion(2, 1, 100),
-        });
     }
-    if parsed.is_some() && version_used > ClaudeVersion::CURRENT {
-        assumptions.push(Assumption::VersionUnchecked {
-            version: version_used,
-            rule_of: ClaudeVersion::CURRENT,
-        });
+    if let Some(rule_of) = rule_of {
+        let version = version_used;
+        assumptions.push(Assumption::VersionUnchecked { version, rule_of });
     }
     let model_name = model.unwrap_or_else(|| {
         assumptions.push(Assumption::ModelUnknown);
@@ -578,6 +530,8 @@ pub fn rule_trigger(
         (None, None) => (0, false, WindowSource::Unknown),
     };
     let configured = configured_window(version_used, model_name, inputs);
+    // A configured window counts when it is smaller than the model's, given by `--cap`, or the
+    // only one known.
     let window = match &configured {
         Some((tokens, source))
             if *tokens < model_tokens
@@ -585,11 +539,7 @@ pub fn rule_trigger(
                 || model_source == WindowSource::Unknown =>
         {
             Window {
-                tokens: if *source == WindowSource::Flag || model_source == WindowSource::Unknown {
-                    *tokens
-                } else {
-                    (*tokens).min(model_tokens)
-                },
+                tokens: *tokens,
                 source: source.clone(),
             }
         }
