@@ -13,9 +13,8 @@ use crate::gauge::status_input::StatusInput;
 use crate::gauge::text::gauge_text;
 use crate::output::one_line;
 use crate::projects::ProjectsArgs;
-use crate::recall::cli::compaction_number;
-use crate::recall::conversation::{Message, read_conversation};
-use crate::recall::matching::fold;
+use crate::recall::cli::choose;
+use crate::recall::conversation::read_conversation;
 use crate::recall::text::render as render_messages;
 use crate::retention::settings::Retention;
 use crate::search::cli::filters;
@@ -112,30 +111,12 @@ pub fn search_tool(state: &StateDir, parameters: &SearchParameters) -> Result<St
 pub fn recall_tool(state: &StateDir, parameters: &RecallParameters) -> Result<String> {
     let session = resolve_session(state, &parameters.session, Unknown::Refuse)?;
     let conversation = read_conversation(state, &session)?;
-    let before = parameters
-        .before_compaction
-        .as_deref()
-        .map(|text| compaction_number(text, conversation.compactions))
-        .transpose()?;
-    let needle = parameters
-        .pattern
-        .as_deref()
-        .map(fold)
-        .filter(|needle| !needle.is_empty());
-    let mut chosen: Vec<Message> = conversation
-        .messages
-        .iter()
-        .filter(|message| before.is_none_or(|number| message.compactions_before < number))
-        .filter(|message| {
-            needle
-                .as_deref()
-                .is_none_or(|needle| message.contains(needle))
-        })
-        .cloned()
-        .collect();
-    let matching = chosen.len();
-    let last = parameters.last.unwrap_or(20).clamp(1, 100);
-    chosen.drain(..chosen.len().saturating_sub(last));
+    let (chosen, matching, needle) = choose(
+        &conversation,
+        parameters.pattern.as_deref(),
+        parameters.before_compaction.as_deref(),
+        Some(parameters.last.unwrap_or(20).clamp(1, 100)),
+    )?;
     let mut text = render_messages(&chosen, conversation.compactions, needle.as_deref());
     let _ = writeln!(
         text,
