@@ -18,7 +18,6 @@ use crate::projects::cache::Reading;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
-use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
 use crate::time::Time;
@@ -118,7 +117,7 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         ..Export::default()
     };
     for problem in &found.problems {
-        export.problems.push(problem_text(problem));
+        export.problems.push(problem.to_string());
     }
     let exported: HashSet<String> = found
         .sessions
@@ -177,7 +176,7 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
         lines: Lines::default(),
     };
     for problem in &loaded.problems {
-        writer.lines.problems.push(problem_text(problem));
+        writer.lines.problems.push(problem.to_string());
     }
     if loaded.log.requests().next().is_none() {
         return writer.lines;

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
-use crate::projects::text::problem_text;
 use crate::time::Time;
 use crate::usage::text::{thousands, thousands_or_dash, totals_lines};
 
@@ -244,7 +243,7 @@ pub fn history_text(history: &History) -> String {
             history.problems.len()
         );
         for problem in &history.problems {
-            let _ = writeln!(text, "  {}", problem_text(problem));
+            let _ = writeln!(text, "  {}", problem);
         }
     }
     text
