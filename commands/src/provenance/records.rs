@@ -62,9 +62,9 @@ pub enum ResultKind {
     /// a permission prompt, or an `interrupt()`, or a `canUseTool` deny with `interrupt: true`.
     #[error(
         "tool_result is the rejection text{}{}{}",
-        when(.before_run, " with toolDenialBeforeRun: true"),
-        when(.plain_user_rejected, " with toolDenialKind \"user-rejected\""),
-        when(.stopped_while_running, " with the \"stopped while running\" correction")
+        when(*.before_run, " with toolDenialBeforeRun: true"),
+        when(*.plain_user_rejected, " with toolDenialKind \"user-rejected\""),
+        when(*.stopped_while_running, " with the \"stopped while running\" correction")
     )]
     Rejected {
         /// `toolDenialBeforeRun: true`: refused before the tool ran.
@@ -86,7 +86,7 @@ pub enum ResultKind {
     #[error(
         "tool_result says the call was interrupted{}",
         when(
-            .while_running,
+            *.while_running,
             " (toolDenialKind \"interrupted\": cut off while running)"
         )
     )]
@@ -115,8 +115,8 @@ pub enum ResultKind {
 }
 
 /// `text` when `flag` holds, else nothing (a clause of a sentence).
-fn when(flag: &bool, text: &'static str) -> &'static str {
-    if *flag { text } else { "" }
+fn when(flag: bool, text: &'static str) -> &'static str {
+    if flag { text } else { "" }
 }
 
 /// What made an unrecognised result look like an interruption.

@@ -129,18 +129,7 @@ fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     let group = result.group.map(|group| &analysis.groups[group]);
     let mark = covering_mark(analysis, group);
     let judged = judge(analysis, &result.kind, group, mark, result.time_ms);
-    let tool_use = analysis
-        .calls
-        .get(&result.tool_use_id)
-        .filter(|call| call.order.is_some());
-    call_report(
-        analysis,
-        &result.tool_use_id,
-        tool_use,
-        Some(result),
-        group,
-        judged,
-    )
+    call_report(analysis, judged, &result.tool_use_id, Some(result), group)
 }
 
 /// The calls no `tool_result` answers, in the order they were issued.
@@ -175,29 +164,21 @@ fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
             verdict_evidence.extend(group_evidence(analysis, group));
         }
         let judged = (verdict, verdict_evidence);
-        calls.push(call_report(
-            analysis,
-            id,
-            Some(tool_use),
-            None,
-            group,
-            judged,
-        ));
+        calls.push(call_report(analysis, judged, id, None, group));
     }
     calls
 }
 
-/// The report on the call `id` (issued by `tool_use`, answered by `result`, in `group`) with
-/// its verdict and evidence; its state is found here. Its line is its result's, else its
-/// `tool_use`'s.
+/// The report on the call `id` (answered by `result`, in `group`) with its verdict and
+/// evidence; its state is found here. Its line is its result's, else its `tool_use`'s.
 fn call_report(
     analysis: &Analysis,
+    (verdict, verdict_evidence): (Verdict, Vec<VerdictEvidence>),
     id: &str,
-    tool_use: Option<&ToolCall>,
     result: Option<&NotableResult>,
     group: Option<&InterruptGroup>,
-    (verdict, verdict_evidence): (Verdict, Vec<VerdictEvidence>),
 ) -> CallReport {
+    let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
     let kind = result.map(|result| &result.kind);
     let runtime = verdict == Verdict::Runtime;
     let (state, state_evidence) = state_of(analysis, id, kind, tool_use, runtime);
