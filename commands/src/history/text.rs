@@ -237,7 +237,7 @@ pub fn history_text(history: &History) -> String {
             history.problems.len()
         );
         for problem in &history.problems {
-            let _ = writeln!(text, "  {}", problem);
+            let _ = writeln!(text, "  {problem}");
         }
     }
     text

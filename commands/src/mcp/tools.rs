@@ -8,8 +8,6 @@ use anyhow::{Result, bail};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::gauge::segment::Segment;
-use crate::gauge::status_input::StatusInput;
 use crate::gauge::text::gauge_text;
 use crate::output::one_line;
 use crate::projects::ProjectsArgs;
@@ -24,7 +22,6 @@ use crate::search::role::Role;
 use crate::search::text::{Marking, render as render_results};
 use crate::sessions::catalog::list_sessions;
 use crate::sessions::resolve::{LAST, Unknown, resolve_session};
-use ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -197,15 +194,9 @@ pub fn gauge_tool(state: &StateDir, parameters: &GaugeParameters) -> Result<Stri
             "session {session} has no gauge yet (the Stop hook writes it at the end of every turn)"
         );
     };
-    let segment = Segment::build(
-        &StatusInput::default(),
-        Some(&gauge),
-        DEFAULT_WARN_AT_PERCENT,
-        || None,
-    );
     Ok(bounded(format!(
         "session {session}\n{}",
-        gauge_text(&gauge, &segment)
+        gauge_text(&gauge)
     )))
 }
 
