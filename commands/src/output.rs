@@ -26,10 +26,7 @@ pub fn print_with(
 
 /// Writes `text` and a newline to stdout.
 pub fn println(text: &str) -> Result<()> {
-    let mut line = String::with_capacity(text.len() + 1);
-    line.push_str(text);
-    line.push('\n');
-    print(&line)
+    print(&format!("{text}\n"))
 }
 
 /// Writes `value` as pretty JSON and a newline to stdout.

@@ -1,14 +1,13 @@
 //! Claude Code's projects folders, read at rest by `history` and `export`: every session's
 //! transcripts found in them (`discover.rs`), each transcript read once with the usage ingest
 //! (`read.rs`), through the cache of the last run's readings (`cache.rs`), a session's
-//! transcripts folded into one log (`session.rs`), the time filter (`window.rs`), and what could
-//! not be read, in words (`text.rs`).
+//! transcripts folded into one log (`session.rs`) and the time filter (`window.rs`); what could
+//! not be read is a `discover::Problem`, a sentence.
 
 pub mod cache;
 pub mod discover;
 pub mod read;
 pub mod session;
-pub mod text;
 pub mod window;
 
 use std::path::PathBuf;
@@ -59,4 +58,10 @@ pub fn slug_of(path: &str) -> String {
             }
         })
         .collect()
+}
+
+/// What `history` and `export` end with when not one projects folder could be read, given each
+/// refusal in words.
+pub fn nothing_read_text(refusals: &[String]) -> String {
+    format!("no projects folder could be read: {}", refusals.join("; "))
 }

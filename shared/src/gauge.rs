@@ -385,10 +385,7 @@ fn deliver_waiting_warning(
     let Some(mut gauge) = Gauge::read(&path)? else {
         return update_gauge(state, session, transcript, chain, inputs);
     };
-    let above = match (gauge.percent, inputs.warn_at_percent) {
-        (Some(percent), Some(share)) => percent >= f64::from(share),
-        _ => false,
-    };
+    let above = at_or_above(gauge.percent, inputs.warn_at_percent);
     if inputs.role != GaugeRole::Stop || gauge.warned || !above {
         return Ok(None);
     }
@@ -397,6 +394,13 @@ fn deliver_waiting_warning(
     gauge.updated_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
     gauge.write(&path)?;
     Ok(Some(Crossing { gauge }))
+}
+
+/// Returns true if and only if both are known and `percent` is at or past the warning `share`.
+fn at_or_above(percent: Option<f64>, share: Option<u8>) -> bool {
+    percent
+        .zip(share)
+        .is_some_and(|(percent, share)| percent >= f64::from(share))
 }
 
 /// Brings the session's gauge up to date from `chain` and returns the crossing to warn about, if
@@ -436,10 +440,7 @@ pub fn update_gauge(
     let warned_before = previous
         .as_ref()
         .is_some_and(|previous| previous.warned && previous.transcript == gauge.transcript);
-    let above = match (gauge.percent, gauge.warn_at_percent) {
-        (Some(percent), Some(share)) => percent >= f64::from(share),
-        _ => false,
-    };
+    let above = at_or_above(gauge.percent, gauge.warn_at_percent);
     let mut crossing = false;
     gauge.warned = if !above {
         false

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use ctxhooks_commands::projects::read::{log_of_transcript, read_transcript};
-use ctxhooks_commands::usage::log::log_from_transcript;
+use ctxhooks_commands::projects::read::read_transcript;
+use ctxhooks_commands::usage::log::{SessionLog, log_from_transcript};
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
 use crate::support::{
@@ -26,7 +26,7 @@ fn the_fast_reader_gives_the_ingests_own_rows_on_every_fixture_and_capture() {
     for transcript in &transcripts {
         passed += read_transcript(transcript).unwrap().passed_lines;
         let full = log_from_transcript(transcript).unwrap();
-        let fast = log_of_transcript(transcript).unwrap();
+        let fast = SessionLog::from_records(read_transcript(transcript).unwrap().records);
         assert_eq!(fast.timeline, full.timeline, "{}", transcript.display());
         assert_eq!(fast.sources, full.sources, "{}", transcript.display());
         assert_eq!(fast.skipped, full.skipped, "{}", transcript.display());

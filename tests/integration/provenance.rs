@@ -599,7 +599,7 @@ fn sdk_permission_deny_is_permission_denied_and_never_ran() {
     let transcript = sdk(scenario, "transcript.jsonl");
     let sidecar = read_sidecar(&sdk(scenario, "provenance.jsonl")).unwrap();
     assert_eq!(
-        sidecar.events().len(),
+        sidecar.events.len(),
         1,
         "PreToolUse fired before the denial"
     );
@@ -635,7 +635,7 @@ fn sdk_permission_deny_with_interrupt_is_refused_before_it_ran() {
     );
     // Had the runtime marked it first, it would be the runtime's, relabelled as never started.
     let sidecar = world.sidecar(&session);
-    let started = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
+    let started = read_sidecar(&sidecar).unwrap().events[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)
@@ -990,7 +990,7 @@ fn provenance_says_loudly_when_a_mark_matches_nothing() {
     let (world, session) = state_with_sdk_sidecar(scenario);
     let transcript = sdk(scenario, "transcript.jsonl");
     let sidecar = world.sidecar(&session);
-    let last_event = read_sidecar(&sidecar).unwrap().events()[0].time_ms;
+    let last_event = read_sidecar(&sidecar).unwrap().events[0].time_ms;
     let mut file = fs_err::OpenOptions::new()
         .append(true)
         .open(&sidecar)

@@ -10,7 +10,7 @@ use clap::Args;
 use super::collect::{ExportQuery, export};
 use crate::output;
 use crate::output_file::write_output_file;
-use crate::projects::text::nothing_read_text;
+use crate::projects::nothing_read_text;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, reading};
 use crate::usage::drops::DEFAULT_MIN_DROP;

@@ -10,15 +10,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::records::{
-    CompactionRecord, DropRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord,
-    SessionRecord, SnapshotRecord, Source, ToolEventRecord,
+    CompactionRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
+    SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::archives::catalog::{SnapshotEntry, list_snapshots};
 use crate::projects::cache::Reading;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
-use crate::projects::text::problem_text;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
 use crate::time::Time;
@@ -45,25 +44,14 @@ pub struct ExportQuery {
     pub reading: Reading,
 }
 
-/// The export: its lines (each a JSON record and a newline) and what could not be read.
+/// The export, or one session's part of it: its lines (each a JSON record and a newline), how
+/// many, what could not be read (in words) and the projects folders that could be listed.
 #[derive(Debug, Clone, Default)]
 pub struct Export {
-    /// JSON Lines.
     pub lines: Vec<u8>,
-    /// Records written.
     pub records: usize,
-    /// Problems, in words.
     pub problems: Vec<String>,
-    /// The projects folders that could be listed.
     pub folders_read: usize,
-}
-
-/// One session's records as JSON lines.
-#[derive(Debug, Default)]
-struct Lines {
-    text: Vec<u8>,
-    count: usize,
-    problems: Vec<String>,
 }
 
 /// Where one session's records go: the envelope's fields, the time filter, the lines.
@@ -72,7 +60,7 @@ struct Writer<'a> {
     project: Option<String>,
     session: String,
     source: Source,
-    lines: Lines,
+    lines: Export,
 }
 
 impl Writer<'_> {
@@ -99,8 +87,8 @@ impl Writer<'_> {
         match serde_json::to_vec(&envelope) {
             Ok(mut line) => {
                 line.push(b'\n');
-                self.lines.text.extend_from_slice(&line);
-                self.lines.count += 1;
+                self.lines.lines.extend_from_slice(&line);
+                self.lines.records += 1;
             }
             Err(error) => self.lines.problems.push(format!(
                 "session {}: a {kind} record could not be written: {error}",
@@ -118,14 +106,14 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         ..Export::default()
     };
     for problem in &found.problems {
-        export.problems.push(problem_text(problem));
+        export.problems.push(problem.to_string());
     }
     let exported: HashSet<String> = found
         .sessions
         .iter()
         .map(|session| session.session_id.clone())
         .collect();
-    let from_history: Vec<Lines> = found
+    let from_history: Vec<Export> = found
         .sessions
         .par_iter()
         .with_max_len(1)
@@ -136,7 +124,7 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .as_ref()
         .and_then(|state| state.session_ids().ok())
         .unwrap_or_default();
-    let from_state: Vec<Lines> = state_sessions
+    let from_state: Vec<Export> = state_sessions
         .par_iter()
         .with_max_len(1)
         .map(|session| {
@@ -153,10 +141,10 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
             )
         })
         .collect();
-    for lines in from_history.into_iter().chain(from_state) {
-        export.lines.extend_from_slice(&lines.text);
-        export.records += lines.count;
-        export.problems.extend(lines.problems);
+    for part in from_history.into_iter().chain(from_state) {
+        export.lines.extend_from_slice(&part.lines);
+        export.records += part.records;
+        export.problems.extend(part.problems);
     }
     export
 }
@@ -167,17 +155,17 @@ fn snapshots_of(query: &ExportQuery, session: &str) -> Option<Vec<SnapshotEntry>
     list_snapshots(state, Some(&session)).ok()
 }
 
-fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Lines {
+fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Export {
     let loaded = load_session(files, &query.reading);
     let mut writer = Writer {
         query,
         project: Some(files.project.clone()),
         session: files.session_id.clone(),
         source: Source::Transcript,
-        lines: Lines::default(),
+        lines: Export::default(),
     };
     for problem in &loaded.problems {
-        writer.lines.problems.push(problem_text(problem));
+        writer.lines.problems.push(problem.to_string());
     }
     if loaded.log.requests().next().is_none() {
         return writer.lines;
@@ -199,30 +187,26 @@ fn state_session(
     session: &SessionId,
     in_history: bool,
     files: Option<&SessionFiles>,
-) -> Lines {
+) -> Export {
     let Some(state) = &query.state else {
-        return Lines::default();
+        return Export::default();
     };
     let mut writer = Writer {
         query,
         project: None,
         session: session.as_str().to_owned(),
         source: Source::UsageLog,
-        lines: Lines::default(),
+        lines: Export::default(),
     };
-    let log = if rotation::log_exists(&state.usage_log(session)) {
-        match read_session_log(state, session) {
-            Ok(log) => Some(log),
-            Err(error) => {
-                writer.lines.problems.push(format!(
-                    "session {session}: the usage log could not be read: {error:#}"
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let log = rotation::log_exists(&state.usage_log(session))
+        .then(|| read_session_log(state, session))
+        .transpose()
+        .unwrap_or_else(|error| {
+            writer.lines.problems.push(format!(
+                "session {session}: the usage log could not be read: {error:#}"
+            ));
+            None
+        });
     // The project folder's name where the transcript was found, else the slug of its `cwd`.
     writer.project = files.map(|files| files.project.clone()).or_else(|| {
         log.as_ref()
@@ -401,21 +385,21 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
         );
     }
     for drop in &report.drops {
+        // The report's drop, less what the envelope and the session record say, its evidence
+        // in words.
+        let mut body = serde_json::to_value(drop).unwrap_or_default();
+        if let Some(fields) = body.as_object_mut() {
+            for key in ["time", "facts", "boundary"] {
+                fields.shift_remove(key);
+            }
+            let evidence = drop_evidence_text(&drop.evidence, drop.fall());
+            fields.insert("evidence".to_owned(), evidence.into());
+        }
         writer.push(
             "drop",
             format!("drop:{session}:{}", drop.request_after),
             drop.time.clone(),
-            DropRecord {
-                request_before: drop.request_before,
-                request_after: drop.request_after,
-                context_before: drop.context_before,
-                context_after: drop.context_after,
-                class: drop.class,
-                basis: drop.basis,
-                confidence: drop.confidence,
-                explains_fall: drop.explains_fall,
-                evidence: drop_evidence_text(&drop.evidence, drop.fall()),
-            },
+            body,
         );
     }
     let peak = report.peak.as_ref().map(|peak| peak.context_tokens);

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
-use crate::usage::drops::{Basis, Confidence, DropClass};
+use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -107,25 +107,6 @@ pub struct CompactionRecord {
     pub trigger_tokens: Option<u64>,
     /// The snapshot matched to it.
     pub snapshot: Option<String>,
-}
-
-/// `kind: "drop"`: one fall of the main chain's context, with its class.
-#[derive(Debug, Clone, Serialize)]
-pub struct DropRecord {
-    /// The request before (from 1).
-    pub request_before: usize,
-    pub request_after: usize,
-    pub context_before: u64,
-    pub context_after: u64,
-    pub class: DropClass,
-    /// What the class rests on.
-    pub basis: Basis,
-    /// For a heuristic compaction.
-    pub confidence: Option<Confidence>,
-    /// Whether the class accounts for the amount.
-    pub explains_fall: bool,
-    /// The evidence, in words.
-    pub evidence: String,
 }
 
 /// `kind: "session"`: one session's summary as of the export.

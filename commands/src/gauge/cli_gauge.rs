@@ -6,11 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::segment::Segment;
-use super::status_input::StatusInput;
 use super::text::gauge_text;
 use crate::output;
-use ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -41,13 +38,7 @@ pub fn run(args: &GaugeArgs) -> Result<ExitCode> {
     if args.json {
         output::print_json(&gauge)?;
     } else {
-        let segment = Segment::build(
-            &StatusInput::default(),
-            Some(&gauge),
-            DEFAULT_WARN_AT_PERCENT,
-            || None,
-        );
-        output::print(&gauge_text(&gauge, &segment))?;
+        output::print(&gauge_text(&gauge))?;
     }
     Ok(ExitCode::SUCCESS)
 }

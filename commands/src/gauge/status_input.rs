@@ -18,10 +18,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
+use serde::de::MapAccess;
 use serde_json::Value;
 
 use ctxhooks_shared::hook::payload::read_first_object;
-use ctxhooks_shared::lenient::{Field, Text};
+use ctxhooks_shared::lenient::{Field, Lenient, Text, struct_from_map};
 use ctxhooks_shared::platform::stdin::DeadlineStdin;
 
 /// What the segment uses of the status line's JSON.
@@ -46,49 +47,10 @@ pub struct StatusInput {
 }
 
 impl StatusInput {
-    /// Reads the fields from the JSON value; anything missing or of another type is `None`.
-    pub fn from_value(value: &Value) -> Self {
-        let text = |value: Option<&Value>| {
-            value
-                .and_then(Value::as_str)
-                .filter(|text| !text.is_empty())
-                .map(ToOwned::to_owned)
-        };
-        let window = value.get("context_window");
-        let context_tokens = window
-            .and_then(|window| window.get("current_usage"))
-            .and_then(Value::as_object)
-            .and_then(|usage| {
-                let count = |key: &str| usage.get(key).and_then(Value::as_u64);
-                sum_of_present(&[
-                    count("input_tokens"),
-                    count("cache_creation_input_tokens"),
-                    count("cache_read_input_tokens"),
-                ])
-            });
-        Self {
-            session_id: text(value.get("session_id")),
-            model: text(value.get("model").and_then(|model| model.get("id"))),
-            version: text(value.get("version")),
-            project_dir: text(
-                value
-                    .get("workspace")
-                    .and_then(|workspace| workspace.get("project_dir")),
-            )
-            .or_else(|| text(value.get("cwd"))),
-            context_tokens,
-            model_window: window
-                .and_then(|window| window.get("context_window_size"))
-                .and_then(Value::as_u64)
-                .filter(|size| *size > 0),
-            session_name: text(value.get("session_name")),
-        }
-    }
-
     /// Parses the bytes of one JSON object: straight into the few fields the segment reads
-    /// (everything else is skipped unread), and only when some value there has a shape Claude
-    /// Code does not write (a `model` that is no object), through a generic JSON value, field by
-    /// field.
+    /// (everything else is skipped unread, and a field of another type is set aside), and only
+    /// when the bytes are no such object for serde (a key written twice), through a generic JSON
+    /// value.
     pub fn parse(bytes: &[u8]) -> Result<Self> {
         let is_object = bytes
             .iter()
@@ -102,10 +64,9 @@ impl StatusInput {
         }
         let value: Value =
             serde_json::from_slice(bytes).context("the status line input is not a JSON object")?;
-        if !value.is_object() {
-            anyhow::bail!("the status line input is not a JSON object");
-        }
-        Ok(Self::from_value(&value))
+        Ok(Typed::deserialize(&value)
+            .context("the status line input is not a JSON object")?
+            .into_input())
     }
 }
 
@@ -123,10 +84,10 @@ struct Typed<'input> {
     #[serde(borrow)]
     cwd: Text<'input>,
     #[serde(borrow)]
-    model: Option<TypedModel<'input>>,
+    model: Field<TypedModel<'input>>,
     #[serde(borrow)]
-    workspace: Option<TypedWorkspace<'input>>,
-    context_window: Option<TypedWindow>,
+    workspace: Field<TypedWorkspace<'input>>,
+    context_window: Field<TypedWindow>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -147,7 +108,7 @@ struct TypedWorkspace<'input> {
 #[serde(default)]
 struct TypedWindow {
     context_window_size: Field<u64>,
-    current_usage: Option<TypedUsage>,
+    current_usage: Field<TypedUsage>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -162,13 +123,33 @@ struct TypedUsage {
     cache_read_input_tokens: Field<u64>,
 }
 
+/// Each nested object is read into its fields; one of another type is set aside.
+macro_rules! lenient_objects {
+    ($($name:ident $(<$lifetime:lifetime>)?),*) => {$(
+        impl<'de $(: $lifetime, $lifetime)?> Lenient<'de> for $name $(<$lifetime>)? {
+            const EXPECTED: &'static str = "an object";
+
+            fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+                struct_from_map(map)
+            }
+        }
+    )*};
+}
+
+lenient_objects!(
+    TypedModel<'input>,
+    TypedWorkspace<'input>,
+    TypedWindow,
+    TypedUsage
+);
+
 impl Typed<'_> {
     fn into_input(self) -> StatusInput {
         let owned = |text: &Text<'_>| text.non_empty().map(ToOwned::to_owned);
         let context_tokens = self
             .context_window
-            .as_ref()
-            .and_then(|window| window.current_usage.as_ref())
+            .get()
+            .and_then(|window| window.current_usage.get())
             .and_then(|usage| {
                 let counts = [
                     usage.input_tokens.get().copied(),
@@ -179,17 +160,17 @@ impl Typed<'_> {
             });
         StatusInput {
             session_id: owned(&self.session_id),
-            model: self.model.as_ref().and_then(|model| owned(&model.id)),
+            model: self.model.get().and_then(|model| owned(&model.id)),
             version: owned(&self.version),
             project_dir: self
                 .workspace
-                .as_ref()
+                .get()
                 .and_then(|workspace| owned(&workspace.project_dir))
                 .or_else(|| owned(&self.cwd)),
             context_tokens,
             model_window: self
                 .context_window
-                .as_ref()
+                .get()
                 .and_then(|window| window.context_window_size.get().copied())
                 .filter(|size| *size > 0),
             session_name: owned(&self.session_name),

@@ -5,8 +5,9 @@
 use std::fmt::Write as _;
 
 use super::segment::{ContextSource, Level, Segment};
+use super::status_input::StatusInput;
 use crate::output::one_line;
-use ctxhooks_shared::gauge::{short_tokens, whole_percent};
+use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, short_tokens, whole_percent};
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation};
 
 /// The placeholders a `--format` template may use, with what each becomes.
@@ -178,9 +179,16 @@ pub fn coloured(level: Level, text: &str) -> String {
     format!("\u{1b}[{code}m{text}\u{1b}[0m")
 }
 
-/// `ctxhooks gauge`'s text: the segment, then how T was found and when the gauge was written.
-pub fn gauge_text(gauge: &Gauge, segment: &Segment) -> String {
-    let mut text = default_segment(segment);
+/// `ctxhooks gauge`'s text (and the MCP gauge tool's): the segment the gauge alone gives, then
+/// how T was found and when the gauge was written.
+pub fn gauge_text(gauge: &Gauge) -> String {
+    let segment = Segment::build(
+        &StatusInput::default(),
+        Some(gauge),
+        DEFAULT_WARN_AT_PERCENT,
+        || None,
+    );
+    let mut text = default_segment(&segment);
     text.push('\n');
     let basis = &gauge.trigger;
     let how = match basis.derivation {

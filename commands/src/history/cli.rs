@@ -11,7 +11,7 @@ use super::model::{HistoryQuery, build_history};
 use super::text::history_text;
 use crate::output;
 use crate::output_file::RenderArgs;
-use crate::projects::text::{nothing_read_text, problem_text};
+use crate::projects::nothing_read_text;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, reading};
 use crate::usage::cli_report::ThresholdArgs;
@@ -67,7 +67,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     };
     let history = build_history(&query, &args.thresholds.options());
     if history.folders_read == 0 {
-        let refusals: Vec<String> = history.problems.iter().map(problem_text).collect();
+        let refusals: Vec<String> = history.problems.iter().map(ToString::to_string).collect();
         bail!(nothing_read_text(&refusals));
     }
     args.render.write_svg("overview", || render_svg(&history))?;

@@ -4,7 +4,6 @@ use serde_json::{Value, json};
 
 use super::model::{HISTORY_SCHEMA, History};
 use crate::projects::discover::Problem;
-use crate::projects::text::problem_text;
 
 /// The history as one JSON value.
 pub fn history_json(history: &History) -> Value {
@@ -29,6 +28,6 @@ pub fn problem_json(problem: &Problem) -> Value {
     json!({
         "path": problem.path.display().to_string(),
         "problem": <&str>::from(&problem.kind),
-        "message": problem_text(problem),
+        "message": problem.to_string(),
     })
 }

@@ -1,12 +1,11 @@
 //! The history in words: one line per session, then totals per day and per project, then what
 //! could not be read.
 
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
-use crate::projects::text::problem_text;
 use crate::time::Time;
 use crate::usage::text::{thousands, thousands_or_dash, totals_lines};
 
@@ -81,6 +80,20 @@ fn drops_cell(session: &SessionSummary) -> String {
         .map(|(class, count)| format!("{class} {count}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Writes a table's line: two spaces, then each cell padded to its column's width, the first
+/// aligned left and the others right, a space between.
+fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item = impl Display>) {
+    text.push(' ');
+    for (index, (width, cell)) in widths.iter().zip(cells).enumerate() {
+        let _ = if index == 0 {
+            write!(text, " {cell:<width$}")
+        } else {
+            write!(text, " {cell:>width$}")
+        };
+    }
+    text.push('\n');
 }
 
 /// The whole history as text.
@@ -165,33 +178,23 @@ pub fn history_text(history: &History) -> String {
     }
     if !history.days.is_empty() {
         let _ = writeln!(text, "\nper day (UTC):");
-        let _ = writeln!(
-            text,
-            "  {:<10} {:>8} {:>8} {:>11} {:>10} {:>13} {:>15} {:>11} {:>9}",
-            "day",
-            "sessions",
-            "requests",
-            "compactions",
-            "input",
-            "cache write",
-            "cache read",
-            "output",
-            "peak"
-        );
+        let widths = [10, 8, 8, 11, 10, 13, 15, 11, 9];
+        let header = "day|sessions|requests|compactions|input|cache write|cache read|output|peak";
+        table_line(&mut text, &widths, header.split('|'));
         for day in &history.days {
-            let _ = writeln!(
-                text,
-                "  {:<10} {:>8} {:>8} {:>11} {:>10} {:>13} {:>15} {:>11} {:>9}",
-                day.day,
-                day.sessions,
+            let tokens = &day.totals.tokens;
+            let cells = [
+                day.day.clone(),
+                day.sessions.to_string(),
                 thousands(day.requests as u64),
-                day.compactions,
-                thousands(day.totals.tokens.input_tokens),
-                thousands(day.totals.tokens.cache_creation_input_tokens),
-                thousands(day.totals.tokens.cache_read_input_tokens),
-                thousands(day.totals.tokens.output_tokens),
-                thousands(day.peak_context)
-            );
+                day.compactions.to_string(),
+                thousands(tokens.input_tokens),
+                thousands(tokens.cache_creation_input_tokens),
+                thousands(tokens.cache_read_input_tokens),
+                thousands(tokens.output_tokens),
+                thousands(day.peak_context),
+            ];
+            table_line(&mut text, &widths, cells);
         }
     }
     if !history.projects.is_empty() {
@@ -199,31 +202,21 @@ pub fn history_text(history: &History) -> String {
             text,
             "\nper project (fastest-filling first: tokens added per main-chain request that added some):"
         );
-        let _ = writeln!(
-            text,
-            "  {:<32} {:>8} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10}",
-            "project",
-            "sessions",
-            "requests",
-            "compactions",
-            "peak",
-            "median pk/T",
-            "near T",
-            "added/req"
-        );
+        let widths = [32, 8, 8, 11, 9, 12, 11, 10];
+        let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
+        table_line(&mut text, &widths, header.split('|'));
         for project in &history.projects {
-            let _ = writeln!(
-                text,
-                "  {:<32} {:>8} {:>8} {:>11} {:>9} {:>12} {:>11} {:>10}",
+            let cells = [
                 short(project.cwd.as_deref().unwrap_or(&project.project), 32),
-                project.sessions,
+                project.sessions.to_string(),
                 thousands(project.requests as u64),
-                project.compactions,
+                project.compactions.to_string(),
                 thousands(project.peak_context),
                 percent(project.median_peak_to_trigger),
-                project.sessions_near_trigger,
-                rounded(project.growth_per_request)
-            );
+                project.sessions_near_trigger.to_string(),
+                rounded(project.growth_per_request),
+            ];
+            table_line(&mut text, &widths, cells);
         }
     }
     if history.sessions.is_empty() {
@@ -244,7 +237,7 @@ pub fn history_text(history: &History) -> String {
             history.problems.len()
         );
         for problem in &history.problems {
-            let _ = writeln!(text, "  {}", problem_text(problem));
+            let _ = writeln!(text, "  {problem}");
         }
     }
     text

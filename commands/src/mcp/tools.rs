@@ -8,14 +8,11 @@ use anyhow::{Result, bail};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::gauge::segment::Segment;
-use crate::gauge::status_input::StatusInput;
 use crate::gauge::text::gauge_text;
 use crate::output::one_line;
 use crate::projects::ProjectsArgs;
-use crate::recall::cli::compaction_number;
-use crate::recall::conversation::{Message, read_conversation};
-use crate::recall::matching::fold;
+use crate::recall::cli::choose;
+use crate::recall::conversation::read_conversation;
 use crate::recall::text::render as render_messages;
 use crate::retention::settings::Retention;
 use crate::search::cli::filters;
@@ -25,7 +22,6 @@ use crate::search::role::Role;
 use crate::search::text::{Marking, render as render_results};
 use crate::sessions::catalog::list_sessions;
 use crate::sessions::resolve::{LAST, Unknown, resolve_session};
-use ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -112,30 +108,12 @@ pub fn search_tool(state: &StateDir, parameters: &SearchParameters) -> Result<St
 pub fn recall_tool(state: &StateDir, parameters: &RecallParameters) -> Result<String> {
     let session = resolve_session(state, &parameters.session, Unknown::Refuse)?;
     let conversation = read_conversation(state, &session)?;
-    let before = parameters
-        .before_compaction
-        .as_deref()
-        .map(|text| compaction_number(text, conversation.compactions))
-        .transpose()?;
-    let needle = parameters
-        .pattern
-        .as_deref()
-        .map(fold)
-        .filter(|needle| !needle.is_empty());
-    let mut chosen: Vec<Message> = conversation
-        .messages
-        .iter()
-        .filter(|message| before.is_none_or(|number| message.compactions_before < number))
-        .filter(|message| {
-            needle
-                .as_deref()
-                .is_none_or(|needle| message.contains(needle))
-        })
-        .cloned()
-        .collect();
-    let matching = chosen.len();
-    let last = parameters.last.unwrap_or(20).clamp(1, 100);
-    chosen.drain(..chosen.len().saturating_sub(last));
+    let (chosen, matching, needle) = choose(
+        &conversation,
+        parameters.pattern.as_deref(),
+        parameters.before_compaction.as_deref(),
+        Some(parameters.last.unwrap_or(20).clamp(1, 100)),
+    )?;
     let mut text = render_messages(&chosen, conversation.compactions, needle.as_deref());
     let _ = writeln!(
         text,
@@ -216,15 +194,9 @@ pub fn gauge_tool(state: &StateDir, parameters: &GaugeParameters) -> Result<Stri
             "session {session} has no gauge yet (the Stop hook writes it at the end of every turn)"
         );
     };
-    let segment = Segment::build(
-        &StatusInput::default(),
-        Some(&gauge),
-        DEFAULT_WARN_AT_PERCENT,
-        || None,
-    );
     Ok(bounded(format!(
         "session {session}\n{}",
-        gauge_text(&gauge, &segment)
+        gauge_text(&gauge)
     )))
 }
 

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::read::{TranscriptRead, read_transcript};
+use ctxhooks_shared::platform::identity::{self, FileFacts};
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -34,27 +35,11 @@ pub struct Cache {
 /// What a file was when it was looked at: a file rewritten in place with the same size and
 /// modification time (set back by hand, or within one tick of the clock) still has another
 /// change time, which no one can set; a file replaced by another has another inode.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp {
-    size: u64,
-    modified_ns: i128,
-    changed_ns: i128,
-    device: u64,
-    inode: u64,
-}
+type Stamp = FileFacts;
 
-impl Stamp {
-    /// The file at `path` (never followed, if it is a link) as it is now.
-    fn of(path: &Path) -> Option<Self> {
-        let facts = ctxhooks_shared::platform::identity::of_path(path).ok()?;
-        Some(Self {
-            size: facts.size,
-            modified_ns: facts.modified_ns,
-            changed_ns: facts.changed_ns,
-            device: facts.device,
-            inode: facts.inode,
-        })
-    }
+/// The file at `path` (never followed, if it is a link) as it is now.
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    identity::of_path(path).ok()
 }
 
 /// One cache file: the SHA-256 of the rest (lowercase hex) and a newline, then this as JSON.
@@ -100,7 +85,7 @@ impl Cache {
         let binary = std::env::current_exe().ok()?;
         Some(Self {
             dir: state.history_cache_dir(),
-            binary: Stamp::of(&binary)?,
+            binary: stamp_of(&binary)?,
         })
     }
 
@@ -124,7 +109,7 @@ impl Cache {
     /// What reading `path` gave, from the cache when it is still true, else read now and kept.
     /// Whether the cache served it is returned too.
     pub fn read(&self, path: &Path) -> Result<(TranscriptRead, bool)> {
-        let before = Stamp::of(path);
+        let before = stamp_of(path);
         let file = self.file(path);
         if let Some(stamp) = &before
             && let Some(read) = self.load(&file, path, stamp)
@@ -135,11 +120,11 @@ impl Cache {
         // Kept only when the file did not change while it was read; a failure to keep it costs
         // the next run a read, nothing more.
         if let Some(transcript) = before
-            && Stamp::of(path).as_ref() == Some(&transcript)
+            && stamp_of(path).as_ref() == Some(&transcript)
         {
             let entry = Entry {
                 schema: CACHE_SCHEMA,
-                binary: self.binary.clone(),
+                binary: self.binary,
                 path: path.to_string_lossy().into_owned(),
                 transcript,
                 read,

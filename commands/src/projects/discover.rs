@@ -42,38 +42,40 @@ impl SessionFiles {
     }
 }
 
-/// What could not be read, and where (typed; `text.rs` and `json.rs` put it in words).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What could not be read, and where, in one sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {kind}", .path.display())]
 pub struct Problem {
     pub path: PathBuf,
-    /// What is wrong with it.
     pub kind: ProblemKind,
 }
 
-/// What is wrong with a path.
-#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+/// What is wrong with a path (`holds_transcripts`: it holds `.jsonl` files itself, so it is one
+/// project's folder, not the folder of every project; `error` as the system gave it;
+/// `unreadable_lines`: lines that are not JSON objects).
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr, thiserror::Error)]
 #[strum(serialize_all = "snake_case")]
 pub enum ProblemKind {
-    /// Nothing is there.
+    #[error("nothing is there (no projects folder)")]
     Missing,
-    /// It is a file, not a folder.
+    #[error("a file, not a projects folder")]
     NotAFolder,
     /// A folder that holds no `<project>/<session>.jsonl`.
-    NotAProjectsFolder {
-        /// True when it holds `.jsonl` files itself: one project's folder, not the folder of
-        /// every project.
-        holds_transcripts: bool,
-    },
-    /// It could not be listed or read.
-    Unreadable {
-        /// The error, as the system gave it.
-        error: String,
-    },
+    #[error("not a projects folder: {}", if *.holds_transcripts {
+        "it holds transcripts itself, so it looks like one project's folder (give the folder \
+         above it, such as ~/.claude/projects)"
+    } else {
+        "no <project>/<session>.jsonl under it"
+    })]
+    NotAProjectsFolder { holds_transcripts: bool },
+    #[error("could not be read: {error}")]
+    Unreadable { error: String },
     /// A transcript file none of whose lines is a Claude Code record.
-    NotATranscript {
-        /// Lines that are not JSON objects.
-        unreadable_lines: u64,
-    },
+    #[error(
+        "not a Claude Code transcript: no line is a record of one ({unreadable_lines} not JSON \
+         objects); skipped"
+    )]
+    NotATranscript { unreadable_lines: u64 },
 }
 
 /// Every session under the projects folders, and the problems met.
@@ -102,36 +104,27 @@ pub fn discover(folders: &[PathBuf]) -> Found {
     found
 }
 
-fn discover_folder(folder: &Path, found: &mut Found) {
-    let problem = |kind| Problem {
-        path: folder.to_path_buf(),
-        kind,
-    };
-    match fs_err::metadata(folder) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            found.problems.push(problem(ProblemKind::Missing));
-            return;
-        }
-        Err(error) => {
-            found.problems.push(problem(ProblemKind::Unreadable {
-                error: error.to_string(),
-            }));
-            return;
-        }
-        Ok(metadata) if !metadata.is_dir() => {
-            found.problems.push(problem(ProblemKind::NotAFolder));
-            return;
-        }
-        Ok(_) => {}
+impl Found {
+    fn problem(&mut self, path: &Path, kind: ProblemKind) {
+        self.problems.push(Problem {
+            path: path.to_path_buf(),
+            kind,
+        });
     }
-    let entries = match list(folder) {
+}
+
+fn discover_folder(folder: &Path, found: &mut Found) {
+    let refused = match fs_err::metadata(folder) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(ProblemKind::Missing),
+        Err(error) => Some(ProblemKind::Unreadable {
+            error: error.to_string(),
+        }),
+        Ok(metadata) if !metadata.is_dir() => Some(ProblemKind::NotAFolder),
+        Ok(_) => None,
+    };
+    let entries = match refused.map_or_else(|| list(folder), Err) {
         Ok(entries) => entries,
-        Err(error) => {
-            found
-                .problems
-                .push(problem(ProblemKind::Unreadable { error }));
-            return;
-        }
+        Err(kind) => return found.problem(folder, kind),
     };
     found.folders_read += 1;
     let before = found.sessions.len();
@@ -144,11 +137,10 @@ fn discover_folder(folder: &Path, found: &mut Found) {
         }
     }
     if found.sessions.len() == before {
-        found
-            .problems
-            .push(problem(ProblemKind::NotAProjectsFolder {
-                holds_transcripts,
-            }));
+        found.problem(
+            folder,
+            ProblemKind::NotAProjectsFolder { holds_transcripts },
+        );
     }
 }
 
@@ -156,28 +148,14 @@ fn discover_folder(folder: &Path, found: &mut Found) {
 fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Found) {
     let entries = match list(project_dir) {
         Ok(entries) => entries,
-        Err(error) => {
-            found.problems.push(Problem {
-                path: project_dir.to_path_buf(),
-                kind: ProblemKind::Unreadable { error },
-            });
-            return;
-        }
+        Err(kind) => return found.problem(project_dir, kind),
     };
     let project = project_dir
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut sessions: BTreeMap<String, SessionFiles> = BTreeMap::new();
-    let new_session = |id: &str| SessionFiles {
-        projects_folder: projects_folder.to_path_buf(),
-        project: project.clone(),
-        session_id: id.to_owned(),
-        main: None,
-        agents: Vec::new(),
-        bytes: 0,
-        modified: 0,
-    };
+    // Each session's main transcript and sub-agents' transcripts, by its id.
+    let mut sessions: BTreeMap<String, (Option<PathBuf>, Vec<PathBuf>)> = BTreeMap::new();
     for entry in &entries {
         let Some(name) = entry.path.file_name().and_then(|name| name.to_str()) else {
             continue;
@@ -186,10 +164,11 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             let mut agents = Vec::new();
             collect_agents(&entry.path.join("subagents"), &mut agents, found);
             if !agents.is_empty() {
-                let session = sessions
+                sessions
                     .entry(name.to_owned())
-                    .or_insert_with(|| new_session(name));
-                session.agents.extend(agents);
+                    .or_default()
+                    .1
+                    .extend(agents);
             }
         } else if is_jsonl(&entry.path) {
             let stem = name.trim_end_matches(".jsonl");
@@ -200,20 +179,27 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
                     .ok()
                     .flatten()
                     .unwrap_or_else(|| stem.to_owned());
-                let session = sessions
-                    .entry(parent.clone())
-                    .or_insert_with(|| new_session(&parent));
-                session.agents.push(entry.path.clone());
+                sessions
+                    .entry(parent)
+                    .or_default()
+                    .1
+                    .push(entry.path.clone());
             } else {
-                let session = sessions
-                    .entry(stem.to_owned())
-                    .or_insert_with(|| new_session(stem));
-                session.main = Some(entry.path.clone());
+                sessions.entry(stem.to_owned()).or_default().0 = Some(entry.path.clone());
             }
         }
     }
-    for (_, mut session) in sessions {
-        session.agents.sort();
+    for (session_id, (main, mut agents)) in sessions {
+        agents.sort();
+        let mut session = SessionFiles {
+            projects_folder: projects_folder.to_path_buf(),
+            project: project.clone(),
+            session_id,
+            main,
+            agents,
+            bytes: 0,
+            modified: 0,
+        };
         for path in session.main.iter().chain(session.agents.iter()) {
             if let Ok(metadata) = fs_err::symlink_metadata(path) {
                 session.bytes += metadata.len();
@@ -235,13 +221,7 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
     let entries = match list(dir) {
         Ok(entries) => entries,
         Err(_) if !dir.exists() => return,
-        Err(error) => {
-            found.problems.push(Problem {
-                path: dir.to_path_buf(),
-                kind: ProblemKind::Unreadable { error },
-            });
-            return;
-        }
+        Err(kind) => return found.problem(dir, kind),
     };
     for entry in entries {
         if entry.is_dir {
@@ -264,11 +244,13 @@ struct Entry {
 }
 
 /// A folder's entries, sorted; symbolic links are listed as what they are (never followed).
-fn list(dir: &Path) -> Result<Vec<Entry>, String> {
-    let read = fs_err::read_dir(dir).map_err(|error| error.to_string())?;
+fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
+    let unreadable = |error: std::io::Error| ProblemKind::Unreadable {
+        error: error.to_string(),
+    };
     let mut entries = Vec::new();
-    for entry in read {
-        let entry = entry.map_err(|error| error.to_string())?;
+    for entry in fs_err::read_dir(dir).map_err(unreadable)? {
+        let entry = entry.map_err(unreadable)?;
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
         entries.push(Entry {
             path: entry.path(),

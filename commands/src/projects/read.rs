@@ -10,7 +10,6 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::usage::log::SessionLog;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
@@ -117,10 +116,4 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
         lines,
         typed_lines,
     })
-}
-
-/// [`read_transcript`] folded into a log, as [`crate::usage::log::log_from_transcript`]
-/// folds the full read (the two must agree on every real transcript; the tests check it).
-pub fn log_of_transcript(path: &Path) -> Result<SessionLog> {
-    Ok(SessionLog::from_records(read_transcript(path)?.records))
 }

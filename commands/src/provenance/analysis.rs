@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use super::calls::ToolCalls;
 use super::evidence::Warning;
-use super::groups::{ClassifiedLine, GroupFinder, InterruptGroup, LineSpan};
+use super::groups::{GroupFinder, InterruptGroup, LineSpan};
 use super::marks;
 use super::records::{RecordClass, ResultKind, classify_record};
 use super::sidecar::Sidecar;
@@ -35,13 +35,12 @@ pub struct NotableResult {
 }
 
 /// A transcript analysed: its groups found and the sidecar's marks matched to them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Analysis {
     /// The interrupt groups, in transcript order.
     pub groups: Vec<InterruptGroup>,
     /// The results that are not normal ones, in transcript order.
     pub results: Vec<NotableResult>,
-    /// The tool calls.
     pub calls: ToolCalls,
     /// The sidecar that was used.
     pub sidecar: Sidecar,
@@ -66,14 +65,11 @@ impl Analysis {
     /// text.
     pub fn scan(transcript: impl Read, sidecar: Sidecar) -> Result<Self> {
         let mut scan = Scan {
-            sidecar: &sidecar,
+            analysis: Self {
+                sidecar,
+                ..Self::default()
+            },
             finder: GroupFinder::default(),
-            results: Vec::new(),
-            calls: ToolCalls::default(),
-            unreadable_lines: 0,
-            records: 0,
-            line_count: 0,
-            session_ids: BTreeSet::new(),
             issued: Vec::new(),
         };
         let read = split_lines(transcript, 0, true, MAX_LINE_BYTES, |line| {
@@ -81,43 +77,28 @@ impl Analysis {
             ControlFlow::Continue(())
         })?;
         let Scan {
+            mut analysis,
             finder,
-            results,
-            calls,
-            unreadable_lines,
-            records,
-            line_count,
-            session_ids,
             ..
         } = scan;
-        let (mut groups, mut warnings) = finder.finish();
-        for group in &mut groups {
+        analysis.length = read.offset;
+        (analysis.groups, analysis.warnings) = finder.finish();
+        for group in &mut analysis.groups {
             group.unanswered = std::mem::take(&mut group.calls_before)
                 .into_iter()
-                .map(|call| calls.at(call))
+                .map(|call| analysis.calls.at(call))
                 .filter(|call| !call.answered)
                 .map(|call| call.id.clone())
                 .collect();
         }
-        marks::match_marks(&mut groups, &sidecar, &calls);
-        for problem in &sidecar.mark_problems {
-            warnings.push(Warning::MarkProblem {
+        marks::match_marks(&mut analysis.groups, &analysis.sidecar, &analysis.calls);
+        for problem in &analysis.sidecar.mark_problems {
+            analysis.warnings.push(Warning::MarkProblem {
                 line: problem.line,
                 problem: problem.problem.clone(),
             });
         }
-        Ok(Self {
-            groups,
-            results,
-            calls,
-            sidecar,
-            warnings,
-            unreadable_lines,
-            records,
-            line_count,
-            length: read.offset,
-            session_ids,
-        })
+        Ok(analysis)
     }
 
     /// The marks that cover no interrupt group, with their index in the sidecar's mark list.
@@ -135,21 +116,15 @@ impl Analysis {
     }
 }
 
-/// The state of the pass.
-struct Scan<'sidecar> {
-    sidecar: &'sidecar Sidecar,
+/// The state of the pass: the analysis as far as it got, and the calls the current line issues
+/// (kept to reuse their allocation).
+struct Scan {
+    analysis: Analysis,
     finder: GroupFinder,
-    results: Vec<NotableResult>,
-    calls: ToolCalls,
-    unreadable_lines: usize,
-    records: usize,
-    line_count: usize,
-    session_ids: BTreeSet<String>,
-    /// The calls the current line issues (kept to reuse its allocation).
     issued: Vec<usize>,
 }
 
-impl Scan<'_> {
+impl Scan {
     /// Notes the calls the results of line `index` answer, and keeps those that are not normal.
     fn results_of(&mut self, index: usize, class: &RecordClass, time_ms: Option<u64>) {
         let (RecordClass::InterruptOnly { results, .. } | RecordClass::Conversation { results }) =
@@ -158,9 +133,9 @@ impl Scan<'_> {
             return;
         };
         for (id, kind) in results {
-            self.calls.answered(id);
+            self.analysis.calls.answered(id);
             if *kind != ResultKind::Normal {
-                self.results.push(NotableResult {
+                self.analysis.results.push(NotableResult {
                     line: index,
                     tool_use_id: id.clone(),
                     kind: kind.clone(),
@@ -172,8 +147,9 @@ impl Scan<'_> {
     }
 
     fn line(&mut self, line: Line) {
-        let index = self.line_count;
-        self.line_count += 1;
+        let analysis = &mut self.analysis;
+        let index = analysis.line_count;
+        analysis.line_count += 1;
         let span = LineSpan {
             offset: line.offset,
             length: line.length,
@@ -185,36 +161,31 @@ impl Scan<'_> {
             None => None,
         };
         let Some(record) = record else {
-            self.unreadable_lines += 1;
+            analysis.unreadable_lines += 1;
             self.finder.unreadable(index);
             return;
         };
-        self.records += 1;
+        analysis.records += 1;
         let conversation = matches!(record.kind(), Some("user" | "assistant"));
         if conversation
             && let Some(id) = record.session_id.text()
-            && !self.session_ids.contains(id)
+            && !analysis.session_ids.contains(id)
         {
-            self.session_ids.insert(id.to_owned());
+            analysis.session_ids.insert(id.to_owned());
         }
         let time_ms = if conversation { record.time_ms() } else { None };
-        let class = classify_record(&record, Some(self.sidecar));
+        let class = classify_record(&record, Some(&analysis.sidecar));
         self.issued.clear();
         for (id, tool_use) in record.tool_uses() {
-            let call = self.calls.issued(id, tool_use, index, time_ms);
+            let call = analysis.calls.issued(id, tool_use, index, time_ms);
             self.issued.push(call);
         }
-        let first_result = self.results.len();
+        let first_result = analysis.results.len();
         self.results_of(index, &class, time_ms);
-        let group = self.finder.record(ClassifiedLine {
-            index,
-            span,
-            record: &record,
-            class,
-            time_ms,
-            calls: &self.issued,
-        });
-        for result in &mut self.results[first_result..] {
+        let group = self
+            .finder
+            .record(index, span, &record, class, time_ms, &self.issued);
+        for result in &mut self.analysis.results[first_result..] {
             result.group = group;
         }
     }

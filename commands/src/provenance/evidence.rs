@@ -1,160 +1,214 @@
-//! The facts behind every verdict, state and warning, as types: what was found and where (line
-//! numbers are 1-based, as a person counts them). `text.rs` says them in English.
+//! The facts behind every verdict, state and warning, as types, each with the sentence a person
+//! reads (its `Display`, in the text and the JSON report): what was found and where (line
+//! numbers are 1-based, as a person counts them).
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use super::json::sentence;
+use super::marks::{MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS};
 use super::records::ResultKind;
 use super::sidecar::MarkProblemKind;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::RuntimeMark;
 
-/// Why a call got its verdict.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a call got its verdict, as a sentence.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VerdictEvidence {
-    /// How the call's `tool_result` reads.
+    #[error("{0}")]
     Result(ResultKind),
-    /// A permission decision refused the call; no interrupt was involved.
+    #[error("a permission decision refused the call; no interrupt was involved")]
     PermissionDecision,
-    /// Another mark that also fell just before the call's interrupt records and is spent on
-    /// them (a retried `interrupt()`).
+    /// Another mark that also fell just before the call's interrupt records (a retried
+    /// `interrupt()`).
+    #[error(
+        "the runtime mark at {} ms (reason {:?}) also fell just before these records (a retried \
+         interrupt?) and is spent on them",
+        .0.time_ms,
+        .0.reason
+    )]
     SpentMark(RuntimeMark),
-    /// A harness-written record taken as an interrupt marker although its wording is new.
-    NovelMarker {
-        /// Its transcript line.
-        line: usize,
-        text: String,
-    },
-    /// The runtime mark that covers the call's interrupt records.
+    /// A harness-written record (on transcript line `line`) taken as an interrupt marker
+    /// although its wording is new.
+    #[error(
+        "line {line}: {text:?} was taken as an interrupt marker because the harness wrote it \
+         (rowSource: \"harness\") right after interrupt content; its wording is unknown to \
+         ctxhooks (did the SDK change it?)"
+    )]
+    NovelMarker { line: usize, text: String },
+    /// The runtime mark that covers the call's interrupt records; `delay_ms`: how long after
+    /// the mark the call's result came, when its time is known.
+    #[error(
+        "runtime mark at {} ms{}: reason {:?}{}{}",
+        .mark.time_ms,
+        .delay_ms.map(|delay| format!(", the interrupt records came {delay} ms after it")).unwrap_or_default(),
+        .mark.reason,
+        .mark.source.as_ref().map(|source| format!(", source {source:?}")).unwrap_or_default(),
+        .mark.gauge_pct.map(|pct| format!(", gauge {pct}%")).unwrap_or_default()
+    )]
     CoveringMark {
         mark: RuntimeMark,
-        /// How long after the mark the call's result came, when its time is known.
         delay_ms: Option<i128>,
     },
-    /// The transcript's wording says "user" for every interrupt, whoever issued it.
+    #[error(
+        "the transcript's wording says \"user\" for every interrupt; the mark says the runtime \
+         issued this one"
+    )]
     WordingSaysUser,
-    /// A person typed feedback with the rejection.
+    #[error("a person typed feedback with the rejection")]
     Feedback,
-    /// A mark line whose time cannot be read lies near the interrupt records: the runtime may
-    /// have issued this interrupt.
-    UnreadableMarkNearby {
-        /// The mark's sidecar line.
-        sidecar_line: usize,
-    },
-    /// Refused at the permission step before it ran, and no runtime mark covers it.
+    /// A mark line whose time cannot be read lies near the interrupt records.
+    #[error(
+        "sidecar line {sidecar_line} is a runtime_interrupt_mark line whose time cannot be read, \
+         and these interrupt records could follow it: the runtime may have issued this interrupt"
+    )]
+    UnreadableMarkNearby { sidecar_line: usize },
+    #[error(
+        "refused at the permission step before it ran (a person at a permission prompt, or a \
+         canUseTool deny with interrupt: true) and no runtime mark covers it"
+    )]
     RefusedBeforeRunUncovered,
-    /// No runtime mark covers its interrupt records, so the transcript's "user" stands.
+    #[error("no runtime mark covers these interrupt records, so the transcript's \"user\" stands")]
     Uncovered,
-    /// No runtime mark covers it and its wording is not known.
+    #[error("no runtime mark covers it and the wording is not known")]
     UncoveredUnknownWording,
-    /// The transcript holds no `tool_result` for the call.
+    #[error(
+        "the transcript holds no tool_result for this call (an abort, or the session was still \
+         running)"
+    )]
     NoResult,
     /// The interrupt records after a call with no result are covered by this mark.
+    #[error(
+        "the interrupt records after it are covered by the runtime mark at {} ms (reason {:?})",
+        .0.time_ms,
+        .0.reason
+    )]
     LaterRecordsCovered(RuntimeMark),
-    /// An interrupt marker follows a call with no result, and no runtime mark covers it.
+    #[error(
+        "an interrupt marker follows it and no runtime mark covers it, so the transcript's \
+         \"user\" stands"
+    )]
     MarkerFollowsUncovered,
 }
 
-/// Why a call got its state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a call got its state, as a sentence (times in milliseconds since the Unix epoch;
+/// `is_interrupt`: the `PostToolUseFailure` payload's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum StateEvidence {
-    /// `PostToolUse` saw it complete.
+    #[error("PostToolUse at {time_ms} ms")]
     Completed { time_ms: u64 },
-    /// `PostToolUseFailure` with `is_interrupt: true`: aborted while running.
+    #[error(
+        "PostToolUseFailure at {time_ms} ms with is_interrupt: true: the call was aborted while \
+         running, so it may have run in part or in full"
+    )]
     AbortedWhileRunning { time_ms: u64 },
-    /// `PostToolUseFailure` saw it fail.
+    #[error("PostToolUseFailure at {time_ms} ms (is_interrupt: {is_interrupt:?})")]
     Failed {
         time_ms: u64,
-        /// The payload's `is_interrupt`.
         is_interrupt: Option<bool>,
     },
-    /// The transcript says the call was refused before it ran.
+    #[error("the transcript says the call was refused before it ran")]
     RefusedBeforeRun,
-    /// `toolDenialKind: "user-rejected"` on the plain rejection, with no "stopped while
-    /// running" correction and no runtime mark: a person refused it at the permission prompt.
+    /// A person refused it at the permission prompt.
+    #[error(
+        "toolDenialKind \"user-rejected\" on the plain rejection, with no \"stopped while \
+         running\" correction and no runtime mark: refused at the permission prompt (the CLIs \
+         that write toolDenialKind write a call stopped while running otherwise)"
+    )]
     PlainUserRejected,
-    /// `PreToolUse` fired, but it fires before the permission decision.
+    #[error("PreToolUse at {time_ms} ms, but PreToolUse runs before the permission decision")]
     StartedBeforeDecision { time_ms: u64 },
-    /// `PreToolUse` and no `PostToolUse` / `PostToolUseFailure`.
-    StartedNotFinished {
-        /// When it started.
-        time_ms: u64,
-    },
-    /// No `PreToolUse` line for the call although the hook wrote lines before and after it.
+    #[error(
+        "PreToolUse at {time_ms} ms and no PostToolUse/PostToolUseFailure: it may have run in \
+         part or in full"
+    )]
+    StartedNotFinished { time_ms: u64 },
+    #[error(
+        "no PreToolUse line for this call although the hook wrote lines for this session before \
+         and after it"
+    )]
     NoStartWhileHookActive,
-    /// ...but the SDK says it was stopped while running: the two disagree.
+    #[error(
+        "but the SDK says it was stopped while running: the two disagree; check the live state"
+    )]
     SdkSaysRunningDisagrees,
-    /// No hook line for the call; the SDK says it was stopped while running.
+    #[error("no hook line for this call; the SDK says it was stopped while running")]
     NoHookLineSdkSaysRunning,
-    /// No hook line for the call and nothing says whether it ran.
+    #[error(
+        "no hook line for this call; cannot tell whether it ran — check the live state (was \
+         `ctxhooks-tooluse` installed and working?)"
+    )]
     NoHookLine,
 }
 
-/// Something a reader must know beside the verdicts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Something a reader must know beside the verdicts, as a sentence (lines are the transcript's
+/// or the sidecar's; `ids` sorted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Warning {
-    /// A transcript line after interrupt records is not a readable JSON record, so it counts as
-    /// a real record and nothing after it is relabelled.
-    UnreadableAfterGroup {
-        /// The unreadable line.
-        line: usize,
-        /// The first line of the interrupt records before it.
-        group_line: usize,
-    },
-    /// A harness-written record right after interrupt content was taken as an interrupt marker
-    /// although its wording is new.
-    NovelMarker {
-        /// Its transcript line.
-        line: usize,
-        text: String,
-    },
-    /// A mark line whose time cannot be read.
+    #[error(
+        "transcript line {line} after the interrupt records on line {group_line} is not a \
+         readable JSON record; it is counted as a real record, so nothing after it is relabelled"
+    )]
+    UnreadableAfterGroup { line: usize, group_line: usize },
+    #[error(
+        "transcript line {line}: the harness-written record {text:?} right after interrupt \
+         content was taken as an interrupt marker, but its wording is not one ctxhooks knows: \
+         the SDK's wording may have changed; check this verdict"
+    )]
+    NovelMarker { line: usize, text: String },
+    #[error(
+        "sidecar line {line}: {problem}; fix the runtime that writes it (see docs/provenance.md)"
+    )]
     MarkProblem {
-        /// Its sidecar line.
         line: usize,
-        /// What is wrong with it.
         problem: MarkProblemKind,
     },
-    /// The transcript names no `sessionId`, so it could not be checked against the session.
+    #[error(
+        "the transcript `{}` names no sessionId; its records could not be checked against \
+         session `{session}`",
+        .transcript.display()
+    )]
     NoSessionId {
         transcript: PathBuf,
-        /// The session given.
         session: SessionId,
     },
-    /// The transcript's records carry several `sessionId`s; only one session's sidecar was used.
+    #[error(
+        "the transcript's records carry several sessionIds ({}); only session `{session}`'s \
+         sidecar was used",
+        .ids.join(", ")
+    )]
     SeveralSessionIds {
-        /// The ids, sorted.
         ids: Vec<String>,
-        /// The session whose sidecar was used.
         session: SessionId,
     },
-    /// The latest mark covers interrupt records that real records follow, so `ledger-input`
-    /// relabels nothing.
-    LatestMarkNotTrailing {
-        /// The first line of those interrupt records.
-        line: usize,
-    },
-    /// A sidecar line that could not be read.
-    UnreadableSidecarLine {
-        /// Its sidecar line.
-        line: usize,
-        /// The reader's message.
-        error: String,
-    },
-    /// Transcript lines that are not JSON records.
+    /// The latest mark covers interrupt records (from `line`) that real records follow.
+    #[error(
+        "the latest runtime mark covers interrupt records on line {line}, but real records \
+         follow them, so ledger-input relabels nothing; if the session ended with that \
+         interrupt, the records after it are ones ctxhooks does not recognise (changed SDK \
+         wording?)"
+    )]
+    LatestMarkNotTrailing { line: usize },
+    #[error("sidecar line {line} is unreadable: {error}")]
+    UnreadableSidecarLine { line: usize, error: String },
+    #[error("{count} transcript line(s) are not JSON records (a truncated last line?)")]
     UnreadableTranscriptLines { count: usize },
 }
 
 /// Why a runtime mark matched no interrupt record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnmatchedReason {
-    /// No interrupt record it may cover starts in its window.
+    #[error(
+        "no interrupt record it may cover starts within {MARK_WINDOW_BEFORE_MS} ms before to \
+         {MARK_WINDOW_AFTER_MS} ms after this mark (with no user prompt between, and for calls \
+         already running when it was written): the interrupt has not reached the transcript \
+         yet, or the SDK changed its interrupt wording or fields"
+    )]
     NoInterruptInWindow,
-    /// No tool hook event recorded the transcript's path, so there is nothing to look in.
+    #[error("no tool hook event recorded the transcript's path")]
     NoTranscriptPath,
-    /// The transcript could not be read.
+    #[error("{0}")]
     TranscriptUnreadable(String),
 }
 

@@ -77,19 +77,6 @@ pub struct GroupFinder {
     latest_prompt_ms: Option<u64>,
 }
 
-/// What a line that was read as a record brings to [`GroupFinder::record`].
-#[derive(Debug)]
-pub struct ClassifiedLine<'line, 'record> {
-    pub index: usize,
-    /// Where it is.
-    pub span: LineSpan,
-    pub record: &'line Record<'record>,
-    pub class: RecordClass,
-    pub time_ms: Option<u64>,
-    /// The tool calls it issues (indices into the transcript's tool calls).
-    pub calls: &'line [usize],
-}
-
 impl GroupFinder {
     /// A non-blank line that is not a JSON record (half-written, invalid UTF-8): it may be a
     /// real record, so it ends an open group.
@@ -105,16 +92,18 @@ impl GroupFinder {
         self.open = false;
     }
 
-    /// A record, with its class; returns the index of the group it joined.
-    pub fn record(&mut self, line: ClassifiedLine) -> Option<usize> {
-        let ClassifiedLine {
-            index,
-            span,
-            record,
-            class,
-            time_ms,
-            calls,
-        } = line;
+    /// The record on line `index` (at `span`), with its class, its time and the tool calls it
+    /// issues (indices into the transcript's tool calls); returns the index of the group it
+    /// joined.
+    pub fn record(
+        &mut self,
+        index: usize,
+        span: LineSpan,
+        record: &Record,
+        class: RecordClass,
+        time_ms: Option<u64>,
+        calls: &[usize],
+    ) -> Option<usize> {
         let (class, novel) = self.reclassify(record, class);
         let mut joined = None;
         match class {

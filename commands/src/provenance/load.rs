@@ -41,7 +41,7 @@ pub fn load_analysis(
         ),
         (Some(session), None) => {
             let sidecar = sidecar_for(session)?;
-            let Some(path) = sidecar.transcript_path().map(PathBuf::from) else {
+            let Some(path) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
                 bail!(
                     "no tool hook event of session `{session}` recorded its transcript's path \
                      (is `ctxhooks-tooluse` installed?); pass --transcript PATH"

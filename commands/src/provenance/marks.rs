@@ -120,7 +120,7 @@ pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<Unma
     if sidecar.marks.is_empty() {
         return Ok(Vec::new());
     }
-    let Some(transcript) = sidecar.transcript_path().map(PathBuf::from) else {
+    let Some(transcript) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
         return Ok(sidecar
             .marks
             .into_iter()

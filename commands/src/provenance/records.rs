@@ -54,12 +54,18 @@ pub struct PermissionRefusal {
     pub needs_approval: bool,
 }
 
-/// What one `tool_result` says about how its call ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What one `tool_result` says about how its call ended, and how that reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ResultKind {
     /// The rejection prose (or `toolDenialKind: "user-rejected"`) with no feedback: a person at
     /// a permission prompt, or an `interrupt()`, or a `canUseTool` deny with `interrupt: true`.
+    #[error(
+        "tool_result is the rejection text{}{}{}",
+        when(*.before_run, " with toolDenialBeforeRun: true"),
+        when(*.plain_user_rejected, " with toolDenialKind \"user-rejected\""),
+        when(*.stopped_while_running, " with the \"stopped while running\" correction")
+    )]
     Rejected {
         /// `toolDenialBeforeRun: true`: refused before the tool ran.
         before_run: bool,
@@ -73,37 +79,55 @@ pub enum ResultKind {
         plain_user_rejected: bool,
     },
     /// The rejection prose followed by what the person typed: only a person does this.
+    #[error("tool_result is the rejection with feedback")]
     RejectedWithFeedback,
     /// `[Request interrupted by user for tool use]` / `Interrupted by user` as the result, or
     /// `toolDenialKind` `interrupted` / `cancelled`.
+    #[error(
+        "tool_result says the call was interrupted{}",
+        when(
+            *.while_running,
+            " (toolDenialKind \"interrupted\": cut off while running)"
+        )
+    )]
     Interrupted {
         /// `toolDenialKind: "interrupted"` (2.1.270's form for a call cut off in flight): the
         /// SDK says the call was running.
         while_running: bool,
     },
     /// The other calls of a parallel batch when one was rejected.
+    #[error("tool_result cancels this call because another call of its batch was rejected")]
     BatchCancelled,
     /// Refused by the CLI's configuration (a deny rule, a permission mode, print mode's "needs
     /// approval"), a `canUseTool` deny, a classifier, or no permission handler.
+    #[error("{0}")]
     PermissionDenied(PermissionRefusal),
     /// An error result the wording tables do not know, but that looks like an interruption: an
     /// unknown `toolDenialKind`, or the sidecar saw the call start and never finish.
+    #[error("unrecognised interruption: {evidence}")]
     UnrecognisedInterruption {
-        /// What made it look like one.
         #[serde(serialize_with = "sentence")]
         evidence: InterruptionClue,
     },
     /// A normal result (success or an ordinary tool error).
+    #[error("a normal result")]
     Normal,
 }
 
+/// `text` when `flag` holds, else nothing (a clause of a sentence).
+fn when(flag: bool, text: &'static str) -> &'static str {
+    if flag { text } else { "" }
+}
+
 /// What made an unrecognised result look like an interruption.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InterruptionClue {
-    /// A `toolDenialKind` ctxhooks does not know.
+    #[error("unknown toolDenialKind `{0}`")]
     UnknownDenialKind(String),
-    /// An error result for a call the `PreToolUse` hook saw start and no `PostToolUse` /
-    /// `PostToolUseFailure` saw finish.
+    #[error(
+        "an error result for a call the PreToolUse hook saw start and no \
+         PostToolUse/PostToolUseFailure saw finish"
+    )]
     StartedNeverFinished,
 }
 
@@ -291,16 +315,14 @@ pub fn harness_short_text(record: &Record) -> Option<String> {
     }
     let text = match record.content()? {
         Content::Text(text) => text.to_string(),
-        Content::Blocks(blocks) => {
-            let mut texts = Vec::new();
-            for block in blocks {
-                let Block::Text(text) = block else {
-                    return None;
-                };
-                texts.push(text.text()?);
-            }
-            texts.join("\n")
-        }
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|block| match block {
+                Block::Text(text) => text.text(),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?
+            .join("\n"),
     };
     let trimmed = text.trim();
     (!trimmed.is_empty()

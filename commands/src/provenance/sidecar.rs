@@ -24,22 +24,27 @@ pub struct HookEvent {
     pub is_interrupt: Option<bool>,
 }
 
-/// What is wrong with a `runtime_interrupt_mark` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What is wrong with a `runtime_interrupt_mark` line (`NotJson`: Python's `json.dumps` writes
+/// `NaN` and `Infinity`, which JSON does not allow; `error` is the JSON parser's message, `value`
+/// the time as JSON).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MarkProblemKind {
-    /// The line mentions `runtime_interrupt_mark` but is not JSON (Python's `json.dumps` writes
-    /// `NaN` and `Infinity`, which JSON does not allow).
-    NotJson {
-        /// The JSON parser's message.
-        error: String,
-    },
-    /// The line is JSON but has no `time_ms`.
+    #[error(
+        "a runtime_interrupt_mark line that is not JSON ({error}; Python's json.dumps writes NaN \
+         or Infinity, which JSON does not allow); its time cannot be read, so interrupts near it \
+         are judged unknown"
+    )]
+    NotJson { error: String },
+    #[error(
+        "a runtime_interrupt_mark line whose time cannot be read (it has no time_ms), so \
+         interrupts near it are judged unknown"
+    )]
     NoTime,
-    /// The line's `time_ms` is not a number of milliseconds.
-    BadTime {
-        /// The value, as JSON.
-        value: String,
-    },
+    #[error(
+        "a runtime_interrupt_mark line whose time cannot be read (its time_ms {value} is not a \
+         time in milliseconds), so interrupts near it are judged unknown"
+    )]
+    BadTime { value: String },
 }
 
 /// A `runtime_interrupt_mark` line whose time cannot be read. Always reported loudly; every
@@ -56,31 +61,23 @@ pub struct MarkProblem {
     pub before_time_ms: Option<u64>,
 }
 
-/// Everything one sidecar holds that the verdicts use, in file order.
+/// Everything one sidecar holds that the verdicts use, in file order: the tool hook events with
+/// a `tool_use_id`, the earliest and latest time of any, the transcript path the most recent
+/// one recorded, the runtime marks, the lines that could not be read (1-based line number and
+/// the reason; kept, never fatal) and the mark lines whose time cannot be read (loud warnings).
 #[derive(Debug, Clone, Default)]
 pub struct Sidecar {
-    /// The tool hook events with a `tool_use_id`, in file order.
-    events: Vec<HookEvent>,
+    pub events: Vec<HookEvent>,
     /// Where each call's events are in [`Sidecar::events`].
     calls: HashMap<String, Vec<usize>>,
-    /// The earliest and the latest time of any tool hook event.
     event_span: Option<(u64, u64)>,
-    /// The transcript path the most recent hook event recorded.
-    transcript_path: Option<String>,
-    /// The runtime marks.
+    pub transcript_path: Option<String>,
     pub marks: Vec<RuntimeMark>,
-    /// Lines that could not be read (1-based line number and the reason); kept, never fatal.
     pub unreadable: Vec<(usize, String)>,
-    /// Mark lines whose time cannot be read: loud warnings.
     pub mark_problems: Vec<MarkProblem>,
 }
 
 impl Sidecar {
-    /// The tool hook events with a `tool_use_id`, in file order.
-    pub fn events(&self) -> &[HookEvent] {
-        &self.events
-    }
-
     /// The events of one tool call, in file order.
     pub fn events_for<'a>(&'a self, tool_use_id: &str) -> impl Iterator<Item = &'a HookEvent> {
         self.calls
@@ -90,27 +87,11 @@ impl Sidecar {
             .map(|index| &self.events[*index])
     }
 
-    /// Each call's `PreToolUse` times.
-    pub fn starts(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.calls.iter().flat_map(|(id, indices)| {
-            indices
-                .iter()
-                .map(|index| &self.events[*index])
-                .filter(|event| event.event == ToolEventKind::Started)
-                .map(|event| (id.as_str(), event.time_ms))
-        })
-    }
-
     /// Returns true if and only if tool hook events lie both at or before and at or after
     /// `time_ms` (the hook was active around that time).
     pub fn hook_active_around(&self, time_ms: u64) -> bool {
         self.event_span
             .is_some_and(|(first, last)| first <= time_ms && time_ms <= last)
-    }
-
-    /// The transcript path the most recent hook event recorded.
-    pub fn transcript_path(&self) -> Option<&str> {
-        self.transcript_path.as_deref()
     }
 
     /// Adds a tool hook event.
@@ -305,8 +286,8 @@ mod tests {
                 "\n"
             ),
         );
-        assert_eq!(sidecar.events().len(), 1);
-        assert_eq!(sidecar.events()[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events.len(), 1);
+        assert_eq!(sidecar.events[0].event, ToolEventKind::Started);
         assert_eq!(sidecar.events_for("toolu_1").count(), 1);
         assert_eq!(sidecar.marks[0].gauge_pct, Some(78.5));
         let lines: Vec<usize> = sidecar.unreadable.iter().map(|(line, _)| *line).collect();
@@ -318,7 +299,7 @@ mod tests {
             "{:?}",
             sidecar.unreadable
         );
-        assert_eq!(sidecar.transcript_path(), Some("/t.jsonl"));
+        assert_eq!(sidecar.transcript_path.as_deref(), Some("/t.jsonl"));
         assert!(sidecar.hook_active_around(5));
         assert!(!sidecar.hook_active_around(6));
     }

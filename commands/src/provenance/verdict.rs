@@ -126,31 +126,10 @@ fn relabelled(group: Option<&InterruptGroup>) -> bool {
 
 /// The call a result that is not normal reports on.
 fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
-    let id = &result.tool_use_id;
     let group = result.group.map(|group| &analysis.groups[group]);
     let mark = covering_mark(analysis, group);
-    let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
-    let (verdict, verdict_evidence) = judge(analysis, &result.kind, group, mark, result.time_ms);
-    let (state, state_evidence) = state_of(
-        analysis,
-        id,
-        Some(&result.kind),
-        tool_use,
-        verdict == Verdict::Runtime,
-    );
-    CallReport {
-        tool_use_id: id.clone(),
-        tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
-        summary: tool_use.and_then(|tool_use| tool_use.summary.clone()),
-        verdict,
-        state,
-        result_kind: Some(result.kind.clone()),
-        verdict_evidence,
-        state_evidence,
-        mark: mark.cloned(),
-        relabelled_in_ledger: relabelled(group),
-        line: result.line + 1,
-    }
+    let judged = judge(analysis, &result.kind, group, mark, result.time_ms);
+    call_report(analysis, judged, &result.tool_use_id, Some(result), group)
 }
 
 /// The calls no `tool_result` answers, in the order they were issued.
@@ -165,9 +144,8 @@ fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
             .groups
             .iter()
             .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
-        let mark = covering_mark(analysis, group);
         let mut verdict_evidence = vec![VerdictEvidence::NoResult];
-        let verdict = match (group, mark) {
+        let verdict = match (group, covering_mark(analysis, group)) {
             (Some(_), Some(mark)) => {
                 verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
                 Verdict::Runtime
@@ -185,22 +163,42 @@ fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
         if let Some(group) = group {
             verdict_evidence.extend(group_evidence(analysis, group));
         }
-        let (state, state_evidence) = state_of(analysis, id, None, Some(tool_use), false);
-        calls.push(CallReport {
-            tool_use_id: id.clone(),
-            tool_name: tool_use.name.clone(),
-            summary: tool_use.summary.clone(),
-            verdict,
-            state,
-            result_kind: None,
-            verdict_evidence,
-            state_evidence,
-            mark: mark.cloned(),
-            relabelled_in_ledger: relabelled(group),
-            line: tool_use.line + 1,
-        });
+        let judged = (verdict, verdict_evidence);
+        calls.push(call_report(analysis, judged, id, None, group));
     }
     calls
+}
+
+/// The report on the call `id` (answered by `result`, in `group`) with its verdict and
+/// evidence; its state is found here. Its line is its result's, else its `tool_use`'s.
+fn call_report(
+    analysis: &Analysis,
+    (verdict, verdict_evidence): (Verdict, Vec<VerdictEvidence>),
+    id: &str,
+    result: Option<&NotableResult>,
+    group: Option<&InterruptGroup>,
+) -> CallReport {
+    let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
+    let kind = result.map(|result| &result.kind);
+    let runtime = verdict == Verdict::Runtime;
+    let (state, state_evidence) = state_of(analysis, id, kind, tool_use, runtime);
+    CallReport {
+        tool_use_id: id.to_owned(),
+        tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
+        summary: tool_use.and_then(|tool_use| tool_use.summary.clone()),
+        verdict,
+        state,
+        result_kind: kind.cloned(),
+        verdict_evidence,
+        state_evidence,
+        mark: covering_mark(analysis, group).cloned(),
+        relabelled_in_ledger: relabelled(group),
+        line: result
+            .map(|result| result.line)
+            .or(tool_use.map(|tool_use| tool_use.line))
+            .unwrap_or_default()
+            + 1,
+    }
 }
 
 /// The report's warnings: the analysis's, then a latest mark that relabels nothing, unreadable

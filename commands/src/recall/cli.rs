@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::conversation::{Message, read_conversation};
+use super::conversation::{Conversation, Message, read_conversation};
 use super::matching::fold;
 use super::text::render;
 use crate::output;
@@ -43,38 +43,21 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;
     let conversation = read_conversation(&state, &session)?;
-    let before = match args.before_compaction.as_deref() {
-        None => None,
-        Some(text) => Some(compaction_number(text, conversation.compactions)?),
-    };
-    let needle = args
-        .pattern
-        .as_deref()
-        .map(fold)
-        .filter(|needle| !needle.is_empty());
-    let mut chosen: Vec<&Message> = conversation
-        .messages
-        .iter()
-        .filter(|message| before.is_none_or(|number| message.compactions_before < number))
-        .filter(|message| {
-            needle
-                .as_deref()
-                .is_none_or(|needle| message.contains(needle))
-        })
-        .collect();
-    if let Some(last) = args.last {
-        chosen.drain(..chosen.len().saturating_sub(last));
-    }
+    let (chosen, _, needle) = choose(
+        &conversation,
+        args.pattern.as_deref(),
+        args.before_compaction.as_deref(),
+        args.last,
+    )?;
     if args.json {
         output::print_json(&chosen)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let owned: Vec<Message> = chosen.into_iter().cloned().collect();
-    let mut text = render(&owned, conversation.compactions, needle.as_deref());
+    let mut text = render(&chosen, conversation.compactions, needle.as_deref());
     let _ = writeln!(
         text,
         "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
-        owned.len(),
+        chosen.len(),
         conversation.messages.len(),
         conversation.compactions
     );
@@ -92,6 +75,37 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     }
     output::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The messages of `conversation` that `pattern` (ignoring case), `before_compaction` (see
+/// [`compaction_number`]) and `last` (the last K of those) choose, for `recall` and the MCP
+/// server's `recall` tool: the messages, how many matched before `last`, and the pattern folded
+/// by [`fold`] (`None` when empty).
+pub fn choose<'a>(
+    conversation: &'a Conversation,
+    pattern: Option<&str>,
+    before_compaction: Option<&str>,
+    last: Option<usize>,
+) -> Result<(Vec<&'a Message>, usize, Option<String>)> {
+    let before = before_compaction
+        .map(|text| compaction_number(text, conversation.compactions))
+        .transpose()?;
+    let needle = pattern.map(fold).filter(|needle| !needle.is_empty());
+    let mut chosen: Vec<&Message> = conversation
+        .messages
+        .iter()
+        .filter(|message| before.is_none_or(|number| message.compactions_before < number))
+        .filter(|message| {
+            needle
+                .as_deref()
+                .is_none_or(|needle| message.contains(needle))
+        })
+        .collect();
+    let matching = chosen.len();
+    if let Some(last) = last {
+        chosen.drain(..matching.saturating_sub(last));
+    }
+    Ok((chosen, matching, needle))
 }
 
 /// `--before-compaction`'s value: a number from 1 to `compactions`, or `last`.

@@ -16,7 +16,7 @@ pub const RESULT_CHARACTERS: usize = 1500;
 
 /// Renders `messages` of a conversation that went through `compactions` compactions; `needle`
 /// (folded by [`super::matching::fold`]) is what was searched for, if anything.
-pub fn render(messages: &[Message], compactions: usize, needle: Option<&str>) -> String {
+pub fn render(messages: &[&Message], compactions: usize, needle: Option<&str>) -> String {
     let mut text = String::new();
     for message in messages {
         let place = if compactions == 0 {

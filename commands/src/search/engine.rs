@@ -17,7 +17,6 @@ use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
 use super::update::{Updated, update};
 use crate::install::status_line::shell_quote;
-use crate::projects::text::problem_text;
 use crate::time::Time;
 use ctxhooks_shared::store::kept::MAIN_NAME;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -92,7 +91,7 @@ pub fn search(state: &StateDir, request: &Request, progress: &Progress) -> Resul
     let query = parse(&request.query)?;
     let mut problems = Vec::new();
     let sources = find_sources(state, &request.projects, &mut problems)?;
-    let problems: Vec<String> = problems.iter().map(problem_text).collect();
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
     let database = database::open(state)?;
     let outcome = match search_in(state, &database, &sources, &query, request, progress) {
         Err(error) if is_damage(&error) => {

@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 
 /// What a file is and was, as one look at it gave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct FileFacts {
     pub size: u64,
