@@ -270,31 +270,11 @@ const GENERATION_SUFFIXES: [&str; 2] = [".gz", ".index.jsonl"];
 /// both), in ascending order: the folder is listed, so a generation missing from the middle
 /// hides none after it. Empty when there is none (or no folder yet).
 pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
-    let probe = name.index_path(kept, 1);
-    let (Some(folder), Some(file_name)) = (probe.parent(), Path::new(name.as_str()).file_name())
-    else {
-        return Ok(Vec::new());
-    };
-    let prefix = format!("{}.", file_name.to_string_lossy());
-    let entries = match fs_err::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).context("failed to list the kept copies"),
-    };
-    let mut numbers = Vec::new();
-    for entry in entries {
-        let entry = entry.context("failed to list the kept copies")?;
-        let entry_name = entry.file_name();
-        let Some(rest) = entry_name
-            .to_str()
-            .and_then(|text| text.strip_prefix(&prefix))
-        else {
-            continue;
-        };
-        if let Some(generation) = generation_of(rest) {
-            numbers.push(generation);
-        }
-    }
+    let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
+        .context("failed to list the kept copies")?
+        .iter()
+        .filter_map(|rest| generation_of(rest))
+        .collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(numbers)
@@ -305,13 +285,7 @@ fn generation_of(rest: &str) -> Option<u32> {
     GENERATION_SUFFIXES
         .iter()
         .find_map(|suffix| rest.strip_suffix(suffix))
-        .and_then(parse_generation)
-}
-
-/// A generation's number written as ctxhooks writes it: from 1, no sign, no leading zero.
-fn parse_generation(digits: &str) -> Option<u32> {
-    let generation = digits.parse::<u32>().ok()?;
-    (generation > 0 && generation.to_string() == digits).then_some(generation)
+        .and_then(files::parse_number)
 }
 
 /// The newest generation of `name` in `kept` (0 when there is none): the highest number that
@@ -363,7 +337,7 @@ fn collect_generations(
         let Some((name, digits)) = stem.rsplit_once('.') else {
             continue;
         };
-        if let (Ok(name), Some(generation)) = (KeptName::parse(name), parse_generation(digits)) {
+        if let (Ok(name), Some(generation)) = (KeptName::parse(name), files::parse_number(digits)) {
             found.push((name, generation));
         }
     }
@@ -406,21 +380,7 @@ impl GenerationIndex {
         let size = file.metadata()?.len();
         let mut reader = BufReader::new(file.take(size));
         let mut line = Vec::new();
-        let no_header = || anyhow!("`{}` does not start with a generation line", path.display());
-        // Its first line that is not blank.
-        let header = loop {
-            line.clear();
-            match read_bounded_line(&mut reader, &mut line)
-                .context("failed to read a kept copy's index")?
-            {
-                Some(LineEnd::Whole) if line.is_empty() => {}
-                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
-                    Ok(IndexRecord::Generation(header)) => break header,
-                    _ => return Err(no_header()),
-                },
-                _ => return Err(no_header()),
-            }
-        };
+        let header = read_header_from(&mut reader, &mut line, path)?;
         let mut index = Self {
             header,
             chunks: Vec::new(),
@@ -523,19 +483,22 @@ fn read_bounded_line(
 /// A generation's header alone, read from its index's first line that is not blank (a reader
 /// that needs only where the generation came from reads no member's line).
 pub fn read_header(index_path: &Path) -> Result<GenerationHeader> {
-    let file = open_no_follow(index_path)?;
-    let mut reader = BufReader::with_capacity(4096, file);
-    let mut line = Vec::new();
+    let mut reader = BufReader::with_capacity(4096, open_no_follow(index_path)?);
+    read_header_from(&mut reader, &mut Vec::new(), index_path)
+}
+
+/// The header an index's first line that is not blank holds, read through `line`.
+fn read_header_from(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    index_path: &Path,
+) -> Result<GenerationHeader> {
     loop {
         line.clear();
-        match read_bounded_line(&mut reader, &mut line)
-            .context("failed to read a kept copy's index")?
-        {
+        match read_bounded_line(reader, line).context("failed to read a kept copy's index")? {
             Some(LineEnd::Whole) if line.is_empty() => {}
             Some(LineEnd::Whole) => {
-                if let Ok(IndexRecord::Generation(header)) =
-                    serde_json::from_slice::<IndexRecord>(&line)
-                {
+                if let Ok(IndexRecord::Generation(header)) = serde_json::from_slice(line) {
                     return Ok(header);
                 }
                 break;
@@ -643,18 +606,11 @@ pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader)
 /// Removes the temporary siblings of `index` that a writer killed while starting a generation
 /// left behind (see [`files::temp_sibling`] for their names).
 fn remove_unfinished_starts(index: &Path) {
-    let (Some(folder), Some(file_name)) = (index.parent(), index.file_name()) else {
-        return;
-    };
-    let prefix = format!(".{}.", file_name.to_string_lossy());
-    let Ok(entries) = fs_err::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let entry_name = entry.file_name();
-        let entry_name = entry_name.to_string_lossy();
-        if entry_name.starts_with(&prefix) && entry_name.ends_with(".tmp") {
-            let _ = fs_err::remove_file(entry.path());
+    let name = index.file_name().unwrap_or_default().to_string_lossy();
+    let hidden = index.with_file_name(format!(".{name}"));
+    for rest in files::numbered_siblings(&hidden).unwrap_or_default() {
+        if rest.ends_with(".tmp") {
+            let _ = fs_err::remove_file(files::suffixed(&hidden, &format!(".{rest}")));
         }
     }
 }
