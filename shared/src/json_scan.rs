@@ -152,14 +152,7 @@ pub fn checked_string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
             b'"' => return Some((at, escaped)),
             b'\\' => {
                 escaped = true;
-                match bytes.get(at + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
-                    b'u' => {
-                        hex_escape(bytes.get(at + 2..at + 6)?)?;
-                        at += 6;
-                    }
-                    _ => return None,
-                }
+                at += escape_length(&bytes[at..])?;
             }
             byte if *byte >= 0x20 => at += 1,
             _ => return None,
@@ -169,6 +162,7 @@ pub fn checked_string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
 
 /// The length of the escape `bytes` starts with (its backslash first): 2, or 6 for `\uXXXX`;
 /// `None` when it is not a JSON escape.
+#[inline]
 fn escape_length(bytes: &[u8]) -> Option<usize> {
     match bytes.get(1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),

@@ -25,9 +25,7 @@ const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.
 pub fn stdin_timeout() -> Duration {
-    std::env::var(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
+    env_vars::number(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
         .map_or(DEFAULT_STDIN_TIMEOUT, Duration::from_millis)
 }
 

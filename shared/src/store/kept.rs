@@ -52,18 +52,6 @@ pub enum GenerationReason {
     PreviousDamaged,
 }
 
-impl GenerationReason {
-    /// The reason as the index spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::First => "first",
-            Self::Shrank => "shrank",
-            Self::Rewritten => "rewritten",
-            Self::PreviousDamaged => "previous_damaged",
-        }
-    }
-}
-
 /// The first line of a generation's index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenerationHeader {
@@ -301,13 +289,11 @@ pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>> {
     if kept.is_dir() {
         collect_generations(kept, Path::new(""), &mut found)?;
     }
+    // The newest generation first within a name: the one of each name kept.
     found.sort_by(|left: &(KeptName, u32), right| {
-        (!left.0.is_main(), &left.0, left.1).cmp(&(!right.0.is_main(), &right.0, right.1))
+        (!left.0.is_main(), &left.0, right.1).cmp(&(!right.0.is_main(), &right.0, left.1))
     });
-    // Sorted by generation within a name: the last of each name is its newest.
-    found.reverse();
-    found.dedup_by(|left, right| left.0 == right.0);
-    found.reverse();
+    found.dedup_by(|later, earlier| later.0 == earlier.0);
     Ok(found)
 }
 
@@ -441,42 +427,30 @@ enum LineEnd {
 }
 
 /// Reads one line into `line` (without its newline), keeping at most [`MAX_INDEX_LINE`] bytes
-/// of it; `None` at the end of the input.
+/// of it (a longer one is read through, [`MAX_INDEX_LINE`] bytes at a time); `None` at the end
+/// of the input.
 fn read_bounded_line(
     reader: &mut impl BufRead,
     line: &mut Vec<u8>,
 ) -> std::io::Result<Option<LineEnd>> {
     let mut overlong = false;
-    let mut any = false;
     loop {
-        let available = match reader.fill_buf() {
-            Ok(available) => available,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        if available.is_empty() {
-            return Ok(any.then_some(LineEnd::Unfinished));
+        line.clear();
+        let mut bounded = (&mut *reader).take(MAX_INDEX_LINE + 1);
+        if bounded.read_until(b'\n', line)? == 0 {
+            return Ok(overlong.then_some(LineEnd::Unfinished));
         }
-        any = true;
-        let newline = memchr::memchr(b'\n', available);
-        let piece = &available[..newline.unwrap_or(available.len())];
-        if !overlong {
-            if (line.len() + piece.len()) as u64 > MAX_INDEX_LINE {
-                overlong = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(piece);
-            }
-        }
-        let used = newline.map_or(available.len(), |position| position + 1);
-        reader.consume(used);
-        if newline.is_some() {
+        if line.pop_if(|byte| *byte == b'\n').is_some() {
             return Ok(Some(if overlong {
                 LineEnd::Overlong
             } else {
                 LineEnd::Whole
             }));
         }
+        if line.len() as u64 <= MAX_INDEX_LINE {
+            return Ok(Some(LineEnd::Unfinished));
+        }
+        overlong = true;
     }
 }
 

@@ -45,9 +45,8 @@ impl LogLimit {
     /// raise it.
     #[must_use]
     pub fn in_force(self) -> Self {
-        let lowered = std::env::var(crate::store::env_vars::CTXHOOKS_ROTATE_AT_BYTES)
-            .ok()
-            .and_then(|text| text.trim().parse::<u64>().ok());
+        let lowered =
+            crate::store::env_vars::number(crate::store::env_vars::CTXHOOKS_ROTATE_AT_BYTES);
         Self {
             bytes: lowered.map_or(self.bytes, |lowered| lowered.min(self.bytes)),
             ..self
