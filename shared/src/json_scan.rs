@@ -43,15 +43,12 @@ pub fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
         b'{' | b'[' => Nesting::default()
             .feed(&bytes[start..])
             .map(|length| start + length),
-        _ => {
-            let mut at = start;
-            while bytes.get(at).is_some_and(|byte| {
-                !matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            }) {
-                at += 1;
-            }
-            Some(at)
-        }
+        _ => Some(
+            bytes[start..]
+                .iter()
+                .position(|byte| matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .map_or(bytes.len(), |length| start + length),
+        ),
     }
 }
 

@@ -299,7 +299,7 @@ fn carry_on(
             hash,
         }),
         Comparison::Differs => Carried::Start(GenerationReason::Rewritten),
-        Comparison::Damaged(_) => Carried::Start(GenerationReason::PreviousDamaged),
+        Comparison::Damaged => Carried::Start(GenerationReason::PreviousDamaged),
         Comparison::OutOfTime => Carried::OutOfTime,
     })
 }
@@ -378,11 +378,7 @@ fn append_chunk(
 /// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
 /// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
 pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
-    let folder = match transcript.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let nested = folder.join(session.as_str());
+    let nested = subagents::transcript_folder(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),

@@ -341,8 +341,9 @@ pub enum Comparison {
     Same,
     /// Some kept byte differs from the transcript's (the transcript was rewritten).
     Differs,
-    /// The kept copy cannot be read back as recorded: it cannot be compared, nor carried on.
-    Damaged(GenerationProblem),
+    /// The kept copy cannot be read back as recorded (its index, a member, its length or its
+    /// SHA-256): it cannot be compared, nor carried on.
+    Damaged,
     /// The deadline came before every byte was compared.
     OutOfTime,
 }
@@ -362,26 +363,14 @@ pub fn compare_with_transcript(
     transcript: &mut fs_err::File,
     deadline: Option<std::time::Instant>,
 ) -> Result<Comparison> {
-    let index_path = name.index_path(kept, generation);
-    let Ok(index) = GenerationIndex::read(&index_path) else {
-        return Ok(Comparison::Damaged(GenerationProblem::NoHeader {
-            error: "its index cannot be read whole".to_owned(),
-        }));
+    let Ok(index) = GenerationIndex::read(&name.index_path(kept, generation)) else {
+        return Ok(Comparison::Damaged);
     };
     let mut problems = Vec::new();
-    if index.unreadable_lines > 0 {
-        problems.push(GenerationProblem::UnreadableIndexLines {
-            count: index.unreadable_lines,
-        });
-    }
-    if index.chunks.last() != Some(last) {
-        problems.push(GenerationProblem::NoHeader {
-            error: "its last member changed while it was read".to_owned(),
-        });
-    }
     check_members(kept, name, &index, Depth::Files, &mut problems);
-    if let Some(problem) = problems.into_iter().next() {
-        return Ok(Comparison::Damaged(problem));
+    // Its last member changed while it was read: damage too.
+    if index.unreadable_lines > 0 || index.chunks.last() != Some(last) || !problems.is_empty() {
+        return Ok(Comparison::Damaged);
     }
     let mut data = files::open_unlinked_existing(&name.data_path(kept, generation), Access::Read)?;
     let mut running = RunningHash::new();
@@ -393,19 +382,13 @@ pub fn compare_with_transcript(
         let mut decoder = GzDecoder::new((&mut data).take(chunk.gz_length));
         let mut left = chunk.length;
         let mut differs = false;
-        let damaged = |error: std::io::Error| {
-            Comparison::Damaged(GenerationProblem::Unreadable {
-                start: chunk.start,
-                error: error.to_string(),
-            })
-        };
         while left > 0 {
             if deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline) {
                 return Ok(Comparison::OutOfTime);
             }
             let wanted = usize::try_from(left.min(kept_bytes.len() as u64)).unwrap_or(0);
-            if let Err(error) = decoder.read_exact(&mut kept_bytes[..wanted]) {
-                return Ok(damaged(error));
+            if decoder.read_exact(&mut kept_bytes[..wanted]).is_err() {
+                return Ok(Comparison::Damaged);
             }
             transcript
                 .read_exact(&mut transcript_bytes[..wanted])
@@ -420,29 +403,24 @@ pub fn compare_with_transcript(
         // The member's end: gzip checks its CRC-32 and length there, so a member whose bytes
         // differ is read to its end first, to tell damage from a rewrite.
         let mut rest = Vec::new();
-        if let Err(error) = (&mut decoder)
+        let ended = (&mut decoder)
             .take(left.saturating_add(1))
-            .read_to_end(&mut rest)
-        {
-            return Ok(damaged(error));
+            .read_to_end(&mut rest);
+        if ended.is_err() {
+            return Ok(Comparison::Damaged);
         }
         if differs {
             return Ok(Comparison::Differs);
         }
         if !rest.is_empty() {
-            return Ok(Comparison::Damaged(GenerationProblem::LengthMismatch {
-                start: chunk.start,
-                recorded: chunk.length,
-                found: chunk.length + 1,
-            }));
+            return Ok(Comparison::Damaged);
         }
     }
-    if running.hex_digest() != last.total_sha256 {
-        return Ok(Comparison::Damaged(GenerationProblem::TotalMismatch {
-            start: last.start,
-        }));
-    }
-    Ok(Comparison::Same)
+    Ok(if running.hex_digest() == last.total_sha256 {
+        Comparison::Same
+    } else {
+        Comparison::Damaged
+    })
 }
 
 /// What [`newest_whole`] chose.

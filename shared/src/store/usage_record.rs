@@ -168,7 +168,7 @@ pub struct RequestFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_tokens: Option<u64>,
     /// True when the request carried tool results (it continues a tool loop).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub carries_tool_results: bool,
     /// Records seen since the previous request of the same chain that mark a resume or a
     /// compaction (each kind once, in the order first seen).
@@ -180,7 +180,7 @@ pub struct RequestFacts {
     pub max_output_tokens: Option<u64>,
     /// True when the response wrote `usage.iterations` with a `message` iteration: its context
     /// is that iteration's, and a fall after it is never an advisor round trip.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub iterations: bool,
     /// The cache read and write of the iteration the context is from (the last `message`
     /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
@@ -324,14 +324,6 @@ impl CacheTtl {
 )]
 fn is_zero(value: &u64) -> bool {
     *value == 0
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's skip_serializing_if passes a reference"
-)]
-fn is_false(value: &bool) -> bool {
-    !*value
 }
 
 /// A compaction or micro-compaction boundary.
