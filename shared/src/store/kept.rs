@@ -373,19 +373,16 @@ impl GenerationIndex {
             unreadable_lines: 0,
             unfinished_line: false,
         };
-        loop {
-            line.clear();
-            let end = read_bounded_line(&mut reader, &mut line)
-                .context("failed to read a kept copy's index")?;
+        let context = "failed to read a kept copy's index";
+        while let Some(end) = read_bounded_line(&mut reader, &mut line).context(context)? {
             match end {
-                None => break,
-                Some(LineEnd::Whole) if line.is_empty() => {}
-                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
+                LineEnd::Whole if line.is_empty() => {}
+                LineEnd::Whole => match serde_json::from_slice::<IndexRecord>(&line) {
                     Ok(IndexRecord::Chunk(chunk)) => index.chunks.push(chunk),
                     _ => index.unreadable_lines += 1,
                 },
-                Some(LineEnd::Overlong) => index.unreadable_lines += 1,
-                Some(LineEnd::Unfinished) => index.unfinished_line = true,
+                LineEnd::Overlong => index.unreadable_lines += 1,
+                LineEnd::Unfinished => index.unfinished_line = true,
             }
         }
         Ok(index)
@@ -467,17 +464,13 @@ fn read_header_from(
     line: &mut Vec<u8>,
     index_path: &Path,
 ) -> Result<GenerationHeader> {
-    loop {
-        line.clear();
-        match read_bounded_line(reader, line).context("failed to read a kept copy's index")? {
-            Some(LineEnd::Whole) if line.is_empty() => {}
-            Some(LineEnd::Whole) => {
-                if let Ok(IndexRecord::Generation(header)) = serde_json::from_slice(line) {
-                    return Ok(header);
-                }
-                break;
+    let context = "failed to read a kept copy's index";
+    while let Some(LineEnd::Whole) = read_bounded_line(reader, line).context(context)? {
+        if !line.is_empty() {
+            if let Ok(IndexRecord::Generation(header)) = serde_json::from_slice(line) {
+                return Ok(header);
             }
-            _ => break,
+            break;
         }
     }
     bail!(
