@@ -576,7 +576,7 @@ fn remove_unfinished_starts(index: &Path) {
     let name = index.file_name().unwrap_or_default().to_string_lossy();
     let hidden = index.with_file_name(format!(".{name}"));
     for rest in files::numbered_siblings(&hidden).unwrap_or_default() {
-        if rest.ends_with(".tmp") {
+        if Path::new(&rest).extension().is_some_and(|end| end == "tmp") {
             let _ = fs_err::remove_file(files::suffixed(&hidden, &format!(".{rest}")));
         }
     }

@@ -63,7 +63,7 @@ pub enum GenerationProblem {
     #[error("the member at {start} cannot be read: {error}")]
     Unreadable { start: u64, error: String },
     /// `found` is at most one more than recorded: nothing past that is decompressed.
-    #[error("the member at {start} holds {} bytes, not {recorded}", held(.found, .recorded))]
+    #[error("the member at {start} holds {} bytes, not {recorded}", held(*.found, *.recorded))]
     LengthMismatch {
         start: u64,
         recorded: u64,
@@ -84,7 +84,7 @@ pub enum GenerationProblem {
 }
 
 /// What a member of `recorded` bytes that gave `found` holds, in words.
-fn held(found: &u64, recorded: &u64) -> String {
+fn held(found: u64, recorded: u64) -> String {
     if found > recorded {
         format!("more than {recorded}")
     } else {
