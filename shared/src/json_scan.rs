@@ -43,15 +43,12 @@ pub fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
         b'{' | b'[' => Nesting::default()
             .feed(&bytes[start..])
             .map(|length| start + length),
-        _ => {
-            let mut at = start;
-            while bytes.get(at).is_some_and(|byte| {
-                !matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            }) {
-                at += 1;
-            }
-            Some(at)
-        }
+        _ => Some(
+            bytes[start..]
+                .iter()
+                .position(|byte| matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .map_or(bytes.len(), |length| start + length),
+        ),
     }
 }
 
@@ -152,14 +149,7 @@ pub fn checked_string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
             b'"' => return Some((at, escaped)),
             b'\\' => {
                 escaped = true;
-                match bytes.get(at + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
-                    b'u' => {
-                        hex_escape(bytes.get(at + 2..at + 6)?)?;
-                        at += 6;
-                    }
-                    _ => return None,
-                }
+                at += escape_length(&bytes[at..])?;
             }
             byte if *byte >= 0x20 => at += 1,
             _ => return None,
@@ -169,6 +159,7 @@ pub fn checked_string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
 
 /// The length of the escape `bytes` starts with (its backslash first): 2, or 6 for `\uXXXX`;
 /// `None` when it is not a JSON escape.
+#[inline]
 fn escape_length(bytes: &[u8]) -> Option<usize> {
     match bytes.get(1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),

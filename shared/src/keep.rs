@@ -105,6 +105,33 @@ struct Position {
     hash: RunningHash,
 }
 
+impl Position {
+    /// The start of generation `generation`, whose index holds `index_length` bytes.
+    fn start(generation: u32, index_length: u64) -> Self {
+        Self {
+            generation,
+            length: 0,
+            gz_length: 0,
+            index_length,
+            hash: RunningHash::new(),
+        }
+    }
+}
+
+impl KeepOutcome {
+    /// No generation follows the transcript: nothing kept by this run (`complete` when there
+    /// was nothing to keep).
+    fn nothing(complete: bool) -> Self {
+        Self {
+            generation: 0,
+            length: 0,
+            sha256: RunningHash::new().hex_digest(),
+            started: None,
+            complete,
+        }
+    }
+}
+
 fn keep_locked(
     kept: &Path,
     name: &KeptName,
@@ -137,27 +164,13 @@ fn keep_locked(
     let (mut position, started) = match carried {
         Carried::On(position) => (position, None),
         // Every kept byte was to be compared, and the time ran out first: the next run does it.
-        Carried::OutOfTime => {
-            return Ok(KeepOutcome {
-                generation: 0,
-                length: 0,
-                sha256: RunningHash::new().hex_digest(),
-                started: None,
-                complete: false,
-            });
-        }
+        Carried::OutOfTime => return Ok(KeepOutcome::nothing(false)),
         // Nothing to keep yet (Claude Code creates the file before it writes its first line),
         // or no time left to keep anything: no generation is started that would keep nothing.
         Carried::Start(_)
             if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
         {
-            return Ok(KeepOutcome {
-                generation: 0,
-                length: 0,
-                sha256: RunningHash::new().hex_digest(),
-                started: None,
-                complete: size == 0,
-            });
+            return Ok(KeepOutcome::nothing(size == 0));
         }
         Carried::Start(reason) => {
             let header = GenerationHeader {
@@ -170,14 +183,10 @@ fn keep_locked(
             };
             kept::start_generation(kept, name, &header)?;
             let index_length = fs_err::metadata(name.index_path(kept, header.generation))?.len();
-            let position = Position {
-                generation: header.generation,
-                length: 0,
-                gz_length: 0,
-                index_length,
-                hash: RunningHash::new(),
-            };
-            (position, Some(reason))
+            (
+                Position::start(header.generation, index_length),
+                Some(reason),
+            )
         }
     };
     let mut complete = true;
@@ -195,13 +204,7 @@ fn keep_locked(
     }
     if !complete && started.is_some() && position.length == 0 {
         take_back_start(kept, name, position.generation);
-        return Ok(KeepOutcome {
-            generation: 0,
-            length: 0,
-            sha256: RunningHash::new().hex_digest(),
-            started: None,
-            complete,
-        });
+        return Ok(KeepOutcome::nothing(false));
     }
     Ok(KeepOutcome {
         generation: position.generation,
@@ -267,13 +270,7 @@ fn carry_on(
     };
     let Some(last) = tail.last else {
         // Started, never appended to: carried on from nothing.
-        return Ok(Carried::On(Position {
-            generation,
-            length: 0,
-            gz_length: 0,
-            index_length: tail.index_length,
-            hash: RunningHash::new(),
-        }));
+        return Ok(Carried::On(Position::start(generation, tail.index_length)));
     };
     let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
         return damaged;
@@ -302,7 +299,7 @@ fn carry_on(
             hash,
         }),
         Comparison::Differs => Carried::Start(GenerationReason::Rewritten),
-        Comparison::Damaged(_) => Carried::Start(GenerationReason::PreviousDamaged),
+        Comparison::Damaged => Carried::Start(GenerationReason::PreviousDamaged),
         Comparison::OutOfTime => Carried::OutOfTime,
     })
 }
@@ -381,11 +378,7 @@ fn append_chunk(
 /// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
 /// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
 pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
-    let folder = match transcript.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let nested = folder.join(session.as_str());
+    let nested = subagents::transcript_folder(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),

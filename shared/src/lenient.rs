@@ -144,32 +144,27 @@ pub trait Lenient<'de>: Sized {
     const EXPECTED: &'static str;
 
     /// From `true` or `false`.
-    fn from_bool(value: bool) -> Option<Self> {
-        let _ = value;
+    fn from_bool(_: bool) -> Option<Self> {
         None
     }
 
     /// From a non-negative integer.
-    fn from_u64(value: u64) -> Option<Self> {
-        let _ = value;
+    fn from_u64(_: u64) -> Option<Self> {
         None
     }
 
     /// From a negative integer.
-    fn from_i64(value: i64) -> Option<Self> {
-        let _ = value;
+    fn from_i64(_: i64) -> Option<Self> {
         None
     }
 
     /// From a number with a fraction or an exponent (`5.0`, `1e3`, `1.5`).
-    fn from_f64(value: f64) -> Option<Self> {
-        let _ = value;
+    fn from_f64(_: f64) -> Option<Self> {
         None
     }
 
     /// From a string (borrowed from the input when it holds no escape).
-    fn from_text(value: Cow<'de, str>) -> Option<Self> {
-        let _ = value;
+    fn from_text(_: Cow<'de, str>) -> Option<Self> {
         None
     }
 

@@ -5,14 +5,13 @@
 //! and [`summarize_encoded_fields`] decodes only the 80 characters it keeps (BENCHMARKS.md).
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, de};
+use serde::de::{IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
 
 use crate::lenient::Lenient;
 use crate::store::tool_summary::{SUMMARY_FIELDS, summarize_encoded_fields};
+use crate::transcript::schema::KeyIndex;
 
 /// The fields of a tool's input that say what a call does.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -64,11 +63,11 @@ impl<'de: 'input, 'input> Lenient<'de> for ToolInput<'input> {
 
     fn from_map<A: MapAccess<'de>>(mut object: A) -> Result<Option<Self>, A::Error> {
         let mut input = Self::default();
-        while let Some(SummaryKey(name)) = object.next_key()? {
-            match name {
-                Some(name) => {
+        while let Some(index) = object.next_key_seed(KeyIndex(&SUMMARY_FIELDS))? {
+            match index {
+                Some(index) => {
                     let value: &'de RawValue = object.next_value()?;
-                    input.insert(name, value.get());
+                    input.insert(SUMMARY_FIELDS[index], value.get());
                 }
                 None => {
                     object.next_value::<IgnoredAny>()?;
@@ -76,28 +75,6 @@ impl<'de: 'input, 'input> Lenient<'de> for ToolInput<'input> {
             }
         }
         Ok(Some(input))
-    }
-}
-
-/// A key of a tool's input: the one of [`SUMMARY_FIELDS`] it is, or `None` for any other (read
-/// without copying an escaped key).
-struct SummaryKey(Option<&'static str>);
-
-impl<'de> Deserialize<'de> for SummaryKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = SummaryKey;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-                formatter.write_str("a field name")
-            }
-
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<SummaryKey, E> {
-                Ok(SummaryKey(ToolInput::summary_field(key)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
     }
 }
 

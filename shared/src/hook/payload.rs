@@ -25,9 +25,7 @@ const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stdin deadline from the environment, or the default.
 pub fn stdin_timeout() -> Duration {
-    std::env::var(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
+    env_vars::number(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
         .map_or(DEFAULT_STDIN_TIMEOUT, Duration::from_millis)
 }
 
@@ -69,7 +67,9 @@ pub fn read_first_object(
     mut received: impl FnMut(usize),
 ) -> Result<Vec<u8>, PayloadError> {
     let mut input = Vec::new();
-    let mut end = ObjectEnd::default();
+    // The object's `{` was seen; then where its brackets close.
+    let mut started = false;
+    let mut nesting = Nesting::default();
     loop {
         let available = match reader.fill_buf() {
             Ok(available) => available,
@@ -77,62 +77,31 @@ pub fn read_first_object(
             Err(error) => return Err(PayloadError::Read(error)),
         };
         if available.is_empty() {
-            if !end.started {
+            if !started {
                 return Err(PayloadError::Empty);
             }
             return Err(PayloadError::Incomplete(input.len()));
         }
         let count = available.len();
-        let start = input.len();
+        let mut start = input.len();
         input.extend_from_slice(available);
         reader.consume(count);
         received(input.len());
         if input.len() > MAX_INPUT_BYTES {
             return Err(PayloadError::TooLarge);
         }
-        match end.scan(&input[start..]) {
-            Scan::Incomplete => {}
-            Scan::Complete(length) => {
-                input.truncate(start + length);
-                return Ok(input);
-            }
-            Scan::NotAnObject(0xEF) => return Err(PayloadError::ByteOrderMark),
-            Scan::NotAnObject(first) => return Err(PayloadError::NotAnObject(char::from(first))),
-        }
-    }
-}
-
-/// Where the first JSON object of a byte stream ends, found one chunk at a time.
-#[derive(Debug, Default)]
-struct ObjectEnd {
-    /// The object's `{` was seen.
-    started: bool,
-    nesting: Nesting,
-}
-
-/// What a chunk showed.
-enum Scan {
-    Incomplete,
-    /// The object ends after this many bytes of the chunk.
-    Complete(usize),
-    /// The first byte that is not blank is this one, not `{`.
-    NotAnObject(u8),
-}
-
-impl ObjectEnd {
-    fn scan(&mut self, chunk: &[u8]) -> Scan {
-        let mut start = 0;
-        if !self.started {
-            start = skip_blank(chunk, 0);
-            match chunk.get(start) {
-                None => return Scan::Incomplete,
-                Some(b'{') => self.started = true,
-                Some(&first) => return Scan::NotAnObject(first),
+        if !started {
+            start = skip_blank(&input, start);
+            match input.get(start) {
+                None => continue,
+                Some(b'{') => started = true,
+                Some(0xEF) => return Err(PayloadError::ByteOrderMark),
+                Some(&first) => return Err(PayloadError::NotAnObject(char::from(first))),
             }
         }
-        match self.nesting.feed(&chunk[start..]) {
-            Some(length) => Scan::Complete(start + length),
-            None => Scan::Incomplete,
+        if let Some(length) = nesting.feed(&input[start..]) {
+            input.truncate(start + length);
+            return Ok(input);
         }
     }
 }
@@ -326,15 +295,10 @@ mod tests {
         let object = &text[..text.len() - " tail".len()];
         assert!(serde_json::from_str::<serde_json::Value>(object).is_ok());
         for size in 1..=text.len() {
-            let mut end = ObjectEnd::default();
-            let mut found = None;
-            for (number, chunk) in text.as_bytes().chunks(size).enumerate() {
-                if let Scan::Complete(length) = end.scan(chunk) {
-                    found = Some(number * size + length);
-                    break;
-                }
-            }
-            assert_eq!(found, Some(object.len()), "chunks of {size}");
+            // A buffer of `size` bytes: the text arrives `size` bytes at a time.
+            let reader = BufReader::with_capacity(size, text.as_bytes());
+            let found = read_first_object(reader, |_| {}).map(|input| input.len());
+            assert_eq!(found.ok(), Some(object.len()), "chunks of {size}");
         }
     }
 

@@ -113,12 +113,9 @@ static PANIC_LOCATION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// The hook's budget from the table, lowered by `CTXHOOKS_HOOK_BUDGET_MS` (for tests).
 fn budget(hook: &HookBinary) -> Duration {
-    std::env::var(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
-        .map_or(hook.budget, |milliseconds| {
-            hook.budget.min(Duration::from_millis(milliseconds))
-        })
+    env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, |milliseconds| {
+        hook.budget.min(Duration::from_millis(milliseconds))
+    })
 }
 
 fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {

@@ -244,17 +244,12 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     // compaction is counted as pending, the context it left unknown until the boundary is read.
     let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
     let mut file = TranscriptFile::open(transcript)?.checked()?;
-    let ingested = log_usage_and_gauge(
-        context,
-        &session,
-        &mut file,
-        &gauge_inputs,
-        IngestOptions {
-            expected_text: None,
-            max_bytes: POST_COMPACT_INGEST_BYTES,
-        },
-    )
-    .context("failed to log the usage after the compaction")?;
+    let options = IngestOptions {
+        expected_text: None,
+        max_bytes: POST_COMPACT_INGEST_BYTES,
+    };
+    let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
+        .context("failed to log the usage after the compaction")?;
     if ingested.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;

@@ -36,17 +36,7 @@ pub enum HookEvent {
 impl HookEvent {
     /// The event's name exactly as settings files and payloads spell it (`PreCompact`).
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::PreCompact => "PreCompact",
-            Self::Stop => "Stop",
-            Self::SubagentStop => "SubagentStop",
-            Self::PreToolUse => "PreToolUse",
-            Self::PostToolUse => "PostToolUse",
-            Self::PostToolUseFailure => "PostToolUseFailure",
-            Self::SessionStart => "SessionStart",
-            Self::PostCompact => "PostCompact",
-            Self::SessionEnd => "SessionEnd",
-        }
+        self.facts().0
     }
 
     /// The first Claude Code version that knows the event (from its CHANGELOG; for
@@ -54,14 +44,21 @@ impl HookEvent {
     /// A settings file that names an event the running version does not know is refused whole
     /// by versions before [`UNKNOWN_EVENTS_TOLERATED_SINCE`], every hook in it with it.
     pub const fn since(self) -> ClaudeVersion {
+        self.facts().1
+    }
+
+    /// The event's [`Self::name`] and [`Self::since`], one row per event.
+    const fn facts(self) -> (&'static str, ClaudeVersion) {
         match self {
-            Self::PreToolUse | Self::PostToolUse | Self::Stop => ClaudeVersion(1, 0, 38),
-            Self::SubagentStop => ClaudeVersion(1, 0, 41),
-            Self::PreCompact => ClaudeVersion(1, 0, 48),
-            Self::SessionStart => ClaudeVersion(1, 0, 62),
-            Self::SessionEnd => ClaudeVersion(1, 0, 85),
-            Self::PostToolUseFailure => ClaudeVersion(2, 1, 27),
-            Self::PostCompact => ClaudeVersion(2, 1, 76),
+            Self::PreCompact => ("PreCompact", ClaudeVersion(1, 0, 48)),
+            Self::Stop => ("Stop", ClaudeVersion(1, 0, 38)),
+            Self::SubagentStop => ("SubagentStop", ClaudeVersion(1, 0, 41)),
+            Self::PreToolUse => ("PreToolUse", ClaudeVersion(1, 0, 38)),
+            Self::PostToolUse => ("PostToolUse", ClaudeVersion(1, 0, 38)),
+            Self::PostToolUseFailure => ("PostToolUseFailure", ClaudeVersion(2, 1, 27)),
+            Self::SessionStart => ("SessionStart", ClaudeVersion(1, 0, 62)),
+            Self::PostCompact => ("PostCompact", ClaudeVersion(2, 1, 76)),
+            Self::SessionEnd => ("SessionEnd", ClaudeVersion(1, 0, 85)),
         }
     }
 

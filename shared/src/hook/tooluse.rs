@@ -5,7 +5,6 @@
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde::de::MapAccess;
-use serde::de::value::MapAccessDeserializer;
 
 use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
@@ -50,7 +49,7 @@ impl<'de> Lenient<'de> for ToolResponse {
     const EXPECTED: &'static str = "an object";
 
     fn from_map<A: MapAccess<'de>>(object: A) -> Result<Option<Self>, A::Error> {
-        Self::deserialize(MapAccessDeserializer::new(object)).map(Some)
+        crate::lenient::struct_from_map(object)
     }
 
     /// An output that is one string holds no `interrupted`: a string with escapes, decoded by

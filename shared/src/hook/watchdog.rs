@@ -75,8 +75,13 @@ impl Watchdog {
     /// Marks the end of reading stdin. Returns false if the stdin deadline passed first: the
     /// watchdog is then logging that and ending the run, and the caller must do nothing more.
     pub fn stdin_done(&self) -> bool {
+        self.leave_stdin(WORKING)
+    }
+
+    /// Moves from reading stdin to `phase`; false when the run had left it already.
+    fn leave_stdin(&self, phase: u8) -> bool {
         self.phase
-            .compare_exchange(READING_STDIN, WORKING, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(READING_STDIN, phase, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
     }
 
@@ -110,16 +115,7 @@ impl Watchdog {
     fn watch(&self, started: Instant, stdin_timeout: Option<Duration>, budget: Duration) {
         if let Some(timeout) = stdin_timeout {
             sleep_until(started + timeout);
-            let timed_out = self
-                .phase
-                .compare_exchange(
-                    READING_STDIN,
-                    STDIN_TIMED_OUT,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok();
-            if timed_out {
+            if self.leave_stdin(STDIN_TIMED_OUT) {
                 self.end_run(anyhow!(
                     "stdin held no complete JSON value after {} ms ({} bytes received)",
                     timeout.as_millis(),

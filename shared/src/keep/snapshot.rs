@@ -55,21 +55,12 @@ pub fn take_snapshot(
         &archive,
         &format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()),
     )?;
-    let built = build(state, request, transcript, now);
-    let metadata = match built {
-        Ok(metadata) => metadata,
-        Err(error) => {
-            let _ = fs_err::remove_dir_all(&temp);
-            return Err(error);
-        }
-    };
-    match publish(&archive, &temp, &base_name, metadata) {
-        Ok(done) => Ok(done),
-        Err(error) => {
-            let _ = fs_err::remove_dir_all(&temp);
-            Err(error)
-        }
+    let done = build(state, request, transcript, now)
+        .and_then(|metadata| publish(&archive, &temp, &base_name, metadata));
+    if done.is_err() {
+        let _ = fs_err::remove_dir_all(&temp);
     }
+    done
 }
 
 /// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
@@ -200,9 +191,9 @@ fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
         .take(32)
         .collect();
     let trigger = if trigger.is_empty() {
-        "unknown".to_owned()
+        "unknown"
     } else {
-        trigger
+        &trigger
     };
     format!("{}-{trigger}", now.format("%Y%m%dT%H%M%S%.6fZ"))
 }

@@ -33,3 +33,9 @@ pub const CTXHOOKS_WARN_AT: &str = "CTXHOOKS_WARN_AT";
 
 /// The project folder a Claude Code session started in (Claude Code sets it for hooks).
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
+/// The whole number the variable `name` holds (blanks around it allowed); `None` when it is
+/// unset or holds anything else.
+pub fn number(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.trim().parse().ok()
+}

@@ -17,10 +17,8 @@ pub struct ErrorRecord {
     /// The binary that met it, such as `ctxhooks-precompact`.
     pub hook: String,
     /// The hook event, when the payload named one.
-    #[serde(default)]
     pub event: Option<String>,
     /// The session, when the payload named one (as given, even if it was refused).
-    #[serde(default)]
     pub session_id: Option<String>,
     /// The error and its causes, outermost first.
     pub error: Vec<String>,

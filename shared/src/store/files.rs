@@ -98,7 +98,16 @@ fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
 /// Opens a state file for reading, without ever waiting (a FIFO is refused, not waited on);
 /// `None` when it does not exist. Anything but a regular file is an error naming the path.
 pub fn open_state_file(path: &Path) -> Result<Option<fs_err::File>, FileError> {
-    let file = match open_no_wait(fs_err::OpenOptions::new().read(true), path) {
+    open_regular(fs_err::OpenOptions::new().read(true), path)
+}
+
+/// Opens `path` with `options` without ever waiting, as [`open_state_file`] does; `None` when it
+/// does not exist.
+fn open_regular(
+    options: &mut fs_err::OpenOptions,
+    path: &Path,
+) -> Result<Option<fs_err::File>, FileError> {
+    let file = match open_no_wait(options, path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error.into()),
@@ -216,7 +225,7 @@ pub fn set_mode(file: &fs_err::File, mode: u32) -> io::Result<()> {
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
 /// only within one filesystem), fsync, rename, fsync of the folder. The new file gets `mode`.
 pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    write_atomic_owned(target, bytes, mode, None)
+    replace(target, bytes, mode, None, true)
 }
 
 /// [`write_atomic`], and the new file gets `owner` when given and different from the writer's:
@@ -226,6 +235,28 @@ pub fn write_atomic_owned(
     bytes: &[u8],
     mode: u32,
     owner: Option<Owner>,
+) -> Result<()> {
+    replace(target, bytes, mode, owner, true)
+}
+
+/// Replaces `target` with `bytes` the way [`write_atomic`] does (a temp file in the same folder,
+/// then a rename, so a reader sees the old file or the new one, never a part), without flushing
+/// either to disk: only for a small file derived from others that the next run writes again
+/// (the gauge), where a crash may leave it stale but an fsync on every run would cost more than
+/// the file is worth.
+pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    replace(target, bytes, mode, None, false)
+}
+
+/// A temporary sibling of `target` written with `bytes` (its mode exactly `mode`, given to
+/// `owner`), flushed to disk when `synced`, then renamed over `target` (and the folder flushed
+/// too when `synced`); removed when a step fails.
+fn replace(
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<Owner>,
+    synced: bool,
 ) -> Result<()> {
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
@@ -241,31 +272,14 @@ pub fn write_atomic_owned(
             })?;
         }
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if synced {
+            file.sync_all()?;
+        }
         drop(file);
         fs_err::rename(&temp, target)?;
-        sync_parent(target);
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs_err::remove_file(&temp);
-    }
-    result
-}
-
-/// Replaces `target` with `bytes` the way [`write_atomic`] does (a temp file in the same folder,
-/// then a rename, so a reader sees the old file or the new one, never a part), without flushing
-/// either to disk: only for a small file derived from others that the next run writes again
-/// (the gauge), where a crash may leave it stale but an fsync on every run would cost more than
-/// the file is worth.
-pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let temp = temp_sibling(target);
-    let result = (|| -> Result<()> {
-        let mut file = create_new_file(&temp, mode)?;
-        set_mode(&file, mode)?;
-        file.write_all(bytes)?;
-        drop(file);
-        fs_err::rename(&temp, target)?;
+        if synced {
+            sync_parent(target);
+        }
         Ok(())
     })();
     if result.is_err() {
@@ -372,10 +386,7 @@ fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Resul
         };
         lock_within(file.file(), wait)
             .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
-        let opened = crate::platform::identity::of_file(file.file())?;
-        let current = crate::platform::identity::of_path(path)
-            .is_ok_and(|named| (named.device, named.inode) == (opened.device, opened.inode));
-        if current {
+        if crate::platform::identity::is_file_at(file.file(), path) {
             return Ok(file);
         }
     }
@@ -401,12 +412,9 @@ fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
 /// caller holds (the usage log under `usage.lock`): a line without its newline at the end is then
 /// what a writer stopped in the middle of its write left, and no one else's.
 pub fn cut_to_last_line(path: &Path) -> Result<u64> {
-    let file = match open_no_wait(fs_err::OpenOptions::new().read(true).write(true), path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(error) => return Err(error.into()),
+    let Some(file) = open_regular(fs_err::OpenOptions::new().read(true).write(true), path)? else {
+        return Ok(0);
     };
-    ensure_regular(&file, path)?;
     let length = file.metadata()?.len();
     let mut end = length;
     let mut chunk = vec![0u8; 64 * 1024];
@@ -486,11 +494,8 @@ pub struct Digested {
     pub sha256: String,
 }
 
-/// Copies everything `source` yields into the new file `target` (which must not exist; created
-/// with mode 0600), hashing on the way, then fsyncs it.
-pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
-    let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
-    set_mode(&file, PRIVATE_FILE_MODE)?;
+/// Copies everything `source` yields into `sink`, hashing on the way.
+pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<Digested> {
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0u8; 256 * 1024];
@@ -502,14 +507,23 @@ pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Dige
             Err(error) => return Err(error),
         };
         hasher.update(&buffer[..read]);
-        file.write_all(&buffer[..read])?;
+        sink.write_all(&buffer[..read])?;
         size += read as u64;
     }
-    file.sync_all()?;
     Ok(Digested {
         size,
         sha256: hex(&hasher.finalize()),
     })
+}
+
+/// Copies everything `source` yields into the new file `target` (which must not exist; created
+/// with mode 0600), hashing on the way, then fsyncs it.
+pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
+    let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
+    set_mode(&file, PRIVATE_FILE_MODE)?;
+    let digested = copy_hashed(source, &mut file)?;
+    file.sync_all()?;
+    Ok(digested)
 }
 
 /// Size and SHA-256 of a file's current content (a FIFO or a folder is refused, not read).
@@ -517,28 +531,7 @@ pub fn digest_file(path: &Path) -> Result<Digested> {
     let mut file = open_state_file(path)?
         .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
         .with_context(|| format!("`{}` does not exist", path.display()))?;
-    Ok(digest_reader(&mut file)?)
-}
-
-/// Size and SHA-256 of everything `file` yields.
-pub fn digest_reader(file: &mut impl Read) -> io::Result<Digested> {
-    let mut hasher = Sha256::new();
-    let mut size = 0u64;
-    let mut buffer = vec![0u8; 256 * 1024];
-    loop {
-        let read = match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        hasher.update(&buffer[..read]);
-        size += read as u64;
-    }
-    Ok(Digested {
-        size,
-        sha256: hex(&hasher.finalize()),
-    })
+    Ok(copy_hashed(&mut file, &mut io::sink())?)
 }
 
 /// SHA-256 of a byte slice, as lowercase hex.
@@ -554,6 +547,53 @@ pub fn hex(bytes: &[u8]) -> String {
         let _ = write!(text, "{byte:02x}");
     }
     text
+}
+
+/// The ends of the names beside `path` that are its name, a dot and more (`<name>.<end>`: its
+/// numbered parts, generations or temporary siblings); none when its folder does not exist.
+pub fn numbered_siblings(path: &Path) -> io::Result<Vec<String>> {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+        return Ok(Vec::new());
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    let entries = match fs_err::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut ends = Vec::new();
+    for entry in entries {
+        let entry_name = entry?.file_name();
+        if let Some(end) = entry_name
+            .to_str()
+            .and_then(|text| text.strip_prefix(&prefix))
+        {
+            ends.push(end.to_owned());
+        }
+    }
+    Ok(ends)
+}
+
+/// `path` with `suffix` added to its name.
+pub fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// A part's or generation's number written as ctxhooks writes it: from 1, no sign, no leading
+/// zero.
+pub fn parse_number(digits: &str) -> Option<u32> {
+    let number = digits.parse::<u32>().ok()?;
+    (number > 0 && number.to_string() == digits).then_some(number)
+}
+
+/// Removes the file at `path`; nothing there is no error.
+pub fn remove_file_if_present(path: &Path) -> io::Result<()> {
+    match fs_err::remove_file(path) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// Flushes a folder's entries to disk so a rename inside it survives a crash. Best effort:

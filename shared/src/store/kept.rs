@@ -52,18 +52,6 @@ pub enum GenerationReason {
     PreviousDamaged,
 }
 
-impl GenerationReason {
-    /// The reason as the index spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::First => "first",
-            Self::Shrank => "shrank",
-            Self::Rewritten => "rewritten",
-            Self::PreviousDamaged => "previous_damaged",
-        }
-    }
-}
-
 /// The first line of a generation's index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenerationHeader {
@@ -270,31 +258,11 @@ const GENERATION_SUFFIXES: [&str; 2] = [".gz", ".index.jsonl"];
 /// both), in ascending order: the folder is listed, so a generation missing from the middle
 /// hides none after it. Empty when there is none (or no folder yet).
 pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
-    let probe = name.index_path(kept, 1);
-    let (Some(folder), Some(file_name)) = (probe.parent(), Path::new(name.as_str()).file_name())
-    else {
-        return Ok(Vec::new());
-    };
-    let prefix = format!("{}.", file_name.to_string_lossy());
-    let entries = match fs_err::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).context("failed to list the kept copies"),
-    };
-    let mut numbers = Vec::new();
-    for entry in entries {
-        let entry = entry.context("failed to list the kept copies")?;
-        let entry_name = entry.file_name();
-        let Some(rest) = entry_name
-            .to_str()
-            .and_then(|text| text.strip_prefix(&prefix))
-        else {
-            continue;
-        };
-        if let Some(generation) = generation_of(rest) {
-            numbers.push(generation);
-        }
-    }
+    let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
+        .context("failed to list the kept copies")?
+        .iter()
+        .filter_map(|rest| generation_of(rest))
+        .collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(numbers)
@@ -305,13 +273,7 @@ fn generation_of(rest: &str) -> Option<u32> {
     GENERATION_SUFFIXES
         .iter()
         .find_map(|suffix| rest.strip_suffix(suffix))
-        .and_then(parse_generation)
-}
-
-/// A generation's number written as ctxhooks writes it: from 1, no sign, no leading zero.
-fn parse_generation(digits: &str) -> Option<u32> {
-    let generation = digits.parse::<u32>().ok()?;
-    (generation > 0 && generation.to_string() == digits).then_some(generation)
+        .and_then(files::parse_number)
 }
 
 /// The newest generation of `name` in `kept` (0 when there is none): the highest number that
@@ -327,13 +289,11 @@ pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>> {
     if kept.is_dir() {
         collect_generations(kept, Path::new(""), &mut found)?;
     }
+    // The newest generation first within a name: the one of each name kept.
     found.sort_by(|left: &(KeptName, u32), right| {
-        (!left.0.is_main(), &left.0, left.1).cmp(&(!right.0.is_main(), &right.0, right.1))
+        (!left.0.is_main(), &left.0, right.1).cmp(&(!right.0.is_main(), &right.0, left.1))
     });
-    // Sorted by generation within a name: the last of each name is its newest.
-    found.reverse();
-    found.dedup_by(|left, right| left.0 == right.0);
-    found.reverse();
+    found.dedup_by(|later, earlier| later.0 == earlier.0);
     Ok(found)
 }
 
@@ -363,7 +323,7 @@ fn collect_generations(
         let Some((name, digits)) = stem.rsplit_once('.') else {
             continue;
         };
-        if let (Ok(name), Some(generation)) = (KeptName::parse(name), parse_generation(digits)) {
+        if let (Ok(name), Some(generation)) = (KeptName::parse(name), files::parse_number(digits)) {
             found.push((name, generation));
         }
     }
@@ -406,40 +366,23 @@ impl GenerationIndex {
         let size = file.metadata()?.len();
         let mut reader = BufReader::new(file.take(size));
         let mut line = Vec::new();
-        let no_header = || anyhow!("`{}` does not start with a generation line", path.display());
-        // Its first line that is not blank.
-        let header = loop {
-            line.clear();
-            match read_bounded_line(&mut reader, &mut line)
-                .context("failed to read a kept copy's index")?
-            {
-                Some(LineEnd::Whole) if line.is_empty() => {}
-                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
-                    Ok(IndexRecord::Generation(header)) => break header,
-                    _ => return Err(no_header()),
-                },
-                _ => return Err(no_header()),
-            }
-        };
+        let header = read_header_from(&mut reader, &mut line, path)?;
         let mut index = Self {
             header,
             chunks: Vec::new(),
             unreadable_lines: 0,
             unfinished_line: false,
         };
-        loop {
-            line.clear();
-            let end = read_bounded_line(&mut reader, &mut line)
-                .context("failed to read a kept copy's index")?;
+        let context = "failed to read a kept copy's index";
+        while let Some(end) = read_bounded_line(&mut reader, &mut line).context(context)? {
             match end {
-                None => break,
-                Some(LineEnd::Whole) if line.is_empty() => {}
-                Some(LineEnd::Whole) => match serde_json::from_slice::<IndexRecord>(&line) {
+                LineEnd::Whole if line.is_empty() => {}
+                LineEnd::Whole => match serde_json::from_slice::<IndexRecord>(&line) {
                     Ok(IndexRecord::Chunk(chunk)) => index.chunks.push(chunk),
                     _ => index.unreadable_lines += 1,
                 },
-                Some(LineEnd::Overlong) => index.unreadable_lines += 1,
-                Some(LineEnd::Unfinished) => index.unfinished_line = true,
+                LineEnd::Overlong => index.unreadable_lines += 1,
+                LineEnd::Unfinished => index.unfinished_line = true,
             }
         }
         Ok(index)
@@ -481,66 +424,53 @@ enum LineEnd {
 }
 
 /// Reads one line into `line` (without its newline), keeping at most [`MAX_INDEX_LINE`] bytes
-/// of it; `None` at the end of the input.
+/// of it (a longer one is read through, [`MAX_INDEX_LINE`] bytes at a time); `None` at the end
+/// of the input.
 fn read_bounded_line(
     reader: &mut impl BufRead,
     line: &mut Vec<u8>,
 ) -> std::io::Result<Option<LineEnd>> {
     let mut overlong = false;
-    let mut any = false;
     loop {
-        let available = match reader.fill_buf() {
-            Ok(available) => available,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        if available.is_empty() {
-            return Ok(any.then_some(LineEnd::Unfinished));
+        line.clear();
+        let mut bounded = (&mut *reader).take(MAX_INDEX_LINE + 1);
+        if bounded.read_until(b'\n', line)? == 0 {
+            return Ok(overlong.then_some(LineEnd::Unfinished));
         }
-        any = true;
-        let newline = memchr::memchr(b'\n', available);
-        let piece = &available[..newline.unwrap_or(available.len())];
-        if !overlong {
-            if (line.len() + piece.len()) as u64 > MAX_INDEX_LINE {
-                overlong = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(piece);
-            }
-        }
-        let used = newline.map_or(available.len(), |position| position + 1);
-        reader.consume(used);
-        if newline.is_some() {
+        if line.pop_if(|byte| *byte == b'\n').is_some() {
             return Ok(Some(if overlong {
                 LineEnd::Overlong
             } else {
                 LineEnd::Whole
             }));
         }
+        if line.len() as u64 <= MAX_INDEX_LINE {
+            return Ok(Some(LineEnd::Unfinished));
+        }
+        overlong = true;
     }
 }
 
 /// A generation's header alone, read from its index's first line that is not blank (a reader
 /// that needs only where the generation came from reads no member's line).
 pub fn read_header(index_path: &Path) -> Result<GenerationHeader> {
-    let file = open_no_follow(index_path)?;
-    let mut reader = BufReader::with_capacity(4096, file);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match read_bounded_line(&mut reader, &mut line)
-            .context("failed to read a kept copy's index")?
-        {
-            Some(LineEnd::Whole) if line.is_empty() => {}
-            Some(LineEnd::Whole) => {
-                if let Ok(IndexRecord::Generation(header)) =
-                    serde_json::from_slice::<IndexRecord>(&line)
-                {
-                    return Ok(header);
-                }
-                break;
+    let mut reader = BufReader::with_capacity(4096, open_no_follow(index_path)?);
+    read_header_from(&mut reader, &mut Vec::new(), index_path)
+}
+
+/// The header an index's first line that is not blank holds, read through `line`.
+fn read_header_from(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    index_path: &Path,
+) -> Result<GenerationHeader> {
+    let context = "failed to read a kept copy's index";
+    while let Some(LineEnd::Whole) = read_bounded_line(reader, line).context(context)? {
+        if !line.is_empty() {
+            if let Ok(IndexRecord::Generation(header)) = serde_json::from_slice(line) {
+                return Ok(header);
             }
-            _ => break,
+            break;
         }
     }
     bail!(
@@ -643,18 +573,11 @@ pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader)
 /// Removes the temporary siblings of `index` that a writer killed while starting a generation
 /// left behind (see [`files::temp_sibling`] for their names).
 fn remove_unfinished_starts(index: &Path) {
-    let (Some(folder), Some(file_name)) = (index.parent(), index.file_name()) else {
-        return;
-    };
-    let prefix = format!(".{}.", file_name.to_string_lossy());
-    let Ok(entries) = fs_err::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let entry_name = entry.file_name();
-        let entry_name = entry_name.to_string_lossy();
-        if entry_name.starts_with(&prefix) && entry_name.ends_with(".tmp") {
-            let _ = fs_err::remove_file(entry.path());
+    let name = index.file_name().unwrap_or_default().to_string_lossy();
+    let hidden = index.with_file_name(format!(".{name}"));
+    for rest in files::numbered_siblings(&hidden).unwrap_or_default() {
+        if Path::new(&rest).extension().is_some_and(|end| end == "tmp") {
+            let _ = fs_err::remove_file(files::suffixed(&hidden, &format!(".{rest}")));
         }
     }
 }

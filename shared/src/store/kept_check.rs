@@ -21,64 +21,75 @@ use super::kept::{GenerationIndex, KeptName};
 use super::running_hash::RunningHash;
 
 /// What makes a generation one `restore` cannot give back (a member's `start` is its offset in
-/// the transcript).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// the transcript); each message is the one `archives verify` prints.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[allow(
     missing_docs,
-    reason = "plain variant fields, named for what they hold"
+    reason = "each variant's message says what it is; its fields are named for what they hold"
 )]
 pub enum GenerationProblem {
-    /// Neither its index nor its gzip file is there, though a later generation is: a gap in
-    /// the numbers, from this generation to `last`.
-    Missing {
-        /// The last generation of the gap.
-        last: u32,
-    },
-    /// Its gzip file is there without its index: its bytes cannot be read back in order.
-    IndexMissing {
-        /// How many bytes the gzip file holds.
-        gz_bytes: u64,
-    },
-    /// Its index cannot be opened or read (a link, a FIFO, a folder, no permission).
+    /// A gap in the numbers, from this generation to `last`.
+    #[error(
+        "missing: neither its index nor its gzip file is there (through generation {last}), \
+         though a later generation is"
+    )]
+    Missing { last: u32 },
+    #[error(
+        "its index is missing: its gzip file holds {gz_bytes} bytes no index describes (`zcat` \
+         still reads them)"
+    )]
+    IndexMissing { gz_bytes: u64 },
+    /// A link, a FIFO, a folder, no permission.
+    #[error("its index cannot be read: {error}")]
     IndexUnreadable { error: String },
-    /// Its index is empty: a start a ctxhooks before 2026-12-01 left cut short. Nothing was
-    /// kept under it.
+    /// Left by a ctxhooks before 2026-12-01.
+    #[error("it keeps nothing: its index is empty (a start an older ctxhooks left cut short)")]
     IndexEmpty,
-    /// Its index does not start with a generation line.
+    #[error("its index is damaged: {error}")]
     NoHeader { error: String },
-    /// Its index records no member: nothing was kept under it (a start cut short, or one that
-    /// ran out of time before its first member).
+    #[error(
+        "it keeps nothing: its index records no member (a start cut short, or one that ran out \
+         of time before its first member)"
+    )]
     KeepsNothing,
-    /// Its gzip file cannot be opened (missing, a link, a FIFO, a folder, no permission).
+    #[error("its gzip file cannot be read: {error}")]
     DataUnreadable { error: String },
-    /// A member does not start where the previous one ended, in the transcript or in the
-    /// gzip file.
+    /// In the transcript or in the gzip file.
+    #[error("the member at {start} does not follow the one before it")]
     Gap { start: u64 },
-    /// A member records offsets or lengths past what a file can hold.
+    #[error("the member at {start} records offsets past what a file can hold")]
     Impossible { start: u64 },
-    /// A member cannot be decompressed (its gzip CRC-32 or length fails, or it is cut short).
+    /// Its gzip CRC-32 or length fails, or it is cut short.
+    #[error("the member at {start} cannot be read: {error}")]
     Unreadable { start: u64, error: String },
-    /// A member holds another number of bytes than recorded.
+    /// `found` is at most one more than recorded: nothing past that is decompressed.
+    #[error("the member at {start} holds {} bytes, not {recorded}", held(*.found, *.recorded))]
     LengthMismatch {
         start: u64,
         recorded: u64,
-        /// Found (at most one more than recorded: nothing past that is decompressed).
         found: u64,
     },
-    /// A member's bytes have another SHA-256 than recorded.
+    #[error("the member at {start} has another SHA-256")]
     ChecksumMismatch { start: u64 },
-    /// The SHA-256 of everything up to a member's end is not the recorded one.
+    #[error("the SHA-256 of everything up to the member at {start} is not the recorded one")]
     TotalMismatch { start: u64 },
-    /// The gzip file is shorter than its index records.
+    #[error("the gzip file holds {found} bytes, its index records {recorded}")]
     Truncated { recorded: u64, found: u64 },
-    /// Whole index lines that cannot be read.
+    #[error("{count} index line(s) cannot be read")]
     UnreadableIndexLines { count: usize },
-    /// An earlier check found it damaged and left its mark (only a check of the files and
-    /// index reads the mark; one of every byte finds the damage itself).
-    Marked {
-        /// What that check found.
-        detail: String,
-    },
+    /// Only a check of the files and index reads the mark; one of every byte finds the damage
+    /// itself.
+    #[error("an earlier check found: {detail}")]
+    Marked { detail: String },
+}
+
+/// What a member of `recorded` bytes that gave `found` holds, in words.
+fn held(found: u64, recorded: u64) -> String {
+    if found > recorded {
+        format!("more than {recorded}")
+    } else {
+        found.to_string()
+    }
 }
 
 /// The three kinds of problem, as `archives verify` reports them.
@@ -100,76 +111,6 @@ impl GenerationProblem {
             Self::IndexEmpty | Self::KeepsNothing => ProblemKind::KeptNothing,
             Self::Missing { .. } => ProblemKind::KeptMissing,
             _ => ProblemKind::KeptDamaged,
-        }
-    }
-}
-
-impl std::fmt::Display for GenerationProblem {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Missing { last } => write!(
-                formatter,
-                "missing: neither its index nor its gzip file is there (through generation \
-                 {last}), though a later generation is"
-            ),
-            Self::IndexMissing { gz_bytes } => write!(
-                formatter,
-                "its index is missing: its gzip file holds {gz_bytes} bytes no index describes \
-                 (`zcat` still reads them)"
-            ),
-            Self::IndexUnreadable { error } => {
-                write!(formatter, "its index cannot be read: {error}")
-            }
-            Self::IndexEmpty => formatter.write_str(
-                "it keeps nothing: its index is empty (a start an older ctxhooks left cut short)",
-            ),
-            Self::NoHeader { error } => write!(formatter, "its index is damaged: {error}"),
-            Self::KeepsNothing => formatter.write_str(
-                "it keeps nothing: its index records no member (a start cut short, or one that \
-                 ran out of time before its first member)",
-            ),
-            Self::DataUnreadable { error } => {
-                write!(formatter, "its gzip file cannot be read: {error}")
-            }
-            Self::Gap { start } => write!(
-                formatter,
-                "the member at {start} does not follow the one before it"
-            ),
-            Self::Impossible { start } => write!(
-                formatter,
-                "the member at {start} records offsets past what a file can hold"
-            ),
-            Self::Unreadable { start, error } => {
-                write!(formatter, "the member at {start} cannot be read: {error}")
-            }
-            Self::LengthMismatch {
-                start,
-                recorded,
-                found,
-            } => write!(
-                formatter,
-                "the member at {start} holds {} bytes, not {recorded}",
-                if found > recorded {
-                    format!("more than {recorded}")
-                } else {
-                    found.to_string()
-                }
-            ),
-            Self::ChecksumMismatch { start } => {
-                write!(formatter, "the member at {start} has another SHA-256")
-            }
-            Self::TotalMismatch { start } => write!(
-                formatter,
-                "the SHA-256 of everything up to the member at {start} is not the recorded one"
-            ),
-            Self::Truncated { recorded, found } => write!(
-                formatter,
-                "the gzip file holds {found} bytes, its index records {recorded}"
-            ),
-            Self::UnreadableIndexLines { count } => {
-                write!(formatter, "{count} index line(s) cannot be read")
-            }
-            Self::Marked { detail } => write!(formatter, "an earlier check found: {detail}"),
         }
     }
 }
@@ -217,75 +158,75 @@ pub fn check_generation(
     generation: u32,
     depth: Depth,
 ) -> CheckedGeneration {
-    let mut checked = CheckedGeneration {
-        generation,
-        index: None,
-        problems: Vec::new(),
-    };
-    let index_path = name.index_path(kept, generation);
-    let data_path = name.data_path(kept, generation);
-    let index_file = match files::open_unlinked(&index_path, Access::Read) {
-        Ok(Some(file)) => file,
-        Ok(None) => {
-            checked
-                .problems
-                .push(match fs_err::symlink_metadata(&data_path) {
-                    Ok(metadata) => GenerationProblem::IndexMissing {
-                        gz_bytes: metadata.len(),
-                    },
-                    Err(_) => GenerationProblem::Missing { last: generation },
-                });
-            return checked;
-        }
-        Err(error) => {
-            checked.problems.push(GenerationProblem::IndexUnreadable {
-                error: format!("{error:#}"),
-            });
-            return checked;
-        }
-    };
-    if index_file
-        .metadata()
-        .is_ok_and(|metadata| metadata.len() == 0)
-    {
-        checked.problems.push(GenerationProblem::IndexEmpty);
-        return checked;
-    }
-    let index = match GenerationIndex::read_from(index_file, &index_path) {
+    let index = match read_index(kept, name, generation) {
         Ok(index) => index,
-        Err(error) => {
-            checked.problems.push(GenerationProblem::NoHeader {
-                error: format!("{error:#}"),
-            });
-            return checked;
+        Err(problem) => {
+            return CheckedGeneration {
+                generation,
+                index: None,
+                problems: vec![problem],
+            };
         }
     };
+    let mut problems = Vec::new();
     if index.unreadable_lines > 0 {
-        checked
-            .problems
-            .push(GenerationProblem::UnreadableIndexLines {
-                count: index.unreadable_lines,
-            });
+        problems.push(GenerationProblem::UnreadableIndexLines {
+            count: index.unreadable_lines,
+        });
     }
     if index.chunks.is_empty() {
-        checked.problems.push(GenerationProblem::KeepsNothing);
-        checked.index = Some(index);
-        return checked;
-    }
-    if depth == Depth::Files {
+        problems.push(GenerationProblem::KeepsNothing);
+    } else {
         let mark = name.damage_mark_path(kept, generation);
-        if fs_err::symlink_metadata(&mark).is_ok() {
+        if depth == Depth::Files && fs_err::symlink_metadata(&mark).is_ok() {
             let detail = files::read_state_file_within(&mark, files::SMALL_STATE_FILE_LIMIT)
                 .ok()
                 .flatten()
                 .and_then(|bytes| serde_json::from_slice::<DamageMark>(&bytes).ok())
                 .map_or_else(|| "damage".to_owned(), |mark| mark.problems.join("; "));
-            checked.problems.push(GenerationProblem::Marked { detail });
+            problems.push(GenerationProblem::Marked { detail });
         }
+        check_members(kept, name, &index, depth, &mut problems);
     }
-    check_members(kept, name, &index, depth, &mut checked.problems);
-    checked.index = Some(index);
-    checked
+    CheckedGeneration {
+        generation,
+        index: Some(index),
+        problems,
+    }
+}
+
+/// Generation `generation`'s index, read whole; the problem that ends its check when it cannot
+/// be (missing, unreadable, empty, or without its generation line).
+fn read_index(
+    kept: &Path,
+    name: &KeptName,
+    generation: u32,
+) -> Result<GenerationIndex, GenerationProblem> {
+    let index_path = name.index_path(kept, generation);
+    let file = match files::open_unlinked(&index_path, Access::Read) {
+        Ok(Some(file)) => file,
+        Ok(None) => {
+            return Err(
+                match fs_err::symlink_metadata(name.data_path(kept, generation)) {
+                    Ok(metadata) => GenerationProblem::IndexMissing {
+                        gz_bytes: metadata.len(),
+                    },
+                    Err(_) => GenerationProblem::Missing { last: generation },
+                },
+            );
+        }
+        Err(error) => {
+            return Err(GenerationProblem::IndexUnreadable {
+                error: format!("{error:#}"),
+            });
+        }
+    };
+    if file.metadata().is_ok_and(|metadata| metadata.len() == 0) {
+        return Err(GenerationProblem::IndexEmpty);
+    }
+    GenerationIndex::read_from(file, &index_path).map_err(|error| GenerationProblem::NoHeader {
+        error: format!("{error:#}"),
+    })
 }
 
 /// Checks the members an index records: they follow one another, in the transcript and in
@@ -301,20 +242,13 @@ fn check_members(
     problems: &mut Vec<GenerationProblem>,
 ) {
     let data_path = name.data_path(kept, index.header.generation);
-    let mut data = match files::open_unlinked_existing(&data_path, Access::Read) {
-        Ok(data) => data,
+    let opened = files::open_unlinked_existing(&data_path, Access::Read)
+        .and_then(|data| Ok((data.metadata()?.len(), data)));
+    let (found, mut data) = match opened {
+        Ok(opened) => opened,
         Err(error) => {
             problems.push(GenerationProblem::DataUnreadable {
                 error: format!("{error:#}"),
-            });
-            return;
-        }
-    };
-    let found = match data.metadata() {
-        Ok(metadata) => metadata.len(),
-        Err(error) => {
-            problems.push(GenerationProblem::DataUnreadable {
-                error: error.to_string(),
             });
             return;
         }
@@ -363,11 +297,11 @@ fn check_members(
                 });
                 running_valid = false;
             }
-            Ok(member) if member.length != chunk.length => {
+            Ok(member) if member.size != chunk.length => {
                 problems.push(GenerationProblem::LengthMismatch {
                     start: chunk.start,
                     recorded: chunk.length,
-                    found: member.length,
+                    found: member.size,
                 });
                 running_valid = false;
             }
@@ -384,45 +318,20 @@ fn check_members(
     }
 }
 
-/// One member, decompressed and hashed.
-struct ReadMember {
-    /// How many bytes it gave (at most one more than recorded).
-    length: u64,
-    /// Their SHA-256.
-    sha256: String,
-}
-
-/// Decompresses the gzip member `chunk` records, through a fixed buffer, stopping one byte past
-/// its recorded length, and hashes what it gives (onto `running` too, when given).
+/// Decompresses the gzip member `chunk` records, stopping one byte past its recorded length,
+/// and hashes what it gives (onto `running` too, when given).
 fn read_member(
     data: &mut fs_err::File,
     chunk: &super::kept::ChunkRecord,
-    mut running: Option<&mut RunningHash>,
-) -> Result<ReadMember> {
-    use sha2::Digest as _;
+    running: Option<&mut RunningHash>,
+) -> std::io::Result<files::Digested> {
     data.seek(SeekFrom::Start(chunk.gz_start))?;
     let mut decoder =
         GzDecoder::new((&mut *data).take(chunk.gz_length)).take(chunk.length.saturating_add(1));
-    let mut hasher = sha2::Sha256::new();
-    let mut buffer = vec![0u8; 256 * 1024];
-    let mut length = 0u64;
-    loop {
-        let read = match decoder.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error.into()),
-        };
-        hasher.update(&buffer[..read]);
-        if let Some(running) = running.as_deref_mut() {
-            running.update(&buffer[..read]);
-        }
-        length += read as u64;
+    match running {
+        Some(running) => files::copy_hashed(&mut decoder, running),
+        None => files::copy_hashed(&mut decoder, &mut std::io::sink()),
     }
-    Ok(ReadMember {
-        length,
-        sha256: files::hex(&hasher.finalize()),
-    })
 }
 
 /// How the bytes a generation keeps compare with a transcript's first bytes.
@@ -432,8 +341,9 @@ pub enum Comparison {
     Same,
     /// Some kept byte differs from the transcript's (the transcript was rewritten).
     Differs,
-    /// The kept copy cannot be read back as recorded: it cannot be compared, nor carried on.
-    Damaged(GenerationProblem),
+    /// The kept copy cannot be read back as recorded (its index, a member, its length or its
+    /// SHA-256): it cannot be compared, nor carried on.
+    Damaged,
     /// The deadline came before every byte was compared.
     OutOfTime,
 }
@@ -453,26 +363,14 @@ pub fn compare_with_transcript(
     transcript: &mut fs_err::File,
     deadline: Option<std::time::Instant>,
 ) -> Result<Comparison> {
-    let index_path = name.index_path(kept, generation);
-    let Ok(index) = GenerationIndex::read(&index_path) else {
-        return Ok(Comparison::Damaged(GenerationProblem::NoHeader {
-            error: "its index cannot be read whole".to_owned(),
-        }));
+    let Ok(index) = GenerationIndex::read(&name.index_path(kept, generation)) else {
+        return Ok(Comparison::Damaged);
     };
     let mut problems = Vec::new();
-    if index.unreadable_lines > 0 {
-        problems.push(GenerationProblem::UnreadableIndexLines {
-            count: index.unreadable_lines,
-        });
-    }
-    if index.chunks.last() != Some(last) {
-        problems.push(GenerationProblem::NoHeader {
-            error: "its last member changed while it was read".to_owned(),
-        });
-    }
     check_members(kept, name, &index, Depth::Files, &mut problems);
-    if let Some(problem) = problems.into_iter().next() {
-        return Ok(Comparison::Damaged(problem));
+    // Its last member changed while it was read: damage too.
+    if index.unreadable_lines > 0 || index.chunks.last() != Some(last) || !problems.is_empty() {
+        return Ok(Comparison::Damaged);
     }
     let mut data = files::open_unlinked_existing(&name.data_path(kept, generation), Access::Read)?;
     let mut running = RunningHash::new();
@@ -484,19 +382,13 @@ pub fn compare_with_transcript(
         let mut decoder = GzDecoder::new((&mut data).take(chunk.gz_length));
         let mut left = chunk.length;
         let mut differs = false;
-        let damaged = |error: std::io::Error| {
-            Comparison::Damaged(GenerationProblem::Unreadable {
-                start: chunk.start,
-                error: error.to_string(),
-            })
-        };
         while left > 0 {
             if deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline) {
                 return Ok(Comparison::OutOfTime);
             }
             let wanted = usize::try_from(left.min(kept_bytes.len() as u64)).unwrap_or(0);
-            if let Err(error) = decoder.read_exact(&mut kept_bytes[..wanted]) {
-                return Ok(damaged(error));
+            if decoder.read_exact(&mut kept_bytes[..wanted]).is_err() {
+                return Ok(Comparison::Damaged);
             }
             transcript
                 .read_exact(&mut transcript_bytes[..wanted])
@@ -511,29 +403,24 @@ pub fn compare_with_transcript(
         // The member's end: gzip checks its CRC-32 and length there, so a member whose bytes
         // differ is read to its end first, to tell damage from a rewrite.
         let mut rest = Vec::new();
-        if let Err(error) = (&mut decoder)
+        let ended = (&mut decoder)
             .take(left.saturating_add(1))
-            .read_to_end(&mut rest)
-        {
-            return Ok(damaged(error));
+            .read_to_end(&mut rest);
+        if ended.is_err() {
+            return Ok(Comparison::Damaged);
         }
         if differs {
             return Ok(Comparison::Differs);
         }
         if !rest.is_empty() {
-            return Ok(Comparison::Damaged(GenerationProblem::LengthMismatch {
-                start: chunk.start,
-                recorded: chunk.length,
-                found: chunk.length + 1,
-            }));
+            return Ok(Comparison::Damaged);
         }
     }
-    if running.hex_digest() != last.total_sha256 {
-        return Ok(Comparison::Damaged(GenerationProblem::TotalMismatch {
-            start: last.start,
-        }));
-    }
-    Ok(Comparison::Same)
+    Ok(if running.hex_digest() == last.total_sha256 {
+        Comparison::Same
+    } else {
+        Comparison::Damaged
+    })
 }
 
 /// What [`newest_whole`] chose.
@@ -554,11 +441,7 @@ pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<Newest
     let mut below = numbers.last().copied().map_or(0, |latest| latest + 1);
     for &generation in numbers.iter().rev() {
         if generation + 1 < below {
-            newest.passed_over.push(CheckedGeneration {
-                generation: generation + 1,
-                index: None,
-                problems: vec![GenerationProblem::Missing { last: below - 1 }],
-            });
+            newest.passed_over.push(missing(generation + 1, below - 1));
         }
         below = generation;
         let checked = check_generation(kept, name, generation, depth);
@@ -569,13 +452,18 @@ pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<Newest
         newest.passed_over.push(checked);
     }
     if below > 1 {
-        newest.passed_over.push(CheckedGeneration {
-            generation: 1,
-            index: None,
-            problems: vec![GenerationProblem::Missing { last: below - 1 }],
-        });
+        newest.passed_over.push(missing(1, below - 1));
     }
     Ok(newest)
+}
+
+/// The entry of a gap in the numbers, from `first` to `last`.
+fn missing(first: u32, last: u32) -> CheckedGeneration {
+    CheckedGeneration {
+        generation: first,
+        index: None,
+        problems: vec![GenerationProblem::Missing { last }],
+    }
 }
 
 /// Every generation of `name`, checked at `depth`, oldest first; a gap in the numbers is one
@@ -586,13 +474,7 @@ pub fn check_all(kept: &Path, name: &KeptName, depth: Depth) -> Result<Vec<Check
     let mut next = 1u32;
     for generation in numbers {
         if generation > next {
-            checked.push(CheckedGeneration {
-                generation: next,
-                index: None,
-                problems: vec![GenerationProblem::Missing {
-                    last: generation - 1,
-                }],
-            });
+            checked.push(missing(next, generation - 1));
         }
         checked.push(check_generation(kept, name, generation, depth));
         next = generation.saturating_add(1);

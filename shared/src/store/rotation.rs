@@ -45,9 +45,8 @@ impl LogLimit {
     /// raise it.
     #[must_use]
     pub fn in_force(self) -> Self {
-        let lowered = std::env::var(crate::store::env_vars::CTXHOOKS_ROTATE_AT_BYTES)
-            .ok()
-            .and_then(|text| text.trim().parse::<u64>().ok());
+        let lowered =
+            crate::store::env_vars::number(crate::store::env_vars::CTXHOOKS_ROTATE_AT_BYTES);
         Self {
             bytes: lowered.map_or(self.bytes, |lowered| lowered.min(self.bytes)),
             ..self
@@ -78,49 +77,21 @@ struct Part {
 }
 
 fn plain_path(log: &Path, number: u32) -> PathBuf {
-    suffixed(log, &format!(".{number}"))
+    files::suffixed(log, &format!(".{number}"))
 }
 
 fn compressed_path(log: &Path, number: u32) -> PathBuf {
-    suffixed(log, &format!(".{number}.gz"))
-}
-
-fn suffixed(log: &Path, suffix: &str) -> PathBuf {
-    let mut name = log.file_name().unwrap_or_default().to_os_string();
-    name.push(suffix);
-    log.with_file_name(name)
+    files::suffixed(log, &format!(".{number}.gz"))
 }
 
 /// The log's parts, oldest first.
 fn parts(log: &Path) -> io::Result<Vec<Part>> {
-    let (Some(folder), Some(name)) = (log.parent(), log.file_name()) else {
-        return Ok(Vec::new());
-    };
-    let prefix = format!("{}.", name.to_string_lossy());
-    let entries = match fs_err::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
-    };
     let mut found: Vec<Part> = Vec::new();
-    for entry in entries {
-        let entry = entry?;
-        let entry_name = entry.file_name();
-        let Some(rest) = entry_name
-            .to_str()
-            .and_then(|text| text.strip_prefix(&prefix))
-        else {
-            continue;
-        };
-        let (digits, compressed) = match rest.strip_suffix(".gz") {
-            Some(digits) => (digits, true),
-            None => (rest, false),
-        };
-        let Some(number) = digits
-            .parse::<u32>()
-            .ok()
-            .filter(|number| *number > 0 && digits == number.to_string())
-        else {
+    for rest in files::numbered_siblings(log)? {
+        let (digits, compressed) = rest
+            .strip_suffix(".gz")
+            .map_or((rest.as_str(), false), |digits| (digits, true));
+        let Some(number) = files::parse_number(digits) else {
             continue;
         };
         match found.iter_mut().find(|part| part.number == number) {
@@ -339,24 +310,12 @@ pub fn finish_parts(log: &Path, limit: LogLimit) -> Result<()> {
         if !part.compressed {
             compress(&plain, &compressed_path(log, part.number))?;
         }
-        match fs_err::remove_file(&plain) {
-            Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error.into()),
-            _ => {}
-        }
+        files::remove_file_if_present(&plain)?;
     }
     if let Some(kept) = limit.parts_kept {
         for part in &listed[..listed.len().saturating_sub(kept)] {
-            for path in [
-                compressed_path(log, part.number),
-                plain_path(log, part.number),
-            ] {
-                match fs_err::remove_file(&path) {
-                    Err(error) if error.kind() != io::ErrorKind::NotFound => {
-                        return Err(error.into());
-                    }
-                    _ => {}
-                }
-            }
+            files::remove_file_if_present(&compressed_path(log, part.number))?;
+            files::remove_file_if_present(&plain_path(log, part.number))?;
         }
     }
     if let Some(folder) = log.parent() {

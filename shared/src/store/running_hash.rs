@@ -41,6 +41,18 @@ impl Default for RunningHash {
     }
 }
 
+/// Hashing as a sink: what is written is hashed after everything hashed so far.
+impl std::io::Write for RunningHash {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl RunningHash {
     /// The hash of nothing yet.
     pub fn new() -> Self {

@@ -38,11 +38,6 @@ impl StateDir {
         files::create_private_dir_all(&self.root).context("failed to create the state folder")
     }
 
-    /// The folder that holds every session's subfolder.
-    pub fn sessions_dir(&self) -> PathBuf {
-        self.root.join("sessions")
-    }
-
     /// One session's folder: `<state>/sessions/<session id>`. Not created here.
     pub fn session_dir(&self, session: &SessionId) -> PathBuf {
         self.sessions_dir().join(session.as_str())
@@ -59,100 +54,6 @@ impl StateDir {
     /// write it, never a hook).
     pub fn search_index(&self) -> PathBuf {
         self.root.join("search").join("index.sqlite")
-    }
-
-    /// The error log every hook appends its problems to.
-    pub fn errors_log(&self) -> PathBuf {
-        self.root.join("errors.log")
-    }
-
-    /// The limits a person set on ctxhooks' own storage (`config.json`, see `store/config.rs`).
-    pub fn config_file(&self) -> PathBuf {
-        self.root.join("config.json")
-    }
-
-    /// Every deletion of a session's copies or record, by `archives prune` or the configured
-    /// limit (`pruned.jsonl`, see `store/storage.rs`).
-    pub fn prune_log(&self) -> PathBuf {
-        self.root.join("pruned.jsonl")
-    }
-
-    /// When the configured limit was last applied (`prune.stamp`; its modification time).
-    pub fn prune_stamp(&self) -> PathBuf {
-        self.root.join("prune.stamp")
-    }
-
-    /// The lock that keeps two Stop hooks from applying the configured limit at once.
-    pub fn prune_lock(&self) -> PathBuf {
-        self.root.join("prune.lock")
-    }
-
-    /// What `ctxhooks install` added to which settings file.
-    pub fn installs_file(&self) -> PathBuf {
-        self.root.join("installs.json")
-    }
-
-    /// The lock that serializes installs and uninstalls.
-    pub fn installs_lock(&self) -> PathBuf {
-        self.root.join("installs.lock")
-    }
-
-    /// Settings files as they were before each change by install or uninstall.
-    pub fn backups_dir(&self) -> PathBuf {
-        self.root.join("backups")
-    }
-
-    /// What `history` and `export` read from each transcript, kept for their next run
-    /// (`history-cache/`, one file per transcript).
-    pub fn history_cache_dir(&self) -> PathBuf {
-        self.root.join("history-cache")
-    }
-
-    /// One session's usage log (`usage.jsonl`).
-    pub fn usage_log(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("usage.jsonl")
-    }
-
-    /// The lock that serializes one session's usage ingests (Stop and `SubagentStop` overlap).
-    pub fn usage_lock(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("usage.lock")
-    }
-
-    /// Where the last ingest of each of the session's transcripts stopped (`cursor.json`).
-    pub fn cursor_file(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("cursor.json")
-    }
-
-    /// One session's gauge (`gauge.json`, see `store/gauge.rs`).
-    pub fn gauge_file(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("gauge.json")
-    }
-
-    /// The window the status line gave for one session (`window.json`, see
-    /// `store/status_window.rs`).
-    pub fn status_window_file(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("window.json")
-    }
-
-    /// One session's provenance sidecar (`provenance.jsonl`).
-    pub fn sidecar(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("provenance.jsonl")
-    }
-
-    /// One session's snapshots (`archive/`).
-    pub fn archive_dir(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("archive")
-    }
-
-    /// One session's kept transcript copies (`kept/`, see `store/kept.rs`).
-    pub fn kept_dir(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join(crate::store::kept::KEPT_DIR)
-    }
-
-    /// The files `ctxhooks archives restore --force` replaced, kept apart (`replaced/`, see
-    /// the commands crate's `archives/replaced.rs`): never part of the kept copies, never deleted by ctxhooks.
-    pub fn replaced_dir(&self, session: &SessionId) -> PathBuf {
-        self.session_dir(session).join("replaced")
     }
 
     /// The lock that serializes the writers of one session's kept copies.
@@ -215,6 +116,74 @@ impl StateDir {
         }
         ids.sort();
         Ok(ids)
+    }
+}
+
+/// Generates one method per file or folder of the state folder (`root`, its path there) and of
+/// a session's folder (`session`, its path in the session's folder): where each is, created
+/// by nobody here.
+macro_rules! paths {
+    (
+        root { $($(#[$root_doc:meta])* $root:ident => $root_path:expr;)* }
+        session { $($(#[$session_doc:meta])* $session:ident => $session_path:expr;)* }
+    ) => {
+        impl StateDir {
+            $($(#[$root_doc])* pub fn $root(&self) -> PathBuf {
+                self.root.join($root_path)
+            })*
+            $($(#[$session_doc])* pub fn $session(&self, session: &SessionId) -> PathBuf {
+                self.session_dir(session).join($session_path)
+            })*
+        }
+    };
+}
+
+paths! {
+    root {
+    /// The folder that holds every session's subfolder.
+    sessions_dir => "sessions";
+    /// The error log every hook appends its problems to.
+    errors_log => "errors.log";
+    /// The limits a person set on ctxhooks' own storage (`config.json`, see `store/config.rs`).
+    config_file => "config.json";
+    /// Every deletion of a session's copies or record, by `archives prune` or the configured
+    /// limit (`pruned.jsonl`, see `store/storage.rs`).
+    prune_log => "pruned.jsonl";
+    /// When the configured limit was last applied (`prune.stamp`; its modification time).
+    prune_stamp => "prune.stamp";
+    /// The lock that keeps two Stop hooks from applying the configured limit at once.
+    prune_lock => "prune.lock";
+    /// What `ctxhooks install` added to which settings file.
+    installs_file => "installs.json";
+    /// The lock that serializes installs and uninstalls.
+    installs_lock => "installs.lock";
+    /// Settings files as they were before each change by install or uninstall.
+    backups_dir => "backups";
+    /// What `history` and `export` read from each transcript, kept for their next run
+    /// (`history-cache/`, one file per transcript).
+    history_cache_dir => "history-cache";
+    }
+    session {
+    /// One session's usage log (`usage.jsonl`).
+    usage_log => "usage.jsonl";
+    /// The lock that serializes one session's usage ingests (Stop and `SubagentStop` overlap).
+    usage_lock => "usage.lock";
+    /// Where the last ingest of each of the session's transcripts stopped (`cursor.json`).
+    cursor_file => "cursor.json";
+    /// One session's gauge (`gauge.json`, see `store/gauge.rs`).
+    gauge_file => "gauge.json";
+    /// The window the status line gave for one session (`window.json`, see
+    /// `store/status_window.rs`).
+    status_window_file => "window.json";
+    /// One session's provenance sidecar (`provenance.jsonl`).
+    sidecar => "provenance.jsonl";
+    /// One session's snapshots (`archive/`).
+    archive_dir => "archive";
+    /// One session's kept transcript copies (`kept/`, see `store/kept.rs`).
+    kept_dir => crate::store::kept::KEPT_DIR;
+    /// The files `ctxhooks archives restore --force` replaced, kept apart (`replaced/`, see
+    /// the commands crate's `archives/replaced.rs`): never part of the kept copies, never deleted by ctxhooks.
+    replaced_dir => "replaced";
     }
 }
 

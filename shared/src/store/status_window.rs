@@ -39,13 +39,7 @@ impl StatusWindow {
     /// Reads the file; `None` when it is absent or not one (a status line's word is evidence,
     /// never a reason to fail).
     pub fn read(path: &Path) -> Option<Self> {
-        let file = files::open_state_file(path).ok()??;
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_BYTES + 1), &mut bytes)
-            .ok()?;
-        if bytes.len() as u64 > MAX_BYTES {
-            return None;
-        }
+        let bytes = files::read_state_file_within(path, MAX_BYTES).ok()??;
         serde_json::from_slice::<Self>(&bytes)
             .ok()
             .filter(|window| window.schema == STATUS_WINDOW_SCHEMA && window.window_tokens > 0)

@@ -50,15 +50,14 @@ pub fn summarize_encoded_fields<'input>(
 /// The first [`SUMMARY_MAX_CHARS`] characters of `text`, control characters (newlines, tabs)
 /// made spaces.
 fn one_line(text: &str) -> String {
-    let mut summary = String::with_capacity(text.len().min(SUMMARY_MAX_CHARS * 4));
-    for character in text.chars().take(SUMMARY_MAX_CHARS) {
-        summary.push(if character.is_control() {
+    let visible = |character: char| {
+        if character.is_control() {
             ' '
         } else {
             character
-        });
-    }
-    summary
+        }
+    };
+    text.chars().take(SUMMARY_MAX_CHARS).map(visible).collect()
 }
 
 /// The first [`SUMMARY_MAX_CHARS`] characters of a JSON string written as JSON (its quotes and

@@ -73,7 +73,6 @@ impl TokenUsage {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelUsage {
     /// The iteration's `model` (`null` when it named none).
-    #[serde(default)]
     pub model: Option<String>,
     /// The model's counts, summed over its iterations in the response.
     #[serde(flatten)]
@@ -97,7 +96,6 @@ pub struct ToolResultNote {
     /// The `tool_use` id it answered.
     pub tool_use_id: String,
     /// The tool's name, when its `tool_use` was read in the same run.
-    #[serde(default)]
     pub tool_name: Option<String>,
     /// Bytes of text.
     pub bytes: u64,
@@ -108,7 +106,6 @@ pub struct ToolResultNote {
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct UsageRow {
     /// The timestamp of the response's first line.
-    #[serde(default)]
     pub time: Option<String>,
     /// The transcript the row was read from.
     pub transcript: String,
@@ -116,13 +113,10 @@ pub struct UsageRow {
     /// `line:<uuid>`.
     pub key: String,
     /// `requestId`.
-    #[serde(default)]
     pub request_id: Option<String>,
     /// `message.id`.
-    #[serde(default)]
     pub message_id: Option<String>,
     /// `message.model`.
-    #[serde(default)]
     pub model: Option<String>,
     /// The response's counts (its `output_tokens` the largest over the response's lines).
     #[serde(flatten)]
@@ -132,7 +126,6 @@ pub struct UsageRow {
     pub context_tokens: u64,
     /// True for sub-agent requests (`isSidechain`, or read from an agent transcript).
     pub sidechain: bool,
-    #[serde(default)]
     pub agent_id: Option<String>,
     /// True when the response called the advisor tool.
     #[serde(default)]
@@ -145,7 +138,6 @@ pub struct UsageRow {
     #[serde(default)]
     pub tool_result_bytes: u64,
     /// The largest of those tool results.
-    #[serde(default)]
     pub largest_tool_result: Option<ToolResultNote>,
     /// True for the first request after a person's prompt (a turn's start; the tool loop's
     /// later requests are false). False in logs written before the field existed.
@@ -176,7 +168,7 @@ pub struct RequestFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_tokens: Option<u64>,
     /// True when the request carried tool results (it continues a tool loop).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub carries_tool_results: bool,
     /// Records seen since the previous request of the same chain that mark a resume or a
     /// compaction (each kind once, in the order first seen).
@@ -188,7 +180,7 @@ pub struct RequestFacts {
     pub max_output_tokens: Option<u64>,
     /// True when the response wrote `usage.iterations` with a `message` iteration: its context
     /// is that iteration's, and a fall after it is never an advisor round trip.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub iterations: bool,
     /// The cache read and write of the iteration the context is from (the last `message`
     /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
@@ -334,41 +326,26 @@ fn is_zero(value: &u64) -> bool {
     *value == 0
 }
 
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's skip_serializing_if passes a reference"
-)]
-fn is_false(value: &bool) -> bool {
-    !*value
-}
-
 /// A compaction or micro-compaction boundary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct BoundaryRow {
     /// The boundary line's timestamp.
-    #[serde(default)]
     pub time: Option<String>,
     /// The transcript it was read from.
     pub transcript: String,
     /// The boundary line's uuid.
-    #[serde(default)]
     pub uuid: Option<String>,
     /// `auto` or `manual`.
-    #[serde(default)]
     pub trigger: Option<Trigger>,
     /// `preTokens`: the context when compaction started.
-    #[serde(default)]
     pub pre_tokens: Option<u64>,
     /// `postTokens`, written by newer versions.
-    #[serde(default)]
     pub post_tokens: Option<u64>,
     /// `tokensSaved` (micro-compactions).
-    #[serde(default)]
     pub tokens_saved: Option<u64>,
     /// True inside a sub-agent's chain.
     pub sidechain: bool,
-    #[serde(default)]
     pub agent_id: Option<String>,
     /// What newer CLIs write besides (each left out of the line when not written).
     #[serde(flatten)]
@@ -396,13 +373,10 @@ pub struct CompactionDetails {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreservedSegment {
     /// `headUuid`: its first message.
-    #[serde(default)]
     pub head_uuid: Option<String>,
     /// `anchorUuid`: the message the summary is attached to.
-    #[serde(default)]
     pub anchor_uuid: Option<String>,
     /// `tailUuid`: its last message.
-    #[serde(default)]
     pub tail_uuid: Option<String>,
 }
 
@@ -448,10 +422,8 @@ pub struct SkippedLinesRow {
 pub struct SourceRow {
     pub transcript: String,
     /// The first `cwd` in it.
-    #[serde(default)]
     pub cwd: Option<String>,
     /// The Claude Code version that wrote that line.
-    #[serde(default)]
     pub version: Option<String>,
 }
 

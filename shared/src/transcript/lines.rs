@@ -35,32 +35,13 @@ pub struct LinesRead {
     pub overlong_lines: u64,
 }
 
-/// Calls `each` with every complete line (without its newline) from `offset` on, and returns
-/// the offset just after the last complete line. A last line without its newline is left for
-/// the next reader (Claude Code may still be writing it), unless `take_unterminated` is set
-/// (a file at rest, read whole). Lines longer than [`MAX_LINE_BYTES`] are skipped.
-pub fn read_complete_lines(
-    file: &mut fs_err::File,
-    offset: u64,
-    take_unterminated: bool,
-    each: impl FnMut(u64, &[u8]),
-) -> Result<u64> {
-    read_bounded_lines(
-        file,
-        offset,
-        u64::MAX,
-        take_unterminated,
-        MAX_LINE_BYTES,
-        each,
-    )
-    .map(|read| read.offset)
-}
-
-/// [`read_complete_lines`] with an explicit line limit, saying how many lines it skipped: a
-/// complete line longer than `max_line` is not handed to `each` (its bytes are not kept), but
-/// the offset moves past it. An unterminated last line is never buffered beyond the limit
-/// either (the pass ends at its start, as for any unterminated line), so memory stays bounded
-/// whatever the file holds.
+/// Calls `each` with every complete line (without its newline) from `offset` up to `until`, and
+/// returns the offset just after the last complete line and how many lines it skipped: a last
+/// line without its newline is left for the next reader (Claude Code may still be writing it),
+/// unless `take_unterminated` is set (a file at rest, read whole); a complete line longer than
+/// `max_line` is not handed to `each` (its bytes are not kept), but the offset moves past it. An
+/// unterminated last line is never buffered beyond the limit either (the pass ends at its start,
+/// as for any unterminated line), so memory stays bounded whatever the file holds.
 pub fn read_bounded_lines(
     file: &mut fs_err::File,
     offset: u64,
@@ -212,6 +193,27 @@ fn split_lines_by(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Calls `each` with every complete line (without its newline) from `offset` on, and returns
+    /// the offset just after the last complete line. A last line without its newline is left for
+    /// the next reader (Claude Code may still be writing it), unless `take_unterminated` is set
+    /// (a file at rest, read whole). Lines longer than [`MAX_LINE_BYTES`] are skipped.
+    fn read_complete_lines(
+        file: &mut fs_err::File,
+        offset: u64,
+        take_unterminated: bool,
+        each: impl FnMut(u64, &[u8]),
+    ) -> Result<u64> {
+        read_bounded_lines(
+            file,
+            offset,
+            u64::MAX,
+            take_unterminated,
+            MAX_LINE_BYTES,
+            each,
+        )
+        .map(|read| read.offset)
+    }
 
     #[test]
     fn stops_before_a_half_written_line() {

@@ -501,17 +501,12 @@ impl<'a> Record<'a> {
         if self.kind() != Some("system") {
             return None;
         }
-        match self.subtype.text()? {
-            "compact_boundary" => Some((
-                BoundaryKind::Compaction,
-                self.compact_metadata.get().map(|metadata| &**metadata),
-            )),
-            "microcompact_boundary" => Some((
-                BoundaryKind::MicroCompaction,
-                self.microcompact_metadata.get().map(|metadata| &**metadata),
-            )),
-            _ => None,
-        }
+        let (kind, metadata) = match self.subtype.text()? {
+            "compact_boundary" => (BoundaryKind::Compaction, &self.compact_metadata),
+            "microcompact_boundary" => (BoundaryKind::MicroCompaction, &self.microcompact_metadata),
+            _ => return None,
+        };
+        Some((kind, metadata.get().map(|metadata| &**metadata)))
     }
 
     /// Returns true if and only if a field the usage log reads has another type than it

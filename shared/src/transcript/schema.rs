@@ -307,9 +307,9 @@ table! {
     }
 }
 
-/// A key of an object of the table, as its index among the struct's keys; `None` for any other
-/// key (read without copying an escaped key).
-struct KeyIndex(&'static [&'static str]);
+/// A key of an object, as its index among the keys given (a struct's of the table, the fields a
+/// tool's summary names); `None` for any other key (read without copying an escaped key).
+pub(crate) struct KeyIndex(pub(crate) &'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for KeyIndex {
     type Value = Option<usize>;
