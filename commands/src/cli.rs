@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
-use super::archives::cli::ArchivesAction;
+use super::archives::cli::{ArchivesAction, PruneArgs, RestoreArgs, VerifyArgs};
 use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
@@ -137,11 +137,11 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
     let (session, unknown) = match command {
         Command::Archives(args) => match &mut args.action {
             None => (args.session.as_mut(), Unknown::Refuse),
-            Some(
-                ArchivesAction::Verify { session, .. }
-                | ArchivesAction::Prune { session, .. }
-                | ArchivesAction::Restore { session, .. },
-            ) => (session.as_mut(), Unknown::Refuse),
+            Some(ArchivesAction::Verify(VerifyArgs { session, .. }))
+            | Some(ArchivesAction::Prune(PruneArgs { session, .. }))
+            | Some(ArchivesAction::Restore(RestoreArgs { session, .. })) => {
+                (session.as_mut(), Unknown::Refuse)
+            }
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
         Command::Compactions(args) => (args.session.as_mut(), Unknown::Refuse),

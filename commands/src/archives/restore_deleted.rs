@@ -14,6 +14,7 @@ use chrono::Utc;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::cli::restored_text;
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use crate::output;
 use crate::projects::window::TimeWindow;
@@ -144,28 +145,7 @@ fn deleted_text(outcome: &DeletedOutcome) -> String {
     let mut text = String::new();
     for restored in &outcome.restored {
         let _ = writeln!(text, "restored session {}:", restored.session_id);
-        for file in &restored.files {
-            let generation = file
-                .generation
-                .map(|generation| format!(", generation {generation}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                text,
-                "  {} ({} bytes{generation})",
-                file.path.display(),
-                file.size
-            );
-        }
-        for skipped in &restored.skipped {
-            let _ = writeln!(
-                text,
-                "  left out {}: no generation of it reads back whole",
-                skipped.name
-            );
-        }
-        for path in &restored.left_existing {
-            let _ = writeln!(text, "  left as it is (already there): {}", path.display());
-        }
+        restored_text(&mut text, restored, false);
     }
     for failed in &outcome.failed {
         let _ = writeln!(
