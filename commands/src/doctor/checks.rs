@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use std::time::SystemTime;
+
 use chrono::Utc;
 use serde::Serialize;
 use serde_json::Value;
@@ -192,7 +194,8 @@ impl DoctorReport {
 /// Runs every check.
 pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     let mut findings = Vec::new();
-    let state_dir = check_state_dir(&input.state, &mut findings);
+    let state = &input.state;
+    let state_dir = check_state_dir(state, &mut findings);
     let binaries = check_binaries(input.binaries_dir.as_deref(), &mut findings);
     let planned = input
         .binaries_dir
@@ -207,55 +210,43 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         .iter()
         .flat_map(|check| check.enabled_plugins.iter().cloned())
         .collect();
-    let plugins = match claude_config_dir() {
-        Ok(config) => match plugins_with_ctxhooks(&config, &enabled) {
-            Ok(plugins) => plugins,
-            Err(error) => {
-                findings.push(Finding::PluginsUnreadable {
-                    error: format!("{error:#}"),
-                });
-                Vec::new()
-            }
-        },
-        Err(_) => Vec::new(),
-    };
+    let plugins = claude_config_dir()
+        .ok()
+        .map(|config| plugins_with_ctxhooks(&config, &enabled));
+    let plugins = plugins
+        .and_then(|read| {
+            found(&mut findings, read, |error| Finding::PluginsUnreadable {
+                error,
+            })
+        })
+        .unwrap_or_default();
     check_plugins(&plugins, &settings, &mut findings);
     check_installed(&settings, &plugins, &mut findings);
-    check_recorded_entries(&input.state, &mut findings);
+    check_recorded_entries(state, &mut findings);
     let claude = installed_claude();
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
     }
     let retention = Retention::read(&input.project_dir);
     check_retention(&retention, &mut findings);
-    let cleanup = match check_sessions_cleanup(&input.state, retention, &mut findings) {
-        Ok(cleanup) => Some(cleanup),
-        Err(error) => {
-            findings.push(Finding::CheckFailed {
-                check: "sessions and Claude Code's cleanup",
-                error: format!("{error:#}"),
-            });
-            None
-        }
-    };
+    let cleanup = check_sessions_cleanup(state, retention, &mut findings);
+    let cleanup = found(&mut findings, cleanup, |error| Finding::CheckFailed {
+        check: "sessions and Claude Code's cleanup",
+        error,
+    });
     check_hooks_disabled(&settings, &mut findings);
-    if let Err(error) = InstallsFile::load(&input.state) {
-        findings.push(Finding::OwnershipRecordUnreadable {
-            error: format!("{error:#}"),
-            path: input.state.installs_file(),
-        });
-    }
-    let errors_log = input.state.errors_log();
-    let all_errors = match error_log::read_recent(&errors_log, usize::MAX) {
-        Ok(records) => records,
-        Err(error) => {
-            findings.push(Finding::ErrorsLogUnreadable {
-                path: errors_log.clone(),
-                error: format!("{error:#}"),
-            });
-            Vec::new()
-        }
-    };
+    let path = state.installs_file();
+    let installs = InstallsFile::load(state);
+    found(&mut findings, installs, |error| {
+        Finding::OwnershipRecordUnreadable { error, path }
+    });
+    let errors_log = state.errors_log();
+    let path = errors_log.clone();
+    let all_errors = error_log::read_recent(&errors_log, usize::MAX);
+    let all_errors = found(&mut findings, all_errors, |error| {
+        Finding::ErrorsLogUnreadable { path, error }
+    })
+    .unwrap_or_default();
     let recent_errors = all_errors[all_errors.len().saturating_sub(RECENT_ERRORS)..].to_vec();
     if !recent_errors.is_empty() {
         findings.push(Finding::RecentHookErrors {
@@ -263,65 +254,39 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             path: errors_log.clone(),
         });
     }
-    let catalog = scan_archive(&input.state, None);
-    let activity = hooks_at_work(&input.state, catalog.as_ref().ok(), &all_errors);
-    let snapshot_count = match catalog {
-        Ok(catalog) => {
-            if !catalog.broken.is_empty() {
-                findings.push(Finding::SnapshotsDamaged {
-                    count: catalog.broken.len(),
-                    example: catalog.broken[0].path.clone(),
-                });
-            }
-            if !catalog.unfinished.is_empty() {
-                findings.push(Finding::SnapshotsUnfinished {
-                    count: catalog.unfinished.len(),
-                });
-            }
-            Some(catalog.entries.len())
-        }
-        Err(error) => {
-            findings.push(Finding::SnapshotsUnlistable {
-                error: format!("{error:#}"),
+    let catalog = scan_archive(state, None);
+    let activity = hooks_at_work(state, catalog.as_ref().ok(), &all_errors);
+    let catalog = found(&mut findings, catalog, |error| {
+        Finding::SnapshotsUnlistable { error }
+    });
+    if let Some(catalog) = &catalog {
+        if let Some(example) = catalog.broken.first() {
+            findings.push(Finding::SnapshotsDamaged {
+                count: catalog.broken.len(),
+                example: example.path.clone(),
             });
-            None
         }
-    };
-    let storage = match measure_state(&input.state) {
-        Ok(measured) => {
-            let storage = check_storage(&input.state, &measured, std::time::SystemTime::now());
-            if let Some(problem) = &storage.config_problem {
-                findings.push(Finding::StorageConfigUnusable {
-                    path: input.state.config_file(),
-                    error: problem.clone(),
-                });
-            }
-            if let Some(day) = &storage.last_prune_day
-                && day.only_copies > 0
-            {
-                findings.push(Finding::PrunedOnlyCopies {
-                    day: day.day.clone(),
-                    count: day.only_copies,
-                    by: day.by.clone(),
-                });
-            }
-            Some(storage)
-        }
-        Err(error) => {
-            findings.push(Finding::CheckFailed {
-                check: "the state folder's size",
-                error: format!("{error:#}"),
+        if !catalog.unfinished.is_empty() {
+            findings.push(Finding::SnapshotsUnfinished {
+                count: catalog.unfinished.len(),
             });
-            None
         }
-    };
-    match provenance_findings(&input.state) {
-        Ok(found) => findings.extend(found),
-        Err(error) => findings.push(Finding::CheckFailed {
-            check: "runtime interrupt marks",
-            error: format!("{error:#}"),
-        }),
     }
+    let measured = found(&mut findings, measure_state(state), |error| {
+        Finding::CheckFailed {
+            check: "the state folder's size",
+            error,
+        }
+    });
+    let storage =
+        measured.map(|measured| check_storage(state, &measured, SystemTime::now(), &mut findings));
+    let marks = found(&mut findings, provenance_findings(state), |error| {
+        Finding::CheckFailed {
+            check: "runtime interrupt marks",
+            error,
+        }
+    });
+    findings.extend(marks.into_iter().flatten());
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
@@ -336,11 +301,23 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         activity,
         errors_log,
         recent_errors,
-        snapshot_count,
+        snapshot_count: catalog.map(|catalog| catalog.entries.len()),
         cleanup,
         storage,
         findings,
     }
+}
+
+/// The value of `result`, or none and the finding `finding` makes of its error (in words,
+/// with its causes).
+fn found<T>(
+    findings: &mut Vec<Finding>,
+    result: Result<T>,
+    finding: impl FnOnce(String) -> Finding,
+) -> Option<T> {
+    result
+        .map_err(|error| findings.push(finding(format!("{error:#}"))))
+        .ok()
 }
 
 /// How many sessions Claude Code deleted that ctxhooks holds, and how many it deletes within

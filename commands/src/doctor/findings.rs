@@ -12,8 +12,9 @@ use crate::retention::settings::Paused;
 use crate::time::readable;
 
 /// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Severity {
     /// Worth knowing, nothing to do.
     Info,

@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::findings::Finding;
 use ctxhooks_shared::store::config::Config;
 use ctxhooks_shared::store::kept::{GenerationIndex, IndexRecord, list_kept};
 use ctxhooks_shared::store::rotation;
@@ -60,8 +61,14 @@ pub struct PruneDay {
 }
 
 /// Measures the state folder (already measured as `storage`) and reads its configuration and
-/// prune log, at `now`.
-pub fn check_storage(state: &StateDir, storage: &StateStorage, now: SystemTime) -> StorageCheck {
+/// prune log, at `now`: a configuration that cannot be used, and a day of deletions that took
+/// the only copy left, are findings.
+pub fn check_storage(
+    state: &StateDir,
+    storage: &StateStorage,
+    now: SystemTime,
+    findings: &mut Vec<Finding>,
+) -> StorageCheck {
     let cutoff = now
         .checked_sub(Duration::from_secs(GROWTH_DAYS * 86_400))
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -116,6 +123,19 @@ pub fn check_storage(state: &StateDir, storage: &StateStorage, now: SystemTime) 
             day,
         }
     });
+    if let Some(problem) = &config_problem {
+        findings.push(Finding::StorageConfigUnusable {
+            path: state.config_file(),
+            error: problem.clone(),
+        });
+    }
+    if let Some(day) = last_prune_day.as_ref().filter(|day| day.only_copies > 0) {
+        findings.push(Finding::PrunedOnlyCopies {
+            day: day.day.clone(),
+            count: day.only_copies,
+            by: day.by.clone(),
+        });
+    }
     StorageCheck {
         bytes: storage.total(),
         copy_bytes: storage

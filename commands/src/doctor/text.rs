@@ -76,8 +76,7 @@ pub fn report_text(report: &DoctorReport) -> String {
             .map_or_else(|| "(unknown)".to_owned(), |dir| dir.display().to_string())
     );
     for binary in &report.binaries {
-        let mark = if binary.present { "ok     " } else { "MISSING" };
-        let _ = writeln!(text, "  {mark}  {}", binary.name);
+        let _ = writeln!(text, "  {}  {}", ok_or_missing(binary.present), binary.name);
     }
     let _ = writeln!(
         text,
@@ -102,9 +101,8 @@ pub fn report_text(report: &DoctorReport) -> String {
         );
         for hook in &check.hooks {
             let mark = match (hook.binary_exists, hook.current) {
-                (false, _) => "MISSING",
                 (true, false) => "stale  ",
-                (true, true) => "ok     ",
+                (present, _) => ok_or_missing(present),
             };
             let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
         }
@@ -133,11 +131,7 @@ pub fn report_text(report: &DoctorReport) -> String {
             plugin.install_path.display()
         );
         for hook in &plugin.hooks {
-            let mark = if hook.binary_exists {
-                "ok     "
-            } else {
-                "MISSING"
-            };
+            let mark = ok_or_missing(hook.binary_exists);
             let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
         }
     }
@@ -218,16 +212,11 @@ pub fn report_text(report: &DoctorReport) -> String {
             if let Some(session) = &record.session_id {
                 let _ = write!(where_, " session {session}");
             }
-            let time = Time::parse(&record.time).instant().map_or_else(
-                || {
-                    if record.time.is_empty() {
-                        "?".to_owned()
-                    } else {
-                        record.time.clone()
-                    }
-                },
-                readable,
-            );
+            let time = match Time::parse(&record.time).instant() {
+                Some(time) => readable(time),
+                None if record.time.is_empty() => "?".to_owned(),
+                None => record.time.clone(),
+            };
             let where_ = where_.trim();
             let separator = if where_.is_empty() { "" } else { ": " };
             let _ = writeln!(
@@ -241,12 +230,8 @@ pub fn report_text(report: &DoctorReport) -> String {
         text.push('\n');
     }
     for finding in &report.findings {
-        let label = match finding.severity() {
-            Severity::Error => "error  ",
-            Severity::Warning => "warning",
-            Severity::Info => "info   ",
-        };
-        let _ = writeln!(text, "{label}  {}", finding_message(finding));
+        let label: &str = finding.severity().into();
+        let _ = writeln!(text, "{label:<7}  {finding}");
     }
     let count = |severity| {
         report
@@ -263,6 +248,11 @@ pub fn report_text(report: &DoctorReport) -> String {
         count(Severity::Warning)
     );
     text
+}
+
+/// A mark for something that should be there: `ok` or `MISSING`, in one column's width.
+fn ok_or_missing(present: bool) -> &'static str {
+    if present { "ok     " } else { "MISSING" }
 }
 
 /// The state folder's size, growth and limits, in words.

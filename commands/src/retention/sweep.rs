@@ -7,7 +7,6 @@
 //! it. So a transcript past its date is deleted at the next such sweep, not at that instant.
 
 use std::path::Path;
-use std::time::SystemTime;
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde::Serialize;
@@ -119,14 +118,6 @@ impl CleanupStatus {
             (state, _) => <&str>::from(state).to_owned(),
         }
     }
-}
-
-/// A file's modification time, when it can be read.
-pub fn modified_at(path: &Path) -> Option<DateTime<Utc>> {
-    fs_err::symlink_metadata(path)
-        .and_then(|metadata| metadata.modified())
-        .ok()
-        .map(|time: SystemTime| DateTime::<Utc>::from(time))
 }
 
 #[cfg(test)]
