@@ -144,7 +144,7 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
             }
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
-        Command::Compactions(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Compactions(args) => (args.input.session.as_mut(), Unknown::Refuse),
         Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Gauge(args) => (Some(&mut args.session), Unknown::Refuse),
