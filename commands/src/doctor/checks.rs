@@ -15,7 +15,7 @@ use super::findings::{Finding, Severity};
 use super::plugins::{PluginCheck, plugins_with_ctxhooks};
 use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
-use crate::install::claude_version::{InstalledClaude, installed_claude};
+use crate::install::claude_version::{InstalledClaude, installed_claude, refused_events};
 use crate::install::document::{parse_settings, read_settings_bytes};
 use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::install::merge::{contains_handler, handlers};
@@ -606,7 +606,7 @@ fn check_events_known(
     settings: &[SettingsCheck],
     findings: &mut Vec<Finding>,
 ) {
-    let refused = claude.refused_events();
+    let refused = refused_events(claude.version);
     for check in settings {
         let mut events: Vec<String> = check
             .hooks
