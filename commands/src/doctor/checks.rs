@@ -433,12 +433,10 @@ fn check_settings(
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Some(check),
         Err(error) => {
+            let error = format!("{error:#}");
             check.exists = path.exists();
-            check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::SettingsUnreadable {
-                scope,
-                error: format!("{error:#}"),
-            });
+            check.problem = Some(error.clone());
+            findings.push(Finding::SettingsUnreadable { scope, error });
             return Some(check);
         }
     };
@@ -446,11 +444,9 @@ fn check_settings(
     let value = match parse_settings(&path, &bytes) {
         Ok(value) => value,
         Err(error) => {
-            check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::SettingsInvalid {
-                scope,
-                error: format!("{error:#}"),
-            });
+            let error = format!("{error:#}");
+            check.problem = Some(error.clone());
+            findings.push(Finding::SettingsInvalid { scope, error });
             return Some(check);
         }
     };
@@ -459,44 +455,38 @@ fn check_settings(
     check.enabled_plugins = value
         .get("enabledPlugins")
         .and_then(Value::as_object)
-        .map(|plugins| {
-            plugins
-                .iter()
-                .filter(|(_, enabled)| **enabled == Value::Bool(true))
-                .map(|(id, _)| id.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .filter(|(_, enabled)| **enabled == Value::Bool(true))
+        .map(|(id, _)| id.clone())
+        .collect();
     check.status_line = value
-        .get("statusLine")
-        .and_then(|line| line.get("command"))
+        .pointer("/statusLine/command")
         .and_then(Value::as_str)
         .map(ToOwned::to_owned);
     for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
-        let command = handler
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let command = handler.get("command").and_then(Value::as_str);
+        let command = command.unwrap_or_default().to_owned();
         let binary_exists = names_a_program(Path::new(&command));
         let current = planned
             .iter()
             .any(|owned| &owned.event == event && &owned.handler == handler);
+        let (event, command_of) = (event.clone(), command.clone());
         if !binary_exists {
             findings.push(Finding::HookBinaryMissing {
                 scope,
                 event: event.clone(),
-                command: command.clone(),
+                command: command_of,
             });
         } else if !current {
             findings.push(Finding::HookNotCurrent {
                 scope,
                 event: event.clone(),
-                command: command.clone(),
+                command: command_of,
             });
         }
         check.hooks.push(RegisteredHook {
-            event: event.clone(),
+            event,
             command,
             binary_exists,
             current,
