@@ -15,7 +15,7 @@ use super::catalog::{
     Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
     read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
-use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
+use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
@@ -452,10 +452,10 @@ fn prune(
         .collect();
     if !dry_run {
         for entry in &selected {
-            delete_snapshot(entry)?;
+            delete_snapshot(&entry.path, "a snapshot")?;
         }
         for folder in &abandoned {
-            delete_unfinished(folder)?;
+            delete_snapshot(folder, "an unfinished snapshot")?;
         }
     }
     let outcome = PruneOutcome {

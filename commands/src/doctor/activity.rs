@@ -2,8 +2,8 @@
 //! each last left a trace in the state folder and what it was, the last error each logged, and
 //! how many sessions were logged, kept and snapshotted.
 
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::SystemTime;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -70,12 +70,11 @@ pub fn hooks_at_work(
     let mut summaries = None;
     let mut sessions_logged = 0;
     let mut sessions_kept = 0;
-    let newer = |best: &mut Option<SystemTime>, path: &Path| {
+    let newer = |best: &mut Option<DateTime<Utc>>, path: &Path| {
         if let Ok(Some(file)) = files::open_state_file(path)
             && let Ok(modified) = file.metadata().and_then(|metadata| metadata.modified())
-            && best.is_none_or(|best| modified > best)
         {
-            *best = Some(modified);
+            *best = (*best).max(Some(modified.into()));
         }
     };
     for session in state.session_ids().unwrap_or_default() {
@@ -111,35 +110,33 @@ pub fn hooks_at_work(
             .max()
     });
     let sessions_with_snapshots = catalog.map_or(0, |catalog| {
-        let mut sessions: Vec<&str> = catalog
+        let sessions = catalog
             .entries
             .iter()
-            .map(|entry| entry.metadata.session_id.as_str())
-            .collect();
-        sessions.sort_unstable();
-        sessions.dedup();
-        sessions.len()
+            .map(|entry| &entry.metadata.session_id);
+        sessions.collect::<BTreeSet<_>>().len()
     });
+    let traces = [
+        (STOP.name, "usage.jsonl, cursor.json, gauge.json", stop),
+        (
+            PRECOMPACT.name,
+            "snapshots, archive/*/snapshot.json",
+            snapshot_time,
+        ),
+        (TOOLUSE.name, "provenance.jsonl", tooluse),
+        (
+            SESSION.name,
+            "compaction summaries, archive/*/compact-summary.json",
+            summaries,
+        ),
+    ];
     let hooks = HOOK_BINARIES
         .iter()
         .map(|binary| {
-            let (trace, last) = if binary.name == STOP.name {
-                (
-                    "usage.jsonl, cursor.json, gauge.json",
-                    stop.map(DateTime::<Utc>::from),
-                )
-            } else if binary.name == PRECOMPACT.name {
-                ("snapshots, archive/*/snapshot.json", snapshot_time)
-            } else if binary.name == TOOLUSE.name {
-                ("provenance.jsonl", tooluse.map(DateTime::<Utc>::from))
-            } else if binary.name == SESSION.name {
-                (
-                    "compaction summaries, archive/*/compact-summary.json",
-                    summaries.map(DateTime::<Utc>::from),
-                )
-            } else {
-                ("", None)
-            };
+            let (trace, last) = traces
+                .iter()
+                .find(|(name, ..)| *name == binary.name)
+                .map_or(("", None), |(_, trace, last)| (*trace, *last));
             let own: Vec<&ErrorRecord> = records
                 .iter()
                 .filter(|record| record.hook == binary.name)

@@ -17,7 +17,7 @@ use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude, refused_events};
 use crate::install::document::{parse_settings, read_settings_bytes};
-use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
+use crate::install::handlers::{OwnedHandler, binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
@@ -405,7 +405,7 @@ fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<Binary
 fn check_settings(
     scope: SettingsScope,
     project_dir: &Path,
-    planned: &[crate::install::handlers::OwnedHandler],
+    planned: &[OwnedHandler],
     findings: &mut Vec<Finding>,
 ) -> Option<SettingsCheck> {
     let path = match scope.settings_path(project_dir) {
@@ -519,17 +519,11 @@ fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: 
                 program: hook.program.clone(),
             });
         }
-        let mut events: Vec<String> = plugin
-            .hooks
-            .iter()
-            .filter(|hook| {
-                settings
-                    .iter()
-                    .any(|check| check.hooks.iter().any(|other| other.event == hook.event))
-            })
-            .map(|hook| hook.event.clone())
-            .collect();
-        events.dedup();
+        let events = distinct(plugin.hooks.iter().map(|hook| &hook.event).filter(|event| {
+            settings
+                .iter()
+                .any(|check| check.hooks.iter().any(|other| other.event == **event))
+        }));
         if !events.is_empty() {
             findings.push(Finding::HooksRegisteredTwice {
                 plugin: plugin.id.clone(),
@@ -553,26 +547,25 @@ fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
     };
     for (path, record) in &installs.settings_files {
         let path = Path::new(path);
-        let value = match read_settings_bytes(path) {
-            Ok(Some(bytes)) => match parse_settings(path, &bytes) {
-                Ok(value) => Some(value),
-                // Not usable: reported as such when it is one of the scopes'.
-                Err(_) => continue,
-            },
-            Ok(None) => None,
-            Err(_) => continue,
+        let read = read_settings_bytes(path);
+        // Not usable: reported as such when it is one of the scopes'.
+        let Ok(value) =
+            read.and_then(|bytes| bytes.map(|bytes| parse_settings(path, &bytes)).transpose())
+        else {
+            continue;
         };
-        let mut events: Vec<String> = record
-            .handlers
-            .iter()
-            .filter(|owned| {
-                value
-                    .as_ref()
-                    .is_none_or(|value| !contains_handler(value, owned))
-            })
-            .map(|owned| owned.event.clone())
-            .collect();
-        events.dedup();
+        let gone = |owned: &&OwnedHandler| {
+            value
+                .as_ref()
+                .is_none_or(|value| !contains_handler(value, owned))
+        };
+        let events = distinct(
+            record
+                .handlers
+                .iter()
+                .filter(gone)
+                .map(|owned| &owned.event),
+        );
         let status_line = record.status_line.as_ref().is_some_and(|ours| {
             value
                 .as_ref()
@@ -598,13 +591,13 @@ fn check_events_known(
 ) {
     let refused = refused_events(claude.version);
     for check in settings {
-        let mut events: Vec<String> = check
-            .hooks
-            .iter()
-            .filter(|hook| refused.iter().any(|event| event.name() == hook.event))
-            .map(|hook| hook.event.clone())
-            .collect();
-        events.dedup();
+        let events = distinct(
+            check
+                .hooks
+                .iter()
+                .map(|hook| &hook.event)
+                .filter(|event| refused.iter().any(|refused| refused.name() == **event)),
+        );
         if !events.is_empty() {
             findings.push(Finding::HookEventUnknownToClaude {
                 path: check.path.clone(),
@@ -619,27 +612,29 @@ fn check_events_known(
 /// Claude Code's retention as its one reader tells it: the value that holds and where, the
 /// default, or why its sweep deletes nothing.
 fn check_retention(retention: &Retention, findings: &mut Vec<Finding>) {
-    if let Some(paused) = &retention.paused {
-        findings.push(Finding::CleanupSweepPaused(paused.clone()));
-        return;
-    }
-    match (&retention.set_in, retention.days) {
-        (Some(set_in), Some(days)) => findings.push(Finding::CleanupPeriodSet {
+    match (&retention.paused, &retention.set_in, retention.days) {
+        (Some(paused), _, _) => findings.push(Finding::CleanupSweepPaused(paused.clone())),
+        (None, Some(set_in), Some(days)) => findings.push(Finding::CleanupPeriodSet {
             days,
             path: set_in.path.clone(),
         }),
-        _ => {
-            if let Some(user) = retention
+        _ => findings.extend(
+            retention
                 .files
                 .iter()
                 .find(|read| read.source == SettingsSource::User)
-            {
-                findings.push(Finding::CleanupPeriodUnset {
+                .map(|user| Finding::CleanupPeriodUnset {
                     path: user.path.clone(),
-                });
-            }
-        }
+                }),
+        ),
     }
+}
+
+/// The events named, each once where it repeats in a row (the order the handlers come in).
+fn distinct<'a>(events: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut events: Vec<String> = events.cloned().collect();
+    events.dedup();
+    events
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
