@@ -195,6 +195,16 @@ struct Stamp {
     time_ms: Option<u64>,
 }
 
+impl Stamp {
+    /// The time in milliseconds since the Unix epoch (0 for a time before it).
+    fn millis(self) -> Option<u64> {
+        self.time_ms.or_else(|| {
+            let time = crate::time::Time::parse(self.time.as_deref()?).instant()?;
+            Some(u64::try_from(time.timestamp_millis()).unwrap_or(0))
+        })
+    }
+}
+
 /// Bytes of the lines of the live log `log` whose time is `cutoff` or later.
 fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
     let Ok(Some(bytes)) = ctxhooks_shared::store::files::read_state_file(log) else {
@@ -208,20 +218,10 @@ fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
     bytes
         .split_inclusive(|byte| *byte == b'\n')
         .filter(|line| {
-            serde_json::from_slice::<Stamp>(line).is_ok_and(|stamp| {
-                stamp.time_ms.map_or_else(
-                    || {
-                        stamp.time.as_deref().is_some_and(|time| {
-                            crate::time::Time::parse(time)
-                                .instant()
-                                .is_some_and(|time| {
-                                    u64::try_from(time.timestamp_millis()).unwrap_or(0) >= cutoff_ms
-                                })
-                        })
-                    },
-                    |time_ms| time_ms >= cutoff_ms,
-                )
-            })
+            let stamp = serde_json::from_slice::<Stamp>(line).ok();
+            stamp
+                .and_then(Stamp::millis)
+                .is_some_and(|millis| millis >= cutoff_ms)
         })
         .map(|line| line.len() as u64)
         .sum()
