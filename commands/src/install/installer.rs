@@ -401,68 +401,51 @@ fn plan_status_line(
     binaries_dir: &Path,
 ) -> (Option<Value>, Option<StatusLineOutcome>) {
     let current = settings.get("statusLine").cloned();
-    let outcome = |action, value: &Value, configured_in: Option<PathBuf>, advice| {
-        Some(StatusLineOutcome {
+    let ctxhooks = binaries_dir.join("ctxhooks");
+    // Ours (set, kept or brought up to date), said as `action` when there is one to say.
+    let ours = |action: Option<StatusLineAction>| {
+        let outcome = action.map(|action| StatusLineOutcome {
             action,
+            value: plan.planned.clone(),
+            configured_in: None,
+            advice: None,
+        });
+        (Some(plan.planned.clone()), outcome)
+    };
+    // Someone else's, configured in `path`: left as it is, with how to add the segment to it.
+    let left_alone = |value: &Value, path: &Path, configured_in: Option<PathBuf>| {
+        let outcome = StatusLineOutcome {
+            action: StatusLineAction::LeftAlone,
             value: value.clone(),
             configured_in,
-            advice,
-        })
+            advice: Some(compose_advice(value, path, &ctxhooks)),
+        };
+        (None, Some(outcome))
     };
-    let set = |settings: &mut Value| {
+    let mut set = || {
         if let Some(top) = settings.as_object_mut() {
             top.insert("statusLine".to_owned(), plan.planned.clone());
         }
     };
     match (recorded, &current) {
         // Ours and untouched since: kept up to date, with or without --statusline.
+        (Some(recorded), Some(current)) if recorded == current && *current == plan.planned => {
+            ours(plan.requested.then_some(StatusLineAction::Kept))
+        }
         (Some(recorded), Some(current)) if recorded == current => {
-            if *current == plan.planned {
-                let report = plan.requested.then_some(StatusLineAction::Kept);
-                (
-                    Some(plan.planned.clone()),
-                    report.and_then(|action| outcome(action, &plan.planned, None, None)),
-                )
-            } else {
-                set(settings);
-                (
-                    Some(plan.planned.clone()),
-                    outcome(StatusLineAction::Updated, &plan.planned, None, None),
-                )
-            }
+            set();
+            ours(Some(StatusLineAction::Updated))
         }
         _ if !plan.requested => (None, None),
-        (_, Some(current)) if *current == plan.planned => (
-            Some(plan.planned.clone()),
-            outcome(StatusLineAction::Kept, &plan.planned, None, None),
-        ),
-        (_, Some(current)) => {
-            let advice = compose_advice(current, settings_path, &binaries_dir.join("ctxhooks"));
-            (
-                None,
-                outcome(StatusLineAction::LeftAlone, current, None, Some(advice)),
-            )
-        }
-        (_, None) => {
-            if let Some((path, other)) = plan.elsewhere.first() {
-                let advice = compose_advice(other, path, &binaries_dir.join("ctxhooks"));
-                (
-                    None,
-                    outcome(
-                        StatusLineAction::LeftAlone,
-                        other,
-                        Some(path.clone()),
-                        Some(advice),
-                    ),
-                )
-            } else {
-                set(settings);
-                (
-                    Some(plan.planned.clone()),
-                    outcome(StatusLineAction::Added, &plan.planned, None, None),
-                )
+        (_, Some(current)) if *current == plan.planned => ours(Some(StatusLineAction::Kept)),
+        (_, Some(current)) => left_alone(current, settings_path, None),
+        (_, None) => match plan.elsewhere.first() {
+            Some((path, other)) => left_alone(other, path, Some(path.clone())),
+            None => {
+                set();
+                ours(Some(StatusLineAction::Added))
             }
-        }
+        },
     }
 }
 
