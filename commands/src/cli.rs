@@ -137,11 +137,11 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
     let (session, unknown) = match command {
         Command::Archives(args) => match &mut args.action {
             None => (args.session.as_mut(), Unknown::Refuse),
-            Some(ArchivesAction::Verify(VerifyArgs { session, .. }))
-            | Some(ArchivesAction::Prune(PruneArgs { session, .. }))
-            | Some(ArchivesAction::Restore(RestoreArgs { session, .. })) => {
-                (session.as_mut(), Unknown::Refuse)
-            }
+            Some(
+                ArchivesAction::Verify(VerifyArgs { session, .. })
+                | ArchivesAction::Prune(PruneArgs { session, .. })
+                | ArchivesAction::Restore(RestoreArgs { session, .. }),
+            ) => (session.as_mut(), Unknown::Refuse),
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
         Command::Compactions(args) => (args.input.session.as_mut(), Unknown::Refuse),

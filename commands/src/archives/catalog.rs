@@ -222,9 +222,7 @@ pub fn verify_snapshot(
             continue;
         }
         let path = entry.path.join(relative);
-        checks.push(if !path.is_file() {
-            check(FileStatus::Missing, None)
-        } else {
+        checks.push(if path.is_file() {
             let found = files::digest_file(&path)?;
             if found.size != file.size {
                 let detail = format!("recorded {} bytes, found {}", file.size, found.size);
@@ -234,6 +232,8 @@ pub fn verify_snapshot(
             } else {
                 check(FileStatus::Ok, None)
             }
+        } else {
+            check(FileStatus::Missing, None)
         });
     }
     Ok(VerifyOutcome {

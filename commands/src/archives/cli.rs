@@ -110,6 +110,7 @@ pub struct RestoreArgs {
 /// Arguments of `ctxhooks archives prune`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
+#[expect(clippy::struct_excessive_bools, reason = "command-line flags")]
 pub struct PruneArgs {
     /// Keep the newest N snapshots of each session.
     #[arg(long, value_name = "N", group = "policy", conflicts_with = "kept")]

@@ -439,13 +439,14 @@ fn plan_status_line(
         _ if !plan.requested => (None, None),
         (_, Some(current)) if *current == plan.planned => ours(Some(StatusLineAction::Kept)),
         (_, Some(current)) => left_alone(current, settings_path, None),
-        (_, None) => match plan.elsewhere.first() {
-            Some((path, other)) => left_alone(other, path, Some(path.clone())),
-            None => {
+        (_, None) => {
+            if let Some((path, other)) = plan.elsewhere.first() {
+                left_alone(other, path, Some(path.clone()))
+            } else {
                 set();
                 ours(Some(StatusLineAction::Added))
             }
-        },
+        }
     }
 }
 

@@ -125,7 +125,7 @@ mod tests {
 
     /// Returns true if and only if `value` is a command status line that runs `ctxhooks
     /// statusline` (ours, wherever its binary is).
-    pub fn runs_ctxhooks_statusline(value: &Value) -> bool {
+    fn runs_ctxhooks_statusline(value: &Value) -> bool {
         value
             .get("command")
             .and_then(Value::as_str)
