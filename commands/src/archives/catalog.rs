@@ -49,10 +49,8 @@ pub struct Catalog {
 /// Scans the archive of one session, or of every session. A damaged folder never hides the
 /// others: it is listed under [`Catalog::broken`].
 pub fn scan_archive(state: &StateDir, session: Option<&SessionId>) -> Result<Catalog> {
-    let sessions = match session {
-        Some(session) => vec![session.clone()],
-        None => state.session_ids()?,
-    };
+    let sessions =
+        session.map_or_else(|| state.session_ids(), |session| Ok(vec![session.clone()]))?;
     let mut catalog = Catalog::default();
     for session in sessions {
         let archive = state.archive_dir(&session);
@@ -323,15 +321,15 @@ fn check_kept_reference(
 /// damaged member or index, a missing index, a gap in the generation numbers, a newest
 /// generation that keeps nothing (an older one that keeps nothing passes, with a note). A
 /// damaged generation gets its mark ([`kept_check::mark_damaged`]), so that the next hook run
-/// starts a new generation instead of appending to it. Returns the outcomes, and the
-/// generations found whole.
+/// starts a new generation instead of appending to it. Returns the outcomes, and adds the
+/// generations found whole to `whole`.
 pub fn verify_kept(
     state: &StateDir,
     session: &SessionId,
-) -> Result<(Vec<VerifyOutcome>, WholeGenerations)> {
+    whole: &mut WholeGenerations,
+) -> Result<Vec<VerifyOutcome>> {
     let kept_dir = state.kept_dir(session);
     let mut outcomes = Vec::new();
-    let mut whole = WholeGenerations::default();
     for (name, _) in kept::list_kept(&kept_dir)? {
         let generations = kept_check::check_all(&kept_dir, &name, Depth::Bytes)?;
         let newest = generations.last().map_or(0, |checked| checked.generation);
@@ -353,7 +351,7 @@ pub fn verify_kept(
             ));
         }
     }
-    Ok((outcomes, whole))
+    Ok(outcomes)
 }
 
 /// What `verify` says of one generation (or gap) of a kept copy.

@@ -245,15 +245,14 @@ fn note_damage(catalog: &Catalog) {
 
 /// `text` with control characters escaped, safe to print on a terminal.
 fn printable(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                character.escape_default().to_string()
-            } else {
-                character.to_string()
-            }
-        })
-        .collect()
+    let escaped = |character: char| {
+        if character.is_control() {
+            character.escape_default().to_string()
+        } else {
+            character.to_string()
+        }
+    };
+    text.chars().map(escaped).collect()
 }
 
 /// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
@@ -337,16 +336,13 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     let catalog = scan_archive(state, filter.as_ref())?;
     // Every byte of every kept copy, snapshots or not: read first, so that a snapshot whose
     // generation was found whole need not read its bytes again.
-    let sessions = match &filter {
-        Some(session) => vec![session.clone()],
-        None => state.session_ids()?,
-    };
+    let sessions = filter
+        .clone()
+        .map_or_else(|| state.session_ids(), |session| Ok(vec![session]))?;
     let mut kept_outcomes = Vec::new();
     let mut whole = WholeGenerations::default();
     for session in &sessions {
-        let (outcomes, found) = verify_kept(state, session)?;
-        kept_outcomes.extend(outcomes);
-        whole.extend(found);
+        kept_outcomes.extend(verify_kept(state, session, &mut whole)?);
     }
     let mut outcomes = catalog
         .entries
