@@ -245,14 +245,15 @@ fn note_damage(catalog: &Catalog) {
 
 /// `text` with control characters escaped, safe to print on a terminal.
 fn printable(text: &str) -> String {
-    let escaped = |character: char| {
-        if character.is_control() {
-            character.escape_default().to_string()
-        } else {
-            character.to_string()
-        }
-    };
-    text.chars().map(escaped).collect()
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                character.escape_default().to_string()
+            } else {
+                character.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
