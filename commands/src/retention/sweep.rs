@@ -61,19 +61,14 @@ impl CleanupStatus {
         };
         let metadata = match fs_err::symlink_metadata(transcript) {
             Ok(metadata) if metadata.is_file() => metadata,
-            Ok(_) => {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return unknown,
+            // Gone, or something else in its place.
+            _ => {
                 return Self {
                     state: CleanupState::Deleted,
                     ..unknown
                 };
             }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Self {
-                    state: CleanupState::Deleted,
-                    ..unknown
-                };
-            }
-            Err(_) => return unknown,
         };
         let Some(modified) = metadata.modified().ok().map(DateTime::<Utc>::from) else {
             return unknown;
