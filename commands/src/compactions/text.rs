@@ -159,11 +159,9 @@ fn verdict_word(verdict: Verdict) -> &'static str {
 }
 
 fn times(count: u32) -> String {
-    if count > 1 {
-        format!(" ({count} times)")
-    } else {
-        String::new()
-    }
+    (count > 1)
+        .then(|| format!(" ({count} times)"))
+        .unwrap_or_default()
 }
 
 fn file_text(item: &FileItem) -> String {

@@ -296,11 +296,9 @@ fn storage_text(text: &mut String, storage: &StorageCheck) {
             day.day,
             day.sessions,
             human_bytes(day.bytes),
-            if day.only_copies > 0 {
-                format!(", {} of them the only copy left", day.only_copies)
-            } else {
-                String::new()
-            },
+            (day.only_copies > 0)
+                .then(|| format!(", {} of them the only copy left", day.only_copies))
+                .unwrap_or_default(),
             day.by
         );
     }

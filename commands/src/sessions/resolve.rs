@@ -70,11 +70,9 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
                 "`{text}` is the start of {} sessions: {}{}; give more of the id",
                 many.len(),
                 shown.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
+                (more > 0)
+                    .then(|| format!(" and {more} more"))
+                    .unwrap_or_default()
             )
         }
     }
