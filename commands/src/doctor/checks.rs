@@ -468,9 +468,7 @@ fn check_settings(
         let command = handler.get("command").and_then(Value::as_str);
         let command = command.unwrap_or_default().to_owned();
         let binary_exists = names_a_program(Path::new(&command));
-        let current = planned
-            .iter()
-            .any(|owned| &owned.event == event && &owned.handler == handler);
+        let current = planned.iter().any(|owned| owned.is(event, handler));
         let (event, command_of) = (event.clone(), command.clone());
         if !binary_exists {
             findings.push(Finding::HookBinaryMissing {

@@ -497,25 +497,25 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
     let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
         return (Vec::new(), false);
     };
+    // A group with nothing but a list of our handlers.
+    let ours_only = |event: &str, group: &Value| {
+        group
+            .as_object()
+            .is_some_and(|group| group.keys().all(|key| key == "hooks"))
+            && group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|handlers| {
+                    handlers
+                        .iter()
+                        .all(|handler| planned.iter().any(|owned| owned.is(event, handler)))
+                })
+    };
     let ours: Vec<String> = events
         .iter()
         .filter(|(event, groups)| {
-            groups.as_array().is_some_and(|groups| {
-                groups.iter().all(|group| {
-                    group.as_object().is_some_and(|group| {
-                        group.keys().all(|key| key == "hooks")
-                            && group.get("hooks").and_then(Value::as_array).is_some_and(
-                                |handlers| {
-                                    handlers.iter().all(|handler| {
-                                        planned.iter().any(|owned| {
-                                            &owned.event == *event && &owned.handler == handler
-                                        })
-                                    })
-                                },
-                            )
-                    })
-                })
-            })
+            let groups = groups.as_array();
+            groups.is_some_and(|groups| groups.iter().all(|group| ours_only(event, group)))
         })
         .map(|(event, _)| event.clone())
         .collect();
@@ -528,10 +528,7 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
 fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<String> {
     handlers(settings)
         .filter(|(event, handler)| {
-            is_ctxhooks_command(handler)
-                && !planned
-                    .iter()
-                    .any(|owned| &owned.event == *event && &owned.handler == *handler)
+            is_ctxhooks_command(handler) && !planned.iter().any(|owned| owned.is(event, handler))
         })
         .map(|(event, handler)| {
             format!("left alone: another ctxhooks handler under `{event}`: {handler}")

@@ -30,7 +30,7 @@ pub fn handlers(settings: &Value) -> impl Iterator<Item = (&String, &Value)> {
 
 /// Whether `owned.handler` is in any matcher group of `owned.event`.
 pub fn contains_handler(settings: &Value, owned: &OwnedHandler) -> bool {
-    handlers(settings).any(|(event, handler)| *event == owned.event && *handler == owned.handler)
+    handlers(settings).any(|(event, handler)| owned.is(event, handler))
 }
 
 /// Appends `owned.handler` to its event, in a matcher group of its own with no matcher (which
