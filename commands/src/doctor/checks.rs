@@ -177,8 +177,7 @@ pub struct DoctorReport {
     /// ctxhooks' own storage: the state folder's size, its growth, the configured limits
     /// (`None` if the state folder could not be measured).
     pub storage: Option<StorageCheck>,
-    /// The findings, most serious first (JSON renders each with its message).
-    #[serde(skip)]
+    /// The findings, most serious first.
     pub findings: Vec<Finding>,
 }
 

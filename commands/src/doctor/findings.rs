@@ -317,6 +317,15 @@ fn mark_time(time_ms: u64) -> String {
         .map_or_else(|| format!("{time_ms} ms"), readable)
 }
 
+/// A finding as `doctor --json` prints it: `{severity, code, message}`.
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (severity, code, message) = (self.severity(), self.code(), self.to_string());
+        serde_json::json!({"severity": severity, "code": code, "message": message})
+            .serialize(serializer)
+    }
+}
+
 impl Finding {
     /// How serious it is.
     pub fn severity(&self) -> Severity {

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
 use super::activity::HookOutcome;
 use super::checks::DoctorReport;
@@ -14,27 +13,6 @@ use crate::retention::sweep::DUE_WITHIN_DAYS;
 use crate::retention::text::retention_text;
 use crate::sessions::text::human_bytes;
 use crate::time::{Time, readable};
-
-/// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
-/// `findings` as `{severity, code, message}` objects, most serious first.
-pub fn report_json(report: &DoctorReport) -> Value {
-    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
-    let findings: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|finding| {
-            json!({
-                "severity": finding.severity(),
-                "code": finding.code(),
-                "message": finding_message(finding),
-            })
-        })
-        .collect();
-    if let Some(object) = value.as_object_mut() {
-        object.insert("findings".to_owned(), Value::Array(findings));
-    }
-    value
-}
 
 /// A finding in words, with what to do.
 pub fn finding_message(finding: &Finding) -> String {
