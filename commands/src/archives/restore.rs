@@ -378,11 +378,9 @@ fn keep_replaced(
     session: &SessionId,
     planned: &mut [RestoredFile],
 ) -> Result<()> {
-    let mut to_keep = Vec::new();
-    for (position, file) in planned.iter().enumerate() {
-        if !file.replaced {
-            continue;
-        }
+    // Where each file to keep is among `planned`, and its name and path.
+    let (mut positions, mut sources) = (Vec::new(), Vec::new());
+    for (position, file) in planned.iter().enumerate().filter(|(_, file)| file.replaced) {
         let metadata = fs_err::symlink_metadata(&file.path)?;
         if is_link(&metadata) {
             continue;
@@ -394,17 +392,16 @@ fn keep_replaced(
                 file.path.display()
             );
         }
-        to_keep.push((position, (KeptName::parse(&file.name)?, file.path.clone())));
+        positions.push(position);
+        sources.push((KeptName::parse(&file.name)?, file.path.clone()));
     }
-    if to_keep.is_empty() {
+    if sources.is_empty() {
         return Ok(());
     }
-    let sources: Vec<(KeptName, PathBuf)> =
-        to_keep.iter().map(|(_, source)| source.clone()).collect();
     let kept_at = replaced::keep_apart(state, session, &sources)
         .context("failed to keep the files it would replace; nothing was replaced")?;
-    for ((position, _), path) in to_keep.iter().zip(kept_at) {
-        planned[*position].replaced_kept_at = Some(path);
+    for (position, path) in positions.into_iter().zip(kept_at) {
+        planned[position].replaced_kept_at = Some(path);
     }
     Ok(())
 }
