@@ -93,13 +93,12 @@ pub fn hooks_at_work(
             newer(&mut stop, &path);
         }
         newer(&mut tooluse, &state.sidecar(&session));
-        if let Ok(entries) = fs_err::read_dir(state.archive_dir(&session)) {
-            for entry in entries.flatten() {
-                newer(
-                    &mut summaries,
-                    &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
-                );
-            }
+        let snapshots = fs_err::read_dir(state.archive_dir(&session));
+        for entry in snapshots.into_iter().flatten().flatten() {
+            newer(
+                &mut summaries,
+                &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
+            );
         }
     }
     let snapshot_time = catalog.and_then(|catalog| {
@@ -137,11 +136,8 @@ pub fn hooks_at_work(
                 .iter()
                 .find(|(name, ..)| *name == binary.name)
                 .map_or(("", None), |(_, trace, last)| (*trace, *last));
-            let own: Vec<&ErrorRecord> = records
-                .iter()
-                .filter(|record| record.hook == binary.name)
-                .collect();
-            let last_error = own.last().map(|record| (*record).clone());
+            let own = || records.iter().filter(|record| record.hook == binary.name);
+            let last_error = own().last().cloned();
             let error_time = last_error
                 .as_ref()
                 .and_then(|record| Time::parse(&record.time).instant());
@@ -156,7 +152,7 @@ pub fn hooks_at_work(
                 trace,
                 last_trace: last.map(|time| Time::at(time, SecondsFormat::Secs)),
                 last_error,
-                errors: own.len(),
+                errors: own().count(),
                 outcome,
             }
         })
