@@ -36,23 +36,15 @@ pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
 pub fn report_text(report: &DoctorReport) -> String {
     let mut text = String::new();
     let state = &report.state_dir;
-    let _ = writeln!(
-        text,
-        "state folder   {}  ({})",
-        state.path.display(),
-        state.mode.as_ref().map_or_else(
-            || "not created yet".to_owned(),
-            |mode| format!("mode {mode}")
-        )
-    );
-    let _ = writeln!(
-        text,
-        "binaries       {}",
-        report
-            .binaries_dir
-            .as_ref()
-            .map_or_else(|| "(unknown)".to_owned(), |dir| dir.display().to_string())
-    );
+    let mode = state.mode.as_ref().map(|mode| format!("mode {mode}"));
+    let mode = mode.unwrap_or_else(|| "not created yet".to_owned());
+    let _ = writeln!(text, "state folder   {}  ({mode})", state.path.display());
+    let binaries = report
+        .binaries_dir
+        .as_ref()
+        .map(|dir| dir.display().to_string());
+    let binaries = binaries.unwrap_or_else(|| "(unknown)".to_owned());
+    let _ = writeln!(text, "binaries       {binaries}");
     for binary in &report.binaries {
         let _ = writeln!(text, "  {}  {}", ok_or_missing(binary.present), binary.name);
     }
@@ -92,21 +84,20 @@ pub fn report_text(report: &DoctorReport) -> String {
         let _ = writeln!(text, "plugins");
     }
     for plugin in &report.plugins {
+        let enabled = if plugin.enabled {
+            "enabled"
+        } else {
+            "disabled"
+        };
+        let scope = plugin
+            .scope
+            .as_ref()
+            .map(|scope| format!(", {scope} scope"));
+        let (id, folder) = (&plugin.id, plugin.install_path.display());
         let _ = writeln!(
             text,
-            "  {}  ({}{}, {})",
-            plugin.id,
-            if plugin.enabled {
-                "enabled"
-            } else {
-                "disabled"
-            },
-            plugin
-                .scope
-                .as_ref()
-                .map(|scope| format!(", {scope} scope"))
-                .unwrap_or_default(),
-            plugin.install_path.display()
+            "  {id}  ({enabled}{}, {folder})",
+            scope.unwrap_or_default()
         );
         for hook in &plugin.hooks {
             let mark = ok_or_missing(hook.binary_exists);
