@@ -112,14 +112,10 @@ pub fn report_text(report: &DoctorReport) -> String {
         activity.sessions_logged, activity.sessions_kept, activity.sessions_with_snapshots
     );
     for hook in &activity.hooks {
-        let wrote = hook
-            .last_trace
-            .as_ref()
-            .and_then(Time::instant)
-            .map_or_else(
-                || format!("nothing written yet ({})", hook.trace),
-                |time| format!("wrote {} {}", hook.trace, relative_time(time, now)),
-            );
+        let wrote = match hook.last_trace.as_ref().and_then(Time::instant) {
+            Some(time) => format!("wrote {} {}", hook.trace, relative_time(time, now)),
+            None => format!("nothing written yet ({})", hook.trace),
+        };
         let outcome = match hook.outcome {
             HookOutcome::Ok => "ok   ",
             HookOutcome::Error => "ERROR",
@@ -152,35 +148,25 @@ pub fn report_text(report: &DoctorReport) -> String {
     if let Some(storage) = &report.storage {
         storage_text(&mut text, storage);
     }
-    let _ = writeln!(
-        text,
-        "snapshots      {}",
-        report
-            .snapshot_count
-            .map_or_else(|| "(could not list)".to_owned(), |count| count.to_string())
-    );
-    if report.recent_errors.is_empty() {
-        let _ = writeln!(
-            text,
-            "hook errors    none in {}",
-            report.errors_log.display()
-        );
+    let snapshots = report.snapshot_count.map(|count| count.to_string());
+    let snapshots = snapshots.unwrap_or_else(|| "(could not list)".to_owned());
+    let _ = writeln!(text, "snapshots      {snapshots}");
+    let (errors, log) = (report.recent_errors.len(), report.errors_log.display());
+    if errors == 0 {
+        let _ = writeln!(text, "hook errors    none in {log}");
     } else {
         let _ = writeln!(
             text,
-            "hook errors    newest {} of {} (read all: less {})",
-            report.recent_errors.len(),
-            report.errors_log.display(),
-            report.errors_log.display()
+            "hook errors    newest {errors} of {log} (read all: less {log})"
         );
         for record in &report.recent_errors {
-            let mut where_ = record.hook.clone();
-            if let Some(event) = &record.event {
-                let _ = write!(where_, " {event}");
-            }
-            if let Some(session) = &record.session_id {
-                let _ = write!(where_, " session {session}");
-            }
+            let event = record.event.as_ref().map(|event| format!(" {event}"));
+            let session = record
+                .session_id
+                .as_ref()
+                .map(|id| format!(" session {id}"));
+            let where_ =
+                record.hook.clone() + &event.unwrap_or_default() + &session.unwrap_or_default();
             let time = match Time::parse(&record.time).instant() {
                 Some(time) => readable(time),
                 None if record.time.is_empty() => "?".to_owned(),
