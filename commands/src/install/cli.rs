@@ -254,14 +254,12 @@ fn describe(outcome: &Outcome) -> String {
         for owned in handlers {
             let command = owned.handler.get("command").and_then(Value::as_str);
             let timeout = owned.handler.get("timeout").and_then(Value::as_u64);
+            let timeout = timeout.map(|seconds| format!(" (timeout {seconds}s)"));
+            let (event, command) = (&owned.event, command.unwrap_or("?"));
             let _ = writeln!(
                 text,
-                "  {sign} {:<19} {}{}",
-                owned.event,
-                command.unwrap_or("?"),
-                timeout
-                    .map(|seconds| format!(" (timeout {seconds}s)"))
-                    .unwrap_or_default()
+                "  {sign} {event:<19} {command}{}",
+                timeout.unwrap_or_default()
             );
         }
     }
