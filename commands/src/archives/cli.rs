@@ -547,9 +547,11 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
             .iter()
             .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
             .collect();
-        let reasons = details
-            .then(|| format!(" ({})", reasons.join("; ")))
-            .unwrap_or_default();
+        let reasons = if details {
+            format!(" ({})", reasons.join("; "))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             text,
             "  left out {}: no generation of it reads back whole{reasons}",

@@ -159,9 +159,11 @@ fn verdict_word(verdict: Verdict) -> &'static str {
 }
 
 fn times(count: u32) -> String {
-    (count > 1)
-        .then(|| format!(" ({count} times)"))
-        .unwrap_or_default()
+    if count > 1 {
+        format!(" ({count} times)")
+    } else {
+        String::new()
+    }
 }
 
 fn file_text(item: &FileItem) -> String {

@@ -251,9 +251,11 @@ fn storage_text(text: &mut String, storage: &StorageCheck) {
             day.day,
             day.sessions,
             human_bytes(day.bytes),
-            (day.only_copies > 0)
-                .then(|| format!(", {} of them the only copy left", day.only_copies))
-                .unwrap_or_default(),
+            if day.only_copies > 0 {
+                format!(", {} of them the only copy left", day.only_copies)
+            } else {
+                String::new()
+            },
             day.by
         );
     }

@@ -21,9 +21,11 @@ pub fn back_up(state: &StateDir, settings: &Path, bytes: &[u8]) -> Result<PathBu
     let path_hash = files::sha256_hex(settings.as_os_str().as_encoded_bytes());
     let stamp = Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
     for attempt in 0u32..1000 {
-        let suffix = (attempt > 0)
-            .then(|| format!("-{attempt}"))
-            .unwrap_or_default();
+        let suffix = if attempt == 0 {
+            String::new()
+        } else {
+            format!("-{attempt}")
+        };
         let target = dir.join(format!("{name}.{stamp}{suffix}.{}.bak", &path_hash[..8]));
         match files::copy_new_hashed(&mut &bytes[..], &target) {
             Ok(_) => {

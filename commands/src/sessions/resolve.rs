@@ -70,9 +70,11 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
                 "`{text}` is the start of {} sessions: {}{}; give more of the id",
                 many.len(),
                 shown.join(", "),
-                (more > 0)
-                    .then(|| format!(" and {more} more"))
-                    .unwrap_or_default()
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             )
         }
     }
