@@ -137,7 +137,7 @@ pub fn hooks_at_work(
                 .find(|(name, ..)| *name == binary.name)
                 .map_or(("", None), |(_, trace, last)| (*trace, *last));
             let own = || records.iter().filter(|record| record.hook == binary.name);
-            let last_error = own().last().cloned();
+            let last_error = own().next_back().cloned();
             let error_time = last_error
                 .as_ref()
                 .and_then(|record| Time::parse(&record.time).instant());
