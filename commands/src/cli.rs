@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
-use super::archives::cli::ArchivesAction;
+use super::archives::cli::{ArchivesAction, PruneArgs, RestoreArgs, VerifyArgs};
 use super::gauge::{cli_gauge, cli_statusline};
 use super::provenance::{cli_ledger_input, cli_mark_interrupt, cli_provenance};
 use super::sessions::resolve::{Unknown, resolve_session};
@@ -138,13 +138,13 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         Command::Archives(args) => match &mut args.action {
             None => (args.session.as_mut(), Unknown::Refuse),
             Some(
-                ArchivesAction::Verify { session, .. }
-                | ArchivesAction::Prune { session, .. }
-                | ArchivesAction::Restore { session, .. },
+                ArchivesAction::Verify(VerifyArgs { session, .. })
+                | ArchivesAction::Prune(PruneArgs { session, .. })
+                | ArchivesAction::Restore(RestoreArgs { session, .. }),
             ) => (session.as_mut(), Unknown::Refuse),
         },
         Command::Recall(args) => (Some(&mut args.session), Unknown::Refuse),
-        Command::Compactions(args) => (args.session.as_mut(), Unknown::Refuse),
+        Command::Compactions(args) => (args.input.session.as_mut(), Unknown::Refuse),
         Command::Usage(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Report(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Gauge(args) => (Some(&mut args.session), Unknown::Refuse),

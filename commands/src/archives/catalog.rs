@@ -49,10 +49,8 @@ pub struct Catalog {
 /// Scans the archive of one session, or of every session. A damaged folder never hides the
 /// others: it is listed under [`Catalog::broken`].
 pub fn scan_archive(state: &StateDir, session: Option<&SessionId>) -> Result<Catalog> {
-    let sessions = match session {
-        Some(session) => vec![session.clone()],
-        None => state.session_ids()?,
-    };
+    let sessions =
+        session.map_or_else(|| state.session_ids(), |session| Ok(vec![session.clone()]))?;
     let mut catalog = Catalog::default();
     for session in sessions {
         let archive = state.archive_dir(&session);
@@ -133,13 +131,6 @@ pub enum FileStatus {
     KeptMissing,
 }
 
-impl FileStatus {
-    /// The status as JSON spells it (`ok`, `size_mismatch`...).
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
-
 impl From<ProblemKind> for FileStatus {
     fn from(kind: ProblemKind) -> Self {
         match kind {
@@ -188,24 +179,8 @@ pub struct VerifyOutcome {
     pub files: Vec<FileCheck>,
 }
 
-/// The generations of kept copies that [`verify_kept`] found whole, by session, name and
-/// number.
-#[derive(Debug, Clone, Default)]
-pub struct WholeGenerations(BTreeSet<(String, String, u32)>);
-
-impl WholeGenerations {
-    /// Adds the generations `other` found whole.
-    pub fn extend(&mut self, other: Self) {
-        self.0.extend(other.0);
-    }
-
-    /// Returns true if and only if generation `generation` of `name` of `session` was found
-    /// whole.
-    pub fn contains(&self, session: &str, name: &KeptName, generation: u32) -> bool {
-        self.0
-            .contains(&(session.to_owned(), name.as_str().to_owned(), generation))
-    }
-}
+/// The generations of kept copies that [`verify_kept`] found whole: session, name, number.
+pub type WholeGenerations = BTreeSet<(String, String, u32)>;
 
 /// Re-reads every file of a snapshot and compares size and SHA-256 with `snapshot.json`: a
 /// schema 1 snapshot's copies, a schema 2 snapshot's bytes in the kept copies (in `kept`, the
@@ -219,61 +194,45 @@ pub fn verify_snapshot(
 ) -> Result<VerifyOutcome> {
     let mut checks = Vec::new();
     for file in &entry.metadata.files {
+        let check = |status, detail: Option<String>| FileCheck {
+            path: file.path.clone(),
+            status,
+            detail,
+        };
         if file.kept.is_some() {
-            checks.push(check_kept_reference(
-                kept,
-                file,
-                |name: &KeptName, generation| {
-                    whole.contains(&entry.metadata.session_id, name, generation)
-                },
-            ));
+            let whole = |name: &KeptName, generation| {
+                whole.contains(&(
+                    entry.metadata.session_id.clone(),
+                    name.to_string(),
+                    generation,
+                ))
+            };
+            checks.push(check_kept_reference(kept, file, whole));
             continue;
         }
         let relative = Path::new(&file.path);
-        let inside = relative
+        if !relative
             .components()
-            .all(|component| matches!(component, std::path::Component::Normal(_)));
-        if !inside {
-            checks.push(FileCheck {
-                path: file.path.clone(),
-                status: FileStatus::OutsideSnapshot,
-                detail: Some("the recorded path leaves the snapshot folder".to_owned()),
-            });
+            .all(|component| matches!(component, std::path::Component::Normal(_)))
+        {
+            let detail = "the recorded path leaves the snapshot folder".to_owned();
+            checks.push(check(FileStatus::OutsideSnapshot, Some(detail)));
             continue;
         }
         let path = entry.path.join(relative);
-        let check = if path.is_file() {
+        checks.push(if path.is_file() {
             let found = files::digest_file(&path)?;
             if found.size != file.size {
-                FileCheck {
-                    path: file.path.clone(),
-                    status: FileStatus::SizeMismatch,
-                    detail: Some(format!(
-                        "recorded {} bytes, found {}",
-                        file.size, found.size
-                    )),
-                }
+                let detail = format!("recorded {} bytes, found {}", file.size, found.size);
+                check(FileStatus::SizeMismatch, Some(detail))
             } else if found.sha256 != file.sha256 {
-                FileCheck {
-                    path: file.path.clone(),
-                    status: FileStatus::ChecksumMismatch,
-                    detail: None,
-                }
+                check(FileStatus::ChecksumMismatch, None)
             } else {
-                FileCheck {
-                    path: file.path.clone(),
-                    status: FileStatus::Ok,
-                    detail: None,
-                }
+                check(FileStatus::Ok, None)
             }
         } else {
-            FileCheck {
-                path: file.path.clone(),
-                status: FileStatus::Missing,
-                detail: None,
-            }
-        };
-        checks.push(check);
+            check(FileStatus::Missing, None)
+        });
     }
     Ok(VerifyOutcome {
         kind: VerifiedKind::Snapshot,
@@ -362,26 +321,22 @@ fn check_kept_reference(
 /// damaged member or index, a missing index, a gap in the generation numbers, a newest
 /// generation that keeps nothing (an older one that keeps nothing passes, with a note). A
 /// damaged generation gets its mark ([`kept_check::mark_damaged`]), so that the next hook run
-/// starts a new generation instead of appending to it. Returns the outcomes, and the
-/// generations found whole.
+/// starts a new generation instead of appending to it. Returns the outcomes, and adds the
+/// generations found whole to `whole`.
 pub fn verify_kept(
     state: &StateDir,
     session: &SessionId,
-) -> Result<(Vec<VerifyOutcome>, WholeGenerations)> {
+    whole: &mut WholeGenerations,
+) -> Result<Vec<VerifyOutcome>> {
     let kept_dir = state.kept_dir(session);
     let mut outcomes = Vec::new();
-    let mut whole = WholeGenerations::default();
     for (name, _) in kept::list_kept(&kept_dir)? {
         let generations = kept_check::check_all(&kept_dir, &name, Depth::Bytes)?;
         let newest = generations.last().map_or(0, |checked| checked.generation);
         let can_mark = state.ensure_real_dir(&kept_dir).is_ok();
         for checked in &generations {
             if checked.is_whole() {
-                whole.0.insert((
-                    session.to_string(),
-                    name.as_str().to_owned(),
-                    checked.generation,
-                ));
+                whole.insert((session.to_string(), name.to_string(), checked.generation));
             }
             if can_mark {
                 // Best effort: verify reports what it found whether or not it can mark it.
@@ -396,7 +351,7 @@ pub fn verify_kept(
             ));
         }
     }
-    Ok((outcomes, whole))
+    Ok(outcomes)
 }
 
 /// What `verify` says of one generation (or gap) of a kept copy.
@@ -426,30 +381,24 @@ fn kept_outcome(
             .problems
             .iter()
             .all(|problem| problem.kind() == ProblemKind::KeptNothing);
+    let check = |status, detail| FileCheck {
+        path: file_name.clone(),
+        status,
+        detail,
+    };
     let files = if checked.problems.is_empty() {
-        vec![FileCheck {
-            path: file_name,
-            status: FileStatus::Ok,
-            detail: None,
-        }]
+        vec![check(FileStatus::Ok, None)]
     } else if history {
-        vec![FileCheck {
-            path: file_name,
-            status: FileStatus::Ok,
-            detail: Some(format!(
-                "{}; nothing was kept under it, and a later generation follows",
-                checked.describe()
-            )),
-        }]
+        let detail = format!(
+            "{}; nothing was kept under it, and a later generation follows",
+            checked.describe()
+        );
+        vec![check(FileStatus::Ok, Some(detail))]
     } else {
         checked
             .problems
             .iter()
-            .map(|problem| FileCheck {
-                path: file_name.clone(),
-                status: problem.kind().into(),
-                detail: Some(problem.to_string()),
-            })
+            .map(|problem| check(problem.kind().into(), Some(problem.to_string())))
             .collect()
     };
     VerifyOutcome {

@@ -15,7 +15,7 @@ use super::catalog::{
     Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
     read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
-use super::prune::{PrunePolicy, delete_snapshot, delete_unfinished, select_for_pruning};
+use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
@@ -47,90 +47,103 @@ pub struct ArchivesArgs {
 #[derive(Debug, Subcommand)]
 pub enum ArchivesAction {
     /// Re-check every snapshot's sizes and SHA-256 checksums; exits 1 on any mismatch.
-    Verify {
-        /// Only this session's snapshots.
-        #[arg(long, value_name = "ID")]
-        session: Option<String>,
-        /// Print the findings as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Verify(VerifyArgs),
     /// Write a kept transcript (and its sub-agents') back where Claude Code looks for it, as it
     /// is kept now or as a snapshot recorded it, so that `claude --resume ID` continues it; with
     /// `--deleted`, every session whose transcript Claude Code deleted, in one step.
-    Restore {
-        /// The session (a full id, `last`, or the start of one).
-        #[arg(long, value_name = "ID", required_unless_present = "deleted")]
-        session: Option<String>,
-        /// Every session whose transcript is gone from Claude Code's folder and is kept here,
-        /// each as `--session` restores one, never over an existing file (a sub-agent's file
-        /// that is there is left as it is); one that fails is said and the others go on (exit 1
-        /// if any failed).
-        #[arg(long, conflicts_with_all = ["session", "snapshot", "to", "force"])]
-        deleted: bool,
-        /// With `--deleted`: only sessions whose project folder (its `cwd`) or transcript
-        /// folder's name contains this text.
-        #[arg(long, value_name = "TEXT", requires = "deleted")]
-        project: Option<String>,
-        /// With `--deleted`: only sessions active on or after this day (`YYYY-MM-DD`, UTC) or
-        /// time (RFC 3339).
-        #[arg(long, value_name = "DATE", requires = "deleted")]
-        since: Option<String>,
-        /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
-        /// latest state.
-        #[arg(long, value_name = "NAME")]
-        snapshot: Option<String>,
-        /// Write into this folder instead of where the transcript was: `DIR/<id>.jsonl`,
-        /// `DIR/<id>/subagents/…`.
-        #[arg(long, value_name = "DIR")]
-        to: Option<PathBuf>,
-        /// Replace files that exist (each is kept apart first, in the session's `replaced/`
-        /// folder, so nothing is lost).
-        #[arg(long)]
-        force: bool,
-        /// Print what was written as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Restore(RestoreArgs),
     /// Delete old snapshots; with `--kept`, sessions' kept copies (with their snapshots) by age
     /// or until the state folder fits a size; with `--session ID --all`, a session's whole
     /// record. Kept copies and records are only listed unless `--yes` is given. Nothing is ever
     /// deleted automatically unless a limit is set in `<state>/config.json`.
-    #[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
-    Prune {
-        /// Keep the newest N snapshots of each session.
-        #[arg(long, value_name = "N", group = "policy", conflicts_with = "kept")]
-        keep: Option<usize>,
-        /// Delete snapshots taken more than DAYS days ago; with `--kept`, the kept copies of
-        /// sessions last active more than DAYS days ago.
-        #[arg(long, value_name = "DAYS", group = "policy")]
-        older_than: Option<u32>,
-        /// With `--kept`: delete the kept copies of the sessions least recently active until the
-        /// state folder holds at most SIZE (`20 GB`, `500MiB`); a session active within the day
-        /// is never deleted.
-        #[arg(long, value_name = "SIZE", group = "policy", requires = "kept")]
-        max_size: Option<String>,
-        /// With `--session ID`: delete everything ctxhooks holds of that session (kept copies,
-        /// snapshots, logs).
-        #[arg(long, group = "policy", requires = "session")]
-        all: bool,
-        /// Apply `--older-than` and `--max-size` to sessions' kept copies, not to snapshots
-        /// alone.
-        #[arg(long)]
-        kept: bool,
-        /// Delete the kept copies or the record listed (without it, they are only listed).
-        #[arg(long)]
-        yes: bool,
-        /// Only this session's snapshots (or kept copies).
-        #[arg(long, value_name = "ID")]
-        session: Option<String>,
-        /// Show what would be deleted and delete nothing.
-        #[arg(long, conflicts_with = "yes")]
-        dry_run: bool,
-        /// Print the outcome as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Prune(PruneArgs),
+}
+
+/// Arguments of `ctxhooks archives verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Only this session's snapshots.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ctxhooks archives restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The session (a full id, `last`, or the start of one).
+    #[arg(long, value_name = "ID", required_unless_present = "deleted")]
+    pub session: Option<String>,
+    /// Every session whose transcript is gone from Claude Code's folder and is kept here,
+    /// each as `--session` restores one, never over an existing file (a sub-agent's file
+    /// that is there is left as it is); one that fails is said and the others go on (exit 1
+    /// if any failed).
+    #[arg(long, conflicts_with_all = ["session", "snapshot", "to", "force"])]
+    pub deleted: bool,
+    /// With `--deleted`: only sessions whose project folder (its `cwd`) or transcript
+    /// folder's name contains this text.
+    #[arg(long, value_name = "TEXT", requires = "deleted")]
+    pub project: Option<String>,
+    /// With `--deleted`: only sessions active on or after this day (`YYYY-MM-DD`, UTC) or
+    /// time (RFC 3339).
+    #[arg(long, value_name = "DATE", requires = "deleted")]
+    pub since: Option<String>,
+    /// Restore as this snapshot recorded it (its name, or the start of it) instead of the
+    /// latest state.
+    #[arg(long, value_name = "NAME")]
+    pub snapshot: Option<String>,
+    /// Write into this folder instead of where the transcript was: `DIR/<id>.jsonl`,
+    /// `DIR/<id>/subagents/…`.
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+    /// Replace files that exist (each is kept apart first, in the session's `replaced/`
+    /// folder, so nothing is lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Print what was written as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ctxhooks archives prune`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("policy").required(true).multiple(false))]
+#[expect(clippy::struct_excessive_bools, reason = "command-line flags")]
+pub struct PruneArgs {
+    /// Keep the newest N snapshots of each session.
+    #[arg(long, value_name = "N", group = "policy", conflicts_with = "kept")]
+    pub keep: Option<usize>,
+    /// Delete snapshots taken more than DAYS days ago; with `--kept`, the kept copies of
+    /// sessions last active more than DAYS days ago.
+    #[arg(long, value_name = "DAYS", group = "policy")]
+    pub older_than: Option<u32>,
+    /// With `--kept`: delete the kept copies of the sessions least recently active until the
+    /// state folder holds at most SIZE (`20 GB`, `500MiB`); a session active within the day
+    /// is never deleted.
+    #[arg(long, value_name = "SIZE", group = "policy", requires = "kept")]
+    pub max_size: Option<String>,
+    /// With `--session ID`: delete everything ctxhooks holds of that session (kept copies,
+    /// snapshots, logs).
+    #[arg(long, group = "policy", requires = "session")]
+    pub all: bool,
+    /// Apply `--older-than` and `--max-size` to sessions' kept copies, not to snapshots
+    /// alone.
+    #[arg(long)]
+    pub kept: bool,
+    /// Delete the kept copies or the record listed (without it, they are only listed).
+    #[arg(long)]
+    pub yes: bool,
+    /// Only this session's snapshots (or kept copies).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Show what would be deleted and delete nothing.
+    #[arg(long, conflicts_with = "yes")]
+    pub dry_run: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs the command.
@@ -138,77 +151,70 @@ pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     match &args.action {
         None => list(&state, args.session.as_deref(), args.json),
-        Some(ArchivesAction::Verify { session, json }) => verify(&state, session.as_deref(), *json),
-        Some(ArchivesAction::Restore {
-            session,
-            deleted,
-            project,
-            since,
-            snapshot,
-            to,
-            force,
-            json,
-        }) => {
-            if *deleted {
-                let filter = DeletedFilter {
-                    project: project.clone(),
-                    window: TimeWindow::parse(since.as_deref(), None)?,
-                };
-                return run_restore_deleted(&state, &filter, *json);
-            }
-            let session = session
-                .as_deref()
-                .context("give `--session ID` or `--deleted`")?;
-            let request = RestoreRequest {
-                session: SessionId::parse(session).context("invalid `--session`")?,
-                snapshot: snapshot.clone(),
-                to: to.clone(),
-                force: *force,
-                leave_existing: false,
-            };
-            let outcome = restore(&state, &request)?;
-            report_restore(&outcome, *json)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(ArchivesAction::Prune {
-            keep,
-            older_than,
-            max_size,
-            all,
-            kept,
-            yes,
-            session,
-            dry_run,
-            json,
-        }) => {
-            if *all || *kept {
-                let session = session_filter(session.as_deref())?;
-                let policy = if *all {
-                    KeptPolicy::Record(session.clone().context("`--all` needs `--session ID`")?)
-                } else {
-                    if max_size.is_some() && session.is_some() {
-                        bail!(
-                            "`--max-size` bounds the whole state folder; it takes no `--session`"
-                        );
-                    }
-                    KeptPolicy::Limits(Limits {
-                        older_than_days: *older_than,
-                        max_bytes: max_size.as_deref().map(parse_size).transpose()?,
-                    })
-                };
-                return run_prune_kept(&state, &policy, session.as_ref(), *yes, *json);
-            }
-            if *yes {
-                bail!("`--yes` is for `--kept` and `--all`: snapshots are deleted without it");
-            }
-            let policy = match (keep, older_than) {
-                (Some(keep), None) => PrunePolicy::Keep(*keep),
-                (None, Some(days)) => PrunePolicy::OlderThanDays(*days),
-                _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
-            };
-            prune(&state, session.as_deref(), policy, *dry_run, *json)
-        }
+        Some(ArchivesAction::Verify(args)) => verify(&state, args.session.as_deref(), args.json),
+        Some(ArchivesAction::Restore(args)) => restore_command(&state, args),
+        Some(ArchivesAction::Prune(args)) => prune_command(&state, args),
     }
+}
+
+/// `archives restore`: one session, or with `--deleted` every one Claude Code deleted.
+fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
+    if args.deleted {
+        let filter = DeletedFilter {
+            project: args.project.clone(),
+            window: TimeWindow::parse(args.since.as_deref(), None)?,
+        };
+        return run_restore_deleted(state, &filter, args.json);
+    }
+    let session = args
+        .session
+        .as_deref()
+        .context("give `--session ID` or `--deleted`")?;
+    let request = RestoreRequest {
+        session: SessionId::parse(session).context("invalid `--session`")?,
+        snapshot: args.snapshot.clone(),
+        to: args.to.clone(),
+        force: args.force,
+        leave_existing: false,
+    };
+    let outcome = restore(state, &request)?;
+    report_restore(&outcome, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `archives prune`: snapshots by `--keep` or `--older-than`, or with `--kept`/`--all`, kept
+/// copies and records.
+fn prune_command(state: &StateDir, args: &PruneArgs) -> Result<ExitCode> {
+    if args.all || args.kept {
+        let session = session_filter(args.session.as_deref())?;
+        let policy = if args.all {
+            KeptPolicy::Record(session.clone().context("`--all` needs `--session ID`")?)
+        } else {
+            if args.max_size.is_some() && session.is_some() {
+                bail!("`--max-size` bounds the whole state folder; it takes no `--session`");
+            }
+            KeptPolicy::Limits(Limits {
+                older_than_days: args.older_than,
+                max_bytes: args.max_size.as_deref().map(parse_size).transpose()?,
+            })
+        };
+        return run_prune_kept(state, &policy, session.as_ref(), args.yes, args.json);
+    }
+    if args.yes {
+        bail!("`--yes` is for `--kept` and `--all`: snapshots are deleted without it");
+    }
+    let policy = match (args.keep, args.older_than) {
+        (Some(keep), None) => PrunePolicy::Keep(keep),
+        (None, Some(days)) => PrunePolicy::OlderThanDays(days),
+        _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
+    };
+    prune(
+        state,
+        args.session.as_deref(),
+        policy,
+        args.dry_run,
+        args.json,
+    )
 }
 
 fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
@@ -262,24 +268,19 @@ struct ListedSnapshot<'entry> {
 fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
     let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
     note_damage(&catalog);
-    let entries = catalog.entries;
-    let summaries: Vec<Option<CompactSummary>> = entries
+    let listed: Vec<ListedSnapshot<'_>> = catalog
+        .entries
         .iter()
-        .map(|entry| read_compact_summary(&entry.path))
+        .map(|entry| ListedSnapshot {
+            entry,
+            compact_summary: read_compact_summary(&entry.path),
+        })
         .collect();
     if json {
-        let listed: Vec<ListedSnapshot<'_>> = entries
-            .iter()
-            .zip(&summaries)
-            .map(|(entry, summary)| ListedSnapshot {
-                entry,
-                compact_summary: summary.clone(),
-            })
-            .collect();
         output::print_json(&listed)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if entries.is_empty() {
+    if listed.is_empty() {
         output::println(&format!("no snapshots in `{}`", state.root().display()))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -287,8 +288,11 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
         "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
         "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
     );
-    for (entry, summary) in entries.iter().zip(&summaries) {
-        let metadata = &entry.metadata;
+    for ListedSnapshot {
+        entry: SnapshotEntry { metadata, .. },
+        compact_summary,
+    } in &listed
+    {
         let _ = writeln!(
             text,
             "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
@@ -299,10 +303,18 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             metadata.files.len(),
             printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
         );
-        if let Some(summary) = summary {
-            let first_line = summary.compact_summary.lines().next().unwrap_or_default();
-            let shown: String = first_line.chars().take(120).collect();
-            let more = if shown.len() < summary.compact_summary.trim_end().len() {
+        if let Some(CompactSummary {
+            compact_summary, ..
+        }) = compact_summary
+        {
+            let shown: String = compact_summary
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(120)
+                .collect();
+            let more = if shown.len() < compact_summary.trim_end().len() {
                 " …"
             } else {
                 ""
@@ -313,7 +325,7 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
     let _ = writeln!(
         text,
         "{} snapshot(s) in `{}`",
-        entries.len(),
+        listed.len(),
         state.root().display()
     );
     output::print(&text)?;
@@ -325,16 +337,13 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     let catalog = scan_archive(state, filter.as_ref())?;
     // Every byte of every kept copy, snapshots or not: read first, so that a snapshot whose
     // generation was found whole need not read its bytes again.
-    let sessions = match &filter {
-        Some(session) => vec![session.clone()],
-        None => state.session_ids()?,
-    };
+    let sessions = filter
+        .clone()
+        .map_or_else(|| state.session_ids(), |session| Ok(vec![session]))?;
     let mut kept_outcomes = Vec::new();
     let mut whole = WholeGenerations::default();
     for session in &sessions {
-        let (outcomes, found) = verify_kept(state, session)?;
-        kept_outcomes.extend(outcomes);
-        whole.extend(found);
+        kept_outcomes.extend(verify_kept(state, session, &mut whole)?);
     }
     let mut outcomes = catalog
         .entries
@@ -346,30 +355,23 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
         })
         .collect::<Result<Vec<_>>>()?;
     // A folder whose metadata cannot be read fails verification; it does not stop the others.
-    for broken in &catalog.broken {
-        outcomes.push(VerifyOutcome {
-            kind: VerifiedKind::Snapshot,
-            path: broken.path.clone(),
-            session_id: broken
-                .path
-                .parent()
-                .and_then(Path::parent)
-                .and_then(Path::file_name)
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            name: broken
-                .path
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            ok: false,
-            files: vec![FileCheck {
-                path: METADATA_FILE_NAME.to_owned(),
-                status: FileStatus::Unreadable,
-                detail: Some(broken.error.clone()),
-            }],
-        });
-    }
+    let name_of = |path: Option<&Path>| {
+        path.and_then(Path::file_name)
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    outcomes.extend(catalog.broken.iter().map(|broken| VerifyOutcome {
+        kind: VerifiedKind::Snapshot,
+        path: broken.path.clone(),
+        session_id: name_of(broken.path.parent().and_then(Path::parent)),
+        name: name_of(Some(&broken.path)),
+        ok: false,
+        files: vec![FileCheck {
+            path: METADATA_FILE_NAME.to_owned(),
+            status: FileStatus::Unreadable,
+            detail: Some(broken.error.clone()),
+        }],
+    }));
     outcomes.extend(kept_outcomes);
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     if json {
@@ -390,20 +392,16 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
                 .iter()
                 .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
             {
+                let status = match check.status {
+                    FileStatus::Ok => "note",
+                    status => status.into(),
+                };
+                let detail = check.detail.as_deref().map(|detail| format!(" ({detail})"));
                 let _ = writeln!(
                     text,
-                    "        {}: {}{}",
+                    "        {}: {status}{}",
                     check.path,
-                    if check.status == FileStatus::Ok {
-                        "note"
-                    } else {
-                        check.status.name()
-                    },
-                    check
-                        .detail
-                        .as_deref()
-                        .map(|detail| format!(" ({detail})"))
-                        .unwrap_or_default()
+                    detail.unwrap_or_default()
                 );
             }
         }
@@ -452,10 +450,10 @@ fn prune(
         .collect();
     if !dry_run {
         for entry in &selected {
-            delete_snapshot(entry)?;
+            delete_snapshot(&entry.path, "a snapshot")?;
         }
         for folder in &abandoned {
-            delete_unfinished(folder)?;
+            delete_snapshot(folder, "an unfinished snapshot")?;
         }
     }
     let outcome = PruneOutcome {
@@ -496,12 +494,23 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
     if json {
         return output::print_json(outcome);
     }
-    let mut text = String::new();
     let from = outcome.snapshot.as_deref().map_or_else(
         || "as kept now".to_owned(),
         |name| format!("as snapshot {name} recorded it"),
     );
-    let _ = writeln!(text, "restored session {} {from}:", outcome.session_id);
+    let mut text = format!("restored session {} {from}:\n", outcome.session_id);
+    restored_text(&mut text, outcome, true);
+    let _ = writeln!(
+        text,
+        "continue it from its project folder with: claude --resume {}",
+        outcome.session_id
+    );
+    output::print(&text)
+}
+
+/// Each file `restore` wrote, each sub-agent's it left out and each it left as it was; with
+/// `details`, the generations passed over and why, and where each replaced file is kept.
+pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool) {
     for file in &outcome.files {
         let generation = file
             .generation
@@ -513,26 +522,23 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
             file.path.display(),
             file.size
         );
-        for passed in &file.passed_over {
+        for passed in file.passed_over.iter().filter(|_| details) {
             let _ = writeln!(
                 text,
                 "    passed over generation {}: {}",
                 passed.generation, passed.detail
             );
         }
-        if file.replaced {
-            match &file.replaced_kept_at {
-                Some(kept_at) => {
-                    let _ = writeln!(
-                        text,
-                        "    replaced; the file that was there is kept in {}",
-                        kept_at.display()
-                    );
-                }
-                None => {
-                    let _ = writeln!(text, "    replaced a symbolic link (not followed)");
-                }
+        match &file.replaced_kept_at {
+            _ if !file.replaced || !details => {}
+            Some(kept_at) => {
+                let _ = writeln!(
+                    text,
+                    "    replaced; the file that was there is kept in {}",
+                    kept_at.display()
+                );
             }
+            None => text.push_str("    replaced a symbolic link (not followed)\n"),
         }
     }
     for skipped in &outcome.skipped {
@@ -541,17 +547,18 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
             .iter()
             .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
             .collect();
+        let reasons = if details {
+            format!(" ({})", reasons.join("; "))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             text,
-            "  left out {}: no generation of it reads back whole ({})",
-            skipped.name,
-            reasons.join("; ")
+            "  left out {}: no generation of it reads back whole{reasons}",
+            skipped.name
         );
     }
-    let _ = writeln!(
-        text,
-        "continue it from its project folder with: claude --resume {}",
-        outcome.session_id
-    );
-    output::print(&text)
+    for path in &outcome.left_existing {
+        let _ = writeln!(text, "  left as it is (already there): {}", path.display());
+    }
 }

@@ -28,23 +28,11 @@ pub fn select_for_pruning(
     now: DateTime<Utc>,
 ) -> Vec<SnapshotEntry> {
     match policy {
-        PrunePolicy::Keep(keep) => {
-            let mut selected = Vec::new();
-            let mut start = 0;
-            while start < entries.len() {
-                let session = &entries[start].metadata.session_id;
-                let end = entries[start..]
-                    .iter()
-                    .position(|entry| &entry.metadata.session_id != session)
-                    .map_or(entries.len(), |offset| start + offset);
-                let count = end - start;
-                if count > keep {
-                    selected.extend_from_slice(&entries[start..end - keep]);
-                }
-                start = end;
-            }
-            selected
-        }
+        PrunePolicy::Keep(keep) => entries
+            .chunk_by(|a, b| a.metadata.session_id == b.metadata.session_id)
+            .flat_map(|session| &session[..session.len().saturating_sub(keep)])
+            .cloned()
+            .collect(),
         PrunePolicy::OlderThanDays(days) => {
             let cutoff = now - Duration::days(i64::from(days));
             entries
@@ -60,21 +48,12 @@ pub fn select_for_pruning(
     }
 }
 
-/// Deletes one snapshot folder; one already gone (another prune at once) is fine.
-pub fn delete_snapshot(entry: &SnapshotEntry) -> Result<()> {
-    remove_folder(&entry.path).context("failed to delete a snapshot")
-}
-
-/// Removes an unfinished snapshot folder whose writer is gone (see
-/// [`ctxhooks_shared::keep::snapshot::is_abandoned`]); one already gone (another prune, or the next
-/// snapshot of the session, removed it first) is fine.
-pub fn delete_unfinished(folder: &Path) -> Result<()> {
-    remove_folder(folder).context("failed to delete an unfinished snapshot")
-}
-
-fn remove_folder(folder: &Path) -> std::io::Result<()> {
+/// Deletes a snapshot's folder (`what` it is, for the error: `a snapshot`, or `an unfinished
+/// snapshot` whose writer is gone, see [`ctxhooks_shared::keep::snapshot::is_abandoned`]); one
+/// already gone (another prune at once, or the next snapshot of the session) is fine.
+pub fn delete_snapshot(folder: &Path, what: &str) -> Result<()> {
     match fs_err::remove_dir_all(folder) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        done => done,
+        done => done.with_context(|| format!("failed to delete {what}")),
     }
 }

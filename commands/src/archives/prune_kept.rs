@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use anyhow::{Result, bail};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::output;
+use crate::sessions::catalog::rfc3339;
 use crate::sessions::text::human_bytes;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -139,10 +140,6 @@ pub fn prune_kept(
     }
     outcome.state_bytes_after = before.saturating_sub(outcome.bytes);
     Ok(outcome)
-}
-
-fn rfc3339(time: SystemTime) -> String {
-    DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Runs the prune and says what it deleted or would delete.

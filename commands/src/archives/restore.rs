@@ -62,18 +62,17 @@ pub struct PassedOver {
 
 impl PassedOver {
     fn of(checked: &CheckedGeneration) -> Self {
-        let damaged = checked
-            .problems
-            .iter()
-            .any(|problem| problem.kind() == ProblemKind::KeptDamaged);
-        let status = if damaged {
-            ProblemKind::KeptDamaged
-        } else {
-            checked.problems.first().map_or(
-                ProblemKind::KeptDamaged,
-                kept_check::GenerationProblem::kind,
-            )
+        // Damage first; else the first problem (damage when none is said).
+        let kinds = || {
+            checked
+                .problems
+                .iter()
+                .map(kept_check::GenerationProblem::kind)
         };
+        let status = kinds()
+            .find(|kind| *kind == ProblemKind::KeptDamaged)
+            .or_else(|| kinds().next())
+            .unwrap_or(ProblemKind::KeptDamaged);
         Self {
             generation: checked.generation,
             status,
@@ -161,21 +160,21 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
     }
     let mut left_existing = Vec::new();
     if request.leave_existing {
-        if let Some(main) = planned
+        let existing;
+        (existing, planned) = planned.into_iter().partition(|file| file.replaced);
+        if let Some(main) = existing
             .iter()
-            .find(|file| file.replaced && file.role == FileRole::Transcript)
+            .find(|file| file.role == FileRole::Transcript)
         {
             bail!(
                 "`{}` is there: the transcript was not deleted, or is back; nothing was written",
                 main.path.display()
             );
         }
-        planned.retain(|file| {
-            if file.replaced {
-                left_existing.push(file.path.clone());
-            }
-            !file.replaced
-        });
+        left_existing = existing
+            .into_iter()
+            .map(|file: RestoredFile| file.path)
+            .collect();
     }
     let existing: Vec<String> = planned
         .iter()
@@ -379,11 +378,9 @@ fn keep_replaced(
     session: &SessionId,
     planned: &mut [RestoredFile],
 ) -> Result<()> {
-    let mut to_keep = Vec::new();
-    for (position, file) in planned.iter().enumerate() {
-        if !file.replaced {
-            continue;
-        }
+    // Where each file to keep is among `planned`, and its name and path.
+    let (mut positions, mut sources) = (Vec::new(), Vec::new());
+    for (position, file) in planned.iter().enumerate().filter(|(_, file)| file.replaced) {
         let metadata = fs_err::symlink_metadata(&file.path)?;
         if is_link(&metadata) {
             continue;
@@ -395,17 +392,16 @@ fn keep_replaced(
                 file.path.display()
             );
         }
-        to_keep.push((position, (KeptName::parse(&file.name)?, file.path.clone())));
+        positions.push(position);
+        sources.push((KeptName::parse(&file.name)?, file.path.clone()));
     }
-    if to_keep.is_empty() {
+    if sources.is_empty() {
         return Ok(());
     }
-    let sources: Vec<(KeptName, PathBuf)> =
-        to_keep.iter().map(|(_, source)| source.clone()).collect();
     let kept_at = replaced::keep_apart(state, session, &sources)
         .context("failed to keep the files it would replace; nothing was replaced")?;
-    for ((position, _), path) in to_keep.iter().zip(kept_at) {
-        planned[*position].replaced_kept_at = Some(path);
+    for (position, path) in positions.into_iter().zip(kept_at) {
+        planned[position].replaced_kept_at = Some(path);
     }
     Ok(())
 }

@@ -11,9 +11,11 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use chrono::Utc;
+use rayon::iter::Either;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::cli::restored_text;
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use crate::output;
 use crate::projects::window::TimeWindow;
@@ -79,45 +81,38 @@ pub struct DeletedOutcome {
 /// The sessions `filter` admits whose transcript is gone from Claude Code's folder, restored
 /// (every session on every core; each writes only its own files).
 pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<DeletedOutcome> {
-    let gone: Vec<SessionSummary> = list_sessions(state, None, Utc::now())?
-        .into_iter()
-        .filter(|session| session.cleanup.state == CleanupState::Deleted && filter.admits(session))
-        .collect();
     let (kept, not_kept): (Vec<SessionSummary>, Vec<SessionSummary>) =
-        gone.into_iter().partition(SessionSummary::is_kept);
-    let results: Vec<Result<RestoreOutcome, FailedRestore>> = kept
-        .par_iter()
-        .map(|session| {
-            let failed = |error: anyhow::Error| FailedRestore {
+        list_sessions(state, None, Utc::now())?
+            .into_iter()
+            .filter(|session| {
+                session.cleanup.state == CleanupState::Deleted && filter.admits(session)
+            })
+            .partition(SessionSummary::is_kept);
+    let (restored, failed) = kept.par_iter().partition_map(|session| {
+        let request = SessionId::parse(&session.session_id).map(|session| RestoreRequest {
+            session,
+            snapshot: None,
+            to: None,
+            force: false,
+            leave_existing: true,
+        });
+        match request.and_then(|request| restore(state, &request)) {
+            Ok(restored) => Either::Left(restored),
+            Err(error) => Either::Right(FailedRestore {
                 session_id: session.session_id.clone(),
                 project: session.project.clone(),
                 error: format!("{error:#}"),
-            };
-            let request = RestoreRequest {
-                session: SessionId::parse(&session.session_id).map_err(failed)?,
-                snapshot: None,
-                to: None,
-                force: false,
-                leave_existing: true,
-            };
-            restore(state, &request).map_err(failed)
-        })
-        .collect();
-    let mut outcome = DeletedOutcome {
-        restored: Vec::new(),
-        failed: Vec::new(),
+            }),
+        }
+    });
+    Ok(DeletedOutcome {
+        restored,
+        failed,
         not_kept: not_kept
             .into_iter()
             .map(|session| session.session_id)
             .collect(),
-    };
-    for result in results {
-        match result {
-            Ok(restored) => outcome.restored.push(restored),
-            Err(failed) => outcome.failed.push(failed),
-        }
-    }
-    Ok(outcome)
+    })
 }
 
 /// Runs `restore --deleted` and reports it; exits 1 when any session failed.
@@ -144,28 +139,7 @@ fn deleted_text(outcome: &DeletedOutcome) -> String {
     let mut text = String::new();
     for restored in &outcome.restored {
         let _ = writeln!(text, "restored session {}:", restored.session_id);
-        for file in &restored.files {
-            let generation = file
-                .generation
-                .map(|generation| format!(", generation {generation}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                text,
-                "  {} ({} bytes{generation})",
-                file.path.display(),
-                file.size
-            );
-        }
-        for skipped in &restored.skipped {
-            let _ = writeln!(
-                text,
-                "  left out {}: no generation of it reads back whole",
-                skipped.name
-            );
-        }
-        for path in &restored.left_existing {
-            let _ = writeln!(text, "  left as it is (already there): {}", path.display());
-        }
+        restored_text(&mut text, restored, false);
     }
     for failed in &outcome.failed {
         let _ = writeln!(

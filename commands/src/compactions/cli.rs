@@ -22,22 +22,29 @@ use ctxhooks_shared::transcript::file::TranscriptFile;
 /// how they ended, errors, the person's prompts), each marked as named by the summary, kept
 /// word for word, or LEFT OUT (docs/compactions.md gives the rule).
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("input").required(true).multiple(false))]
 pub struct CompactionsArgs {
-    /// The session (a full id, `last`, or the start of one): its transcript, or the kept copy
-    /// once Claude Code has deleted it.
-    #[arg(long, value_name = "ID", group = "input")]
-    pub session: Option<String>,
-    /// Read a transcript file instead (no state folder needed).
-    #[arg(long, value_name = "PATH", group = "input")]
-    pub transcript: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: LedgerInput,
     /// Print JSON: `{schema, session_id, transcript, kept_copy, compactions, since_last,
     /// unreadable_lines, overlong_lines}`.
     #[arg(long)]
     pub json: bool,
 }
 
-/// The JSON `ctxhooks compactions --json` prints.
+/// The transcript whose ledger is read: a session's, or a file's (exactly one of them).
+#[derive(Debug, Args)]
+#[group(id = "input", required = true, multiple = false)]
+pub struct LedgerInput {
+    /// The session (a full id, `last`, or the start of one): its transcript, or the kept copy
+    /// once Claude Code has deleted it.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Read a transcript file instead (no state folder needed).
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+}
+
+/// The JSON `ctxhooks compactions --json` prints: the transcript read, and its ledger.
 #[derive(Debug, Serialize)]
 pub struct CompactionsOutput {
     /// Layout version (1).
@@ -52,44 +59,51 @@ pub struct CompactionsOutput {
     pub ledger: Ledger,
 }
 
-/// Runs the command.
-pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
-    let (session_id, source, kept_copy, ledger) = if let Some(path) = &args.transcript {
-        let file = TranscriptFile::open_named(path)?;
-        let ledger = read_ledger(file.into_file())
-            .with_context(|| format!("failed to read the transcript `{}`", path.display()))?;
-        (None, path.clone(), false, ledger)
-    } else {
-        let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
-            .context("invalid `--session`")?;
-        let state = StateDir::locate()?;
-        let transcript = open_session_transcript(&state, &session)?;
-        let ledger = read_ledger(transcript.reader)
-            .with_context(|| format!("failed to read `{}`", transcript.source.display()))?;
-        (
-            Some(session.to_string()),
-            transcript.source,
-            transcript.kept,
-            ledger,
-        )
-    };
-    if args.json {
-        output::print_json(&CompactionsOutput {
+impl LedgerInput {
+    /// Opens the transcript and reads its ledger.
+    fn read(&self) -> Result<CompactionsOutput> {
+        let (session_id, transcript, kept_copy, ledger) = if let Some(path) = &self.transcript {
+            let file = TranscriptFile::open_named(path)?;
+            let ledger = read_ledger(file.into_file())
+                .with_context(|| format!("failed to read the transcript `{}`", path.display()))?;
+            (None, path.clone(), false, ledger)
+        } else {
+            let session = SessionId::parse(self.session.as_deref().unwrap_or_default())
+                .context("invalid `--session`")?;
+            let opened = open_session_transcript(&StateDir::locate()?, &session)?;
+            let ledger = read_ledger(opened.reader)
+                .with_context(|| format!("failed to read `{}`", opened.source.display()))?;
+            (
+                Some(session.to_string()),
+                opened.source,
+                opened.kept,
+                ledger,
+            )
+        };
+        Ok(CompactionsOutput {
             schema: 1,
             session_id,
-            transcript: source.to_string_lossy().into_owned(),
+            transcript: transcript.to_string_lossy().into_owned(),
             kept_copy,
             ledger,
-        })?;
+        })
+    }
+}
+
+/// Runs the command.
+pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
+    let output = args.input.read()?;
+    if args.json {
+        output::print_json(&output)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut title = match &session_id {
-        Some(session) => format!("session {session}: {}", source.display()),
-        None => source.display().to_string(),
-    };
-    if kept_copy {
+    let mut title = output.transcript.clone();
+    if let Some(session) = &output.session_id {
+        title = format!("session {session}: {title}");
+    }
+    if output.kept_copy {
         title.push_str(" (the kept copy: Claude Code's transcript is gone)");
     }
-    output::print(&ledger_text(&title, &ledger))?;
+    output::print(&ledger_text(&title, &output.ledger))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -121,14 +121,9 @@ impl Counts {
     }
 }
 
-/// A boundary read, waiting for its summary.
+/// A boundary read, waiting for its summary: its entry as far as the boundary tells it.
 struct Open {
-    time: Option<Time>,
-    uuid: Option<String>,
-    trigger: Option<String>,
-    pre_tokens: Option<u64>,
-    post_tokens: Option<u64>,
-    duration_ms: Option<u64>,
+    entry: CompactionEntry,
     preserved: Preserved,
     items: SegmentItems,
     /// A line that names a compact summary but cannot be read came after the boundary.
@@ -226,10 +221,16 @@ impl Reading {
 
     /// Ends the open compaction, followed by what came after its boundary.
     fn close(&mut self, followed: Followed) {
-        let Some(open) = self.open.take() else {
+        let Some(Open {
+            mut entry,
+            preserved,
+            items,
+            damaged_summary,
+        }) = self.open.take()
+        else {
             return;
         };
-        let (state, text) = match followed {
+        let (summary, text) = match followed {
             Followed::By(text) => (
                 Summary::Read {
                     text: text.text().to_owned(),
@@ -237,44 +238,41 @@ impl Reading {
                 Some(text),
             ),
             Followed::Unreadable => (Summary::Unreadable, None),
-            Followed::Nothing if open.damaged_summary => (Summary::Unreadable, None),
+            Followed::Nothing if damaged_summary => (Summary::Unreadable, None),
             Followed::Nothing => (Summary::Missing, None),
         };
         let judge = Judge {
             summary: text.as_ref(),
-            preserved: &open.preserved,
+            preserved: &preserved,
         };
-        let mut counts = Counts::default();
-        let items = judge_items(open.items, &judge, &mut counts);
-        self.ledger.compactions.push(CompactionEntry {
-            number: self.ledger.compactions.len() + 1,
-            time: open.time,
-            uuid: open.uuid,
-            trigger: open.trigger,
-            pre_tokens: open.pre_tokens,
-            post_tokens: open.post_tokens,
-            duration_ms: open.duration_ms,
-            summary: state,
-            preserved: PreservedCount {
-                messages: open.preserved.uuids.len(),
-                unlisted: open.preserved.unlisted,
-            },
-            items,
-            counts,
-        });
+        entry.number = self.ledger.compactions.len() + 1;
+        entry.summary = summary;
+        entry.items = judge_items(items, &judge, &mut entry.counts);
+        self.ledger.compactions.push(entry);
     }
 }
 
 fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItems) -> Open {
     let owned = |text: Option<&str>| text.map(ToOwned::to_owned);
+    let preserved = Preserved::of(metadata);
     Open {
-        time: Time::of(record.timestamp.text()),
-        uuid: owned(record.uuid.text()),
-        trigger: owned(metadata.and_then(|metadata| metadata.trigger.text())),
-        pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
-        post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
-        duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),
-        preserved: Preserved::of(metadata),
+        entry: CompactionEntry {
+            number: 0,
+            time: Time::of(record.timestamp.text()),
+            uuid: owned(record.uuid.text()),
+            trigger: owned(metadata.and_then(|metadata| metadata.trigger.text())),
+            pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
+            post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
+            duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),
+            summary: Summary::Missing,
+            preserved: PreservedCount {
+                messages: preserved.uuids.len(),
+                unlisted: preserved.unlisted,
+            },
+            items: JudgedItems::default(),
+            counts: Counts::default(),
+        },
+        preserved,
         items,
         damaged_summary: false,
     }
@@ -282,46 +280,38 @@ fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItem
 
 /// Every item of `items` with its verdict, counted.
 fn judge_items(items: SegmentItems, judge: &Judge, counts: &mut Counts) -> JudgedItems {
-    let mut judged = |named: Named, uuid: &Option<String>| {
+    let mut verdict = |named: Named, uuid: &Option<String>| {
         let verdict = judge.verdict(named, uuid.as_deref());
         counts.add(verdict);
         verdict
     };
-    let files = |list: Vec<FileItem>, judged: &mut dyn FnMut(Named, &Option<String>) -> Verdict| {
-        list.into_iter()
-            .map(|item| Judged {
-                verdict: judged(Named::File(&item.path), &item.uuid),
-                item,
-            })
-            .collect()
-    };
     JudgedItems {
-        edited: files(items.edited, &mut judged),
-        read: files(items.read, &mut judged),
-        commands: items
-            .commands
-            .into_iter()
-            .map(|item| Judged {
-                verdict: judged(Named::Command(&item.command), &item.uuid),
-                item,
-            })
-            .collect(),
-        errors: items
-            .errors
-            .into_iter()
-            .map(|item| Judged {
-                verdict: judged(Named::Error(&item.message), &item.uuid),
-                item,
-            })
-            .collect(),
-        prompts: items
-            .prompts
-            .into_iter()
-            .map(|item| Judged {
-                verdict: judged(Named::Prompt(&item.text), &item.uuid),
-                item,
-            })
-            .collect(),
+        edited: judge_each(items.edited, |item| {
+            verdict(Named::File(&item.path), &item.uuid)
+        }),
+        read: judge_each(items.read, |item| {
+            verdict(Named::File(&item.path), &item.uuid)
+        }),
+        commands: judge_each(items.commands, |item| {
+            verdict(Named::Command(&item.command), &item.uuid)
+        }),
+        errors: judge_each(items.errors, |item| {
+            verdict(Named::Error(&item.message), &item.uuid)
+        }),
+        prompts: judge_each(items.prompts, |item| {
+            verdict(Named::Prompt(&item.text), &item.uuid)
+        }),
         without_result: items.pending,
     }
+}
+
+/// Each of `items` with the verdict `verdict` gives it.
+fn judge_each<T>(items: Vec<T>, mut verdict: impl FnMut(&T) -> Verdict) -> Vec<Judged<T>> {
+    items
+        .into_iter()
+        .map(|item| Judged {
+            verdict: verdict(&item),
+            item,
+        })
+        .collect()
 }

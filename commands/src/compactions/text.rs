@@ -45,18 +45,17 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
         Some(other) => format!("trigger {}", one_line(other)),
         None => "trigger unknown".to_owned(),
     };
-    let tokens = |value: Option<u64>| value.map_or_else(|| "?".to_owned(), thousands);
+    let [before, after] = [entry.pre_tokens, entry.post_tokens]
+        .map(|tokens| tokens.map_or_else(|| "?".to_owned(), thousands));
     let duration = entry.duration_ms.map_or_else(
         || "duration unknown".to_owned(),
         |ms| format!("took {} ms", thousands(ms)),
     );
+    let time = readable_time(entry.time.as_ref());
     let _ = writeln!(
         text,
-        "\n  compaction {} of {of}: {}, {trigger}, {} -> {} tokens, {duration}",
+        "\n  compaction {} of {of}: {time}, {trigger}, {before} -> {after} tokens, {duration}",
         entry.number,
-        readable_time(entry.time.as_ref()),
-        tokens(entry.pre_tokens),
-        tokens(entry.post_tokens),
     );
     match &entry.summary {
         Summary::Read { text: summary } => {

@@ -2,8 +2,8 @@
 //! each last left a trace in the state folder and what it was, the last error each logged, and
 //! how many sessions were logged, kept and snapshotted.
 
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::SystemTime;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -70,12 +70,11 @@ pub fn hooks_at_work(
     let mut summaries = None;
     let mut sessions_logged = 0;
     let mut sessions_kept = 0;
-    let newer = |best: &mut Option<SystemTime>, path: &Path| {
+    let newer = |best: &mut Option<DateTime<Utc>>, path: &Path| {
         if let Ok(Some(file)) = files::open_state_file(path)
             && let Ok(modified) = file.metadata().and_then(|metadata| metadata.modified())
-            && best.is_none_or(|best| modified > best)
         {
-            *best = Some(modified);
+            *best = (*best).max(Some(modified.into()));
         }
     };
     for session in state.session_ids().unwrap_or_default() {
@@ -94,13 +93,12 @@ pub fn hooks_at_work(
             newer(&mut stop, &path);
         }
         newer(&mut tooluse, &state.sidecar(&session));
-        if let Ok(entries) = fs_err::read_dir(state.archive_dir(&session)) {
-            for entry in entries.flatten() {
-                newer(
-                    &mut summaries,
-                    &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
-                );
-            }
+        let snapshots = fs_err::read_dir(state.archive_dir(&session));
+        for entry in snapshots.into_iter().flatten().flatten() {
+            newer(
+                &mut summaries,
+                &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
+            );
         }
     }
     let snapshot_time = catalog.and_then(|catalog| {
@@ -111,40 +109,35 @@ pub fn hooks_at_work(
             .max()
     });
     let sessions_with_snapshots = catalog.map_or(0, |catalog| {
-        let mut sessions: Vec<&str> = catalog
+        let sessions = catalog
             .entries
             .iter()
-            .map(|entry| entry.metadata.session_id.as_str())
-            .collect();
-        sessions.sort_unstable();
-        sessions.dedup();
-        sessions.len()
+            .map(|entry| &entry.metadata.session_id);
+        sessions.collect::<BTreeSet<_>>().len()
     });
+    let traces = [
+        (STOP.name, "usage.jsonl, cursor.json, gauge.json", stop),
+        (
+            PRECOMPACT.name,
+            "snapshots, archive/*/snapshot.json",
+            snapshot_time,
+        ),
+        (TOOLUSE.name, "provenance.jsonl", tooluse),
+        (
+            SESSION.name,
+            "compaction summaries, archive/*/compact-summary.json",
+            summaries,
+        ),
+    ];
     let hooks = HOOK_BINARIES
         .iter()
         .map(|binary| {
-            let (trace, last) = if binary.name == STOP.name {
-                (
-                    "usage.jsonl, cursor.json, gauge.json",
-                    stop.map(DateTime::<Utc>::from),
-                )
-            } else if binary.name == PRECOMPACT.name {
-                ("snapshots, archive/*/snapshot.json", snapshot_time)
-            } else if binary.name == TOOLUSE.name {
-                ("provenance.jsonl", tooluse.map(DateTime::<Utc>::from))
-            } else if binary.name == SESSION.name {
-                (
-                    "compaction summaries, archive/*/compact-summary.json",
-                    summaries.map(DateTime::<Utc>::from),
-                )
-            } else {
-                ("", None)
-            };
-            let own: Vec<&ErrorRecord> = records
+            let (trace, last) = traces
                 .iter()
-                .filter(|record| record.hook == binary.name)
-                .collect();
-            let last_error = own.last().map(|record| (*record).clone());
+                .find(|(name, ..)| *name == binary.name)
+                .map_or(("", None), |(_, trace, last)| (*trace, *last));
+            let own = || records.iter().filter(|record| record.hook == binary.name);
+            let last_error = own().next_back().cloned();
             let error_time = last_error
                 .as_ref()
                 .and_then(|record| Time::parse(&record.time).instant());
@@ -159,7 +152,7 @@ pub fn hooks_at_work(
                 trace,
                 last_trace: last.map(|time| Time::at(time, SecondsFormat::Secs)),
                 last_error,
-                errors: own.len(),
+                errors: own().count(),
                 outcome,
             }
         })

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use std::time::SystemTime;
+
 use chrono::Utc;
 use serde::Serialize;
 use serde_json::Value;
@@ -13,9 +15,9 @@ use super::findings::{Finding, Severity};
 use super::plugins::{PluginCheck, plugins_with_ctxhooks};
 use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
-use crate::install::claude_version::{InstalledClaude, installed_claude};
+use crate::install::claude_version::{InstalledClaude, installed_claude, refused_events};
 use crate::install::document::{parse_settings, read_settings_bytes};
-use crate::install::handlers::{binaries_in, is_ctxhooks_command, planned_handlers};
+use crate::install::handlers::{OwnedHandler, binaries_in, is_ctxhooks_command, planned_handlers};
 use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
@@ -175,8 +177,7 @@ pub struct DoctorReport {
     /// ctxhooks' own storage: the state folder's size, its growth, the configured limits
     /// (`None` if the state folder could not be measured).
     pub storage: Option<StorageCheck>,
-    /// The findings, most serious first (JSON renders each with its message).
-    #[serde(skip)]
+    /// The findings, most serious first.
     pub findings: Vec<Finding>,
 }
 
@@ -192,7 +193,8 @@ impl DoctorReport {
 /// Runs every check.
 pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     let mut findings = Vec::new();
-    let state_dir = check_state_dir(&input.state, &mut findings);
+    let state = &input.state;
+    let state_dir = check_state_dir(state, &mut findings);
     let binaries = check_binaries(input.binaries_dir.as_deref(), &mut findings);
     let planned = input
         .binaries_dir
@@ -207,55 +209,43 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         .iter()
         .flat_map(|check| check.enabled_plugins.iter().cloned())
         .collect();
-    let plugins = match claude_config_dir() {
-        Ok(config) => match plugins_with_ctxhooks(&config, &enabled) {
-            Ok(plugins) => plugins,
-            Err(error) => {
-                findings.push(Finding::PluginsUnreadable {
-                    error: format!("{error:#}"),
-                });
-                Vec::new()
-            }
-        },
-        Err(_) => Vec::new(),
-    };
+    let plugins = claude_config_dir()
+        .ok()
+        .map(|config| plugins_with_ctxhooks(&config, &enabled));
+    let plugins = plugins
+        .and_then(|read| {
+            found(&mut findings, read, |error| Finding::PluginsUnreadable {
+                error,
+            })
+        })
+        .unwrap_or_default();
     check_plugins(&plugins, &settings, &mut findings);
     check_installed(&settings, &plugins, &mut findings);
-    check_recorded_entries(&input.state, &mut findings);
+    check_recorded_entries(state, &mut findings);
     let claude = installed_claude();
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
     }
     let retention = Retention::read(&input.project_dir);
     check_retention(&retention, &mut findings);
-    let cleanup = match check_sessions_cleanup(&input.state, retention, &mut findings) {
-        Ok(cleanup) => Some(cleanup),
-        Err(error) => {
-            findings.push(Finding::CheckFailed {
-                check: "sessions and Claude Code's cleanup",
-                error: format!("{error:#}"),
-            });
-            None
-        }
-    };
+    let cleanup = check_sessions_cleanup(state, retention, &mut findings);
+    let cleanup = found(&mut findings, cleanup, |error| Finding::CheckFailed {
+        check: "sessions and Claude Code's cleanup",
+        error,
+    });
     check_hooks_disabled(&settings, &mut findings);
-    if let Err(error) = InstallsFile::load(&input.state) {
-        findings.push(Finding::OwnershipRecordUnreadable {
-            error: format!("{error:#}"),
-            path: input.state.installs_file(),
-        });
-    }
-    let errors_log = input.state.errors_log();
-    let all_errors = match error_log::read_recent(&errors_log, usize::MAX) {
-        Ok(records) => records,
-        Err(error) => {
-            findings.push(Finding::ErrorsLogUnreadable {
-                path: errors_log.clone(),
-                error: format!("{error:#}"),
-            });
-            Vec::new()
-        }
-    };
+    let path = state.installs_file();
+    let installs = InstallsFile::load(state);
+    found(&mut findings, installs, |error| {
+        Finding::OwnershipRecordUnreadable { error, path }
+    });
+    let errors_log = state.errors_log();
+    let path = errors_log.clone();
+    let all_errors = error_log::read_recent(&errors_log, usize::MAX);
+    let all_errors = found(&mut findings, all_errors, |error| {
+        Finding::ErrorsLogUnreadable { path, error }
+    })
+    .unwrap_or_default();
     let recent_errors = all_errors[all_errors.len().saturating_sub(RECENT_ERRORS)..].to_vec();
     if !recent_errors.is_empty() {
         findings.push(Finding::RecentHookErrors {
@@ -263,65 +253,39 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             path: errors_log.clone(),
         });
     }
-    let catalog = scan_archive(&input.state, None);
-    let activity = hooks_at_work(&input.state, catalog.as_ref().ok(), &all_errors);
-    let snapshot_count = match catalog {
-        Ok(catalog) => {
-            if !catalog.broken.is_empty() {
-                findings.push(Finding::SnapshotsDamaged {
-                    count: catalog.broken.len(),
-                    example: catalog.broken[0].path.clone(),
-                });
-            }
-            if !catalog.unfinished.is_empty() {
-                findings.push(Finding::SnapshotsUnfinished {
-                    count: catalog.unfinished.len(),
-                });
-            }
-            Some(catalog.entries.len())
-        }
-        Err(error) => {
-            findings.push(Finding::SnapshotsUnlistable {
-                error: format!("{error:#}"),
+    let catalog = scan_archive(state, None);
+    let activity = hooks_at_work(state, catalog.as_ref().ok(), &all_errors);
+    let catalog = found(&mut findings, catalog, |error| {
+        Finding::SnapshotsUnlistable { error }
+    });
+    if let Some(catalog) = &catalog {
+        if let Some(example) = catalog.broken.first() {
+            findings.push(Finding::SnapshotsDamaged {
+                count: catalog.broken.len(),
+                example: example.path.clone(),
             });
-            None
         }
-    };
-    let storage = match measure_state(&input.state) {
-        Ok(measured) => {
-            let storage = check_storage(&input.state, &measured, std::time::SystemTime::now());
-            if let Some(problem) = &storage.config_problem {
-                findings.push(Finding::StorageConfigUnusable {
-                    path: input.state.config_file(),
-                    error: problem.clone(),
-                });
-            }
-            if let Some(day) = &storage.last_prune_day
-                && day.only_copies > 0
-            {
-                findings.push(Finding::PrunedOnlyCopies {
-                    day: day.day.clone(),
-                    count: day.only_copies,
-                    by: day.by.clone(),
-                });
-            }
-            Some(storage)
-        }
-        Err(error) => {
-            findings.push(Finding::CheckFailed {
-                check: "the state folder's size",
-                error: format!("{error:#}"),
+        if !catalog.unfinished.is_empty() {
+            findings.push(Finding::SnapshotsUnfinished {
+                count: catalog.unfinished.len(),
             });
-            None
         }
-    };
-    match provenance_findings(&input.state) {
-        Ok(found) => findings.extend(found),
-        Err(error) => findings.push(Finding::CheckFailed {
-            check: "runtime interrupt marks",
-            error: format!("{error:#}"),
-        }),
     }
+    let measured = found(&mut findings, measure_state(state), |error| {
+        Finding::CheckFailed {
+            check: "the state folder's size",
+            error,
+        }
+    });
+    let storage =
+        measured.map(|measured| check_storage(state, &measured, SystemTime::now(), &mut findings));
+    let marks = found(&mut findings, provenance_findings(state), |error| {
+        Finding::CheckFailed {
+            check: "runtime interrupt marks",
+            error,
+        }
+    });
+    findings.extend(marks.into_iter().flatten());
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
@@ -336,11 +300,23 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
         activity,
         errors_log,
         recent_errors,
-        snapshot_count,
+        snapshot_count: catalog.map(|catalog| catalog.entries.len()),
         cleanup,
         storage,
         findings,
     }
+}
+
+/// The value of `result`, or none and the finding `finding` makes of its error (in words,
+/// with its causes).
+fn found<T>(
+    findings: &mut Vec<Finding>,
+    result: Result<T>,
+    finding: impl FnOnce(String) -> Finding,
+) -> Option<T> {
+    result
+        .map_err(|error| findings.push(finding(format!("{error:#}"))))
+        .ok()
 }
 
 /// How many sessions Claude Code deleted that ctxhooks holds, and how many it deletes within
@@ -428,7 +404,7 @@ fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<Binary
 fn check_settings(
     scope: SettingsScope,
     project_dir: &Path,
-    planned: &[crate::install::handlers::OwnedHandler],
+    planned: &[OwnedHandler],
     findings: &mut Vec<Finding>,
 ) -> Option<SettingsCheck> {
     let path = match scope.settings_path(project_dir) {
@@ -456,12 +432,10 @@ fn check_settings(
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Some(check),
         Err(error) => {
+            let error = format!("{error:#}");
             check.exists = path.exists();
-            check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::SettingsUnreadable {
-                scope,
-                error: format!("{error:#}"),
-            });
+            check.problem = Some(error.clone());
+            findings.push(Finding::SettingsUnreadable { scope, error });
             return Some(check);
         }
     };
@@ -469,11 +443,9 @@ fn check_settings(
     let value = match parse_settings(&path, &bytes) {
         Ok(value) => value,
         Err(error) => {
-            check.problem = Some(format!("{error:#}"));
-            findings.push(Finding::SettingsInvalid {
-                scope,
-                error: format!("{error:#}"),
-            });
+            let error = format!("{error:#}");
+            check.problem = Some(error.clone());
+            findings.push(Finding::SettingsInvalid { scope, error });
             return Some(check);
         }
     };
@@ -482,44 +454,36 @@ fn check_settings(
     check.enabled_plugins = value
         .get("enabledPlugins")
         .and_then(Value::as_object)
-        .map(|plugins| {
-            plugins
-                .iter()
-                .filter(|(_, enabled)| **enabled == Value::Bool(true))
-                .map(|(id, _)| id.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .filter(|(_, enabled)| **enabled == Value::Bool(true))
+        .map(|(id, _)| id.clone())
+        .collect();
     check.status_line = value
-        .get("statusLine")
-        .and_then(|line| line.get("command"))
+        .pointer("/statusLine/command")
         .and_then(Value::as_str)
         .map(ToOwned::to_owned);
     for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
-        let command = handler
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let command = handler.get("command").and_then(Value::as_str);
+        let command = command.unwrap_or_default().to_owned();
         let binary_exists = names_a_program(Path::new(&command));
-        let current = planned
-            .iter()
-            .any(|owned| &owned.event == event && &owned.handler == handler);
+        let current = planned.iter().any(|owned| owned.is(event, handler));
+        let (event, command_of) = (event.clone(), command.clone());
         if !binary_exists {
             findings.push(Finding::HookBinaryMissing {
                 scope,
                 event: event.clone(),
-                command: command.clone(),
+                command: command_of,
             });
         } else if !current {
             findings.push(Finding::HookNotCurrent {
                 scope,
                 event: event.clone(),
-                command: command.clone(),
+                command: command_of,
             });
         }
         check.hooks.push(RegisteredHook {
-            event: event.clone(),
+            event,
             command,
             binary_exists,
             current,
@@ -552,17 +516,11 @@ fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: 
                 program: hook.program.clone(),
             });
         }
-        let mut events: Vec<String> = plugin
-            .hooks
-            .iter()
-            .filter(|hook| {
-                settings
-                    .iter()
-                    .any(|check| check.hooks.iter().any(|other| other.event == hook.event))
-            })
-            .map(|hook| hook.event.clone())
-            .collect();
-        events.dedup();
+        let events = distinct(plugin.hooks.iter().map(|hook| &hook.event).filter(|event| {
+            settings
+                .iter()
+                .any(|check| check.hooks.iter().any(|other| other.event == **event))
+        }));
         if !events.is_empty() {
             findings.push(Finding::HooksRegisteredTwice {
                 plugin: plugin.id.clone(),
@@ -586,26 +544,25 @@ fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
     };
     for (path, record) in &installs.settings_files {
         let path = Path::new(path);
-        let value = match read_settings_bytes(path) {
-            Ok(Some(bytes)) => match parse_settings(path, &bytes) {
-                Ok(value) => Some(value),
-                // Not usable: reported as such when it is one of the scopes'.
-                Err(_) => continue,
-            },
-            Ok(None) => None,
-            Err(_) => continue,
+        let read = read_settings_bytes(path);
+        // Not usable: reported as such when it is one of the scopes'.
+        let Ok(value) =
+            read.and_then(|bytes| bytes.map(|bytes| parse_settings(path, &bytes)).transpose())
+        else {
+            continue;
         };
-        let mut events: Vec<String> = record
-            .handlers
-            .iter()
-            .filter(|owned| {
-                value
-                    .as_ref()
-                    .is_none_or(|value| !contains_handler(value, owned))
-            })
-            .map(|owned| owned.event.clone())
-            .collect();
-        events.dedup();
+        let gone = |owned: &&OwnedHandler| {
+            value
+                .as_ref()
+                .is_none_or(|value| !contains_handler(value, owned))
+        };
+        let events = distinct(
+            record
+                .handlers
+                .iter()
+                .filter(gone)
+                .map(|owned| &owned.event),
+        );
         let status_line = record.status_line.as_ref().is_some_and(|ours| {
             value
                 .as_ref()
@@ -629,15 +586,15 @@ fn check_events_known(
     settings: &[SettingsCheck],
     findings: &mut Vec<Finding>,
 ) {
-    let refused = claude.refused_events();
+    let refused = refused_events(claude.version);
     for check in settings {
-        let mut events: Vec<String> = check
-            .hooks
-            .iter()
-            .filter(|hook| refused.iter().any(|event| event.name() == hook.event))
-            .map(|hook| hook.event.clone())
-            .collect();
-        events.dedup();
+        let events = distinct(
+            check
+                .hooks
+                .iter()
+                .map(|hook| &hook.event)
+                .filter(|event| refused.iter().any(|refused| refused.name() == **event)),
+        );
         if !events.is_empty() {
             findings.push(Finding::HookEventUnknownToClaude {
                 path: check.path.clone(),
@@ -652,27 +609,29 @@ fn check_events_known(
 /// Claude Code's retention as its one reader tells it: the value that holds and where, the
 /// default, or why its sweep deletes nothing.
 fn check_retention(retention: &Retention, findings: &mut Vec<Finding>) {
-    if let Some(paused) = &retention.paused {
-        findings.push(Finding::CleanupSweepPaused(paused.clone()));
-        return;
-    }
-    match (&retention.set_in, retention.days) {
-        (Some(set_in), Some(days)) => findings.push(Finding::CleanupPeriodSet {
+    match (&retention.paused, &retention.set_in, retention.days) {
+        (Some(paused), _, _) => findings.push(Finding::CleanupSweepPaused(paused.clone())),
+        (None, Some(set_in), Some(days)) => findings.push(Finding::CleanupPeriodSet {
             days,
             path: set_in.path.clone(),
         }),
-        _ => {
-            if let Some(user) = retention
+        _ => findings.extend(
+            retention
                 .files
                 .iter()
                 .find(|read| read.source == SettingsSource::User)
-            {
-                findings.push(Finding::CleanupPeriodUnset {
+                .map(|user| Finding::CleanupPeriodUnset {
                     path: user.path.clone(),
-                });
-            }
-        }
+                }),
+        ),
     }
+}
+
+/// The events named, each once where it repeats in a row (the order the handlers come in).
+fn distinct<'a>(events: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut events: Vec<String> = events.cloned().collect();
+    events.dedup();
+    events
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::checks::{DoctorInput, doctor_report};
-use super::text::{report_json, report_text};
+use super::text::report_text;
 use crate::install::handlers::install_dir;
 use crate::output;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -31,7 +31,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let report = doctor_report(&input);
     let mcp = crate::mcp::probe::check();
     if args.json {
-        let mut value = report_json(&report);
+        let mut value = serde_json::to_value(&report).unwrap_or(serde_json::Value::Null);
         if let Some(object) = value.as_object_mut() {
             object.insert("mcp".to_owned(), serde_json::to_value(&mcp)?);
         }

@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::findings::Finding;
 use ctxhooks_shared::store::config::Config;
 use ctxhooks_shared::store::kept::{GenerationIndex, IndexRecord, list_kept};
 use ctxhooks_shared::store::rotation;
@@ -60,8 +61,14 @@ pub struct PruneDay {
 }
 
 /// Measures the state folder (already measured as `storage`) and reads its configuration and
-/// prune log, at `now`.
-pub fn check_storage(state: &StateDir, storage: &StateStorage, now: SystemTime) -> StorageCheck {
+/// prune log, at `now`: a configuration that cannot be used, and a day of deletions that took
+/// the only copy left, are findings.
+pub fn check_storage(
+    state: &StateDir,
+    storage: &StateStorage,
+    now: SystemTime,
+    findings: &mut Vec<Finding>,
+) -> StorageCheck {
     let cutoff = now
         .checked_sub(Duration::from_secs(GROWTH_DAYS * 86_400))
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -116,6 +123,19 @@ pub fn check_storage(state: &StateDir, storage: &StateStorage, now: SystemTime) 
             day,
         }
     });
+    if let Some(problem) = &config_problem {
+        findings.push(Finding::StorageConfigUnusable {
+            path: state.config_file(),
+            error: problem.clone(),
+        });
+    }
+    if let Some(day) = last_prune_day.as_ref().filter(|day| day.only_copies > 0) {
+        findings.push(Finding::PrunedOnlyCopies {
+            day: day.day.clone(),
+            count: day.only_copies,
+            by: day.by.clone(),
+        });
+    }
     StorageCheck {
         bytes: storage.total(),
         copy_bytes: storage
@@ -175,6 +195,16 @@ struct Stamp {
     time_ms: Option<u64>,
 }
 
+impl Stamp {
+    /// The time in milliseconds since the Unix epoch (0 for a time before it).
+    fn millis(self) -> Option<u64> {
+        self.time_ms.or_else(|| {
+            let time = crate::time::Time::parse(self.time.as_deref()?).instant()?;
+            Some(u64::try_from(time.timestamp_millis()).unwrap_or(0))
+        })
+    }
+}
+
 /// Bytes of the lines of the live log `log` whose time is `cutoff` or later.
 fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
     let Ok(Some(bytes)) = ctxhooks_shared::store::files::read_state_file(log) else {
@@ -188,20 +218,10 @@ fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
     bytes
         .split_inclusive(|byte| *byte == b'\n')
         .filter(|line| {
-            serde_json::from_slice::<Stamp>(line).is_ok_and(|stamp| {
-                stamp.time_ms.map_or_else(
-                    || {
-                        stamp.time.as_deref().is_some_and(|time| {
-                            crate::time::Time::parse(time)
-                                .instant()
-                                .is_some_and(|time| {
-                                    u64::try_from(time.timestamp_millis()).unwrap_or(0) >= cutoff_ms
-                                })
-                        })
-                    },
-                    |time_ms| time_ms >= cutoff_ms,
-                )
-            })
+            let stamp = serde_json::from_slice::<Stamp>(line).ok();
+            stamp
+                .and_then(Stamp::millis)
+                .is_some_and(|millis| millis >= cutoff_ms)
         })
         .map(|line| line.len() as u64)
         .sum()

@@ -4,265 +4,19 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
 use super::activity::HookOutcome;
-use super::checks::{DoctorReport, SUGGESTED_CLEANUP_PERIOD_DAYS};
+use super::checks::DoctorReport;
 use super::findings::{Finding, Severity};
 use super::storage::{GROWTH_DAYS, StorageCheck};
-use crate::retention::settings::Paused;
 use crate::retention::sweep::DUE_WITHIN_DAYS;
 use crate::retention::text::retention_text;
 use crate::sessions::text::human_bytes;
 use crate::time::{Time, readable};
 
-/// The report as the JSON value `ctxhooks doctor --json` prints: every field of the report, and
-/// `findings` as `{severity, code, message}` objects, most serious first.
-pub fn report_json(report: &DoctorReport) -> Value {
-    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
-    let findings: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|finding| {
-            json!({
-                "severity": finding.severity(),
-                "code": finding.code(),
-                "message": finding_message(finding),
-            })
-        })
-        .collect();
-    if let Some(object) = value.as_object_mut() {
-        object.insert("findings".to_owned(), Value::Array(findings));
-    }
-    value
-}
-
 /// A finding in words, with what to do.
 pub fn finding_message(finding: &Finding) -> String {
-    match finding {
-        Finding::StateDirAbsent { path } => format!(
-            "the state folder `{}` does not exist yet; the first hook run creates it",
-            path.display()
-        ),
-        Finding::StateDirNotAFolder { path } => format!(
-            "`{}` is not a folder; the hooks cannot write there",
-            path.display()
-        ),
-        Finding::StateDirNotPrivate { path, mode } => format!(
-            "the state folder `{}` has mode {mode:04o}; archives may hold secrets: `chmod 700 {}`",
-            path.display(),
-            path.display()
-        ),
-        Finding::BinaryMissing { name, dir } => format!(
-            "`{name}` is not beside `ctxhooks`{}; its events cannot be installed",
-            dir.as_ref()
-                .map(|dir| format!(" in `{}`", dir.display()))
-                .unwrap_or_default()
-        ),
-        Finding::SettingsPathUnknown { scope, error } => {
-            format!("cannot locate the {} settings file: {error}", scope.name())
-        }
-        Finding::SettingsUnreadable { scope, error } => {
-            format!("cannot read the {} settings: {error}", scope.name())
-        }
-        Finding::SettingsInvalid { scope, error } => {
-            format!("the {} settings file is not usable: {error}", scope.name())
-        }
-        Finding::HookBinaryMissing {
-            scope,
-            event,
-            command,
-        } => format!(
-            "the {} settings run `{command}` on {event}, which does not exist; run `ctxhooks \
-             install --scope {}` again",
-            scope.name(),
-            scope.name()
-        ),
-        Finding::HookNotCurrent {
-            scope,
-            event,
-            command,
-        } => format!(
-            "the {} settings' {event} handler differs from what this ctxhooks installs \
-             ({command}); run `ctxhooks install --scope {}` to update it",
-            scope.name(),
-            scope.name()
-        ),
-        Finding::NotInstalled => "no settings file and no enabled plugin registers the \
-                                  ctxhooks hooks; run `ctxhooks install` (or install the plugin: \
-                                  /plugin install ctxhooks@ctxhooks)"
-            .to_owned(),
-        Finding::HooksRemovedFromSettings {
-            path,
-            events,
-            status_line,
-            file_gone,
-        } => {
-            let mut gone = Vec::new();
-            if !events.is_empty() {
-                gone.push(format!("the hooks for {}", events.join(", ")));
-            }
-            if *status_line {
-                gone.push("the status line".to_owned());
-            }
-            let what = if *file_gone {
-                format!("`{}` is gone", path.display())
-            } else {
-                format!(
-                    "{} that ctxhooks installed in `{}` are gone (something rewrote the file; \
-                     Claude Code's own settings writer has dropped `hooks` keys)",
-                    gone.join(" and "),
-                    path.display()
-                )
-            };
-            format!(
-                "{what}: they no longer run. Put them back with `ctxhooks install --settings \
-                 {}{}`",
-                path.display(),
-                if *status_line { " --statusline" } else { "" }
-            )
-        }
-        Finding::PluginHookBinaryMissing {
-            plugin,
-            event,
-            command,
-            program,
-        } => format!(
-            "the plugin {plugin} runs `{command}` on {event}, and {} does not exist: install the \
-             binaries with `install/setup.sh --plugin`, or set CTXHOOKS_BIN_DIR in Claude Code's \
-             environment to the folder that holds them",
-            program.as_ref().map_or_else(
-                || "its program".to_owned(),
-                |program| format!("`{}`", program.display())
-            )
-        ),
-        Finding::HooksRegisteredTwice {
-            plugin,
-            events,
-            settings,
-        } => format!(
-            "the hooks for {} are registered twice, by the plugin {plugin} and in {}: Claude Code \
-             runs both (tool events are recorded twice, each compaction snapshotted twice). Keep \
-             one: `ctxhooks uninstall` for the settings file, or `claude plugin uninstall \
-             {plugin}`",
-            events.join(", "),
-            settings
-                .iter()
-                .map(|path| format!("`{}`", path.display()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Finding::PluginsUnreadable { error } => {
-            format!("cannot read Claude Code's list of installed plugins: {error}")
-        }
-        Finding::CleanupPeriodSet { days, path } => format!(
-            "Claude Code keeps transcripts for {days} days (`cleanupPeriodDays` in `{}`)",
-            path.display()
-        ),
-        Finding::CleanupPeriodUnset { path } => format!(
-            "`cleanupPeriodDays` is not set in `{}`: Claude Code deletes transcripts older than 30 \
-             days by default; add `\"cleanupPeriodDays\": {SUGGESTED_CLEANUP_PERIOD_DAYS}` to keep \
-             them longer",
-            path.display()
-        ),
-        Finding::StorageConfigUnusable { path, error } => format!(
-            "`{}` cannot be used ({error}); no storage limit applies until it is fixed",
-            path.display()
-        ),
-        Finding::PrunedOnlyCopies { day, count, by } => format!(
-            "on {day}, {} deleted {count} session(s)' kept copies that were the only copy left \
-             (Claude Code had deleted their transcripts); `pruned.jsonl` in the state folder \
-             names them",
-            if by == "config" {
-                "the configured storage limit"
-            } else {
-                "`ctxhooks archives prune`"
-            }
-        ),
-        Finding::SessionsDeletedKept { count } => format!(
-            "{count} session(s) whose transcript Claude Code deleted are kept only by ctxhooks: \
-             `ctxhooks sessions` lists them, `ctxhooks archives restore --deleted` writes them back \
-             for `claude --resume`"
-        ),
-        Finding::SessionsDueForDeletion { count, days } => format!(
-            "Claude Code deletes the transcript of {count} session(s) within {days} days (ctxhooks \
-             keeps them all the same; `ctxhooks sessions` marks them `due`)"
-        ),
-        Finding::CleanupSweepPaused(Paused::InvalidValue { path, value }) => format!(
-            "Claude Code deletes no transcripts while `cleanupPeriodDays` is {value} in `{}`: it \
-             refuses any value but a whole number of at least 1, and skips its cleanup until the \
-             value is fixed",
-            path.display()
-        ),
-        Finding::CleanupSweepPaused(Paused::UnreadableSettings { path, problem }) => format!(
-            "Claude Code deletes no transcripts while `{}` cannot be read ({problem}): it may set \
-             a `cleanupPeriodDays` Claude Code cannot see, so it skips its cleanup",
-            path.display()
-        ),
-        Finding::HookEventUnknownToClaude {
-            path,
-            events,
-            version,
-            claude,
-        } => format!(
-            "`{}` registers ctxhooks for {}, which Claude Code {version} (`{}`) does not know: \
-             before 2.1.101 it skips the whole file, every hook in it. Update Claude Code, or run \
-             `ctxhooks install` again, which leaves those events out",
-            path.display(),
-            events.join(", "),
-            claude.display()
-        ),
-        Finding::HooksDisabled { path } => format!(
-            "`disableAllHooks` is true in `{}`: Claude Code runs no hook, ctxhooks included",
-            path.display()
-        ),
-        Finding::OwnershipRecordUnreadable { error, path } => format!(
-            "{error}; `ctxhooks install`/`uninstall` refuse to run until `{}` is fixed",
-            path.display()
-        ),
-        Finding::ErrorsLogUnreadable { path, error } => {
-            format!("failed to read `{}`: {error}", path.display())
-        }
-        Finding::RecentHookErrors { shown, path } => format!(
-            "the hooks logged errors; the newest {shown} are shown; read them all with `less {}`",
-            path.display()
-        ),
-        Finding::SnapshotsDamaged { count, example } => format!(
-            "{count} archive folder(s) are not readable snapshots, e.g. `{}`; run `ctxhooks \
-             archives verify`",
-            example.display()
-        ),
-        Finding::SnapshotsUnfinished { count } => format!(
-            "{count} snapshot(s) were never finished (a PreCompact hook was stopped); `ctxhooks \
-             archives prune` (or the next snapshot of the session) removes them once they are four minutes old"
-        ),
-        Finding::SnapshotsUnlistable { error } => {
-            format!("failed to list the transcript snapshots: {error}")
-        }
-        Finding::RuntimeMarkWithoutInterrupt {
-            session,
-            time_ms,
-            reason,
-            why,
-        } => format!(
-            "session {session}: the runtime mark of {} ({reason}) has no interrupt record after \
-             it: {why}. Check `ctxhooks provenance --session={session}`",
-            i64::try_from(*time_ms)
-                .ok()
-                .and_then(DateTime::<Utc>::from_timestamp_millis)
-                .map_or_else(|| format!("{time_ms} ms"), readable)
-        ),
-        Finding::RuntimeMarkUnreadable {
-            session,
-            line,
-            problem,
-        } => format!(
-            "session {session}: sidecar line {line} cannot be read as a runtime interrupt mark: \
-             {problem}. Fix the runtime that writes it (see docs/provenance.md) and check \
-             `ctxhooks provenance --session={session}`"
-        ),
-        Finding::CheckFailed { check, error } => format!("the `{check}` check failed: {error}"),
-    }
+    finding.to_string()
 }
 
 /// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.
@@ -282,26 +36,17 @@ pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
 pub fn report_text(report: &DoctorReport) -> String {
     let mut text = String::new();
     let state = &report.state_dir;
-    let _ = writeln!(
-        text,
-        "state folder   {}  ({})",
-        state.path.display(),
-        state.mode.as_ref().map_or_else(
-            || "not created yet".to_owned(),
-            |mode| format!("mode {mode}")
-        )
-    );
-    let _ = writeln!(
-        text,
-        "binaries       {}",
-        report
-            .binaries_dir
-            .as_ref()
-            .map_or_else(|| "(unknown)".to_owned(), |dir| dir.display().to_string())
-    );
+    let mode = state.mode.as_ref().map(|mode| format!("mode {mode}"));
+    let mode = mode.unwrap_or_else(|| "not created yet".to_owned());
+    let _ = writeln!(text, "state folder   {}  ({mode})", state.path.display());
+    let binaries = report
+        .binaries_dir
+        .as_ref()
+        .map(|dir| dir.display().to_string());
+    let binaries = binaries.unwrap_or_else(|| "(unknown)".to_owned());
+    let _ = writeln!(text, "binaries       {binaries}");
     for binary in &report.binaries {
-        let mark = if binary.present { "ok     " } else { "MISSING" };
-        let _ = writeln!(text, "  {mark}  {}", binary.name);
+        let _ = writeln!(text, "  {}  {}", ok_or_missing(binary.present), binary.name);
     }
     let _ = writeln!(
         text,
@@ -326,9 +71,8 @@ pub fn report_text(report: &DoctorReport) -> String {
         );
         for hook in &check.hooks {
             let mark = match (hook.binary_exists, hook.current) {
-                (false, _) => "MISSING",
                 (true, false) => "stale  ",
-                (true, true) => "ok     ",
+                (present, _) => ok_or_missing(present),
             };
             let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
         }
@@ -340,28 +84,23 @@ pub fn report_text(report: &DoctorReport) -> String {
         let _ = writeln!(text, "plugins");
     }
     for plugin in &report.plugins {
+        let enabled = if plugin.enabled {
+            "enabled"
+        } else {
+            "disabled"
+        };
+        let scope = plugin
+            .scope
+            .as_ref()
+            .map(|scope| format!(", {scope} scope"));
+        let (id, folder) = (&plugin.id, plugin.install_path.display());
         let _ = writeln!(
             text,
-            "  {}  ({}{}, {})",
-            plugin.id,
-            if plugin.enabled {
-                "enabled"
-            } else {
-                "disabled"
-            },
-            plugin
-                .scope
-                .as_ref()
-                .map(|scope| format!(", {scope} scope"))
-                .unwrap_or_default(),
-            plugin.install_path.display()
+            "  {id}  ({enabled}{}, {folder})",
+            scope.unwrap_or_default()
         );
         for hook in &plugin.hooks {
-            let mark = if hook.binary_exists {
-                "ok     "
-            } else {
-                "MISSING"
-            };
+            let mark = ok_or_missing(hook.binary_exists);
             let _ = writeln!(text, "    {mark}  {:<19} {}", hook.event, hook.command);
         }
     }
@@ -373,14 +112,10 @@ pub fn report_text(report: &DoctorReport) -> String {
         activity.sessions_logged, activity.sessions_kept, activity.sessions_with_snapshots
     );
     for hook in &activity.hooks {
-        let wrote = hook
-            .last_trace
-            .as_ref()
-            .and_then(Time::instant)
-            .map_or_else(
-                || format!("nothing written yet ({})", hook.trace),
-                |time| format!("wrote {} {}", hook.trace, relative_time(time, now)),
-            );
+        let wrote = match hook.last_trace.as_ref().and_then(Time::instant) {
+            Some(time) => format!("wrote {} {}", hook.trace, relative_time(time, now)),
+            None => format!("nothing written yet ({})", hook.trace),
+        };
         let outcome = match hook.outcome {
             HookOutcome::Ok => "ok   ",
             HookOutcome::Error => "ERROR",
@@ -413,45 +148,30 @@ pub fn report_text(report: &DoctorReport) -> String {
     if let Some(storage) = &report.storage {
         storage_text(&mut text, storage);
     }
-    let _ = writeln!(
-        text,
-        "snapshots      {}",
-        report
-            .snapshot_count
-            .map_or_else(|| "(could not list)".to_owned(), |count| count.to_string())
-    );
-    if report.recent_errors.is_empty() {
-        let _ = writeln!(
-            text,
-            "hook errors    none in {}",
-            report.errors_log.display()
-        );
+    let snapshots = report.snapshot_count.map(|count| count.to_string());
+    let snapshots = snapshots.unwrap_or_else(|| "(could not list)".to_owned());
+    let _ = writeln!(text, "snapshots      {snapshots}");
+    let (errors, log) = (report.recent_errors.len(), report.errors_log.display());
+    if errors == 0 {
+        let _ = writeln!(text, "hook errors    none in {log}");
     } else {
         let _ = writeln!(
             text,
-            "hook errors    newest {} of {} (read all: less {})",
-            report.recent_errors.len(),
-            report.errors_log.display(),
-            report.errors_log.display()
+            "hook errors    newest {errors} of {log} (read all: less {log})"
         );
         for record in &report.recent_errors {
-            let mut where_ = record.hook.clone();
-            if let Some(event) = &record.event {
-                let _ = write!(where_, " {event}");
-            }
-            if let Some(session) = &record.session_id {
-                let _ = write!(where_, " session {session}");
-            }
-            let time = Time::parse(&record.time).instant().map_or_else(
-                || {
-                    if record.time.is_empty() {
-                        "?".to_owned()
-                    } else {
-                        record.time.clone()
-                    }
-                },
-                readable,
-            );
+            let event = record.event.as_ref().map(|event| format!(" {event}"));
+            let session = record
+                .session_id
+                .as_ref()
+                .map(|id| format!(" session {id}"));
+            let where_ =
+                record.hook.clone() + &event.unwrap_or_default() + &session.unwrap_or_default();
+            let time = match Time::parse(&record.time).instant() {
+                Some(time) => readable(time),
+                None if record.time.is_empty() => "?".to_owned(),
+                None => record.time.clone(),
+            };
             let where_ = where_.trim();
             let separator = if where_.is_empty() { "" } else { ": " };
             let _ = writeln!(
@@ -465,12 +185,8 @@ pub fn report_text(report: &DoctorReport) -> String {
         text.push('\n');
     }
     for finding in &report.findings {
-        let label = match finding.severity() {
-            Severity::Error => "error  ",
-            Severity::Warning => "warning",
-            Severity::Info => "info   ",
-        };
-        let _ = writeln!(text, "{label}  {}", finding_message(finding));
+        let label: &str = finding.severity().into();
+        let _ = writeln!(text, "{label:<7}  {finding}");
     }
     let count = |severity| {
         report
@@ -487,6 +203,11 @@ pub fn report_text(report: &DoctorReport) -> String {
         count(Severity::Warning)
     );
     text
+}
+
+/// A mark for something that should be there: `ok` or `MISSING`, in one column's width.
+fn ok_or_missing(present: bool) -> &'static str {
+    if present { "ok     " } else { "MISSING" }
 }
 
 /// The state folder's size, growth and limits, in words.

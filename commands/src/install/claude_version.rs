@@ -23,14 +23,6 @@ pub struct InstalledClaude {
     pub version: ClaudeVersion,
 }
 
-impl InstalledClaude {
-    /// The events ctxhooks registers that this version does not know and would refuse its
-    /// settings file over (none from 2.1.101 on, which skips unknown events instead).
-    pub fn refused_events(&self) -> Vec<HookEvent> {
-        refused_events(self.version)
-    }
-}
-
 /// The events ctxhooks registers that `version` would refuse a settings file over.
 pub fn refused_events(version: ClaudeVersion) -> Vec<HookEvent> {
     if version >= UNKNOWN_EVENTS_TOLERATED_SINCE {

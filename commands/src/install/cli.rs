@@ -9,7 +9,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::claude_version::{InstalledClaude, installed_claude, refused_note};
+use super::claude_version::{installed_claude, refused_events, refused_note};
 use super::document::read_settings_bytes;
 use super::handlers::install_dir;
 use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
@@ -95,7 +95,7 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
     let claude = installed_claude();
     let omitted = claude
         .as_ref()
-        .map(InstalledClaude::refused_events)
+        .map(|claude| refused_events(claude.version))
         .unwrap_or_default();
     let mut outcome = installer::install(
         &state,
@@ -254,14 +254,12 @@ fn describe(outcome: &Outcome) -> String {
         for owned in handlers {
             let command = owned.handler.get("command").and_then(Value::as_str);
             let timeout = owned.handler.get("timeout").and_then(Value::as_u64);
+            let timeout = timeout.map(|seconds| format!(" (timeout {seconds}s)"));
+            let (event, command) = (&owned.event, command.unwrap_or("?"));
             let _ = writeln!(
                 text,
-                "  {sign} {:<19} {}{}",
-                owned.event,
-                command.unwrap_or("?"),
-                timeout
-                    .map(|seconds| format!(" (timeout {seconds}s)"))
-                    .unwrap_or_default()
+                "  {sign} {event:<19} {command}{}",
+                timeout.unwrap_or_default()
             );
         }
     }
@@ -271,33 +269,27 @@ fn describe(outcome: &Outcome) -> String {
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or("?");
-        match line.action {
+        let _ = match line.action {
             StatusLineAction::Added | StatusLineAction::Updated => {
-                let _ = writeln!(text, "  + {:<19} {command}", "statusLine");
+                writeln!(text, "  + {:<19} {command}", "statusLine")
             }
-            StatusLineAction::Removed => {
-                let _ = writeln!(text, "  - {:<19} {command}", "statusLine");
-            }
-            StatusLineAction::Kept => {
-                let _ = writeln!(text, "  the status line already runs `{command}`");
-            }
-            StatusLineAction::LeftAlone | StatusLineAction::ChangedSince => {}
-        }
+            StatusLineAction::Removed => writeln!(text, "  - {:<19} {command}", "statusLine"),
+            StatusLineAction::Kept => writeln!(text, "  the status line already runs `{command}`"),
+            StatusLineAction::LeftAlone | StatusLineAction::ChangedSince => Ok(()),
+        };
         if let Some(advice) = &line.advice {
             let _ = writeln!(text, "note: {advice}");
         }
     }
-    if outcome.write == WriteKind::RestoredOriginal {
-        let _ = writeln!(
-            text,
-            "  the file's bytes from before the first install were restored"
-        );
-    }
-    if outcome.write == WriteKind::Deleted {
-        let _ = writeln!(
-            text,
-            "  the file did not exist before the first install: deleted"
-        );
+    let write = match outcome.write {
+        WriteKind::RestoredOriginal => {
+            "the file's bytes from before the first install were restored"
+        }
+        WriteKind::Deleted => "the file did not exist before the first install: deleted",
+        WriteKind::None | WriteKind::Merged => "",
+    };
+    if !write.is_empty() {
+        let _ = writeln!(text, "  {write}");
     }
     if let Some(backup) = &outcome.backup {
         let _ = writeln!(

@@ -91,29 +91,22 @@ pub fn parse_settings(path: &Path, bytes: &[u8]) -> Result<Value> {
         };
         refusal(path, position, &format!("not valid JSON: {reason}"))
     })?;
+    // Where the value at a path of keys starts, to name it (the top when it cannot be found).
+    let at = |keys: &[&str]| locate(text, keys).unwrap_or_else(|| position_of(text, 0));
     let Some(top) = value.as_object() else {
-        let position = locate(text, &[]).unwrap_or_else(|| position_of(text, 0));
-        return Err(refusal(
-            path,
-            position,
-            "the top level is not a JSON object",
-        ));
+        return Err(refusal(path, at(&[]), "the top level is not a JSON object"));
     };
     if let Some(hooks) = top.get("hooks") {
         let Some(events) = hooks.as_object() else {
-            let position = locate(text, &["hooks"]).unwrap_or_else(|| position_of(text, 0));
-            return Err(refusal(path, position, "`hooks` is not a JSON object"));
+            return Err(refusal(
+                path,
+                at(&["hooks"]),
+                "`hooks` is not a JSON object",
+            ));
         };
-        for (event, groups) in events {
-            if !groups.is_array() {
-                let position =
-                    locate(text, &["hooks", event]).unwrap_or_else(|| position_of(text, 0));
-                return Err(refusal(
-                    path,
-                    position,
-                    &format!("`hooks.{event}` is not a JSON array"),
-                ));
-            }
+        if let Some((event, _)) = events.iter().find(|(_, groups)| !groups.is_array()) {
+            let reason = format!("`hooks.{event}` is not a JSON array");
+            return Err(refusal(path, at(&["hooks", event]), &reason));
         }
     }
     Ok(value)

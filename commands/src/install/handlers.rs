@@ -21,6 +21,13 @@ pub struct OwnedHandler {
     pub handler: Value,
 }
 
+impl OwnedHandler {
+    /// Whether this is `handler` registered under `event`.
+    pub fn is(&self, event: &str, handler: &Value) -> bool {
+        self.event == event && self.handler == *handler
+    }
+}
+
 /// The handler object for `binary` at `timeout` seconds, in exec form. On Windows the path has
 /// forward slashes (`C:/Users/me/.local/bin/ctxhooks-stop.exe`), which Windows takes as well as
 /// Git Bash does, should a Claude Code without exec form run it through that shell.

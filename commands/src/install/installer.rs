@@ -24,17 +24,18 @@ use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Which of the two commands ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// `ctxhooks install`.
+    #[default]
     Install,
     /// `ctxhooks uninstall`.
     Uninstall,
 }
 
 /// What `install` or `uninstall` did (or, with `dry_run`, would do) to one settings file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Outcome {
     /// Install or uninstall.
     pub action: Action,
@@ -59,29 +60,12 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-impl Outcome {
-    fn new(action: Action, path: &Path, dry_run: bool) -> Self {
-        Self {
-            action,
-            path: path.to_path_buf(),
-            changed: false,
-            dry_run,
-            added: Vec::new(),
-            removed: Vec::new(),
-            backup: None,
-            write: WriteKind::None,
-            diff: String::new(),
-            status_line: None,
-            notes: Vec::new(),
-        }
-    }
-}
-
 /// How a settings file is changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WriteKind {
     /// Not at all.
+    #[default]
     None,
     /// Rewritten with our handlers added or removed, in the file's own style.
     Merged,
@@ -120,7 +104,7 @@ pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome
     // A file we would refuse is refused before the state folder is touched.
     SettingsDocument::read(request.settings_path)?;
     refuse_read_only(request.settings_path)?;
-    let _lock = InstallLock::acquire(state)?;
+    let _lock = lock_installs(state)?;
     install_unlocked(state, request)
 }
 
@@ -161,7 +145,12 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
         .filter(|_| document.original.is_some())
         .cloned();
 
-    let mut outcome = Outcome::new(Action::Install, settings_path, dry_run);
+    let mut outcome = Outcome {
+        action: Action::Install,
+        path: settings_path.to_path_buf(),
+        dry_run,
+        ..Outcome::default()
+    };
     let mut value = document.value.clone();
     let mut created_event_arrays = previous
         .as_ref()
@@ -283,14 +272,19 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
         return uninstall_unlocked(state, settings_path, dry_run);
     }
     refuse_read_only(settings_path)?;
-    let _lock = InstallLock::acquire(state)?;
+    let _lock = lock_installs(state)?;
     uninstall_unlocked(state, settings_path, false)
 }
 
 fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
     let mut installs = InstallsFile::load(state)?;
     let key = settings_path.to_string_lossy().into_owned();
-    let mut outcome = Outcome::new(Action::Uninstall, settings_path, dry_run);
+    let mut outcome = Outcome {
+        action: Action::Uninstall,
+        path: settings_path.to_path_buf(),
+        dry_run,
+        ..Outcome::default()
+    };
     let Some(record) = installs.settings_files.get(&key).cloned() else {
         outcome.notes.push(format!(
             "nothing to uninstall: ctxhooks has no record of installing into `{}`",
@@ -407,66 +401,50 @@ fn plan_status_line(
     binaries_dir: &Path,
 ) -> (Option<Value>, Option<StatusLineOutcome>) {
     let current = settings.get("statusLine").cloned();
-    let outcome = |action, value: &Value, configured_in: Option<PathBuf>, advice| {
-        Some(StatusLineOutcome {
+    let ctxhooks = binaries_dir.join("ctxhooks");
+    // Ours (set, kept or brought up to date), said as `action` when there is one to say.
+    let ours = |action: Option<StatusLineAction>| {
+        let outcome = action.map(|action| StatusLineOutcome {
             action,
+            value: plan.planned.clone(),
+            configured_in: None,
+            advice: None,
+        });
+        (Some(plan.planned.clone()), outcome)
+    };
+    // Someone else's, configured in `path`: left as it is, with how to add the segment to it.
+    let left_alone = |value: &Value, path: &Path, configured_in: Option<PathBuf>| {
+        let outcome = StatusLineOutcome {
+            action: StatusLineAction::LeftAlone,
             value: value.clone(),
             configured_in,
-            advice,
-        })
+            advice: Some(compose_advice(value, path, &ctxhooks)),
+        };
+        (None, Some(outcome))
     };
-    let set = |settings: &mut Value| {
+    let mut set = || {
         if let Some(top) = settings.as_object_mut() {
             top.insert("statusLine".to_owned(), plan.planned.clone());
         }
     };
     match (recorded, &current) {
         // Ours and untouched since: kept up to date, with or without --statusline.
+        (Some(recorded), Some(current)) if recorded == current && *current == plan.planned => {
+            ours(plan.requested.then_some(StatusLineAction::Kept))
+        }
         (Some(recorded), Some(current)) if recorded == current => {
-            if *current == plan.planned {
-                let report = plan.requested.then_some(StatusLineAction::Kept);
-                (
-                    Some(plan.planned.clone()),
-                    report.and_then(|action| outcome(action, &plan.planned, None, None)),
-                )
-            } else {
-                set(settings);
-                (
-                    Some(plan.planned.clone()),
-                    outcome(StatusLineAction::Updated, &plan.planned, None, None),
-                )
-            }
+            set();
+            ours(Some(StatusLineAction::Updated))
         }
         _ if !plan.requested => (None, None),
-        (_, Some(current)) if *current == plan.planned => (
-            Some(plan.planned.clone()),
-            outcome(StatusLineAction::Kept, &plan.planned, None, None),
-        ),
-        (_, Some(current)) => {
-            let advice = compose_advice(current, settings_path, &binaries_dir.join("ctxhooks"));
-            (
-                None,
-                outcome(StatusLineAction::LeftAlone, current, None, Some(advice)),
-            )
-        }
+        (_, Some(current)) if *current == plan.planned => ours(Some(StatusLineAction::Kept)),
+        (_, Some(current)) => left_alone(current, settings_path, None),
         (_, None) => {
             if let Some((path, other)) = plan.elsewhere.first() {
-                let advice = compose_advice(other, path, &binaries_dir.join("ctxhooks"));
-                (
-                    None,
-                    outcome(
-                        StatusLineAction::LeftAlone,
-                        other,
-                        Some(path.clone()),
-                        Some(advice),
-                    ),
-                )
+                left_alone(other, path, Some(path.clone()))
             } else {
-                set(settings);
-                (
-                    Some(plan.planned.clone()),
-                    outcome(StatusLineAction::Added, &plan.planned, None, None),
-                )
+                set();
+                ours(Some(StatusLineAction::Added))
             }
         }
     }
@@ -485,28 +463,17 @@ fn ensure_unchanged(path: &Path, expected: Option<&[u8]>) -> Result<()> {
     Ok(())
 }
 
-/// An exclusive lock on `<state>/installs.lock`, held while one install or uninstall reads,
-/// decides and writes, so two runs at once cannot lose each other's ownership records.
-struct InstallLock {
-    file: fs_err::File,
-}
-
-impl InstallLock {
-    fn acquire(state: &StateDir) -> Result<Self> {
-        state.ensure()?;
-        let file = files::open_lock_file(&state.installs_lock())
-            .context("failed to open the install lock")?;
-        file.file()
-            .lock()
-            .context("failed to take the install lock")?;
-        Ok(Self { file })
-    }
-}
-
-impl Drop for InstallLock {
-    fn drop(&mut self) {
-        let _ = self.file.file().unlock();
-    }
+/// Takes an exclusive lock on `<state>/installs.lock`, held while one install or uninstall
+/// reads, decides and writes (until the file returned is closed), so two runs at once cannot
+/// lose each other's ownership records.
+fn lock_installs(state: &StateDir) -> Result<fs_err::File> {
+    state.ensure()?;
+    let file =
+        files::open_lock_file(&state.installs_lock()).context("failed to open the install lock")?;
+    file.file()
+        .lock()
+        .context("failed to take the install lock")?;
+    Ok(file)
 }
 
 /// The pre-install bytes from `backup`, if it still holds them (checked against `sha256`).
@@ -530,25 +497,25 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
     let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
         return (Vec::new(), false);
     };
+    // A group with nothing but a list of our handlers.
+    let ours_only = |event: &str, group: &Value| {
+        group
+            .as_object()
+            .is_some_and(|group| group.keys().all(|key| key == "hooks"))
+            && group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|handlers| {
+                    handlers
+                        .iter()
+                        .all(|handler| planned.iter().any(|owned| owned.is(event, handler)))
+                })
+    };
     let ours: Vec<String> = events
         .iter()
         .filter(|(event, groups)| {
-            groups.as_array().is_some_and(|groups| {
-                groups.iter().all(|group| {
-                    group.as_object().is_some_and(|group| {
-                        group.keys().all(|key| key == "hooks")
-                            && group.get("hooks").and_then(Value::as_array).is_some_and(
-                                |handlers| {
-                                    handlers.iter().all(|handler| {
-                                        planned.iter().any(|owned| {
-                                            &owned.event == *event && &owned.handler == handler
-                                        })
-                                    })
-                                },
-                            )
-                    })
-                })
-            })
+            let groups = groups.as_array();
+            groups.is_some_and(|groups| groups.iter().all(|group| ours_only(event, group)))
         })
         .map(|(event, _)| event.clone())
         .collect();
@@ -561,10 +528,7 @@ fn containers_only_ours(settings: &Value, planned: &[OwnedHandler]) -> (Vec<Stri
 fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<String> {
     handlers(settings)
         .filter(|(event, handler)| {
-            is_ctxhooks_command(handler)
-                && !planned
-                    .iter()
-                    .any(|owned| &owned.event == *event && &owned.handler == *handler)
+            is_ctxhooks_command(handler) && !planned.iter().any(|owned| owned.is(event, handler))
         })
         .map(|(event, handler)| {
             format!("left alone: another ctxhooks handler under `{event}`: {handler}")

@@ -23,12 +23,14 @@ impl fmt::Display for Position {
 /// in `path`, or `None` when a key is missing. With duplicate keys the last one wins, as in
 /// `serde_json`.
 pub fn locate(text: &str, path: &[&str]) -> Option<Position> {
-    let bytes = text.as_bytes();
-    let mut start = skip_blank(bytes, 0);
+    let mut node = parse_node(text, skip_blank(text.as_bytes(), 0))?;
     for key in path {
-        start = member_value(text, start, key)?;
+        let mut children = node.children.into_iter().rev();
+        node = children
+            .find(|child| child.key.as_deref() == Some(*key))?
+            .value;
     }
-    Some(position_of(text, start))
+    Some(position_of(text, node.start))
 }
 
 /// The line and column of byte offset `offset`.
@@ -41,31 +43,66 @@ pub fn position_of(text: &str, offset: usize) -> Position {
     }
 }
 
-/// The offset of the value of member `key` of the object starting at `start`.
-fn member_value(text: &str, start: usize, key: &str) -> Option<usize> {
+/// Where a JSON value sits in the text (byte offsets), and where its members or elements sit.
+pub struct Node {
+    pub start: usize,
+    pub end: usize,
+    pub children: Vec<Child>,
+}
+
+/// A member (from its key, with the key's text) or an element of an object or array.
+pub struct Child {
+    pub start: usize,
+    pub key: Option<String>,
+    pub value: Node,
+}
+
+/// The value of valid JSON `text` that starts at byte `start`, with every value inside it.
+pub fn parse_node(text: &str, start: usize) -> Option<Node> {
     let bytes = text.as_bytes();
-    if bytes.get(start) != Some(&b'{') {
-        return None;
-    }
+    let (open, close) = match bytes.get(start)? {
+        b'{' => (b'{', b'}'),
+        b'[' => (b'[', b']'),
+        _ => {
+            return Some(Node {
+                start,
+                end: value_end(bytes, start)?,
+                children: Vec::new(),
+            });
+        }
+    };
+    let mut children = Vec::new();
     let mut index = skip_blank(bytes, start + 1);
-    let mut found = None;
-    while bytes.get(index) == Some(&b'"') {
-        let key_end = string_end(bytes, index + 1)? + 1;
-        let name: String = serde_json::from_str(&text[index..key_end]).ok()?;
-        index = skip_blank(bytes, key_end);
-        if bytes.get(index) != Some(&b':') {
-            return None;
+    loop {
+        if *bytes.get(index)? == close {
+            return Some(Node {
+                start,
+                end: index + 1,
+                children,
+            });
         }
-        let value_start = skip_blank(bytes, index + 1);
-        if name == key {
-            found = Some(value_start);
+        let child_start = index;
+        let mut key = None;
+        if open == b'{' {
+            let key_end = string_end(bytes, index + 1)? + 1;
+            key = Some(serde_json::from_str(&text[index..key_end]).ok()?);
+            index = skip_blank(bytes, key_end);
+            if *bytes.get(index)? != b':' {
+                return None;
+            }
+            index = skip_blank(bytes, index + 1);
         }
-        index = skip_blank(bytes, value_end(bytes, value_start)?);
-        if bytes.get(index) == Some(&b',') {
+        let value = parse_node(text, index)?;
+        index = skip_blank(bytes, value.end);
+        children.push(Child {
+            start: child_start,
+            key,
+            value,
+        });
+        if *bytes.get(index)? == b',' {
             index = skip_blank(bytes, index + 1);
         }
     }
-    found
 }
 
 #[cfg(test)]

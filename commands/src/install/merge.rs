@@ -30,18 +30,7 @@ pub fn handlers(settings: &Value) -> impl Iterator<Item = (&String, &Value)> {
 
 /// Whether `owned.handler` is in any matcher group of `owned.event`.
 pub fn contains_handler(settings: &Value, owned: &OwnedHandler) -> bool {
-    settings
-        .get("hooks")
-        .and_then(|hooks| hooks.get(&owned.event))
-        .and_then(Value::as_array)
-        .is_some_and(|groups| {
-            groups.iter().any(|group| {
-                group
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|handlers| handlers.contains(&owned.handler))
-            })
-        })
+    handlers(settings).any(|(event, handler)| owned.is(event, handler))
 }
 
 /// Appends `owned.handler` to its event, in a matcher group of its own with no matcher (which

@@ -2,7 +2,7 @@
 //! file, and what that file was before our first install, so `uninstall` can undo exactly that.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -73,12 +73,8 @@ impl InstallsFile {
     /// Reads the record (empty if it does not exist). An unreadable record is an error, never
     /// silently replaced: it is the only memory of what we own.
     pub fn load(state: &StateDir) -> Result<Self> {
-        Self::load_from(&state.installs_file())
-    }
-
-    /// Reads the record at `path` (empty if it does not exist).
-    pub fn load_from(path: &Path) -> Result<Self> {
-        let Some(bytes) = files::read_state_file_within(path, files::SMALL_STATE_FILE_LIMIT)
+        let path = state.installs_file();
+        let Some(bytes) = files::read_state_file_within(&path, files::SMALL_STATE_FILE_LIMIT)
             .context("failed to read the ownership record")?
         else {
             return Ok(Self::default());

@@ -1,9 +1,10 @@
 //! Editing settings text in place: only the members and elements that change are rewritten, so
 //! a hand-formatted file keeps its layout everywhere else.
 
-use ctxhooks_shared::json_scan::{skip_blank, string_end, value_end};
+use ctxhooks_shared::json_scan::skip_blank;
 use serde_json::{Map, Value};
 
+use super::locate::{Node, parse_node};
 use super::style::TextStyle;
 
 /// The text of `old_text` (whose JSON value is `old`) changed to hold `new`, touching only what
@@ -28,62 +29,6 @@ pub fn patch_text(old_text: &str, old: &Value, new: &Value, style: &TextStyle) -
     }
     let reparsed: Value = serde_json::from_str(&text).ok()?;
     (&reparsed == new).then_some(text)
-}
-
-/// Where a JSON value sits in the text, and where its members or elements sit.
-struct Node {
-    start: usize,
-    end: usize,
-    children: Vec<Child>,
-}
-
-/// A member (from its key) or an element of an object or array.
-struct Child {
-    start: usize,
-    value: Node,
-}
-
-fn parse_node(text: &str, start: usize) -> Option<Node> {
-    let bytes = text.as_bytes();
-    let (open, close) = match bytes.get(start)? {
-        b'{' => (b'{', b'}'),
-        b'[' => (b'[', b']'),
-        _ => {
-            return Some(Node {
-                start,
-                end: value_end(bytes, start)?,
-                children: Vec::new(),
-            });
-        }
-    };
-    let mut children = Vec::new();
-    let mut index = skip_blank(bytes, start + 1);
-    loop {
-        if *bytes.get(index)? == close {
-            return Some(Node {
-                start,
-                end: index + 1,
-                children,
-            });
-        }
-        let child_start = index;
-        if open == b'{' {
-            index = skip_blank(bytes, string_end(bytes, index + 1)? + 1);
-            if *bytes.get(index)? != b':' {
-                return None;
-            }
-            index = skip_blank(bytes, index + 1);
-        }
-        let value = parse_node(text, index)?;
-        index = skip_blank(bytes, value.end);
-        children.push(Child {
-            start: child_start,
-            value,
-        });
-        if *bytes.get(index)? == b',' {
-            index = skip_blank(bytes, index + 1);
-        }
-    }
 }
 
 /// One replacement of `start..end` by `text`.

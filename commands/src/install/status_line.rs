@@ -87,15 +87,6 @@ pub fn shell_quote(text: &str) -> String {
     }
 }
 
-/// Returns true if and only if `value` is a command status line that runs `ctxhooks
-/// statusline` (ours, wherever its binary is).
-pub fn runs_ctxhooks_statusline(value: &Value) -> bool {
-    value
-        .get("command")
-        .and_then(Value::as_str)
-        .is_some_and(|command| command.contains("ctxhooks") && command.contains(" statusline"))
-}
-
 /// How to add the ctxhooks segment to `existing`, the status line configured in `path`: for
 /// ccstatusline, its Custom Command widget; for any other command, a wrapper that reads the JSON
 /// once and gives it to both.
@@ -131,6 +122,15 @@ pub fn compose_advice(existing: &Value, path: &Path, ctxhooks: &Path) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Returns true if and only if `value` is a command status line that runs `ctxhooks
+    /// statusline` (ours, wherever its binary is).
+    fn runs_ctxhooks_statusline(value: &Value) -> bool {
+        value
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|command| command.contains("ctxhooks") && command.contains(" statusline"))
+    }
 
     #[test]
     fn the_status_line_command_is_one_quoted_word_and_recognised() {

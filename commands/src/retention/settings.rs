@@ -82,63 +82,48 @@ pub struct Retention {
 impl Retention {
     /// The retention `files` (in Claude Code's order: user, project, local, managed) give.
     pub fn of(files: Vec<SettingsRead>) -> Self {
-        let valid = |read: &SettingsRead| read.value.as_ref().and_then(valid_days);
+        let valid = |read: &&SettingsRead| read.value.as_ref().and_then(valid_days).is_some();
         // A valid managed value holds whatever the other files say: Claude Code checks it
         // before anything that pauses its sweep.
-        if let Some(managed) = files
+        let managed = files
             .iter()
             .rev()
             .find(|read| read.source == SettingsSource::Managed && read.value.is_some())
-            && let Some(days) = valid(managed)
-        {
-            return Self {
-                days: Some(days),
-                set_in: Some(managed.clone()),
-                paused: None,
-                files,
-            };
-        }
-        let paused = files
-            .iter()
-            .find_map(|read| {
-                read.problem
-                    .as_ref()
-                    .map(|problem| Paused::UnreadableSettings {
-                        path: read.path.clone(),
-                        problem: problem.clone(),
-                    })
+            .filter(valid);
+        let unreadable = files.iter().find_map(|read| {
+            let problem = read.problem.clone()?;
+            Some(Paused::UnreadableSettings {
+                path: read.path.clone(),
+                problem,
             })
-            .or_else(|| {
-                files.iter().find_map(|read| {
-                    let value = read.value.as_ref()?;
-                    valid_days(value).is_none().then(|| Paused::InvalidValue {
-                        path: read.path.clone(),
-                        value: value.to_string(),
-                    })
+        });
+        let refused = || {
+            files.iter().find_map(|read| {
+                let value = read.value.as_ref().filter(|_| !valid(&read))?;
+                Some(Paused::InvalidValue {
+                    path: read.path.clone(),
+                    value: value.to_string(),
                 })
-            });
-        if paused.is_some() {
-            return Self {
-                days: None,
-                set_in: None,
-                paused,
-                files,
-            };
-        }
-        let set_in = files
-            .iter()
-            .rev()
-            .find(|read| read.value.is_some())
+            })
+        };
+        let paused = managed
+            .is_none()
+            .then(|| unreadable.or_else(refused))
+            .flatten();
+        let set_in = managed
+            .or_else(|| files.iter().rev().find(|read| read.value.is_some()))
+            .filter(|_| paused.is_none())
             .cloned();
+        let days = set_in
+            .as_ref()
+            .and_then(|read| read.value.as_ref())
+            .and_then(valid_days);
         Self {
-            days: Some(
-                set_in
-                    .as_ref()
-                    .and_then(valid)
-                    .unwrap_or(DEFAULT_CLEANUP_PERIOD_DAYS),
-            ),
+            days: paused
+                .is_none()
+                .then(|| days.unwrap_or(DEFAULT_CLEANUP_PERIOD_DAYS)),
             set_in,
-            paused: None,
+            paused,
             files,
         }
     }

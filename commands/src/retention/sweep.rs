@@ -7,7 +7,6 @@
 //! it. So a transcript past its date is deleted at the next such sweep, not at that instant.
 
 use std::path::Path;
-use std::time::SystemTime;
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde::Serialize;
@@ -62,19 +61,14 @@ impl CleanupStatus {
         };
         let metadata = match fs_err::symlink_metadata(transcript) {
             Ok(metadata) if metadata.is_file() => metadata,
-            Ok(_) => {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return unknown,
+            // Gone, or something else in its place.
+            _ => {
                 return Self {
                     state: CleanupState::Deleted,
                     ..unknown
                 };
             }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Self {
-                    state: CleanupState::Deleted,
-                    ..unknown
-                };
-            }
-            Err(_) => return unknown,
         };
         let Some(modified) = metadata.modified().ok().map(DateTime::<Utc>::from) else {
             return unknown;
@@ -119,14 +113,6 @@ impl CleanupStatus {
             (state, _) => <&str>::from(state).to_owned(),
         }
     }
-}
-
-/// A file's modification time, when it can be read.
-pub fn modified_at(path: &Path) -> Option<DateTime<Utc>> {
-    fs_err::symlink_metadata(path)
-        .and_then(|metadata| metadata.modified())
-        .ok()
-        .map(|time: SystemTime| DateTime::<Utc>::from(time))
 }
 
 #[cfg(test)]

@@ -84,11 +84,9 @@ pub fn list_sessions(
         .par_iter()
         .map(|session| summarize(state, session, retention_days, now))
         .collect::<Vec<_>>();
+    // Newest first; the same time by id.
     sessions.sort_by(|left, right| {
-        right
-            .last_activity
-            .cmp(&left.last_activity)
-            .then_with(|| left.session_id.cmp(&right.session_id))
+        (&right.last_activity, &left.session_id).cmp(&(&left.last_activity, &right.session_id))
     });
     Ok(sessions)
 }
@@ -134,7 +132,8 @@ fn modified(path: &Path) -> Option<SystemTime> {
         .ok()
 }
 
-fn rfc3339(time: SystemTime) -> String {
+/// A file time as RFC 3339 UTC, to the second.
+pub fn rfc3339(time: SystemTime) -> String {
     DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
@@ -164,18 +163,19 @@ pub fn summarize(
         .flatten();
     let mut transcript = index
         .as_ref()
-        .map(|index| PathBuf::from(&index.header.source));
-    if transcript.is_none() {
-        transcript = snapshots
-            .last()
-            .map(|snapshot| PathBuf::from(&snapshot.metadata.source_path));
-    }
-    if transcript.is_none() {
-        transcript = log
-            .as_ref()
-            .and_then(|log| log.sources.first())
-            .map(|source| PathBuf::from(&source.transcript));
-    }
+        .map(|index| &index.header.source)
+        .or_else(|| {
+            snapshots
+                .last()
+                .map(|snapshot| &snapshot.metadata.source_path)
+        })
+        .or_else(|| {
+            log.as_ref()?
+                .sources
+                .first()
+                .map(|source| &source.transcript)
+        })
+        .map(PathBuf::from);
     // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
     // new folder's project), when the usage log read it at a path where it is now.
     if transcript.as_deref().is_some_and(|path| !is_file(path))

@@ -16,14 +16,12 @@ pub fn human_bytes(bytes: u64) -> String {
         reason = "a size shown to one decimal place"
     )]
     let value = bytes as f64;
-    if bytes < 1000 {
-        format!("{bytes} B")
-    } else if bytes < 1_000_000 {
-        format!("{:.1} kB", value / 1e3)
-    } else if bytes < 1_000_000_000 {
-        format!("{:.1} MB", value / 1e6)
-    } else {
-        format!("{:.1} GB", value / 1e9)
+    match [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        .iter()
+        .find(|(unit, _)| value >= *unit)
+    {
+        Some((unit, name)) => format!("{:.1} {name}", value / unit),
+        None => format!("{bytes} B"),
     }
 }
 

@@ -82,22 +82,13 @@ impl ReadAhead {
         let (sender, pieces) = std::sync::mpsc::sync_channel(PIECES_AHEAD);
         std::thread::spawn(move || {
             loop {
-                let mut piece = vec![0; PIECE_BYTES];
-                let mut filled = 0;
-                let outcome = loop {
-                    match reader.read(&mut piece[filled..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(read) => {
-                            filled += read;
-                            if filled == piece.len() {
-                                break Ok(());
-                            }
-                        }
-                        Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(error) => break Err(error),
-                    }
-                };
-                piece.truncate(filled);
+                // A whole piece, or what there was before the end or an error (whose bytes
+                // read are kept).
+                let mut piece = Vec::with_capacity(PIECE_BYTES);
+                let outcome = (&mut reader)
+                    .take(PIECE_BYTES as u64)
+                    .read_to_end(&mut piece);
+                let filled = piece.len();
                 let last = filled < PIECE_BYTES || outcome.is_err();
                 // The bytes read come first, then the error that stopped the reading.
                 let mut sent = if filled > 0 {
