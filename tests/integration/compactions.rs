@@ -270,7 +270,8 @@ fn bad_input_gives_a_ledger_that_says_what_it_could_not_tell() {
     world
         .ctxhooks(["compactions", "--transcript"])
         .arg(world.join("missing.jsonl"))
-        .stderr_contains("No such file or directory")
+        .stderr_contains("failed to read the transcript")
+        .stderr_contains("missing.jsonl")
         .exit_code(1);
 }
 
@@ -279,12 +280,7 @@ fn a_session_is_read_from_its_transcript_and_from_the_kept_copy_once_it_is_gone(
     let world = World::new("ledger-session");
     let transcript = world.write_transcript(
         format!("{SESSION}.jsonl"),
-        std::process::Command::new("gzip")
-            .arg("-dc")
-            .arg(crate::support::project_fixture("cli-captures").join(AUTO_MANUAL))
-            .output()
-            .unwrap()
-            .stdout,
+        fs_err::read(cli_capture(world.root(), AUTO_MANUAL)).unwrap(),
     );
     stop(&world, &transcript);
     let live = world
@@ -323,7 +319,7 @@ fn the_report_of_a_transcript_names_the_ledger_only_when_it_has_a_boundary() {
         .arg(&transcript)
         .stdout_contains(format!(
             "what each summary named or left out: ctxhooks compactions --transcript {}",
-            transcript.display()
+            ctxhooks_shared::shell_word::shell_word(&transcript.to_string_lossy())
         ))
         .success();
     let plain = world
@@ -435,11 +431,10 @@ fn the_note_after_a_compaction_lists_what_its_summary_left_out() {
         .unwrap_or_else(|| panic!("no list: {note}"))
         .1;
     let lines: Vec<&str> = list.lines().skip(1).collect();
-    let ctxhooks = Hook::Session
-        .binary()
-        .with_file_name("ctxhooks")
-        .to_string_lossy()
-        .into_owned();
+    let ctxhooks =
+        ctxhooks_shared::shell_word::shell_word(&ctxhooks_shared::platform::program::shell_path(
+            &Hook::Session.binary().with_file_name("ctxhooks"),
+        ));
     let call = |pattern: &str| {
         format!("{ctxhooks} recall --session {SESSION} --before-compaction last {pattern}")
     };

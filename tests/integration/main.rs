@@ -134,6 +134,8 @@ mod plugin;
 mod e2e_plugin;
 
 // `ctxhooks mcp` registered by `install --mcp`, its `search` tool called by the scripted model.
+// Unix only: the real Claude Code CLI under Node.js.
+#[cfg(unix)]
 mod e2e_search;
 
 // The suite's own promises: the tests that need root pass when it is not root, and say so.

@@ -398,7 +398,14 @@ fn install_mcp_registers_the_server_keeping_the_rest_and_uninstall_removes_exact
     let entry = &value["mcpServers"]["ctxhooks"];
     assert_eq!(entry["type"], "stdio");
     assert_eq!(entry["args"], json!(["mcp"]));
-    assert!(entry["command"].as_str().unwrap().ends_with("/ctxhooks"));
+    let command = entry["command"].as_str().unwrap();
+    assert!(
+        command.ends_with(&format!(
+            "/{}",
+            ctxhooks_shared::platform::program::binary_file_name("ctxhooks")
+        )),
+        "{command}"
+    );
     // Again: nothing changes.
     let again = world
         .ctxhooks(["install", "--mcp", "--json"])

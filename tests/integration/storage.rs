@@ -175,10 +175,17 @@ pub fn age_tree(path: &Path, days: u64) {
             age_tree(&entry.unwrap().path(), days);
         }
     }
-    fs_err::File::open(path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
+    // Windows opens a folder only with FILE_FLAG_BACKUP_SEMANTICS, and sets times only through
+    // a handle that may write its attributes.
+    let mut options = fs_err::OpenOptions::new();
+    #[cfg(windows)]
+    {
+        use fs_err::os::windows::fs::OpenOptionsExt as _;
+        options.write(true).custom_flags(0x0200_0000);
+    }
+    #[cfg(unix)]
+    options.read(true);
+    options.open(path).unwrap().set_modified(when).unwrap();
 }
 
 const OLD: &str = "e5555555-5555-4555-8555-555555555555";

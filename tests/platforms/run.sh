@@ -25,12 +25,15 @@ export CARGO_TARGET_DIR=${PLATFORMS_TARGET_DIR:-$root/target/platforms}
 build_std=(-Zbuild-std=std,panic_abort)
 lint=(-- -D warnings)
 
+# Its status is the step's own (the time is said either way): a failed test run under Wine
+# must fail the check, not end in the time line's success.
 step() {
-  local started=$SECONDS
+  local started=$SECONDS status=0
   echo "== platforms: $1"
   shift
-  "$@"
+  "$@" || status=$?
   echo "   took $((SECONDS - started)) s"
+  return "$status"
 }
 
 # The bundled SQLite (the search index) is C, and compiling it for Apple needs the macOS SDK,

@@ -27,6 +27,7 @@ use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
+use crate::platform::program::{names_a_program, shell_path};
 use crate::shell_word::shell_word;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
@@ -215,10 +216,10 @@ fn ctxhooks_command() -> String {
     let beside = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|folder| folder.join("ctxhooks")))
-        .filter(|path| path.is_file());
+        .filter(|path| names_a_program(path));
     beside.map_or_else(
         || "ctxhooks".to_owned(),
-        |path| shell_word(&path.to_string_lossy()),
+        |path| shell_word(&shell_path(&path)),
     )
 }
 
