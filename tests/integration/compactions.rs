@@ -430,13 +430,34 @@ fn the_note_after_a_compaction_lists_what_its_summary_left_out() {
         .split_once("Its summary does not name these")
         .unwrap_or_else(|| panic!("no list: {note}"))
         .1;
-    let lines: Vec<&str> = list.lines().skip(1).collect();
+    // Each call runs the `ctxhooks` beside the hook, as the shell takes it: its exact path on
+    // Unix; on Windows the path the system gives the hook (under Wine a `Z:` drive), so there
+    // its file name is what is checked.
     let ctxhooks =
         ctxhooks_shared::shell_word::shell_word(&ctxhooks_shared::platform::program::shell_path(
             &Hook::Session.binary().with_file_name("ctxhooks"),
         ));
+    let lines: Vec<String> = list
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let at = line.find(" recall --session").unwrap_or(line.len());
+            let start = line[..at].rfind(": ").map_or(0, |colon| colon + 2);
+            let program = &line[start..at];
+            if cfg!(windows) {
+                let name = ctxhooks_shared::platform::program::last_component(program);
+                assert_eq!(
+                    ctxhooks_shared::platform::program::binary_name(name),
+                    "ctxhooks"
+                );
+            } else {
+                assert_eq!(program, ctxhooks, "{line}");
+            }
+            format!("{}ctxhooks{}", &line[..start], &line[at..])
+        })
+        .collect();
     let call = |pattern: &str| {
-        format!("{ctxhooks} recall --session {SESSION} --before-compaction last {pattern}")
+        format!("ctxhooks recall --session {SESSION} --before-compaction last {pattern}")
     };
     assert_eq!(
         lines,

@@ -398,12 +398,13 @@ fn install_mcp_registers_the_server_keeping_the_rest_and_uninstall_removes_exact
     let entry = &value["mcpServers"]["ctxhooks"];
     assert_eq!(entry["type"], "stdio");
     assert_eq!(entry["args"], json!(["mcp"]));
+    // The binary beside the one that installed it (on Windows its path may leave out `.exe`,
+    // which Windows adds when it starts it).
     let command = entry["command"].as_str().unwrap();
-    assert!(
-        command.ends_with(&format!(
-            "/{}",
-            ctxhooks_shared::platform::program::binary_file_name("ctxhooks")
-        )),
+    let name = ctxhooks_shared::platform::program::last_component(command);
+    assert_eq!(
+        ctxhooks_shared::platform::program::binary_name(name),
+        "ctxhooks",
         "{command}"
     );
     // Again: nothing changes.
