@@ -358,9 +358,20 @@ impl Run {
             .stdin(if piped { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|error| panic!("cannot start `{description}`: {error}"));
+        // Wine, loaded, now and then fails a process start with ERROR_INTERNAL_ERROR (1359);
+        // the same start a moment later succeeds.
+        let mut spawned = command.spawn();
+        for _ in 0..3 {
+            match &spawned {
+                Err(error) if cfg!(windows) && error.raw_os_error() == Some(1359) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                    spawned = command.spawn();
+                }
+                _ => break,
+            }
+        }
+        let mut child =
+            spawned.unwrap_or_else(|error| panic!("cannot start `{description}`: {error}"));
         let stdout = read_to_end(child.stdout.take().unwrap());
         let stderr = read_to_end(child.stderr.take().unwrap());
         let ended = Arc::new(AtomicBool::new(false));
