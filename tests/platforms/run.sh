@@ -57,9 +57,8 @@ export CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_WIN7_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64
 export WINEARCH=win64 WINEDEBUG=-all WINEPREFIX=${PLATFORMS_WINEPREFIX:-$CARGO_TARGET_DIR/wine}
 windows_results=$(mktemp)
-windows_retry=$(mktemp)
 windows_status=0
-trap 'rm -f "$windows_results" "$windows_retry"' EXIT
+trap 'rm -f "$windows_results"' EXIT
 
 windows() {
   step "type-check and lint for x86_64-pc-windows-gnu (clippy)" \
@@ -77,23 +76,10 @@ windows() {
   step "run the tests on Windows (Wine)" windows_tests || windows_status=$?
 }
 
-# A test that failed runs once more, alone: Wine sometimes fails to start a process on a loaded
-# machine ("Internal error", os error 1359). A test that fails again fails the check; both runs'
-# output stays in the log.
 windows_tests() {
-  local status=0 failed
+  local status=0
   "$cargo" test "${build_std[@]}" --target x86_64-win7-windows-gnu --workspace --locked \
     --no-fail-fast -- --test-threads 2 2>&1 | tee "$windows_results" || status=$?
-  failed=$(awk '/^failures:$/ { listed = 1; next } /^test result/ { listed = 0 }
-    listed && /^    [A-Za-z0-9_:]+$/ { print $1 }' "$windows_results" | sort -u)
-  if [ "$status" -ne 0 ] && [ -n "$failed" ]; then
-    echo "== platforms: the tests that failed, once more, one at a time:" $failed
-    status=0
-    # shellcheck disable=SC2086 # one argument per test name
-    "$cargo" test "${build_std[@]}" --target x86_64-win7-windows-gnu --workspace --locked \
-      --no-fail-fast -- --exact --test-threads 1 $failed 2>&1 | tee "$windows_retry" ||
-      status=$?
-  fi
   return "$status"
 }
 
@@ -108,11 +94,6 @@ summary() {
     passed=$(awk '/^test result:/ { sum += $4 } END { print sum + 0 }' "$windows_results")
     failed=$(awk '/^test result:/ { sum += $6 } END { print sum + 0 }' "$windows_results")
     echo "  Windows   x86_64-pc-windows-gnu built and linted; tests on x86_64-win7-windows-gnu under Wine: $passed passed, $failed failed"
-    if [ -s "$windows_retry" ]; then
-      passed=$(awk '/^test result:/ { sum += $4 } END { print sum + 0 }' "$windows_retry")
-      failed=$(awk '/^test result:/ { sum += $6 } END { print sum + 0 }' "$windows_retry")
-      echo "            the failed ones again, one at a time: $passed passed, $failed failed"
-    fi
     echo "            (every unit test of ctxhooks-shared and ctxhooks-commands, and every integration test but these:)"
     awk '
       /^\/\/ Unix only:/ { why = substr($0, 15); next }
