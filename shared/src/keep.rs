@@ -76,11 +76,8 @@ pub fn keep_transcript(
     deadline: Option<Instant>,
 ) -> Result<KeepOutcome> {
     let kept = state.kept_dir(session);
-    state.ensure_real_dir(&kept)?;
-    let data_folder = name.data_path(&kept, 1);
-    if let Some(parent) = data_folder.parent() {
-        state.ensure_real_dir(parent)?;
-    }
+    // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
+    state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
     let lock = files::open_lock_file(&state.kept_lock(session))
         .context("failed to open the kept copies' lock")?;
     let wait = deadline.map_or(LOCK_WAIT, |deadline| {
@@ -358,8 +355,7 @@ fn append_chunk(
         identity: Some(identity),
         time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
     };
-    let line_length = serde_json::to_vec(&kept::IndexRecord::Chunk(chunk.clone()))?.len() + 1;
-    kept::append_member(
+    let line_length = kept::append_member(
         kept,
         name,
         position.generation,
@@ -369,7 +365,7 @@ fn append_chunk(
     )?;
     position.length = end;
     position.gz_length = chunk.gz_end();
-    position.index_length += line_length as u64;
+    position.index_length += line_length;
     position.hash = hash;
     Ok(())
 }

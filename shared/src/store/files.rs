@@ -206,14 +206,16 @@ pub fn temp_sibling(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.{}.{counter}.tmp", std::process::id()))
 }
 
-/// Opens a new file that must not exist yet, with `mode` (`AlreadyExists` when one does). The
-/// umask may narrow the mode: [`set_mode`] makes it exact.
+/// Opens a new file that must not exist yet, with exactly `mode` whatever the umask
+/// (`AlreadyExists` when one does).
 pub fn create_new_file(path: &Path, mode: u32) -> io::Result<fs_err::File> {
-    private::create_with_mode(
+    let file = private::create_with_mode(
         fs_err::OpenOptions::new().write(true).create_new(true),
         mode,
     )
-    .open(path)
+    .open(path)?;
+    set_mode(&file, mode)?;
+    Ok(file)
 }
 
 /// Gives the open `file` exactly `mode` (on Windows, a private mode is an owner-only access
@@ -261,8 +263,6 @@ fn replace(
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
         let mut file = create_new_file(&temp, mode)?;
-        // The umask may have narrowed `mode`; set it exactly.
-        set_mode(&file, mode)?;
         if let Some(owner) = owner {
             owner.give(&file).with_context(|| {
                 format!(
@@ -445,11 +445,7 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
         return Ok(file);
     }
     match create_new_file(path, PRIVATE_FILE_MODE) {
-        Ok(file) => {
-            // The umask may have narrowed the mode; set it exactly.
-            set_mode(&file, PRIVATE_FILE_MODE)?;
-            Ok(file)
-        }
+        Ok(file) => Ok(file),
         // Another process created it in between: open theirs.
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             open_unlinked(path, Access::Read)?
@@ -512,7 +508,7 @@ pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<
     }
     Ok(Digested {
         size,
-        sha256: hex(&hasher.finalize()),
+        sha256: format!("{:x}", hasher.finalize()),
     })
 }
 
@@ -520,7 +516,6 @@ pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<
 /// with mode 0600), hashing on the way, then fsyncs it.
 pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
     let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
-    set_mode(&file, PRIVATE_FILE_MODE)?;
     let digested = copy_hashed(source, &mut file)?;
     file.sync_all()?;
     Ok(digested)
@@ -536,17 +531,7 @@ pub fn digest_file(path: &Path) -> Result<Digested> {
 
 /// SHA-256 of a byte slice, as lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// `bytes` as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// The ends of the names beside `path` that are its name, a dot and more (`<name>.<end>`: its
