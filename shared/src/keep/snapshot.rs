@@ -157,23 +157,20 @@ pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error).context("failed to list the session's snapshots"),
     };
-    let mut newest: Option<PathBuf> = None;
+    let mut finished = Vec::new();
     for entry in entries {
         let entry = entry.context("failed to list the session's snapshots")?;
         let is_folder = entry
             .file_type()
             .context("failed to look at a snapshot")?
             .is_dir();
-        if is_folder
-            && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
-            && newest
-                .as_ref()
-                .is_none_or(|newest| newest.file_name() < Some(entry.file_name().as_os_str()))
-        {
-            newest = Some(entry.path());
+        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            finished.push(entry.path());
         }
     }
-    Ok(newest)
+    Ok(finished
+        .into_iter()
+        .max_by(|left, right| left.file_name().cmp(&right.file_name())))
 }
 
 /// Removes the abandoned unfinished snapshot folders of one archive (best effort).

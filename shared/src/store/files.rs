@@ -295,10 +295,7 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
     if line.contains(&b'\n') {
         return Err(anyhow!("a log line must not contain a newline"));
     }
-    let mut buffer = Vec::with_capacity(line.len() + 1);
-    buffer.extend_from_slice(line);
-    buffer.push(b'\n');
-    append_whole_lines(path, &buffer, Some(APPEND_LOCK_WAIT))
+    append_whole_lines(path, &[line, b"\n"].concat(), Some(APPEND_LOCK_WAIT))
 }
 
 /// Appends `lines` (whole lines, each ending with a newline) with a single write on a file
@@ -333,17 +330,12 @@ fn append_whole_lines(
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = set_mode(&file, PRIVATE_FILE_MODE);
     }
-    let unterminated = match &length_before {
-        Ok(length) if *length > 0 => {
-            last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n')
-        }
-        _ => false,
-    };
+    // An empty file has no last byte.
+    let unterminated = length_before
+        .as_ref()
+        .is_ok_and(|length| last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n'));
     let written = if unterminated {
-        let mut ended = Vec::with_capacity(buffer.len() + 1);
-        ended.push(b'\n');
-        ended.extend_from_slice(buffer);
-        file.write_all(&ended)
+        file.write_all(&[b"\n", buffer].concat())
     } else {
         file.write_all(buffer)
     };

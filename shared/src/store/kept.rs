@@ -261,19 +261,17 @@ pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
     let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
         .context("failed to list the kept copies")?
         .iter()
-        .filter_map(|rest| generation_of(rest))
+        // `<N>.gz` or `<N>.index.jsonl`.
+        .filter_map(|rest| {
+            GENERATION_SUFFIXES
+                .iter()
+                .find_map(|suffix| rest.strip_suffix(suffix))
+                .and_then(files::parse_number)
+        })
         .collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(numbers)
-}
-
-/// The generation a file name's end (`<N>.gz`, `<N>.index.jsonl`) names.
-fn generation_of(rest: &str) -> Option<u32> {
-    GENERATION_SUFFIXES
-        .iter()
-        .find_map(|suffix| rest.strip_suffix(suffix))
-        .and_then(files::parse_number)
 }
 
 /// The newest generation of `name` in `kept` (0 when there is none): the highest number that

@@ -471,14 +471,16 @@ fn checked_in_order<'a>(
         slots.push((generation, None));
         next = generation.saturating_add(1);
     }
-    Ok(slots.into_iter().map(move |(generation, gap_end)| match gap_end {
-        Some(last) => CheckedGeneration {
-            generation,
-            index: None,
-            problems: vec![GenerationProblem::Missing { last }],
-        },
-        None => check_generation(kept, name, generation, depth),
-    }))
+    Ok(slots
+        .into_iter()
+        .map(move |(generation, gap_end)| match gap_end {
+            Some(last) => CheckedGeneration {
+                generation,
+                index: None,
+                problems: vec![GenerationProblem::Missing { last }],
+            },
+            None => check_generation(kept, name, generation, depth),
+        }))
 }
 
 /// The mark beside a damaged generation (`<name>.<N>.damaged.json`).

@@ -244,8 +244,9 @@ impl RequestFacts {
 pub const THINKING_BYTES_PER_TOKEN: u64 = 4;
 
 /// A record between two requests that says what happened there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RequestMarker {
     /// A `user` record with `isCompactSummary: true`: the summary a compaction starts with.
     CompactSummary,
@@ -278,25 +279,20 @@ impl RequestMarker {
 
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CompactSummary => "compact_summary",
-            Self::SyntheticNoResponse => "synthetic_no_response",
-            Self::CostState => "cost_state",
-            Self::ExitCommand => "exit_command",
-            Self::SessionStartResume => "session_start_resume",
-            Self::QueueOperation => "queue_operation",
-        }
+        self.into()
     }
 }
 
 /// The cache lifetime a response's writes (or its request) used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 pub enum CacheTtl {
     /// Five minutes (the API's default; API-key sign-ins).
     #[serde(rename = "5m")]
+    #[strum(serialize = "5m")]
     FiveMinutes,
     /// One hour (subscription sign-ins, or asked for).
     #[serde(rename = "1h")]
+    #[strum(serialize = "1h")]
     OneHour,
 }
 
@@ -311,10 +307,7 @@ impl CacheTtl {
 
     /// The text Claude Code and the API write for it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::FiveMinutes => "5m",
-            Self::OneHour => "1h",
-        }
+        self.into()
     }
 }
 
