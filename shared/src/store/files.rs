@@ -86,6 +86,16 @@ pub fn is_io_kind(error: &anyhow::Error, kinds: &[io::ErrorKind]) -> bool {
     })
 }
 
+/// `result`, with "nothing is there" (`NotFound`) as `None`: how a file that may be missing is
+/// opened, listed or looked at.
+pub fn present<T>(result: io::Result<T>) -> io::Result<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 /// Refuses an open file that is not a regular file: a folder, a FIFO or a device where a state
 /// file belongs would make a reader wait forever, or swallow what is written into it.
 fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
@@ -107,10 +117,8 @@ fn open_regular(
     options: &mut fs_err::OpenOptions,
     path: &Path,
 ) -> Result<Option<fs_err::File>, FileError> {
-    let file = match open_no_wait(options, path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.into()),
+    let Some(file) = present(open_no_wait(options, path))? else {
+        return Ok(None);
     };
     ensure_regular(&file, path)?;
     Ok(Some(file))
@@ -161,12 +169,7 @@ pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::Fil
 /// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
 /// exist.
 pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
-    let Some(mut file) = open_state_file(path)? else {
-        return Ok(None);
-    };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
+    read_state_file_within(path, u64::MAX)
 }
 
 /// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
@@ -533,10 +536,8 @@ pub fn numbered_siblings(path: &Path) -> io::Result<Vec<String>> {
         return Ok(Vec::new());
     };
     let prefix = format!("{}.", name.to_string_lossy());
-    let entries = match fs_err::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
+    let Some(entries) = present(fs_err::read_dir(folder))? else {
+        return Ok(Vec::new());
     };
     let mut ends = Vec::new();
     for entry in entries {
@@ -567,10 +568,7 @@ pub fn parse_number(digits: &str) -> Option<u32> {
 
 /// Removes the file at `path`; nothing there is no error.
 pub fn remove_file_if_present(path: &Path) -> io::Result<()> {
-    match fs_err::remove_file(path) {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
-    }
+    present(fs_err::remove_file(path)).map(drop)
 }
 
 /// Flushes a folder's entries to disk so a rename inside it survives a crash. Best effort:
