@@ -363,15 +363,13 @@ pub fn compare_with_transcript(
     transcript: &mut fs_err::File,
     deadline: Option<std::time::Instant>,
 ) -> Result<Comparison> {
-    let Ok(index) = GenerationIndex::read(&name.index_path(kept, generation)) else {
-        return Ok(Comparison::Damaged);
+    // Its files and index first, as a check of the files finds them; its last member changed
+    // while it was read is damage too.
+    let checked = check_generation(kept, name, generation, Depth::Files);
+    let index = match checked.index {
+        Some(index) if checked.problems.is_empty() && index.chunks.last() == Some(last) => index,
+        _ => return Ok(Comparison::Damaged),
     };
-    let mut problems = Vec::new();
-    check_members(kept, name, &index, Depth::Files, &mut problems);
-    // Its last member changed while it was read: damage too.
-    if index.unreadable_lines > 0 || index.chunks.last() != Some(last) || !problems.is_empty() {
-        return Ok(Comparison::Damaged);
-    }
     let mut data = files::open_unlinked_existing(&name.data_path(kept, generation), Access::Read)?;
     let mut running = RunningHash::new();
     let mut kept_bytes = vec![0u8; 256 * 1024];
