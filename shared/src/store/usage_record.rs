@@ -220,12 +220,9 @@ impl RequestFacts {
 
     /// Adds what a later version of the same request says (its facts are cumulative, or new).
     pub fn absorb(&mut self, later: &Self) {
-        if self.version.is_none() {
-            self.version.clone_from(&later.version);
-        }
-        if later.cache_ttl.is_some() {
-            self.cache_ttl = later.cache_ttl;
-        }
+        // The first version and maximum written, the last cache lifetime.
+        self.version = self.version.take().or_else(|| later.version.clone());
+        self.cache_ttl = later.cache_ttl.or(self.cache_ttl);
         self.thinking_bytes = self.thinking_bytes.max(later.thinking_bytes);
         self.thinking_tokens = self.thinking_tokens.max(later.thinking_tokens);
         self.carries_tool_results |= later.carries_tool_results;
@@ -234,9 +231,7 @@ impl RequestFacts {
                 self.markers.push(*marker);
             }
         }
-        if self.max_output_tokens.is_none() {
-            self.max_output_tokens = later.max_output_tokens;
-        }
+        self.max_output_tokens = self.max_output_tokens.or(later.max_output_tokens);
     }
 }
 
