@@ -186,29 +186,27 @@ fn keep_locked(
             )
         }
     };
-    let mut complete = true;
-    while position.length < size {
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            complete = false;
-            break;
-        }
-        if let Err(error) = append_chunk(kept, name, transcript, &mut position, size, identity) {
-            if started.is_some() && position.length == 0 {
-                take_back_start(kept, name, position.generation);
-            }
-            return Err(error);
-        }
+    let mut appended = Ok(());
+    while appended.is_ok()
+        && position.length < size
+        && !deadline.is_some_and(|deadline| Instant::now() >= deadline)
+    {
+        appended = append_chunk(kept, name, transcript, &mut position, size, identity);
     }
-    if !complete && started.is_some() && position.length == 0 {
+    // A failed member or the deadline left the generation this run started keeping nothing.
+    if started.is_some() && position.length == 0 {
         take_back_start(kept, name, position.generation);
+        appended?;
         return Ok(KeepOutcome::nothing(false));
     }
+    appended?;
     Ok(KeepOutcome {
         generation: position.generation,
         length: position.length,
         sha256: position.hash.hex_digest(),
         started,
-        complete,
+        // Short of `size` only when the deadline came first.
+        complete: position.length >= size,
     })
 }
 
@@ -374,7 +372,7 @@ fn append_chunk(
 /// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
 /// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
 pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
-    let nested = subagents::transcript_folder(transcript).join(session.as_str());
+    let nested = files::folder_of(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),

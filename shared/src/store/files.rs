@@ -281,7 +281,7 @@ fn replace(
         drop(file);
         fs_err::rename(&temp, target)?;
         if synced {
-            sync_parent(target);
+            sync_dir(folder_of(target));
         }
         Ok(())
     })();
@@ -579,14 +579,11 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
-fn sync_parent(path: &Path) {
-    if let Some(parent) = path.parent() {
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        sync_dir(parent);
+/// The folder `path` is in (a bare file name, a relative path, lives in the current folder).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     }
 }
 
