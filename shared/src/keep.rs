@@ -189,7 +189,7 @@ fn keep_locked(
     let mut appended = Ok(());
     while appended.is_ok()
         && position.length < size
-        && !deadline.is_some_and(|deadline| Instant::now() >= deadline)
+        && deadline.is_none_or(|deadline| Instant::now() < deadline)
     {
         appended = append_chunk(kept, name, transcript, &mut position, size, identity);
     }
