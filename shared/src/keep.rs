@@ -76,11 +76,8 @@ pub fn keep_transcript(
     deadline: Option<Instant>,
 ) -> Result<KeepOutcome> {
     let kept = state.kept_dir(session);
-    state.ensure_real_dir(&kept)?;
-    let data_folder = name.data_path(&kept, 1);
-    if let Some(parent) = data_folder.parent() {
-        state.ensure_real_dir(parent)?;
-    }
+    // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
+    state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
     let lock = files::open_lock_file(&state.kept_lock(session))
         .context("failed to open the kept copies' lock")?;
     let wait = deadline.map_or(LOCK_WAIT, |deadline| {
@@ -189,29 +186,27 @@ fn keep_locked(
             )
         }
     };
-    let mut complete = true;
-    while position.length < size {
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            complete = false;
-            break;
-        }
-        if let Err(error) = append_chunk(kept, name, transcript, &mut position, size, identity) {
-            if started.is_some() && position.length == 0 {
-                take_back_start(kept, name, position.generation);
-            }
-            return Err(error);
-        }
+    let mut appended = Ok(());
+    while appended.is_ok()
+        && position.length < size
+        && deadline.is_none_or(|deadline| Instant::now() < deadline)
+    {
+        appended = append_chunk(kept, name, transcript, &mut position, size, identity);
     }
-    if !complete && started.is_some() && position.length == 0 {
+    // A failed member or the deadline left the generation this run started keeping nothing.
+    if started.is_some() && position.length == 0 {
         take_back_start(kept, name, position.generation);
+        appended?;
         return Ok(KeepOutcome::nothing(false));
     }
+    appended?;
     Ok(KeepOutcome {
         generation: position.generation,
         length: position.length,
         sha256: position.hash.hex_digest(),
         started,
-        complete,
+        // Short of `size` only when the deadline came first.
+        complete: position.length >= size,
     })
 }
 
@@ -358,8 +353,7 @@ fn append_chunk(
         identity: Some(identity),
         time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
     };
-    let line_length = serde_json::to_vec(&kept::IndexRecord::Chunk(chunk.clone()))?.len() + 1;
-    kept::append_member(
+    let line_length = kept::append_member(
         kept,
         name,
         position.generation,
@@ -369,7 +363,7 @@ fn append_chunk(
     )?;
     position.length = end;
     position.gz_length = chunk.gz_end();
-    position.index_length += line_length as u64;
+    position.index_length += line_length;
     position.hash = hash;
     Ok(())
 }
@@ -378,7 +372,7 @@ fn append_chunk(
 /// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
 /// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
 pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
-    let nested = subagents::transcript_folder(transcript).join(session.as_str());
+    let nested = files::folder_of(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),

@@ -64,14 +64,11 @@ impl<'de: 'input, 'input> Lenient<'de> for ToolInput<'input> {
     fn from_map<A: MapAccess<'de>>(mut object: A) -> Result<Option<Self>, A::Error> {
         let mut input = Self::default();
         while let Some(index) = object.next_key_seed(KeyIndex(&SUMMARY_FIELDS))? {
-            match index {
-                Some(index) => {
-                    let value: &'de RawValue = object.next_value()?;
-                    input.insert(SUMMARY_FIELDS[index], value.get());
-                }
-                None => {
-                    object.next_value::<IgnoredAny>()?;
-                }
+            if let Some(index) = index {
+                let value: &'de RawValue = object.next_value()?;
+                input.insert(SUMMARY_FIELDS[index], value.get());
+            } else {
+                object.next_value::<IgnoredAny>()?;
             }
         }
         Ok(Some(input))

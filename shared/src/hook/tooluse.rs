@@ -159,13 +159,8 @@ pub fn drop_overlong_fields(event: &mut ToolEvent) -> Vec<(&'static str, usize, 
             MAX_PATH_BYTES,
         ),
     ] {
-        if let Some(length) = value
-            .as_ref()
-            .map(String::len)
-            .filter(|length| *length > limit)
-        {
-            *value = None;
-            dropped.push((field, length, limit));
+        if let Some(overlong) = value.take_if(|text| text.len() > limit) {
+            dropped.push((field, overlong.len(), limit));
         }
     }
     dropped

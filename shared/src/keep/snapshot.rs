@@ -47,10 +47,13 @@ pub fn take_snapshot(
     files::create_private_dir_all(&archive)?;
     let now = Utc::now();
     let base_name = snapshot_base_name(now, request.trigger.as_str());
-    // A folder a stopped PreCompact left behind goes first. Our own folder appears under its
-    // unfinished name already locked, and the lock is held until this run ends: no one (another
-    // snapshot, `archives prune`) can take it for abandoned at any moment of its life.
-    remove_abandoned(&archive);
+    // A folder a stopped PreCompact left behind goes first (best effort). Our own folder
+    // appears under its unfinished name already locked, and the lock is held until this run
+    // ends: no one (another snapshot, `archives prune`) can take it for abandoned at any moment
+    // of its life.
+    for folder in abandoned_folders(&archive) {
+        let _ = fs_err::remove_dir_all(folder);
+    }
     let (temp, _writing) = make_locked_folder(
         &archive,
         &format!("{TEMP_PREFIX}{base_name}-{}", std::process::id()),
@@ -157,30 +160,20 @@ pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error).context("failed to list the session's snapshots"),
     };
-    let mut newest: Option<PathBuf> = None;
+    let mut finished = Vec::new();
     for entry in entries {
         let entry = entry.context("failed to list the session's snapshots")?;
         let is_folder = entry
             .file_type()
             .context("failed to look at a snapshot")?
             .is_dir();
-        if is_folder
-            && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
-            && newest
-                .as_ref()
-                .is_none_or(|newest| newest.file_name() < Some(entry.file_name().as_os_str()))
-        {
-            newest = Some(entry.path());
+        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            finished.push(entry.path());
         }
     }
-    Ok(newest)
-}
-
-/// Removes the abandoned unfinished snapshot folders of one archive (best effort).
-fn remove_abandoned(archive: &Path) {
-    for folder in abandoned_folders(archive) {
-        let _ = fs_err::remove_dir_all(folder);
-    }
+    Ok(finished
+        .into_iter()
+        .max_by(|left, right| left.file_name().cmp(&right.file_name())))
 }
 
 /// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.

@@ -31,7 +31,7 @@ pub fn find_subagent_files(
     transcript: &Path,
     session: &SessionId,
 ) -> (Vec<SubagentFile>, Vec<SkippedFile>) {
-    let folder = transcript_folder(transcript);
+    let folder = crate::store::files::folder_of(transcript);
     let mut found = Vec::new();
     let mut skipped = Vec::new();
     let mut skip = |source: &Path, error: anyhow::Error| {
@@ -72,15 +72,6 @@ pub fn find_subagent_files(
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
     found.dedup_by(|left, right| left.relative == right.relative);
     (found, skipped)
-}
-
-/// The folder `transcript` is in (a bare file name, a relative path, lives in the current
-/// folder).
-pub(crate) fn transcript_folder(transcript: &Path) -> &Path {
-    match transcript.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    }
 }
 
 /// The regular `agent-*.jsonl` files in `folder`, with their names.

@@ -10,7 +10,7 @@ use crate::store::files;
 use crate::store::state_dir::StateDir;
 
 /// One line of `errors.log`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ErrorRecord {
     /// When it happened (RFC 3339, UTC).
     pub time: String,
@@ -79,11 +79,8 @@ pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
         .iter()
         .map(|line| {
             serde_json::from_str(line).unwrap_or_else(|_| ErrorRecord {
-                time: String::new(),
-                hook: String::new(),
-                event: None,
-                session_id: None,
                 error: vec![format!("unreadable line: {line}")],
+                ..ErrorRecord::default()
             })
         })
         .collect())

@@ -86,6 +86,16 @@ pub fn is_io_kind(error: &anyhow::Error, kinds: &[io::ErrorKind]) -> bool {
     })
 }
 
+/// `result`, with "nothing is there" (`NotFound`) as `None`: how a file that may be missing is
+/// opened, listed or looked at.
+pub fn present<T>(result: io::Result<T>) -> io::Result<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 /// Refuses an open file that is not a regular file: a folder, a FIFO or a device where a state
 /// file belongs would make a reader wait forever, or swallow what is written into it.
 fn ensure_regular(file: &fs_err::File, path: &Path) -> Result<(), FileError> {
@@ -107,10 +117,8 @@ fn open_regular(
     options: &mut fs_err::OpenOptions,
     path: &Path,
 ) -> Result<Option<fs_err::File>, FileError> {
-    let file = match open_no_wait(options, path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.into()),
+    let Some(file) = present(open_no_wait(options, path))? else {
+        return Ok(None);
     };
     ensure_regular(&file, path)?;
     Ok(Some(file))
@@ -161,12 +169,7 @@ pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::Fil
 /// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
 /// exist.
 pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
-    let Some(mut file) = open_state_file(path)? else {
-        return Ok(None);
-    };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
+    read_state_file_within(path, u64::MAX)
 }
 
 /// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
@@ -206,14 +209,16 @@ pub fn temp_sibling(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.{}.{counter}.tmp", std::process::id()))
 }
 
-/// Opens a new file that must not exist yet, with `mode` (`AlreadyExists` when one does). The
-/// umask may narrow the mode: [`set_mode`] makes it exact.
+/// Opens a new file that must not exist yet, with exactly `mode` whatever the umask
+/// (`AlreadyExists` when one does).
 pub fn create_new_file(path: &Path, mode: u32) -> io::Result<fs_err::File> {
-    private::create_with_mode(
+    let file = private::create_with_mode(
         fs_err::OpenOptions::new().write(true).create_new(true),
         mode,
     )
-    .open(path)
+    .open(path)?;
+    set_mode(&file, mode)?;
+    Ok(file)
 }
 
 /// Gives the open `file` exactly `mode` (on Windows, a private mode is an owner-only access
@@ -261,8 +266,6 @@ fn replace(
     let temp = temp_sibling(target);
     let result = (|| -> Result<()> {
         let mut file = create_new_file(&temp, mode)?;
-        // The umask may have narrowed `mode`; set it exactly.
-        set_mode(&file, mode)?;
         if let Some(owner) = owner {
             owner.give(&file).with_context(|| {
                 format!(
@@ -278,7 +281,7 @@ fn replace(
         drop(file);
         fs_err::rename(&temp, target)?;
         if synced {
-            sync_parent(target);
+            sync_dir(folder_of(target));
         }
         Ok(())
     })();
@@ -295,10 +298,7 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
     if line.contains(&b'\n') {
         return Err(anyhow!("a log line must not contain a newline"));
     }
-    let mut buffer = Vec::with_capacity(line.len() + 1);
-    buffer.extend_from_slice(line);
-    buffer.push(b'\n');
-    append_whole_lines(path, &buffer, Some(APPEND_LOCK_WAIT))
+    append_whole_lines(path, &[line, b"\n"].concat(), Some(APPEND_LOCK_WAIT))
 }
 
 /// Appends `lines` (whole lines, each ending with a newline) with a single write on a file
@@ -333,17 +333,12 @@ fn append_whole_lines(
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
         let _ = set_mode(&file, PRIVATE_FILE_MODE);
     }
-    let unterminated = match &length_before {
-        Ok(length) if *length > 0 => {
-            last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n')
-        }
-        _ => false,
-    };
+    // An empty file has no last byte.
+    let unterminated = length_before
+        .as_ref()
+        .is_ok_and(|length| last_byte(file.file(), *length).is_some_and(|byte| byte != b'\n'));
     let written = if unterminated {
-        let mut ended = Vec::with_capacity(buffer.len() + 1);
-        ended.push(b'\n');
-        ended.extend_from_slice(buffer);
-        file.write_all(&ended)
+        file.write_all(&[b"\n", buffer].concat())
     } else {
         file.write_all(buffer)
     };
@@ -445,11 +440,7 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
         return Ok(file);
     }
     match create_new_file(path, PRIVATE_FILE_MODE) {
-        Ok(file) => {
-            // The umask may have narrowed the mode; set it exactly.
-            set_mode(&file, PRIVATE_FILE_MODE)?;
-            Ok(file)
-        }
+        Ok(file) => Ok(file),
         // Another process created it in between: open theirs.
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             open_unlinked(path, Access::Read)?
@@ -512,7 +503,7 @@ pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<
     }
     Ok(Digested {
         size,
-        sha256: hex(&hasher.finalize()),
+        sha256: format!("{:x}", hasher.finalize()),
     })
 }
 
@@ -520,7 +511,6 @@ pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<
 /// with mode 0600), hashing on the way, then fsyncs it.
 pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
     let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
-    set_mode(&file, PRIVATE_FILE_MODE)?;
     let digested = copy_hashed(source, &mut file)?;
     file.sync_all()?;
     Ok(digested)
@@ -536,17 +526,7 @@ pub fn digest_file(path: &Path) -> Result<Digested> {
 
 /// SHA-256 of a byte slice, as lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// `bytes` as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// The ends of the names beside `path` that are its name, a dot and more (`<name>.<end>`: its
@@ -556,10 +536,8 @@ pub fn numbered_siblings(path: &Path) -> io::Result<Vec<String>> {
         return Ok(Vec::new());
     };
     let prefix = format!("{}.", name.to_string_lossy());
-    let entries = match fs_err::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
+    let Some(entries) = present(fs_err::read_dir(folder))? else {
+        return Ok(Vec::new());
     };
     let mut ends = Vec::new();
     for entry in entries {
@@ -590,10 +568,7 @@ pub fn parse_number(digits: &str) -> Option<u32> {
 
 /// Removes the file at `path`; nothing there is no error.
 pub fn remove_file_if_present(path: &Path) -> io::Result<()> {
-    match fs_err::remove_file(path) {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
-    }
+    present(fs_err::remove_file(path)).map(drop)
 }
 
 /// Flushes a folder's entries to disk so a rename inside it survives a crash. Best effort:
@@ -604,14 +579,11 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
-fn sync_parent(path: &Path) {
-    if let Some(parent) = path.parent() {
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        sync_dir(parent);
+/// The folder `path` is in (a bare file name, a relative path, lives in the current folder).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     }
 }
 

@@ -261,19 +261,17 @@ pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
     let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
         .context("failed to list the kept copies")?
         .iter()
-        .filter_map(|rest| generation_of(rest))
+        // `<N>.gz` or `<N>.index.jsonl`.
+        .filter_map(|rest| {
+            GENERATION_SUFFIXES
+                .iter()
+                .find_map(|suffix| rest.strip_suffix(suffix))
+                .and_then(files::parse_number)
+        })
         .collect();
     numbers.sort_unstable();
     numbers.dedup();
     Ok(numbers)
-}
-
-/// The generation a file name's end (`<N>.gz`, `<N>.index.jsonl`) names.
-fn generation_of(rest: &str) -> Option<u32> {
-    GENERATION_SUFFIXES
-        .iter()
-        .find_map(|suffix| rest.strip_suffix(suffix))
-        .and_then(files::parse_number)
 }
 
 /// The newest generation of `name` in `kept` (0 when there is none): the highest number that
@@ -304,26 +302,20 @@ fn collect_generations(
 ) -> Result<()> {
     for entry in fs_err::read_dir(dir).context("failed to list the kept copies")? {
         let entry = entry?;
-        let kind = entry.file_type()?;
-        let file_name = entry.file_name();
-        let inner = relative.join(&file_name);
-        if kind.is_dir() {
+        let inner = relative.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
             collect_generations(&entry.path(), &inner, found)?;
-            continue;
-        }
-        let Some(text) = inner.to_str() else {
-            continue;
-        };
-        let Some(stem) = GENERATION_SUFFIXES
-            .iter()
-            .find_map(|suffix| text.strip_suffix(suffix))
-        else {
-            continue;
-        };
-        let Some((name, digits)) = stem.rsplit_once('.') else {
-            continue;
-        };
-        if let (Ok(name), Some(generation)) = (KeptName::parse(name), files::parse_number(digits)) {
+        } else if let Some((name, digits)) = inner
+            .to_str()
+            .and_then(|text| {
+                GENERATION_SUFFIXES
+                    .iter()
+                    .find_map(|suffix| text.strip_suffix(suffix))
+            })
+            .and_then(|stem| stem.rsplit_once('.'))
+            && let (Ok(name), Some(generation)) =
+                (KeptName::parse(name), files::parse_number(digits))
+        {
             found.push((name, generation));
         }
     }
@@ -502,43 +494,30 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
     let mut head = vec![0u8; usize::try_from(size.min(TAIL_WINDOW)).unwrap_or(0)];
     file.read_exact(&mut head)
         .context("failed to read a kept copy's index")?;
-    let first_end = memchr::memchr(b'\n', &head)
-        .with_context(|| format!("`{}` has no complete first line", index_path.display()))?;
-    let Ok(IndexRecord::Generation(header)) =
-        serde_json::from_slice::<IndexRecord>(&head[..first_end])
-    else {
-        bail!(
-            "`{}` does not start with a generation line",
-            index_path.display()
-        )
-    };
+    // The first line that is not blank, as every reader of an index finds the header.
+    let header = read_header_from(&mut &head[..], &mut Vec::new(), index_path)?;
     let start = size.saturating_sub(TAIL_WINDOW);
     let tail = if start == 0 {
         head
     } else {
         let mut tail = vec![0u8; usize::try_from(size - start).unwrap_or(0)];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut tail)
+        crate::platform::positioned::read_exact_at(file.file(), &mut tail, start)
             .context("failed to read a kept copy's index")?;
         tail
     };
     // Only complete lines count: a run stopped mid-line leaves a fragment, cut by the next one.
     let complete = memchr::memrchr(b'\n', &tail).map_or(0, |end| end + 1);
     let index_length = start + complete as u64;
-    let mut last = None;
-    for line in tail[..complete].split(|byte| *byte == b'\n').rev() {
-        if line.is_empty() {
-            continue;
-        }
-        match serde_json::from_slice::<IndexRecord>(line) {
-            Ok(IndexRecord::Chunk(chunk)) => {
-                last = Some(chunk);
-                break;
-            }
-            Ok(IndexRecord::Generation(_)) => break,
-            Err(_) => {}
-        }
-    }
+    // The last line that is a member; none when the header comes first.
+    let last = tail[..complete]
+        .split(|byte| *byte == b'\n')
+        .rev()
+        .find_map(|line| match serde_json::from_slice(line) {
+            Ok(IndexRecord::Chunk(chunk)) => Some(Some(chunk)),
+            Ok(IndexRecord::Generation(_)) => Some(None),
+            Err(_) => None,
+        })
+        .flatten();
     Ok(GenerationTail {
         header,
         last,
@@ -610,7 +589,8 @@ pub fn compress_member(bytes: &[u8]) -> Result<Vec<u8>> {
 /// (first cut back to `gz_length`, where the index says it ends: a run stopped between its
 /// two writes leaves a member no index line records, which would otherwise be read twice),
 /// then its index line (the index first cut back to `index_length` the same way). The member
-/// is flushed to disk before the line that records it is written.
+/// is flushed to disk before the line that records it is written. Returns the index line's
+/// length.
 pub fn append_member(
     kept: &Path,
     name: &KeptName,
@@ -618,7 +598,7 @@ pub fn append_member(
     lengths: (u64, u64),
     member: &[u8],
     chunk: &ChunkRecord,
-) -> Result<()> {
+) -> Result<u64> {
     let (gz_length, index_length) = lengths;
     let data_path = name.data_path(kept, generation);
     let mut data = files::open_unlinked_existing(&data_path, Access::Create)
@@ -656,7 +636,7 @@ pub fn append_member(
         let _ = index.set_len(index_length);
         return Err(error).context("failed to append to a kept copy's index");
     }
-    Ok(())
+    Ok(line.len() as u64)
 }
 
 /// A reader of the transcript bytes a generation keeps, from its start up to `length`, read

@@ -363,15 +363,13 @@ pub fn compare_with_transcript(
     transcript: &mut fs_err::File,
     deadline: Option<std::time::Instant>,
 ) -> Result<Comparison> {
-    let Ok(index) = GenerationIndex::read(&name.index_path(kept, generation)) else {
-        return Ok(Comparison::Damaged);
+    // Its files and index first, as a check of the files finds them; its last member changed
+    // while it was read is damage too.
+    let checked = check_generation(kept, name, generation, Depth::Files);
+    let index = match checked.index {
+        Some(index) if checked.problems.is_empty() && index.chunks.last() == Some(last) => index,
+        _ => return Ok(Comparison::Damaged),
     };
-    let mut problems = Vec::new();
-    check_members(kept, name, &index, Depth::Files, &mut problems);
-    // Its last member changed while it was read: damage too.
-    if index.unreadable_lines > 0 || index.chunks.last() != Some(last) || !problems.is_empty() {
-        return Ok(Comparison::Damaged);
-    }
     let mut data = files::open_unlinked_existing(&name.data_path(kept, generation), Access::Read)?;
     let mut running = RunningHash::new();
     let mut kept_bytes = vec![0u8; 256 * 1024];
@@ -436,50 +434,51 @@ pub struct NewestWhole {
 /// `depth`), and the newer ones passed over (a gap in the numbers is one entry). Nothing chosen
 /// when no generation is whole, or none exists.
 pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<NewestWhole> {
-    let numbers = super::kept::generation_numbers(kept, name)?;
     let mut newest = NewestWhole::default();
-    let mut below = numbers.last().copied().map_or(0, |latest| latest + 1);
-    for &generation in numbers.iter().rev() {
-        if generation + 1 < below {
-            newest.passed_over.push(missing(generation + 1, below - 1));
-        }
-        below = generation;
-        let checked = check_generation(kept, name, generation, depth);
+    // Newest first: an older one is checked only once every newer one was passed over.
+    for checked in checked_in_order(kept, name, depth)?.rev() {
         if checked.is_whole() {
             newest.chosen = Some(checked);
-            return Ok(newest);
+            break;
         }
         newest.passed_over.push(checked);
     }
-    if below > 1 {
-        newest.passed_over.push(missing(1, below - 1));
-    }
     Ok(newest)
-}
-
-/// The entry of a gap in the numbers, from `first` to `last`.
-fn missing(first: u32, last: u32) -> CheckedGeneration {
-    CheckedGeneration {
-        generation: first,
-        index: None,
-        problems: vec![GenerationProblem::Missing { last }],
-    }
 }
 
 /// Every generation of `name`, checked at `depth`, oldest first; a gap in the numbers is one
 /// entry ([`GenerationProblem::Missing`]).
 pub fn check_all(kept: &Path, name: &KeptName, depth: Depth) -> Result<Vec<CheckedGeneration>> {
-    let numbers = super::kept::generation_numbers(kept, name)?;
-    let mut checked = Vec::new();
+    Ok(checked_in_order(kept, name, depth)?.collect())
+}
+
+/// The generations of `name` from 1 to its newest, oldest first, each checked at `depth` when
+/// the iterator reaches it; a gap in the numbers is one entry ([`GenerationProblem::Missing`]).
+fn checked_in_order<'a>(
+    kept: &'a Path,
+    name: &'a KeptName,
+    depth: Depth,
+) -> Result<impl DoubleEndedIterator<Item = CheckedGeneration> + 'a> {
+    // `(first, Some(last))` for a gap, `(generation, None)` for one that has a file.
+    let mut slots = Vec::new();
     let mut next = 1u32;
-    for generation in numbers {
+    for generation in super::kept::generation_numbers(kept, name)? {
         if generation > next {
-            checked.push(missing(next, generation - 1));
+            slots.push((next, Some(generation - 1)));
         }
-        checked.push(check_generation(kept, name, generation, depth));
+        slots.push((generation, None));
         next = generation.saturating_add(1);
     }
-    Ok(checked)
+    Ok(slots
+        .into_iter()
+        .map(move |(generation, gap_end)| match gap_end {
+            Some(last) => CheckedGeneration {
+                generation,
+                index: None,
+                problems: vec![GenerationProblem::Missing { last }],
+            },
+            None => check_generation(kept, name, generation, depth),
+        }))
 }
 
 /// The mark beside a damaged generation (`<name>.<N>.damaged.json`).

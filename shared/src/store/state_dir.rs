@@ -83,16 +83,13 @@ impl StateDir {
                 );
             };
             current.push(part);
-            match fs_err::symlink_metadata(&current) {
-                Ok(metadata) if crate::platform::open::is_link(&metadata) => {
+            match files::present(fs_err::symlink_metadata(&current))? {
+                Some(metadata) if crate::platform::open::is_link(&metadata) => {
                     return Err(FileError::LinkOutOfStateFolder(current).into());
                 }
-                Ok(metadata) if metadata.is_dir() => {}
-                Ok(_) => bail!("`{}` is not a folder", current.display()),
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                    files::create_private_dir_all(&current)?;
-                }
-                Err(error) => return Err(error.into()),
+                Some(metadata) if metadata.is_dir() => {}
+                Some(_) => bail!("`{}` is not a folder", current.display()),
+                None => files::create_private_dir_all(&current)?,
             }
         }
         Ok(())

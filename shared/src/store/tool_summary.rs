@@ -75,11 +75,7 @@ fn leading_characters(encoded: &str) -> Option<String> {
             _ => end += body.get(end..)?.chars().next()?.len_utf8(),
         }
     }
-    let mut literal = String::with_capacity(end + 2);
-    literal.push('"');
-    literal.push_str(body.get(..end)?);
-    literal.push('"');
-    serde_json::from_str(&literal).ok()
+    serde_json::from_str(&format!("\"{}\"", body.get(..end)?)).ok()
 }
 
 /// The length of the escape `bytes` starts with: 2 (`\n`), 6 (`\u00e9`), or 12 for a surrogate

@@ -3,11 +3,12 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// A compaction's trigger: `PreCompact`'s `trigger` and a boundary's `compactMetadata.trigger`.
 /// In JSON it is the plain string Claude Code wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Trigger {
     /// `auto`: the context reached the auto-compact threshold.
     Auto,
@@ -16,6 +17,7 @@ pub enum Trigger {
     /// `unknown`: what ctxhooks records when the payload named none.
     Unknown,
     /// Any other value, as written.
+    #[serde(untagged)]
     Other(String),
 }
 
@@ -49,19 +51,6 @@ impl Trigger {
 impl fmt::Display for Trigger {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.as_str())
-    }
-}
-
-impl Serialize for Trigger {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Trigger {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Ok(Self::from_text(&text))
     }
 }
 

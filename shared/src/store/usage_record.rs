@@ -220,12 +220,9 @@ impl RequestFacts {
 
     /// Adds what a later version of the same request says (its facts are cumulative, or new).
     pub fn absorb(&mut self, later: &Self) {
-        if self.version.is_none() {
-            self.version.clone_from(&later.version);
-        }
-        if later.cache_ttl.is_some() {
-            self.cache_ttl = later.cache_ttl;
-        }
+        // The first version and maximum written, the last cache lifetime.
+        self.version = self.version.take().or_else(|| later.version.clone());
+        self.cache_ttl = later.cache_ttl.or(self.cache_ttl);
         self.thinking_bytes = self.thinking_bytes.max(later.thinking_bytes);
         self.thinking_tokens = self.thinking_tokens.max(later.thinking_tokens);
         self.carries_tool_results |= later.carries_tool_results;
@@ -234,9 +231,7 @@ impl RequestFacts {
                 self.markers.push(*marker);
             }
         }
-        if self.max_output_tokens.is_none() {
-            self.max_output_tokens = later.max_output_tokens;
-        }
+        self.max_output_tokens = self.max_output_tokens.or(later.max_output_tokens);
     }
 }
 
@@ -244,8 +239,9 @@ impl RequestFacts {
 pub const THINKING_BYTES_PER_TOKEN: u64 = 4;
 
 /// A record between two requests that says what happened there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RequestMarker {
     /// A `user` record with `isCompactSummary: true`: the summary a compaction starts with.
     CompactSummary,
@@ -278,25 +274,20 @@ impl RequestMarker {
 
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CompactSummary => "compact_summary",
-            Self::SyntheticNoResponse => "synthetic_no_response",
-            Self::CostState => "cost_state",
-            Self::ExitCommand => "exit_command",
-            Self::SessionStartResume => "session_start_resume",
-            Self::QueueOperation => "queue_operation",
-        }
+        self.into()
     }
 }
 
 /// The cache lifetime a response's writes (or its request) used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 pub enum CacheTtl {
     /// Five minutes (the API's default; API-key sign-ins).
     #[serde(rename = "5m")]
+    #[strum(serialize = "5m")]
     FiveMinutes,
     /// One hour (subscription sign-ins, or asked for).
     #[serde(rename = "1h")]
+    #[strum(serialize = "1h")]
     OneHour,
 }
 
@@ -311,10 +302,7 @@ impl CacheTtl {
 
     /// The text Claude Code and the API write for it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::FiveMinutes => "5m",
-            Self::OneHour => "1h",
-        }
+        self.into()
     }
 }
 
