@@ -34,6 +34,19 @@ pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
     println(&serde_json::to_string_pretty(value)?)
 }
 
+/// Writes `value` as pretty JSON with `--json`, else the text `text` makes of it, as it is.
+pub fn print_json_or<T: Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&T) -> String,
+) -> Result<()> {
+    if json {
+        print_json(value)
+    } else {
+        print(&text(value))
+    }
+}
+
 /// Writes a note to stderr (for people; never parsed).
 pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
