@@ -65,13 +65,5 @@ pub fn quoted_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
 /// A text someone else wrote (a session's title) on one line: its control characters (a
 /// newline, an escape sequence) become spaces, so that it can break no table and no terminal.
 pub fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                ' '
-            } else {
-                character
-            }
-        })
-        .collect()
+    text.replace(char::is_control, " ")
 }

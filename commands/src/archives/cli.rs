@@ -207,13 +207,7 @@ fn prune_command(state: &StateDir, args: &PruneArgs) -> Result<ExitCode> {
         (None, Some(days)) => PrunePolicy::OlderThanDays(days),
         _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
     };
-    prune(
-        state,
-        args.session.as_deref(),
-        policy,
-        args.dry_run,
-        args.json,
-    )
+    prune(state, args, policy)
 }
 
 fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
@@ -416,14 +410,11 @@ struct PruneOutcome<'entries> {
     unfinished_deleted: Vec<&'entries PathBuf>,
 }
 
-fn prune(
-    state: &StateDir,
-    session: Option<&str>,
-    policy: PrunePolicy,
-    dry_run: bool,
-    json: bool,
-) -> Result<ExitCode> {
-    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+/// Deletes the snapshots `policy` selects (of `--session`, or of every session), and the
+/// unfinished ones whose writer is gone; with `--dry-run`, only says which.
+fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<ExitCode> {
+    let (dry_run, json) = (args.dry_run, args.json);
+    let catalog = scan_archive(state, session_filter(args.session.as_deref())?.as_ref())?;
     note_damage(&catalog);
     let entries = &catalog.entries;
     let selected = select_for_pruning(entries, policy, Utc::now());
