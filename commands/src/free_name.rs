@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-/// Calls `place` at the path `path_of` makes of each suffix in turn (``, `-1`, `-2`…), passing
-/// over a path where something is, until `place` succeeds; returns that path, or `None` when
-/// every name was taken. A failure at a path still free is returned as it is; one at a path
-/// something took in between (another run) tries the next name.
+/// Calls `place` at the path `path_of` makes of each suffix in turn (none, `-1`, `-2`…),
+/// passing over a path where something is, until `place` succeeds; returns that path, or
+/// `None` when every name was taken. A failure at a path still free is returned as it is; one
+/// at a path something took in between (another run) tries the next name.
 pub fn place_at_free_name(
     path_of: impl Fn(&str) -> PathBuf,
     mut place: impl FnMut(&Path) -> Result<()>,

@@ -41,13 +41,10 @@ pub fn keep_apart(
         }
         publish(&folder, &temp, &stamp)
     })();
-    let final_folder = match copied {
-        Ok(final_folder) => final_folder,
-        Err(error) => {
-            let _ = fs_err::remove_dir_all(&temp);
-            return Err(error);
-        }
-    };
+    if copied.is_err() {
+        let _ = fs_err::remove_dir_all(&temp);
+    }
+    let final_folder = copied?;
     Ok(replaced
         .iter()
         .map(|(name, _)| final_folder.join(name.as_str()))

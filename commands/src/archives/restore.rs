@@ -498,13 +498,10 @@ fn write_temp(
         target.sync_all()?;
         Ok(())
     })();
-    match written {
-        Ok(()) => Ok(temp),
-        Err(error) => {
-            let _ = fs_err::remove_file(&temp);
-            Err(error)
-        }
+    if written.is_err() {
+        let _ = fs_err::remove_file(&temp);
     }
+    written.map(|()| temp)
 }
 
 /// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.

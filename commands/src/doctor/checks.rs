@@ -398,16 +398,10 @@ fn check_settings(
     planned: &[OwnedHandler],
     findings: &mut Vec<Finding>,
 ) -> Option<SettingsCheck> {
-    let path = match scope.settings_path(project_dir) {
-        Ok(path) => resolve_links(&path).unwrap_or(path),
-        Err(error) => {
-            findings.push(Finding::SettingsPathUnknown {
-                scope,
-                error: format!("{error:#}"),
-            });
-            return None;
-        }
-    };
+    let path = found(findings, scope.settings_path(project_dir), |error| {
+        Finding::SettingsPathUnknown { scope, error }
+    })?;
+    let path = resolve_links(&path).unwrap_or(path);
     let mut check = SettingsCheck {
         scope,
         path: path.clone(),
