@@ -525,8 +525,6 @@ fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<
         .collect()
 }
 
-/// Writes a settings file atomically, keeping an existing file's permission bits, creating the
-/// folder if needed.
 /// Refuses a settings file whose owner may not write it (mode without `u+w`): someone made it
 /// read-only on purpose, and a rename would replace it regardless.
 fn refuse_read_only(path: &Path) -> Result<()> {
