@@ -64,16 +64,13 @@ pub struct PassedOver {
 
 impl PassedOver {
     fn of(checked: &CheckedGeneration) -> Self {
-        // Damage first; else the first problem (damage when none is said).
-        let kinds = || {
-            checked
-                .problems
-                .iter()
-                .map(kept_check::GenerationProblem::kind)
-        };
-        let status = kinds()
-            .find(|kind| *kind == ProblemKind::KeptDamaged)
-            .or_else(|| kinds().next())
+        // Damage first; else the first problem (damage when none is said): the first of the
+        // least by this key.
+        let status = checked
+            .problems
+            .iter()
+            .map(kept_check::GenerationProblem::kind)
+            .min_by_key(|kind| *kind != ProblemKind::KeptDamaged)
             .unwrap_or(ProblemKind::KeptDamaged);
         Self {
             generation: checked.generation,
