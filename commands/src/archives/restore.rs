@@ -15,7 +15,6 @@ use serde::Serialize;
 use super::catalog::{SnapshotEntry, list_snapshots};
 use super::replaced;
 use crate::output::quoted_paths;
-use crate::sessions::resolve::named_or_started;
 use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;
@@ -201,7 +200,14 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
 /// The snapshot named `name`, or the only one whose name starts with it.
 fn find_snapshot(state: &StateDir, session: &SessionId, name: &str) -> Result<SnapshotEntry> {
     let snapshots = list_snapshots(state, Some(session))?;
-    match named_or_started(&snapshots, name, |entry| &entry.metadata.name).as_slice() {
+    if let Some(exact) = snapshots.iter().find(|entry| entry.metadata.name == name) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SnapshotEntry> = snapshots
+        .iter()
+        .filter(|entry| entry.metadata.name.starts_with(name))
+        .collect();
+    match matching.as_slice() {
         [one] => Ok((*one).clone()),
         [] => bail!(
             "session {session} has no snapshot `{name}` (`ctxhooks archives --session {session}` \

@@ -99,7 +99,7 @@ pub struct RegisteredHook {
 }
 
 /// One scope's settings file.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SettingsCheck {
     pub scope: SettingsScope,
     pub path: PathBuf,
@@ -405,7 +405,13 @@ fn check_settings(
     let mut check = SettingsCheck {
         scope,
         path: path.clone(),
-        ..SettingsCheck::default()
+        exists: false,
+        problem: None,
+        hooks: Vec::new(),
+        cleanup_period_days: None,
+        disable_all_hooks: false,
+        enabled_plugins: Vec::new(),
+        status_line: None,
     };
     let bytes = match read_settings_bytes(&path) {
         Ok(Some(bytes)) => bytes,

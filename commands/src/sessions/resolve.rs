@@ -39,11 +39,13 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
                 )
             });
     }
-    let matching = if text.is_empty() {
-        Vec::new()
-    } else {
-        named_or_started(&known, text, SessionId::as_str)
-    };
+    if let Some(exact) = known.iter().find(|session| session.as_str() == text) {
+        return Ok(exact.clone());
+    }
+    let matching: Vec<&SessionId> = known
+        .iter()
+        .filter(|session| !text.is_empty() && session.as_str().starts_with(text))
+        .collect();
     // A whole UUID is taken as it is: no other UUID starts with it.
     if unknown == Unknown::Allow && (matching.is_empty() || looks_like_uuid(text)) {
         return SessionId::parse(text).context("invalid `--session`");
@@ -75,22 +77,6 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
                 }
             )
         }
-    }
-}
-
-/// The one candidate whose `name` is `text`, else every one whose name starts with it (a
-/// session's id, a snapshot's name).
-pub fn named_or_started<'a, T>(
-    candidates: &'a [T],
-    text: &str,
-    name: impl Fn(&T) -> &str,
-) -> Vec<&'a T> {
-    match candidates.iter().find(|candidate| name(candidate) == text) {
-        Some(exact) => vec![exact],
-        None => candidates
-            .iter()
-            .filter(|candidate| name(candidate).starts_with(text))
-            .collect(),
     }
 }
 
