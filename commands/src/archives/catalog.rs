@@ -12,8 +12,8 @@ use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{
-    COMPACT_SUMMARY_FILE_NAME, CompactSummary, METADATA_FILE_NAME, SnapshotFile, SnapshotMetadata,
-    TEMP_PREFIX,
+    COMPACT_SUMMARY_FILE_NAME, CompactSummary, KeptReference, METADATA_FILE_NAME, SnapshotFile,
+    SnapshotMetadata, TEMP_PREFIX,
 };
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -194,12 +194,8 @@ pub fn verify_snapshot(
 ) -> Result<VerifyOutcome> {
     let mut checks = Vec::new();
     for file in &entry.metadata.files {
-        let check = |status, detail: Option<String>| FileCheck {
-            path: file.path.clone(),
-            status,
-            detail,
-        };
-        if file.kept.is_some() {
+        let path = entry.path.join(&file.path);
+        let (status, detail) = if let Some(reference) = &file.kept {
             let whole = |name: &KeptName, generation| {
                 whole.contains(&(
                     entry.metadata.session_id.clone(),
@@ -207,31 +203,30 @@ pub fn verify_snapshot(
                     generation,
                 ))
             };
-            checks.push(check_kept_reference(kept, file, whole));
-            continue;
-        }
-        let relative = Path::new(&file.path);
-        if !relative
+            check_kept_reference(kept, file, reference, whole)
+        } else if !Path::new(&file.path)
             .components()
             .all(|component| matches!(component, std::path::Component::Normal(_)))
         {
             let detail = "the recorded path leaves the snapshot folder".to_owned();
-            checks.push(check(FileStatus::OutsideSnapshot, Some(detail)));
-            continue;
-        }
-        let path = entry.path.join(relative);
-        checks.push(if path.is_file() {
+            (FileStatus::OutsideSnapshot, Some(detail))
+        } else if !path.is_file() {
+            (FileStatus::Missing, None)
+        } else {
             let found = files::digest_file(&path)?;
             if found.size != file.size {
                 let detail = format!("recorded {} bytes, found {}", file.size, found.size);
-                check(FileStatus::SizeMismatch, Some(detail))
+                (FileStatus::SizeMismatch, Some(detail))
             } else if found.sha256 != file.sha256 {
-                check(FileStatus::ChecksumMismatch, None)
+                (FileStatus::ChecksumMismatch, None)
             } else {
-                check(FileStatus::Ok, None)
+                (FileStatus::Ok, None)
             }
-        } else {
-            check(FileStatus::Missing, None)
+        };
+        checks.push(FileCheck {
+            path: file.path.clone(),
+            status,
+            detail,
         });
     }
     Ok(VerifyOutcome {
@@ -244,75 +239,53 @@ pub fn verify_snapshot(
     })
 }
 
-/// Checks that the kept copy a schema 2 snapshot's file refers to holds its bytes, as
-/// `restore --snapshot` would read them back (`whole` says which generations were found whole).
+/// Checks that the kept copy a schema 2 snapshot's file refers to (`reference`) holds its
+/// bytes, as `restore --snapshot` would read them back (`whole` says which generations were
+/// found whole): what was found, and what is wrong.
 fn check_kept_reference(
     kept: &Path,
     file: &SnapshotFile,
+    reference: &KeptReference,
     whole: impl Fn(&KeptName, u32) -> bool,
-) -> FileCheck {
-    let check = |status, detail: Option<String>| FileCheck {
-        path: file.path.clone(),
-        status,
-        detail,
-    };
-    let Some(reference) = &file.kept else {
-        return check(FileStatus::NotKept, None);
-    };
+) -> (FileStatus, Option<String>) {
+    let generation = reference.generation;
     let name = match KeptName::parse(&reference.name) {
         Ok(name) => name,
-        Err(error) => return check(FileStatus::OutsideSnapshot, Some(format!("{error:#}"))),
+        Err(error) => return (FileStatus::OutsideSnapshot, Some(format!("{error:#}"))),
     };
-    let index = match GenerationIndex::read(&name.index_path(kept, reference.generation)) {
+    let index = match GenerationIndex::read(&name.index_path(kept, generation)) {
         Ok(index) => index,
         Err(error) => {
-            return check(
-                FileStatus::NotKept,
-                Some(format!(
-                    "generation {} of `{name}`: {error:#}",
-                    reference.generation
-                )),
-            );
+            let detail = format!("generation {generation} of `{name}`: {error:#}");
+            return (FileStatus::NotKept, Some(detail));
         }
     };
     if index.length() < file.size {
-        return check(
-            FileStatus::NotKept,
-            Some(format!(
-                "generation {} of `{name}` keeps {} bytes, the snapshot records {}",
-                reference.generation,
-                index.length(),
-                file.size
-            )),
+        let detail = format!(
+            "generation {generation} of `{name}` keeps {} bytes, the snapshot records {}",
+            index.length(),
+            file.size
         );
+        return (FileStatus::NotKept, Some(detail));
     }
-    if whole(&name, reference.generation)
+    if whole(&name, generation)
         && let Some(chunk) = index.chunk_ending_at(file.size)
     {
         return if chunk.total_sha256 == file.sha256 {
-            check(FileStatus::Ok, None)
+            (FileStatus::Ok, None)
         } else {
-            check(FileStatus::ChecksumMismatch, None)
+            (FileStatus::ChecksumMismatch, None)
         };
     }
     // Read back as `restore --snapshot` reads it: a damaged member past the file's size costs
     // nothing here; one before it fails the snapshot.
-    match kept::copy_generation_checked(
-        kept,
-        &name,
-        &index,
-        file.size,
-        &file.sha256,
-        &mut std::io::sink(),
-    ) {
-        Ok(()) => check(FileStatus::Ok, None),
-        Err(error) => check(
-            FileStatus::KeptDamaged,
-            Some(format!(
-                "generation {} of `{name}`: {error:#}",
-                reference.generation
-            )),
-        ),
+    let sink = &mut std::io::sink();
+    match kept::copy_generation_checked(kept, &name, &index, file.size, &file.sha256, sink) {
+        Ok(()) => (FileStatus::Ok, None),
+        Err(error) => {
+            let detail = format!("generation {generation} of `{name}`: {error:#}");
+            (FileStatus::KeptDamaged, Some(detail))
+        }
     }
 }
 

@@ -177,8 +177,7 @@ fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
         force: args.force,
         leave_existing: false,
     };
-    let outcome = restore(state, &request)?;
-    report_restore(&outcome, args.json)?;
+    output::print_json_or(args.json, &restore(state, &request)?, restore_text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -208,13 +207,7 @@ fn prune_command(state: &StateDir, args: &PruneArgs) -> Result<ExitCode> {
         (None, Some(days)) => PrunePolicy::OlderThanDays(days),
         _ => bail!("give exactly one of `--keep N` or `--older-than DAYS`"),
     };
-    prune(
-        state,
-        args.session.as_deref(),
-        policy,
-        args.dry_run,
-        args.json,
-    )
+    prune(state, args, policy)
 }
 
 fn session_filter(session: Option<&str>) -> Result<Option<SessionId>> {
@@ -276,23 +269,21 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             compact_summary: read_compact_summary(&entry.path),
         })
         .collect();
-    if json {
-        output::print_json(&listed)?;
-        return Ok(ExitCode::SUCCESS);
-    }
+    output::print_json_or(json, &listed, |listed| list_text(listed, state.root()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The snapshots as a table, each with the first line of the summary recorded beside it.
+fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
     if listed.is_empty() {
-        output::println(&format!("no snapshots in `{}`", state.root().display()))?;
-        return Ok(ExitCode::SUCCESS);
+        return format!("no snapshots in `{}`\n", root.display());
     }
     let mut text = format!(
         "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
         "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
     );
-    for ListedSnapshot {
-        entry: SnapshotEntry { metadata, .. },
-        compact_summary,
-    } in &listed
-    {
+    for listed in listed {
+        let metadata = &listed.entry.metadata;
         let _ = writeln!(
             text,
             "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
@@ -303,18 +294,11 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             metadata.files.len(),
             printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
         );
-        if let Some(CompactSummary {
-            compact_summary, ..
-        }) = compact_summary
-        {
-            let shown: String = compact_summary
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .chars()
-                .take(120)
-                .collect();
-            let more = if shown.len() < compact_summary.trim_end().len() {
+        if let Some(summary) = &listed.compact_summary {
+            let summary = &summary.compact_summary;
+            let first = summary.lines().next().unwrap_or_default();
+            let shown: String = first.chars().take(120).collect();
+            let more = if shown.len() < summary.trim_end().len() {
                 " …"
             } else {
                 ""
@@ -322,14 +306,8 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
         }
     }
-    let _ = writeln!(
-        text,
-        "{} snapshot(s) in `{}`",
-        listed.len(),
-        state.root().display()
-    );
-    output::print(&text)?;
-    Ok(ExitCode::SUCCESS)
+    let _ = writeln!(text, "{} snapshot(s) in `{}`", listed.len(), root.display());
+    text
 }
 
 fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
@@ -374,53 +352,53 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     }));
     outcomes.extend(kept_outcomes);
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
-    if json {
-        output::print_json(&outcomes)?;
-    } else {
-        let mut text = String::new();
-        for outcome in &outcomes {
-            let status = if outcome.ok { "ok" } else { "FAILED" };
-            let _ = writeln!(
-                text,
-                "{status:<6}  {}  {}",
-                outcome.session_id, outcome.name
-            );
-            // What is wrong, and the notes on what is fine (an older generation that keeps
-            // nothing).
-            for check in outcome
-                .files
-                .iter()
-                .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
-            {
-                let status = match check.status {
-                    FileStatus::Ok => "note",
-                    status => status.into(),
-                };
-                let detail = check.detail.as_deref().map(|detail| format!(" ({detail})"));
-                let _ = writeln!(
-                    text,
-                    "        {}: {status}{}",
-                    check.path,
-                    detail.unwrap_or_default()
-                );
-            }
-        }
-        let kept = outcomes
-            .iter()
-            .filter(|outcome| outcome.kind == VerifiedKind::Kept)
-            .count();
-        let _ = writeln!(
-            text,
-            "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
-            outcomes.len() - kept
-        );
-        output::print(&text)?;
-    }
+    output::print_json_or(json, &outcomes, |outcomes| verify_text(outcomes, failed))?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Each outcome of `verify` in words: what is wrong, and the notes on what is fine (an older
+/// generation that keeps nothing).
+fn verify_text(outcomes: &[VerifyOutcome], failed: usize) -> String {
+    let mut text = String::new();
+    for outcome in outcomes {
+        let status = if outcome.ok { "ok" } else { "FAILED" };
+        let _ = writeln!(
+            text,
+            "{status:<6}  {}  {}",
+            outcome.session_id, outcome.name
+        );
+        for check in outcome
+            .files
+            .iter()
+            .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
+        {
+            let status = match check.status {
+                FileStatus::Ok => "note",
+                status => status.into(),
+            };
+            let detail = check.detail.as_deref().map(|detail| format!(" ({detail})"));
+            let _ = writeln!(
+                text,
+                "        {}: {status}{}",
+                check.path,
+                detail.unwrap_or_default()
+            );
+        }
+    }
+    let kept = outcomes
+        .iter()
+        .filter(|outcome| outcome.kind == VerifiedKind::Kept)
+        .count();
+    let _ = writeln!(
+        text,
+        "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
+        outcomes.len() - kept
+    );
+    text
 }
 
 #[derive(Serialize)]
@@ -432,14 +410,11 @@ struct PruneOutcome<'entries> {
     unfinished_deleted: Vec<&'entries PathBuf>,
 }
 
-fn prune(
-    state: &StateDir,
-    session: Option<&str>,
-    policy: PrunePolicy,
-    dry_run: bool,
-    json: bool,
-) -> Result<ExitCode> {
-    let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
+/// Deletes the snapshots `policy` selects (of `--session`, or of every session), and the
+/// unfinished ones whose writer is gone; with `--dry-run`, only says which.
+fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<ExitCode> {
+    let (dry_run, json) = (args.dry_run, args.json);
+    let catalog = scan_archive(state, session_filter(args.session.as_deref())?.as_ref())?;
     note_damage(&catalog);
     let entries = &catalog.entries;
     let selected = select_for_pruning(entries, policy, Utc::now());
@@ -462,12 +437,10 @@ fn prune(
         kept: entries.len() - selected.len(),
         unfinished_deleted: abandoned,
     };
-    if json {
-        output::print_json(&outcome)?;
-    } else {
+    output::print_json_or(json, &outcome, |outcome| {
         let verb = if dry_run { "would delete" } else { "deleted" };
         let mut text = String::new();
-        for entry in &selected {
+        for entry in &outcome.deleted {
             let _ = writeln!(
                 text,
                 "{verb} {}  {}",
@@ -480,20 +453,17 @@ fn prune(
         let _ = writeln!(
             text,
             "{verb} {} snapshot(s), kept {}",
-            selected.len(),
+            outcome.deleted.len(),
             outcome.kept
         );
-        output::print(&text)?;
-    }
+        text
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says what `restore` wrote (from which generation, passing over which newer ones and why,
-/// and where each replaced file is kept), what it left out, and how to continue the session.
-fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
-    if json {
-        return output::print_json(outcome);
-    }
+/// What `restore` wrote (from which generation, passing over which newer ones and why, and
+/// where each replaced file is kept), what it left out, and how to continue the session.
+fn restore_text(outcome: &RestoreOutcome) -> String {
     let from = outcome.snapshot.as_deref().map_or_else(
         || "as kept now".to_owned(),
         |name| format!("as snapshot {name} recorded it"),
@@ -505,7 +475,7 @@ fn report_restore(outcome: &RestoreOutcome, json: bool) -> Result<()> {
         "continue it from its project folder with: claude --resume {}",
         outcome.session_id
     );
-    output::print(&text)
+    text
 }
 
 /// Each file `restore` wrote, each sub-agent's it left out and each it left as it was; with

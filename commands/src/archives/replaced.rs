@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use chrono::Utc;
 
+use crate::free_name::place_at_free_name;
 use ctxhooks_shared::store::files::{self, Access};
 use ctxhooks_shared::store::kept::KeptName;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -40,13 +41,10 @@ pub fn keep_apart(
         }
         publish(&folder, &temp, &stamp)
     })();
-    let final_folder = match copied {
-        Ok(final_folder) => final_folder,
-        Err(error) => {
-            let _ = fs_err::remove_dir_all(&temp);
-            return Err(error);
-        }
-    };
+    if copied.is_err() {
+        let _ = fs_err::remove_dir_all(&temp);
+    }
+    let final_folder = copied?;
     Ok(replaced
         .iter()
         .map(|(name, _)| final_folder.join(name.as_str()))
@@ -78,27 +76,15 @@ fn copy_into(folder: &Path, name: &KeptName, source: &Path) -> Result<()> {
 
 /// Renames `temp` to the first free `<stamp>`, `<stamp>-1`… in `folder`, and flushes `folder`.
 fn publish(folder: &Path, temp: &Path, stamp: &str) -> Result<PathBuf> {
-    for attempt in 0..1000u32 {
-        let name = if attempt == 0 {
-            stamp.to_owned()
-        } else {
-            format!("{stamp}-{attempt}")
-        };
-        let target = folder.join(&name);
-        if fs_err::symlink_metadata(&target).is_ok() {
-            continue;
-        }
-        match fs_err::rename(temp, &target) {
-            Ok(()) => {
-                files::sync_dir(folder);
-                return Ok(target);
-            }
-            // Another restore took this name in between: try the next.
-            Err(_) if fs_err::symlink_metadata(&target).is_ok() => {}
-            Err(error) => return Err(error).context("failed to name the replaced files' folder"),
-        }
-    }
-    bail!("could not find a free name for the replaced files' folder `{stamp}`")
+    let target = place_at_free_name(
+        |suffix| folder.join(format!("{stamp}{suffix}")),
+        |target| fs_err::rename(temp, target).context("failed to name the replaced files' folder"),
+    )?
+    .with_context(|| {
+        format!("could not find a free name for the replaced files' folder `{stamp}`")
+    })?;
+    files::sync_dir(folder);
+    Ok(target)
 }
 
 #[cfg(test)]

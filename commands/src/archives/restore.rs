@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::catalog::{SnapshotEntry, list_snapshots};
 use super::replaced;
+use crate::output::quoted_paths;
 use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;
@@ -62,16 +63,13 @@ pub struct PassedOver {
 
 impl PassedOver {
     fn of(checked: &CheckedGeneration) -> Self {
-        // Damage first; else the first problem (damage when none is said).
-        let kinds = || {
-            checked
-                .problems
-                .iter()
-                .map(kept_check::GenerationProblem::kind)
-        };
-        let status = kinds()
-            .find(|kind| *kind == ProblemKind::KeptDamaged)
-            .or_else(|| kinds().next())
+        // Damage first; else the first problem (damage when none is said): the first of the
+        // least by this key.
+        let status = checked
+            .problems
+            .iter()
+            .map(kept_check::GenerationProblem::kind)
+            .min_by_key(|kind| *kind != ProblemKind::KeptDamaged)
             .unwrap_or(ProblemKind::KeptDamaged);
         Self {
             generation: checked.generation,
@@ -103,7 +101,7 @@ pub struct RestoredFile {
     /// there was a symbolic link: replaced, never followed).
     pub replaced_kept_at: Option<PathBuf>,
     #[serde(skip)]
-    origin: Option<Origin>,
+    origin: Origin,
 }
 
 /// A kept sub-agent transcript of which no generation can be restored.
@@ -151,10 +149,9 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
         None => claude_config_dir()?.join("projects"),
     };
     for file in &mut planned {
-        file.path = match &request.to {
-            Some(folder) => target_in(folder, &request.session, &file.name)?,
-            None => file.path.clone(),
-        };
+        if let Some(folder) = &request.to {
+            file.path = target_in(folder, &request.session, &file.name)?;
+        }
         check_target(&root, &file.path)?;
         file.replaced = fs_err::symlink_metadata(&file.path).is_ok();
     }
@@ -176,17 +173,17 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
             .map(|file: RestoredFile| file.path)
             .collect();
     }
-    let existing: Vec<String> = planned
+    let existing: Vec<&Path> = planned
         .iter()
         .filter(|file| file.replaced)
-        .map(|file| format!("`{}`", file.path.display()))
+        .map(|file| file.path.as_path())
         .collect();
     if !existing.is_empty() && !request.force {
         bail!(
             "{} already exist(s): {}; nothing was written (`--force` replaces them, after \
              keeping them apart)",
             existing.len(),
-            existing.join(", ")
+            quoted_paths(existing)
         );
     }
     keep_replaced(state, &request.session, &mut planned)?;
@@ -254,7 +251,7 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                 passed_over: Vec::new(),
                 replaced: false,
                 replaced_kept_at: None,
-                origin: Some(origin),
+                origin,
             })
         })
         .collect()
@@ -308,10 +305,10 @@ fn plan_latest(
             passed_over,
             replaced: false,
             replaced_kept_at: None,
-            origin: Some(Origin::Kept {
+            origin: Origin::Kept {
                 name,
                 generation: index.header.generation,
-            }),
+            },
         });
     }
     Ok((planned, skipped))
@@ -448,16 +445,9 @@ fn write_all(
             for temp in &temps[done..] {
                 let _ = fs_err::remove_file(temp);
             }
-            let named = |files: &[RestoredFile]| {
-                let paths: Vec<String> = files
-                    .iter()
-                    .map(|file| format!("`{}`", file.path.display()))
-                    .collect();
-                if paths.is_empty() {
-                    "none".to_owned()
-                } else {
-                    paths.join(", ")
-                }
+            let named = |files: &[RestoredFile]| match files {
+                [] => "none".to_owned(),
+                files => quoted_paths(files.iter().map(|file| file.path.as_path())),
             };
             return Err(anyhow::Error::new(error).context(format!(
                 "failed to put the restored files in place: written: {}; not written: {}",
@@ -492,7 +482,7 @@ fn write_temp(
         files::set_mode(&target, files::PRIVATE_FILE_MODE)?;
         let mut writer = std::io::BufWriter::with_capacity(256 * 1024, &mut target);
         match &file.origin {
-            Some(Origin::Kept { name, generation }) => {
+            Origin::Kept { name, generation } => {
                 let kept_dir = state.kept_dir(session);
                 let index = GenerationIndex::read(&name.index_path(&kept_dir, *generation))?;
                 kept::copy_generation_checked(
@@ -504,21 +494,17 @@ fn write_temp(
                     &mut writer,
                 )?;
             }
-            Some(Origin::Copy(path)) => copy_checked(path, file, &mut writer)?,
-            None => bail!("nothing to restore `{}` from", file.name),
+            Origin::Copy(path) => copy_checked(path, file, &mut writer)?,
         }
         writer.flush()?;
         drop(writer);
         target.sync_all()?;
         Ok(())
     })();
-    match written {
-        Ok(()) => Ok(temp),
-        Err(error) => {
-            let _ = fs_err::remove_file(&temp);
-            Err(error)
-        }
+    if written.is_err() {
+        let _ = fs_err::remove_file(&temp);
     }
+    written.map(|()| temp)
 }
 
 /// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.

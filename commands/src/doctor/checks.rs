@@ -67,16 +67,6 @@ pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     Ok(findings)
 }
 
-/// What `doctor` looks at.
-#[derive(Debug, Clone)]
-pub struct DoctorInput {
-    pub state: StateDir,
-    /// The folder holding the running `ctxhooks` (where the hook binaries should be), if known.
-    pub binaries_dir: Option<PathBuf>,
-    /// The project folder for the project and local scopes (the current folder).
-    pub project_dir: PathBuf,
-}
-
 /// The state folder's condition.
 #[derive(Debug, Clone, Serialize)]
 pub struct StateDirCheck {
@@ -190,20 +180,21 @@ impl DoctorReport {
     }
 }
 
-/// Runs every check.
-pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
+/// Runs every check. `binaries_dir`: the folder holding the running `ctxhooks` (where the hook
+/// binaries should be), if known; `project_dir`: the project folder for the project and local
+/// scopes (the current folder).
+pub fn doctor_report(
+    state: &StateDir,
+    binaries_dir: Option<&Path>,
+    project_dir: &Path,
+) -> DoctorReport {
     let mut findings = Vec::new();
-    let state = &input.state;
     let state_dir = check_state_dir(state, &mut findings);
-    let binaries = check_binaries(input.binaries_dir.as_deref(), &mut findings);
-    let planned = input
-        .binaries_dir
-        .as_deref()
-        .map(planned_handlers)
-        .unwrap_or_default();
+    let binaries = check_binaries(binaries_dir, &mut findings);
+    let planned = binaries_dir.map(planned_handlers).unwrap_or_default();
     let settings: Vec<SettingsCheck> = SettingsScope::ALL
         .iter()
-        .filter_map(|scope| check_settings(*scope, &input.project_dir, &planned, &mut findings))
+        .filter_map(|scope| check_settings(*scope, project_dir, &planned, &mut findings))
         .collect();
     let enabled: Vec<String> = settings
         .iter()
@@ -226,7 +217,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
     }
-    let retention = Retention::read(&input.project_dir);
+    let retention = Retention::read(project_dir);
     check_retention(&retention, &mut findings);
     let cleanup = check_sessions_cleanup(state, retention, &mut findings);
     let cleanup = found(&mut findings, cleanup, |error| Finding::CheckFailed {
@@ -293,7 +284,7 @@ pub fn doctor_report(input: &DoctorInput) -> DoctorReport {
             path: claude.path,
             version: claude.version.to_string(),
         }),
-        binaries_dir: input.binaries_dir.clone(),
+        binaries_dir: binaries_dir.map(Path::to_path_buf),
         binaries,
         settings,
         plugins,
@@ -407,16 +398,10 @@ fn check_settings(
     planned: &[OwnedHandler],
     findings: &mut Vec<Finding>,
 ) -> Option<SettingsCheck> {
-    let path = match scope.settings_path(project_dir) {
-        Ok(path) => resolve_links(&path).unwrap_or(path),
-        Err(error) => {
-            findings.push(Finding::SettingsPathUnknown {
-                scope,
-                error: format!("{error:#}"),
-            });
-            return None;
-        }
-    };
+    let path = found(findings, scope.settings_path(project_dir), |error| {
+        Finding::SettingsPathUnknown { scope, error }
+    })?;
+    let path = resolve_links(&path).unwrap_or(path);
     let mut check = SettingsCheck {
         scope,
         path: path.clone(),

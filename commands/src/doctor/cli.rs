@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::checks::{DoctorInput, doctor_report};
+use super::checks::doctor_report;
 use super::text::report_text;
 use crate::install::handlers::install_dir;
 use crate::output;
@@ -23,12 +23,9 @@ pub struct DoctorArgs {
 /// that is not valid JSON, a registered hook whose binary is missing, an unreadable ownership
 /// record, a state "folder" that is a file), 0 otherwise, warnings included.
 pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
-    let input = DoctorInput {
-        state: StateDir::locate()?,
-        binaries_dir: install_dir().ok(),
-        project_dir: std::env::current_dir().context("failed to read the current folder")?,
-    };
-    let report = doctor_report(&input);
+    let state = StateDir::locate()?;
+    let project_dir = std::env::current_dir().context("failed to read the current folder")?;
+    let report = doctor_report(&state, install_dir().ok().as_deref(), &project_dir);
     let mcp = crate::mcp::probe::check();
     if args.json {
         let mut value = serde_json::to_value(&report).unwrap_or(serde_json::Value::Null);

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::checks::SUGGESTED_CLEANUP_PERIOD_DAYS;
 use crate::install::scope::SettingsScope;
+use crate::output::quoted_paths;
 use crate::retention::settings::Paused;
 use crate::time::readable;
 
@@ -120,7 +121,7 @@ pub enum Finding {
          one: `ctxhooks uninstall` for the settings file, or `claude plugin uninstall \
          {plugin}`",
         .events.join(", "),
-        quoted_paths(.settings)
+        quoted_paths(.settings.iter().map(PathBuf::as_path))
     )]
     HooksRegisteredTwice {
         plugin: String,
@@ -299,14 +300,6 @@ fn sweep_paused(paused: &Paused) -> String {
             path.display()
         ),
     }
-}
-
-fn quoted_paths(paths: &[PathBuf]) -> String {
-    let quoted: Vec<String> = paths
-        .iter()
-        .map(|path| format!("`{}`", path.display()))
-        .collect();
-    quoted.join(", ")
 }
 
 /// A mark's time (milliseconds since the Unix epoch) for people.

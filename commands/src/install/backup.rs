@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use chrono::Utc;
 
+use crate::free_name::place_at_free_name;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -20,21 +21,15 @@ pub fn back_up(state: &StateDir, settings: &Path, bytes: &[u8]) -> Result<PathBu
     );
     let path_hash = files::sha256_hex(settings.as_os_str().as_encoded_bytes());
     let stamp = Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-    for attempt in 0u32..1000 {
-        let suffix = if attempt == 0 {
-            String::new()
-        } else {
-            format!("-{attempt}")
-        };
-        let target = dir.join(format!("{name}.{stamp}{suffix}.{}.bak", &path_hash[..8]));
-        match files::copy_new_hashed(&mut &bytes[..], &target) {
-            Ok(_) => {
-                files::sync_dir(&dir);
-                return Ok(target);
-            }
-            Err(_) if target.exists() => {}
-            Err(error) => return Err(error).context("failed to write the backup"),
-        }
-    }
-    bail!("failed to find a free backup name in `{}`", dir.display())
+    let target = place_at_free_name(
+        |suffix| dir.join(format!("{name}.{stamp}{suffix}.{}.bak", &path_hash[..8])),
+        |target| {
+            files::copy_new_hashed(&mut &bytes[..], target)
+                .context("failed to write the backup")?;
+            Ok(())
+        },
+    )?
+    .with_context(|| format!("failed to find a free backup name in `{}`", dir.display()))?;
+    files::sync_dir(&dir);
+    Ok(target)
 }

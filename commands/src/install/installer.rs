@@ -337,39 +337,28 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
         record.created_hooks_object,
     );
 
-    let target = match &record.before {
-        PriorState::Absent if value == Value::Object(Map::new()) => None,
-        PriorState::Present { sha256, backup, .. } => match original_bytes(backup, sha256) {
-            Some(bytes) if parse_settings(settings_path, &bytes).ok().as_ref() == Some(&value) => {
-                outcome.write = WriteKind::RestoredOriginal;
-                Some(bytes)
-            }
-            _ => Some(document.render(&value)?.into_bytes()),
-        },
-        PriorState::Absent => Some(document.render(&value)?.into_bytes()),
+    // The bytes from before the first install, when taking our entries out gives them back.
+    let restored = match &record.before {
+        PriorState::Present { sha256, backup, .. } => original_bytes(backup, sha256)
+            .filter(|bytes| parse_settings(settings_path, bytes).ok().as_ref() == Some(&value)),
+        PriorState::Absent => None,
     };
-    match &target {
-        None => {
-            outcome.changed = true;
-            outcome.write = WriteKind::Deleted;
-            outcome.diff = diff_of(&document, "");
-        }
-        Some(bytes) => {
-            // Unchanged content is never rewritten, even if our layout would differ.
-            outcome.changed = if outcome.write == WriteKind::RestoredOriginal {
-                bytes != current
-            } else {
-                value != document.value
-            };
-            if !outcome.changed {
-                outcome.write = WriteKind::None;
-            } else if outcome.write == WriteKind::None {
-                outcome.write = WriteKind::Merged;
-            }
-            if outcome.changed {
-                outcome.diff = diff_of(&document, &String::from_utf8_lossy(bytes));
-            }
-        }
+    let emptied = record.before == PriorState::Absent && value == Value::Object(Map::new());
+    // Unchanged content is never rewritten, even if our layout would differ.
+    let (target, changed, write) = if emptied {
+        (None, true, WriteKind::Deleted)
+    } else if let Some(bytes) = restored {
+        let changed = bytes != *current;
+        (Some(bytes), changed, WriteKind::RestoredOriginal)
+    } else {
+        let bytes = document.render(&value)?.into_bytes();
+        (Some(bytes), value != document.value, WriteKind::Merged)
+    };
+    outcome.changed = changed;
+    outcome.write = if changed { write } else { WriteKind::None };
+    if changed {
+        let new_text = target.as_deref().map(String::from_utf8_lossy);
+        outcome.diff = diff_of(&document, &new_text.unwrap_or_default());
     }
     if dry_run {
         return Ok(outcome);
@@ -536,8 +525,6 @@ fn foreign_ctxhooks_handlers(settings: &Value, planned: &[OwnedHandler]) -> Vec<
         .collect()
 }
 
-/// Writes a settings file atomically, keeping an existing file's permission bits, creating the
-/// folder if needed.
 /// Refuses a settings file whose owner may not write it (mode without `u+w`): someone made it
 /// read-only on purpose, and a rename would replace it regardless.
 fn refuse_read_only(path: &Path) -> Result<()> {

@@ -137,23 +137,22 @@ impl Patcher<'_> {
         Some(())
     }
 
+    /// Replaces the bytes from `start` to `end` with `text`.
+    fn edit(&mut self, start: usize, end: usize, text: String) {
+        self.edits.push(Edit { start, end, text });
+    }
+
     /// Removes every child not in `kept` (which is sorted and not empty), with its separator.
     fn remove_children(&mut self, node: &Node, kept: &[usize]) {
         let first_kept = kept[0];
         if first_kept > 0 {
-            self.edits.push(Edit {
-                start: node.children[0].start,
-                end: node.children[first_kept].start,
-                text: String::new(),
-            });
+            let (start, end) = (node.children[0].start, node.children[first_kept].start);
+            self.edit(start, end, String::new());
         }
         for index in first_kept + 1..node.children.len() {
             if !kept.contains(&index) {
-                self.edits.push(Edit {
-                    start: node.children[index - 1].value.end,
-                    end: node.children[index].value.end,
-                    text: String::new(),
-                });
+                let start = node.children[index - 1].value.end;
+                self.edit(start, node.children[index].value.end, String::new());
             }
         }
     }
@@ -173,11 +172,7 @@ impl Patcher<'_> {
             text.push_str(separator);
             text.push_str(item);
         }
-        self.edits.push(Edit {
-            start: last.value.end,
-            end: last.value.end,
-            text,
-        });
+        self.edit(last.value.end, last.value.end, text);
     }
 
     /// The indentation of `node`'s children if they sit on lines of their own, else `None`.
@@ -197,11 +192,7 @@ impl Patcher<'_> {
         let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
         let indent = self.multiline.then(|| indent.to_owned());
         let text = self.render_at(new, indent.as_deref())?;
-        self.edits.push(Edit {
-            start: node.start,
-            end: node.end,
-            text,
-        });
+        self.edit(node.start, node.end, text);
         Some(())
     }
 

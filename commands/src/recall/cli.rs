@@ -49,31 +49,29 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
         args.before_compaction.as_deref(),
         args.last,
     )?;
-    if args.json {
-        output::print_json(&chosen)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut text = render(&chosen, conversation.compactions, needle.as_deref());
-    let _ = writeln!(
-        text,
-        "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
-        chosen.len(),
-        conversation.messages.len(),
-        conversation.compactions
-    );
-    for passed in &conversation.passed_over {
-        let _ = writeln!(text, "note: passed over the newer kept {passed}");
-    }
-    if conversation.earlier_generations > 0 {
+    output::print_json_or(args.json, &chosen, |chosen| {
+        let mut text = render(chosen, conversation.compactions, needle.as_deref());
         let _ = writeln!(
             text,
-            "note: {} earlier version(s) of this transcript are kept too (it was rewritten or \
-             cut short); `ctxhooks archives restore --session {session} --snapshot NAME` brings \
-             one back",
-            conversation.earlier_generations
+            "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
+            chosen.len(),
+            conversation.messages.len(),
+            conversation.compactions
         );
-    }
-    output::print(&text)?;
+        for passed in &conversation.passed_over {
+            let _ = writeln!(text, "note: passed over the newer kept {passed}");
+        }
+        if conversation.earlier_generations > 0 {
+            let _ = writeln!(
+                text,
+                "note: {} earlier version(s) of this transcript are kept too (it was rewritten \
+                 or cut short); `ctxhooks archives restore --session {session} --snapshot NAME` \
+                 brings one back",
+                conversation.earlier_generations
+            );
+        }
+        text
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

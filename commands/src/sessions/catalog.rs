@@ -107,11 +107,8 @@ fn last_activity_with(
 ) -> Option<SystemTime> {
     let folder = state.session_dir(session);
     let mut newest = modified(&folder);
-    let mut consider = |path: &Path| {
-        if let Some(time) = modified(path) {
-            newest = Some(newest.map_or(time, |known| known.max(time)));
-        }
-    };
+    // `None` is older than any time.
+    let mut consider = |path: &Path| newest = newest.max(modified(path));
     for entry in fs_err::read_dir(&folder).into_iter().flatten().flatten() {
         consider(&entry.path());
     }

@@ -32,10 +32,8 @@ pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
     let retention =
         Retention::read(&std::env::current_dir().context("failed to read the current folder")?);
     let sessions = list_sessions(&state, retention.days, Utc::now())?;
-    if args.json {
-        output::print_json(&sessions)?;
-    } else {
-        output::print(&render(&sessions, &retention, state.root()))?;
-    }
+    output::print_json_or(args.json, &sessions, |sessions| {
+        render(sessions, &retention, state.root())
+    })?;
     Ok(ExitCode::SUCCESS)
 }
