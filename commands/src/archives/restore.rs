@@ -479,7 +479,6 @@ fn write_temp(
     let temp = files::temp_sibling(&file.path);
     let written = (|| -> Result<()> {
         let mut target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
-        files::set_mode(&target, files::PRIVATE_FILE_MODE)?;
         let mut writer = std::io::BufWriter::with_capacity(256 * 1024, &mut target);
         match &file.origin {
             Origin::Kept { name, generation } => {

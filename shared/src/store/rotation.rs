@@ -334,7 +334,6 @@ fn compress(plain: &Path, compressed: &Path) -> Result<()> {
     let temp = files::temp_sibling(compressed);
     let written = (|| -> Result<()> {
         let target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
-        files::set_mode(&target, files::PRIVATE_FILE_MODE)?;
         let mut encoder = GzEncoder::new(io::BufWriter::new(target), flate2::Compression::new(6));
         // A line a runtime appended without the lock (`provenance.md`), through a file it opened
         // before the rename, may still land in the part: read until it stops growing.
