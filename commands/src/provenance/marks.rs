@@ -105,10 +105,7 @@ fn call_start(id: &str, sidecar: &Sidecar, calls: &ToolCalls) -> Option<u64> {
         .filter(|event| event.event == ToolEventKind::Started)
         .map(|event| event.time_ms)
         .min();
-    match (issued, started) {
-        (Some(issued), Some(started)) => Some(issued.min(started)),
-        (issued, started) => issued.or(started),
-    }
+    issued.into_iter().chain(started).min()
 }
 
 /// Reads a session's sidecar and transcript (its path as the hook events recorded it) and
@@ -121,25 +118,14 @@ pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<Unma
         return Ok(Vec::new());
     }
     let Some(transcript) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
-        return Ok(sidecar
-            .marks
-            .into_iter()
-            .map(|mark| UnmatchedMark {
-                mark,
-                reason: UnmatchedReason::NoTranscriptPath,
-            })
-            .collect());
+        return Ok(UnmatchedMark::all(
+            sidecar.marks,
+            &UnmatchedReason::NoTranscriptPath,
+        ));
     };
     let analysis = analyse_file(&transcript, sidecar)
         .with_context(|| format!("failed to read `{}`", transcript.display()))?;
-    Ok(analysis
-        .unmatched()
-        .into_iter()
-        .map(|(_, mark)| UnmatchedMark {
-            mark: mark.clone(),
-            reason: UnmatchedReason::NoInterruptInWindow,
-        })
-        .collect())
+    Ok(analysis.unmatched())
 }
 
 /// [`unmatched_marks`] for every session of the state folder that has marks (for
@@ -152,14 +138,10 @@ pub fn unmatched_marks_in_all_sessions(
     for session in state.session_ids()? {
         let unmatched = match unmatched_marks(state, &session) {
             Ok(unmatched) => unmatched,
-            Err(error) => read_sidecar(&state.sidecar(&session))?
-                .marks
-                .into_iter()
-                .map(|mark| UnmatchedMark {
-                    mark,
-                    reason: UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
-                })
-                .collect(),
+            Err(error) => UnmatchedMark::all(
+                read_sidecar(&state.sidecar(&session))?.marks,
+                &UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
+            ),
         };
         if !unmatched.is_empty() {
             found.push((session, unmatched));

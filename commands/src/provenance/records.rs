@@ -115,7 +115,7 @@ pub enum ResultKind {
 }
 
 /// `text` when `flag` holds, else nothing (a clause of a sentence).
-fn when(flag: bool, text: &'static str) -> &'static str {
+pub(super) fn when(flag: bool, text: &'static str) -> &'static str {
     if flag { text } else { "" }
 }
 
@@ -183,18 +183,7 @@ pub fn classify_tool_result(
             "user-rejected" if needs_approval && !rejection => {
                 ResultKind::PermissionDenied(refusal())
             }
-            "user-rejected" => match rejection_kind(text, before_run) {
-                ResultKind::Rejected {
-                    before_run,
-                    stopped_while_running,
-                    ..
-                } => ResultKind::Rejected {
-                    before_run,
-                    stopped_while_running,
-                    plain_user_rejected: !stopped_while_running,
-                },
-                other => other,
-            },
+            "user-rejected" => rejection_kind(text, before_run, true),
             "interrupted" => ResultKind::Interrupted {
                 while_running: true,
             },
@@ -212,7 +201,7 @@ pub fn classify_tool_result(
     }
     if is_error {
         if rejection {
-            return rejection_kind(text, before_run);
+            return rejection_kind(text, before_run, false);
         }
         if text.starts_with(BATCH_CANCELLED_PREFIX) {
             return ResultKind::BatchCancelled;
@@ -257,16 +246,19 @@ fn is_needs_approval_text(text: &str) -> bool {
         .is_some_and(|position| position > 0 && position <= NEEDS_APPROVAL_MAX_BYTES)
 }
 
-fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
+/// A rejection's kind; `user_rejected`: it carries `toolDenialKind: "user-rejected"` (plain
+/// unless stopped while running).
+fn rejection_kind(text: &str, before_run: bool, user_rejected: bool) -> ResultKind {
     // Feedback is recognised by its phrase, not by where the fixed second sentence ends: the
     // sentence's wording (and its parentheses) may change, the phrase has been stable.
     if text.contains(FEEDBACK_PHRASE) {
         return ResultKind::RejectedWithFeedback;
     }
+    let stopped_while_running = text.contains(RUNNING_CORRECTION);
     ResultKind::Rejected {
         before_run,
-        stopped_while_running: text.contains(RUNNING_CORRECTION),
-        plain_user_rejected: false,
+        stopped_while_running,
+        plain_user_rejected: user_rejected && !stopped_while_running,
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
-use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
+use super::evidence::{StateEvidence, UnmatchedMark, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
 use super::json::sentences;
 use super::records::ResultKind;
@@ -97,14 +97,7 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
     calls.sort_by_key(|call| call.line);
     ProvenanceReport {
         calls,
-        unmatched_marks: analysis
-            .unmatched()
-            .into_iter()
-            .map(|(_, mark)| UnmatchedMark {
-                mark: mark.clone(),
-                reason: UnmatchedReason::NoInterruptInWindow,
-            })
-            .collect(),
+        unmatched_marks: analysis.unmatched(),
         warnings: report_warnings(analysis),
     }
 }
@@ -268,12 +261,10 @@ fn judge(
     }
     match kind {
         ResultKind::Rejected {
-            before_run: true, ..
-        }
-        | ResultKind::Rejected {
-            plain_user_rejected: true,
+            before_run,
+            plain_user_rejected,
             ..
-        } => {
+        } if *before_run || *plain_user_rejected => {
             evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
             (Verdict::User, evidence)
         }
@@ -328,26 +319,30 @@ fn state_of(
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
         let time_ms = event.time_ms;
-        match event.event {
+        let (state, evidence) = match event.event {
             ToolEventKind::Completed => {
-                return (
-                    ToolState::Completed,
-                    vec![StateEvidence::Completed { time_ms }],
-                );
+                (ToolState::Completed, StateEvidence::Completed { time_ms })
             }
-            ToolEventKind::Failed if event.is_interrupt == Some(true) => {
-                let evidence = StateEvidence::AbortedWhileRunning { time_ms };
-                return (ToolState::Started, vec![evidence]);
-            }
+            ToolEventKind::Failed if event.is_interrupt == Some(true) => (
+                ToolState::Started,
+                StateEvidence::AbortedWhileRunning { time_ms },
+            ),
             ToolEventKind::Failed => {
-                let evidence = StateEvidence::Failed {
-                    time_ms,
-                    is_interrupt: event.is_interrupt,
-                };
-                return (ToolState::Failed, vec![evidence]);
+                let is_interrupt = event.is_interrupt;
+                (
+                    ToolState::Failed,
+                    StateEvidence::Failed {
+                        time_ms,
+                        is_interrupt,
+                    },
+                )
             }
-            ToolEventKind::Started => started = Some(time_ms),
-        }
+            ToolEventKind::Started => {
+                started = Some(time_ms);
+                continue;
+            }
+        };
+        return (state, vec![evidence]);
     }
     let denied_before_run = matches!(
         kind,

@@ -65,8 +65,8 @@ pub struct Gauge {
     pub title: Option<String>,
 }
 
-/// Where the trigger T of a gauge came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Where the trigger T of a gauge came from (by default: nowhere, no T).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TriggerBasis {
     /// `rule`, `observed` or `none`.
     pub derivation: TriggerDerivation,
@@ -82,7 +82,7 @@ pub struct TriggerBasis {
 }
 
 /// How the gauge's T was derived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TriggerDerivation {
     /// Claude Code's own rule for the version, model, window and environment of the session.
@@ -95,6 +95,7 @@ pub enum TriggerDerivation {
     /// it, or none when no compaction bounds it (never the rule's).
     RuleContradicted,
     /// No T: no request read yet, or a model compacted only on refusal and none was seen.
+    #[default]
     None,
 }
 

@@ -226,18 +226,7 @@ impl Usage {
             .get()
             .map_or(&[], |iterations| iterations.advisor_usage.as_slice())
     }
-}
 
-/// Which boundary a `system` record marks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoundaryKind {
-    /// `compact_boundary`: the conversation was summarized.
-    Compaction,
-    /// `microcompact_boundary`: old tool results were trimmed in place.
-    MicroCompaction,
-}
-
-impl Usage {
     /// The lifetime of the cache this response wrote, from its 5m/1h buckets (1h wins when both
     /// hold writes); `None` when it wrote nothing into either.
     pub fn cache_ttl(&self) -> Option<CacheTtl> {
@@ -258,6 +247,15 @@ impl Usage {
             .and_then(|details| details.thinking_tokens.get().copied())
             .filter(|tokens| *tokens > 0)
     }
+}
+
+/// Which boundary a `system` record marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundaryKind {
+    /// `compact_boundary`: the conversation was summarized.
+    Compaction,
+    /// `microcompact_boundary`: old tool results were trimmed in place.
+    MicroCompaction,
 }
 
 impl<'a> Record<'a> {
@@ -444,11 +442,8 @@ impl<'a> Record<'a> {
 
     /// The output limit an `api-request` record asked for.
     pub fn requested_max_tokens(&self) -> Option<u64> {
-        if self.kind() != Some("api-request") {
-            return None;
-        }
-        self.params
-            .get()
+        (self.params.get())
+            .filter(|_| self.kind() == Some("api-request"))
             .and_then(|params| params.max_tokens.get().copied())
     }
 
@@ -464,14 +459,9 @@ impl<'a> Record<'a> {
     }
 
     /// The key that groups the lines of one API response: `message.id` and `requestId`, else
-    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
-    pub fn request_key(&self) -> Option<String> {
-        let mut key = String::new();
-        self.write_request_key(&mut key).then_some(key)
-    }
-
-    /// [`Record::request_key`] written into `key` (cleared first), so that a reader of many lines
-    /// reuses one buffer; false when the line has none (`key` is then empty).
+    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid. Written into `key`
+    /// (cleared first), so that a reader of many lines reuses one buffer; false when the line has
+    /// none (`key` is then empty).
     pub fn write_request_key(&self, key: &mut String) -> bool {
         key.clear();
         let message = self.message.get().and_then(|message| message.id.text());
@@ -625,7 +615,10 @@ mod tests {
 
     #[test]
     fn keys_fall_back_in_order() {
-        let key = |line| parsed(line).request_key();
+        let key = |line| {
+            let mut key = String::new();
+            parsed(line).write_request_key(&mut key).then_some(key)
+        };
         assert_eq!(
             key(
                 r#"{"type":"assistant","uuid":"u1","requestId":"req_1","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1}}}"#

@@ -2,6 +2,7 @@
 //! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
@@ -203,19 +204,16 @@ pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<
 }
 
 /// How long a rotation waits for the usage lock (an ingest holds it for a turn's read).
-const ROTATION_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+const ROTATION_LOCK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
 /// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
 /// compaction. What is skipped is caught up by the next run, from the cursor.
-fn lock_wait() -> std::time::Duration {
+fn lock_wait() -> Duration {
     std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
         .ok()
         .and_then(|text| text.trim().parse::<u64>().ok())
-        .map_or(
-            std::time::Duration::from_secs(10),
-            std::time::Duration::from_millis,
-        )
+        .map_or(Duration::from_secs(10), Duration::from_millis)
 }
 
 fn ingest_locked(
@@ -247,28 +245,24 @@ fn ingest_locked(
     }
     let size = transcript.size();
     let file = transcript.file_mut();
-    let mut rescan = None;
-    // Whether this run starts from a good cursor.
-    let mut resumed = false;
-    let (start, mut source_state) = match cursors.transcripts.remove(&origin.transcript) {
-        Some(cursor) if cursor.offset > size => {
-            rescan = Some(RescanReason::Shrank);
-            (0, SourceState::default())
-        }
+    let cursor = cursors.transcripts.remove(&origin.transcript);
+    let rescan = match &cursor {
+        Some(cursor) if cursor.offset > size => Some(RescanReason::Shrank),
         Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
-            rescan = Some(RescanReason::FingerprintChanged);
-            (0, SourceState::default())
-        }
-        Some(cursor) => {
-            resumed = true;
-            (cursor.offset, cursor.state)
+            Some(RescanReason::FingerprintChanged)
         }
         None if cursor_unreadable.is_some() && log_path.exists() => {
-            rescan = Some(RescanReason::CursorUnreadable);
-            (0, SourceState::default())
+            Some(RescanReason::CursorUnreadable)
         }
-        None => (0, SourceState::default()),
+        _ => None,
     };
+    // Whether this run starts from a good cursor.
+    let resumed = cursor.is_some() && rescan.is_none();
+    let (start, mut source_state) = cursor
+        .filter(|_| resumed)
+        .map_or((0, SourceState::default()), |cursor| {
+            (cursor.offset, cursor.state)
+        });
     // Every line this run appends, written at once at the end.
     let mut lines = Vec::new();
     if let Some(reason) = &rescan {

@@ -351,18 +351,6 @@ pub const MODEL_WINDOWS: [(&str, u64); 26] = [
     ("claude-mythos-5-2", MILLION_WINDOW),
 ];
 
-/// The window [`MODEL_WINDOWS`] gives `model`, when it knows the model.
-pub fn table_window(model: &str) -> Option<u64> {
-    let model = model.trim();
-    if model.contains("[1m]") {
-        return Some(MILLION_WINDOW);
-    }
-    MODEL_WINDOWS
-        .iter()
-        .find(|(family, _)| is_family(model, family))
-        .map(|(_, window)| *window)
-}
-
 /// The models 2.1.332 gives a 200,000 window whose source is "auto": it compacts them only
 /// after the API refuses a prompt, unless a window is configured.
 const REACTIVE_ONLY_MODELS: [&str; 3] =
@@ -380,7 +368,14 @@ fn model_window(
     environment: &ThresholdEnvironment,
 ) -> Option<(u64, bool)> {
     let model = model.trim();
-    let known = table_window(model);
+    // The window the table gives the model, when it knows it.
+    let known = if model.contains("[1m]") {
+        Some(MILLION_WINDOW)
+    } else {
+        (MODEL_WINDOWS.iter())
+            .find(|(family, _)| is_family(model, family))
+            .map(|(_, window)| *window)
+    };
     let in_list = |list: &[&str]| list.iter().any(|family| is_family(model, family));
     Some(match known {
         None if !model.is_empty() => return None,
@@ -530,24 +525,17 @@ pub fn rule_trigger(
         (None, None) => (0, false, WindowSource::Unknown),
     };
     let configured = configured_window(version_used, model_name, inputs);
+    let nothing_configured = configured.is_none();
     // A configured window counts when it is smaller than the model's, given by `--cap`, or the
     // only one known.
-    let window = match &configured {
-        Some((tokens, source))
-            if *tokens < model_tokens
+    let (tokens, source) = configured
+        .filter(|(tokens, source)| {
+            *tokens < model_tokens
                 || *source == WindowSource::Flag
-                || model_source == WindowSource::Unknown =>
-        {
-            Window {
-                tokens: *tokens,
-                source: source.clone(),
-            }
-        }
-        _ => Window {
-            tokens: model_tokens,
-            source: model_source,
-        },
-    };
+                || model_source == WindowSource::Unknown
+        })
+        .unwrap_or((model_tokens, model_source));
+    let window = Window { tokens, source };
     let (reserved_output, reserve_source) = if version_used < ClaudeVersion::CAPPED_OUTPUT {
         old_reserve(version_used, model_name, environment)
     } else if let Some(limit) = requested_output {
@@ -558,16 +546,16 @@ pub fn rule_trigger(
         (OUTPUT_RESERVE_CAP, ReserveSource::Default)
     };
     let effective = window.tokens.saturating_sub(reserved_output);
-    let tokens =
-        if (reactive_only && configured.is_none()) || window.source == WindowSource::Unknown {
-            None
-        } else {
-            let plain = effective.saturating_sub(COMPACTION_BUFFER);
-            Some(match environment.percent_override {
-                Some(percent) => (effective * percent / 100).min(plain),
-                None => plain,
-            })
-        };
+    let tokens = if (reactive_only && nothing_configured) || window.source == WindowSource::Unknown
+    {
+        None
+    } else {
+        let plain = effective.saturating_sub(COMPACTION_BUFFER);
+        Some(match environment.percent_override {
+            Some(percent) => (effective * percent / 100).min(plain),
+            None => plain,
+        })
+    };
     RuleTrigger {
         tokens,
         version: version.map(ToOwned::to_owned),
