@@ -251,8 +251,6 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
 pub struct GaugedIngest {
     /// The crossing to warn about, if this run saw one.
     pub crossing: Option<Crossing>,
-    /// Main-chain requests the ingest read.
-    pub main_requests_read: usize,
     /// Main-chain compaction boundaries the ingest read.
     pub main_compactions_read: usize,
     /// The response text looked out for was read.
@@ -332,7 +330,6 @@ pub fn log_usage_and_gauge(
     });
     Ok(GaugedIngest {
         crossing,
-        main_requests_read: outcome.main_requests_read,
         main_compactions_read: outcome.main_compactions_read,
         saw_expected_text: outcome.saw_expected_text,
         offset: outcome.offset,

@@ -221,15 +221,12 @@ pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
 /// A mark read leniently from a parsed line: `time_ms` an integer, or a finite non-negative
 /// number (rounded); `reason` a string (else a placeholder); a bad optional field is dropped.
 fn lenient_mark(value: &Value) -> Result<RuntimeMark, MarkProblemKind> {
-    let time_ms = match value.get("time_ms") {
-        Some(time) => time
-            .as_u64()
-            .or_else(|| time.as_f64().and_then(rounded_ms))
-            .ok_or_else(|| MarkProblemKind::BadTime {
-                value: time.to_string(),
-            })?,
-        None => return Err(MarkProblemKind::NoTime),
-    };
+    let time = value.get("time_ms").ok_or(MarkProblemKind::NoTime)?;
+    let time_ms = (time.as_u64())
+        .or_else(|| time.as_f64().and_then(rounded_ms))
+        .ok_or_else(|| MarkProblemKind::BadTime {
+            value: time.to_string(),
+        })?;
     Ok(RuntimeMark {
         time_ms,
         reason: value

@@ -93,7 +93,12 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         .iter()
         .map(|result| result_call(analysis, result))
         .collect();
-    calls.extend(unanswered_calls(analysis));
+    let unanswered = analysis.calls.in_order().into_iter();
+    calls.extend(
+        unanswered
+            .filter(|call| !call.answered)
+            .map(|call| unanswered_call(analysis, call)),
+    );
     calls.sort_by_key(|call| call.line);
     ProvenanceReport {
         calls,
@@ -125,41 +130,34 @@ fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     call_report(analysis, judged, &result.tool_use_id, Some(result), group)
 }
 
-/// The calls no `tool_result` answers, in the order they were issued.
-fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
-    let mut calls = Vec::new();
-    for tool_use in analysis.calls.in_order() {
-        if tool_use.answered {
-            continue;
+/// The report on a call no `tool_result` answers.
+fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
+    let id = &tool_use.id;
+    let group = analysis
+        .groups
+        .iter()
+        .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
+    let mut verdict_evidence = vec![VerdictEvidence::NoResult];
+    let verdict = match (group, covering_mark(analysis, group)) {
+        (Some(_), Some(mark)) => {
+            verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
+            Verdict::Runtime
         }
-        let id = &tool_use.id;
-        let group = analysis
-            .groups
-            .iter()
-            .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
-        let mut verdict_evidence = vec![VerdictEvidence::NoResult];
-        let verdict = match (group, covering_mark(analysis, group)) {
-            (Some(_), Some(mark)) => {
-                verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
-                Verdict::Runtime
-            }
-            (Some(group), None) if !group.uncertain.is_empty() => {
-                verdict_evidence.extend(uncertainty(group));
-                Verdict::Unknown
-            }
-            (Some(_), None) => {
-                verdict_evidence.push(VerdictEvidence::MarkerFollowsUncovered);
-                Verdict::User
-            }
-            _ => Verdict::Unknown,
-        };
-        if let Some(group) = group {
-            verdict_evidence.extend(group_evidence(analysis, group));
+        (Some(group), None) if !group.uncertain.is_empty() => {
+            verdict_evidence.extend(uncertainty(group));
+            Verdict::Unknown
         }
-        let judged = (verdict, verdict_evidence);
-        calls.push(call_report(analysis, judged, id, None, group));
+        (Some(_), None) => {
+            verdict_evidence.push(VerdictEvidence::MarkerFollowsUncovered);
+            Verdict::User
+        }
+        _ => Verdict::Unknown,
+    };
+    if let Some(group) = group {
+        verdict_evidence.extend(group_evidence(analysis, group));
     }
-    calls
+    let judged = (verdict, verdict_evidence);
+    call_report(analysis, judged, id, None, group)
 }
 
 /// The report on the call `id` (answered by `result`, in `group`) with its verdict and

@@ -5,6 +5,7 @@
 //! runtime reads it in constant time whatever the transcript's size. The format is documented in
 //! `docs/usage.md`.
 
+use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -107,11 +108,9 @@ impl Gauge {
             return Ok(None);
         };
         let mut bytes = Vec::with_capacity(1024);
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(file, MAX_GAUGE_BYTES as u64 + 1),
-            &mut bytes,
-        )
-        .with_context(|| format!("failed to read `{}`", path.display()))?;
+        (file.take(MAX_GAUGE_BYTES as u64 + 1))
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
         if bytes.len() > MAX_GAUGE_BYTES {
             bail!(
                 "`{}` is larger than {MAX_GAUGE_BYTES} bytes; it is no gauge",

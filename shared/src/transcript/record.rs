@@ -161,21 +161,17 @@ pub struct Iterations {
 impl Iterations {
     /// Counts one entry, in the order written.
     pub fn add(&mut self, entry: &Iteration) {
-        let kind = entry.kind.text();
-        let read = matches!(
-            kind,
-            Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
-        );
         let written = written!(entry);
-        self.mistyped |= read && written.mistyped();
-        match kind {
+        match entry.kind.text() {
             Some("message" | FALLBACK_ITERATION) => {
+                self.mistyped |= written.mistyped();
                 let tokens = written.tokens();
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
             }
             Some(ADVISOR_ITERATION) => {
+                self.mistyped |= written.mistyped();
                 self.advisor = true;
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),

@@ -689,12 +689,10 @@ impl<'origin> Ingest<'origin> {
         let mut gauge =
             (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
         // The requests remembered for the next run, oldest first, at most RECENT_REQUESTS: those
-        // of the runs before, then each request this run writes. A row written now is named by
-        // its place in `records` and copied only if it is among the last ones at the end.
-        let mut recent: VecDeque<Recent> = std::mem::take(&mut self.state.recent)
-            .into_iter()
-            .map(|row| Recent::Before(Box::new(row)))
-            .collect();
+        // of the runs before, then the last ones this run writes (counted while the run goes,
+        // and copied from `records` only at the end).
+        let mut before = VecDeque::from(std::mem::take(&mut self.state.recent));
+        let mut written = 0;
         for slot in self.slots {
             match slot {
                 Slot::Record(record) => {
@@ -713,33 +711,29 @@ impl<'origin> Ingest<'origin> {
                     // A request of a run before that this run read again (a response split
                     // over two runs): written again only if its values changed. Every key of
                     // this run is new to it, so only the rows of the runs before can match.
-                    let known = (recent.iter()).position(
-                        |known| matches!(known, Recent::Before(known) if known.key == row.key),
-                    );
-                    if let Some(position) = known {
-                        if matches!(&recent[position], Recent::Before(known) if **known == row) {
+                    if let Some(position) = before.iter().position(|known| known.key == row.key) {
+                        if before[position] == row {
                             continue;
                         }
-                        recent.remove(position);
+                        before.remove(position);
                     }
-                    recent.push_back(Recent::Written(records.len()));
-                    if recent.len() > RECENT_REQUESTS {
-                        recent.pop_front();
+                    // Past the bound, the oldest row of the runs before goes first.
+                    written += 1;
+                    if before.len() + written > RECENT_REQUESTS && before.pop_front().is_none() {
+                        written -= 1;
                     }
                     records.push(UsageRecord::Request(row));
                 }
             }
         }
-        self.state.recent = recent
-            .into_iter()
-            .filter_map(|known| match known {
-                Recent::Before(row) => Some(*row),
-                Recent::Written(index) => match &records[index] {
-                    UsageRecord::Request(row) => Some(row.clone()),
-                    _ => None,
-                },
-            })
-            .collect();
+        let last_written = records.iter().rev().filter_map(|record| match record {
+            UsageRecord::Request(row) => Some(row.clone()),
+            _ => None,
+        });
+        let mut last_written: Vec<UsageRow> = last_written.take(written).collect();
+        last_written.reverse();
+        before.extend(last_written);
+        self.state.recent = before.into();
         if self.session_changed {
             let row = UsageRecord::Session(SessionRow {
                 transcript: self.origin.transcript.clone(),
@@ -761,14 +755,6 @@ impl<'origin> Ingest<'origin> {
         }
         (records, self.state)
     }
-}
-
-/// A request [`Ingest::finish`] remembers for the next run.
-enum Recent {
-    /// A row of a run before this one.
-    Before(Box<UsageRow>),
-    /// A row this run writes: its index in the run's records.
-    Written(usize),
 }
 
 /// The details of `compactMetadata` a usage row keeps.

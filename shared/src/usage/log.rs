@@ -44,11 +44,7 @@ impl Default for IngestOptions<'_> {
 
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct IngestOutcome {
-    pub appended: usize,
-    /// Main-chain requests this run read (new ones, or new lines of one already logged).
-    pub main_requests_read: usize,
     /// Main-chain compaction boundaries this run read.
     pub main_compactions_read: usize,
     /// The response text the caller looked out for was read in this run.
@@ -58,8 +54,6 @@ pub struct IngestOutcome {
     pub moved: bool,
     /// Byte offset reached.
     pub offset: u64,
-    /// Why the transcript was read from its start again, if it was.
-    pub rescan: Option<RescanReason>,
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
@@ -299,32 +293,26 @@ fn ingest_locked(
     ingest.skipped_overlong(read.overlong_lines);
     let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
-    let (mut unreadable_lines, mut main_requests_read, mut main_compactions_read) = (0, 0, 0);
-    let mut appended = 0;
+    let (mut unreadable_lines, mut main_compactions_read) = (0, 0);
     for record in &records {
         match record {
             UsageRecord::SkippedLines(skipped) => unreadable_lines += skipped.unreadable,
-            UsageRecord::Request(row) if !row.sidechain => main_requests_read += 1,
             UsageRecord::CompactBoundary(row) if !row.sidechain => main_compactions_read += 1,
             _ => {}
         }
         let start_of_line = lines.len();
         push_json_line(&mut lines, record)?;
+        // A line the stopped run already appended is not appended again.
         if unconfirmed.lines.contains(&lines[start_of_line..]) {
             lines.truncate(start_of_line);
-        } else {
-            appended += 1;
         }
     }
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
     let outcome = IngestOutcome {
-        appended,
-        main_requests_read,
         main_compactions_read,
         saw_expected_text,
         moved: !(resumed && offset == start),
         offset,
-        rescan,
         overlong_lines: read.overlong_lines,
         unreadable_lines,
         cursor_unreadable,

@@ -95,23 +95,11 @@ impl ThresholdEnvironment {
     }
 }
 
-/// Which settings file a window came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsScope {
-    /// `<cwd>/.claude/settings.local.json`.
-    Local,
-    /// `<cwd>/.claude/settings.json`.
-    Project,
-    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`.
-    User,
-}
-
-/// The window keys of one settings file.
+/// The window keys of one settings file (at `path`).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SettingsWindows {
     pub path: PathBuf,
-    pub scope: SettingsScope,
     /// `autoCompactWindow` (a number, `"auto"`, or anything else, as written).
     pub window: Option<Value>,
     /// `modelSettings.<model>.autoCompactWindow`, per model key.
@@ -120,7 +108,7 @@ pub struct SettingsWindows {
 
 impl SettingsWindows {
     /// Reads the window keys of `path` (`None` when it is missing, unreadable or holds none).
-    pub fn read(path: &Path, scope: SettingsScope) -> Option<Self> {
+    pub fn read(path: &Path) -> Option<Self> {
         let bytes = read_settings_bytes(path).ok().flatten()?;
         let settings: Value = serde_json::from_slice(&bytes).ok()?;
         let window = settings.get("autoCompactWindow").cloned();
@@ -138,27 +126,23 @@ impl SettingsWindows {
             .unwrap_or_default();
         (window.is_some() || !model_windows.is_empty()).then(|| Self {
             path: path.to_path_buf(),
-            scope,
             window,
             model_windows,
         })
     }
 
     /// The settings files of a project and a user, highest precedence first (local, project,
-    /// user), those that hold a window key.
+    /// user: `<cwd>/.claude/settings.local.json`, `<cwd>/.claude/settings.json`,
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`), those that hold a window key.
     pub fn find(cwd: Option<&Path>, user_config_dir: Option<&Path>) -> Vec<Self> {
         let project = cwd.map(|cwd| cwd.join(".claude"));
         let candidates = [
-            (
-                project.as_deref(),
-                "settings.local.json",
-                SettingsScope::Local,
-            ),
-            (project.as_deref(), "settings.json", SettingsScope::Project),
-            (user_config_dir, "settings.json", SettingsScope::User),
+            (project.as_deref(), "settings.local.json"),
+            (project.as_deref(), "settings.json"),
+            (user_config_dir, "settings.json"),
         ];
         (candidates.into_iter())
-            .filter_map(|(folder, name, scope)| Self::read(&folder?.join(name), scope))
+            .filter_map(|(folder, name)| Self::read(&folder?.join(name)))
             .collect()
     }
 }
@@ -578,7 +562,6 @@ mod tests {
         ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from(window)),
                 model_windows: Vec::new(),
             }],
@@ -653,7 +636,6 @@ mod tests {
         let inputs = ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from(400_000)),
                 model_windows: vec![("claude-opus-5-5".into(), Value::from(150_000))],
             }],
@@ -670,13 +652,11 @@ mod tests {
             settings: vec![
                 SettingsWindows {
                     path: PathBuf::from("/p/.claude/settings.local.json"),
-                    scope: SettingsScope::Local,
                     window: Some(Value::from(150_000)),
                     model_windows: Vec::new(),
                 },
                 SettingsWindows {
                     path: PathBuf::from("/p/.claude/settings.json"),
-                    scope: SettingsScope::Project,
                     window: Some(Value::from(300_000)),
                     model_windows: Vec::new(),
                 },
@@ -691,7 +671,6 @@ mod tests {
         let auto = ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from("auto")),
                 model_windows: Vec::new(),
             }],
