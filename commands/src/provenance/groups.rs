@@ -53,6 +53,11 @@ pub struct InterruptGroup {
 }
 
 impl InterruptGroup {
+    /// Whether `ledger-input` relabels its calls: it is the trailing group, and a mark covers it.
+    pub fn relabelled(&self) -> bool {
+        self.trailing && self.covered_by.is_some()
+    }
+
     /// The ids of the calls it cuts off: its tool results, then its unanswered calls.
     pub fn call_ids(&self) -> impl Iterator<Item = &str> {
         self.results

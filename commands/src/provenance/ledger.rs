@@ -34,11 +34,7 @@ pub fn write_ledger_input<R: Read + Seek>(
     mut transcript: R,
     output: &mut impl Write,
 ) -> Result<()> {
-    let group = analysis
-        .groups
-        .last()
-        .filter(|group| group.trailing && group.covered_by.is_some());
-    let Some(group) = group else {
+    let Some(group) = analysis.groups.last().filter(|group| group.relabelled()) else {
         return copy(&mut transcript, 0, analysis.length, output);
     };
     let first = Line::read(&mut transcript, group.spans[0], analysis.length)?;

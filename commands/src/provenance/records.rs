@@ -184,11 +184,9 @@ pub fn classify_tool_result(
                 ResultKind::PermissionDenied(refusal())
             }
             "user-rejected" => rejection_kind(text, before_run, true),
-            "interrupted" => ResultKind::Interrupted {
-                while_running: true,
-            },
-            "cancelled" => ResultKind::Interrupted {
-                while_running: false,
+            // 2.1.270's form for a call cut off in flight, and a call cancelled before it ran.
+            "interrupted" | "cancelled" => ResultKind::Interrupted {
+                while_running: kind == "interrupted",
             },
             "permission-rule" => ResultKind::PermissionDenied(refusal()),
             other if other.contains("classifier") || other.contains("auto") => {
@@ -325,29 +323,19 @@ pub fn harness_short_text(record: &Record) -> Option<String> {
 
 /// Classifies one transcript record.
 pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClass {
-    let kind = record.kind();
-    if kind != Some("user") && kind != Some("assistant") {
-        return RecordClass::NotConversation;
-    }
-    if kind == Some("assistant") {
-        if record.is_synthetic_no_response() {
+    let mut results = Vec::new();
+    match record.kind() {
+        Some("user") => {}
+        Some("assistant") if record.is_synthetic_no_response() => {
             return RecordClass::SyntheticNoResponse;
         }
-        return RecordClass::Conversation {
-            results: Vec::new(),
-        };
+        Some("assistant") => return RecordClass::Conversation { results },
+        _ => return RecordClass::NotConversation,
     }
-    let mut results = Vec::new();
     let mut markers = 0;
     let mut other = 0;
     match record.content() {
-        Some(Content::Text(text)) => {
-            if is_interrupt_marker_text(text) {
-                markers += 1;
-            } else {
-                other += 1;
-            }
-        }
+        Some(Content::Text(text)) if is_interrupt_marker_text(text) => markers += 1,
         Some(Content::Blocks(blocks)) => {
             for block in blocks {
                 match block {
@@ -362,7 +350,7 @@ pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClas
                 }
             }
         }
-        None => other += 1,
+        Some(Content::Text(_)) | None => other += 1,
     }
     if record.row_source.text() == Some(ROW_SOURCE_LOCAL) {
         // Typed by a person: never an interrupt marker, whatever it says.

@@ -67,8 +67,9 @@ pub struct MarkProblem {
 /// the reason; kept, never fatal) and the mark lines whose time cannot be read (loud warnings).
 #[derive(Debug, Clone, Default)]
 pub struct Sidecar {
-    /// Each call's events, by its `tool_use_id`.
-    calls: HashMap<String, Vec<HookEvent>>,
+    pub events: Vec<HookEvent>,
+    /// Where each call's events are in [`Sidecar::events`].
+    calls: HashMap<String, Vec<usize>>,
     event_span: Option<(u64, u64)>,
     pub transcript_path: Option<String>,
     pub marks: Vec<RuntimeMark>,
@@ -79,7 +80,11 @@ pub struct Sidecar {
 impl Sidecar {
     /// The events of one tool call, in file order.
     pub fn events_for<'a>(&'a self, tool_use_id: &str) -> impl Iterator<Item = &'a HookEvent> {
-        self.calls.get(tool_use_id).into_iter().flatten()
+        self.calls
+            .get(tool_use_id)
+            .into_iter()
+            .flatten()
+            .map(|index| &self.events[*index])
     }
 
     /// Returns true if and only if tool hook events lie both at or before and at or after
@@ -99,7 +104,8 @@ impl Sidecar {
             self.transcript_path = Some(path);
         }
         if let Some(id) = event.tool_use_id {
-            self.calls.entry(id).or_default().push(HookEvent {
+            self.calls.entry(id).or_default().push(self.events.len());
+            self.events.push(HookEvent {
                 event: event.event,
                 time_ms: event.time_ms,
                 is_interrupt: event.is_interrupt,
@@ -119,23 +125,14 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
     else {
         return Ok(sidecar);
     };
-    let mut reader = BufReader::new(log);
-    let mut line = Vec::new();
     // The latest time of the lines read so far, to bound the time of a mark that has none.
     let mut latest: Option<u64> = None;
-    for number in 1.. {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .context("failed to read the provenance sidecar")?;
-        if read == 0 {
-            break;
-        }
-        let line = line.strip_suffix(b"\n").unwrap_or(&line);
+    for (index, line) in BufReader::new(log).split(b'\n').enumerate() {
+        let line = line.context("failed to read the provenance sidecar")?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let time = read_line(&mut sidecar, number, line, latest);
+        let time = read_line(&mut sidecar, index + 1, &line, latest);
         if let Some(time) = time {
             latest = latest.max(Some(time));
             for problem in &mut sidecar.mark_problems {
@@ -277,9 +274,9 @@ mod tests {
                 "\n"
             ),
         );
-        let events: Vec<_> = sidecar.events_for("toolu_1").collect();
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events.len(), 1);
+        assert_eq!(sidecar.events[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events_for("toolu_1").count(), 1);
         assert_eq!(sidecar.marks[0].gauge_pct, Some(78.5));
         let lines: Vec<usize> = sidecar.unreadable.iter().map(|(line, _)| *line).collect();
         assert_eq!(lines, vec![2, 4]);

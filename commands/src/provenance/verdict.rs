@@ -117,11 +117,6 @@ fn covering_mark<'a>(
         .map(|mark| &analysis.sidecar.marks[mark])
 }
 
-/// Whether `ledger-input` relabels the calls of `group`.
-fn relabelled(group: Option<&InterruptGroup>) -> bool {
-    group.is_some_and(|group| group.trailing && group.covered_by.is_some())
-}
-
 /// The call a result that is not normal reports on.
 fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     let group = result.group.map(|group| &analysis.groups[group]);
@@ -183,7 +178,7 @@ fn call_report(
         verdict_evidence,
         state_evidence,
         mark: covering_mark(analysis, group).cloned(),
-        relabelled_in_ledger: relabelled(group),
+        relabelled_in_ledger: group.is_some_and(InterruptGroup::relabelled),
         line: result
             .map(|result| result.line)
             .or(tool_use.map(|tool_use| tool_use.line))

@@ -15,6 +15,7 @@ pub use super::schema::{
     BoundaryMetadata, Iteration, Message, OutputDetails, PermissionDecision, PreservedMessages,
     PreservedSegment, ProgressData, Record, RequestParams, Usage,
 };
+use crate::json_scan::skip_blank;
 use crate::lenient::{Field, Lenient};
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
@@ -257,10 +258,7 @@ pub enum BoundaryKind {
 impl<'a> Record<'a> {
     /// Reads one line. `None` when it is not a JSON object (a bad, half-written or foreign line).
     pub fn parse(line: &'a [u8]) -> Option<Self> {
-        let first = line
-            .iter()
-            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))?;
-        if *first != b'{' {
+        if line.get(skip_blank(line, 0)) != Some(&b'{') {
             return None;
         }
         // A line that is UTF-8 as a whole (nearly all) is read as text, so that the parser does

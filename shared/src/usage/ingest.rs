@@ -394,13 +394,12 @@ impl<'origin> Ingest<'origin> {
         if self.saw_expected_text || record.is_sidechain() || self.origin.is_agent_file {
             return;
         }
-        self.saw_expected_text = record.blocks().iter().any(|block| match block {
-            Block::Text(text) => text.text().map(str::trim).is_some_and(|text| {
-                !text.is_empty()
-                    && (text == expected
-                        || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
-            }),
-            _ => false,
+        let holds_expected = |text: &str| {
+            !text.is_empty()
+                && (text == expected || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
+        };
+        self.saw_expected_text = record.blocks().iter().any(|block| {
+            matches!(block, Block::Text(text) if text.text().map(str::trim).is_some_and(holds_expected))
         });
     }
 

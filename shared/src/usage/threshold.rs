@@ -386,16 +386,15 @@ fn old_reserve(
     if version < ClaudeVersion(2, 0, 0) && small_model {
         return (8_192, ReserveSource::Default);
     }
-    let model_limit = if model.contains("3-5") {
-        8_192
-    } else if model.starts_with("claude-opus-4")
-        && !["claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7"]
-            .iter()
-            .any(|family| model.starts_with(family))
-    {
-        32_000
-    } else {
-        64_000
+    let newer_opus_4 = ["claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7"];
+    let model_limit = match model {
+        _ if model.contains("3-5") => 8_192,
+        _ if model.starts_with("claude-opus-4")
+            && !newer_opus_4.iter().any(|family| model.starts_with(family)) =>
+        {
+            32_000
+        }
+        _ => 64_000,
     };
     let (reserve, source) = match environment.max_output_tokens {
         Some(tokens) => (tokens.min(64_000), ReserveSource::Environment),
@@ -530,16 +529,11 @@ pub fn rule_trigger(
         (OUTPUT_RESERVE_CAP, ReserveSource::Default)
     };
     let effective = window.tokens.saturating_sub(reserved_output);
-    let tokens = if (reactive_only && nothing_configured) || window.source == WindowSource::Unknown
-    {
-        None
-    } else {
-        let plain = effective.saturating_sub(COMPACTION_BUFFER);
-        Some(match environment.percent_override {
-            Some(percent) => (effective * percent / 100).min(plain),
-            None => plain,
-        })
-    };
+    let plain = effective.saturating_sub(COMPACTION_BUFFER);
+    let percent = |percent: u64| (effective * percent / 100).min(plain);
+    let has_trigger =
+        !(reactive_only && nothing_configured) && window.source != WindowSource::Unknown;
+    let tokens = has_trigger.then(|| environment.percent_override.map_or(plain, percent));
     RuleTrigger {
         tokens,
         version: version.map(ToOwned::to_owned),
