@@ -151,7 +151,7 @@ pub fn short_tokens(tokens: u64) -> String {
     let (millions, tenths) = (tokens / 1_000_000, tokens / 100_000 % 10);
     match tokens {
         ..1_000 => tokens.to_string(),
-        ..1_000_000 => format!("{}k", tokens / 1_000),
+        1_000..1_000_000 => format!("{}k", tokens / 1_000),
         _ if tenths == 0 => format!("{millions}M"),
         _ => format!("{millions}.{tenths}M"),
     }

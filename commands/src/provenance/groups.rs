@@ -144,11 +144,12 @@ impl GroupFinder {
     fn reclassify(&mut self, record: &Record, class: RecordClass) -> (RecordClass, Option<String>) {
         let novel = match &class {
             RecordClass::NotConversation => return (class, None),
-            RecordClass::InterruptOnly { .. } | RecordClass::SyntheticNoResponse => None,
             RecordClass::Conversation { results } if self.after_interrupt && results.is_empty() => {
                 harness_short_text(record)
             }
-            RecordClass::Conversation { .. } => None,
+            RecordClass::InterruptOnly { .. }
+            | RecordClass::SyntheticNoResponse
+            | RecordClass::Conversation { .. } => None,
         };
         self.after_interrupt =
             novel.is_some() || !matches!(class, RecordClass::Conversation { .. });

@@ -43,8 +43,12 @@ pub fn read_record(text: &str) -> Step<Record<'_>> {
     };
     let mut record = Record::default();
     record.fill(&mut reader)?;
-    let end = skip_blank(reader.bytes, reader.at);
-    (end == reader.bytes.len()).then_some(record).ok_or(GiveUp)
+    reader.at = skip_blank(reader.bytes, reader.at);
+    if reader.at == reader.bytes.len() {
+        Ok(record)
+    } else {
+        Err(GiveUp)
+    }
 }
 
 /// A type read straight from a line's bytes.
