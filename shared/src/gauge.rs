@@ -17,7 +17,7 @@ use crate::store::state_dir::{StateDir, claude_config_dir};
 use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::ingest::{ChainGauge, Origin};
-use crate::usage::log::{IngestOptions, ingest_transcript_then};
+use crate::usage::log::{IngestOptions, IngestOutcome, ingest_transcript_then};
 use crate::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
 };
@@ -80,18 +80,6 @@ pub struct GaugeInputs {
 }
 
 impl GaugeInputs {
-    /// These inputs with the window the status line recorded for the session (`window.json`,
-    /// one small read), when there is one.
-    #[must_use]
-    pub fn with_status_line_window(&self, state: &StateDir, session: &SessionId) -> Self {
-        let mut inputs = self.clone();
-        if inputs.status_line_window.is_none() {
-            inputs.status_line_window = StatusWindow::read(&state.status_window_file(session))
-                .map(|window| window.evidence());
-        }
-        inputs
-    }
-
     /// The inputs of a hook run: the project from `CLAUDE_PROJECT_DIR` (Claude Code sets it for
     /// hooks; the payload's `cwd` follows `cd`s) or `cwd`, and the warning share from
     /// `CTXHOOKS_WARN_AT` (a value that is none is returned as a problem to note).
@@ -131,11 +119,8 @@ impl Crossing {
         let left = gauge.room_left.map_or_else(
             || "?".to_owned(),
             |left| {
-                if left < 0 {
-                    format!("{} past it", short_tokens(left.unsigned_abs()))
-                } else {
-                    format!("{} left", short_tokens(left.unsigned_abs()))
-                }
+                let side = if left < 0 { "past it" } else { "left" };
+                format!("{} {side}", short_tokens(left.unsigned_abs()))
             },
         );
         format!(
@@ -163,17 +148,12 @@ pub fn whole_percent(percent: f64) -> String {
 
 /// Tokens for people: `950`, `24k`, `142k`, `1.2M`, rounded down (a gauge never overstates).
 pub fn short_tokens(tokens: u64) -> String {
-    if tokens < 1_000 {
-        return tokens.to_string();
-    }
-    if tokens < 1_000_000 {
-        return format!("{}k", tokens / 1_000);
-    }
-    let tenths = tokens / 100_000;
-    if tenths.is_multiple_of(10) {
-        format!("{}M", tenths / 10)
-    } else {
-        format!("{}.{}M", tenths / 10, tenths % 10)
+    let (millions, tenths) = (tokens / 1_000_000, tokens / 100_000 % 10);
+    match tokens {
+        ..1_000 => tokens.to_string(),
+        1_000..1_000_000 => format!("{}k", tokens / 1_000),
+        _ if tenths == 0 => format!("{millions}M"),
+        _ => format!("{millions}.{tenths}M"),
     }
 }
 
@@ -219,25 +199,16 @@ pub fn compute(
 /// T for the chain's latest request: the rule, else the last automatic compaction's count.
 fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, TriggerBasis) {
     let Some(latest) = &chain.latest else {
-        return (
-            None,
-            TriggerBasis {
-                derivation: TriggerDerivation::None,
-                window_tokens: None,
-                window_source: None,
-                model: None,
-                version: None,
-            },
-        );
+        return (None, TriggerBasis::default());
     };
     let threshold = ThresholdInputs {
-        explicit_window: None,
         status_line_window: inputs.status_line_window.clone(),
         environment: inputs.environment.clone(),
         settings: SettingsWindows::find(
             inputs.project_dir.as_deref(),
             inputs.user_config_dir.as_deref(),
         ),
+        ..ThresholdInputs::default()
     };
     let rule = rule_trigger(
         latest.version.as_deref(),
@@ -280,8 +251,6 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
 pub struct GaugedIngest {
     /// The crossing to warn about, if this run saw one.
     pub crossing: Option<Crossing>,
-    /// Main-chain requests the ingest read.
-    pub main_requests_read: usize,
     /// Main-chain compaction boundaries the ingest read.
     pub main_compactions_read: usize,
     /// The response text looked out for was read.
@@ -332,7 +301,7 @@ pub fn log_usage_and_gauge(
         transcript,
         origin,
         options,
-        |outcome: &crate::usage::log::IngestOutcome| {
+        |outcome: &IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
                 if outcome.moved {
                     update_gauge(&context.state, session, &origin.transcript, chain, inputs)
@@ -353,17 +322,14 @@ pub fn log_usage_and_gauge(
     for problem in outcome.problems(transcript.path()) {
         context.note(problem);
     }
-    let crossing = match gauge {
-        Some(Ok(crossing)) => crossing,
-        Some(Err(error)) => {
+    let crossing = gauge.and_then(|gauge| {
+        gauge.unwrap_or_else(|error| {
             context.note(error.context("failed to update the session's gauge"));
             None
-        }
-        None => None,
-    };
+        })
+    });
     Ok(GaugedIngest {
         crossing,
-        main_requests_read: outcome.main_requests_read,
         main_compactions_read: outcome.main_compactions_read,
         saw_expected_text: outcome.saw_expected_text,
         offset: outcome.offset,
@@ -414,7 +380,12 @@ pub fn update_gauge(
     chain: &ChainGauge,
     inputs: &GaugeInputs,
 ) -> Result<Option<Crossing>> {
-    let inputs = &inputs.with_status_line_window(state, session);
+    // The window the status line recorded for the session (`window.json`, one small read).
+    let mut inputs = inputs.clone();
+    if inputs.status_line_window.is_none() {
+        inputs.status_line_window =
+            StatusWindow::read(&state.status_window_file(session)).map(|window| window.evidence());
+    }
     let path = state.gauge_file(session);
     // A gauge that is not one (an older schema, garbage) is replaced; a folder or FIFO where it
     // belongs is refused.
@@ -423,7 +394,7 @@ pub fn update_gauge(
         Err(_) if path.is_file() => None,
         Err(error) => return Err(error),
     };
-    let mut gauge = compute(session, transcript, chain, inputs);
+    let mut gauge = compute(session, transcript, chain, &inputs);
     // A compaction PostCompact reported stays counted until its boundary is read; the context
     // it left is unknown meanwhile, so there is nothing to warn about.
     if let Some(previous) = previous.as_ref().filter(|previous| {
@@ -441,17 +412,9 @@ pub fn update_gauge(
         .as_ref()
         .is_some_and(|previous| previous.warned && previous.transcript == gauge.transcript);
     let above = at_or_above(gauge.percent, gauge.warn_at_percent);
-    let mut crossing = false;
-    gauge.warned = if !above {
-        false
-    } else if warned_before {
-        true
-    } else if inputs.role == GaugeRole::Stop {
-        crossing = true;
-        true
-    } else {
-        false
-    };
+    // The first Stop at or past the share warns; the warning holds until the context falls.
+    let crossing = above && !warned_before && inputs.role == GaugeRole::Stop;
+    gauge.warned = crossing || (above && warned_before);
     if previous
         .as_ref()
         .is_none_or(|previous| !previous.same_as(&gauge))

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -123,10 +123,7 @@ impl Field<Cow<'_, str>> {
         if let Some(Mismatch { expected, found }) = self.mismatch() {
             bail!("the payload's `{name}` has the wrong type: expected {expected}, found {found}");
         }
-        match self.non_empty() {
-            Some(text) => Ok(text),
-            None => bail!("the payload has no `{name}`"),
-        }
+        (self.non_empty()).with_context(|| format!("the payload has no `{name}`"))
     }
 }
 

@@ -10,12 +10,11 @@ use std::ops::ControlFlow;
 use anyhow::Result;
 
 use super::calls::ToolCalls;
-use super::evidence::Warning;
+use super::evidence::{UnmatchedMark, UnmatchedReason, Warning};
 use super::groups::{GroupFinder, InterruptGroup, LineSpan};
 use super::marks;
 use super::records::{RecordClass, ResultKind, classify_record};
 use super::sidecar::Sidecar;
-use ctxhooks_shared::store::sidecar::RuntimeMark;
 use ctxhooks_shared::transcript::lines::{Line, MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -92,27 +91,29 @@ impl Analysis {
                 .collect();
         }
         marks::match_marks(&mut analysis.groups, &analysis.sidecar, &analysis.calls);
-        for problem in &analysis.sidecar.mark_problems {
-            analysis.warnings.push(Warning::MarkProblem {
+        let problems = analysis.sidecar.mark_problems.iter();
+        analysis
+            .warnings
+            .extend(problems.map(|problem| Warning::MarkProblem {
                 line: problem.line,
                 problem: problem.problem.clone(),
-            });
-        }
+            }));
         Ok(analysis)
     }
 
-    /// The marks that cover no interrupt group, with their index in the sidecar's mark list.
-    pub fn unmatched(&self) -> Vec<(usize, &RuntimeMark)> {
-        self.sidecar
-            .marks
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| {
-                !self.groups.iter().any(|group| {
-                    group.covered_by == Some(*index) || group.spent_marks.contains(index)
-                })
-            })
-            .collect()
+    /// The marks that cover no interrupt group and are spent on none.
+    pub fn unmatched(&self) -> Vec<UnmatchedMark> {
+        let matched = |index: usize| {
+            (self.groups.iter())
+                .any(|group| group.covered_by == Some(index) || group.spent_marks.contains(&index))
+        };
+        let marks = self.sidecar.marks.iter().enumerate();
+        UnmatchedMark::all(
+            marks
+                .filter(|(index, _)| !matched(*index))
+                .map(|(_, mark)| mark.clone()),
+            &UnmatchedReason::NoInterruptInWindow,
+        )
     }
 }
 

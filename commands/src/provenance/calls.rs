@@ -37,16 +37,15 @@ pub struct ToolCalls {
 
 impl ToolCalls {
     fn entry(&mut self, id: &str) -> usize {
-        if let Some(index) = self.by_id.get(id) {
-            return *index;
-        }
-        let index = self.calls.len();
-        self.calls.push(ToolCall {
-            id: id.to_owned(),
-            ..ToolCall::default()
-        });
-        self.by_id.insert(id.to_owned(), index);
-        index
+        let calls = &mut self.calls;
+        *self.by_id.entry(id.to_owned()).or_insert_with(|| {
+            let id = id.to_owned();
+            calls.push(ToolCall {
+                id,
+                ..ToolCall::default()
+            });
+            calls.len() - 1
+        })
     }
 
     /// Notes a `tool_use` block on 0-based line `line` and returns the call's index.
@@ -66,9 +65,7 @@ impl ToolCalls {
         call.name = name.map(str::to_owned);
         call.line = line;
         call.time_ms = time_ms;
-        if let Some(time) = time_ms {
-            call.earliest_ms = Some(call.earliest_ms.map_or(time, |earliest| earliest.min(time)));
-        }
+        call.earliest_ms = call.earliest_ms.into_iter().chain(time_ms).min();
         if call.order.is_none() {
             call.order = Some(self.issued);
             self.issued += 1;

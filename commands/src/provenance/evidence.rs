@@ -220,3 +220,18 @@ pub struct UnmatchedMark {
     #[serde(serialize_with = "sentence")]
     pub reason: UnmatchedReason,
 }
+
+impl UnmatchedMark {
+    /// Each of `marks`, unmatched for `reason`.
+    pub fn all(
+        marks: impl IntoIterator<Item = RuntimeMark>,
+        reason: &UnmatchedReason,
+    ) -> Vec<Self> {
+        (marks.into_iter())
+            .map(|mark| Self {
+                mark,
+                reason: reason.clone(),
+            })
+            .collect()
+    }
+}

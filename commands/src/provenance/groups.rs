@@ -53,6 +53,11 @@ pub struct InterruptGroup {
 }
 
 impl InterruptGroup {
+    /// Whether `ledger-input` relabels its calls: it is the trailing group, and a mark covers it.
+    pub fn relabelled(&self) -> bool {
+        self.trailing && self.covered_by.is_some()
+    }
+
     /// The ids of the calls it cuts off: its tool results, then its unanswered calls.
     pub fn call_ids(&self) -> impl Iterator<Item = &str> {
         self.results
@@ -112,12 +117,8 @@ impl GroupFinder {
                 self.open = false;
                 if record.is_real_prompt() {
                     self.calls_since_prompt.clear();
-                    if let Some(time) = time_ms {
-                        self.latest_prompt_ms = Some(
-                            self.latest_prompt_ms
-                                .map_or(time, |latest| latest.max(time)),
-                        );
-                    }
+                    // `None` orders below every time: the latest known one stays.
+                    self.latest_prompt_ms = self.latest_prompt_ms.max(time_ms);
                 }
             }
             RecordClass::SyntheticNoResponse => {
@@ -141,30 +142,26 @@ impl GroupFinder {
     /// A harness-written short record right after interrupt content (only non-conversation
     /// records between) is taken as an interrupt marker in a wording ctxhooks does not know.
     fn reclassify(&mut self, record: &Record, class: RecordClass) -> (RecordClass, Option<String>) {
-        match &class {
-            RecordClass::NotConversation => (class, None),
-            RecordClass::InterruptOnly { .. } | RecordClass::SyntheticNoResponse => {
-                self.after_interrupt = true;
-                (class, None)
+        let novel = match &class {
+            RecordClass::NotConversation => return (class, None),
+            RecordClass::Conversation { results } if self.after_interrupt && results.is_empty() => {
+                harness_short_text(record)
             }
-            RecordClass::Conversation { results } => {
-                let novel = if self.after_interrupt && results.is_empty() {
-                    harness_short_text(record)
-                } else {
-                    None
+            RecordClass::InterruptOnly { .. }
+            | RecordClass::SyntheticNoResponse
+            | RecordClass::Conversation { .. } => None,
+        };
+        self.after_interrupt =
+            novel.is_some() || !matches!(class, RecordClass::Conversation { .. });
+        match novel {
+            Some(text) => {
+                let marker = RecordClass::InterruptOnly {
+                    results: Vec::new(),
+                    markers: 1,
                 };
-                self.after_interrupt = novel.is_some();
-                match novel {
-                    Some(text) => (
-                        RecordClass::InterruptOnly {
-                            results: Vec::new(),
-                            markers: 1,
-                        },
-                        Some(text),
-                    ),
-                    None => (class, None),
-                }
+                (marker, Some(text))
             }
+            None => (class, None),
         }
     }
 

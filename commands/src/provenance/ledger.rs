@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::analysis::Analysis;
 use super::groups::{InterruptGroup, LineSpan};
+use super::text::quoted;
 use super::verdict::{ProvenanceReport, ToolState};
 
 /// The rule to put in the extraction prompt.
@@ -33,11 +34,7 @@ pub fn write_ledger_input<R: Read + Seek>(
     mut transcript: R,
     output: &mut impl Write,
 ) -> Result<()> {
-    let group = analysis
-        .groups
-        .last()
-        .filter(|group| group.trailing && group.covered_by.is_some());
-    let Some(group) = group else {
+    let Some(group) = analysis.groups.last().filter(|group| group.relabelled()) else {
         return copy(&mut transcript, 0, analysis.length, output);
     };
     let first = Line::read(&mut transcript, group.spans[0], analysis.length)?;
@@ -143,18 +140,16 @@ fn system_record(
     record.insert("level".into(), "info".into());
     // The chain stays linked: parentUuid from the first replaced record, uuid from the last
     // (the record after the group names it as its parent).
-    if let Some(value) = first.and_then(|first| first.get("parentUuid")) {
-        record.insert("parentUuid".into(), value.clone());
-    }
-    if let Some(value) = last
-        .and_then(|last| last.get("uuid"))
-        .or_else(|| first.and_then(|first| first.get("uuid")))
+    let field = |line: Option<&Value>, name| line.and_then(|line| line.get(name)).cloned();
+    let uuid = field(last, "uuid").or_else(|| field(first, "uuid"));
+    let copied = ["sessionId", "timestamp", "isSidechain", "cwd", "version"]
+        .map(|name| (name, field(first, name)));
+    for (name, value) in [("parentUuid", field(first, "parentUuid")), ("uuid", uuid)]
+        .into_iter()
+        .chain(copied)
     {
-        record.insert("uuid".into(), value.clone());
-    }
-    for field in ["sessionId", "timestamp", "isSidechain", "cwd", "version"] {
-        if let Some(value) = first.and_then(|first| first.get(field)) {
-            record.insert(field.into(), value.clone());
+        if let Some(value) = value {
+            record.insert(name.into(), value);
         }
     }
     record.insert("content".into(), content.into());
@@ -181,9 +176,7 @@ fn relabelled_calls(report: &ProvenanceReport, group: &InterruptGroup) -> (Strin
         phrases.push(format!(
             "{}{} ({id}): {}",
             name.as_deref().unwrap_or("a tool call"),
-            summary
-                .as_deref()
-                .map_or_else(String::new, |summary| format!(" `{summary}`")),
+            quoted(summary.as_deref()),
             state_phrase(state)
         ));
         calls.push(json!({
@@ -199,16 +192,15 @@ fn relabelled_calls(report: &ProvenanceReport, group: &InterruptGroup) -> (Strin
          rejection and not a confirmation, and nothing is waiting on the user."
             .to_owned()
     } else {
+        let (what, they) = if phrases.len() == 1 {
+            ("this tool call", "It")
+        } else {
+            ("these tool calls", "They")
+        };
         format!(
-            "An automatic context refresh cut {} off, not the user. {} did not complete: {}. \
-             Check the live effect, then re-run the step. This is not a rejection and not a \
+            "An automatic context refresh cut {what} off, not the user. {they} did not complete: \
+             {}. Check the live effect, then re-run the step. This is not a rejection and not a \
              confirmation, and nothing is waiting on the user.",
-            if phrases.len() == 1 {
-                "this tool call"
-            } else {
-                "these tool calls"
-            },
-            if phrases.len() == 1 { "It" } else { "They" },
             phrases.join("; ")
         )
     };

@@ -41,10 +41,9 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
     order.sort_by_key(|index| sidecar.marks[*index].time_ms);
     for mark_index in order {
         let mark_time = sidecar.marks[mark_index].time_ms;
-        let eligible = groups
-            .iter()
-            .position(|group| may_cover(mark_time, group, sidecar, calls));
-        if let Some(group) = eligible.map(|index| &mut groups[index]) {
+        let eligible =
+            (groups.iter_mut()).find(|group| may_cover(mark_time, group, sidecar, calls));
+        if let Some(group) = eligible {
             if group.covered_by.is_none() {
                 group.covered_by = Some(mark_index);
             } else {
@@ -78,10 +77,7 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
 fn may_cover(mark_time: u64, group: &InterruptGroup, sidecar: &Sidecar, calls: &ToolCalls) -> bool {
     let low = mark_time.saturating_sub(MARK_WINDOW_BEFORE_MS);
     let high = mark_time.saturating_add(MARK_WINDOW_AFTER_MS);
-    let Some(first_time) = group.first_time_ms else {
-        return false;
-    };
-    if first_time < low || first_time > high {
+    if !(group.first_time_ms).is_some_and(|first| (low..=high).contains(&first)) {
         return false;
     }
     if group
@@ -105,10 +101,7 @@ fn call_start(id: &str, sidecar: &Sidecar, calls: &ToolCalls) -> Option<u64> {
         .filter(|event| event.event == ToolEventKind::Started)
         .map(|event| event.time_ms)
         .min();
-    match (issued, started) {
-        (Some(issued), Some(started)) => Some(issued.min(started)),
-        (issued, started) => issued.or(started),
-    }
+    issued.into_iter().chain(started).min()
 }
 
 /// Reads a session's sidecar and transcript (its path as the hook events recorded it) and
@@ -121,25 +114,14 @@ pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<Unma
         return Ok(Vec::new());
     }
     let Some(transcript) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
-        return Ok(sidecar
-            .marks
-            .into_iter()
-            .map(|mark| UnmatchedMark {
-                mark,
-                reason: UnmatchedReason::NoTranscriptPath,
-            })
-            .collect());
+        return Ok(UnmatchedMark::all(
+            sidecar.marks,
+            &UnmatchedReason::NoTranscriptPath,
+        ));
     };
     let analysis = analyse_file(&transcript, sidecar)
         .with_context(|| format!("failed to read `{}`", transcript.display()))?;
-    Ok(analysis
-        .unmatched()
-        .into_iter()
-        .map(|(_, mark)| UnmatchedMark {
-            mark: mark.clone(),
-            reason: UnmatchedReason::NoInterruptInWindow,
-        })
-        .collect())
+    Ok(analysis.unmatched())
 }
 
 /// [`unmatched_marks`] for every session of the state folder that has marks (for
@@ -152,14 +134,10 @@ pub fn unmatched_marks_in_all_sessions(
     for session in state.session_ids()? {
         let unmatched = match unmatched_marks(state, &session) {
             Ok(unmatched) => unmatched,
-            Err(error) => read_sidecar(&state.sidecar(&session))?
-                .marks
-                .into_iter()
-                .map(|mark| UnmatchedMark {
-                    mark,
-                    reason: UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
-                })
-                .collect(),
+            Err(error) => UnmatchedMark::all(
+                read_sidecar(&state.sidecar(&session))?.marks,
+                &UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
+            ),
         };
         if !unmatched.is_empty() {
             found.push((session, unmatched));

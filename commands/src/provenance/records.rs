@@ -115,7 +115,7 @@ pub enum ResultKind {
 }
 
 /// `text` when `flag` holds, else nothing (a clause of a sentence).
-fn when(flag: bool, text: &'static str) -> &'static str {
+pub(super) fn when(flag: bool, text: &'static str) -> &'static str {
     if flag { text } else { "" }
 }
 
@@ -183,23 +183,10 @@ pub fn classify_tool_result(
             "user-rejected" if needs_approval && !rejection => {
                 ResultKind::PermissionDenied(refusal())
             }
-            "user-rejected" => match rejection_kind(text, before_run) {
-                ResultKind::Rejected {
-                    before_run,
-                    stopped_while_running,
-                    ..
-                } => ResultKind::Rejected {
-                    before_run,
-                    stopped_while_running,
-                    plain_user_rejected: !stopped_while_running,
-                },
-                other => other,
-            },
-            "interrupted" => ResultKind::Interrupted {
-                while_running: true,
-            },
-            "cancelled" => ResultKind::Interrupted {
-                while_running: false,
+            "user-rejected" => rejection_kind(text, before_run, true),
+            // 2.1.270's form for a call cut off in flight, and a call cancelled before it ran.
+            "interrupted" | "cancelled" => ResultKind::Interrupted {
+                while_running: kind == "interrupted",
             },
             "permission-rule" => ResultKind::PermissionDenied(refusal()),
             other if other.contains("classifier") || other.contains("auto") => {
@@ -212,7 +199,7 @@ pub fn classify_tool_result(
     }
     if is_error {
         if rejection {
-            return rejection_kind(text, before_run);
+            return rejection_kind(text, before_run, false);
         }
         if text.starts_with(BATCH_CANCELLED_PREFIX) {
             return ResultKind::BatchCancelled;
@@ -257,16 +244,19 @@ fn is_needs_approval_text(text: &str) -> bool {
         .is_some_and(|position| position > 0 && position <= NEEDS_APPROVAL_MAX_BYTES)
 }
 
-fn rejection_kind(text: &str, before_run: bool) -> ResultKind {
+/// A rejection's kind; `user_rejected`: it carries `toolDenialKind: "user-rejected"` (plain
+/// unless stopped while running).
+fn rejection_kind(text: &str, before_run: bool, user_rejected: bool) -> ResultKind {
     // Feedback is recognised by its phrase, not by where the fixed second sentence ends: the
     // sentence's wording (and its parentheses) may change, the phrase has been stable.
     if text.contains(FEEDBACK_PHRASE) {
         return ResultKind::RejectedWithFeedback;
     }
+    let stopped_while_running = text.contains(RUNNING_CORRECTION);
     ResultKind::Rejected {
         before_run,
-        stopped_while_running: text.contains(RUNNING_CORRECTION),
-        plain_user_rejected: false,
+        stopped_while_running,
+        plain_user_rejected: user_rejected && !stopped_while_running,
     }
 }
 
@@ -333,29 +323,19 @@ pub fn harness_short_text(record: &Record) -> Option<String> {
 
 /// Classifies one transcript record.
 pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClass {
-    let kind = record.kind();
-    if kind != Some("user") && kind != Some("assistant") {
-        return RecordClass::NotConversation;
-    }
-    if kind == Some("assistant") {
-        if record.is_synthetic_no_response() {
+    let mut results = Vec::new();
+    match record.kind() {
+        Some("user") => {}
+        Some("assistant") if record.is_synthetic_no_response() => {
             return RecordClass::SyntheticNoResponse;
         }
-        return RecordClass::Conversation {
-            results: Vec::new(),
-        };
+        Some("assistant") => return RecordClass::Conversation { results },
+        _ => return RecordClass::NotConversation,
     }
-    let mut results = Vec::new();
     let mut markers = 0;
     let mut other = 0;
     match record.content() {
-        Some(Content::Text(text)) => {
-            if is_interrupt_marker_text(text) {
-                markers += 1;
-            } else {
-                other += 1;
-            }
-        }
+        Some(Content::Text(text)) if is_interrupt_marker_text(text) => markers += 1,
         Some(Content::Blocks(blocks)) => {
             for block in blocks {
                 match block {
@@ -370,7 +350,7 @@ pub fn classify_record(record: &Record, sidecar: Option<&Sidecar>) -> RecordClas
                 }
             }
         }
-        None => other += 1,
+        Some(Content::Text(_)) | None => other += 1,
     }
     if record.row_source.text() == Some(ROW_SOURCE_LOCAL) {
         // Typed by a person: never an interrupt marker, whatever it says.

@@ -125,25 +125,16 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
     else {
         return Ok(sidecar);
     };
-    let mut reader = BufReader::new(log);
-    let mut line = Vec::new();
     // The latest time of the lines read so far, to bound the time of a mark that has none.
     let mut latest: Option<u64> = None;
-    for number in 1.. {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .context("failed to read the provenance sidecar")?;
-        if read == 0 {
-            break;
-        }
-        let line = line.strip_suffix(b"\n").unwrap_or(&line);
+    for (index, line) in BufReader::new(log).split(b'\n').enumerate() {
+        let line = line.context("failed to read the provenance sidecar")?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let time = read_line(&mut sidecar, number, line, latest);
+        let time = read_line(&mut sidecar, index + 1, &line, latest);
         if let Some(time) = time {
-            latest = Some(latest.map_or(time, |latest| latest.max(time)));
+            latest = latest.max(Some(time));
             for problem in &mut sidecar.mark_problems {
                 if problem.before_time_ms.is_none_or(|before| time < before) {
                     problem.before_time_ms = Some(time);
@@ -227,15 +218,12 @@ pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
 /// A mark read leniently from a parsed line: `time_ms` an integer, or a finite non-negative
 /// number (rounded); `reason` a string (else a placeholder); a bad optional field is dropped.
 fn lenient_mark(value: &Value) -> Result<RuntimeMark, MarkProblemKind> {
-    let time_ms = match value.get("time_ms") {
-        Some(time) => time
-            .as_u64()
-            .or_else(|| time.as_f64().and_then(rounded_ms))
-            .ok_or_else(|| MarkProblemKind::BadTime {
-                value: time.to_string(),
-            })?,
-        None => return Err(MarkProblemKind::NoTime),
-    };
+    let time = value.get("time_ms").ok_or(MarkProblemKind::NoTime)?;
+    let time_ms = (time.as_u64())
+        .or_else(|| time.as_f64().and_then(rounded_ms))
+        .ok_or_else(|| MarkProblemKind::BadTime {
+            value: time.to_string(),
+        })?;
     Ok(RuntimeMark {
         time_ms,
         reason: value

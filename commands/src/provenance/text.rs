@@ -5,56 +5,53 @@
 use std::fmt::{self, Write as _};
 
 use super::evidence::{UnmatchedMark, Warning};
-use super::records::{DECISION_SOURCE_CONFIG, PermissionRefusal};
+use super::records::{DECISION_SOURCE_CONFIG, PermissionRefusal, when};
 use super::sidecar::MarkProblem;
 use super::verdict::{CallReport, ProvenanceReport};
 
 /// A permission refusal in words: who refused, and every field that says so.
 impl fmt::Display for PermissionRefusal {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let refusal = self;
-        let reason = refusal.reason_code.as_deref().unwrap_or_default();
-        let who = match refusal.decision_source.as_deref() {
+        let reason = self.reason_code.as_deref().unwrap_or_default();
+        let who = match self.decision_source.as_deref() {
             Some(DECISION_SOURCE_CONFIG) if reason.starts_with("rule:") => {
                 "by a deny rule of the CLI's settings, not by a person"
             }
             Some(DECISION_SOURCE_CONFIG) if reason.starts_with("mode:") => {
                 "by the CLI's permission mode, not by a person"
             }
-            Some(DECISION_SOURCE_CONFIG) if refusal.needs_approval => {
+            Some(DECISION_SOURCE_CONFIG) if self.needs_approval => {
                 "by the CLI in print mode: the call needed a person's approval and none was asked, \
              so no person refused it"
             }
             Some(DECISION_SOURCE_CONFIG) => "by the CLI's own configuration, not by a person",
             Some("user_reject") => "by the program's permission handler (canUseTool)",
-            _ if refusal.needs_approval => {
+            _ if self.needs_approval => {
                 "by the CLI: the call needed a person's approval and none was asked (print mode)"
             }
             _ => "at the permission step",
         };
         let mut facts = Vec::new();
-        if let Some(source) = &refusal.decision_source {
-            facts.push(match &refusal.reason_code {
-                Some(code) => {
-                    format!("permissionDecision reject, source {source:?}, reasonCode {code:?}")
-                }
-                None => format!("permissionDecision reject, source {source:?}"),
-            });
+        if let Some(source) = &self.decision_source {
+            let code = (self.reason_code.as_ref()).map(|code| format!(", reasonCode {code:?}"));
+            let code = code.unwrap_or_default();
+            facts.push(format!(
+                "permissionDecision reject, source {source:?}{code}"
+            ));
         }
-        if refusal.needs_approval {
+        if self.needs_approval {
             facts.push("the result says the call \"needs approval\"".to_owned());
         }
-        if let Some(kind) = &refusal.denial_kind {
-            if kind == "user-rejected" {
-                facts.push(
-                "toolDenialKind \"user-rejected\", which the CLI writes for its own refusals too: \
-                 no person is implied"
-                    .to_owned(),
-            );
-            } else {
-                facts.push(format!("toolDenialKind {kind:?}"));
+        facts.extend(self.denial_kind.as_ref().map(|kind| {
+            match kind.as_str() {
+                "user-rejected" => {
+                    "toolDenialKind \"user-rejected\", which the CLI writes for its \
+                                own refusals too: no person is implied"
+                        .to_owned()
+                }
+                kind => format!("toolDenialKind {kind:?}"),
             }
-        }
+        }));
         write!(formatter, "tool_result is a permission denial {who}")?;
         if !facts.is_empty() {
             write!(formatter, " ({})", facts.join("; "))?;
@@ -107,6 +104,11 @@ pub fn render_report(report: &ProvenanceReport, transcript: &str) -> String {
     text
 }
 
+/// A call's summary as the reports show it after its name: `` `summary` ``, or nothing.
+pub(super) fn quoted(summary: Option<&str>) -> String {
+    summary.map_or_else(String::new, |summary| format!(" `{summary}`"))
+}
+
 fn render_call(text: &mut String, call: &CallReport) {
     let (verdict, state): (&str, &str) = (call.verdict.into(), call.state.into());
     let _ = writeln!(
@@ -114,16 +116,10 @@ fn render_call(text: &mut String, call: &CallReport) {
         "\n{} {}{} (line {})\n  verdict: {}{}\n  state:   {}",
         call.tool_name.as_deref().unwrap_or("?"),
         call.tool_use_id,
-        call.summary
-            .as_deref()
-            .map_or_else(String::new, |summary| format!(" `{summary}`")),
+        quoted(call.summary.as_deref()),
         call.line,
         verdict,
-        if call.relabelled_in_ledger {
-            " (relabelled in ledger-input)"
-        } else {
-            ""
-        },
+        when(call.relabelled_in_ledger, " (relabelled in ledger-input)"),
         state,
     );
     for evidence in &call.verdict_evidence {

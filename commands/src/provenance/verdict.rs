@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
-use super::evidence::{StateEvidence, UnmatchedMark, UnmatchedReason, VerdictEvidence, Warning};
+use super::evidence::{StateEvidence, UnmatchedMark, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
 use super::json::sentences;
 use super::records::ResultKind;
@@ -93,18 +93,16 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         .iter()
         .map(|result| result_call(analysis, result))
         .collect();
-    calls.extend(unanswered_calls(analysis));
+    let unanswered = analysis.calls.in_order().into_iter();
+    calls.extend(
+        unanswered
+            .filter(|call| !call.answered)
+            .map(|call| unanswered_call(analysis, call)),
+    );
     calls.sort_by_key(|call| call.line);
     ProvenanceReport {
         calls,
-        unmatched_marks: analysis
-            .unmatched()
-            .into_iter()
-            .map(|(_, mark)| UnmatchedMark {
-                mark: mark.clone(),
-                reason: UnmatchedReason::NoInterruptInWindow,
-            })
-            .collect(),
+        unmatched_marks: analysis.unmatched(),
         warnings: report_warnings(analysis),
     }
 }
@@ -119,11 +117,6 @@ fn covering_mark<'a>(
         .map(|mark| &analysis.sidecar.marks[mark])
 }
 
-/// Whether `ledger-input` relabels the calls of `group`.
-fn relabelled(group: Option<&InterruptGroup>) -> bool {
-    group.is_some_and(|group| group.trailing && group.covered_by.is_some())
-}
-
 /// The call a result that is not normal reports on.
 fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     let group = result.group.map(|group| &analysis.groups[group]);
@@ -132,41 +125,34 @@ fn result_call(analysis: &Analysis, result: &NotableResult) -> CallReport {
     call_report(analysis, judged, &result.tool_use_id, Some(result), group)
 }
 
-/// The calls no `tool_result` answers, in the order they were issued.
-fn unanswered_calls(analysis: &Analysis) -> Vec<CallReport> {
-    let mut calls = Vec::new();
-    for tool_use in analysis.calls.in_order() {
-        if tool_use.answered {
-            continue;
+/// The report on a call no `tool_result` answers.
+fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
+    let id = &tool_use.id;
+    let group = analysis
+        .groups
+        .iter()
+        .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
+    let mut verdict_evidence = vec![VerdictEvidence::NoResult];
+    let verdict = match (group, covering_mark(analysis, group)) {
+        (Some(_), Some(mark)) => {
+            verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
+            Verdict::Runtime
         }
-        let id = &tool_use.id;
-        let group = analysis
-            .groups
-            .iter()
-            .find(|group| group.unanswered.iter().any(|unanswered| unanswered == id));
-        let mut verdict_evidence = vec![VerdictEvidence::NoResult];
-        let verdict = match (group, covering_mark(analysis, group)) {
-            (Some(_), Some(mark)) => {
-                verdict_evidence.push(VerdictEvidence::LaterRecordsCovered(mark.clone()));
-                Verdict::Runtime
-            }
-            (Some(group), None) if !group.uncertain.is_empty() => {
-                verdict_evidence.extend(uncertainty(group));
-                Verdict::Unknown
-            }
-            (Some(_), None) => {
-                verdict_evidence.push(VerdictEvidence::MarkerFollowsUncovered);
-                Verdict::User
-            }
-            _ => Verdict::Unknown,
-        };
-        if let Some(group) = group {
-            verdict_evidence.extend(group_evidence(analysis, group));
+        (Some(group), None) if !group.uncertain.is_empty() => {
+            verdict_evidence.extend(uncertainty(group));
+            Verdict::Unknown
         }
-        let judged = (verdict, verdict_evidence);
-        calls.push(call_report(analysis, judged, id, None, group));
+        (Some(_), None) => {
+            verdict_evidence.push(VerdictEvidence::MarkerFollowsUncovered);
+            Verdict::User
+        }
+        _ => Verdict::Unknown,
+    };
+    if let Some(group) = group {
+        verdict_evidence.extend(group_evidence(analysis, group));
     }
-    calls
+    let judged = (verdict, verdict_evidence);
+    call_report(analysis, judged, id, None, group)
 }
 
 /// The report on the call `id` (answered by `result`, in `group`) with its verdict and
@@ -192,7 +178,7 @@ fn call_report(
         verdict_evidence,
         state_evidence,
         mark: covering_mark(analysis, group).cloned(),
-        relabelled_in_ledger: relabelled(group),
+        relabelled_in_ledger: group.is_some_and(InterruptGroup::relabelled),
         line: result
             .map(|result| result.line)
             .or(tool_use.map(|tool_use| tool_use.line))
@@ -268,12 +254,10 @@ fn judge(
     }
     match kind {
         ResultKind::Rejected {
-            before_run: true, ..
-        }
-        | ResultKind::Rejected {
-            plain_user_rejected: true,
+            before_run,
+            plain_user_rejected,
             ..
-        } => {
+        } if *before_run || *plain_user_rejected => {
             evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
             (Verdict::User, evidence)
         }
@@ -328,26 +312,30 @@ fn state_of(
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
         let time_ms = event.time_ms;
-        match event.event {
+        let (state, evidence) = match event.event {
             ToolEventKind::Completed => {
-                return (
-                    ToolState::Completed,
-                    vec![StateEvidence::Completed { time_ms }],
-                );
+                (ToolState::Completed, StateEvidence::Completed { time_ms })
             }
-            ToolEventKind::Failed if event.is_interrupt == Some(true) => {
-                let evidence = StateEvidence::AbortedWhileRunning { time_ms };
-                return (ToolState::Started, vec![evidence]);
-            }
+            ToolEventKind::Failed if event.is_interrupt == Some(true) => (
+                ToolState::Started,
+                StateEvidence::AbortedWhileRunning { time_ms },
+            ),
             ToolEventKind::Failed => {
-                let evidence = StateEvidence::Failed {
-                    time_ms,
-                    is_interrupt: event.is_interrupt,
-                };
-                return (ToolState::Failed, vec![evidence]);
+                let is_interrupt = event.is_interrupt;
+                (
+                    ToolState::Failed,
+                    StateEvidence::Failed {
+                        time_ms,
+                        is_interrupt,
+                    },
+                )
             }
-            ToolEventKind::Started => started = Some(time_ms),
-        }
+            ToolEventKind::Started => {
+                started = Some(time_ms);
+                continue;
+            }
+        };
+        return (state, vec![evidence]);
     }
     let denied_before_run = matches!(
         kind,

@@ -5,6 +5,7 @@
 //! runtime reads it in constant time whatever the transcript's size. The format is documented in
 //! `docs/usage.md`.
 
+use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -65,8 +66,8 @@ pub struct Gauge {
     pub title: Option<String>,
 }
 
-/// Where the trigger T of a gauge came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Where the trigger T of a gauge came from (by default: nowhere, no T).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TriggerBasis {
     /// `rule`, `observed` or `none`.
     pub derivation: TriggerDerivation,
@@ -82,7 +83,7 @@ pub struct TriggerBasis {
 }
 
 /// How the gauge's T was derived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TriggerDerivation {
     /// Claude Code's own rule for the version, model, window and environment of the session.
@@ -95,6 +96,7 @@ pub enum TriggerDerivation {
     /// it, or none when no compaction bounds it (never the rule's).
     RuleContradicted,
     /// No T: no request read yet, or a model compacted only on refusal and none was seen.
+    #[default]
     None,
 }
 
@@ -106,11 +108,9 @@ impl Gauge {
             return Ok(None);
         };
         let mut bytes = Vec::with_capacity(1024);
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(file, MAX_GAUGE_BYTES as u64 + 1),
-            &mut bytes,
-        )
-        .with_context(|| format!("failed to read `{}`", path.display()))?;
+        (file.take(MAX_GAUGE_BYTES as u64 + 1))
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
         if bytes.len() > MAX_GAUGE_BYTES {
             bail!(
                 "`{}` is larger than {MAX_GAUGE_BYTES} bytes; it is no gauge",

@@ -122,17 +122,16 @@ fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
             if parts.is_empty() {
                 return None;
             }
-            let speaker = if record.is_compact_summary.is_true() {
-                Speaker::Summary
-            } else if kind == "assistant" {
-                Speaker::Assistant
-            } else if parts
-                .iter()
-                .all(|part| matches!(part, Part::ToolResult { .. }))
-            {
-                Speaker::Tool
-            } else {
-                Speaker::User
+            let speaker = match kind {
+                _ if record.is_compact_summary.is_true() => Speaker::Summary,
+                "assistant" => Speaker::Assistant,
+                _ if parts
+                    .iter()
+                    .all(|part| matches!(part, Part::ToolResult { .. })) =>
+                {
+                    Speaker::Tool
+                }
+                _ => Speaker::User,
             };
             Some(Entry::Message {
                 speaker,
@@ -165,19 +164,13 @@ fn parts_of(content: &Value) -> Vec<Part> {
 }
 
 fn part_of(block: &Value) -> Option<Part> {
-    match block.get("type")?.as_str()? {
-        "text" => {
-            let text = block.get("text")?.as_str()?;
-            (!text.trim().is_empty()).then(|| Part::Text {
-                text: text.to_owned(),
-            })
-        }
+    let field = |key| block.get(key).and_then(Value::as_str);
+    match field("type")? {
+        "text" => (field("text").filter(|text| !text.trim().is_empty())).map(|text| Part::Text {
+            text: text.to_owned(),
+        }),
         "tool_use" | "server_tool_use" => Some(Part::ToolCall {
-            name: block
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned(),
+            name: field("name").unwrap_or("?").to_owned(),
             input: block.get("input").map(Value::to_string).unwrap_or_default(),
         }),
         "tool_result" => Some(Part::ToolResult {

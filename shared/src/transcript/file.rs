@@ -6,9 +6,15 @@
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use crate::platform::open::{OpenError, is_link, open_no_follow};
+
+/// Why a path is refused as a transcript: a symbolic link (never followed).
+const IS_LINK: &str = "is a symbolic link; refusing to follow it";
+
+/// Why a path is refused as a transcript: not a regular file (a FIFO, a device, ...).
+const NOT_REGULAR: &str = "is not a regular file";
 
 /// A transcript (or a sub-agent's), open for reading.
 #[derive(Debug)]
@@ -34,30 +40,22 @@ impl TranscriptFile {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error).context("failed to inspect the transcript"),
         };
+        let refused = |what: &str| anyhow!("the transcript `{}` {what}", path.display());
         let kind = metadata.file_type();
         if is_link(&metadata) {
-            bail!(
-                "the transcript `{}` is a symbolic link; refusing to follow it",
-                path.display()
-            );
+            return Err(refused(IS_LINK));
         }
         if kind.is_dir() {
-            bail!(
-                "the transcript `{}` is a folder, not a file",
-                path.display()
-            );
+            return Err(refused("is a folder, not a file"));
         }
         if !kind.is_file() {
-            bail!("the transcript `{}` is not a regular file", path.display());
+            return Err(refused(NOT_REGULAR));
         }
         // Then the open, which must not follow or wait either: something else may have been put
         // at the path in between. What was opened is what counts.
         let file = match open_no_follow(fs_err::OpenOptions::new().read(true), path) {
             Ok(file) => file,
-            Err(OpenError::Link) => bail!(
-                "the transcript `{}` is a symbolic link; refusing to follow it",
-                path.display()
-            ),
+            Err(OpenError::Link) => return Err(refused(IS_LINK)),
             Err(OpenError::Io(error)) => {
                 return Err(error).context("failed to open the transcript");
             }
@@ -66,7 +64,7 @@ impl TranscriptFile {
             .metadata()
             .context("failed to read the transcript's size")?;
         if !opened.is_file() {
-            bail!("the transcript `{}` is not a regular file", path.display());
+            return Err(refused(NOT_REGULAR));
         }
         Ok(Some(Self {
             path: path.to_path_buf(),
@@ -104,11 +102,8 @@ impl TranscriptFile {
             return Ok(self);
         }
         let mut first = [0u8; 1];
-        self.file
-            .seek(SeekFrom::Start(0))
-            .context("failed to read the transcript")?;
-        self.file
-            .read_exact(&mut first)
+        (self.file.seek(SeekFrom::Start(0)))
+            .and_then(|_| self.file.read_exact(&mut first))
             .context("failed to read the transcript")?;
         if first[0] != b'{' {
             bail!(

@@ -15,6 +15,7 @@ pub use super::schema::{
     BoundaryMetadata, Iteration, Message, OutputDetails, PermissionDecision, PreservedMessages,
     PreservedSegment, ProgressData, Record, RequestParams, Usage,
 };
+use crate::json_scan::skip_blank;
 use crate::lenient::{Field, Lenient};
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
@@ -161,21 +162,17 @@ pub struct Iterations {
 impl Iterations {
     /// Counts one entry, in the order written.
     pub fn add(&mut self, entry: &Iteration) {
-        let kind = entry.kind.text();
-        let read = matches!(
-            kind,
-            Some("message" | FALLBACK_ITERATION | ADVISOR_ITERATION)
-        );
         let written = written!(entry);
-        self.mistyped |= read && written.mistyped();
-        match kind {
+        match entry.kind.text() {
             Some("message" | FALLBACK_ITERATION) => {
+                self.mistyped |= written.mistyped();
                 let tokens = written.tokens();
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
             }
             Some(ADVISOR_ITERATION) => {
+                self.mistyped |= written.mistyped();
                 self.advisor = true;
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),
@@ -226,18 +223,7 @@ impl Usage {
             .get()
             .map_or(&[], |iterations| iterations.advisor_usage.as_slice())
     }
-}
 
-/// Which boundary a `system` record marks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoundaryKind {
-    /// `compact_boundary`: the conversation was summarized.
-    Compaction,
-    /// `microcompact_boundary`: old tool results were trimmed in place.
-    MicroCompaction,
-}
-
-impl Usage {
     /// The lifetime of the cache this response wrote, from its 5m/1h buckets (1h wins when both
     /// hold writes); `None` when it wrote nothing into either.
     pub fn cache_ttl(&self) -> Option<CacheTtl> {
@@ -260,13 +246,19 @@ impl Usage {
     }
 }
 
+/// Which boundary a `system` record marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundaryKind {
+    /// `compact_boundary`: the conversation was summarized.
+    Compaction,
+    /// `microcompact_boundary`: old tool results were trimmed in place.
+    MicroCompaction,
+}
+
 impl<'a> Record<'a> {
     /// Reads one line. `None` when it is not a JSON object (a bad, half-written or foreign line).
     pub fn parse(line: &'a [u8]) -> Option<Self> {
-        let first = line
-            .iter()
-            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))?;
-        if *first != b'{' {
+        if line.get(skip_blank(line, 0)) != Some(&b'{') {
             return None;
         }
         // A line that is UTF-8 as a whole (nearly all) is read as text, so that the parser does
@@ -444,11 +436,8 @@ impl<'a> Record<'a> {
 
     /// The output limit an `api-request` record asked for.
     pub fn requested_max_tokens(&self) -> Option<u64> {
-        if self.kind() != Some("api-request") {
-            return None;
-        }
-        self.params
-            .get()
+        (self.params.get())
+            .filter(|_| self.kind() == Some("api-request"))
             .and_then(|params| params.max_tokens.get().copied())
     }
 
@@ -464,14 +453,9 @@ impl<'a> Record<'a> {
     }
 
     /// The key that groups the lines of one API response: `message.id` and `requestId`, else
-    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid.
-    pub fn request_key(&self) -> Option<String> {
-        let mut key = String::new();
-        self.write_request_key(&mut key).then_some(key)
-    }
-
-    /// [`Record::request_key`] written into `key` (cleared first), so that a reader of many lines
-    /// reuses one buffer; false when the line has none (`key` is then empty).
+    /// `message.id`, else `requestId`, else `requestRef`, else the line's uuid. Written into `key`
+    /// (cleared first), so that a reader of many lines reuses one buffer; false when the line has
+    /// none (`key` is then empty).
     pub fn write_request_key(&self, key: &mut String) -> bool {
         key.clear();
         let message = self.message.get().and_then(|message| message.id.text());
@@ -625,7 +609,10 @@ mod tests {
 
     #[test]
     fn keys_fall_back_in_order() {
-        let key = |line| parsed(line).request_key();
+        let key = |line| {
+            let mut key = String::new();
+            parsed(line).write_request_key(&mut key).then_some(key)
+        };
         assert_eq!(
             key(
                 r#"{"type":"assistant","uuid":"u1","requestId":"req_1","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1}}}"#

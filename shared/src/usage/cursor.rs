@@ -15,16 +15,15 @@ pub const CURSOR_SCHEMA: u32 = 1;
 
 /// The whole cursor file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CursorFile {
     /// [`CURSOR_SCHEMA`].
-    #[serde(default)]
     pub schema: u32,
     /// One cursor per transcript path.
-    #[serde(default)]
     pub transcripts: BTreeMap<String, TranscriptCursor>,
     /// The usage log's length when this file was last saved: lines past it were appended by an
     /// ingest that was stopped before it could save its cursor (see `usage/log.rs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log_length: Option<u64>,
 }
 

@@ -35,65 +35,60 @@ const MIN_TEXT_TAIL: usize = 16;
 
 /// What reading one transcript has to remember between runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SourceState {
     /// The last requests written, oldest first (at most [`RECENT_REQUESTS`]).
-    #[serde(default)]
     pub recent: Vec<UsageRow>,
     /// Tool-result bytes of the main chain not yet followed by a request.
-    #[serde(default)]
     pub pending_main: PendingResults,
     /// Tool-result bytes of the sidechain not yet followed by a request.
-    #[serde(default)]
     pub pending_sidechain: PendingResults,
     /// `(tool_use id, tool name)` of the last tool calls, to name their results in a later run.
-    #[serde(default)]
     pub tool_names: Vec<(String, String)>,
     /// True once the source's `cwd` was recorded.
-    #[serde(default)]
     pub source_recorded: bool,
     /// Lines that were not JSON objects, over all runs.
-    #[serde(default)]
     pub unreadable_lines: u64,
     /// What the gauge needs of the main chain (main transcripts only): counted here and saved
     /// with the cursor, so a rescan counts it again from the start and a run killed before its
     /// cursor was saved counts nothing twice. `None` in a cursor written before the gauge
     /// existed: the ingest then counts it once from the usage log (`usage_log.rs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gauge: Option<ChainGauge>,
     /// What the main transcript said of its session so far (the last [`UsageRecord::Session`]
     /// written).
-    #[serde(default, skip_serializing_if = "SessionFacts::is_empty")]
+    #[serde(skip_serializing_if = "SessionFacts::is_empty")]
     pub session: SessionFacts,
     /// What the main chain held since its last compaction (a bounded list, gathered only by
     /// the hooks' ingest, see [`Ingest::gather_segment`]): `PreCompact` records it beside its
     /// snapshot for the note after the compaction.
-    #[serde(default, skip_serializing_if = "SegmentItems::is_empty")]
+    #[serde(skip_serializing_if = "SegmentItems::is_empty")]
     pub segment: SegmentItems,
 }
 
 /// What the gauge (`store/gauge.rs`) needs of a main transcript's chain, kept up to date at every
 /// ingest in constant time: the compactions so far and the latest request's context.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChainGauge {
     /// Full compactions of the main chain read so far (`compact_boundary` records).
-    #[serde(default)]
     pub compactions: u64,
     /// The context the last automatic compaction fired at (its `preTokens`), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_automatic_pre_tokens: Option<u64>,
     /// The latest main-chain request with a context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub latest: Option<LatestRequest>,
     /// A full compaction came after `latest`: what it left.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted_since: Option<CompactedSince>,
     /// The session's title ([`SessionFacts::title`]), for the status line's `{title}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Per model, the highest context of a main-chain request after which the CLI checked and
     /// did not compact (the next request came with no compaction between and no fall): T is
     /// above it (at most [`REACHED_MODELS`] models, the latest kept).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reached_without_compaction: Vec<ReachedContext>,
 }
 
@@ -131,12 +126,11 @@ pub struct LatestRequest {
 
 /// A compaction after the latest request.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CompactedSince {
     /// The boundary's timestamp.
-    #[serde(default)]
     pub time: Option<String>,
     /// The context it left (`postTokens`), when written.
-    #[serde(default)]
     pub post_tokens: Option<u64>,
 }
 
@@ -400,13 +394,12 @@ impl<'origin> Ingest<'origin> {
         if self.saw_expected_text || record.is_sidechain() || self.origin.is_agent_file {
             return;
         }
-        self.saw_expected_text = record.blocks().iter().any(|block| match block {
-            Block::Text(text) => text.text().map(str::trim).is_some_and(|text| {
-                !text.is_empty()
-                    && (text == expected
-                        || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
-            }),
-            _ => false,
+        let holds_expected = |text: &str| {
+            !text.is_empty()
+                && (text == expected || (text.len() >= MIN_TEXT_TAIL && expected.ends_with(text)))
+        };
+        self.saw_expected_text = record.blocks().iter().any(|block| {
+            matches!(block, Block::Text(text) if text.text().map(str::trim).is_some_and(holds_expected))
         });
     }
 
@@ -695,12 +688,10 @@ impl<'origin> Ingest<'origin> {
         let mut gauge =
             (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
         // The requests remembered for the next run, oldest first, at most RECENT_REQUESTS: those
-        // of the runs before, then each request this run writes. A row written now is named by
-        // its place in `records` and copied only if it is among the last ones at the end.
-        let mut recent: VecDeque<Recent> = std::mem::take(&mut self.state.recent)
-            .into_iter()
-            .map(|row| Recent::Before(Box::new(row)))
-            .collect();
+        // of the runs before, then the last ones this run writes (counted while the run goes,
+        // and copied from `records` only at the end).
+        let mut before = VecDeque::from(std::mem::take(&mut self.state.recent));
+        let mut written = 0;
         for slot in self.slots {
             match slot {
                 Slot::Record(record) => {
@@ -719,34 +710,29 @@ impl<'origin> Ingest<'origin> {
                     // A request of a run before that this run read again (a response split
                     // over two runs): written again only if its values changed. Every key of
                     // this run is new to it, so only the rows of the runs before can match.
-                    let known = recent.iter().position(|known| match known {
-                        Recent::Before(known) => known.key == row.key,
-                        Recent::Written(_) => false,
-                    });
-                    if let Some(position) = known {
-                        if matches!(&recent[position], Recent::Before(known) if **known == row) {
+                    if let Some(position) = before.iter().position(|known| known.key == row.key) {
+                        if before[position] == row {
                             continue;
                         }
-                        recent.remove(position);
+                        before.remove(position);
                     }
-                    recent.push_back(Recent::Written(records.len()));
-                    if recent.len() > RECENT_REQUESTS {
-                        recent.pop_front();
+                    // Past the bound, the oldest row of the runs before goes first.
+                    written += 1;
+                    if before.len() + written > RECENT_REQUESTS && before.pop_front().is_none() {
+                        written -= 1;
                     }
                     records.push(UsageRecord::Request(row));
                 }
             }
         }
-        self.state.recent = recent
-            .into_iter()
-            .filter_map(|known| match known {
-                Recent::Before(row) => Some(*row),
-                Recent::Written(index) => match &records[index] {
-                    UsageRecord::Request(row) => Some(row.clone()),
-                    _ => None,
-                },
-            })
-            .collect();
+        let last_written = records.iter().rev().filter_map(|record| match record {
+            UsageRecord::Request(row) => Some(row.clone()),
+            _ => None,
+        });
+        let mut last_written: Vec<UsageRow> = last_written.take(written).collect();
+        last_written.reverse();
+        before.extend(last_written);
+        self.state.recent = before.into();
         if self.session_changed {
             let row = UsageRecord::Session(SessionRow {
                 transcript: self.origin.transcript.clone(),
@@ -768,14 +754,6 @@ impl<'origin> Ingest<'origin> {
         }
         (records, self.state)
     }
-}
-
-/// A request [`Ingest::finish`] remembers for the next run.
-enum Recent {
-    /// A row of a run before this one.
-    Before(Box<UsageRow>),
-    /// A row this run writes: its index in the run's records.
-    Written(usize),
 }
 
 /// The details of `compactMetadata` a usage row keeps.

@@ -2,6 +2,7 @@
 //! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
@@ -43,11 +44,7 @@ impl Default for IngestOptions<'_> {
 
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct IngestOutcome {
-    pub appended: usize,
-    /// Main-chain requests this run read (new ones, or new lines of one already logged).
-    pub main_requests_read: usize,
     /// Main-chain compaction boundaries this run read.
     pub main_compactions_read: usize,
     /// The response text the caller looked out for was read in this run.
@@ -57,8 +54,6 @@ pub struct IngestOutcome {
     pub moved: bool,
     /// Byte offset reached.
     pub offset: u64,
-    /// Why the transcript was read from its start again, if it was.
-    pub rescan: Option<RescanReason>,
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
@@ -203,19 +198,16 @@ pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<
 }
 
 /// How long a rotation waits for the usage lock (an ingest holds it for a turn's read).
-const ROTATION_LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+const ROTATION_LOCK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long an ingest waits for another one of the same session (`CTXHOOKS_LOCK_WAIT_MS`,
 /// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
 /// compaction. What is skipped is caught up by the next run, from the cursor.
-fn lock_wait() -> std::time::Duration {
+fn lock_wait() -> Duration {
     std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
         .ok()
         .and_then(|text| text.trim().parse::<u64>().ok())
-        .map_or(
-            std::time::Duration::from_secs(10),
-            std::time::Duration::from_millis,
-        )
+        .map_or(Duration::from_secs(10), Duration::from_millis)
 }
 
 fn ingest_locked(
@@ -247,28 +239,24 @@ fn ingest_locked(
     }
     let size = transcript.size();
     let file = transcript.file_mut();
-    let mut rescan = None;
-    // Whether this run starts from a good cursor.
-    let mut resumed = false;
-    let (start, mut source_state) = match cursors.transcripts.remove(&origin.transcript) {
-        Some(cursor) if cursor.offset > size => {
-            rescan = Some(RescanReason::Shrank);
-            (0, SourceState::default())
-        }
+    let cursor = cursors.transcripts.remove(&origin.transcript);
+    let rescan = match &cursor {
+        Some(cursor) if cursor.offset > size => Some(RescanReason::Shrank),
         Some(cursor) if fingerprint_before(file, cursor.offset)? != cursor.fingerprint => {
-            rescan = Some(RescanReason::FingerprintChanged);
-            (0, SourceState::default())
-        }
-        Some(cursor) => {
-            resumed = true;
-            (cursor.offset, cursor.state)
+            Some(RescanReason::FingerprintChanged)
         }
         None if cursor_unreadable.is_some() && log_path.exists() => {
-            rescan = Some(RescanReason::CursorUnreadable);
-            (0, SourceState::default())
+            Some(RescanReason::CursorUnreadable)
         }
-        None => (0, SourceState::default()),
+        _ => None,
     };
+    // Whether this run starts from a good cursor.
+    let resumed = cursor.is_some() && rescan.is_none();
+    let (start, mut source_state) = cursor
+        .filter(|_| resumed)
+        .map_or((0, SourceState::default()), |cursor| {
+            (cursor.offset, cursor.state)
+        });
     // Every line this run appends, written at once at the end.
     let mut lines = Vec::new();
     if let Some(reason) = &rescan {
@@ -305,32 +293,26 @@ fn ingest_locked(
     ingest.skipped_overlong(read.overlong_lines);
     let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
-    let (mut unreadable_lines, mut main_requests_read, mut main_compactions_read) = (0, 0, 0);
-    let mut appended = 0;
+    let (mut unreadable_lines, mut main_compactions_read) = (0, 0);
     for record in &records {
         match record {
             UsageRecord::SkippedLines(skipped) => unreadable_lines += skipped.unreadable,
-            UsageRecord::Request(row) if !row.sidechain => main_requests_read += 1,
             UsageRecord::CompactBoundary(row) if !row.sidechain => main_compactions_read += 1,
             _ => {}
         }
         let start_of_line = lines.len();
         push_json_line(&mut lines, record)?;
+        // A line the stopped run already appended is not appended again.
         if unconfirmed.lines.contains(&lines[start_of_line..]) {
             lines.truncate(start_of_line);
-        } else {
-            appended += 1;
         }
     }
     files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
     let outcome = IngestOutcome {
-        appended,
-        main_requests_read,
         main_compactions_read,
         saw_expected_text,
         moved: !(resumed && offset == start),
         offset,
-        rescan,
         overlong_lines: read.overlong_lines,
         unreadable_lines,
         cursor_unreadable,

@@ -95,23 +95,11 @@ impl ThresholdEnvironment {
     }
 }
 
-/// Which settings file a window came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsScope {
-    /// `<cwd>/.claude/settings.local.json`.
-    Local,
-    /// `<cwd>/.claude/settings.json`.
-    Project,
-    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`.
-    User,
-}
-
-/// The window keys of one settings file.
+/// The window keys of one settings file (at `path`).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SettingsWindows {
     pub path: PathBuf,
-    pub scope: SettingsScope,
     /// `autoCompactWindow` (a number, `"auto"`, or anything else, as written).
     pub window: Option<Value>,
     /// `modelSettings.<model>.autoCompactWindow`, per model key.
@@ -120,7 +108,7 @@ pub struct SettingsWindows {
 
 impl SettingsWindows {
     /// Reads the window keys of `path` (`None` when it is missing, unreadable or holds none).
-    pub fn read(path: &Path, scope: SettingsScope) -> Option<Self> {
+    pub fn read(path: &Path) -> Option<Self> {
         let bytes = read_settings_bytes(path).ok().flatten()?;
         let settings: Value = serde_json::from_slice(&bytes).ok()?;
         let window = settings.get("autoCompactWindow").cloned();
@@ -138,27 +126,23 @@ impl SettingsWindows {
             .unwrap_or_default();
         (window.is_some() || !model_windows.is_empty()).then(|| Self {
             path: path.to_path_buf(),
-            scope,
             window,
             model_windows,
         })
     }
 
     /// The settings files of a project and a user, highest precedence first (local, project,
-    /// user), those that hold a window key.
+    /// user: `<cwd>/.claude/settings.local.json`, `<cwd>/.claude/settings.json`,
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`), those that hold a window key.
     pub fn find(cwd: Option<&Path>, user_config_dir: Option<&Path>) -> Vec<Self> {
         let project = cwd.map(|cwd| cwd.join(".claude"));
         let candidates = [
-            (
-                project.as_deref(),
-                "settings.local.json",
-                SettingsScope::Local,
-            ),
-            (project.as_deref(), "settings.json", SettingsScope::Project),
-            (user_config_dir, "settings.json", SettingsScope::User),
+            (project.as_deref(), "settings.local.json"),
+            (project.as_deref(), "settings.json"),
+            (user_config_dir, "settings.json"),
         ];
         (candidates.into_iter())
-            .filter_map(|(folder, name, scope)| Self::read(&folder?.join(name), scope))
+            .filter_map(|(folder, name)| Self::read(&folder?.join(name)))
             .collect()
     }
 }
@@ -351,18 +335,6 @@ pub const MODEL_WINDOWS: [(&str, u64); 26] = [
     ("claude-mythos-5-2", MILLION_WINDOW),
 ];
 
-/// The window [`MODEL_WINDOWS`] gives `model`, when it knows the model.
-pub fn table_window(model: &str) -> Option<u64> {
-    let model = model.trim();
-    if model.contains("[1m]") {
-        return Some(MILLION_WINDOW);
-    }
-    MODEL_WINDOWS
-        .iter()
-        .find(|(family, _)| is_family(model, family))
-        .map(|(_, window)| *window)
-}
-
 /// The models 2.1.332 gives a 200,000 window whose source is "auto": it compacts them only
 /// after the API refuses a prompt, unless a window is configured.
 const REACTIVE_ONLY_MODELS: [&str; 3] =
@@ -380,7 +352,14 @@ fn model_window(
     environment: &ThresholdEnvironment,
 ) -> Option<(u64, bool)> {
     let model = model.trim();
-    let known = table_window(model);
+    // The window the table gives the model, when it knows it.
+    let known = if model.contains("[1m]") {
+        Some(MILLION_WINDOW)
+    } else {
+        (MODEL_WINDOWS.iter())
+            .find(|(family, _)| is_family(model, family))
+            .map(|(_, window)| *window)
+    };
     let in_list = |list: &[&str]| list.iter().any(|family| is_family(model, family));
     Some(match known {
         None if !model.is_empty() => return None,
@@ -407,16 +386,15 @@ fn old_reserve(
     if version < ClaudeVersion(2, 0, 0) && small_model {
         return (8_192, ReserveSource::Default);
     }
-    let model_limit = if model.contains("3-5") {
-        8_192
-    } else if model.starts_with("claude-opus-4")
-        && !["claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7"]
-            .iter()
-            .any(|family| model.starts_with(family))
-    {
-        32_000
-    } else {
-        64_000
+    let newer_opus_4 = ["claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7"];
+    let model_limit = match model {
+        _ if model.contains("3-5") => 8_192,
+        _ if model.starts_with("claude-opus-4")
+            && !newer_opus_4.iter().any(|family| model.starts_with(family)) =>
+        {
+            32_000
+        }
+        _ => 64_000,
     };
     let (reserve, source) = match environment.max_output_tokens {
         Some(tokens) => (tokens.min(64_000), ReserveSource::Environment),
@@ -530,24 +508,17 @@ pub fn rule_trigger(
         (None, None) => (0, false, WindowSource::Unknown),
     };
     let configured = configured_window(version_used, model_name, inputs);
+    let nothing_configured = configured.is_none();
     // A configured window counts when it is smaller than the model's, given by `--cap`, or the
     // only one known.
-    let window = match &configured {
-        Some((tokens, source))
-            if *tokens < model_tokens
+    let (tokens, source) = configured
+        .filter(|(tokens, source)| {
+            *tokens < model_tokens
                 || *source == WindowSource::Flag
-                || model_source == WindowSource::Unknown =>
-        {
-            Window {
-                tokens: *tokens,
-                source: source.clone(),
-            }
-        }
-        _ => Window {
-            tokens: model_tokens,
-            source: model_source,
-        },
-    };
+                || model_source == WindowSource::Unknown
+        })
+        .unwrap_or((model_tokens, model_source));
+    let window = Window { tokens, source };
     let (reserved_output, reserve_source) = if version_used < ClaudeVersion::CAPPED_OUTPUT {
         old_reserve(version_used, model_name, environment)
     } else if let Some(limit) = requested_output {
@@ -558,16 +529,11 @@ pub fn rule_trigger(
         (OUTPUT_RESERVE_CAP, ReserveSource::Default)
     };
     let effective = window.tokens.saturating_sub(reserved_output);
-    let tokens =
-        if (reactive_only && configured.is_none()) || window.source == WindowSource::Unknown {
-            None
-        } else {
-            let plain = effective.saturating_sub(COMPACTION_BUFFER);
-            Some(match environment.percent_override {
-                Some(percent) => (effective * percent / 100).min(plain),
-                None => plain,
-            })
-        };
+    let plain = effective.saturating_sub(COMPACTION_BUFFER);
+    let percent = |percent: u64| (effective * percent / 100).min(plain);
+    let has_trigger =
+        !(reactive_only && nothing_configured) && window.source != WindowSource::Unknown;
+    let tokens = has_trigger.then(|| environment.percent_override.map_or(plain, percent));
     RuleTrigger {
         tokens,
         version: version.map(ToOwned::to_owned),
@@ -590,7 +556,6 @@ mod tests {
         ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from(window)),
                 model_windows: Vec::new(),
             }],
@@ -665,7 +630,6 @@ mod tests {
         let inputs = ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from(400_000)),
                 model_windows: vec![("claude-opus-5-5".into(), Value::from(150_000))],
             }],
@@ -682,13 +646,11 @@ mod tests {
             settings: vec![
                 SettingsWindows {
                     path: PathBuf::from("/p/.claude/settings.local.json"),
-                    scope: SettingsScope::Local,
                     window: Some(Value::from(150_000)),
                     model_windows: Vec::new(),
                 },
                 SettingsWindows {
                     path: PathBuf::from("/p/.claude/settings.json"),
-                    scope: SettingsScope::Project,
                     window: Some(Value::from(300_000)),
                     model_windows: Vec::new(),
                 },
@@ -703,7 +665,6 @@ mod tests {
         let auto = ThresholdInputs {
             settings: vec![SettingsWindows {
                 path: PathBuf::from("/p/.claude/settings.json"),
-                scope: SettingsScope::Project,
                 window: Some(Value::from("auto")),
                 model_windows: Vec::new(),
             }],
