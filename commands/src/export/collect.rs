@@ -2,7 +2,6 @@
 //! as `ctxhooks history` reads them) and from the state folder (usage logs of sessions whose
 //! transcript is not in those folders, snapshots, sidecars' tool events, provenance verdicts).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -108,11 +107,6 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
     for problem in &found.problems {
         export.problems.push(problem.to_string());
     }
-    let exported: HashSet<String> = found
-        .sessions
-        .iter()
-        .map(|session| session.session_id.clone())
-        .collect();
     let from_history: Vec<Export> = found
         .sessions
         .par_iter()
@@ -132,13 +126,7 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
                 .sessions
                 .iter()
                 .find(|files| files.session_id == session.as_str());
-            state_session(
-                query,
-                options,
-                session,
-                exported.contains(session.as_str()),
-                files,
-            )
+            state_session(query, options, session, files)
         })
         .collect();
     for part in from_history.into_iter().chain(from_state) {
@@ -181,11 +169,12 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     writer.lines
 }
 
+/// One session's records from the state folder; `files` are its transcripts when the projects
+/// folders hold them (its requests come from there then, not from its usage log).
 fn state_session(
     query: &ExportQuery,
     options: &ReportOptions,
     session: &SessionId,
-    in_history: bool,
     files: Option<&SessionFiles>,
 ) -> Export {
     let Some(state) = &query.state else {
@@ -214,7 +203,7 @@ fn state_session(
             .map(slug_of)
     });
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
-    if !in_history
+    if files.is_none()
         && let Some(log) = &log
         && log.requests().next().is_some()
     {

@@ -105,36 +105,26 @@ impl Template {
 
 /// One placeholder's value.
 fn value(segment: &Segment, name: &str) -> String {
-    let short = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), short_tokens);
-    let exact = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), |n| n.to_string());
-    match name {
-        "context" => short(segment.context_tokens),
+    let exact = |tokens: Option<u64>| tokens.map(|n| n.to_string());
+    let known = match name {
+        "context" => segment.context_tokens.map(short_tokens),
         "context_tokens" => exact(segment.context_tokens),
-        "trigger" => short(segment.trigger_tokens),
+        "trigger" => segment.trigger_tokens.map(short_tokens),
         "trigger_tokens" => exact(segment.trigger_tokens),
-        "percent" => segment.percent.map_or_else(
-            || UNKNOWN.to_owned(),
-            |percent| format!("{}%", whole_percent(percent)),
-        ),
-        "percent_number" => segment
-            .percent
-            .map_or_else(|| UNKNOWN.to_owned(), whole_percent),
-        "left" => segment.room_left.map_or_else(
-            || UNKNOWN.to_owned(),
-            |left| {
-                let sign = if left < 0 { "-" } else { "" };
-                format!("{sign}{}", short_tokens(left.unsigned_abs()))
-            },
-        ),
-        "left_tokens" => segment
-            .room_left
-            .map_or_else(|| UNKNOWN.to_owned(), |left| left.to_string()),
-        "compactions" => segment.compactions.to_string(),
-        "window" => short(segment.window_tokens),
-        "model" => segment.model.clone().unwrap_or_else(|| UNKNOWN.to_owned()),
-        "title" => segment.title.as_deref().map(one_line).unwrap_or_default(),
-        _ => UNKNOWN.to_owned(),
-    }
+        "percent" => (segment.percent).map(|percent| format!("{}%", whole_percent(percent))),
+        "percent_number" => segment.percent.map(whole_percent),
+        "left" => segment.room_left.map(|left| {
+            let sign = if left < 0 { "-" } else { "" };
+            format!("{sign}{}", short_tokens(left.unsigned_abs()))
+        }),
+        "left_tokens" => segment.room_left.map(|left| left.to_string()),
+        "compactions" => Some(segment.compactions.to_string()),
+        "window" => segment.window_tokens.map(short_tokens),
+        "model" => segment.model.clone(),
+        "title" => Some(segment.title.as_deref().map(one_line).unwrap_or_default()),
+        _ => None,
+    };
+    known.unwrap_or_else(|| UNKNOWN.to_owned())
 }
 
 /// The default segment: `ctx 142k / 167k (85%) · 25k left · 2 compactions`, leaving out what is
@@ -191,11 +181,11 @@ pub fn gauge_text(gauge: &Gauge) -> String {
     let mut text = default_segment(&segment);
     text.push('\n');
     let basis = &gauge.trigger;
+    let model = basis.model.as_deref().unwrap_or("an unknown model");
+    let version = basis.version.as_deref().unwrap_or("(version unknown)");
     let how = match basis.derivation {
         TriggerDerivation::Rule => format!(
-            "Claude Code's rule for {} {} (window {} from {})",
-            basis.model.as_deref().unwrap_or("an unknown model"),
-            basis.version.as_deref().unwrap_or("(version unknown)"),
+            "Claude Code's rule for {model} {version} (window {} from {})",
             basis
                 .window_tokens
                 .map_or_else(|| UNKNOWN.to_owned(), short_tokens),
@@ -208,14 +198,12 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         }
         TriggerDerivation::RuleContradicted => format!(
             "{}: the session went on without compacting at or above the trigger Claude Code's \
-             rule gives {} {}",
+             rule gives {model} {version}",
             if gauge.trigger_tokens.is_some() {
                 "what the evidence allows (the middle up to the last automatic compaction)"
             } else {
                 "unknown"
             },
-            basis.model.as_deref().unwrap_or("an unknown model"),
-            basis.version.as_deref().unwrap_or("(version unknown)"),
         ),
         TriggerDerivation::None => "none yet".to_owned(),
     };

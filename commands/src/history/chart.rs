@@ -70,14 +70,9 @@ pub fn render_svg(history: &History) -> String {
     }
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
-    let start = sessions
-        .iter()
-        .map(|point| point.at)
-        .fold(f64::INFINITY, f64::min);
-    let end = sessions
-        .iter()
-        .map(|point| point.at)
-        .fold(f64::NEG_INFINITY, f64::max);
+    let times = sessions.iter().map(|point| point.at);
+    let start = times.clone().fold(f64::INFINITY, f64::min);
+    let end = times.fold(f64::NEG_INFINITY, f64::max);
     let span = if end > start { end - start } else { 1.0 };
     let highest = sessions
         .iter()

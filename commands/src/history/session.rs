@@ -12,10 +12,9 @@ use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
 use crate::projects::window::TimeWindow;
 use crate::time::Time;
-use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
-use crate::usage::log::{SessionLog, TimelineItem};
+use crate::usage::log::SessionLog;
 use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
 use ctxhooks_shared::store::trigger::Trigger;
 
@@ -180,23 +179,15 @@ pub fn summarize_session(
         .requests()
         .map(|row| Time::of(row.time.as_deref()))
         .collect();
-    if times.is_empty() && !loaded.log.timeline.iter().any(is_boundary) {
-        return outcome;
-    }
-    if !window.is_open() && !times.iter().flatten().any(|time| window.contains(time)) {
+    // Nothing to report: no request and no compaction boundary, or no request in the window.
+    let outside = !window.is_open() && !times.iter().flatten().any(|time| window.contains(time));
+    if loaded.log.timeline.is_empty() || outside {
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
     outcome.days = days_of(&loaded.log, &times, &report, window);
     outcome.summary = Some(summary_of(files, &loaded, &report));
     outcome
-}
-
-fn is_boundary(item: &TimelineItem) -> bool {
-    matches!(
-        item,
-        TimelineItem::Compaction(_) | TimelineItem::MicroCompaction(_)
-    )
 }
 
 /// The summary of a session's report.
@@ -256,7 +247,16 @@ pub fn summary_of(
         totals: report.totals.clone(),
         peak: report.peak.clone(),
         compaction_counts: counts,
-        compactions: report.compactions.iter().map(mark_of).collect(),
+        compactions: (report.compactions.iter())
+            .map(|compaction| CompactionMark {
+                time: compaction.time.clone(),
+                basis: compaction.basis,
+                confidence: compaction.confidence,
+                trigger: compaction.trigger.clone(),
+                context_before: compaction.context_before,
+                context_after: compaction.context_after,
+            })
+            .collect(),
         drops: report.drops.len(),
         drops_by_class,
         drops_by_basis,
@@ -273,17 +273,6 @@ pub fn summary_of(
         warnings: report.warnings.iter().map(<&str>::from).collect(),
         unreadable_lines: report.skipped_lines.iter().map(|row| row.unreadable).sum(),
         overlong_lines: report.skipped_lines.iter().map(|row| row.overlong).sum(),
-    }
-}
-
-fn mark_of(compaction: &Compaction) -> CompactionMark {
-    CompactionMark {
-        time: compaction.time.clone(),
-        basis: compaction.basis,
-        confidence: compaction.confidence,
-        trigger: compaction.trigger.clone(),
-        context_before: compaction.context_before,
-        context_after: compaction.context_after,
     }
 }
 
@@ -315,14 +304,9 @@ fn days_of(
 ) -> Vec<DayTotals> {
     // Keyed by date, each day's text written once; sorted by that text at the end.
     let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
-    let day_of = |time: &Time| -> Option<NaiveDate> {
-        window
-            .contains(time)
-            .then(|| TimeWindow::date_of(time))
-            .flatten()
-    };
+    let day_of = |time: &Time| window.day_of(time);
     let new_day = |date: NaiveDate| DayTotals {
-        day: TimeWindow::day_text(date),
+        day: date.format("%Y-%m-%d").to_string(),
         sessions: 1,
         ..DayTotals::default()
     };

@@ -31,8 +31,6 @@ pub struct SessionFiles {
     pub agents: Vec<PathBuf>,
     /// Their bytes together.
     pub bytes: u64,
-    /// The latest modification time of its files, in seconds since the Unix epoch.
-    pub modified: i64,
 }
 
 impl SessionFiles {
@@ -198,19 +196,9 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             main,
             agents,
             bytes: 0,
-            modified: 0,
         };
-        for path in session.main.iter().chain(session.agents.iter()) {
-            if let Ok(metadata) = fs_err::symlink_metadata(path) {
-                session.bytes += metadata.len();
-                session.modified =
-                    session
-                        .modified
-                        .max(ctxhooks_shared::platform::identity::modified_seconds(
-                            &metadata,
-                        ));
-            }
-        }
+        let sizes = session.transcripts().map(fs_err::symlink_metadata);
+        session.bytes = sizes.flatten().map(|metadata| metadata.len()).sum();
         found.sessions.push(session);
     }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
+use super::report::ratio;
 use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
@@ -360,11 +361,7 @@ pub fn estimate(
         .collect();
     let floor = median(&floors.iter().map(|floor| floor.tokens).collect::<Vec<_>>());
     let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is rounded for display"
-    )]
-    let trigger_ratio = tokens.map(|tokens| tokens as f64 / cap.tokens.max(1) as f64);
+    let trigger_ratio = tokens.and_then(|tokens| ratio(tokens, cap.tokens.max(1)));
     let headroom = tokens
         .zip(floor)
         .map(|(tokens, floor)| signed(tokens) - signed(floor));

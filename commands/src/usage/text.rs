@@ -36,13 +36,8 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
-/// `1,234`, or `-` for a count nobody knows.
-pub fn thousands_or_dash(value: Option<u64>) -> String {
-    thousands_or(value, "-")
-}
-
-/// `1,234`, or `missing` for a count nobody knows.
-fn thousands_or(value: Option<u64>, missing: &str) -> String {
+/// `1,234`, or `missing` (`-`, `unknown`) for a count nobody knows.
+pub fn thousands_or(value: Option<u64>, missing: &str) -> String {
     value.map_or_else(|| missing.to_owned(), thousands)
 }
 
@@ -368,8 +363,8 @@ fn compaction_summary(compaction: &Compaction) -> String {
     ));
     parts.push(format!(
         "context {} before, {} after (request {})",
-        thousands_or_dash(compaction.context_before),
-        thousands_or_dash(compaction.context_after),
+        thousands_or(compaction.context_before, "-"),
+        thousands_or(compaction.context_after, "-"),
         compaction.next_request
     ));
     if let Some(requests) = compaction.requests_since_previous_automatic {
