@@ -102,11 +102,9 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
     let found = discover(&query.folders);
     let mut export = Export {
         folders_read: found.folders_read,
+        problems: found.problems.iter().map(ToString::to_string).collect(),
         ..Export::default()
     };
-    for problem in &found.problems {
-        export.problems.push(problem.to_string());
-    }
     let from_history: Vec<Export> = found
         .sessions
         .par_iter()
@@ -152,9 +150,8 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
         source: Source::Transcript,
         lines: Export::default(),
     };
-    for problem in &loaded.problems {
-        writer.lines.problems.push(problem.to_string());
-    }
+    let problems = loaded.problems.iter().map(ToString::to_string);
+    writer.lines.problems.extend(problems);
     if loaded.log.requests().next().is_none() {
         return writer.lines;
     }

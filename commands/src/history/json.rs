@@ -9,11 +9,11 @@ use crate::projects::discover::Problem;
 pub fn history_json(history: &History) -> Value {
     json!({
         "schema": HISTORY_SCHEMA,
-        "projects_folders": history.folders.iter().map(|folder| folder.display().to_string()).collect::<Vec<_>>(),
+        "projects_folders": history.query.folders.iter().map(|folder| folder.display().to_string()).collect::<Vec<_>>(),
         "filters": {
-            "since": history.window.since.map(|time| time.to_rfc3339()),
-            "until": history.window.until.map(|time| time.to_rfc3339()),
-            "project": history.project,
+            "since": history.query.window.since.map(|time| time.to_rfc3339()),
+            "until": history.query.window.until.map(|time| time.to_rfc3339()),
+            "project": history.query.project,
         },
         "sessions": history.sessions,
         "days": history.days,

@@ -32,9 +32,8 @@ pub struct HistoryQuery {
 /// The history.
 #[derive(Debug, Clone)]
 pub struct History {
-    pub folders: Vec<PathBuf>,
-    pub window: TimeWindow,
-    pub project: Option<String>,
+    /// What was asked for.
+    pub query: HistoryQuery,
     /// Every session with a request in the window, by its first request's time.
     pub sessions: Vec<SessionSummary>,
     /// Totals per UTC day, in order.
@@ -172,9 +171,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.sessions_near_trigger += usize::from(near_trigger(session));
     }
     History {
-        folders: query.folders.clone(),
-        window: query.window,
-        project: query.project.clone(),
+        query: query.clone(),
         projects: projects_of(&sessions),
         days: days.into_values().collect(),
         sessions,

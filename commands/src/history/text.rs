@@ -93,9 +93,7 @@ fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item
 pub fn history_text(history: &History) -> String {
     let mut text = String::new();
     let totals = &history.totals;
-    let folders: Vec<String> = history
-        .folders
-        .iter()
+    let folders: Vec<String> = (history.query.folders.iter())
         .map(|folder| folder.display().to_string())
         .collect();
     let _ = writeln!(
@@ -118,13 +116,13 @@ pub fn history_text(history: &History) -> String {
         );
     }
     let mut filters = Vec::new();
-    if let Some(since) = history.window.since {
+    if let Some(since) = history.query.window.since {
         filters.push(format!("since {}", since.to_rfc3339()));
     }
-    if let Some(until) = history.window.until {
+    if let Some(until) = history.query.window.until {
         filters.push(format!("until {}", until.to_rfc3339()));
     }
-    if let Some(project) = &history.project {
+    if let Some(project) = &history.query.project {
         filters.push(format!("project containing `{project}`"));
     }
     if !filters.is_empty() {
@@ -220,7 +218,7 @@ pub fn history_text(history: &History) -> String {
         let _ = writeln!(
             text,
             "\nno session with a request{}",
-            if history.window.is_open() && history.project.is_none() {
+            if history.query.window.is_open() && history.query.project.is_none() {
                 ""
             } else {
                 " matches the filters"
