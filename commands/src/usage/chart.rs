@@ -65,17 +65,11 @@ pub fn render_svg(report: &SessionReport) -> String {
     );
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     // Title and summary.
-    let title = report.session_id.as_deref().map_or_else(
-        || {
-            report
-                .transcripts
-                .first()
-                .and_then(|path| path.rsplit('/').next())
-                .unwrap_or("transcript")
-                .to_owned()
-        },
-        |id| format!("session {id}"),
-    );
+    let file = (report.transcripts.first()).and_then(|path| path.rsplit('/').next());
+    let title = match &report.session_id {
+        Some(id) => format!("session {id}"),
+        None => file.unwrap_or("transcript").to_owned(),
+    };
     let _ = writeln!(
         svg,
         r#"<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>"#,
