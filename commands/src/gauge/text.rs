@@ -240,7 +240,6 @@ mod tests {
             percent: Some(85.3),
             room_left: Some(24_497),
             compactions: 2,
-            warn_at_percent: 90,
             level: Level::Near,
             model: Some("claude-opus-4-6".into()),
             title: Some("Fix the\nparser".into()),

@@ -354,9 +354,7 @@ fn compaction_summary(compaction: &Compaction) -> String {
         None => "structural",
     };
     let mut parts = vec![format!("{trigger} ({basis})")];
-    if let Some(pre) = compaction.pre_tokens {
-        parts.push(format!("preTokens {}", thousands(pre)));
-    }
+    parts.extend((compaction.pre_tokens).map(|pre| format!("preTokens {}", thousands(pre))));
     parts.extend(compaction_details(
         compaction.post_tokens,
         &compaction.details,
@@ -953,17 +951,13 @@ pub fn warning_text(warning: &Warning, label: &str) -> String {
 /// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
 /// written).
 fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
-    let mut phrases = Vec::new();
-    if let Some(post) = post_tokens {
-        phrases.push(format!("postTokens {}", thousands(post)));
-    }
-    if let Some(milliseconds) = details.duration_ms {
-        phrases.push(format!("took {} ms", thousands(milliseconds)));
-    }
-    if let Some(kept) = &details.preserved_messages {
-        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
-    }
-    phrases
+    let kept = details.preserved_messages.as_ref();
+    let phrases = [
+        post_tokens.map(|post| format!("postTokens {}", thousands(post))),
+        (details.duration_ms).map(|milliseconds| format!("took {} ms", thousands(milliseconds))),
+        kept.map(|kept| format!("{} message(s) kept verbatim", kept.len())),
+    ];
+    phrases.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
