@@ -142,13 +142,9 @@ pub fn default_segment(segment: &Segment) -> String {
         }
     }
     parts.push(context);
-    match segment.room_left {
-        Some(left) if left < 0 => parts.push(format!(
-            "{} past the trigger",
-            short_tokens(left.unsigned_abs())
-        )),
-        Some(left) => parts.push(format!("{} left", short_tokens(left.unsigned_abs()))),
-        None => {}
+    if let Some(left) = segment.room_left {
+        let room = if left < 0 { "past the trigger" } else { "left" };
+        parts.push(format!("{} {room}", short_tokens(left.unsigned_abs())));
     }
     parts.push(match segment.compactions {
         1 => "1 compaction".to_owned(),

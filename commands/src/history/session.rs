@@ -1,7 +1,7 @@
 //! One session of the history: the report `ctxhooks report` would give for its transcripts
 //! (read into one log by `projects/session.rs`), summarized.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
@@ -302,16 +302,15 @@ fn days_of(
     report: &SessionReport,
     window: &TimeWindow,
 ) -> Vec<DayTotals> {
-    // Keyed by date, each day's text written once; sorted by that text at the end.
-    let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
-    let day_of = |time: &Time| window.day_of(time);
+    // Keyed by date, in order, each day's text written once.
+    let mut days: BTreeMap<NaiveDate, DayTotals> = BTreeMap::new();
     let new_day = |date: NaiveDate| DayTotals {
         day: date.format("%Y-%m-%d").to_string(),
         sessions: 1,
         ..DayTotals::default()
     };
     for (row, time) in log.requests().zip(times) {
-        let Some(day) = time.as_ref().and_then(day_of) else {
+        let Some(day) = time.as_ref().and_then(|time| window.day_of(time)) else {
             continue;
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
@@ -323,11 +322,13 @@ fn days_of(
         }
     }
     for compaction in &report.compactions {
-        if let Some(day) = compaction.time.as_ref().and_then(day_of) {
+        if let Some(day) = compaction
+            .time
+            .as_ref()
+            .and_then(|time| window.day_of(time))
+        {
             days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }
-    let mut days: Vec<DayTotals> = days.into_values().collect();
-    days.sort_by(|one, other| one.day.cmp(&other.day));
-    days
+    days.into_values().collect()
 }

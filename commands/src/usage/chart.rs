@@ -82,17 +82,14 @@ pub fn render_svg(report: &SessionReport) -> String {
         thousands(cap),
         if show_cap { "" } else { " (off scale)" }
     );
-    let headroom = report.estimates.headroom.map(signed_thousands);
-    let (trigger_text, floor_text) = (trigger.map(thousands), floor.map(thousands));
     let values = [
-        ("T", trigger_text),
-        ("floor", floor_text),
-        ("headroom", headroom),
+        ("T", trigger.map(thousands)),
+        ("floor", floor.map(thousands)),
+        ("headroom", report.estimates.headroom.map(signed_thousands)),
     ];
     for (name, value) in values {
-        if let Some(value) = value {
-            let _ = write!(summary, " · {name} {value}");
-        }
+        let Some(value) = value else { continue };
+        let _ = write!(summary, " · {name} {value}");
     }
     let _ = writeln!(
         svg,
