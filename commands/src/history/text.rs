@@ -197,12 +197,9 @@ pub fn history_text(history: &History) -> String {
         let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
         table_line(&mut text, &widths, header.split('|'));
         for project in &history.projects {
+            let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
-                short(
-                    project.cwd.as_deref().unwrap_or(&project.project),
-                    32,
-                    false,
-                ),
+                short(place, 32, false),
                 project.sessions.to_string(),
                 thousands(project.requests as u64),
                 project.compactions.to_string(),
@@ -215,15 +212,9 @@ pub fn history_text(history: &History) -> String {
         }
     }
     if history.sessions.is_empty() {
-        let _ = writeln!(
-            text,
-            "\nno session with a request{}",
-            if history.query.window.is_open() && history.query.project.is_none() {
-                ""
-            } else {
-                " matches the filters"
-            }
-        );
+        let filtered = !history.query.window.is_open() || history.query.project.is_some();
+        let matching = if filtered { " matches the filters" } else { "" };
+        let _ = writeln!(text, "\nno session with a request{matching}");
     }
     if !history.problems.is_empty() {
         let _ = writeln!(

@@ -152,14 +152,14 @@ pub fn rows_table(log: &SessionLog) -> String {
         };
         let details = compaction_details(boundary.post_tokens, &boundary.details);
         let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
+        let agent = if boundary.sidechain {
+            " (sub-agent)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
-            "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
-            if boundary.sidechain {
-                " (sub-agent)"
-            } else {
-                ""
-            },
+            "      ---- {name}{agent} at {} (trigger {}, preTokens {}{details}) ----",
             readable_time(Time::of(boundary.time.as_deref()).as_ref()),
             trigger_name(boundary.trigger.as_ref()),
             thousands_or(boundary.pre_tokens, "unknown"),
