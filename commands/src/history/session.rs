@@ -17,6 +17,7 @@ use crate::usage::estimates::Derivation;
 use crate::usage::log::SessionLog;
 use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
 use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::SourceRow;
 
 /// A peak at or above this share of T counts as running near the trigger.
 pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
@@ -217,23 +218,18 @@ pub fn summary_of(
         *drops_by_basis.entry(drop.basis.into()).or_insert(0) += 1;
     }
     let (growth_tokens, growth_steps) = growth(report);
-    let trigger = report.estimates.trigger.tokens;
-    let main_source = loaded.log.sources.iter().find(|source| {
-        files
-            .main
-            .as_ref()
-            .is_some_and(|main| source.transcript == main.display().to_string())
-    });
+    let main = files.main.as_ref().map(|main| main.display().to_string());
+    // The folder it ran in, by the main transcript's source (else the first source's).
+    let sources = &loaded.log.sources;
+    let is_main = |source: &&SourceRow| Some(&source.transcript) == main.as_ref();
+    let main_source = sources.iter().find(is_main).or(sources.first());
+    let source_cwd = main_source.and_then(|source| source.cwd.clone());
     let facts = &loaded.log.session;
     SessionSummary {
         session_id: files.session_id.clone(),
         project: files.project.clone(),
         projects_folder: files.projects_folder.display().to_string(),
-        cwd: facts.relocated_cwd.clone().or_else(|| {
-            main_source
-                .or(loaded.log.sources.first())
-                .and_then(|source| source.cwd.clone())
-        }),
+        cwd: facts.relocated_cwd.clone().or(source_cwd),
         title: facts.title().map(ToOwned::to_owned),
         session_kind: facts.session_kind.clone(),
         entrypoint: facts.entrypoint.clone(),
@@ -260,7 +256,7 @@ pub fn summary_of(
         drops: report.drops.len(),
         drops_by_class,
         drops_by_basis,
-        trigger,
+        trigger: report.estimates.trigger.tokens,
         trigger_derivation: report.estimates.trigger.derivation,
         cap: report.estimates.cap.tokens,
         cap_source: report.estimates.cap.source.to_string(),
