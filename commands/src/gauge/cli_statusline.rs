@@ -22,7 +22,7 @@ use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 use ctxhooks_shared::store::status_window::{STATUS_WINDOW_SCHEMA, StatusWindow};
 
 /// Arguments of `ctxhooks statusline`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 #[command(after_help = format_help())]
 pub struct StatuslineArgs {
     /// Print this template instead of the default segment, e.g. `'{percent} of {trigger}'`
@@ -41,10 +41,7 @@ impl StatuslineArgs {
     /// every update, and building the whole command line's parser costs more than the segment
     /// itself. Anything else (`--help`, a typo) is `None`, for clap to answer.
     pub fn quick(arguments: &[std::ffi::OsString]) -> Option<Self> {
-        let mut parsed = Self {
-            format: None,
-            plain: false,
-        };
+        let mut parsed = Self::default();
         let mut rest = arguments.iter();
         while let Some(argument) = rest.next() {
             match argument.to_str()? {
