@@ -344,15 +344,14 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
     }
     let trigger = report.estimates.trigger.tokens;
     for (index, compaction) in report.compactions.iter().enumerate() {
+        // Its time names it, else the request after it.
+        let at = match &compaction.time {
+            Some(time) => time.text().to_owned(),
+            None => format!("before-request-{}", compaction.next_request),
+        };
         writer.push(
             "compaction",
-            format!(
-                "compaction:{session}:{}",
-                compaction.time.as_ref().map_or_else(
-                    || format!("before-request-{}", compaction.next_request),
-                    |time| time.text().to_owned()
-                )
-            ),
+            format!("compaction:{session}:{at}"),
             compaction.time.clone(),
             CompactionRecord {
                 number: index + 1,
