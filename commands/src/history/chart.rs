@@ -130,14 +130,12 @@ pub fn render_svg(history: &History) -> String {
         }
     }
     for point in &sessions {
+        let (cx, cy) = (x(point.at), y(point.tokens));
         if let Some(trigger) = point.trigger {
+            let (left, right, level) = (cx - 5.0, cx + 5.0, y(trigger));
             let _ = writeln!(
                 svg,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
-                x(point.at) - 5.0,
-                y(trigger),
-                x(point.at) + 5.0,
-                y(trigger)
+                r#"<line x1="{left:.1}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
             );
         }
         let (fill, stroke) = if point.near {
@@ -147,23 +145,17 @@ pub fn render_svg(history: &History) -> String {
         };
         let _ = writeln!(
             svg,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
-            x(point.at),
-            y(point.tokens),
+            r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
             escape(&point.label)
         );
     }
     for (at, before) in &compactions {
+        // A triangle pointing down at the point.
         let (cx, cy) = (x(*at), y(*before));
+        let (left, right, top, bottom) = (cx - 4.0, cx + 4.0, cy - 3.0, cy + 5.0);
         let _ = writeln!(
             svg,
-            r#"<path d="M {:.1} {:.1} L {:.1} {:.1} L {:.1} {:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
-            cx,
-            cy + 5.0,
-            cx - 4.0,
-            cy - 3.0,
-            cx + 4.0,
-            cy - 3.0
+            r#"<path d="M {cx:.1} {bottom:.1} L {left:.1} {top:.1} L {right:.1} {top:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
         );
     }
     let legend = LEFT + plot_width + 20.0;

@@ -250,13 +250,11 @@ pub fn render_svg(report: &SessionReport) -> String {
             continue;
         }
         last_label_x = x;
+        // Written upwards from just inside the plot's top, left of the line.
+        let (label_x, label_y) = (x - 4.0, TOP + 4.0);
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {:.1} {:.1})" text-anchor="end">{label}</text>"#,
-            x - 4.0,
-            TOP + 4.0,
-            x - 4.0,
-            TOP + 4.0
+            r#"<text x="{label_x:.1}" y="{label_y:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {label_x:.1} {label_y:.1})" text-anchor="end">{label}</text>"#,
         );
     }
     // The series: an area and a line, dots when there is room.
@@ -309,13 +307,11 @@ pub fn render_svg(report: &SessionReport) -> String {
     ];
     let mut x = LEFT;
     for (_, color, dash, label) in legend.into_iter().filter(|(shown, ..)| *shown) {
+        // A sample of the line, then its label.
+        let (line_y, line_end, text_x) = (legend_y - 4.0, x + 22.0, x + 28.0);
         let _ = writeln!(
             svg,
-            r#"<line x1="{x:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
-            legend_y - 4.0,
-            x + 22.0,
-            legend_y - 4.0,
-            x + 28.0
+            r#"<line x1="{x:.1}" y1="{line_y:.1}" x2="{line_end:.1}" y2="{line_y:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{text_x:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
         );
         x += 40.0 + 6.2 * label.len() as f64;
     }
