@@ -49,6 +49,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
     let (middle_x, middle_y) = (LEFT + plot_width / 2.0, TOP + plot_height / 2.0);
+    let (right, bottom) = (LEFT + plot_width, TOP + plot_height);
     let x_of = |index: f64| {
         if count <= 1 {
             LEFT + plot_width / 2.0
@@ -102,8 +103,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let y = y_of(value);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
-            LEFT + plot_width
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
         );
         let at = (LEFT - 8.0, y + 4.0);
         muted_text(&mut svg, at, 12, "end", short_tokens(value));
@@ -117,10 +117,10 @@ pub fn render_svg(report: &SessionReport) -> String {
     let x_step = (count / 10).max(1);
     for index in (0..count).step_by(x_step) {
         let x = x_of(index as f64);
-        let at = (x, TOP + plot_height + 18.0);
+        let at = (x, bottom + 18.0);
         muted_text(&mut svg, at, 12, "middle", index + 1);
     }
-    let at = (middle_x, TOP + plot_height + 38.0);
+    let at = (middle_x, bottom + 38.0);
     muted_text(&mut svg, at, 12, "middle", "main-chain request");
     // The area under the series first, so every line stays visible on top of it.
     let points: Vec<String> = contexts
@@ -139,7 +139,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         );
     }
     // Headroom band between floor and T, and the T range.
-    let label_x = LEFT + plot_width + 8.0;
+    let label_x = right + 8.0;
     // Labels right of the plot: (y, color, text, bold), spread apart before they are drawn.
     let mut labels: Vec<(f64, &'static str, String, bool)> = Vec::new();
     if let (Some(trigger), Some(floor)) = (trigger, floor) {
@@ -186,8 +186,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let y = y_of(value as f64);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-            LEFT + plot_width
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
         );
         labels.push((y + 4.0, color, format!("{name} {}", thousands(value)), true));
     }
@@ -243,8 +242,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let x = x_of(index.max(0.0));
         let _ = writeln!(
             svg,
-            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-            TOP + plot_height
+            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{bottom:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
         );
         if x - last_label_x < 16.0 {
             continue;
@@ -266,11 +264,10 @@ pub fn render_svg(report: &SessionReport) -> String {
         );
         if count <= 150 {
             for (index, value) in contexts.iter().enumerate() {
+                let (cx, cy) = (x_of(index as f64), y_of(*value as f64));
                 let _ = writeln!(
                     svg,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
-                    x_of(index as f64),
-                    y_of(*value as f64),
+                    r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
                     index + 1,
                     thousands(*value)
                 );
