@@ -101,15 +101,14 @@ pub fn render_svg(history: &History) -> String {
         svg,
         r#"<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>"#
     );
+    // The grid: a line and its tokens at each step.
+    let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);
     let mut tokens = 0.0;
     while tokens <= top {
-        let level = y(tokens);
+        let (level, label_y) = (y(tokens), y(tokens) + 4.0);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{level:.1}" x2="{:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
-            LEFT + plot_width,
-            LEFT - 6.0,
-            level + 4.0,
+            r#"<line x1="{LEFT}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{label_x:.1}" y="{label_y:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
             short_tokens(tokens)
         );
         tokens += step;
@@ -132,10 +131,10 @@ pub fn render_svg(history: &History) -> String {
     for point in &sessions {
         let (cx, cy) = (x(point.at), y(point.tokens));
         if let Some(trigger) = point.trigger {
-            let (left, right, level) = (cx - 5.0, cx + 5.0, y(trigger));
+            let (from, to, level) = (cx - 5.0, cx + 5.0, y(trigger));
             let _ = writeln!(
                 svg,
-                r#"<line x1="{left:.1}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
+                r#"<line x1="{from:.1}" y1="{level:.1}" x2="{to:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
             );
         }
         let (fill, stroke) = if point.near {
@@ -158,7 +157,7 @@ pub fn render_svg(history: &History) -> String {
             r#"<path d="M {cx:.1} {bottom:.1} L {left:.1} {top:.1} L {right:.1} {top:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
         );
     }
-    let legend = LEFT + plot_width + 20.0;
+    let legend = right + 20.0;
     for (row, (color, text)) in [
         (SESSION_COLOR, "session peak"),
         (TRIGGER_COLOR, "its trigger T"),
