@@ -204,21 +204,16 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         TriggerDerivation::None => "none yet".to_owned(),
     };
     let _ = writeln!(text, "trigger      {how}");
-    let _ = writeln!(
-        text,
-        "warning      {}",
-        gauge.warn_at_percent.map_or_else(
-            || "off (CTXHOOKS_WARN_AT=off)".to_owned(),
-            |share| format!(
-                "at {share}% of the trigger{}",
-                if gauge.warned {
-                    "; given for this crossing"
-                } else {
-                    ""
-                }
-            )
-        )
-    );
+    let given = if gauge.warned {
+        "; given for this crossing"
+    } else {
+        ""
+    };
+    let warning = match gauge.warn_at_percent {
+        Some(share) => format!("at {share}% of the trigger{given}"),
+        None => "off (CTXHOOKS_WARN_AT=off)".to_owned(),
+    };
+    let _ = writeln!(text, "warning      {warning}");
     let _ = writeln!(text, "updated      {} by the hooks", gauge.updated_at);
     text
 }
