@@ -12,6 +12,7 @@ use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
 use crate::projects::window::TimeWindow;
 use crate::time::Time;
+use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use crate::usage::log::SessionLog;
@@ -243,16 +244,7 @@ pub fn summary_of(
         totals: report.totals.clone(),
         peak: report.peak.clone(),
         compaction_counts: counts,
-        compactions: (report.compactions.iter())
-            .map(|compaction| CompactionMark {
-                time: compaction.time.clone(),
-                basis: compaction.basis,
-                confidence: compaction.confidence,
-                trigger: compaction.trigger.clone(),
-                context_before: compaction.context_before,
-                context_after: compaction.context_after,
-            })
-            .collect(),
+        compactions: report.compactions.iter().map(mark_of).collect(),
         drops: report.drops.len(),
         drops_by_class,
         drops_by_basis,
@@ -269,6 +261,17 @@ pub fn summary_of(
         warnings: report.warnings.iter().map(<&str>::from).collect(),
         unreadable_lines: report.skipped_lines.iter().map(|row| row.unreadable).sum(),
         overlong_lines: report.skipped_lines.iter().map(|row| row.overlong).sum(),
+    }
+}
+
+fn mark_of(compaction: &Compaction) -> CompactionMark {
+    CompactionMark {
+        time: compaction.time.clone(),
+        basis: compaction.basis,
+        confidence: compaction.confidence,
+        trigger: compaction.trigger.clone(),
+        context_before: compaction.context_before,
+        context_after: compaction.context_after,
     }
 }
 
@@ -300,13 +303,14 @@ fn days_of(
 ) -> Vec<DayTotals> {
     // Keyed by date, in order, each day's text written once.
     let mut days: BTreeMap<NaiveDate, DayTotals> = BTreeMap::new();
+    let day_of = |time: &Option<Time>| window.day_of(time.as_ref()?);
     let new_day = |date: NaiveDate| DayTotals {
         day: date.format("%Y-%m-%d").to_string(),
         sessions: 1,
         ..DayTotals::default()
     };
     for (row, time) in log.requests().zip(times) {
-        let Some(day) = time.as_ref().and_then(|time| window.day_of(time)) else {
+        let Some(day) = day_of(time) else {
             continue;
         };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
@@ -318,11 +322,7 @@ fn days_of(
         }
     }
     for compaction in &report.compactions {
-        if let Some(day) = compaction
-            .time
-            .as_ref()
-            .and_then(|time| window.day_of(time))
-        {
+        if let Some(day) = day_of(&compaction.time) {
             days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }
