@@ -198,20 +198,15 @@ pub fn median(values: &[u64]) -> Option<u64> {
 /// What the observations say together.
 fn observed_trigger(observations: Vec<TriggerObservation>) -> Option<ObservedTrigger> {
     let highs: Vec<u64> = observations.iter().map(|o| o.high).collect();
-    if highs.is_empty() {
-        return None;
-    }
     let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();
     let highest_low = lows.iter().copied().max();
-    let lowest_high = highs.iter().copied().min().unwrap_or(0);
+    // No observation, no observed trigger.
+    let lowest_high = highs.iter().copied().min()?;
     let consistent = highest_low.is_none_or(|low| low < lowest_high);
     let (low, high) = if consistent {
         (highest_low, lowest_high)
     } else {
-        (
-            lows.iter().copied().min(),
-            highs.iter().copied().max().unwrap_or(0),
-        )
+        (lows.iter().copied().min(), highs.iter().copied().max()?)
     };
     let estimate = match low {
         Some(low) if consistent => low + (high - low) / 2,
