@@ -202,11 +202,8 @@ pub fn skipped_text(skipped: &SkippedLinesRow) -> String {
             MAX_LINE_BYTES / (1024 * 1024)
         ));
     }
-    format!(
-        "skipped in `{}`: {}",
-        skipped.transcript,
-        parts.join(" and ")
-    )
+    let parts = parts.join(" and ");
+    format!("skipped in `{}`: {parts}", skipped.transcript)
 }
 
 /// A report as readable text.
