@@ -676,13 +676,7 @@ pub fn facts_text(facts: &DropFacts) -> String {
 
 /// Marker records in words, joined by commas.
 fn markers_text(markers: &[RequestMarker]) -> String {
-    let words: Vec<&str> = markers.iter().map(|marker| marker_text(*marker)).collect();
-    words.join(", ")
-}
-
-/// A marker record in words.
-pub fn marker_text(marker: RequestMarker) -> &'static str {
-    match marker {
+    let words = markers.iter().map(|marker| match marker {
         RequestMarker::CompactSummary => "a compact summary",
         RequestMarker::SyntheticNoResponse => {
             "the synthetic \"No response requested.\" of a resumed session"
@@ -691,7 +685,8 @@ pub fn marker_text(marker: RequestMarker) -> &'static str {
         RequestMarker::ExitCommand => "the /exit command",
         RequestMarker::SessionStartResume => "a SessionStart:resume hook",
         RequestMarker::QueueOperation => "queue-operation records (a queued or -p prompt)",
-    }
+    });
+    words.collect::<Vec<_>>().join(", ")
 }
 
 fn cause_text(cause: FallCause) -> String {
@@ -713,6 +708,7 @@ fn cause_text(cause: FallCause) -> String {
 
 /// A drop's evidence in words; `fall` is the tokens that fell.
 pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
+    let fall = thousands(fall);
     let or_unknown = |tokens: Option<u64>| thousands_or(tokens, "unknown");
     match evidence {
         DropEvidence::CompactBoundary {
@@ -751,14 +747,13 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
         } => format!(
             "the model changed from {from} to {to}: the new model counts the conversation with \
              its own tokenizer{}; ~{} tokens of thinking by other models since the last \
-             compaction, by estimate, against a fall of {}",
+             compaction, by estimate, against a fall of {fall}",
             if *strips_other_thinking {
                 ", and this CLI sends it no thinking another model wrote"
             } else {
                 " (whether this CLI still sent the other model's thinking is not recorded)"
             },
             thousands(*other_model_thinking),
-            thousands(fall)
         ),
         DropEvidence::AdvisorCall => {
             "the request before called the advisor (advisor blocks or an advisor iteration): its \
@@ -816,16 +811,16 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
         ),
         DropEvidence::ThinkingDropped { thinking_tokens } => format!(
             "a new prompt, the same model and CLI, a warm cache; the thinking of the turn before \
-             (~{} tokens by estimate) covers the fall of {}: the API stops counting earlier \
+             (~{} tokens by estimate) covers the fall of {fall}: the API stops counting earlier \
              turns' thinking (this CLI does not send it with keep \"all\")",
             thousands(*thinking_tokens),
-            thousands(fall)
         ),
-        DropEvidence::Undecided(reason) => undecided_text(reason, fall),
+        DropEvidence::Undecided(reason) => undecided_text(reason, &fall),
     }
 }
 
-fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
+/// Why a fall stays undecided, in words; `fall` is the tokens that fell, in figures.
+fn undecided_text(reason: &UndecidedReason, fall: &str) -> String {
     match reason {
         UndecidedReason::MidLoopBelowWarningLevel { warning_level } => format!(
             "mid tool loop, but the context before was below the CLI's warning level {} \
@@ -833,9 +828,8 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
             thousands(*warning_level)
         ),
         UndecidedReason::MidLoopTooSmall => format!(
-            "mid tool loop; a fall of {} is less than any micro-compaction (20,000) and no record \
-             says what fell",
-            thousands(fall)
+            "mid tool loop; a fall of {fall} is less than any micro-compaction (20,000) and no \
+             record says what fell"
         ),
         UndecidedReason::MidLoopNoMicroCompaction { version } => format!(
             "mid tool loop, from CLI {version}, which clears tool results only on the API's \
@@ -853,9 +847,8 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
         }
         UndecidedReason::ThinkingDoesNotCover { thinking_tokens } => format!(
             "at a new prompt; the thinking of the turn before (~{} tokens by estimate) does not \
-             cover the fall of {}, and no record says what fell",
+             cover the fall of {fall}, and no record says what fell",
             thousands(*thinking_tokens),
-            thousands(fall)
         ),
         UndecidedReason::ThinkingKept { version } => format!(
             "at a new prompt, from CLI {version}, which sends every earlier thinking block; no \
