@@ -155,11 +155,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         }
         sessions.push(summary);
     }
-    sessions.sort_by(|a, b| {
-        a.first_time
-            .cmp(&b.first_time)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
+    sessions.sort_by(|a, b| (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id)));
     for session in &sessions {
         totals.sessions += 1;
         totals.requests += session.requests;

@@ -94,11 +94,10 @@ pub fn discover(folders: &[PathBuf]) -> Found {
     for folder in folders {
         discover_folder(folder, &mut found);
     }
-    found.sessions.sort_by(|a, b| {
-        b.bytes
-            .cmp(&a.bytes)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
+    // The largest first; by id among equals.
+    found
+        .sessions
+        .sort_by(|a, b| (b.bytes, &a.session_id).cmp(&(a.bytes, &b.session_id)));
     found
 }
 
