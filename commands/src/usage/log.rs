@@ -236,11 +236,14 @@ pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<Session
     Ok(log)
 }
 
-/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
-/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
-pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
-    let origin = Origin::from_file_name(transcript);
-    let mut file = TranscriptFile::open_named(transcript)?;
+/// The records the usage ingest gives for the whole transcript `file`, found at `path`, each line
+/// given to `feed` with the ingest (which feeds it, or passes it).
+pub fn ingest_lines(
+    path: &Path,
+    mut file: TranscriptFile,
+    mut feed: impl FnMut(&mut Ingest<'_>, &[u8]),
+) -> Result<Vec<UsageRecord>> {
+    let origin = Origin::from_file_name(path);
     let mut ingest = Ingest::new(&origin, SourceState::default());
     let read = read_bounded_lines(
         file.file_mut(),
@@ -248,10 +251,17 @@ pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
         u64::MAX,
         true,
         MAX_LINE_BYTES,
-        |_, line| ingest.feed(line),
+        |_, line| feed(&mut ingest, line),
     )?;
     ingest.skipped_overlong(read.overlong_lines);
-    let (records, _) = ingest.finish();
+    Ok(ingest.finish().0)
+}
+
+/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
+/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
+pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
+    let file = TranscriptFile::open_named(transcript)?;
+    let records = ingest_lines(transcript, file, |ingest, line| ingest.feed(line))?;
     Ok(SessionLog::from_records(records))
 }
 
