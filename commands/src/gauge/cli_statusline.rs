@@ -106,8 +106,18 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
     let place = session_of(&input);
-    if let Some((state, session)) = &place {
-        record_window(&input, state, session);
+    // The model's window the input gives (`context_window.context_window_size`, for `model.id`),
+    // recorded in the session's `window.json` for the gauge and the report: the CLI's own word
+    // on the window. A failure is not the status line's to report (the next update tries again).
+    if let Some((state, session)) = &place
+        && let (Some(window_tokens), Some(model)) = (input.model_window, input.model.clone())
+    {
+        let window = StatusWindow {
+            schema: STATUS_WINDOW_SCHEMA,
+            model,
+            window_tokens,
+        };
+        let _ = window.record(&state.status_window_file(session));
     }
     // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
     let gauge = (place.as_ref())
@@ -137,22 +147,6 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
 fn session_of(input: &StatusInput) -> Option<(StateDir, SessionId)> {
     let session = SessionId::parse(input.session_id.as_deref()?).ok()?;
     Some((StateDir::locate().ok()?, session))
-}
-
-/// Records the model's window the input gives (`context_window.context_window_size`, for
-/// `model.id`) in the session's `window.json`, for the gauge and the report: the CLI's own word
-/// on the window. Nothing when the input says neither; a failure is not the status line's to
-/// report (the next update tries again).
-fn record_window(input: &StatusInput, state: &StateDir, session: &SessionId) {
-    let (Some(window_tokens), Some(model)) = (input.model_window, input.model.clone()) else {
-        return;
-    };
-    let window = StatusWindow {
-        schema: STATUS_WINDOW_SCHEMA,
-        model,
-        window_tokens,
-    };
-    let _ = window.record(&state.status_window_file(session));
 }
 
 #[cfg(test)]
