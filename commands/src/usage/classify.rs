@@ -143,21 +143,6 @@ fn drops_earlier_thinking(version: Option<ClaudeVersion>) -> bool {
     version.is_some_and(|version| version < ClaudeVersion::CURRENT)
 }
 
-/// What made the context fall at a resume, an upgrade or an idle gap.
-fn cause_of(between: &Between<'_>, fall: u64) -> FallCause {
-    let facts = &between.facts;
-    if facts.opened_by == Opening::Prompt
-        && facts.thinking_before >= fall
-        && drops_earlier_thinking(between.version())
-    {
-        FallCause::ThinkingLikely {
-            thinking_tokens: facts.thinking_before,
-        }
-    } else {
-        FallCause::Unknown
-    }
-}
-
 /// Classifies the fall from request `between.before` to `between.after`: the first stage that
 /// has evidence decides.
 fn judge(classifier: Classifier<'_>, between: &Between<'_>) -> ContextDrop {
@@ -285,16 +270,24 @@ fn judge_by_shape(between: &Between<'_>, rule: &RuleTrigger, fall: u64) -> Optio
 /// Stage 4, what happened at the fall without explaining its size: a CLI upgrade, a resume, an idle
 /// gap past the cache's lifetime.
 fn judge_by_occasion(between: &Between<'_>, fall: u64) -> Option<ContextDrop> {
-    let (cause, facts) = (cause_of(between, fall), &between.facts);
+    let (facts, thinking_tokens) = (&between.facts, between.facts.thinking_before);
+    // What made the context fall at a resume, an upgrade or an idle gap: earlier thinking no
+    // longer counted when it covers the fall at a prompt and the CLI drops it; else unknown.
+    let cause = if facts.opened_by == Opening::Prompt
+        && thinking_tokens >= fall
+        && drops_earlier_thinking(between.version())
+    {
+        FallCause::ThinkingLikely { thinking_tokens }
+    } else {
+        FallCause::Unknown
+    };
     let structural = |class, evidence| Some(between.judged(class, Basis::Structural, evidence));
     if let (Some(from), Some(to)) = (&facts.version_before, &facts.version_after)
         && from != to
     {
         let (from, to) = (from.clone(), to.clone());
-        return structural(
-            DropClass::CliUpgrade,
-            DropEvidence::CliUpgrade { from, to, cause },
-        );
+        let evidence = DropEvidence::CliUpgrade { from, to, cause };
+        return structural(DropClass::CliUpgrade, evidence);
     }
     let markers: Vec<RequestMarker> = (facts.markers.iter().copied())
         .filter(|marker| marker.proves_resume())

@@ -166,11 +166,9 @@ pub fn rows_table(log: &SessionLog) -> String {
         );
     }
     let _ = writeln!(text, "{number} request(s)");
-    for skipped in &log.skipped {
-        let _ = writeln!(text, "{}", skipped_text(skipped));
-    }
-    if let Some(skipped) = &log.skipped_log_lines {
-        let _ = writeln!(text, "{}", skipped_log_text(skipped));
+    let log_lines = log.skipped_log_lines.iter().map(skipped_log_text);
+    for skipped in log.skipped.iter().map(skipped_text).chain(log_lines) {
+        let _ = writeln!(text, "{skipped}");
     }
     text
 }
@@ -220,11 +218,10 @@ pub fn report_text(report: &SessionReport) -> String {
         report.sidechain_requests,
         totals_lines(&report.totals, "  ")
     );
-    for skipped in &report.skipped_lines {
-        let _ = writeln!(text, "  {}", skipped_text(skipped));
-    }
-    if let Some(skipped) = &report.skipped_log_lines {
-        let _ = writeln!(text, "  {}", skipped_log_text(skipped));
+    let transcript_lines = report.skipped_lines.iter().map(skipped_text);
+    let log_lines = report.skipped_log_lines.iter().map(skipped_log_text);
+    for skipped in transcript_lines.chain(log_lines) {
+        let _ = writeln!(text, "  {skipped}");
     }
     if let Some(peak) = &report.peak {
         let _ = writeln!(
