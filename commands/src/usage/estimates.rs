@@ -317,6 +317,7 @@ pub fn estimate(
         .tokens
         .zip(reached)
         .is_some_and(|(tokens, reached)| reached >= tokens);
+    let window_unknown = rule.window.source == WindowSource::Unknown;
     let (tokens, derivation) = match (rule.tokens, &observed) {
         _ if chain.requests.is_empty() => (None, Derivation::NoMainChain),
         (Some(_), _) if contradicted => (
@@ -328,17 +329,14 @@ pub fn estimate(
         }
         (Some(_), Some(observed)) => (Some(observed.estimate), Derivation::ObservedAgainstRule),
         (Some(tokens), None) => (Some(tokens), Derivation::Rule),
-        (None, Some(observed)) if rule.window.source == WindowSource::Unknown => match reached {
-            Some(reached) if observed.estimate <= reached => (
+        (None, Some(observed)) => match reached {
+            Some(reached) if window_unknown && observed.estimate <= reached => (
                 allowed_by_evidence(reached, Some(observed)),
                 Derivation::Observed,
             ),
             _ => (Some(observed.estimate), Derivation::Observed),
         },
-        (None, Some(observed)) => (Some(observed.estimate), Derivation::Observed),
-        (None, None) if rule.window.source == WindowSource::Unknown => {
-            (None, Derivation::WindowUnknown)
-        }
+        (None, None) if window_unknown => (None, Derivation::WindowUnknown),
         (None, None) => (None, Derivation::NoProactiveCompaction),
     };
     let cap = rule.window.clone();
