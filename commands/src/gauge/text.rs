@@ -204,14 +204,10 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         TriggerDerivation::None => "none yet".to_owned(),
     };
     let _ = writeln!(text, "trigger      {how}");
-    let given = if gauge.warned {
-        "; given for this crossing"
-    } else {
-        ""
-    };
-    let warning = match gauge.warn_at_percent {
-        Some(share) => format!("at {share}% of the trigger{given}"),
-        None => "off (CTXHOOKS_WARN_AT=off)".to_owned(),
+    let warning = match (gauge.warn_at_percent, gauge.warned) {
+        (Some(share), true) => format!("at {share}% of the trigger; given for this crossing"),
+        (Some(share), false) => format!("at {share}% of the trigger"),
+        (None, _) => "off (CTXHOOKS_WARN_AT=off)".to_owned(),
     };
     let _ = writeln!(text, "warning      {warning}");
     let _ = writeln!(text, "updated      {} by the hooks", gauge.updated_at);
