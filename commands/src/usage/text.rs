@@ -268,8 +268,10 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         Basis::None => drop.class.to_string(),
         basis => format!("{} ({basis}{confidence})", drop.class),
     };
-    let mut text = format!(
-        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
+    // The facts around it always say at least what the cache did.
+    format!(
+        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n      \
+         around it: {}\n",
         drop.request_before,
         drop.request_after,
         readable_time(drop.time.as_ref()),
@@ -277,12 +279,8 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         thousands(drop.context_after),
         thousands(fall),
         drop_evidence_text(&drop.evidence, fall),
-    );
-    let facts = facts_text(&drop.facts);
-    if !facts.is_empty() {
-        let _ = writeln!(text, "      around it: {facts}");
-    }
-    text
+        facts_text(&drop.facts),
+    )
 }
 
 /// The compactions, each with its snapshot, then where to read their summaries and the snapshot
