@@ -34,7 +34,7 @@ struct Between<'chain> {
     facts: DropFacts,
 }
 
-impl<'chain> Between<'chain> {
+impl Between<'_> {
     fn before_row(&self) -> &UsageRow {
         &self.chain.requests[self.before]
     }

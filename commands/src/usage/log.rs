@@ -261,7 +261,11 @@ pub fn ingest_lines(
 /// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
 pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
     let file = TranscriptFile::open_named(transcript)?;
-    let records = ingest_lines(transcript, file, |ingest, line| ingest.feed(line))?;
+    // A closure, not `Ingest::feed`: that is for one lifetime of the ingest, and the reader's
+    // ingest has its own.
+    let records = ingest_lines(transcript, file, |ingest, line| {
+        ingest.feed(line);
+    })?;
     Ok(SessionLog::from_records(records))
 }
 
