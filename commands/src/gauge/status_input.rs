@@ -73,34 +73,26 @@ impl StatusInput {
 /// The status line's JSON as Claude Code writes it: only the fields the segment reads, each a
 /// [`Field`] (a leaf of another type is set aside, not fatal).
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct Typed<'input> {
-    #[serde(borrow)]
     session_id: Text<'input>,
-    #[serde(borrow)]
     session_name: Text<'input>,
-    #[serde(borrow)]
     version: Text<'input>,
-    #[serde(borrow)]
     cwd: Text<'input>,
-    #[serde(borrow)]
     model: Field<TypedModel<'input>>,
-    #[serde(borrow)]
     workspace: Field<TypedWorkspace<'input>>,
     context_window: Field<TypedWindow>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct TypedModel<'input> {
-    #[serde(borrow)]
     id: Text<'input>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct TypedWorkspace<'input> {
-    #[serde(borrow)]
     project_dir: Text<'input>,
 }
 
