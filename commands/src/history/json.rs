@@ -3,7 +3,6 @@
 use serde_json::{Value, json};
 
 use super::model::{HISTORY_SCHEMA, History};
-use crate::projects::discover::Problem;
 
 /// The history as one JSON value.
 pub fn history_json(history: &History) -> Value {
@@ -19,15 +18,11 @@ pub fn history_json(history: &History) -> Value {
         "days": history.days,
         "projects": history.projects,
         "totals": history.totals,
-        "problems": history.problems.iter().map(problem_json).collect::<Vec<_>>(),
-    })
-}
-
-/// One problem: its path, its code and the sentence the text prints.
-pub fn problem_json(problem: &Problem) -> Value {
-    json!({
-        "path": problem.path.display().to_string(),
-        "problem": <&str>::from(&problem.kind),
-        "message": problem.to_string(),
+        // Each problem: its path, its code and the sentence the text prints.
+        "problems": history.problems.iter().map(|problem| json!({
+            "path": problem.path.display().to_string(),
+            "problem": <&str>::from(&problem.kind),
+            "message": problem.to_string(),
+        })).collect::<Vec<_>>(),
     })
 }
