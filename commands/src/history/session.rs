@@ -310,9 +310,7 @@ fn days_of(
         ..DayTotals::default()
     };
     for (row, time) in log.requests().zip(times) {
-        let Some(day) = day_of(time) else {
-            continue;
-        };
+        let Some(day) = day_of(time) else { continue };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
         totals.totals.tokens = totals.totals.tokens.saturating_add(row.tokens);

@@ -154,9 +154,7 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
     // Each session's main transcript and sub-agents' transcripts, by its id.
     let mut sessions: BTreeMap<String, (Option<PathBuf>, Vec<PathBuf>)> = BTreeMap::new();
     for entry in &entries {
-        let Some(name) = entry.name() else {
-            continue;
-        };
+        let Some(name) = entry.name() else { continue };
         if entry.is_dir {
             let mut agents = Vec::new();
             collect_agents(&entry.path.join("subagents"), &mut agents, found);
