@@ -52,38 +52,29 @@ impl Template {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut pieces = Vec::new();
         let mut literal = String::new();
-        let mut characters = text.chars().peekable();
-        while let Some(character) = characters.next() {
-            match character {
-                '{' if characters.peek() == Some(&'{') => {
-                    characters.next();
-                    literal.push('{');
-                }
-                '}' if characters.peek() == Some(&'}') => {
-                    characters.next();
-                    literal.push('}');
-                }
-                '{' => {
-                    let mut name = String::new();
-                    loop {
-                        match characters.next() {
-                            Some('}') => break,
-                            Some(next) => name.push(next),
-                            None => return Err(format!("`{{{name}` is not closed")),
-                        }
-                    }
-                    let Some((known, _)) = PLACEHOLDERS.iter().find(|(known, _)| *known == name)
-                    else {
-                        return Err(format!("unknown placeholder `{{{name}}}`"));
-                    };
-                    if !literal.is_empty() {
-                        pieces.push(Piece::Literal(std::mem::take(&mut literal)));
-                    }
-                    pieces.push(Piece::Value(known));
-                }
-                other => literal.push(other),
+        let mut rest = text;
+        while let Some(at) = rest.find(['{', '}']) {
+            literal.push_str(&rest[..at]);
+            let (brace, after) = rest[at..].split_at(1);
+            // `{{` and `}}` are a brace, and so is a `}` alone.
+            if brace == "}" || after.starts_with('{') {
+                literal.push_str(brace);
+                rest = after.strip_prefix(brace).unwrap_or(after);
+                continue;
             }
+            let Some((name, after)) = after.split_once('}') else {
+                return Err(format!("`{{{after}` is not closed"));
+            };
+            let Some((known, _)) = PLACEHOLDERS.iter().find(|(known, _)| *known == name) else {
+                return Err(format!("unknown placeholder `{{{name}}}`"));
+            };
+            if !literal.is_empty() {
+                pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+            }
+            pieces.push(Piece::Value(known));
+            rest = after;
         }
+        literal.push_str(rest);
         if !literal.is_empty() {
             pieces.push(Piece::Literal(literal));
         }
