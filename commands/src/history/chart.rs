@@ -83,23 +83,14 @@ pub fn render_svg(history: &History) -> String {
     let top = (highest / step).ceil() * step;
     let x = |at: f64| LEFT + (at - start) / span * plot_width;
     let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>"#,
+    // The frame, the title and the key, one element a line.
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">
+<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>
+<text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>
+<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>
+"#,
         history.totals.sessions, history.totals.compactions
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>"#
     );
     // The grid: a line and its tokens at each step.
     let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);
