@@ -59,23 +59,12 @@ pub fn render_svg(report: &SessionReport) -> String {
     };
     let y_of = |value: f64| TOP + plot_height * (1.0 - value / y_max);
 
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    // Title and summary.
+    // The frame, the title and the summary, one element a line.
     let file = (report.transcripts.first()).and_then(|path| path.rsplit('/').next());
     let title = match &report.session_id {
         Some(id) => format!("session {id}"),
         None => file.unwrap_or("transcript").to_owned(),
     };
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>"#,
-        escape(&title)
-    );
     let mut summary = format!(
         "{count} main-chain requests · peak {} · {} compaction(s) · cap {}{}",
         thousands(peak),
@@ -92,9 +81,13 @@ pub fn render_svg(report: &SessionReport) -> String {
         let Some(value) = value else { continue };
         let _ = write!(summary, " · {name} {value}");
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="50" font-size="13" fill="{MUTED_COLOR}">{}</text>"#,
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>
+<text x="{LEFT}" y="50" font-size="13" fill="{MUTED_COLOR}">{}</text>
+"#,
+        escape(&title),
         escape(&summary)
     );
     // Grid and y axis labels.
