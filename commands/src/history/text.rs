@@ -140,11 +140,8 @@ pub fn history_text(history: &History) -> String {
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
-            "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops by class):"
-        );
-        let _ = writeln!(
-            text,
-            "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} drops",
+            "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops \
+             by class):\n  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} drops",
             "first (UTC)", "project", "session", "requests", "peak", "T", "peak/T", "compactions"
         );
         for session in &history.sessions {
