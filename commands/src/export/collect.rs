@@ -278,15 +278,11 @@ fn verdicts(
     session: &SessionId,
     transcript: Option<&Path>,
 ) {
-    let loaded = match load_analysis(state, Some(session), transcript) {
-        Ok(loaded) => loaded,
-        Err(error) => {
-            writer.lines.problems.push(format!(
-                "session {session}: no provenance verdicts: {error:#}"
-            ));
-            return;
-        }
-    };
+    let loaded = load_analysis(state, Some(session), transcript).inspect_err(|error| {
+        let problem = format!("session {session}: no provenance verdicts: {error:#}");
+        writer.lines.problems.push(problem);
+    });
+    let Ok(loaded) = loaded else { return };
     let report = provenance_report(&loaded.analysis);
     for call in report.calls {
         let time_ms = loaded
