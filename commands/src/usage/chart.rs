@@ -210,22 +210,18 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     for drop in &report.drops {
         let index = (drop.request_before + drop.request_after) as f64 / 2.0 - 1.0;
-        let label = match drop.class {
+        // Each class's short label; a micro-compaction in its own colour, the rest grey.
+        let (label, color) = match drop.class {
             DropClass::Compaction => continue,
-            DropClass::MicroCompaction => "micro",
-            DropClass::NoUsage => "no usage",
-            DropClass::ModelSwitch => "model",
-            DropClass::AdvisorRoundTrip => "advisor",
-            DropClass::Resume => "resume",
-            DropClass::CliUpgrade => "upgrade",
-            DropClass::IdleGap => "idle",
-            DropClass::ThinkingDropped => "thinking",
-            DropClass::Undecided => "drop?",
-        };
-        let color = if drop.class == DropClass::MicroCompaction {
-            MICRO_COLOR
-        } else {
-            MUTED_COLOR
+            DropClass::MicroCompaction => ("micro", MICRO_COLOR),
+            DropClass::NoUsage => ("no usage", MUTED_COLOR),
+            DropClass::ModelSwitch => ("model", MUTED_COLOR),
+            DropClass::AdvisorRoundTrip => ("advisor", MUTED_COLOR),
+            DropClass::Resume => ("resume", MUTED_COLOR),
+            DropClass::CliUpgrade => ("upgrade", MUTED_COLOR),
+            DropClass::IdleGap => ("idle", MUTED_COLOR),
+            DropClass::ThinkingDropped => ("thinking", MUTED_COLOR),
+            DropClass::Undecided => ("drop?", MUTED_COLOR),
         };
         markers.push((index, color, label, "2 3"));
     }
