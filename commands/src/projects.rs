@@ -49,15 +49,7 @@ pub fn reading(no_cache: bool) -> Reading {
 
 /// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.
 pub fn slug_of(path: &str) -> String {
-    path.chars()
-        .map(|character| {
-            if character.is_ascii_alphanumeric() {
-                character
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    path.replace(|character: char| !character.is_ascii_alphanumeric(), "-")
 }
 
 /// What `history` and `export` end with when not one projects folder could be read, given each

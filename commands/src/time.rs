@@ -3,12 +3,14 @@
 //! for every comparison and every rendering after that.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
-/// Ordered by its text, as the strings it replaces were.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Ordered by its text, as the strings it replaces were; serialized as its text alone.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
 pub struct Time {
     text: String,
+    #[serde(skip)]
     instant: Option<DateTime<Utc>>,
 }
 
@@ -41,12 +43,6 @@ impl Time {
 
     pub fn instant(&self) -> Option<DateTime<Utc>> {
         self.instant
-    }
-}
-
-impl Serialize for Time {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
     }
 }
 

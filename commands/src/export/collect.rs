@@ -2,7 +2,6 @@
 //! as `ctxhooks history` reads them) and from the state folder (usage logs of sessions whose
 //! transcript is not in those folders, snapshots, sidecars' tool events, provenance verdicts).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -103,16 +102,9 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
     let found = discover(&query.folders);
     let mut export = Export {
         folders_read: found.folders_read,
+        problems: found.problems.iter().map(ToString::to_string).collect(),
         ..Export::default()
     };
-    for problem in &found.problems {
-        export.problems.push(problem.to_string());
-    }
-    let exported: HashSet<String> = found
-        .sessions
-        .iter()
-        .map(|session| session.session_id.clone())
-        .collect();
     let from_history: Vec<Export> = found
         .sessions
         .par_iter()
@@ -132,13 +124,7 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
                 .sessions
                 .iter()
                 .find(|files| files.session_id == session.as_str());
-            state_session(
-                query,
-                options,
-                session,
-                exported.contains(session.as_str()),
-                files,
-            )
+            state_session(query, options, session, files)
         })
         .collect();
     for part in from_history.into_iter().chain(from_state) {
@@ -164,9 +150,8 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
         source: Source::Transcript,
         lines: Export::default(),
     };
-    for problem in &loaded.problems {
-        writer.lines.problems.push(problem.to_string());
-    }
+    let problems = loaded.problems.iter().map(ToString::to_string);
+    writer.lines.problems.extend(problems);
     if loaded.log.requests().next().is_none() {
         return writer.lines;
     }
@@ -181,11 +166,12 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     writer.lines
 }
 
+/// One session's records from the state folder; `files` are its transcripts when the projects
+/// folders hold them (its requests come from there then, not from its usage log).
 fn state_session(
     query: &ExportQuery,
     options: &ReportOptions,
     session: &SessionId,
-    in_history: bool,
     files: Option<&SessionFiles>,
 ) -> Export {
     let Some(state) = &query.state else {
@@ -214,7 +200,7 @@ fn state_session(
             .map(slug_of)
     });
     let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
-    if !in_history
+    if files.is_none()
         && let Some(log) = &log
         && log.requests().next().is_some()
     {
@@ -292,15 +278,11 @@ fn verdicts(
     session: &SessionId,
     transcript: Option<&Path>,
 ) {
-    let loaded = match load_analysis(state, Some(session), transcript) {
-        Ok(loaded) => loaded,
-        Err(error) => {
-            writer.lines.problems.push(format!(
-                "session {session}: no provenance verdicts: {error:#}"
-            ));
-            return;
-        }
-    };
+    let loaded = load_analysis(state, Some(session), transcript).inspect_err(|error| {
+        let problem = format!("session {session}: no provenance verdicts: {error:#}");
+        writer.lines.problems.push(problem);
+    });
+    let Ok(loaded) = loaded else { return };
     let report = provenance_report(&loaded.analysis);
     for call in report.calls {
         let time_ms = loaded
@@ -358,15 +340,14 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
     }
     let trigger = report.estimates.trigger.tokens;
     for (index, compaction) in report.compactions.iter().enumerate() {
+        // Its time names it, else the request after it.
+        let at = match &compaction.time {
+            Some(time) => time.text().to_owned(),
+            None => format!("before-request-{}", compaction.next_request),
+        };
         writer.push(
             "compaction",
-            format!(
-                "compaction:{session}:{}",
-                compaction.time.as_ref().map_or_else(
-                    || format!("before-request-{}", compaction.next_request),
-                    |time| time.text().to_owned()
-                )
-            ),
+            format!("compaction:{session}:{at}"),
             compaction.time.clone(),
             CompactionRecord {
                 number: index + 1,

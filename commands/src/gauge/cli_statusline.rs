@@ -22,7 +22,7 @@ use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 use ctxhooks_shared::store::status_window::{STATUS_WINDOW_SCHEMA, StatusWindow};
 
 /// Arguments of `ctxhooks statusline`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 #[command(after_help = format_help())]
 pub struct StatuslineArgs {
     /// Print this template instead of the default segment, e.g. `'{percent} of {trigger}'`
@@ -41,10 +41,7 @@ impl StatuslineArgs {
     /// every update, and building the whole command line's parser costs more than the segment
     /// itself. Anything else (`--help`, a typo) is `None`, for clap to answer.
     pub fn quick(arguments: &[std::ffi::OsString]) -> Option<Self> {
-        let mut parsed = Self {
-            format: None,
-            plain: false,
-        };
+        let mut parsed = Self::default();
         let mut rest = arguments.iter();
         while let Some(argument) = rest.next() {
             match argument.to_str()? {
@@ -108,8 +105,23 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     let input = read_stdin_object(wait)
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
-    record_window(&input);
-    let gauge = read_gauge(&input);
+    let place = session_of(&input);
+    // The model's window the input gives (`context_window.context_window_size`, for `model.id`),
+    // recorded in the session's `window.json` for the gauge and the report: the CLI's own word
+    // on the window. A failure is not the status line's to report (the next update tries again).
+    if let Some((state, session)) = &place
+        && let (Some(window_tokens), Some(model)) = (input.model_window, input.model.clone())
+    {
+        let window = StatusWindow {
+            schema: STATUS_WINDOW_SCHEMA,
+            model,
+            window_tokens,
+        };
+        let _ = window.record(&state.status_window_file(session));
+    }
+    // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
+    let gauge = (place.as_ref())
+        .and_then(|(state, session)| Gauge::read(&state.gauge_file(session)).ok().flatten());
     let (warn_at, _) = warn_at_from(std::env::var(env_vars::CTXHOOKS_WARN_AT).ok().as_deref());
     let segment = Segment::build(
         &input,
@@ -131,41 +143,10 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Records the model's window the input gives (`context_window.context_window_size`, for
-/// `model.id`) in the session's `window.json`, for the gauge and the report: the CLI's own word
-/// on the window. Nothing when the input says neither, or names no session; a failure is not the
-/// status line's to report (the next update tries again).
-fn record_window(input: &StatusInput) {
-    let (Some(window_tokens), Some(model)) = (input.model_window, input.model.as_ref()) else {
-        return;
-    };
-    let Some(session) = input
-        .session_id
-        .as_deref()
-        .and_then(|id| SessionId::parse(id).ok())
-    else {
-        return;
-    };
-    let Ok(state) = StateDir::locate() else {
-        return;
-    };
-    if window_tokens == 0 {
-        return;
-    }
-    let window = StatusWindow {
-        schema: STATUS_WINDOW_SCHEMA,
-        model: model.clone(),
-        window_tokens,
-    };
-    let _ = window.record(&state.status_window_file(&session));
-}
-
-/// The session's gauge, when the input names a session that has one that can be read (a folder
-/// or FIFO in its place is refused at once and read as none).
-fn read_gauge(input: &StatusInput) -> Option<Gauge> {
+/// The session the input names and the state folder, when there are both.
+fn session_of(input: &StatusInput) -> Option<(StateDir, SessionId)> {
     let session = SessionId::parse(input.session_id.as_deref()?).ok()?;
-    let state = StateDir::locate().ok()?;
-    Gauge::read(&state.gauge_file(&session)).ok().flatten()
+    Some((StateDir::locate().ok()?, session))
 }
 
 #[cfg(test)]

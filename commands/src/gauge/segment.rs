@@ -6,8 +6,6 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::status_input::StatusInput;
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation, percent_of};
 use ctxhooks_shared::usage::threshold::{
@@ -18,8 +16,7 @@ use ctxhooks_shared::usage::threshold::{
 pub const NEAR_PERCENT: f64 = 75.0;
 
 /// Where the segment's context came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContextSource {
     /// The status line's `context_window.current_usage` (the latest response).
     StatusLine,
@@ -32,8 +29,7 @@ pub enum ContextSource {
 }
 
 /// How near the trigger the context is, for colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     /// Below [`NEAR_PERCENT`] of T.
     Calm,
@@ -48,7 +44,7 @@ pub enum Level {
 }
 
 /// The segment's facts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
     /// The context now, in tokens.
     pub context_tokens: Option<u64>,
@@ -63,9 +59,7 @@ pub struct Segment {
     pub room_left: Option<i64>,
     /// Full compactions so far.
     pub compactions: u64,
-    /// The warning share the colours follow (the Stop hook's).
-    pub warn_at_percent: u8,
-    /// How near T.
+    /// How near T (the colours follow the Stop hook's warning share).
     pub level: Level,
     pub model: Option<String>,
     /// The session's title: the status line's `session_name`, else the one the Stop hook read
@@ -130,11 +124,7 @@ impl Segment {
                 _ => true,
             })
             .map(|gauge| (gauge.trigger_tokens, gauge.trigger.window_tokens));
-        let (trigger_tokens, window_tokens) = from_gauge.unwrap_or_else(|| {
-            rule().map_or((None, None), |(trigger, window)| {
-                (Some(trigger), Some(window))
-            })
-        });
+        let (trigger_tokens, window_tokens) = from_gauge.unwrap_or_else(|| rule().unzip());
         let percent = context_tokens
             .zip(trigger_tokens)
             .and_then(|(context, trigger)| percent_of(context, trigger));
@@ -159,7 +149,6 @@ impl Segment {
                 .zip(trigger_tokens)
                 .map(|(context, trigger)| signed(trigger) - signed(context)),
             compactions: gauge.map_or(0, |gauge| gauge.compactions),
-            warn_at_percent,
             level,
             model: input
                 .model

@@ -73,34 +73,26 @@ impl StatusInput {
 /// The status line's JSON as Claude Code writes it: only the fields the segment reads, each a
 /// [`Field`] (a leaf of another type is set aside, not fatal).
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct Typed<'input> {
-    #[serde(borrow)]
     session_id: Text<'input>,
-    #[serde(borrow)]
     session_name: Text<'input>,
-    #[serde(borrow)]
     version: Text<'input>,
-    #[serde(borrow)]
     cwd: Text<'input>,
-    #[serde(borrow)]
     model: Field<TypedModel<'input>>,
-    #[serde(borrow)]
     workspace: Field<TypedWorkspace<'input>>,
     context_window: Field<TypedWindow>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct TypedModel<'input> {
-    #[serde(borrow)]
     id: Text<'input>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, bound(deserialize = "'de: 'input"))]
 struct TypedWorkspace<'input> {
-    #[serde(borrow)]
     project_dir: Text<'input>,
 }
 
@@ -146,18 +138,21 @@ lenient_objects!(
 impl Typed<'_> {
     fn into_input(self) -> StatusInput {
         let owned = |text: &Text<'_>| text.non_empty().map(ToOwned::to_owned);
-        let context_tokens = self
-            .context_window
-            .get()
-            .and_then(|window| window.current_usage.get())
-            .and_then(|usage| {
-                let counts = [
-                    usage.input_tokens.get().copied(),
-                    usage.cache_creation_input_tokens.get().copied(),
-                    usage.cache_read_input_tokens.get().copied(),
-                ];
-                sum_of_present(&counts)
-            });
+        let window = self.context_window.get();
+        // The sum of the counts that are there (saturating); none when none is, or when all are
+        // 0: after an interactive `/compact`, 2.1.332 sends a `current_usage` of zeros until the
+        // next response (seen in the end-to-end test), and a context is never 0.
+        let usage = window.and_then(|window| window.current_usage.get());
+        let context_tokens = usage.and_then(|usage| {
+            let counts = [
+                &usage.input_tokens,
+                &usage.cache_creation_input_tokens,
+                &usage.cache_read_input_tokens,
+            ];
+            let present = counts.into_iter().filter_map(Field::get);
+            let sum = present.fold(0u64, |sum, count| sum.saturating_add(*count));
+            (sum > 0).then_some(sum)
+        });
         StatusInput {
             session_id: owned(&self.session_id),
             model: self.model.get().and_then(|model| owned(&model.id)),
@@ -168,25 +163,12 @@ impl Typed<'_> {
                 .and_then(|workspace| owned(&workspace.project_dir))
                 .or_else(|| owned(&self.cwd)),
             context_tokens,
-            model_window: self
-                .context_window
-                .get()
+            model_window: window
                 .and_then(|window| window.context_window_size.get().copied())
                 .filter(|size| *size > 0),
             session_name: owned(&self.session_name),
         }
     }
-}
-
-/// The sum of the counts that are there (saturating); `None` when none is, or when all are 0:
-/// after an interactive `/compact`, 2.1.332 sends a `current_usage` of zeros until the next
-/// response (seen in the end-to-end test), and a context is never 0.
-fn sum_of_present(counts: &[Option<u64>]) -> Option<u64> {
-    let sum = counts
-        .iter()
-        .flatten()
-        .fold(0u64, |sum, n| sum.saturating_add(*n));
-    (sum > 0).then_some(sum)
 }
 
 /// How long the status line waits for its JSON. Claude Code writes it at once; a pipe that

@@ -52,38 +52,29 @@ impl Template {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut pieces = Vec::new();
         let mut literal = String::new();
-        let mut characters = text.chars().peekable();
-        while let Some(character) = characters.next() {
-            match character {
-                '{' if characters.peek() == Some(&'{') => {
-                    characters.next();
-                    literal.push('{');
-                }
-                '}' if characters.peek() == Some(&'}') => {
-                    characters.next();
-                    literal.push('}');
-                }
-                '{' => {
-                    let mut name = String::new();
-                    loop {
-                        match characters.next() {
-                            Some('}') => break,
-                            Some(next) => name.push(next),
-                            None => return Err(format!("`{{{name}` is not closed")),
-                        }
-                    }
-                    let Some((known, _)) = PLACEHOLDERS.iter().find(|(known, _)| *known == name)
-                    else {
-                        return Err(format!("unknown placeholder `{{{name}}}`"));
-                    };
-                    if !literal.is_empty() {
-                        pieces.push(Piece::Literal(std::mem::take(&mut literal)));
-                    }
-                    pieces.push(Piece::Value(known));
-                }
-                other => literal.push(other),
+        let mut rest = text;
+        while let Some(at) = rest.find(['{', '}']) {
+            literal.push_str(&rest[..at]);
+            let (brace, after) = rest[at..].split_at(1);
+            // `{{` and `}}` are a brace, and so is a `}` alone.
+            if brace == "}" || after.starts_with('{') {
+                literal.push_str(brace);
+                rest = after.strip_prefix(brace).unwrap_or(after);
+                continue;
             }
+            let Some((name, after)) = after.split_once('}') else {
+                return Err(format!("`{{{after}` is not closed"));
+            };
+            let Some((known, _)) = PLACEHOLDERS.iter().find(|(known, _)| *known == name) else {
+                return Err(format!("unknown placeholder `{{{name}}}`"));
+            };
+            if !literal.is_empty() {
+                pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+            }
+            pieces.push(Piece::Value(known));
+            rest = after;
         }
+        literal.push_str(rest);
         if !literal.is_empty() {
             pieces.push(Piece::Literal(literal));
         }
@@ -105,36 +96,26 @@ impl Template {
 
 /// One placeholder's value.
 fn value(segment: &Segment, name: &str) -> String {
-    let short = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), short_tokens);
-    let exact = |tokens: Option<u64>| tokens.map_or_else(|| UNKNOWN.to_owned(), |n| n.to_string());
-    match name {
-        "context" => short(segment.context_tokens),
+    let exact = |tokens: Option<u64>| tokens.map(|n| n.to_string());
+    let known = match name {
+        "context" => segment.context_tokens.map(short_tokens),
         "context_tokens" => exact(segment.context_tokens),
-        "trigger" => short(segment.trigger_tokens),
+        "trigger" => segment.trigger_tokens.map(short_tokens),
         "trigger_tokens" => exact(segment.trigger_tokens),
-        "percent" => segment.percent.map_or_else(
-            || UNKNOWN.to_owned(),
-            |percent| format!("{}%", whole_percent(percent)),
-        ),
-        "percent_number" => segment
-            .percent
-            .map_or_else(|| UNKNOWN.to_owned(), whole_percent),
-        "left" => segment.room_left.map_or_else(
-            || UNKNOWN.to_owned(),
-            |left| {
-                let sign = if left < 0 { "-" } else { "" };
-                format!("{sign}{}", short_tokens(left.unsigned_abs()))
-            },
-        ),
-        "left_tokens" => segment
-            .room_left
-            .map_or_else(|| UNKNOWN.to_owned(), |left| left.to_string()),
-        "compactions" => segment.compactions.to_string(),
-        "window" => short(segment.window_tokens),
-        "model" => segment.model.clone().unwrap_or_else(|| UNKNOWN.to_owned()),
-        "title" => segment.title.as_deref().map(one_line).unwrap_or_default(),
-        _ => UNKNOWN.to_owned(),
-    }
+        "percent" => (segment.percent).map(|percent| format!("{}%", whole_percent(percent))),
+        "percent_number" => segment.percent.map(whole_percent),
+        "left" => segment.room_left.map(|left| {
+            let sign = if left < 0 { "-" } else { "" };
+            format!("{sign}{}", short_tokens(left.unsigned_abs()))
+        }),
+        "left_tokens" => segment.room_left.map(|left| left.to_string()),
+        "compactions" => Some(segment.compactions.to_string()),
+        "window" => segment.window_tokens.map(short_tokens),
+        "model" => segment.model.clone(),
+        "title" => Some(segment.title.as_deref().map(one_line).unwrap_or_default()),
+        _ => None,
+    };
+    known.unwrap_or_else(|| UNKNOWN.to_owned())
 }
 
 /// The default segment: `ctx 142k / 167k (85%) · 25k left · 2 compactions`, leaving out what is
@@ -152,13 +133,9 @@ pub fn default_segment(segment: &Segment) -> String {
         }
     }
     parts.push(context);
-    match segment.room_left {
-        Some(left) if left < 0 => parts.push(format!(
-            "{} past the trigger",
-            short_tokens(left.unsigned_abs())
-        )),
-        Some(left) => parts.push(format!("{} left", short_tokens(left.unsigned_abs()))),
-        None => {}
+    if let Some(left) = segment.room_left {
+        let room = if left < 0 { "past the trigger" } else { "left" };
+        parts.push(format!("{} {room}", short_tokens(left.unsigned_abs())));
     }
     parts.push(match segment.compactions {
         1 => "1 compaction".to_owned(),
@@ -191,11 +168,11 @@ pub fn gauge_text(gauge: &Gauge) -> String {
     let mut text = default_segment(&segment);
     text.push('\n');
     let basis = &gauge.trigger;
+    let model = basis.model.as_deref().unwrap_or("an unknown model");
+    let version = basis.version.as_deref().unwrap_or("(version unknown)");
     let how = match basis.derivation {
         TriggerDerivation::Rule => format!(
-            "Claude Code's rule for {} {} (window {} from {})",
-            basis.model.as_deref().unwrap_or("an unknown model"),
-            basis.version.as_deref().unwrap_or("(version unknown)"),
+            "Claude Code's rule for {model} {version} (window {} from {})",
             basis
                 .window_tokens
                 .map_or_else(|| UNKNOWN.to_owned(), short_tokens),
@@ -208,33 +185,22 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         }
         TriggerDerivation::RuleContradicted => format!(
             "{}: the session went on without compacting at or above the trigger Claude Code's \
-             rule gives {} {}",
+             rule gives {model} {version}",
             if gauge.trigger_tokens.is_some() {
                 "what the evidence allows (the middle up to the last automatic compaction)"
             } else {
                 "unknown"
             },
-            basis.model.as_deref().unwrap_or("an unknown model"),
-            basis.version.as_deref().unwrap_or("(version unknown)"),
         ),
         TriggerDerivation::None => "none yet".to_owned(),
     };
     let _ = writeln!(text, "trigger      {how}");
-    let _ = writeln!(
-        text,
-        "warning      {}",
-        gauge.warn_at_percent.map_or_else(
-            || "off (CTXHOOKS_WARN_AT=off)".to_owned(),
-            |share| format!(
-                "at {share}% of the trigger{}",
-                if gauge.warned {
-                    "; given for this crossing"
-                } else {
-                    ""
-                }
-            )
-        )
-    );
+    let warning = match (gauge.warn_at_percent, gauge.warned) {
+        (Some(share), true) => format!("at {share}% of the trigger; given for this crossing"),
+        (Some(share), false) => format!("at {share}% of the trigger"),
+        (None, _) => "off (CTXHOOKS_WARN_AT=off)".to_owned(),
+    };
+    let _ = writeln!(text, "warning      {warning}");
     let _ = writeln!(text, "updated      {} by the hooks", gauge.updated_at);
     text
 }
@@ -252,7 +218,6 @@ mod tests {
             percent: Some(85.3),
             room_left: Some(24_497),
             compactions: 2,
-            warn_at_percent: 90,
             level: Level::Near,
             model: Some("claude-opus-4-6".into()),
             title: Some("Fix the\nparser".into()),

@@ -70,14 +70,9 @@ pub fn render_svg(history: &History) -> String {
     }
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
-    let start = sessions
-        .iter()
-        .map(|point| point.at)
-        .fold(f64::INFINITY, f64::min);
-    let end = sessions
-        .iter()
-        .map(|point| point.at)
-        .fold(f64::NEG_INFINITY, f64::max);
+    let times = sessions.iter().map(|point| point.at);
+    let start = times.clone().fold(f64::INFINITY, f64::min);
+    let end = times.fold(f64::NEG_INFINITY, f64::max);
     let span = if end > start { end - start } else { 1.0 };
     let highest = sessions
         .iter()
@@ -88,33 +83,23 @@ pub fn render_svg(history: &History) -> String {
     let top = (highest / step).ceil() * step;
     let x = |at: f64| LEFT + (at - start) / span * plot_width;
     let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>"#,
+    // The frame, the title and the key, one element a line.
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">
+<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>
+<text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>
+<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>
+"#,
         history.totals.sessions, history.totals.compactions
     );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>"#
-    );
+    // The grid: a line and its tokens at each step.
+    let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);
     let mut tokens = 0.0;
     while tokens <= top {
-        let level = y(tokens);
+        let (level, label_y) = (y(tokens), y(tokens) + 4.0);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{level:.1}" x2="{:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
-            LEFT + plot_width,
-            LEFT - 6.0,
-            level + 4.0,
+            r#"<line x1="{LEFT}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{label_x:.1}" y="{label_y:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
             short_tokens(tokens)
         );
         tokens += step;
@@ -135,14 +120,12 @@ pub fn render_svg(history: &History) -> String {
         }
     }
     for point in &sessions {
+        let (cx, cy) = (x(point.at), y(point.tokens));
         if let Some(trigger) = point.trigger {
+            let (from, to, level) = (cx - 5.0, cx + 5.0, y(trigger));
             let _ = writeln!(
                 svg,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
-                x(point.at) - 5.0,
-                y(trigger),
-                x(point.at) + 5.0,
-                y(trigger)
+                r#"<line x1="{from:.1}" y1="{level:.1}" x2="{to:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
             );
         }
         let (fill, stroke) = if point.near {
@@ -152,26 +135,20 @@ pub fn render_svg(history: &History) -> String {
         };
         let _ = writeln!(
             svg,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
-            x(point.at),
-            y(point.tokens),
+            r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
             escape(&point.label)
         );
     }
     for (at, before) in &compactions {
+        // A triangle pointing down at the point.
         let (cx, cy) = (x(*at), y(*before));
+        let (left, right, top, bottom) = (cx - 4.0, cx + 4.0, cy - 3.0, cy + 5.0);
         let _ = writeln!(
             svg,
-            r#"<path d="M {:.1} {:.1} L {:.1} {:.1} L {:.1} {:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
-            cx,
-            cy + 5.0,
-            cx - 4.0,
-            cy - 3.0,
-            cx + 4.0,
-            cy - 3.0
+            r#"<path d="M {cx:.1} {bottom:.1} L {left:.1} {top:.1} L {right:.1} {top:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
         );
     }
-    let legend = LEFT + plot_width + 20.0;
+    let legend = right + 20.0;
     for (row, (color, text)) in [
         (SESSION_COLOR, "session peak"),
         (TRIGGER_COLOR, "its trigger T"),

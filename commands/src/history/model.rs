@@ -32,9 +32,8 @@ pub struct HistoryQuery {
 /// The history.
 #[derive(Debug, Clone)]
 pub struct History {
-    pub folders: Vec<PathBuf>,
-    pub window: TimeWindow,
-    pub project: Option<String>,
+    /// What was asked for.
+    pub query: HistoryQuery,
     /// Every session with a request in the window, by its first request's time.
     pub sessions: Vec<SessionSummary>,
     /// Totals per UTC day, in order.
@@ -156,11 +155,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         }
         sessions.push(summary);
     }
-    sessions.sort_by(|a, b| {
-        a.first_time
-            .cmp(&b.first_time)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
+    sessions.sort_by(|a, b| (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id)));
     for session in &sessions {
         totals.sessions += 1;
         totals.requests += session.requests;
@@ -172,9 +167,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.sessions_near_trigger += usize::from(near_trigger(session));
     }
     History {
-        folders: query.folders.clone(),
-        window: query.window,
-        project: query.project.clone(),
+        query: query.clone(),
         projects: projects_of(&sessions),
         days: days.into_values().collect(),
         sessions,
@@ -191,52 +184,14 @@ pub fn near_trigger(session: &SessionSummary) -> bool {
         .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
 }
 
-/// One project being added up: its totals, its sessions' peak / T, and their growth.
-type ProjectSums = (ProjectTotals, Vec<f64>, u64, u64);
-
 fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
-    let mut projects: BTreeMap<(String, String), ProjectSums> = BTreeMap::new();
+    // Each project's sessions, by projects folder and project.
+    let mut groups: BTreeMap<(&str, &str), Vec<&SessionSummary>> = BTreeMap::new();
     for session in sessions {
-        let key = (session.projects_folder.clone(), session.project.clone());
-        let (project, ratios, growth_tokens, growth_steps) =
-            projects.entry(key).or_insert_with(|| {
-                (
-                    ProjectTotals {
-                        project: session.project.clone(),
-                        projects_folder: session.projects_folder.clone(),
-                        ..ProjectTotals::default()
-                    },
-                    Vec::new(),
-                    0,
-                    0,
-                )
-            });
-        if session.cwd.is_some() {
-            project.cwd.clone_from(&session.cwd);
-        }
-        project.sessions += 1;
-        project.requests += session.requests;
-        project.totals.add(&session.totals);
-        project.compactions += session.compaction_counts.total;
-        project.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
-        project.sessions_near_trigger += usize::from(near_trigger(session));
-        project.peak_context = project
-            .peak_context
-            .max(session.peak.as_ref().map_or(0, |peak| peak.context_tokens));
-        ratios.extend(session.peak_to_trigger);
-        *growth_tokens += session.growth_tokens;
-        *growth_steps += session.growth_steps;
+        let key = (session.projects_folder.as_str(), session.project.as_str());
+        groups.entry(key).or_default().push(session);
     }
-    let mut list: Vec<ProjectTotals> = projects
-        .into_values()
-        .map(|(mut project, mut ratios, growth_tokens, growth_steps)| {
-            ratios.sort_by(f64::total_cmp);
-            project.median_peak_to_trigger = median(&ratios);
-            project.max_peak_to_trigger = ratios.last().copied();
-            project.growth_per_request = ratio(growth_tokens, growth_steps);
-            project
-        })
-        .collect();
+    let mut list: Vec<ProjectTotals> = groups.into_values().map(project_totals).collect();
     list.sort_by(|a, b| {
         b.growth_per_request
             .unwrap_or(0.0)
@@ -244,6 +199,40 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
             .then_with(|| a.project.cmp(&b.project))
     });
     list
+}
+
+/// One project's sessions (at least one) added up.
+fn project_totals(sessions: Vec<&SessionSummary>) -> ProjectTotals {
+    let mut project = ProjectTotals {
+        project: sessions[0].project.clone(),
+        projects_folder: sessions[0].projects_folder.clone(),
+        // The latest session's that names one.
+        cwd: sessions
+            .iter()
+            .rev()
+            .find_map(|session| session.cwd.clone()),
+        sessions: sessions.len(),
+        ..ProjectTotals::default()
+    };
+    let (mut growth_tokens, mut growth_steps) = (0, 0);
+    let mut ratios = Vec::new();
+    for session in sessions {
+        project.requests += session.requests;
+        project.totals.add(&session.totals);
+        project.compactions += session.compaction_counts.total;
+        project.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
+        project.sessions_near_trigger += usize::from(near_trigger(session));
+        let peak = session.peak.as_ref().map_or(0, |peak| peak.context_tokens);
+        project.peak_context = project.peak_context.max(peak);
+        ratios.extend(session.peak_to_trigger);
+        growth_tokens += session.growth_tokens;
+        growth_steps += session.growth_steps;
+    }
+    ratios.sort_by(f64::total_cmp);
+    project.median_peak_to_trigger = median(&ratios);
+    project.max_peak_to_trigger = ratios.last().copied();
+    project.growth_per_request = ratio(growth_tokens, growth_steps);
+    project
 }
 
 fn median(sorted: &[f64]) -> Option<f64> {

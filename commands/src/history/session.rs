@@ -1,7 +1,7 @@
 //! One session of the history: the report `ctxhooks report` would give for its transcripts
 //! (read into one log by `projects/session.rs`), summarized.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
@@ -15,9 +15,10 @@ use crate::time::Time;
 use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
-use crate::usage::log::{SessionLog, TimelineItem};
+use crate::usage::log::SessionLog;
 use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
 use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::SourceRow;
 
 /// A peak at or above this share of T counts as running near the trigger.
 pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
@@ -180,23 +181,15 @@ pub fn summarize_session(
         .requests()
         .map(|row| Time::of(row.time.as_deref()))
         .collect();
-    if times.is_empty() && !loaded.log.timeline.iter().any(is_boundary) {
-        return outcome;
-    }
-    if !window.is_open() && !times.iter().flatten().any(|time| window.contains(time)) {
+    // Nothing to report: no request and no compaction boundary, or no request in the window.
+    let outside = !window.is_open() && !times.iter().flatten().any(|time| window.contains(time));
+    if loaded.log.timeline.is_empty() || outside {
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
     outcome.days = days_of(&loaded.log, &times, &report, window);
     outcome.summary = Some(summary_of(files, &loaded, &report));
     outcome
-}
-
-fn is_boundary(item: &TimelineItem) -> bool {
-    matches!(
-        item,
-        TimelineItem::Compaction(_) | TimelineItem::MicroCompaction(_)
-    )
 }
 
 /// The summary of a session's report.
@@ -226,23 +219,18 @@ pub fn summary_of(
         *drops_by_basis.entry(drop.basis.into()).or_insert(0) += 1;
     }
     let (growth_tokens, growth_steps) = growth(report);
-    let trigger = report.estimates.trigger.tokens;
-    let main_source = loaded.log.sources.iter().find(|source| {
-        files
-            .main
-            .as_ref()
-            .is_some_and(|main| source.transcript == main.display().to_string())
-    });
+    let main = files.main.as_ref().map(|main| main.display().to_string());
+    // The folder it ran in, by the main transcript's source (else the first source's).
+    let sources = &loaded.log.sources;
+    let is_main = |source: &&SourceRow| Some(&source.transcript) == main.as_ref();
+    let main_source = sources.iter().find(is_main).or(sources.first());
+    let source_cwd = main_source.and_then(|source| source.cwd.clone());
     let facts = &loaded.log.session;
     SessionSummary {
         session_id: files.session_id.clone(),
         project: files.project.clone(),
         projects_folder: files.projects_folder.display().to_string(),
-        cwd: facts.relocated_cwd.clone().or_else(|| {
-            main_source
-                .or(loaded.log.sources.first())
-                .and_then(|source| source.cwd.clone())
-        }),
+        cwd: facts.relocated_cwd.clone().or(source_cwd),
         title: facts.title().map(ToOwned::to_owned),
         session_kind: facts.session_kind.clone(),
         entrypoint: facts.entrypoint.clone(),
@@ -260,7 +248,7 @@ pub fn summary_of(
         drops: report.drops.len(),
         drops_by_class,
         drops_by_basis,
-        trigger,
+        trigger: report.estimates.trigger.tokens,
         trigger_derivation: report.estimates.trigger.derivation,
         cap: report.estimates.cap.tokens,
         cap_source: report.estimates.cap.source.to_string(),
@@ -313,23 +301,16 @@ fn days_of(
     report: &SessionReport,
     window: &TimeWindow,
 ) -> Vec<DayTotals> {
-    // Keyed by date, each day's text written once; sorted by that text at the end.
-    let mut days: HashMap<NaiveDate, DayTotals> = HashMap::new();
-    let day_of = |time: &Time| -> Option<NaiveDate> {
-        window
-            .contains(time)
-            .then(|| TimeWindow::date_of(time))
-            .flatten()
-    };
+    // Keyed by date, in order, each day's text written once.
+    let mut days: BTreeMap<NaiveDate, DayTotals> = BTreeMap::new();
+    let day_of = |time: &Option<Time>| window.day_of(time.as_ref()?);
     let new_day = |date: NaiveDate| DayTotals {
-        day: TimeWindow::day_text(date),
+        day: date.format("%Y-%m-%d").to_string(),
         sessions: 1,
         ..DayTotals::default()
     };
     for (row, time) in log.requests().zip(times) {
-        let Some(day) = time.as_ref().and_then(day_of) else {
-            continue;
-        };
+        let Some(day) = day_of(time) else { continue };
         let totals = days.entry(day).or_insert_with(|| new_day(day));
         totals.requests += 1;
         totals.totals.tokens = totals.totals.tokens.saturating_add(row.tokens);
@@ -339,11 +320,9 @@ fn days_of(
         }
     }
     for compaction in &report.compactions {
-        if let Some(day) = compaction.time.as_ref().and_then(day_of) {
+        if let Some(day) = day_of(&compaction.time) {
             days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
         }
     }
-    let mut days: Vec<DayTotals> = days.into_values().collect();
-    days.sort_by(|one, other| one.day.cmp(&other.day));
-    days
+    days.into_values().collect()
 }

@@ -7,7 +7,7 @@ use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::output::one_line;
 use crate::time::Time;
-use crate::usage::text::{thousands, thousands_or_dash, totals_lines};
+use crate::usage::text::{thousands, thousands_or, totals_lines};
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
 fn minute(time: Option<&Time>) -> String {
@@ -30,26 +30,22 @@ fn rounded(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |value| thousands(value.round() as u64))
 }
 
-/// `text` cut to `width` characters at its start (a path's end says the most).
-fn short(text: &str, width: usize) -> String {
+/// The widest title the session table shows (a longer one is cut at its end).
+const TITLE_WIDTH: usize = 48;
+
+/// `text` cut to `width` characters, `…` marking the cut: at its start (a path's end says the
+/// most), or with `keep_start` at its end (a title's start says the most).
+fn short(text: &str, width: usize, keep_start: bool) -> String {
     let count = text.chars().count();
     if count <= width {
         return text.to_owned();
     }
-    let tail: String = text.chars().skip(count + 1 - width.max(1)).collect();
-    format!("…{tail}")
-}
-
-/// The widest title the session table shows (a longer one is cut at its end).
-const TITLE_WIDTH: usize = 48;
-
-/// `text` cut to `width` characters at its end (a title's start says the most).
-fn short_end(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
+    let kept = width.saturating_sub(1);
+    if keep_start {
+        format!("{}…", text.chars().take(kept).collect::<String>())
+    } else {
+        format!("…{}", text.chars().skip(count - kept).collect::<String>())
     }
-    let head: String = text.chars().take(width.saturating_sub(1)).collect();
-    format!("{head}…")
 }
 
 fn compactions_cell(session: &SessionSummary) -> String {
@@ -57,29 +53,26 @@ fn compactions_cell(session: &SessionSummary) -> String {
     if counts.total == 0 {
         return "0".to_owned();
     }
-    let mut parts = Vec::new();
-    if counts.structural > 0 {
-        parts.push(format!("{} structural", counts.structural));
-    }
-    if counts.heuristic_high > 0 {
-        parts.push(format!("{} heuristic", counts.heuristic_high));
-    }
-    if counts.heuristic_low > 0 {
-        parts.push(format!("{} heuristic, low", counts.heuristic_low));
-    }
+    let kinds = [
+        (counts.structural, "structural"),
+        (counts.heuristic_high, "heuristic"),
+        (counts.heuristic_low, "heuristic, low"),
+    ];
+    let parts: Vec<String> = (kinds.iter().filter(|(count, _)| *count > 0))
+        .map(|(count, kind)| format!("{count} {kind}"))
+        .collect();
     format!("{} ({})", counts.total, parts.join(", "))
 }
 
 fn drops_cell(session: &SessionSummary) -> String {
-    if session.drops_by_class.is_empty() {
+    let classes = session.drops_by_class.iter();
+    let cells: Vec<String> = classes
+        .map(|(class, count)| format!("{class} {count}"))
+        .collect();
+    if cells.is_empty() {
         return "-".to_owned();
     }
-    session
-        .drops_by_class
-        .iter()
-        .map(|(class, count)| format!("{class} {count}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    cells.join(", ")
 }
 
 /// Writes a table's line: two spaces, then each cell padded to its column's width, the first
@@ -100,9 +93,7 @@ fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item
 pub fn history_text(history: &History) -> String {
     let mut text = String::new();
     let totals = &history.totals;
-    let folders: Vec<String> = history
-        .folders
-        .iter()
+    let folders: Vec<String> = (history.query.folders.iter())
         .map(|folder| folder.display().to_string())
         .collect();
     let _ = writeln!(
@@ -125,13 +116,13 @@ pub fn history_text(history: &History) -> String {
         );
     }
     let mut filters = Vec::new();
-    if let Some(since) = history.window.since {
+    if let Some(since) = history.query.window.since {
         filters.push(format!("since {}", since.to_rfc3339()));
     }
-    if let Some(until) = history.window.until {
+    if let Some(until) = history.query.window.until {
         filters.push(format!("until {}", until.to_rfc3339()));
     }
-    if let Some(project) = &history.project {
+    if let Some(project) = &history.query.project {
         filters.push(format!("project containing `{project}`"));
     }
     if !filters.is_empty() {
@@ -149,11 +140,8 @@ pub fn history_text(history: &History) -> String {
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
-            "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops by class):"
-        );
-        let _ = writeln!(
-            text,
-            "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} drops",
+            "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops \
+             by class):\n  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} drops",
             "first (UTC)", "project", "session", "requests", "peak", "T", "peak/T", "compactions"
         );
         for session in &history.sessions {
@@ -161,17 +149,17 @@ pub fn history_text(history: &History) -> String {
                 text,
                 "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
                 minute(session.first_time.as_ref()),
-                short(&session.project, 24),
+                short(&session.project, 24, false),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),
-                thousands_or_dash(session.peak.as_ref().map(|peak| peak.context_tokens)),
-                thousands_or_dash(session.trigger),
+                thousands_or(session.peak.as_ref().map(|peak| peak.context_tokens), "-"),
+                thousands_or(session.trigger, "-"),
                 percent(session.peak_to_trigger),
                 compactions_cell(session),
                 drops_cell(session)
             );
             if let Some(title) = &session.title {
-                let _ = write!(text, "  \"{}\"", one_line(&short_end(title, TITLE_WIDTH)));
+                let _ = write!(text, "  \"{}\"", one_line(&short(title, TITLE_WIDTH, true)));
             }
             text.push('\n');
         }
@@ -206,8 +194,9 @@ pub fn history_text(history: &History) -> String {
         let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
         table_line(&mut text, &widths, header.split('|'));
         for project in &history.projects {
+            let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
-                short(project.cwd.as_deref().unwrap_or(&project.project), 32),
+                short(place, 32, false),
                 project.sessions.to_string(),
                 thousands(project.requests as u64),
                 project.compactions.to_string(),
@@ -220,15 +209,9 @@ pub fn history_text(history: &History) -> String {
         }
     }
     if history.sessions.is_empty() {
-        let _ = writeln!(
-            text,
-            "\nno session with a request{}",
-            if history.window.is_open() && history.project.is_none() {
-                ""
-            } else {
-                " matches the filters"
-            }
-        );
+        let filtered = !history.query.window.is_open() || history.query.project.is_some();
+        let matching = if filtered { " matches the filters" } else { "" };
+        let _ = writeln!(text, "\nno session with a request{matching}");
     }
     if !history.problems.is_empty() {
         let _ = writeln!(

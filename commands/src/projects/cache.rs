@@ -37,11 +37,6 @@ pub struct Cache {
 /// change time, which no one can set; a file replaced by another has another inode.
 type Stamp = FileFacts;
 
-/// The file at `path` (never followed, if it is a link) as it is now.
-fn stamp_of(path: &Path) -> Option<Stamp> {
-    identity::of_path(path).ok()
-}
-
 /// One cache file: the SHA-256 of the rest (lowercase hex) and a newline, then this as JSON.
 #[derive(Debug, Serialize, Deserialize)]
 struct Entry {
@@ -85,7 +80,7 @@ impl Cache {
         let binary = std::env::current_exe().ok()?;
         Some(Self {
             dir: state.history_cache_dir(),
-            binary: stamp_of(&binary)?,
+            binary: identity::of_path(&binary).ok()?,
         })
     }
 
@@ -109,7 +104,8 @@ impl Cache {
     /// What reading `path` gave, from the cache when it is still true, else read now and kept.
     /// Whether the cache served it is returned too.
     pub fn read(&self, path: &Path) -> Result<(TranscriptRead, bool)> {
-        let before = stamp_of(path);
+        // The file as it is now (a link is never followed).
+        let before = identity::of_path(path).ok();
         let file = self.file(path);
         if let Some(stamp) = &before
             && let Some(read) = self.load(&file, path, stamp)
@@ -120,7 +116,7 @@ impl Cache {
         // Kept only when the file did not change while it was read; a failure to keep it costs
         // the next run a read, nothing more.
         if let Some(transcript) = before
-            && stamp_of(path).as_ref() == Some(&transcript)
+            && identity::of_path(path).ok().as_ref() == Some(&transcript)
         {
             let entry = Entry {
                 schema: CACHE_SCHEMA,

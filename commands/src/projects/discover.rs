@@ -31,8 +31,6 @@ pub struct SessionFiles {
     pub agents: Vec<PathBuf>,
     /// Their bytes together.
     pub bytes: u64,
-    /// The latest modification time of its files, in seconds since the Unix epoch.
-    pub modified: i64,
 }
 
 impl SessionFiles {
@@ -96,11 +94,10 @@ pub fn discover(folders: &[PathBuf]) -> Found {
     for folder in folders {
         discover_folder(folder, &mut found);
     }
-    found.sessions.sort_by(|a, b| {
-        b.bytes
-            .cmp(&a.bytes)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
+    // The largest first; by id among equals.
+    found
+        .sessions
+        .sort_by(|a, b| (b.bytes, &a.session_id).cmp(&(a.bytes, &b.session_id)));
     found
 }
 
@@ -157,18 +154,13 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
     // Each session's main transcript and sub-agents' transcripts, by its id.
     let mut sessions: BTreeMap<String, (Option<PathBuf>, Vec<PathBuf>)> = BTreeMap::new();
     for entry in &entries {
-        let Some(name) = entry.path.file_name().and_then(|name| name.to_str()) else {
-            continue;
-        };
+        let Some(name) = entry.name() else { continue };
         if entry.is_dir {
             let mut agents = Vec::new();
             collect_agents(&entry.path.join("subagents"), &mut agents, found);
             if !agents.is_empty() {
-                sessions
-                    .entry(name.to_owned())
-                    .or_default()
-                    .1
-                    .extend(agents);
+                let (_, known) = sessions.entry(name.to_owned()).or_default();
+                known.extend(agents);
             }
         } else if is_jsonl(&entry.path) {
             let stem = name.trim_end_matches(".jsonl");
@@ -179,11 +171,8 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
                     .ok()
                     .flatten()
                     .unwrap_or_else(|| stem.to_owned());
-                sessions
-                    .entry(parent)
-                    .or_default()
-                    .1
-                    .push(entry.path.clone());
+                let (_, agents) = sessions.entry(parent).or_default();
+                agents.push(entry.path.clone());
             } else {
                 sessions.entry(stem.to_owned()).or_default().0 = Some(entry.path.clone());
             }
@@ -198,19 +187,9 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             main,
             agents,
             bytes: 0,
-            modified: 0,
         };
-        for path in session.main.iter().chain(session.agents.iter()) {
-            if let Ok(metadata) = fs_err::symlink_metadata(path) {
-                session.bytes += metadata.len();
-                session.modified =
-                    session
-                        .modified
-                        .max(ctxhooks_shared::platform::identity::modified_seconds(
-                            &metadata,
-                        ));
-            }
-        }
+        let sizes = session.transcripts().map(fs_err::symlink_metadata);
+        session.bytes = sizes.flatten().map(|metadata| metadata.len()).sum();
         found.sessions.push(session);
     }
 }
@@ -227,11 +206,7 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
         if entry.is_dir {
             collect_agents(&entry.path, agents, found);
         } else if is_jsonl(&entry.path)
-            && entry
-                .path
-                .file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| name.starts_with("agent-"))
+            && entry.name().is_some_and(|name| name.starts_with("agent-"))
         {
             agents.push(entry.path);
         }
@@ -241,6 +216,13 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
 struct Entry {
     path: PathBuf,
     is_dir: bool,
+}
+
+impl Entry {
+    /// The entry's file name, when it is UTF-8.
+    fn name(&self) -> Option<&str> {
+        self.path.file_name()?.to_str()
+    }
 }
 
 /// A folder's entries, sorted; symbolic links are listed as what they are (never followed).

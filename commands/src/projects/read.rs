@@ -10,12 +10,11 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::usage::log::ingest_lines;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 use ctxhooks_shared::transcript::file::TranscriptFile;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
 use ctxhooks_shared::transcript::look::{leading_type, top_level_type};
 use ctxhooks_shared::transcript::record::Record;
-use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
 
 /// What reading one transcript gave.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -59,57 +58,44 @@ impl TranscriptRead {
 /// ingest, passing the lines it says change nothing. An `agent-<id>.jsonl` file is read as a
 /// sub-agent's.
 pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
-    let origin = Origin::from_file_name(path);
-    let mut file = TranscriptFile::open(path)?;
-    let mut ingest = Ingest::new(&origin, SourceState::default());
-    let mut passed_lines = 0;
-    let mut lines = 0;
-    let mut typed_lines = 0;
-    let read = read_bounded_lines(
-        file.file_mut(),
-        0,
-        u64::MAX,
-        true,
-        MAX_LINE_BYTES,
-        |_, line| {
-            if line.iter().all(u8::is_ascii_whitespace) {
+    let file = TranscriptFile::open(path)?;
+    let (mut passed_lines, mut lines, mut typed_lines) = (0, 0, 0);
+    let records = ingest_lines(path, file, |ingest, line| {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        lines += 1;
+        // A line that starts with its `type` (snapshots, summaries, queue operations, ...)
+        // is told from its first bytes.
+        let leading = leading_type(line);
+        if let Some(kind) = leading {
+            typed_lines += 1;
+            if ingest.passes_unread(kind, line) {
+                passed_lines += 1;
                 return;
             }
-            lines += 1;
-            // A line that starts with its `type` (snapshots, summaries, queue operations, ...)
-            // is told from its first bytes.
-            let leading = leading_type(line);
-            if let Some(kind) = leading {
-                typed_lines += 1;
-                if ingest.passes_unread(kind, line) {
-                    passed_lines += 1;
-                    return;
-                }
-            }
-            // Any other line is parsed first: the conversation's lines, which the ingest reads
-            // whole, are nearly all of them, and a parse skips what no reader needs faster
-            // than a look can find a `type` written after dozens of fields. A line the ingest
-            // passes (a progress line, an attachment) is then left unfed; one that does not
-            // parse is looked at, so that a damaged line of such a kind is still passed.
-            let record = Record::parse(line);
-            let kind = match &record {
-                Some(record) => record.kind().map(str::as_bytes),
-                None => top_level_type(line),
-            };
-            if kind.is_some() && leading.is_none() {
-                typed_lines += 1;
-            }
-            if let Some(kind) = kind
-                && ingest.passes_unread(kind, line)
-            {
-                passed_lines += 1;
-            } else {
-                ingest.feed_parsed(record);
-            }
-        },
-    )?;
-    ingest.skipped_overlong(read.overlong_lines);
-    let (records, _) = ingest.finish();
+        }
+        // Any other line is parsed first: the conversation's lines, which the ingest reads
+        // whole, are nearly all of them, and a parse skips what no reader needs faster
+        // than a look can find a `type` written after dozens of fields. A line the ingest
+        // passes (a progress line, an attachment) is then left unfed; one that does not
+        // parse is looked at, so that a damaged line of such a kind is still passed.
+        let record = Record::parse(line);
+        let kind = match &record {
+            Some(record) => record.kind().map(str::as_bytes),
+            None => top_level_type(line),
+        };
+        if kind.is_some() && leading.is_none() {
+            typed_lines += 1;
+        }
+        if let Some(kind) = kind
+            && ingest.passes_unread(kind, line)
+        {
+            passed_lines += 1;
+        } else {
+            ingest.feed_parsed(record);
+        }
+    })?;
     Ok(TranscriptRead {
         records,
         passed_lines,

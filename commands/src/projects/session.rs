@@ -39,38 +39,35 @@ pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
     let mut loaded = LoadedSession::default();
     let mut records: Vec<UsageRecord> = Vec::new();
     for path in files.transcripts() {
-        match reading.read(path) {
+        // What is wrong with the transcript, when something is; else it is read and counted.
+        let kind = match reading.read(path) {
             Ok((read, cached)) => {
                 loaded.cached += usize::from(cached);
                 loaded.passed_lines += read.passed_lines;
-                if read.is_foreign() {
-                    loaded.problems.push(Problem {
-                        path: path.clone(),
-                        kind: ProblemKind::NotATranscript {
-                            unreadable_lines: read.unreadable_lines(),
-                        },
+                if !read.is_foreign() {
+                    let requests = read
+                        .records
+                        .iter()
+                        .filter(|record| matches!(record, UsageRecord::Request(_)))
+                        .count();
+                    loaded.transcripts.push(TranscriptSummary {
+                        path: path.display().to_string(),
+                        sub_agent: Some(path) != files.main.as_ref(),
+                        requests,
                     });
+                    records.extend(read.records);
                     continue;
                 }
-                let requests = read
-                    .records
-                    .iter()
-                    .filter(|record| matches!(record, UsageRecord::Request(_)))
-                    .count();
-                loaded.transcripts.push(TranscriptSummary {
-                    path: path.display().to_string(),
-                    sub_agent: Some(path) != files.main.as_ref(),
-                    requests,
-                });
-                records.extend(read.records);
+                ProblemKind::NotATranscript {
+                    unreadable_lines: read.unreadable_lines(),
+                }
             }
-            Err(error) => loaded.problems.push(Problem {
-                path: path.clone(),
-                kind: ProblemKind::Unreadable {
-                    error: format!("{error:#}"),
-                },
-            }),
-        }
+            Err(error) => ProblemKind::Unreadable {
+                error: format!("{error:#}"),
+            },
+        };
+        let path = path.clone();
+        loaded.problems.push(Problem { path, kind });
     }
     loaded.log = SessionLog::from_records(records);
     loaded

@@ -47,15 +47,10 @@ impl TimeWindow {
         })
     }
 
-    /// The UTC date of a time (a reader of many times names each day once, with
-    /// [`TimeWindow::day_text`]).
-    pub fn date_of(time: &Time) -> Option<NaiveDate> {
-        Some(time.instant()?.date_naive())
-    }
-
-    /// A date as the history names a day: `YYYY-MM-DD`.
-    pub fn day_text(date: NaiveDate) -> String {
-        date.format("%Y-%m-%d").to_string()
+    /// The UTC date of a time in the window.
+    pub fn day_of(&self, time: &Time) -> Option<NaiveDate> {
+        let date = time.instant()?.date_naive();
+        self.contains(time).then_some(date)
     }
 }
 
@@ -94,10 +89,8 @@ mod tests {
         assert!(TimeWindow::parse(Some("2026-09-02"), Some("2026-09-01")).is_err());
         assert!(TimeWindow::parse(Some("last week"), None).is_err());
         assert_eq!(
-            TimeWindow::date_of(&Time::parse("2026-09-01T23:30:00-01:00"))
-                .map(TimeWindow::day_text)
-                .as_deref(),
-            Some("2026-09-02")
+            TimeWindow::default().day_of(&Time::parse("2026-09-01T23:30:00-01:00")),
+            NaiveDate::from_ymd_opt(2026, 9, 2)
         );
     }
 }

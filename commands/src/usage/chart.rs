@@ -49,6 +49,7 @@ pub fn render_svg(report: &SessionReport) -> String {
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
     let (middle_x, middle_y) = (LEFT + plot_width / 2.0, TOP + plot_height / 2.0);
+    let (right, bottom) = (LEFT + plot_width, TOP + plot_height);
     let x_of = |index: f64| {
         if count <= 1 {
             LEFT + plot_width / 2.0
@@ -58,29 +59,12 @@ pub fn render_svg(report: &SessionReport) -> String {
     };
     let y_of = |value: f64| TOP + plot_height * (1.0 - value / y_max);
 
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    // Title and summary.
-    let title = report.session_id.as_deref().map_or_else(
-        || {
-            report
-                .transcripts
-                .first()
-                .and_then(|path| path.rsplit('/').next())
-                .unwrap_or("transcript")
-                .to_owned()
-        },
-        |id| format!("session {id}"),
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>"#,
-        escape(&title)
-    );
+    // The frame, the title and the summary, one element a line.
+    let file = (report.transcripts.first()).and_then(|path| path.rsplit('/').next());
+    let title = match &report.session_id {
+        Some(id) => format!("session {id}"),
+        None => file.unwrap_or("transcript").to_owned(),
+    };
     let mut summary = format!(
         "{count} main-chain requests · peak {} · {} compaction(s) · cap {}{}",
         thousands(peak),
@@ -88,21 +72,22 @@ pub fn render_svg(report: &SessionReport) -> String {
         thousands(cap),
         if show_cap { "" } else { " (off scale)" }
     );
-    let headroom = report.estimates.headroom.map(signed_thousands);
-    let (trigger_text, floor_text) = (trigger.map(thousands), floor.map(thousands));
     let values = [
-        ("T", trigger_text),
-        ("floor", floor_text),
-        ("headroom", headroom),
+        ("T", trigger.map(thousands)),
+        ("floor", floor.map(thousands)),
+        ("headroom", report.estimates.headroom.map(signed_thousands)),
     ];
     for (name, value) in values {
-        if let Some(value) = value {
-            let _ = write!(summary, " · {name} {value}");
-        }
+        let Some(value) = value else { continue };
+        let _ = write!(summary, " · {name} {value}");
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="50" font-size="13" fill="{MUTED_COLOR}">{}</text>"#,
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>
+<text x="{LEFT}" y="50" font-size="13" fill="{MUTED_COLOR}">{}</text>
+"#,
+        escape(&title),
         escape(&summary)
     );
     // Grid and y axis labels.
@@ -111,8 +96,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let y = y_of(value);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
-            LEFT + plot_width
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
         );
         let at = (LEFT - 8.0, y + 4.0);
         muted_text(&mut svg, at, 12, "end", short_tokens(value));
@@ -126,10 +110,10 @@ pub fn render_svg(report: &SessionReport) -> String {
     let x_step = (count / 10).max(1);
     for index in (0..count).step_by(x_step) {
         let x = x_of(index as f64);
-        let at = (x, TOP + plot_height + 18.0);
+        let at = (x, bottom + 18.0);
         muted_text(&mut svg, at, 12, "middle", index + 1);
     }
-    let at = (middle_x, TOP + plot_height + 38.0);
+    let at = (middle_x, bottom + 38.0);
     muted_text(&mut svg, at, 12, "middle", "main-chain request");
     // The area under the series first, so every line stays visible on top of it.
     let points: Vec<String> = contexts
@@ -148,7 +132,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         );
     }
     // Headroom band between floor and T, and the T range.
-    let label_x = LEFT + plot_width + 8.0;
+    let label_x = right + 8.0;
     // Labels right of the plot: (y, color, text, bold), spread apart before they are drawn.
     let mut labels: Vec<(f64, &'static str, String, bool)> = Vec::new();
     if let (Some(trigger), Some(floor)) = (trigger, floor) {
@@ -195,8 +179,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let y = y_of(value as f64);
         let _ = writeln!(
             svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-            LEFT + plot_width
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
         );
         labels.push((y + 4.0, color, format!("{name} {}", thousands(value)), true));
     }
@@ -227,22 +210,18 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     for drop in &report.drops {
         let index = (drop.request_before + drop.request_after) as f64 / 2.0 - 1.0;
-        let label = match drop.class {
+        // Each class's short label; a micro-compaction in its own colour, the rest grey.
+        let (label, color) = match drop.class {
             DropClass::Compaction => continue,
-            DropClass::MicroCompaction => "micro",
-            DropClass::NoUsage => "no usage",
-            DropClass::ModelSwitch => "model",
-            DropClass::AdvisorRoundTrip => "advisor",
-            DropClass::Resume => "resume",
-            DropClass::CliUpgrade => "upgrade",
-            DropClass::IdleGap => "idle",
-            DropClass::ThinkingDropped => "thinking",
-            DropClass::Undecided => "drop?",
-        };
-        let color = if drop.class == DropClass::MicroCompaction {
-            MICRO_COLOR
-        } else {
-            MUTED_COLOR
+            DropClass::MicroCompaction => ("micro", MICRO_COLOR),
+            DropClass::NoUsage => ("no usage", MUTED_COLOR),
+            DropClass::ModelSwitch => ("model", MUTED_COLOR),
+            DropClass::AdvisorRoundTrip => ("advisor", MUTED_COLOR),
+            DropClass::Resume => ("resume", MUTED_COLOR),
+            DropClass::CliUpgrade => ("upgrade", MUTED_COLOR),
+            DropClass::IdleGap => ("idle", MUTED_COLOR),
+            DropClass::ThinkingDropped => ("thinking", MUTED_COLOR),
+            DropClass::Undecided => ("drop?", MUTED_COLOR),
         };
         markers.push((index, color, label, "2 3"));
     }
@@ -252,20 +231,17 @@ pub fn render_svg(report: &SessionReport) -> String {
         let x = x_of(index.max(0.0));
         let _ = writeln!(
             svg,
-            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-            TOP + plot_height
+            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{bottom:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
         );
         if x - last_label_x < 16.0 {
             continue;
         }
         last_label_x = x;
+        // Written upwards from just inside the plot's top, left of the line.
+        let (label_x, label_y) = (x - 4.0, TOP + 4.0);
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {:.1} {:.1})" text-anchor="end">{label}</text>"#,
-            x - 4.0,
-            TOP + 4.0,
-            x - 4.0,
-            TOP + 4.0
+            r#"<text x="{label_x:.1}" y="{label_y:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {label_x:.1} {label_y:.1})" text-anchor="end">{label}</text>"#,
         );
     }
     // The series: an area and a line, dots when there is room.
@@ -277,11 +253,10 @@ pub fn render_svg(report: &SessionReport) -> String {
         );
         if count <= 150 {
             for (index, value) in contexts.iter().enumerate() {
+                let (cx, cy) = (x_of(index as f64), y_of(*value as f64));
                 let _ = writeln!(
                     svg,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
-                    x_of(index as f64),
-                    y_of(*value as f64),
+                    r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
                     index + 1,
                     thousands(*value)
                 );
@@ -318,13 +293,11 @@ pub fn render_svg(report: &SessionReport) -> String {
     ];
     let mut x = LEFT;
     for (_, color, dash, label) in legend.into_iter().filter(|(shown, ..)| *shown) {
+        // A sample of the line, then its label.
+        let (line_y, line_end, text_x) = (legend_y - 4.0, x + 22.0, x + 28.0);
         let _ = writeln!(
             svg,
-            r#"<line x1="{x:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
-            legend_y - 4.0,
-            x + 22.0,
-            legend_y - 4.0,
-            x + 28.0
+            r#"<line x1="{x:.1}" y1="{line_y:.1}" x2="{line_end:.1}" y2="{line_y:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{text_x:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
         );
         x += 40.0 + 6.2 * label.len() as f64;
     }

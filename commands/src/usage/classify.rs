@@ -6,8 +6,6 @@
 //! covers is `undecided`, with the reason. A cache write never decides a class: a real
 //! compaction wrote as little as 14,893 tokens, and a cold cache rewrites everything.
 
-use std::borrow::Cow;
-
 use super::drops::{
     Basis, COMPACTION_SHAPE_DIVISOR, Confidence, ContextDrop, DropClass, DropEvidence, DropFacts,
     FallCause, MICRO_COMPACTION_MIN_SAVING, MainChain, Opening, THINKING_STRIPPED_ON_SWITCH,
@@ -27,24 +25,22 @@ pub struct Classifier<'inputs> {
     pub inputs: &'inputs ThresholdInputs,
 }
 
-/// The rows between two real requests, merged: what came before the request after.
+/// The rows between two real requests, merged: what came before the request after, and the
+/// facts around the fall.
 struct Between<'chain> {
     before: usize,
     after: usize,
     chain: &'chain MainChain<'chain>,
+    facts: DropFacts,
 }
 
-impl<'chain> Between<'chain> {
+impl Between<'_> {
     fn before_row(&self) -> &UsageRow {
         &self.chain.requests[self.before]
     }
 
     fn after_row(&self) -> &UsageRow {
         &self.chain.requests[self.after]
-    }
-
-    fn rows(&self) -> &[Cow<'chain, UsageRow>] {
-        &self.chain.requests[self.before + 1..=self.after]
     }
 
     fn boundaries(&self) -> impl Iterator<Item = &(bool, BoundaryRow)> {
@@ -56,6 +52,30 @@ impl<'chain> Between<'chain> {
     /// The CLI version of the request before.
     fn version(&self) -> Option<ClaudeVersion> {
         (self.before_row().facts.version.as_deref()).and_then(ClaudeVersion::find_in)
+    }
+
+    /// The fall classed as `class` on `basis`, with no confidence and no boundary.
+    fn judged(&self, class: DropClass, basis: Basis, evidence: DropEvidence) -> ContextDrop {
+        ContextDrop {
+            request_before: self.before + 1,
+            request_after: self.after + 1,
+            time: self.chain.times[self.after].clone(),
+            context_before: self.before_row().context_tokens,
+            context_after: self.after_row().context_tokens,
+            class,
+            basis,
+            confidence: None,
+            explains_fall: !matches!(
+                class,
+                DropClass::Resume
+                    | DropClass::CliUpgrade
+                    | DropClass::IdleGap
+                    | DropClass::Undecided
+            ),
+            evidence,
+            facts: self.facts.clone(),
+            boundary: None,
+        }
     }
 }
 
@@ -80,43 +100,40 @@ fn thinking_back(
     total
 }
 
-/// The facts around the fall from `before` to `after`.
-fn facts_of(chain: &MainChain, between: &Between<'_>) -> DropFacts {
-    let (before, after) = (between.before_row(), between.after_row());
+/// The facts around the fall from request `before` to `after`.
+fn facts_of(chain: &MainChain, before: usize, after: usize) -> DropFacts {
+    let rows = &chain.requests[before + 1..=after];
+    let (before_row, after_row) = (&chain.requests[before], &chain.requests[after]);
     let mut markers = Vec::new();
-    for marker in between.rows().iter().flat_map(|row| &row.facts.markers) {
+    for marker in rows.iter().flat_map(|row| &row.facts.markers) {
         if !markers.contains(marker) {
             markers.push(*marker);
         }
     }
     // The cache of the inference the context is from (with `usage.iterations`, the top-level
     // counts are the whole response's).
-    let cache = after.context_cache();
+    let cache = after_row.context_cache();
     DropFacts {
-        gap_seconds: seconds_between(
-            chain.times[between.before].as_ref(),
-            chain.times[between.after].as_ref(),
-        ),
-        opened_by: if between.rows().iter().any(|row| row.turn_start) {
+        gap_seconds: seconds_between(chain.times[before].as_ref(), chain.times[after].as_ref()),
+        opened_by: if rows.iter().any(|row| row.turn_start) {
             Opening::Prompt
-        } else if (between.rows().iter()).any(|row| row.facts.carries_tool_results) {
+        } else if rows.iter().any(|row| row.facts.carries_tool_results) {
             Opening::ToolResults
         } else {
             Opening::Other
         },
-        version_before: before.facts.version.clone(),
-        version_after: after.facts.version.clone(),
-        model_before: before.model.clone(),
-        model_after: after.model.clone(),
+        version_before: before_row.facts.version.clone(),
+        version_after: after_row.facts.version.clone(),
+        model_before: before_row.model.clone(),
+        model_after: after_row.model.clone(),
         cache_read_after: cache.read,
         cache_write_after: cache.write,
-        cache_cold_after: cache.read.saturating_mul(2) < after.context_tokens,
+        cache_cold_after: cache.read.saturating_mul(2) < after_row.context_tokens,
         // The cache lifetime last known at or before the request before.
-        cache_ttl: (chain.requests[..=between.before].iter().rev())
-            .find_map(|row| row.facts.cache_ttl),
+        cache_ttl: (chain.requests[..=before].iter().rev()).find_map(|row| row.facts.cache_ttl),
         markers,
-        thinking_before: thinking_back(chain, between.before, true, |_| true),
-        advisor_before: before.advisor,
+        thinking_before: thinking_back(chain, before, true, |_| true),
+        advisor_before: before_row.advisor,
     }
 }
 
@@ -126,43 +143,9 @@ fn drops_earlier_thinking(version: Option<ClaudeVersion>) -> bool {
     version.is_some_and(|version| version < ClaudeVersion::CURRENT)
 }
 
-/// What made the context fall at a resume, an upgrade or an idle gap.
-fn cause_of(between: &Between<'_>, facts: &DropFacts, fall: u64) -> FallCause {
-    if facts.opened_by == Opening::Prompt
-        && facts.thinking_before >= fall
-        && drops_earlier_thinking(between.version())
-    {
-        FallCause::ThinkingLikely {
-            thinking_tokens: facts.thinking_before,
-        }
-    } else {
-        FallCause::Unknown
-    }
-}
-
-/// One classified drop, before it is placed.
-struct Judgement {
-    class: DropClass,
-    basis: Basis,
-    confidence: Option<Confidence>,
-    evidence: DropEvidence,
-    boundary: Option<BoundaryRow>,
-}
-
-/// A judgement with no confidence and no boundary.
-fn judged(class: DropClass, basis: Basis, evidence: DropEvidence) -> Judgement {
-    Judgement {
-        class,
-        basis,
-        confidence: None,
-        evidence,
-        boundary: None,
-    }
-}
-
 /// Classifies the fall from request `between.before` to `between.after`: the first stage that
 /// has evidence decides.
-fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -> Judgement {
+fn judge(classifier: Classifier<'_>, between: &Between<'_>) -> ContextDrop {
     let before = between.before_row();
     let fall = before
         .context_tokens
@@ -173,24 +156,23 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>, facts: &DropFacts) -
         before.facts.max_output_tokens,
         classifier.inputs,
     );
-    judge_by_records(between, facts)
-        .or_else(|| judge_by_shape(between, facts, &rule, fall))
-        .or_else(|| judge_by_occasion(between, facts, fall))
-        .or_else(|| judge_at_prompt(between, facts, fall))
-        .unwrap_or_else(|| undecided(mid_loop_reason(between, facts, &rule, fall)))
+    judge_by_records(between)
+        .or_else(|| judge_by_shape(between, &rule, fall))
+        .or_else(|| judge_by_occasion(between, fall))
+        .or_else(|| judge_at_prompt(between, fall))
+        .unwrap_or_else(|| undecided(between, mid_loop_reason(between, &rule, fall)))
 }
 
 /// Stages 1 and 2, records: a compaction, a summary, a micro-compaction, a request without usage; then
 /// other records that change what is sent: the model, the advisor.
-fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgement> {
-    let before = between.before_row();
-    let after = between.after_row();
-    let structural = |class, evidence| Some(judged(class, Basis::Structural, evidence));
+fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
+    let (before, after, facts) = (between.before_row(), between.after_row(), &between.facts);
+    let structural = |class, evidence| Some(between.judged(class, Basis::Structural, evidence));
     let with_boundary = |class, evidence, boundary: &BoundaryRow| {
         let boundary = Some(boundary.clone());
-        Some(Judgement {
+        Some(ContextDrop {
             boundary,
-            ..judged(class, Basis::Structural, evidence)
+            ..between.judged(class, Basis::Structural, evidence)
         })
     };
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| *full) {
@@ -247,12 +229,7 @@ fn judge_by_records(between: &Between<'_>, facts: &DropFacts) -> Option<Judgemen
 
 /// Stage 3, shapes of what a CLI does without a record: an unlogged micro-compaction mid tool loop,
 /// or a fall to a summary-sized context.
-fn judge_by_shape(
-    between: &Between<'_>,
-    facts: &DropFacts,
-    rule: &RuleTrigger,
-    fall: u64,
-) -> Option<Judgement> {
+fn judge_by_shape(between: &Between<'_>, rule: &RuleTrigger, fall: u64) -> Option<ContextDrop> {
     let (before, after) = (between.before_row(), between.after_row());
     let summary_sized = after
         .context_tokens
@@ -262,7 +239,7 @@ fn judge_by_shape(
     if fall < MICRO_COMPACTION_MIN_SAVING {
         return None;
     }
-    if facts.opened_by == Opening::ToolResults
+    if between.facts.opened_by == Opening::ToolResults
         && before.facts.version == after.facts.version
         && !summary_sized
         && let (Some(version), Some(warning_level)) = (between.version(), warning_level)
@@ -274,39 +251,43 @@ fn judge_by_shape(
             version,
             warning_level,
         };
-        return Some(judged(
-            DropClass::MicroCompaction,
-            Basis::Heuristic,
-            evidence,
-        ));
+        return Some(between.judged(DropClass::MicroCompaction, Basis::Heuristic, evidence));
     }
     summary_sized.then(|| {
         let at_trigger = warning_level.is_some_and(|level| before.context_tokens >= level);
         let evidence = DropEvidence::CompactionShape { warning_level };
-        Judgement {
+        ContextDrop {
             confidence: Some(if at_trigger {
                 Confidence::High
             } else {
                 Confidence::Low
             }),
-            ..judged(DropClass::Compaction, Basis::Heuristic, evidence)
+            ..between.judged(DropClass::Compaction, Basis::Heuristic, evidence)
         }
     })
 }
 
 /// Stage 4, what happened at the fall without explaining its size: a CLI upgrade, a resume, an idle
 /// gap past the cache's lifetime.
-fn judge_by_occasion(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Option<Judgement> {
-    let cause = cause_of(between, facts, fall);
-    let structural = |class, evidence| Some(judged(class, Basis::Structural, evidence));
+fn judge_by_occasion(between: &Between<'_>, fall: u64) -> Option<ContextDrop> {
+    let (facts, thinking_tokens) = (&between.facts, between.facts.thinking_before);
+    // What made the context fall at a resume, an upgrade or an idle gap: earlier thinking no
+    // longer counted when it covers the fall at a prompt and the CLI drops it; else unknown.
+    let cause = if facts.opened_by == Opening::Prompt
+        && thinking_tokens >= fall
+        && drops_earlier_thinking(between.version())
+    {
+        FallCause::ThinkingLikely { thinking_tokens }
+    } else {
+        FallCause::Unknown
+    };
+    let structural = |class, evidence| Some(between.judged(class, Basis::Structural, evidence));
     if let (Some(from), Some(to)) = (&facts.version_before, &facts.version_after)
         && from != to
     {
         let (from, to) = (from.clone(), to.clone());
-        return structural(
-            DropClass::CliUpgrade,
-            DropEvidence::CliUpgrade { from, to, cause },
-        );
+        let evidence = DropEvidence::CliUpgrade { from, to, cause };
+        return structural(DropClass::CliUpgrade, evidence);
     }
     let markers: Vec<RequestMarker> = (facts.markers.iter().copied())
         .filter(|marker| marker.proves_resume())
@@ -330,7 +311,8 @@ fn judge_by_occasion(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Opt
 }
 
 /// Stage 5, earlier thinking no longer counted at a new prompt; at a prompt, the reason it is not.
-fn judge_at_prompt(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Option<Judgement> {
+fn judge_at_prompt(between: &Between<'_>, fall: u64) -> Option<ContextDrop> {
+    let facts = &between.facts;
     if facts.opened_by != Opening::Prompt {
         return None;
     }
@@ -346,25 +328,16 @@ fn judge_at_prompt(between: &Between<'_>, facts: &DropFacts, fall: u64) -> Optio
         UndecidedReason::PrefixChanged
     } else if thinking_tokens >= fall {
         let evidence = DropEvidence::ThinkingDropped { thinking_tokens };
-        return Some(judged(
-            DropClass::ThinkingDropped,
-            Basis::Heuristic,
-            evidence,
-        ));
+        return Some(between.judged(DropClass::ThinkingDropped, Basis::Heuristic, evidence));
     } else {
         UndecidedReason::ThinkingDoesNotCover { thinking_tokens }
     };
-    Some(undecided(reason))
+    Some(undecided(between, reason))
 }
 
 /// Why a fall that no stage could class stays undecided.
-fn mid_loop_reason(
-    between: &Between<'_>,
-    facts: &DropFacts,
-    rule: &RuleTrigger,
-    fall: u64,
-) -> UndecidedReason {
-    if facts.opened_by != Opening::ToolResults {
+fn mid_loop_reason(between: &Between<'_>, rule: &RuleTrigger, fall: u64) -> UndecidedReason {
+    if between.facts.opened_by != Opening::ToolResults {
         return UndecidedReason::NoTurnBoundary;
     }
     if fall < MICRO_COMPACTION_MIN_SAVING {
@@ -384,12 +357,9 @@ fn mid_loop_reason(
     }
 }
 
-fn undecided(reason: UndecidedReason) -> Judgement {
-    judged(
-        DropClass::Undecided,
-        Basis::None,
-        DropEvidence::Undecided(reason),
-    )
+fn undecided(between: &Between<'_>, reason: UndecidedReason) -> ContextDrop {
+    let evidence = DropEvidence::Undecided(reason);
+    between.judged(DropClass::Undecided, Basis::None, evidence)
 }
 
 /// Finds and classifies every fall of the main chain. A request that reports no tokens is its
@@ -408,39 +378,22 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
         {
             continue;
         }
+        let facts = facts_of(chain, before, index);
         let between = Between {
             before,
             after: index,
             chain,
-        };
-        let facts = facts_of(chain, &between);
-        let judgement = judge(classifier, &between, &facts);
-        drops.push(ContextDrop {
-            request_before: before + 1,
-            request_after: index + 1,
-            time: chain.times[index].clone(),
-            context_before: before_row.context_tokens,
-            context_after: after_row.context_tokens,
-            class: judgement.class,
-            basis: judgement.basis,
-            confidence: judgement.confidence,
-            explains_fall: !matches!(
-                judgement.class,
-                DropClass::Resume
-                    | DropClass::CliUpgrade
-                    | DropClass::IdleGap
-                    | DropClass::Undecided
-            ),
-            evidence: judgement.evidence,
             facts,
-            boundary: judgement.boundary,
-        });
+        };
+        drops.push(judge(classifier, &between));
     }
     drops
 }
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
     use crate::test_support::usage_row;
     use crate::usage::drops::DEFAULT_MIN_DROP;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
+use super::report::ratio;
 use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
@@ -197,20 +198,15 @@ pub fn median(values: &[u64]) -> Option<u64> {
 /// What the observations say together.
 fn observed_trigger(observations: Vec<TriggerObservation>) -> Option<ObservedTrigger> {
     let highs: Vec<u64> = observations.iter().map(|o| o.high).collect();
-    if highs.is_empty() {
-        return None;
-    }
     let lows: Vec<u64> = observations.iter().filter_map(|o| o.low).collect();
     let highest_low = lows.iter().copied().max();
-    let lowest_high = highs.iter().copied().min().unwrap_or(0);
+    // No observation, no observed trigger.
+    let lowest_high = highs.iter().copied().min()?;
     let consistent = highest_low.is_none_or(|low| low < lowest_high);
     let (low, high) = if consistent {
         (highest_low, lowest_high)
     } else {
-        (
-            lows.iter().copied().min(),
-            highs.iter().copied().max().unwrap_or(0),
-        )
+        (lows.iter().copied().min(), highs.iter().copied().max()?)
     };
     let estimate = match low {
         Some(low) if consistent => low + (high - low) / 2,
@@ -321,6 +317,7 @@ pub fn estimate(
         .tokens
         .zip(reached)
         .is_some_and(|(tokens, reached)| reached >= tokens);
+    let window_unknown = rule.window.source == WindowSource::Unknown;
     let (tokens, derivation) = match (rule.tokens, &observed) {
         _ if chain.requests.is_empty() => (None, Derivation::NoMainChain),
         (Some(_), _) if contradicted => (
@@ -332,17 +329,14 @@ pub fn estimate(
         }
         (Some(_), Some(observed)) => (Some(observed.estimate), Derivation::ObservedAgainstRule),
         (Some(tokens), None) => (Some(tokens), Derivation::Rule),
-        (None, Some(observed)) if rule.window.source == WindowSource::Unknown => match reached {
-            Some(reached) if observed.estimate <= reached => (
+        (None, Some(observed)) => match reached {
+            Some(reached) if window_unknown && observed.estimate <= reached => (
                 allowed_by_evidence(reached, Some(observed)),
                 Derivation::Observed,
             ),
             _ => (Some(observed.estimate), Derivation::Observed),
         },
-        (None, Some(observed)) => (Some(observed.estimate), Derivation::Observed),
-        (None, None) if rule.window.source == WindowSource::Unknown => {
-            (None, Derivation::WindowUnknown)
-        }
+        (None, None) if window_unknown => (None, Derivation::WindowUnknown),
         (None, None) => (None, Derivation::NoProactiveCompaction),
     };
     let cap = rule.window.clone();
@@ -360,11 +354,7 @@ pub fn estimate(
         .collect();
     let floor = median(&floors.iter().map(|floor| floor.tokens).collect::<Vec<_>>());
     let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "token counts are far below 2^52; the ratio is rounded for display"
-    )]
-    let trigger_ratio = tokens.map(|tokens| tokens as f64 / cap.tokens.max(1) as f64);
+    let trigger_ratio = tokens.and_then(|tokens| ratio(tokens, cap.tokens.max(1)));
     let headroom = tokens
         .zip(floor)
         .map(|(tokens, floor)| signed(tokens) - signed(floor));

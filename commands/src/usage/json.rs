@@ -16,10 +16,7 @@ pub fn report_json(report: &SessionReport) -> Value {
             drop["evidence"] = drop_evidence_text(&model.evidence, model.fall()).into();
         }
     }
-    if let Some(trigger) = value
-        .get_mut("estimates")
-        .and_then(|estimates| estimates.get_mut("trigger"))
-    {
+    if let Some(trigger) = value.pointer_mut("/estimates/trigger") {
         trigger["text"] = trigger_text(&report.estimates.trigger).into();
     }
     // The model counts compactions from 0; JSON counts them from 1, as the text does.

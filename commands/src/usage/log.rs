@@ -1,5 +1,5 @@
 //! One session's usage log read back: requests once each (their last values), compaction
-//! boundaries in order, the sources and rescans.
+//! boundaries in order, and the sources; a rescan drops what its transcript gave before it.
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::{
-    BoundaryRow, RescanRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
+    BoundaryRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
 };
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
@@ -27,8 +27,6 @@ pub struct SessionLog {
     pub timeline: Vec<TimelineItem>,
     /// Where each transcript ran.
     pub sources: Vec<SourceRow>,
-    /// Rescans the hook did.
-    pub rescans: Vec<RescanRow>,
     /// Lines skipped, summed per transcript, in the order transcripts first skipped one.
     pub skipped: Vec<SkippedLinesRow>,
     /// What the main transcript says of its session (the latest of each fact).
@@ -172,7 +170,6 @@ impl SessionLog {
                 }
                 UsageRecord::Rescan(row) => {
                     log.forget_transcript(&row.transcript, &mut request_index, &mut boundary_seen);
-                    log.rescans.push(row);
                 }
                 UsageRecord::Session(row) => log.session.absorb(&row.facts),
                 UsageRecord::SkippedLines(row) => {
@@ -239,11 +236,14 @@ pub fn read_session_log(state: &StateDir, session: &SessionId) -> Result<Session
     Ok(log)
 }
 
-/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
-/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
-pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
-    let origin = Origin::from_file_name(transcript);
-    let mut file = TranscriptFile::open_named(transcript)?;
+/// The records the usage ingest gives for the whole transcript `file`, found at `path`, each line
+/// given to `feed` with the ingest (which feeds it, or passes it).
+pub fn ingest_lines(
+    path: &Path,
+    mut file: TranscriptFile,
+    mut feed: impl FnMut(&mut Ingest<'_>, &[u8]),
+) -> Result<Vec<UsageRecord>> {
+    let origin = Origin::from_file_name(path);
     let mut ingest = Ingest::new(&origin, SourceState::default());
     let read = read_bounded_lines(
         file.file_mut(),
@@ -251,10 +251,21 @@ pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
         u64::MAX,
         true,
         MAX_LINE_BYTES,
-        |_, line| ingest.feed(line),
+        |_, line| feed(&mut ingest, line),
     )?;
     ingest.skipped_overlong(read.overlong_lines);
-    let (records, _) = ingest.finish();
+    Ok(ingest.finish().0)
+}
+
+/// Reads a whole transcript file at rest (no state folder) into a log, with the Stop hook's own
+/// ingest, so that rows are derived one way. An `agent-<id>.jsonl` file is read as a sub-agent's.
+pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
+    let file = TranscriptFile::open_named(transcript)?;
+    // A closure, not `Ingest::feed`: that is for one lifetime of the ingest, and the reader's
+    // ingest has its own.
+    let records = ingest_lines(transcript, file, |ingest, line| {
+        ingest.feed(line);
+    })?;
     Ok(SessionLog::from_records(records))
 }
 
@@ -262,7 +273,7 @@ pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
 mod tests {
     use super::*;
     use crate::test_support::usage_row;
-    use ctxhooks_shared::store::usage_record::RescanReason;
+    use ctxhooks_shared::store::usage_record::{RescanReason, RescanRow};
 
     #[test]
     fn a_rescan_drops_what_came_before_it_of_its_transcript_in_a_rotated_part() {
@@ -287,6 +298,5 @@ mod tests {
         let keys: Vec<&str> = log.requests().map(|row| row.key.as_str()).collect();
         assert_eq!(keys, ["other", "kept", "new"]);
         assert_eq!(log.rows()[1].tokens.cache_creation_input_tokens, 2);
-        assert_eq!(log.rescans.len(), 1);
     }
 }

@@ -36,13 +36,8 @@ pub fn thousands(value: u64) -> String {
     text
 }
 
-/// `1,234`, or `-` for a count nobody knows.
-pub fn thousands_or_dash(value: Option<u64>) -> String {
-    thousands_or(value, "-")
-}
-
-/// `1,234`, or `missing` for a count nobody knows.
-fn thousands_or(value: Option<u64>, missing: &str) -> String {
+/// `1,234`, or `missing` (`-`, `unknown`) for a count nobody knows.
+pub fn thousands_or(value: Option<u64>, missing: &str) -> String {
     value.map_or_else(|| missing.to_owned(), thousands)
 }
 
@@ -157,25 +152,23 @@ pub fn rows_table(log: &SessionLog) -> String {
         };
         let details = compaction_details(boundary.post_tokens, &boundary.details);
         let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
+        let agent = if boundary.sidechain {
+            " (sub-agent)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
-            "      ---- {name}{} at {} (trigger {}, preTokens {}{details}) ----",
-            if boundary.sidechain {
-                " (sub-agent)"
-            } else {
-                ""
-            },
+            "      ---- {name}{agent} at {} (trigger {}, preTokens {}{details}) ----",
             readable_time(Time::of(boundary.time.as_deref()).as_ref()),
             trigger_name(boundary.trigger.as_ref()),
             thousands_or(boundary.pre_tokens, "unknown"),
         );
     }
     let _ = writeln!(text, "{number} request(s)");
-    for skipped in &log.skipped {
-        let _ = writeln!(text, "{}", skipped_text(skipped));
-    }
-    if let Some(skipped) = &log.skipped_log_lines {
-        let _ = writeln!(text, "{}", skipped_log_text(skipped));
+    let log_lines = log.skipped_log_lines.iter().map(skipped_log_text);
+    for skipped in log.skipped.iter().map(skipped_text).chain(log_lines) {
+        let _ = writeln!(text, "{skipped}");
     }
     text
 }
@@ -207,11 +200,8 @@ pub fn skipped_text(skipped: &SkippedLinesRow) -> String {
             MAX_LINE_BYTES / (1024 * 1024)
         ));
     }
-    format!(
-        "skipped in `{}`: {}",
-        skipped.transcript,
-        parts.join(" and ")
-    )
+    let parts = parts.join(" and ");
+    format!("skipped in `{}`: {parts}", skipped.transcript)
 }
 
 /// A report as readable text.
@@ -228,11 +218,10 @@ pub fn report_text(report: &SessionReport) -> String {
         report.sidechain_requests,
         totals_lines(&report.totals, "  ")
     );
-    for skipped in &report.skipped_lines {
-        let _ = writeln!(text, "  {}", skipped_text(skipped));
-    }
-    if let Some(skipped) = &report.skipped_log_lines {
-        let _ = writeln!(text, "  {}", skipped_log_text(skipped));
+    let transcript_lines = report.skipped_lines.iter().map(skipped_text);
+    let log_lines = report.skipped_log_lines.iter().map(skipped_log_text);
+    for skipped in transcript_lines.chain(log_lines) {
+        let _ = writeln!(text, "  {skipped}");
     }
     if let Some(peak) = &report.peak {
         let _ = writeln!(
@@ -279,8 +268,10 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         Basis::None => drop.class.to_string(),
         basis => format!("{} ({basis}{confidence})", drop.class),
     };
-    let mut text = format!(
-        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n",
+    // The facts around it always say at least what the cache did.
+    format!(
+        "    {label} {} -> {} ({}): {} -> {} (-{}, -{percent} %)\n      {class}: {}\n      \
+         around it: {}\n",
         drop.request_before,
         drop.request_after,
         readable_time(drop.time.as_ref()),
@@ -288,12 +279,8 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         thousands(drop.context_after),
         thousands(fall),
         drop_evidence_text(&drop.evidence, fall),
-    );
-    let facts = facts_text(&drop.facts);
-    if !facts.is_empty() {
-        let _ = writeln!(text, "      around it: {facts}");
-    }
-    text
+        facts_text(&drop.facts),
+    )
 }
 
 /// The compactions, each with its snapshot, then where to read their summaries and the snapshot
@@ -359,17 +346,15 @@ fn compaction_summary(compaction: &Compaction) -> String {
         None => "structural",
     };
     let mut parts = vec![format!("{trigger} ({basis})")];
-    if let Some(pre) = compaction.pre_tokens {
-        parts.push(format!("preTokens {}", thousands(pre)));
-    }
+    parts.extend((compaction.pre_tokens).map(|pre| format!("preTokens {}", thousands(pre))));
     parts.extend(compaction_details(
         compaction.post_tokens,
         &compaction.details,
     ));
     parts.push(format!(
         "context {} before, {} after (request {})",
-        thousands_or_dash(compaction.context_before),
-        thousands_or_dash(compaction.context_after),
+        thousands_or(compaction.context_before, "-"),
+        thousands_or(compaction.context_after, "-"),
         compaction.next_request
     ));
     if let Some(requests) = compaction.requests_since_previous_automatic {
@@ -686,13 +671,7 @@ pub fn facts_text(facts: &DropFacts) -> String {
 
 /// Marker records in words, joined by commas.
 fn markers_text(markers: &[RequestMarker]) -> String {
-    let words: Vec<&str> = markers.iter().map(|marker| marker_text(*marker)).collect();
-    words.join(", ")
-}
-
-/// A marker record in words.
-pub fn marker_text(marker: RequestMarker) -> &'static str {
-    match marker {
+    let words = markers.iter().map(|marker| match marker {
         RequestMarker::CompactSummary => "a compact summary",
         RequestMarker::SyntheticNoResponse => {
             "the synthetic \"No response requested.\" of a resumed session"
@@ -701,7 +680,8 @@ pub fn marker_text(marker: RequestMarker) -> &'static str {
         RequestMarker::ExitCommand => "the /exit command",
         RequestMarker::SessionStartResume => "a SessionStart:resume hook",
         RequestMarker::QueueOperation => "queue-operation records (a queued or -p prompt)",
-    }
+    });
+    words.collect::<Vec<_>>().join(", ")
 }
 
 fn cause_text(cause: FallCause) -> String {
@@ -723,6 +703,7 @@ fn cause_text(cause: FallCause) -> String {
 
 /// A drop's evidence in words; `fall` is the tokens that fell.
 pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
+    let fall = thousands(fall);
     let or_unknown = |tokens: Option<u64>| thousands_or(tokens, "unknown");
     match evidence {
         DropEvidence::CompactBoundary {
@@ -761,14 +742,13 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
         } => format!(
             "the model changed from {from} to {to}: the new model counts the conversation with \
              its own tokenizer{}; ~{} tokens of thinking by other models since the last \
-             compaction, by estimate, against a fall of {}",
+             compaction, by estimate, against a fall of {fall}",
             if *strips_other_thinking {
                 ", and this CLI sends it no thinking another model wrote"
             } else {
                 " (whether this CLI still sent the other model's thinking is not recorded)"
             },
             thousands(*other_model_thinking),
-            thousands(fall)
         ),
         DropEvidence::AdvisorCall => {
             "the request before called the advisor (advisor blocks or an advisor iteration): its \
@@ -826,16 +806,16 @@ pub fn drop_evidence_text(evidence: &DropEvidence, fall: u64) -> String {
         ),
         DropEvidence::ThinkingDropped { thinking_tokens } => format!(
             "a new prompt, the same model and CLI, a warm cache; the thinking of the turn before \
-             (~{} tokens by estimate) covers the fall of {}: the API stops counting earlier \
+             (~{} tokens by estimate) covers the fall of {fall}: the API stops counting earlier \
              turns' thinking (this CLI does not send it with keep \"all\")",
             thousands(*thinking_tokens),
-            thousands(fall)
         ),
-        DropEvidence::Undecided(reason) => undecided_text(reason, fall),
+        DropEvidence::Undecided(reason) => undecided_text(reason, &fall),
     }
 }
 
-fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
+/// Why a fall stays undecided, in words; `fall` is the tokens that fell, in figures.
+fn undecided_text(reason: &UndecidedReason, fall: &str) -> String {
     match reason {
         UndecidedReason::MidLoopBelowWarningLevel { warning_level } => format!(
             "mid tool loop, but the context before was below the CLI's warning level {} \
@@ -843,9 +823,8 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
             thousands(*warning_level)
         ),
         UndecidedReason::MidLoopTooSmall => format!(
-            "mid tool loop; a fall of {} is less than any micro-compaction (20,000) and no record \
-             says what fell",
-            thousands(fall)
+            "mid tool loop; a fall of {fall} is less than any micro-compaction (20,000) and no \
+             record says what fell"
         ),
         UndecidedReason::MidLoopNoMicroCompaction { version } => format!(
             "mid tool loop, from CLI {version}, which clears tool results only on the API's \
@@ -863,9 +842,8 @@ fn undecided_text(reason: &UndecidedReason, fall: u64) -> String {
         }
         UndecidedReason::ThinkingDoesNotCover { thinking_tokens } => format!(
             "at a new prompt; the thinking of the turn before (~{} tokens by estimate) does not \
-             cover the fall of {}, and no record says what fell",
+             cover the fall of {fall}, and no record says what fell",
             thousands(*thinking_tokens),
-            thousands(fall)
         ),
         UndecidedReason::ThinkingKept { version } => format!(
             "at a new prompt, from CLI {version}, which sends every earlier thinking block; no \
@@ -958,17 +936,13 @@ pub fn warning_text(warning: &Warning, label: &str) -> String {
 /// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
 /// written).
 fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
-    let mut phrases = Vec::new();
-    if let Some(post) = post_tokens {
-        phrases.push(format!("postTokens {}", thousands(post)));
-    }
-    if let Some(milliseconds) = details.duration_ms {
-        phrases.push(format!("took {} ms", thousands(milliseconds)));
-    }
-    if let Some(kept) = &details.preserved_messages {
-        phrases.push(format!("{} message(s) kept verbatim", kept.len()));
-    }
-    phrases
+    let kept = details.preserved_messages.as_ref();
+    let phrases = [
+        post_tokens.map(|post| format!("postTokens {}", thousands(post))),
+        (details.duration_ms).map(|milliseconds| format!("took {} ms", thousands(milliseconds))),
+        kept.map(|kept| format!("{} message(s) kept verbatim", kept.len())),
+    ];
+    phrases.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
