@@ -68,22 +68,6 @@ pub fn is_file_at(file: &std::fs::File, path: &Path) -> bool {
     }
 }
 
-/// When the file `metadata` describes was last modified, in whole seconds since 1970 (negative
-/// before).
-pub fn modified_seconds(metadata: &std::fs::Metadata) -> i64 {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::MetadataExt::mtime(metadata)
-    }
-    #[cfg(windows)]
-    {
-        use std::os::windows::fs::MetadataExt as _;
-        let since_1601 = i128::from(metadata.last_write_time());
-        i64::try_from(nanoseconds_since_1970(since_1601).div_euclid(1_000_000_000))
-            .unwrap_or_default()
-    }
-}
-
 #[cfg(unix)]
 fn of_metadata(metadata: &std::fs::Metadata) -> FileFacts {
     use std::os::unix::fs::MetadataExt as _;
@@ -140,10 +124,6 @@ mod tests {
         assert!(
             modified.abs_diff(now) < 300,
             "{modified} is not about {now}"
-        );
-        assert_eq!(
-            modified_seconds(&fs_err::metadata(&path).unwrap()),
-            i64::try_from(modified).unwrap()
         );
         let other = scratch.join("other.jsonl");
         fs_err::write(&other, "{}\n").unwrap();
