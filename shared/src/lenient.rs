@@ -123,7 +123,8 @@ impl Field<Cow<'_, str>> {
         if let Some(Mismatch { expected, found }) = self.mismatch() {
             bail!("the payload's `{name}` has the wrong type: expected {expected}, found {found}");
         }
-        (self.non_empty()).with_context(|| format!("the payload has no `{name}`"))
+        self.non_empty()
+            .with_context(|| format!("the payload has no `{name}`"))
     }
 }
 

@@ -102,7 +102,9 @@ fn value(segment: &Segment, name: &str) -> String {
         "context_tokens" => exact(segment.context_tokens),
         "trigger" => segment.trigger_tokens.map(short_tokens),
         "trigger_tokens" => exact(segment.trigger_tokens),
-        "percent" => (segment.percent).map(|percent| format!("{}%", whole_percent(percent))),
+        "percent" => segment
+            .percent
+            .map(|percent| format!("{}%", whole_percent(percent))),
         "percent_number" => segment.percent.map(whole_percent),
         "left" => segment.room_left.map(|left| {
             let sign = if left < 0 { "-" } else { "" };

@@ -58,7 +58,9 @@ fn compactions_cell(session: &SessionSummary) -> String {
         (counts.heuristic_high, "heuristic"),
         (counts.heuristic_low, "heuristic, low"),
     ];
-    let parts: Vec<String> = (kinds.iter().filter(|(count, _)| *count > 0))
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|(count, _)| *count > 0)
         .map(|(count, kind)| format!("{count} {kind}"))
         .collect();
     format!("{} ({})", counts.total, parts.join(", "))
@@ -93,7 +95,10 @@ fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item
 pub fn history_text(history: &History) -> String {
     let mut text = String::new();
     let totals = &history.totals;
-    let folders: Vec<String> = (history.query.folders.iter())
+    let folders: Vec<String> = history
+        .query
+        .folders
+        .iter()
         .map(|folder| folder.display().to_string())
         .collect();
     let _ = writeln!(

@@ -104,7 +104,8 @@ impl Analysis {
     /// The marks that cover no interrupt group and are spent on none.
     pub fn unmatched(&self) -> Vec<UnmatchedMark> {
         let matched = |index: usize| {
-            (self.groups.iter())
+            self.groups
+                .iter()
                 .any(|group| group.covered_by == Some(index) || group.spent_marks.contains(&index))
         };
         let marks = self.sidecar.marks.iter().enumerate();

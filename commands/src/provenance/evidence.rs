@@ -227,7 +227,8 @@ impl UnmatchedMark {
         marks: impl IntoIterator<Item = RuntimeMark>,
         reason: &UnmatchedReason,
     ) -> Vec<Self> {
-        (marks.into_iter())
+        marks
+            .into_iter()
             .map(|mark| Self {
                 mark,
                 reason: reason.clone(),

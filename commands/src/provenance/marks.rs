@@ -41,8 +41,9 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
     order.sort_by_key(|index| sidecar.marks[*index].time_ms);
     for mark_index in order {
         let mark_time = sidecar.marks[mark_index].time_ms;
-        let eligible =
-            (groups.iter_mut()).find(|group| may_cover(mark_time, group, sidecar, calls));
+        let eligible = groups
+            .iter_mut()
+            .find(|group| may_cover(mark_time, group, sidecar, calls));
         if let Some(group) = eligible {
             if group.covered_by.is_none() {
                 group.covered_by = Some(mark_index);

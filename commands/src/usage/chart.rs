@@ -60,7 +60,10 @@ pub fn render_svg(report: &SessionReport) -> String {
     let y_of = |value: f64| TOP + plot_height * (1.0 - value / y_max);
 
     // The frame, the title and the summary, one element a line.
-    let file = (report.transcripts.first()).and_then(|path| path.rsplit('/').next());
+    let file = report
+        .transcripts
+        .first()
+        .and_then(|path| path.rsplit('/').next());
     let title = match &report.session_id {
         Some(id) => format!("session {id}"),
         None => file.unwrap_or("transcript").to_owned(),
@@ -272,7 +275,10 @@ pub fn render_svg(report: &SessionReport) -> String {
         r#"<rect x="{LEFT}" y="{TOP}" width="{plot_width:.1}" height="{plot_height:.1}" fill="none" stroke="{CAP_COLOR}" stroke-width="1"/>"#
     );
     let legend_y = HEIGHT - 14.0;
-    let other_drop = (report.drops.iter()).any(|drop| drop.class != DropClass::Compaction);
+    let other_drop = report
+        .drops
+        .iter()
+        .any(|drop| drop.class != DropClass::Compaction);
     let legend = [
         (true, LINE_COLOR, "", "context per request"),
         (

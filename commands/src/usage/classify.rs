@@ -289,7 +289,10 @@ fn judge_by_occasion(between: &Between<'_>, fall: u64) -> Option<ContextDrop> {
         let evidence = DropEvidence::CliUpgrade { from, to, cause };
         return structural(DropClass::CliUpgrade, evidence);
     }
-    let markers: Vec<RequestMarker> = (facts.markers.iter().copied())
+    let markers: Vec<RequestMarker> = facts
+        .markers
+        .iter()
+        .copied()
         .filter(|marker| marker.proves_resume())
         .collect();
     if !markers.is_empty() {

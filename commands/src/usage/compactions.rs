@@ -76,7 +76,9 @@ pub fn attempted_compactions(
     snapshots: Option<&[SnapshotEntry]>,
     unmatched: &[String],
 ) -> Vec<(usize, Time)> {
-    (snapshots.unwrap_or_default().iter())
+    snapshots
+        .unwrap_or_default()
+        .iter()
         .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
         .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
         .filter_map(|snapshot| {
@@ -98,7 +100,10 @@ pub fn attempted_compactions(
 pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
     let count = chain.requests.len();
     let mut compactions = Vec::new();
-    let boundary_lists = (chain.boundaries.iter().enumerate())
+    let boundary_lists = chain
+        .boundaries
+        .iter()
+        .enumerate()
         .chain(std::iter::once((count, &chain.trailing_boundaries)));
     for (index, boundaries) in boundary_lists {
         let next_time = chain.times.get(index).cloned().flatten();

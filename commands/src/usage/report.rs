@@ -153,8 +153,15 @@ pub fn build_report(
 ) -> SessionReport {
     let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
-    let main_source = (log.sources.iter())
-        .find(|source| (chain.requests.iter()).any(|row| row.transcript == source.transcript))
+    let main_source = log
+        .sources
+        .iter()
+        .find(|source| {
+            chain
+                .requests
+                .iter()
+                .any(|row| row.transcript == source.transcript)
+        })
         .or(log.sources.first());
     let cwd = main_source.and_then(|source| source.cwd.as_deref());
     let inputs = ThresholdInputs {

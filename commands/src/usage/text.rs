@@ -90,7 +90,9 @@ fn advisor_suffix(row: &UsageRow) -> String {
     if !row.advisor {
         return String::new();
     }
-    let models: Vec<String> = (row.advisor_usage.iter())
+    let models: Vec<String> = row
+        .advisor_usage
+        .iter()
         .map(|usage| model_text(usage, ": "))
         .collect();
     format!("  advisor {}", models.join(" "))
@@ -346,7 +348,11 @@ fn compaction_summary(compaction: &Compaction) -> String {
         None => "structural",
     };
     let mut parts = vec![format!("{trigger} ({basis})")];
-    parts.extend((compaction.pre_tokens).map(|pre| format!("preTokens {}", thousands(pre))));
+    parts.extend(
+        compaction
+            .pre_tokens
+            .map(|pre| format!("preTokens {}", thousands(pre))),
+    );
     parts.extend(compaction_details(
         compaction.post_tokens,
         &compaction.details,
@@ -383,7 +389,9 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
     if let Some(ratio) = estimates.trigger_ratio {
         let _ = writeln!(text, "      T is {ratio:.2} x the cap");
     }
-    let heuristic = (estimates.floors.iter())
+    let heuristic = estimates
+        .floors
+        .iter()
         .filter(|floor| floor.confidence.is_some())
         .count();
     let floor = match (estimates.floor, heuristic) {
@@ -617,7 +625,8 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
             "unknown — {}, and no status line (`ctxhooks statusline` records the window Claude \
              Code gives it), setting or automatic compaction gave one{}",
             window_unknown(),
-            (trigger.reached_without_compaction)
+            trigger
+                .reached_without_compaction
                 .map(|reached| {
                     let reached = thousands(reached);
                     format!("; T is above {reached}, reached with no compaction after it")
@@ -939,7 +948,9 @@ fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> 
     let kept = details.preserved_messages.as_ref();
     let phrases = [
         post_tokens.map(|post| format!("postTokens {}", thousands(post))),
-        (details.duration_ms).map(|milliseconds| format!("took {} ms", thousands(milliseconds))),
+        details
+            .duration_ms
+            .map(|milliseconds| format!("took {} ms", thousands(milliseconds))),
         kept.map(|kept| format!("{} message(s) kept verbatim", kept.len())),
     ];
     phrases.into_iter().flatten().collect()

@@ -108,7 +108,7 @@ impl Gauge {
             return Ok(None);
         };
         let mut bytes = Vec::with_capacity(1024);
-        (file.take(MAX_GAUGE_BYTES as u64 + 1))
+        file.take(MAX_GAUGE_BYTES as u64 + 1)
             .read_to_end(&mut bytes)
             .with_context(|| format!("failed to read `{}`", path.display()))?;
         if bytes.len() > MAX_GAUGE_BYTES {

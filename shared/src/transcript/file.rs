@@ -102,7 +102,8 @@ impl TranscriptFile {
             return Ok(self);
         }
         let mut first = [0u8; 1];
-        (self.file.seek(SeekFrom::Start(0)))
+        self.file
+            .seek(SeekFrom::Start(0))
             .and_then(|_| self.file.read_exact(&mut first))
             .context("failed to read the transcript")?;
         if first[0] != b'{' {

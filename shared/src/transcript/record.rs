@@ -436,7 +436,8 @@ impl<'a> Record<'a> {
 
     /// The output limit an `api-request` record asked for.
     pub fn requested_max_tokens(&self) -> Option<u64> {
-        (self.params.get())
+        self.params
+            .get()
             .filter(|_| self.kind() == Some("api-request"))
             .and_then(|params| params.max_tokens.get().copied())
     }

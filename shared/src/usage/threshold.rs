@@ -141,7 +141,8 @@ impl SettingsWindows {
             (project.as_deref(), "settings.json"),
             (user_config_dir, "settings.json"),
         ];
-        (candidates.into_iter())
+        candidates
+            .into_iter()
             .filter_map(|(folder, name)| Self::read(&folder?.join(name)))
             .collect()
     }
