@@ -120,7 +120,8 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         let _ = window.record(&state.status_window_file(session));
     }
     // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
-    let gauge = (place.as_ref())
+    let gauge = place
+        .as_ref()
         .and_then(|(state, session)| Gauge::read(&state.gauge_file(session)).ok().flatten());
     let (warn_at, _) = warn_at_from(std::env::var(env_vars::CTXHOOKS_WARN_AT).ok().as_deref());
     let segment = Segment::build(

@@ -78,7 +78,10 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
 fn may_cover(mark_time: u64, group: &InterruptGroup, sidecar: &Sidecar, calls: &ToolCalls) -> bool {
     let low = mark_time.saturating_sub(MARK_WINDOW_BEFORE_MS);
     let high = mark_time.saturating_add(MARK_WINDOW_AFTER_MS);
-    if !(group.first_time_ms).is_some_and(|first| (low..=high).contains(&first)) {
+    if !group
+        .first_time_ms
+        .is_some_and(|first| (low..=high).contains(&first))
+    {
         return false;
     }
     if group

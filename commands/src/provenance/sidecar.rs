@@ -219,7 +219,8 @@ pub fn has_recent_tool_events(path: &Path) -> Result<bool> {
 /// number (rounded); `reason` a string (else a placeholder); a bad optional field is dropped.
 fn lenient_mark(value: &Value) -> Result<RuntimeMark, MarkProblemKind> {
     let time = value.get("time_ms").ok_or(MarkProblemKind::NoTime)?;
-    let time_ms = (time.as_u64())
+    let time_ms = time
+        .as_u64()
         .or_else(|| time.as_f64().and_then(rounded_ms))
         .ok_or_else(|| MarkProblemKind::BadTime {
             value: time.to_string(),

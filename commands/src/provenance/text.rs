@@ -33,7 +33,10 @@ impl fmt::Display for PermissionRefusal {
         };
         let mut facts = Vec::new();
         if let Some(source) = &self.decision_source {
-            let code = (self.reason_code.as_ref()).map(|code| format!(", reasonCode {code:?}"));
+            let code = self
+                .reason_code
+                .as_ref()
+                .map(|code| format!(", reasonCode {code:?}"));
             let code = code.unwrap_or_default();
             facts.push(format!(
                 "permissionDecision reject, source {source:?}{code}"

@@ -51,7 +51,11 @@ impl Between<'_> {
 
     /// The CLI version of the request before.
     fn version(&self) -> Option<ClaudeVersion> {
-        (self.before_row().facts.version.as_deref()).and_then(ClaudeVersion::find_in)
+        self.before_row()
+            .facts
+            .version
+            .as_deref()
+            .and_then(ClaudeVersion::find_in)
     }
 
     /// The fall classed as `class` on `basis`, with no confidence and no boundary.
@@ -130,7 +134,10 @@ fn facts_of(chain: &MainChain, before: usize, after: usize) -> DropFacts {
         cache_write_after: cache.write,
         cache_cold_after: cache.read.saturating_mul(2) < after_row.context_tokens,
         // The cache lifetime last known at or before the request before.
-        cache_ttl: (chain.requests[..=before].iter().rev()).find_map(|row| row.facts.cache_ttl),
+        cache_ttl: chain.requests[..=before]
+            .iter()
+            .rev()
+            .find_map(|row| row.facts.cache_ttl),
         markers,
         thinking_before: thinking_back(chain, before, true, |_| true),
         advisor_before: before_row.advisor,
@@ -200,7 +207,10 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
     if let (Some(from), Some(to)) = (&before.model, &after.model)
         && from != to
     {
-        let strips_other_thinking = (after.facts.version.as_deref())
+        let strips_other_thinking = after
+            .facts
+            .version
+            .as_deref()
             .and_then(ClaudeVersion::find_in)
             .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH);
         let other_model = |row: &UsageRow| row.model.as_deref().is_some_and(|other| other != to);

@@ -474,7 +474,8 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
         WindowSource::Model => format!(
             "the window of {}{}",
             model.unwrap_or("an unknown model"),
-            (rule.version.as_deref())
+            rule.version
+                .as_deref()
                 .map(|version| format!(" under CLI {version}"))
                 .unwrap_or_default()
         ),

@@ -656,7 +656,11 @@ impl<'origin> Ingest<'origin> {
                 request_id: owned(record.request_id.text()),
                 message_id: owned(message.id.text()),
                 sidechain,
-                agent_id: (self.origin.agent_id.clone()).or(owned(record.agent_id.text())),
+                agent_id: self
+                    .origin
+                    .agent_id
+                    .clone()
+                    .or(owned(record.agent_id.text())),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
