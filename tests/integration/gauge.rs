@@ -300,6 +300,27 @@ fn a_stop_that_starts_before_the_turns_response_reaches_the_transcript_waits_for
     );
 }
 
+#[test]
+fn a_stop_that_starts_before_the_transcript_exists_waits_for_it() {
+    // Seen with the interactive 2.1.332 under load: the first turn's Stop started before Claude
+    // Code had created the transcript. The hook waits for it as for a late response, and logs
+    // no error.
+    let world = World::new("gauge-lag-first");
+    let (lines, transcript) = lay_out_capture(&world);
+    let mut payload: Value =
+        serde_json::from_str(&stop_payload(&world, &transcript, "Stop")).unwrap();
+    payload["last_assistant_message"] = json!("Done.");
+    let running = world.hook(Hook::Stop).stdin(payload.to_string()).spawn();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    fs_err::write(&transcript, lines[..52].concat()).unwrap();
+    running.wait().success();
+    assert_eq!(world.error_lines(), Vec::<String>::new());
+    let gauge: Value = world
+        .ctxhooks(["gauge", "--session", SESSION, "--json"])
+        .json();
+    assert_eq!(gauge["context_tokens"].as_u64(), Some(22_003));
+}
+
 fn post_compact_payload(world: &World, transcript: &Path) -> String {
     json!({
         "session_id": SESSION,

@@ -75,6 +75,11 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .non_empty()
         .filter(|_| role == GaugeRole::Stop);
     let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
+    // The first turn's transcript is written asynchronously too: the real CLI under load was
+    // seen to start the Stop hook before the file existed. Waited for as a late response is.
+    if expected_text.is_some() {
+        wait_for_growth(transcript, 0, lag_deadline);
+    }
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = (|| -> Result<()> {
         loop {
