@@ -35,10 +35,11 @@ def count(path):
             i += 1; continue
         n += 1; i += 1
     return n
-total = 0
-for root in sys.argv[1:]:
-    for d, _, fs in os.walk(root):
-        for f in fs:
-            if f.endswith('.rs') and f != 'test_support.rs':
-                total += count(os.path.join(d, f))
-print(total)
+if __name__ == '__main__':
+    total = 0
+    for root in sys.argv[1:]:
+        for d, _, fs in os.walk(root):
+            for f in fs:
+                if f.endswith('.rs') and f != 'test_support.rs':
+                    total += count(os.path.join(d, f))
+    print(total)
