@@ -75,15 +75,20 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .non_empty()
         .filter(|_| role == GaugeRole::Stop);
     let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
-    // The first turn's transcript is written asynchronously too: the real CLI under load was
-    // seen to start the Stop hook before the file existed. Waited for as a late response is.
-    if expected_text.is_some() {
-        wait_for_growth(transcript, 0, lag_deadline);
-    }
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = (|| -> Result<()> {
         loop {
-            let mut file = TranscriptFile::open(transcript)?.checked()?;
+            let mut file = match TranscriptFile::open_if_present(transcript)? {
+                Some(file) => file.checked()?,
+                // The first turn's transcript is written asynchronously too: the real CLI
+                // under load was seen to start the Stop hook before the file existed. Waited
+                // for as a late response is.
+                None if expected_text.is_some() && wait_for_growth(transcript, 0, lag_deadline) => {
+                    continue;
+                }
+                // Still missing: `open` says so.
+                None => TranscriptFile::open(transcript)?.checked()?,
+            };
             keep_in_hook(
                 context,
                 &session,
