@@ -508,12 +508,20 @@ pub fn copy_hashed(source: &mut impl Read, sink: &mut impl Write) -> io::Result<
 }
 
 /// Copies everything `source` yields into the new file `target` (which must not exist; created
-/// with mode 0600), hashing on the way, then fsyncs it.
+/// with mode 0600), hashing on the way, then fsyncs it. A copy that fails (a full disk, a source
+/// that cannot be read) removes the file it created: `target` is whole or not there, so a
+/// caller trying the next free name never takes its own remains for another run's file.
 pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Digested> {
     let mut file = create_new_file(target, PRIVATE_FILE_MODE)?;
-    let digested = copy_hashed(source, &mut file)?;
-    file.sync_all()?;
-    Ok(digested)
+    let copied = copy_hashed(source, &mut file).and_then(|digested| {
+        file.sync_all()?;
+        Ok(digested)
+    });
+    if copied.is_err() {
+        drop(file);
+        let _ = fs_err::remove_file(target);
+    }
+    copied
 }
 
 /// Size and SHA-256 of a file's current content (a FIFO or a folder is refused, not read).
@@ -749,6 +757,28 @@ mod tests {
         assert!(
             copy_new_hashed(&mut &data[..], &target).is_err(),
             "existing target overwritten"
+        );
+        assert_eq!(
+            digest_file(&target).unwrap().size,
+            600_000,
+            "existing target removed"
+        );
+    }
+
+    #[test]
+    fn a_copy_that_fails_leaves_no_file() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("the source failed"))
+            }
+        }
+        let dir = scratch("copy-fails");
+        let target = dir.join("copy");
+        assert!(copy_new_hashed(&mut (&[7u8; 1000][..]).chain(Failing), &target).is_err());
+        assert!(
+            fs_err::symlink_metadata(&target).is_err(),
+            "a partial copy was left"
         );
     }
 }
