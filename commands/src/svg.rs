@@ -1,5 +1,29 @@
-//! What both SVG charts (`report --svg`, `history --svg`) need: text made safe inside an
-//! element, a round step for the grid, and a grid label's tokens in short.
+//! What both SVG charts (`report --svg`, `history --svg`) need: the document written an element
+//! a line, text made safe inside an element, a round step for the grid, and a grid label's
+//! tokens in short.
+
+use std::fmt::{Arguments, Write as _};
+
+/// An SVG document being written: its frame first, then an element (or a few) a line.
+pub struct Svg(String);
+
+impl Svg {
+    /// A document that starts with `frame`: the `<svg>` element and what is drawn before the plot.
+    pub fn new(frame: String) -> Self {
+        Self(frame)
+    }
+
+    /// Writes `element` and a newline.
+    pub fn put(&mut self, element: Arguments<'_>) {
+        let _ = writeln!(self.0, "{element}");
+    }
+
+    /// The document, closed.
+    pub fn finish(mut self) -> String {
+        self.0.push_str("</svg>\n");
+        self.0
+    }
+}
 
 /// `text` with the characters XML gives a meaning to escaped.
 pub fn escape(text: &str) -> String {

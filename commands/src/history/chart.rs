@@ -2,12 +2,10 @@
 //! dot; a ring when the peak reached 90 % of its trigger T, with T as a short orange tick), and
 //! every compaction as a red mark at its time and the context before it. Written as text.
 
-use std::fmt::Write as _;
-
 use chrono::DateTime;
 
 use super::model::{History, near_trigger};
-use crate::svg::{escape, short_tokens, tick_step};
+use crate::svg::{Svg, escape, short_tokens, tick_step};
 use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;
@@ -84,24 +82,23 @@ pub fn render_svg(history: &History) -> String {
     let x = |at: f64| LEFT + (at - start) / span * plot_width;
     let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
     // The frame, the title and the key, one element a line.
-    let mut svg = format!(
+    let mut svg = Svg::new(format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">
 <rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>
 <text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>
 <text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>
 "#,
         history.totals.sessions, history.totals.compactions
-    );
+    ));
     // The grid: a line and its tokens at each step.
     let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);
     let mut tokens = 0.0;
     while tokens <= top {
         let (level, label_y) = (y(tokens), y(tokens) + 4.0);
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<line x1="{LEFT}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{label_x:.1}" y="{label_y:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
             short_tokens(tokens)
-        );
+        ));
         tokens += step;
     }
     if !sessions.is_empty() {
@@ -111,42 +108,38 @@ pub fn render_svg(history: &History) -> String {
             let label = DateTime::from_timestamp(at as i64, 0)
                 .map(|time| time.format("%Y-%m-%d").to_string())
                 .unwrap_or_default();
-            let _ = writeln!(
-                svg,
+            svg.put(format_args!(
                 r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{MUTED_COLOR}">{label}</text>"#,
                 x(at),
                 TOP + plot_height + 20.0
-            );
+            ));
         }
     }
     for point in &sessions {
         let (cx, cy) = (x(point.at), y(point.tokens));
         if let Some(trigger) = point.trigger {
             let (from, to, level) = (cx - 5.0, cx + 5.0, y(trigger));
-            let _ = writeln!(
-                svg,
-                r#"<line x1="{from:.1}" y1="{level:.1}" x2="{to:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#,
-            );
+            svg.put(format_args!(
+                r#"<line x1="{from:.1}" y1="{level:.1}" x2="{to:.1}" y2="{level:.1}" stroke="{TRIGGER_COLOR}" stroke-width="2"/>"#
+            ));
         }
         let (fill, stroke) = if point.near {
             ("white", 2.5)
         } else {
             (SESSION_COLOR, 1.0)
         };
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="4" fill="{fill}" stroke="{SESSION_COLOR}" stroke-width="{stroke}"><title>{}</title></circle>"#,
             escape(&point.label)
-        );
+        ));
     }
     for (at, before) in &compactions {
         // A triangle pointing down at the point.
         let (cx, cy) = (x(*at), y(*before));
         let (left, right, top, bottom) = (cx - 4.0, cx + 4.0, cy - 3.0, cy + 5.0);
-        let _ = writeln!(
-            svg,
-            r#"<path d="M {cx:.1} {bottom:.1} L {left:.1} {top:.1} L {right:.1} {top:.1} Z" fill="{COMPACTION_COLOR}"/>"#,
-        );
+        svg.put(format_args!(
+            r#"<path d="M {cx:.1} {bottom:.1} L {left:.1} {top:.1} L {right:.1} {top:.1} Z" fill="{COMPACTION_COLOR}"/>"#
+        ));
     }
     let legend = right + 20.0;
     for (row, (color, text)) in [
@@ -158,13 +151,11 @@ pub fn render_svg(history: &History) -> String {
     .enumerate()
     {
         let top_of_row = TOP + 20.0 * row as f64;
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<rect x="{legend}" y="{top_of_row}" width="12" height="12" fill="{color}"/><text x="{:.1}" y="{:.1}" fill="{TEXT_COLOR}">{text}</text>"#,
             legend + 18.0,
             top_of_row + 10.0
-        );
+        ));
     }
-    svg.push_str("</svg>\n");
-    svg
+    svg.finish()
 }

@@ -6,7 +6,7 @@ use std::fmt::{Display, Write as _};
 use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
 use super::text::{signed_thousands, thousands};
-use crate::svg::{escape, short_tokens, tick_step};
+use crate::svg::{Svg, escape, short_tokens, tick_step};
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;
@@ -84,7 +84,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let Some(value) = value else { continue };
         let _ = write!(summary, " · {name} {value}");
     }
-    let mut svg = format!(
+    let mut svg = Svg::new(format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>
@@ -92,23 +92,21 @@ pub fn render_svg(report: &SessionReport) -> String {
 "#,
         escape(&title),
         escape(&summary)
-    );
+    ));
     // Grid and y axis labels.
     let mut value = 0.0;
     while value <= y_max + 0.5 {
         let y = y_of(value);
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#,
-        );
+        svg.put(format_args!(
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#
+        ));
         let at = (LEFT - 8.0, y + 4.0);
         muted_text(&mut svg, at, 12, "end", short_tokens(value));
         value += step;
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="18" y="{middle_y:.1}" font-size="12" fill="{MUTED_COLOR}" transform="rotate(-90 18 {middle_y:.1})" text-anchor="middle">context tokens (input + cache read + cache write)</text>"#,
-    );
+    svg.put(format_args!(
+        r#"<text x="18" y="{middle_y:.1}" font-size="12" fill="{MUTED_COLOR}" transform="rotate(-90 18 {middle_y:.1})" text-anchor="middle">context tokens (input + cache read + cache write)</text>"#
+    ));
     // X axis ticks: about ten request numbers.
     let x_step = (count / 10).max(1);
     for index in (0..count).step_by(x_step) {
@@ -126,13 +124,12 @@ pub fn render_svg(report: &SessionReport) -> String {
         .collect();
     if count > 0 {
         let baseline = y_of(0.0);
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<polygon points="{:.1},{baseline:.1} {} {:.1},{baseline:.1}" fill="{AREA_COLOR}" fill-opacity="0.7"/>"#,
             x_of(0.0),
             points.join(" "),
             x_of((count - 1) as f64)
-        );
+        ));
     }
     // Headroom band between floor and T, and the T range.
     let label_x = right + 8.0;
@@ -141,11 +138,10 @@ pub fn render_svg(report: &SessionReport) -> String {
     if let (Some(trigger), Some(floor)) = (trigger, floor) {
         let (y_top, y_bottom) = (y_of(trigger as f64), y_of(floor as f64));
         if y_bottom > y_top {
-            let _ = writeln!(
-                svg,
+            svg.put(format_args!(
                 r#"<rect x="{LEFT}" y="{y_top:.1}" width="{plot_width:.1}" height="{:.1}" fill="{FLOOR_COLOR}" fill-opacity="0.06"/>"#,
                 y_bottom - y_top
-            );
+            ));
             if let Some(headroom) = report.estimates.headroom {
                 labels.push((
                     f64::midpoint(y_top, y_bottom) + 4.0,
@@ -164,11 +160,10 @@ pub fn render_svg(report: &SessionReport) -> String {
     {
         let (y_high, y_low) = (y_of(observed.high as f64), y_of(low as f64));
         if y_low - y_high >= 1.0 {
-            let _ = writeln!(
-                svg,
+            svg.put(format_args!(
                 r#"<rect x="{LEFT}" y="{y_high:.1}" width="{plot_width:.1}" height="{:.1}" fill="{TRIGGER_COLOR}" fill-opacity="0.15"/>"#,
                 y_low - y_high
-            );
+            ));
         }
     }
     // Horizontal reference lines.
@@ -180,10 +175,9 @@ pub fn render_svg(report: &SessionReport) -> String {
     for (value, color, name, dash) in references {
         let Some(value) = value else { continue };
         let y = y_of(value as f64);
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-        );
+        svg.put(format_args!(
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#
+        ));
         labels.push((y + 4.0, color, format!("{name} {}", thousands(value)), true));
     }
     labels.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -191,12 +185,11 @@ pub fn render_svg(report: &SessionReport) -> String {
     for (y, color, text, bold) in &labels {
         let y = y.max(previous + 15.0);
         previous = y;
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<text x="{label_x:.1}" y="{y:.1}" font-size="12" font-weight="{}" fill="{color}">{}</text>"#,
             if *bold { 600 } else { 400 },
             escape(text)
-        );
+        ));
     }
     // Compactions and the other drops: vertical markers between the two requests (a label
     // only where it does not run into the previous one). Compactions come from the report's list
@@ -232,37 +225,33 @@ pub fn render_svg(report: &SessionReport) -> String {
     let mut last_label_x = f64::MIN;
     for (index, color, label, dash) in markers {
         let x = x_of(index.max(0.0));
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{bottom:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#,
-        );
+        svg.put(format_args!(
+            r#"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{bottom:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#
+        ));
         if x - last_label_x < 16.0 {
             continue;
         }
         last_label_x = x;
         // Written upwards from just inside the plot's top, left of the line.
         let (label_x, label_y) = (x - 4.0, TOP + 4.0);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{label_x:.1}" y="{label_y:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {label_x:.1} {label_y:.1})" text-anchor="end">{label}</text>"#,
-        );
+        svg.put(format_args!(
+            r#"<text x="{label_x:.1}" y="{label_y:.1}" font-size="11" fill="{color}" stroke="white" stroke-width="3" paint-order="stroke" transform="rotate(-90 {label_x:.1} {label_y:.1})" text-anchor="end">{label}</text>"#
+        ));
     }
     // The series: an area and a line, dots when there is room.
     if count > 0 {
-        let _ = writeln!(
-            svg,
+        svg.put(format_args!(
             r#"<polyline points="{}" fill="none" stroke="{LINE_COLOR}" stroke-width="2" stroke-linejoin="round"/>"#,
             points.join(" ")
-        );
+        ));
         if count <= 150 {
             for (index, value) in contexts.iter().enumerate() {
                 let (cx, cy) = (x_of(index as f64), y_of(*value as f64));
-                let _ = writeln!(
-                    svg,
+                svg.put(format_args!(
                     r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="3" fill="white" stroke="{LINE_COLOR}" stroke-width="1.5"><title>request {}: {} tokens</title></circle>"#,
                     index + 1,
                     thousands(*value)
-                );
+                ));
             }
         }
     } else {
@@ -270,10 +259,9 @@ pub fn render_svg(report: &SessionReport) -> String {
         muted_text(&mut svg, (middle_x, middle_y), 14, "middle", empty);
     }
     // Plot frame and legend.
-    let _ = writeln!(
-        svg,
+    svg.put(format_args!(
         r#"<rect x="{LEFT}" y="{TOP}" width="{plot_width:.1}" height="{plot_height:.1}" fill="none" stroke="{CAP_COLOR}" stroke-width="1"/>"#
-    );
+    ));
     let legend_y = HEIGHT - 14.0;
     let other_drop = report
         .drops
@@ -301,20 +289,17 @@ pub fn render_svg(report: &SessionReport) -> String {
     for (_, color, dash, label) in legend.into_iter().filter(|(shown, ..)| *shown) {
         // A sample of the line, then its label.
         let (line_y, line_end, text_x) = (legend_y - 4.0, x + 22.0, x + 28.0);
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{x:.1}" y1="{line_y:.1}" x2="{line_end:.1}" y2="{line_y:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{text_x:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#,
-        );
+        svg.put(format_args!(
+            r#"<line x1="{x:.1}" y1="{line_y:.1}" x2="{line_end:.1}" y2="{line_y:.1}" stroke="{color}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{text_x:.1}" y="{legend_y:.1}" font-size="12" fill="{TEXT_COLOR}">{label}</text>"#
+        ));
         x += 40.0 + 6.2 * label.len() as f64;
     }
-    let _ = writeln!(svg, "</svg>");
-    svg
+    svg.finish()
 }
 
 /// A `<text>` at (x, y) of `size`, anchored at `anchor`, in the muted color.
-fn muted_text(svg: &mut String, (x, y): (f64, f64), size: u32, anchor: &str, text: impl Display) {
-    let _ = writeln!(
-        svg,
+fn muted_text(svg: &mut Svg, (x, y): (f64, f64), size: u32, anchor: &str, text: impl Display) {
+    svg.put(format_args!(
         r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}" fill="{MUTED_COLOR}">{text}</text>"#
-    );
+    ));
 }
