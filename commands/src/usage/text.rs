@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use indicatif::HumanCount;
+
 use super::compactions::Compaction;
 use super::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
@@ -25,15 +27,7 @@ use ctxhooks_shared::usage::threshold::{
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut text = String::with_capacity(digits.len() + digits.len() / 3);
-    for (position, digit) in digits.chars().enumerate() {
-        if position > 0 && (digits.len() - position).is_multiple_of(3) {
-            text.push(',');
-        }
-        text.push(digit);
-    }
-    text
+    HumanCount(value).to_string()
 }
 
 /// `1,234`, or `missing` (`-`, `unknown`) for a count nobody knows.
