@@ -35,10 +35,6 @@ pub fn run(args: &GaugeArgs) -> Result<ExitCode> {
              turn once the hooks are installed (`ctxhooks doctor` shows whether they run)"
         );
     };
-    if args.json {
-        output::print_json(&gauge)?;
-    } else {
-        output::print(&gauge_text(&gauge))?;
-    }
+    output::print_json_or(args.json, &gauge, gauge_text)?;
     Ok(ExitCode::SUCCESS)
 }
