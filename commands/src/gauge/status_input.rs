@@ -79,9 +79,9 @@ struct Typed<'input> {
     session_name: Text<'input>,
     version: Text<'input>,
     cwd: Text<'input>,
-    model: Field<TypedModel<'input>>,
-    workspace: Field<TypedWorkspace<'input>>,
-    context_window: Field<TypedWindow>,
+    model: Field<Object<TypedModel<'input>>>,
+    workspace: Field<Object<TypedWorkspace<'input>>>,
+    context_window: Field<Object<TypedWindow>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -100,7 +100,7 @@ struct TypedWorkspace<'input> {
 #[serde(default)]
 struct TypedWindow {
     context_window_size: Field<u64>,
-    current_usage: Field<TypedUsage>,
+    current_usage: Field<Object<TypedUsage>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -115,34 +115,26 @@ struct TypedUsage {
     cache_read_input_tokens: Field<u64>,
 }
 
-/// Each nested object is read into its fields; one of another type is set aside.
-macro_rules! lenient_objects {
-    ($($name:ident $(<$lifetime:lifetime>)?),*) => {$(
-        impl<'de $(: $lifetime, $lifetime)?> Lenient<'de> for $name $(<$lifetime>)? {
-            const EXPECTED: &'static str = "an object";
+/// A nested object, read into its fields; one of another type is set aside.
+#[derive(Debug, Default)]
+struct Object<T>(T);
 
-            fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-                struct_from_map(map)
-            }
-        }
-    )*};
+impl<'de, T: Deserialize<'de>> Lenient<'de> for Object<T> {
+    const EXPECTED: &'static str = "an object";
+
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
+        Ok(struct_from_map(map)?.map(Self))
+    }
 }
-
-lenient_objects!(
-    TypedModel<'input>,
-    TypedWorkspace<'input>,
-    TypedWindow,
-    TypedUsage
-);
 
 impl Typed<'_> {
     fn into_input(self) -> StatusInput {
         let owned = |text: &Text<'_>| text.non_empty().map(ToOwned::to_owned);
-        let window = self.context_window.get();
+        let window = self.context_window.get().map(|window| &window.0);
         // The sum of the counts that are there (saturating); none when none is, or when all are
         // 0: after an interactive `/compact`, 2.1.332 sends a `current_usage` of zeros until the
         // next response (seen in the end-to-end test), and a context is never 0.
-        let usage = window.and_then(|window| window.current_usage.get());
+        let usage = window.and_then(|window| window.current_usage.get().map(|usage| &usage.0));
         let context_tokens = usage.and_then(|usage| {
             let counts = [
                 &usage.input_tokens,
@@ -155,12 +147,12 @@ impl Typed<'_> {
         });
         StatusInput {
             session_id: owned(&self.session_id),
-            model: self.model.get().and_then(|model| owned(&model.id)),
+            model: self.model.get().and_then(|model| owned(&model.0.id)),
             version: owned(&self.version),
             project_dir: self
                 .workspace
                 .get()
-                .and_then(|workspace| owned(&workspace.project_dir))
+                .and_then(|workspace| owned(&workspace.0.project_dir))
                 .or_else(|| owned(&self.cwd)),
             context_tokens,
             model_window: window
