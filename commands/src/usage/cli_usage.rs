@@ -5,16 +5,15 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde::Serialize;
+use serde_json::json;
 
 use super::log::TimelineItem;
-use super::log::{SessionLog, SkippedLogLines, log_from_transcript, read_session_log};
+use super::log::{SessionLog, log_from_transcript, read_session_log};
 use super::text::rows_table;
 use crate::output;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::usage_record::{BoundaryRow, SkippedLinesRow, UsageRow};
 
 /// Arguments of `ctxhooks usage`.
 #[derive(Debug, Args)]
@@ -30,28 +29,6 @@ pub struct UsageArgs {
     /// skipped_lines, skipped_log_lines}`.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The JSON `ctxhooks usage --json` prints.
-#[derive(Debug, Serialize)]
-pub struct UsageOutput {
-    /// Layout version (1).
-    pub schema: u32,
-    /// The session, with `--session`.
-    pub session_id: Option<String>,
-    /// The transcript, with `--transcript`.
-    pub transcript: Option<String>,
-    /// One row per API request, in order.
-    pub rows: Vec<UsageRow>,
-    /// `compact_boundary` records, in order.
-    pub compactions: Vec<BoundaryRow>,
-    /// `microcompact_boundary` records, in order.
-    pub micro_compactions: Vec<BoundaryRow>,
-    /// Transcript lines that could not be read and were skipped, per transcript.
-    pub skipped_lines: Vec<SkippedLinesRow>,
-    /// Lines of the usage log that are no record, skipped (`null` when none, and with
-    /// `--transcript`).
-    pub skipped_log_lines: Option<SkippedLogLines>,
 }
 
 /// Reads the log `--session` or `--transcript` names.
@@ -84,24 +61,22 @@ pub fn run(args: &UsageArgs) -> Result<ExitCode> {
         let mut micro_compactions = Vec::new();
         for item in &log.timeline {
             match item {
-                TimelineItem::Compaction(row) => compactions.push(row.clone()),
-                TimelineItem::MicroCompaction(row) => micro_compactions.push(row.clone()),
+                TimelineItem::Compaction(row) => compactions.push(row),
+                TimelineItem::MicroCompaction(row) => micro_compactions.push(row),
                 TimelineItem::Request(_) => {}
             }
         }
-        output::print_json(&UsageOutput {
-            schema: 1,
-            session_id: args.session.clone(),
-            transcript: args
-                .transcript
-                .as_ref()
-                .map(|path| path.display().to_string()),
-            rows: log.rows(),
-            compactions,
-            micro_compactions,
-            skipped_lines: log.skipped.clone(),
-            skipped_log_lines: log.skipped_log_lines.clone(),
-        })?;
+        // Layout 1 (docs/usage.md): the requests, the boundaries by kind, what was skipped.
+        output::print_json(&json!({
+            "schema": 1,
+            "session_id": args.session,
+            "transcript": args.transcript.as_ref().map(|path| path.display().to_string()),
+            "rows": log.rows(),
+            "compactions": compactions,
+            "micro_compactions": micro_compactions,
+            "skipped_lines": log.skipped,
+            "skipped_log_lines": log.skipped_log_lines,
+        }))?;
     } else {
         output::print(&rows_table(&log))?;
     }
