@@ -19,17 +19,6 @@ pub fn report_json(report: &SessionReport) -> Value {
     if let Some(trigger) = value.pointer_mut("/estimates/trigger") {
         trigger["text"] = trigger_text(&report.estimates.trigger).into();
     }
-    // The model counts compactions from 0; JSON counts them from 1, as the text does.
-    if let Some(snapshots) = value.get_mut("snapshots") {
-        let check = &report.snapshots;
-        let without = check.compactions_without_snapshot.iter();
-        snapshots["compactions_without_snapshot"] = without.map(|index| index + 1).collect();
-        if let Some(matched) = snapshots["matched"].as_array_mut() {
-            for (found, model) in matched.iter_mut().zip(&check.matched) {
-                found["compaction"] = (model.compaction + 1).into();
-            }
-        }
-    }
     let label = request_label(report);
     if let Some(warnings) = value.get_mut("warnings").and_then(Value::as_array_mut) {
         for (warning, model) in warnings.iter_mut().zip(&report.warnings) {

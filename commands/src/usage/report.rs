@@ -185,7 +185,7 @@ pub fn build_report(
         options.match_after_seconds,
     );
     for found in &check.matched {
-        compactions[found.compaction].snapshot = Some(found.snapshot.clone());
+        compactions[found.compaction - 1].snapshot = Some(found.snapshot.clone());
     }
     // An automatic snapshot with no compaction is a PreCompact that fired and a compaction that
     // then gave up (Claude Code 2.1.332 does so when it finds nothing to summarize): the

@@ -17,7 +17,7 @@ pub const DEFAULT_MATCH_AFTER_SECONDS: i64 = 120;
 /// A compaction and its snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotMatch {
-    /// Index of the compaction in the report's list (0-based; JSON counts from 1).
+    /// The compaction, numbered from 1 in the report's list (as in the text and JSON).
     pub compaction: usize,
     /// The snapshot's name.
     pub snapshot: String,
@@ -32,8 +32,7 @@ pub struct SnapshotCheck {
     pub checked: bool,
     /// Matched pairs.
     pub matched: Vec<SnapshotMatch>,
-    /// Indexes of compactions with no snapshot (0-based; JSON counts from 1): `PreCompact` did
-    /// not fire (a known upstream bug) or the hook was not installed then.
+    /// Compactions with no snapshot, numbered from 1: `PreCompact` did not fire (a known upstream bug) or the hook was not installed then.
     pub compactions_without_snapshot: Vec<usize>,
     /// Names of snapshots with no compaction in the log.
     pub snapshots_without_compaction: Vec<String>,
@@ -58,12 +57,12 @@ pub fn match_snapshots(
         .collect();
     let mut matched = Vec::new();
     let mut without = Vec::new();
-    for (index, compaction) in compactions.iter().enumerate() {
+    for (number, compaction) in (1..).zip(compactions) {
         if !compaction.is_trusted() {
             continue;
         }
         let Some(time) = compaction.time.as_ref().and_then(Time::instant) else {
-            without.push(index);
+            without.push(number);
             continue;
         };
         // PreCompact runs just before its compaction: the snapshot taken last before the
@@ -94,12 +93,12 @@ pub fn match_snapshots(
             Some((position, seconds)) => {
                 used[position] = true;
                 matched.push(SnapshotMatch {
-                    compaction: index,
+                    compaction: number,
                     snapshot: snapshots[position].metadata.name.clone(),
                     seconds_before: seconds,
                 });
             }
-            None => without.push(index),
+            None => without.push(number),
         }
     }
     SnapshotCheck {
@@ -170,7 +169,7 @@ mod tests {
             .iter()
             .map(|found| (found.compaction, found.snapshot.as_str()))
             .collect();
-        assert_eq!(pairs, [(0, "first"), (1, "second")]);
+        assert_eq!(pairs, [(1, "first"), (2, "second")]);
         assert_eq!(check.snapshots_without_compaction, ["attempt"]);
     }
 
@@ -184,6 +183,6 @@ mod tests {
             120,
         );
         assert!(check.matched.is_empty());
-        assert_eq!(check.compactions_without_snapshot, [0]);
+        assert_eq!(check.compactions_without_snapshot, [1]);
     }
 }

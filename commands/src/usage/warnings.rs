@@ -88,10 +88,10 @@ pub fn find_warnings(
     estimates: &Estimates,
 ) -> Vec<Warning> {
     let mut warnings = compaction_loops(compactions);
-    for &index in &check.compactions_without_snapshot {
+    for &number in &check.compactions_without_snapshot {
         warnings.push(Warning::CompactionWithoutSnapshot {
-            compaction: index + 1,
-            time: compactions[index].time.clone(),
+            compaction: number,
+            time: compactions[number - 1].time.clone(),
         });
     }
     for name in &check.snapshots_without_compaction {
