@@ -20,13 +20,9 @@ pub fn report_json(report: &SessionReport) -> Value {
         trigger["text"] = trigger_text(&report.estimates.trigger).into();
     }
     let label = request_label(report);
-    if let Some(warnings) = value.get_mut("warnings").and_then(Value::as_array_mut) {
-        for (warning, model) in warnings.iter_mut().zip(&report.warnings) {
-            *warning = json!({
-                "kind": <&str>::from(model),
-                "message": warning_text(model, label),
-            });
-        }
-    }
+    let warnings = report.warnings.iter().map(
+        |warning| json!({"kind": <&str>::from(warning), "message": warning_text(warning, label)}),
+    );
+    value["warnings"] = warnings.collect();
     value
 }
