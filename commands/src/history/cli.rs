@@ -11,9 +11,8 @@ use super::model::{HistoryQuery, build_history};
 use super::text::history_text;
 use crate::output;
 use crate::output_file::RenderArgs;
-use crate::projects::nothing_read_text;
 use crate::projects::window::TimeWindow;
-use crate::projects::{ProjectsArgs, reading};
+use crate::projects::{ProjectsArgs, nothing_read_text, reading};
 use crate::usage::cli_report::ThresholdArgs;
 
 /// Arguments of `ctxhooks history`.

@@ -7,8 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
 
-use super::log::TimelineItem;
-use super::log::{SessionLog, log_from_transcript, read_session_log};
+use super::log::{SessionLog, TimelineItem, log_from_transcript, read_session_log};
 use super::text::rows_table;
 use crate::output;
 use ctxhooks_shared::store::rotation;

@@ -16,9 +16,8 @@ use super::warnings::Warning;
 use crate::time::{Time, readable_time};
 use ctxhooks_shared::shell_word::shell_word;
 use ctxhooks_shared::store::trigger::Trigger;
-use ctxhooks_shared::store::usage_record::TokenUsage;
 use ctxhooks_shared::store::usage_record::{
-    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, UsageRow,
+    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, TokenUsage, UsageRow,
 };
 use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
 use ctxhooks_shared::usage::threshold::{
