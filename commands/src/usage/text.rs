@@ -387,19 +387,15 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
         .iter()
         .filter(|floor| floor.confidence.is_some())
         .count();
-    let floor = match (estimates.floor, heuristic) {
-        (None, _) => "unknown (no compaction with a record or of high confidence yet)".to_owned(),
-        (Some(floor), 0) => format!(
-            "{} (median of {} structural compaction(s))",
-            thousands(floor),
-            estimates.floors.len()
-        ),
-        (Some(floor), heuristic) => format!(
-            "{} (median of {} compaction(s), {heuristic} of them heuristic of high confidence)",
-            thousands(floor),
-            estimates.floors.len()
-        ),
+    let count = estimates.floors.len();
+    let median_of = match heuristic {
+        0 => format!("{count} structural compaction(s)"),
+        _ => format!("{count} compaction(s), {heuristic} of them heuristic of high confidence"),
     };
+    let floor = estimates.floor.map_or_else(
+        || "unknown (no compaction with a record or of high confidence yet)".to_owned(),
+        |floor| format!("{} (median of {median_of})", thousands(floor)),
+    );
     let _ = writeln!(
         text,
         "    floor (the context right after a compaction): {floor}"
@@ -528,16 +524,10 @@ pub fn rule_text(rule: &RuleTrigger) -> String {
 /// 154,796, fired at 155,250)`.
 fn observed_text(observed: &ObservedTrigger) -> String {
     let count = observed.observations.len();
+    let high = thousands(observed.high);
     let range = match observed.low {
-        Some(low) => format!(
-            "did not fire at {}, fired at {}",
-            thousands(low),
-            thousands(observed.high)
-        ),
-        None => format!(
-            "T is at most {}; nothing says where it did not fire",
-            thousands(observed.high)
-        ),
+        Some(low) => format!("did not fire at {}, fired at {high}", thousands(low)),
+        None => format!("T is at most {high}; nothing says where it did not fire"),
     };
     let agreement = if observed.consistent {
         ""
@@ -553,50 +543,36 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
     let rule = &trigger.rule;
     let tokens = thousands_or(trigger.tokens, "none");
     let model = rule.model.as_deref();
-    let reactive = || {
-        format!(
-            "{} compacts {} only when the API refuses a prompt (at about its window of {})",
-            cli_name(rule),
-            model.unwrap_or("this model"),
-            thousands(rule.model_window)
-        )
-    };
-    let window_unknown = || {
-        let model = model.unwrap_or("the model");
-        format!("ctxhooks does not know the window of {model}")
-    };
-    let rule_gives = || {
-        format!(
-            "{} gives {}",
-            rule_text(rule),
-            thousands_or(rule.tokens, "none")
-        )
-    };
-    match (&trigger.derivation, &trigger.observed) {
-        (Derivation::RuleConfirmed, Some(observed)) => format!(
-            "{tokens} — {}; it agrees with the {}",
-            rule_text(rule),
-            observed_text(observed)
-        ),
-        (Derivation::Rule, _) => format!(
-            "{tokens} — {}; no automatic compaction observed yet to check it",
-            rule_text(rule)
-        ),
+    let reactive = format!(
+        "{} compacts {} only when the API refuses a prompt (at about its window of {})",
+        cli_name(rule),
+        model.unwrap_or("this model"),
+        thousands(rule.model_window)
+    );
+    let the_model = model.unwrap_or("the model");
+    let window_unknown = format!("ctxhooks does not know the window of {the_model}");
+    let rule_says = rule_text(rule);
+    let rule_gives = format!("{rule_says} gives {}", thousands_or(rule.tokens, "none"));
+    let observed = trigger.observed.as_ref().map(observed_text);
+    match (&trigger.derivation, observed) {
+        (Derivation::RuleConfirmed, Some(observed)) => {
+            format!("{tokens} — {rule_says}; it agrees with the {observed}")
+        }
+        (Derivation::Rule, _) => {
+            format!("{tokens} — {rule_says}; no automatic compaction observed yet to check it")
+        }
         (Derivation::ObservedAgainstRule, Some(observed)) => format!(
-            "about {tokens} — from {}; {}, which they contradict: the session ran with another \
-             window or version than this report can see",
-            observed_text(observed),
-            rule_gives()
+            "about {tokens} — from {observed}; {rule_gives}, which they contradict: the session \
+             ran with another window or version than this report can see"
         ),
-        (Derivation::Observed, Some(observed)) => format!(
-            "about {tokens} — from {}; {}",
-            observed_text(observed),
-            if rule.window.source == WindowSource::Unknown {
-                window_unknown()
+        (Derivation::Observed, Some(observed)) => {
+            let why = if rule.window.source == WindowSource::Unknown {
+                window_unknown
             } else {
-                reactive()
-            }
-        ),
+                reactive
+            };
+            format!("about {tokens} — from {observed}; {why}")
+        }
         (Derivation::RuleContradicted, _) => {
             let reached = thousands(trigger.reached_without_compaction.unwrap_or_default());
             let (estimate, bound) = match trigger.tokens {
@@ -610,15 +586,13 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
                 ),
             };
             format!(
-                "{estimate} — {}, which this session contradicts (the context reached {reached} \
-                 with no compaction after it): {bound}",
-                rule_gives()
+                "{estimate} — {rule_gives}, which this session contradicts (the context reached \
+                 {reached} with no compaction after it): {bound}"
             )
         }
         (Derivation::WindowUnknown, _) => format!(
-            "unknown — {}, and no status line (`ctxhooks statusline` records the window Claude \
-             Code gives it), setting or automatic compaction gave one{}",
-            window_unknown(),
+            "unknown — {window_unknown}, and no status line (`ctxhooks statusline` records the \
+             window Claude Code gives it), setting or automatic compaction gave one{}",
             trigger
                 .reached_without_compaction
                 .map(|reached| {
@@ -631,7 +605,7 @@ pub fn trigger_text(trigger: &TriggerEstimate) -> String {
             "{tokens} — no main-chain request: the version and the model the session ran with \
              are unknown"
         ),
-        _ => format!("{tokens} — {}", reactive()),
+        _ => format!("{tokens} — {reactive}"),
     }
 }
 
