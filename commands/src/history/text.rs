@@ -93,7 +93,6 @@ fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item
 
 /// The whole history as text.
 pub fn history_text(history: &History) -> String {
-    let mut text = String::new();
     let totals = &history.totals;
     let folders: Vec<String> = history
         .query
@@ -101,10 +100,9 @@ pub fn history_text(history: &History) -> String {
         .iter()
         .map(|folder| folder.display().to_string())
         .collect();
-    let _ = writeln!(
-        text,
+    let mut text = format!(
         "history of {} session(s), {} request(s) ({} main chain, {} sub-agent) from {} \
-         transcript(s), {} bytes, in {}",
+         transcript(s), {} bytes, in {}\n",
         totals.sessions,
         thousands(totals.requests as u64),
         thousands(totals.main_requests as u64),

@@ -113,10 +113,8 @@ pub fn totals_lines(totals: &Totals, indent: &str) -> String {
 
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain",
+    let mut text = format!(
+        "{:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain\n",
         "#", "time", "model", "input", "cache write", "cache read", "output", "context"
     );
     let mut number = 0;
