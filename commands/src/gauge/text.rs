@@ -2,6 +2,7 @@
 //! (`ctx 142k / 167k (85%) · 25k left · 2 compactions`), a `--format` template, ANSI colour by
 //! how near the trigger the context is, and `ctxhooks gauge`'s text.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::segment::{ContextSource, Level, Segment};
@@ -83,14 +84,11 @@ impl Template {
 
     /// The template with the segment's values.
     pub fn render(&self, segment: &Segment) -> String {
-        let mut text = String::new();
-        for piece in &self.pieces {
-            match piece {
-                Piece::Literal(literal) => text.push_str(literal),
-                Piece::Value(name) => text.push_str(&value(segment, name)),
-            }
-        }
-        text
+        let texts = self.pieces.iter().map(|piece| match piece {
+            Piece::Literal(literal) => Cow::Borrowed(literal.as_str()),
+            Piece::Value(name) => Cow::Owned(value(segment, name)),
+        });
+        texts.collect()
     }
 }
 
