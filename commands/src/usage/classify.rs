@@ -214,20 +214,15 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
             .and_then(ClaudeVersion::find_in)
             .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH);
         let other_model = |row: &UsageRow| row.model.as_deref().is_some_and(|other| other != to);
-        return structural(
-            DropClass::ModelSwitch,
-            DropEvidence::ModelSwitch {
-                from: from.clone(),
-                to: to.clone(),
-                other_model_thinking: thinking_back(
-                    between.chain,
-                    between.before,
-                    false,
-                    other_model,
-                ),
-                strips_other_thinking,
-            },
-        );
+        let other_model_thinking = thinking_back(between.chain, between.before, false, other_model);
+        let (from, to) = (from.clone(), to.clone());
+        let evidence = DropEvidence::ModelSwitch {
+            from,
+            to,
+            other_model_thinking,
+            strips_other_thinking,
+        };
+        return structural(DropClass::ModelSwitch, evidence);
     }
     // With `usage.iterations` the context is the last inference's, which the advisor's round
     // trip does not inflate: such a fall is no advisor round trip.
