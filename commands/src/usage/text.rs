@@ -252,14 +252,9 @@ fn section(text: &mut String, title: &str, items: Vec<String>) {
 fn drop_text(drop: &ContextDrop, label: &str) -> String {
     let fall = drop.fall();
     let percent = fall * 100 / drop.context_before.max(1);
-    let confidence = match drop.confidence {
-        Some(Confidence::High) => ", high confidence",
-        Some(Confidence::Low) => ", low confidence: not used for estimates",
-        None => "",
-    };
     let class = match drop.basis {
         Basis::None => drop.class.to_string(),
-        basis => format!("{} ({basis}{confidence})", drop.class),
+        basis => format!("{} ({})", drop.class, basis_text(basis, drop.confidence)),
     };
     // The facts around it always say at least what the cache did.
     format!(
@@ -274,6 +269,17 @@ fn drop_text(drop: &ContextDrop, label: &str) -> String {
         drop_evidence_text(&drop.evidence, fall),
         facts_text(&drop.facts),
     )
+}
+
+/// What a class rests on, in words: `structural`, `heuristic`, `heuristic, high confidence`,
+/// `heuristic, low confidence: not used for estimates`.
+fn basis_text(basis: Basis, confidence: Option<Confidence>) -> String {
+    let confidence = match confidence {
+        Some(Confidence::High) => ", high confidence",
+        Some(Confidence::Low) => ", low confidence: not used for estimates",
+        None => "",
+    };
+    format!("{basis}{confidence}")
 }
 
 /// The compactions, each with its snapshot, then where to read their summaries and the snapshot
@@ -333,11 +339,7 @@ fn compaction_summary(compaction: &Compaction) -> String {
         Some(other) => format!("trigger {other}"),
         None => "trigger unknown".to_owned(),
     };
-    let basis = match compaction.confidence {
-        Some(Confidence::High) => "heuristic, high confidence",
-        Some(Confidence::Low) => "heuristic, low confidence: not used for estimates",
-        None => "structural",
-    };
+    let basis = basis_text(compaction.basis, compaction.confidence);
     let mut parts = vec![format!("{trigger} ({basis})")];
     parts.extend(
         compaction
