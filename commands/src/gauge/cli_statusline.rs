@@ -81,14 +81,13 @@ fn format_help() -> String {
 
 /// Runs the command.
 pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
-    let template = match args.format.as_deref().map(Template::parse) {
-        Some(Ok(template)) => Some(template),
+    let template = match args.format.as_deref().map(Template::parse).transpose() {
+        Ok(template) => template,
         // Said where the person looks: on the status line itself.
-        Some(Err(problem)) => {
+        Err(problem) => {
             output::println(&format!("ctxhooks statusline --format: {problem}"))?;
             return Ok(ExitCode::SUCCESS);
         }
-        None => None,
     };
     if std::io::stdin().is_terminal() {
         output::note(
