@@ -372,16 +372,6 @@ fn compaction_summary(compaction: &Compaction) -> String {
 /// The estimates: cap, T, floor, headroom, room left, and the requests that added the most.
 fn estimates_text(report: &SessionReport, label: &str) -> String {
     let estimates = &report.estimates;
-    let mut text = format!(
-        "\n  estimates:\n    cap (the window W compaction is measured against): {} ({})\n    \
-         trigger T (where the CLI compacts): {}\n",
-        thousands(estimates.cap.tokens),
-        window_source_text(&estimates.cap.source, &estimates.trigger.rule),
-        trigger_text(&estimates.trigger)
-    );
-    if let Some(ratio) = estimates.trigger_ratio {
-        let _ = writeln!(text, "      T is {ratio:.2} x the cap");
-    }
     let heuristic = estimates
         .floors
         .iter()
@@ -396,9 +386,17 @@ fn estimates_text(report: &SessionReport, label: &str) -> String {
         || "unknown (no compaction with a record or of high confidence yet)".to_owned(),
         |floor| format!("{} (median of {median_of})", thousands(floor)),
     );
-    let _ = writeln!(
-        text,
-        "    floor (the context right after a compaction): {floor}"
+    let ratio = estimates
+        .trigger_ratio
+        .map(|ratio| format!("      T is {ratio:.2} x the cap\n"));
+    let mut text = format!(
+        "\n  estimates:\n    cap (the window W compaction is measured against): {} ({})\n    \
+         trigger T (where the CLI compacts): {}\n{}    floor (the context right after a \
+         compaction): {floor}\n",
+        thousands(estimates.cap.tokens),
+        window_source_text(&estimates.cap.source, &estimates.trigger.rule),
+        trigger_text(&estimates.trigger),
+        ratio.unwrap_or_default()
     );
     if let Some(headroom) = estimates.headroom {
         let _ = writeln!(
