@@ -165,8 +165,6 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         DEFAULT_WARN_AT_PERCENT,
         || None,
     );
-    let mut text = default_segment(&segment);
-    text.push('\n');
     let basis = &gauge.trigger;
     let model = basis.model.as_deref().unwrap_or("an unknown model");
     let version = basis.version.as_deref().unwrap_or("(version unknown)");
@@ -194,15 +192,15 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         ),
         TriggerDerivation::None => "none yet".to_owned(),
     };
-    let _ = writeln!(text, "trigger      {how}");
     let warning = match (gauge.warn_at_percent, gauge.warned) {
         (Some(share), true) => format!("at {share}% of the trigger; given for this crossing"),
         (Some(share), false) => format!("at {share}% of the trigger"),
         (None, _) => "off (CTXHOOKS_WARN_AT=off)".to_owned(),
     };
-    let _ = writeln!(text, "warning      {warning}");
-    let _ = writeln!(text, "updated      {} by the hooks", gauge.updated_at);
-    text
+    let (segment, updated) = (default_segment(&segment), &gauge.updated_at);
+    format!(
+        "{segment}\ntrigger      {how}\nwarning      {warning}\nupdated      {updated} by the hooks\n"
+    )
 }
 
 #[cfg(test)]
