@@ -99,7 +99,7 @@ pub struct RegisteredHook {
 }
 
 /// One scope's settings file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SettingsCheck {
     pub scope: SettingsScope,
     pub path: PathBuf,
@@ -405,32 +405,24 @@ fn check_settings(
     let mut check = SettingsCheck {
         scope,
         path: path.clone(),
-        exists: false,
-        problem: None,
-        hooks: Vec::new(),
-        cleanup_period_days: None,
-        disable_all_hooks: false,
-        enabled_plugins: Vec::new(),
-        status_line: None,
+        ..SettingsCheck::default()
     };
-    let bytes = match read_settings_bytes(&path) {
-        Ok(Some(bytes)) => bytes,
+    let read = read_settings_bytes(&path);
+    check.exists = read
+        .as_ref()
+        .map_or_else(|_| path.exists(), Option::is_some);
+    // A file that cannot be read, or is not a settings file, is not usable.
+    let (value, unusable): (_, fn(_, _) -> _) = match read {
         Ok(None) => return Some(check),
-        Err(error) => {
-            let error = format!("{error:#}");
-            check.exists = path.exists();
-            check.problem = Some(error.clone());
-            findings.push(Finding::SettingsUnreadable { scope, error });
-            return Some(check);
-        }
+        Ok(Some(bytes)) => (parse_settings(&path, &bytes), Finding::SettingsInvalid),
+        Err(error) => (Err(error), Finding::SettingsUnreadable),
     };
-    check.exists = true;
-    let value = match parse_settings(&path, &bytes) {
+    let value = match value {
         Ok(value) => value,
         Err(error) => {
             let error = format!("{error:#}");
             check.problem = Some(error.clone());
-            findings.push(Finding::SettingsInvalid { scope, error });
+            findings.push(unusable(scope, error));
             return Some(check);
         }
     };
