@@ -85,10 +85,11 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
     let plan = StatusLinePlan {
         requested: install_args.statusline,
         planned: status_line_value(&binaries.join("ctxhooks")),
-        elsewhere: install_args
-            .statusline
-            .then(|| status_lines_elsewhere(&path))
-            .unwrap_or_default(),
+        elsewhere: if install_args.statusline {
+            status_lines_elsewhere(&path)
+        } else {
+            Vec::new()
+        },
     };
     // An older Claude Code refuses a whole settings file over an event it does not know.
     let claude = installed_claude();
