@@ -17,7 +17,7 @@ use super::storage::{StorageCheck, check_storage};
 use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude, refused_events};
 use crate::install::document::{parse_settings, read_settings_bytes};
-use crate::install::handlers::{OwnedHandler, binaries_in, is_ctxhooks_command, planned_handlers};
+use crate::install::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
 use crate::install::scope::SettingsScope;
@@ -99,7 +99,7 @@ pub struct RegisteredHook {
 }
 
 /// One scope's settings file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SettingsCheck {
     pub scope: SettingsScope,
     pub path: PathBuf,
@@ -371,12 +371,11 @@ fn check_state_dir(state: &StateDir, findings: &mut Vec<Finding>) -> StateDirChe
 }
 
 fn check_binaries(dir: Option<&Path>, findings: &mut Vec<Finding>) -> Vec<BinaryCheck> {
-    let present = dir.map(binaries_in).unwrap_or_default();
     HOOK_BINARIES
         .iter()
         .map(|binary| {
             let path = dir.map(|dir| dir.join(binary_file_name(binary.name)));
-            let found = present.iter().any(|(found, _)| found.name == binary.name);
+            let found = path.as_deref().is_some_and(Path::is_file);
             if !found {
                 findings.push(Finding::BinaryMissing {
                     name: binary.name,
@@ -405,32 +404,24 @@ fn check_settings(
     let mut check = SettingsCheck {
         scope,
         path: path.clone(),
-        exists: false,
-        problem: None,
-        hooks: Vec::new(),
-        cleanup_period_days: None,
-        disable_all_hooks: false,
-        enabled_plugins: Vec::new(),
-        status_line: None,
+        ..SettingsCheck::default()
     };
-    let bytes = match read_settings_bytes(&path) {
-        Ok(Some(bytes)) => bytes,
+    let read = read_settings_bytes(&path);
+    check.exists = read
+        .as_ref()
+        .map_or_else(|_| path.exists(), Option::is_some);
+    // A file that cannot be read, or is not a settings file, is not usable.
+    let (value, unusable): (_, fn(_, _) -> _) = match read {
         Ok(None) => return Some(check),
-        Err(error) => {
-            let error = format!("{error:#}");
-            check.exists = path.exists();
-            check.problem = Some(error.clone());
-            findings.push(Finding::SettingsUnreadable { scope, error });
-            return Some(check);
-        }
+        Ok(Some(bytes)) => (parse_settings(&path, &bytes), Finding::SettingsInvalid),
+        Err(error) => (Err(error), Finding::SettingsUnreadable),
     };
-    check.exists = true;
-    let value = match parse_settings(&path, &bytes) {
+    let value = match value {
         Ok(value) => value,
         Err(error) => {
             let error = format!("{error:#}");
             check.problem = Some(error.clone());
-            findings.push(Finding::SettingsInvalid { scope, error });
+            findings.push(unusable(scope, error));
             return Some(check);
         }
     };
@@ -536,29 +527,24 @@ fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
         else {
             continue;
         };
-        let gone = |owned: &&OwnedHandler| {
-            value
-                .as_ref()
-                .is_none_or(|value| !contains_handler(value, owned))
-        };
-        let events = distinct(
-            record
-                .handlers
-                .iter()
-                .filter(gone)
-                .map(|owned| &owned.event),
-        );
-        let status_line = record.status_line.as_ref().is_some_and(|ours| {
-            value
-                .as_ref()
-                .is_none_or(|value| value.get("statusLine") != Some(ours))
-        });
+        // A file that is gone holds nothing (null).
+        let file_gone = value.is_none();
+        let value = value.unwrap_or_default();
+        let gone = record
+            .handlers
+            .iter()
+            .filter(|owned| !contains_handler(&value, owned));
+        let events = distinct(gone.map(|owned| &owned.event));
+        let status_line = record
+            .status_line
+            .as_ref()
+            .is_some_and(|ours| value.get("statusLine") != Some(ours));
         if !events.is_empty() || status_line {
             findings.push(Finding::HooksRemovedFromSettings {
                 path: path.to_path_buf(),
                 events,
                 status_line,
-                file_gone: value.is_none(),
+                file_gone,
             });
         }
     }

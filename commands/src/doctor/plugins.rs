@@ -93,30 +93,25 @@ pub fn plugins_with_ctxhooks(config_dir: &Path, enabled: &[String]) -> Result<Ve
 
 /// The ctxhooks hooks in `<plugin>/hooks/hooks.json` (none when it cannot be read).
 fn plugin_hooks(plugin: &Path) -> Vec<PluginHook> {
-    let Some(value) = read_settings_bytes(&plugin.join("hooks").join("hooks.json"))
+    // A file that cannot be read holds nothing (null).
+    let value: Value = read_settings_bytes(&plugin.join("hooks").join("hooks.json"))
         .ok()
         .flatten()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-    else {
-        return Vec::new();
-    };
-    let mut hooks = Vec::new();
-    for (event, handler) in handlers(&value) {
-        let Some(command) = handler.get("command").and_then(Value::as_str) else {
-            continue;
-        };
-        if names_ctxhooks_binary(command).is_none() {
-            continue;
-        }
-        let program = expand_program(command, plugin);
-        hooks.push(PluginHook {
-            event: event.clone(),
-            command: command.to_owned(),
-            binary_exists: program.as_deref().is_some_and(names_a_program),
-            program,
-        });
-    }
-    hooks
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    handlers(&value)
+        .filter_map(|(event, handler)| {
+            let command = handler.get("command").and_then(Value::as_str)?;
+            names_ctxhooks_binary(command)?;
+            let program = expand_program(command, plugin);
+            Some(PluginHook {
+                event: event.clone(),
+                command: command.to_owned(),
+                binary_exists: program.as_deref().is_some_and(names_a_program),
+                program,
+            })
+        })
+        .collect()
 }
 
 /// The binary a command runs, when its program's file name is one of ours: `/b/ctxhooks-stop`,

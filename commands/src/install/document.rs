@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
 
-use super::locate::{Position, locate, position_of};
+use super::locate::{locate, position_of};
 use super::patch::patch_text;
 use super::style::TextStyle;
 
@@ -85,24 +85,18 @@ pub fn parse_settings(path: &Path, bytes: &[u8]) -> Result<Value> {
         let reason = message
             .rfind(" at line ")
             .map_or(message.as_str(), |index| &message[..index]);
-        let position = Position {
-            line: error.line(),
-            column: error.column().max(1),
-        };
+        let position = (error.line(), error.column().max(1));
         refusal(path, position, &format!("not valid JSON: {reason}"))
     })?;
     // Where the value at a path of keys starts, to name it (the top when it cannot be found).
-    let at = |keys: &[&str]| locate(text, keys).unwrap_or_else(|| position_of(text, 0));
+    let at = |keys: &[&str]| position_of(text, locate(text, keys).unwrap_or(0));
     let Some(top) = value.as_object() else {
         return Err(refusal(path, at(&[]), "the top level is not a JSON object"));
     };
     if let Some(hooks) = top.get("hooks") {
         let Some(events) = hooks.as_object() else {
-            return Err(refusal(
-                path,
-                at(&["hooks"]),
-                "`hooks` is not a JSON object",
-            ));
+            let reason = "`hooks` is not a JSON object";
+            return Err(refusal(path, at(&["hooks"]), reason));
         };
         if let Some((event, _)) = events.iter().find(|(_, groups)| !groups.is_array()) {
             let reason = format!("`hooks.{event}` is not a JSON array");
@@ -112,12 +106,11 @@ pub fn parse_settings(path: &Path, bytes: &[u8]) -> Result<Value> {
     Ok(value)
 }
 
-fn refusal(path: &Path, position: Position, reason: &str) -> anyhow::Error {
+/// The refusal of the file at `path` over `reason`, at a line and column.
+fn refusal(path: &Path, (line, column): (usize, usize), reason: &str) -> anyhow::Error {
     anyhow::anyhow!(
-        "{}:{position} (line {}, column {}): {reason}",
-        path.display(),
-        position.line,
-        position.column,
+        "{}:{line}:{column} (line {line}, column {column}): {reason}",
+        path.display()
     )
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
-use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookBinary};
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::program::{binary_file_name, binary_name, shell_path};
 
 /// The `args` of every handler we write. Its presence makes Claude Code spawn `command`
@@ -50,21 +50,12 @@ pub fn install_dir() -> Result<PathBuf> {
         .context("the running binary has no parent folder")
 }
 
-/// The hook binaries present in `dir`, each with its path.
-pub fn binaries_in(dir: &Path) -> Vec<(HookBinary, PathBuf)> {
-    HOOK_BINARIES
-        .iter()
-        .filter_map(|binary| {
-            let path = dir.join(binary_file_name(binary.name));
-            path.is_file().then_some((*binary, path))
-        })
-        .collect()
-}
-
 /// The handlers to register for the binaries present in `dir`, in registration order.
 pub fn planned_handlers(dir: &Path) -> Vec<OwnedHandler> {
-    binaries_in(dir)
-        .into_iter()
+    HOOK_BINARIES
+        .iter()
+        .map(|binary| (binary, dir.join(binary_file_name(binary.name))))
+        .filter(|(_, path)| path.is_file())
         .flat_map(|(binary, path)| {
             binary.events.iter().map(move |event| OwnedHandler {
                 event: event.name().to_owned(),

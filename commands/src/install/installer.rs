@@ -15,7 +15,7 @@ use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{
     add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
 };
-use super::ownership::{InstallRecord, InstallsFile, PriorState};
+use super::ownership::{InstallsFile, PriorState};
 use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
 use ctxhooks_shared::platform::owner::Owner;
@@ -152,14 +152,9 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
         ..Outcome::default()
     };
     let mut value = document.value.clone();
-    let mut created_event_arrays = previous
-        .as_ref()
-        .map(|record| record.created_event_arrays.clone())
-        .unwrap_or_default();
-    let mut created_hooks_object = previous
-        .as_ref()
-        .is_some_and(|record| record.created_hooks_object);
-    for stale in previous.iter().flat_map(|record| &record.handlers) {
+    // What this run records: the previous record brought up to date, or a new one.
+    let mut record = previous.clone().unwrap_or_default();
+    for stale in &record.handlers {
         if !planned.contains(stale) && remove_handler(&mut value, stale) {
             outcome.removed.push(stale.clone());
         }
@@ -167,46 +162,39 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
     for handler in &planned {
         if !contains_handler(&value, handler) {
             let created = add_handler(&mut value, handler);
-            created_hooks_object |= created.hooks_object;
-            if created.event_array && !created_event_arrays.contains(&handler.event) {
-                created_event_arrays.push(handler.event.clone());
+            record.created_hooks_object |= created.hooks_object;
+            if created.event_array && !record.created_event_arrays.contains(&handler.event) {
+                record.created_event_arrays.push(handler.event.clone());
             }
             outcome.added.push(handler.clone());
         }
     }
-    drop_emptied_containers(&mut value, &created_event_arrays, created_hooks_object);
+    let arrays = &record.created_event_arrays;
+    drop_emptied_containers(&mut value, arrays, record.created_hooks_object);
     outcome
         .notes
         .extend(foreign_ctxhooks_handlers(&value, &planned));
-    let recorded_line = previous
-        .as_ref()
-        .and_then(|record| record.status_line.clone());
-    let (owned_line, line_outcome) = plan_status_line(
-        &mut value,
-        recorded_line.as_ref(),
-        plan,
-        settings_path,
-        binaries_dir,
-    );
+    let recorded_line = record.status_line.as_ref();
+    let (owned_line, line_outcome) =
+        plan_status_line(&mut value, recorded_line, plan, settings_path, binaries_dir);
     outcome.status_line = line_outcome;
 
     outcome.changed = document.original.is_none() || value != document.value;
     // Our exact handlers are there but unrecorded (the state folder was lost, or they were
     // copied by hand), or our status line is there unrecorded: record them as ours so that
-    // `uninstall` can remove them.
-    let adopt = !outcome.changed && (previous.is_none() || owned_line != recorded_line);
+    // `uninstall` can remove them. With a record, only the record of the status line changes:
+    // ours now, or no longer ours (it was replaced since), nothing else.
+    let adopt = !outcome.changed && (previous.is_none() || owned_line != record.status_line);
     if !outcome.changed && !adopt {
         return Ok(outcome);
     }
-    if adopt && previous.is_some() {
-        // Only the record of the status line changes: ours now, or no longer ours (it was
-        // replaced since), nothing else.
-    } else if adopt {
+    if !adopt {
+        outcome.write = WriteKind::Merged;
+    } else if previous.is_none() {
         // Which containers are ours is unknown; those holding nothing but our handlers are
         // treated as ours, so uninstall does not leave empty ones behind.
-        let (arrays, hooks_object) = containers_only_ours(&value, &planned);
-        created_event_arrays = arrays;
-        created_hooks_object = hooks_object;
+        (record.created_event_arrays, record.created_hooks_object) =
+            containers_only_ours(&value, &planned);
         outcome.notes.push(if dry_run {
             "the hooks are already registered but not recorded; install would record them as ours"
                 .to_owned()
@@ -215,8 +203,6 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
              so `ctxhooks uninstall` removes them"
                 .to_owned()
         });
-    } else {
-        outcome.write = WriteKind::Merged;
     }
     let new_text = document.render(&value)?;
     outcome.diff = diff_of(&document, &new_text);
@@ -229,26 +215,19 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
     if let Some(bytes) = &document.original {
         outcome.backup = Some(back_up(state, settings_path, bytes)?);
     }
-    let before = match (&previous, &document.original, &outcome.backup) {
-        (Some(record), _, _) => record.before.clone(),
-        (None, Some(bytes), Some(backup)) => PriorState::Present {
-            size: bytes.len() as u64,
-            sha256: files::sha256_hex(bytes),
-            backup: backup.clone(),
-        },
-        _ => PriorState::Absent,
-    };
-    let record = InstallRecord {
-        installed_at: previous
-            .as_ref()
-            .map_or_else(|| now.clone(), |record| record.installed_at.clone()),
-        updated_at: now,
-        before,
-        created_hooks_object,
-        created_event_arrays,
-        handlers: planned,
-        status_line: owned_line,
-    };
+    if previous.is_none() {
+        record.installed_at.clone_from(&now);
+        if let (Some(bytes), Some(backup)) = (&document.original, &outcome.backup) {
+            record.before = PriorState::Present {
+                size: bytes.len() as u64,
+                sha256: files::sha256_hex(bytes),
+                backup: backup.clone(),
+            };
+        }
+    }
+    record.updated_at = now;
+    record.handlers = planned;
+    record.status_line = owned_line;
     ensure_unchanged(settings_path, document.original.as_deref())?;
     // The record goes first: if the settings write then fails, uninstall finds nothing to
     // remove, which is harmless; the other order could leave handlers nobody owns.

@@ -1,28 +1,11 @@
 //! Finding where a value sits in JSON text (line and column), to name it in error messages.
 
-use std::fmt;
-
 use ctxhooks_shared::json_scan::{skip_blank, string_end, value_end};
 
-/// A 1-based line and column (columns count characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    /// Line number, from 1.
-    pub line: usize,
-    /// Column number, from 1.
-    pub column: usize,
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{}:{}", self.line, self.column)
-    }
-}
-
-/// The position of the value reached from the top of `text` (valid JSON) through the object keys
-/// in `path`, or `None` when a key is missing. With duplicate keys the last one wins, as in
-/// `serde_json`.
-pub fn locate(text: &str, path: &[&str]) -> Option<Position> {
+/// Where the value reached from the top of `text` (valid JSON) through the object keys in `path`
+/// starts (a byte offset), or `None` when a key is missing. With duplicate keys the last one
+/// wins, as in `serde_json`.
+pub fn locate(text: &str, path: &[&str]) -> Option<usize> {
     let mut node = parse_node(text, skip_blank(text.as_bytes(), 0))?;
     for key in path {
         let mut children = node.children.into_iter().rev();
@@ -30,17 +13,15 @@ pub fn locate(text: &str, path: &[&str]) -> Option<Position> {
             .find(|child| child.key.as_deref() == Some(*key))?
             .value;
     }
-    Some(position_of(text, node.start))
+    Some(node.start)
 }
 
-/// The line and column of byte offset `offset`.
-pub fn position_of(text: &str, offset: usize) -> Position {
+/// The line and column, both from 1 (columns count characters), of byte offset `offset`.
+pub fn position_of(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line_start = before.rfind('\n').map_or(0, |index| index + 1);
-    Position {
-        line: before.matches('\n').count() + 1,
-        column: before[line_start..].chars().count() + 1,
-    }
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
 }
 
 /// Where a JSON value sits in the text (byte offsets), and where its members or elements sit.
@@ -112,21 +93,10 @@ mod tests {
     #[test]
     fn finds_nested_values_past_tricky_strings() {
         let text = "{\n  \"a\": \"}\\\"{\",\n  \"hooks\": {\n    \"Stop\": 3\n  }\n}";
-        assert_eq!(
-            locate(text, &["hooks", "Stop"]),
-            Some(Position {
-                line: 4,
-                column: 13
-            })
-        );
-        assert_eq!(
-            locate(text, &["hooks"]),
-            Some(Position {
-                line: 3,
-                column: 12
-            })
-        );
-        assert_eq!(locate(text, &["missing"]), None);
-        assert_eq!(locate("  [1]", &[]), Some(Position { line: 1, column: 3 }));
+        let at = |path: &[&str]| locate(text, path).map(|offset| position_of(text, offset));
+        assert_eq!(at(&["hooks", "Stop"]), Some((4, 13)));
+        assert_eq!(at(&["hooks"]), Some((3, 12)));
+        assert_eq!(at(&["missing"]), None);
+        assert_eq!(position_of("  [1]", locate("  [1]", &[]).unwrap()), (1, 3));
     }
 }

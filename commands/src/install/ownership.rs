@@ -33,7 +33,7 @@ impl Default for InstallsFile {
 }
 
 /// What we did to one settings file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct InstallRecord {
     /// When the first install into this file happened (RFC 3339, UTC).
     pub installed_at: String,
@@ -53,10 +53,11 @@ pub struct InstallRecord {
 }
 
 /// A settings file's state before our first install.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum PriorState {
     /// The file did not exist.
+    #[default]
     Absent,
     /// The file existed with these bytes, copied to `backup`.
     Present {

@@ -2,7 +2,7 @@
 //! a hand-formatted file keeps its layout everywhere else.
 
 use ctxhooks_shared::json_scan::skip_blank;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::locate::{Node, parse_node};
 use super::style::TextStyle;
@@ -12,187 +12,132 @@ use super::style::TextStyle;
 /// exactly `new` (the caller then rewrites the whole file).
 pub fn patch_text(old_text: &str, old: &Value, new: &Value, style: &TextStyle) -> Option<String> {
     let root = parse_node(old_text, skip_blank(old_text.as_bytes(), 0))?;
-    let mut patcher = Patcher {
+    let patcher = Patcher {
         text: old_text,
         style,
         // A file on one line stays on one line (unless it is an empty `{}`).
         multiline: old_text.trim_end().contains('\n') || root.children.is_empty(),
         newline: if style.crlf { "\r\n" } else { "\n" },
-        edits: Vec::new(),
     };
-    patcher.patch(&root, old, new)?;
-    let mut edits = patcher.edits;
-    edits.sort_by(|a, b| b.start.cmp(&a.start).then(b.end.cmp(&a.end)));
-    let mut text = old_text.to_owned();
-    for edit in edits {
-        text.replace_range(edit.start..edit.end, &edit.text);
-    }
+    let mut text = old_text[..root.start].to_owned();
+    patcher.write(&mut text, &root, old, new)?;
+    text.push_str(&old_text[root.end..]);
     let reparsed: Value = serde_json::from_str(&text).ok()?;
-    (&reparsed == new).then_some(text)
+    (reparsed == *new).then_some(text)
 }
 
-/// One replacement of `start..end` by `text`.
-struct Edit {
-    start: usize,
-    end: usize,
-    text: String,
-}
+/// A child kept from the old text: its index, its old value and its new one.
+type Kept<'value> = (usize, &'value Value, &'value Value);
 
 struct Patcher<'text> {
     text: &'text str,
     style: &'text TextStyle,
     multiline: bool,
     newline: &'static str,
-    edits: Vec<Edit>,
 }
 
 impl Patcher<'_> {
-    fn patch(&mut self, node: &Node, old: &Value, new: &Value) -> Option<()> {
+    /// Writes `new` in place of `node` (which holds `old`): its old text where they are equal,
+    /// an object or array patched where its old children can stay, else `new` rendered whole.
+    fn write(&self, out: &mut String, node: &Node, old: &Value, new: &Value) -> Option<()> {
         if old == new {
+            out.push_str(&self.text[node.start..node.end]);
             return Some(());
         }
         match (old, new) {
-            (Value::Object(old), Value::Object(new)) if node.children.len() == old.len() => {
-                self.patch_object(node, old, new)
+            (Value::Object(old), Value::Object(members)) if node.children.len() == old.len() => {
+                let kept: Vec<Kept<'_>> = old
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, (key, old))| Some((index, old, members.get(key)?)))
+                    .collect();
+                let added = members.iter().filter(|(key, _)| !old.contains_key(*key));
+                // Patching keeps the old order and appends: the new order must be exactly that.
+                let expected = old.keys().filter(|key| members.contains_key(*key));
+                if expected
+                    .chain(added.clone().map(|(key, _)| key))
+                    .eq(members.keys())
+                {
+                    let added = added.map(|(key, value)| (Some(key), value)).collect();
+                    return self.write_children(out, node, new, &kept, added);
+                }
             }
-            (Value::Array(old), Value::Array(new)) if node.children.len() == old.len() => {
-                self.patch_array(node, old, new)
+            (Value::Array(old), Value::Array(elements)) if node.children.len() == old.len() => {
+                let kept: Vec<Kept<'_>> = if old.len() == elements.len() {
+                    let pairs = old.iter().zip(elements).enumerate();
+                    pairs.map(|(index, (old, new))| (index, old, new)).collect()
+                } else {
+                    // Old elements kept in order (by equality), then the rest of `new` appended.
+                    let mut kept = Vec::new();
+                    for (index, old) in old.iter().enumerate() {
+                        if elements.get(kept.len()) == Some(old) {
+                            kept.push((index, old, old));
+                        }
+                    }
+                    kept
+                };
+                let added = elements[kept.len()..].iter().map(|value| (None, value));
+                return self.write_children(out, node, new, &kept, added.collect());
             }
-            _ => self.replace(node, new),
+            _ => {}
         }
+        self.replace(out, node, new)
     }
 
-    fn patch_object(
-        &mut self,
+    /// Writes the object or array `node` with the `kept` children (which come in order) written
+    /// in place, every other child left out with the separator before it (the first kept one
+    /// takes the first child's place), and `added` appended after the last child with the first
+    /// child's separator; `new`, the whole value, rendered in place when nothing is kept.
+    fn write_children(
+        &self,
+        out: &mut String,
         node: &Node,
-        old: &Map<String, Value>,
-        new: &Map<String, Value>,
+        new: &Value,
+        kept: &[Kept<'_>],
+        added: Vec<(Option<&String>, &Value)>,
     ) -> Option<()> {
-        let kept: Vec<usize> = old
-            .keys()
-            .enumerate()
-            .filter(|(_, key)| new.contains_key(*key))
-            .map(|(index, _)| index)
-            .collect();
-        let added: Vec<(&String, &Value)> = new
-            .iter()
-            .filter(|(key, _)| !old.contains_key(*key))
-            .collect();
-        // Patching keeps the old order and appends: the new order must be exactly that.
-        let expected = old
-            .keys()
-            .filter(|key| new.contains_key(*key))
-            .chain(added.iter().map(|(key, _)| *key));
-        if kept.is_empty() || !expected.eq(new.keys()) {
-            return self.replace(node, &Value::Object(new.clone()));
-        }
-        for (index, (key, old_value)) in old.iter().enumerate() {
-            if let Some(new_value) = new.get(key) {
-                self.patch(&node.children[index].value, old_value, new_value)?;
-            }
-        }
-        self.remove_children(node, &kept);
-        let indent = self.child_indent(node);
-        let colon = if self.multiline { ": " } else { ":" };
-        let items = added
-            .iter()
-            .map(|(key, value)| {
-                Some(format!(
-                    "{}{colon}{}",
-                    serde_json::to_string(key).ok()?,
-                    self.render_at(value, indent.as_deref())?
-                ))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        self.append_children(node, &items);
-        Some(())
-    }
-
-    fn patch_array(&mut self, node: &Node, old: &[Value], new: &[Value]) -> Option<()> {
-        if old.len() == new.len() {
-            for ((child, old_value), new_value) in node.children.iter().zip(old).zip(new) {
-                self.patch(&child.value, old_value, new_value)?;
-            }
-            return Some(());
-        }
-        // Old elements kept in order (by equality), then the rest of `new` appended.
-        let mut kept = Vec::new();
-        let mut matched = 0;
-        for (index, old_value) in old.iter().enumerate() {
-            if new.get(matched) == Some(old_value) {
-                kept.push(index);
-                matched += 1;
-            }
-        }
         if kept.is_empty() {
-            return self.replace(node, &Value::Array(new.to_vec()));
+            return self.replace(out, node, new);
         }
-        self.remove_children(node, &kept);
-        let indent = self.child_indent(node);
-        let items = new[matched..]
-            .iter()
-            .map(|value| self.render_at(value, indent.as_deref()))
-            .collect::<Option<Vec<_>>>()?;
-        self.append_children(node, &items);
+        let (first, last) = (node.children.first()?, node.children.last()?);
+        out.push_str(&self.text[node.start..first.start]);
+        for (position, &(index, old, new)) in kept.iter().enumerate() {
+            let child = &node.children[index];
+            let from = if position == 0 {
+                child.start
+            } else {
+                node.children[index - 1].value.end
+            };
+            out.push_str(&self.text[from..child.value.start]);
+            self.write(out, &child.value, old, new)?;
+        }
+        let separator = &self.text[node.start + 1..first.start];
+        // The children's indentation if they sit on lines of their own.
+        let indent = separator
+            .rfind('\n')
+            .map(|newline| &separator[newline + 1..]);
+        let colon = if self.multiline { ": " } else { ":" };
+        for (key, value) in added {
+            out.push(',');
+            out.push_str(separator);
+            if let Some(key) = key {
+                out.push_str(&serde_json::to_string(key).ok()?);
+                out.push_str(colon);
+            }
+            out.push_str(&self.render_at(value, indent)?);
+        }
+        out.push_str(&self.text[last.value.end..node.end]);
         Some(())
     }
 
-    /// Replaces the bytes from `start` to `end` with `text`.
-    fn edit(&mut self, start: usize, end: usize, text: String) {
-        self.edits.push(Edit { start, end, text });
-    }
-
-    /// Removes every child not in `kept` (which is sorted and not empty), with its separator.
-    fn remove_children(&mut self, node: &Node, kept: &[usize]) {
-        let first_kept = kept[0];
-        if first_kept > 0 {
-            let (start, end) = (node.children[0].start, node.children[first_kept].start);
-            self.edit(start, end, String::new());
-        }
-        for index in first_kept + 1..node.children.len() {
-            if !kept.contains(&index) {
-                let start = node.children[index - 1].value.end;
-                self.edit(start, node.children[index].value.end, String::new());
-            }
-        }
-    }
-
-    /// Appends already rendered children after the last one, with the first child's separator.
-    fn append_children(&mut self, node: &Node, items: &[String]) {
-        let (Some(first), Some(last)) = (node.children.first(), node.children.last()) else {
-            return;
-        };
-        if items.is_empty() {
-            return;
-        }
-        let separator = &self.text[node.start + 1..first.start];
-        let mut text = String::new();
-        for item in items {
-            text.push(',');
-            text.push_str(separator);
-            text.push_str(item);
-        }
-        self.edit(last.value.end, last.value.end, text);
-    }
-
-    /// The indentation of `node`'s children if they sit on lines of their own, else `None`.
-    fn child_indent(&self, node: &Node) -> Option<String> {
-        let first = node.children.first()?;
-        let separator = &self.text[node.start + 1..first.start];
-        let newline = separator.rfind('\n')?;
-        Some(separator[newline + 1..].to_owned())
-    }
-
-    /// Replaces a whole value, rendered at the indentation of the line it starts on.
-    fn replace(&mut self, node: &Node, new: &Value) -> Option<()> {
+    /// Writes a whole value, rendered at the indentation of the line it starts on.
+    fn replace(&self, out: &mut String, node: &Node, new: &Value) -> Option<()> {
         let line_start = self.text[..node.start]
             .rfind('\n')
             .map_or(0, |index| index + 1);
         let line = &self.text[line_start..node.start];
         let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
-        let indent = self.multiline.then(|| indent.to_owned());
-        let text = self.render_at(new, indent.as_deref())?;
-        self.edit(node.start, node.end, text);
+        out.push_str(&self.render_at(new, self.multiline.then_some(indent))?);
         Some(())
     }
 

@@ -3,18 +3,20 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use clap::ValueEnum;
+use serde::Serialize;
+use strum::IntoStaticStr;
 
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 
 /// Which Claude Code settings file (the variants' docs are `--scope`'s help).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, strum::IntoStaticStr, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, IntoStaticStr, ValueEnum)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum SettingsScope {
     /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`, for every project.
+    #[default]
     User,
     /// `.claude/settings.json` in the current folder, shared with the project.
     Project,

@@ -39,7 +39,11 @@ impl TextStyle {
                 &line[..line.len() - trimmed.len()]
             })
             .find(|leading| !leading.is_empty())
-            .map_or_else(|| "  ".to_owned(), first_level);
+            // One level: a tab if the line starts with one, else its spaces.
+            .map_or("  ", |leading| {
+                leading.strip_prefix('\t').map_or(leading, |_| "\t")
+            })
+            .to_owned();
         Self {
             indent,
             final_newline: text.ends_with('\n'),
@@ -61,16 +65,6 @@ impl TextStyle {
             text = text.replace('\n', "\r\n");
         }
         Ok(text)
-    }
-}
-
-/// One indentation level from the leading whitespace of a first-level line: a tab if it starts
-/// with one, else its spaces.
-fn first_level(leading: &str) -> String {
-    if leading.starts_with('\t') {
-        "\t".to_owned()
-    } else {
-        leading.to_owned()
     }
 }
 
