@@ -251,7 +251,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     };
     let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
         .context("failed to log the usage after the compaction")?;
-    if ingested.main_compactions_read == 0 {
+    if ingested.outcome.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;
     }

@@ -102,8 +102,7 @@ impl IngestOutcome {
     }
 }
 
-/// [`ingest_transcript_then`] in a hook run, with nothing after: what the ingest skipped or could
-/// not read is noted for the error log, and only a failed ingest is an error.
+/// [`ingest_transcript_then`] in a hook run, with nothing after.
 pub fn log_usage(
     context: &HookContext,
     session: &SessionId,
@@ -111,32 +110,29 @@ pub fn log_usage(
     origin: &Origin,
 ) -> Result<()> {
     let options = IngestOptions::default();
-    let (outcome, ()) =
-        ingest_transcript_then(&context.state, session, transcript, origin, options, |_| ())?;
-    for problem in outcome.problems(transcript.path()) {
-        context.note(problem);
-    }
-    Ok(())
+    ingest_transcript_then(context, session, transcript, origin, options, |_| ()).map(drop)
 }
 
 /// Appends to the session's usage log what the open `transcript` gained since the last ingest
 /// (the cursor in `cursor.json`), reading no further than its size at open, in one write under
 /// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
 /// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
-/// transcript (`SubagentStop`'s `agent_transcript_path`).
+/// transcript (`SubagentStop`'s `agent_transcript_path`). What the ingest skipped or could not
+/// read is noted for the hook's error log; only a failed ingest is an error.
 ///
 /// Then `then` with its outcome, still under the session's usage lock: what `then` reads and
 /// writes of the session (the gauge) is in step with the log and the cursor, and no other ingest
 /// of the session runs meanwhile. `options` say what to look out for and how much to read at
 /// most.
 pub fn ingest_transcript_then<T>(
-    state: &StateDir,
+    context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
     options: IngestOptions<'_>,
     then: impl FnOnce(&IngestOutcome) -> T,
 ) -> Result<(IngestOutcome, T)> {
+    let state = &context.state;
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
@@ -148,12 +144,14 @@ pub fn ingest_transcript_then<T>(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin, options).map(|outcome| {
-        let after = then(&outcome);
-        (outcome, after)
-    });
+    let locked = ingest_locked(state, session, transcript, origin, options)
+        .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
-    outcome
+    let (after, outcome) = locked?;
+    for problem in outcome.problems(transcript.path()) {
+        context.note(problem);
+    }
+    Ok((outcome, after))
 }
 
 /// Rotates the session's usage log when it is past [`SESSION_LOG_LIMIT`] (one `lstat` when it
