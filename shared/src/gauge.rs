@@ -262,17 +262,14 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     let lock = crate::store::files::open_lock_file(&state.usage_lock(session))?;
     crate::store::files::lock_within(lock.file(), std::time::Duration::from_secs(2))?;
     let path = state.gauge_file(session);
-    let result = (|| -> Result<()> {
-        let Some(mut gauge) = Gauge::read(&path)? else {
-            return Ok(());
-        };
-        if !gauge.compaction_pending {
+    let result = Gauge::read(&path).and_then(|gauge| match gauge {
+        Some(mut gauge) if !gauge.compaction_pending => {
             gauge.mark_compaction_pending(gauge.compactions);
             gauge.updated_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-            gauge.write(&path)?;
+            gauge.write(&path)
         }
-        Ok(())
-    })();
+        _ => Ok(()),
+    });
     let _ = lock.file().unlock();
     result
 }

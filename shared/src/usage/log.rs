@@ -381,11 +381,9 @@ struct UnconfirmedTail {
 impl UnconfirmedTail {
     /// The lines of `log_path` past `confirmed` (the length the cursor recorded), if any.
     fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self> {
-        let log_length = match fs_err::metadata(log_path) {
-            Ok(metadata) => metadata.len(),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
-            Err(error) => return Err(error).context("failed to inspect the usage log"),
-        };
+        let log_length = files::present(fs_err::metadata(log_path))
+            .context("failed to inspect the usage log")?
+            .map_or(0, |metadata| metadata.len());
         let mut tail = Self {
             log_length,
             ..Self::default()
