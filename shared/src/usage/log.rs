@@ -9,11 +9,11 @@ use chrono::{SecondsFormat, Utc};
 
 use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
 use crate::hook::runner::HookContext;
-use crate::store::files;
 use crate::store::rotation::{self, SESSION_LOG_LIMIT};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
+use crate::store::{env_vars, files};
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
 use crate::usage::cursor::{CursorFile, TranscriptCursor};
@@ -202,9 +202,7 @@ const ROTATION_LOCK_WAIT: Duration = Duration::from_millis(500);
 /// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
 /// compaction. What is skipped is caught up by the next run, from the cursor.
 fn lock_wait() -> Duration {
-    std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
+    env_vars::number(env_vars::CTXHOOKS_LOCK_WAIT_MS)
         .map_or(Duration::from_secs(10), Duration::from_millis)
 }
 
