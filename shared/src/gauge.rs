@@ -251,14 +251,8 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
 pub struct GaugedIngest {
     /// The crossing to warn about, if this run saw one.
     pub crossing: Option<Crossing>,
-    /// Main-chain compaction boundaries the ingest read.
-    pub main_compactions_read: usize,
-    /// The response text looked out for was read.
-    pub saw_expected_text: bool,
-    /// The transcript's byte offset the ingest reached.
-    pub offset: u64,
-    /// What the main chain held since its last compaction, as the ingest leaves it.
-    pub segment: crate::compaction::items::SegmentItems,
+    /// What the ingest did.
+    pub outcome: IngestOutcome,
 }
 
 /// Counts a compaction Claude Code reported (`PostCompact`) whose boundary the transcript does not
@@ -268,17 +262,14 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     let lock = crate::store::files::open_lock_file(&state.usage_lock(session))?;
     crate::store::files::lock_within(lock.file(), std::time::Duration::from_secs(2))?;
     let path = state.gauge_file(session);
-    let result = (|| -> Result<()> {
-        let Some(mut gauge) = Gauge::read(&path)? else {
-            return Ok(());
-        };
-        if !gauge.compaction_pending {
+    let result = Gauge::read(&path).and_then(|gauge| match gauge {
+        Some(mut gauge) if !gauge.compaction_pending => {
             gauge.mark_compaction_pending(gauge.compactions);
             gauge.updated_at = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-            gauge.write(&path)?;
+            gauge.write(&path)
         }
-        Ok(())
-    })();
+        _ => Ok(()),
+    });
     let _ = lock.file().unlock();
     result
 }
@@ -296,7 +287,7 @@ pub fn log_usage_and_gauge(
 ) -> Result<GaugedIngest> {
     let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
-        &context.state,
+        context,
         session,
         transcript,
         origin,
@@ -319,22 +310,13 @@ pub fn log_usage_and_gauge(
             })
         },
     )?;
-    for problem in outcome.problems(transcript.path()) {
-        context.note(problem);
-    }
     let crossing = gauge.and_then(|gauge| {
         gauge.unwrap_or_else(|error| {
             context.note(error.context("failed to update the session's gauge"));
             None
         })
     });
-    Ok(GaugedIngest {
-        crossing,
-        main_compactions_read: outcome.main_compactions_read,
-        saw_expected_text: outcome.saw_expected_text,
-        offset: outcome.offset,
-        segment: outcome.segment,
-    })
+    Ok(GaugedIngest { crossing, outcome })
 }
 
 /// With nothing new read: the warning a Stop owes for a crossing `SubagentStop` or `PreCompact`

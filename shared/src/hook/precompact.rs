@@ -73,7 +73,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
         IngestOptions::default(),
     ) {
         Ok(ingested) => {
-            SegmentRecord::now(transcript.path(), ingested.offset, ingested.segment)
+            let outcome = ingested.outcome;
+            SegmentRecord::now(transcript.path(), outcome.offset, outcome.segment)
                 .write(&snapshot)?;
         }
         Err(error) => {

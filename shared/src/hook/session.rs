@@ -251,7 +251,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     };
     let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
         .context("failed to log the usage after the compaction")?;
-    if ingested.main_compactions_read == 0 {
+    if ingested.outcome.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;
     }
@@ -300,11 +300,10 @@ fn newest_snapshot_without_summary(
     let Some(newest) = newest_snapshot(&context.state.archive_dir(session))? else {
         return Ok(None);
     };
-    match fs_err::symlink_metadata(newest.join(COMPACT_SUMMARY_FILE_NAME)) {
-        Ok(_) => Ok(None),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Some(newest)),
-        Err(error) => Err(error).context("failed to look at the newest snapshot"),
-    }
+    let summary = newest.join(COMPACT_SUMMARY_FILE_NAME);
+    let found = files::present(fs_err::symlink_metadata(summary))
+        .context("failed to look at the newest snapshot")?;
+    Ok(found.is_none().then_some(newest))
 }
 
 /// Brings the kept copy of the session's transcript up to date, stopping by `deadline`; `None`

@@ -109,7 +109,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
             // The turn's last response not read yet (not written yet, or read by an earlier
             // run: then the wait is bounded and nothing grows): read again once the file grows.
             if expected_text.is_none()
-                || ingested.saw_expected_text
+                || ingested.outcome.saw_expected_text
                 || !wait_for_growth(transcript, file.size(), lag_deadline)
             {
                 return Ok(());

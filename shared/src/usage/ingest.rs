@@ -633,26 +633,22 @@ impl<'origin> Ingest<'origin> {
             self.state.unreadable_lines += 1;
             return;
         }
-        let key = self.key.as_str();
         let sidechain = record.is_sidechain() || self.origin.is_agent_file;
-        if let Some(&index) = self.requests.get(key) {
+        if let Some(&index) = self.requests.get(&self.key) {
             if let Some(row) = &mut self.rows[index] {
                 merge(row, record, message, usage);
             }
             return;
         }
-        let mut row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == key) {
+        let key = &self.key;
+        let mut row = if let Some(previous) = self.state.recent.iter().find(|row| row.key == *key) {
             previous.clone()
         } else {
-            let pending = std::mem::take(if sidechain {
-                &mut self.state.pending_sidechain
-            } else {
-                &mut self.state.pending_main
-            });
+            let pending = std::mem::take(self.pending(sidechain));
             UsageRow {
                 time: owned(record.timestamp.text()),
                 transcript: self.origin.transcript.clone(),
-                key: key.to_owned(),
+                key: self.key.clone(),
                 request_id: owned(record.request_id.text()),
                 message_id: owned(message.id.text()),
                 sidechain,

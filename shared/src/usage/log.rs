@@ -9,11 +9,11 @@ use chrono::{SecondsFormat, Utc};
 
 use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
 use crate::hook::runner::HookContext;
-use crate::store::files;
 use crate::store::rotation::{self, SESSION_LOG_LIMIT};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
+use crate::store::{env_vars, files};
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
 use crate::usage::cursor::{CursorFile, TranscriptCursor};
@@ -102,8 +102,7 @@ impl IngestOutcome {
     }
 }
 
-/// [`ingest_transcript_then`] in a hook run, with nothing after: what the ingest skipped or could
-/// not read is noted for the error log, and only a failed ingest is an error.
+/// [`ingest_transcript_then`] in a hook run, with nothing after.
 pub fn log_usage(
     context: &HookContext,
     session: &SessionId,
@@ -111,32 +110,29 @@ pub fn log_usage(
     origin: &Origin,
 ) -> Result<()> {
     let options = IngestOptions::default();
-    let (outcome, ()) =
-        ingest_transcript_then(&context.state, session, transcript, origin, options, |_| ())?;
-    for problem in outcome.problems(transcript.path()) {
-        context.note(problem);
-    }
-    Ok(())
+    ingest_transcript_then(context, session, transcript, origin, options, |_| ()).map(drop)
 }
 
 /// Appends to the session's usage log what the open `transcript` gained since the last ingest
 /// (the cursor in `cursor.json`), reading no further than its size at open, in one write under
 /// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
 /// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
-/// transcript (`SubagentStop`'s `agent_transcript_path`).
+/// transcript (`SubagentStop`'s `agent_transcript_path`). What the ingest skipped or could not
+/// read is noted for the hook's error log; only a failed ingest is an error.
 ///
 /// Then `then` with its outcome, still under the session's usage lock: what `then` reads and
 /// writes of the session (the gauge) is in step with the log and the cursor, and no other ingest
 /// of the session runs meanwhile. `options` say what to look out for and how much to read at
 /// most.
 pub fn ingest_transcript_then<T>(
-    state: &StateDir,
+    context: &HookContext,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
     options: IngestOptions<'_>,
     then: impl FnOnce(&IngestOutcome) -> T,
 ) -> Result<(IngestOutcome, T)> {
+    let state = &context.state;
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
@@ -148,12 +144,14 @@ pub fn ingest_transcript_then<T>(
             wait.as_millis()
         )
     })?;
-    let outcome = ingest_locked(state, session, transcript, origin, options).map(|outcome| {
-        let after = then(&outcome);
-        (outcome, after)
-    });
+    let locked = ingest_locked(state, session, transcript, origin, options)
+        .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
-    outcome
+    let (after, outcome) = locked?;
+    for problem in outcome.problems(transcript.path()) {
+        context.note(problem);
+    }
+    Ok((outcome, after))
 }
 
 /// Rotates the session's usage log when it is past [`SESSION_LOG_LIMIT`] (one `lstat` when it
@@ -204,9 +202,7 @@ const ROTATION_LOCK_WAIT: Duration = Duration::from_millis(500);
 /// default 10 s). A hook must never wait out Claude Code's timeout: `PreCompact`'s would delay the
 /// compaction. What is skipped is caught up by the next run, from the cursor.
 fn lock_wait() -> Duration {
-    std::env::var(crate::store::env_vars::CTXHOOKS_LOCK_WAIT_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
+    env_vars::number(env_vars::CTXHOOKS_LOCK_WAIT_MS)
         .map_or(Duration::from_secs(10), Duration::from_millis)
 }
 
@@ -383,11 +379,9 @@ struct UnconfirmedTail {
 impl UnconfirmedTail {
     /// The lines of `log_path` past `confirmed` (the length the cursor recorded), if any.
     fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self> {
-        let log_length = match fs_err::metadata(log_path) {
-            Ok(metadata) => metadata.len(),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
-            Err(error) => return Err(error).context("failed to inspect the usage log"),
-        };
+        let log_length = files::present(fs_err::metadata(log_path))
+            .context("failed to inspect the usage log")?
+            .map_or(0, |metadata| metadata.len());
         let mut tail = Self {
             log_length,
             ..Self::default()

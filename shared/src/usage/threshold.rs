@@ -341,9 +341,6 @@ pub const MODEL_WINDOWS: [(&str, u64); 26] = [
 const REACTIVE_ONLY_MODELS: [&str; 3] =
     ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5"];
 
-/// The models 2.1.332 gives a 200,000 window and compacts proactively.
-const STANDARD_WINDOW_MODELS: [&str; 2] = ["claude-sonnet-4-6", "claude-opus-4-6"];
-
 /// A model's window under `version`, and whether the CLI compacts it only on refusal when
 /// nothing is configured; `None` for a model [`MODEL_WINDOWS`] does not know (an empty name,
 /// a log that names no model, keeps the version's default).
@@ -361,17 +358,20 @@ fn model_window(
             .find(|(family, _)| is_family(model, family))
             .map(|(_, window)| *window)
     };
-    let in_list = |list: &[&str]| list.iter().any(|family| is_family(model, family));
     Some(match known {
         None if !model.is_empty() => return None,
         // An unnamed model keeps the version's default.
         _ if version < ClaudeVersion::CURRENT => (known.unwrap_or(STANDARD_WINDOW), false),
         _ if model.contains("[1m]") => (MILLION_WINDOW, true),
-        _ if in_list(&REACTIVE_ONLY_MODELS) => (STANDARD_WINDOW, true),
-        _ if in_list(&STANDARD_WINDOW_MODELS) || environment.disable_million_window => {
-            (STANDARD_WINDOW, false)
+        _ if REACTIVE_ONLY_MODELS
+            .iter()
+            .any(|family| is_family(model, family)) =>
+        {
+            (STANDARD_WINDOW, true)
         }
-        // The default model and the 1,000,000 models of the table.
+        _ if environment.disable_million_window => (STANDARD_WINDOW, false),
+        // The table's window (the 200,000 models, `claude-sonnet-4-6` and `claude-opus-4-6`
+        // among them, compacted proactively), or the default model's 1,000,000.
         _ => (known.unwrap_or(MILLION_WINDOW), false),
     })
 }
