@@ -336,10 +336,7 @@ fn kept_outcome(
     newest: bool,
 ) -> VerifyOutcome {
     let data = name.data_path(kept_dir, checked.generation);
-    let file_name = data
-        .file_name()
-        .map(|file_name| file_name.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = name_of(Some(&data));
     let label = match checked.problems.as_slice() {
         [kept_check::GenerationProblem::Missing { last }] if *last > checked.generation => {
             format!("kept/{name}.{}-{last}", checked.generation)
@@ -382,6 +379,13 @@ fn kept_outcome(
         ok: files.iter().all(|check| check.status == FileStatus::Ok),
         files,
     }
+}
+
+/// The last component of `path`, for people (empty when there is none).
+pub fn name_of(path: Option<&Path>) -> String {
+    path.and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The summary `PostCompact` recorded beside a snapshot, if it did.
