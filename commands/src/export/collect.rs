@@ -312,12 +312,10 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
     let session = writer.session.clone();
     let mut main = 0;
     for row in log.requests() {
-        let request = if row.sidechain {
-            None
-        } else {
+        let request = (!row.sidechain).then(|| {
             main += 1;
-            Some(main)
-        };
+            main
+        });
         writer.push(
             "request",
             format!("request:{session}:{}", row.key),

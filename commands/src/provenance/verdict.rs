@@ -151,8 +151,7 @@ fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
     if let Some(group) = group {
         verdict_evidence.extend(group_evidence(analysis, group));
     }
-    let judged = (verdict, verdict_evidence);
-    call_report(analysis, judged, id, None, group)
+    call_report(analysis, (verdict, verdict_evidence), id, None, group)
 }
 
 /// The report on the call `id` (answered by `result`, in `group`) with its verdict and
