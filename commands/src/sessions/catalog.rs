@@ -282,10 +282,9 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
                 opening.time = record.timestamp.text().map(ToOwned::to_owned);
             }
         }
-        if opening.cwd.is_some() && opening.time.is_some() {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
+        match (&opening.cwd, &opening.time) {
+            (Some(_), Some(_)) => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
         }
     });
     Some(opening)
