@@ -166,12 +166,9 @@ fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
         };
         return run_restore_deleted(state, &filter, args.json);
     }
-    let session = args
-        .session
-        .as_deref()
-        .context("give `--session ID` or `--deleted`")?;
+    let session = session_filter(args.session.as_deref())?;
     let request = RestoreRequest {
-        session: SessionId::parse(session).context("invalid `--session`")?,
+        session: session.context("give `--session ID` or `--deleted`")?,
         snapshot: args.snapshot.clone(),
         to: args.to.clone(),
         force: args.force,

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::catalog::{SnapshotEntry, list_snapshots};
+use super::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use super::replaced;
 use crate::output::quoted_paths;
 use ctxhooks_shared::platform::open::is_link;
@@ -242,10 +242,7 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                     generation: reference.generation,
                 }
             } else {
-                let inside = Path::new(&file.path)
-                    .components()
-                    .all(|component| matches!(component, Component::Normal(_)));
-                if !inside {
+                if !stays_inside(&file.path) {
                     bail!("`{}` leaves the snapshot folder", file.path);
                 }
                 Origin::Copy(entry.path.join(&file.path))

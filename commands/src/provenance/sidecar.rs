@@ -62,14 +62,14 @@ pub struct MarkProblem {
 }
 
 /// Everything one sidecar holds that the verdicts use, in file order: the tool hook events with
-/// a `tool_use_id` (by call), the earliest and latest time of any, the transcript path the most
-/// recent one recorded, the runtime marks, the lines that could not be read (1-based line number
-/// and the reason; kept, never fatal) and the mark lines whose time cannot be read (loud
-/// warnings).
+/// a `tool_use_id`, the earliest and latest time of any, the transcript path the most recent
+/// one recorded, the runtime marks, the lines that could not be read (1-based line number and
+/// the reason; kept, never fatal) and the mark lines whose time cannot be read (loud warnings).
 #[derive(Debug, Clone, Default)]
 pub struct Sidecar {
-    /// Each call's events, in file order.
-    calls: HashMap<String, Vec<HookEvent>>,
+    pub events: Vec<HookEvent>,
+    /// Where each call's events are in [`Sidecar::events`].
+    calls: HashMap<String, Vec<usize>>,
     event_span: Option<(u64, u64)>,
     pub transcript_path: Option<String>,
     pub marks: Vec<RuntimeMark>,
@@ -80,7 +80,11 @@ pub struct Sidecar {
 impl Sidecar {
     /// The events of one tool call, in file order.
     pub fn events_for<'a>(&'a self, tool_use_id: &str) -> impl Iterator<Item = &'a HookEvent> {
-        self.calls.get(tool_use_id).into_iter().flatten()
+        self.calls
+            .get(tool_use_id)
+            .into_iter()
+            .flatten()
+            .map(|index| &self.events[*index])
     }
 
     /// Returns true if and only if tool hook events lie both at or before and at or after
@@ -100,7 +104,8 @@ impl Sidecar {
             self.transcript_path = Some(path);
         }
         if let Some(id) = event.tool_use_id {
-            self.calls.entry(id).or_default().push(HookEvent {
+            self.calls.entry(id).or_default().push(self.events.len());
+            self.events.push(HookEvent {
                 event: event.event,
                 time_ms: event.time_ms,
                 is_interrupt: event.is_interrupt,
@@ -269,9 +274,9 @@ mod tests {
                 "\n"
             ),
         );
-        let events: Vec<&HookEvent> = sidecar.events_for("toolu_1").collect();
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events.len(), 1);
+        assert_eq!(sidecar.events[0].event, ToolEventKind::Started);
+        assert_eq!(sidecar.events_for("toolu_1").count(), 1);
         assert_eq!(sidecar.marks[0].gauge_pct, Some(78.5));
         let lines: Vec<usize> = sidecar.unreadable.iter().map(|(line, _)| *line).collect();
         assert_eq!(lines, vec![2, 4]);

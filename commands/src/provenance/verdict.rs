@@ -165,8 +165,8 @@ fn call_report(
 ) -> CallReport {
     let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
     let kind = result.map(|result| &result.kind);
-    let runtime = verdict == Verdict::Runtime;
-    let (state, state_evidence) = state_of(analysis, id, kind, tool_use, runtime);
+    let (state, state_evidence) =
+        state_of(analysis, id, kind, tool_use, verdict == Verdict::Runtime);
     CallReport {
         tool_use_id: id.to_owned(),
         tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
