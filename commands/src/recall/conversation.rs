@@ -112,14 +112,10 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
 fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
     let last = index.chunks.last()?;
     let mut live = TranscriptFile::open(std::path::Path::new(&index.header.source)).ok()?;
-    if live.size() <= last.end() {
+    if live.size() <= last.end() || !still_continues(live.file_mut(), last).ok()? {
         return None;
     }
-    let file = live.file_mut();
-    if !still_continues(file, last).ok()? {
-        return None;
-    }
-    file.seek(SeekFrom::Start(last.end())).ok()?;
+    live.file_mut().seek(SeekFrom::Start(last.end())).ok()?;
     let size = live.size();
     Some(live.into_file().take(size - last.end()))
 }
