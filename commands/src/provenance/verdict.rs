@@ -251,26 +251,21 @@ fn judge(
         evidence.extend(uncertainty(group));
         return (Verdict::Unknown, evidence);
     }
-    match kind {
+    let (verdict, last) = match kind {
         ResultKind::Rejected {
             before_run,
             plain_user_rejected,
             ..
         } if *before_run || *plain_user_rejected => {
-            evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
-            (Verdict::User, evidence)
+            (Verdict::User, VerdictEvidence::RefusedBeforeRunUncovered)
         }
         ResultKind::Rejected { .. }
         | ResultKind::Interrupted { .. }
-        | ResultKind::BatchCancelled => {
-            evidence.push(VerdictEvidence::Uncovered);
-            (Verdict::User, evidence)
-        }
-        _ => {
-            evidence.push(VerdictEvidence::UncoveredUnknownWording);
-            (Verdict::Unknown, evidence)
-        }
-    }
+        | ResultKind::BatchCancelled => (Verdict::User, VerdictEvidence::Uncovered),
+        _ => (Verdict::Unknown, VerdictEvidence::UncoveredUnknownWording),
+    };
+    evidence.push(last);
+    (verdict, evidence)
 }
 
 /// The mark lines whose time cannot be read near `group`.
