@@ -305,25 +305,22 @@ fn state_of(
 ) -> (ToolState, Vec<StateEvidence>) {
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
-        let time_ms = event.time_ms;
+        let (time_ms, is_interrupt) = (event.time_ms, event.is_interrupt);
         let (state, evidence) = match event.event {
             ToolEventKind::Completed => {
                 (ToolState::Completed, StateEvidence::Completed { time_ms })
             }
-            ToolEventKind::Failed if event.is_interrupt == Some(true) => (
+            ToolEventKind::Failed if is_interrupt == Some(true) => (
                 ToolState::Started,
                 StateEvidence::AbortedWhileRunning { time_ms },
             ),
-            ToolEventKind::Failed => {
-                let is_interrupt = event.is_interrupt;
-                (
-                    ToolState::Failed,
-                    StateEvidence::Failed {
-                        time_ms,
-                        is_interrupt,
-                    },
-                )
-            }
+            ToolEventKind::Failed => (
+                ToolState::Failed,
+                StateEvidence::Failed {
+                    time_ms,
+                    is_interrupt,
+                },
+            ),
             ToolEventKind::Started => {
                 started = Some(time_ms);
                 continue;
