@@ -84,14 +84,12 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
         ..Conversation::default()
     };
     let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
-    let live = live_tail(&index);
-    if live.is_some() {
-        conversation
-            .sources
-            .push(PathBuf::from(&index.header.source));
-    }
-    let reader: Box<dyn Read> = match live {
-        Some(tail) => Box::new(kept_reader.chain(tail)),
+    let reader: Box<dyn Read> = match live_tail(&index) {
+        Some(tail) => {
+            let live = PathBuf::from(&index.header.source);
+            conversation.sources.push(live);
+            Box::new(kept_reader.chain(tail))
+        }
         None => Box::new(kept_reader),
     };
     let mut reading = Reading::default();
