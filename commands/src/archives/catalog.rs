@@ -196,18 +196,8 @@ pub fn verify_snapshot(
     for file in &entry.metadata.files {
         let path = entry.path.join(&file.path);
         let (status, detail) = if let Some(reference) = &file.kept {
-            let whole = |name: &KeptName, generation| {
-                whole.contains(&(
-                    entry.metadata.session_id.clone(),
-                    name.to_string(),
-                    generation,
-                ))
-            };
-            check_kept_reference(kept, file, reference, whole)
-        } else if !Path::new(&file.path)
-            .components()
-            .all(|component| matches!(component, std::path::Component::Normal(_)))
-        {
+            check_kept_reference(kept, file, reference, &entry.metadata.session_id, whole)
+        } else if !stays_inside(&file.path) {
             let detail = "the recorded path leaves the snapshot folder".to_owned();
             (FileStatus::OutsideSnapshot, Some(detail))
         } else if !path.is_file() {
@@ -239,14 +229,23 @@ pub fn verify_snapshot(
     })
 }
 
+/// Returns true if and only if a snapshot's recorded file `path` stays inside its folder (plain
+/// names only: no root, no `..`).
+pub fn stays_inside(path: &str) -> bool {
+    Path::new(path)
+        .components()
+        .all(|component| matches!(component, std::path::Component::Normal(_)))
+}
+
 /// Checks that the kept copy a schema 2 snapshot's file refers to (`reference`) holds its
-/// bytes, as `restore --snapshot` would read them back (`whole` says which generations were
-/// found whole): what was found, and what is wrong.
+/// bytes, as `restore --snapshot` would read them back (`whole` says which generations of the
+/// kept copies, `session`'s among them, were found whole): what was found, and what is wrong.
 fn check_kept_reference(
     kept: &Path,
     file: &SnapshotFile,
     reference: &KeptReference,
-    whole: impl Fn(&KeptName, u32) -> bool,
+    session: &str,
+    whole: &WholeGenerations,
 ) -> (FileStatus, Option<String>) {
     let generation = reference.generation;
     let name = match KeptName::parse(&reference.name) {
@@ -268,7 +267,7 @@ fn check_kept_reference(
         );
         return (FileStatus::NotKept, Some(detail));
     }
-    if whole(&name, generation)
+    if whole.contains(&(session.to_owned(), name.to_string(), generation))
         && let Some(chunk) = index.chunk_ending_at(file.size)
     {
         return if chunk.total_sha256 == file.sha256 {
@@ -336,10 +335,7 @@ fn kept_outcome(
     newest: bool,
 ) -> VerifyOutcome {
     let data = name.data_path(kept_dir, checked.generation);
-    let file_name = data
-        .file_name()
-        .map(|file_name| file_name.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = name_of(Some(&data));
     let label = match checked.problems.as_slice() {
         [kept_check::GenerationProblem::Missing { last }] if *last > checked.generation => {
             format!("kept/{name}.{}-{last}", checked.generation)
@@ -382,6 +378,13 @@ fn kept_outcome(
         ok: files.iter().all(|check| check.status == FileStatus::Ok),
         files,
     }
+}
+
+/// The last component of `path`, for people (empty when there is none).
+pub fn name_of(path: Option<&Path>) -> String {
+    path.and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The summary `PostCompact` recorded beside a snapshot, if it did.

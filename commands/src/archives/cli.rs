@@ -13,11 +13,11 @@ use serde::Serialize;
 
 use super::catalog::{
     Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
-    read_compact_summary, scan_archive, verify_kept, verify_snapshot,
+    name_of, read_compact_summary, scan_archive, verify_kept, verify_snapshot,
 };
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
-use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use super::restore::{PassedOver, RestoreOutcome, RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use crate::output;
 use crate::projects::window::TimeWindow;
@@ -166,12 +166,9 @@ fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
         };
         return run_restore_deleted(state, &filter, args.json);
     }
-    let session = args
-        .session
-        .as_deref()
-        .context("give `--session ID` or `--deleted`")?;
+    let session = session_filter(args.session.as_deref())?;
     let request = RestoreRequest {
-        session: SessionId::parse(session).context("invalid `--session`")?,
+        session: session.context("give `--session ID` or `--deleted`")?,
         snapshot: args.snapshot.clone(),
         to: args.to.clone(),
         force: args.force,
@@ -298,11 +295,8 @@ fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
             let summary = &summary.compact_summary;
             let first = summary.lines().next().unwrap_or_default();
             let shown: String = first.chars().take(120).collect();
-            let more = if shown.len() < summary.trim_end().len() {
-                " …"
-            } else {
-                ""
-            };
+            let more = (shown.len() < summary.trim_end().len()).then_some(" …");
+            let more = more.unwrap_or_default();
             let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
         }
     }
@@ -333,11 +327,6 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
         })
         .collect::<Result<Vec<_>>>()?;
     // A folder whose metadata cannot be read fails verification; it does not stop the others.
-    let name_of = |path: Option<&Path>| {
-        path.and_then(Path::file_name)
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
     outcomes.extend(catalog.broken.iter().map(|broken| VerifyOutcome {
         kind: VerifiedKind::Snapshot,
         path: broken.path.clone(),
@@ -493,11 +482,7 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
             file.size
         );
         for passed in file.passed_over.iter().filter(|_| details) {
-            let _ = writeln!(
-                text,
-                "    passed over generation {}: {}",
-                passed.generation, passed.detail
-            );
+            let _ = writeln!(text, "    passed over {passed}");
         }
         match &file.replaced_kept_at {
             _ if !file.replaced || !details => {}
@@ -512,13 +497,8 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
         }
     }
     for skipped in &outcome.skipped {
-        let reasons: Vec<String> = skipped
-            .passed_over
-            .iter()
-            .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
-            .collect();
         let reasons = if details {
-            format!(" ({})", reasons.join("; "))
+            format!(" ({})", PassedOver::list(&skipped.passed_over))
         } else {
             String::new()
         };

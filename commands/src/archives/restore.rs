@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::catalog::{SnapshotEntry, list_snapshots};
+use super::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use super::replaced;
 use crate::output::quoted_paths;
 use ctxhooks_shared::platform::open::is_link;
@@ -20,7 +20,6 @@ use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
-use ctxhooks_shared::store::running_hash::RunningHash;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -50,8 +49,9 @@ enum Origin {
     Copy(PathBuf),
 }
 
-/// A newer generation `restore` did not take, and why.
-#[derive(Debug, Clone, Serialize)]
+/// A newer generation `restore` did not take, and why (in words: `generation N: why`).
+#[derive(Debug, Clone, Serialize, thiserror::Error)]
+#[error("generation {generation}: {detail}")]
 pub struct PassedOver {
     /// The generation (the first of a gap in the numbers).
     pub generation: u32,
@@ -62,7 +62,8 @@ pub struct PassedOver {
 }
 
 impl PassedOver {
-    fn of(checked: &CheckedGeneration) -> Self {
+    /// Why `checked` was passed over.
+    pub fn of(checked: &CheckedGeneration) -> Self {
         // Damage first; else the first problem (damage when none is said): the first of the
         // least by this key.
         let status = checked
@@ -76,6 +77,12 @@ impl PassedOver {
             status,
             detail: checked.describe(),
         }
+    }
+
+    /// Each generation passed over in words, separated by semicolons.
+    pub fn list(passed_over: &[Self]) -> String {
+        let reasons: Vec<String> = passed_over.iter().map(ToString::to_string).collect();
+        reasons.join("; ")
     }
 }
 
@@ -132,8 +139,11 @@ pub struct RestoreOutcome {
 pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
     let (snapshot, mut planned, skipped) = if let Some(name) = &request.snapshot {
         let entry = find_snapshot(state, &request.session, name)?;
-        let planned = plan_snapshot(&entry)?;
-        (Some(entry.metadata.name), planned, Vec::new())
+        (
+            Some(entry.metadata.name.clone()),
+            plan_snapshot(&entry)?,
+            Vec::new(),
+        )
     } else {
         let (planned, skipped) = plan_latest(state, &request.session)?;
         (None, planned, skipped)
@@ -232,22 +242,18 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                     generation: reference.generation,
                 }
             } else {
-                let inside = Path::new(&file.path)
-                    .components()
-                    .all(|component| matches!(component, Component::Normal(_)));
-                if !inside {
+                if !stays_inside(&file.path) {
                     bail!("`{}` leaves the snapshot folder", file.path);
                 }
                 Origin::Copy(entry.path.join(&file.path))
             };
-            let generation = file.kept.as_ref().map(|reference| reference.generation);
             Ok(RestoredFile {
                 role: file.role,
                 name: file.path.clone(),
                 path: PathBuf::from(&file.source),
                 size: file.size,
                 sha256: file.sha256.clone(),
-                generation,
+                generation: file.kept.as_ref().map(|reference| reference.generation),
                 passed_over: Vec::new(),
                 replaced: false,
                 replaced_kept_at: None,
@@ -279,14 +285,10 @@ fn plan_latest(
         let passed_over: Vec<PassedOver> = newest.passed_over.iter().map(PassedOver::of).collect();
         let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
             if name.is_main() {
-                let reasons: Vec<String> = passed_over
-                    .iter()
-                    .map(|passed| format!("generation {}: {}", passed.generation, passed.detail))
-                    .collect();
                 bail!(
                     "nothing of session {session}'s transcript can be restored; no generation of \
                      its kept copy reads back whole: {}",
-                    reasons.join("; ")
+                    PassedOver::list(&passed_over)
                 );
             }
             skipped.push(SkippedFile {
@@ -508,18 +510,8 @@ fn write_temp(
 
 /// Copies a schema 1 snapshot's full copy, checking its size and SHA-256.
 fn copy_checked(path: &Path, file: &RestoredFile, writer: &mut impl std::io::Write) -> Result<()> {
-    let mut source = kept::open_no_follow(path)?;
-    let mut hash = RunningHash::new();
-    let mut buffer = vec![0u8; 256 * 1024];
-    loop {
-        let read = std::io::Read::read(&mut source, &mut buffer)?;
-        if read == 0 {
-            break;
-        }
-        hash.update(&buffer[..read]);
-        writer.write_all(&buffer[..read])?;
-    }
-    if hash.length() != file.size || hash.hex_digest() != file.sha256 {
+    let copied = files::copy_hashed(&mut kept::open_no_follow(path)?, writer)?;
+    if copied.size != file.size || copied.sha256 != file.sha256 {
         bail!(
             "the snapshot's copy `{}` does not have its recorded size and SHA-256",
             path.display()

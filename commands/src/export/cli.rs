@@ -1,6 +1,7 @@
 //! `ctxhooks export`: flat, versioned JSON Lines for a fleet, one record per request,
 //! compaction, drop, session, snapshot, tool event and provenance verdict.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -79,10 +80,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
                 path.display()
             ));
         }
-        None => output::print_with(|stdout| {
-            std::io::Write::write_all(stdout, &export.lines)?;
-            Ok(())
-        })?,
+        None => output::print_with(|stdout| Ok(stdout.write_all(&export.lines)?))?,
     }
     Ok(ExitCode::SUCCESS)
 }

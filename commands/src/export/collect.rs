@@ -89,11 +89,15 @@ impl Writer<'_> {
                 self.lines.lines.extend_from_slice(&line);
                 self.lines.records += 1;
             }
-            Err(error) => self.lines.problems.push(format!(
-                "session {}: a {kind} record could not be written: {error}",
-                self.session
-            )),
+            Err(error) => self.problem(&format!("a {kind} record could not be written: {error}")),
         }
+    }
+
+    /// Notes, in words, what of the session could not be read or written.
+    fn problem(&mut self, what: &str) {
+        self.lines
+            .problems
+            .push(format!("session {}: {what}", self.session));
     }
 }
 
@@ -188,9 +192,7 @@ fn state_session(
         .then(|| read_session_log(state, session))
         .transpose()
         .unwrap_or_else(|error| {
-            writer.lines.problems.push(format!(
-                "session {session}: the usage log could not be read: {error:#}"
-            ));
+            writer.problem(&format!("the usage log could not be read: {error:#}"));
             None
         });
     // The project folder's name where the transcript was found, else the slug of its `cwd`.
@@ -278,10 +280,8 @@ fn verdicts(
     session: &SessionId,
     transcript: Option<&Path>,
 ) {
-    let loaded = load_analysis(state, Some(session), transcript).inspect_err(|error| {
-        let problem = format!("session {session}: no provenance verdicts: {error:#}");
-        writer.lines.problems.push(problem);
-    });
+    let loaded = load_analysis(state, Some(session), transcript)
+        .inspect_err(|error| writer.problem(&format!("no provenance verdicts: {error:#}")));
     let Ok(loaded) = loaded else { return };
     let report = provenance_report(&loaded.analysis);
     for call in report.calls {
@@ -312,12 +312,10 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
     let session = writer.session.clone();
     let mut main = 0;
     for row in log.requests() {
-        let request = if row.sidechain {
-            None
-        } else {
+        let request = (!row.sidechain).then(|| {
             main += 1;
-            Some(main)
-        };
+            main
+        });
         writer.push(
             "request",
             format!("request:{session}:{}", row.key),

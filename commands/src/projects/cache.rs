@@ -54,11 +54,8 @@ impl Entry {
     /// The file's bytes.
     fn to_bytes(&self) -> Result<Vec<u8>> {
         let body = serde_json::to_vec(self).context("failed to serialize a cache entry")?;
-        let mut bytes = Vec::with_capacity(CHECK_LINE + body.len());
-        bytes.extend_from_slice(files::sha256_hex(&body).as_bytes());
-        bytes.push(b'\n');
-        bytes.extend_from_slice(&body);
-        Ok(bytes)
+        let check = files::sha256_hex(&body);
+        Ok([check.as_bytes(), b"\n", &body].concat())
     }
 
     /// The entry `bytes` hold, when their SHA-256 is the one they carry (an entry edited by hand,

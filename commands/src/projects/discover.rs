@@ -259,10 +259,9 @@ pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String
             .bytes
             .and_then(Record::parse)
             .and_then(|record| record.session_id.text().map(str::to_owned));
-        if found.is_some() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+        match found {
+            Some(_) => ControlFlow::Break(()),
+            None => ControlFlow::Continue(()),
         }
     })?;
     Ok(found)

@@ -85,9 +85,7 @@ pub fn read_transcript(path: &Path) -> Result<TranscriptRead> {
             Some(record) => record.kind().map(str::as_bytes),
             None => top_level_type(line),
         };
-        if kind.is_some() && leading.is_none() {
-            typed_lines += 1;
-        }
+        typed_lines += u64::from(kind.is_some() && leading.is_none());
         if let Some(kind) = kind
             && ingest.passes_unread(kind, line)
         {

@@ -63,25 +63,15 @@ impl Analysis {
     /// them. Only what the verdicts need is kept, so memory does not grow with the transcript's
     /// text.
     pub fn scan(transcript: impl Read, sidecar: Sidecar) -> Result<Self> {
-        let mut scan = Scan {
-            analysis: Self {
-                sidecar,
-                ..Self::default()
-            },
-            finder: GroupFinder::default(),
-            issued: Vec::new(),
-        };
+        let mut scan = Scan::default();
+        scan.analysis.sidecar = sidecar;
         let read = split_lines(transcript, 0, true, MAX_LINE_BYTES, |line| {
             scan.line(line);
             ControlFlow::Continue(())
         })?;
-        let Scan {
-            mut analysis,
-            finder,
-            ..
-        } = scan;
+        let mut analysis = scan.analysis;
         analysis.length = read.offset;
-        (analysis.groups, analysis.warnings) = finder.finish();
+        (analysis.groups, analysis.warnings) = scan.finder.finish();
         for group in &mut analysis.groups {
             group.unanswered = std::mem::take(&mut group.calls_before)
                 .into_iter()
@@ -120,6 +110,7 @@ impl Analysis {
 
 /// The state of the pass: the analysis as far as it got, and the calls the current line issues
 /// (kept to reuse their allocation).
+#[derive(Default)]
 struct Scan {
     analysis: Analysis,
     finder: GroupFinder,

@@ -59,16 +59,13 @@ pub(crate) fn analyse(
 /// Runs the command.
 pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
     let (loaded, report) = analyse(args.session.as_deref(), args.transcript.as_deref())?;
-    let transcript = loaded.transcript.display().to_string();
-    if args.json {
-        let session = loaded.session.as_ref().map(SessionId::as_str);
-        output::print_json(&JsonReport {
-            session,
-            transcript,
-            report: &report,
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    output::print(&render_report(&report, &transcript))?;
+    let json = JsonReport {
+        session: loaded.session.as_ref().map(SessionId::as_str),
+        transcript: loaded.transcript.display().to_string(),
+        report: &report,
+    };
+    output::print_json_or(args.json, &json, |json| {
+        render_report(json.report, &json.transcript)
+    })?;
     Ok(ExitCode::SUCCESS)
 }

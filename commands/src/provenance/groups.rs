@@ -153,16 +153,14 @@ impl GroupFinder {
         };
         self.after_interrupt =
             novel.is_some() || !matches!(class, RecordClass::Conversation { .. });
-        match novel {
-            Some(text) => {
-                let marker = RecordClass::InterruptOnly {
-                    results: Vec::new(),
-                    markers: 1,
-                };
-                (marker, Some(text))
-            }
-            None => (class, None),
+        if novel.is_some() {
+            let marker = RecordClass::InterruptOnly {
+                results: Vec::new(),
+                markers: 1,
+            };
+            return (marker, novel);
         }
+        (class, novel)
     }
 
     fn interrupt_only(
@@ -189,9 +187,7 @@ impl GroupFinder {
         group.spans.push(span);
         group.results.extend(results);
         group.markers += markers;
-        if group.first_time_ms.is_none() {
-            group.first_time_ms = time_ms;
-        }
+        group.first_time_ms = group.first_time_ms.or(time_ms);
         if let Some(text) = novel {
             self.warnings.push(Warning::NovelMarker {
                 line: index + 1,

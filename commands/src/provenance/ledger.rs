@@ -37,12 +37,9 @@ pub fn write_ledger_input<R: Read + Seek>(
     let Some(group) = analysis.groups.last().filter(|group| group.relabelled()) else {
         return copy(&mut transcript, 0, analysis.length, output);
     };
-    let first = Line::read(&mut transcript, group.spans[0], analysis.length)?;
-    let last = Line::read(
-        &mut transcript,
-        group.spans[group.spans.len() - 1],
-        analysis.length,
-    )?;
+    let (first, last) = (group.spans[0], group.spans[group.spans.len() - 1]);
+    let first = Line::read(&mut transcript, first, analysis.length)?;
+    let last = Line::read(&mut transcript, last, analysis.length)?;
     // The replacement ends as the last replaced line did; when that one had no line ending
     // (the end of the file) but lines follow the replacement, it ends as the first one did.
     let mut ending = last.ending;

@@ -52,12 +52,9 @@ pub fn load_analysis(
         (None, Some(transcript)) => {
             let session = first_session_id(&mut TranscriptFile::open_named(transcript)?)?
                 .and_then(|id| SessionId::parse(&id).ok());
-            let sidecar = match &session {
-                Some(session) => sidecar_for(session)?,
-                None => Sidecar::default(),
-            };
+            let sidecar = session.as_ref().map(sidecar_for).transpose()?;
             return Ok(Loaded {
-                analysis: analyse_file(transcript, sidecar)?,
+                analysis: analyse_file(transcript, sidecar.unwrap_or_default())?,
                 session,
                 transcript: transcript.to_path_buf(),
             });

@@ -41,15 +41,13 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
     order.sort_by_key(|index| sidecar.marks[*index].time_ms);
     for mark_index in order {
         let mark_time = sidecar.marks[mark_index].time_ms;
-        let eligible = groups
+        match groups
             .iter_mut()
-            .find(|group| may_cover(mark_time, group, sidecar, calls));
-        if let Some(group) = eligible {
-            if group.covered_by.is_none() {
-                group.covered_by = Some(mark_index);
-            } else {
-                group.spent_marks.push(mark_index);
-            }
+            .find(|group| may_cover(mark_time, group, sidecar, calls))
+        {
+            Some(group) if group.covered_by.is_some() => group.spent_marks.push(mark_index),
+            Some(group) => group.covered_by = Some(mark_index),
+            None => {}
         }
     }
     for problem in &sidecar.mark_problems {
@@ -78,22 +76,16 @@ pub fn match_marks(groups: &mut [InterruptGroup], sidecar: &Sidecar, calls: &Too
 fn may_cover(mark_time: u64, group: &InterruptGroup, sidecar: &Sidecar, calls: &ToolCalls) -> bool {
     let low = mark_time.saturating_sub(MARK_WINDOW_BEFORE_MS);
     let high = mark_time.saturating_add(MARK_WINDOW_AFTER_MS);
-    if !group
+    group
         .first_time_ms
         .is_some_and(|first| (low..=high).contains(&first))
-    {
-        return false;
-    }
-    if group
-        .latest_prompt_ms
-        .is_some_and(|prompt| prompt >= mark_time)
-    {
-        return false;
-    }
-    !group.call_ids().any(|id| {
-        call_start(id, sidecar, calls)
-            .is_some_and(|start| start > mark_time.saturating_add(MARK_CALL_SLACK_MS))
-    })
+        && group
+            .latest_prompt_ms
+            .is_none_or(|prompt| prompt < mark_time)
+        && !group.call_ids().any(|id| {
+            call_start(id, sidecar, calls)
+                .is_some_and(|start| start > mark_time.saturating_add(MARK_CALL_SLACK_MS))
+        })
 }
 
 /// When a call began: the earlier of its `tool_use` records' timestamps and its `PreToolUse`

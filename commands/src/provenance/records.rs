@@ -216,15 +216,10 @@ pub fn classify_tool_result(
             return ResultKind::PermissionDenied(refusal());
         }
         if let (Some(sidecar), Some(id)) = (sidecar, result.tool_use_id.text()) {
-            let mut started = false;
-            let mut finished = false;
-            for event in sidecar.events_for(id) {
-                match event.event {
-                    ToolEventKind::Started => started = true,
-                    ToolEventKind::Completed | ToolEventKind::Failed => finished = true,
-                }
-            }
-            if started && !finished {
+            let (started, finished): (Vec<&_>, Vec<&_>) = sidecar
+                .events_for(id)
+                .partition(|event| event.event == ToolEventKind::Started);
+            if !started.is_empty() && finished.is_empty() {
                 return ResultKind::UnrecognisedInterruption {
                     evidence: InterruptionClue::StartedNeverFinished,
                 };

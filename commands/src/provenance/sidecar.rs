@@ -132,8 +132,7 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let time = read_line(&mut sidecar, index + 1, &line, latest);
-        if let Some(time) = time {
+        if let Some(time) = read_line(&mut sidecar, index + 1, &line, latest) {
             latest = latest.max(Some(time));
             for problem in &mut sidecar.mark_problems {
                 if problem.before_time_ms.is_none_or(|before| time < before) {

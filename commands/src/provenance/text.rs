@@ -33,20 +33,17 @@ impl fmt::Display for PermissionRefusal {
         };
         let mut facts = Vec::new();
         if let Some(source) = &self.decision_source {
-            let code = self
-                .reason_code
-                .as_ref()
-                .map(|code| format!(", reasonCode {code:?}"));
-            let code = code.unwrap_or_default();
-            facts.push(format!(
-                "permissionDecision reject, source {source:?}{code}"
-            ));
+            let mut fact = format!("permissionDecision reject, source {source:?}");
+            if let Some(code) = &self.reason_code {
+                let _ = write!(fact, ", reasonCode {code:?}");
+            }
+            facts.push(fact);
         }
         if self.needs_approval {
             facts.push("the result says the call \"needs approval\"".to_owned());
         }
-        facts.extend(self.denial_kind.as_ref().map(|kind| {
-            match kind.as_str() {
+        facts.extend(self.denial_kind.as_deref().map(|kind| {
+            match kind {
                 "user-rejected" => {
                     "toolDenialKind \"user-rejected\", which the CLI writes for its \
                                 own refusals too: no person is implied"

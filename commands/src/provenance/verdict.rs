@@ -151,8 +151,7 @@ fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
     if let Some(group) = group {
         verdict_evidence.extend(group_evidence(analysis, group));
     }
-    let judged = (verdict, verdict_evidence);
-    call_report(analysis, judged, id, None, group)
+    call_report(analysis, (verdict, verdict_evidence), id, None, group)
 }
 
 /// The report on the call `id` (answered by `result`, in `group`) with its verdict and
@@ -166,8 +165,8 @@ fn call_report(
 ) -> CallReport {
     let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
     let kind = result.map(|result| &result.kind);
-    let runtime = verdict == Verdict::Runtime;
-    let (state, state_evidence) = state_of(analysis, id, kind, tool_use, runtime);
+    let (state, state_evidence) =
+        state_of(analysis, id, kind, tool_use, verdict == Verdict::Runtime);
     CallReport {
         tool_use_id: id.to_owned(),
         tool_name: tool_use.and_then(|tool_use| tool_use.name.clone()),
@@ -252,26 +251,21 @@ fn judge(
         evidence.extend(uncertainty(group));
         return (Verdict::Unknown, evidence);
     }
-    match kind {
+    let (verdict, last) = match kind {
         ResultKind::Rejected {
             before_run,
             plain_user_rejected,
             ..
         } if *before_run || *plain_user_rejected => {
-            evidence.push(VerdictEvidence::RefusedBeforeRunUncovered);
-            (Verdict::User, evidence)
+            (Verdict::User, VerdictEvidence::RefusedBeforeRunUncovered)
         }
         ResultKind::Rejected { .. }
         | ResultKind::Interrupted { .. }
-        | ResultKind::BatchCancelled => {
-            evidence.push(VerdictEvidence::Uncovered);
-            (Verdict::User, evidence)
-        }
-        _ => {
-            evidence.push(VerdictEvidence::UncoveredUnknownWording);
-            (Verdict::Unknown, evidence)
-        }
-    }
+        | ResultKind::BatchCancelled => (Verdict::User, VerdictEvidence::Uncovered),
+        _ => (Verdict::Unknown, VerdictEvidence::UncoveredUnknownWording),
+    };
+    evidence.push(last);
+    (verdict, evidence)
 }
 
 /// The mark lines whose time cannot be read near `group`.
@@ -311,25 +305,22 @@ fn state_of(
 ) -> (ToolState, Vec<StateEvidence>) {
     let mut started = None;
     for event in analysis.sidecar.events_for(id) {
-        let time_ms = event.time_ms;
+        let (time_ms, is_interrupt) = (event.time_ms, event.is_interrupt);
         let (state, evidence) = match event.event {
             ToolEventKind::Completed => {
                 (ToolState::Completed, StateEvidence::Completed { time_ms })
             }
-            ToolEventKind::Failed if event.is_interrupt == Some(true) => (
+            ToolEventKind::Failed if is_interrupt == Some(true) => (
                 ToolState::Started,
                 StateEvidence::AbortedWhileRunning { time_ms },
             ),
-            ToolEventKind::Failed => {
-                let is_interrupt = event.is_interrupt;
-                (
-                    ToolState::Failed,
-                    StateEvidence::Failed {
-                        time_ms,
-                        is_interrupt,
-                    },
-                )
-            }
+            ToolEventKind::Failed => (
+                ToolState::Failed,
+                StateEvidence::Failed {
+                    time_ms,
+                    is_interrupt,
+                },
+            ),
             ToolEventKind::Started => {
                 started = Some(time_ms);
                 continue;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
+use crate::archives::restore::PassedOver;
 use ctxhooks_shared::keep::still_continues;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
@@ -51,7 +52,7 @@ pub struct Conversation {
     pub earlier_generations: u32,
     /// Newer generations passed over because they keep nothing or are damaged, each said in a
     /// sentence (`archives verify` reports them too).
-    pub passed_over: Vec<String>,
+    pub passed_over: Vec<PassedOver>,
 }
 
 /// Reads the conversation of `session`.
@@ -61,11 +62,7 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
     // The newest generation that keeps something readable: a newer one that keeps nothing
     // (a start cut short) or is damaged is passed over, and said.
     let newest = newest_whole(&kept_dir, &name, Depth::Files)?;
-    let passed_over: Vec<String> = newest
-        .passed_over
-        .iter()
-        .map(|checked| format!("generation {}: {}", checked.generation, checked.describe()))
-        .collect();
+    let passed_over: Vec<PassedOver> = newest.passed_over.iter().map(PassedOver::of).collect();
     let Some(index) = newest.chosen.and_then(|chosen| chosen.index) else {
         if passed_over.is_empty() {
             bail!(
@@ -75,7 +72,7 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
         }
         bail!(
             "no generation of session {session}'s kept transcript can be read: {}",
-            passed_over.join("; ")
+            PassedOver::list(&passed_over)
         );
     };
     let generation = index.header.generation;
@@ -87,14 +84,12 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
         ..Conversation::default()
     };
     let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
-    let live = live_tail(&index);
-    if live.is_some() {
-        conversation
-            .sources
-            .push(PathBuf::from(&index.header.source));
-    }
-    let reader: Box<dyn Read> = match live {
-        Some(tail) => Box::new(kept_reader.chain(tail)),
+    let reader: Box<dyn Read> = match live_tail(&index) {
+        Some(tail) => {
+            let live = PathBuf::from(&index.header.source);
+            conversation.sources.push(live);
+            Box::new(kept_reader.chain(tail))
+        }
         None => Box::new(kept_reader),
     };
     let mut reading = Reading::default();
@@ -115,14 +110,10 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
 fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
     let last = index.chunks.last()?;
     let mut live = TranscriptFile::open(std::path::Path::new(&index.header.source)).ok()?;
-    if live.size() <= last.end() {
+    if live.size() <= last.end() || !still_continues(live.file_mut(), last).ok()? {
         return None;
     }
-    let file = live.file_mut();
-    if !still_continues(file, last).ok()? {
-        return None;
-    }
-    file.seek(SeekFrom::Start(last.end())).ok()?;
+    live.file_mut().seek(SeekFrom::Start(last.end())).ok()?;
     let size = live.size();
     Some(live.into_file().take(size - last.end()))
 }

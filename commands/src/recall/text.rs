@@ -26,46 +26,30 @@ pub fn render(messages: &[&Message], compactions: usize, needle: Option<&str>) -
         } else {
             format!(" · after compaction {compactions}")
         };
+        let time = message.time.as_deref().map(|time| format!(" · {time}"));
         let _ = writeln!(
             text,
-            "── #{} {}{}{} ──",
+            "── #{} {}{}{place} ──",
             message.number,
             message.speaker.label(),
-            message
-                .time
-                .as_deref()
-                .map(|time| format!(" · {time}"))
-                .unwrap_or_default(),
-            place
+            time.unwrap_or_default(),
         );
         for part in &message.parts {
-            match part {
-                Part::Text { text: said } => {
-                    let _ = writeln!(text, "{}", said.trim_end());
-                }
+            let _ = match part {
+                Part::Text { text: said } => writeln!(text, "{}", said.trim_end()),
                 Part::ToolCall { name, input } => {
-                    let _ = writeln!(
-                        text,
-                        "[tool call: {name}] {}",
-                        trimmed(input, INPUT_CHARACTERS, needle)
-                    );
+                    let input = trimmed(input, INPUT_CHARACTERS, needle);
+                    writeln!(text, "[tool call: {name}] {input}")
                 }
                 Part::ToolResult {
                     text: result,
                     is_error,
                 } => {
-                    let label = if *is_error {
-                        "[tool result, error]"
-                    } else {
-                        "[tool result]"
-                    };
-                    let _ = writeln!(
-                        text,
-                        "{label} {}",
-                        trimmed(result, RESULT_CHARACTERS, needle).trim_end()
-                    );
+                    let label = if *is_error { ", error" } else { "" };
+                    let result = trimmed(result, RESULT_CHARACTERS, needle);
+                    writeln!(text, "[tool result{label}] {}", result.trim_end())
                 }
-            }
+            };
         }
         text.push('\n');
     }

@@ -158,6 +158,7 @@ pub fn summarize(
     let log = rotation::log_exists(&state.usage_log(session))
         .then(|| read_session_log(state, session).ok())
         .flatten();
+    let sources = log.as_ref().map_or(&[][..], |log| log.sources.as_slice());
     let mut transcript = index
         .as_ref()
         .map(|index| &index.header.source)
@@ -166,23 +167,16 @@ pub fn summarize(
                 .last()
                 .map(|snapshot| &snapshot.metadata.source_path)
         })
-        .or_else(|| {
-            log.as_ref()?
-                .sources
-                .first()
-                .map(|source| &source.transcript)
-        })
+        .or_else(|| sources.first().map(|source| &source.transcript))
         .map(PathBuf::from);
     // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
     // new folder's project), when the usage log read it at a path where it is now.
     if transcript.as_deref().is_some_and(|path| !is_file(path))
-        && let Some(moved) = log.as_ref().and_then(|log| {
-            log.sources
-                .iter()
-                .rev()
-                .map(|source| PathBuf::from(&source.transcript))
-                .find(|path| is_main_transcript(path, session) && is_file(path))
-        })
+        && let Some(moved) = sources
+            .iter()
+            .rev()
+            .map(|source| PathBuf::from(&source.transcript))
+            .find(|path| is_main_transcript(path, session) && is_file(path))
     {
         transcript = Some(moved);
     }
@@ -196,12 +190,10 @@ pub fn summarize(
     let main_source = transcript
         .as_deref()
         .map(|path| path.to_string_lossy().into_owned());
-    let logged_cwd = log.as_ref().and_then(|log| {
-        log.sources
-            .iter()
-            .find(|source| Some(&source.transcript) == main_source.as_ref())
-            .and_then(|source| source.cwd.clone())
-    });
+    let logged_cwd = sources
+        .iter()
+        .find(|source| Some(&source.transcript) == main_source.as_ref())
+        .and_then(|source| source.cwd.clone());
     let logged_first = log
         .as_ref()
         .and_then(SessionLog::first_time)
@@ -217,10 +209,7 @@ pub fn summarize(
     let project = relocated
         .or(logged_cwd)
         .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
-        .or_else(|| {
-            log.as_ref()
-                .and_then(|log| log.sources.iter().find_map(|source| source.cwd.clone()))
-        });
+        .or_else(|| sources.iter().find_map(|source| source.cwd.clone()));
     let first_activity = logged_first
         .or_else(|| opening.as_ref().and_then(|opening| opening.time.clone()))
         .or_else(|| index.as_ref().map(|index| index.header.started_at.clone()))
@@ -229,7 +218,8 @@ pub fn summarize(
                 .first()
                 .map(|snapshot| snapshot.metadata.created_at.clone())
         });
-    let (requests, boundaries) = log.as_ref().map_or((0, 0), |log| {
+    // Compactions: the log's boundaries, else (no log) the snapshots.
+    let (requests, compactions) = log.as_ref().map_or((0, snapshots.len()), |log| {
         let requests = log.rows().len();
         let boundaries = log
             .timeline
@@ -262,11 +252,7 @@ pub fn summarize(
         generations,
         subagents: kept_list.iter().filter(|(name, _)| !name.is_main()).count(),
         requests,
-        compactions: if log.is_some() {
-            boundaries
-        } else {
-            snapshots.len()
-        },
+        compactions,
         snapshots: snapshots.len(),
     }
 }
@@ -296,10 +282,9 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
                 opening.time = record.timestamp.text().map(ToOwned::to_owned);
             }
         }
-        if opening.cwd.is_some() && opening.time.is_some() {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
+        match (&opening.cwd, &opening.time) {
+            (Some(_), Some(_)) => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
         }
     });
     Some(opening)

@@ -65,16 +65,14 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
                 .take(SHOWN_CANDIDATES)
                 .map(|session| session.as_str())
                 .collect();
-            let more = many.len().saturating_sub(SHOWN_CANDIDATES);
+            let more = match many.len().saturating_sub(SHOWN_CANDIDATES) {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
             bail!(
-                "`{text}` is the start of {} sessions: {}{}; give more of the id",
+                "`{text}` is the start of {} sessions: {}{more}; give more of the id",
                 many.len(),
                 shown.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
             )
         }
     }
