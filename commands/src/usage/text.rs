@@ -83,14 +83,11 @@ fn advisor_suffix(row: &UsageRow) -> String {
     if !row.advisor {
         return String::new();
     }
-    let models: Vec<String> = row
+    let models = row
         .advisor_usage
         .iter()
-        .map(|usage| model_text(usage, ": "))
-        .collect();
-    format!("  advisor {}", models.join(" "))
-        .trim_end()
-        .to_owned()
+        .map(|usage| format!(" {}", model_text(usage, ": ")));
+    format!("  advisor{}", models.collect::<String>())
 }
 
 /// Another model's name (the advisor's), `between`, and its tokens in words.
@@ -336,8 +333,7 @@ fn compaction_summary(compaction: &Compaction) -> String {
     let trigger = match &compaction.trigger {
         Some(Trigger::Auto) => "automatic".to_owned(),
         Some(Trigger::Manual) => "manual".to_owned(),
-        Some(other) => format!("trigger {other}"),
-        None => "trigger unknown".to_owned(),
+        other => format!("trigger {}", trigger_name(other.as_ref())),
     };
     let basis = basis_text(compaction.basis, compaction.confidence);
     let mut parts = vec![format!("{trigger} ({basis})")];
