@@ -185,15 +185,15 @@ impl SessionLog {
                         None => log.skipped.push(row),
                     }
                 }
-                UsageRecord::Source(row) => {
+                UsageRecord::Source(row)
                     if !log
                         .sources
                         .iter()
-                        .any(|known| known.transcript == row.transcript)
-                    {
-                        log.sources.push(row);
-                    }
+                        .any(|known| known.transcript == row.transcript) =>
+                {
+                    log.sources.push(row);
                 }
+                UsageRecord::Source(_) => {}
             }
         }
         log
