@@ -265,7 +265,14 @@ pub fn estimate(
         }
         chain.requests.get(previous).map(|row| row.context_tokens)
     };
-    let mut observations: Vec<TriggerObservation> = compactions
+    let attempted = attempts.iter().filter_map(|(index, time)| {
+        Some(TriggerObservation {
+            low: not_fired(*index),
+            high: chain.requests.get(*index)?.context_tokens,
+            time: Some(time.clone()),
+        })
+    });
+    let observations: Vec<TriggerObservation> = compactions
         .iter()
         .filter(|compaction| compaction.basis == Basis::Structural && compaction.is_automatic())
         .filter_map(|compaction| {
@@ -279,16 +286,8 @@ pub fn estimate(
                 time: compaction.time.clone(),
             })
         })
+        .chain(attempted)
         .collect();
-    for (index, time) in attempts {
-        if let Some(request) = chain.requests.get(*index) {
-            observations.push(TriggerObservation {
-                low: not_fired(*index),
-                high: request.context_tokens,
-                time: Some(time.clone()),
-            });
-        }
-    }
     let latest = chain.requests.last();
     let rule = rule_trigger(
         latest.and_then(|row| row.facts.version.as_deref()),
@@ -301,14 +300,11 @@ pub fn estimate(
     // (no compaction, recorded or by shape, before the next request): T is above it. A
     // compaction far above T alone contradicts nothing: one request can carry the context far
     // past T, and the CLI compacts at its next check (the pinned CLI does so in `e2e_truth`).
-    let compacted_before = |index: usize| {
-        compactions
-            .iter()
-            .any(|compaction| compaction.next_index() == index)
-    };
     let reached = (1..chain.requests.len())
         .filter(|index| {
-            !compacted_before(*index)
+            !compactions
+                .iter()
+                .any(|compaction| compaction.next_index() == *index)
                 && chain.requests[index - 1].model.as_deref() == rule.model.as_deref()
         })
         .filter_map(not_fired)
