@@ -121,7 +121,6 @@ fn value(segment: &Segment, name: &str) -> String {
 /// The default segment: `ctx 142k / 167k (85%) · 25k left · 2 compactions`, leaving out what is
 /// not known (`ctx 142k · 0 compactions` for a model compacted only on refusal).
 pub fn default_segment(segment: &Segment) -> String {
-    let mut parts = Vec::with_capacity(3);
     let mut context = format!("ctx {}", value(segment, "context"));
     if segment.context_source == ContextSource::AfterCompaction {
         context.push_str(" after compaction");
@@ -132,16 +131,13 @@ pub fn default_segment(segment: &Segment) -> String {
             let _ = write!(context, " ({})", value(segment, "percent"));
         }
     }
-    parts.push(context);
-    if let Some(left) = segment.room_left {
+    let room = segment.room_left.map_or_else(String::new, |left| {
         let room = if left < 0 { "past the trigger" } else { "left" };
-        parts.push(format!("{} {room}", short_tokens(left.unsigned_abs())));
-    }
-    parts.push(match segment.compactions {
-        1 => "1 compaction".to_owned(),
-        count => format!("{count} compactions"),
+        format!(" · {} {room}", short_tokens(left.unsigned_abs()))
     });
-    parts.join(" · ")
+    let count = segment.compactions;
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{context}{room} · {count} compaction{plural}")
 }
 
 /// `text` in the ANSI colour of `level` (green, yellow, red, bold red), reset after it.
