@@ -58,13 +58,13 @@ pub fn render_svg(history: &History) -> String {
                 session.compaction_counts.total
             ),
         });
-        for compaction in &session.compactions {
-            if let (Some(at), Some(before)) =
-                (seconds(compaction.time.as_ref()), compaction.context_before)
-            {
-                compactions.push((at, before as f64));
-            }
-        }
+        let marks = session.compactions.iter().filter_map(|compaction| {
+            Some((
+                seconds(compaction.time.as_ref())?,
+                compaction.context_before? as f64,
+            ))
+        });
+        compactions.extend(marks);
     }
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
@@ -142,14 +142,12 @@ pub fn render_svg(history: &History) -> String {
         ));
     }
     let legend = right + 20.0;
-    for (row, (color, text)) in [
+    let keys = [
         (SESSION_COLOR, "session peak"),
         (TRIGGER_COLOR, "its trigger T"),
         (COMPACTION_COLOR, "compaction"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    ];
+    for (row, (color, text)) in keys.into_iter().enumerate() {
         let top_of_row = TOP + 20.0 * row as f64;
         svg.put(format_args!(
             r#"<rect x="{legend}" y="{top_of_row}" width="12" height="12" fill="{color}"/><text x="{:.1}" y="{:.1}" fill="{TEXT_COLOR}">{text}</text>"#,

@@ -154,9 +154,8 @@ pub fn render_svg(report: &SessionReport) -> String {
     }
     // The band where the observed compactions put T, only when something bounds it from below
     // (a request where it did not fire): "at most HIGH" is no band.
-    if let Some((observed, low)) = observed
-        .filter(|observed| observed.consistent)
-        .and_then(|observed| observed.low.map(|low| (observed, low)))
+    if let Some(observed) = observed.filter(|observed| observed.consistent)
+        && let Some(low) = observed.low
     {
         let (y_high, y_low) = (y_of(observed.high as f64), y_of(low as f64));
         if y_low - y_high >= 1.0 {

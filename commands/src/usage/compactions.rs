@@ -144,18 +144,15 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             });
         }
     }
-    let mut previous: Option<usize> = None;
-    let mut previous_automatic: Option<usize> = None;
     for position in 0..compactions.len() {
         let (earlier, later) = compactions.split_at_mut(position);
         let compaction = &mut later[0];
-        compaction.requests_since_previous =
-            previous.map(|previous| compaction.next_request - earlier[previous].next_request);
-        previous = Some(position);
-        if !compaction.is_automatic() {
-            continue;
-        }
-        if let Some(automatic) = previous_automatic.map(|index| &earlier[index]) {
+        compaction.requests_since_previous = earlier
+            .last()
+            .map(|previous| compaction.next_request - previous.next_request);
+        if compaction.is_automatic()
+            && let Some(automatic) = earlier.iter().rfind(|earlier| earlier.is_automatic())
+        {
             let between = &chain.requests[automatic.next_index()..compaction.next_index()];
             compaction.requests_since_previous_automatic = Some(between.len());
             compaction.turns_since_previous_automatic =
@@ -163,7 +160,6 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             compaction.seconds_since_previous_automatic =
                 seconds_between(automatic.time.as_ref(), compaction.time.as_ref());
         }
-        previous_automatic = Some(position);
     }
     compactions
 }
