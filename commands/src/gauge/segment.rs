@@ -101,14 +101,12 @@ impl Segment {
         let (context_tokens, context_source) = match (input.context_tokens, gauge) {
             (Some(tokens), _) => (Some(tokens), ContextSource::StatusLine),
             // What the last compaction left, even when it is not known yet.
-            (None, Some(gauge)) if gauge.context_tokens.is_some() || gauge.after_compaction => (
-                gauge.context_tokens,
-                if gauge.after_compaction {
-                    ContextSource::AfterCompaction
-                } else {
-                    ContextSource::Gauge
-                },
-            ),
+            (None, Some(gauge)) if gauge.after_compaction => {
+                (gauge.context_tokens, ContextSource::AfterCompaction)
+            }
+            (None, Some(gauge)) if gauge.context_tokens.is_some() => {
+                (gauge.context_tokens, ContextSource::Gauge)
+            }
             _ => (None, ContextSource::Unknown),
         };
         // The gauge's T holds while the model is the one it was derived for; so does its word
