@@ -87,15 +87,14 @@ pub fn match_snapshots(
                     && milliseconds >= after_seconds.saturating_mul(1000).saturating_neg())
                 .then_some((position, milliseconds))
             })
-            .min_by_key(|(_, milliseconds)| (*milliseconds < 0, milliseconds.abs()))
-            .map(|(position, milliseconds)| (position, milliseconds / 1000));
+            .min_by_key(|(_, milliseconds)| (*milliseconds < 0, milliseconds.abs()));
         match best {
-            Some((position, seconds)) => {
+            Some((position, milliseconds)) => {
                 used[position] = true;
                 matched.push(SnapshotMatch {
                     compaction: number,
                     snapshot: snapshots[position].metadata.name.clone(),
-                    seconds_before: seconds,
+                    seconds_before: milliseconds / 1000,
                 });
             }
             None => without.push(number),
