@@ -215,10 +215,9 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
             .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH);
         let other_model = |row: &UsageRow| row.model.as_deref().is_some_and(|other| other != to);
         let other_model_thinking = thinking_back(between.chain, between.before, false, other_model);
-        let (from, to) = (from.clone(), to.clone());
         let evidence = DropEvidence::ModelSwitch {
-            from,
-            to,
+            from: from.clone(),
+            to: to.clone(),
             other_model_thinking,
             strips_other_thinking,
         };
