@@ -193,16 +193,16 @@ pub fn render_svg(report: &SessionReport) -> String {
     // Compactions and the other drops: vertical markers between the two requests (a label
     // only where it does not run into the previous one). Compactions come from the report's list
     // (a compaction after which the context rose is still one); the other drops are grey.
-    let mut markers: Vec<(f64, &'static str, &'static str, &'static str)> = Vec::new();
-    for compaction in &report.compactions {
+    let compactions = report.compactions.iter().map(|compaction| {
         let index = compaction.next_index() as f64 - 0.5;
         let (label, dash) = match (compaction.basis, compaction.confidence) {
             (Basis::Structural | Basis::None, _) => ("compaction", "none"),
             (_, Some(Confidence::High)) => ("compaction?", "4 3"),
             _ => ("compaction??", "1 3"),
         };
-        markers.push((index, COMPACTION_COLOR, label, dash));
-    }
+        (index, COMPACTION_COLOR, label, dash)
+    });
+    let mut markers: Vec<(f64, &'static str, &'static str, &'static str)> = compactions.collect();
     for drop in &report.drops {
         let index = (drop.request_before + drop.request_after) as f64 / 2.0 - 1.0;
         // Each class's short label; a micro-compaction in its own colour, the rest grey.
