@@ -258,14 +258,13 @@ fn judge_by_shape(between: &Between<'_>, rule: &RuleTrigger, fall: u64) -> Optio
         return Some(between.judged(DropClass::MicroCompaction, Basis::Heuristic, evidence));
     }
     summary_sized.then(|| {
-        let at_trigger = warning_level.is_some_and(|level| before.context_tokens >= level);
+        let confidence = match warning_level {
+            Some(level) if before.context_tokens >= level => Confidence::High,
+            _ => Confidence::Low,
+        };
         let evidence = DropEvidence::CompactionShape { warning_level };
         ContextDrop {
-            confidence: Some(if at_trigger {
-                Confidence::High
-            } else {
-                Confidence::Low
-            }),
+            confidence: Some(confidence),
             ..between.judged(DropClass::Compaction, Basis::Heuristic, evidence)
         }
     })
