@@ -17,8 +17,9 @@ use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
-use ctxhooks_shared::store::usage_record::TokenUsage;
-use ctxhooks_shared::store::usage_record::{ModelUsage, SkippedLinesRow, UsageRow, add_by_model};
+use ctxhooks_shared::store::usage_record::{
+    ModelUsage, SkippedLinesRow, SourceRow, TokenUsage, UsageRow, add_by_model,
+};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
 /// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
@@ -153,16 +154,13 @@ pub fn build_report(
 ) -> SessionReport {
     let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
-    let main_source = log
-        .sources
-        .iter()
-        .find(|source| {
-            chain
-                .requests
-                .iter()
-                .any(|row| row.transcript == source.transcript)
-        })
-        .or(log.sources.first());
+    let chained = |source: &&SourceRow| {
+        chain
+            .requests
+            .iter()
+            .any(|row| row.transcript == source.transcript)
+    };
+    let main_source = log.sources.iter().find(chained).or(log.sources.first());
     let cwd = main_source.and_then(|source| source.cwd.as_deref());
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
