@@ -141,14 +141,9 @@ fn system_record(
     let uuid = field(last, "uuid").or_else(|| field(first, "uuid"));
     let copied = ["sessionId", "timestamp", "isSidechain", "cwd", "version"]
         .map(|name| (name, field(first, name)));
-    for (name, value) in [("parentUuid", field(first, "parentUuid")), ("uuid", uuid)]
-        .into_iter()
-        .chain(copied)
-    {
-        if let Some(value) = value {
-            record.insert(name.into(), value);
-        }
-    }
+    let linked = [("parentUuid", field(first, "parentUuid")), ("uuid", uuid)];
+    let present = linked.into_iter().chain(copied);
+    record.extend(present.filter_map(|(name, value)| Some((name.into(), value?))));
     record.insert("content".into(), content.into());
     record.insert(
         "ctxhooks".into(),

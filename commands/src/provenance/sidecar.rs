@@ -96,10 +96,8 @@ impl Sidecar {
 
     /// Adds a tool hook event.
     pub fn add_event(&mut self, event: ToolEvent) {
-        self.event_span = Some(match self.event_span {
-            Some((first, last)) => (first.min(event.time_ms), last.max(event.time_ms)),
-            None => (event.time_ms, event.time_ms),
-        });
+        let (first, last) = self.event_span.unwrap_or((event.time_ms, event.time_ms));
+        self.event_span = Some((first.min(event.time_ms), last.max(event.time_ms)));
         if let Some(path) = event.transcript_path.filter(|path| !path.is_empty()) {
             self.transcript_path = Some(path);
         }

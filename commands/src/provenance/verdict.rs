@@ -328,37 +328,25 @@ fn state_of(
         };
         return (state, vec![evidence]);
     }
-    let denied_before_run = matches!(
-        kind,
-        Some(
-            ResultKind::PermissionDenied(_)
-                | ResultKind::Rejected {
-                    before_run: true,
-                    ..
-                }
-        )
-    );
     // A plain "user-rejected" (no correction, no toolDenialBeforeRun) says refused at the
     // prompt only when the interrupt is the person's: a runtime's interrupt() is what stops
     // running calls.
-    let plain_refusal = !denied_before_run
-        && !runtime
-        && matches!(
-            kind,
-            Some(ResultKind::Rejected {
-                plain_user_rejected: true,
-                ..
-            })
-        );
-    if denied_before_run || plain_refusal {
-        let mut evidence = vec![if plain_refusal {
-            StateEvidence::PlainUserRejected
-        } else {
-            StateEvidence::RefusedBeforeRun
-        }];
-        if let Some(time_ms) = started {
-            evidence.push(StateEvidence::StartedBeforeDecision { time_ms });
-        }
+    let refused = match kind {
+        Some(
+            ResultKind::PermissionDenied(_)
+            | ResultKind::Rejected {
+                before_run: true, ..
+            },
+        ) => Some(StateEvidence::RefusedBeforeRun),
+        Some(ResultKind::Rejected {
+            plain_user_rejected: true,
+            ..
+        }) if !runtime => Some(StateEvidence::PlainUserRejected),
+        _ => None,
+    };
+    if let Some(refused) = refused {
+        let mut evidence = vec![refused];
+        evidence.extend(started.map(|time_ms| StateEvidence::StartedBeforeDecision { time_ms }));
         return (ToolState::NotStarted, evidence);
     }
     if let Some(time_ms) = started {
