@@ -148,9 +148,7 @@ fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
         }
         _ => Verdict::Unknown,
     };
-    if let Some(group) = group {
-        verdict_evidence.extend(group_evidence(analysis, group));
-    }
+    verdict_evidence.extend(group_evidence(analysis, group));
     call_report(analysis, (verdict, verdict_evidence), id, None, group)
 }
 
@@ -230,9 +228,7 @@ fn judge(
         evidence.push(VerdictEvidence::PermissionDecision);
         return (Verdict::PermissionDenied, evidence);
     }
-    if let Some(group) = group {
-        evidence.extend(group_evidence(analysis, group));
-    }
+    evidence.extend(group_evidence(analysis, group));
     if let Some(mark) = mark {
         evidence.push(VerdictEvidence::CoveringMark {
             mark: mark.clone(),
@@ -278,15 +274,16 @@ fn uncertainty(group: &InterruptGroup) -> impl Iterator<Item = VerdictEvidence> 
         })
 }
 
-/// What the group adds to every verdict in it: marks spent on it, markers in a new wording.
-fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<VerdictEvidence> {
+/// What the group (when the call is in one) adds to every verdict in it: marks spent on it,
+/// markers in a new wording.
+fn group_evidence(analysis: &Analysis, group: Option<&InterruptGroup>) -> Vec<VerdictEvidence> {
     let spent = group
-        .spent_marks
         .iter()
+        .flat_map(|group| &group.spent_marks)
         .map(|mark| VerdictEvidence::SpentMark(analysis.sidecar.marks[*mark].clone()));
     let novel = group
-        .novel_markers
         .iter()
+        .flat_map(|group| &group.novel_markers)
         .map(|(line, text)| VerdictEvidence::NovelMarker {
             line: line + 1,
             text: text.clone(),

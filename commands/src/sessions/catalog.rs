@@ -199,13 +199,10 @@ pub fn summarize(
         .and_then(SessionLog::first_time)
         .map(|time| time.text().to_owned());
     let relocated = facts.and_then(|facts| facts.relocated_cwd.clone());
-    let opening = (relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
-        .then(|| {
-            index
-                .as_ref()
-                .and_then(|index| read_opening(&kept_dir, &main, index))
-        })
-        .flatten();
+    let opening = index
+        .as_ref()
+        .filter(|_| relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
+        .and_then(|index| read_opening(&kept_dir, &main, index));
     let project = relocated
         .or(logged_cwd)
         .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
