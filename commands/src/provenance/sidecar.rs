@@ -133,9 +133,8 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
         if let Some(time) = read_line(&mut sidecar, index + 1, &line, latest) {
             latest = latest.max(Some(time));
             for problem in &mut sidecar.mark_problems {
-                if problem.before_time_ms.is_none_or(|before| time < before) {
-                    problem.before_time_ms = Some(time);
-                }
+                let before = problem.before_time_ms.get_or_insert(time);
+                *before = (*before).min(time);
             }
         }
     }

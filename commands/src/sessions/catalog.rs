@@ -113,8 +113,7 @@ fn last_activity_with(
         consider(&entry.path());
     }
     if generation > 0 {
-        let kept_dir = state.kept_dir(session);
-        consider(&KeptName::main().index_path(&kept_dir, generation));
+        consider(&KeptName::main().index_path(&state.kept_dir(session), generation));
     }
     newest
 }
