@@ -170,17 +170,12 @@ fn read_line(
         }
     };
     if value.get("kind").and_then(Value::as_str) == Some(MARK_KIND) {
-        return match lenient_mark(&value) {
-            Ok(mark) => {
-                let time = mark.time_ms;
-                sidecar.marks.push(mark);
-                Some(time)
-            }
-            Err(kind) => {
-                sidecar.mark_problems.push(problem(kind));
-                None
-            }
-        };
+        let mark = lenient_mark(&value)
+            .inspect_err(|kind| sidecar.mark_problems.push(problem(kind.clone())))
+            .ok()?;
+        let time = mark.time_ms;
+        sidecar.marks.push(mark);
+        return Some(time);
     }
     match serde_json::from_value::<SidecarLine>(value) {
         Ok(SidecarLine::ToolEvent(event)) => {
