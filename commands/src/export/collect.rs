@@ -381,7 +381,6 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             body,
         );
     }
-    let peak = report.peak.as_ref().map(|peak| peak.context_tokens);
     writer.push(
         "session",
         format!("session:{session}"),
@@ -392,7 +391,7 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             first_time: log.first_time(),
             requests: report.requests,
             main_requests: report.main_requests,
-            peak_context: peak,
+            peak_context: report.peak.as_ref().map(|peak| peak.context_tokens),
             trigger_tokens: trigger,
             trigger_derivation: report.estimates.trigger.derivation,
             cap_tokens: report.estimates.cap.tokens,

@@ -180,17 +180,16 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
     }
     for (session_id, (main, mut agents)) in sessions {
         agents.sort();
-        let mut session = SessionFiles {
+        let sizes = main.iter().chain(&agents).map(fs_err::symlink_metadata);
+        let bytes = sizes.flatten().map(|metadata| metadata.len()).sum();
+        found.sessions.push(SessionFiles {
             projects_folder: projects_folder.to_path_buf(),
             project: project.clone(),
             session_id,
             main,
             agents,
-            bytes: 0,
-        };
-        let sizes = session.transcripts().map(fs_err::symlink_metadata);
-        session.bytes = sizes.flatten().map(|metadata| metadata.len()).sum();
-        found.sessions.push(session);
+            bytes,
+        });
     }
 }
 

@@ -38,13 +38,11 @@ impl TimeWindow {
     /// Returns true if and only if `time` lies in the window (a text that is no time lies only
     /// in an open window).
     pub fn contains(&self, time: &Time) -> bool {
-        if self.is_open() {
-            return true;
-        }
-        time.instant().is_some_and(|time| {
-            self.since.is_none_or(|since| time >= since)
-                && self.until.is_none_or(|until| time <= until)
-        })
+        self.is_open()
+            || time.instant().is_some_and(|time| {
+                self.since.is_none_or(|since| time >= since)
+                    && self.until.is_none_or(|until| time <= until)
+            })
     }
 
     /// The UTC date of a time in the window.

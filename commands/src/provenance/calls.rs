@@ -39,9 +39,8 @@ impl ToolCalls {
     fn entry(&mut self, id: &str) -> usize {
         let calls = &mut self.calls;
         *self.by_id.entry(id.to_owned()).or_insert_with(|| {
-            let id = id.to_owned();
             calls.push(ToolCall {
-                id,
+                id: id.to_owned(),
                 ..ToolCall::default()
             });
             calls.len() - 1

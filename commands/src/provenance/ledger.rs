@@ -43,8 +43,7 @@ pub fn write_ledger_input<R: Read + Seek>(
     // The replacement ends as the last replaced line did; when that one had no line ending
     // (the end of the file) but lines follow the replacement, it ends as the first one did.
     let mut ending = last.ending;
-    let first_index = group.lines[0];
-    let after_first = analysis.line_count.saturating_sub(first_index + 1);
+    let after_first = analysis.line_count.saturating_sub(group.lines[0] + 1);
     if ending.is_empty() && group.lines.len() > 1 && after_first > group.lines.len() - 1 {
         ending = first.ending;
     }
@@ -141,14 +140,9 @@ fn system_record(
     let uuid = field(last, "uuid").or_else(|| field(first, "uuid"));
     let copied = ["sessionId", "timestamp", "isSidechain", "cwd", "version"]
         .map(|name| (name, field(first, name)));
-    for (name, value) in [("parentUuid", field(first, "parentUuid")), ("uuid", uuid)]
-        .into_iter()
-        .chain(copied)
-    {
-        if let Some(value) = value {
-            record.insert(name.into(), value);
-        }
-    }
+    let linked = [("parentUuid", field(first, "parentUuid")), ("uuid", uuid)];
+    let present = linked.into_iter().chain(copied);
+    record.extend(present.filter_map(|(name, value)| Some((name.into(), value?))));
     record.insert("content".into(), content.into());
     record.insert(
         "ctxhooks".into(),

@@ -104,8 +104,7 @@ fn check_session(analysis: &mut Analysis, session: &SessionId, transcript: &Path
 /// record, is an error.
 pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
     let mut opened = TranscriptFile::open_named(path)?;
-    let file = opened.file_mut();
-    let analysis = Analysis::scan(file, sidecar)?;
+    let analysis = Analysis::scan(opened.file_mut(), sidecar)?;
     if analysis.length == 0 {
         bail!("the transcript `{}` is empty", path.display());
     }

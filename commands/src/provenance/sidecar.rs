@@ -96,10 +96,8 @@ impl Sidecar {
 
     /// Adds a tool hook event.
     pub fn add_event(&mut self, event: ToolEvent) {
-        self.event_span = Some(match self.event_span {
-            Some((first, last)) => (first.min(event.time_ms), last.max(event.time_ms)),
-            None => (event.time_ms, event.time_ms),
-        });
+        let (first, last) = self.event_span.unwrap_or((event.time_ms, event.time_ms));
+        self.event_span = Some((first.min(event.time_ms), last.max(event.time_ms)));
         if let Some(path) = event.transcript_path.filter(|path| !path.is_empty()) {
             self.transcript_path = Some(path);
         }
@@ -135,9 +133,8 @@ pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
         if let Some(time) = read_line(&mut sidecar, index + 1, &line, latest) {
             latest = latest.max(Some(time));
             for problem in &mut sidecar.mark_problems {
-                if problem.before_time_ms.is_none_or(|before| time < before) {
-                    problem.before_time_ms = Some(time);
-                }
+                let before = problem.before_time_ms.get_or_insert(time);
+                *before = (*before).min(time);
             }
         }
     }
@@ -173,17 +170,12 @@ fn read_line(
         }
     };
     if value.get("kind").and_then(Value::as_str) == Some(MARK_KIND) {
-        return match lenient_mark(&value) {
-            Ok(mark) => {
-                let time = mark.time_ms;
-                sidecar.marks.push(mark);
-                Some(time)
-            }
-            Err(kind) => {
-                sidecar.mark_problems.push(problem(kind));
-                None
-            }
-        };
+        let mark = lenient_mark(&value)
+            .inspect_err(|kind| sidecar.mark_problems.push(problem(kind.clone())))
+            .ok()?;
+        let time = mark.time_ms;
+        sidecar.marks.push(mark);
+        return Some(time);
     }
     match serde_json::from_value::<SidecarLine>(value) {
         Ok(SidecarLine::ToolEvent(event)) => {

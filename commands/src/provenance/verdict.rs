@@ -148,9 +148,7 @@ fn unanswered_call(analysis: &Analysis, tool_use: &ToolCall) -> CallReport {
         }
         _ => Verdict::Unknown,
     };
-    if let Some(group) = group {
-        verdict_evidence.extend(group_evidence(analysis, group));
-    }
+    verdict_evidence.extend(group_evidence(analysis, group));
     call_report(analysis, (verdict, verdict_evidence), id, None, group)
 }
 
@@ -230,9 +228,7 @@ fn judge(
         evidence.push(VerdictEvidence::PermissionDecision);
         return (Verdict::PermissionDenied, evidence);
     }
-    if let Some(group) = group {
-        evidence.extend(group_evidence(analysis, group));
-    }
+    evidence.extend(group_evidence(analysis, group));
     if let Some(mark) = mark {
         evidence.push(VerdictEvidence::CoveringMark {
             mark: mark.clone(),
@@ -278,15 +274,16 @@ fn uncertainty(group: &InterruptGroup) -> impl Iterator<Item = VerdictEvidence> 
         })
 }
 
-/// What the group adds to every verdict in it: marks spent on it, markers in a new wording.
-fn group_evidence(analysis: &Analysis, group: &InterruptGroup) -> Vec<VerdictEvidence> {
+/// What the group (when the call is in one) adds to every verdict in it: marks spent on it,
+/// markers in a new wording.
+fn group_evidence(analysis: &Analysis, group: Option<&InterruptGroup>) -> Vec<VerdictEvidence> {
     let spent = group
-        .spent_marks
         .iter()
+        .flat_map(|group| &group.spent_marks)
         .map(|mark| VerdictEvidence::SpentMark(analysis.sidecar.marks[*mark].clone()));
     let novel = group
-        .novel_markers
         .iter()
+        .flat_map(|group| &group.novel_markers)
         .map(|(line, text)| VerdictEvidence::NovelMarker {
             line: line + 1,
             text: text.clone(),
@@ -328,37 +325,25 @@ fn state_of(
         };
         return (state, vec![evidence]);
     }
-    let denied_before_run = matches!(
-        kind,
-        Some(
-            ResultKind::PermissionDenied(_)
-                | ResultKind::Rejected {
-                    before_run: true,
-                    ..
-                }
-        )
-    );
     // A plain "user-rejected" (no correction, no toolDenialBeforeRun) says refused at the
     // prompt only when the interrupt is the person's: a runtime's interrupt() is what stops
     // running calls.
-    let plain_refusal = !denied_before_run
-        && !runtime
-        && matches!(
-            kind,
-            Some(ResultKind::Rejected {
-                plain_user_rejected: true,
-                ..
-            })
-        );
-    if denied_before_run || plain_refusal {
-        let mut evidence = vec![if plain_refusal {
-            StateEvidence::PlainUserRejected
-        } else {
-            StateEvidence::RefusedBeforeRun
-        }];
-        if let Some(time_ms) = started {
-            evidence.push(StateEvidence::StartedBeforeDecision { time_ms });
-        }
+    let refused = match kind {
+        Some(
+            ResultKind::PermissionDenied(_)
+            | ResultKind::Rejected {
+                before_run: true, ..
+            },
+        ) => Some(StateEvidence::RefusedBeforeRun),
+        Some(ResultKind::Rejected {
+            plain_user_rejected: true,
+            ..
+        }) if !runtime => Some(StateEvidence::PlainUserRejected),
+        _ => None,
+    };
+    if let Some(refused) = refused {
+        let mut evidence = vec![refused];
+        evidence.extend(started.map(|time_ms| StateEvidence::StartedBeforeDecision { time_ms }));
         return (ToolState::NotStarted, evidence);
     }
     if let Some(time_ms) = started {

@@ -77,17 +77,11 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
     };
     let generation = index.header.generation;
     let length = index.length();
-    let mut conversation = Conversation {
-        sources: vec![name.data_path(&kept_dir, generation)],
-        earlier_generations: generation - 1,
-        passed_over,
-        ..Conversation::default()
-    };
+    let mut sources = vec![name.data_path(&kept_dir, generation)];
     let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
     let reader: Box<dyn Read> = match live_tail(&index) {
         Some(tail) => {
-            let live = PathBuf::from(&index.header.source);
-            conversation.sources.push(live);
+            sources.push(PathBuf::from(&index.header.source));
             Box::new(kept_reader.chain(tail))
         }
         None => Box::new(kept_reader),
@@ -100,9 +94,13 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
         std::ops::ControlFlow::Continue(())
     })
     .context("failed to read the kept transcript")?;
-    conversation.messages = reading.messages;
-    conversation.compactions = reading.compactions;
-    Ok(conversation)
+    Ok(Conversation {
+        messages: reading.messages,
+        compactions: reading.compactions,
+        sources,
+        earlier_generations: generation - 1,
+        passed_over,
+    })
 }
 
 /// The live transcript past the kept copy's end, when it is still there and still continues the

@@ -113,8 +113,7 @@ fn last_activity_with(
         consider(&entry.path());
     }
     if generation > 0 {
-        let kept_dir = state.kept_dir(session);
-        consider(&KeptName::main().index_path(&kept_dir, generation));
+        consider(&KeptName::main().index_path(&state.kept_dir(session), generation));
     }
     newest
 }
@@ -199,13 +198,10 @@ pub fn summarize(
         .and_then(SessionLog::first_time)
         .map(|time| time.text().to_owned());
     let relocated = facts.and_then(|facts| facts.relocated_cwd.clone());
-    let opening = (relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
-        .then(|| {
-            index
-                .as_ref()
-                .and_then(|index| read_opening(&kept_dir, &main, index))
-        })
-        .flatten();
+    let opening = index
+        .as_ref()
+        .filter(|_| relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
+        .and_then(|index| read_opening(&kept_dir, &main, index));
     let project = relocated
         .or(logged_cwd)
         .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
@@ -275,12 +271,9 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
     // MiB for each of a thousand sessions was most of `sessions`' time.
     let _ = split_opening_lines(reader.take(length), MAX_LINE_BYTES, |line| {
         if let Some(record) = line.bytes.and_then(Record::parse) {
-            if opening.cwd.is_none() {
-                opening.cwd = record.cwd.text().map(ToOwned::to_owned);
-            }
-            if opening.time.is_none() {
-                opening.time = record.timestamp.text().map(ToOwned::to_owned);
-            }
+            let (cwd, time) = (record.cwd.text(), record.timestamp.text());
+            opening.cwd = opening.cwd.take().or_else(|| cwd.map(ToOwned::to_owned));
+            opening.time = opening.time.take().or_else(|| time.map(ToOwned::to_owned));
         }
         match (&opening.cwd, &opening.time) {
             (Some(_), Some(_)) => std::ops::ControlFlow::Break(()),
