@@ -126,7 +126,9 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
             ..structural(Time::of(boundary.time.as_deref()))
         }));
         let summary_only = compactions.len() == before
-            && (chain.requests.get(index))
+            && chain
+                .requests
+                .get(index)
                 .is_some_and(|row| row.facts.markers.contains(&RequestMarker::CompactSummary));
         if summary_only {
             compactions.push(structural(chain.times[index].clone()));

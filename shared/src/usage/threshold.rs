@@ -354,7 +354,8 @@ fn model_window(
     let known = if model.contains("[1m]") {
         Some(MILLION_WINDOW)
     } else {
-        (MODEL_WINDOWS.iter())
+        MODEL_WINDOWS
+            .iter()
             .find(|(family, _)| is_family(model, family))
             .map(|(_, window)| *window)
     };
