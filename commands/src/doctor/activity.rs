@@ -79,12 +79,8 @@ pub fn hooks_at_work(
     };
     for session in state.session_ids().unwrap_or_default() {
         let usage = state.usage_log(&session);
-        if rotation::log_exists(&usage) {
-            sessions_logged += 1;
-        }
-        if state.kept_dir(&session).is_dir() {
-            sessions_kept += 1;
-        }
+        sessions_logged += usize::from(rotation::log_exists(&usage));
+        sessions_kept += usize::from(state.kept_dir(&session).is_dir());
         for path in [
             usage,
             state.cursor_file(&session),

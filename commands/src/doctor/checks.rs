@@ -45,24 +45,22 @@ pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
 pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
     for (session, unmatched) in crate::provenance::marks::unmatched_marks_in_all_sessions(state)? {
-        for mark in unmatched {
-            findings.push(Finding::RuntimeMarkWithoutInterrupt {
-                session: session.to_string(),
-                time_ms: mark.mark.time_ms,
-                reason: mark.mark.reason,
-                why: mark.reason.to_string(),
-            });
-        }
+        let marks = unmatched.into_iter();
+        findings.extend(marks.map(|mark| Finding::RuntimeMarkWithoutInterrupt {
+            session: session.to_string(),
+            time_ms: mark.mark.time_ms,
+            reason: mark.mark.reason,
+            why: mark.reason.to_string(),
+        }));
     }
     for session in state.session_ids()? {
         let sidecar = crate::provenance::sidecar::read_sidecar(&state.sidecar(&session))?;
-        for problem in &sidecar.mark_problems {
-            findings.push(Finding::RuntimeMarkUnreadable {
-                session: session.to_string(),
-                line: problem.line,
-                problem: problem.problem.to_string(),
-            });
-        }
+        let problems = sidecar.mark_problems.iter();
+        findings.extend(problems.map(|problem| Finding::RuntimeMarkUnreadable {
+            session: session.to_string(),
+            line: problem.line,
+            problem: problem.problem.to_string(),
+        }));
     }
     Ok(findings)
 }
@@ -606,11 +604,10 @@ fn distinct<'a>(events: impl Iterator<Item = &'a String>) -> Vec<String> {
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
-    for check in settings.iter().filter(|check| check.disable_all_hooks) {
-        findings.push(Finding::HooksDisabled {
-            path: check.path.clone(),
-        });
-    }
+    let disabled = settings.iter().filter(|check| check.disable_all_hooks);
+    findings.extend(disabled.map(|check| Finding::HooksDisabled {
+        path: check.path.clone(),
+    }));
 }
 
 #[cfg(test)]
