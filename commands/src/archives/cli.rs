@@ -494,15 +494,12 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
         }
     }
     for skipped in &outcome.skipped {
-        let reasons = if details {
-            format!(" ({})", PassedOver::list(&skipped.passed_over))
-        } else {
-            String::new()
-        };
+        let reasons = details.then(|| format!(" ({})", PassedOver::list(&skipped.passed_over)));
         let _ = writeln!(
             text,
-            "  left out {}: no generation of it reads back whole{reasons}",
-            skipped.name
+            "  left out {}: no generation of it reads back whole{}",
+            skipped.name,
+            reasons.unwrap_or_default()
         );
     }
     for path in &outcome.left_existing {
