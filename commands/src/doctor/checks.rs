@@ -210,7 +210,8 @@ pub fn doctor_report(
         .unwrap_or_default();
     check_plugins(&plugins, &settings, &mut findings);
     check_installed(&settings, &plugins, &mut findings);
-    check_recorded_entries(state, &mut findings);
+    let installs = InstallsFile::load(state);
+    check_recorded_entries(installs.as_ref().ok(), &mut findings);
     let claude = installed_claude();
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
@@ -224,7 +225,6 @@ pub fn doctor_report(
     });
     check_hooks_disabled(&settings, &mut findings);
     let path = state.installs_file();
-    let installs = InstallsFile::load(state);
     found(&mut findings, installs, |error| {
         Finding::OwnershipRecordUnreadable { error, path }
     });
@@ -509,14 +509,14 @@ fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: 
     }
 }
 
-/// Every settings file the ownership record says we installed into must still hold what we
-/// added: entries that are gone no longer run (Claude Code's own settings writer has dropped
-/// `hooks` keys).
-fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
-    let Ok(installs) = InstallsFile::load(state) else {
-        return;
-    };
-    for (path, record) in &installs.settings_files {
+/// Every settings file the ownership record (`installs`, when it could be read) says we
+/// installed into must still hold what we added: entries that are gone no longer run (Claude
+/// Code's own settings writer has dropped `hooks` keys).
+fn check_recorded_entries(installs: Option<&InstallsFile>, findings: &mut Vec<Finding>) {
+    let recorded = installs
+        .into_iter()
+        .flat_map(|installs| &installs.settings_files);
+    for (path, record) in recorded {
         let path = Path::new(path);
         let read = read_settings_bytes(path);
         // Not usable: reported as such when it is one of the scopes'.
