@@ -198,16 +198,11 @@ pub fn doctor_report(
         .iter()
         .flat_map(|check| check.enabled_plugins.iter().cloned())
         .collect();
-    let plugins = claude_config_dir()
-        .ok()
-        .map(|config| plugins_with_ctxhooks(&config, &enabled));
-    let plugins = plugins
-        .and_then(|read| {
-            found(&mut findings, read, |error| Finding::PluginsUnreadable {
-                error,
-            })
-        })
-        .unwrap_or_default();
+    let config = claude_config_dir().ok();
+    let plugins = config.map(|config| plugins_with_ctxhooks(&config, &enabled));
+    let unreadable = |error| Finding::PluginsUnreadable { error };
+    let plugins = plugins.and_then(|read| found(&mut findings, read, unreadable));
+    let plugins = plugins.unwrap_or_default();
     check_plugins(&plugins, &settings, &mut findings);
     check_installed(&settings, &plugins, &mut findings);
     let installs = InstallsFile::load(state);
