@@ -280,16 +280,13 @@ fn describe(outcome: &Outcome) -> String {
             let _ = writeln!(text, "note: {advice}");
         }
     }
-    let write = match outcome.write {
+    text.push_str(match outcome.write {
         WriteKind::RestoredOriginal => {
-            "the file's bytes from before the first install were restored"
+            "  the file's bytes from before the first install were restored\n"
         }
-        WriteKind::Deleted => "the file did not exist before the first install: deleted",
+        WriteKind::Deleted => "  the file did not exist before the first install: deleted\n",
         WriteKind::None | WriteKind::Merged => "",
-    };
-    if !write.is_empty() {
-        let _ = writeln!(text, "  {write}");
-    }
+    });
     if let Some(backup) = &outcome.backup {
         let _ = writeln!(
             text,
