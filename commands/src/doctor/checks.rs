@@ -214,10 +214,8 @@ pub fn doctor_report(
     let retention = Retention::read(project_dir);
     check_retention(&retention, &mut findings);
     let cleanup = check_sessions_cleanup(state, retention, &mut findings);
-    let cleanup = found(&mut findings, cleanup, |error| Finding::CheckFailed {
-        check: "sessions and Claude Code's cleanup",
-        error,
-    });
+    let failed = check_failed("sessions and Claude Code's cleanup");
+    let cleanup = found(&mut findings, cleanup, failed);
     check_hooks_disabled(&settings, &mut findings);
     let path = state.installs_file();
     found(&mut findings, installs, |error| {
@@ -255,20 +253,12 @@ pub fn doctor_report(
             });
         }
     }
-    let measured = found(&mut findings, measure_state(state), |error| {
-        Finding::CheckFailed {
-            check: "the state folder's size",
-            error,
-        }
-    });
+    let failed = check_failed("the state folder's size");
+    let measured = found(&mut findings, measure_state(state), failed);
     let storage =
         measured.map(|measured| check_storage(state, &measured, SystemTime::now(), &mut findings));
-    let marks = found(&mut findings, provenance_findings(state), |error| {
-        Finding::CheckFailed {
-            check: "runtime interrupt marks",
-            error,
-        }
-    });
+    let failed = check_failed("runtime interrupt marks");
+    let marks = found(&mut findings, provenance_findings(state), failed);
     findings.extend(marks.into_iter().flatten());
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
@@ -301,6 +291,11 @@ fn found<T>(
     result
         .map_err(|error| findings.push(finding(format!("{error:#}"))))
         .ok()
+}
+
+/// The finding that the check named `check` could not run, for [`found`].
+fn check_failed(check: &'static str) -> impl FnOnce(String) -> Finding {
+    move |error| Finding::CheckFailed { check, error }
 }
 
 /// How many sessions Claude Code deleted that ctxhooks holds, and how many it deletes within
