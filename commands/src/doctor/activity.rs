@@ -97,20 +97,14 @@ pub fn hooks_at_work(
             );
         }
     }
-    let snapshot_time = catalog.and_then(|catalog| {
-        catalog
-            .entries
-            .iter()
-            .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
-            .max()
-    });
-    let sessions_with_snapshots = catalog.map_or(0, |catalog| {
-        let sessions = catalog
-            .entries
-            .iter()
-            .map(|entry| &entry.metadata.session_id);
-        sessions.collect::<BTreeSet<_>>().len()
-    });
+    // No catalog: no snapshots.
+    let snapshots = catalog.map_or(&[][..], |catalog| catalog.entries.as_slice());
+    let snapshot_time = snapshots
+        .iter()
+        .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
+        .max();
+    let sessions = snapshots.iter().map(|entry| &entry.metadata.session_id);
+    let sessions_with_snapshots = sessions.collect::<BTreeSet<_>>().len();
     let traces = [
         (STOP.name, "usage.jsonl, cursor.json, gauge.json", stop),
         (

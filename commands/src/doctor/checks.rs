@@ -237,9 +237,8 @@ pub fn doctor_report(
     }
     let catalog = scan_archive(state, None);
     let activity = hooks_at_work(state, catalog.as_ref().ok(), &all_errors);
-    let catalog = found(&mut findings, catalog, |error| {
-        Finding::SnapshotsUnlistable { error }
-    });
+    let unlistable = |error| Finding::SnapshotsUnlistable { error };
+    let catalog = found(&mut findings, catalog, unlistable);
     if let Some(catalog) = &catalog {
         if let Some(example) = catalog.broken.first() {
             findings.push(Finding::SnapshotsDamaged {
