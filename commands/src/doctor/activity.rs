@@ -81,20 +81,14 @@ pub fn hooks_at_work(
         let usage = state.usage_log(&session);
         sessions_logged += usize::from(rotation::log_exists(&usage));
         sessions_kept += usize::from(state.kept_dir(&session).is_dir());
-        for path in [
-            usage,
-            state.cursor_file(&session),
-            state.gauge_file(&session),
-        ] {
-            newer(&mut stop, &path);
-        }
+        newer(&mut stop, &usage);
+        newer(&mut stop, &state.cursor_file(&session));
+        newer(&mut stop, &state.gauge_file(&session));
         newer(&mut tooluse, &state.sidecar(&session));
         let snapshots = fs_err::read_dir(state.archive_dir(&session));
         for entry in snapshots.into_iter().flatten().flatten() {
-            newer(
-                &mut summaries,
-                &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
-            );
+            let summary = entry.path().join(COMPACT_SUMMARY_FILE_NAME);
+            newer(&mut summaries, &summary);
         }
     }
     // No catalog: no snapshots.
