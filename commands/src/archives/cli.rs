@@ -342,11 +342,8 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     outcomes.extend(kept_outcomes);
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     output::print_json_or(json, &outcomes, |outcomes| verify_text(outcomes, failed))?;
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    // Exit 1 when any failed.
+    Ok(ExitCode::from(u8::from(failed > 0)))
 }
 
 /// Each outcome of `verify` in words: what is wrong, and the notes on what is fine (an older
@@ -497,15 +494,12 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
         }
     }
     for skipped in &outcome.skipped {
-        let reasons = if details {
-            format!(" ({})", PassedOver::list(&skipped.passed_over))
-        } else {
-            String::new()
-        };
+        let reasons = details.then(|| format!(" ({})", PassedOver::list(&skipped.passed_over)));
         let _ = writeln!(
             text,
-            "  left out {}: no generation of it reads back whole{reasons}",
-            skipped.name
+            "  left out {}: no generation of it reads back whole{}",
+            skipped.name,
+            reasons.unwrap_or_default()
         );
     }
     for path in &outcome.left_existing {

@@ -137,16 +137,12 @@ pub struct RestoreOutcome {
 
 /// Restores the session's transcript files.
 pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
-    let (snapshot, mut planned, skipped) = if let Some(name) = &request.snapshot {
-        let entry = find_snapshot(state, &request.session, name)?;
-        (
-            Some(entry.metadata.name.clone()),
-            plan_snapshot(&entry)?,
-            Vec::new(),
-        )
-    } else {
-        let (planned, skipped) = plan_latest(state, &request.session)?;
-        (None, planned, skipped)
+    let snapshot = request.snapshot.as_deref();
+    let snapshot = snapshot.map(|name| find_snapshot(state, &request.session, name));
+    let snapshot = snapshot.transpose()?;
+    let (mut planned, skipped) = match &snapshot {
+        Some(entry) => (plan_snapshot(entry)?, Vec::new()),
+        None => plan_latest(state, &request.session)?,
     };
     if planned.is_empty() {
         bail!(
@@ -200,7 +196,7 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
     write_all(state, &request.session, &root, &planned)?;
     Ok(RestoreOutcome {
         session_id: request.session.to_string(),
-        snapshot,
+        snapshot: snapshot.map(|entry| entry.metadata.name),
         files: planned,
         skipped,
         left_existing,

@@ -79,42 +79,26 @@ pub fn hooks_at_work(
     };
     for session in state.session_ids().unwrap_or_default() {
         let usage = state.usage_log(&session);
-        if rotation::log_exists(&usage) {
-            sessions_logged += 1;
-        }
-        if state.kept_dir(&session).is_dir() {
-            sessions_kept += 1;
-        }
-        for path in [
-            usage,
-            state.cursor_file(&session),
-            state.gauge_file(&session),
-        ] {
-            newer(&mut stop, &path);
-        }
+        sessions_logged += usize::from(rotation::log_exists(&usage));
+        sessions_kept += usize::from(state.kept_dir(&session).is_dir());
+        newer(&mut stop, &usage);
+        newer(&mut stop, &state.cursor_file(&session));
+        newer(&mut stop, &state.gauge_file(&session));
         newer(&mut tooluse, &state.sidecar(&session));
         let snapshots = fs_err::read_dir(state.archive_dir(&session));
         for entry in snapshots.into_iter().flatten().flatten() {
-            newer(
-                &mut summaries,
-                &entry.path().join(COMPACT_SUMMARY_FILE_NAME),
-            );
+            let summary = entry.path().join(COMPACT_SUMMARY_FILE_NAME);
+            newer(&mut summaries, &summary);
         }
     }
-    let snapshot_time = catalog.and_then(|catalog| {
-        catalog
-            .entries
-            .iter()
-            .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
-            .max()
-    });
-    let sessions_with_snapshots = catalog.map_or(0, |catalog| {
-        let sessions = catalog
-            .entries
-            .iter()
-            .map(|entry| &entry.metadata.session_id);
-        sessions.collect::<BTreeSet<_>>().len()
-    });
+    // No catalog: no snapshots.
+    let snapshots = catalog.map_or(&[][..], |catalog| catalog.entries.as_slice());
+    let snapshot_time = snapshots
+        .iter()
+        .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
+        .max();
+    let sessions = snapshots.iter().map(|entry| &entry.metadata.session_id);
+    let sessions_with_snapshots = sessions.collect::<BTreeSet<_>>().len();
     let traces = [
         (STOP.name, "usage.jsonl, cursor.json, gauge.json", stop),
         (

@@ -45,24 +45,22 @@ pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
 pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
     for (session, unmatched) in crate::provenance::marks::unmatched_marks_in_all_sessions(state)? {
-        for mark in unmatched {
-            findings.push(Finding::RuntimeMarkWithoutInterrupt {
-                session: session.to_string(),
-                time_ms: mark.mark.time_ms,
-                reason: mark.mark.reason,
-                why: mark.reason.to_string(),
-            });
-        }
+        let marks = unmatched.into_iter();
+        findings.extend(marks.map(|mark| Finding::RuntimeMarkWithoutInterrupt {
+            session: session.to_string(),
+            time_ms: mark.mark.time_ms,
+            reason: mark.mark.reason,
+            why: mark.reason.to_string(),
+        }));
     }
     for session in state.session_ids()? {
         let sidecar = crate::provenance::sidecar::read_sidecar(&state.sidecar(&session))?;
-        for problem in &sidecar.mark_problems {
-            findings.push(Finding::RuntimeMarkUnreadable {
-                session: session.to_string(),
-                line: problem.line,
-                problem: problem.problem.to_string(),
-            });
-        }
+        let problems = sidecar.mark_problems.iter();
+        findings.extend(problems.map(|problem| Finding::RuntimeMarkUnreadable {
+            session: session.to_string(),
+            line: problem.line,
+            problem: problem.problem.to_string(),
+        }));
     }
     Ok(findings)
 }
@@ -200,19 +198,15 @@ pub fn doctor_report(
         .iter()
         .flat_map(|check| check.enabled_plugins.iter().cloned())
         .collect();
-    let plugins = claude_config_dir()
-        .ok()
-        .map(|config| plugins_with_ctxhooks(&config, &enabled));
-    let plugins = plugins
-        .and_then(|read| {
-            found(&mut findings, read, |error| Finding::PluginsUnreadable {
-                error,
-            })
-        })
-        .unwrap_or_default();
+    let config = claude_config_dir().ok();
+    let plugins = config.map(|config| plugins_with_ctxhooks(&config, &enabled));
+    let unreadable = |error| Finding::PluginsUnreadable { error };
+    let plugins = plugins.and_then(|read| found(&mut findings, read, unreadable));
+    let plugins = plugins.unwrap_or_default();
     check_plugins(&plugins, &settings, &mut findings);
     check_installed(&settings, &plugins, &mut findings);
-    check_recorded_entries(state, &mut findings);
+    let installs = InstallsFile::load(state);
+    check_recorded_entries(installs.as_ref().ok(), &mut findings);
     let claude = installed_claude();
     if let Some(claude) = &claude {
         check_events_known(claude, &settings, &mut findings);
@@ -220,13 +214,10 @@ pub fn doctor_report(
     let retention = Retention::read(project_dir);
     check_retention(&retention, &mut findings);
     let cleanup = check_sessions_cleanup(state, retention, &mut findings);
-    let cleanup = found(&mut findings, cleanup, |error| Finding::CheckFailed {
-        check: "sessions and Claude Code's cleanup",
-        error,
-    });
+    let failed = check_failed("sessions and Claude Code's cleanup");
+    let cleanup = found(&mut findings, cleanup, failed);
     check_hooks_disabled(&settings, &mut findings);
     let path = state.installs_file();
-    let installs = InstallsFile::load(state);
     found(&mut findings, installs, |error| {
         Finding::OwnershipRecordUnreadable { error, path }
     });
@@ -246,9 +237,8 @@ pub fn doctor_report(
     }
     let catalog = scan_archive(state, None);
     let activity = hooks_at_work(state, catalog.as_ref().ok(), &all_errors);
-    let catalog = found(&mut findings, catalog, |error| {
-        Finding::SnapshotsUnlistable { error }
-    });
+    let unlistable = |error| Finding::SnapshotsUnlistable { error };
+    let catalog = found(&mut findings, catalog, unlistable);
     if let Some(catalog) = &catalog {
         if let Some(example) = catalog.broken.first() {
             findings.push(Finding::SnapshotsDamaged {
@@ -262,20 +252,12 @@ pub fn doctor_report(
             });
         }
     }
-    let measured = found(&mut findings, measure_state(state), |error| {
-        Finding::CheckFailed {
-            check: "the state folder's size",
-            error,
-        }
-    });
+    let failed = check_failed("the state folder's size");
+    let measured = found(&mut findings, measure_state(state), failed);
     let storage =
         measured.map(|measured| check_storage(state, &measured, SystemTime::now(), &mut findings));
-    let marks = found(&mut findings, provenance_findings(state), |error| {
-        Finding::CheckFailed {
-            check: "runtime interrupt marks",
-            error,
-        }
-    });
+    let failed = check_failed("runtime interrupt marks");
+    let marks = found(&mut findings, provenance_findings(state), failed);
     findings.extend(marks.into_iter().flatten());
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
@@ -308,6 +290,11 @@ fn found<T>(
     result
         .map_err(|error| findings.push(finding(format!("{error:#}"))))
         .ok()
+}
+
+/// The finding that the check named `check` could not run, for [`found`].
+fn check_failed(check: &'static str) -> impl FnOnce(String) -> Finding {
+    move |error| Finding::CheckFailed { check, error }
 }
 
 /// How many sessions Claude Code deleted that ctxhooks holds, and how many it deletes within
@@ -511,14 +498,14 @@ fn check_plugins(plugins: &[PluginCheck], settings: &[SettingsCheck], findings: 
     }
 }
 
-/// Every settings file the ownership record says we installed into must still hold what we
-/// added: entries that are gone no longer run (Claude Code's own settings writer has dropped
-/// `hooks` keys).
-fn check_recorded_entries(state: &StateDir, findings: &mut Vec<Finding>) {
-    let Ok(installs) = InstallsFile::load(state) else {
-        return;
-    };
-    for (path, record) in &installs.settings_files {
+/// Every settings file the ownership record (`installs`, when it could be read) says we
+/// installed into must still hold what we added: entries that are gone no longer run (Claude
+/// Code's own settings writer has dropped `hooks` keys).
+fn check_recorded_entries(installs: Option<&InstallsFile>, findings: &mut Vec<Finding>) {
+    let recorded = installs
+        .into_iter()
+        .flat_map(|installs| &installs.settings_files);
+    for (path, record) in recorded {
         let path = Path::new(path);
         let read = read_settings_bytes(path);
         // Not usable: reported as such when it is one of the scopes'.
@@ -606,11 +593,10 @@ fn distinct<'a>(events: impl Iterator<Item = &'a String>) -> Vec<String> {
 }
 
 fn check_hooks_disabled(settings: &[SettingsCheck], findings: &mut Vec<Finding>) {
-    for check in settings.iter().filter(|check| check.disable_all_hooks) {
-        findings.push(Finding::HooksDisabled {
-            path: check.path.clone(),
-        });
-    }
+    let disabled = settings.iter().filter(|check| check.disable_all_hooks);
+    findings.extend(disabled.map(|check| Finding::HooksDisabled {
+        path: check.path.clone(),
+    }));
 }
 
 #[cfg(test)]

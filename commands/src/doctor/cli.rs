@@ -28,17 +28,13 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let report = doctor_report(&state, install_dir().ok().as_deref(), &project_dir);
     let mcp = crate::mcp::probe::check();
     if args.json {
-        let mut value = serde_json::to_value(&report).unwrap_or(serde_json::Value::Null);
-        if let Some(object) = value.as_object_mut() {
-            object.insert("mcp".to_owned(), serde_json::to_value(&mcp)?);
-        }
+        // The report is a struct, so an object: `mcp` is its last key.
+        let mut value = serde_json::to_value(&report)?;
+        value["mcp"] = serde_json::to_value(&mcp)?;
         output::print_json(&value)?;
     } else {
         output::print(&(report_text(&report) + &crate::mcp::probe::describe(&mcp)))?;
     }
-    Ok(if report.is_broken() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    // Exit 1 when broken.
+    Ok(ExitCode::from(u8::from(report.is_broken())))
 }

@@ -262,13 +262,9 @@ pub enum Finding {
 
 /// [`Finding::HooksRemovedFromSettings`] in words.
 fn removed_from_settings(path: &Path, events: &[String], status_line: bool, gone: bool) -> String {
-    let mut removed = Vec::new();
-    if !events.is_empty() {
-        removed.push(format!("the hooks for {}", events.join(", ")));
-    }
-    if status_line {
-        removed.push("the status line".to_owned());
-    }
+    let hooks = (!events.is_empty()).then(|| format!("the hooks for {}", events.join(", ")));
+    let line = status_line.then(|| "the status line".to_owned());
+    let removed: Vec<String> = hooks.into_iter().chain(line).collect();
     let what = if gone {
         format!("`{}` is gone", path.display())
     } else {

@@ -65,23 +65,18 @@ pub fn plugins_with_ctxhooks(config_dir: &Path, enabled: &[String]) -> Result<Ve
     let mut found = Vec::new();
     for (id, installs) in plugins {
         for install in installs.as_array().into_iter().flatten() {
-            let Some(install_path) = install
-                .get("installPath")
-                .and_then(Value::as_str)
-                .map(PathBuf::from)
-            else {
+            let path = install.get("installPath").and_then(Value::as_str);
+            let Some(install_path) = path.map(PathBuf::from) else {
                 continue;
             };
             let hooks = plugin_hooks(&install_path);
             if hooks.is_empty() {
                 continue;
             }
+            let scope = install.get("scope").and_then(Value::as_str);
             found.push(PluginCheck {
                 id: id.clone(),
-                scope: install
-                    .get("scope")
-                    .and_then(Value::as_str)
-                    .map(ToOwned::to_owned),
+                scope: scope.map(ToOwned::to_owned),
                 enabled: enabled.contains(id),
                 install_path,
                 hooks,

@@ -39,11 +39,8 @@ pub fn report_text(report: &DoctorReport) -> String {
     let mode = state.mode.as_ref().map(|mode| format!("mode {mode}"));
     let mode = mode.unwrap_or_else(|| "not created yet".to_owned());
     let _ = writeln!(text, "state folder   {}  ({mode})", state.path.display());
-    let binaries = report
-        .binaries_dir
-        .as_ref()
-        .map(|dir| dir.display().to_string());
-    let binaries = binaries.unwrap_or_else(|| "(unknown)".to_owned());
+    let binaries = report.binaries_dir.as_deref().map(std::path::Path::display);
+    let binaries = binaries.map_or_else(|| "(unknown)".to_owned(), |dir| dir.to_string());
     let _ = writeln!(text, "binaries       {binaries}");
     for binary in &report.binaries {
         let _ = writeln!(text, "  {}  {}", ok_or_missing(binary.present), binary.name);

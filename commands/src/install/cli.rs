@@ -176,14 +176,13 @@ fn report(
     json: bool,
 ) -> Result<ExitCode> {
     if json {
+        // The outcome is a struct, so an object: each key set is added after its fields.
         let mut value = serde_json::to_value(outcome)?;
-        if let Some(object) = value.as_object_mut() {
-            if let Some(mcp) = mcp {
-                object.insert("mcp".to_owned(), serde_json::to_value(mcp)?);
-            }
-            if outcome.action == Action::Uninstall {
-                object.insert("search_index".to_owned(), serde_json::to_value(index)?);
-            }
+        if let Some(mcp) = mcp {
+            value["mcp"] = serde_json::to_value(mcp)?;
+        }
+        if outcome.action == Action::Uninstall {
+            value["search_index"] = serde_json::to_value(index)?;
         }
         output::print_json(&value)?;
     } else {
@@ -281,16 +280,13 @@ fn describe(outcome: &Outcome) -> String {
             let _ = writeln!(text, "note: {advice}");
         }
     }
-    let write = match outcome.write {
+    text.push_str(match outcome.write {
         WriteKind::RestoredOriginal => {
-            "the file's bytes from before the first install were restored"
+            "  the file's bytes from before the first install were restored\n"
         }
-        WriteKind::Deleted => "the file did not exist before the first install: deleted",
+        WriteKind::Deleted => "  the file did not exist before the first install: deleted\n",
         WriteKind::None | WriteKind::Merged => "",
-    };
-    if !write.is_empty() {
-        let _ = writeln!(text, "  {write}");
-    }
+    });
     if let Some(backup) = &outcome.backup {
         let _ = writeln!(
             text,
