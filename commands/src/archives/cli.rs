@@ -342,8 +342,11 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     outcomes.extend(kept_outcomes);
     let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
     output::print_json_or(json, &outcomes, |outcomes| verify_text(outcomes, failed))?;
-    // Exit 1 when any failed.
-    Ok(ExitCode::from(u8::from(failed > 0)))
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Each outcome of `verify` in words: what is wrong, and the notes on what is fine (an older

@@ -393,22 +393,24 @@ fn check_settings(
         path: path.clone(),
         ..SettingsCheck::default()
     };
-    let read = read_settings_bytes(&path);
-    check.exists = read
-        .as_ref()
-        .map_or_else(|_| path.exists(), Option::is_some);
-    // A file that cannot be read, or is not a settings file, is not usable.
-    let (value, unusable): (_, fn(_, _) -> _) = match read {
+    let bytes = match read_settings_bytes(&path) {
+        Ok(Some(bytes)) => bytes,
         Ok(None) => return Some(check),
-        Ok(Some(bytes)) => (parse_settings(&path, &bytes), Finding::SettingsInvalid),
-        Err(error) => (Err(error), Finding::SettingsUnreadable),
+        Err(error) => {
+            let error = format!("{error:#}");
+            check.exists = path.exists();
+            check.problem = Some(error.clone());
+            findings.push(Finding::SettingsUnreadable { scope, error });
+            return Some(check);
+        }
     };
-    let value = match value {
+    check.exists = true;
+    let value = match parse_settings(&path, &bytes) {
         Ok(value) => value,
         Err(error) => {
             let error = format!("{error:#}");
             check.problem = Some(error.clone());
-            findings.push(unusable(scope, error));
+            findings.push(Finding::SettingsInvalid { scope, error });
             return Some(check);
         }
     };

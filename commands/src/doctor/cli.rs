@@ -35,6 +35,9 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     } else {
         output::print(&(report_text(&report) + &crate::mcp::probe::describe(&mcp)))?;
     }
-    // Exit 1 when broken.
-    Ok(ExitCode::from(u8::from(report.is_broken())))
+    Ok(if report.is_broken() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

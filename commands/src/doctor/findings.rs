@@ -53,12 +53,11 @@ pub enum Finding {
     },
     #[error("cannot locate the {} settings file: {error}", .scope.name())]
     SettingsPathUnknown { scope: SettingsScope, error: String },
-    /// A scope's settings file that cannot be read, and why.
-    #[error("cannot read the {} settings: {}", .0.name(), .1)]
-    SettingsUnreadable(SettingsScope, String),
-    /// A scope's settings file that is not JSON, or not shaped as a settings file, and why.
-    #[error("the {} settings file is not usable: {}", .0.name(), .1)]
-    SettingsInvalid(SettingsScope, String),
+    #[error("cannot read the {} settings: {error}", .scope.name())]
+    SettingsUnreadable { scope: SettingsScope, error: String },
+    /// Not JSON, or not shaped as a settings file.
+    #[error("the {} settings file is not usable: {error}", .scope.name())]
+    SettingsInvalid { scope: SettingsScope, error: String },
     /// A ctxhooks handler (its event and `command`) runs a program that does not exist.
     #[error(
         "the {} settings run `{command}` on {event}, which does not exist; run `ctxhooks \
@@ -343,8 +342,8 @@ impl Finding {
             | Self::RuntimeMarkWithoutInterrupt { .. }
             | Self::RuntimeMarkUnreadable { .. } => Severity::Warning,
             Self::StateDirNotAFolder { .. }
-            | Self::SettingsUnreadable(..)
-            | Self::SettingsInvalid(..)
+            | Self::SettingsUnreadable { .. }
+            | Self::SettingsInvalid { .. }
             | Self::HookBinaryMissing { .. }
             | Self::HooksRemovedFromSettings { .. }
             | Self::PluginHookBinaryMissing { .. }
