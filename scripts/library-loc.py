@@ -5,9 +5,10 @@ marked #[cfg(test)] (the unit tests' modules), over every .rs file below the fol
 Usage: scripts/library-loc.py shared/src commands/src
 (test_support.rs, the unit tests' scratch folders, is left out too.)"""
 import sys, os, re
-def count(path):
-    lines = open(path, encoding='utf-8').read().split('\n')
-    n = 0; i = 0; in_block_comment = False
+def counted_lines(text):
+    """The numbers (from 1) of the lines of `text` that count."""
+    lines = text.split('\n')
+    counted = []; i = 0; in_block_comment = False
     while i < len(lines):
         s = lines[i].strip()
         if s.startswith('#[cfg(test)]'):
@@ -33,8 +34,10 @@ def count(path):
             i += 1; continue
         if s == '' or s.startswith('//'):
             i += 1; continue
-        n += 1; i += 1
-    return n
+        counted.append(i + 1); i += 1
+    return counted
+def count(path):
+    return len(counted_lines(open(path, encoding='utf-8').read()))
 if __name__ == '__main__':
     total = 0
     for root in sys.argv[1:]:
