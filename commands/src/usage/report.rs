@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::classify::{Classifier, classify_drops};
+use super::classify::classify_drops;
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
@@ -168,13 +168,7 @@ pub fn build_report(
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.map(Path::new), options.user_config_dir.as_deref()),
     };
-    let drops = classify_drops(
-        &chain,
-        Classifier {
-            min_drop: options.min_drop,
-            inputs: &inputs,
-        },
-    );
+    let drops = classify_drops(&chain, options.min_drop, &inputs);
     let mut compactions = compactions_of(&chain, &drops);
     let check = match_snapshots(
         &compactions,
