@@ -102,6 +102,7 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         .map_or(DEFAULT_STDIN_WAIT, std::time::Duration::from_millis);
     // Bad input is a line with less in it, never an error: nothing reads a status line's stderr.
     let input = read_stdin_object(wait)
+        .ok()
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
     let place = session_of(&input);
