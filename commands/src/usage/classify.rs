@@ -430,7 +430,7 @@ mod tests {
     }
 
     fn chain(rows: Vec<UsageRow>) -> MainChain<'static> {
-        let boundaries = vec![Vec::new(); rows.len()];
+        let boundaries = vec![Vec::new(); rows.len() + 1];
         MainChain {
             times: rows
                 .iter()
@@ -438,7 +438,6 @@ mod tests {
                 .collect(),
             requests: rows.into_iter().map(Cow::Owned).collect(),
             boundaries,
-            trailing_boundaries: Vec::new(),
         }
     }
 
