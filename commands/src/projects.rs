@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use cache::{Cache, Reading};
+use cache::Cache;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 
 /// Which projects folders a command reads.
@@ -38,13 +38,11 @@ impl ProjectsArgs {
     }
 }
 
-/// How `history` and `export` read transcripts: through the cache in the state folder
-/// (`<state>/history-cache/`), unless `no_cache` or no state folder can be named.
-pub fn reading(no_cache: bool) -> Reading {
+/// The cache `history` and `export` read transcripts through (`<state>/history-cache/`), unless
+/// `no_cache` or no state folder can be named.
+pub fn transcript_cache(no_cache: bool) -> Option<Cache> {
     let state = (!no_cache).then(|| StateDir::locate().ok()).flatten();
-    Reading {
-        cache: state.and_then(|state| Cache::open(&state)),
-    }
+    state.and_then(|state| Cache::open(&state))
 }
 
 /// Claude Code's folder name for a path: every character but ASCII letters and digits is `-`.

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use ctxhooks_commands::usage::classify::{Classifier, classify_drops};
+use ctxhooks_commands::usage::classify::classify_drops;
 use ctxhooks_commands::usage::drops::{
     Basis, Confidence, DEFAULT_MIN_DROP, DropClass, DropEvidence, FallCause, MainChain, Opening,
     UndecidedReason,
@@ -452,10 +452,6 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     assert_eq!(rows[0].facts.version.as_deref(), Some("2.1.42"));
     assert_eq!(rows[5].facts.version.as_deref(), Some("2.1.332"));
     let inputs = ThresholdInputs::default();
-    let classifier = Classifier {
-        min_drop: DEFAULT_MIN_DROP,
-        inputs: &inputs,
-    };
     // A 2.1.42 prompt after the five-request turn (5 x ~3,037 thinking tokens) falling by
     // 10,000 with a warm cache: thinking dropped.
     let mut chain = MainChain::of(&log);
@@ -469,7 +465,7 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     prompt.tokens.input_tokens = 3;
     chain.requests.insert(5, Cow::Owned(prompt.clone()));
     chain.boundaries.insert(5, Vec::new());
-    let drops = classify_drops(&chain, classifier);
+    let drops = classify_drops(&chain, DEFAULT_MIN_DROP, &inputs);
     assert_eq!(drops[0].class, DropClass::ThinkingDropped, "{:?}", drops[0]);
     // The real upgrade right after it is the CLI changing (a rise, no drop here).
     // Under 2.1.332, which sends every earlier thinking block, the same fall is undecided.
@@ -480,7 +476,7 @@ fn earlier_thinking_covers_a_fall_at_a_prompt_only_before_2_1_332() {
     prompt.facts.version = Some("2.1.332".into());
     chain.requests.insert(5, Cow::Owned(prompt));
     chain.boundaries.insert(5, Vec::new());
-    let drops = classify_drops(&chain, classifier);
+    let drops = classify_drops(&chain, DEFAULT_MIN_DROP, &inputs);
     assert_eq!(
         drops[0].evidence,
         DropEvidence::Undecided(UndecidedReason::ThinkingKept {

@@ -11,9 +11,8 @@ use clap::Args;
 use super::collect::{ExportQuery, export};
 use crate::output;
 use crate::output_file::write_output_file;
-use crate::projects::nothing_read_text;
 use crate::projects::window::TimeWindow;
-use crate::projects::{ProjectsArgs, reading};
+use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use crate::usage::report::ReportOptions;
 use ctxhooks_shared::platform::host::machine_name;
@@ -58,7 +57,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         state,
         host: args.host.clone().unwrap_or_else(machine_name),
         since: window.since,
-        reading: reading(args.no_cache),
+        cache: transcript_cache(args.no_cache),
     };
     let export = export(&query, &ReportOptions::of_process(None, DEFAULT_MIN_DROP));
     // Nothing at all could be read: an error, not an empty export. A state folder read is

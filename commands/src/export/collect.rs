@@ -13,7 +13,7 @@ use super::records::{
     SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::archives::catalog::{SnapshotEntry, list_snapshots};
-use crate::projects::cache::Reading;
+use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
@@ -39,8 +39,8 @@ pub struct ExportQuery {
     pub host: String,
     /// Only records at or after this time.
     pub since: Option<DateTime<Utc>>,
-    /// How transcripts are read (through the cache or not).
-    pub reading: Reading,
+    /// The cache transcripts are read through, if any.
+    pub cache: Option<Cache>,
 }
 
 /// The export, or one session's part of it: its lines (each a JSON record and a newline), how
@@ -146,7 +146,7 @@ fn snapshots_of(query: &ExportQuery, session: &str) -> Option<Vec<SnapshotEntry>
 }
 
 fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Export {
-    let loaded = load_session(files, &query.reading);
+    let loaded = load_session(files, query.cache.as_ref());
     let mut writer = Writer {
         query,
         project: Some(files.project.clone()),

@@ -11,8 +11,7 @@ use crate::usage::drops::{Basis, Confidence};
 use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
-use ctxhooks_shared::store::usage_record::ModelUsage;
-use ctxhooks_shared::store::usage_record::TokenUsage;
+use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage};
 
 /// Version of every export record's layout.
 pub const EXPORT_SCHEMA: u32 = 2;

@@ -96,12 +96,11 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let wait = std::env::var(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
-        .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok())
+    let wait = env_vars::number(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS)
         .map_or(DEFAULT_STDIN_WAIT, std::time::Duration::from_millis);
     // Bad input is a line with less in it, never an error: nothing reads a status line's stderr.
     let input = read_stdin_object(wait)
+        .ok()
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
     let place = session_of(&input);

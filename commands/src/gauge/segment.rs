@@ -15,19 +15,6 @@ use ctxhooks_shared::usage::threshold::{
 /// From this share of T on (in percent) the segment shows the context as near the trigger.
 pub const NEAR_PERCENT: f64 = 75.0;
 
-/// Where the segment's context came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContextSource {
-    /// The status line's `context_window.current_usage` (the latest response).
-    StatusLine,
-    /// The gauge: the latest request the Stop hook read.
-    Gauge,
-    /// The gauge: what the last compaction left, no request since.
-    AfterCompaction,
-    /// Nothing says yet (a session's first moments).
-    Unknown,
-}
-
 /// How near the trigger the context is, for colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -46,9 +33,10 @@ pub enum Level {
 /// The segment's facts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
-    /// The context now, in tokens.
+    /// The context now, in tokens: the status line's, else the gauge's.
     pub context_tokens: Option<u64>,
-    pub context_source: ContextSource,
+    /// True when that is the gauge's word on what the last compaction left, no request since.
+    pub after_compaction: bool,
     /// The auto-compact trigger T.
     pub trigger_tokens: Option<u64>,
     /// The window W T is computed from.
@@ -98,16 +86,12 @@ impl Segment {
         default_warn_at: u8,
         rule: impl FnOnce() -> Option<(u64, u64)>,
     ) -> Self {
-        let (context_tokens, context_source) = match (input.context_tokens, gauge) {
-            (Some(tokens), _) => (Some(tokens), ContextSource::StatusLine),
-            // What the last compaction left, even when it is not known yet.
-            (None, Some(gauge)) if gauge.after_compaction => {
-                (gauge.context_tokens, ContextSource::AfterCompaction)
-            }
-            (None, Some(gauge)) if gauge.context_tokens.is_some() => {
-                (gauge.context_tokens, ContextSource::Gauge)
-            }
-            _ => (None, ContextSource::Unknown),
+        // The status line's context is the freshest; else the gauge's: the latest request the
+        // Stop hook read, or what the last compaction left (even when that is not known yet).
+        let (context_tokens, after_compaction) = match (input.context_tokens, gauge) {
+            (Some(tokens), _) => (Some(tokens), false),
+            (None, Some(gauge)) => (gauge.context_tokens, gauge.after_compaction),
+            (None, None) => (None, false),
         };
         // The gauge's T holds while the model is the one it was derived for; so does its word
         // that the session contradicts the rule (then there may be no T, and the rule's must not
@@ -139,7 +123,7 @@ impl Segment {
         };
         Self {
             context_tokens,
-            context_source,
+            after_compaction,
             trigger_tokens,
             window_tokens,
             percent,
@@ -181,7 +165,7 @@ mod tests {
             ..StatusInput::default()
         };
         let segment = Segment::build(&input, Some(&gauge()), 90, || panic!("not needed"));
-        assert_eq!(segment.context_source, ContextSource::StatusLine);
+        assert_eq!(segment.context_tokens, Some(142_503));
         assert_eq!(
             (segment.percent, segment.room_left, segment.compactions),
             (Some(85.3), Some(24_497), 2)
@@ -226,8 +210,8 @@ mod tests {
         assert_eq!(segment.room_left, Some(-3_000));
         let nothing = Segment::build(&StatusInput::default(), None, 90, || None);
         assert_eq!(
-            (nothing.context_source, nothing.level, nothing.compactions),
-            (ContextSource::Unknown, Level::Unknown, 0)
+            (nothing.context_tokens, nothing.level, nothing.compactions),
+            (None, Level::Unknown, 0)
         );
     }
 }

@@ -16,7 +16,7 @@
 use std::io::BufReader;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Deserialize;
 use serde::de::MapAccess;
 use serde_json::Value;
@@ -50,23 +50,16 @@ impl StatusInput {
     /// Parses the bytes of one JSON object: straight into the few fields the segment reads
     /// (everything else is skipped unread, and a field of another type is set aside), and only
     /// when the bytes are no such object for serde (a key written twice), through a generic JSON
-    /// value.
-    pub fn parse(bytes: &[u8]) -> Result<Self> {
-        let is_object = bytes
-            .iter()
-            .find(|byte| !byte.is_ascii_whitespace())
-            .is_some_and(|byte| *byte == b'{');
-        if !is_object {
-            anyhow::bail!("the status line input is not a JSON object");
+    /// value. `None` when they are no JSON object (the status line then shows less).
+    pub fn parse(bytes: &[u8]) -> Option<Self> {
+        if bytes.trim_ascii_start().first() != Some(&b'{') {
+            return None;
         }
         if let Ok(typed) = serde_json::from_slice::<Typed<'_>>(bytes) {
-            return Ok(typed.into_input());
+            return Some(typed.into_input());
         }
-        let value: Value =
-            serde_json::from_slice(bytes).context("the status line input is not a JSON object")?;
-        Ok(Typed::deserialize(&value)
-            .context("the status line input is not a JSON object")?
-            .into_input())
+        let value: Value = serde_json::from_slice(bytes).ok()?;
+        Typed::deserialize(&value).ok().map(Typed::into_input)
     }
 }
 
@@ -222,6 +215,6 @@ mod tests {
             (nested.session_id.as_deref(), nested.project_dir.as_deref()),
             (Some("s3"), Some("/p"))
         );
-        assert!(StatusInput::parse(b"[1]").is_err());
+        assert!(StatusInput::parse(b"[1]").is_none());
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::segment::{ContextSource, Level, Segment};
+use super::segment::{Level, Segment};
 use super::status_input::StatusInput;
 use crate::output::one_line;
 use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, short_tokens, whole_percent};
@@ -122,7 +122,7 @@ fn value(segment: &Segment, name: &str) -> String {
 /// not known (`ctx 142k · 0 compactions` for a model compacted only on refusal).
 pub fn default_segment(segment: &Segment) -> String {
     let mut context = format!("ctx {}", value(segment, "context"));
-    if segment.context_source == ContextSource::AfterCompaction {
+    if segment.after_compaction {
         context.push_str(" after compaction");
     }
     if segment.trigger_tokens.is_some() {
@@ -206,7 +206,7 @@ mod tests {
     fn segment() -> Segment {
         Segment {
             context_tokens: Some(142_503),
-            context_source: ContextSource::StatusLine,
+            after_compaction: false,
             trigger_tokens: Some(167_000),
             window_tokens: Some(200_000),
             percent: Some(85.3),
@@ -243,7 +243,7 @@ mod tests {
         assert!(default_segment(&past).ends_with("3k past the trigger · 1 compaction"));
         let unknown = Segment {
             context_tokens: None,
-            context_source: ContextSource::Unknown,
+            after_compaction: false,
             trigger_tokens: None,
             percent: None,
             room_left: None,

@@ -12,7 +12,7 @@ use super::text::history_text;
 use crate::output;
 use crate::output_file::RenderArgs;
 use crate::projects::window::TimeWindow;
-use crate::projects::{ProjectsArgs, nothing_read_text, reading};
+use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
 use crate::usage::cli_report::ThresholdArgs;
 
 /// Arguments of `ctxhooks history`.
@@ -62,7 +62,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         folders: args.projects.folders()?,
         window: TimeWindow::parse(args.since.as_deref(), args.until.as_deref())?,
         project: args.project.clone(),
-        reading: reading(args.no_cache),
+        cache: transcript_cache(args.no_cache),
     };
     let history = build_history(&query, &args.thresholds.options());
     if history.folders_read == 0 {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
-use crate::projects::cache::Reading;
+use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
@@ -25,8 +25,8 @@ pub struct HistoryQuery {
     pub window: TimeWindow,
     /// Only sessions whose project folder name or `cwd` contains this.
     pub project: Option<String>,
-    /// How transcripts are read (through the cache or not).
-    pub reading: Reading,
+    /// The cache transcripts are read through, if any.
+    pub cache: Option<Cache>,
 }
 
 /// The history.
@@ -116,7 +116,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         .sessions
         .par_iter()
         .with_max_len(1)
-        .map(|files| summarize_session(files, options, &query.window, &query.reading))
+        .map(|files| summarize_session(files, options, &query.window, query.cache.as_ref()))
         .collect();
     let folders_read = found.folders_read;
     let mut problems = found.problems;

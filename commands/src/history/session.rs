@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 
 use serde::Serialize;
 
-use crate::projects::cache::Reading;
+use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
 use crate::projects::window::TimeWindow;
@@ -164,9 +164,9 @@ pub fn summarize_session(
     files: &SessionFiles,
     options: &ReportOptions,
     window: &TimeWindow,
-    reading: &Reading,
+    cache: Option<&Cache>,
 ) -> SessionOutcome {
-    let loaded = load_session(files, reading);
+    let loaded = load_session(files, cache);
     let mut outcome = SessionOutcome {
         problems: loaded.problems.clone(),
         transcripts: loaded.transcripts.len(),

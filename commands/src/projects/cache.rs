@@ -135,19 +135,11 @@ impl Cache {
     }
 }
 
-/// How transcripts are read: through the cache, or each one afresh.
-#[derive(Debug, Clone, Default)]
-pub struct Reading {
-    /// The cache, unless `--no-cache` or no state folder could be found.
-    pub cache: Option<Cache>,
-}
-
-impl Reading {
-    /// Reads `path`, through the cache when there is one; says whether the cache served it.
-    pub fn read(&self, path: &Path) -> Result<(TranscriptRead, bool)> {
-        match &self.cache {
-            Some(cache) => cache.read(path),
-            None => read_transcript(path).map(|read| (read, false)),
-        }
+/// Reads `path` through `cache` when there is one (none: `--no-cache`, or no state folder could
+/// be found), else afresh; says whether the cache served it.
+pub fn read_through(cache: Option<&Cache>, path: &Path) -> Result<(TranscriptRead, bool)> {
+    match cache {
+        Some(cache) => cache.read(path),
+        None => read_transcript(path).map(|read| (read, false)),
     }
 }

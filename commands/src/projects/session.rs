@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::cache::Reading;
+use super::cache::{Cache, read_through};
 use super::discover::{Problem, ProblemKind, SessionFiles};
 use crate::usage::log::SessionLog;
 use ctxhooks_shared::store::usage_record::UsageRecord;
@@ -35,12 +35,12 @@ pub struct TranscriptSummary {
 
 /// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold
 /// no Claude Code record, is a problem; the others still count.
-pub fn load_session(files: &SessionFiles, reading: &Reading) -> LoadedSession {
+pub fn load_session(files: &SessionFiles, cache: Option<&Cache>) -> LoadedSession {
     let mut loaded = LoadedSession::default();
     let mut records: Vec<UsageRecord> = Vec::new();
     for path in files.transcripts() {
         // What is wrong with the transcript, when something is; else it is read and counted.
-        let kind = match reading.read(path) {
+        let kind = match read_through(cache, path) {
             Ok((read, cached)) => {
                 loaded.cached += usize::from(cached);
                 loaded.passed_lines += read.passed_lines;

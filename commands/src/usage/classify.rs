@@ -16,15 +16,6 @@ use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker,
 use ctxhooks_shared::usage::threshold::{RuleTrigger, ThresholdInputs, rule_trigger};
 use ctxhooks_shared::version::ClaudeVersion;
 
-/// Everything the classification needs besides the chain.
-#[derive(Debug, Clone, Copy)]
-pub struct Classifier<'inputs> {
-    /// Smallest fall counted as a drop.
-    pub min_drop: u64,
-    /// What the report knows of the window, for the CLI's rule.
-    pub inputs: &'inputs ThresholdInputs,
-}
-
 /// The rows between two real requests, merged: what came before the request after, and the
 /// facts around the fall.
 struct Between<'chain> {
@@ -150,9 +141,9 @@ fn drops_earlier_thinking(version: Option<ClaudeVersion>) -> bool {
     version.is_some_and(|version| version < ClaudeVersion::CURRENT)
 }
 
-/// Classifies the fall from request `between.before` to `between.after`: the first stage that
-/// has evidence decides.
-fn judge(classifier: Classifier<'_>, between: &Between<'_>) -> ContextDrop {
+/// Classifies the fall from request `between.before` to `between.after`, by the CLI's rule with
+/// what `inputs` know of the window: the first stage that has evidence decides.
+fn judge(inputs: &ThresholdInputs, between: &Between<'_>) -> ContextDrop {
     let before = between.before_row();
     let fall = before
         .context_tokens
@@ -161,7 +152,7 @@ fn judge(classifier: Classifier<'_>, between: &Between<'_>) -> ContextDrop {
         before.facts.version.as_deref(),
         before.model.as_deref(),
         before.facts.max_output_tokens,
-        classifier.inputs,
+        inputs,
     );
     judge_by_records(between)
         .or_else(|| judge_by_shape(between, &rule, fall))
@@ -368,9 +359,14 @@ fn undecided(between: &Between<'_>, reason: UndecidedReason) -> ContextDrop {
     between.judged(DropClass::Undecided, Basis::None, evidence)
 }
 
-/// Finds and classifies every fall of the main chain. A request that reports no tokens is its
-/// own drop (`no_usage`); the next request is compared with the last one that reported some.
-pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<ContextDrop> {
+/// Finds and classifies every fall of at least `min_drop` tokens in the main chain, by the CLI's
+/// rule with what `inputs` know of the window. A request that reports no tokens is its own drop
+/// (`no_usage`); the next request is compared with the last one that reported some.
+pub fn classify_drops(
+    chain: &MainChain,
+    min_drop: u64,
+    inputs: &ThresholdInputs,
+) -> Vec<ContextDrop> {
     let mut drops = Vec::new();
     let mut last_measured: Option<usize> = None;
     for (index, after_row) in chain.requests.iter().enumerate() {
@@ -380,8 +376,7 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
         }
         let Some(before) = before else { continue };
         let before_row = &chain.requests[before];
-        if before_row.context_tokens < after_row.context_tokens.saturating_add(classifier.min_drop)
-        {
+        if before_row.context_tokens < after_row.context_tokens.saturating_add(min_drop) {
             continue;
         }
         let facts = facts_of(chain, before, index);
@@ -391,7 +386,7 @@ pub fn classify_drops(chain: &MainChain, classifier: Classifier<'_>) -> Vec<Cont
             chain,
             facts,
         };
-        drops.push(judge(classifier, &between));
+        drops.push(judge(inputs, &between));
     }
     drops
 }
@@ -435,7 +430,7 @@ mod tests {
     }
 
     fn chain(rows: Vec<UsageRow>) -> MainChain<'static> {
-        let boundaries = vec![Vec::new(); rows.len()];
+        let boundaries = vec![Vec::new(); rows.len() + 1];
         MainChain {
             times: rows
                 .iter()
@@ -443,22 +438,15 @@ mod tests {
                 .collect(),
             requests: rows.into_iter().map(Cow::Owned).collect(),
             boundaries,
-            trailing_boundaries: Vec::new(),
         }
     }
 
     fn classes(rows: Vec<UsageRow>) -> Vec<(DropClass, Basis)> {
         let inputs = ThresholdInputs::default();
-        classify_drops(
-            &chain(rows),
-            Classifier {
-                min_drop: DEFAULT_MIN_DROP,
-                inputs: &inputs,
-            },
-        )
-        .iter()
-        .map(|drop| (drop.class, drop.basis))
-        .collect()
+        classify_drops(&chain(rows), DEFAULT_MIN_DROP, &inputs)
+            .iter()
+            .map(|drop| (drop.class, drop.basis))
+            .collect()
     }
 
     #[test]
@@ -486,13 +474,10 @@ mod tests {
         assert_eq!(classes(rows), [(DropClass::Undecided, Basis::None)]);
         // A fall to a third at the trigger: a compaction of high confidence; far below it, low.
         let inputs = ThresholdInputs::default();
-        let classifier = Classifier {
-            min_drop: DEFAULT_MIN_DROP,
-            inputs: &inputs,
-        };
         let drops = classify_drops(
             &chain(vec![row(166_000, 165_000, 0), prompted(row(30_000, 0, 5))]),
-            classifier,
+            DEFAULT_MIN_DROP,
+            &inputs,
         );
         assert_eq!(
             (drops[0].class, drops[0].confidence),
@@ -500,7 +485,8 @@ mod tests {
         );
         let drops = classify_drops(
             &chain(vec![row(90_000, 89_000, 0), prompted(row(20_000, 0, 5))]),
-            classifier,
+            DEFAULT_MIN_DROP,
+            &inputs,
         );
         assert_eq!(
             (drops[0].class, drops[0].confidence),
@@ -514,10 +500,8 @@ mod tests {
         after.facts.markers = vec![RequestMarker::SyntheticNoResponse];
         let drops = classify_drops(
             &chain(vec![row(100_000, 99_000, 0), after]),
-            Classifier {
-                min_drop: DEFAULT_MIN_DROP,
-                inputs: &ThresholdInputs::default(),
-            },
+            DEFAULT_MIN_DROP,
+            &ThresholdInputs::default(),
         );
         assert_eq!(drops[0].class, DropClass::Resume);
         assert!(!drops[0].explains_fall);
@@ -643,10 +627,8 @@ mod tests {
         ));
         let drops = classify_drops(
             &with_boundary,
-            Classifier {
-                min_drop: DEFAULT_MIN_DROP,
-                inputs: &ThresholdInputs::default(),
-            },
+            DEFAULT_MIN_DROP,
+            &ThresholdInputs::default(),
         );
         assert_eq!(
             (drops[0].class, drops[0].basis),

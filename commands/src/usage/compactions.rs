@@ -98,14 +98,8 @@ pub fn attempted_compactions(
 /// request), every compact summary with no boundary before it, and every drop with a
 /// compaction's shape, in order.
 pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compaction> {
-    let count = chain.requests.len();
     let mut compactions = Vec::new();
-    let boundary_lists = chain
-        .boundaries
-        .iter()
-        .enumerate()
-        .chain(std::iter::once((count, &chain.trailing_boundaries)));
-    for (index, boundaries) in boundary_lists {
+    for (index, boundaries) in chain.boundaries.iter().enumerate() {
         let next_time = chain.times.get(index).cloned().flatten();
         let structural = |time: Option<Time>| Compaction {
             time: time.or_else(|| next_time.clone()),

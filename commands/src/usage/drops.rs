@@ -297,7 +297,7 @@ impl ContextDrop {
     }
 }
 
-/// The main chain: its requests, and the boundaries just before each request.
+/// The main chain: its requests, and the boundaries just before each request and after the last.
 #[derive(Debug, Clone, Default)]
 pub struct MainChain<'log> {
     /// Main-chain requests in order, borrowed from the log (copied only when a version is
@@ -306,10 +306,9 @@ pub struct MainChain<'log> {
     /// `times[i]`: request `i`'s time, read once.
     pub times: Vec<Option<Time>>,
     /// `boundaries[i]`: compaction and micro-compaction boundaries between request `i - 1` and
-    /// request `i` (`true` for a full compaction).
+    /// request `i` (`true` for a full compaction); one list more than requests, the last one
+    /// after the last request.
     pub boundaries: Vec<Vec<(bool, BoundaryRow)>>,
-    /// Boundaries after the last request.
-    pub trailing_boundaries: Vec<(bool, BoundaryRow)>,
 }
 
 impl<'log> MainChain<'log> {
@@ -335,7 +334,7 @@ impl<'log> MainChain<'log> {
                 _ => {}
             }
         }
-        chain.trailing_boundaries = pending;
+        chain.boundaries.push(pending);
         if chain.requests.iter().all(|row| row.facts.version.is_none()) {
             for row in &mut chain.requests {
                 row.to_mut().facts.version = log

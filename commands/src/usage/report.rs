@@ -5,14 +5,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::classify::{Classifier, classify_drops};
+use super::classify::classify_drops;
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate};
 use super::log::{SessionLog, SkippedLogLines};
-use super::snapshots::{
-    DEFAULT_MATCH_AFTER_SECONDS, DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots,
-};
+use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
 use crate::time::Time;
@@ -39,8 +37,6 @@ pub struct ReportOptions {
     pub user_config_dir: Option<PathBuf>,
     /// How long before a compaction its snapshot may have been taken (seconds).
     pub match_before_seconds: i64,
-    /// How long after (seconds).
-    pub match_after_seconds: i64,
     /// The model's window the status line gave for the session (its `window.json`), with the
     /// model it was for.
     pub status_line_window: Option<(u64, String)>,
@@ -54,7 +50,6 @@ impl Default for ReportOptions {
             environment: ThresholdEnvironment::default(),
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
-            match_after_seconds: DEFAULT_MATCH_AFTER_SECONDS,
             status_line_window: None,
         }
     }
@@ -168,20 +163,9 @@ pub fn build_report(
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.map(Path::new), options.user_config_dir.as_deref()),
     };
-    let drops = classify_drops(
-        &chain,
-        Classifier {
-            min_drop: options.min_drop,
-            inputs: &inputs,
-        },
-    );
+    let drops = classify_drops(&chain, options.min_drop, &inputs);
     let mut compactions = compactions_of(&chain, &drops);
-    let check = match_snapshots(
-        &compactions,
-        snapshots,
-        options.match_before_seconds,
-        options.match_after_seconds,
-    );
+    let check = match_snapshots(&compactions, snapshots, options.match_before_seconds);
     for found in &check.matched {
         compactions[found.compaction - 1].snapshot = Some(found.snapshot.clone());
     }

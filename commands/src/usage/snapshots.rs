@@ -11,8 +11,9 @@ use crate::time::Time;
 /// Default: how long before a compaction's boundary its snapshot may have been taken.
 pub const DEFAULT_MATCH_BEFORE_SECONDS: i64 = 900;
 
-/// Default: how long after (clock skew, boundary written early) it may have been taken.
-pub const DEFAULT_MATCH_AFTER_SECONDS: i64 = 120;
+/// How long after a compaction's boundary (clock skew, boundary written early) its snapshot may
+/// have been taken.
+pub const MATCH_AFTER_SECONDS: i64 = 120;
 
 /// A compaction and its snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,12 +41,11 @@ pub struct SnapshotCheck {
 
 /// Pairs each trusted compaction with its snapshot (a heuristic one of low confidence is neither
 /// matched nor reported without one): the last one taken before it within the window (a later
-/// one only when none was), with the same trigger.
+/// one only when none was, up to [`MATCH_AFTER_SECONDS`]), with the same trigger.
 pub fn match_snapshots(
     compactions: &[Compaction],
     snapshots: Option<&[SnapshotEntry]>,
     before_seconds: i64,
-    after_seconds: i64,
 ) -> SnapshotCheck {
     let Some(snapshots) = snapshots else {
         return SnapshotCheck::default();
@@ -84,7 +84,7 @@ pub fn match_snapshots(
                 let taken = taken[position]?;
                 let milliseconds = (time - taken).num_milliseconds();
                 (milliseconds <= before_seconds.saturating_mul(1000)
-                    && milliseconds >= after_seconds.saturating_mul(1000).saturating_neg())
+                    && milliseconds >= MATCH_AFTER_SECONDS.saturating_mul(1000).saturating_neg())
                 .then_some((position, milliseconds))
             })
             .min_by_key(|(_, milliseconds)| (*milliseconds < 0, milliseconds.abs()));
@@ -162,7 +162,7 @@ mod tests {
             point("2026-11-30T05:17:20.753Z"),
             point("2026-11-30T05:17:21.366Z"),
         ];
-        let check = match_snapshots(&compactions, Some(&snapshots), 900, 120);
+        let check = match_snapshots(&compactions, Some(&snapshots), 900);
         let pairs: Vec<(usize, &str)> = check
             .matched
             .iter()
@@ -175,12 +175,7 @@ mod tests {
     #[test]
     fn a_snapshot_of_another_trigger_is_not_taken() {
         let snapshots = [snapshot("manual", "2026-11-30T05:00:00.000Z", "manual")];
-        let check = match_snapshots(
-            &[point("2026-11-30T05:00:01.000Z")],
-            Some(&snapshots),
-            900,
-            120,
-        );
+        let check = match_snapshots(&[point("2026-11-30T05:00:01.000Z")], Some(&snapshots), 900);
         assert!(check.matched.is_empty());
         assert_eq!(check.compactions_without_snapshot, [1]);
     }
