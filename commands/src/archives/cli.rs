@@ -422,8 +422,8 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
     }
     let outcome = PruneOutcome {
         dry_run,
-        deleted: selected.iter().collect(),
         kept: entries.len() - selected.len(),
+        deleted: selected,
         unfinished_deleted: abandoned,
     };
     output::print_json_or(json, &outcome, |outcome| {
