@@ -183,20 +183,18 @@ pub struct VerifyOutcome {
 pub type WholeGenerations = BTreeSet<(String, String, u32)>;
 
 /// Re-reads every file of a snapshot and compares size and SHA-256 with `snapshot.json`: a
-/// schema 1 snapshot's copies, a schema 2 snapshot's bytes in the kept copies (in `kept`, the
-/// session's kept folder). Where [`verify_kept`] found the generation whole (every member read
+/// schema 1 snapshot's copies, a schema 2 snapshot's bytes in the kept copies (in the kept
+/// folder beside the snapshot's archive folder). Where [`verify_kept`] found the generation whole (every member read
 /// back as recorded), the running SHA-256 recorded where a member ends at the file's size is
 /// compared; anywhere else, the bytes are read back as `restore --snapshot` reads them.
-pub fn verify_snapshot(
-    entry: &SnapshotEntry,
-    kept: &Path,
-    whole: &WholeGenerations,
-) -> Result<VerifyOutcome> {
+pub fn verify_snapshot(entry: &SnapshotEntry, whole: &WholeGenerations) -> Result<VerifyOutcome> {
+    let session_folder = entry.path.parent().and_then(Path::parent);
+    let kept = session_folder.map_or_else(PathBuf::new, |folder| folder.join(kept::KEPT_DIR));
     let mut checks = Vec::new();
     for file in &entry.metadata.files {
         let path = entry.path.join(&file.path);
         let (status, detail) = if let Some(reference) = &file.kept {
-            check_kept_reference(kept, file, reference, &entry.metadata.session_id, whole)
+            check_kept_reference(&kept, file, reference, &entry.metadata.session_id, whole)
         } else if !stays_inside(&file.path) {
             let detail = "the recorded path leaves the snapshot folder".to_owned();
             (FileStatus::OutsideSnapshot, Some(detail))

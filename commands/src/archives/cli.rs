@@ -22,7 +22,6 @@ use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use crate::output;
 use crate::projects::window::TimeWindow;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
-use ctxhooks_shared::store::kept::KEPT_DIR;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -320,11 +319,7 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     let mut outcomes = catalog
         .entries
         .iter()
-        .map(|entry| {
-            let session_folder = entry.path.parent().and_then(Path::parent);
-            let kept = session_folder.map_or_else(PathBuf::new, |folder| folder.join(KEPT_DIR));
-            verify_snapshot(entry, &kept, &whole)
-        })
+        .map(|entry| verify_snapshot(entry, &whole))
         .collect::<Result<Vec<_>>>()?;
     // A folder whose metadata cannot be read fails verification; it does not stop the others.
     outcomes.extend(catalog.broken.iter().map(|broken| VerifyOutcome {
@@ -422,8 +417,8 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
     }
     let outcome = PruneOutcome {
         dry_run,
-        deleted: selected.iter().collect(),
         kept: entries.len() - selected.len(),
+        deleted: selected,
         unfinished_deleted: abandoned,
     };
     output::print_json_or(json, &outcome, |outcome| {

@@ -26,12 +26,11 @@ pub fn select_for_pruning(
     entries: &[SnapshotEntry],
     policy: PrunePolicy,
     now: DateTime<Utc>,
-) -> Vec<SnapshotEntry> {
+) -> Vec<&SnapshotEntry> {
     match policy {
         PrunePolicy::Keep(keep) => entries
             .chunk_by(|a, b| a.metadata.session_id == b.metadata.session_id)
             .flat_map(|session| &session[..session.len().saturating_sub(keep)])
-            .cloned()
             .collect(),
         PrunePolicy::OlderThanDays(days) => {
             let cutoff = now - Duration::days(i64::from(days));
@@ -42,7 +41,6 @@ pub fn select_for_pruning(
                         .instant()
                         .is_some_and(|created| created < cutoff)
                 })
-                .cloned()
                 .collect()
         }
     }

@@ -335,8 +335,7 @@ fn check_target(root: &Path, target: &Path) -> Result<()> {
         )
     })?;
     let mut current = root.to_path_buf();
-    let components: Vec<Component<'_>> = relative.components().collect();
-    for (position, component) in components.iter().enumerate() {
+    for component in relative.components() {
         let Component::Normal(part) = component else {
             bail!(
                 "`{}` is not a plain path below `{}`",
@@ -345,7 +344,8 @@ fn check_target(root: &Path, target: &Path) -> Result<()> {
             );
         };
         current.push(part);
-        let last = position + 1 == components.len();
+        // Paths compare by their components: only the target itself is equal to it.
+        let last = current == target;
         match fs_err::symlink_metadata(&current) {
             Ok(metadata) if is_link(&metadata) && !last => bail!(
                 "`{}` is a symbolic link; refusing to follow it out of `{}`",

@@ -20,9 +20,8 @@ pub struct ToolCall {
     pub time_ms: Option<u64>,
     /// The earliest timestamp of any of its `tool_use` blocks.
     pub earliest_ms: Option<u64>,
-    /// Where its first `tool_use` block comes among all calls (`None`: no `tool_use` block has
-    /// its id, only a result).
-    pub order: Option<usize>,
+    /// Whether some `tool_use` block has its id (false when only a result names it).
+    pub issued: bool,
     /// Whether a `tool_result` anywhere in the transcript answers it.
     pub answered: bool,
 }
@@ -32,7 +31,6 @@ pub struct ToolCall {
 pub struct ToolCalls {
     calls: Vec<ToolCall>,
     by_id: HashMap<String, usize>,
-    issued: usize,
 }
 
 impl ToolCalls {
@@ -65,10 +63,7 @@ impl ToolCalls {
         call.line = line;
         call.time_ms = time_ms;
         call.earliest_ms = call.earliest_ms.into_iter().chain(time_ms).min();
-        if call.order.is_none() {
-            call.order = Some(self.issued);
-            self.issued += 1;
-        }
+        call.issued = true;
         index
     }
 
@@ -88,14 +83,8 @@ impl ToolCalls {
         &self.calls[index]
     }
 
-    /// The calls some `tool_use` block issued, in the order of their first block.
-    pub fn in_order(&self) -> Vec<&ToolCall> {
-        let mut issued: Vec<&ToolCall> = self
-            .calls
-            .iter()
-            .filter(|call| call.order.is_some())
-            .collect();
-        issued.sort_by_key(|call| call.order);
-        issued
+    /// The calls some `tool_use` block issued, in the order their ids first appeared.
+    pub fn issued_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.calls.iter().filter(|call| call.issued)
     }
 }

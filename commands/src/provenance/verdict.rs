@@ -93,12 +93,8 @@ pub fn provenance_report(analysis: &Analysis) -> ProvenanceReport {
         .iter()
         .map(|result| result_call(analysis, result))
         .collect();
-    let unanswered = analysis.calls.in_order().into_iter();
-    calls.extend(
-        unanswered
-            .filter(|call| !call.answered)
-            .map(|call| unanswered_call(analysis, call)),
-    );
+    let unanswered = analysis.calls.issued_calls().filter(|call| !call.answered);
+    calls.extend(unanswered.map(|call| unanswered_call(analysis, call)));
     calls.sort_by_key(|call| call.line);
     ProvenanceReport {
         calls,
@@ -161,7 +157,7 @@ fn call_report(
     result: Option<&NotableResult>,
     group: Option<&InterruptGroup>,
 ) -> CallReport {
-    let tool_use = analysis.calls.get(id).filter(|call| call.order.is_some());
+    let tool_use = analysis.calls.get(id).filter(|call| call.issued);
     let kind = result.map(|result| &result.kind);
     let (state, state_evidence) =
         state_of(analysis, id, kind, tool_use, verdict == Verdict::Runtime);

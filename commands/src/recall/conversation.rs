@@ -3,7 +3,6 @@
 //! still continues it, each with the number of compactions before it.
 
 use std::io::{Read, Seek as _, SeekFrom};
-use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
@@ -46,8 +45,6 @@ pub struct Conversation {
     pub messages: Vec<Message>,
     /// How many compactions it went through.
     pub compactions: usize,
-    /// Where it was read from, for people: the kept copy and, if it was read, the live file.
-    pub sources: Vec<PathBuf>,
     /// Earlier generations of the kept copy not read (the transcript was rewritten or cut).
     pub earlier_generations: u32,
     /// Newer generations passed over because they keep nothing or are damaged, each said in a
@@ -75,15 +72,9 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
             PassedOver::list(&passed_over)
         );
     };
-    let generation = index.header.generation;
-    let length = index.length();
-    let mut sources = vec![name.data_path(&kept_dir, generation)];
-    let kept_reader = kept::open_generation(&kept_dir, &name, &index, length)?;
+    let kept_reader = kept::open_generation(&kept_dir, &name, &index, index.length())?;
     let reader: Box<dyn Read> = match live_tail(&index) {
-        Some(tail) => {
-            sources.push(PathBuf::from(&index.header.source));
-            Box::new(kept_reader.chain(tail))
-        }
+        Some(tail) => Box::new(kept_reader.chain(tail)),
         None => Box::new(kept_reader),
     };
     let mut reading = Reading::default();
@@ -97,8 +88,7 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
     Ok(Conversation {
         messages: reading.messages,
         compactions: reading.compactions,
-        sources,
-        earlier_generations: generation - 1,
+        earlier_generations: index.header.generation - 1,
         passed_over,
     })
 }
