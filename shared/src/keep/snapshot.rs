@@ -17,7 +17,7 @@ use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
-    SnapshotMetadata, TEMP_PREFIX, TRANSCRIPT_FILE_NAME,
+    SnapshotMetadata, TEMP_PREFIX,
 };
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
@@ -201,20 +201,17 @@ fn build(
     // transcript's; the snapshot records which of its bytes the transcript is, and copies none.
     let transcript = keep_one(state, request, &KeptName::main(), source)
         .context("failed to keep the transcript")?;
-    let mut snapshot_files = vec![SnapshotFile {
-        path: TRANSCRIPT_FILE_NAME.to_owned(),
-        ..transcript.clone()
-    }];
+    let mut snapshot_files = vec![transcript.clone()];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
         let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
             TranscriptFile::open(&subagent.source)
                 .and_then(|mut file| keep_one(state, request, &name, &mut file))
         });
-        let kept = match kept {
-            Ok(kept) => kept,
+        match kept {
+            Ok(kept) => snapshot_files.push(kept),
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
-            Err(_) if !subagent.source.exists() => continue,
+            Err(_) if !subagent.source.exists() => {}
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
                 if files::is_io_kind(
@@ -229,13 +226,8 @@ fn build(
                     source: subagent.source.to_string_lossy().into_owned(),
                     error: format!("{error:#}"),
                 });
-                continue;
             }
-        };
-        snapshot_files.push(SnapshotFile {
-            path: kept::slash_separated(&subagent.relative),
-            ..kept
-        });
+        }
     }
     Ok(SnapshotMetadata {
         schema: SNAPSHOT_SCHEMA,
@@ -253,7 +245,8 @@ fn build(
 }
 
 /// Brings the kept copy `name` of the open `source` up to date (every kept byte compared) and
-/// describes the file as the snapshot records it.
+/// describes the file as the snapshot records it: its path in the snapshot is its kept name
+/// (`transcript.jsonl`, `subagents/…`).
 fn keep_one(
     state: &StateDir,
     request: &SnapshotRequest,
@@ -269,7 +262,7 @@ fn keep_one(
         );
     }
     Ok(SnapshotFile {
-        path: String::new(),
+        path: name.as_str().to_owned(),
         source: source.path().to_string_lossy().into_owned(),
         role: name.role(),
         size: kept.length,
