@@ -56,10 +56,6 @@ pub struct KeepOutcome {
     /// How many transcript bytes it keeps.
     pub length: u64,
     pub sha256: String,
-    /// Set when this run started the generation, with why.
-    pub started: Option<GenerationReason>,
-    /// False when the deadline passed before every byte was kept (the next run goes on).
-    pub complete: bool,
 }
 
 /// How long a keep waits for another writer of the same session's kept copies.
@@ -116,15 +112,12 @@ impl Position {
 }
 
 impl KeepOutcome {
-    /// No generation follows the transcript: nothing kept by this run (`complete` when there
-    /// was nothing to keep).
-    fn nothing(complete: bool) -> Self {
+    /// No generation follows the transcript: nothing kept by this run.
+    fn nothing() -> Self {
         Self {
             generation: 0,
             length: 0,
             sha256: RunningHash::new().hex_digest(),
-            started: None,
-            complete,
         }
     }
 }
@@ -159,15 +152,15 @@ fn keep_locked(
         )?
     };
     let (mut position, started) = match carried {
-        Carried::On(position) => (position, None),
+        Carried::On(position) => (position, false),
         // Every kept byte was to be compared, and the time ran out first: the next run does it.
-        Carried::OutOfTime => return Ok(KeepOutcome::nothing(false)),
+        Carried::OutOfTime => return Ok(KeepOutcome::nothing()),
         // Nothing to keep yet (Claude Code creates the file before it writes its first line),
         // or no time left to keep anything: no generation is started that would keep nothing.
         Carried::Start(_)
             if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
         {
-            return Ok(KeepOutcome::nothing(size == 0));
+            return Ok(KeepOutcome::nothing());
         }
         Carried::Start(reason) => {
             let header = GenerationHeader {
@@ -180,10 +173,7 @@ fn keep_locked(
             };
             kept::start_generation(kept, name, &header)?;
             let index_length = fs_err::metadata(name.index_path(kept, header.generation))?.len();
-            (
-                Position::start(header.generation, index_length),
-                Some(reason),
-            )
+            (Position::start(header.generation, index_length), true)
         }
     };
     let mut appended = Ok(());
@@ -194,19 +184,17 @@ fn keep_locked(
         appended = append_chunk(kept, name, transcript, &mut position, size, identity);
     }
     // A failed member or the deadline left the generation this run started keeping nothing.
-    if started.is_some() && position.length == 0 {
+    if started && position.length == 0 {
         take_back_start(kept, name, position.generation);
         appended?;
-        return Ok(KeepOutcome::nothing(false));
+        return Ok(KeepOutcome::nothing());
     }
     appended?;
+    // Short of `size` only when the deadline came first: the next run goes on.
     Ok(KeepOutcome {
         generation: position.generation,
         length: position.length,
         sha256: position.hash.hex_digest(),
-        started,
-        // Short of `size` only when the deadline came first.
-        complete: position.length >= size,
     })
 }
 
@@ -495,6 +483,12 @@ mod tests {
         bytes
     }
 
+    /// Why generation `generation` of the main transcript was started, as its header says.
+    fn reason(state: &StateDir, session: &SessionId, generation: u32) -> GenerationReason {
+        let index = KeptName::main().index_path(&state.kept_dir(session), generation);
+        kept::read_header(&index).unwrap().reason
+    }
+
     fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeepOutcome {
         keep_path(state, session, &KeptName::main(), path, check, None)
             .unwrap()
@@ -509,25 +503,22 @@ mod tests {
         let path = temp.join("s1.jsonl");
         fs_err::write(&path, "{\"a\":1}\n").unwrap();
         let first = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(first.started, Some(GenerationReason::First));
         assert_eq!((first.generation, first.length), (1, 8));
+        assert_eq!(reason(&state, &session, 1), GenerationReason::First);
         // Nothing new: nothing written.
         let again = keep(&state, &session, &path, Check::Tail);
-        assert_eq!((again.started, again.length), (None, 8));
+        assert_eq!((again.generation, again.length), (1, 8));
         // Appended: carried on.
         fs_err::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
         let grown = keep(&state, &session, &path, Check::Whole);
-        assert_eq!(
-            (grown.generation, grown.length, grown.started),
-            (1, 16, None)
-        );
+        assert_eq!((grown.generation, grown.length), (1, 16));
         assert_eq!(grown.sha256, files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
         // Rewritten: generation 1 stays whole, generation 2 follows.
         fs_err::write(&path, "{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n").unwrap();
         let rewritten = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(rewritten.started, Some(GenerationReason::Rewritten));
         assert_eq!(rewritten.generation, 2);
+        assert_eq!(reason(&state, &session, 2), GenerationReason::Rewritten);
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
         assert_eq!(
             kept_bytes(&state, &session, 2),
@@ -536,10 +527,8 @@ mod tests {
         // Shrunk: generation 3.
         fs_err::write(&path, "{\"c\":3}\n").unwrap();
         let shrunk = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (shrunk.generation, shrunk.started),
-            (3, Some(GenerationReason::Shrank))
-        );
+        assert_eq!(shrunk.generation, 3);
+        assert_eq!(reason(&state, &session, 3), GenerationReason::Shrank);
         // The whole gzip file is what plain `zcat` reads.
         let kept = state.kept_dir(&session);
         let mut whole = Vec::new();
@@ -577,21 +566,17 @@ mod tests {
         let sampled = changed_at(&original, end * 3 / 8 + 10);
         fs_err::write(&path, &sampled).unwrap();
         let seen = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (seen.generation, seen.started),
-            (2, Some(GenerationReason::Rewritten))
-        );
+        assert_eq!(seen.generation, 2);
+        assert_eq!(reason(&state, &session, 2), GenerationReason::Rewritten);
         // Between two sampled places the per-turn check does not see it (docs/archive.md says
         // so); the every-byte check of PreCompact does.
         let between = changed_at(&sampled, end * 3 / 8 + 6000);
         fs_err::write(&path, &between).unwrap();
         let unseen = keep(&state, &session, &path, Check::Tail);
-        assert_eq!((unseen.generation, unseen.started), (2, None));
+        assert_eq!(unseen.generation, 2);
         let whole = keep(&state, &session, &path, Check::Whole);
-        assert_eq!(
-            (whole.generation, whole.started),
-            (3, Some(GenerationReason::Rewritten))
-        );
+        assert_eq!(whole.generation, 3);
+        assert_eq!(reason(&state, &session, 3), GenerationReason::Rewritten);
         assert_eq!(kept_bytes(&state, &session, 3), between);
     }
 
@@ -618,13 +603,11 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!((hurried.generation, hurried.complete), (0, false));
+        assert_eq!((hurried.generation, hurried.length), (0, 0));
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n");
         // With time, it is compared whole, found the same, and carried on: not kept twice.
         let carried = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (carried.generation, carried.length, carried.started),
-            (1, 16, None)
-        );
+        assert_eq!((carried.generation, carried.length), (1, 16));
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
     }
 
@@ -669,9 +652,10 @@ mod tests {
         assert_eq!(empty.problems, [kept_check::GenerationProblem::IndexEmpty]);
         fs_err::write(&path, "{\"b\":2}\n").unwrap();
         let rewritten = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(rewritten.generation, 3);
         assert_eq!(
-            (rewritten.generation, rewritten.started),
-            (3, Some(GenerationReason::PreviousDamaged))
+            reason(&state, &session, 3),
+            GenerationReason::PreviousDamaged
         );
         assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
         // A generation that exists is never started again.

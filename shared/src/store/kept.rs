@@ -339,11 +339,10 @@ pub struct GenerationIndex {
     pub header: GenerationHeader,
     /// Its members, in order.
     pub chunks: Vec<ChunkRecord>,
-    /// Whole lines that could not be read (damage: a writer appends whole lines only).
+    /// Whole lines that could not be read (damage: a writer appends whole lines only; a last
+    /// line without its newline is what a writer stopped in the middle of its append left,
+    /// which the next writer cuts off: not damage, and not counted).
     pub unreadable_lines: usize,
-    /// Whether it ends in a line without its newline: what a writer stopped in the middle of
-    /// its append left, which the next writer cuts off (not damage).
-    pub unfinished_line: bool,
 }
 
 impl GenerationIndex {
@@ -363,7 +362,6 @@ impl GenerationIndex {
             header,
             chunks: Vec::new(),
             unreadable_lines: 0,
-            unfinished_line: false,
         };
         let context = "failed to read a kept copy's index";
         while let Some(end) = read_bounded_line(&mut reader, &mut line).context(context)? {
@@ -374,7 +372,7 @@ impl GenerationIndex {
                     _ => index.unreadable_lines += 1,
                 },
                 LineEnd::Overlong => index.unreadable_lines += 1,
-                LineEnd::Unfinished => index.unfinished_line = true,
+                LineEnd::Unfinished => {}
             }
         }
         Ok(index)
