@@ -389,36 +389,40 @@ pub fn keep_path(
 }
 
 /// Keeps every sub-agent transcript of `session` found beside `transcript` (both layouts, as a
-/// snapshot finds them), each a best effort: the problems are returned, one per file.
+/// snapshot finds them) for a hook run (`SessionEnd`'s), each a best effort: a problem is noted
+/// for the error log, one per file, and never stops the others.
 pub fn keep_subagents(
-    state: &StateDir,
+    context: &HookContext,
     session: &SessionId,
     transcript: &Path,
-    check: Check,
-    deadline: Option<Instant>,
-) -> Vec<anyhow::Error> {
+    deadline: Instant,
+) {
     let (found, skipped) = find_subagent_files(transcript, session);
-    let mut problems: Vec<anyhow::Error> = skipped
-        .into_iter()
-        .map(|file| {
-            anyhow::anyhow!(
-                "a sub-agent transcript could not be kept: `{}`: {}",
-                file.source,
-                file.error
-            )
-        })
-        .collect();
+    for file in skipped {
+        context.note(anyhow::anyhow!(
+            "a sub-agent transcript could not be kept: `{}`: {}",
+            file.source,
+            file.error
+        ));
+    }
     for file in found {
-        let kept = KeptName::parse(&kept::slash_separated(&file.relative))
-            .and_then(|name| keep_path(state, session, &name, &file.source, check, deadline));
+        let kept = KeptName::parse(&kept::slash_separated(&file.relative)).and_then(|name| {
+            keep_path(
+                &context.state,
+                session,
+                &name,
+                &file.source,
+                Check::Tail,
+                Some(deadline),
+            )
+        });
         if let Err(error) = kept {
-            problems.push(error.context(format!(
+            context.note(error.context(format!(
                 "failed to keep the sub-agent transcript `{}`",
                 file.source.display()
             )));
         }
     }
-    problems
 }
 
 /// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).

@@ -330,16 +330,7 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant
     let deadline = started + END_KEEP_TIME;
     keep_main(context, &session, transcript, deadline)
         .context("failed to keep the transcript at the end of the session")?;
-    let subagents = keep_subagents(
-        &context.state,
-        &session,
-        transcript,
-        Check::Tail,
-        Some(deadline),
-    );
-    for problem in subagents {
-        context.note(problem);
-    }
+    keep_subagents(context, &session, transcript, deadline);
     Ok(())
 }
 
