@@ -46,18 +46,6 @@ pub enum Check {
     Whole,
 }
 
-/// What bringing one kept copy up to date did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
-pub struct KeepOutcome {
-    /// The generation that now follows the transcript (0 when none does: the transcript holds
-    /// nothing yet, or the time ran out before a new generation could keep anything).
-    pub generation: u32,
-    /// How many transcript bytes it keeps.
-    pub length: u64,
-    pub sha256: String,
-}
-
 /// How long a keep waits for another writer of the same session's kept copies.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
@@ -70,7 +58,7 @@ pub fn keep_transcript(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeepOutcome> {
+) -> Result<KeptEnd> {
     let kept = state.kept_dir(session);
     // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
     state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
@@ -86,19 +74,24 @@ pub fn keep_transcript(
     outcome
 }
 
-/// Where a generation is carried on from.
-struct Position {
-    generation: u32,
-    /// Transcript bytes kept.
-    length: u64,
+/// Where a kept copy ends: where a run carries its generation on from, and what bringing it up
+/// to date reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptEnd {
+    /// The generation that follows the transcript (0 when none does: the transcript holds
+    /// nothing yet, or the time ran out before a new generation could keep anything).
+    pub generation: u32,
+    /// How many transcript bytes it keeps.
+    pub length: u64,
     /// The `.gz` file's recorded length.
     gz_length: u64,
     /// The index's length up to its last complete line.
     index_length: u64,
+    /// The SHA-256 of the bytes it keeps, to be carried on.
     hash: RunningHash,
 }
 
-impl Position {
+impl KeptEnd {
     /// The start of generation `generation`, whose index holds `index_length` bytes.
     fn start(generation: u32, index_length: u64) -> Self {
         Self {
@@ -109,16 +102,15 @@ impl Position {
             hash: RunningHash::new(),
         }
     }
-}
 
-impl KeepOutcome {
     /// No generation follows the transcript: nothing kept by this run.
     fn nothing() -> Self {
-        Self {
-            generation: 0,
-            length: 0,
-            sha256: RunningHash::new().hex_digest(),
-        }
+        Self::start(0, 0)
+    }
+
+    /// The SHA-256 of the bytes it keeps.
+    pub fn sha256(&self) -> String {
+        self.hash.hex_digest()
     }
 }
 
@@ -128,7 +120,7 @@ fn keep_locked(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeepOutcome> {
+) -> Result<KeptEnd> {
     // The size now, not at open: another hook may have kept bytes written since this one
     // opened the file, and they are no reason to start a generation.
     let opened = transcript
@@ -154,13 +146,13 @@ fn keep_locked(
     let (mut position, started) = match carried {
         Carried::On(position) => (position, false),
         // Every kept byte was to be compared, and the time ran out first: the next run does it.
-        Carried::OutOfTime => return Ok(KeepOutcome::nothing()),
+        Carried::OutOfTime => return Ok(KeptEnd::nothing()),
         // Nothing to keep yet (Claude Code creates the file before it writes its first line),
         // or no time left to keep anything: no generation is started that would keep nothing.
         Carried::Start(_)
             if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
         {
-            return Ok(KeepOutcome::nothing());
+            return Ok(KeptEnd::nothing());
         }
         Carried::Start(reason) => {
             let header = GenerationHeader {
@@ -173,7 +165,7 @@ fn keep_locked(
             };
             kept::start_generation(kept, name, &header)?;
             let index_length = fs_err::metadata(name.index_path(kept, header.generation))?.len();
-            (Position::start(header.generation, index_length), true)
+            (KeptEnd::start(header.generation, index_length), true)
         }
     };
     let mut appended = Ok(());
@@ -187,15 +179,11 @@ fn keep_locked(
     if started && position.length == 0 {
         take_back_start(kept, name, position.generation);
         appended?;
-        return Ok(KeepOutcome::nothing());
+        return Ok(KeptEnd::nothing());
     }
     appended?;
     // Short of `size` only when the deadline came first: the next run goes on.
-    Ok(KeepOutcome {
-        generation: position.generation,
-        length: position.length,
-        sha256: position.hash.hex_digest(),
-    })
+    Ok(position)
 }
 
 /// Removes the generation this run started when it could keep nothing under it (its first
@@ -215,7 +203,7 @@ fn take_back_start(kept: &Path, name: &KeptName, generation: u32) {
 /// What a run does with the newest generation.
 enum Carried {
     /// Carries it on from there.
-    On(Position),
+    On(KeptEnd),
     /// Starts a new generation, for this reason.
     Start(GenerationReason),
     /// Every kept byte was to be compared, and the deadline came first: nothing is kept now.
@@ -253,7 +241,7 @@ fn carry_on(
     };
     let Some(last) = tail.last else {
         // Started, never appended to: carried on from nothing.
-        return Ok(Carried::On(Position::start(generation, tail.index_length)));
+        return Ok(Carried::On(KeptEnd::start(generation, tail.index_length)));
     };
     let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
         return damaged;
@@ -274,7 +262,7 @@ fn carry_on(
         Comparison::Differs
     };
     Ok(match comparison {
-        Comparison::Same => Carried::On(Position {
+        Comparison::Same => Carried::On(KeptEnd {
             generation,
             length: last.end(),
             gz_length: last.gz_end(),
@@ -306,7 +294,7 @@ fn append_chunk(
     kept: &Path,
     name: &KeptName,
     transcript: &mut TranscriptFile,
-    position: &mut Position,
+    position: &mut KeptEnd,
     size: u64,
     identity: FileIdentity,
 ) -> Result<()> {
@@ -378,7 +366,7 @@ pub fn keep_path(
     path: &Path,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<Option<KeepOutcome>> {
+) -> Result<Option<KeptEnd>> {
     let Some(mut transcript) = TranscriptFile::open_if_present(path)?
         .map(TranscriptFile::checked)
         .transpose()?
@@ -493,7 +481,7 @@ mod tests {
         kept::read_header(&index).unwrap().reason
     }
 
-    fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeepOutcome {
+    fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeptEnd {
         keep_path(state, session, &KeptName::main(), path, check, None)
             .unwrap()
             .unwrap()
@@ -516,7 +504,7 @@ mod tests {
         fs_err::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
         let grown = keep(&state, &session, &path, Check::Whole);
         assert_eq!((grown.generation, grown.length), (1, 16));
-        assert_eq!(grown.sha256, files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
+        assert_eq!(grown.sha256(), files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
         // Rewritten: generation 1 stays whole, generation 2 follows.
         fs_err::write(&path, "{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n").unwrap();

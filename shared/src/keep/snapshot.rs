@@ -266,7 +266,7 @@ fn keep_one(
         source: source.path().to_string_lossy().into_owned(),
         role: name.role(),
         size: kept.length,
-        sha256: kept.sha256,
+        sha256: kept.sha256(),
         kept: Some(KeptReference {
             name: name.as_str().to_owned(),
             generation: kept.generation,
