@@ -69,9 +69,7 @@ pub fn take_snapshot(
 /// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
 /// locked (see [`is_abandoned`]): twice the `PreCompact` timeout, so no live hook can still be
 /// writing it.
-pub fn abandoned_after() -> Duration {
-    Duration::from_secs(PRECOMPACT.timeout_seconds * 2)
-}
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(PRECOMPACT.timeout_seconds * 2);
 
 /// How long a new snapshot folder's writer waits for its lock: a bound, not an expected wait
 /// (no one else locks a folder under its [`UNLOCKED_SUFFIX`] name).
@@ -79,7 +77,7 @@ const FOLDER_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Ends the name a new unfinished snapshot folder is made under, before its writer holds its
 /// lock. Its writer renames it to its unfinished name within microseconds, so such a folder is
-/// abandoned only once it is older than [`abandoned_after`], whatever its lock says.
+/// abandoned only once it is older than [`ABANDONED_AFTER`], whatever its lock says.
 pub const UNLOCKED_SUFFIX: &str = ".unlocked";
 
 /// Makes the unfinished snapshot folder `archive/name` with its lock already held, and returns
@@ -113,7 +111,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
 /// that writes it holds a lock on it until it ends, so a folder whose lock can be taken has no
 /// writer left (it finished, failed, or was killed). A folder still under its
 /// [`UNLOCKED_SUFFIX`] name, or on a filesystem that cannot lock folders, is abandoned once it is
-/// older than [`abandoned_after`].
+/// older than [`ABANDONED_AFTER`].
 pub fn is_abandoned(folder: &Path) -> bool {
     let Ok(handle) = crate::platform::open::open_folder(folder) else {
         return false;
@@ -122,7 +120,7 @@ pub fn is_abandoned(folder: &Path) -> bool {
         handle
             .metadata()
             .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > ABANDONED_AFTER))
     };
     if folder
         .file_name()
