@@ -123,11 +123,11 @@ fn keep_locked(
 ) -> Result<KeptEnd> {
     // The size now, not at open: another hook may have kept bytes written since this one
     // opened the file, and they are no reason to start a generation.
-    let opened = transcript
+    let size = transcript
         .file_mut()
         .metadata()
-        .context("failed to read the transcript's size")?;
-    let size = opened.len();
+        .context("failed to read the transcript's size")?
+        .len();
     let identity = FileIdentity::of(transcript.file_mut())?;
     let latest = kept::latest_generation(kept, name)?;
     let carried = if latest == 0 {
