@@ -46,22 +46,6 @@ pub enum Check {
     Whole,
 }
 
-/// What bringing one kept copy up to date did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
-pub struct KeepOutcome {
-    /// The generation that now follows the transcript (0 when none does: the transcript holds
-    /// nothing yet, or the time ran out before a new generation could keep anything).
-    pub generation: u32,
-    /// How many transcript bytes it keeps.
-    pub length: u64,
-    pub sha256: String,
-    /// Set when this run started the generation, with why.
-    pub started: Option<GenerationReason>,
-    /// False when the deadline passed before every byte was kept (the next run goes on).
-    pub complete: bool,
-}
-
 /// How long a keep waits for another writer of the same session's kept copies.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
@@ -74,7 +58,7 @@ pub fn keep_transcript(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeepOutcome> {
+) -> Result<KeptEnd> {
     let kept = state.kept_dir(session);
     // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
     state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
@@ -90,19 +74,24 @@ pub fn keep_transcript(
     outcome
 }
 
-/// Where a generation is carried on from.
-struct Position {
-    generation: u32,
-    /// Transcript bytes kept.
-    length: u64,
+/// Where a kept copy ends: where a run carries its generation on from, and what bringing it up
+/// to date reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptEnd {
+    /// The generation that follows the transcript (0 when none does: the transcript holds
+    /// nothing yet, or the time ran out before a new generation could keep anything).
+    pub generation: u32,
+    /// How many transcript bytes it keeps.
+    pub length: u64,
     /// The `.gz` file's recorded length.
     gz_length: u64,
     /// The index's length up to its last complete line.
     index_length: u64,
+    /// The SHA-256 of the bytes it keeps, to be carried on.
     hash: RunningHash,
 }
 
-impl Position {
+impl KeptEnd {
     /// The start of generation `generation`, whose index holds `index_length` bytes.
     fn start(generation: u32, index_length: u64) -> Self {
         Self {
@@ -113,19 +102,15 @@ impl Position {
             hash: RunningHash::new(),
         }
     }
-}
 
-impl KeepOutcome {
-    /// No generation follows the transcript: nothing kept by this run (`complete` when there
-    /// was nothing to keep).
-    fn nothing(complete: bool) -> Self {
-        Self {
-            generation: 0,
-            length: 0,
-            sha256: RunningHash::new().hex_digest(),
-            started: None,
-            complete,
-        }
+    /// No generation follows the transcript: nothing kept by this run.
+    fn nothing() -> Self {
+        Self::start(0, 0)
+    }
+
+    /// The SHA-256 of the bytes it keeps.
+    pub fn sha256(&self) -> String {
+        self.hash.hex_digest()
     }
 }
 
@@ -135,14 +120,14 @@ fn keep_locked(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeepOutcome> {
+) -> Result<KeptEnd> {
     // The size now, not at open: another hook may have kept bytes written since this one
     // opened the file, and they are no reason to start a generation.
-    let opened = transcript
+    let size = transcript
         .file_mut()
         .metadata()
-        .context("failed to read the transcript's size")?;
-    let size = opened.len();
+        .context("failed to read the transcript's size")?
+        .len();
     let identity = FileIdentity::of(transcript.file_mut())?;
     let latest = kept::latest_generation(kept, name)?;
     let carried = if latest == 0 {
@@ -159,15 +144,15 @@ fn keep_locked(
         )?
     };
     let (mut position, started) = match carried {
-        Carried::On(position) => (position, None),
+        Carried::On(position) => (position, false),
         // Every kept byte was to be compared, and the time ran out first: the next run does it.
-        Carried::OutOfTime => return Ok(KeepOutcome::nothing(false)),
+        Carried::OutOfTime => return Ok(KeptEnd::nothing()),
         // Nothing to keep yet (Claude Code creates the file before it writes its first line),
         // or no time left to keep anything: no generation is started that would keep nothing.
         Carried::Start(_)
             if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
         {
-            return Ok(KeepOutcome::nothing(size == 0));
+            return Ok(KeptEnd::nothing());
         }
         Carried::Start(reason) => {
             let header = GenerationHeader {
@@ -180,10 +165,7 @@ fn keep_locked(
             };
             kept::start_generation(kept, name, &header)?;
             let index_length = fs_err::metadata(name.index_path(kept, header.generation))?.len();
-            (
-                Position::start(header.generation, index_length),
-                Some(reason),
-            )
+            (KeptEnd::start(header.generation, index_length), true)
         }
     };
     let mut appended = Ok(());
@@ -194,20 +176,14 @@ fn keep_locked(
         appended = append_chunk(kept, name, transcript, &mut position, size, identity);
     }
     // A failed member or the deadline left the generation this run started keeping nothing.
-    if started.is_some() && position.length == 0 {
+    if started && position.length == 0 {
         take_back_start(kept, name, position.generation);
         appended?;
-        return Ok(KeepOutcome::nothing(false));
+        return Ok(KeptEnd::nothing());
     }
     appended?;
-    Ok(KeepOutcome {
-        generation: position.generation,
-        length: position.length,
-        sha256: position.hash.hex_digest(),
-        started,
-        // Short of `size` only when the deadline came first.
-        complete: position.length >= size,
-    })
+    // Short of `size` only when the deadline came first: the next run goes on.
+    Ok(position)
 }
 
 /// Removes the generation this run started when it could keep nothing under it (its first
@@ -227,7 +203,7 @@ fn take_back_start(kept: &Path, name: &KeptName, generation: u32) {
 /// What a run does with the newest generation.
 enum Carried {
     /// Carries it on from there.
-    On(Position),
+    On(KeptEnd),
     /// Starts a new generation, for this reason.
     Start(GenerationReason),
     /// Every kept byte was to be compared, and the deadline came first: nothing is kept now.
@@ -265,7 +241,7 @@ fn carry_on(
     };
     let Some(last) = tail.last else {
         // Started, never appended to: carried on from nothing.
-        return Ok(Carried::On(Position::start(generation, tail.index_length)));
+        return Ok(Carried::On(KeptEnd::start(generation, tail.index_length)));
     };
     let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
         return damaged;
@@ -286,7 +262,7 @@ fn carry_on(
         Comparison::Differs
     };
     Ok(match comparison {
-        Comparison::Same => Carried::On(Position {
+        Comparison::Same => Carried::On(KeptEnd {
             generation,
             length: last.end(),
             gz_length: last.gz_end(),
@@ -318,7 +294,7 @@ fn append_chunk(
     kept: &Path,
     name: &KeptName,
     transcript: &mut TranscriptFile,
-    position: &mut Position,
+    position: &mut KeptEnd,
     size: u64,
     identity: FileIdentity,
 ) -> Result<()> {
@@ -390,7 +366,7 @@ pub fn keep_path(
     path: &Path,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<Option<KeepOutcome>> {
+) -> Result<Option<KeptEnd>> {
     let Some(mut transcript) = TranscriptFile::open_if_present(path)?
         .map(TranscriptFile::checked)
         .transpose()?
@@ -401,36 +377,40 @@ pub fn keep_path(
 }
 
 /// Keeps every sub-agent transcript of `session` found beside `transcript` (both layouts, as a
-/// snapshot finds them), each a best effort: the problems are returned, one per file.
+/// snapshot finds them) for a hook run (`SessionEnd`'s), each a best effort: a problem is noted
+/// for the error log, one per file, and never stops the others.
 pub fn keep_subagents(
-    state: &StateDir,
+    context: &HookContext,
     session: &SessionId,
     transcript: &Path,
-    check: Check,
-    deadline: Option<Instant>,
-) -> Vec<anyhow::Error> {
+    deadline: Instant,
+) {
     let (found, skipped) = find_subagent_files(transcript, session);
-    let mut problems: Vec<anyhow::Error> = skipped
-        .into_iter()
-        .map(|file| {
-            anyhow::anyhow!(
-                "a sub-agent transcript could not be kept: `{}`: {}",
-                file.source,
-                file.error
-            )
-        })
-        .collect();
+    for file in skipped {
+        context.note(anyhow::anyhow!(
+            "a sub-agent transcript could not be kept: `{}`: {}",
+            file.source,
+            file.error
+        ));
+    }
     for file in found {
-        let kept = KeptName::parse(&kept::slash_separated(&file.relative))
-            .and_then(|name| keep_path(state, session, &name, &file.source, check, deadline));
+        let kept = KeptName::parse(&kept::slash_separated(&file.relative)).and_then(|name| {
+            keep_path(
+                &context.state,
+                session,
+                &name,
+                &file.source,
+                Check::Tail,
+                Some(deadline),
+            )
+        });
         if let Err(error) = kept {
-            problems.push(error.context(format!(
+            context.note(error.context(format!(
                 "failed to keep the sub-agent transcript `{}`",
                 file.source.display()
             )));
         }
     }
-    problems
 }
 
 /// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).
@@ -495,7 +475,13 @@ mod tests {
         bytes
     }
 
-    fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeepOutcome {
+    /// Why generation `generation` of the main transcript was started, as its header says.
+    fn reason(state: &StateDir, session: &SessionId, generation: u32) -> GenerationReason {
+        let index = KeptName::main().index_path(&state.kept_dir(session), generation);
+        kept::read_header(&index).unwrap().reason
+    }
+
+    fn keep(state: &StateDir, session: &SessionId, path: &Path, check: Check) -> KeptEnd {
         keep_path(state, session, &KeptName::main(), path, check, None)
             .unwrap()
             .unwrap()
@@ -509,25 +495,22 @@ mod tests {
         let path = temp.join("s1.jsonl");
         fs_err::write(&path, "{\"a\":1}\n").unwrap();
         let first = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(first.started, Some(GenerationReason::First));
         assert_eq!((first.generation, first.length), (1, 8));
+        assert_eq!(reason(&state, &session, 1), GenerationReason::First);
         // Nothing new: nothing written.
         let again = keep(&state, &session, &path, Check::Tail);
-        assert_eq!((again.started, again.length), (None, 8));
+        assert_eq!((again.generation, again.length), (1, 8));
         // Appended: carried on.
         fs_err::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
         let grown = keep(&state, &session, &path, Check::Whole);
-        assert_eq!(
-            (grown.generation, grown.length, grown.started),
-            (1, 16, None)
-        );
-        assert_eq!(grown.sha256, files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
+        assert_eq!((grown.generation, grown.length), (1, 16));
+        assert_eq!(grown.sha256(), files::sha256_hex(b"{\"a\":1}\n{\"b\":2}\n"));
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
         // Rewritten: generation 1 stays whole, generation 2 follows.
         fs_err::write(&path, "{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n").unwrap();
         let rewritten = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(rewritten.started, Some(GenerationReason::Rewritten));
         assert_eq!(rewritten.generation, 2);
+        assert_eq!(reason(&state, &session, 2), GenerationReason::Rewritten);
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
         assert_eq!(
             kept_bytes(&state, &session, 2),
@@ -536,10 +519,8 @@ mod tests {
         // Shrunk: generation 3.
         fs_err::write(&path, "{\"c\":3}\n").unwrap();
         let shrunk = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (shrunk.generation, shrunk.started),
-            (3, Some(GenerationReason::Shrank))
-        );
+        assert_eq!(shrunk.generation, 3);
+        assert_eq!(reason(&state, &session, 3), GenerationReason::Shrank);
         // The whole gzip file is what plain `zcat` reads.
         let kept = state.kept_dir(&session);
         let mut whole = Vec::new();
@@ -577,21 +558,17 @@ mod tests {
         let sampled = changed_at(&original, end * 3 / 8 + 10);
         fs_err::write(&path, &sampled).unwrap();
         let seen = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (seen.generation, seen.started),
-            (2, Some(GenerationReason::Rewritten))
-        );
+        assert_eq!(seen.generation, 2);
+        assert_eq!(reason(&state, &session, 2), GenerationReason::Rewritten);
         // Between two sampled places the per-turn check does not see it (docs/archive.md says
         // so); the every-byte check of PreCompact does.
         let between = changed_at(&sampled, end * 3 / 8 + 6000);
         fs_err::write(&path, &between).unwrap();
         let unseen = keep(&state, &session, &path, Check::Tail);
-        assert_eq!((unseen.generation, unseen.started), (2, None));
+        assert_eq!(unseen.generation, 2);
         let whole = keep(&state, &session, &path, Check::Whole);
-        assert_eq!(
-            (whole.generation, whole.started),
-            (3, Some(GenerationReason::Rewritten))
-        );
+        assert_eq!(whole.generation, 3);
+        assert_eq!(reason(&state, &session, 3), GenerationReason::Rewritten);
         assert_eq!(kept_bytes(&state, &session, 3), between);
     }
 
@@ -618,13 +595,11 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!((hurried.generation, hurried.complete), (0, false));
+        assert_eq!((hurried.generation, hurried.length), (0, 0));
+        assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n");
         // With time, it is compared whole, found the same, and carried on: not kept twice.
         let carried = keep(&state, &session, &path, Check::Tail);
-        assert_eq!(
-            (carried.generation, carried.length, carried.started),
-            (1, 16, None)
-        );
+        assert_eq!((carried.generation, carried.length), (1, 16));
         assert_eq!(kept_bytes(&state, &session, 1), b"{\"a\":1}\n{\"b\":2}\n");
     }
 
@@ -669,9 +644,10 @@ mod tests {
         assert_eq!(empty.problems, [kept_check::GenerationProblem::IndexEmpty]);
         fs_err::write(&path, "{\"b\":2}\n").unwrap();
         let rewritten = keep(&state, &session, &path, Check::Tail);
+        assert_eq!(rewritten.generation, 3);
         assert_eq!(
-            (rewritten.generation, rewritten.started),
-            (3, Some(GenerationReason::PreviousDamaged))
+            reason(&state, &session, 3),
+            GenerationReason::PreviousDamaged
         );
         assert_eq!(kept_bytes(&state, &session, 3), b"{\"b\":2}\n");
         // A generation that exists is never started again.

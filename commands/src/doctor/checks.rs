@@ -223,7 +223,7 @@ pub fn doctor_report(
     });
     let errors_log = state.errors_log();
     let path = errors_log.clone();
-    let all_errors = error_log::read_recent(&errors_log, usize::MAX);
+    let all_errors = error_log::read_all(&errors_log);
     let all_errors = found(&mut findings, all_errors, |error| {
         Finding::ErrorsLogUnreadable { path, error }
     })

@@ -207,7 +207,8 @@ impl Stamp {
 
 /// Bytes of the lines of the live log `log` whose time is `cutoff` or later.
 fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
-    let Ok(Some(bytes)) = ctxhooks_shared::store::files::read_state_file(log) else {
+    let Ok(Some(bytes)) = ctxhooks_shared::store::files::read_state_file_within(log, u64::MAX)
+    else {
         return 0;
     };
     let cutoff_ms = cutoff

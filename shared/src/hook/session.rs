@@ -24,7 +24,7 @@ use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::snapshot::newest_snapshot;
-use crate::keep::{Check, KeepOutcome, keep_path, keep_subagents};
+use crate::keep::{Check, KeptEnd, keep_path, keep_subagents};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
 use crate::platform::program::{names_a_program, shell_path};
@@ -313,7 +313,7 @@ fn keep_main(
     session: &SessionId,
     transcript: &Path,
     deadline: Instant,
-) -> Result<Option<KeepOutcome>> {
+) -> Result<Option<KeptEnd>> {
     keep_path(
         &context.state,
         session,
@@ -330,16 +330,7 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant
     let deadline = started + END_KEEP_TIME;
     keep_main(context, &session, transcript, deadline)
         .context("failed to keep the transcript at the end of the session")?;
-    let subagents = keep_subagents(
-        &context.state,
-        &session,
-        transcript,
-        Check::Tail,
-        Some(deadline),
-    );
-    for problem in subagents {
-        context.note(problem);
-    }
+    keep_subagents(context, &session, transcript, deadline);
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
-    SnapshotMetadata, TEMP_PREFIX, TRANSCRIPT_FILE_NAME,
+    SnapshotMetadata, TEMP_PREFIX,
 };
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
@@ -69,9 +69,7 @@ pub fn take_snapshot(
 /// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
 /// locked (see [`is_abandoned`]): twice the `PreCompact` timeout, so no live hook can still be
 /// writing it.
-pub fn abandoned_after() -> Duration {
-    Duration::from_secs(PRECOMPACT.timeout_seconds * 2)
-}
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(PRECOMPACT.timeout_seconds * 2);
 
 /// How long a new snapshot folder's writer waits for its lock: a bound, not an expected wait
 /// (no one else locks a folder under its [`UNLOCKED_SUFFIX`] name).
@@ -79,7 +77,7 @@ const FOLDER_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Ends the name a new unfinished snapshot folder is made under, before its writer holds its
 /// lock. Its writer renames it to its unfinished name within microseconds, so such a folder is
-/// abandoned only once it is older than [`abandoned_after`], whatever its lock says.
+/// abandoned only once it is older than [`ABANDONED_AFTER`], whatever its lock says.
 pub const UNLOCKED_SUFFIX: &str = ".unlocked";
 
 /// Makes the unfinished snapshot folder `archive/name` with its lock already held, and returns
@@ -113,7 +111,7 @@ fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_
 /// that writes it holds a lock on it until it ends, so a folder whose lock can be taken has no
 /// writer left (it finished, failed, or was killed). A folder still under its
 /// [`UNLOCKED_SUFFIX`] name, or on a filesystem that cannot lock folders, is abandoned once it is
-/// older than [`abandoned_after`].
+/// older than [`ABANDONED_AFTER`].
 pub fn is_abandoned(folder: &Path) -> bool {
     let Ok(handle) = crate::platform::open::open_folder(folder) else {
         return false;
@@ -122,7 +120,7 @@ pub fn is_abandoned(folder: &Path) -> bool {
         handle
             .metadata()
             .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > abandoned_after()))
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > ABANDONED_AFTER))
     };
     if folder
         .file_name()
@@ -201,20 +199,17 @@ fn build(
     // transcript's; the snapshot records which of its bytes the transcript is, and copies none.
     let transcript = keep_one(state, request, &KeptName::main(), source)
         .context("failed to keep the transcript")?;
-    let mut snapshot_files = vec![SnapshotFile {
-        path: TRANSCRIPT_FILE_NAME.to_owned(),
-        ..transcript.clone()
-    }];
+    let mut snapshot_files = vec![transcript.clone()];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
         let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
             TranscriptFile::open(&subagent.source)
                 .and_then(|mut file| keep_one(state, request, &name, &mut file))
         });
-        let kept = match kept {
-            Ok(kept) => kept,
+        match kept {
+            Ok(kept) => snapshot_files.push(kept),
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
-            Err(_) if !subagent.source.exists() => continue,
+            Err(_) if !subagent.source.exists() => {}
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
                 if files::is_io_kind(
@@ -229,13 +224,8 @@ fn build(
                     source: subagent.source.to_string_lossy().into_owned(),
                     error: format!("{error:#}"),
                 });
-                continue;
             }
-        };
-        snapshot_files.push(SnapshotFile {
-            path: kept::slash_separated(&subagent.relative),
-            ..kept
-        });
+        }
     }
     Ok(SnapshotMetadata {
         schema: SNAPSHOT_SCHEMA,
@@ -253,7 +243,8 @@ fn build(
 }
 
 /// Brings the kept copy `name` of the open `source` up to date (every kept byte compared) and
-/// describes the file as the snapshot records it.
+/// describes the file as the snapshot records it: its path in the snapshot is its kept name
+/// (`transcript.jsonl`, `subagents/…`).
 fn keep_one(
     state: &StateDir,
     request: &SnapshotRequest,
@@ -269,11 +260,11 @@ fn keep_one(
         );
     }
     Ok(SnapshotFile {
-        path: String::new(),
+        path: name.as_str().to_owned(),
         source: source.path().to_string_lossy().into_owned(),
         role: name.role(),
         size: kept.length,
-        sha256: kept.sha256,
+        sha256: kept.sha256(),
         kept: Some(KeptReference {
             name: name.as_str().to_owned(),
             generation: kept.generation,

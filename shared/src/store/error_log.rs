@@ -63,20 +63,16 @@ pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
     files::append_json_line(&state.errors_log(), record)
 }
 
-/// The last `count` records of an error log, its rotated parts before it (`store/rotation.rs`;
-/// unreadable lines are shown as they are).
-pub fn read_recent(path: &Path, count: usize) -> Result<Vec<ErrorRecord>> {
+/// Every record of an error log, its rotated parts before it (`store/rotation.rs`; unreadable
+/// lines are shown as they are).
+pub fn read_all(path: &Path) -> Result<Vec<ErrorRecord>> {
     let Some(bytes) = crate::store::rotation::read_log(path)? else {
         return Ok(Vec::new());
     };
     let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text
+    Ok(text
         .lines()
         .filter(|line| !line.trim().is_empty())
-        .collect();
-    let start = lines.len().saturating_sub(count);
-    Ok(lines[start..]
-        .iter()
         .map(|line| {
             serde_json::from_str(line).unwrap_or_else(|_| ErrorRecord {
                 error: vec![format!("unreadable line: {line}")],

@@ -166,12 +166,6 @@ pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::Fil
         .with_context(|| format!("`{}` does not exist", path.display()))
 }
 
-/// The bytes of a state file, read as [`open_state_file`] opens it; `None` when it does not
-/// exist.
-pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
-    read_state_file_within(path, u64::MAX)
-}
-
 /// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
 /// device refused), when it holds at most `limit` bytes; `None` when it does not exist. A larger
 /// file is an error naming it, and nothing past `limit` is ever read, whatever the file claims.

@@ -251,8 +251,13 @@ impl std::fmt::Display for KeptName {
     }
 }
 
-/// The kinds of file a generation has: its gzip file and its index.
-const GENERATION_SUFFIXES: [&str; 2] = [".gz", ".index.jsonl"];
+/// `name` without the end of a generation's file (its gzip file's `.gz`, its index's
+/// `.index.jsonl`), if it has one.
+fn generation_stem(name: &str) -> Option<&str> {
+    [".gz", ".index.jsonl"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+}
 
 /// Every generation of `name` in `kept` that has a file there (its index, its gzip file or
 /// both), in ascending order: the folder is listed, so a generation missing from the middle
@@ -262,12 +267,7 @@ pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
         .context("failed to list the kept copies")?
         .iter()
         // `<N>.gz` or `<N>.index.jsonl`.
-        .filter_map(|rest| {
-            GENERATION_SUFFIXES
-                .iter()
-                .find_map(|suffix| rest.strip_suffix(suffix))
-                .and_then(files::parse_number)
-        })
+        .filter_map(|rest| generation_stem(rest).and_then(files::parse_number))
         .collect();
     numbers.sort_unstable();
     numbers.dedup();
@@ -307,11 +307,7 @@ fn collect_generations(
             collect_generations(&entry.path(), &inner, found)?;
         } else if let Some((name, digits)) = inner
             .to_str()
-            .and_then(|text| {
-                GENERATION_SUFFIXES
-                    .iter()
-                    .find_map(|suffix| text.strip_suffix(suffix))
-            })
+            .and_then(generation_stem)
             .and_then(|stem| stem.rsplit_once('.'))
             && let (Ok(name), Some(generation)) =
                 (KeptName::parse(name), files::parse_number(digits))
@@ -339,11 +335,10 @@ pub struct GenerationIndex {
     pub header: GenerationHeader,
     /// Its members, in order.
     pub chunks: Vec<ChunkRecord>,
-    /// Whole lines that could not be read (damage: a writer appends whole lines only).
+    /// Whole lines that could not be read (damage: a writer appends whole lines only; a last
+    /// line without its newline is what a writer stopped in the middle of its append left,
+    /// which the next writer cuts off: not damage, and not counted).
     pub unreadable_lines: usize,
-    /// Whether it ends in a line without its newline: what a writer stopped in the middle of
-    /// its append left, which the next writer cuts off (not damage).
-    pub unfinished_line: bool,
 }
 
 impl GenerationIndex {
@@ -363,7 +358,6 @@ impl GenerationIndex {
             header,
             chunks: Vec::new(),
             unreadable_lines: 0,
-            unfinished_line: false,
         };
         let context = "failed to read a kept copy's index";
         while let Some(end) = read_bounded_line(&mut reader, &mut line).context(context)? {
@@ -374,7 +368,7 @@ impl GenerationIndex {
                     _ => index.unreadable_lines += 1,
                 },
                 LineEnd::Overlong => index.unreadable_lines += 1,
-                LineEnd::Unfinished => index.unfinished_line = true,
+                LineEnd::Unfinished => {}
             }
         }
         Ok(index)

@@ -10,9 +10,6 @@ use super::trigger::Trigger;
 /// The metadata file inside each snapshot folder.
 pub const METADATA_FILE_NAME: &str = "snapshot.json";
 
-/// The transcript's copy inside each snapshot folder.
-pub const TRANSCRIPT_FILE_NAME: &str = "transcript.jsonl";
-
 /// Prefix of snapshot folders still being written (never listed, never a final name).
 pub const TEMP_PREFIX: &str = ".tmp-";
 
