@@ -72,18 +72,17 @@ pub struct IngestOutcome {
 }
 
 impl IngestOutcome {
-    /// What went wrong without stopping the ingest, one error each, for the error log.
-    pub fn problems(&self, transcript: &Path) -> Vec<anyhow::Error> {
-        let mut problems = Vec::new();
+    /// Notes what went wrong without stopping the ingest, one error each, for the error log.
+    fn note_problems(&self, context: &HookContext, transcript: &Path) {
         if let Some(reason) = &self.cursor_unreadable {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "the usage cursor could not be read ({reason}); `{}` was read from its start \
                  (its rows are keyed, so none is duplicated)",
                 transcript.display()
             ));
         }
         if self.unreadable_lines > 0 {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
                  value no Claude Code writes (`ctxhooks usage` counts them)",
                 self.unreadable_lines,
@@ -91,14 +90,13 @@ impl IngestOutcome {
             ));
         }
         if self.overlong_lines > 0 {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "skipped {} line(s) longer than {} bytes in `{}`",
                 self.overlong_lines,
                 MAX_LINE_BYTES,
                 transcript.display()
             ));
         }
-        problems
     }
 }
 
@@ -148,9 +146,7 @@ pub fn ingest_transcript_then<T>(
         .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
     let (after, outcome) = locked?;
-    for problem in outcome.problems(transcript.path()) {
-        context.note(problem);
-    }
+    outcome.note_problems(context, transcript.path());
     Ok((outcome, after))
 }
 
