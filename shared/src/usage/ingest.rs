@@ -667,28 +667,43 @@ impl<'origin> Ingest<'origin> {
     }
 
     /// Ends the run: the records to append (in transcript order; a request only when it is new
-    /// or its values changed; last, the lines it skipped, if any) and the state for the next run.
+    /// or its values changed; last, the session's facts if they changed and the lines it
+    /// skipped, if any) and the state for the next run.
     pub fn finish(mut self) -> (Vec<UsageRecord>, SourceState) {
-        let mut appended = Vec::with_capacity(self.records.len());
+        if self.session_changed {
+            self.records.push(UsageRecord::Session(SessionRow {
+                transcript: self.origin.transcript.clone(),
+                facts: self.state.session.clone(),
+            }));
+        }
+        let unreadable = self.state.unreadable_lines - self.unreadable_before;
+        if unreadable > 0 || self.overlong > 0 {
+            self.records
+                .push(UsageRecord::SkippedLines(SkippedLinesRow {
+                    transcript: self.origin.transcript.clone(),
+                    unreadable,
+                    overlong: self.overlong,
+                }));
+        }
         // A sub-agent's own transcript has no main chain: no gauge.
         let mut gauge =
             (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
         // The requests remembered for the next run, oldest first, at most RECENT_REQUESTS: those
         // of the runs before, then the last ones this run writes (counted while the run goes,
-        // and copied from `appended` only at the end).
+        // and copied from the records kept only at the end).
         let mut before = VecDeque::from(std::mem::take(&mut self.state.recent));
         let mut written = 0;
-        for record in self.records {
+        self.records.retain(|record| {
             if let Some(gauge) = &mut gauge {
-                gauge.count(&record);
+                gauge.count(record);
             }
-            if let UsageRecord::Request(row) = &record {
+            if let UsageRecord::Request(row) = record {
                 // A request of a run before that this run read again (a response split over
                 // two runs): written again only if its values changed. Every key of this run
                 // is new to it, so only the rows of the runs before can match.
                 if let Some(position) = before.iter().position(|known| known.key == row.key) {
                     if before[position] == *row {
-                        continue;
+                        return false;
                     }
                     before.remove(position);
                 }
@@ -698,9 +713,9 @@ impl<'origin> Ingest<'origin> {
                     written -= 1;
                 }
             }
-            appended.push(record);
-        }
-        let last_written = appended.iter().rev().filter_map(|record| match record {
+            true
+        });
+        let last_written = self.records.iter().rev().filter_map(|record| match record {
             UsageRecord::Request(row) => Some(row.clone()),
             _ => None,
         });
@@ -708,26 +723,8 @@ impl<'origin> Ingest<'origin> {
         last_written.reverse();
         before.extend(last_written);
         self.state.recent = before.into();
-        if self.session_changed {
-            let row = UsageRecord::Session(SessionRow {
-                transcript: self.origin.transcript.clone(),
-                facts: self.state.session.clone(),
-            });
-            if let Some(gauge) = &mut gauge {
-                gauge.count(&row);
-            }
-            appended.push(row);
-        }
         self.state.gauge = gauge;
-        let unreadable = self.state.unreadable_lines - self.unreadable_before;
-        if unreadable > 0 || self.overlong > 0 {
-            appended.push(UsageRecord::SkippedLines(SkippedLinesRow {
-                transcript: self.origin.transcript.clone(),
-                unreadable,
-                overlong: self.overlong,
-            }));
-        }
-        (appended, self.state)
+        (self.records, self.state)
     }
 }
 
