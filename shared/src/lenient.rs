@@ -144,11 +144,6 @@ pub trait Lenient<'de>: Sized {
         None
     }
 
-    /// From a negative integer.
-    fn from_i64(_: i64) -> Option<Self> {
-        None
-    }
-
     /// From a number with a fraction or an exponent (`5.0`, `1e3`, `1.5`).
     fn from_f64(_: f64) -> Option<Self> {
         None
@@ -224,10 +219,6 @@ impl Lenient<'_> for u64 {
         Some(value)
     }
 
-    fn from_i64(value: i64) -> Option<Self> {
-        u64::try_from(value).ok()
-    }
-
     fn from_f64(value: f64) -> Option<Self> {
         #[expect(
             clippy::cast_possible_truncation,
@@ -301,7 +292,8 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
     fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
         Ok(match u64::try_from(value) {
             Ok(value) => found(T::from_u64(value), Found::Number),
-            Err(_) => found(T::from_i64(value), Found::NegativeNumber),
+            // No lenient type is made from a negative integer.
+            Err(_) => Field::Mismatched(Found::NegativeNumber),
         })
     }
 
