@@ -24,22 +24,14 @@ use crate::usage::ingest::{ChainGauge, Ingest, Origin, SourceState};
 pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
 
 /// How one ingest reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IngestOptions<'text> {
     /// A response text to look out for (the Stop payload's `last_assistant_message`); the
     /// outcome says whether a main-chain response holding it was read.
     pub expected_text: Option<&'text str>,
-    /// The most this run reads; the rest waits for the next run, from the saved cursor.
-    pub max_bytes: u64,
-}
-
-impl Default for IngestOptions<'_> {
-    fn default() -> Self {
-        Self {
-            expected_text: None,
-            max_bytes: RUN_BYTES,
-        }
-    }
+    /// The most this run reads, when less than [`RUN_BYTES`]; the rest waits for the next run,
+    /// from the saved cursor.
+    pub max_bytes: Option<u64>,
 }
 
 /// What one ingest did.
@@ -277,7 +269,8 @@ fn ingest_locked(
     // Read no further than the size seen at open, and at most RUN_BYTES per run (less when the
     // caller says): a huge backlog is caught up over several runs, each one leaving a saved
     // cursor.
-    let until = size.min(start.saturating_add(options.max_bytes.min(RUN_BYTES)));
+    let max_bytes = options.max_bytes.unwrap_or(RUN_BYTES).min(RUN_BYTES);
+    let until = size.min(start.saturating_add(max_bytes));
     let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
