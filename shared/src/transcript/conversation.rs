@@ -107,8 +107,7 @@ pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
             }
             // Only `message` is read into values: the rest of the line (a tool's result again
             // in `toolUseResult`, often as large) is skipped over.
-            let line: MessageOnly<'_> = serde_json::from_slice(line).ok()?;
-            let message: Value = serde_json::from_str(line.message?.get()).ok()?;
+            let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
             let parts = parts_of(message.get("content")?);
             if parts.is_empty() {
                 return None;
@@ -138,11 +137,10 @@ pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
     }
 }
 
-/// A line's `message`, unparsed; every other member skipped.
+/// A line's `message`; every other member skipped.
 #[derive(serde::Deserialize)]
-struct MessageOnly<'line> {
-    #[serde(borrow, default)]
-    message: Option<&'line serde_json::value::RawValue>,
+struct MessageOnly {
+    message: Option<Value>,
 }
 
 /// The parts of a message's `content` (a string, or blocks).
