@@ -10,7 +10,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use anyhow::{Context as _, Result, bail};
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// One field as it arrived.
@@ -25,36 +25,29 @@ pub enum Field<T> {
     Mismatched(Found),
 }
 
-/// The kind of JSON value a field held instead of the expected one. One byte: a transcript
-/// record holds dozens of fields and is moved whole while it is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The kind of JSON value a field held instead of the expected one, named in words (such as
+/// `an object`) by its `&'static str`. One byte: a transcript record holds dozens of fields and
+/// is moved whole while it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum Found {
     /// `true` or `false`.
+    #[strum(serialize = "true or false")]
     Boolean,
     /// A number that is not negative (or has a fraction or an exponent).
+    #[strum(serialize = "a number")]
     Number,
     /// A negative integer.
+    #[strum(serialize = "a negative number")]
     NegativeNumber,
     /// A string.
+    #[strum(serialize = "a string")]
     String,
     /// An object.
+    #[strum(serialize = "an object")]
     Object,
     /// An array.
+    #[strum(serialize = "an array")]
     Array,
-}
-
-impl Found {
-    /// The kind in words, such as `an object`.
-    pub fn text(self) -> &'static str {
-        match self {
-            Self::Boolean => "true or false",
-            Self::Number => "a number",
-            Self::NegativeNumber => "a negative number",
-            Self::String => "a string",
-            Self::Object => "an object",
-            Self::Array => "an array",
-        }
-    }
 }
 
 /// What a field held instead of what was expected.
@@ -94,7 +87,7 @@ impl<T> Field<T> {
         match self {
             Self::Mismatched(found) => Some(Mismatch {
                 expected: T::EXPECTED,
-                found: found.text(),
+                found: found.into(),
             }),
             Self::Absent | Self::Present(_) => None,
         }
@@ -151,11 +144,6 @@ pub trait Lenient<'de>: Sized {
         None
     }
 
-    /// From a negative integer.
-    fn from_i64(_: i64) -> Option<Self> {
-        None
-    }
-
     /// From a number with a fraction or an exponent (`5.0`, `1e3`, `1.5`).
     fn from_f64(_: f64) -> Option<Self> {
         None
@@ -202,13 +190,6 @@ pub fn struct_from_map<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
     T::deserialize(MapAccessDeserializer::new(map)).map(Some)
 }
 
-/// Reads an array into a `Vec` of lenient items.
-pub fn vec_from_seq<'de, T: Deserialize<'de>, A: SeqAccess<'de>>(
-    seq: A,
-) -> Result<Option<Vec<T>>, A::Error> {
-    Vec::<T>::deserialize(SeqAccessDeserializer::new(seq)).map(Some)
-}
-
 impl<'de: 'a, 'a> Lenient<'de> for Cow<'a, str> {
     const EXPECTED: &'static str = "a string";
 
@@ -236,10 +217,6 @@ impl Lenient<'_> for u64 {
 
     fn from_u64(value: u64) -> Option<Self> {
         Some(value)
-    }
-
-    fn from_i64(value: i64) -> Option<Self> {
-        u64::try_from(value).ok()
     }
 
     fn from_f64(value: f64) -> Option<Self> {
@@ -304,14 +281,6 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
         Ok(Field::Absent)
     }
 
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Field::Absent)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-
     fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
         Ok(found(T::from_bool(value), Found::Boolean))
     }
@@ -323,7 +292,8 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
     fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
         Ok(match u64::try_from(value) {
             Ok(value) => found(T::from_u64(value), Found::Number),
-            Err(_) => found(T::from_i64(value), Found::NegativeNumber),
+            // No lenient type is made from a negative integer.
+            Err(_) => Field::Mismatched(Found::NegativeNumber),
         })
     }
 
@@ -337,10 +307,6 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
 
     fn visit_str<E>(self, value: &str) -> Result<Self::Value, E> {
         Ok(found(T::from_decoded_text(value), Found::String))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Self::Value, E> {
-        Ok(found(T::from_text(Cow::Owned(value)), Found::String))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {

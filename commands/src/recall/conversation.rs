@@ -117,7 +117,7 @@ struct Reading {
 
 impl Reading {
     fn feed(&mut self, line: &[u8]) {
-        match read_entry(line) {
+        match read_entry(line, false) {
             Some(Entry::Compaction) => {
                 self.compactions += 1;
                 self.last_message_id = None;

@@ -12,7 +12,7 @@ use anyhow::{Result, anyhow};
 use super::message::message_text;
 use super::role::Role;
 use crate::time::Time;
-use ctxhooks_shared::transcript::conversation::{Entry, read_entry, read_subagent_entry};
+use ctxhooks_shared::transcript::conversation::{Entry, read_entry};
 use ctxhooks_shared::transcript::lines::{LinesRead, MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -122,11 +122,7 @@ pub fn prepare_lines(
 
 /// `bytes` as the index holds it, when the line is a message.
 fn prepare(bytes: &[u8], subagent: bool) -> Option<PreparedMessage> {
-    let entry = if subagent {
-        read_subagent_entry(bytes)
-    } else {
-        read_entry(bytes)
-    };
+    let entry = read_entry(bytes, subagent);
     let Some(Entry::Message {
         speaker,
         time,

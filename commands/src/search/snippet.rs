@@ -22,7 +22,7 @@ use super::sources::KeptPart;
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::conversation::{Entry, read_entry, read_subagent_entry};
+use ctxhooks_shared::transcript::conversation::{Entry, read_entry};
 
 /// Characters of context shown before the first match.
 const BEFORE: usize = 60;
@@ -146,11 +146,7 @@ impl<'connection> Snippets<'connection> {
         let Some((bytes, origin)) = self.line(hit)? else {
             return Ok(None);
         };
-        let entry = if hit.subagent {
-            read_subagent_entry(&bytes)
-        } else {
-            read_entry(&bytes)
-        };
+        let entry = read_entry(&bytes, hit.subagent);
         let Some(Entry::Message { parts, .. }) = entry else {
             return Ok(None);
         };

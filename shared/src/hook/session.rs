@@ -247,7 +247,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
     let mut file = TranscriptFile::open(transcript)?.checked()?;
     let options = IngestOptions {
         expected_text: None,
-        max_bytes: POST_COMPACT_INGEST_BYTES,
+        max_bytes: Some(POST_COMPACT_INGEST_BYTES),
     };
     let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
         .context("failed to log the usage after the compaction")?;

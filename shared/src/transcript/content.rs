@@ -6,9 +6,10 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::SeqAccess;
+use serde::de::value::SeqAccessDeserializer;
 
 use super::schema::{Part, RawBlock};
-use crate::lenient::{Field, Lenient, vec_from_seq};
+use crate::lenient::{Field, Lenient};
 use crate::tool_input::ToolInput;
 
 /// `message.content`: a string, or content blocks.
@@ -119,7 +120,7 @@ impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
     }
 
     fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Option<Self>, A::Error> {
-        Ok(vec_from_seq(seq)?.map(Self::Blocks))
+        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(|blocks| Some(Self::Blocks(blocks)))
     }
 }
 

@@ -87,22 +87,13 @@ pub enum Entry {
     Compaction,
 }
 
-/// Reads one transcript line. `None` for what is not part of the conversation: sub-agent
-/// (sidechain) and meta records, system records other than a compaction boundary, thinking,
-/// and lines that are not JSON.
-pub fn read_entry(line: &[u8]) -> Option<Entry> {
-    read_entry_of(line, false)
-}
-
-/// Reads one line of a sub-agent's own transcript, whose every record is a sidechain record:
-/// what [`read_entry`] reads of a main transcript's line, sidechains included.
-pub fn read_subagent_entry(line: &[u8]) -> Option<Entry> {
-    read_entry_of(line, true)
-}
-
-fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
+/// Reads one transcript line. `None` for what is not part of the conversation: meta records,
+/// system records other than a compaction boundary, thinking, lines that are not JSON, and
+/// sub-agent (sidechain) records unless the line is one of a sub-agent's own transcript
+/// (`subagent`), whose every record is a sidechain record.
+pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
     let record = Record::parse(line)?;
-    if record.is_sidechain() && !sidechains {
+    if record.is_sidechain() && !subagent {
         return None;
     }
     match record.kind() {
@@ -116,8 +107,7 @@ fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
             }
             // Only `message` is read into values: the rest of the line (a tool's result again
             // in `toolUseResult`, often as large) is skipped over.
-            let line: MessageOnly<'_> = serde_json::from_slice(line).ok()?;
-            let message: Value = serde_json::from_str(line.message?.get()).ok()?;
+            let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
             let parts = parts_of(message.get("content")?);
             if parts.is_empty() {
                 return None;
@@ -147,11 +137,10 @@ fn read_entry_of(line: &[u8], sidechains: bool) -> Option<Entry> {
     }
 }
 
-/// A line's `message`, unparsed; every other member skipped.
+/// A line's `message`; every other member skipped.
 #[derive(serde::Deserialize)]
-struct MessageOnly<'line> {
-    #[serde(borrow, default)]
-    message: Option<&'line serde_json::value::RawValue>,
+struct MessageOnly {
+    message: Option<Value>,
 }
 
 /// The parts of a message's `content` (a string, or blocks).
@@ -208,7 +197,7 @@ mod tests {
     #[test]
     fn reads_prompts_answers_calls_results_and_boundaries() {
         let prompt = br#"{"type":"user","timestamp":"t1","message":{"role":"user","content":"remember the word avocado"}}"#;
-        let Some(Entry::Message { speaker, parts, .. }) = read_entry(prompt) else {
+        let Some(Entry::Message { speaker, parts, .. }) = read_entry(prompt, false) else {
             panic!("no message");
         };
         assert_eq!(speaker, Speaker::User);
@@ -224,7 +213,7 @@ mod tests {
             parts,
             message_id,
             ..
-        }) = read_entry(call)
+        }) = read_entry(call, false)
         else {
             panic!("no message");
         };
@@ -241,30 +230,30 @@ mod tests {
         );
         let result = br#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a\nb"}],"is_error":true}]}}"#;
         assert!(matches!(
-            read_entry(result),
+            read_entry(result, false),
             Some(Entry::Message { speaker: Speaker::Tool, ref parts, .. })
                 if parts == &[Part::ToolResult { text: "a\nb".into(), is_error: true }]
         ));
         let boundary =
             br#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual"}}"#;
-        assert_eq!(read_entry(boundary), Some(Entry::Compaction));
+        assert_eq!(read_entry(boundary, false), Some(Entry::Compaction));
         let summary = br#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#;
         assert!(matches!(
-            read_entry(summary),
+            read_entry(summary, false),
             Some(Entry::Message {
                 speaker: Speaker::Summary,
                 ..
             })
         ));
         let side = br#"{"type":"user","isSidechain":true,"message":{"role":"user","content":"x"}}"#;
-        assert_eq!(read_entry(side), None);
+        assert_eq!(read_entry(side, false), None);
         assert!(matches!(
-            read_subagent_entry(side),
+            read_entry(side, true),
             Some(Entry::Message {
                 speaker: Speaker::User,
                 ..
             })
         ));
-        assert_eq!(read_entry(b"not json"), None);
+        assert_eq!(read_entry(b"not json", false), None);
     }
 }

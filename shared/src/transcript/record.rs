@@ -147,12 +147,11 @@ impl Written<'_> {
 /// Other kinds (`compaction`, ...) are not read.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Iterations {
-    /// True when an iteration's `type` is `advisor_message`.
-    pub advisor: bool,
     /// The counts of the last `message` or `fallback_message` iteration that read something:
     /// the context.
     pub last_message: Option<TokenUsage>,
-    /// The `advisor_message` iterations' counts, summed per model in the order first seen.
+    /// The `advisor_message` iterations' counts, summed per model in the order first seen (one
+    /// at least when an iteration's `type` is `advisor_message`).
     pub advisor_usage: Vec<ModelUsage>,
     /// True when a count of a `message` or `advisor_message` iteration held something that is
     /// not a count: the usage cannot be read, as with an odd top-level field.
@@ -173,7 +172,6 @@ impl Iterations {
             }
             Some(ADVISOR_ITERATION) => {
                 self.mistyped |= written.mistyped();
-                self.advisor = true;
                 let usage = ModelUsage {
                     model: entry.model.text().map(ToOwned::to_owned),
                     tokens: written.tokens(),
@@ -355,8 +353,7 @@ impl<'a> Record<'a> {
             .message
             .get()
             .and_then(|message| message.usage.get())
-            .and_then(|usage| usage.iterations.get())
-            .is_some_and(|iterations| iterations.advisor);
+            .is_some_and(|usage| !usage.advisor_usage().is_empty());
         advisor_iteration
             || self.blocks().iter().any(|block| match block {
                 Block::ServerToolUse(name) => name.text() == Some(ADVISOR_TOOL_NAME),

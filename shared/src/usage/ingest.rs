@@ -100,7 +100,6 @@ pub const REACHED_MODELS: usize = 8;
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
     /// `message.model` of the request.
-    #[serde(default)]
     pub model: Option<String>,
     pub context_tokens: u64,
 }
@@ -109,18 +108,14 @@ pub struct ReachedContext {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatestRequest {
     /// The response's timestamp.
-    #[serde(default)]
     pub time: Option<String>,
     /// input + cache read + cache write.
     pub context_tokens: u64,
     /// `message.model`.
-    #[serde(default)]
     pub model: Option<String>,
     /// The Claude Code version that sent it.
-    #[serde(default)]
     pub version: Option<String>,
     /// The output limit the CLI asked for (`api-request`, 2.1.332).
-    #[serde(default)]
     pub max_output_tokens: Option<u64>,
 }
 
@@ -312,20 +307,14 @@ fn agent_id_in_file_name(transcript: &Path) -> Option<String> {
         .map(ToOwned::to_owned)
 }
 
-enum Slot {
-    /// A request row, by its index in [`Ingest::rows`].
-    Request(usize),
-    Record(Box<UsageRecord>),
-}
-
 /// One run over new transcript lines.
 pub struct Ingest<'origin> {
     origin: &'origin Origin,
     state: SourceState,
-    slots: Vec<Slot>,
-    /// The requests this run read, in the order first seen (each taken out by `finish`).
-    rows: Vec<Option<UsageRow>>,
-    /// Each request's index in `rows`, by key.
+    /// What this run read, in transcript order: a request's row where its response's first
+    /// line came, updated in place by its later lines.
+    records: Vec<UsageRecord>,
+    /// Each request's index in `records`, by key.
     requests: FxHashMap<String, usize>,
     /// The key of the line being read (one buffer, so that a response's later lines allocate
     /// nothing to find their row).
@@ -351,8 +340,7 @@ impl<'origin> Ingest<'origin> {
             origin,
             unreadable_before: state.unreadable_lines,
             state,
-            slots: Vec::new(),
-            rows: Vec::new(),
+            records: Vec::new(),
             requests: FxHashMap::default(),
             key: String::new(),
             overlong: 0,
@@ -568,7 +556,7 @@ impl<'origin> Ingest<'origin> {
             BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
             BoundaryKind::MicroCompaction => UsageRecord::MicrocompactBoundary(row),
         };
-        self.slots.push(Slot::Record(Box::new(record)));
+        self.records.push(record);
     }
 
     /// What waits for the next request of the chain a line belongs to.
@@ -584,12 +572,11 @@ impl<'origin> Ingest<'origin> {
     fn source(&mut self, record: &Record) {
         if !self.state.source_recorded && record.cwd.get().is_some() {
             self.state.source_recorded = true;
-            self.slots
-                .push(Slot::Record(Box::new(UsageRecord::Source(SourceRow {
-                    transcript: self.origin.transcript.clone(),
-                    cwd: owned(record.cwd.text()),
-                    version: owned(record.version.text()),
-                }))));
+            self.records.push(UsageRecord::Source(SourceRow {
+                transcript: self.origin.transcript.clone(),
+                cwd: owned(record.cwd.text()),
+                version: owned(record.version.text()),
+            }));
         }
     }
 
@@ -635,7 +622,7 @@ impl<'origin> Ingest<'origin> {
         }
         let sidechain = record.is_sidechain() || self.origin.is_agent_file;
         if let Some(&index) = self.requests.get(&self.key) {
-            if let Some(row) = &mut self.rows[index] {
+            if let UsageRecord::Request(row) = &mut self.records[index] {
                 merge(row, record, message, usage);
             }
             return;
@@ -670,9 +657,8 @@ impl<'origin> Ingest<'origin> {
             }
         };
         merge(&mut row, record, message, usage);
-        self.requests.insert(row.key.clone(), self.rows.len());
-        self.slots.push(Slot::Request(self.rows.len()));
-        self.rows.push(Some(row));
+        self.requests.insert(row.key.clone(), self.records.len());
+        self.records.push(UsageRecord::Request(row));
     }
 
     /// Counts lines the line reader passed without reading them (longer than its limit).
@@ -681,51 +667,55 @@ impl<'origin> Ingest<'origin> {
     }
 
     /// Ends the run: the records to append (in transcript order; a request only when it is new
-    /// or its values changed; last, the lines it skipped, if any) and the state for the next run.
+    /// or its values changed; last, the session's facts if they changed and the lines it
+    /// skipped, if any) and the state for the next run.
     pub fn finish(mut self) -> (Vec<UsageRecord>, SourceState) {
-        let mut records = Vec::with_capacity(self.slots.len());
+        if self.session_changed {
+            self.records.push(UsageRecord::Session(SessionRow {
+                transcript: self.origin.transcript.clone(),
+                facts: self.state.session.clone(),
+            }));
+        }
+        let unreadable = self.state.unreadable_lines - self.unreadable_before;
+        if unreadable > 0 || self.overlong > 0 {
+            self.records
+                .push(UsageRecord::SkippedLines(SkippedLinesRow {
+                    transcript: self.origin.transcript.clone(),
+                    unreadable,
+                    overlong: self.overlong,
+                }));
+        }
         // A sub-agent's own transcript has no main chain: no gauge.
         let mut gauge =
             (!self.origin.is_agent_file).then(|| self.state.gauge.take().unwrap_or_default());
         // The requests remembered for the next run, oldest first, at most RECENT_REQUESTS: those
         // of the runs before, then the last ones this run writes (counted while the run goes,
-        // and copied from `records` only at the end).
+        // and copied from the records kept only at the end).
         let mut before = VecDeque::from(std::mem::take(&mut self.state.recent));
         let mut written = 0;
-        for slot in self.slots {
-            match slot {
-                Slot::Record(record) => {
-                    if let Some(gauge) = &mut gauge {
-                        gauge.count(&record);
+        self.records.retain(|record| {
+            if let Some(gauge) = &mut gauge {
+                gauge.count(record);
+            }
+            if let UsageRecord::Request(row) = record {
+                // A request of a run before that this run read again (a response split over
+                // two runs): written again only if its values changed. Every key of this run
+                // is new to it, so only the rows of the runs before can match.
+                if let Some(position) = before.iter().position(|known| known.key == row.key) {
+                    if before[position] == *row {
+                        return false;
                     }
-                    records.push(*record);
+                    before.remove(position);
                 }
-                Slot::Request(index) => {
-                    let Some(row) = self.rows[index].take() else {
-                        continue;
-                    };
-                    if let Some(gauge) = &mut gauge {
-                        gauge.count_request(&row);
-                    }
-                    // A request of a run before that this run read again (a response split
-                    // over two runs): written again only if its values changed. Every key of
-                    // this run is new to it, so only the rows of the runs before can match.
-                    if let Some(position) = before.iter().position(|known| known.key == row.key) {
-                        if before[position] == row {
-                            continue;
-                        }
-                        before.remove(position);
-                    }
-                    // Past the bound, the oldest row of the runs before goes first.
-                    written += 1;
-                    if before.len() + written > RECENT_REQUESTS && before.pop_front().is_none() {
-                        written -= 1;
-                    }
-                    records.push(UsageRecord::Request(row));
+                // Past the bound, the oldest row of the runs before goes first.
+                written += 1;
+                if before.len() + written > RECENT_REQUESTS && before.pop_front().is_none() {
+                    written -= 1;
                 }
             }
-        }
-        let last_written = records.iter().rev().filter_map(|record| match record {
+            true
+        });
+        let last_written = self.records.iter().rev().filter_map(|record| match record {
             UsageRecord::Request(row) => Some(row.clone()),
             _ => None,
         });
@@ -733,26 +723,8 @@ impl<'origin> Ingest<'origin> {
         last_written.reverse();
         before.extend(last_written);
         self.state.recent = before.into();
-        if self.session_changed {
-            let row = UsageRecord::Session(SessionRow {
-                transcript: self.origin.transcript.clone(),
-                facts: self.state.session.clone(),
-            });
-            if let Some(gauge) = &mut gauge {
-                gauge.count(&row);
-            }
-            records.push(row);
-        }
         self.state.gauge = gauge;
-        let unreadable = self.state.unreadable_lines - self.unreadable_before;
-        if unreadable > 0 || self.overlong > 0 {
-            records.push(UsageRecord::SkippedLines(SkippedLinesRow {
-                transcript: self.origin.transcript.clone(),
-                unreadable,
-                overlong: self.overlong,
-            }));
-        }
-        (records, self.state)
+        (self.records, self.state)
     }
 }
 

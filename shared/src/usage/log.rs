@@ -24,22 +24,14 @@ use crate::usage::ingest::{ChainGauge, Ingest, Origin, SourceState};
 pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
 
 /// How one ingest reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IngestOptions<'text> {
     /// A response text to look out for (the Stop payload's `last_assistant_message`); the
     /// outcome says whether a main-chain response holding it was read.
     pub expected_text: Option<&'text str>,
-    /// The most this run reads; the rest waits for the next run, from the saved cursor.
-    pub max_bytes: u64,
-}
-
-impl Default for IngestOptions<'_> {
-    fn default() -> Self {
-        Self {
-            expected_text: None,
-            max_bytes: RUN_BYTES,
-        }
-    }
+    /// The most this run reads, when less than [`RUN_BYTES`]; the rest waits for the next run,
+    /// from the saved cursor.
+    pub max_bytes: Option<u64>,
 }
 
 /// What one ingest did.
@@ -72,18 +64,17 @@ pub struct IngestOutcome {
 }
 
 impl IngestOutcome {
-    /// What went wrong without stopping the ingest, one error each, for the error log.
-    pub fn problems(&self, transcript: &Path) -> Vec<anyhow::Error> {
-        let mut problems = Vec::new();
+    /// Notes what went wrong without stopping the ingest, one error each, for the error log.
+    fn note_problems(&self, context: &HookContext, transcript: &Path) {
         if let Some(reason) = &self.cursor_unreadable {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "the usage cursor could not be read ({reason}); `{}` was read from its start \
                  (its rows are keyed, so none is duplicated)",
                 transcript.display()
             ));
         }
         if self.unreadable_lines > 0 {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
                  value no Claude Code writes (`ctxhooks usage` counts them)",
                 self.unreadable_lines,
@@ -91,14 +82,13 @@ impl IngestOutcome {
             ));
         }
         if self.overlong_lines > 0 {
-            problems.push(anyhow!(
+            context.note(anyhow!(
                 "skipped {} line(s) longer than {} bytes in `{}`",
                 self.overlong_lines,
                 MAX_LINE_BYTES,
                 transcript.display()
             ));
         }
-        problems
     }
 }
 
@@ -148,9 +138,7 @@ pub fn ingest_transcript_then<T>(
         .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
     let (after, outcome) = locked?;
-    for problem in outcome.problems(transcript.path()) {
-        context.note(problem);
-    }
+    outcome.note_problems(context, transcript.path());
     Ok((outcome, after))
 }
 
@@ -281,7 +269,8 @@ fn ingest_locked(
     // Read no further than the size seen at open, and at most RUN_BYTES per run (less when the
     // caller says): a huge backlog is caught up over several runs, each one leaving a saved
     // cursor.
-    let until = size.min(start.saturating_add(options.max_bytes.min(RUN_BYTES)));
+    let max_bytes = options.max_bytes.unwrap_or(RUN_BYTES).min(RUN_BYTES);
+    let until = size.min(start.saturating_add(max_bytes));
     let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;

@@ -115,15 +115,12 @@ impl SettingsWindows {
         let model_windows: Vec<(String, Value)> = settings
             .get("modelSettings")
             .and_then(Value::as_object)
-            .map(|models| {
-                models
-                    .iter()
-                    .filter_map(|(model, entry)| {
-                        Some((model.clone(), entry.get("autoCompactWindow")?.clone()))
-                    })
-                    .collect()
+            .into_iter()
+            .flatten()
+            .filter_map(|(model, entry)| {
+                Some((model.clone(), entry.get("autoCompactWindow")?.clone()))
             })
-            .unwrap_or_default();
+            .collect();
         (window.is_some() || !model_windows.is_empty()).then(|| Self {
             path: path.to_path_buf(),
             window,
