@@ -116,14 +116,6 @@ pub struct SettingsCheck {
     pub status_line: Option<String>,
 }
 
-/// The `claude` on `PATH`.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaudeCheck {
-    pub path: PathBuf,
-    /// The version it reported.
-    pub version: String,
-}
-
 /// Claude Code's cleanup and the sessions ctxhooks holds.
 #[derive(Debug, Clone, Serialize)]
 pub struct CleanupCheck {
@@ -142,7 +134,7 @@ pub struct CleanupCheck {
 pub struct DoctorReport {
     pub state_dir: StateDirCheck,
     /// The `claude` on `PATH` and its version, when there is one.
-    pub claude: Option<ClaudeCheck>,
+    pub claude: Option<InstalledClaude>,
     /// The folder holding the running `ctxhooks`.
     pub binaries_dir: Option<PathBuf>,
     /// The hook binaries beside it.
@@ -262,10 +254,7 @@ pub fn doctor_report(
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
-        claude: claude.map(|claude| ClaudeCheck {
-            path: claude.path,
-            version: claude.version.to_string(),
-        }),
+        claude,
         binaries_dir: binaries_dir.map(Path::to_path_buf),
         binaries,
         settings,
