@@ -419,29 +419,28 @@ fn check_settings(
         .map(ToOwned::to_owned);
     for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
         let command = handler.get("command").and_then(Value::as_str);
-        let command = command.unwrap_or_default().to_owned();
-        let binary_exists = names_a_program(Path::new(&command));
-        let current = planned.iter().any(|owned| owned.is(event, handler));
-        let (event, command_of) = (event.clone(), command.clone());
-        if !binary_exists {
+        let command = command.unwrap_or_default();
+        let hook = RegisteredHook {
+            event: event.clone(),
+            command: command.to_owned(),
+            binary_exists: names_a_program(Path::new(command)),
+            current: planned.iter().any(|owned| owned.is(event, handler)),
+        };
+        let (event, command) = (hook.event.clone(), hook.command.clone());
+        if !hook.binary_exists {
             findings.push(Finding::HookBinaryMissing {
                 scope,
-                event: event.clone(),
-                command: command_of,
+                event,
+                command,
             });
-        } else if !current {
+        } else if !hook.current {
             findings.push(Finding::HookNotCurrent {
                 scope,
-                event: event.clone(),
-                command: command_of,
+                event,
+                command,
             });
         }
-        check.hooks.push(RegisteredHook {
-            event,
-            command,
-            binary_exists,
-            current,
-        });
+        check.hooks.push(hook);
     }
     Some(check)
 }
