@@ -16,7 +16,9 @@ use super::merge::{
     add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
 };
 use super::ownership::{InstallsFile, PriorState};
-use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
+use super::status_line::{
+    StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
+};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
 use ctxhooks_shared::platform::owner::Owner;
 use ctxhooks_shared::platform::private;
@@ -370,15 +372,16 @@ fn plan_status_line(
 ) -> (Option<Value>, Option<StatusLineOutcome>) {
     let current = settings.get("statusLine").cloned();
     let ctxhooks = binaries_dir.join("ctxhooks");
+    let planned = status_line_value(&ctxhooks);
     // Ours (set, kept or brought up to date), said as `action` when there is one to say.
     let ours = |action: Option<StatusLineAction>| {
         let outcome = action.map(|action| StatusLineOutcome {
             action,
-            value: plan.planned.clone(),
+            value: planned.clone(),
             configured_in: None,
             advice: None,
         });
-        (Some(plan.planned.clone()), outcome)
+        (Some(planned.clone()), outcome)
     };
     // Someone else's, configured in `path`: left as it is, with how to add the segment to it.
     let left_alone = |value: &Value, path: &Path, configured_in: Option<PathBuf>| {
@@ -392,12 +395,12 @@ fn plan_status_line(
     };
     let mut set = || {
         if let Some(top) = settings.as_object_mut() {
-            top.insert("statusLine".to_owned(), plan.planned.clone());
+            top.insert("statusLine".to_owned(), planned.clone());
         }
     };
     match (recorded, &current) {
         // Ours and untouched since: kept up to date, with or without --statusline.
-        (Some(recorded), Some(current)) if recorded == current && *current == plan.planned => {
+        (Some(recorded), Some(current)) if recorded == current && *current == planned => {
             ours(plan.requested.then_some(StatusLineAction::Kept))
         }
         (Some(recorded), Some(current)) if recorded == current => {
@@ -405,7 +408,7 @@ fn plan_status_line(
             ours(Some(StatusLineAction::Updated))
         }
         _ if !plan.requested => (None, None),
-        (_, Some(current)) if *current == plan.planned => ours(Some(StatusLineAction::Kept)),
+        (_, Some(current)) if *current == planned => ours(Some(StatusLineAction::Kept)),
         (_, Some(current)) => left_alone(current, settings_path, None),
         (_, None) => {
             if let Some((path, other)) = plan.elsewhere.first() {
