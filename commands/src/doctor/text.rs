@@ -58,7 +58,7 @@ pub fn report_text(report: &DoctorReport) -> String {
         let _ = writeln!(
             text,
             "  {:<8} {}  ({status})",
-            check.scope.name(),
+            check.scope,
             check.path.display()
         );
         for hook in &check.hooks {
