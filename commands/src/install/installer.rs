@@ -100,17 +100,6 @@ pub struct InstallRequest<'a> {
 /// someone else's. Runs under the state folder's install lock (except a dry run, which writes
 /// nothing at all).
 pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
-    if request.dry_run {
-        return install_unlocked(state, request);
-    }
-    // A file we would refuse is refused before the state folder is touched.
-    SettingsDocument::read(request.settings_path)?;
-    refuse_read_only(request.settings_path)?;
-    let _lock = lock_installs(state)?;
-    install_unlocked(state, request)
-}
-
-fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
     let &InstallRequest {
         settings_path,
         binaries_dir,
@@ -119,6 +108,14 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
         dry_run,
         status_line: plan,
     } = request;
+    let _lock = if dry_run {
+        None
+    } else {
+        // A file we would refuse is refused before the state folder is touched.
+        SettingsDocument::read(settings_path)?;
+        refuse_read_only(settings_path)?;
+        Some(lock_installs(state)?)
+    };
     if binaries_dir.to_str().is_none() {
         bail!(
             "the binaries' folder `{}` is not valid UTF-8, so a settings file cannot name it",
@@ -246,20 +243,16 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
 /// file is deleted if it did not exist). Runs under the install lock unless `dry_run` or there
 /// is nothing recorded.
 pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
-    let recorded = InstallsFile::load(state)?
-        .settings_files
-        .contains_key(&*settings_path.to_string_lossy());
-    if dry_run || !recorded {
-        return uninstall_unlocked(state, settings_path, dry_run);
-    }
-    refuse_read_only(settings_path)?;
-    let _lock = lock_installs(state)?;
-    uninstall_unlocked(state, settings_path, false)
-}
-
-fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
-    let mut installs = InstallsFile::load(state)?;
     let key = settings_path.to_string_lossy().into_owned();
+    let recorded = InstallsFile::load(state)?.settings_files.contains_key(&key);
+    let _lock = if dry_run || !recorded {
+        None
+    } else {
+        refuse_read_only(settings_path)?;
+        Some(lock_installs(state)?)
+    };
+    // Read again under the lock: another run may have changed it in between.
+    let mut installs = InstallsFile::load(state)?;
     let mut outcome = Outcome {
         action: Action::Uninstall,
         path: settings_path.to_path_buf(),
