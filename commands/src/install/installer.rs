@@ -259,7 +259,8 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
         dry_run,
         ..Outcome::default()
     };
-    let Some(record) = installs.settings_files.get(&key).cloned() else {
+    // The record is taken out: what is saved below (never in a dry run) no longer holds it.
+    let Some(record) = installs.settings_files.remove(&key) else {
         outcome.notes.push(format!(
             "nothing to uninstall: ctxhooks has no record of installing into `{}`",
             settings_path.display()
@@ -273,7 +274,6 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
             settings_path.display()
         ));
         if !dry_run {
-            installs.settings_files.remove(&key);
             installs.save(state)?;
         }
         return Ok(outcome);
@@ -348,7 +348,6 @@ pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Resul
             Some(bytes) => write_settings(settings_path, bytes, files::PRIVATE_FILE_MODE)?,
         }
     }
-    installs.settings_files.remove(&key);
     installs.save(state)?;
     Ok(outcome)
 }
