@@ -4,15 +4,11 @@
 
 use std::fmt::{Arguments, Write as _};
 
-/// An SVG document being written: its frame first, then an element (or a few) a line.
-pub struct Svg(String);
+/// An SVG document being written: its frame first (the `<svg>` element and what is drawn
+/// before the plot), then an element (or a few) a line.
+pub struct Svg(pub String);
 
 impl Svg {
-    /// A document that starts with `frame`: the `<svg>` element and what is drawn before the plot.
-    pub fn new(frame: String) -> Self {
-        Self(frame)
-    }
-
     /// Writes `element` and a newline.
     pub fn put(&mut self, element: Arguments<'_>) {
         let _ = writeln!(self.0, "{element}");

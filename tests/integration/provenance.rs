@@ -923,10 +923,9 @@ fn unmatched_marks_for_doctor() {
         findings.iter().any(|finding| matches!(
             finding,
             Finding::RuntimeMarkWithoutInterrupt { session: found, .. } if *found == session
-        ) && ctxhooks_commands::doctor::text::finding_message(
-            finding
-        )
-        .contains(&format!("ctxhooks provenance --session={session}`"))),
+        ) && finding
+            .to_string()
+            .contains(&format!("ctxhooks provenance --session={session}`"))),
         "{findings:?}"
     );
 }
@@ -1197,10 +1196,9 @@ fn a_python_nan_mark_line_is_reported_loudly_and_never_used_as_a_mark() {
         findings.iter().any(|finding| matches!(
             finding,
             Finding::RuntimeMarkUnreadable { session: found, line: 2, .. } if *found == session
-        ) && ctxhooks_commands::doctor::text::finding_message(
-            finding
-        )
-        .contains(&format!("--session={session}"))),
+        ) && finding
+            .to_string()
+            .contains(&format!("--session={session}"))),
         "{findings:?}"
     );
 }

@@ -116,14 +116,6 @@ pub struct SettingsCheck {
     pub status_line: Option<String>,
 }
 
-/// The `claude` on `PATH`.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaudeCheck {
-    pub path: PathBuf,
-    /// The version it reported.
-    pub version: String,
-}
-
 /// Claude Code's cleanup and the sessions ctxhooks holds.
 #[derive(Debug, Clone, Serialize)]
 pub struct CleanupCheck {
@@ -142,7 +134,7 @@ pub struct CleanupCheck {
 pub struct DoctorReport {
     pub state_dir: StateDirCheck,
     /// The `claude` on `PATH` and its version, when there is one.
-    pub claude: Option<ClaudeCheck>,
+    pub claude: Option<InstalledClaude>,
     /// The folder holding the running `ctxhooks`.
     pub binaries_dir: Option<PathBuf>,
     /// The hook binaries beside it.
@@ -262,10 +254,7 @@ pub fn doctor_report(
     findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity()));
     DoctorReport {
         state_dir,
-        claude: claude.map(|claude| ClaudeCheck {
-            path: claude.path,
-            version: claude.version.to_string(),
-        }),
+        claude,
         binaries_dir: binaries_dir.map(Path::to_path_buf),
         binaries,
         settings,
@@ -430,29 +419,28 @@ fn check_settings(
         .map(ToOwned::to_owned);
     for (event, handler) in handlers(&value).filter(|(_, handler)| is_ctxhooks_command(handler)) {
         let command = handler.get("command").and_then(Value::as_str);
-        let command = command.unwrap_or_default().to_owned();
-        let binary_exists = names_a_program(Path::new(&command));
-        let current = planned.iter().any(|owned| owned.is(event, handler));
-        let (event, command_of) = (event.clone(), command.clone());
-        if !binary_exists {
+        let command = command.unwrap_or_default();
+        let hook = RegisteredHook {
+            event: event.clone(),
+            command: command.to_owned(),
+            binary_exists: names_a_program(Path::new(command)),
+            current: planned.iter().any(|owned| owned.is(event, handler)),
+        };
+        let (event, command) = (hook.event.clone(), hook.command.clone());
+        if !hook.binary_exists {
             findings.push(Finding::HookBinaryMissing {
                 scope,
-                event: event.clone(),
-                command: command_of,
+                event,
+                command,
             });
-        } else if !current {
+        } else if !hook.current {
             findings.push(Finding::HookNotCurrent {
                 scope,
-                event: event.clone(),
-                command: command_of,
+                event,
+                command,
             });
         }
-        check.hooks.push(RegisteredHook {
-            event,
-            command,
-            binary_exists,
-            current,
-        });
+        check.hooks.push(hook);
     }
     Some(check)
 }

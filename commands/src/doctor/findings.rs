@@ -51,19 +51,17 @@ pub enum Finding {
         name: &'static str,
         dir: Option<PathBuf>,
     },
-    #[error("cannot locate the {} settings file: {error}", .scope.name())]
+    #[error("cannot locate the {scope} settings file: {error}")]
     SettingsPathUnknown { scope: SettingsScope, error: String },
-    #[error("cannot read the {} settings: {error}", .scope.name())]
+    #[error("cannot read the {scope} settings: {error}")]
     SettingsUnreadable { scope: SettingsScope, error: String },
     /// Not JSON, or not shaped as a settings file.
-    #[error("the {} settings file is not usable: {error}", .scope.name())]
+    #[error("the {scope} settings file is not usable: {error}")]
     SettingsInvalid { scope: SettingsScope, error: String },
     /// A ctxhooks handler (its event and `command`) runs a program that does not exist.
     #[error(
-        "the {} settings run `{command}` on {event}, which does not exist; run `ctxhooks \
-         install --scope {}` again",
-        .scope.name(),
-        .scope.name()
+        "the {scope} settings run `{command}` on {event}, which does not exist; run `ctxhooks \
+         install --scope {scope}` again"
     )]
     HookBinaryMissing {
         scope: SettingsScope,
@@ -71,10 +69,8 @@ pub enum Finding {
         command: String,
     },
     #[error(
-        "the {} settings' {event} handler differs from what this ctxhooks installs \
-         ({command}); run `ctxhooks install --scope {}` to update it",
-        .scope.name(),
-        .scope.name()
+        "the {scope} settings' {event} handler differs from what this ctxhooks installs \
+         ({command}); run `ctxhooks install --scope {scope}` to update it"
     )]
     HookNotCurrent {
         scope: SettingsScope,

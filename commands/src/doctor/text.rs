@@ -7,17 +7,12 @@ use chrono::{DateTime, Utc};
 
 use super::activity::HookOutcome;
 use super::checks::DoctorReport;
-use super::findings::{Finding, Severity};
+use super::findings::Severity;
 use super::storage::{GROWTH_DAYS, StorageCheck};
 use crate::retention::sweep::DUE_WITHIN_DAYS;
 use crate::retention::text::retention_text;
 use crate::sessions::text::human_bytes;
 use crate::time::{Time, readable};
-
-/// A finding in words, with what to do.
-pub fn finding_message(finding: &Finding) -> String {
-    finding.to_string()
-}
 
 /// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.
 pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
@@ -63,7 +58,7 @@ pub fn report_text(report: &DoctorReport) -> String {
         let _ = writeln!(
             text,
             "  {:<8} {}  ({status})",
-            check.scope.name(),
+            check.scope,
             check.path.display()
         );
         for hook in &check.hooks {

@@ -82,7 +82,7 @@ pub fn render_svg(history: &History) -> String {
     let x = |at: f64| LEFT + (at - start) / span * plot_width;
     let y = |tokens: f64| TOP + plot_height - tokens / top * plot_height;
     // The frame, the title and the key, one element a line.
-    let mut svg = Svg::new(format!(
+    let mut svg = Svg(format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">
 <rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>
 <text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>

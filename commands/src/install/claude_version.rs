@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
+
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE};
 use ctxhooks_shared::platform::program::find_on_path;
 use ctxhooks_shared::version::ClaudeVersion;
@@ -15,8 +17,9 @@ use ctxhooks_shared::version::ClaudeVersion;
 /// How long `claude --version` may take (it starts a large program).
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The `claude` found on `PATH` and the version it reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The `claude` found on `PATH` and the version it reported (in JSON, as `doctor --json` shows
+/// it: its path and the version as text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InstalledClaude {
     pub path: PathBuf,
     /// What `claude --version` printed, read as a version.

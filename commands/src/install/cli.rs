@@ -14,7 +14,7 @@ use super::document::read_settings_bytes;
 use super::handlers::install_dir;
 use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
 use super::scope::SettingsScope;
-use super::status_line::{StatusLineAction, StatusLinePlan, status_line_value};
+use super::status_line::{StatusLineAction, StatusLinePlan};
 use crate::links::resolve_links;
 use crate::mcp::registration::{self, McpChange};
 use crate::output;
@@ -84,7 +84,6 @@ pub fn run_install(install_args: &InstallArgs) -> Result<ExitCode> {
     let binaries = install_dir()?;
     let plan = StatusLinePlan {
         requested: install_args.statusline,
-        planned: status_line_value(&binaries.join("ctxhooks")),
         elsewhere: if install_args.statusline {
             status_lines_elsewhere(&path)
         } else {

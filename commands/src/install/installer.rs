@@ -16,7 +16,9 @@ use super::merge::{
     add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
 };
 use super::ownership::{InstallsFile, PriorState};
-use super::status_line::{StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice};
+use super::status_line::{
+    StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
+};
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
 use ctxhooks_shared::platform::owner::Owner;
 use ctxhooks_shared::platform::private;
@@ -98,17 +100,6 @@ pub struct InstallRequest<'a> {
 /// someone else's. Runs under the state folder's install lock (except a dry run, which writes
 /// nothing at all).
 pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
-    if request.dry_run {
-        return install_unlocked(state, request);
-    }
-    // A file we would refuse is refused before the state folder is touched.
-    SettingsDocument::read(request.settings_path)?;
-    refuse_read_only(request.settings_path)?;
-    let _lock = lock_installs(state)?;
-    install_unlocked(state, request)
-}
-
-fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome> {
     let &InstallRequest {
         settings_path,
         binaries_dir,
@@ -117,6 +108,14 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
         dry_run,
         status_line: plan,
     } = request;
+    let _lock = if dry_run {
+        None
+    } else {
+        // A file we would refuse is refused before the state folder is touched.
+        SettingsDocument::read(settings_path)?;
+        refuse_read_only(settings_path)?;
+        Some(lock_installs(state)?)
+    };
     if binaries_dir.to_str().is_none() {
         bail!(
             "the binaries' folder `{}` is not valid UTF-8, so a settings file cannot name it",
@@ -244,27 +243,24 @@ fn install_unlocked(state: &StateDir, request: &InstallRequest<'_>) -> Result<Ou
 /// file is deleted if it did not exist). Runs under the install lock unless `dry_run` or there
 /// is nothing recorded.
 pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
-    let recorded = InstallsFile::load(state)?
-        .settings_files
-        .contains_key(&*settings_path.to_string_lossy());
-    if dry_run || !recorded {
-        return uninstall_unlocked(state, settings_path, dry_run);
-    }
-    refuse_read_only(settings_path)?;
-    let _lock = lock_installs(state)?;
-    uninstall_unlocked(state, settings_path, false)
-}
-
-fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
-    let mut installs = InstallsFile::load(state)?;
     let key = settings_path.to_string_lossy().into_owned();
+    let recorded = InstallsFile::load(state)?.settings_files.contains_key(&key);
+    let _lock = if dry_run || !recorded {
+        None
+    } else {
+        refuse_read_only(settings_path)?;
+        Some(lock_installs(state)?)
+    };
+    // Read again under the lock: another run may have changed it in between.
+    let mut installs = InstallsFile::load(state)?;
     let mut outcome = Outcome {
         action: Action::Uninstall,
         path: settings_path.to_path_buf(),
         dry_run,
         ..Outcome::default()
     };
-    let Some(record) = installs.settings_files.get(&key).cloned() else {
+    // The record is taken out: what is saved below (never in a dry run) no longer holds it.
+    let Some(record) = installs.settings_files.remove(&key) else {
         outcome.notes.push(format!(
             "nothing to uninstall: ctxhooks has no record of installing into `{}`",
             settings_path.display()
@@ -278,7 +274,6 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
             settings_path.display()
         ));
         if !dry_run {
-            installs.settings_files.remove(&key);
             installs.save(state)?;
         }
         return Ok(outcome);
@@ -353,7 +348,6 @@ fn uninstall_unlocked(state: &StateDir, settings_path: &Path, dry_run: bool) -> 
             Some(bytes) => write_settings(settings_path, bytes, files::PRIVATE_FILE_MODE)?,
         }
     }
-    installs.settings_files.remove(&key);
     installs.save(state)?;
     Ok(outcome)
 }
@@ -370,15 +364,16 @@ fn plan_status_line(
 ) -> (Option<Value>, Option<StatusLineOutcome>) {
     let current = settings.get("statusLine").cloned();
     let ctxhooks = binaries_dir.join("ctxhooks");
+    let planned = status_line_value(&ctxhooks);
     // Ours (set, kept or brought up to date), said as `action` when there is one to say.
     let ours = |action: Option<StatusLineAction>| {
         let outcome = action.map(|action| StatusLineOutcome {
             action,
-            value: plan.planned.clone(),
+            value: planned.clone(),
             configured_in: None,
             advice: None,
         });
-        (Some(plan.planned.clone()), outcome)
+        (Some(planned.clone()), outcome)
     };
     // Someone else's, configured in `path`: left as it is, with how to add the segment to it.
     let left_alone = |value: &Value, path: &Path, configured_in: Option<PathBuf>| {
@@ -392,12 +387,12 @@ fn plan_status_line(
     };
     let mut set = || {
         if let Some(top) = settings.as_object_mut() {
-            top.insert("statusLine".to_owned(), plan.planned.clone());
+            top.insert("statusLine".to_owned(), planned.clone());
         }
     };
     match (recorded, &current) {
         // Ours and untouched since: kept up to date, with or without --statusline.
-        (Some(recorded), Some(current)) if recorded == current && *current == plan.planned => {
+        (Some(recorded), Some(current)) if recorded == current && *current == planned => {
             ours(plan.requested.then_some(StatusLineAction::Kept))
         }
         (Some(recorded), Some(current)) if recorded == current => {
@@ -405,7 +400,7 @@ fn plan_status_line(
             ours(Some(StatusLineAction::Updated))
         }
         _ if !plan.requested => (None, None),
-        (_, Some(current)) if *current == plan.planned => ours(Some(StatusLineAction::Kept)),
+        (_, Some(current)) if *current == planned => ours(Some(StatusLineAction::Kept)),
         (_, Some(current)) => left_alone(current, settings_path, None),
         (_, None) => {
             if let Some((path, other)) = plan.elsewhere.first() {

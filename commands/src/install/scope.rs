@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::ValueEnum;
 use serde::Serialize;
-use strum::IntoStaticStr;
 
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::claude_config_dir;
 
-/// Which Claude Code settings file (the variants' docs are `--scope`'s help).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, IntoStaticStr, ValueEnum)]
+/// Which Claude Code settings file (the variants' docs are `--scope`'s help), written as the
+/// command line spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, strum::Display, ValueEnum)]
 #[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum SettingsScope {
@@ -27,11 +27,6 @@ pub enum SettingsScope {
 impl SettingsScope {
     /// Every scope, in the order Claude Code's docs list them.
     pub const ALL: [Self; 3] = [Self::User, Self::Project, Self::Local];
-
-    /// The scope's name as the command line spells it.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 
     /// The scope's settings file, with `project` the project folder for the project and local
     /// scopes.

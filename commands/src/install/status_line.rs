@@ -40,27 +40,15 @@ pub struct StatusLineOutcome {
     pub advice: Option<String>,
 }
 
-/// What an install is asked to do about the status line.
-#[derive(Debug, Clone, PartialEq)]
+/// What an install is asked to do about the status line. The default, no `--statusline`: only
+/// keep it up to date where it is ours already.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatusLinePlan {
     /// `--statusline` was given.
     pub requested: bool,
-    /// The `statusLine` value this ctxhooks would set.
-    pub planned: Value,
     /// Status lines configured in the other scopes' settings files (Claude Code shows one of
     /// them; setting ours in this file could hide it).
     pub elsewhere: Vec<(PathBuf, Value)>,
-}
-
-impl StatusLinePlan {
-    /// No `--statusline`: the status line is only kept up to date where it is ours already.
-    pub fn not_requested(binaries_dir: &Path) -> Self {
-        Self {
-            requested: false,
-            planned: status_line_value(&binaries_dir.join("ctxhooks")),
-            elsewhere: Vec::new(),
-        }
-    }
 }
 
 /// The `statusLine` value that runs `ctxhooks statusline` from `ctxhooks` (a shell command: Claude

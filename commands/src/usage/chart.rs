@@ -84,7 +84,7 @@ pub fn render_svg(report: &SessionReport) -> String {
         let Some(value) = value else { continue };
         let _ = write!(summary, " · {name} {value}");
     }
-    let mut svg = Svg::new(format!(
+    let mut svg = Svg(format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="{LEFT}" y="28" font-size="18" font-weight="600" fill="{TEXT_COLOR}">Context per request — {}</text>

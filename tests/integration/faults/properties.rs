@@ -12,9 +12,7 @@ use ctxhooks_commands::install::installer::{InstallRequest, install, uninstall};
 use ctxhooks_commands::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
 };
-use ctxhooks_commands::install::status_line::{
-    StatusLineAction, StatusLinePlan, status_line_value,
-};
+use ctxhooks_commands::install::status_line::{StatusLineAction, StatusLinePlan};
 use ctxhooks_commands::install::style::TextStyle;
 use ctxhooks_shared::hook::payload::{parse, read_first_object};
 use ctxhooks_shared::hook::precompact::PreCompactInput;
@@ -424,7 +422,7 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
         fs_err::write(binaries.join(binary.name), "").unwrap();
     }
     let planned = planned_handlers(&binaries);
-    let plain = StatusLinePlan::not_requested(&binaries);
+    let plain = StatusLinePlan::default();
     fn request<'a>(
         settings: &'a Path,
         binaries: &'a Path,
@@ -509,7 +507,6 @@ fn the_settings_merge_restores_every_byte_and_touches_nothing_else() {
             // uninstall restores every byte.
             let plan = StatusLinePlan {
                 requested: true,
-                planned: status_line_value(&binaries.join("ctxhooks")),
                 elsewhere: Vec::new(),
             };
             let with_line = install(&state, &request(&settings, &binaries, &plan)).unwrap();
