@@ -244,15 +244,18 @@ pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome
 /// is nothing recorded.
 pub fn uninstall(state: &StateDir, settings_path: &Path, dry_run: bool) -> Result<Outcome> {
     let key = settings_path.to_string_lossy().into_owned();
-    let recorded = InstallsFile::load(state)?.settings_files.contains_key(&key);
-    let _lock = if dry_run || !recorded {
-        None
+    let first_look = InstallsFile::load(state)?;
+    // Nothing recorded (or a dry run): nothing is written, and no lock is taken. The record
+    // read is the first look's, never a second read an install that ended in between changed:
+    // an uninstall that writes always holds the lock.
+    let (_lock, mut installs) = if dry_run || !first_look.settings_files.contains_key(&key) {
+        (None, first_look)
     } else {
         refuse_read_only(settings_path)?;
-        Some(lock_installs(state)?)
+        let lock = lock_installs(state)?;
+        // Read again under the lock: another run may have changed it in between.
+        (Some(lock), InstallsFile::load(state)?)
     };
-    // Read again under the lock: another run may have changed it in between.
-    let mut installs = InstallsFile::load(state)?;
     let mut outcome = Outcome {
         action: Action::Uninstall,
         path: settings_path.to_path_buf(),
