@@ -248,12 +248,12 @@ fn prune_in_a_loop_against_many_precompacts_loses_no_snapshot() {
                 }
             });
         }
+        let _stop_pruners = StopOnDrop(&done);
         for _ in 0..ROUNDS {
             for run in spawn_together((0..PRECOMPACTS).map(|_| precompact())) {
                 run.wait().success();
             }
         }
-        done.store(true, Ordering::Relaxed);
     });
     let expected = ROUNDS * PRECOMPACTS;
     let listed = archives(&world);
@@ -330,10 +330,11 @@ fn installs_and_uninstalls_at_once_end_as_one_clean_install() {
             }
             looks
         });
+        let stop_watcher = StopOnDrop(&done);
         for run in spawn_together(mixed) {
             run.wait().success();
         }
-        done.store(true, Ordering::Relaxed);
+        drop(stop_watcher);
         looks = watcher.join().unwrap();
     });
     world.ctxhooks(["install"]).success();
@@ -353,4 +354,15 @@ fn installs_and_uninstalls_at_once_end_as_one_clean_install() {
             PROCESSES / 2
         ),
     );
+}
+
+/// Sets its flag when dropped, also while a panic unwinds: the threads of a scope that loop until
+/// the flag is set then end when a run fails (a timeout under load), and the test fails instead of
+/// the scope waiting for them for ever.
+struct StopOnDrop<'flag>(&'flag AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
