@@ -45,11 +45,7 @@ impl RenderArgs {
 /// `path` is a link (to a regular file, or to none yet), the file it leads to is replaced and the
 /// link stays. A folder, a block device or a socket is refused, and nothing is written.
 pub fn write_output_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let kind = match fs_err::metadata(path) {
-        Ok(metadata) => Some(metadata.file_type()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => return Err(error.into()),
-    };
+    let kind = files::present(fs_err::metadata(path))?.map(|metadata| metadata.file_type());
     match kind {
         Some(kind) if is_stream(&kind) => {
             let mut target = fs_err::OpenOptions::new().write(true).open(path)?;
