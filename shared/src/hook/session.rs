@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use chrono::{SecondsFormat, Utc};
 
 use crate::compaction::latest::latest_compaction;
@@ -271,12 +271,10 @@ fn record_summary(
 ) -> Result<()> {
     let folder = newest_snapshot_without_summary(context, session)
         .context("failed to record the compaction's summary; it is still in the transcript")?
-        .ok_or_else(|| {
-            anyhow!(
-                "PostCompact found no snapshot of this compaction to record its summary beside \
-                 (did PreCompact run?); the summary is still in the transcript"
-            )
-        })?;
+        .context(
+            "PostCompact found no snapshot of this compaction to record its summary beside \
+             (did PreCompact run?); the summary is still in the transcript",
+        )?;
     let record = CompactSummary {
         recorded_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
         trigger,
