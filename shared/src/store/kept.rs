@@ -506,12 +506,11 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
     let last = tail[..complete]
         .split(|byte| *byte == b'\n')
         .rev()
-        .find_map(|line| match serde_json::from_slice(line) {
-            Ok(IndexRecord::Chunk(chunk)) => Some(Some(chunk)),
-            Ok(IndexRecord::Generation(_)) => Some(None),
-            Err(_) => None,
-        })
-        .flatten();
+        .find_map(|line| serde_json::from_slice::<IndexRecord>(line).ok())
+        .and_then(|record| match record {
+            IndexRecord::Chunk(chunk) => Some(chunk),
+            IndexRecord::Generation(_) => None,
+        });
     Ok(GenerationTail {
         header,
         last,
