@@ -5,7 +5,6 @@
 //! nothing is deleted otherwise. A session active within the last day is never selected, and a
 //! session whose transcript Claude Code no longer has is marked as the only copy left.
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -356,13 +355,10 @@ pub fn delete(state: &StateDir, session: &SessionId, scope: Scope) -> Result<u64
             "{PRUNING_PREFIX}{session}-{label}-{}",
             std::process::id()
         ));
-        match fs_err::rename(&target, &aside) {
-            Ok(()) => renamed.push(aside),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("failed to delete `{}`", target.display()));
-            }
+        let moved = files::present(fs_err::rename(&target, &aside))
+            .with_context(|| format!("failed to delete `{}`", target.display()))?;
+        if moved.is_some() {
+            renamed.push(aside);
         }
     }
     drop(lock);
@@ -396,12 +392,8 @@ fn remove_all(path: &Path) -> Result<()> {
     } else {
         fs_err::remove_file(path)
     };
-    match removed {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => {
-            Err(error).with_context(|| format!("failed to delete `{}`", path.display()))
-        }
-        _ => Ok(()),
-    }
+    files::present(removed).with_context(|| format!("failed to delete `{}`", path.display()))?;
+    Ok(())
 }
 
 /// Appends `record` to `<state>/pruned.jsonl`.
