@@ -206,23 +206,19 @@ fn read_index(
     generation: u32,
 ) -> Result<GenerationIndex, GenerationProblem> {
     let index_path = name.index_path(kept, generation);
-    let file = match files::open_unlinked(&index_path, Access::Read) {
-        Ok(Some(file)) => file,
-        Ok(None) => {
-            return Err(
-                match fs_err::symlink_metadata(name.data_path(kept, generation)) {
-                    Ok(metadata) => GenerationProblem::IndexMissing {
-                        gz_bytes: metadata.len(),
-                    },
-                    Err(_) => GenerationProblem::Missing { last: generation },
-                },
-            );
+    let opened = files::open_unlinked(&index_path, Access::Read).map_err(|error| {
+        GenerationProblem::IndexUnreadable {
+            error: format!("{error:#}"),
         }
-        Err(error) => {
-            return Err(GenerationProblem::IndexUnreadable {
-                error: format!("{error:#}"),
-            });
-        }
+    })?;
+    let Some(file) = opened else {
+        let data = fs_err::symlink_metadata(name.data_path(kept, generation));
+        return Err(match data {
+            Ok(metadata) => GenerationProblem::IndexMissing {
+                gz_bytes: metadata.len(),
+            },
+            Err(_) => GenerationProblem::Missing { last: generation },
+        });
     };
     if file.metadata().is_ok_and(|metadata| metadata.len() == 0) {
         return Err(GenerationProblem::IndexEmpty);
