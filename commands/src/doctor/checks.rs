@@ -711,7 +711,7 @@ mod tests {
     fn the_retention_finding_says_what_holds_the_default_or_why_nothing_is_deleted() {
         let read = |source, value: Option<serde_json::Value>| SettingsRead {
             source,
-            path: PathBuf::from(format!("/{}.json", source.name())),
+            path: PathBuf::from(format!("/{source:?}.json").to_lowercase()),
             value,
             problem: None,
         };

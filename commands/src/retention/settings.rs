@@ -23,22 +23,14 @@ pub const DEFAULT_CLEANUP_PERIOD_DAYS: u64 = 30;
 pub const CLEANUP_PERIOD_KEY: &str = "cleanupPeriodDays";
 
 /// Where a settings file sits in Claude Code's order, the later overriding the earlier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
 pub enum SettingsSource {
     User,
     Project,
     Local,
     /// `managed-settings.json` or a file of `managed-settings.d/`, put there by an administrator.
     Managed,
-}
-
-impl SettingsSource {
-    /// The source's name as the text output spells it.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 }
 
 /// One settings file as the retention reading saw it.
@@ -230,7 +222,7 @@ mod tests {
     fn file(source: SettingsSource, value: Option<Value>) -> SettingsRead {
         SettingsRead {
             source,
-            path: PathBuf::from(format!("/{}.json", source.name())),
+            path: PathBuf::from(format!("/{source:?}.json").to_lowercase()),
             value,
             problem: None,
         }

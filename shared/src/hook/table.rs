@@ -10,8 +10,9 @@ use crate::hook::runner::HookContext;
 use crate::hook::{precompact, session, stop, tooluse};
 use crate::version::ClaudeVersion;
 
-/// A Claude Code hook event ctxhooks registers for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A Claude Code hook event ctxhooks registers for. Its name ([`Self::name`], `FromStr`) is
+/// the variant's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString)]
 pub enum HookEvent {
     /// Before a compaction (manual `/compact` or automatic).
     PreCompact,
@@ -35,8 +36,8 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// The event's name exactly as settings files and payloads spell it (`PreCompact`).
-    pub const fn name(self) -> &'static str {
-        self.facts().0
+    pub fn name(self) -> &'static str {
+        self.into()
     }
 
     /// The first Claude Code version that knows the event (from its CHANGELOG; for
@@ -44,31 +45,15 @@ impl HookEvent {
     /// A settings file that names an event the running version does not know is refused whole
     /// by versions before [`UNKNOWN_EVENTS_TOLERATED_SINCE`], every hook in it with it.
     pub const fn since(self) -> ClaudeVersion {
-        self.facts().1
-    }
-
-    /// The event's [`Self::name`] and [`Self::since`], one row per event.
-    const fn facts(self) -> (&'static str, ClaudeVersion) {
         match self {
-            Self::PreCompact => ("PreCompact", ClaudeVersion(1, 0, 48)),
-            Self::Stop => ("Stop", ClaudeVersion(1, 0, 38)),
-            Self::SubagentStop => ("SubagentStop", ClaudeVersion(1, 0, 41)),
-            Self::PreToolUse => ("PreToolUse", ClaudeVersion(1, 0, 38)),
-            Self::PostToolUse => ("PostToolUse", ClaudeVersion(1, 0, 38)),
-            Self::PostToolUseFailure => ("PostToolUseFailure", ClaudeVersion(2, 1, 27)),
-            Self::SessionStart => ("SessionStart", ClaudeVersion(1, 0, 62)),
-            Self::PostCompact => ("PostCompact", ClaudeVersion(2, 1, 76)),
-            Self::SessionEnd => ("SessionEnd", ClaudeVersion(1, 0, 85)),
+            Self::Stop | Self::PreToolUse | Self::PostToolUse => ClaudeVersion(1, 0, 38),
+            Self::SubagentStop => ClaudeVersion(1, 0, 41),
+            Self::PreCompact => ClaudeVersion(1, 0, 48),
+            Self::PostToolUseFailure => ClaudeVersion(2, 1, 27),
+            Self::SessionStart => ClaudeVersion(1, 0, 62),
+            Self::PostCompact => ClaudeVersion(2, 1, 76),
+            Self::SessionEnd => ClaudeVersion(1, 0, 85),
         }
-    }
-
-    /// The event spelled `name`, if it is one ctxhooks registers for.
-    pub fn from_name(name: &str) -> Option<Self> {
-        HOOK_BINARIES
-            .iter()
-            .flat_map(|binary| binary.events)
-            .copied()
-            .find(|event| event.name() == name)
     }
 }
 
@@ -171,14 +156,14 @@ mod tests {
             .collect();
         assert_eq!(events.len(), 9);
         for event in &events {
-            assert_eq!(HookEvent::from_name(event.name()), Some(*event));
+            assert_eq!(event.name().parse(), Ok(*event));
             assert_eq!(
                 events.iter().filter(|other| *other == event).count(),
                 1,
                 "{event:?}"
             );
         }
-        assert_eq!(HookEvent::from_name("Notification"), None);
+        assert!("Notification".parse::<HookEvent>().is_err());
     }
 
     #[test]

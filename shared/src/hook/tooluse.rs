@@ -109,10 +109,10 @@ pub fn handle(context: &HookContext) -> Result<()> {
 /// The sidecar line for a payload, stamped `time_ms`.
 pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
     let hook_event_name = input.hook_event_name.required("hook_event_name")?;
-    let event = match HookEvent::from_name(hook_event_name) {
-        Some(HookEvent::PreToolUse) => ToolEventKind::Started,
-        Some(HookEvent::PostToolUse) => ToolEventKind::Completed,
-        Some(HookEvent::PostToolUseFailure) => ToolEventKind::Failed,
+    let event = match hook_event_name.parse() {
+        Ok(HookEvent::PreToolUse) => ToolEventKind::Started,
+        Ok(HookEvent::PostToolUse) => ToolEventKind::Completed,
+        Ok(HookEvent::PostToolUseFailure) => ToolEventKind::Failed,
         _ => {
             let names: Vec<&str> = TOOLUSE.events.iter().map(|event| event.name()).collect();
             bail!(

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 /// A compaction's trigger: `PreCompact`'s `trigger` and a boundary's `compactMetadata.trigger`.
 /// In JSON it is the plain string Claude Code wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, strum::AsRefStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Trigger {
     /// `auto`: the context reached the auto-compact threshold.
     Auto,
@@ -18,6 +19,7 @@ pub enum Trigger {
     Unknown,
     /// Any other value, as written.
     #[serde(untagged)]
+    #[strum(transparent)]
     Other(String),
 }
 
@@ -34,12 +36,7 @@ impl Trigger {
 
     /// The text Claude Code writes for it.
     pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "auto",
-            Self::Manual => "manual",
-            Self::Unknown => "unknown",
-            Self::Other(text) => text,
-        }
+        self.as_ref()
     }
 
     /// Returns true if and only if the context reaching the threshold started it.

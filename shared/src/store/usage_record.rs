@@ -239,9 +239,8 @@ impl RequestFacts {
 pub const THINKING_BYTES_PER_TOKEN: u64 = 4;
 
 /// A record between two requests that says what happened there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
 pub enum RequestMarker {
     /// A `user` record with `isCompactSummary: true`: the summary a compaction starts with.
     CompactSummary,
@@ -270,11 +269,6 @@ impl RequestMarker {
                 | Self::ExitCommand
                 | Self::SessionStartResume
         )
-    }
-
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        self.into()
     }
 }
 
