@@ -847,7 +847,7 @@ mod tests {
         // its context is the iteration's.
         let record = parsed(line);
         let usage = record.response_usage().unwrap();
-        assert!(usage.tokens().is_zero());
+        assert_eq!(usage.tokens(), TokenUsage::default());
         assert_eq!(usage.context_tokens(), 204_665);
         // No `message` iteration: the top level.
         let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":10,"iterations":[{"type":"compaction","input_tokens":9}]}}}"#;
