@@ -11,10 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
-pub use super::schema::{
-    BoundaryMetadata, Iteration, Message, OutputDetails, PermissionDecision, PreservedMessages,
-    PreservedSegment, ProgressData, Record, RequestParams, Usage,
-};
+pub use super::schema::{BoundaryMetadata, Iteration, Message, Record, Usage};
 use crate::json_scan::skip_blank;
 use crate::lenient::{Field, Lenient};
 use crate::store::clock::parse_timestamp_ms;
