@@ -65,7 +65,7 @@ impl SettingsDocument {
 
 /// The settings file's bytes are read by the hook side's reader (the Stop hook reads a window
 /// from them too); the installer and doctor read through it.
-pub use ctxhooks_shared::settings_file::{MAX_SETTINGS_BYTES, read_settings_bytes};
+pub use ctxhooks_shared::settings_file::read_settings_bytes;
 
 /// Parses and checks a settings file's bytes: valid UTF-8 JSON whose top level is an object,
 /// whose `hooks` (if any) is an object whose every value is an array. A blank file counts as

@@ -70,11 +70,6 @@ impl Progress {
         }
     }
 
-    /// Returns true if and only if the bar is being drawn.
-    pub fn is_drawn(&self) -> bool {
-        !self.bar.is_hidden()
-    }
-
     /// Clears what was drawn.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
@@ -93,18 +88,18 @@ mod tests {
             .started
             .set(Instant::now().checked_sub(QUIET_FOR * 2).unwrap());
         silent.advance(10);
-        assert!(!silent.is_drawn());
+        assert!(silent.bar.is_hidden());
 
         // A terminal stands in as a target that is not hidden.
         let shown = Progress::new(Some(|| ProgressDrawTarget::term_like(Box::new(Sink))));
         shown.start(100);
         shown.advance(10);
-        assert!(!shown.is_drawn(), "drawn before a second went by");
+        assert!(shown.bar.is_hidden(), "drawn before a second went by");
         shown
             .started
             .set(Instant::now().checked_sub(QUIET_FOR * 2).unwrap());
         shown.advance(10);
-        assert!(shown.is_drawn());
+        assert!(!shown.bar.is_hidden());
     }
 
     /// A terminal that shows nothing.

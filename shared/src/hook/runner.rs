@@ -25,8 +25,6 @@ use crate::store::state_dir::StateDir;
 #[derive(Debug)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct HookContext {
-    /// The hook being run: its entry in the hook table.
-    pub hook: &'static HookBinary,
     pub state: StateDir,
     /// The payload's bytes: the first JSON object on stdin.
     input: Vec<u8>,
@@ -131,7 +129,6 @@ fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
         }
     }
     let context = HookContext {
-        hook,
         state,
         input: input?,
         watchdog: Arc::clone(watchdog),

@@ -47,11 +47,6 @@ impl TokenUsage {
             .saturating_add(self.cache_read_input_tokens)
     }
 
-    /// Returns true if and only if every count is 0.
-    pub fn is_zero(&self) -> bool {
-        *self == Self::default()
-    }
-
     /// The sum of both, count by count (saturating: a count no API returns must not wrap).
     #[must_use]
     pub fn saturating_add(self, more: Self) -> Self {

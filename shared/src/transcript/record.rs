@@ -11,10 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
 use super::direct::read_record;
-pub use super::schema::{
-    BoundaryMetadata, Iteration, Message, OutputDetails, PermissionDecision, PreservedMessages,
-    PreservedSegment, ProgressData, Record, RequestParams, Usage,
-};
+pub use super::schema::{BoundaryMetadata, Iteration, Message, Record, Usage};
 use crate::json_scan::skip_blank;
 use crate::lenient::{Field, Lenient};
 use crate::store::clock::parse_timestamp_ms;
@@ -847,7 +844,7 @@ mod tests {
         // its context is the iteration's.
         let record = parsed(line);
         let usage = record.response_usage().unwrap();
-        assert!(usage.tokens().is_zero());
+        assert_eq!(usage.tokens(), TokenUsage::default());
         assert_eq!(usage.context_tokens(), 204_665);
         // No `message` iteration: the top level.
         let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":10,"iterations":[{"type":"compaction","input_tokens":9}]}}}"#;
