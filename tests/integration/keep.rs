@@ -304,10 +304,16 @@ fn post_compact_records_the_summary_beside_its_snapshot() {
         "The user fixed the hook.\nSecond line."
     );
     assert_eq!(listed[0]["compact_summary"]["trigger"], "manual");
-    world
+    let table = world
         .ctxhooks(["archives"])
         .stdout_contains("summary: The user fixed the hook. …")
-        .success();
+        .success()
+        .stdout_text();
+    // The row's columns end where the header's do: a trigger shorter than its column is padded.
+    let (header, row) = (table.lines().next().unwrap(), table.lines().nth(1).unwrap());
+    let size = listed[0]["size"].as_u64().unwrap().to_string();
+    let bytes_end = header.find("BYTES").unwrap() + "BYTES".len();
+    assert_eq!(&row[bytes_end - size.len()..bytes_end], size, "{table}");
     // A second PostCompact with no new snapshot: logged, nothing overwritten.
     session_event(
         &world,

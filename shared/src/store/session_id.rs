@@ -41,7 +41,8 @@ impl SessionId {
 
 impl fmt::Display for SessionId {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(&self.0)
+        // `pad`, not `write_str`: a table's `{:<36}` widens the column.
+        formatter.pad(&self.0)
     }
 }
 
@@ -59,6 +60,11 @@ mod tests {
         ] {
             assert_eq!(SessionId::parse(good).unwrap().as_str(), good);
         }
+    }
+
+    #[test]
+    fn a_table_column_pads_a_short_id() {
+        assert_eq!(format!("{:<4}|", SessionId::parse("a").unwrap()), "a   |");
     }
 
     #[test]

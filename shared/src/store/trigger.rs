@@ -47,13 +47,19 @@ impl Trigger {
 
 impl fmt::Display for Trigger {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.as_str())
+        // `pad`, not `write_str`: a table's `{:<7}` widens the column.
+        formatter.pad(self.as_str())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_column_pads_a_short_trigger() {
+        assert_eq!(format!("{:<7}|", Trigger::from_text("auto")), "auto   |");
+    }
 
     #[test]
     fn every_value_round_trips_as_its_text() {
