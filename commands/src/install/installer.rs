@@ -216,13 +216,16 @@ pub fn install(state: &StateDir, request: &InstallRequest<'_>) -> Result<Outcome
     }
     if previous.is_none() {
         record.installed_at.clone_from(&now);
-        if let (Some(bytes), Some(backup)) = (&document.original, &outcome.backup) {
-            record.before = PriorState::Present {
+        // Said here, not left to the record's default: `Absent` is what lets uninstall delete
+        // the file.
+        record.before = match (&document.original, &outcome.backup) {
+            (Some(bytes), Some(backup)) => PriorState::Present {
                 size: bytes.len() as u64,
                 sha256: files::sha256_hex(bytes),
                 backup: backup.clone(),
-            };
-        }
+            },
+            _ => PriorState::Absent,
+        };
     }
     record.updated_at = now;
     record.handlers = planned;
