@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::json::sentence;
-use super::sidecar::Sidecar;
+use super::sidecar::{HookEvent, Sidecar};
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::transcript::content::{Block, Content, ToolResult};
 use ctxhooks_shared::transcript::record::{Record, is_interrupt_marker_text};
@@ -216,10 +216,9 @@ pub fn classify_tool_result(
             return ResultKind::PermissionDenied(refusal());
         }
         if let (Some(sidecar), Some(id)) = (sidecar, result.tool_use_id.text()) {
-            let (started, finished): (Vec<&_>, Vec<&_>) = sidecar
-                .events_for(id)
-                .partition(|event| event.event == ToolEventKind::Started);
-            if !started.is_empty() && finished.is_empty() {
+            // Started, and no event of it but starts: it never finished.
+            let started = |event: &HookEvent| event.event == ToolEventKind::Started;
+            if sidecar.events_for(id).any(started) && sidecar.events_for(id).all(started) {
                 return ResultKind::UnrecognisedInterruption {
                     evidence: InterruptionClue::StartedNeverFinished,
                 };
