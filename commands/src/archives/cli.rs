@@ -294,8 +294,11 @@ fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
             let summary = &summary.compact_summary;
             let first = summary.lines().next().unwrap_or_default();
             let shown: String = first.chars().take(120).collect();
-            let more = (shown.len() < summary.trim_end().len()).then_some(" …");
-            let more = more.unwrap_or_default();
+            let more = if shown.len() < summary.trim_end().len() {
+                " …"
+            } else {
+                ""
+            };
             let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
         }
     }

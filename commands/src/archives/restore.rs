@@ -137,9 +137,11 @@ pub struct RestoreOutcome {
 
 /// Restores the session's transcript files.
 pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutcome> {
-    let snapshot = request.snapshot.as_deref();
-    let snapshot = snapshot.map(|name| find_snapshot(state, &request.session, name));
-    let snapshot = snapshot.transpose()?;
+    let snapshot = request
+        .snapshot
+        .as_deref()
+        .map(|name| find_snapshot(state, &request.session, name))
+        .transpose()?;
     let (mut planned, skipped) = match &snapshot {
         Some(entry) => (plan_snapshot(entry)?, Vec::new()),
         None => plan_latest(state, &request.session)?,

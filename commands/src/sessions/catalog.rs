@@ -271,13 +271,17 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
     // MiB for each of a thousand sessions was most of `sessions`' time.
     let _ = split_opening_lines(reader.take(length), MAX_LINE_BYTES, |line| {
         if let Some(record) = line.bytes.and_then(Record::parse) {
-            let (cwd, time) = (record.cwd.text(), record.timestamp.text());
-            opening.cwd = opening.cwd.take().or_else(|| cwd.map(ToOwned::to_owned));
-            opening.time = opening.time.take().or_else(|| time.map(ToOwned::to_owned));
+            if opening.cwd.is_none() {
+                opening.cwd = record.cwd.text().map(ToOwned::to_owned);
+            }
+            if opening.time.is_none() {
+                opening.time = record.timestamp.text().map(ToOwned::to_owned);
+            }
         }
-        match (&opening.cwd, &opening.time) {
-            (Some(_), Some(_)) => std::ops::ControlFlow::Break(()),
-            _ => std::ops::ControlFlow::Continue(()),
+        if opening.cwd.is_some() && opening.time.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
         }
     });
     Some(opening)
