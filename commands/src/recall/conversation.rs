@@ -39,7 +39,7 @@ impl Message {
 }
 
 /// A conversation read back.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Conversation {
     /// Its messages, in order.
     pub messages: Vec<Message>,
