@@ -1,13 +1,13 @@
 //! What started a compaction, as Claude Code reports it: `auto`, `manual`, or a value this
 //! version does not know (kept as it is, never lost).
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// A compaction's trigger: `PreCompact`'s `trigger` and a boundary's `compactMetadata.trigger`.
 /// In JSON it is the plain string Claude Code wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, strum::AsRefStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, strum::AsRefStr, strum::Display,
+)]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
 pub enum Trigger {
@@ -45,13 +45,6 @@ impl Trigger {
     }
 }
 
-impl fmt::Display for Trigger {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // `pad`, not `write_str`: a table's `{:<7}` widens the column.
-        formatter.pad(self.as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +52,10 @@ mod tests {
     #[test]
     fn a_table_column_pads_a_short_trigger() {
         assert_eq!(format!("{:<7}|", Trigger::from_text("auto")), "auto   |");
+        assert_eq!(
+            format!("{:<9}|", Trigger::from_text("reactive")),
+            "reactive |"
+        );
     }
 
     #[test]
