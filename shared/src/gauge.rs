@@ -76,7 +76,7 @@ pub struct GaugeInputs {
     /// The rule's environment variables (the hook's are Claude Code's own).
     pub environment: ThresholdEnvironment,
     /// The model's window the status line gave for the session (`window.json`), with its model.
-    pub status_line_window: Option<(u64, String)>,
+    pub status_line_windows: Vec<(u64, String)>,
 }
 
 impl GaugeInputs {
@@ -97,7 +97,7 @@ impl GaugeInputs {
                 role,
                 user_config_dir: claude_config_dir().ok(),
                 environment: ThresholdEnvironment::of_process(),
-                status_line_window: None,
+                status_line_windows: Vec::new(),
             },
             problem,
         )
@@ -202,7 +202,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
         return (None, TriggerBasis::default());
     };
     let threshold = ThresholdInputs {
-        status_line_window: inputs.status_line_window.clone(),
+        status_line_windows: inputs.status_line_windows.clone(),
         environment: inputs.environment.clone(),
         settings: SettingsWindows::find(
             inputs.project_dir.as_deref(),
@@ -212,14 +212,14 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     };
     let rule = rule_trigger(
         latest.version.as_deref(),
-        latest.model.as_deref(),
+        latest.request_model(),
         latest.max_output_tokens,
         &threshold,
     );
     // As the report does (the commands crate's `usage/estimates.rs`): a context at or above the rule's T that
     // the CLI checked without compacting contradicts the rule; T is then what the evidence
     // allows, never the rule's.
-    let reached = chain.reached_for(latest.model.as_deref());
+    let reached = chain.reached_for(latest.model_as_named());
     let (tokens, derivation) = match (rule.tokens, chain.last_automatic_pre_tokens) {
         (Some(tokens), observed) if reached.is_some_and(|reached| reached >= tokens) => {
             let reached = reached.unwrap_or(tokens);
@@ -240,7 +240,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
             derivation,
             window_tokens: Some(rule.window.tokens),
             window_source: Some(rule.window.source.to_string()),
-            model: latest.model.clone(),
+            model: rule.model,
             version: latest.version.clone(),
         },
     )
@@ -364,9 +364,10 @@ pub fn update_gauge(
 ) -> Result<Option<Crossing>> {
     // The window the status line recorded for the session (`window.json`, one small read).
     let mut inputs = inputs.clone();
-    if inputs.status_line_window.is_none() {
-        inputs.status_line_window =
-            StatusWindow::read(&state.status_window_file(session)).map(|window| window.evidence());
+    if inputs.status_line_windows.is_empty() {
+        inputs.status_line_windows = StatusWindow::read(&state.status_window_file(session))
+            .map(|window| window.evidence())
+            .unwrap_or_default();
     }
     let path = state.gauge_file(session);
     // A gauge that is not one (an older schema, garbage) is replaced; a folder or FIFO where it
@@ -421,7 +422,7 @@ mod tests {
                 context_tokens: context,
                 model: Some("claude-opus-4-6".into()),
                 version: Some("2.1.332".into()),
-                max_output_tokens: None,
+                ..LatestRequest::default()
             }),
             compacted_since: None,
             ..ChainGauge::default()
@@ -435,7 +436,7 @@ mod tests {
             role,
             user_config_dir: None,
             environment: ThresholdEnvironment::default(),
-            status_line_window: None,
+            status_line_windows: Vec::new(),
         }
     }
 

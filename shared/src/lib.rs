@@ -2,8 +2,9 @@
 //! read the same way. Layers, each using only the ones above it (the map, with the reasons, is
 //! in `docs/architecture.md`):
 //!
-//! - [`version`] (a leaf): a Claude Code version, read one way; [`shell_word`] (a leaf): text as
-//!   one word of a shell command ctxhooks prints;
+//! - [`version`] (a leaf): a Claude Code version, read one way; [`model_name`] (a leaf): a model
+//!   name compared one way, its `[1m]` window selection told apart; [`shell_word`] (a leaf): text
+//!   as one word of a shell command ctxhooks prints;
 //! - [`platform`] (a leaf): what Unix and Windows do differently, one module per concern;
 //! - [`store`]: the state folder, its file formats, and writes that never leave a half-written
 //!   file (both sides read and write it);
@@ -21,6 +22,7 @@ pub mod json_scan;
 pub mod keep;
 pub mod lenient;
 pub mod mcp_registration;
+pub mod model_name;
 pub mod platform;
 pub mod settings_file;
 pub mod shell_word;

@@ -160,8 +160,9 @@ fn session_report(
     let snapshots = list_snapshots(state, Some(session))?;
     // The window the status line recorded for the session: the CLI's own word on it.
     let options = ReportOptions {
-        status_line_window: StatusWindow::read(&state.status_window_file(session))
-            .map(|window| window.evidence()),
+        status_line_windows: StatusWindow::read(&state.status_window_file(session))
+            .map(|window| window.evidence())
+            .unwrap_or_default(),
         ..options.clone()
     };
     Ok(build_report(

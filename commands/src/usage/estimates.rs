@@ -291,7 +291,7 @@ pub fn estimate(
     let latest = chain.requests.last();
     let rule = rule_trigger(
         latest.and_then(|row| row.facts.version.as_deref()),
-        latest.and_then(|row| row.model.as_deref()),
+        latest.map(|row| row.request_model()).unwrap_or_default(),
         latest.and_then(|row| row.facts.max_output_tokens),
         inputs,
     );
@@ -305,7 +305,8 @@ pub fn estimate(
             !compactions
                 .iter()
                 .any(|compaction| compaction.next_index() == *index)
-                && chain.requests[index - 1].model.as_deref() == rule.model.as_deref()
+                && chain.requests[index - 1].model_as_named()
+                    == latest.and_then(|row| row.model_as_named())
         })
         .filter_map(not_fired)
         .max();

@@ -37,9 +37,9 @@ pub struct ReportOptions {
     pub user_config_dir: Option<PathBuf>,
     /// How long before a compaction its snapshot may have been taken (seconds).
     pub match_before_seconds: i64,
-    /// The model's window the status line gave for the session (its `window.json`), with the
-    /// model it was for.
-    pub status_line_window: Option<(u64, String)>,
+    /// The models' windows the status line gave for the session (its `window.json`), each with
+    /// the model it was for, the newest last.
+    pub status_line_windows: Vec<(u64, String)>,
 }
 
 impl Default for ReportOptions {
@@ -50,7 +50,7 @@ impl Default for ReportOptions {
             environment: ThresholdEnvironment::default(),
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
-            status_line_window: None,
+            status_line_windows: Vec::new(),
         }
     }
 }
@@ -159,7 +159,7 @@ pub fn build_report(
     let cwd = main_source.and_then(|source| source.cwd.as_deref());
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
-        status_line_window: options.status_line_window.clone(),
+        status_line_windows: options.status_line_windows.clone(),
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.map(Path::new), options.user_config_dir.as_deref()),
     };

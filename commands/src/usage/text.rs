@@ -21,7 +21,8 @@ use ctxhooks_shared::store::usage_record::{
 };
 use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
 use ctxhooks_shared::usage::threshold::{
-    Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, WindowSource,
+    Assumption, MODEL_VARIABLE, ModelSelection, ReserveSource, RuleTrigger, WINDOW_VARIABLE,
+    WindowSource,
 };
 
 /// `1234567` as `1,234,567`.
@@ -450,6 +451,13 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
         ),
         WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
         WindowSource::StatusLine => format!("the window the status line gave for {the_model}"),
+        WindowSource::SelectedModel(selection) => format!(
+            "the window of {the_model}, the model {} selects",
+            match selection {
+                ModelSelection::Environment => format!("{MODEL_VARIABLE} in this environment"),
+                ModelSelection::Setting(path) => format!("`model` in {}", path.display()),
+            }
+        ),
         WindowSource::Unknown => format!(
             "no window: ctxhooks does not know {the_model}, and no status line, setting or \
              compaction gave one"

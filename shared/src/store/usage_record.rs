@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::trigger::Trigger;
+use crate::model_name::RequestModel;
 
 /// One line of the usage log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,6 +170,10 @@ pub struct RequestFacts {
     /// compaction (each kind once, in the order first seen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<RequestMarker>,
+    /// `requestedModel` (2.1.332), when it is not `message.model`: the model as the CLI named it
+    /// (`claude-sonnet-4-5-20250929[1m]`), which decides the request's window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
     /// `params.max_tokens` of the `api-request` record before the request (2.1.332): the output
     /// limit the CLI reserves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -194,6 +199,23 @@ pub struct ContextCache {
 }
 
 impl UsageRow {
+    /// The model the request was for, by the API's name and the CLI's.
+    pub fn request_model(&self) -> RequestModel<'_> {
+        RequestModel {
+            api: self.model.as_deref(),
+            requested: self.facts.requested_model.as_deref(),
+        }
+    }
+
+    /// The CLI's name of the model where it wrote one, else the API's: two requests with the
+    /// same name had the same model and window.
+    pub fn model_as_named(&self) -> Option<&str> {
+        self.facts
+            .requested_model
+            .as_deref()
+            .or(self.model.as_deref())
+    }
+
     /// The cache read and write of the inference whose context is `context_tokens`: the last
     /// `message` iteration's, else the top level's.
     pub fn context_cache(&self) -> ContextCache {

@@ -160,6 +160,9 @@ table! {
         "microcompactMetadata" => microcompact_metadata: Field<Box<BoundaryMetadata<'a>>>,
         /// The API message (`user` and `assistant` records).
         "message" => message: Field<Message<'a>>,
+        /// 2.1.332 assistant records: the model as the CLI named it (`[1m]` included, which
+        /// `message.model`, the API's name, never carries).
+        "requestedModel" => requested_model: Field<Cow<'a, str>>,
         /// 2.1.332 assistant records: the cache lifetime the CLI asked for, `5m` or `1h`.
         "promptCacheRequested" => prompt_cache_requested: Field<Cow<'a, str>>,
         /// 2.1.332 `api-request` records: what the request asked for.

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::compaction::items::{Limits, SegmentItems};
+use crate::model_name::RequestModel;
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
     BoundaryRow, CompactionDetails, ContextCache, PreservedSegment, RequestFacts, RequestMarker,
@@ -99,7 +100,7 @@ pub const REACHED_MODELS: usize = 8;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
-    /// `message.model` of the request.
+    /// The request's model as named ([`UsageRow::model_as_named`]).
     pub model: Option<String>,
     pub context_tokens: u64,
 }
@@ -113,10 +114,28 @@ pub struct LatestRequest {
     pub context_tokens: u64,
     /// `message.model`.
     pub model: Option<String>,
+    /// `requestedModel`, when it is not `message.model` (`[1m]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
     /// The Claude Code version that sent it.
     pub version: Option<String>,
     /// The output limit the CLI asked for (`api-request`, 2.1.332).
     pub max_output_tokens: Option<u64>,
+}
+
+impl LatestRequest {
+    /// The model the request was for, by the API's name and the CLI's.
+    pub fn request_model(&self) -> RequestModel<'_> {
+        RequestModel {
+            api: self.model.as_deref(),
+            requested: self.requested_model.as_deref(),
+        }
+    }
+
+    /// The CLI's name of the model where it wrote one, else the API's.
+    pub fn model_as_named(&self) -> Option<&str> {
+        self.requested_model.as_deref().or(self.model.as_deref())
+    }
 }
 
 /// A compaction after the latest request.
@@ -168,7 +187,7 @@ impl ChainGauge {
             && self.compacted_since.is_none()
             && row.context_tokens >= previous.context_tokens
         {
-            let model = previous.model.as_deref();
+            let model = previous.model_as_named();
             if let Some(reached) = self
                 .reached_without_compaction
                 .iter_mut()
@@ -180,7 +199,7 @@ impl ChainGauge {
                     self.reached_without_compaction.remove(0);
                 }
                 self.reached_without_compaction.push(ReachedContext {
-                    model: previous.model.clone(),
+                    model: model.map(ToOwned::to_owned),
                     context_tokens: previous.context_tokens,
                 });
             }
@@ -191,12 +210,16 @@ impl ChainGauge {
         latest.time.clone_from(&row.time);
         latest.context_tokens = row.context_tokens;
         latest.model.clone_from(&row.model);
+        latest
+            .requested_model
+            .clone_from(&row.facts.requested_model);
         latest.version.clone_from(&row.facts.version);
         latest.max_output_tokens = row.facts.max_output_tokens;
         self.compacted_since = None;
     }
 
-    /// The highest context `model`'s requests reached without a compaction after them.
+    /// The highest context the requests of `model` (as named, [`LatestRequest::model_as_named`])
+    /// reached without a compaction after them.
     pub fn reached_for(&self, model: Option<&str>) -> Option<u64> {
         self.reached_without_compaction
             .iter()
@@ -774,6 +797,10 @@ fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) 
         row.model = owned(message.model.text());
     }
     let facts = &mut row.facts;
+    if facts.requested_model.is_none() {
+        facts.requested_model = owned(record.requested_model.text())
+            .filter(|requested| row.model.as_deref() != Some(requested.as_str()));
+    }
     // The cache counts of the last `message` iteration, when there is one.
     if let Some(last) = usage.last_message_tokens() {
         facts.iterations = true;
