@@ -88,11 +88,21 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
     // nothing. A keep here takes the kept copies' lock and syncs a member to disk, and under a
     // loaded disk one `fdatasync` alone outlasted the 0.9 s budget.
     // (A transcript that is not there is not this session's compaction: nothing is said.)
+    // The copy must still take the bytes the compaction added, or the next Stop would fail to
+    // keep them as this hook does: that is checked by opening its files for writing (no byte
+    // written, nothing synced), and said like any problem (the error log, else stderr).
     let transcript_there = fs_err::symlink_metadata(transcript).is_ok_and(|found| found.is_file());
+    let kept_dir = context.state.kept_dir(&session);
     if transcript_there
-        && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main())
-            .is_ok_and(|generation| generation > 0)
+        && let Ok(generation) = kept::latest_generation(&kept_dir, &KeptName::main())
+        && generation > 0
     {
+        if let Err(error) = kept::check_appendable(&kept_dir, &KeptName::main(), generation) {
+            context.note(error.context(
+                "the transcript's bytes since the last kept ones cannot be kept after the \
+                 compaction",
+            ));
+        }
         return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
     let kept = keep_main(context, &session, transcript, started + KEEP_TIME);
