@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::ledger::{CompactionEntry, Counts, Judged, Ledger, Summary};
+use super::ledger::{CompactionEntry, Judged, Ledger, Summary};
 use crate::output::one_line;
 use crate::time::readable_time;
 use crate::usage::text::thousands;
@@ -89,7 +89,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
              show as left out)\n",
         );
     }
-    let _ = writeln!(text, "    {}", counts_text(&entry.counts));
+    let _ = writeln!(text, "    {}", counts_text(entry));
     let items = &entry.items;
     kind_text(&mut text, "files edited", &items.edited, file_text);
     kind_text(&mut text, "files read", &items.read, file_text);
@@ -116,7 +116,13 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     text
 }
 
-fn counts_text(counts: &Counts) -> String {
+fn counts_text(entry: &CompactionEntry) -> String {
+    let counts = &entry.counts;
+    if !entry.before_in_transcript {
+        return "this transcript holds nothing from before it (the conversation it compacted is \
+                in another file, or was not kept): what that conversation held is not known"
+            .to_owned();
+    }
     if counts.items == 0 {
         return "the conversation before it held no file, command, error or prompt".to_owned();
     }

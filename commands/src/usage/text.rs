@@ -126,7 +126,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                 };
                 let _ = writeln!(
                     text,
-                    "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
+                    "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}{}",
                     readable_time(Time::of(row.time.as_deref()).as_ref()),
                     row.model.as_deref().unwrap_or("-"),
                     thousands(row.tokens.input_tokens),
@@ -134,6 +134,11 @@ pub fn rows_table(log: &SessionLog) -> String {
                     thousands(row.tokens.cache_read_input_tokens),
                     thousands(row.tokens.output_tokens),
                     thousands(row.context_tokens),
+                    if row.facts.counts_from_iterations {
+                        "  counts from its iterations (top level 0)"
+                    } else {
+                        ""
+                    },
                     advisor_suffix(row),
                 );
                 continue;

@@ -114,7 +114,9 @@ pub struct UsageRow {
     pub message_id: Option<String>,
     /// `message.model`.
     pub model: Option<String>,
-    /// The response's counts (its `output_tokens` the largest over the response's lines).
+    /// The response's counts for the session's model (its `output_tokens` the largest over the
+    /// response's lines): the top level, or its `message` iterations' sum when the top level
+    /// holds none (`facts.counts_from_iterations`).
     #[serde(flatten)]
     pub tokens: TokenUsage,
     /// The context the request sent: input + cache read + cache write of its last `message`
@@ -182,6 +184,11 @@ pub struct RequestFacts {
     /// is that iteration's, and a fall after it is never an advisor round trip.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub iterations: bool,
+    /// True when the response's top-level counts were all 0 and the row's counts are the sum
+    /// of its `message` and `fallback_message` iterations instead (2.1.226; ccusage counts 0
+    /// for such a response).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counts_from_iterations: bool,
     /// The cache read and write of the iteration the context is from (the last `message`
     /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
     /// the response's, summed over its iterations, and say nothing of that context's cache.

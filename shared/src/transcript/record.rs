@@ -127,6 +127,15 @@ impl Written<'_> {
         }
     }
 
+    /// True when none of the four flat counts holds a token (each 0 or absent). The nested
+    /// split is not looked at: a response that read and wrote nothing has no cache writes, and
+    /// a CLI may fill the split from the iterations while the four counts stay 0.
+    fn flat_counts_empty(&self) -> bool {
+        self.0
+            .iter()
+            .all(|field| field.get().is_none_or(|count| *count == 0))
+    }
+
     /// True when a count, the split or one of its buckets held something that is not a count.
     fn mistyped(&self) -> bool {
         self.0.iter().any(|field| field.is_mistyped())
@@ -147,6 +156,9 @@ pub struct Iterations {
     /// The counts of the last `message` or `fallback_message` iteration that read something:
     /// the context.
     pub last_message: Option<TokenUsage>,
+    /// The `message` and `fallback_message` iterations' counts, summed: the session's own
+    /// inferences, which the top level sums when it is written (the advisor's are not in it).
+    pub inferences: TokenUsage,
     /// The `advisor_message` iterations' counts, summed per model in the order first seen (one
     /// at least when an iteration's `type` is `advisor_message`).
     pub advisor_usage: Vec<ModelUsage>,
@@ -163,6 +175,7 @@ impl Iterations {
             Some("message" | FALLBACK_ITERATION) => {
                 self.mistyped |= written.mistyped();
                 let tokens = written.tokens();
+                self.inferences = self.inferences.saturating_add(tokens);
                 if tokens.input_side() > 0 {
                     self.last_message = Some(tokens);
                 }
@@ -183,6 +196,15 @@ impl Iterations {
     }
 }
 
+/// Where a response's session-model counts were read ([`Usage::session_counts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountsFrom {
+    /// The top-level `usage` counts, as written.
+    TopLevel,
+    /// The sum of the `message` and `fallback_message` iterations: the top level held none.
+    Iterations,
+}
+
 /// The `type` of a `usage.iterations` entry the API's model fallback answered.
 pub const FALLBACK_ITERATION: &str = "fallback_message";
 
@@ -193,6 +215,23 @@ impl Usage {
     /// The top-level token counts, as written (what ccusage reads for the session's model).
     pub fn tokens(&self) -> TokenUsage {
         written!(self).tokens()
+    }
+
+    /// The session model's counts for this response, and where they come from. The top level
+    /// as written, unless its four flat counts are all 0 (or absent) while its `message` and
+    /// `fallback_message` iterations hold tokens: then the sum of those iterations (2.1.226
+    /// wrote such a response, the whole request in its one `message` iteration). Either one or
+    /// the other, never both, so nothing is counted twice; `advisor_message` iterations are
+    /// never in them.
+    pub fn session_counts(&self) -> (TokenUsage, CountsFrom) {
+        let written = written!(self);
+        if written.flat_counts_empty()
+            && let Some(iterations) = self.iterations.get()
+            && iterations.inferences != TokenUsage::default()
+        {
+            return (iterations.inferences, CountsFrom::Iterations);
+        }
+        (written.tokens(), CountsFrom::TopLevel)
     }
 
     /// The context the response's last inference read: the input side of the last `message`
@@ -840,8 +879,7 @@ mod tests {
         assert!(record.uses_advisor());
         // 2.1.226: every top-level count 0, one `message` iteration holding the request.
         let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"iterations":[{"type":"message","input_tokens":2,"cache_read_input_tokens":204576,"cache_creation_input_tokens":87,"output_tokens":40}]}}}"#;
-        // Its counts stay the top level's, as ccusage and the CLI's own cost count them (0);
-        // its context is the iteration's.
+        // Its context is the iteration's.
         let record = parsed(line);
         let usage = record.response_usage().unwrap();
         assert_eq!(usage.tokens(), TokenUsage::default());
@@ -861,6 +899,67 @@ mod tests {
             parsed(line).response_usage().unwrap().context_tokens(),
             50_302
         );
+    }
+
+    #[test]
+    fn the_session_counts_are_the_top_level_unless_it_holds_none() {
+        let counts = |line: &str| parsed(line).response_usage().unwrap().session_counts();
+        let tokens = |input, cache_creation, cache_read, output| TokenUsage {
+            input_tokens: input,
+            cache_creation_input_tokens: cache_creation,
+            cache_read_input_tokens: cache_read,
+            output_tokens: output,
+        };
+        // 2.1.226: the four top-level counts 0, the request in its one `message` iteration (the
+        // nested split filled from it or not): the row's counts are the iteration's.
+        for split in [
+            "",
+            r#","cache_creation":{"ephemeral_5m_input_tokens":87,"ephemeral_1h_input_tokens":0}"#,
+        ] {
+            let line = format!(
+                r#"{{"type":"assistant","message":{{"usage":{{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0{split},"iterations":[{{"type":"message","input_tokens":2,"cache_read_input_tokens":204576,"cache_creation_input_tokens":87,"output_tokens":1651}}]}}}}}}"#
+            );
+            assert_eq!(
+                counts(&line),
+                (tokens(2, 87, 204_576, 1_651), CountsFrom::Iterations),
+                "{line}"
+            );
+        }
+        // Several inferences and an advisor's: the session's `message` (and `fallback_message`)
+        // iterations summed, the advisor's left to `advisor_usage`.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":100,"output_tokens":3},{"type":"advisor_message","model":"claude-fable-5","input_tokens":500,"output_tokens":50},{"type":"message","input_tokens":1,"cache_read_input_tokens":110,"cache_creation":{"ephemeral_1h_input_tokens":4},"output_tokens":6},{"type":"fallback_message","model":"claude-sonnet-5","input_tokens":2,"output_tokens":1},{"type":"compaction","input_tokens":9}]}}}"#;
+        assert_eq!(
+            counts(line),
+            (tokens(4, 4, 210, 10), CountsFrom::Iterations)
+        );
+        // A top level that holds tokens is the sum already: never added to its iterations.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":2,"cache_creation_input_tokens":6352,"cache_read_input_tokens":216786,"output_tokens":900,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":106805,"cache_creation_input_tokens":3176,"output_tokens":300},{"type":"message","input_tokens":1,"cache_read_input_tokens":109981,"cache_creation_input_tokens":3176,"output_tokens":600}]}}}"#;
+        assert_eq!(
+            counts(line),
+            (tokens(2, 6_352, 216_786, 900), CountsFrom::TopLevel)
+        );
+        // Only output on the top level (a count of the response): the top level.
+        let line = r#"{"type":"assistant","message":{"usage":{"output_tokens":5,"iterations":[{"type":"message","input_tokens":7}]}}}"#;
+        assert_eq!(counts(line), (tokens(0, 0, 0, 5), CountsFrom::TopLevel));
+        // All 0 with only the advisor's iterations, or none, or empty ones: the top level (0).
+        for iterations in [
+            r#"[{"type":"advisor_message","model":"claude-fable-5","input_tokens":9}]"#,
+            "[]",
+            r#"[{"type":"message","input_tokens":0}]"#,
+        ] {
+            let line = format!(
+                r#"{{"type":"assistant","message":{{"usage":{{"input_tokens":0,"iterations":{iterations}}}}}}}"#
+            );
+            assert_eq!(
+                counts(&line),
+                (TokenUsage::default(), CountsFrom::TopLevel),
+                "{line}"
+            );
+        }
+        // Before 2.1.152 the flat cache write could be 0 with the split holding it: no
+        // iterations, the top level (the split) as before.
+        let line = r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":3}}}}"#;
+        assert_eq!(counts(line), (tokens(0, 3, 0, 0), CountsFrom::TopLevel));
     }
 
     #[test]

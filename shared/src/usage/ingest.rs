@@ -18,7 +18,7 @@ use crate::store::usage_record::{
 };
 use crate::transcript::content::Block;
 use crate::transcript::record::{
-    BoundaryKind, BoundaryMetadata, Message, Record, SESSION_START_RESUME_HOOK, Usage,
+    BoundaryKind, BoundaryMetadata, CountsFrom, Message, Record, SESSION_START_RESUME_HOOK, Usage,
 };
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -779,14 +779,16 @@ fn owned(text: Option<&str>) -> Option<String> {
 /// Adds a line of a response to its row (a new row has only the request's identity and what
 /// came before it): input-side fields and the context from the latest line (they agree), output
 /// tokens as the maximum (older versions wrote placeholders), advisor if any line says so (its
-/// counts from the latest line that has some). The session model's counts are the top level, as
-/// ccusage and the CLI's own cost read them; the context is the response's last inference's.
+/// counts from the latest line that has some). The session model's counts are the top level,
+/// or the sum of its `message` iterations when the top level holds none
+/// ([`Usage::session_counts`]); the context is the response's last inference's.
 fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) {
-    let tokens = usage.tokens();
+    let (tokens, from) = usage.session_counts();
     row.tokens = TokenUsage {
         output_tokens: row.tokens.output_tokens.max(tokens.output_tokens),
         ..tokens
     };
+    row.facts.counts_from_iterations = from == CountsFrom::Iterations;
     row.context_tokens = usage.context_tokens();
     row.advisor |= record.uses_advisor();
     let advisor_usage = usage.advisor_usage();
