@@ -694,6 +694,21 @@ fn without_the_cli_s_name_the_status_line_or_the_selected_model_gives_the_window
     assert_eq!(warnings[0], "");
     assert_eq!(gauges[0]["trigger_tokens"], 967_000, "{:#}", gauges[0]);
     assert_eq!(gauges[0]["trigger"]["window_source"], "status_line");
+    // `history` reads the session's transcript with the same word on its window (the
+    // transcript's cwd is not this world's project, so no window is configured there).
+    let history = world
+        .ctxhooks(["history", "--projects"])
+        .arg(world.transcripts_dir())
+        .arg("--json")
+        .json();
+    let session = history["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["session_id"] == MILLION_SESSION)
+        .unwrap();
+    assert_eq!(session["cap"], 1_000_000, "{session:#}");
+    assert_eq!(session["cap_source"], "status_line", "{session:#}");
 
     // No status line, and the person selected `sonnet[1m]` in their settings.
     let selected = World::new("million-selected");

@@ -230,6 +230,7 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
         return writer.lines;
     }
     let snapshots = snapshots_of(query, &files.session_id);
+    let options = &options.with_status_line_of(query.state.as_ref(), &files.session_id);
     let report = build_report(
         Some(&files.session_id),
         &loaded.log,
@@ -276,6 +277,7 @@ fn state_session(
         && let Some(log) = &log
         && log.requests().next().is_some()
     {
+        let options = &options.with_status_line_of(Some(state), session.as_str());
         let report = build_report(Some(session.as_str()), log, snapshots.as_deref(), options);
         usage_records(&mut writer, log, &report);
     }

@@ -13,6 +13,7 @@ use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
 use crate::usage::report::{ReportOptions, Totals, ratio};
+use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of the history's JSON layout.
 pub const HISTORY_SCHEMA: u32 = 1;
@@ -27,6 +28,8 @@ pub struct HistoryQuery {
     pub project: Option<String>,
     /// The cache transcripts are read through, if any.
     pub cache: Option<Cache>,
+    /// The state folder, for what the status line recorded of each session's windows.
+    pub state: Option<StateDir>,
 }
 
 /// The history.
@@ -116,7 +119,10 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         .sessions
         .par_iter()
         .with_max_len(1)
-        .map(|files| summarize_session(files, options, &query.window, query.cache.as_ref()))
+        .map(|files| {
+            let options = options.with_status_line_of(query.state.as_ref(), &files.session_id);
+            summarize_session(files, &options, &query.window, query.cache.as_ref())
+        })
         .collect();
     let folders_read = found.folders_read;
     let mut problems = found.problems;

@@ -19,7 +19,6 @@ use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::status_window::StatusWindow;
 
 /// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
 pub const GLOSSARY: &str = "\
@@ -158,13 +157,7 @@ fn session_report(
 ) -> Result<SessionReport> {
     let log = read_session_log(state, session)?;
     let snapshots = list_snapshots(state, Some(session))?;
-    // The window the status line recorded for the session: the CLI's own word on it.
-    let options = ReportOptions {
-        status_line_windows: StatusWindow::read(&state.status_window_file(session))
-            .map(|window| window.evidence())
-            .unwrap_or_default(),
-        ..options.clone()
-    };
+    let options = options.with_status_line_of(Some(state), session.as_str());
     Ok(build_report(
         Some(session.as_str()),
         &log,

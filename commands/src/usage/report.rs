@@ -14,7 +14,9 @@ use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapsh
 use super::warnings::{Warning, find_warnings};
 use crate::archives::catalog::SnapshotEntry;
 use crate::time::Time;
-use ctxhooks_shared::store::state_dir::claude_config_dir;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::status_window::StatusWindow;
 use ctxhooks_shared::store::usage_record::{
     ModelUsage, SkippedLinesRow, SourceRow, TokenUsage, UsageRow, add_by_model,
 };
@@ -65,6 +67,21 @@ impl ReportOptions {
             environment: ThresholdEnvironment::of_process(),
             user_config_dir: claude_config_dir().ok(),
             ..Self::default()
+        }
+    }
+
+    /// These options with the models' windows the status line recorded for `session` in
+    /// `state` (its `window.json`), the CLI's own word on them, when it has any.
+    #[must_use]
+    pub fn with_status_line_of(&self, state: Option<&StateDir>, session: &str) -> Self {
+        let windows = state
+            .zip(SessionId::parse(session).ok())
+            .and_then(|(state, session)| StatusWindow::read(&state.status_window_file(&session)))
+            .map(|window| window.evidence())
+            .unwrap_or_default();
+        Self {
+            status_line_windows: windows,
+            ..self.clone()
         }
     }
 }
