@@ -486,10 +486,12 @@ fn the_interactive_capture_gives_the_title_the_kind_and_the_status_lines_window(
     // The status line first: it records the window the CLI gives claude-opus-5.
     let inputs =
         fs_err::read_to_string(cli_capture(world.root(), "today/statusline-1m.jsonl")).unwrap();
-    let last = inputs.lines().last().unwrap();
+    // Its transcript where this world keeps it, as the CLI names the session's own.
+    let mut last: Value = serde_json::from_str(inputs.lines().last().unwrap()).unwrap();
+    last["transcript_path"] = json!(transcript);
     let status = world
         .ctxhooks(["statusline", "--plain", "--format", "{title} | {window}"])
-        .stdin(last)
+        .stdin(last.to_string())
         .success()
         .stdout_text();
     assert_eq!(status.trim(), "Release checklist | 1M");
