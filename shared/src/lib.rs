@@ -23,6 +23,7 @@ pub mod keep;
 pub mod lenient;
 pub mod mcp_registration;
 pub mod model_name;
+pub mod notes;
 pub mod platform;
 pub mod settings_file;
 pub mod shell_word;

@@ -17,6 +17,7 @@ use crate::hook::payload::{self, Payload};
 use crate::hook::table::HookBinary;
 use crate::hook::watchdog::{Identity, Watchdog};
 use crate::lenient::describe_mismatches;
+use crate::notes::Notes;
 use crate::store::env_vars;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
@@ -58,11 +59,13 @@ impl HookContext {
         stdout.flush()?;
         Ok(())
     }
+}
 
-    /// Keeps a problem that did not stop the hook's work, for the error log once the work is
-    /// done (the work comes first: the error log itself may be what blocks). Should the
-    /// watchdog end the run first, it logs the notes.
-    pub fn note(&self, problem: anyhow::Error) {
+/// A problem that did not stop the hook's work goes to the error log once the work is done (the
+/// work comes first: the error log itself may be what blocks). Should the watchdog end the run
+/// first, it logs the notes.
+impl Notes for HookContext {
+    fn note(&self, problem: anyhow::Error) {
         self.watchdog.note(problem);
     }
 }

@@ -27,6 +27,7 @@ use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeptEnd, keep_path, keep_subagents};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
+use crate::notes::Notes as _;
 use crate::platform::program::{names_a_program, shell_path};
 use crate::shell_word::shell_word;
 use crate::store::files;
@@ -259,8 +260,15 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
         expected_text: None,
         max_bytes: Some(POST_COMPACT_INGEST_BYTES),
     };
-    let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
-        .context("failed to log the usage after the compaction")?;
+    let ingested = log_usage_and_gauge(
+        &context.state,
+        context,
+        &session,
+        &mut file,
+        &gauge_inputs,
+        options,
+    )
+    .context("failed to log the usage after the compaction")?;
     if ingested.outcome.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;
@@ -338,7 +346,7 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant
     let deadline = started + END_KEEP_TIME;
     keep_main(context, &session, transcript, deadline)
         .context("failed to keep the transcript at the end of the session")?;
-    keep_subagents(context, &session, transcript, deadline);
+    keep_subagents(&context.state, context, &session, transcript, deadline);
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::hook::table::{HookEvent, TOOLUSE};
 use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
+use crate::notes::Notes as _;
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
