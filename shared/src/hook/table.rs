@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::hook::runner::HookContext;
 use crate::hook::{precompact, session, stop, tooluse};
+use crate::keep::snapshot;
 use crate::version::ClaudeVersion;
 
 /// A Claude Code hook event ctxhooks registers for. Its name ([`Self::name`], `FromStr`) is
@@ -129,6 +130,12 @@ pub const SESSION: HookBinary = HookBinary {
 
 /// Every hook binary ctxhooks ships, in registration order.
 pub const HOOK_BINARIES: &[HookBinary] = &[PRECOMPACT, STOP, TOOLUSE, SESSION];
+
+// The snapshot module judges a folder abandoned by the timeout of its writer, this hook.
+const _: () = assert!(
+    PRECOMPACT.timeout_seconds == snapshot::WRITER_TIMEOUT.as_secs(),
+    "the PreCompact hook's timeout must be the one snapshots take for their writer's"
+);
 
 // Every budget ends before its timeout: checked when the crate compiles, not by a comment.
 const _: () = {

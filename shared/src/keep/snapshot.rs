@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use crate::hook::table::PRECOMPACT;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
@@ -66,10 +65,14 @@ pub fn take_snapshot(
     done
 }
 
+/// The longest a snapshot's writer lives: the timeout Claude Code gives the `PreCompact` hook,
+/// which takes the snapshots (the hook table registers this one; it does not compile otherwise).
+pub const WRITER_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
-/// locked (see [`is_abandoned`]): twice the `PreCompact` timeout, so no live hook can still be
+/// locked (see [`is_abandoned`]): twice [`WRITER_TIMEOUT`], so no live hook can still be
 /// writing it.
-pub const ABANDONED_AFTER: Duration = Duration::from_secs(PRECOMPACT.timeout_seconds * 2);
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(WRITER_TIMEOUT.as_secs() * 2);
 
 /// How long a new snapshot folder's writer waits for its lock: a bound, not an expected wait
 /// (no one else locks a folder under its [`UNLOCKED_SUFFIX`] name).
