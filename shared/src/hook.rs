@@ -2,6 +2,8 @@
 //! hurting the session (`runner.rs`, `watchdog.rs`), the payload, the hook table, and each
 //! event's body, which calls the rules in `keep`, `usage` and `gauge`.
 
+pub mod context;
+pub mod event;
 pub mod payload;
 pub mod precompact;
 pub mod runner;

@@ -19,7 +19,8 @@ use super::ownership::{InstallsFile, PriorState};
 use super::status_line::{
     StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
 };
-use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
+use ctxhooks_shared::hook::event::HookEvent;
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::owner::Owner;
 use ctxhooks_shared::platform::private;
 use ctxhooks_shared::store::files;

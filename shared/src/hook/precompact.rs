@@ -6,8 +6,8 @@ use anyhow::{Context, Result};
 
 use crate::compaction::segment_file::SegmentRecord;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
 use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
 use crate::lenient::Text;
 use crate::notes::Notes as _;

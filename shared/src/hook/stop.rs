@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::notes::Notes as _;
