@@ -16,7 +16,8 @@ use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
 use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::{ChainGauge, Origin};
+use crate::transcript::origin::Origin;
+use crate::usage::ingest::ChainGauge;
 use crate::usage::log::{IngestOptions, IngestOutcome, ingest_transcript_then};
 use crate::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,

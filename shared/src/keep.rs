@@ -28,7 +28,7 @@ use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
-use crate::usage::ingest::Origin;
+use crate::transcript::origin::Origin;
 
 /// How the bytes already kept are compared with the transcript before more are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,5 +7,6 @@ pub mod direct;
 pub mod file;
 pub mod lines;
 pub mod look;
+pub mod origin;
 pub mod record;
 pub mod schema;

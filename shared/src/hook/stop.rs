@@ -17,7 +17,7 @@ use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers}
 use crate::store::session_id::SessionId;
 use crate::store::storage;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::Origin;
+use crate::transcript::origin::Origin;
 use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
 
 hook_payload! {

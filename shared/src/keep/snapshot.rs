@@ -152,31 +152,6 @@ pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The newest finished snapshot folder of `archive` (names sort by time); `None` when there is
-/// none. A folder that cannot be listed or looked at is an error that names why (permission
-/// denied is not "no snapshot").
-pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
-    let entries = match fs_err::read_dir(archive) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error).context("failed to list the session's snapshots"),
-    };
-    let mut finished = Vec::new();
-    for entry in entries {
-        let entry = entry.context("failed to list the session's snapshots")?;
-        let is_folder = entry
-            .file_type()
-            .context("failed to look at a snapshot")?
-            .is_dir();
-        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            finished.push(entry.path());
-        }
-    }
-    Ok(finished
-        .into_iter()
-        .max_by(|left, right| left.file_name().cmp(&right.file_name())))
-}
-
 /// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.
 fn snapshot_base_name(now: DateTime<Utc>, trigger: &str) -> String {
     let trigger: String = trigger

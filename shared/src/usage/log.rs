@@ -16,8 +16,9 @@ use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
 use crate::store::{env_vars, files};
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
+use crate::transcript::origin::Origin;
 use crate::usage::cursor::{CursorFile, TranscriptCursor};
-use crate::usage::ingest::{ChainGauge, Ingest, Origin, SourceState};
+use crate::usage::ingest::{ChainGauge, Ingest, SourceState};
 
 /// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
