@@ -13,9 +13,9 @@ use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::notes::Notes as _;
+use crate::store::config;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
-use crate::store::storage;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::origin::Origin;
 use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
@@ -145,7 +145,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     }
     rotate_logs(context, &session);
     // The limits a person configured on ctxhooks' own storage, once a day (none: one `lstat`).
-    match storage::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
+    match config::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
         Ok(pruned) => {
             for record in pruned.iter().filter(|record| record.only_copy) {
                 context.note(anyhow::anyhow!(
