@@ -1,6 +1,7 @@
-//! The layout's rule, checked on the source: no module of a crate imports another that imports
+//! The layout's rules, checked on the source: no module of a crate imports another that imports
 //! it back, whether through one path or a ring of many (file by file, and folder by folder at
-//! the crate's top level). (That the hook binaries link nothing but `ctxhooks-shared` is the
+//! the crate's top level), and the shared crate's top-level modules stand in layers that never
+//! point up. (That the hook binaries link nothing but `ctxhooks-shared` is the
 //! hooks package's own test, `hooks/tests/dependencies.rs`.)
 //!
 //! The imports are read from the text: every `use` (groups expanded) and every path written in
@@ -308,6 +309,63 @@ fn no_module_imports_one_that_imports_it_back() {
         }
     }
     assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+/// The top-level modules of `ctxhooks-shared` in layers, from the bottom up, as
+/// docs/architecture.md lists them: a module imports only from its own layer or the ones below.
+const SHARED_LAYERS: [&[&str]; 9] = [
+    &[
+        "lenient",
+        "json_scan",
+        "platform",
+        "version",
+        "model_name",
+        "shell_word",
+        "notes",
+        "settings_file",
+    ],
+    &["store"],
+    &["tool_input", "mcp_registration"],
+    &["transcript"],
+    &["keep", "compaction"],
+    &["usage"],
+    &["gauge"],
+    &["hook"],
+    &["test_support"],
+];
+
+#[test]
+fn the_shared_crates_layers_never_point_up() {
+    let edges = top_level(&imports(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("shared/src"),
+    ));
+    let layer = |module: &Module| {
+        SHARED_LAYERS.iter().position(|layer| {
+            module
+                .first()
+                .is_some_and(|name| layer.contains(&name.as_str()))
+        })
+    };
+    let mut found = Vec::new();
+    for (from, targets) in edges.iter().filter(|(from, _)| !from.is_empty()) {
+        let Some(from_layer) = layer(from) else {
+            found.push(format!(
+                "`{}` is in no layer",
+                named(std::slice::from_ref(from))
+            ));
+            continue;
+        };
+        for target in targets {
+            if layer(target).is_none_or(|target_layer| target_layer > from_layer) {
+                found.push(format!(
+                    "`{}` imports `{}`, which is not below it",
+                    named(std::slice::from_ref(from)),
+                    named(std::slice::from_ref(target))
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
 #[test]
