@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::keep::{SESSION, stop};
 use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
-use crate::support::{World, mode};
+use crate::support::{Hook, World, mode};
 
 fn user(uuid: &str, time: &str, text: &str) -> String {
     json!({"type": "user", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
@@ -232,6 +232,71 @@ fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
             .failure();
         assert_eq!(fs_err::read(&elsewhere).unwrap(), b"not yours");
     }
+}
+
+#[test]
+fn every_session_id_the_hooks_accept_filters_search_and_the_mcp_tool() {
+    let world = World::new("search-session-ids");
+    // Another session says the word too, so that the filter has something to leave out; the
+    // one below is active after it, so `last` names that one.
+    let other = world.transcript_path(SESSION);
+    fs_err::write(
+        &other,
+        user("u1", "2026-11-01T09:00:00.000Z", "a kiwi elsewhere"),
+    )
+    .unwrap();
+    stop(&world, &other);
+    // An id of `[A-Za-z0-9_-]`, as the hooks take it (not a UUID), kept by the Stop hook.
+    let id = "agent_run-42";
+    let transcript = world.transcript_path(id);
+    fs_err::write(
+        &transcript,
+        json!({"type": "user", "uuid": "k1", "sessionId": id, "cwd": "/work/demo",
+            "timestamp": "2026-11-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "the kiwi from the underscored session"}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": id, "transcript_path": transcript,
+                "hook_event_name": "Stop", "cwd": "/work/demo"})
+            .to_string(),
+        )
+        .success();
+    world
+        .ctxhooks(["recall", "--session", id, "kiwi"])
+        .stdout_contains("underscored session")
+        .success();
+
+    assert_eq!(count(&search(&world, &["kiwi"])), 2);
+    for filter in [id, "agent_", "last"] {
+        let found = search(&world, &["kiwi", "--session", filter]);
+        assert_eq!(count(&found), 1, "--session {filter}: {found:#}");
+        assert_eq!(found["results"][0]["session"], id, "--session {filter}");
+    }
+    world
+        .ctxhooks(["search", "kiwi", "--session", "a/b"])
+        .stderr_contains("invalid `--session`")
+        .exit_code(1);
+
+    let answers = mcp_exchange(
+        &world,
+        &[
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "kiwi", "session": id}}}),
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "kiwi", "session": "../x"}}}),
+        ],
+    );
+    assert_eq!(answers[1]["result"]["isError"], false, "{:#}", answers[1]);
+    let found = tool_text(&answers[1]);
+    assert!(found.contains("underscored session"), "{found}");
+    assert!(!found.contains("elsewhere"), "{found}");
+    assert_eq!(answers[2]["result"]["isError"], true, "{:#}", answers[2]);
+    assert!(tool_text(&answers[2]).contains("invalid `--session`"));
 }
 
 #[test]

@@ -11,6 +11,7 @@ use rusqlite::{Connection, params};
 use super::query::Query;
 use super::role::Role;
 use crate::time::Time;
+use ctxhooks_shared::store::session_id::SessionId;
 
 /// What the results are narrowed to.
 #[allow(
@@ -21,8 +22,8 @@ use crate::time::Time;
 pub struct Filters {
     /// Part of the project's path.
     pub project: Option<String>,
-    /// The session's id or its start.
-    pub session: Option<String>,
+    /// The session's id or its start (which follows the same rule).
+    pub session: Option<SessionId>,
     pub role: Option<Role>,
     /// At or after this instant.
     pub since: Option<DateTime<Utc>>,
@@ -81,7 +82,7 @@ pub fn find(
         params![
             query.expression,
             filters.project,
-            filters.session,
+            filters.session.as_ref().map(SessionId::as_str),
             filters.role.map(Role::code),
             filters.since.map(|since| since.timestamp_millis()),
             filters.until.map(|until| until.timestamp_millis())
