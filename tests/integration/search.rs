@@ -3,12 +3,16 @@
 //! when damaged, refuses bad queries and links, and the MCP server answers over stdio.
 
 use std::io::{BufRead as _, BufReader, Write as _};
+#[cfg(unix)]
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::{Value, json};
 
 use crate::keep::{SESSION, stop};
+#[cfg(unix)]
+use crate::support::make_fifo;
 use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
 use crate::support::{Hook, World, mode};
 
@@ -232,6 +236,58 @@ fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
             .failure();
         assert_eq!(fs_err::read(&elsewhere).unwrap(), b"not yours");
     }
+}
+
+/// `SQLite` opens files beside the index (its hot-journal check opens `-journal` for reading):
+/// a FIFO, a link or a folder there is refused with an error that names it, and left in place,
+/// instead of a search that waits forever. The run's timeout (a bound against a hang, no timing
+/// assertion) fails the test if the search waits. Unix only: no FIFO in a Windows file system.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_where_sqlite_opens_a_side_file_is_refused_without_waiting() {
+    let world = World::new("search-side-files");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-01T10:00:00.000Z", "the wombat digs"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    assert_eq!(count(&search(&world, &["wombat"])), 1);
+    let index = world.state_dir().join("search").join("index.sqlite");
+    for suffix in ["-journal", "-wal", "-shm"] {
+        let side = index.with_file_name(format!("index.sqlite{suffix}"));
+        make_fifo(&side);
+        let outcome = world
+            .ctxhooks(["search", "wombat"])
+            .stderr_contains("not a regular file")
+            .exit_code(1);
+        let stderr = outcome.stderr_text();
+        assert!(
+            stderr.contains(&format!("index.sqlite{suffix}`")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            fs_err::symlink_metadata(&side)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        fs_err::remove_file(&side).unwrap();
+
+        std::os::unix::fs::symlink(world.join("elsewhere"), &side).unwrap();
+        world
+            .ctxhooks(["search", "wombat"])
+            .stderr_contains("symbolic link")
+            .exit_code(1);
+        assert!(!world.join("elsewhere").exists());
+        fs_err::remove_file(&side).unwrap();
+    }
+    // Nothing was lost: the index answers as before.
+    let found = search(&world, &["wombat"]);
+    assert_eq!(count(&found), 1);
+    assert!(found["rebuilt"].is_null(), "{found:#}");
 }
 
 #[test]
