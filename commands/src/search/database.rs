@@ -26,7 +26,7 @@ const BUSY_WAIT: Duration = Duration::from_secs(30);
 /// says something, where it is, who said it and when (`at`, milliseconds since the Unix
 /// epoch, null when the line's `timestamp` is no time); its `id` is the text's rowid in `body`, an
 /// FTS5 table that keeps no copy of the text (`content=''`; `contentless_delete` lets a row
-/// go when its source changes).
+/// go when its source changes; [`BODY_TABLE`]).
 const CREATE: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -57,8 +57,11 @@ CREATE TABLE IF NOT EXISTS messages(
     line_hash INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
-CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', contentless_delete=1);
 ";
+
+/// The FTS5 table `body`, as `CREATE VIRTUAL TABLE … USING` takes it (a query is checked
+/// against a table of the same kind: `query.rs`).
+pub const BODY_TABLE: &str = "fts5(text, content='', contentless_delete=1)";
 
 /// An open index.
 #[derive(Debug)]
@@ -233,7 +236,8 @@ fn schema_of(connection: &Connection) -> Result<Option<i64>> {
 
 fn create(connection: &Connection) -> Result<()> {
     connection.execute_batch(&format!(
-        "BEGIN IMMEDIATE; {CREATE} INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', {SCHEMA}); COMMIT;"
+        "BEGIN IMMEDIATE; {CREATE} CREATE VIRTUAL TABLE IF NOT EXISTS body USING {BODY_TABLE}; \
+         INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', {SCHEMA}); COMMIT;"
     ))?;
     // Another search may have created it first with another schema (an older ctxhooks).
     match schema_of(connection)? {

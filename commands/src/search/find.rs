@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, params};
 
@@ -107,14 +107,12 @@ pub fn find(
             })
         },
     );
-    let rows = match rows {
-        Ok(rows) => rows,
-        Err(error) => return Err(query_error(error, query)),
-    };
+    let rows = rows.context("failed to search the index")?;
     let mut seen = HashSet::new();
     let mut hits = Vec::new();
     for row in rows {
-        let hit = row.map_err(|error| query_error(error, query))?;
+        // The query was checked by FTS5 itself when it was parsed: an error here is the index's.
+        let hit = row.context("failed to search the index")?;
         // The same line in another generation, the live file, or an old snapshot's copy.
         if seen.insert((hit.session.clone(), hit.line_hash)) {
             hits.push(hit);
@@ -124,21 +122,4 @@ pub fn find(
         }
     }
     Ok(hits)
-}
-
-/// FTS5's refusal of a query, said as one; any other error as it is.
-fn query_error(error: rusqlite::Error, query: &Query) -> anyhow::Error {
-    let text = error.to_string();
-    if text.starts_with("fts5:")
-        || text.contains("syntax error")
-        || text.contains("unknown special query")
-    {
-        let reason = text.trim_start_matches("fts5: ");
-        return anyhow::anyhow!(
-            "the query is not valid ({reason}); searched as `{}` (words, \"a phrase\", a prefix*, \
-             OR, AND, NOT and parentheses)",
-            query.expression
-        );
-    }
-    anyhow::Error::from(error).context("failed to search the index")
 }
