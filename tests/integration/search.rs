@@ -494,6 +494,73 @@ fn the_mcp_server_lists_its_tools_and_answers_each() {
     assert!(tool_text(&answers[5]).contains("does not close"));
 }
 
+/// JSON-RPC 2.0: a line that is not JSON is answered with a Parse error (`-32700`) whose `id`
+/// is null, and the server goes on with the next line. Each answer is awaited within a bound
+/// (a hang, no timing assertion): before, no answer came, and the test failed there.
+#[test]
+fn the_mcp_server_answers_a_line_that_is_not_json_with_a_parse_error_and_goes_on() {
+    let world = World::new("search-mcp-parse-error");
+    let mut child = world
+        .ctxhooks(["mcp"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (lines, answers) = std::sync::mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> Value {
+        let line = answers
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("ctxhooks mcp gave no answer");
+        serde_json::from_str(&line).unwrap()
+    };
+    let mut send = |bytes: &[u8]| {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}})
+        )
+        .as_bytes(),
+    );
+    assert_eq!(next()["id"], 0);
+    send(b"{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n");
+    for line in [
+        &b"this is not json\n"[..],
+        b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"\n",
+        b"\xff\xfe{}\n",
+    ] {
+        send(line);
+        let answer = next();
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer.as_object().unwrap()["id"].is_null(), "{answer}");
+    }
+    send(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/list\"}\n");
+    let listed = next();
+    assert_eq!(listed["id"], 2, "{listed}");
+    assert!(listed["result"]["tools"].as_array().is_some(), "{listed}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ctxhooks mcp exited with {status}");
+    reading.join().unwrap();
+    assert!(answers.try_recv().is_err(), "an answer nothing asked for");
+}
+
 /// Whether `path` holds `needle` (for checks that no transcript text leaked somewhere).
 pub fn holds(path: &Path, needle: &[u8]) -> bool {
     fs_err::read(path).is_ok_and(|bytes| bytes.windows(needle.len()).any(|window| window == needle))
