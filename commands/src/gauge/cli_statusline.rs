@@ -118,9 +118,13 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         && let Some(window_tokens) = input
             .model_window
             .or_else(|| model_name::selects_million(model).then_some(threshold::MILLION_WINDOW))
-        && is_known_session(state, session, input.transcript_path.as_deref())
     {
-        let _ = StatusWindow::record(&state.status_window_file(session), model, window_tokens);
+        let _ = StatusWindow::record(
+            &state.status_window_file(session),
+            model,
+            window_tokens,
+            || is_known_session(state, session, input.transcript_path.as_deref()),
+        );
     }
     // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
     let gauge = place
