@@ -26,6 +26,7 @@ pub mod retention;
 pub mod search;
 pub mod search_binary;
 pub mod sessions;
+pub mod settings;
 pub mod svg;
 #[cfg(test)]
 pub mod test_support;

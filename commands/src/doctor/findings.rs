@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::checks::SUGGESTED_CLEANUP_PERIOD_DAYS;
-use crate::install::scope::SettingsScope;
 use crate::output::quoted_paths;
 use crate::retention::settings::Paused;
+use crate::settings::scope::SettingsScope;
 use crate::time::readable;
 
 /// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.

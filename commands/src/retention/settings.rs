@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::install::document::read_settings_bytes;
-use crate::install::scope::SettingsScope;
+use crate::settings::document::read_settings_bytes;
+use crate::settings::scope::SettingsScope;
 use ctxhooks_shared::store::env_vars;
 
 /// Claude Code's default when no file sets `cleanupPeriodDays`.
