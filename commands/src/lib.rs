@@ -27,6 +27,7 @@ pub mod search;
 pub mod search_binary;
 pub mod sessions;
 pub mod settings;
+pub mod snapshots;
 pub mod svg;
 #[cfg(test)]
 pub mod test_support;

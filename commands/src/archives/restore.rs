@@ -12,9 +12,9 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use super::replaced;
 use crate::output::quoted_paths;
+use crate::snapshots::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;

@@ -11,8 +11,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::archives::catalog::list_snapshots;
 use crate::retention::sweep::{CleanupState, CleanupStatus};
+use crate::snapshots::catalog::list_snapshots;
 use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};

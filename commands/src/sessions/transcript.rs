@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::archives::catalog::list_snapshots;
+use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::store::kept::{self, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;

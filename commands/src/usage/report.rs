@@ -12,7 +12,7 @@ use super::estimates::{Estimates, estimate};
 use super::log::{SessionLog, SkippedLogLines};
 use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::warnings::{Warning, find_warnings};
-use crate::archives::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
