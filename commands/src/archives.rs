@@ -7,3 +7,4 @@ pub mod prune_kept;
 pub mod replaced;
 pub mod restore;
 pub mod restore_deleted;
+pub mod verify;

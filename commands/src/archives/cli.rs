@@ -15,12 +15,13 @@ use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{PassedOver, RestoreOutcome, RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
+use super::verify::{
+    FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
+    verify_snapshot,
+};
 use crate::output;
 use crate::projects::window::TimeWindow;
-use crate::snapshots::catalog::{
-    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
-    name_of, read_compact_summary, scan_archive, verify_kept, verify_snapshot,
-};
+use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
