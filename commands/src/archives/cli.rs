@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
-use super::restore::{PassedOver, RestoreOutcome, RestoreRequest, restore};
+use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use super::verify::{
     FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
@@ -22,6 +22,7 @@ use super::verify::{
 use crate::output;
 use crate::projects::window::TimeWindow;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
+use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};

@@ -6,7 +6,7 @@ use std::io::{Read, Seek as _, SeekFrom};
 
 use anyhow::{Context, Result, bail};
 
-use crate::archives::restore::PassedOver;
+use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::still_continues;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
