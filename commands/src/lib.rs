@@ -22,6 +22,7 @@ pub mod output_file;
 pub mod projects;
 pub mod provenance;
 pub mod recall;
+pub mod render;
 pub mod retention;
 pub mod search;
 pub mod search_binary;

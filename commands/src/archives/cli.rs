@@ -21,6 +21,7 @@ use super::verify::{
 };
 use crate::output;
 use crate::projects::window::TimeWindow;
+use crate::render::text::controls_escaped;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
@@ -234,19 +235,6 @@ fn note_damage(catalog: &Catalog) {
     }
 }
 
-/// `text` with control characters escaped, safe to print on a terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                character.escape_default().to_string()
-            } else {
-                character.to_string()
-            }
-        })
-        .collect()
-}
-
 /// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
 /// `PostCompact` recorded beside it (null when none was).
 #[derive(Serialize)]
@@ -290,7 +278,7 @@ fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
             metadata.trigger,
             metadata.size,
             metadata.files.len(),
-            printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
+            controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
         );
         if let Some(summary) = &listed.compact_summary {
             let summary = &summary.compact_summary;
@@ -301,7 +289,7 @@ fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
+            let _ = writeln!(text, "    summary: {}{more}", controls_escaped(&shown));
         }
     }
     let _ = writeln!(text, "{} snapshot(s) in `{}`", listed.len(), root.display());

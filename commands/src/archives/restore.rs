@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::replaced;
-use crate::output::quoted_paths;
+use crate::render::text::quoted_paths;
 use crate::snapshots::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::platform::open::is_link;

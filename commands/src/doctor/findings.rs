@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::checks::SUGGESTED_CLEANUP_PERIOD_DAYS;
-use crate::output::quoted_paths;
+use crate::render::text::quoted_paths;
 use crate::retention::settings::Paused;
 use crate::settings::scope::SettingsScope;
 use crate::time::readable;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::segment::{Level, Segment};
 use super::status_input::StatusInput;
-use crate::output::one_line;
+use crate::render::text::controls_as_spaces;
 use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, short_tokens, whole_percent};
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation};
 
@@ -112,7 +112,13 @@ fn value(segment: &Segment, name: &str) -> String {
         "compactions" => Some(segment.compactions.to_string()),
         "window" => segment.window_tokens.map(short_tokens),
         "model" => segment.model.clone(),
-        "title" => Some(segment.title.as_deref().map(one_line).unwrap_or_default()),
+        "title" => Some(
+            segment
+                .title
+                .as_deref()
+                .map(controls_as_spaces)
+                .unwrap_or_default(),
+        ),
         _ => None,
     };
     known.unwrap_or_else(|| UNKNOWN.to_owned())

@@ -5,7 +5,7 @@ use std::fmt::{Display, Write as _};
 
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
-use crate::output::one_line;
+use crate::render::text::controls_as_spaces;
 use crate::time::Time;
 use crate::usage::text::{thousands, thousands_or, totals_lines};
 
@@ -162,7 +162,11 @@ pub fn history_text(history: &History) -> String {
                 drops_cell(session)
             );
             if let Some(title) = &session.title {
-                let _ = write!(text, "  \"{}\"", one_line(&short(title, TITLE_WIDTH, true)));
+                let _ = write!(
+                    text,
+                    "  \"{}\"",
+                    controls_as_spaces(&short(title, TITLE_WIDTH, true))
+                );
             }
             text.push('\n');
         }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::catalog::SessionSummary;
-use crate::output::one_line as printable;
+use crate::render::text::controls_as_spaces;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
@@ -58,7 +58,7 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
             session.project.as_deref().unwrap_or("-"),
         );
         if let Some(title) = &session.title {
-            let _ = write!(text, "  \"{}\"", printable(title));
+            let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }
         text.push('\n');
     }
@@ -102,9 +102,13 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
 /// kind before it when the CLI wrote one (`bg/cli`), `-` when the transcript says neither.
 pub fn session_kind(session: &SessionSummary) -> String {
     match (&session.session_kind, &session.entrypoint) {
-        (Some(kind), Some(entrypoint)) => format!("{}/{}", printable(kind), printable(entrypoint)),
-        (Some(kind), None) => printable(kind),
-        (None, Some(entrypoint)) => printable(entrypoint),
+        (Some(kind), Some(entrypoint)) => format!(
+            "{}/{}",
+            controls_as_spaces(kind),
+            controls_as_spaces(entrypoint)
+        ),
+        (Some(kind), None) => controls_as_spaces(kind),
+        (None, Some(entrypoint)) => controls_as_spaces(entrypoint),
         (None, None) => "-".to_owned(),
     }
 }

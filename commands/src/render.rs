@@ -1,0 +1,4 @@
+//! What every command's words are made of, in one place: text made safe. Each capability's
+//! `text.rs`, `json.rs` and `chart.rs` build on these; nothing here knows a capability.
+
+pub mod text;
