@@ -5,9 +5,10 @@ use std::fmt::{Display, Write as _};
 
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
+use crate::render::numbers::{thousands, thousands_or};
 use crate::render::text::controls_as_spaces;
 use crate::time::Time;
-use crate::usage::text::{thousands, thousands_or, totals_lines};
+use crate::usage::text::totals_lines;
 
 /// `YYYY-MM-DD HH:MM` in UTC, or `-`.
 fn minute(time: Option<&Time>) -> String {

@@ -3,8 +3,6 @@
 
 use std::fmt::Write as _;
 
-use indicatif::HumanCount;
-
 use super::compactions::Compaction;
 use super::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
@@ -13,6 +11,7 @@ use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstim
 use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
+use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::time::{Time, readable_time};
 use ctxhooks_shared::shell_word::shell_word;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -24,22 +23,6 @@ use ctxhooks_shared::usage::threshold::{
     Assumption, MODEL_VARIABLE, ModelSelection, ReserveSource, RuleTrigger, WINDOW_VARIABLE,
     WindowSource,
 };
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(value: u64) -> String {
-    HumanCount(value).to_string()
-}
-
-/// `1,234`, or `missing` (`-`, `unknown`) for a count nobody knows.
-pub fn thousands_or(value: Option<u64>, missing: &str) -> String {
-    value.map_or_else(|| missing.to_owned(), thousands)
-}
-
-/// `-1,234` or `1,234`.
-pub fn signed_thousands(value: i64) -> String {
-    let sign = if value < 0 { "-" } else { "" };
-    format!("{sign}{}", thousands(value.unsigned_abs()))
-}
 
 /// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
 pub fn duration(seconds: u64) -> String {
@@ -934,14 +917,6 @@ fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn groups_digits_by_three() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(155_250), "155,250");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-    }
 
     #[test]
     fn times_and_durations_read_as_words() {
