@@ -9,9 +9,9 @@ use super::activity::HookOutcome;
 use super::checks::DoctorReport;
 use super::findings::Severity;
 use super::storage::{GROWTH_DAYS, StorageCheck};
+use crate::render::bytes::human_bytes;
 use crate::retention::sweep::DUE_WITHIN_DAYS;
 use crate::retention::text::retention_text;
-use crate::sessions::text::human_bytes;
 use crate::time::{Time, readable};
 
 /// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.

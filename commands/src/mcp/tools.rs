@@ -13,6 +13,7 @@ use crate::projects::ProjectsArgs;
 use crate::recall::cli::choose;
 use crate::recall::conversation::read_conversation;
 use crate::recall::text::render as render_messages;
+use crate::render::bytes::human_bytes;
 use crate::render::text::controls_as_spaces;
 use crate::retention::settings::Retention;
 use crate::search::cli::filters;
@@ -168,7 +169,7 @@ pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Resul
                 .as_deref()
                 .map(|title| format!("\"{}\"  ", controls_as_spaces(title)))
                 .unwrap_or_default(),
-            crate::sessions::text::human_bytes(session.size),
+            human_bytes(session.size),
             session.compactions,
             transcript
         );

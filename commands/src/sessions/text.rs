@@ -4,26 +4,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::catalog::SessionSummary;
+use crate::render::bytes::human_bytes;
 use crate::render::text::controls_as_spaces;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
-
-/// Bytes as a person reads them (`1.2 MB`).
-pub fn human_bytes(bytes: u64) -> String {
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "a size shown to one decimal place"
-    )]
-    let value = bytes as f64;
-    match [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
-        .iter()
-        .find(|(unit, _)| value >= *unit)
-    {
-        Some((unit, name)) => format!("{:.1} {name}", value / unit),
-        None => format!("{bytes} B"),
-    }
-}
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
