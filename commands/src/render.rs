@@ -1,6 +1,7 @@
-//! What every command's words are made of, in one place: numbers, bytes, text made safe. Each capability's
+//! What every command's words are made of, in one place: numbers, bytes, times, text made safe. Each capability's
 //! `text.rs`, `json.rs` and `chart.rs` build on these; nothing here knows a capability.
 
 pub mod bytes;
 pub mod numbers;
 pub mod text;
+pub mod time;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::output;
 use crate::render::bytes::human_bytes;
-use crate::sessions::catalog::rfc3339;
+use crate::time::rfc3339;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::storage::{self, Limits, PruneRecord, Reason, Scope, measure_state};

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::ledger::{CompactionEntry, Judged, Ledger, Summary};
 use crate::render::numbers::thousands;
 use crate::render::text::controls_as_spaces;
-use crate::time::readable_time;
+use crate::render::time::readable_time;
 use ctxhooks_shared::compaction::items::{CommandItem, CommandStatus, ErrorItem, FileItem};
 use ctxhooks_shared::compaction::verdict::Verdict;
 

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::checks::SUGGESTED_CLEANUP_PERIOD_DAYS;
 use crate::render::text::quoted_paths;
+use crate::render::time::readable;
 use crate::retention::settings::Paused;
 use crate::settings::scope::SettingsScope;
-use crate::time::readable;
 
 /// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, strum::IntoStaticStr)]

@@ -7,16 +7,8 @@ use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
 use crate::render::numbers::{thousands, thousands_or};
 use crate::render::text::controls_as_spaces;
-use crate::time::Time;
+use crate::render::time::to_the_minute;
 use crate::usage::text::totals_lines;
-
-/// `YYYY-MM-DD HH:MM` in UTC, or `-`.
-fn minute(time: Option<&Time>) -> String {
-    time.and_then(Time::instant).map_or_else(
-        || "-".to_owned(),
-        |time| time.format("%Y-%m-%d %H:%M").to_string(),
-    )
-}
 
 fn percent(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "-".to_owned(), |ratio| format!("{:.0}%", ratio * 100.0))
@@ -152,7 +144,7 @@ pub fn history_text(history: &History) -> String {
             let _ = write!(
                 text,
                 "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
-                minute(session.first_time.as_ref()),
+                to_the_minute(session.first_time.as_ref()),
                 short(&session.project, 24, false),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::engine::{Found, Outcome};
 use super::snippet::Snippet;
 use crate::render::text::controls_as_spaces;
-use crate::time::readable_time;
+use crate::render::time::readable_time;
 
 /// How a match is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::catalog::SessionSummary;
 use crate::render::bytes::human_bytes;
 use crate::render::text::controls_as_spaces;
+use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
@@ -33,8 +34,14 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
             text,
             "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<11}  {:<14}  {}",
             session.session_id,
-            session.first_activity.as_deref().map_or("-", short_time),
-            session.last_activity.as_deref().map_or("-", short_time),
+            session
+                .first_activity
+                .as_deref()
+                .map_or("-", cut_to_the_second),
+            session
+                .last_activity
+                .as_deref()
+                .map_or("-", cut_to_the_second),
             human_bytes(session.size),
             session.requests,
             session.compactions,
@@ -96,10 +103,4 @@ pub fn session_kind(session: &SessionSummary) -> String {
         (None, Some(entrypoint)) => controls_as_spaces(entrypoint),
         (None, None) => "-".to_owned(),
     }
-}
-
-/// `2026-12-01T05:40:01.123Z` → `2026-12-01 05:40:01` (the first 19 characters, as a person
-/// reads them).
-fn short_time(time: &str) -> &str {
-    time.get(..19).unwrap_or(time)
 }

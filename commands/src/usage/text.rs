@@ -12,7 +12,8 @@ use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
-use crate::time::{Time, readable_time};
+use crate::render::time::{duration, readable_time};
+use crate::time::Time;
 use ctxhooks_shared::shell_word::shell_word;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{
@@ -23,22 +24,6 @@ use ctxhooks_shared::usage::threshold::{
     Assumption, MODEL_VARIABLE, ModelSelection, ReserveSource, RuleTrigger, WINDOW_VARIABLE,
     WindowSource,
 };
-
-/// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
-pub fn duration(seconds: u64) -> String {
-    let (minutes, hours, days) = (seconds / 60, seconds / 3_600, seconds / 86_400);
-    let (whole, unit, rest, rest_unit) = match () {
-        () if seconds < 60 => return format!("{seconds} s"),
-        () if minutes < 10 => (minutes, "min", seconds % 60, "s"),
-        () if hours == 0 => (minutes, "min", 0, ""),
-        () if days == 0 => (hours, "h", minutes % 60, "min"),
-        () => (days, "d", hours % 24, "h"),
-    };
-    match rest {
-        0 => format!("{whole} {unit}"),
-        rest => format!("{whole} {unit} {rest} {rest_unit}"),
-    }
-}
 
 /// How the report names a request by its number: "main-chain request" when sub-agent rows make
 /// that numbering differ from the rows of `ctxhooks usage`, else "request".
@@ -912,32 +897,4 @@ fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> 
         kept.map(|kept| format!("{} message(s) kept verbatim", kept.len())),
     ];
     phrases.into_iter().flatten().collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_and_durations_read_as_words() {
-        assert_eq!(
-            readable_time(Time::of(Some("2026-01-07T12:36:14.177Z")).as_ref()),
-            "2026-01-07 12:36:14 UTC"
-        );
-        assert_eq!(
-            readable_time(Time::of(Some("2026-01-07T14:36:14+02:00")).as_ref()),
-            "2026-01-07 12:36:14 UTC"
-        );
-        assert_eq!(
-            readable_time(Time::of(Some("yesterday")).as_ref()),
-            "yesterday"
-        );
-        assert_eq!(readable_time(None), "time unknown");
-        assert_eq!(duration(45), "45 s");
-        assert_eq!(duration(200), "3 min 20 s");
-        assert_eq!(duration(720), "12 min");
-        assert_eq!(duration(4_260), "1 h 11 min");
-        assert_eq!(duration(7_200), "2 h");
-        assert_eq!(duration(100_000), "1 d 3 h");
-    }
 }
