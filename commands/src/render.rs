@@ -1,7 +1,8 @@
-//! What every command's words are made of, in one place: numbers, bytes, times, text made safe. Each capability's
+//! What every command's words are made of, in one place: numbers, bytes, times, shell words, text made safe. Each capability's
 //! `text.rs`, `json.rs` and `chart.rs` build on these; nothing here knows a capability.
 
 pub mod bytes;
 pub mod numbers;
+pub mod shell;
 pub mod text;
 pub mod time;

@@ -12,9 +12,9 @@ use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
+use crate::render::shell::shell_word;
 use crate::render::time::{duration, readable_time};
 use crate::time::Time;
-use ctxhooks_shared::shell_word::shell_word;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{
     CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, TokenUsage, UsageRow,
