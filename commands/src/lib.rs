@@ -29,7 +29,6 @@ pub mod search_binary;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;
-pub mod svg;
 #[cfg(test)]
 pub mod test_support;
 pub mod time;

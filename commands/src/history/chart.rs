@@ -6,7 +6,7 @@ use chrono::DateTime;
 
 use super::model::{History, near_trigger};
 use crate::render::numbers::short_tokens_rounded;
-use crate::svg::{Svg, escape, tick_step};
+use crate::render::svg::{Svg, escape, tick_step};
 use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;

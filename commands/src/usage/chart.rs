@@ -6,7 +6,7 @@ use std::fmt::{Display, Write as _};
 use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
 use crate::render::numbers::{short_tokens_rounded, signed_thousands, thousands};
-use crate::svg::{Svg, escape, tick_step};
+use crate::render::svg::{Svg, escape, tick_step};
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;
