@@ -21,6 +21,7 @@ use super::verify::{
 };
 use crate::output;
 use crate::projects::window::TimeWindow;
+use crate::render::table::{Column, write_cells};
 use crate::render::text::controls_escaped;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use crate::snapshots::passed_over::PassedOver;
@@ -259,27 +260,44 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
+/// The snapshot table's columns: session, snapshot, trigger, bytes, files, custom instructions.
+const COLUMNS: [Column; 6] = [
+    Column::left("", 36),
+    Column::left("  ", 31),
+    Column::left("  ", 7),
+    Column::right("  ", 12),
+    Column::right("  ", 5),
+    Column::left("  ", 0),
+];
+
 /// The snapshots as a table, each with the first line of the summary recorded beside it.
 fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
     if listed.is_empty() {
         return format!("no snapshots in `{}`\n", root.display());
     }
-    let mut text = format!(
-        "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
-        "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
-    );
+    let mut text = String::new();
+    let header = [
+        "SESSION",
+        "SNAPSHOT",
+        "TRIGGER",
+        "BYTES",
+        "FILES",
+        "INSTRUCTIONS",
+    ];
+    write_cells(&mut text, &COLUMNS, header);
+    text.push('\n');
     for listed in listed {
         let metadata = &listed.entry.metadata;
-        let _ = writeln!(
-            text,
-            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
-            metadata.session_id,
-            metadata.name,
-            metadata.trigger,
-            metadata.size,
-            metadata.files.len(),
+        let cells = [
+            metadata.session_id.clone(),
+            metadata.name.clone(),
+            metadata.trigger.to_string(),
+            metadata.size.to_string(),
+            metadata.files.len().to_string(),
             controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
-        );
+        ];
+        write_cells(&mut text, &COLUMNS, cells);
+        text.push('\n');
         if let Some(summary) = &listed.compact_summary {
             let summary = &summary.compact_summary;
             let first = summary.lines().next().unwrap_or_default();

@@ -13,6 +13,7 @@ use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
+use crate::render::table::{Column, write_cells};
 use crate::render::time::{duration, readable_time};
 use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -77,12 +78,36 @@ pub fn totals_lines(totals: &Totals, indent: &str) -> String {
     text
 }
 
+/// The columns of the table of rows: number, time, model, the four token counts, the context,
+/// and the chain (main, or which sub-agent's).
+const ROW_COLUMNS: [Column; 9] = [
+    Column::right("", 4),
+    Column::left("  ", 23),
+    Column::left("  ", 26),
+    Column::right("  ", 8),
+    Column::right("  ", 11),
+    Column::right("  ", 11),
+    Column::right("  ", 7),
+    Column::right("  ", 10),
+    Column::left("  ", 0),
+];
+
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
-    let mut text = format!(
-        "{:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain\n",
-        "#", "time", "model", "input", "cache write", "cache read", "output", "context"
-    );
+    let mut text = String::new();
+    let header = [
+        "#",
+        "time",
+        "model",
+        "input",
+        "cache write",
+        "cache read",
+        "output",
+        "context",
+        "chain",
+    ];
+    write_cells(&mut text, &ROW_COLUMNS, header);
+    text.push('\n');
     let mut number = 0;
     for item in &log.timeline {
         let (name, boundary) = match item {
@@ -92,16 +117,21 @@ pub fn rows_table(log: &SessionLog) -> String {
                     (true, agent) => format!("agent {}", agent.unwrap_or("(inline)")),
                     (false, _) => "main".to_owned(),
                 };
-                let _ = writeln!(
-                    text,
-                    "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}{}",
+                let cells = [
+                    number.to_string(),
                     readable_time(Time::of(row.time.as_deref()).as_ref()),
-                    row.model.as_deref().unwrap_or("-"),
+                    row.model.as_deref().unwrap_or("-").to_owned(),
                     thousands(row.tokens.input_tokens),
                     thousands(row.tokens.cache_creation_input_tokens),
                     thousands(row.tokens.cache_read_input_tokens),
                     thousands(row.tokens.output_tokens),
                     thousands(row.context_tokens),
+                    chain,
+                ];
+                write_cells(&mut text, &ROW_COLUMNS, cells);
+                let _ = writeln!(
+                    text,
+                    "{}{}",
                     if row.facts.counts_from_iterations {
                         "  counts from its iterations (top level 0)"
                     } else {
