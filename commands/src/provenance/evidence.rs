@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::json::sentence;
 use super::marks::{MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS};
 use super::records::ResultKind;
 use super::sidecar::MarkProblemKind;
+use crate::render::sentence::sentence;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::RuntimeMark;
 

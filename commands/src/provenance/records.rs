@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::json::sentence;
 use super::sidecar::{HookEvent, Sidecar};
+use crate::render::sentence::sentence;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::transcript::content::{Block, Content, ToolResult};
 use ctxhooks_shared::transcript::record::{Record, is_interrupt_marker_text};

@@ -8,8 +8,8 @@ use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
 use super::evidence::{StateEvidence, UnmatchedMark, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
-use super::json::sentences;
 use super::records::ResultKind;
+use crate::render::sentence::sentences;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
 /// Who cut a tool call off.
