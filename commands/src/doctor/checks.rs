@@ -44,7 +44,7 @@ pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
 /// wording or fields and `ledger-input` can no longer relabel its interrupts.
 pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
-    for (session, unmatched) in crate::provenance::marks::unmatched_marks_in_all_sessions(state)? {
+    for (session, unmatched) in crate::provenance::load::unmatched_marks_in_all_sessions(state)? {
         let marks = unmatched.into_iter();
         findings.extend(marks.map(|mark| Finding::RuntimeMarkWithoutInterrupt {
             session: session.to_string(),
