@@ -12,7 +12,8 @@ use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::report::{ReportOptions, Totals, ratio};
+use crate::usage::estimates::ratio;
+use crate::usage::report::{ReportOptions, Totals};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of the history's JSON layout.
