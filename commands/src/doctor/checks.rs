@@ -35,10 +35,6 @@ use ctxhooks_shared::store::storage::measure_state;
 /// How many of the newest `errors.log` lines the report shows.
 pub const RECENT_ERRORS: usize = 10;
 
-/// The `cleanupPeriodDays` value `doctor` suggests when it is unset (Claude Code's default, 30
-/// days, deletes transcripts older than that).
-pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
-
 /// Warns, loudly, about every runtime interrupt mark that no interrupt record follows in its
 /// transcript: either the interrupt has not reached the transcript yet, or the SDK changed its
 /// wording or fields and `ledger-input` can no longer relabel its interrupts.
