@@ -7,4 +7,5 @@ pub mod prune_kept;
 pub mod replaced;
 pub mod restore;
 pub mod restore_deleted;
+pub mod text;
 pub mod verify;

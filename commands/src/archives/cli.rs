@@ -13,8 +13,9 @@ use serde::Serialize;
 
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
-use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use super::restore::{RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
+use super::text::restore_text;
 use super::verify::{
     FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
     verify_snapshot,
@@ -24,7 +25,6 @@ use crate::projects::window::TimeWindow;
 use crate::render::table::{Column, write_cells};
 use crate::render::text::controls_escaped;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
-use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
@@ -454,64 +454,4 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
         text
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `restore` wrote (from which generation, passing over which newer ones and why, and
-/// where each replaced file is kept), what it left out, and how to continue the session.
-fn restore_text(outcome: &RestoreOutcome) -> String {
-    let from = outcome.snapshot.as_deref().map_or_else(
-        || "as kept now".to_owned(),
-        |name| format!("as snapshot {name} recorded it"),
-    );
-    let mut text = format!("restored session {} {from}:\n", outcome.session_id);
-    restored_text(&mut text, outcome, true);
-    let _ = writeln!(
-        text,
-        "continue it from its project folder with: claude --resume {}",
-        outcome.session_id
-    );
-    text
-}
-
-/// Each file `restore` wrote, each sub-agent's it left out and each it left as it was; with
-/// `details`, the generations passed over and why, and where each replaced file is kept.
-pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool) {
-    for file in &outcome.files {
-        let generation = file
-            .generation
-            .map(|generation| format!(", generation {generation}"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            text,
-            "  {} ({} bytes{generation})",
-            file.path.display(),
-            file.size
-        );
-        for passed in file.passed_over.iter().filter(|_| details) {
-            let _ = writeln!(text, "    passed over {passed}");
-        }
-        match &file.replaced_kept_at {
-            _ if !file.replaced || !details => {}
-            Some(kept_at) => {
-                let _ = writeln!(
-                    text,
-                    "    replaced; the file that was there is kept in {}",
-                    kept_at.display()
-                );
-            }
-            None => text.push_str("    replaced a symbolic link (not followed)\n"),
-        }
-    }
-    for skipped in &outcome.skipped {
-        let reasons = details.then(|| format!(" ({})", PassedOver::list(&skipped.passed_over)));
-        let _ = writeln!(
-            text,
-            "  left out {}: no generation of it reads back whole{}",
-            skipped.name,
-            reasons.unwrap_or_default()
-        );
-    }
-    for path in &outcome.left_existing {
-        let _ = writeln!(text, "  left as it is (already there): {}", path.display());
-    }
 }
