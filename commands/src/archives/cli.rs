@@ -149,7 +149,6 @@ pub struct PruneArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     match &args.action {

@@ -133,7 +133,6 @@ pub struct DayTotals {
     pub sessions: usize,
     pub requests: usize,
     pub main_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// The largest main-chain context.

@@ -16,7 +16,7 @@ use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
-/// One message.
+/// A message of the conversation, in the parts `recall` shows.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Message {
     /// Its place in the conversation, from 1.

@@ -19,7 +19,7 @@ use ctxhooks_shared::store::env_vars;
 /// Claude Code's default when no file sets `cleanupPeriodDays`.
 pub const DEFAULT_CLEANUP_PERIOD_DAYS: u64 = 30;
 
-/// The settings key.
+/// The settings key of the days Claude Code keeps a transcript after its last change.
 pub const CLEANUP_PERIOD_KEY: &str = "cleanupPeriodDays";
 
 /// Where a settings file sits in Claude Code's order, the later overriding the earlier.

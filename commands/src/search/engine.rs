@@ -35,7 +35,7 @@ pub struct Request {
     pub projects: Vec<PathBuf>,
 }
 
-/// One result.
+/// A match, ranked, with where it is and how to go on from it.
 #[allow(
     missing_docs,
     reason = "plain data: the type's documentation says what its fields are"

@@ -99,7 +99,6 @@ impl ThresholdArgs {
     }
 }
 
-/// Runs the command.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     if args.compaction_cache_write.is_some() || args.advisor_cache_write.is_some() {
         output::note(

@@ -127,7 +127,6 @@ pub struct SessionReport {
     pub requests: usize,
     pub main_requests: usize,
     pub sidechain_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
