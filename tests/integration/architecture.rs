@@ -310,6 +310,46 @@ fn no_module_imports_one_that_imports_it_back() {
     assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
 }
 
+/// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
+/// below every capability, so that none of them imports a capability folder.
+const COMMANDS_HOMES: [&str; 8] = [
+    "render",
+    "settings",
+    "snapshots",
+    "time",
+    "output",
+    "output_file",
+    "links",
+    "free_name",
+];
+
+#[test]
+fn the_commands_shared_homes_import_no_capability() {
+    let edges = imports(&Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/src"));
+    let home = |module: &Module| {
+        module
+            .first()
+            .is_some_and(|top| COMMANDS_HOMES.contains(&top.as_str()))
+    };
+    let found: Vec<String> = edges
+        .iter()
+        .filter(|(from, _)| home(from))
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|target| !target.is_empty() && !home(target))
+                .map(move |target| {
+                    format!(
+                        "{} imports {}",
+                        named(std::slice::from_ref(from)),
+                        named(std::slice::from_ref(target))
+                    )
+                })
+        })
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 #[test]
 fn the_reader_finds_what_a_cycle_is_made_of() {
     // The reader itself, on a crate written for it: a ring of three and a pair through `super`.
