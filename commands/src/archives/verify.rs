@@ -197,7 +197,7 @@ fn check_kept_reference(
 /// ([`kept_check::check_all`]) and reports every kept byte `restore` could not give back: a
 /// damaged member or index, a missing index, a gap in the generation numbers, a newest
 /// generation that keeps nothing (an older one that keeps nothing passes, with a note). A
-/// damaged generation gets its mark ([`kept_check::mark_damaged`]), so that the next hook run
+/// damaged generation gets its mark ([`kept_check::record_damage`]), so that the next hook run
 /// starts a new generation instead of appending to it. Returns the outcomes, and adds the
 /// generations found whole to `whole`.
 pub fn verify_kept(
