@@ -274,7 +274,7 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     result
 }
 
-/// The usage ingest of a hook run (`usage_log::log_usage`) of a main transcript, then, under the
+/// The usage ingest of a hook run (`usage::log::log_usage`) of a main transcript, then, under the
 /// same lock, its gauge: what the ingest skipped and what the gauge could not do are noted for
 /// the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
 /// last response), the result says whether this run read it.

@@ -82,7 +82,9 @@ fn format_help() -> String {
     text
 }
 
-/// Runs the command.
+/// Prints the segment for the JSON on stdin; a bad `--format` or odd input is said on the
+/// status line itself (exit 0, since nothing reads a status line's stderr); exit 2 when stdin
+/// is a terminal, so no status line feeds it.
 pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     let template = match args.format.as_deref().map(Template::parse).transpose() {
         Ok(template) => template,

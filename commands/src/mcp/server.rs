@@ -39,7 +39,7 @@ session is to its auto-compaction.";
 #[derive(Debug, Args)]
 pub struct McpArgs {}
 
-/// The server.
+/// The MCP server over a state folder: its tools and their router.
 #[derive(Debug, Clone)]
 pub struct Server {
     state: StateDir,

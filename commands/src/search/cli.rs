@@ -54,7 +54,6 @@ pub struct SearchArgs {
     pub projects: ProjectsArgs,
 }
 
-/// Runs the command.
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let request = Request {

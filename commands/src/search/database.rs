@@ -63,12 +63,11 @@ CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
 /// against a table of the same kind: `query.rs`).
 pub const BODY_TABLE: &str = "fts5(text, content='', contentless_delete=1)";
 
-/// An open index.
+/// The index, open.
 #[derive(Debug)]
 pub struct Database {
-    /// The connection.
     pub connection: Connection,
-    /// Where it is.
+    /// The index's file.
     pub path: PathBuf,
     /// Why it was rebuilt at this open, when it was.
     pub rebuilt: Option<String>,

@@ -53,7 +53,7 @@ pub struct SourceState {
     /// What the gauge needs of the main chain (main transcripts only): counted here and saved
     /// with the cursor, so a rescan counts it again from the start and a run killed before its
     /// cursor was saved counts nothing twice. `None` in a cursor written before the gauge
-    /// existed: the ingest then counts it once from the usage log (`usage_log.rs`).
+    /// existed: the ingest then counts it once from the usage log (`usage/log.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gauge: Option<ChainGauge>,
     /// What the main transcript said of its session so far (the last [`UsageRecord::Session`]
