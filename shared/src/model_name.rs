@@ -14,13 +14,21 @@ pub const MILLION_SUFFIX: &str = "[1m]";
 
 /// Returns true if and only if `name` selects the 1,000,000-token window (`[1m]`, any case).
 pub fn selects_million(name: &str) -> bool {
-    name.to_ascii_lowercase().contains(MILLION_SUFFIX)
+    contains_ignoring_case(name, MILLION_SUFFIX)
 }
 
 /// Returns true if and only if a status line's `model.display_name` says the window is the
 /// 1,000,000-token one (`Sonnet 4.5 (1M context)`).
 pub fn display_says_million(display_name: &str) -> bool {
-    display_name.to_ascii_lowercase().contains("(1m context)")
+    contains_ignoring_case(display_name, "(1m context)")
+}
+
+/// Returns true if and only if `text` holds `needle`, ASCII letters compared ignoring case (no
+/// allocation: the status line asks on every update).
+fn contains_ignoring_case(text: &str, needle: &str) -> bool {
+    text.as_bytes()
+        .windows(needle.len())
+        .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The model without its bracketed suffix, trimmed: `claude-sonnet-4-5-20250929` for

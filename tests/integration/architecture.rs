@@ -1,14 +1,15 @@
 //! The layout's rules, checked on the source: no module of a crate imports another that imports
 //! it back, whether through one path or a ring of many (file by file, and folder by folder at
-//! the crate's top level), and the shared crate's top-level modules stand in layers that never
-//! point up. (That the hook binaries link nothing but `ctxhooks-shared` is the
-//! hooks package's own test, `hooks/tests/dependencies.rs`.)
+//! the crate's top level); the shared crate's top-level modules stand in layers that never point
+//! up; the commands crate's shared homes import no capability. (That the hook binaries link
+//! nothing but `ctxhooks-shared` is the hooks package's own test, `hooks/tests/dependencies.rs`.)
 //!
 //! The imports are read from the text: every `use` (groups expanded) and every path written in
 //! the code that starts with `crate::`, `super::` or `self::`, resolved to the deepest module
-//! that exists. Comment lines (`//`, `///`, `//!`) are left out, so a doc link is no import, and
-//! so is a unit-test module at a file's end (`#[cfg(test)] mod tests`): it is the file's own and
-//! is compiled into nothing else.
+//! that exists. A unit-test module at a file's end (`#[cfg(test)] mod tests`) is left out: it is
+//! the file's own and is compiled into nothing else. So is every comment line (`//`, `///`,
+//! `//!`): a doc that names a module (``[`super::load::unmatched_marks`]``) links to it, it does
+//! not import it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -49,11 +50,12 @@ fn modules(source: &Path) -> BTreeMap<Module, PathBuf> {
 }
 
 /// The file's code: its text without its unit-test module and without its comment lines.
-fn code(text: &str) -> String {
-    let text = text
+fn code_of(text: &str) -> String {
+    let without_tests = text
         .find("#[cfg(test)]\nmod tests")
         .map_or(text, |at| &text[..at]);
-    text.lines()
+    without_tests
+        .lines()
         .filter(|line| !line.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n")
@@ -192,7 +194,7 @@ fn imports(source: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
     let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (module, file) in &modules {
         let text = fs_err::read_to_string(file).unwrap();
-        for path in named_paths(&code(&text)) {
+        for path in named_paths(&code_of(&text)) {
             if let Some(target) = resolve(module, &path, &modules)
                 && target != *module
             {
@@ -291,9 +293,9 @@ fn named(group: &[Module]) -> String {
         .join(", ")
 }
 
-/// The crates whose modules are held to the rule, by their source folder: the shared library,
-/// and the hooks package (each of its binaries a crate of one file today).
-const CRATES: [&str; 2] = ["shared/src", "hooks"];
+/// The crates held to the rule, by their source folder: the two libraries, and the hooks
+/// package (each of its binaries a crate of one file today).
+const CRATES: [&str; 3] = ["shared/src", "commands/src", "hooks"];
 
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
@@ -368,6 +370,46 @@ fn the_shared_crates_layers_never_point_up() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
+/// below every capability, so that none of them imports a capability folder.
+const COMMANDS_HOMES: [&str; 8] = [
+    "render",
+    "settings",
+    "snapshots",
+    "time",
+    "output",
+    "output_file",
+    "links",
+    "free_name",
+];
+
+#[test]
+fn the_commands_shared_homes_import_no_capability() {
+    let edges = imports(&Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/src"));
+    let home = |module: &Module| {
+        module
+            .first()
+            .is_some_and(|top| COMMANDS_HOMES.contains(&top.as_str()))
+    };
+    let found: Vec<String> = edges
+        .iter()
+        .filter(|(from, _)| home(from))
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|target| !target.is_empty() && !home(target))
+                .map(move |target| {
+                    format!(
+                        "{} imports {}",
+                        named(std::slice::from_ref(from)),
+                        named(std::slice::from_ref(target))
+                    )
+                })
+        })
+        .collect();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 #[test]
 fn the_reader_finds_what_a_cycle_is_made_of() {
     // The reader itself, on a crate written for it: a ring of three and a pair through `super`.
@@ -380,7 +422,7 @@ fn the_reader_finds_what_a_cycle_is_made_of() {
         ("c.rs", "pub(crate) use crate::a as alias;\n"),
         (
             "d.rs",
-            "/// Not [`crate::a`].\nfn x() {}\n#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n",
+            "/// Not [`crate::a::f`].\nfn x() {}\n    // nor crate::b\n#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n",
         ),
     ];
     for (name, text) in files {

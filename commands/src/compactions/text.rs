@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 use super::ledger::{CompactionEntry, Judged, Ledger, Summary};
-use crate::output::one_line;
-use crate::time::readable_time;
-use crate::usage::text::thousands;
+use crate::render::numbers::thousands;
+use crate::render::text::controls_as_spaces;
+use crate::render::time::readable_time;
 use ctxhooks_shared::compaction::items::{CommandItem, CommandStatus, ErrorItem, FileItem};
 use ctxhooks_shared::compaction::verdict::Verdict;
 
@@ -42,7 +42,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     let trigger = match entry.trigger.as_deref() {
         Some("auto") => "automatic".to_owned(),
         Some("manual") => "manual".to_owned(),
-        Some(other) => format!("trigger {}", one_line(other)),
+        Some(other) => format!("trigger {}", controls_as_spaces(other)),
         None => "trigger unknown".to_owned(),
     };
     let [before, after] = [entry.pre_tokens, entry.post_tokens]
@@ -65,7 +65,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
                 summary.chars().count()
             );
             for line in summary.lines() {
-                let _ = writeln!(text, "      | {}", one_line(line));
+                let _ = writeln!(text, "      | {}", controls_as_spaces(line));
             }
         }
         Summary::Missing => text.push_str(
@@ -106,7 +106,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
                 .without_result
                 .iter()
                 .map(|call| match &call.subject {
-                    Some(subject) => format!("{} {}", call.tool, one_line(subject)),
+                    Some(subject) => format!("{} {}", call.tool, controls_as_spaces(subject)),
                     None => call.tool.clone(),
                 })
                 .collect::<Vec<_>>()
@@ -150,7 +150,7 @@ fn kind_text<T>(text: &mut String, label: &str, items: &[Judged<T>], show: impl 
             text,
             "      {:<12} {}",
             verdict_word(judged.verdict),
-            one_line(&show(&judged.item))
+            controls_as_spaces(&show(&judged.item))
         );
     }
 }

@@ -46,7 +46,6 @@ pub struct ExportArgs {
     pub no_cache: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let window = TimeWindow::parse(args.since.as_deref(), None)?;
     // The state folder, when there is one: something in its place that is no folder is said.

@@ -14,13 +14,13 @@ use super::records::{
     CompactionRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
     SnapshotRecord, Source, ToolEventRecord,
 };
-use crate::archives::catalog::{SnapshotEntry, scan_archive};
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
+use crate::snapshots::catalog::{SnapshotEntry, scan_archive};
 use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};

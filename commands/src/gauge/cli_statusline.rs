@@ -82,7 +82,9 @@ fn format_help() -> String {
     text
 }
 
-/// Runs the command.
+/// Prints the segment for the JSON on stdin; a bad `--format` or odd input is said on the
+/// status line itself (exit 0, since nothing reads a status line's stderr); exit 2 when stdin
+/// is a terminal, so no status line feeds it.
 pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     let template = match args.format.as_deref().map(Template::parse).transpose() {
         Ok(template) => template,
@@ -118,9 +120,13 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         && let Some(window_tokens) = input
             .model_window
             .or_else(|| model_name::selects_million(model).then_some(threshold::MILLION_WINDOW))
-        && is_known_session(state, session, input.transcript_path.as_deref())
     {
-        let _ = StatusWindow::record(&state.status_window_file(session), model, window_tokens);
+        let _ = StatusWindow::record(
+            &state.status_window_file(session),
+            model,
+            window_tokens,
+            || is_known_session(state, session, input.transcript_path.as_deref()),
+        );
     }
     // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
     let gauge = place

@@ -57,7 +57,6 @@ pub struct HistoryArgs {
     pub no_cache: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     let query = HistoryQuery {
         folders: args.projects.folders()?,

@@ -12,7 +12,8 @@ use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::report::{ReportOptions, Totals, ratio};
+use crate::usage::estimates::ratio;
+use crate::usage::report::{ReportOptions, Totals};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of the history's JSON layout.
@@ -32,7 +33,8 @@ pub struct HistoryQuery {
     pub state: Option<StateDir>,
 }
 
-/// The history.
+/// Every session of the projects folders that had a request in the window, with their totals
+/// per day, per project and over all of them, and what could not be read.
 #[derive(Debug, Clone)]
 pub struct History {
     /// What was asked for.
@@ -61,7 +63,6 @@ pub struct ProjectTotals {
     pub cwd: Option<String>,
     pub sessions: usize,
     pub requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// Sessions with at least one compaction.
@@ -90,7 +91,6 @@ pub struct HistoryTotals {
     pub requests: usize,
     pub main_requests: usize,
     pub sidechain_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// Sessions with at least one compaction.

@@ -11,9 +11,9 @@ use super::cli_usage::load_log;
 use super::json::report_json;
 use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
-use crate::archives::catalog::list_snapshots;
 use crate::output;
 use crate::output_file::RenderArgs;
+use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
@@ -99,7 +99,6 @@ impl ThresholdArgs {
     }
 }
 
-/// Runs the command.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     if args.compaction_cache_write.is_some() || args.advisor_cache_write.is_some() {
         output::note(

@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
-use super::report::ratio;
 use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
@@ -402,6 +401,15 @@ pub fn estimate(
         room_left,
         largest_requests,
     }
+}
+
+/// `numerator / denominator` for people (`None` for a denominator of 0).
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "token counts are far below 2^52; the ratio is for people"
+)]
+pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@ use serde::Serialize;
 use super::classify::classify_drops;
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
-use super::estimates::{Estimates, estimate};
+use super::estimates::{Estimates, estimate, ratio};
 use super::log::{SessionLog, SkippedLogLines};
 use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::warnings::{Warning, find_warnings};
-use crate::archives::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -127,7 +127,6 @@ pub struct SessionReport {
     pub requests: usize,
     pub main_requests: usize,
     pub sidechain_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
@@ -247,15 +246,6 @@ impl SessionReport {
             self.estimates.trigger.tokens?,
         )
     }
-}
-
-/// `numerator / denominator` for people (`None` for a denominator of 0).
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "token counts are far below 2^52; the ratio is for people"
-)]
-pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
-    (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
 #[cfg(test)]

@@ -85,10 +85,16 @@ impl StatusWindow {
 
     /// Records `model`'s window as the newest word (folder 0700, file 0600, atomically),
     /// unless it already is; at most [`MAX_MODELS`] models are kept. A name longer than
-    /// [`MAX_MODEL_CHARS`] or a window of 0 is no model's and is not recorded. Two status lines
-    /// at once may each record its own (the newer file stands, never a torn one); the next
-    /// update records again.
-    pub fn record(path: &Path, model: &str, window_tokens: u64) -> Result<()> {
+    /// [`MAX_MODEL_CHARS`] or a window of 0 is no model's and is not recorded, nor anything when
+    /// `may_write` (asked only when something is to be written) says no. Two status lines at
+    /// once may each record its own (the newer file stands, never a torn one); the next update
+    /// records again.
+    pub fn record(
+        path: &Path,
+        model: &str,
+        window_tokens: u64,
+        may_write: impl FnOnce() -> bool,
+    ) -> Result<()> {
         if window_tokens == 0 || model.is_empty() || model.chars().count() > MAX_MODEL_CHARS {
             return Ok(());
         }
@@ -100,7 +106,7 @@ impl StatusWindow {
             schema: STATUS_WINDOW_SCHEMA,
             models: Vec::new(),
         });
-        if window.schema == STATUS_WINDOW_SCHEMA && window.models.last() == Some(&entry) {
+        if window.models.last() == Some(&entry) || !may_write() {
             return Ok(());
         }
         window.schema = STATUS_WINDOW_SCHEMA;
@@ -126,13 +132,13 @@ mod tests {
         let folder = TempFolder::new("status-window");
         let path = folder.join("s/window.json");
         assert_eq!(StatusWindow::read(&path), None);
-        StatusWindow::record(&path, "claude-opus-5", 1_000_000).unwrap();
+        StatusWindow::record(&path, "claude-opus-5", 1_000_000, || true).unwrap();
         assert_eq!(
             StatusWindow::read(&path).map(|window| window.evidence()),
             Some(vec![(1_000_000, "claude-opus-5".to_owned())])
         );
         let modified = fs_err::metadata(&path).unwrap().modified().unwrap();
-        StatusWindow::record(&path, "claude-opus-5", 1_000_000).unwrap();
+        StatusWindow::record(&path, "claude-opus-5", 1_000_000, || true).unwrap();
         assert_eq!(
             fs_err::metadata(&path).unwrap().modified().unwrap(),
             modified
@@ -149,9 +155,9 @@ mod tests {
     fn each_model_keeps_its_window_the_newest_last() {
         let folder = TempFolder::new("status-window-models");
         let path = folder.join("s/window.json");
-        StatusWindow::record(&path, "claude-sonnet-4-5-20250929[1m]", 1_000_000).unwrap();
-        StatusWindow::record(&path, "claude-sonnet-4-5-20250929", 200_000).unwrap();
-        StatusWindow::record(&path, "claude-sonnet-4-5-20250929[1m]", 1_000_000).unwrap();
+        StatusWindow::record(&path, "claude-sonnet-4-5-20250929[1m]", 1_000_000, || true).unwrap();
+        StatusWindow::record(&path, "claude-sonnet-4-5-20250929", 200_000, || true).unwrap();
+        StatusWindow::record(&path, "claude-sonnet-4-5-20250929[1m]", 1_000_000, || true).unwrap();
         assert_eq!(
             StatusWindow::read(&path).unwrap().evidence(),
             vec![
@@ -161,11 +167,14 @@ mod tests {
         );
         // Bounded: the oldest go, and no name is longer than a model's.
         for number in 0..20 {
-            StatusWindow::record(&path, &format!("model-{number}"), 200_000).unwrap();
+            StatusWindow::record(&path, &format!("model-{number}"), 200_000, || true).unwrap();
         }
-        StatusWindow::record(&path, &"x".repeat(MAX_MODEL_CHARS + 1), 200_000).unwrap();
+        StatusWindow::record(&path, &"x".repeat(MAX_MODEL_CHARS + 1), 200_000, || true).unwrap();
+        // Nothing written when the caller says no.
+        StatusWindow::record(&path, "model-new", 200_000, || false).unwrap();
         let models = StatusWindow::read(&path).unwrap().models;
         assert_eq!(models.len(), MAX_MODELS);
+        assert!(models.iter().all(|entry| entry.model != "model-new"));
         assert_eq!(models.last().unwrap().model, "model-19");
     }
 

@@ -13,7 +13,7 @@ use ctxhooks_commands::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
 };
 use ctxhooks_commands::install::status_line::{StatusLineAction, StatusLinePlan};
-use ctxhooks_commands::install::style::TextStyle;
+use ctxhooks_commands::settings::style::TextStyle;
 use ctxhooks_shared::hook::payload::{parse, read_first_object};
 use ctxhooks_shared::hook::precompact::PreCompactInput;
 use ctxhooks_shared::hook::stop::StopInput;
