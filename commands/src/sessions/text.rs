@@ -3,7 +3,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Serialize;
+
 use super::catalog::SessionSummary;
+use crate::output::Emit;
 use crate::render::bytes::human_bytes;
 use crate::render::table::{Column, write_cells};
 use crate::render::text::controls_as_spaces;
@@ -26,9 +29,27 @@ const COLUMNS: [Column; 9] = [
     Column::left("  ", 0),
 ];
 
+/// The sessions as `ctxhooks sessions` prints them: the list, in JSON as it is.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct SessionList<'a> {
+    pub sessions: Vec<SessionSummary>,
+    /// What the text says of Claude Code's cleanup.
+    #[serde(skip)]
+    pub retention: &'a Retention,
+    #[serde(skip)]
+    pub state_root: &'a Path,
+}
+
+impl Emit for SessionList<'_> {
+    fn text(&self) -> String {
+        render(&self.sessions, self.retention, self.state_root)
+    }
+}
+
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
-pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
+fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
