@@ -2,13 +2,30 @@
 //! warning's message also rendered in words, and every request and compaction numbered from 1
 //! as in the text (the layout `docs/usage.md` documents, schema 2).
 
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::report::SessionReport;
-use super::text::{drop_evidence_text, request_label, trigger_text, warning_text};
+use super::text::{drop_evidence_text, report_text, request_label, trigger_text, warning_text};
+use crate::output::Emit;
+
+/// A report as `ctxhooks report` prints it: in words, or as [`report_json`] makes it.
+pub struct PrintedReport<'a>(pub &'a SessionReport);
+
+impl Serialize for PrintedReport<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        report_json(self.0).serialize(serializer)
+    }
+}
+
+impl Emit for PrintedReport<'_> {
+    fn text(&self) -> String {
+        report_text(self.0)
+    }
+}
 
 /// The report as the JSON value `ctxhooks report --json` prints.
-pub fn report_json(report: &SessionReport) -> Value {
+fn report_json(report: &SessionReport) -> Value {
     let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
     if let Some(drops) = value.get_mut("drops").and_then(Value::as_array_mut) {
         for (drop, model) in drops.iter_mut().zip(&report.drops) {
