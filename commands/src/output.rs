@@ -89,24 +89,6 @@ pub fn println(text: &str) -> Result<()> {
     print(&format!("{text}\n"))
 }
 
-/// Writes `value` as pretty JSON and a newline to stdout.
-pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    println(&serde_json::to_string_pretty(value)?)
-}
-
-/// Writes `value` as pretty JSON with `--json`, else the text `text` makes of it, as it is.
-pub fn print_json_or<T: Serialize>(
-    json: bool,
-    value: &T,
-    text: impl FnOnce(&T) -> String,
-) -> Result<()> {
-    if json {
-        print_json(value)
-    } else {
-        print(&text(value))
-    }
-}
-
 /// Writes to stdout through a buffer whatever `write` writes, exactly as it is (for output too
 /// large to hold in memory that must stay byte-identical, such as a transcript).
 pub fn print_with(
