@@ -51,6 +51,10 @@ pub trait Schema {
     const SCHEMA: u32;
 }
 
+impl<T: Schema> Schema for &T {
+    const SCHEMA: u32 = T::SCHEMA;
+}
+
 /// `value` with its layout's version first, `{"schema": N, ...value's fields}`: the one way a
 /// command's versioned JSON is made.
 #[derive(Debug, Serialize)]
