@@ -12,7 +12,7 @@ use super::cli_usage::load_log;
 use super::json::PrintedReport;
 use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
-use crate::output::{self, Emit, Format, emit};
+use crate::output::{self, Emit, Format, Versioned, emit};
 use crate::output_file::RenderArgs;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
@@ -134,8 +134,13 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         args.render.write_svg("chart", || render_svg(report))?;
     }
     let printed = match (args.all, reports.first()) {
-        (false, Some(report)) => Printed::One(PrintedReport(report)),
-        _ => Printed::All(reports.iter().map(PrintedReport).collect()),
+        (false, Some(report)) => Printed::One(Versioned::new(PrintedReport(report))),
+        _ => Printed::All(
+            reports
+                .iter()
+                .map(|report| Versioned::new(PrintedReport(report)))
+                .collect(),
+        ),
     };
     emit(Format::json_if(args.render.json), &printed)?;
     Ok(ExitCode::SUCCESS)
@@ -145,8 +150,8 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Printed<'a> {
-    One(PrintedReport<'a>),
-    All(Vec<PrintedReport<'a>>),
+    One(Versioned<PrintedReport<'a>>),
+    All(Vec<Versioned<PrintedReport<'a>>>),
 }
 
 impl Emit for Printed<'_> {

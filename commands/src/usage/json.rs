@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::report::SessionReport;
 use super::text::{drop_evidence_text, report_text, request_label, trigger_text, warning_text};
-use crate::output::Emit;
+use crate::output::{Emit, Schema};
 
 /// A report as `ctxhooks report` prints it: in words, or as [`report_json`] makes it.
 pub struct PrintedReport<'a>(pub &'a SessionReport);
@@ -16,6 +16,12 @@ impl Serialize for PrintedReport<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         report_json(self.0).serialize(serializer)
     }
+}
+
+/// 2: request numbers count from 1, drops are falls only, classes rest on evidence, T says how
+/// it was derived (see `docs/usage.md`).
+impl Schema for PrintedReport<'_> {
+    const SCHEMA: u32 = 2;
 }
 
 impl Emit for PrintedReport<'_> {
