@@ -21,7 +21,7 @@ use super::verify::{
 };
 use crate::output::{self, Emit, Format, emit};
 use crate::projects::window::TimeWindow;
-use crate::render::table::{Column, write_cells};
+use crate::render::table::{Column, Table};
 use crate::render::text::controls_escaped;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use ctxhooks_shared::keep::snapshot::is_abandoned;
@@ -268,15 +268,19 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-/// The snapshot table's columns: session, snapshot, trigger, bytes, files, custom instructions.
-const COLUMNS: [Column; 6] = [
-    Column::left("", 36),
-    Column::left("  ", 31),
-    Column::left("  ", 7),
-    Column::right("  ", 12),
-    Column::right("  ", 5),
-    Column::left("  ", 0),
-];
+/// The snapshot table: session, snapshot, trigger, bytes, files, custom instructions.
+const TABLE: Table<6> = Table {
+    indent: "",
+    gap: "  ",
+    columns: [
+        Column::left("SESSION", 36),
+        Column::left("SNAPSHOT", 31),
+        Column::left("TRIGGER", 7),
+        Column::right("BYTES", 12),
+        Column::right("FILES", 5),
+        Column::left("INSTRUCTIONS", 0),
+    ],
+};
 
 /// The snapshots as a table, each with the first line of the summary recorded beside it.
 impl Emit for Listing<'_> {
@@ -286,16 +290,7 @@ impl Emit for Listing<'_> {
             return format!("no snapshots in `{}`\n", root.display());
         }
         let mut text = String::new();
-        let header = [
-            "SESSION",
-            "SNAPSHOT",
-            "TRIGGER",
-            "BYTES",
-            "FILES",
-            "INSTRUCTIONS",
-        ];
-        write_cells(&mut text, &COLUMNS, header);
-        text.push('\n');
+        TABLE.write_header(&mut text);
         for listed in listed {
             let metadata = &listed.entry.metadata;
             let cells = [
@@ -306,7 +301,7 @@ impl Emit for Listing<'_> {
                 metadata.files.len().to_string(),
                 controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
             ];
-            write_cells(&mut text, &COLUMNS, cells);
+            TABLE.write_row(&mut text, cells);
             text.push('\n');
             if let Some(summary) = &listed.compact_summary {
                 let summary = &summary.compact_summary;
