@@ -9,12 +9,30 @@ use super::report::SessionReport;
 use super::text::{drop_evidence_text, report_text, request_label, trigger_text, warning_text};
 use crate::output::{Emit, Schema};
 
-/// A report as `ctxhooks report` prints it: in words, or as [`report_json`] makes it.
+/// A report as `ctxhooks report` prints it: in words, or in JSON the model's serialisation with
+/// the words added where a program wants them (each drop's `evidence` in words, its structure
+/// in `evidence_detail`; the trigger's `text`; each warning's `kind` and `message`).
 pub struct PrintedReport<'a>(pub &'a SessionReport);
 
 impl Serialize for PrintedReport<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        report_json(self.0).serialize(serializer)
+        let report = self.0;
+        let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
+        if let Some(drops) = value.get_mut("drops").and_then(Value::as_array_mut) {
+            for (drop, model) in drops.iter_mut().zip(&report.drops) {
+                drop["evidence_detail"] = drop["evidence"].take();
+                drop["evidence"] = drop_evidence_text(&model.evidence, model.fall()).into();
+            }
+        }
+        if let Some(trigger) = value.pointer_mut("/estimates/trigger") {
+            trigger["text"] = trigger_text(&report.estimates.trigger).into();
+        }
+        let label = request_label(report);
+        let warnings = report.warnings.iter().map(
+            |warning| json!({"kind": <&str>::from(warning), "message": warning_text(warning, label)}),
+        );
+        value["warnings"] = warnings.collect();
+        value.serialize(serializer)
     }
 }
 
@@ -28,24 +46,4 @@ impl Emit for PrintedReport<'_> {
     fn text(&self) -> String {
         report_text(self.0)
     }
-}
-
-/// The report as the JSON value `ctxhooks report --json` prints.
-fn report_json(report: &SessionReport) -> Value {
-    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
-    if let Some(drops) = value.get_mut("drops").and_then(Value::as_array_mut) {
-        for (drop, model) in drops.iter_mut().zip(&report.drops) {
-            drop["evidence_detail"] = drop["evidence"].take();
-            drop["evidence"] = drop_evidence_text(&model.evidence, model.fall()).into();
-        }
-    }
-    if let Some(trigger) = value.pointer_mut("/estimates/trigger") {
-        trigger["text"] = trigger_text(&report.estimates.trigger).into();
-    }
-    let label = request_label(report);
-    let warnings = report.warnings.iter().map(
-        |warning| json!({"kind": <&str>::from(warning), "message": warning_text(warning, label)}),
-    );
-    value["warnings"] = warnings.collect();
-    value
 }
