@@ -30,6 +30,8 @@ pub struct HookContext {
     input: Vec<u8>,
     /// Who the run is and what went wrong so far, shared with the watchdog.
     watchdog: Arc<Watchdog>,
+    /// When the watchdog ends the run: its start (the process's) plus its budget.
+    deadline: Instant,
 }
 
 impl HookContext {
@@ -65,6 +67,19 @@ impl HookContext {
     pub fn note(&self, problem: anyhow::Error) {
         self.watchdog.note(problem);
     }
+
+    /// When the watchdog ends this run: the instant the process started plus the hook's budget.
+    /// Work that stops early to finish in time counts back from here, so that the time a busy
+    /// machine took to start the process and hand it its payload is counted too.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// [`Self::deadline`] less `reserve`: when work that stops between steps must stop to leave
+    /// `reserve` for its last step and what follows it.
+    pub fn deadline_less(&self, reserve: Duration) -> Instant {
+        self.deadline.checked_sub(reserve).unwrap_or(self.deadline)
+    }
 }
 
 /// Runs `hook` (its table entry) and returns the process exit code: success, always. Its
@@ -81,8 +96,9 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
             let _ = PANIC_LOCATION.set(format!("{}:{}", location.file(), location.line()));
         }
     }));
-    let watchdog = Watchdog::start(hook, started, payload::stdin_timeout(), budget(hook));
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog)));
+    let budget = budget(hook);
+    let watchdog = Watchdog::start(hook, started, payload::stdin_timeout(), budget);
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog, started + budget)));
     let mut problems = watchdog.take_notes();
     match outcome {
         Ok(Ok(())) => {}
@@ -109,14 +125,12 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
 /// Where the first panic of the run happened (`file:line`), for its line in the error log.
 static PANIC_LOCATION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// The hook's budget from the table, lowered by `CTXHOOKS_HOOK_BUDGET_MS` (for tests).
+/// The hook's budget from the table, or the one `CTXHOOKS_HOOK_BUDGET_MS` sets (for tests).
 fn budget(hook: &HookBinary) -> Duration {
-    env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, |milliseconds| {
-        hook.budget.min(Duration::from_millis(milliseconds))
-    })
+    env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, Duration::from_millis)
 }
 
-fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
+fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>, deadline: Instant) -> Result<()> {
     let state = StateDir::locate()?;
     // Read on this thread, blocking: the watchdog is the deadline.
     let input = payload::read_first_object(std::io::stdin().lock(), |total| {
@@ -132,6 +146,7 @@ fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
         state,
         input: input?,
         watchdog: Arc::clone(watchdog),
+        deadline,
     };
     (hook.handle)(&context)
 }

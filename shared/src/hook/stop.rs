@@ -1,6 +1,8 @@
 //! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
 //! the sub-agent's own transcript) gained since the last run (`keep.rs`), append it to the
-//! session's usage log, then rotate the logs past their size (`store/rotation.rs`).
+//! session's usage log, then rotate the logs past their size (`store/rotation.rs`), apply the
+//! configured storage limits, and keep what a `SessionEnd` cut short left of any session
+//! (`keep/catch_up.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
-use crate::keep::{keep_in_hook, main_name, subagent_name};
+use crate::keep::{catch_up, keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
@@ -154,12 +156,25 @@ pub fn handle(context: &HookContext) -> Result<()> {
         }
         Err(error) => context.note(error.context("failed to apply the configured storage limits")),
     }
+    // The ends of sessions a `SessionEnd` could not keep whole in its time (none: one look at
+    // a folder that is not there).
+    let catch_up_deadline =
+        (Instant::now() + CATCH_UP_TIME).min(context.deadline_less(AFTER_CATCH_UP));
+    catch_up::catch_up(context, catch_up_deadline);
     main
 }
 
 /// How long the Stop hook may spend applying the configured storage limits (the rest waits for
 /// the next day).
 const PRUNE_TIME: Duration = Duration::from_secs(10);
+
+/// How long the Stop hook may spend keeping the ends of sessions a `SessionEnd` left (the rest
+/// waits for the next run).
+const CATCH_UP_TIME: Duration = Duration::from_secs(5);
+
+/// What the catch-up leaves of the Stop hook's budget: it stops this long before the budget
+/// ends, whatever the turn's own work took.
+const AFTER_CATCH_UP: Duration = Duration::from_secs(5);
 
 /// The size policy of the logs (`store/rotation.rs`), applied after the turn's work, where it
 /// costs one `lstat` per log when nothing is due: the session's usage log (under the usage

@@ -21,7 +21,10 @@ pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";
 /// 10000).
 pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 
-/// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
+/// Sets a hook's time budget (milliseconds) in place of its own, for tests: a test about a
+/// deadline sets the one it exercises, and the test harness gives every other hook run a generous
+/// one, so that a busy machine fails no test that is not about time. Not for a person's setup: a
+/// budget past the timeout the installer registers lets Claude Code end the hook first.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
 
 /// Lowers the size past which the logs are rotated (bytes; it can only be lowered), for tests.

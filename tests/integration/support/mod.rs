@@ -49,6 +49,7 @@ pub mod run;
 pub mod scratch;
 pub mod summary;
 pub mod terminal;
+pub mod wait;
 pub mod world;
 
 #[cfg(unix)]
@@ -59,4 +60,5 @@ pub use mounts::SmallFilesystem;
 pub use root::{AS_NOBODY, SETPRIV, needs_root, needs_root_and_setpriv};
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
+pub use wait::wait_until;
 pub use world::World;
