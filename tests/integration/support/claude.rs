@@ -197,12 +197,14 @@ impl Sandbox {
             .success();
     }
 
-    /// Runs the real CLI in this sandbox; `ANTHROPIC_BASE_URL` points at `server`.
+    /// Runs the real CLI in this sandbox; `ANTHROPIC_BASE_URL` points at `server`. The hooks it
+    /// runs have their own budgets, as on a user's machine (not the world's test budget).
     pub fn run_claude(&self, server: &ModelServer) -> Run {
         Run::program(&self.claude)
             .world(&self.world)
             .env_remove(env_vars::CLAUDE_CONFIG_DIR)
             .env_remove(env_vars::CTXHOOKS_HOME)
+            .env_remove(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
             .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
             .env("TMPDIR", self.world.join("tmp"))
             .env("ANTHROPIC_BASE_URL", server.base_url())
@@ -287,6 +289,7 @@ impl Sandbox {
             .arg(scenario)
             .arg(&self.project)
             .env(env_vars::CTXHOOKS_STDIN_TIMEOUT_MS, "10000")
+            .env_remove(env_vars::CTXHOOKS_HOOK_BUDGET_MS)
             .env("TMPDIR", self.world.join("tmp"))
             .env("CTXHOOKS_E2E_HOME", &self.home)
             .env("CTXHOOKS_MARK_BIN", self.bin_dir.join("ctxhooks"))
