@@ -14,6 +14,7 @@ use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::hook::runner::HookContext;
 use crate::keep::{catch_up, keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
+use crate::store::env_vars;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
 use crate::store::storage;
@@ -35,8 +36,15 @@ hook_payload! {
 }
 
 /// How long the Stop hook waits for a turn's last response to reach the transcript when it has
-/// not yet (it reads again as soon as the file grows).
+/// not yet (it reads again as soon as the file grows), unless `CTXHOOKS_RESPONSE_WAIT_MS` says
+/// otherwise (for tests).
 pub const RESPONSE_LAG_WAIT: Duration = Duration::from_secs(1);
+
+/// [`RESPONSE_LAG_WAIT`], or the wait `CTXHOOKS_RESPONSE_WAIT_MS` sets.
+fn response_lag_wait() -> Duration {
+    env_vars::number(env_vars::CTXHOOKS_RESPONSE_WAIT_MS)
+        .map_or(RESPONSE_LAG_WAIT, Duration::from_millis)
+}
 
 /// Waits until the file at `path` is longer than `size`, looking every 20 ms, until `deadline`;
 /// returns whether it grew.
@@ -76,7 +84,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .last_assistant_message
         .non_empty()
         .filter(|_| role == GaugeRole::Stop);
-    let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
+    let lag_deadline = Instant::now() + response_lag_wait();
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = (|| -> Result<()> {
         loop {

@@ -27,6 +27,12 @@ pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 /// budget past the timeout the installer registers lets Claude Code end the hook first.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
 
+/// How long the Stop hook waits for a turn's last response to reach the transcript, in
+/// milliseconds (default 1000), for tests: a test about that wait sets it, and the end-to-end
+/// tests give the real CLI's hooks a generous one, as a busy machine can write the response
+/// later than that.
+pub const CTXHOOKS_RESPONSE_WAIT_MS: &str = "CTXHOOKS_RESPONSE_WAIT_MS";
+
 /// Lowers the size past which the logs are rotated (bytes; it can only be lowered), for tests.
 pub const CTXHOOKS_ROTATE_AT_BYTES: &str = "CTXHOOKS_ROTATE_AT_BYTES";
 

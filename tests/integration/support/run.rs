@@ -516,6 +516,11 @@ pub struct Kill {
 const POLL: Duration = Duration::from_micros(200);
 
 impl Running {
+    /// The program's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGKILL to the program `delay` after it started, unless it ended before, then
     /// gathers what it printed as [`Running::wait`] does (the expectations are checked, the exit
     /// code is not). Returns the outcome and whether the kill found the program still running.

@@ -28,3 +28,24 @@ pub fn wait_until<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// Whether the main thread of the process `pid` is asleep in a timed sleep (`nanosleep` or
+/// `clock_nanosleep`), as Linux tells it in `/proc/<pid>/syscall`: a deterministic sign that a
+/// program reached a wait that polls. `None` where that cannot be told (another system, or a
+/// kernel that does not say).
+pub fn in_timed_sleep(pid: u32) -> Option<bool> {
+    let text = fs_err::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+    let first = text.split_whitespace().next()?;
+    if first == "running" {
+        return Some(false);
+    }
+    let number: i64 = first.parse().ok()?;
+    // nanosleep and clock_nanosleep: x86_64 35 and 230, aarch64 101 and 115.
+    let sleeps: &[i64] = if cfg!(target_arch = "x86_64") {
+        &[35, 230]
+    } else if cfg!(target_arch = "aarch64") {
+        &[101, 115]
+    } else {
+        return None;
+    };
+    (number >= 0).then(|| sleeps.contains(&number))
+}
