@@ -226,6 +226,16 @@ impl Run {
         self
     }
 
+    /// Sets each of these variables on the child.
+    pub fn envs<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        self,
+        variables: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        variables
+            .into_iter()
+            .fold(self, |run, (key, value)| run.env(key, value))
+    }
+
     /// Removes a variable from the child (one the world set, or one the child would inherit).
     pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
         self.env.insert(key.as_ref().to_owned(), None);
