@@ -268,6 +268,36 @@ fn a_session_end_cut_short_is_kept_whole_by_the_next_stop() {
 }
 
 #[test]
+fn a_catch_up_record_that_cannot_be_read_is_said_once_and_removed() {
+    let world = World::new("keep-catch-up-garbage");
+    let folder = world.state_dir().join("catch-up");
+    fs_err::create_dir_all(&folder).unwrap();
+    let garbage = folder.join(format!("{SESSION}.1.2.json"));
+    fs_err::write(&garbage, "not a record").unwrap();
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
+    );
+    stop(&world, &transcript);
+    stop(&world, &transcript);
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0]["error"][0]
+            .as_str()
+            .unwrap()
+            .contains("a session's end to keep"),
+        "{errors:#?}"
+    );
+    assert!(!garbage.exists());
+    // The Stop's own work was done.
+    assert_eq!(
+        zcat(&kept_dir(&world).join("transcript.jsonl.1.gz")),
+        fs_err::read(&transcript).unwrap()
+    );
+}
+
+#[test]
 fn session_start_speaks_only_after_a_compaction_and_only_when_something_is_kept() {
     let world = World::new("keep-start");
     let transcript = world.write_transcript(
