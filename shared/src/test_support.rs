@@ -77,8 +77,12 @@ pub fn set_modified(path: &Path, time: std::time::SystemTime) {
 
 /// How many open files of this process (of any of its threads) are the file at `path`, as
 /// Linux tells it in `/proc/self/fd`: a deterministic sign that a thread has opened it. `None`
-/// where that cannot be told (another system).
+/// where that cannot be told (another system; under Wine, `/proc` is the Linux one of Wine's
+/// own processes).
 pub fn open_in_this_process(path: &Path) -> Option<usize> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
     let target = path.canonicalize().ok()?;
     let entries = fs_err::read_dir("/proc/self/fd").ok()?;
     Some(

@@ -30,9 +30,12 @@ pub fn wait_until<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
 
 /// Whether the main thread of the process `pid` is asleep in a timed sleep (`nanosleep` or
 /// `clock_nanosleep`), as Linux tells it in `/proc/<pid>/syscall`: a deterministic sign that a
-/// program reached a wait that polls. `None` where that cannot be told (another system, or a
-/// kernel that does not say).
+/// program reached a wait that polls. `None` where that cannot be told (another system, Wine,
+/// whose process ids are not Linux's, or a kernel that does not say).
 pub fn in_timed_sleep(pid: u32) -> Option<bool> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
     let text = fs_err::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
     let first = text.split_whitespace().next()?;
     if first == "running" {
