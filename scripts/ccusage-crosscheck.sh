@@ -2,7 +2,9 @@
 # Cross-check: the input-side token totals ctxhooks computes for each real transcript fixture
 # (input, cache read, cache write; the session model's plus the advisor's `advisor_usage`, which
 # ccusage counts as their own models') must equal what `ccusage session --offline --json` reports
-# for the same file. Output tokens are shown too (they agreed on every fixture on 2026-11-30; see
+# for the same file, less the responses whose top-level counts are all 0, which ctxhooks reads
+# from their `message` iterations and ccusage counts as 0 (`counts_from_iterations` rows; see
+# docs/usage.md, their number is shown after the verdict). Output tokens are shown too (they agreed on every fixture on 2026-11-30; see
 # docs/usage.md for why they can differ from older ccusage versions).
 #
 # Usage: scripts/ccusage-crosscheck.sh [path to a ccusage executable]
@@ -34,9 +36,10 @@ while IFS= read -r file; do
     theirs=$(CLAUDE_CONFIG_DIR="$config" "$ccusage" session --offline --json \
         | python3 -c 'import json,sys; t=json.load(sys.stdin).get("totals") or {}; print(t.get("inputTokens",0), t.get("cacheReadTokens",0), t.get("cacheCreationTokens",0), t.get("outputTokens",0))')
     ours=$("$ctxhooks" usage --transcript "$file" --json \
-        | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; a=[u for x in r for u in x.get("advisor_usage",[])]; t=lambda k: sum(x[k] for x in r)+sum(u[k] for u in a); print(t("input_tokens"), t("cache_read_input_tokens"), t("cache_creation_input_tokens"), t("output_tokens"))')
+        | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; a=[u for x in r for u in x.get("advisor_usage",[])]; s=[x for x in r if not x.get("counts_from_iterations")]; t=lambda k: sum(x[k] for x in s)+sum(u[k] for u in a); print(t("input_tokens"), t("cache_read_input_tokens"), t("cache_creation_input_tokens"), t("output_tokens"), len(r)-len(s))')
     rm -rf "$config"
-    read -r oi ocr occ oout <<< "$ours"
+    read -r oi ocr occ oout from_iterations <<< "$ours"
+    ours="$oi $ocr $occ $oout"
     read -r ti tcr tcc tout <<< "$theirs"
     verdict="same"
     if [[ "$oi $ocr $occ" != "$ti $tcr $tcc" ]]; then
@@ -44,6 +47,9 @@ while IFS= read -r file; do
         status=1
     elif [[ "$oout" != "$tout" ]]; then
         verdict="same input side; output differs"
+    fi
+    if [[ "$from_iterations" != 0 ]]; then
+        verdict="$verdict ($from_iterations response(s) read from their iterations left out)"
     fi
     printf '%-100s %s / %s  %s\n' "$relative" "$ours" "$theirs" "$verdict"
 done < <(find "$fixtures" -name '*.jsonl' | sort)

@@ -22,11 +22,13 @@ pub mod output_file;
 pub mod projects;
 pub mod provenance;
 pub mod recall;
+pub mod render;
 pub mod retention;
 pub mod search;
 pub mod search_binary;
 pub mod sessions;
-pub mod svg;
+pub mod settings;
+pub mod snapshots;
 #[cfg(test)]
 pub mod test_support;
 pub mod time;

@@ -4,4 +4,5 @@
 pub mod probe;
 pub mod registration;
 pub mod server;
+pub mod stdio;
 pub mod tools;

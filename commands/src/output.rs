@@ -1,7 +1,6 @@
 //! Writing command output to stdout (the only module that does), as text or JSON.
 
 use std::io::{BufWriter, StdoutLock, Write};
-use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -51,19 +50,4 @@ pub fn print_json_or<T: Serialize>(
 /// Writes a note to stderr (for people; never parsed).
 pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
-}
-
-/// Paths for people: each between backquotes, separated by commas.
-pub fn quoted_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
-    let quoted: Vec<String> = paths
-        .into_iter()
-        .map(|path| format!("`{}`", path.display()))
-        .collect();
-    quoted.join(", ")
-}
-
-/// A text someone else wrote (a session's title) on one line: its control characters (a
-/// newline, an escape sequence) become spaces, so that it can break no table and no terminal.
-pub fn one_line(text: &str) -> String {
-    text.replace(char::is_control, " ")
 }

@@ -21,9 +21,10 @@ use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 /// Which projects folders a command reads.
 #[derive(Debug, Default, Args)]
 pub struct ProjectsArgs {
-    /// A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else
-    /// `~/.claude/projects`. One that cannot be read is a warning; when none can (nor a state
-    /// folder, for `export`), an error and exit 1.
+    /// A Claude Code projects folder, or one project's folder in it (read as that project);
+    /// repeatable. Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. One that
+    /// cannot be read or holds no session is a warning; when none gives a session (nor is there
+    /// a state folder, for `export`), an error and exit 1.
     #[arg(long = "projects", value_name = "DIR")]
     pub projects: Vec<PathBuf>,
 }
@@ -50,8 +51,11 @@ pub fn slug_of(path: &str) -> String {
     path.replace(|character: char| !character.is_ascii_alphanumeric(), "-")
 }
 
-/// What `history` and `export` end with when not one projects folder could be read, given each
-/// refusal in words.
+/// What `history` and `export` end with when not one projects folder could be read or held a
+/// session, given each refusal in words.
 pub fn nothing_read_text(refusals: &[String]) -> String {
-    format!("no projects folder could be read: {}", refusals.join("; "))
+    format!(
+        "no projects folder could be read or held a session: {}",
+        refusals.join("; ")
+    )
 }

@@ -3,10 +3,10 @@
 //!
 //! The model reads a transcript once, streaming (`analysis`: `records` classifies each record,
 //! `groups` finds the runs of interrupt records, `calls` keeps the tool calls; `load` finds the
-//! files and `sidecar` reads the marks and hook events), matches the marks to the groups
-//! (`marks`) and judges each call (`verdict`, with typed `evidence`). `text` words it all for
-//! people and `json` for programs; `ledger` copies the transcript a second time for the ledger
-//! extractor.
+//! files, and every session's marks that match nothing for `doctor`; `sidecar` reads the marks
+//! and hook events), matches the marks to the groups (`marks`, with the marks that match none)
+//! and judges each call (`verdict`, with typed `evidence`). `text` words it all for people and
+//! `json` for programs; `ledger` copies the transcript a second time for the ledger extractor.
 
 pub mod analysis;
 pub mod calls;

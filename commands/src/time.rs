@@ -1,6 +1,9 @@
 //! A time as Claude Code or a hook wrote it (RFC 3339), read once, where a model is built: the
 //! text, written back exactly as it was (JSON, ids), and the instant, when the text is a time,
-//! for every comparison and every rendering after that.
+//! for every comparison and every rendering after that (`render/time.rs` words it); and a
+//! file's time written as such a text.
+
+use std::time::SystemTime;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -46,22 +49,13 @@ impl Time {
     }
 }
 
-/// An instant as a person reads it: `2026-12-01 06:38:26 UTC`.
-pub fn readable(instant: DateTime<Utc>) -> String {
-    instant.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-}
-
-/// A time as a person reads it: `2026-01-07 12:36:14 UTC` (any offset converted); the text as
-/// written when it is no RFC 3339 time; `time unknown` when there is none.
-pub fn readable_time(time: Option<&Time>) -> String {
-    time.map_or_else(
-        || "time unknown".to_owned(),
-        |time| time.instant.map_or_else(|| time.text.clone(), readable),
-    )
-}
-
 /// Whole seconds from `before` to `after`, when both are times and in order.
 pub fn seconds_between(before: Option<&Time>, after: Option<&Time>) -> Option<u64> {
     let milliseconds = (after?.instant? - before?.instant?).num_milliseconds();
     u64::try_from(milliseconds).ok().map(|ms| ms / 1_000)
+}
+
+/// A file time as RFC 3339 UTC, to the second.
+pub fn rfc3339(time: SystemTime) -> String {
+    DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }

@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
-use crate::hook::runner::HookContext;
+use crate::notes::Notes;
 use crate::store::env_vars;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
 use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::{ChainGauge, Origin};
+use crate::transcript::origin::Origin;
+use crate::usage::ingest::ChainGauge;
 use crate::usage::log::{IngestOptions, IngestOutcome, ingest_transcript_then};
 use crate::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
@@ -76,7 +77,7 @@ pub struct GaugeInputs {
     /// The rule's environment variables (the hook's are Claude Code's own).
     pub environment: ThresholdEnvironment,
     /// The model's window the status line gave for the session (`window.json`), with its model.
-    pub status_line_window: Option<(u64, String)>,
+    pub status_line_windows: Vec<(u64, String)>,
 }
 
 impl GaugeInputs {
@@ -97,7 +98,7 @@ impl GaugeInputs {
                 role,
                 user_config_dir: claude_config_dir().ok(),
                 environment: ThresholdEnvironment::of_process(),
-                status_line_window: None,
+                status_line_windows: Vec::new(),
             },
             problem,
         )
@@ -202,7 +203,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
         return (None, TriggerBasis::default());
     };
     let threshold = ThresholdInputs {
-        status_line_window: inputs.status_line_window.clone(),
+        status_line_windows: inputs.status_line_windows.clone(),
         environment: inputs.environment.clone(),
         settings: SettingsWindows::find(
             inputs.project_dir.as_deref(),
@@ -212,14 +213,14 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     };
     let rule = rule_trigger(
         latest.version.as_deref(),
-        latest.model.as_deref(),
+        latest.request_model(),
         latest.max_output_tokens,
         &threshold,
     );
     // As the report does (the commands crate's `usage/estimates.rs`): a context at or above the rule's T that
     // the CLI checked without compacting contradicts the rule; T is then what the evidence
     // allows, never the rule's.
-    let reached = chain.reached_for(latest.model.as_deref());
+    let reached = chain.reached_for(latest.model_as_named());
     let (tokens, derivation) = match (rule.tokens, chain.last_automatic_pre_tokens) {
         (Some(tokens), observed) if reached.is_some_and(|reached| reached >= tokens) => {
             let reached = reached.unwrap_or(tokens);
@@ -240,7 +241,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
             derivation,
             window_tokens: Some(rule.window.tokens),
             window_source: Some(rule.window.source.to_string()),
-            model: latest.model.clone(),
+            model: rule.model,
             version: latest.version.clone(),
         },
     )
@@ -274,12 +275,13 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     result
 }
 
-/// The usage ingest of a hook run (`usage_log::log_usage`) of a main transcript, then, under the
-/// same lock, its gauge: what the ingest skipped and what the gauge could not do are noted for
-/// the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
+/// The usage ingest of a hook run ([`ingest_transcript_then`]) of a main transcript, then, under
+/// the same lock, its gauge: what the ingest skipped and what the gauge could not do go to
+/// `notes`; only a failed ingest is an error. With `options.expected_text` (the turn's
 /// last response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     inputs: &GaugeInputs,
@@ -287,7 +289,8 @@ pub fn log_usage_and_gauge(
 ) -> Result<GaugedIngest> {
     let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
-        context,
+        state,
+        notes,
         session,
         transcript,
         origin,
@@ -295,24 +298,18 @@ pub fn log_usage_and_gauge(
         |outcome: &IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
                 if outcome.moved {
-                    update_gauge(&context.state, session, &origin.transcript, chain, inputs)
+                    update_gauge(state, session, &origin.transcript, chain, inputs)
                 } else {
                     // Nothing new: the gauge says all there is, but a crossing a sub-agent's stop
                     // saw may still wait for this Stop's warning.
-                    deliver_waiting_warning(
-                        &context.state,
-                        session,
-                        chain,
-                        inputs,
-                        &origin.transcript,
-                    )
+                    deliver_waiting_warning(state, session, chain, inputs, &origin.transcript)
                 }
             })
         },
     )?;
     let crossing = gauge.and_then(|gauge| {
         gauge.unwrap_or_else(|error| {
-            context.note(error.context("failed to update the session's gauge"));
+            notes.note(error.context("failed to update the session's gauge"));
             None
         })
     });
@@ -364,9 +361,10 @@ pub fn update_gauge(
 ) -> Result<Option<Crossing>> {
     // The window the status line recorded for the session (`window.json`, one small read).
     let mut inputs = inputs.clone();
-    if inputs.status_line_window.is_none() {
-        inputs.status_line_window =
-            StatusWindow::read(&state.status_window_file(session)).map(|window| window.evidence());
+    if inputs.status_line_windows.is_empty() {
+        inputs.status_line_windows = StatusWindow::read(&state.status_window_file(session))
+            .map(|window| window.evidence())
+            .unwrap_or_default();
     }
     let path = state.gauge_file(session);
     // A gauge that is not one (an older schema, garbage) is replaced; a folder or FIFO where it
@@ -421,7 +419,7 @@ mod tests {
                 context_tokens: context,
                 model: Some("claude-opus-4-6".into()),
                 version: Some("2.1.332".into()),
-                max_output_tokens: None,
+                ..LatestRequest::default()
             }),
             compacted_since: None,
             ..ChainGauge::default()
@@ -435,7 +433,7 @@ mod tests {
             role,
             user_config_dir: None,
             environment: ThresholdEnvironment::default(),
-            status_line_window: None,
+            status_line_windows: Vec::new(),
         }
     }
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
-use crate::hook::runner::HookContext;
+use crate::notes::Notes;
 use crate::store::files;
 use crate::store::kept::{
     self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
@@ -28,7 +28,7 @@ use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
-use crate::usage::ingest::Origin;
+use crate::transcript::origin::Origin;
 
 /// How the bytes already kept are compared with the transcript before more are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -430,26 +430,19 @@ pub fn keep_path_waiting(
 const STOP_KEEP_TIME: Duration = Duration::from_secs(30);
 
 /// Keeps the open `transcript` for a hook run (the Stop hook's, `SubagentStop`'s): a problem
-/// is noted for the error log and never stops the hook's other work.
+/// goes to `notes` and never stops the hook's other work.
 pub fn keep_in_hook(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     name: Result<KeptName>,
     transcript: &mut TranscriptFile,
 ) {
     let deadline = Some(Instant::now() + STOP_KEEP_TIME);
-    let kept = name.and_then(|name| {
-        keep_transcript(
-            &context.state,
-            session,
-            &name,
-            transcript,
-            Check::Tail,
-            deadline,
-        )
-    });
+    let kept = name
+        .and_then(|name| keep_transcript(state, session, &name, transcript, Check::Tail, deadline));
     if let Err(error) = kept {
-        context.note(error.context(format!(
+        notes.note(error.context(format!(
             "failed to keep the transcript `{}`",
             transcript.path().display()
         )));

@@ -1,6 +1,6 @@
 //! Claude Code's settings files, read as bytes without ever hanging: only a regular file of a
 //! sane size. The Stop hook reads the context window from them (`threshold.rs`); the installer
-//! and doctor parse them on the command side (the commands crate's `install/document.rs`).
+//! and doctor parse them on the command side (the commands crate's `settings/document.rs`).
 
 use std::io::Read as _;
 use std::path::Path;

@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use ctxhooks_commands::usage::log::log_from_transcript;
+use ctxhooks_shared::store::usage_record::UsageRow;
 
 use crate::support::fixtures::{all_transcript_fixtures, cli_capture, repository_file};
 use crate::support::summary::record_group;
@@ -44,25 +45,34 @@ fn input_side_totals_equal_ccusage_for_every_fixture() {
 /// `today/advisor-print`): an advisor response (two `message` iterations around an
 /// `advisor_message` one; the top level their sum) and one whose top level is all 0. ccusage counts
 /// the top level for the session's model (0 for the second) and each `advisor_message` iteration
-/// as its own model's; ctxhooks' rows hold the first, `advisor_usage` the second, so the sums
-/// agree model by model.
+/// as its own model's; ctxhooks' rows hold the first's top level and the second's `message`
+/// iteration (its top level holds nothing), `advisor_usage` the advisor's. So the sums agree
+/// model by model but for the second response, which ccusage counts as 0: the difference
+/// `docs/usage.md` gives.
 #[test]
 fn advisor_iterations_are_counted_apart_as_ccusage_counts_them() {
     let Some(ccusage) = ccusage() else { return };
     let world = World::new("ccusage-advisor");
     let transcript = cli_capture(world.root(), "today/advisor-print.jsonl.gz");
-    let (session, advisor) = assert_input_side_equals_ccusage(&ccusage, &transcript);
-    assert_eq!(session, (2, 216_786, 6_352));
-    assert_eq!(advisor, (207_281, 0, 0));
+    let sums = assert_input_side_equals_ccusage(&ccusage, &transcript);
+    assert_eq!(sums.session, (4, 421_362, 6_439));
+    assert_eq!(sums.from_iterations, (2, 204_576, 87));
+    assert_eq!(sums.advisor, (207_281, 0, 0));
+}
+
+/// (input, cache read, cache write) summed: of the rows (`session`), of the rows whose counts
+/// are their iterations' because the top level held none (`from_iterations`, in `session`
+/// too), of the advisor's.
+struct Sums {
+    session: (u64, u64, u64),
+    from_iterations: (u64, u64, u64),
+    advisor: (u64, u64, u64),
 }
 
 /// Lays `transcript` alone in a Claude config folder, and checks that ccusage's totals equal the
-/// rows' sums plus the advisor's: `((input, cache read, cache write) of the rows, the same of
-/// the advisor's)`.
-fn assert_input_side_equals_ccusage(
-    ccusage: &Path,
-    transcript: &Path,
-) -> ((u64, u64, u64), (u64, u64, u64)) {
+/// rows' sums plus the advisor's, less the rows ccusage counts as 0 (a top level that holds
+/// nothing; ctxhooks reads them from their iterations).
+fn assert_input_side_equals_ccusage(ccusage: &Path, transcript: &Path) -> Sums {
     // ccusage reads `$CLAUDE_CONFIG_DIR/projects/**`: give it this one file alone.
     let world = World::new("ccusage");
     world.write_transcript(
@@ -83,15 +93,17 @@ fn assert_input_side_equals_ccusage(
 
     let log = log_from_transcript(transcript).unwrap();
     let rows = log.rows();
-    let session = (
-        rows.iter().map(|row| row.tokens.input_tokens).sum::<u64>(),
-        rows.iter()
-            .map(|row| row.tokens.cache_read_input_tokens)
-            .sum::<u64>(),
-        rows.iter()
-            .map(|row| row.tokens.cache_creation_input_tokens)
-            .sum::<u64>(),
-    );
+    let sum = |rows: &mut dyn Iterator<Item = &UsageRow>| {
+        rows.fold((0, 0, 0), |sum, row| {
+            (
+                sum.0 + row.tokens.input_tokens,
+                sum.1 + row.tokens.cache_read_input_tokens,
+                sum.2 + row.tokens.cache_creation_input_tokens,
+            )
+        })
+    };
+    let session = sum(&mut rows.iter());
+    let from_iterations = sum(&mut rows.iter().filter(|row| row.facts.counts_from_iterations));
     let advisor = rows
         .iter()
         .flat_map(|row| &row.advisor_usage)
@@ -109,15 +121,19 @@ fn assert_input_side_equals_ccusage(
     );
     assert_eq!(
         (
-            session.0 + advisor.0,
-            session.1 + advisor.1,
-            session.2 + advisor.2
+            session.0 - from_iterations.0 + advisor.0,
+            session.1 - from_iterations.1 + advisor.1,
+            session.2 - from_iterations.2 + advisor.2
         ),
         theirs,
         "input, cache read, cache write of {}",
         transcript.display()
     );
-    (session, advisor)
+    Sums {
+        session,
+        from_iterations,
+        advisor,
+    }
 }
 
 /// Writes an executable shell script.

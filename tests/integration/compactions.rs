@@ -275,6 +275,66 @@ fn bad_input_gives_a_ledger_that_says_what_it_could_not_tell() {
         .exit_code(1);
 }
 
+// See: issue 30 (on a transcript that begins at its compaction, the ledger said the
+// conversation before it "held no file, command, error or prompt": a claim without evidence).
+#[test]
+fn a_transcript_that_begins_at_its_compaction_holds_nothing_from_before_it() {
+    let world = World::new("ledger-begins-at-compaction");
+    let snapshot = json!({"type": "file-history-snapshot", "messageId": "p0", "snapshot": {}});
+    let answer = json!({"type": "assistant", "uuid": "a0", "message": {"id": "m-a0",
+        "role": "assistant", "content": [{"type": "text", "text": "Hello."}]}});
+    let after = [
+        summary("We talked."),
+        bash("t1", "a1", "cargo test"),
+        result("t1", "u1", false, "ok"),
+        boundary("b2"),
+        summary("Ran cargo test."),
+    ];
+    // Its first record is the boundary; records that are no conversation before it change
+    // nothing; a conversation that held no item is another thing, and says so.
+    let cases = [
+        ("first.jsonl", vec![], false),
+        ("metadata.jsonl", vec![snapshot], false),
+        ("no-items.jsonl", vec![answer], true),
+    ];
+    for (name, before, in_transcript) in cases {
+        let mut lines = before;
+        lines.push(boundary("b1"));
+        lines.extend(after.iter().cloned());
+        let transcript = write_lines(&world, name, &lines);
+        let ledger = world
+            .ctxhooks(["compactions", "--json", "--transcript"])
+            .arg(&transcript)
+            .json();
+        let compactions = ledger["compactions"].as_array().unwrap();
+        let seen: Vec<(bool, u64)> = compactions
+            .iter()
+            .map(|compaction| {
+                (
+                    compaction["before_in_transcript"].as_bool().unwrap(),
+                    compaction["counts"]["items"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // The second compaction's segment begins at the first boundary: in the transcript.
+        assert_eq!(seen, [(in_transcript, 0), (true, 1)], "{name}: {ledger:#}");
+        let words = world
+            .ctxhooks(["compactions", "--transcript"])
+            .arg(&transcript)
+            .success()
+            .stdout_text();
+        let nothing_from_before = "this transcript holds nothing from before it";
+        let held_none = "the conversation before it held no file, command, error or prompt";
+        if in_transcript {
+            assert!(words.contains(held_none), "{name}: {words}");
+            assert!(!words.contains(nothing_from_before), "{name}: {words}");
+        } else {
+            assert!(words.contains(nothing_from_before), "{name}: {words}");
+            assert!(!words.contains(held_none), "{name}: {words}");
+        }
+    }
+}
+
 #[test]
 fn a_session_is_read_from_its_transcript_and_from_the_kept_copy_once_it_is_gone() {
     let world = World::new("ledger-session");

@@ -150,6 +150,76 @@ fn a_turn_past_the_warning_share_shows_one_warning_in_a_real_terminal() {
     assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
+/// Issue 30: a person who picked a 1M-context model got a false warning on every turn past
+/// 150,000 (the transcript's `message.model` has no `[1m]`, so the session was judged against
+/// 200,000). Run with `--model 'claude-sonnet-4-5-20250929[1m]'` and the project's window at
+/// 1,000,000 (T 967,000 for it, by the CLI's debug log): past 200,000 the segment is under 100 %
+/// and no warning shows.
+#[test]
+fn a_million_window_session_past_200k_is_measured_against_its_own_window_in_a_real_terminal() {
+    if !tmux_available("e2e_terminal") {
+        return;
+    }
+    let Some(sandbox) = Sandbox::new("terminal-million") else {
+        return;
+    };
+    sandbox.write_project_settings(&json!({ "autoCompactWindow": 1_000_000 }));
+    let installed: Value =
+        sandbox.ctxhooks_json(&["install", "--scope", "project", "--statusline", "--json"]);
+    assert_eq!(installed["status_line"]["action"], "added", "{installed:#}");
+    let server = ModelServer::start();
+    server.push([
+        Scripted::text("Past two hundred thousand.", Usage::context(250_000)),
+        Scripted::text("Past three hundred thousand.", Usage::context(300_000)),
+    ]);
+    let model = "claude-sonnet-4-5-20250929[1m]";
+    let terminal = Terminal::start(
+        &sandbox,
+        &server,
+        &["--permission-mode", "default", "--model", model],
+        200,
+    );
+    terminal.wait_for("the prompt and the segment", |screen| {
+        screen.contains('❯') && screen.contains("ctx ? / 967k · 0 compactions")
+    });
+    terminal.submit("one");
+    terminal.wait_for("the first answer's segment", |screen| {
+        screen.contains("Past two hundred thousand.")
+            && screen.contains("ctx 250k / 967k (25%) · 717k left")
+    });
+    terminal.submit("two");
+    let screen = terminal.wait_for("the second answer's segment", |screen| {
+        screen.contains("Past three hundred thousand.")
+            && screen.contains("ctx 300k / 967k (31%) · 667k left")
+    });
+    let gauge = gauge_when(&sandbox, "the gauge of the second answer", |gauge| {
+        gauge["context_tokens"] == 300_000
+    });
+    assert_eq!(gauge["trigger_tokens"], 967_000, "{gauge:#}");
+    assert_eq!(gauge["trigger"]["model"], model, "{gauge:#}");
+    assert!(
+        gauge["percent"]
+            .as_f64()
+            .is_some_and(|percent| percent < 100.0),
+        "{gauge:#}"
+    );
+    assert_eq!(gauge["warned"], false, "{gauge:#}");
+    // The Stop hook of the second turn has run (the gauge says so): no warning was shown.
+    let screen = format!("{screen}\n{}", terminal.screen(false));
+    assert!(
+        lines_with(&screen, "ctxhooks: context is at").is_empty(),
+        "{screen}"
+    );
+    // The API was asked for the model without `[1m]`, as the transcript names it.
+    assert!(
+        server
+            .served()
+            .iter()
+            .all(|served| served.model == "claude-sonnet-4-5-20250929"),
+    );
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
+}
+
 #[test]
 fn the_warning_reaches_a_stream_json_runtime_as_an_informational_message() {
     // No terminal here: what an SDK runtime or `claude -p --output-format stream-json` sees.

@@ -529,6 +529,101 @@ fn out_writes_into_a_fifo_or_a_link_to_stdout_and_through_a_link_to_a_file() {
     assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
 }
 
+// See: issue 30 (review: `export` turned a state folder it could not read into an empty list,
+// and dropped snapshots and sidecar lines it could not read, all without a word).
+#[test]
+fn what_export_cannot_read_of_the_state_folder_it_says() {
+    let world = World::new("fleet-state-problems");
+    let host = Host::new(&world, "alpha");
+    let session = "a6e4c2a0-0000-4000-8000-000000000000";
+    host.transcript(
+        "-home-dev-entire",
+        session,
+        &transcript_fixture("entireio__cli/a6/e4c2a0fbd1/0/full.jsonl"),
+    );
+    let export = |projects: &Path| {
+        world
+            .ctxhooks(["export", "--host", "alpha", "--projects"])
+            .arg(projects)
+            .env("CTXHOOKS_HOME", &host.state)
+    };
+    // The state folder's list of sessions cannot be read (a file where its folder is): said;
+    // the transcripts are still exported.
+    fs_err::create_dir_all(&host.state).unwrap();
+    let sessions = host.state.join("sessions");
+    fs_err::write(&sessions, "not a folder").unwrap();
+    let unreadable_state = format!(
+        "the state folder {} could not be read",
+        host.state.display()
+    );
+    let outcome = export(&host.projects)
+        .stderr_contains(&unreadable_state)
+        .success();
+    assert!(outcome.stdout_text().contains("\"kind\":\"request\""));
+    // With nothing else read, nothing was: an error, exit 1, no line.
+    let outcome = export(&world.join("missing"))
+        .stderr_contains("nothing is there")
+        .stderr_contains(&unreadable_state)
+        .failure();
+    assert_eq!(outcome.code(), Some(1));
+    assert!(outcome.stdout().is_empty());
+    // A state folder in place that is no folder: said too.
+    let outcome = world
+        .ctxhooks(["export", "--projects"])
+        .arg(&host.projects)
+        .env("CTXHOOKS_HOME", &sessions)
+        .stderr_contains("is not a folder")
+        .success();
+    assert!(!outcome.stdout().is_empty());
+
+    // A snapshot whose `snapshot.json` is damaged, and a sidecar with a line that is no record
+    // among two tool events: each said, and what can be read is exported.
+    fs_err::remove_file(&sessions).unwrap();
+    let folder = sessions.join(session);
+    let snapshot = folder.join("archive/20261202T100000Z-auto");
+    fs_err::create_dir_all(&snapshot).unwrap();
+    fs_err::write(snapshot.join("snapshot.json"), "{\"schema\": 2,").unwrap();
+    let event = |time: u64| {
+        json!({"kind": "tool_event", "event": "started", "hook_event_name": "PreToolUse",
+               "time_ms": time, "tool_use_id": format!("toolu_{time}"), "tool_name": "Bash"})
+        .to_string()
+    };
+    fs_err::write(
+        folder.join("provenance.jsonl"),
+        format!(
+            "{}\nnot json at all\n{}\n",
+            event(1_796_012_585_132),
+            event(1_796_012_585_999)
+        ),
+    )
+    .unwrap();
+    let outcome = export(&host.projects)
+        .stderr_contains(format!(
+            "the snapshot {} could not be read",
+            snapshot.display()
+        ))
+        .stderr_contains(
+            "1 line(s) of the provenance sidecar could not be read (the first, line 2:",
+        )
+        .success();
+    let records: Vec<Value> = outcome
+        .stdout_text()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let tool_events = records
+        .iter()
+        .filter(|record| record["kind"] == "tool_event")
+        .count();
+    assert_eq!(tool_events, 2);
+    assert!(
+        records
+            .iter()
+            .all(|record| record.as_object().is_some_and(|fields| fields.len() > 8)),
+        "a record without its kind's fields"
+    );
+}
+
 // See: issue 17 (the host name came from `/proc/sys/kernel/hostname` or `/etc/hostname` only,
 // and macOS has neither: every record said `unknown`).
 #[test]

@@ -485,7 +485,7 @@ fn an_unknown_model_has_no_trigger_until_the_status_line_gives_its_window() {
         &fs_err::read_to_string(world.session_dir(session).join("window.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(window["window_tokens"], 400_000);
+    assert_eq!(window["models"][0]["window_tokens"], 400_000);
 
     let mut text = fs_err::read_to_string(&transcript).unwrap();
     text.push_str(&unknown_model_line(2, 120_000));
@@ -572,4 +572,253 @@ fn a_context_above_the_rules_trigger_without_a_compaction_contradicts_the_rule()
     let trigger = &report["estimates"]["trigger"];
     assert_eq!(trigger["derivation"], "rule_contradicted", "{trigger}");
     assert_eq!(trigger["tokens"], 350_000, "{trigger}");
+}
+
+/// The session of the capture `million-window/switch` (2.1.332): `--model
+/// 'claude-sonnet-4-5-20250929[1m]'`, then the same model with its 200,000 window, then `[1m]`
+/// again, every context past 300,000.
+const MILLION_SESSION: &str = "million-session";
+
+/// Cuts after the capture's three requests (301,103 with `[1m]`, 303,103 without, 304,103 with).
+const MILLION_CUTS: [usize; 3] = [18, 31, 43];
+
+/// The capture's lines (each with its newline), as the pinned CLI wrote them, or without the
+/// `requestedModel` it writes (as a CLI before it, which names only the API's model).
+fn million_lines(world: &World, keep_requested_model: bool) -> Vec<String> {
+    let capture = cli_capture(world.root(), "million-window/switch.jsonl.gz");
+    fs_err::read_to_string(capture)
+        .unwrap()
+        .split_inclusive('\n')
+        .map(|line| {
+            if keep_requested_model || !line.contains("\"requestedModel\"") {
+                return line.to_owned();
+            }
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            record.as_object_mut().unwrap().remove("requestedModel");
+            format!("{record}\n")
+        })
+        .collect()
+}
+
+/// Runs a Stop after each cut of `lines`; returns the warning each printed and the gauge after.
+fn million_stops(world: &World, lines: &[String], cuts: &[usize]) -> (Vec<String>, Vec<Value>) {
+    let transcript = world.transcript_path(MILLION_SESSION);
+    let payload = json!({
+        "session_id": MILLION_SESSION, "transcript_path": transcript, "cwd": world.project(),
+        "hook_event_name": "Stop", "stop_hook_active": false,
+    })
+    .to_string();
+    cuts.iter()
+        .map(|cut| {
+            fs_err::write(&transcript, lines[..*cut].concat()).unwrap();
+            let stdout = world
+                .hook(Hook::Stop)
+                .stdin(payload.clone())
+                .success()
+                .stdout_text();
+            let warning = if stdout.is_empty() {
+                String::new()
+            } else {
+                let answer: Value = serde_json::from_str(&stdout).unwrap();
+                answer["systemMessage"].as_str().unwrap().to_owned()
+            };
+            let gauge: Value = world
+                .ctxhooks(["gauge", "--session", MILLION_SESSION, "--json"])
+                .json();
+            (warning, gauge)
+        })
+        .unzip()
+}
+
+fn write_project_settings(world: &World, settings: &Value) {
+    let folder = world.project().join(".claude");
+    fs_err::create_dir_all(&folder).unwrap();
+    fs_err::write(folder.join("settings.json"), settings.to_string()).unwrap();
+}
+
+/// Issue 30: a session run with a `[1m]` model was judged against a 200,000 window (the
+/// transcript's `message.model` has no `[1m]`): at 300,000 the Stop hook said "179% of the
+/// auto-compact trigger". Each request is judged with the window the CLI gave it: the
+/// `requestedModel` 2.1.332 writes.
+#[test]
+fn a_session_with_the_million_window_is_judged_against_it_request_by_request() {
+    let world = World::new("million-window");
+    // The project asks for a window of 1,000,000: the CLI compacts the [1m] model at 967,000
+    // and the same model without [1m] at 167,000 (its debug log, 2.1.332).
+    write_project_settings(&world, &json!({ "autoCompactWindow": 1_000_000 }));
+    let lines = million_lines(&world, true);
+    let (warnings, gauges) = million_stops(&world, &lines, &MILLION_CUTS);
+    // [1m]: 301,103 of 967,000, no warning.
+    assert_eq!(warnings[0], "", "{gauges:#?}");
+    assert_eq!(gauges[0]["trigger_tokens"], 967_000, "{:#}", gauges[0]);
+    assert_eq!(gauges[0]["trigger"]["window_tokens"], 1_000_000);
+    assert_eq!(
+        gauges[0]["trigger"]["model"],
+        "claude-sonnet-4-5-20250929[1m]"
+    );
+    assert_eq!(gauges[0]["percent"], 31.1);
+    // Switched to the 200,000 window: past its trigger, and said so once.
+    assert!(
+        warnings[1].starts_with("ctxhooks: context is at 181% of the auto-compact trigger"),
+        "{warnings:?}"
+    );
+    assert_eq!(gauges[1]["trigger_tokens"], 167_000);
+    // Back to [1m]: under the share again, no warning.
+    assert_eq!(warnings[2], "");
+    assert_eq!(gauges[2]["trigger_tokens"], 967_000);
+    assert_eq!(gauges[2]["warned"], false);
+    let text = world
+        .ctxhooks(["gauge", "--session", MILLION_SESSION])
+        .success()
+        .stdout_text();
+    assert!(
+        text.starts_with("ctx 304k / 967k (31%) · 662k left"),
+        "{text}"
+    );
+    assert_eq!(world.errors(), Vec::<Value>::new());
+
+    // The report judges the latest request by its own window too; with nothing configured,
+    // 2.1.332 compacts a [1m] model only on a refusal, at its window of 1,000,000.
+    let transcript = world.transcript_path(MILLION_SESSION);
+    let alone = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .arg("--json")
+        .json();
+    let rule = &alone["estimates"]["trigger"]["rule"];
+    assert_eq!(rule["window"]["tokens"], 1_000_000, "{rule:#}");
+    assert_eq!(rule["model"], "claude-sonnet-4-5-20250929[1m]", "{rule:#}");
+    assert_eq!(alone["estimates"]["trigger"]["tokens"], Value::Null);
+}
+
+/// A CLI that writes no `requestedModel`: the status line's word on the model decides
+/// (recorded by `ctxhooks statusline` as 2.1.332 gives it: `"id": "…[1m]"`,
+/// `context_window_size` 1,000,000), and without it the model the person selected.
+#[test]
+fn without_the_cli_s_name_the_status_line_or_the_selected_model_gives_the_window() {
+    let world = World::new("million-status-line");
+    write_project_settings(&world, &json!({ "autoCompactWindow": 1_000_000 }));
+    let lines = million_lines(&world, false);
+    // Before any status line: the table's 200,000 for the API's name.
+    let (_, gauges) = million_stops(&world, &lines, &MILLION_CUTS[..1]);
+    assert_eq!(gauges[0]["trigger_tokens"], 167_000, "{:#}", gauges[0]);
+    let status = json!({
+        "session_id": MILLION_SESSION, "version": "2.1.332",
+        "transcript_path": world.transcript_path(MILLION_SESSION), "cwd": world.project(),
+        "model": {"id": "claude-sonnet-4-5-20250929[1m]", "display_name": "Sonnet 4.5 (1M context)"},
+        "context_window": {"context_window_size": 1_000_000, "current_usage": null,
+            "used_percentage": null},
+    });
+    let segment = world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status.to_string())
+        .success()
+        .stdout_text();
+    // The status line itself reads the gauge's T only for the same model and window.
+    assert!(segment.contains("/ 967k"), "{segment}");
+    // The next turn's Stop (its last request, 304,103, has the status line's model).
+    let (warnings, gauges) = million_stops(&world, &lines, &MILLION_CUTS[2..]);
+    assert_eq!(warnings[0], "");
+    assert_eq!(gauges[0]["trigger_tokens"], 967_000, "{:#}", gauges[0]);
+    assert_eq!(gauges[0]["trigger"]["window_source"], "status_line");
+    // `history` reads the session's transcript with the same word on its window (the
+    // transcript's cwd is not this world's project, so no window is configured there).
+    let history = world
+        .ctxhooks(["history", "--projects"])
+        .arg(world.transcripts_dir())
+        .arg("--json")
+        .json();
+    let session = history["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["session_id"] == MILLION_SESSION)
+        .unwrap();
+    assert_eq!(session["cap"], 1_000_000, "{session:#}");
+    assert_eq!(session["cap_source"], "status_line", "{session:#}");
+
+    // No status line, and the person selected `sonnet[1m]` in their settings.
+    let selected = World::new("million-selected");
+    write_project_settings(&selected, &json!({ "autoCompactWindow": 1_000_000 }));
+    selected.write_user_settings(r#"{"model": "sonnet[1m]"}"#);
+    let (warnings, gauges) = million_stops(&selected, &lines, &MILLION_CUTS[..1]);
+    assert_eq!(warnings[0], "", "{:#}", gauges[0]);
+    assert_eq!(gauges[0]["trigger_tokens"], 967_000);
+    assert_eq!(
+        gauges[0]["trigger"]["window_source"],
+        format!(
+            "selected_model:settings:{}#model",
+            selected.user_settings().display()
+        )
+    );
+    // `ANTHROPIC_MODEL` in Claude Code's environment, which its hooks get.
+    let environment = World::new("million-environment");
+    write_project_settings(&environment, &json!({ "autoCompactWindow": 1_000_000 }));
+    let transcript = environment.transcript_path(MILLION_SESSION);
+    fs_err::write(&transcript, lines[..MILLION_CUTS[0]].concat()).unwrap();
+    let stdout = environment
+        .hook(Hook::Stop)
+        .env("ANTHROPIC_MODEL", "claude-sonnet-4-5-20250929[1m]")
+        .stdin(
+            json!({
+                "session_id": MILLION_SESSION, "transcript_path": transcript,
+                "cwd": environment.project(), "hook_event_name": "Stop",
+                "stop_hook_active": false,
+            })
+            .to_string(),
+        )
+        .success()
+        .stdout_text();
+    assert_eq!(stdout, "");
+    let gauge: Value = environment
+        .ctxhooks(["gauge", "--session", MILLION_SESSION, "--json"])
+        .json();
+    assert_eq!(
+        gauge["trigger"]["window_source"],
+        "selected_model:env:ANTHROPIC_MODEL"
+    );
+}
+
+/// Issue 30: `ctxhooks statusline` with any `session_id` made `sessions/<id>/window.json`, and
+/// `sessions` then listed the id as an empty session. It records a window only for a session a
+/// hook knows or whose transcript is there.
+#[test]
+fn the_status_line_leaves_nothing_behind_for_a_session_no_one_knows() {
+    let world = World::new("statusline-stranger");
+    let status = |session: &str, transcript: &Path| {
+        json!({
+            "session_id": session, "version": "2.1.332", "transcript_path": transcript,
+            "model": {"id": "claude-opus-5"},
+            "context_window": {"context_window_size": 1_000_000, "current_usage": null},
+        })
+        .to_string()
+    };
+    let stranger = "stranger-0001";
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status(stranger, &world.join("nowhere/stranger-0001.jsonl")))
+        .success();
+    assert!(!world.session_dir(stranger).exists());
+    let sessions = world
+        .ctxhooks(["sessions", "--json"])
+        .success()
+        .stdout_text();
+    assert!(!sessions.contains(stranger), "{sessions}");
+    // A transcript of another name is no evidence either.
+    let other = world.transcript_path("someone-else");
+    fs_err::write(&other, "").unwrap();
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status(stranger, &other))
+        .success();
+    assert!(!world.session_dir(stranger).exists());
+    // A session whose transcript Claude Code has begun: its window is recorded at once.
+    let starting = "starting-0002";
+    let transcript = world.transcript_path(starting);
+    fs_err::write(&transcript, "").unwrap();
+    world
+        .ctxhooks(["statusline", "--plain"])
+        .stdin(status(starting, &transcript))
+        .success();
+    assert!(world.session_dir(starting).join("window.json").is_file());
 }

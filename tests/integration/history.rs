@@ -223,7 +223,8 @@ fn bad_input_is_named_and_the_rest_is_still_reported() {
     make_fifo(&fifo);
     let link = projects.join("-foreign/2222-link.jsonl");
     std::os::unix::fs::symlink(transcript_fixture("marot__spotter/short.jsonl"), &link).unwrap();
-    // A folder that is one project's, not the projects folder; a folder of nothing; a file.
+    // A folder that is one project's (read as that project, its session listed once), not the
+    // projects folder; a folder of nothing; a file.
     let one_project = projects.join("-spotter");
     let empty = world.join("empty");
     fs_err::create_dir_all(&empty).unwrap();
@@ -262,7 +263,12 @@ fn bad_input_is_named_and_the_rest_is_still_reported() {
     expect(&foreign, "not_a_transcript");
     expect(&fifo, "unreadable");
     expect(&link, "unreadable");
-    expect(&one_project, "not_a_projects_folder");
+    assert!(
+        !problems
+            .iter()
+            .any(|(path, _)| *path == one_project.display().to_string()),
+        "{problems:#?}"
+    );
     expect(&empty, "not_a_projects_folder");
     expect(&missing, "missing");
     expect(&foreign, "not_a_folder");
@@ -277,7 +283,6 @@ fn bad_input_is_named_and_the_rest_is_still_reported() {
     assert!(text.contains("history of 4 session(s)"), "{text}");
     assert!(text.contains("not a Claude Code transcript"), "{text}");
     assert!(text.contains("symbolic link"), "{text}");
-    assert!(text.contains("looks like one project's folder"), "{text}");
 }
 
 #[test]
@@ -517,9 +522,13 @@ fn nothing_readable_is_an_error_and_one_folder_read_is_enough() {
     let missing = world.join("missing");
     let file = world.join("file");
     fs_err::write(&file, "not a folder").unwrap();
+    // A folder that holds no session (issue 30: it counted as read, and both exited 0).
+    let empty = world.join("empty");
+    fs_err::create_dir_all(empty.join("-project-without-sessions")).unwrap();
     let mut refused = vec![
         (missing.clone(), "nothing is there"),
         (file.clone(), "a file"),
+        (empty.clone(), "holds no session"),
     ];
     // A folder its reader may not list: as another user when the tests run as root.
     let unreadable = world.join("unreadable");
@@ -586,4 +595,74 @@ fn nothing_readable_is_an_error_and_one_folder_read_is_enough() {
         .stderr_contains("nothing is there")
         .success();
     fs_err::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+// See: issue 30 (given one project's folder, what most people type, `history` and `export` said
+// "not a projects folder", reported nothing and exited 0).
+#[test]
+fn one_projects_folder_is_read_as_that_project() {
+    let world = World::new("history-one-project");
+    let projects = projects_folder(&world, "machine");
+    // The 2.0.28 project: a session and two flat sub-agent files; and the 2.1.38 one, whose
+    // sub-agent is in `<session>/subagents/`.
+    for (project, id, transcripts) in [
+        (
+            "-Users-zawakin-agent-sample",
+            "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9",
+            3,
+        ),
+        ("-spotter", "ae4a77f8-aedd-4bc1-888f-c94edc91af04", 2),
+    ] {
+        let folder = projects.join(project);
+        let whole = world
+            .ctxhooks(["history", "--json", "--projects"])
+            .arg(&projects)
+            .json();
+        let history = world
+            .ctxhooks(["history", "--json", "--projects"])
+            .arg(&folder)
+            .json();
+        assert_eq!(history["totals"]["sessions"], 1, "{history:#}");
+        assert_eq!(history["problems"], serde_json::json!([]), "{history:#}");
+        let alone = session(&history, id);
+        assert_eq!(alone["project"], project);
+        assert_eq!(
+            alone["transcripts"].as_array().unwrap().len(),
+            transcripts,
+            "{alone:#}"
+        );
+        // The same as the session read in the whole projects folder.
+        assert_eq!(alone["totals"], session(&whole, id)["totals"]);
+        assert_eq!(alone["requests"], session(&whole, id)["requests"]);
+        // Given from inside it, as `.`, it is named as itself.
+        let here = world
+            .ctxhooks(["history", "--json", "--projects", "."])
+            .in_dir(&folder)
+            .json();
+        assert_eq!(session(&here, id)["project"], project);
+        // `export` writes that session's records.
+        let export = world
+            .ctxhooks(["export", "--projects"])
+            .arg(&folder)
+            .success()
+            .stdout_text();
+        let records: Vec<Value> = export
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert!(
+            records
+                .iter()
+                .filter(|record| record["kind"] == "request")
+                .count()
+                > 1,
+            "{export}"
+        );
+        assert!(
+            records
+                .iter()
+                .all(|record| record["session"] == id && record["project"] == project),
+            "{export}"
+        );
+    }
 }

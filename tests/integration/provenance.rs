@@ -872,8 +872,8 @@ fn canary_todays_sdk_denials_are_still_recognised() {
 
 #[test]
 fn unmatched_marks_for_doctor() {
-    use ctxhooks_commands::provenance::evidence::UnmatchedReason;
-    use ctxhooks_commands::provenance::marks::{unmatched_marks, unmatched_marks_in_all_sessions};
+    use ctxhooks_commands::provenance::load::{unmatched_marks, unmatched_marks_in_all_sessions};
+    use ctxhooks_commands::provenance::marks::UnmatchedReason;
     use ctxhooks_shared::store::session_id::SessionId;
 
     let world = World::new("doctor");

@@ -3,14 +3,18 @@
 //! when damaged, refuses bad queries and links, and the MCP server answers over stdio.
 
 use std::io::{BufRead as _, BufReader, Write as _};
+#[cfg(unix)]
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::{Value, json};
 
 use crate::keep::{SESSION, stop};
+#[cfg(unix)]
+use crate::support::make_fifo;
 use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
-use crate::support::{World, mode};
+use crate::support::{Hook, World, mode};
 use ctxhooks_shared::test_support::set_modified;
 
 fn user(uuid: &str, time: &str, text: &str) -> String {
@@ -235,6 +239,123 @@ fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
     }
 }
 
+/// `SQLite` opens files beside the index (its hot-journal check opens `-journal` for reading):
+/// a FIFO, a link or a folder there is refused with an error that names it, and left in place,
+/// instead of a search that waits forever. The run's timeout (a bound against a hang, no timing
+/// assertion) fails the test if the search waits. Unix only: no FIFO in a Windows file system.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_where_sqlite_opens_a_side_file_is_refused_without_waiting() {
+    let world = World::new("search-side-files");
+    let transcript = world.transcript_path(SESSION);
+    fs_err::write(
+        &transcript,
+        user("u1", "2026-11-01T10:00:00.000Z", "the wombat digs"),
+    )
+    .unwrap();
+    stop(&world, &transcript);
+    assert_eq!(count(&search(&world, &["wombat"])), 1);
+    let index = world.state_dir().join("search").join("index.sqlite");
+    for suffix in ["-journal", "-wal", "-shm"] {
+        let side = index.with_file_name(format!("index.sqlite{suffix}"));
+        make_fifo(&side);
+        let outcome = world
+            .ctxhooks(["search", "wombat"])
+            .stderr_contains("not a regular file")
+            .exit_code(1);
+        let stderr = outcome.stderr_text();
+        assert!(
+            stderr.contains(&format!("index.sqlite{suffix}`")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(
+            fs_err::symlink_metadata(&side)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        fs_err::remove_file(&side).unwrap();
+
+        std::os::unix::fs::symlink(world.join("elsewhere"), &side).unwrap();
+        world
+            .ctxhooks(["search", "wombat"])
+            .stderr_contains("symbolic link")
+            .exit_code(1);
+        assert!(!world.join("elsewhere").exists());
+        fs_err::remove_file(&side).unwrap();
+    }
+    // Nothing was lost: the index answers as before.
+    let found = search(&world, &["wombat"]);
+    assert_eq!(count(&found), 1);
+    assert!(found["rebuilt"].is_null(), "{found:#}");
+}
+
+#[test]
+fn every_session_id_the_hooks_accept_filters_search_and_the_mcp_tool() {
+    let world = World::new("search-session-ids");
+    // Another session says the word too, so that the filter has something to leave out; the
+    // one below is active after it, so `last` names that one.
+    let other = world.transcript_path(SESSION);
+    fs_err::write(
+        &other,
+        user("u1", "2026-11-01T09:00:00.000Z", "a kiwi elsewhere"),
+    )
+    .unwrap();
+    stop(&world, &other);
+    // An id of `[A-Za-z0-9_-]`, as the hooks take it (not a UUID), kept by the Stop hook.
+    let id = "agent_run-42";
+    let transcript = world.transcript_path(id);
+    fs_err::write(
+        &transcript,
+        json!({"type": "user", "uuid": "k1", "sessionId": id, "cwd": "/work/demo",
+            "timestamp": "2026-11-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "the kiwi from the underscored session"}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": id, "transcript_path": transcript,
+                "hook_event_name": "Stop", "cwd": "/work/demo"})
+            .to_string(),
+        )
+        .success();
+    world
+        .ctxhooks(["recall", "--session", id, "kiwi"])
+        .stdout_contains("underscored session")
+        .success();
+
+    assert_eq!(count(&search(&world, &["kiwi"])), 2);
+    for filter in [id, "agent_", "last"] {
+        let found = search(&world, &["kiwi", "--session", filter]);
+        assert_eq!(count(&found), 1, "--session {filter}: {found:#}");
+        assert_eq!(found["results"][0]["session"], id, "--session {filter}");
+    }
+    world
+        .ctxhooks(["search", "kiwi", "--session", "a/b"])
+        .stderr_contains("invalid `--session`")
+        .exit_code(1);
+
+    let answers = mcp_exchange(
+        &world,
+        &[
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "kiwi", "session": id}}}),
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "kiwi", "session": "../x"}}}),
+        ],
+    );
+    assert_eq!(answers[1]["result"]["isError"], false, "{:#}", answers[1]);
+    let found = tool_text(&answers[1]);
+    assert!(found.contains("underscored session"), "{found}");
+    assert!(!found.contains("elsewhere"), "{found}");
+    assert_eq!(answers[2]["result"]["isError"], true, "{:#}", answers[2]);
+    assert!(tool_text(&answers[2]).contains("invalid `--session`"));
+}
+
 #[test]
 fn a_bad_query_is_a_clear_error_that_writes_nothing() {
     let world = World::new("search-bad-query");
@@ -260,6 +381,9 @@ fn a_bad_query_is_a_clear_error_that_writes_nothing() {
         .ctxhooks(["search", "words", "--limit", "0"])
         .stderr_contains("--limit 0")
         .exit_code(1);
+    // Refused before the index is opened: FTS5's refusals too (checked against an empty table
+    // in memory), so nothing was written, not even the index.
+    assert_eq!(world.state_entries(), Vec::<String>::new());
     // A projects folder that is not there is said, and the kept sessions are still searched.
     let missing = world.join("no-such-projects");
     world
@@ -271,8 +395,7 @@ fn a_bad_query_is_a_clear_error_that_writes_nothing() {
         ])
         .stderr_contains("no-such-projects: nothing is there")
         .success();
-    // Only the index, in the state folder, was ever written (by the FTS5 refusals, which
-    // come from the engine after its update).
+    // The search that ran wrote only the index.
     for entry in world.state_entries() {
         assert!(entry.starts_with("search"), "{entry}");
     }
@@ -370,6 +493,73 @@ fn the_mcp_server_lists_its_tools_and_answers_each() {
     assert!(tool_text(&answers[4]).contains(SESSION));
     assert_eq!(answers[5]["result"]["isError"], true);
     assert!(tool_text(&answers[5]).contains("does not close"));
+}
+
+/// JSON-RPC 2.0: a line that is not JSON is answered with a Parse error (`-32700`) whose `id`
+/// is null, and the server goes on with the next line. Each answer is awaited within a bound
+/// (a hang, no timing assertion): before, no answer came, and the test failed there.
+#[test]
+fn the_mcp_server_answers_a_line_that_is_not_json_with_a_parse_error_and_goes_on() {
+    let world = World::new("search-mcp-parse-error");
+    let mut child = world
+        .ctxhooks(["mcp"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (lines, answers) = std::sync::mpsc::channel();
+    let reading = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> Value {
+        let line = answers
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("ctxhooks mcp gave no answer");
+        serde_json::from_str(&line).unwrap()
+    };
+    let mut send = |bytes: &[u8]| {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}})
+        )
+        .as_bytes(),
+    );
+    assert_eq!(next()["id"], 0);
+    send(b"{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n");
+    for line in [
+        &b"this is not json\n"[..],
+        b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"\n",
+        b"\xff\xfe{}\n",
+    ] {
+        send(line);
+        let answer = next();
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer.as_object().unwrap()["id"].is_null(), "{answer}");
+    }
+    send(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/list\"}\n");
+    let listed = next();
+    assert_eq!(listed["id"], 2, "{listed}");
+    assert!(listed["result"]["tools"].as_array().is_some(), "{listed}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ctxhooks mcp exited with {status}");
+    reading.join().unwrap();
+    assert!(answers.try_recv().is_err(), "an answer nothing asked for");
 }
 
 /// Whether `path` holds `needle` (for checks that no transcript text leaked somewhere).

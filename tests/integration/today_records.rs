@@ -394,7 +394,6 @@ fn the_advisor_capture_takes_the_context_from_the_last_message_iteration() {
                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
                 "output_tokens": 7_495}])
     );
-    assert_eq!(rows[1]["input_tokens"], 0);
     let report = world
         .ctxhooks(["report", "--json", "--transcript"])
         .arg(&transcript)
@@ -402,6 +401,76 @@ fn the_advisor_capture_takes_the_context_from_the_last_message_iteration() {
     assert_eq!(report["peak"]["context_tokens"], 204_665);
     assert_eq!(report["drops"], json!([]), "{report:#}");
     assert_eq!(report["totals"]["advisor"][0]["model"], "claude-fable-5");
+}
+
+/// The counts of the capture's two responses and what each total says: the first's top level
+/// (the sum of its two `message` iterations, the advisor's apart); the second's top level holds
+/// nothing (every count 0), so its counts are its one `message` iteration's (input 2, cache
+/// write 87, cache read 204,576, output 40), in `usage`, `report`, `history` and `export` alike.
+#[test]
+fn a_response_whose_top_level_holds_nothing_is_counted_from_its_iterations_in_every_total() {
+    let world = World::new("today-zero-top");
+    let capture = cli_capture(world.root(), "today/advisor-print.jsonl.gz");
+    let session = "75bb47c5-570a-4914-8877-a7d653919cd8";
+    let transcript =
+        world.write_transcript(format!("{session}.jsonl"), fs_err::read(&capture).unwrap());
+    let counts = |value: &Value| {
+        [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+        .map(|key| {
+            value[key]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{key} in {value:#}"))
+        })
+    };
+    let usage = world
+        .ctxhooks(["usage", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    let rows = usage["rows"].as_array().unwrap();
+    assert_eq!(counts(&rows[0]), [2, 6_352, 216_786, 900]);
+    assert_eq!(rows[0].get("counts_from_iterations"), None);
+    assert_eq!(counts(&rows[1]), [2, 87, 204_576, 40]);
+    assert_eq!(rows[1]["counts_from_iterations"], true);
+    let text = world
+        .ctxhooks(["usage", "--transcript"])
+        .arg(&transcript)
+        .success()
+        .stdout_text();
+    assert!(
+        text.contains("counts from its iterations (top level 0)"),
+        "{text}"
+    );
+    let both = [4, 6_439, 421_362, 940];
+    let report = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    assert_eq!(counts(&report["totals"]), both, "{report:#}");
+    // The advisor's tokens stay another model's.
+    assert_eq!(report["totals"]["advisor"][0]["input_tokens"], 207_281);
+    let history = world.ctxhooks(["history", "--json"]).json();
+    assert_eq!(counts(&history["totals"]["totals"]), both, "{history:#}");
+    let export = world.ctxhooks(["export"]).success().stdout_text();
+    let records: Vec<Value> = export
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of_kind = |kind: &'static str| {
+        records
+            .iter()
+            .filter(|record| record["kind"] == kind)
+            .map(counts)
+            .collect::<Vec<_>>()
+    };
+    let requests = of_kind("request");
+    assert_eq!(requests, [[2, 6_352, 216_786, 900], [2, 87, 204_576, 40]]);
+    let sessions = of_kind("session");
+    assert_eq!(sessions, [both]);
 }
 
 /// The pinned CLI interactive (`today/titles-interactive`: an `ai-title` the CLI asked the
@@ -417,10 +486,12 @@ fn the_interactive_capture_gives_the_title_the_kind_and_the_status_lines_window(
     // The status line first: it records the window the CLI gives claude-opus-5.
     let inputs =
         fs_err::read_to_string(cli_capture(world.root(), "today/statusline-1m.jsonl")).unwrap();
-    let last = inputs.lines().last().unwrap();
+    // Its transcript where this world keeps it, as the CLI names the session's own.
+    let mut last: Value = serde_json::from_str(inputs.lines().last().unwrap()).unwrap();
+    last["transcript_path"] = json!(transcript);
     let status = world
         .ctxhooks(["statusline", "--plain", "--format", "{title} | {window}"])
-        .stdin(last)
+        .stdin(last.to_string())
         .success()
         .stdout_text();
     assert_eq!(status.trim(), "Release checklist | 1M");

@@ -11,16 +11,20 @@ use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::catalog::{
-    Catalog, FileCheck, FileStatus, SnapshotEntry, VerifiedKind, VerifyOutcome, WholeGenerations,
-    name_of, read_compact_summary, scan_archive, verify_kept, verify_snapshot,
-};
 use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
-use super::restore::{PassedOver, RestoreOutcome, RestoreRequest, restore};
+use super::restore::{RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
+use super::text::restore_text;
+use super::verify::{
+    FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
+    verify_snapshot,
+};
 use crate::output;
 use crate::projects::window::TimeWindow;
+use crate::render::table::{Column, write_cells};
+use crate::render::text::controls_escaped;
+use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{CompactSummary, METADATA_FILE_NAME};
@@ -145,7 +149,6 @@ pub struct PruneArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &ArchivesArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     match &args.action {
@@ -232,19 +235,6 @@ fn note_damage(catalog: &Catalog) {
     }
 }
 
-/// `text` with control characters escaped, safe to print on a terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                character.escape_default().to_string()
-            } else {
-                character.to_string()
-            }
-        })
-        .collect()
-}
-
 /// A snapshot as `archives --json` lists it: `snapshot.json`, its folder, and the summary
 /// `PostCompact` recorded beside it (null when none was).
 #[derive(Serialize)]
@@ -269,27 +259,44 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
+/// The snapshot table's columns: session, snapshot, trigger, bytes, files, custom instructions.
+const COLUMNS: [Column; 6] = [
+    Column::left("", 36),
+    Column::left("  ", 31),
+    Column::left("  ", 7),
+    Column::right("  ", 12),
+    Column::right("  ", 5),
+    Column::left("  ", 0),
+];
+
 /// The snapshots as a table, each with the first line of the summary recorded beside it.
 fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
     if listed.is_empty() {
         return format!("no snapshots in `{}`\n", root.display());
     }
-    let mut text = format!(
-        "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}\n",
-        "SESSION", "SNAPSHOT", "TRIGGER", "BYTES", "FILES", "INSTRUCTIONS"
-    );
+    let mut text = String::new();
+    let header = [
+        "SESSION",
+        "SNAPSHOT",
+        "TRIGGER",
+        "BYTES",
+        "FILES",
+        "INSTRUCTIONS",
+    ];
+    write_cells(&mut text, &COLUMNS, header);
+    text.push('\n');
     for listed in listed {
         let metadata = &listed.entry.metadata;
-        let _ = writeln!(
-            text,
-            "{:<36}  {:<31}  {:<7}  {:>12}  {:>5}  {}",
-            metadata.session_id,
-            metadata.name,
-            metadata.trigger,
-            metadata.size,
-            metadata.files.len(),
-            printable(metadata.custom_instructions.as_deref().unwrap_or("-")),
-        );
+        let cells = [
+            metadata.session_id.clone(),
+            metadata.name.clone(),
+            metadata.trigger.to_string(),
+            metadata.size.to_string(),
+            metadata.files.len().to_string(),
+            controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
+        ];
+        write_cells(&mut text, &COLUMNS, cells);
+        text.push('\n');
         if let Some(summary) = &listed.compact_summary {
             let summary = &summary.compact_summary;
             let first = summary.lines().next().unwrap_or_default();
@@ -299,7 +306,7 @@ fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(text, "    summary: {}{more}", printable(&shown));
+            let _ = writeln!(text, "    summary: {}{more}", controls_escaped(&shown));
         }
     }
     let _ = writeln!(text, "{} snapshot(s) in `{}`", listed.len(), root.display());
@@ -446,64 +453,4 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
         text
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `restore` wrote (from which generation, passing over which newer ones and why, and
-/// where each replaced file is kept), what it left out, and how to continue the session.
-fn restore_text(outcome: &RestoreOutcome) -> String {
-    let from = outcome.snapshot.as_deref().map_or_else(
-        || "as kept now".to_owned(),
-        |name| format!("as snapshot {name} recorded it"),
-    );
-    let mut text = format!("restored session {} {from}:\n", outcome.session_id);
-    restored_text(&mut text, outcome, true);
-    let _ = writeln!(
-        text,
-        "continue it from its project folder with: claude --resume {}",
-        outcome.session_id
-    );
-    text
-}
-
-/// Each file `restore` wrote, each sub-agent's it left out and each it left as it was; with
-/// `details`, the generations passed over and why, and where each replaced file is kept.
-pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool) {
-    for file in &outcome.files {
-        let generation = file
-            .generation
-            .map(|generation| format!(", generation {generation}"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            text,
-            "  {} ({} bytes{generation})",
-            file.path.display(),
-            file.size
-        );
-        for passed in file.passed_over.iter().filter(|_| details) {
-            let _ = writeln!(text, "    passed over {passed}");
-        }
-        match &file.replaced_kept_at {
-            _ if !file.replaced || !details => {}
-            Some(kept_at) => {
-                let _ = writeln!(
-                    text,
-                    "    replaced; the file that was there is kept in {}",
-                    kept_at.display()
-                );
-            }
-            None => text.push_str("    replaced a symbolic link (not followed)\n"),
-        }
-    }
-    for skipped in &outcome.skipped {
-        let reasons = details.then(|| format!(" ({})", PassedOver::list(&skipped.passed_over)));
-        let _ = writeln!(
-            text,
-            "  left out {}: no generation of it reads back whole{}",
-            skipped.name,
-            reasons.unwrap_or_default()
-        );
-    }
-    for path in &outcome.left_existing {
-        let _ = writeln!(text, "  left as it is (already there): {}", path.display());
-    }
 }

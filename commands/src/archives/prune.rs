@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use anyhow::{Context, Result};
 
-use super::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 
 /// Which snapshots to drop.
@@ -21,7 +21,7 @@ pub enum PrunePolicy {
 }
 
 /// The snapshots `policy` would drop, from a list sorted by session then age
-/// ([`super::catalog::list_snapshots`] order).
+/// ([`crate::snapshots::catalog::list_snapshots`] order).
 pub fn select_for_pruning(
     entries: &[SnapshotEntry],
     policy: PrunePolicy,

@@ -13,8 +13,8 @@ use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::output;
-use crate::sessions::catalog::rfc3339;
-use crate::sessions::text::human_bytes;
+use crate::render::bytes::human_bytes;
+use crate::time::rfc3339;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::storage::{self, Limits, PruneRecord, Reason, Scope, measure_state};

@@ -12,14 +12,15 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::catalog::{SnapshotEntry, list_snapshots, stays_inside};
 use super::replaced;
-use crate::output::quoted_paths;
+use crate::render::text::quoted_paths;
+use crate::snapshots::catalog::{SnapshotEntry, list_snapshots, stays_inside};
+use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::platform::rename::rename_no_replace;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
-use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
+use ctxhooks_shared::store::kept_check::{self, Depth};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -47,43 +48,6 @@ enum Origin {
     Kept { name: KeptName, generation: u32 },
     /// A schema 1 snapshot's full copy.
     Copy(PathBuf),
-}
-
-/// A newer generation `restore` did not take, and why (in words: `generation N: why`).
-#[derive(Debug, Clone, Serialize, thiserror::Error)]
-#[error("generation {generation}: {detail}")]
-pub struct PassedOver {
-    /// The generation (the first of a gap in the numbers).
-    pub generation: u32,
-    /// `kept_nothing`, `kept_missing` or `kept_damaged`, as `archives verify` reports it.
-    pub status: ProblemKind,
-    /// What is wrong, in words.
-    pub detail: String,
-}
-
-impl PassedOver {
-    /// Why `checked` was passed over.
-    pub fn of(checked: &CheckedGeneration) -> Self {
-        // Damage first; else the first problem (damage when none is said): the first of the
-        // least by this key.
-        let status = checked
-            .problems
-            .iter()
-            .map(kept_check::GenerationProblem::kind)
-            .min_by_key(|kind| *kind != ProblemKind::KeptDamaged)
-            .unwrap_or(ProblemKind::KeptDamaged);
-        Self {
-            generation: checked.generation,
-            status,
-            detail: checked.describe(),
-        }
-    }
-
-    /// Each generation passed over in words, separated by semicolons.
-    pub fn list(passed_over: &[Self]) -> String {
-        let reasons: Vec<String> = passed_over.iter().map(ToString::to_string).collect();
-        reasons.join("; ")
-    }
 }
 
 /// One file to write.

@@ -15,8 +15,8 @@ use rayon::iter::Either;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::cli::restored_text;
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
+use super::text::restored_text;
 use crate::output;
 use crate::projects::window::TimeWindow;
 use crate::retention::sweep::CleanupState;

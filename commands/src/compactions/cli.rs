@@ -90,7 +90,6 @@ impl LedgerInput {
     }
 }
 
-/// Runs the command.
 pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
     let output = args.input.read()?;
     if args.json {

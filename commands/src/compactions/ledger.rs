@@ -51,6 +51,11 @@ pub struct CompactionEntry {
     pub post_tokens: Option<u64>,
     /// How long it took (`durationMs`, newer CLIs).
     pub duration_ms: Option<u64>,
+    /// False when the transcript holds nothing of the conversation before it: the first
+    /// boundary, with no main-chain `user` or `assistant` record before it (a transcript that
+    /// begins at its compaction, its first part in another file or not kept). Its items are
+    /// then not known, which is not the same as a conversation that held none.
+    pub before_in_transcript: bool,
     pub summary: Summary,
     pub preserved: PreservedCount,
     pub items: JudgedItems,
@@ -146,6 +151,9 @@ struct Reading {
     ledger: Ledger,
     segment: SegmentItems,
     open: Option<Open>,
+    /// The transcript holds part of the conversation before what comes next: a main-chain
+    /// `user` or `assistant` record, or a compaction boundary, was read.
+    conversation_seen: bool,
 }
 
 /// The kinds of line the ledger reads; any other is passed unparsed.
@@ -203,8 +211,15 @@ impl Reading {
         }
         if let Some((BoundaryKind::Compaction, metadata)) = record.boundary() {
             self.close(Followed::Nothing);
-            self.open = Some(open(record, metadata, std::mem::take(&mut self.segment)));
+            let mut opened = open(record, metadata, std::mem::take(&mut self.segment));
+            opened.entry.before_in_transcript = self.conversation_seen;
+            self.open = Some(opened);
+            // What follows, up to the next boundary, is in this transcript from its start.
+            self.conversation_seen = true;
             return;
+        }
+        if matches!(record.kind(), Some("user" | "assistant")) {
+            self.conversation_seen = true;
         }
         if self.open.is_some()
             && record.kind() == Some("user")
@@ -264,6 +279,7 @@ fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItem
             pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
             post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
             duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),
+            before_in_transcript: true,
             summary: Summary::Missing,
             preserved: PreservedCount {
                 messages: preserved.uuids.len(),

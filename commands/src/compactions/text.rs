@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::ledger::{CompactionEntry, Counts, Judged, Ledger, Summary};
-use crate::output::one_line;
-use crate::time::readable_time;
-use crate::usage::text::thousands;
+use super::ledger::{CompactionEntry, Judged, Ledger, Summary};
+use crate::render::numbers::thousands;
+use crate::render::text::controls_as_spaces;
+use crate::render::time::readable_time;
 use ctxhooks_shared::compaction::items::{CommandItem, CommandStatus, ErrorItem, FileItem};
 use ctxhooks_shared::compaction::verdict::Verdict;
 
@@ -42,7 +42,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     let trigger = match entry.trigger.as_deref() {
         Some("auto") => "automatic".to_owned(),
         Some("manual") => "manual".to_owned(),
-        Some(other) => format!("trigger {}", one_line(other)),
+        Some(other) => format!("trigger {}", controls_as_spaces(other)),
         None => "trigger unknown".to_owned(),
     };
     let [before, after] = [entry.pre_tokens, entry.post_tokens]
@@ -65,7 +65,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
                 summary.chars().count()
             );
             for line in summary.lines() {
-                let _ = writeln!(text, "      | {}", one_line(line));
+                let _ = writeln!(text, "      | {}", controls_as_spaces(line));
             }
         }
         Summary::Missing => text.push_str(
@@ -89,7 +89,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
              show as left out)\n",
         );
     }
-    let _ = writeln!(text, "    {}", counts_text(&entry.counts));
+    let _ = writeln!(text, "    {}", counts_text(entry));
     let items = &entry.items;
     kind_text(&mut text, "files edited", &items.edited, file_text);
     kind_text(&mut text, "files read", &items.read, file_text);
@@ -106,7 +106,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
                 .without_result
                 .iter()
                 .map(|call| match &call.subject {
-                    Some(subject) => format!("{} {}", call.tool, one_line(subject)),
+                    Some(subject) => format!("{} {}", call.tool, controls_as_spaces(subject)),
                     None => call.tool.clone(),
                 })
                 .collect::<Vec<_>>()
@@ -116,7 +116,13 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     text
 }
 
-fn counts_text(counts: &Counts) -> String {
+fn counts_text(entry: &CompactionEntry) -> String {
+    let counts = &entry.counts;
+    if !entry.before_in_transcript {
+        return "this transcript holds nothing from before it (the conversation it compacted is \
+                in another file, or was not kept): what that conversation held is not known"
+            .to_owned();
+    }
     if counts.items == 0 {
         return "the conversation before it held no file, command, error or prompt".to_owned();
     }
@@ -144,7 +150,7 @@ fn kind_text<T>(text: &mut String, label: &str, items: &[Judged<T>], show: impl 
             text,
             "      {:<12} {}",
             verdict_word(judged.verdict),
-            one_line(&show(&judged.item))
+            controls_as_spaces(&show(&judged.item))
         );
     }
 }

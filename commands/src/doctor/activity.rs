@@ -8,7 +8,7 @@ use std::path::Path;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
-use crate::archives::catalog::Catalog;
+use crate::snapshots::catalog::Catalog;
 use crate::time::Time;
 use ctxhooks_shared::hook::table::{HOOK_BINARIES, PRECOMPACT, SESSION, STOP, TOOLUSE};
 use ctxhooks_shared::store::error_log::ErrorRecord;

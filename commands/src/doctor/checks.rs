@@ -14,17 +14,17 @@ use super::activity::{Activity, hooks_at_work};
 use super::findings::{Finding, Severity};
 use super::plugins::{PluginCheck, plugins_with_ctxhooks};
 use super::storage::{StorageCheck, check_storage};
-use crate::archives::catalog::scan_archive;
 use crate::install::claude_version::{InstalledClaude, installed_claude, refused_events};
-use crate::install::document::{parse_settings, read_settings_bytes};
 use crate::install::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use crate::install::merge::{contains_handler, handlers};
 use crate::install::ownership::InstallsFile;
-use crate::install::scope::SettingsScope;
 use crate::links::resolve_links;
 use crate::retention::settings::{Retention, SettingsSource};
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::sessions::catalog::list_sessions;
+use crate::settings::document::{parse_settings, read_settings_bytes};
+use crate::settings::scope::SettingsScope;
+use crate::snapshots::catalog::scan_archive;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::program::{binary_file_name, names_a_program};
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
@@ -35,16 +35,12 @@ use ctxhooks_shared::store::storage::measure_state;
 /// How many of the newest `errors.log` lines the report shows.
 pub const RECENT_ERRORS: usize = 10;
 
-/// The `cleanupPeriodDays` value `doctor` suggests when it is unset (Claude Code's default, 30
-/// days, deletes transcripts older than that).
-pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
-
 /// Warns, loudly, about every runtime interrupt mark that no interrupt record follows in its
 /// transcript: either the interrupt has not reached the transcript yet, or the SDK changed its
 /// wording or fields and `ledger-input` can no longer relabel its interrupts.
 pub fn provenance_findings(state: &StateDir) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
-    for (session, unmatched) in crate::provenance::marks::unmatched_marks_in_all_sessions(state)? {
+    for (session, unmatched) in crate::provenance::load::unmatched_marks_in_all_sessions(state)? {
         let marks = unmatched.into_iter();
         findings.extend(marks.map(|mark| Finding::RuntimeMarkWithoutInterrupt {
             session: session.to_string(),

@@ -6,11 +6,14 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::checks::SUGGESTED_CLEANUP_PERIOD_DAYS;
-use crate::install::scope::SettingsScope;
-use crate::output::quoted_paths;
+use crate::render::text::quoted_paths;
+use crate::render::time::readable;
 use crate::retention::settings::Paused;
-use crate::time::readable;
+use crate::settings::scope::SettingsScope;
+
+/// The `cleanupPeriodDays` value `doctor` suggests when it is unset (Claude Code's default, 30
+/// days, deletes transcripts older than that).
+pub const SUGGESTED_CLEANUP_PERIOD_DAYS: u64 = 365;
 
 /// How serious a finding is. Any `Error` makes `ctxhooks doctor` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, strum::IntoStaticStr)]

@@ -3,29 +3,17 @@
 
 use std::fmt::Write as _;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 
 use super::activity::HookOutcome;
 use super::checks::DoctorReport;
 use super::findings::Severity;
 use super::storage::{GROWTH_DAYS, StorageCheck};
+use crate::render::bytes::human_bytes;
+use crate::render::time::{readable, readable_with_age};
 use crate::retention::sweep::DUE_WITHIN_DAYS;
 use crate::retention::text::retention_text;
-use crate::sessions::text::human_bytes;
-use crate::time::{Time, readable};
-
-/// A time for people with how long ago it was: `2026-12-01 06:38:26 UTC (5 min ago)`.
-pub fn relative_time(time: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let seconds = (now - time).num_seconds();
-    let ago = match seconds {
-        ..0 => "in the future".to_owned(),
-        0..60 => "just now".to_owned(),
-        60..3_600 => format!("{} min ago", seconds / 60),
-        3_600..86_400 => format!("{} h ago", seconds / 3_600),
-        _ => format!("{} days ago", seconds / 86_400),
-    };
-    format!("{} ({ago})", readable(time))
-}
+use crate::time::Time;
 
 /// The report as text.
 pub fn report_text(report: &DoctorReport) -> String {
@@ -105,7 +93,7 @@ pub fn report_text(report: &DoctorReport) -> String {
     );
     for hook in &activity.hooks {
         let wrote = match hook.last_trace.as_ref().and_then(Time::instant) {
-            Some(time) => format!("wrote {} {}", hook.trace, relative_time(time, now)),
+            Some(time) => format!("wrote {} {}", hook.trace, readable_with_age(time, now)),
             None => format!("nothing written yet ({})", hook.trace),
         };
         let outcome = match hook.outcome {
@@ -117,7 +105,7 @@ pub fn report_text(report: &DoctorReport) -> String {
         if let Some(error) = hook.last_error.as_ref() {
             let time = Time::parse(&error.time)
                 .instant()
-                .map_or_else(|| "?".to_owned(), |time| relative_time(time, now));
+                .map_or_else(|| "?".to_owned(), |time| readable_with_age(time, now));
             let _ = writeln!(
                 text,
                 "  {:<20}        {} error(s) logged, the last {time}: {}",

@@ -46,12 +46,21 @@ pub struct ExportArgs {
     pub no_cache: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &ExportArgs) -> Result<ExitCode> {
     let window = TimeWindow::parse(args.since.as_deref(), None)?;
-    let state = StateDir::locate()
-        .ok()
-        .filter(|state| state.root().is_dir());
+    // The state folder, when there is one: something in its place that is no folder is said.
+    let mut problems = Vec::new();
+    let state = StateDir::locate().ok().filter(|state| {
+        let root = state.root();
+        let is_folder = root.is_dir();
+        if !is_folder && fs_err::symlink_metadata(root).is_ok() {
+            problems.push(format!(
+                "the state folder {} is not a folder: nothing of it is exported",
+                root.display()
+            ));
+        }
+        is_folder
+    });
     let query = ExportQuery {
         folders: args.projects.folders()?,
         state,
@@ -59,10 +68,12 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         since: window.since,
         cache: transcript_cache(args.no_cache),
     };
-    let export = export(&query, &ReportOptions::of_process(None, DEFAULT_MIN_DROP));
+    let mut export = export(&query, &ReportOptions::of_process(None, DEFAULT_MIN_DROP));
+    problems.append(&mut export.problems);
+    export.problems = problems;
     // Nothing at all could be read: an error, not an empty export. A state folder read is
     // something (the usage logs of sessions whose transcripts are gone, snapshots, tool events).
-    if export.folders_read == 0 && query.state.is_none() {
+    if export.folders_read == 0 && !export.state_read {
         bail!(nothing_read_text(&export.problems));
     }
     for problem in &export.problems {
@@ -80,6 +91,15 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
             ));
         }
         None => output::print_with(|stdout| Ok(stdout.write_all(&export.lines)?))?,
+    }
+    // The rest is written; a record that could not be (named above) fails the run, so that a
+    // shipment that lacks it is not taken for whole.
+    if export.unwritten > 0 {
+        bail!(
+            "{} record(s) could not be written (named above); the other {} were",
+            export.unwritten,
+            export.records
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,27 +5,29 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use memchr::memmem;
 use rayon::prelude::*;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::records::{
     CompactionRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
     SnapshotRecord, Source, ToolEventRecord,
 };
-use crate::archives::catalog::{SnapshotEntry, list_snapshots};
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
 use crate::projects::slug_of;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
+use crate::snapshots::catalog::{SnapshotEntry, scan_archive};
 use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
-use ctxhooks_shared::store::sidecar::SidecarLine;
+use ctxhooks_shared::store::sidecar::{MARK_KIND, SidecarLine};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// What to export.
@@ -44,13 +46,17 @@ pub struct ExportQuery {
 }
 
 /// The export, or one session's part of it: its lines (each a JSON record and a newline), how
-/// many, what could not be read (in words) and the projects folders that could be listed.
+/// many, what could not be read or written (in words), the projects folders that gave a
+/// session, whether the state folder's sessions could be listed, and how many records could
+/// not be written (each also a problem; none is ever written as `null` or `{}`).
 #[derive(Debug, Clone, Default)]
 pub struct Export {
     pub lines: Vec<u8>,
     pub records: usize,
     pub problems: Vec<String>,
     pub folders_read: usize,
+    pub state_read: bool,
+    pub unwritten: usize,
 }
 
 /// Where one session's records go: the envelope's fields, the time filter, the lines.
@@ -63,6 +69,9 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Writes one record, its fields `body`'s: a body that does not serialise into a JSON
+    /// object (an error, or `null`, which would leave the record without its kind's fields) is
+    /// a problem and an unwritten record, never a line.
     fn push<T: Serialize>(&mut self, kind: &'static str, id: String, time: Option<Time>, body: T) {
         if let Some(since) = self.query.since
             && time
@@ -72,6 +81,14 @@ impl Writer<'_> {
         {
             return;
         }
+        let body = match serde_json::to_value(body) {
+            Ok(Value::Object(fields)) => fields,
+            Ok(other) => {
+                let what = format!("its fields serialised to {other} instead of an object");
+                return self.unwritten(kind, &id, &what);
+            }
+            Err(error) => return self.unwritten(kind, &id, &error.to_string()),
+        };
         let envelope = Envelope {
             schema: EXPORT_SCHEMA,
             kind,
@@ -89,8 +106,16 @@ impl Writer<'_> {
                 self.lines.lines.extend_from_slice(&line);
                 self.lines.records += 1;
             }
-            Err(error) => self.problem(&format!("a {kind} record could not be written: {error}")),
+            Err(error) => self.unwritten(kind, &envelope.id, &error.to_string()),
         }
+    }
+
+    /// Notes a record that could not be written, and why.
+    fn unwritten(&mut self, kind: &str, id: &str, why: &str) {
+        self.lines.unwritten += 1;
+        self.problem(&format!(
+            "the {kind} record {id} could not be written: {why}"
+        ));
     }
 
     /// Notes, in words, what of the session could not be read or written.
@@ -115,11 +140,23 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .with_max_len(1)
         .map(|files| history_session(query, options, files))
         .collect();
-    let state_sessions = query
-        .state
-        .as_ref()
-        .and_then(|state| state.session_ids().ok())
-        .unwrap_or_default();
+    let state_sessions = match &query.state {
+        Some(state) => match state.session_ids() {
+            Ok(sessions) => {
+                export.state_read = true;
+                sessions
+            }
+            Err(error) => {
+                export.problems.push(format!(
+                    "the state folder {} could not be read ({error:#}): no usage log, snapshot, \
+                     tool event or verdict of it is exported",
+                    state.root().display()
+                ));
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
     let from_state: Vec<Export> = state_sessions
         .par_iter()
         .with_max_len(1)
@@ -135,14 +172,47 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         export.lines.extend_from_slice(&part.lines);
         export.records += part.records;
         export.problems.extend(part.problems);
+        export.unwritten += part.unwritten;
     }
     export
 }
 
+/// The readable snapshots of a session the projects folders hold, for its report; `None` when
+/// there is no state folder, the id can have no folder in it, or its archive cannot be listed
+/// (that session's part from the state folder says why: every session folder has one).
 fn snapshots_of(query: &ExportQuery, session: &str) -> Option<Vec<SnapshotEntry>> {
     let state = query.state.as_ref()?;
     let session = SessionId::parse(session).ok()?;
-    list_snapshots(state, Some(&session)).ok()
+    scan_archive(state, Some(&session))
+        .ok()
+        .map(|catalog| catalog.entries)
+}
+
+/// The readable snapshots of `session`, each one that cannot be read a problem (and the whole
+/// archive, `None`, when it cannot be listed).
+fn snapshots(
+    writer: &mut Writer<'_>,
+    state: &StateDir,
+    session: &SessionId,
+) -> Option<Vec<SnapshotEntry>> {
+    match scan_archive(state, Some(session)) {
+        Ok(catalog) => {
+            for broken in &catalog.broken {
+                writer.problem(&format!(
+                    "the snapshot {} could not be read ({}): not exported",
+                    broken.path.display(),
+                    broken.error
+                ));
+            }
+            Some(catalog.entries)
+        }
+        Err(error) => {
+            writer.problem(&format!(
+                "the snapshots could not be listed ({error:#}): none is exported"
+            ));
+            None
+        }
+    }
 }
 
 fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Export {
@@ -160,6 +230,7 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
         return writer.lines;
     }
     let snapshots = snapshots_of(query, &files.session_id);
+    let options = &options.with_status_line_of(query.state.as_ref(), &files.session_id);
     let report = build_report(
         Some(&files.session_id),
         &loaded.log,
@@ -201,16 +272,17 @@ fn state_session(
             .and_then(|log| log.sources.iter().find_map(|source| source.cwd.as_deref()))
             .map(slug_of)
     });
-    let snapshots = list_snapshots(state, Some(session)).unwrap_or_default();
+    let snapshots = snapshots(&mut writer, state, session);
     if files.is_none()
         && let Some(log) = &log
         && log.requests().next().is_some()
     {
-        let report = build_report(Some(session.as_str()), log, Some(&snapshots), options);
+        let options = &options.with_status_line_of(Some(state), session.as_str());
+        let report = build_report(Some(session.as_str()), log, snapshots.as_deref(), options);
         usage_records(&mut writer, log, &report);
     }
     writer.source = Source::State;
-    for snapshot in &snapshots {
+    for snapshot in snapshots.iter().flatten() {
         let metadata = &snapshot.metadata;
         writer.push(
             "snapshot",
@@ -243,12 +315,32 @@ fn time_of_ms(time_ms: u64) -> Option<Time> {
 }
 
 fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
-    let Ok(Some(bytes)) = rotation::read_log(sidecar) else {
-        return;
+    let bytes = match rotation::read_log(sidecar) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return,
+        Err(error) => {
+            return writer.problem(&format!(
+                "the provenance sidecar could not be read ({error:#}): no tool event is exported"
+            ));
+        }
     };
-    for line in bytes.split(|byte| *byte == b'\n') {
-        let Ok(SidecarLine::ToolEvent(event)) = serde_json::from_slice::<SidecarLine>(line) else {
+    // Lines that are no record this version reads: counted, the first one named.
+    let mut unreadable: Option<(usize, usize, String)> = None;
+    for (index, line) in bytes.split(|byte| *byte == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
+        }
+        let event = match serde_json::from_slice::<SidecarLine>(line) {
+            Ok(SidecarLine::ToolEvent(event)) => event,
+            Ok(SidecarLine::RuntimeInterruptMark(_)) => continue,
+            // A mark line the verdicts read leniently (and say what is wrong with): no event.
+            Err(_) if memmem::find(line, MARK_KIND.as_bytes()).is_some() => continue,
+            Err(error) => {
+                let (count, ..) =
+                    unreadable.get_or_insert_with(|| (0, index + 1, error.to_string()));
+                *count += 1;
+                continue;
+            }
         };
         let id = format!(
             "tool_event:{}:{}:{}:{}",
@@ -271,6 +363,12 @@ fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
                 agent_id: event.agent_id,
             },
         );
+    }
+    if let Some((count, line, error)) = unreadable {
+        writer.problem(&format!(
+            "{count} line(s) of the provenance sidecar could not be read (the first, line \
+             {line}: {error}): their tool events are not exported"
+        ));
     }
 }
 
@@ -366,20 +464,25 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
     for drop in &report.drops {
         // The report's drop, less what the envelope and the session record say, its evidence
         // in words.
-        let mut body = serde_json::to_value(drop).unwrap_or_default();
-        if let Some(fields) = body.as_object_mut() {
-            for key in ["time", "facts", "boundary"] {
-                fields.shift_remove(key);
+        let id = format!("drop:{session}:{}", drop.request_after);
+        let mut fields = match serde_json::to_value(drop) {
+            Ok(Value::Object(fields)) => fields,
+            Ok(other) => {
+                let what = format!("it serialised to {other} instead of an object");
+                writer.unwritten("drop", &id, &what);
+                continue;
             }
-            let evidence = drop_evidence_text(&drop.evidence, drop.fall());
-            fields.insert("evidence".to_owned(), evidence.into());
+            Err(error) => {
+                writer.unwritten("drop", &id, &error.to_string());
+                continue;
+            }
+        };
+        for key in ["time", "facts", "boundary"] {
+            fields.shift_remove(key);
         }
-        writer.push(
-            "drop",
-            format!("drop:{session}:{}", drop.request_after),
-            drop.time.clone(),
-            body,
-        );
+        let evidence = drop_evidence_text(&drop.evidence, drop.fall());
+        fields.insert("evidence".to_owned(), evidence.into());
+        writer.push("drop", id, drop.time.clone(), fields);
     }
     writer.push(
         "session",
@@ -403,4 +506,61 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             advisor_usage: report.totals.advisor.clone(),
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn writer(query: &ExportQuery) -> Writer<'_> {
+        Writer {
+            query,
+            project: None,
+            session: "s".to_owned(),
+            source: Source::State,
+            lines: Export::default(),
+        }
+    }
+
+    #[test]
+    fn a_record_whose_fields_are_no_object_is_a_problem_never_a_line() {
+        let query = ExportQuery {
+            folders: Vec::new(),
+            state: None,
+            host: "h".to_owned(),
+            since: None,
+            cache: None,
+        };
+        let mut writer = writer(&query);
+        // Fields that cannot be JSON (a key that is no string), no fields at all (`null`), a
+        // number: each one said and counted, none written as `null` or `{}`.
+        let keyed: BTreeMap<(u8, u8), u8> = BTreeMap::from([((1, 2), 3)]);
+        writer.push("snapshot", "snapshot:s:a".to_owned(), None, keyed);
+        writer.push("snapshot", "snapshot:s:b".to_owned(), None, ());
+        writer.push("snapshot", "snapshot:s:c".to_owned(), None, 5);
+        assert_eq!(writer.lines.lines, b"");
+        assert_eq!((writer.lines.records, writer.lines.unwritten), (0, 3));
+        let problems = &writer.lines.problems;
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(
+            problems[0]
+                .starts_with("session s: the snapshot record snapshot:s:a could not be written: ")
+        );
+        assert!(problems[1].contains("serialised to null"), "{problems:#?}");
+        // A record with its fields is one line.
+        writer.push(
+            "snapshot",
+            "snapshot:s:d".to_owned(),
+            None,
+            BTreeMap::from([("name", "d")]),
+        );
+        let line: Value = serde_json::from_slice(&writer.lines.lines).unwrap();
+        assert_eq!(
+            (line["kind"].as_str(), line["name"].as_str()),
+            (Some("snapshot"), Some("d"))
+        );
+        assert_eq!(writer.lines.records, 1);
+    }
 }

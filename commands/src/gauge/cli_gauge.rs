@@ -25,7 +25,6 @@ pub struct GaugeArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &GaugeArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;

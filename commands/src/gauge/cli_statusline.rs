@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -15,11 +16,13 @@ use super::status_input::{DEFAULT_STDIN_WAIT, StatusInput, read_stdin_object};
 use super::text::{PLACEHOLDERS, Template, coloured, default_segment};
 use crate::output;
 use ctxhooks_shared::gauge::warn_at_from;
+use ctxhooks_shared::model_name;
 use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
-use ctxhooks_shared::store::status_window::{STATUS_WINDOW_SCHEMA, StatusWindow};
+use ctxhooks_shared::store::status_window::StatusWindow;
+use ctxhooks_shared::usage::threshold;
 
 /// Arguments of `ctxhooks statusline`.
 #[derive(Debug, Default, Args)]
@@ -79,7 +82,9 @@ fn format_help() -> String {
     text
 }
 
-/// Runs the command.
+/// Prints the segment for the JSON on stdin; a bad `--format` or odd input is said on the
+/// status line itself (exit 0, since nothing reads a status line's stderr); exit 2 when stdin
+/// is a terminal, so no status line feeds it.
 pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     let template = match args.format.as_deref().map(Template::parse).transpose() {
         Ok(template) => template,
@@ -104,18 +109,24 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         .and_then(|bytes| StatusInput::parse(&bytes))
         .unwrap_or_default();
     let place = session_of(&input);
-    // The model's window the input gives (`context_window.context_window_size`, for `model.id`),
-    // recorded in the session's `window.json` for the gauge and the report: the CLI's own word
-    // on the window. A failure is not the status line's to report (the next update tries again).
+    // The model's window the input gives (`context_window.context_window_size`, for `model.id`;
+    // a `[1m]` name without one: 1,000,000), recorded in the session's `window.json` for the
+    // gauge and the report: the CLI's own word on the window. Only for a session ctxhooks knows
+    // (a hook made its folder) or whose transcript is there, named for it: any other id would
+    // leave a folder of nothing behind. A failure is not the status line's to report (the next
+    // update tries again).
     if let Some((state, session)) = &place
-        && let (Some(window_tokens), Some(model)) = (input.model_window, input.model.clone())
+        && let Some(model) = input.model.as_deref()
+        && let Some(window_tokens) = input
+            .model_window
+            .or_else(|| model_name::selects_million(model).then_some(threshold::MILLION_WINDOW))
     {
-        let window = StatusWindow {
-            schema: STATUS_WINDOW_SCHEMA,
+        let _ = StatusWindow::record(
+            &state.status_window_file(session),
             model,
             window_tokens,
-        };
-        let _ = window.record(&state.status_window_file(session));
+            || is_known_session(state, session, input.transcript_path.as_deref()),
+        );
     }
     // A folder or FIFO in the gauge's place is refused at once and read as no gauge.
     let gauge = place
@@ -140,6 +151,22 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
     };
     output::println(&line)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Returns true if and only if `session` has a folder in the state folder, or `transcript` (the
+/// input's `transcript_path`) is a file named for it, as Claude Code names a session's
+/// transcript (`<session id>.jsonl`).
+fn is_known_session(state: &StateDir, session: &SessionId, transcript: Option<&str>) -> bool {
+    if state.session_dir(session).is_dir() {
+        return true;
+    }
+    transcript.map(Path::new).is_some_and(|path| {
+        path.file_stem().and_then(|stem| stem.to_str()) == Some(session.as_str())
+            && path
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+            && path.is_file()
+    })
 }
 
 /// The session the input names and the state folder, when there are both.

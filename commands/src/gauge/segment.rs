@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::status_input::StatusInput;
+use ctxhooks_shared::model_name::{self, RequestModel};
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation, percent_of};
 use ctxhooks_shared::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
@@ -61,19 +62,23 @@ pub fn rule_for_status(input: &StatusInput, user_config_dir: Option<&Path>) -> O
     input.model.as_ref()?;
     let inputs = ThresholdInputs {
         explicit_window: None,
-        status_line_window: input.model_window.zip(input.model.clone()),
+        status_line_windows: input
+            .model_window
+            .zip(input.model.clone())
+            .into_iter()
+            .collect(),
         environment: ThresholdEnvironment::of_process(),
         settings: SettingsWindows::find(
             input.project_dir.as_deref().map(Path::new),
             user_config_dir,
         ),
     };
-    let rule = rule_trigger(
-        input.version.as_deref(),
-        input.model.as_deref(),
-        None,
-        &inputs,
-    );
+    // The status line's id is the CLI's own name of the model, `[1m]` and all.
+    let model = RequestModel {
+        api: None,
+        requested: input.model.as_deref(),
+    };
+    let rule = rule_trigger(input.version.as_deref(), model, None, &inputs);
     rule.tokens.map(|tokens| (tokens, rule.window.tokens))
 }
 
@@ -102,7 +107,7 @@ impl Segment {
                     || gauge.trigger.derivation == TriggerDerivation::RuleContradicted
             })
             .filter(|gauge| match (&input.model, &gauge.trigger.model) {
-                (Some(now), Some(then)) => now == then,
+                (Some(now), Some(then)) => model_name::same_window_model(now, then),
                 _ => true,
             })
             .map(|gauge| (gauge.trigger_tokens, gauge.trigger.window_tokens));

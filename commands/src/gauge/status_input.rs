@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use ctxhooks_shared::hook::payload::read_first_object;
 use ctxhooks_shared::lenient::{Field, Lenient, Text, struct_from_map};
+use ctxhooks_shared::model_name;
 use ctxhooks_shared::platform::stdin::DeadlineStdin;
 
 /// What the segment uses of the status line's JSON.
@@ -30,8 +31,11 @@ use ctxhooks_shared::platform::stdin::DeadlineStdin;
 pub struct StatusInput {
     /// `session_id`.
     pub session_id: Option<String>,
-    /// `model.id`.
+    /// `model.id`, with `[1m]` when `model.display_name` says `(1M context)` and the id does
+    /// not: the model and its window as the CLI names them.
     pub model: Option<String>,
+    /// `transcript_path`.
+    pub transcript_path: Option<String>,
     /// `version`: the Claude Code version.
     pub version: Option<String>,
     /// `workspace.project_dir`, else `cwd`: where the project's settings are.
@@ -69,6 +73,7 @@ impl StatusInput {
 #[serde(default, bound(deserialize = "'de: 'input"))]
 struct Typed<'input> {
     session_id: Text<'input>,
+    transcript_path: Text<'input>,
     session_name: Text<'input>,
     version: Text<'input>,
     cwd: Text<'input>,
@@ -81,6 +86,7 @@ struct Typed<'input> {
 #[serde(default, bound(deserialize = "'de: 'input"))]
 struct TypedModel<'input> {
     id: Text<'input>,
+    display_name: Text<'input>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -140,7 +146,20 @@ impl Typed<'_> {
         });
         StatusInput {
             session_id: owned(&self.session_id),
-            model: self.model.get().and_then(|model| owned(&model.0.id)),
+            model: self.model.get().and_then(|model| {
+                let id = model.0.id.non_empty()?;
+                let million = model
+                    .0
+                    .display_name
+                    .non_empty()
+                    .is_some_and(model_name::display_says_million);
+                Some(if million && !model_name::selects_million(id) {
+                    model_name::with_million(id)
+                } else {
+                    id.to_owned()
+                })
+            }),
+            transcript_path: owned(&self.transcript_path),
             version: owned(&self.version),
             project_dir: self
                 .workspace
@@ -216,5 +235,30 @@ mod tests {
             (Some("s3"), Some("/p"))
         );
         assert!(StatusInput::parse(b"[1]").is_none());
+    }
+
+    #[test]
+    fn a_million_window_is_read_from_the_id_or_the_display_name() {
+        // As 2.1.332 writes it for `--model 'claude-sonnet-4-5-20250929[1m]'`.
+        let model = |json: &str| StatusInput::parse(json.as_bytes()).unwrap().model;
+        assert_eq!(
+            model(
+                r#"{"model":{"id":"claude-sonnet-4-5-20250929[1m]","display_name":"Sonnet 4.5 (1M context)"}}"#
+            )
+            .as_deref(),
+            Some("claude-sonnet-4-5-20250929[1m]")
+        );
+        // A display name that says 1M where the id does not.
+        assert_eq!(
+            model(
+                r#"{"model":{"id":"claude-sonnet-4-5","display_name":"Sonnet 4.5 (1M context)"}}"#
+            )
+            .as_deref(),
+            Some("claude-sonnet-4-5[1m]")
+        );
+        assert_eq!(
+            model(r#"{"model":{"id":"claude-opus-5","display_name":"Opus 5"}}"#).as_deref(),
+            Some("claude-opus-5")
+        );
     }
 }

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 
 use super::segment::{Level, Segment};
 use super::status_input::StatusInput;
-use crate::output::one_line;
-use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, short_tokens, whole_percent};
+use crate::render::numbers::short_tokens_floored;
+use crate::render::text::controls_as_spaces;
+use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, whole_percent};
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation};
 
 /// The placeholders a `--format` template may use, with what each becomes.
@@ -96,9 +97,9 @@ impl Template {
 fn value(segment: &Segment, name: &str) -> String {
     let exact = |tokens: Option<u64>| tokens.map(|n| n.to_string());
     let known = match name {
-        "context" => segment.context_tokens.map(short_tokens),
+        "context" => segment.context_tokens.map(short_tokens_floored),
         "context_tokens" => exact(segment.context_tokens),
-        "trigger" => segment.trigger_tokens.map(short_tokens),
+        "trigger" => segment.trigger_tokens.map(short_tokens_floored),
         "trigger_tokens" => exact(segment.trigger_tokens),
         "percent" => segment
             .percent
@@ -106,13 +107,19 @@ fn value(segment: &Segment, name: &str) -> String {
         "percent_number" => segment.percent.map(whole_percent),
         "left" => segment.room_left.map(|left| {
             let sign = if left < 0 { "-" } else { "" };
-            format!("{sign}{}", short_tokens(left.unsigned_abs()))
+            format!("{sign}{}", short_tokens_floored(left.unsigned_abs()))
         }),
         "left_tokens" => segment.room_left.map(|left| left.to_string()),
         "compactions" => Some(segment.compactions.to_string()),
-        "window" => segment.window_tokens.map(short_tokens),
+        "window" => segment.window_tokens.map(short_tokens_floored),
         "model" => segment.model.clone(),
-        "title" => Some(segment.title.as_deref().map(one_line).unwrap_or_default()),
+        "title" => Some(
+            segment
+                .title
+                .as_deref()
+                .map(controls_as_spaces)
+                .unwrap_or_default(),
+        ),
         _ => None,
     };
     known.unwrap_or_else(|| UNKNOWN.to_owned())
@@ -133,7 +140,7 @@ pub fn default_segment(segment: &Segment) -> String {
     }
     let room = segment.room_left.map_or_else(String::new, |left| {
         let room = if left < 0 { "past the trigger" } else { "left" };
-        format!(" · {} {room}", short_tokens(left.unsigned_abs()))
+        format!(" · {} {room}", short_tokens_floored(left.unsigned_abs()))
     });
     let count = segment.compactions;
     let plural = if count == 1 { "" } else { "s" };
@@ -169,7 +176,7 @@ pub fn gauge_text(gauge: &Gauge) -> String {
             "Claude Code's rule for {model} {version} (window {} from {})",
             basis
                 .window_tokens
-                .map_or_else(|| UNKNOWN.to_owned(), short_tokens),
+                .map_or_else(|| UNKNOWN.to_owned(), short_tokens_floored),
             basis.window_source.as_deref().unwrap_or(UNKNOWN)
         ),
         TriggerDerivation::Observed => {

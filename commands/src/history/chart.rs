@@ -5,7 +5,8 @@
 use chrono::DateTime;
 
 use super::model::{History, near_trigger};
-use crate::svg::{Svg, escape, short_tokens, tick_step};
+use crate::render::numbers::short_tokens_rounded;
+use crate::render::svg::{Svg, escape, tick_step};
 use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;
@@ -97,7 +98,7 @@ pub fn render_svg(history: &History) -> String {
         let (level, label_y) = (y(tokens), y(tokens) + 4.0);
         svg.put(format_args!(
             r#"<line x1="{LEFT}" y1="{level:.1}" x2="{right:.1}" y2="{level:.1}" stroke="{GRID_COLOR}"/><text x="{label_x:.1}" y="{label_y:.1}" text-anchor="end" fill="{MUTED_COLOR}">{}</text>"#,
-            short_tokens(tokens)
+            short_tokens_rounded(tokens)
         ));
         tokens += step;
     }

@@ -14,6 +14,7 @@ use crate::output_file::RenderArgs;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
 use crate::usage::cli_report::ThresholdArgs;
+use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks history`.
 ///
@@ -56,13 +57,13 @@ pub struct HistoryArgs {
     pub no_cache: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     let query = HistoryQuery {
         folders: args.projects.folders()?,
         window: TimeWindow::parse(args.since.as_deref(), args.until.as_deref())?,
         project: args.project.clone(),
         cache: transcript_cache(args.no_cache),
+        state: StateDir::locate().ok(),
     };
     let history = build_history(&query, &args.thresholds.options());
     if history.folders_read == 0 {

@@ -12,7 +12,9 @@ use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::report::{ReportOptions, Totals, ratio};
+use crate::usage::estimates::ratio;
+use crate::usage::report::{ReportOptions, Totals};
+use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of the history's JSON layout.
 pub const HISTORY_SCHEMA: u32 = 1;
@@ -27,9 +29,12 @@ pub struct HistoryQuery {
     pub project: Option<String>,
     /// The cache transcripts are read through, if any.
     pub cache: Option<Cache>,
+    /// The state folder, for what the status line recorded of each session's windows.
+    pub state: Option<StateDir>,
 }
 
-/// The history.
+/// Every session of the projects folders that had a request in the window, with their totals
+/// per day, per project and over all of them, and what could not be read.
 #[derive(Debug, Clone)]
 pub struct History {
     /// What was asked for.
@@ -58,7 +63,6 @@ pub struct ProjectTotals {
     pub cwd: Option<String>,
     pub sessions: usize,
     pub requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// Sessions with at least one compaction.
@@ -87,7 +91,6 @@ pub struct HistoryTotals {
     pub requests: usize,
     pub main_requests: usize,
     pub sidechain_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// Sessions with at least one compaction.
@@ -116,7 +119,10 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         .sessions
         .par_iter()
         .with_max_len(1)
-        .map(|files| summarize_session(files, options, &query.window, query.cache.as_ref()))
+        .map(|files| {
+            let options = options.with_status_line_of(query.state.as_ref(), &files.session_id);
+            summarize_session(files, &options, &query.window, query.cache.as_ref())
+        })
         .collect();
     let folders_read = found.folders_read;
     let mut problems = found.problems;

@@ -14,9 +14,9 @@ use crate::projects::window::TimeWindow;
 use crate::time::Time;
 use crate::usage::compactions::Compaction;
 use crate::usage::drops::{Basis, Confidence};
-use crate::usage::estimates::Derivation;
+use crate::usage::estimates::{Derivation, ratio};
 use crate::usage::log::SessionLog;
-use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report, ratio};
+use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::SourceRow;
 
@@ -133,7 +133,6 @@ pub struct DayTotals {
     pub sessions: usize,
     pub requests: usize,
     pub main_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     pub compactions: usize,
     /// The largest main-chain context.

@@ -1,21 +1,15 @@
 //! The history in words: one line per session, then totals per day and per project, then what
 //! could not be read.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Write as _;
 
 use super::model::History;
 use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
-use crate::output::one_line;
-use crate::time::Time;
-use crate::usage::text::{thousands, thousands_or, totals_lines};
-
-/// `YYYY-MM-DD HH:MM` in UTC, or `-`.
-fn minute(time: Option<&Time>) -> String {
-    time.and_then(Time::instant).map_or_else(
-        || "-".to_owned(),
-        |time| time.format("%Y-%m-%d %H:%M").to_string(),
-    )
-}
+use crate::render::numbers::{thousands, thousands_or};
+use crate::render::table::{Column, cut, write_cells};
+use crate::render::text::controls_as_spaces;
+use crate::render::time::to_the_minute;
+use crate::usage::text::totals_lines;
 
 fn percent(ratio: Option<f64>) -> String {
     ratio.map_or_else(|| "-".to_owned(), |ratio| format!("{:.0}%", ratio * 100.0))
@@ -32,21 +26,6 @@ fn rounded(value: Option<f64>) -> String {
 
 /// The widest title the session table shows (a longer one is cut at its end).
 const TITLE_WIDTH: usize = 48;
-
-/// `text` cut to `width` characters, `…` marking the cut: at its start (a path's end says the
-/// most), or with `keep_start` at its end (a title's start says the most).
-fn short(text: &str, width: usize, keep_start: bool) -> String {
-    let count = text.chars().count();
-    if count <= width {
-        return text.to_owned();
-    }
-    let kept = width.saturating_sub(1);
-    if keep_start {
-        format!("{}…", text.chars().take(kept).collect::<String>())
-    } else {
-        format!("…{}", text.chars().skip(count - kept).collect::<String>())
-    }
-}
 
 fn compactions_cell(session: &SessionSummary) -> String {
     let counts = &session.compaction_counts;
@@ -77,19 +56,45 @@ fn drops_cell(session: &SessionSummary) -> String {
     cells.join(", ")
 }
 
-/// Writes a table's line: two spaces, then each cell padded to its column's width, the first
-/// aligned left and the others right, a space between.
-fn table_line(text: &mut String, widths: &[usize], cells: impl IntoIterator<Item = impl Display>) {
-    text.push(' ');
-    for (index, (width, cell)) in widths.iter().zip(cells).enumerate() {
-        let _ = if index == 0 {
-            write!(text, " {cell:<width$}")
-        } else {
-            write!(text, " {cell:>width$}")
-        };
-    }
-    text.push('\n');
-}
+/// The session table's columns, one space apart after an indent of two (two before
+/// `compactions`): first request, project, session, requests, peak, T, peak/T, compactions,
+/// drops.
+const SESSION_COLUMNS: [Column; 9] = [
+    Column::left("  ", 16),
+    Column::left(" ", 24),
+    Column::left(" ", 8),
+    Column::right(" ", 8),
+    Column::right(" ", 9),
+    Column::right(" ", 9),
+    Column::right(" ", 6),
+    Column::left("  ", 28),
+    Column::left(" ", 0),
+];
+
+/// The per-day table's columns: the day, then counts and token sums, each aligned right.
+const DAY_COLUMNS: [Column; 9] = [
+    Column::left("  ", 10),
+    Column::right(" ", 8),
+    Column::right(" ", 8),
+    Column::right(" ", 11),
+    Column::right(" ", 10),
+    Column::right(" ", 13),
+    Column::right(" ", 15),
+    Column::right(" ", 11),
+    Column::right(" ", 9),
+];
+
+/// The per-project table's columns: the project, then counts and measures, each aligned right.
+const PROJECT_COLUMNS: [Column; 8] = [
+    Column::left("  ", 32),
+    Column::right(" ", 8),
+    Column::right(" ", 8),
+    Column::right(" ", 11),
+    Column::right(" ", 9),
+    Column::right(" ", 12),
+    Column::right(" ", 11),
+    Column::right(" ", 10),
+];
 
 /// The whole history as text.
 pub fn history_text(history: &History) -> String {
@@ -144,34 +149,49 @@ pub fn history_text(history: &History) -> String {
         let _ = writeln!(
             text,
             "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops \
-             by class):\n  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} drops",
-            "first (UTC)", "project", "session", "requests", "peak", "T", "peak/T", "compactions"
+             by class):"
         );
+        let header = [
+            "first (UTC)",
+            "project",
+            "session",
+            "requests",
+            "peak",
+            "T",
+            "peak/T",
+            "compactions",
+            "drops",
+        ];
+        write_cells(&mut text, &SESSION_COLUMNS, header);
+        text.push('\n');
         for session in &history.sessions {
-            let _ = write!(
-                text,
-                "  {:<16} {:<24} {:<8} {:>8} {:>9} {:>9} {:>6}  {:<28} {}",
-                minute(session.first_time.as_ref()),
-                short(&session.project, 24, false),
+            let cells = [
+                to_the_minute(session.first_time.as_ref()),
+                cut(&session.project, 24, false),
                 session.session_id.chars().take(8).collect::<String>(),
                 thousands(session.requests as u64),
                 thousands_or(session.peak.as_ref().map(|peak| peak.context_tokens), "-"),
                 thousands_or(session.trigger, "-"),
                 percent(session.peak_to_trigger),
                 compactions_cell(session),
-                drops_cell(session)
-            );
+                drops_cell(session),
+            ];
+            write_cells(&mut text, &SESSION_COLUMNS, cells);
             if let Some(title) = &session.title {
-                let _ = write!(text, "  \"{}\"", one_line(&short(title, TITLE_WIDTH, true)));
+                let _ = write!(
+                    text,
+                    "  \"{}\"",
+                    controls_as_spaces(&cut(title, TITLE_WIDTH, true))
+                );
             }
             text.push('\n');
         }
     }
     if !history.days.is_empty() {
         let _ = writeln!(text, "\nper day (UTC):");
-        let widths = [10, 8, 8, 11, 10, 13, 15, 11, 9];
         let header = "day|sessions|requests|compactions|input|cache write|cache read|output|peak";
-        table_line(&mut text, &widths, header.split('|'));
+        write_cells(&mut text, &DAY_COLUMNS, header.split('|'));
+        text.push('\n');
         for day in &history.days {
             let tokens = &day.totals.tokens;
             let cells = [
@@ -185,7 +205,8 @@ pub fn history_text(history: &History) -> String {
                 thousands(tokens.output_tokens),
                 thousands(day.peak_context),
             ];
-            table_line(&mut text, &widths, cells);
+            write_cells(&mut text, &DAY_COLUMNS, cells);
+            text.push('\n');
         }
     }
     if !history.projects.is_empty() {
@@ -193,13 +214,13 @@ pub fn history_text(history: &History) -> String {
             text,
             "\nper project (fastest-filling first: tokens added per main-chain request that added some):"
         );
-        let widths = [32, 8, 8, 11, 9, 12, 11, 10];
         let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
-        table_line(&mut text, &widths, header.split('|'));
+        write_cells(&mut text, &PROJECT_COLUMNS, header.split('|'));
+        text.push('\n');
         for project in &history.projects {
             let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
-                short(place, 32, false),
+                cut(place, 32, false),
                 project.sessions.to_string(),
                 thousands(project.requests as u64),
                 project.compactions.to_string(),
@@ -208,7 +229,8 @@ pub fn history_text(history: &History) -> String {
                 project.sessions_near_trigger.to_string(),
                 rounded(project.growth_per_request),
             ];
-            table_line(&mut text, &widths, cells);
+            write_cells(&mut text, &PROJECT_COLUMNS, cells);
+            text.push('\n');
         }
     }
     if history.sessions.is_empty() {

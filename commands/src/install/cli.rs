@@ -10,16 +10,16 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::claude_version::{installed_claude, refused_events, refused_note};
-use super::document::read_settings_bytes;
 use super::handlers::install_dir;
 use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
-use super::scope::SettingsScope;
 use super::status_line::{StatusLineAction, StatusLinePlan};
 use crate::links::resolve_links;
 use crate::mcp::registration::{self, McpChange};
 use crate::output;
+use crate::render::bytes::human_bytes;
 use crate::search::database::remove_index;
-use crate::sessions::text::human_bytes;
+use crate::settings::document::read_settings_bytes;
+use crate::settings::scope::SettingsScope;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks install`.

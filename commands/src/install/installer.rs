@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 
 use super::backup::back_up;
 use super::diff::unified_diff;
-use super::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use super::handlers::{OwnedHandler, is_ctxhooks_command, planned_handlers};
 use super::merge::{
     add_handler, contains_handler, drop_emptied_containers, handlers, remove_handler,
@@ -19,8 +18,10 @@ use super::ownership::{InstallsFile, PriorState};
 use super::status_line::{
     StatusLineAction, StatusLineOutcome, StatusLinePlan, compose_advice, status_line_value,
 };
-use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
-use ctxhooks_shared::platform::owner::Owner;
+use crate::settings::document::{SettingsDocument, parse_settings, read_settings_bytes};
+use crate::settings::write::write_settings;
+use ctxhooks_shared::hook::event::HookEvent;
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::private;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -519,23 +520,4 @@ fn refuse_read_only(path: &Path) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Writes a settings file atomically, keeping an existing file's mode, owner and group.
-pub fn write_settings(path: &Path, bytes: &[u8], new_file_mode: u32) -> Result<()> {
-    // An existing file keeps its mode, owner and group: `sudo ctxhooks install` on a user's
-    // file must leave it theirs.
-    let (mode, owner) = match fs_err::metadata(path) {
-        Ok(metadata) => (
-            private::mode_of(path).unwrap_or(new_file_mode),
-            Owner::of(&metadata),
-        ),
-        Err(_) => (new_file_mode, None),
-    };
-    if let Some(parent) = path.parent()
-        && !parent.as_os_str().is_empty()
-    {
-        fs_err::create_dir_all(parent).context("failed to create the settings folder")?;
-    }
-    files::write_atomic_owned(path, bytes, mode, owner).context("failed to write the settings file")
 }

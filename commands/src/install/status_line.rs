@@ -3,11 +3,13 @@
 //! instead (nothing is changed). What was set is recorded like the hook handlers, so `uninstall`
 //! takes exactly it out again.
 
-use ctxhooks_shared::platform::program::shell_path;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::render::shell::shell_word_bare_equals;
+use ctxhooks_shared::platform::program::shell_path;
 
 /// What install did about the status line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,29 +59,18 @@ pub struct StatusLinePlan {
 pub fn status_line_value(ctxhooks: &Path) -> Value {
     json!({
         "type": "command",
-        "command": format!("{} statusline", shell_quote(&shell_path(ctxhooks))),
+        "command": format!("{} statusline", shell_word_bare_equals(&shell_path(ctxhooks))),
     })
-}
-
-/// `text` as one shell word: as it is when it holds only characters no shell treats specially,
-/// else in single quotes (a `'` inside as `'\''`).
-pub fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }
 
 /// How to add the ctxhooks segment to `existing`, the status line configured in `path`: for
 /// ccstatusline, its Custom Command widget; for any other command, a wrapper that reads the JSON
 /// once and gives it to both.
 pub fn compose_advice(existing: &Value, path: &Path, ctxhooks: &Path) -> String {
-    let ours = format!("{} statusline", shell_quote(&shell_path(ctxhooks)));
+    let ours = format!(
+        "{} statusline",
+        shell_word_bare_equals(&shell_path(ctxhooks))
+    );
     let command = existing.get("command").and_then(Value::as_str);
     match command {
         Some(command) if command.contains("ccstatusline") => format!(
@@ -128,11 +119,6 @@ mod tests {
             json!({"type": "command", "command": "'/opt/my tools/ctxhooks' statusline"})
         );
         assert!(runs_ctxhooks_statusline(&value));
-        assert_eq!(
-            shell_quote("/home/me/.local/bin/ctxhooks"),
-            "/home/me/.local/bin/ctxhooks"
-        );
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
         assert!(!runs_ctxhooks_statusline(
             &json!({"type": "command", "command": "ccstatusline"})
         ));

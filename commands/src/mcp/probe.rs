@@ -18,7 +18,7 @@ use ctxhooks_shared::settings_file::read_settings_bytes;
 /// How long the registered server has to answer both requests.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 
-/// What doctor found.
+/// What `doctor` found of the MCP server: its registration, and whether it answers.
 #[derive(Debug, Clone, Serialize)]
 pub struct McpHealth {
     /// The user scope's configuration file.

@@ -10,9 +10,9 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::install::document::SettingsDocument;
-use crate::install::installer::write_settings;
 use crate::links::resolve_links;
+use crate::settings::document::SettingsDocument;
+use crate::settings::write::write_settings;
 use ctxhooks_shared::mcp_registration::{SERVER_NAME, runs_ctxhooks_mcp, user_config_file};
 use ctxhooks_shared::store::files::PRIVATE_FILE_MODE;
 

@@ -11,7 +11,9 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
+use tokio::io::{AsyncRead, AsyncWrite};
 
+use super::stdio;
 use super::tools::{
     GaugeParameters, RecallParameters, SearchParameters, SessionsParameters, gauge_tool,
     recall_tool, search_tool, sessions_tool,
@@ -37,7 +39,7 @@ session is to its auto-compaction.";
 #[derive(Debug, Args)]
 pub struct McpArgs {}
 
-/// The server.
+/// The MCP server over a state folder: its tools and their router.
 #[derive(Debug, Clone)]
 pub struct Server {
     state: StateDir,
@@ -141,7 +143,25 @@ async fn answer(
     })
 }
 
-/// Runs the command: serves until the client closes stdin.
+/// Serves over `input` and `output` until the client closes its end.
+async fn serve(
+    state: StateDir,
+    input: impl AsyncRead + Send + Unpin + 'static,
+    output: impl AsyncWrite + Send + Unpin + 'static,
+) -> Result<()> {
+    let service = Server::new(state)
+        .serve((input, output))
+        .await
+        .context("the MCP client did not complete the handshake")?;
+    service
+        .waiting()
+        .await
+        .context("the MCP server stopped on an error")?;
+    Ok(())
+}
+
+/// Runs the command: serves until the client closes stdin (a line that is not JSON is answered
+/// as JSON-RPC 2.0 says, by [`stdio`]).
 pub fn run(_args: &McpArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -149,14 +169,22 @@ pub fn run(_args: &McpArgs) -> Result<ExitCode> {
         .build()
         .context("failed to start the MCP server's runtime")?;
     runtime.block_on(async move {
-        let service = Server::new(state)
-            .serve(rmcp::transport::stdio())
+        let stdio = stdio::start();
+        let served = serve(state, stdio.input, stdio.output).await;
+        // `rmcp` closed its output: the last answers go out before anything is said.
+        stdio
+            .writer
             .await
-            .context("the MCP client did not complete the handshake")?;
-        service
-            .waiting()
-            .await
-            .context("the MCP server stopped on an error")?;
+            .context("the MCP server's output failed")?
+            .context("failed to write to stdout")?;
+        served?;
+        if stdio.reader.is_finished() {
+            stdio
+                .reader
+                .await
+                .context("the MCP server's input failed")?
+                .context("failed to read stdin")?;
+        }
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -9,11 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::gauge::text::gauge_text;
-use crate::output::one_line;
 use crate::projects::ProjectsArgs;
 use crate::recall::cli::choose;
 use crate::recall::conversation::read_conversation;
 use crate::recall::text::render as render_messages;
+use crate::render::bytes::human_bytes;
+use crate::render::text::controls_as_spaces;
 use crate::retention::settings::Retention;
 use crate::search::cli::filters;
 use crate::search::engine::{Request, search};
@@ -162,13 +163,13 @@ pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Resul
             session
                 .project
                 .as_deref()
-                .map_or_else(|| "?".to_owned(), one_line),
+                .map_or_else(|| "?".to_owned(), controls_as_spaces),
             session
                 .title
                 .as_deref()
-                .map(|title| format!("\"{}\"  ", one_line(title)))
+                .map(|title| format!("\"{}\"  ", controls_as_spaces(title)))
                 .unwrap_or_default(),
-            crate::sessions::text::human_bytes(session.size),
+            human_bytes(session.size),
             session.compactions,
             transcript
         );

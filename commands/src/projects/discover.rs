@@ -48,9 +48,8 @@ pub struct Problem {
     pub kind: ProblemKind,
 }
 
-/// What is wrong with a path (`holds_transcripts`: it holds `.jsonl` files itself, so it is one
-/// project's folder, not the folder of every project; `error` as the system gave it;
-/// `unreadable_lines`: lines that are not JSON objects).
+/// What is wrong with a path (`error` as the system gave it; `unreadable_lines`: lines that are
+/// not JSON objects).
 #[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr, thiserror::Error)]
 #[strum(serialize_all = "snake_case")]
 pub enum ProblemKind {
@@ -58,14 +57,13 @@ pub enum ProblemKind {
     Missing,
     #[error("a file, not a projects folder")]
     NotAFolder,
-    /// A folder that holds no `<project>/<session>.jsonl`.
-    #[error("not a projects folder: {}", if *.holds_transcripts {
-        "it holds transcripts itself, so it looks like one project's folder (give the folder \
-         above it, such as ~/.claude/projects)"
-    } else {
-        "no <project>/<session>.jsonl under it"
-    })]
-    NotAProjectsFolder { holds_transcripts: bool },
+    /// A folder that holds no session: neither a projects folder (`<project>/<session>.jsonl`)
+    /// nor one project's folder (`<session>.jsonl`).
+    #[error(
+        "holds no session: neither a projects folder (no <project>/<session>.jsonl under it) nor \
+         one project's folder (no <session>.jsonl in it)"
+    )]
+    NotAProjectsFolder,
     #[error("could not be read: {error}")]
     Unreadable { error: String },
     /// A transcript file none of whose lines is a Claude Code record.
@@ -83,17 +81,25 @@ pub struct Found {
     pub sessions: Vec<SessionFiles>,
     /// What could not be read.
     pub problems: Vec<Problem>,
-    /// The projects folders that could be listed (a folder refused as missing, a file or
-    /// unreadable is not one of them).
+    /// The folders given that held a session (a folder refused as missing, a file,
+    /// unreadable or holding no session is not one of them).
     pub folders_read: usize,
 }
 
-/// Finds every session under `folders`.
+/// Finds every session under `folders`: each a projects folder, or one project's folder (what
+/// people type: `~/.claude/projects/-home-me-app`), read as that one project. A session found
+/// through two of them (a projects folder and one of its projects) is listed once.
 pub fn discover(folders: &[PathBuf]) -> Found {
     let mut found = Found::default();
     for folder in folders {
         discover_folder(folder, &mut found);
     }
+    let mut seen = std::collections::HashSet::new();
+    found.sessions.retain(|session| {
+        let project = session.projects_folder.join(&session.project);
+        let project = fs_err::canonicalize(&project).unwrap_or(project);
+        seen.insert((project, session.session_id.clone()))
+    });
     // The largest first; by id among equals.
     found
         .sessions
@@ -123,22 +129,33 @@ fn discover_folder(folder: &Path, found: &mut Found) {
         Ok(entries) => entries,
         Err(kind) => return found.problem(folder, kind),
     };
-    found.folders_read += 1;
-    let before = found.sessions.len();
+    // Read as a projects folder first, apart: what its subfolders hold counts only if they are
+    // projects.
+    let mut as_projects = Found::default();
     let mut holds_transcripts = false;
     for entry in entries {
         if entry.is_dir {
-            discover_project(folder, &entry.path, found);
+            discover_project(folder, &entry.path, &mut as_projects);
         } else if is_jsonl(&entry.path) {
             holds_transcripts = true;
         }
     }
-    if found.sessions.len() == before {
-        found.problem(
-            folder,
-            ProblemKind::NotAProjectsFolder { holds_transcripts },
-        );
+    if as_projects.sessions.is_empty() && holds_transcripts {
+        // Transcripts in the folder itself: one project's folder (its subfolders are its
+        // sessions' sub-agents), in the projects folder above it.
+        // Its name is the project's: `.` or `..` are named by the folder they are.
+        let folder = fs_err::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        let above = folder.parent().unwrap_or(&folder);
+        as_projects = Found::default();
+        discover_project(above, &folder, &mut as_projects);
     }
+    if as_projects.sessions.is_empty() {
+        found.problems.extend(as_projects.problems);
+        return found.problem(folder, ProblemKind::NotAProjectsFolder);
+    }
+    found.folders_read += 1;
+    found.sessions.extend(as_projects.sessions);
+    found.problems.extend(as_projects.problems);
 }
 
 /// One project folder: its main transcripts, flat agent files and session folders.

@@ -1,9 +1,11 @@
 //! Reading transcripts at rest for the history, fast: each file is read once and each line
-//! parsed at most once, and the usage ingest
-//! is fed only the lines whose kind can matter ([`Ingest::passes_unread`]; a line that starts
-//! with its `type` is told from its first bytes and never parsed). The rows are the ingest's
-//! own: the same [`Ingest`] the Stop hook runs, fed the same lines except those it says change
-//! nothing.
+//! parsed at most once, and the usage ingest is fed only the lines whose kind can matter
+//! ([`Ingest::passes_unread`]; a line that starts with its `type` is told from its first bytes
+//! and never parsed). The rows are the ingest's own: the same [`Ingest`] the Stop hook runs, fed
+//! the same lines except those it says change nothing.
+//!
+//! [`Ingest`]: ctxhooks_shared::usage::ingest::Ingest
+//! [`Ingest::passes_unread`]: ctxhooks_shared::usage::ingest::Ingest::passes_unread
 
 use std::path::Path;
 

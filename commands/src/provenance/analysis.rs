@@ -10,9 +10,10 @@ use std::ops::ControlFlow;
 use anyhow::Result;
 
 use super::calls::ToolCalls;
-use super::evidence::{UnmatchedMark, UnmatchedReason, Warning};
+use super::evidence::Warning;
 use super::groups::{GroupFinder, InterruptGroup, LineSpan};
 use super::marks;
+use super::marks::{UnmatchedMark, UnmatchedReason};
 use super::records::{RecordClass, ResultKind, classify_record};
 use super::sidecar::Sidecar;
 use ctxhooks_shared::transcript::lines::{Line, MAX_LINE_BYTES, split_lines};

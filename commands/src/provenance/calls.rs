@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use ctxhooks_shared::transcript::content::ToolUse;
 
-/// One tool call.
+/// A tool call as the transcript shows it, by its id: where and when it was issued.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolCall {
     /// The call's id.

@@ -32,7 +32,6 @@ pub struct LedgerInputArgs {
     pub prompt_rule: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &LedgerInputArgs) -> Result<ExitCode> {
     if args.prompt_rule {
         output::println(PROMPT_RULE)?;

@@ -35,7 +35,6 @@ pub struct MarkInterruptArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
     let session = SessionId::parse(&args.session).context("refusing --session")?;
     if args.reason.trim().is_empty() {

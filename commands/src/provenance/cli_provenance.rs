@@ -56,7 +56,6 @@ pub(crate) fn analyse(
     Ok((loaded, report))
 }
 
-/// Runs the command.
 pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
     let (loaded, report) = analyse(args.session.as_deref(), args.transcript.as_deref())?;
     let json = JsonReport {

@@ -4,10 +4,6 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
-use super::json::sentence;
-use super::marks::{MARK_WINDOW_AFTER_MS, MARK_WINDOW_BEFORE_MS};
 use super::records::ResultKind;
 use super::sidecar::MarkProblemKind;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -194,45 +190,4 @@ pub enum Warning {
     UnreadableSidecarLine { line: usize, error: String },
     #[error("{count} transcript line(s) are not JSON records (a truncated last line?)")]
     UnreadableTranscriptLines { count: usize },
-}
-
-/// Why a runtime mark matched no interrupt record.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UnmatchedReason {
-    #[error(
-        "no interrupt record it may cover starts within {MARK_WINDOW_BEFORE_MS} ms before to \
-         {MARK_WINDOW_AFTER_MS} ms after this mark (with no user prompt between, and for calls \
-         already running when it was written): the interrupt has not reached the transcript \
-         yet, or the SDK changed its interrupt wording or fields"
-    )]
-    NoInterruptInWindow,
-    #[error("no tool hook event recorded the transcript's path")]
-    NoTranscriptPath,
-    #[error("{0}")]
-    TranscriptUnreadable(String),
-}
-
-/// A runtime mark that no interrupt record in the transcript follows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UnmatchedMark {
-    pub mark: RuntimeMark,
-    /// Why it matched nothing.
-    #[serde(serialize_with = "sentence")]
-    pub reason: UnmatchedReason,
-}
-
-impl UnmatchedMark {
-    /// Each of `marks`, unmatched for `reason`.
-    pub fn all(
-        marks: impl IntoIterator<Item = RuntimeMark>,
-        reason: &UnmatchedReason,
-    ) -> Vec<Self> {
-        marks
-            .into_iter()
-            .map(|mark| Self {
-                mark,
-                reason: reason.clone(),
-            })
-            .collect()
-    }
 }

@@ -1,6 +1,7 @@
 //! Finding and reading what a provenance command looks at: the session's sidecar and the
 //! transcript (each found from the other when only one is given), with the check that they
-//! belong together.
+//! belong together; and, for `doctor`, the runtime marks of every session that no interrupt
+//! record follows.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +9,7 @@ use anyhow::{Context, Result, bail};
 
 use super::analysis::Analysis;
 use super::evidence::Warning;
+use super::marks::{UnmatchedMark, UnmatchedReason};
 use super::sidecar::{Sidecar, read_sidecar};
 use crate::projects::discover::first_session_id;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -115,4 +117,46 @@ pub fn analyse_file(path: &Path, sidecar: Sidecar) -> Result<Analysis> {
         );
     }
     Ok(analysis)
+}
+
+/// Reads a session's sidecar and transcript (its path as the hook events recorded it) and
+/// returns the runtime marks that no interrupt record follows. A non-empty answer means either
+/// the interrupt has not reached the transcript yet, or the SDK's wording or fields changed and
+/// ctxhooks no longer recognises its interrupt records: look before trusting any verdict.
+pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<UnmatchedMark>> {
+    let sidecar = read_sidecar(&state.sidecar(session))?;
+    if sidecar.marks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(transcript) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
+        return Ok(UnmatchedMark::all(
+            sidecar.marks,
+            &UnmatchedReason::NoTranscriptPath,
+        ));
+    };
+    let analysis = analyse_file(&transcript, sidecar)
+        .with_context(|| format!("failed to read `{}`", transcript.display()))?;
+    Ok(analysis.unmatched())
+}
+
+/// [`unmatched_marks`] for every session of the state folder that has marks (for
+/// `ctxhooks doctor`). A session whose transcript cannot be read reports each of its marks as
+/// unmatched, with the reading error as the reason.
+pub fn unmatched_marks_in_all_sessions(
+    state: &StateDir,
+) -> Result<Vec<(SessionId, Vec<UnmatchedMark>)>> {
+    let mut found = Vec::new();
+    for session in state.session_ids()? {
+        let unmatched = match unmatched_marks(state, &session) {
+            Ok(unmatched) => unmatched,
+            Err(error) => UnmatchedMark::all(
+                read_sidecar(&state.sidecar(&session))?.marks,
+                &UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
+            ),
+        };
+        if !unmatched.is_empty() {
+            found.push((session, unmatched));
+        }
+    }
+    Ok(found)
 }

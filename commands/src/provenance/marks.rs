@@ -6,18 +6,13 @@
 //! order; each goes to the first group it may cover, covering it, or, when another mark already
 //! covers it, spent on it.
 
-use std::path::PathBuf;
-
-use anyhow::{Context, Result};
+use serde::Serialize;
 
 use super::calls::ToolCalls;
-use super::evidence::{UnmatchedMark, UnmatchedReason};
 use super::groups::InterruptGroup;
-use super::load::analyse_file;
-use super::sidecar::{Sidecar, read_sidecar};
-use ctxhooks_shared::store::session_id::SessionId;
-use ctxhooks_shared::store::sidecar::ToolEventKind;
-use ctxhooks_shared::store::state_dir::StateDir;
+use super::sidecar::Sidecar;
+use crate::render::sentence::sentence;
+use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
 /// How long before a mark an interrupt group may start and still be covered (clock rounding:
 /// transcript timestamps have millisecond precision, and the runtime writes the mark before it
@@ -33,6 +28,47 @@ pub const MARK_WINDOW_AFTER_MS: u64 = 5_000;
 /// record (or `PreToolUse` line) comes more than this after the mark began after it (1 s allows
 /// for the race with a response still streaming).
 pub const MARK_CALL_SLACK_MS: u64 = 1_000;
+
+/// Why a runtime mark matched no interrupt record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnmatchedReason {
+    #[error(
+        "no interrupt record it may cover starts within {MARK_WINDOW_BEFORE_MS} ms before to \
+         {MARK_WINDOW_AFTER_MS} ms after this mark (with no user prompt between, and for calls \
+         already running when it was written): the interrupt has not reached the transcript \
+         yet, or the SDK changed its interrupt wording or fields"
+    )]
+    NoInterruptInWindow,
+    #[error("no tool hook event recorded the transcript's path")]
+    NoTranscriptPath,
+    #[error("{0}")]
+    TranscriptUnreadable(String),
+}
+
+/// A runtime mark that no interrupt record in the transcript follows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnmatchedMark {
+    pub mark: RuntimeMark,
+    /// Why it matched nothing.
+    #[serde(serialize_with = "sentence")]
+    pub reason: UnmatchedReason,
+}
+
+impl UnmatchedMark {
+    /// Each of `marks`, unmatched for `reason`.
+    pub fn all(
+        marks: impl IntoIterator<Item = RuntimeMark>,
+        reason: &UnmatchedReason,
+    ) -> Vec<Self> {
+        marks
+            .into_iter()
+            .map(|mark| Self {
+                mark,
+                reason: reason.clone(),
+            })
+            .collect()
+    }
+}
 
 /// Gives each group the mark that covers it and the marks spent on it, then notes, on every
 /// group no mark covers, the mark lines whose time cannot be read that lie near it.
@@ -98,48 +134,6 @@ fn call_start(id: &str, sidecar: &Sidecar, calls: &ToolCalls) -> Option<u64> {
         .map(|event| event.time_ms)
         .min();
     issued.into_iter().chain(started).min()
-}
-
-/// Reads a session's sidecar and transcript (its path as the hook events recorded it) and
-/// returns the runtime marks that no interrupt record follows. A non-empty answer means either
-/// the interrupt has not reached the transcript yet, or the SDK's wording or fields changed and
-/// ctxhooks no longer recognises its interrupt records: look before trusting any verdict.
-pub fn unmatched_marks(state: &StateDir, session: &SessionId) -> Result<Vec<UnmatchedMark>> {
-    let sidecar = read_sidecar(&state.sidecar(session))?;
-    if sidecar.marks.is_empty() {
-        return Ok(Vec::new());
-    }
-    let Some(transcript) = sidecar.transcript_path.as_ref().map(PathBuf::from) else {
-        return Ok(UnmatchedMark::all(
-            sidecar.marks,
-            &UnmatchedReason::NoTranscriptPath,
-        ));
-    };
-    let analysis = analyse_file(&transcript, sidecar)
-        .with_context(|| format!("failed to read `{}`", transcript.display()))?;
-    Ok(analysis.unmatched())
-}
-
-/// [`unmatched_marks`] for every session of the state folder that has marks (for
-/// `ctxhooks doctor`). A session whose transcript cannot be read reports each of its marks as
-/// unmatched, with the reading error as the reason.
-pub fn unmatched_marks_in_all_sessions(
-    state: &StateDir,
-) -> Result<Vec<(SessionId, Vec<UnmatchedMark>)>> {
-    let mut found = Vec::new();
-    for session in state.session_ids()? {
-        let unmatched = match unmatched_marks(state, &session) {
-            Ok(unmatched) => unmatched,
-            Err(error) => UnmatchedMark::all(
-                read_sidecar(&state.sidecar(&session))?.marks,
-                &UnmatchedReason::TranscriptUnreadable(format!("{error:#}")),
-            ),
-        };
-        if !unmatched.is_empty() {
-            found.push((session, unmatched));
-        }
-    }
-    Ok(found)
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::json::sentence;
 use super::sidecar::{HookEvent, Sidecar};
+use crate::render::sentence::sentence;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::transcript::content::{Block, Content, ToolResult};
 use ctxhooks_shared::transcript::record::{Record, is_interrupt_marker_text};
@@ -28,7 +28,7 @@ pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
 pub const PERMISSION_NOT_GRANTED_PREFIX: &str = "Claude requested permissions to ";
 
 /// How the first sentence of the refusal `claude -p` writes for a call that would need a
-/// person's approval ends (2.1.332: "touch in '<path>' needs approval. The path is ...").
+/// person's approval ends (2.1.332: `touch in '<path>' needs approval. The path is ...`).
 pub const NEEDS_APPROVAL_SENTENCE_END: &str = " needs approval.";
 
 /// The longest first sentence read as a "needs approval" refusal (it names a command and a path).

@@ -4,7 +4,8 @@
 
 use std::fmt::{self, Write as _};
 
-use super::evidence::{UnmatchedMark, Warning};
+use super::evidence::Warning;
+use super::marks::UnmatchedMark;
 use super::records::{DECISION_SOURCE_CONFIG, PermissionRefusal, when};
 use super::sidecar::MarkProblem;
 use super::verdict::{CallReport, ProvenanceReport};
@@ -133,7 +134,8 @@ fn render_call(text: &mut String, call: &CallReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provenance::evidence::{StateEvidence, UnmatchedReason, VerdictEvidence};
+    use crate::provenance::evidence::{StateEvidence, VerdictEvidence};
+    use crate::provenance::marks::UnmatchedReason;
     use crate::provenance::records::{InterruptionClue, ResultKind};
     use crate::provenance::sidecar::MarkProblemKind;
     use ctxhooks_shared::store::sidecar::RuntimeMark;

@@ -6,10 +6,11 @@ use serde::Serialize;
 
 use super::analysis::{Analysis, NotableResult};
 use super::calls::ToolCall;
-use super::evidence::{StateEvidence, UnmatchedMark, VerdictEvidence, Warning};
+use super::evidence::{StateEvidence, VerdictEvidence, Warning};
 use super::groups::InterruptGroup;
-use super::json::sentences;
+use super::marks::UnmatchedMark;
 use super::records::ResultKind;
+use crate::render::sentence::sentences;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, ToolEventKind};
 
 /// Who cut a tool call off.
@@ -79,7 +80,7 @@ pub struct ProvenanceReport {
     /// The calls that did not complete normally, in transcript order.
     pub calls: Vec<CallReport>,
     /// Runtime marks that no interrupt record follows (loud: see
-    /// [`super::marks::unmatched_marks`]).
+    /// [`super::load::unmatched_marks`]).
     pub unmatched_marks: Vec<UnmatchedMark>,
     /// Other things a reader must know (unreadable sidecar or transcript lines).
     #[serde(serialize_with = "sentences")]

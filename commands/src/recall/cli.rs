@@ -38,7 +38,6 @@ pub struct RecallArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;

@@ -6,7 +6,7 @@ use std::io::{Read, Seek as _, SeekFrom};
 
 use anyhow::{Context, Result, bail};
 
-use crate::archives::restore::PassedOver;
+use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::still_continues;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
@@ -16,7 +16,7 @@ use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
-/// One message.
+/// A message of the conversation, in the parts `recall` shows.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Message {
     /// Its place in the conversation, from 1.

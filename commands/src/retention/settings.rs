@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::install::document::read_settings_bytes;
-use crate::install::scope::SettingsScope;
+use crate::settings::document::read_settings_bytes;
+use crate::settings::scope::SettingsScope;
 use ctxhooks_shared::store::env_vars;
 
 /// Claude Code's default when no file sets `cleanupPeriodDays`.
 pub const DEFAULT_CLEANUP_PERIOD_DAYS: u64 = 30;
 
-/// The settings key.
+/// The settings key of the days Claude Code keeps a transcript after its last change.
 pub const CLEANUP_PERIOD_KEY: &str = "cleanupPeriodDays";
 
 /// Where a settings file sits in Claude Code's order, the later overriding the earlier.

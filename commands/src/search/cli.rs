@@ -15,7 +15,7 @@ use super::text::{Marking, render};
 use crate::output;
 use crate::projects::ProjectsArgs;
 use crate::projects::window::TimeWindow;
-use crate::sessions::resolve::{LAST, Unknown, resolve_session};
+use crate::sessions::resolve::session_or_start;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks search`.
@@ -54,7 +54,6 @@ pub struct SearchArgs {
     pub projects: ProjectsArgs,
 }
 
-/// Runs the command.
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let request = Request {
@@ -93,8 +92,8 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The filters, checked: `last` as a session names the newest one ctxhooks knows; times are
-/// days or RFC 3339 times.
+/// The filters, checked: a session is `last` (the newest one ctxhooks knows), an id or the
+/// start of one, as [`session_or_start`] reads it; times are days or RFC 3339 times.
 pub fn filters(
     state: &StateDir,
     project: Option<String>,
@@ -103,16 +102,9 @@ pub fn filters(
     since: Option<&str>,
     until: Option<&str>,
 ) -> Result<Filters> {
-    let session = match session {
-        None => None,
-        Some(LAST) => Some(resolve_session(state, LAST, Unknown::Refuse)?.to_string()),
-        Some(text) => {
-            if text.is_empty() || !text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                bail!("`--session {text}`: give a session id, the start of one, or `last`");
-            }
-            Some(text.to_owned())
-        }
-    };
+    let session = session
+        .map(|text| session_or_start(state, text))
+        .transpose()?;
     let window = TimeWindow::parse(since, until)?;
     Ok(Filters {
         project: project.filter(|project| !project.is_empty()),

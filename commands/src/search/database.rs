@@ -1,5 +1,6 @@
 //! The search index's database (`<state>/search/index.sqlite`): created 0600 in a 0700 folder,
-//! never opened through a link or a FIFO, checked for its schema at every open, and rebuilt
+//! never opened through a link or a FIFO, nor while one is where `SQLite` opens a file beside it
+//! (`-journal`, `-wal`, `-shm`), checked for its schema at every open, and rebuilt
 //! from nothing when it is damaged, of another schema, or not a database at all: it holds
 //! nothing that cannot be read again from the transcripts, so it is never trusted over them.
 
@@ -9,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _};
 
-use ctxhooks_shared::platform::private;
-use ctxhooks_shared::store::files::{self, Access, PRIVATE_FILE_MODE};
+use ctxhooks_shared::platform::{open, private};
+use ctxhooks_shared::store::files::{self, Access, FileError, PRIVATE_FILE_MODE};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// The layout's version; a database of another (or none) is rebuilt.
@@ -25,7 +26,7 @@ const BUSY_WAIT: Duration = Duration::from_secs(30);
 /// says something, where it is, who said it and when (`at`, milliseconds since the Unix
 /// epoch, null when the line's `timestamp` is no time); its `id` is the text's rowid in `body`, an
 /// FTS5 table that keeps no copy of the text (`content=''`; `contentless_delete` lets a row
-/// go when its source changes).
+/// go when its source changes; [`BODY_TABLE`]).
 const CREATE: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -56,15 +57,17 @@ CREATE TABLE IF NOT EXISTS messages(
     line_hash INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
-CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', contentless_delete=1);
 ";
 
-/// An open index.
+/// The FTS5 table `body`, as `CREATE VIRTUAL TABLE … USING` takes it (a query is checked
+/// against a table of the same kind: `query.rs`).
+pub const BODY_TABLE: &str = "fts5(text, content='', contentless_delete=1)";
+
+/// The index, open.
 #[derive(Debug)]
 pub struct Database {
-    /// The connection.
     pub connection: Connection,
-    /// Where it is.
+    /// The index's file.
     pub path: PathBuf,
     /// Why it was rebuilt at this open, when it was.
     pub rebuilt: Option<String>,
@@ -123,13 +126,43 @@ pub fn remove_index(state: &StateDir, dry_run: bool) -> Result<Option<u64>> {
     Ok(Some(files.iter().map(|(_, size)| size).sum()))
 }
 
+/// What `SQLite` may open beside the database: the rollback journal, and a write-ahead log and
+/// its shared memory when they are there (it opens them to check them, also when the database
+/// itself is not in WAL mode).
+const SIDE_FILES: [&str; 3] = ["-journal", "-wal", "-shm"];
+
 /// The database and the files `SQLite` may keep beside it.
 fn companions(path: &Path) -> impl Iterator<Item = PathBuf> {
-    ["", "-journal", "-wal", "-shm"].into_iter().map(|suffix| {
+    std::iter::once(path.to_path_buf()).chain(side_files(path))
+}
+
+/// The files `SQLite` may open beside the database at `path`.
+fn side_files(path: &Path) -> impl Iterator<Item = PathBuf> {
+    SIDE_FILES.into_iter().map(|suffix| {
         let mut name = path.as_os_str().to_owned();
         name.push(suffix);
         PathBuf::from(name)
     })
+}
+
+/// Refuses a link, a FIFO, a folder or a device where `SQLite` may open a file beside the
+/// database at `path`, looking at each without opening it: `SQLite` does not look at what they
+/// are, and its check for a hot journal opens `-journal` for reading, which waits forever on a
+/// FIFO. What is refused is left in place, as at the database's own path; a missing or regular
+/// file passes.
+fn check_side_files(path: &Path) -> Result<(), FileError> {
+    for file in side_files(path) {
+        let Some(metadata) = files::present(fs_err::symlink_metadata(&file))? else {
+            continue;
+        };
+        if open::is_link(&metadata) {
+            return Err(FileError::SymbolicLink(file));
+        }
+        if !metadata.is_file() {
+            return Err(FileError::NotRegular(file));
+        }
+    }
+    Ok(())
 }
 
 /// Removes the database and what `SQLite` left beside it (a link is removed, never followed).
@@ -145,8 +178,10 @@ fn remove(path: &Path) -> Result<()> {
 }
 
 /// Opens the database at `path`: `Ok(Err(reason))` when what is there must be rebuilt, an
-/// error when it must not be touched (a link, a FIFO, a folder).
+/// error when it must not be touched (a link, a FIFO, a folder, there or at a side file).
 fn open_checked(path: &Path) -> Result<std::result::Result<Connection, String>> {
+    check_side_files(path)
+        .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
     // Created 0600 whatever the umask, refused when it is a link or not a regular file.
     let file = files::open_unlinked_existing(path, Access::Create)
         .with_context(|| format!("failed to open the search index `{}`", path.display()))?;
@@ -200,7 +235,8 @@ fn schema_of(connection: &Connection) -> Result<Option<i64>> {
 
 fn create(connection: &Connection) -> Result<()> {
     connection.execute_batch(&format!(
-        "BEGIN IMMEDIATE; {CREATE} INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', {SCHEMA}); COMMIT;"
+        "BEGIN IMMEDIATE; {CREATE} CREATE VIRTUAL TABLE IF NOT EXISTS body USING {BODY_TABLE}; \
+         INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', {SCHEMA}); COMMIT;"
     ))?;
     // Another search may have created it first with another schema (an older ctxhooks).
     match schema_of(connection)? {
@@ -233,6 +269,9 @@ fn describe_damage(error: &anyhow::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt as _;
+
     use ctxhooks_shared::test_support::TempFolder;
 
     #[test]
@@ -251,6 +290,72 @@ mod tests {
         fs_err::write(&path, vec![b'x'; 10_000]).unwrap();
         let again = open(&state).unwrap();
         assert!(again.rebuilt.is_some(), "{again:?}");
+        assert_eq!(schema_of(&again.connection).unwrap(), Some(SCHEMA));
+    }
+
+    /// `open(state)` on a thread of its own, given `wait` to end: a hang fails the test instead
+    /// of holding the suite (the thread is left behind, blocked).
+    #[cfg(unix)]
+    fn open_within(state: &StateDir, wait: Duration) -> Result<Database> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let state = state.clone();
+        std::thread::spawn(move || {
+            // The receiver gone (the wait ran out): nothing to tell.
+            let _ = sender.send(open(&state));
+        });
+        receiver
+            .recv_timeout(wait)
+            .expect("opening the index waited on something")
+    }
+
+    // Unix only: no FIFO lives in a Windows file system, and Wine 8 makes no links.
+    #[cfg(unix)]
+    #[test]
+    fn refuses_a_fifo_a_link_or_a_folder_where_sqlite_opens_a_side_file() {
+        let temp = TempFolder::new("search-db-side");
+        let state = StateDir::at(temp.path().join("state"));
+        let path = open(&state).unwrap().path;
+        // A generous bound: only a hang (the hot-journal check opening a FIFO) reaches it.
+        let wait = Duration::from_secs(60);
+        for suffix in SIDE_FILES {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let side = PathBuf::from(name);
+            let made = std::process::Command::new("mkfifo")
+                .arg(&side)
+                .status()
+                .unwrap();
+            assert!(made.success());
+            let error = format!("{:#}", open_within(&state, wait).unwrap_err());
+            assert!(error.contains("not a regular file"), "{suffix}: {error}");
+            assert!(
+                error.contains(&*side.to_string_lossy()),
+                "{suffix}: {error}"
+            );
+            // Left where it is, as the database's own place is.
+            assert!(
+                fs_err::symlink_metadata(&side)
+                    .unwrap()
+                    .file_type()
+                    .is_fifo()
+            );
+            fs_err::remove_file(&side).unwrap();
+
+            std::os::unix::fs::symlink(temp.path().join("elsewhere"), &side).unwrap();
+            let error = format!("{:#}", open_within(&state, wait).unwrap_err());
+            assert!(error.contains("symbolic link"), "{suffix}: {error}");
+            fs_err::remove_file(&side).unwrap();
+
+            fs_err::create_dir(&side).unwrap();
+            let error = format!("{:#}", open_within(&state, wait).unwrap_err());
+            assert!(error.contains("not a regular file"), "{suffix}: {error}");
+            fs_err::remove_dir(&side).unwrap();
+        }
+        // A regular file there is SQLite's own (a journal left by a search that was killed).
+        let mut journal = path.as_os_str().to_owned();
+        journal.push("-journal");
+        fs_err::write(PathBuf::from(journal), b"").unwrap();
+        let again = open_within(&state, wait).unwrap();
         assert_eq!(schema_of(&again.connection).unwrap(), Some(SCHEMA));
     }
 

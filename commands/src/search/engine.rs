@@ -16,7 +16,7 @@ use super::role::Role;
 use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
 use super::update::{Updated, update};
-use crate::install::status_line::shell_quote;
+use crate::render::shell::shell_word_bare_equals;
 use crate::time::Time;
 use ctxhooks_shared::store::kept::MAIN_NAME;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -35,7 +35,7 @@ pub struct Request {
     pub projects: Vec<PathBuf>,
 }
 
-/// One result.
+/// A match, ranked, with where it is and how to go on from it.
 #[allow(
     missing_docs,
     reason = "plain data: the type's documentation says what its fields are"
@@ -196,7 +196,7 @@ fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String>
     {
         next.push(format!(
             "ctxhooks recall --session {session} {}",
-            shell_quote(term)
+            shell_word_bare_equals(term)
         ));
     }
     let present = place
@@ -208,7 +208,10 @@ fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String>
         .as_deref()
         .filter(|project| Path::new(project).is_dir())
     {
-        Some(project) => format!("cd {} && claude --resume {session}", shell_quote(project)),
+        Some(project) => format!(
+            "cd {} && claude --resume {session}",
+            shell_word_bare_equals(project)
+        ),
         None => format!("claude --resume {session}"),
     };
     if present {
@@ -216,7 +219,7 @@ fn next_commands(hit: &Hit, place: Option<&Place>, query: &Query) -> Vec<String>
     } else if let Some(snapshot) = &hit.snapshot {
         next.push(format!(
             "ctxhooks archives restore --session {session} --snapshot {}",
-            shell_quote(snapshot)
+            shell_word_bare_equals(snapshot)
         ));
         next.push(resume);
     } else if place.kept {

@@ -4,13 +4,14 @@
 
 use std::collections::HashSet;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, params};
 
 use super::query::Query;
 use super::role::Role;
 use crate::time::Time;
+use ctxhooks_shared::store::session_id::SessionId;
 
 /// What the results are narrowed to.
 #[allow(
@@ -21,8 +22,8 @@ use crate::time::Time;
 pub struct Filters {
     /// Part of the project's path.
     pub project: Option<String>,
-    /// The session's id or its start.
-    pub session: Option<String>,
+    /// The session's id or its start (which follows the same rule).
+    pub session: Option<SessionId>,
     pub role: Option<Role>,
     /// At or after this instant.
     pub since: Option<DateTime<Utc>>,
@@ -81,7 +82,7 @@ pub fn find(
         params![
             query.expression,
             filters.project,
-            filters.session,
+            filters.session.as_ref().map(SessionId::as_str),
             filters.role.map(Role::code),
             filters.since.map(|since| since.timestamp_millis()),
             filters.until.map(|until| until.timestamp_millis())
@@ -106,14 +107,12 @@ pub fn find(
             })
         },
     );
-    let rows = match rows {
-        Ok(rows) => rows,
-        Err(error) => return Err(query_error(error, query)),
-    };
+    let rows = rows.context("failed to search the index")?;
     let mut seen = HashSet::new();
     let mut hits = Vec::new();
     for row in rows {
-        let hit = row.map_err(|error| query_error(error, query))?;
+        // The query was checked by FTS5 itself when it was parsed: an error here is the index's.
+        let hit = row.context("failed to search the index")?;
         // The same line in another generation, the live file, or an old snapshot's copy.
         if seen.insert((hit.session.clone(), hit.line_hash)) {
             hits.push(hit);
@@ -123,21 +122,4 @@ pub fn find(
         }
     }
     Ok(hits)
-}
-
-/// FTS5's refusal of a query, said as one; any other error as it is.
-fn query_error(error: rusqlite::Error, query: &Query) -> anyhow::Error {
-    let text = error.to_string();
-    if text.starts_with("fts5:")
-        || text.contains("syntax error")
-        || text.contains("unknown special query")
-    {
-        let reason = text.trim_start_matches("fts5: ");
-        return anyhow::anyhow!(
-            "the query is not valid ({reason}); searched as `{}` (words, \"a phrase\", a prefix*, \
-             OR, AND, NOT and parentheses)",
-            query.expression
-        );
-    }
-    anyhow::Error::from(error).context("failed to search the index")
 }

@@ -23,7 +23,7 @@ const BATCH_TEXT: usize = 8 * 1024 * 1024;
 /// Batches read ahead of the writer.
 const AHEAD: usize = 4;
 
-/// One line read.
+/// A transcript line, parsed on the second thread into what the index keeps of it.
 #[derive(Debug)]
 pub struct PreparedLine {
     /// Where it starts, and its length without the newline.

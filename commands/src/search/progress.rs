@@ -59,7 +59,7 @@ impl Progress {
         self.started.set(Instant::now());
     }
 
-    /// Counts `bytes` read, and starts drawing once the update has taken [`QUIET_FOR`].
+    /// Counts `bytes` read, and starts drawing once the update has taken `QUIET_FOR`.
     pub fn advance(&self, bytes: u64) {
         let Some(target) = self.target else {
             return;

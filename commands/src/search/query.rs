@@ -1,9 +1,13 @@
 //! A search query as a person writes it, turned into FTS5's syntax: each word is looked up as it
 //! is tokenized (so `foo-bar`, `C++` or `src/main.rs` need no quoting), `"…"` is a phrase,
 //! a trailing `*` a prefix, and `OR`, `AND`, `NOT` (in capitals) and parentheses keep their
-//! meaning. What FTS5 still refuses is said as an error, never a crash.
+//! meaning. What FTS5 still refuses is said as an error, never a crash, before the index is
+//! opened.
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
+use rusqlite::Connection;
+
+use super::database::BODY_TABLE;
 
 /// A query ready for `MATCH`, with what a person meant by it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +87,37 @@ pub fn parse(text: &str) -> Result<Query> {
     if terms.is_empty() {
         bail!("the query `{text}` has no word to search for (letters or digits)");
     }
+    check_with_fts5(&expression)?;
     Ok(Query { expression, terms })
+}
+
+/// Refuses what FTS5 refuses (`NOT` with nothing before it, an operator with nothing after it,
+/// `()`), before anything is read or written: the expression is run against an empty table of
+/// the index's kind in memory, where `SQLITE_ERROR` can only be the expression's fault (that
+/// table holds nothing to be damaged or locked), told apart by its code, never its words.
+fn check_with_fts5(expression: &str) -> Result<()> {
+    let connection = Connection::open_in_memory().context("failed to check the query")?;
+    connection
+        .execute_batch(&format!("CREATE VIRTUAL TABLE checked USING {BODY_TABLE}"))
+        .context("failed to check the query")?;
+    let evaluated = connection.query_row(
+        "SELECT count(*) FROM checked WHERE checked MATCH ?1",
+        [expression],
+        |row| row.get::<_, i64>(0),
+    );
+    match evaluated {
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(error, reason))
+            if error.extended_code == rusqlite::ffi::SQLITE_ERROR =>
+        {
+            bail!(
+                "the query is not valid ({}); searched as `{expression}` (words, \"a phrase\", a \
+                 prefix*, OR, AND, NOT and parentheses)",
+                reason.as_deref().unwrap_or("FTS5 refuses it")
+            )
+        }
+        Err(error) => Err(error).context("failed to check the query"),
+    }
 }
 
 /// Adds `phrase` as an FTS5 string (its `"` doubled), a prefix when `prefix`.
@@ -124,6 +158,30 @@ mod tests {
         assert_eq!(query.terms[1], "transcript renderer");
         let grouped = parse("(alpha OR beta) NOT gamma").unwrap();
         assert_eq!(grouped.expression, r#"("alpha" OR "beta") NOT "gamma""#);
+    }
+
+    #[test]
+    fn what_fts5_refuses_is_refused_with_its_reason() {
+        for bad in [
+            "NOT alpha",
+            "alpha OR",
+            "alpha AND",
+            "() alpha",
+            "alpha NOT",
+        ] {
+            let error = format!("{:#}", parse(bad).unwrap_err());
+            assert!(
+                error.contains("the query is not valid (fts5: syntax error"),
+                "{bad}: {error}"
+            );
+        }
+        for good in [
+            "alpha NOT beta",
+            "(alpha OR beta) AND gamma",
+            "alpha AND beta*",
+        ] {
+            parse(good).unwrap();
+        }
     }
 
     #[test]

@@ -14,8 +14,8 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, anyhow};
 
-use crate::archives::catalog::list_snapshots;
 use crate::projects::discover::{Problem, discover};
+use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::platform::identity;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};

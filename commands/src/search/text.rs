@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::engine::{Found, Outcome};
 use super::snippet::Snippet;
-use crate::output::one_line;
-use crate::time::readable_time;
+use crate::render::text::controls_as_spaces;
+use crate::render::time::readable_time;
 
 /// How a match is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,11 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
         let _ = writeln!(text, "note: the search index was rebuilt: {reason}");
     }
     if outcome.results.is_empty() {
-        let _ = writeln!(text, "nothing found for `{}`", one_line(&outcome.query));
+        let _ = writeln!(
+            text,
+            "nothing found for `{}`",
+            controls_as_spaces(&outcome.query)
+        );
         return text;
     }
     for (number, found) in outcome.results.iter().enumerate() {
@@ -34,7 +38,7 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
         text,
         "{} result(s) for `{}`, best first",
         outcome.results.len(),
-        one_line(&outcome.query)
+        controls_as_spaces(&outcome.query)
     );
     text
 }
@@ -42,7 +46,11 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
 fn render_one(text: &mut String, number: usize, found: &Found, marking: Marking) {
     let time = readable_time(found.time.as_ref());
     let who = match &found.subagent {
-        Some(name) => format!("{} (sub-agent {})", found.role.name(), one_line(name)),
+        Some(name) => format!(
+            "{} (sub-agent {})",
+            found.role.name(),
+            controls_as_spaces(name)
+        ),
         None => found.role.name().to_owned(),
     };
     let _ = writeln!(
@@ -52,7 +60,7 @@ fn render_one(text: &mut String, number: usize, found: &Found, marking: Marking)
         found
             .project
             .as_deref()
-            .map_or_else(|| "?".to_owned(), one_line)
+            .map_or_else(|| "?".to_owned(), controls_as_spaces)
     );
     if found.snippet.text.is_empty() {
         let _ = writeln!(
@@ -63,7 +71,7 @@ fn render_one(text: &mut String, number: usize, found: &Found, marking: Marking)
         let _ = writeln!(text, "   {}", marked(&found.snippet, marking));
     }
     for command in &found.next {
-        let _ = writeln!(text, "   > {}", one_line(command));
+        let _ = writeln!(text, "   > {}", controls_as_spaces(command));
     }
     text.push('\n');
 }

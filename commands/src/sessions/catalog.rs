@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::Result;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::archives::catalog::list_snapshots;
 use crate::retention::sweep::{CleanupState, CleanupStatus};
+use crate::snapshots::catalog::list_snapshots;
+use crate::time::rfc3339;
 use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
@@ -126,11 +127,6 @@ fn modified(path: &Path) -> Option<SystemTime> {
     fs_err::symlink_metadata(path)
         .and_then(|metadata| metadata.modified())
         .ok()
-}
-
-/// A file time as RFC 3339 UTC, to the second.
-pub fn rfc3339(time: SystemTime) -> String {
-    DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Everything known of one session, its transcript's cleanup as of `now` with a retention of

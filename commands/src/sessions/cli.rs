@@ -26,7 +26,6 @@ pub struct SessionsArgs {
     pub json: bool,
 }
 
-/// Runs the command.
 pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let retention =

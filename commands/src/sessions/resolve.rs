@@ -78,6 +78,18 @@ pub fn resolve_session(state: &StateDir, text: &str, unknown: Unknown) -> Result
     }
 }
 
+/// A `--session` that narrows what may also hold sessions ctxhooks does not keep (a search's
+/// live transcripts), so it is not looked up among the known ones: `last` as
+/// [`resolve_session`] reads it, else `text` itself, a full id or the start of any number of
+/// them. Checked by the one rule every session id follows ([`SessionId::parse`], which a start
+/// of an id follows too), so that no id a hook accepts is refused here.
+pub fn session_or_start(state: &StateDir, text: &str) -> Result<SessionId> {
+    if text == LAST {
+        return resolve_session(state, LAST, Unknown::Refuse);
+    }
+    SessionId::parse(text).context("invalid `--session`")
+}
+
 /// Returns true if and only if `text` has a UUID's shape (8-4-4-4-12 hex digits).
 fn looks_like_uuid(text: &str) -> bool {
     let groups: Vec<&str> = text.split('-').collect();
@@ -125,6 +137,17 @@ mod tests {
         let allowed = resolve_session(&state, "ccc", Unknown::Allow).unwrap();
         assert_eq!(allowed.as_str(), "ccc");
         assert!(looks_like_uuid("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"));
+
+        // A filter takes `last`, any id a hook accepts, or the start of one, known or not.
+        let filter = |text| session_or_start(&state, text).map(|id| id.to_string());
+        assert_eq!(filter("last").unwrap(), "aaa111");
+        for text in ["aaa", "ccc", "agent_7-x", "_", "A_b-9"] {
+            assert_eq!(filter(text).unwrap(), text);
+        }
+        for bad in ["", "../x", "a b", "a/b", "é"] {
+            let error = format!("{:#}", filter(bad).unwrap_err());
+            assert!(error.contains("invalid `--session`"), "{bad:?}: {error}");
+        }
         assert!(!looks_like_uuid("7f2abd2d"));
     }
 }

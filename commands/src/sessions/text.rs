@@ -4,26 +4,27 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::catalog::SessionSummary;
-use crate::output::one_line as printable;
+use crate::render::bytes::human_bytes;
+use crate::render::table::{Column, write_cells};
+use crate::render::text::controls_as_spaces;
+use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
 
-/// Bytes as a person reads them (`1.2 MB`).
-pub fn human_bytes(bytes: u64) -> String {
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "a size shown to one decimal place"
-    )]
-    let value = bytes as f64;
-    match [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
-        .iter()
-        .find(|(unit, _)| value >= *unit)
-    {
-        Some((unit, name)) => format!("{:.1} {name}", value / unit),
-        None => format!("{bytes} B"),
-    }
-}
+/// The session table's columns: id, first and last activity, size, requests, compactions, the
+/// transcript's state with Claude Code's cleanup, kind, then project and title.
+const COLUMNS: [Column; 9] = [
+    Column::left("", 36),
+    Column::left("  ", 20),
+    Column::left("  ", 20),
+    Column::right("  ", 9),
+    Column::right("  ", 8),
+    Column::right("  ", 11),
+    Column::left("  ", 11),
+    Column::left("  ", 14),
+    Column::left("  ", 0),
+];
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
@@ -31,8 +32,8 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
-    let mut text = format!(
-        "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<11}  {:<14}  {}\n",
+    let mut text = String::new();
+    let header = [
         "SESSION",
         "FIRST",
         "LAST",
@@ -41,24 +42,33 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
         "COMPACTIONS",
         "CLAUDE CODE",
         "KIND",
-        "PROJECT  TITLE"
-    );
+        "PROJECT  TITLE",
+    ];
+    write_cells(&mut text, &COLUMNS, header);
+    text.push('\n');
     for session in sessions {
-        let _ = write!(
-            text,
-            "{:<36}  {:<20}  {:<20}  {:>9}  {:>8}  {:>11}  {:<11}  {:<14}  {}",
-            session.session_id,
-            session.first_activity.as_deref().map_or("-", short_time),
-            session.last_activity.as_deref().map_or("-", short_time),
+        let cells = [
+            session.session_id.clone(),
+            session
+                .first_activity
+                .as_deref()
+                .map_or("-", cut_to_the_second)
+                .to_owned(),
+            session
+                .last_activity
+                .as_deref()
+                .map_or("-", cut_to_the_second)
+                .to_owned(),
             human_bytes(session.size),
-            session.requests,
-            session.compactions,
+            session.requests.to_string(),
+            session.compactions.to_string(),
             session.cleanup.short(),
             session_kind(session),
-            session.project.as_deref().unwrap_or("-"),
-        );
+            session.project.as_deref().unwrap_or("-").to_owned(),
+        ];
+        write_cells(&mut text, &COLUMNS, cells);
         if let Some(title) = &session.title {
-            let _ = write!(text, "  \"{}\"", printable(title));
+            let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }
         text.push('\n');
     }
@@ -102,15 +112,13 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
 /// kind before it when the CLI wrote one (`bg/cli`), `-` when the transcript says neither.
 pub fn session_kind(session: &SessionSummary) -> String {
     match (&session.session_kind, &session.entrypoint) {
-        (Some(kind), Some(entrypoint)) => format!("{}/{}", printable(kind), printable(entrypoint)),
-        (Some(kind), None) => printable(kind),
-        (None, Some(entrypoint)) => printable(entrypoint),
+        (Some(kind), Some(entrypoint)) => format!(
+            "{}/{}",
+            controls_as_spaces(kind),
+            controls_as_spaces(entrypoint)
+        ),
+        (Some(kind), None) => controls_as_spaces(kind),
+        (None, Some(entrypoint)) => controls_as_spaces(entrypoint),
         (None, None) => "-".to_owned(),
     }
-}
-
-/// `2026-12-01T05:40:01.123Z` → `2026-12-01 05:40:01` (the first 19 characters, as a person
-/// reads them).
-fn short_time(time: &str) -> &str {
-    time.get(..19).unwrap_or(time)
 }

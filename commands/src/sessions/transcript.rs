@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::archives::catalog::list_snapshots;
+use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::store::kept::{self, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;
@@ -77,7 +77,7 @@ pub struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Starts reading `reader` on a thread of its own, at most [`PIECES_AHEAD`] pieces ahead.
+    /// Starts reading `reader` on a thread of its own, at most `PIECES_AHEAD` pieces ahead.
     pub fn start(mut reader: impl Read + Send + 'static) -> Self {
         let (sender, pieces) = std::sync::mpsc::sync_channel(PIECES_AHEAD);
         std::thread::spawn(move || {

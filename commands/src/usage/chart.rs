@@ -5,8 +5,8 @@ use std::fmt::{Display, Write as _};
 
 use super::drops::{Basis, Confidence, DropClass};
 use super::report::SessionReport;
-use super::text::{signed_thousands, thousands};
-use crate::svg::{Svg, escape, short_tokens, tick_step};
+use crate::render::numbers::{short_tokens_rounded, signed_thousands, thousands};
+use crate::render::svg::{Svg, escape, tick_step};
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;
@@ -101,7 +101,7 @@ pub fn render_svg(report: &SessionReport) -> String {
             r#"<line x1="{LEFT}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="{GRID_COLOR}" stroke-width="1"/>"#
         ));
         let at = (LEFT - 8.0, y + 4.0);
-        muted_text(&mut svg, at, 12, "end", short_tokens(value));
+        muted_text(&mut svg, at, 12, "end", short_tokens_rounded(value));
         value += step;
     }
     svg.put(format_args!(

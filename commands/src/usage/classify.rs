@@ -150,7 +150,7 @@ fn judge(inputs: &ThresholdInputs, between: &Between<'_>) -> ContextDrop {
         .saturating_sub(between.after_row().context_tokens);
     let rule = rule_trigger(
         before.facts.version.as_deref(),
-        before.model.as_deref(),
+        before.request_model(),
         before.facts.max_output_tokens,
         inputs,
     );

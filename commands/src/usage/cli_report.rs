@@ -11,15 +11,14 @@ use super::cli_usage::load_log;
 use super::json::report_json;
 use super::log::read_session_log;
 use super::report::{ReportOptions, SessionReport, build_report};
-use crate::archives::catalog::list_snapshots;
 use crate::output;
 use crate::output_file::RenderArgs;
+use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
 use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::status_window::StatusWindow;
 
 /// The terms the report uses, for `ctxhooks report --help` (docs/usage.md says the same).
 pub const GLOSSARY: &str = "\
@@ -100,7 +99,6 @@ impl ThresholdArgs {
     }
 }
 
-/// Runs the command.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     if args.compaction_cache_write.is_some() || args.advisor_cache_write.is_some() {
         output::note(
@@ -158,12 +156,7 @@ fn session_report(
 ) -> Result<SessionReport> {
     let log = read_session_log(state, session)?;
     let snapshots = list_snapshots(state, Some(session))?;
-    // The window the status line recorded for the session: the CLI's own word on it.
-    let options = ReportOptions {
-        status_line_window: StatusWindow::read(&state.status_window_file(session))
-            .map(|window| window.evidence()),
-        ..options.clone()
-    };
+    let options = options.with_status_line_of(Some(state), session.as_str());
     Ok(build_report(
         Some(session.as_str()),
         &log,

@@ -52,7 +52,6 @@ pub fn load_log(session: Option<&str>, transcript: Option<&PathBuf>) -> Result<S
     read_session_log(&state, &session)
 }
 
-/// Runs the command.
 pub fn run(args: &UsageArgs) -> Result<ExitCode> {
     let log = load_log(args.session.as_deref(), args.transcript.as_ref())?;
     if args.json {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain};
-use crate::archives::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::{Time, seconds_between};
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};

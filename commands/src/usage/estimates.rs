@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::compactions::Compaction;
 use super::drops::{Basis, Confidence, MainChain};
-use super::report::ratio;
 use crate::time::Time;
 use ctxhooks_shared::store::usage_record::ToolResultNote;
 use ctxhooks_shared::usage::threshold::{
@@ -291,7 +290,7 @@ pub fn estimate(
     let latest = chain.requests.last();
     let rule = rule_trigger(
         latest.and_then(|row| row.facts.version.as_deref()),
-        latest.and_then(|row| row.model.as_deref()),
+        latest.map(|row| row.request_model()).unwrap_or_default(),
         latest.and_then(|row| row.facts.max_output_tokens),
         inputs,
     );
@@ -305,7 +304,8 @@ pub fn estimate(
             !compactions
                 .iter()
                 .any(|compaction| compaction.next_index() == *index)
-                && chain.requests[index - 1].model.as_deref() == rule.model.as_deref()
+                && chain.requests[index - 1].model_as_named()
+                    == latest.and_then(|row| row.model_as_named())
         })
         .filter_map(not_fired)
         .max();
@@ -401,6 +401,15 @@ pub fn estimate(
         room_left,
         largest_requests,
     }
+}
+
+/// `numerator / denominator` for people (`None` for a denominator of 0).
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "token counts are far below 2^52; the ratio is for people"
+)]
+pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
 #[cfg(test)]

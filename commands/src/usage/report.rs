@@ -8,13 +8,15 @@ use serde::Serialize;
 use super::classify::classify_drops;
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
-use super::estimates::{Estimates, estimate};
+use super::estimates::{Estimates, estimate, ratio};
 use super::log::{SessionLog, SkippedLogLines};
 use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::warnings::{Warning, find_warnings};
-use crate::archives::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
-use ctxhooks_shared::store::state_dir::claude_config_dir;
+use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
+use ctxhooks_shared::store::status_window::StatusWindow;
 use ctxhooks_shared::store::usage_record::{
     ModelUsage, SkippedLinesRow, SourceRow, TokenUsage, UsageRow, add_by_model,
 };
@@ -37,9 +39,9 @@ pub struct ReportOptions {
     pub user_config_dir: Option<PathBuf>,
     /// How long before a compaction its snapshot may have been taken (seconds).
     pub match_before_seconds: i64,
-    /// The model's window the status line gave for the session (its `window.json`), with the
-    /// model it was for.
-    pub status_line_window: Option<(u64, String)>,
+    /// The models' windows the status line gave for the session (its `window.json`), each with
+    /// the model it was for, the newest last.
+    pub status_line_windows: Vec<(u64, String)>,
 }
 
 impl Default for ReportOptions {
@@ -50,7 +52,7 @@ impl Default for ReportOptions {
             environment: ThresholdEnvironment::default(),
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
-            status_line_window: None,
+            status_line_windows: Vec::new(),
         }
     }
 }
@@ -65,6 +67,21 @@ impl ReportOptions {
             environment: ThresholdEnvironment::of_process(),
             user_config_dir: claude_config_dir().ok(),
             ..Self::default()
+        }
+    }
+
+    /// These options with the models' windows the status line recorded for `session` in
+    /// `state` (its `window.json`), the CLI's own word on them, when it has any.
+    #[must_use]
+    pub fn with_status_line_of(&self, state: Option<&StateDir>, session: &str) -> Self {
+        let windows = state
+            .zip(SessionId::parse(session).ok())
+            .and_then(|(state, session)| StatusWindow::read(&state.status_window_file(&session)))
+            .map(|window| window.evidence())
+            .unwrap_or_default();
+        Self {
+            status_line_windows: windows,
+            ..self.clone()
         }
     }
 }
@@ -110,7 +127,6 @@ pub struct SessionReport {
     pub requests: usize,
     pub main_requests: usize,
     pub sidechain_requests: usize,
-    /// Token sums.
     pub totals: Totals,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
@@ -159,7 +175,7 @@ pub fn build_report(
     let cwd = main_source.and_then(|source| source.cwd.as_deref());
     let inputs = ThresholdInputs {
         explicit_window: options.cap,
-        status_line_window: options.status_line_window.clone(),
+        status_line_windows: options.status_line_windows.clone(),
         environment: options.environment.clone(),
         settings: SettingsWindows::find(cwd.map(Path::new), options.user_config_dir.as_deref()),
     };
@@ -230,15 +246,6 @@ impl SessionReport {
             self.estimates.trigger.tokens?,
         )
     }
-}
-
-/// `numerator / denominator` for people (`None` for a denominator of 0).
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "token counts are far below 2^52; the ratio is for people"
-)]
-pub fn ratio(numerator: u64, denominator: u64) -> Option<f64> {
-    (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::compactions::Compaction;
-use crate::archives::catalog::SnapshotEntry;
+use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 
 /// Default: how long before a compaction's boundary its snapshot may have been taken.

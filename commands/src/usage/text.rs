@@ -3,8 +3,6 @@
 
 use std::fmt::Write as _;
 
-use indicatif::HumanCount;
-
 use super::compactions::Compaction;
 use super::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
@@ -13,48 +11,20 @@ use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstim
 use super::log::{SessionLog, SkippedLogLines, TimelineItem};
 use super::report::{SessionReport, Totals};
 use super::warnings::Warning;
-use crate::time::{Time, readable_time};
-use ctxhooks_shared::shell_word::shell_word;
+use crate::render::numbers::{signed_thousands, thousands, thousands_or};
+use crate::render::shell::shell_word;
+use crate::render::table::{Column, write_cells};
+use crate::render::time::{duration, readable_time};
+use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{
     CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, TokenUsage, UsageRow,
 };
 use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
 use ctxhooks_shared::usage::threshold::{
-    Assumption, ReserveSource, RuleTrigger, WINDOW_VARIABLE, WindowSource,
+    Assumption, MODEL_VARIABLE, ModelSelection, ReserveSource, RuleTrigger, WINDOW_VARIABLE,
+    WindowSource,
 };
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(value: u64) -> String {
-    HumanCount(value).to_string()
-}
-
-/// `1,234`, or `missing` (`-`, `unknown`) for a count nobody knows.
-pub fn thousands_or(value: Option<u64>, missing: &str) -> String {
-    value.map_or_else(|| missing.to_owned(), thousands)
-}
-
-/// `-1,234` or `1,234`.
-pub fn signed_thousands(value: i64) -> String {
-    let sign = if value < 0 { "-" } else { "" };
-    format!("{sign}{}", thousands(value.unsigned_abs()))
-}
-
-/// Seconds in words: `45 s`, `3 min 20 s`, `12 min`, `2 h 5 min`, `3 d 4 h`.
-pub fn duration(seconds: u64) -> String {
-    let (minutes, hours, days) = (seconds / 60, seconds / 3_600, seconds / 86_400);
-    let (whole, unit, rest, rest_unit) = match () {
-        () if seconds < 60 => return format!("{seconds} s"),
-        () if minutes < 10 => (minutes, "min", seconds % 60, "s"),
-        () if hours == 0 => (minutes, "min", 0, ""),
-        () if days == 0 => (hours, "h", minutes % 60, "min"),
-        () => (days, "d", hours % 24, "h"),
-    };
-    match rest {
-        0 => format!("{whole} {unit}"),
-        rest => format!("{whole} {unit} {rest} {rest_unit}"),
-    }
-}
 
 /// How the report names a request by its number: "main-chain request" when sub-agent rows make
 /// that numbering differ from the rows of `ctxhooks usage`, else "request".
@@ -108,12 +78,36 @@ pub fn totals_lines(totals: &Totals, indent: &str) -> String {
     text
 }
 
+/// The columns of the table of rows: number, time, model, the four token counts, the context,
+/// and the chain (main, or which sub-agent's).
+const ROW_COLUMNS: [Column; 9] = [
+    Column::right("", 4),
+    Column::left("  ", 23),
+    Column::left("  ", 26),
+    Column::right("  ", 8),
+    Column::right("  ", 11),
+    Column::right("  ", 11),
+    Column::right("  ", 7),
+    Column::right("  ", 10),
+    Column::left("  ", 0),
+];
+
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
-    let mut text = format!(
-        "{:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  chain\n",
-        "#", "time", "model", "input", "cache write", "cache read", "output", "context"
-    );
+    let mut text = String::new();
+    let header = [
+        "#",
+        "time",
+        "model",
+        "input",
+        "cache write",
+        "cache read",
+        "output",
+        "context",
+        "chain",
+    ];
+    write_cells(&mut text, &ROW_COLUMNS, header);
+    text.push('\n');
     let mut number = 0;
     for item in &log.timeline {
         let (name, boundary) = match item {
@@ -123,16 +117,26 @@ pub fn rows_table(log: &SessionLog) -> String {
                     (true, agent) => format!("agent {}", agent.unwrap_or("(inline)")),
                     (false, _) => "main".to_owned(),
                 };
-                let _ = writeln!(
-                    text,
-                    "{number:>4}  {:<23}  {:<26}  {:>8}  {:>11}  {:>11}  {:>7}  {:>10}  {chain}{}",
+                let cells = [
+                    number.to_string(),
                     readable_time(Time::of(row.time.as_deref()).as_ref()),
-                    row.model.as_deref().unwrap_or("-"),
+                    row.model.as_deref().unwrap_or("-").to_owned(),
                     thousands(row.tokens.input_tokens),
                     thousands(row.tokens.cache_creation_input_tokens),
                     thousands(row.tokens.cache_read_input_tokens),
                     thousands(row.tokens.output_tokens),
                     thousands(row.context_tokens),
+                    chain,
+                ];
+                write_cells(&mut text, &ROW_COLUMNS, cells);
+                let _ = writeln!(
+                    text,
+                    "{}{}",
+                    if row.facts.counts_from_iterations {
+                        "  counts from its iterations (top level 0)"
+                    } else {
+                        ""
+                    },
                     advisor_suffix(row),
                 );
                 continue;
@@ -450,6 +454,13 @@ pub fn window_source_text(source: &WindowSource, rule: &RuleTrigger) -> String {
         ),
         WindowSource::Setting(path) => format!("autoCompactWindow in {}", path.display()),
         WindowSource::StatusLine => format!("the window the status line gave for {the_model}"),
+        WindowSource::SelectedModel(selection) => format!(
+            "the window of {the_model}, the model {} selects",
+            match selection {
+                ModelSelection::Environment => format!("{MODEL_VARIABLE} in this environment"),
+                ModelSelection::Setting(path) => format!("`model` in {}", path.display()),
+            }
+        ),
         WindowSource::Unknown => format!(
             "no window: ctxhooks does not know {the_model}, and no status line, setting or \
              compaction gave one"
@@ -916,40 +927,4 @@ fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> 
         kept.map(|kept| format!("{} message(s) kept verbatim", kept.len())),
     ];
     phrases.into_iter().flatten().collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn groups_digits_by_three() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(155_250), "155,250");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-    }
-
-    #[test]
-    fn times_and_durations_read_as_words() {
-        assert_eq!(
-            readable_time(Time::of(Some("2026-01-07T12:36:14.177Z")).as_ref()),
-            "2026-01-07 12:36:14 UTC"
-        );
-        assert_eq!(
-            readable_time(Time::of(Some("2026-01-07T14:36:14+02:00")).as_ref()),
-            "2026-01-07 12:36:14 UTC"
-        );
-        assert_eq!(
-            readable_time(Time::of(Some("yesterday")).as_ref()),
-            "yesterday"
-        );
-        assert_eq!(readable_time(None), "time unknown");
-        assert_eq!(duration(45), "45 s");
-        assert_eq!(duration(200), "3 min 20 s");
-        assert_eq!(duration(720), "12 min");
-        assert_eq!(duration(4_260), "1 h 11 min");
-        assert_eq!(duration(7_200), "2 h");
-        assert_eq!(duration(100_000), "1 d 3 h");
-    }
 }

@@ -21,20 +21,20 @@ use crate::compaction::latest::latest_compaction;
 use crate::compaction::note::{ListInput, Lookup, left_out_list};
 use crate::compaction::verdict::Judge;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
 use crate::keep::catch_up;
-use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeptEnd, LOCK_WAIT, keep_path};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
+use crate::notes::Notes as _;
 use crate::platform::program::{names_a_program, shell_path};
 use crate::shell_word::shell_word;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
 use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
-use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary};
+use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, newest_snapshot};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
@@ -91,11 +91,21 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
     // nothing. A keep here takes the kept copies' lock and syncs a member to disk, and under a
     // loaded disk one `fdatasync` alone outlasted the 0.9 s budget.
     // (A transcript that is not there is not this session's compaction: nothing is said.)
+    // The copy must still take the bytes the compaction added, or the next Stop would fail to
+    // keep them as this hook does: that is checked by opening its files for writing (no byte
+    // written, nothing synced), and said like any problem (the error log, else stderr).
     let transcript_there = fs_err::symlink_metadata(transcript).is_ok_and(|found| found.is_file());
+    let kept_dir = context.state.kept_dir(&session);
     if transcript_there
-        && kept::latest_generation(&context.state.kept_dir(&session), &KeptName::main())
-            .is_ok_and(|generation| generation > 0)
+        && let Ok(generation) = kept::latest_generation(&kept_dir, &KeptName::main())
+        && generation > 0
     {
+        if let Err(error) = kept::check_appendable(&kept_dir, &KeptName::main(), generation) {
+            context.note(error.context(
+                "the transcript's bytes since the last kept ones cannot be kept after the \
+                 compaction",
+            ));
+        }
         return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
     let kept = keep_main(
@@ -262,8 +272,15 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
         expected_text: None,
         max_bytes: Some(POST_COMPACT_INGEST_BYTES),
     };
-    let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
-        .context("failed to log the usage after the compaction")?;
+    let ingested = log_usage_and_gauge(
+        &context.state,
+        context,
+        &session,
+        &mut file,
+        &gauge_inputs,
+        options,
+    )
+    .context("failed to log the usage after the compaction")?;
     if ingested.outcome.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;
@@ -344,11 +361,11 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     let transcript = input.transcript()?;
     let record = catch_up::record(&context.state, &session, transcript);
     let finished = catch_up::keep_session(
+        &context.state,
         context,
         &session,
         transcript,
-        context.deadline_less(AFTER_END_KEEP),
-        LOCK_WAIT,
+        (context.deadline_less(AFTER_END_KEEP), LOCK_WAIT),
     );
     match record {
         Ok(record) if finished => catch_up::remove(&record),

@@ -18,9 +18,9 @@ use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::hook::runner::HookContext;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, KeptEnd, keep_path_waiting};
+use crate::notes::Notes;
 use crate::store::files::{self, FileError};
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
@@ -91,15 +91,15 @@ pub const CATCH_UP_LOCK_WAIT: Duration = Duration::from_millis(100);
 /// the time ran out, or another writer held the lock (no problem: that writer is keeping it;
 /// a problem said counts as done, as it would only be said again).
 pub fn keep_session(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &Path,
-    deadline: Instant,
-    lock_wait: Duration,
+    (deadline, lock_wait): (Instant, Duration),
 ) -> bool {
     let keep = |name: &KeptName, path: &Path| {
         keep_path_waiting(
-            &context.state,
+            state,
             session,
             name,
             path,
@@ -107,12 +107,12 @@ pub fn keep_session(
             lock_wait,
         )
     };
-    let mut finished = settle(context, keep(&KeptName::main(), transcript), || {
+    let mut finished = settle(notes, keep(&KeptName::main(), transcript), || {
         format!("failed to keep the transcript of session {session}")
     });
     let (found, skipped) = find_subagent_files(transcript, session);
     for file in skipped {
-        context.note(anyhow::anyhow!(
+        notes.note(anyhow::anyhow!(
             "a sub-agent transcript could not be kept: `{}`: {}",
             file.source,
             file.error
@@ -121,7 +121,7 @@ pub fn keep_session(
     for file in found {
         let kept = KeptName::parse(&kept::slash_separated(&file.relative))
             .and_then(|name| keep(&name, &file.source));
-        finished &= settle(context, kept, || {
+        finished &= settle(notes, kept, || {
             format!(
                 "failed to keep the sub-agent transcript `{}`",
                 file.source.display()
@@ -133,11 +133,7 @@ pub fn keep_session(
 
 /// Whether one keep left nothing for a later run, noting its problem (`what` names the keep);
 /// a lock another writer held is no problem.
-fn settle(
-    context: &HookContext,
-    kept: Result<Option<KeptEnd>>,
-    what: impl FnOnce() -> String,
-) -> bool {
+fn settle(notes: &dyn Notes, kept: Result<Option<KeptEnd>>, what: impl FnOnce() -> String) -> bool {
     match kept {
         Ok(kept) => kept.is_none_or(|kept| kept.caught_up),
         Err(error)
@@ -149,7 +145,7 @@ fn settle(
             false
         }
         Err(error) => {
-            context.note(error.context(what()));
+            notes.note(error.context(what()));
             true
         }
     }
@@ -158,13 +154,13 @@ fn settle(
 /// Takes up the records `SessionEnd` runs cut short left, until `deadline`: each session's kept
 /// copies are brought up to date and its record removed, unless the time ran out first (it then
 /// stays for the next run). A record that cannot be read is said and removed.
-pub fn catch_up(context: &HookContext, deadline: Instant) {
-    let dir = context.state.catch_up_dir();
+pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
+    let dir = state.catch_up_dir();
     let entries = match files::present(fs_err::read_dir(&dir)) {
         Ok(Some(entries)) => entries,
         Ok(None) => return,
         Err(error) => {
-            context
+            notes
                 .note(anyhow::Error::new(error).context("failed to list the sessions to catch up"));
             return;
         }
@@ -186,10 +182,10 @@ pub fn catch_up(context: &HookContext, deadline: Instant) {
         if Instant::now() >= deadline {
             return;
         }
-        let done = match take_up(context, &path, deadline) {
+        let done = match take_up(state, notes, &path, deadline) {
             Ok(done) => done,
             Err(error) => {
-                context.note(error.context(format!(
+                notes.note(error.context(format!(
                     "failed to read `{}`, a session's end to keep; removed",
                     path.display()
                 )));
@@ -197,25 +193,25 @@ pub fn catch_up(context: &HookContext, deadline: Instant) {
             }
         };
         if done && let Err(error) = remove(&path) {
-            context.note(error);
+            notes.note(error);
         }
     }
 }
 
 /// Keeps what the record at `path` names; true unless the time ran out first (a record another
 /// run took up meanwhile is done).
-fn take_up(context: &HookContext, path: &Path, deadline: Instant) -> Result<bool> {
+fn take_up(state: &StateDir, notes: &dyn Notes, path: &Path, deadline: Instant) -> Result<bool> {
     let Some(bytes) = files::read_state_file_within(path, RECORD_LIMIT)? else {
         return Ok(true);
     };
     let record: Record = serde_json::from_slice(&bytes)?;
     let session = SessionId::parse(&record.session_id)?;
     Ok(keep_session(
-        context,
+        state,
+        notes,
         &session,
         &record.transcript_path,
-        deadline,
-        CATCH_UP_LOCK_WAIT,
+        (deadline, CATCH_UP_LOCK_WAIT),
     ))
 }
 

@@ -632,6 +632,17 @@ pub fn append_member(
     Ok(line.len() as u64)
 }
 
+/// Checks, without writing a byte, that the next member can be appended to a generation: its
+/// `.gz` file and its index open for writing. A read-only disk, a folder the user cannot write
+/// or files that are not the user's fail here as they would at the append, with the same words.
+pub fn check_appendable(kept: &Path, name: &KeptName, generation: u32) -> Result<()> {
+    files::open_unlinked_existing(&name.data_path(kept, generation), Access::Update)
+        .context("failed to open a kept copy")?;
+    files::open_unlinked_existing(&name.index_path(kept, generation), Access::Update)
+        .context("failed to open a kept copy's index")?;
+    Ok(())
+}
+
 /// A reader of the transcript bytes a generation keeps, from its start up to `length`, read
 /// through its gzip members (and nothing past the last member its index records).
 pub fn open_generation(

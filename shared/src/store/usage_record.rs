@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::trigger::Trigger;
+use crate::model_name::RequestModel;
 
 /// One line of the usage log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,7 +114,9 @@ pub struct UsageRow {
     pub message_id: Option<String>,
     /// `message.model`.
     pub model: Option<String>,
-    /// The response's counts (its `output_tokens` the largest over the response's lines).
+    /// The response's counts for the session's model (its `output_tokens` the largest over the
+    /// response's lines): the top level, or its `message` iterations' sum when the top level
+    /// holds none (`facts.counts_from_iterations`).
     #[serde(flatten)]
     pub tokens: TokenUsage,
     /// The context the request sent: input + cache read + cache write of its last `message`
@@ -169,6 +172,10 @@ pub struct RequestFacts {
     /// compaction (each kind once, in the order first seen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<RequestMarker>,
+    /// `requestedModel` (2.1.332), when it is not `message.model`: the model as the CLI named it
+    /// (`claude-sonnet-4-5-20250929[1m]`), which decides the request's window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
     /// `params.max_tokens` of the `api-request` record before the request (2.1.332): the output
     /// limit the CLI reserves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -177,6 +184,11 @@ pub struct RequestFacts {
     /// is that iteration's, and a fall after it is never an advisor round trip.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub iterations: bool,
+    /// True when the response's top-level counts were all 0 and the row's counts are the sum
+    /// of its `message` and `fallback_message` iterations instead (2.1.226; ccusage counts 0
+    /// for such a response).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counts_from_iterations: bool,
     /// The cache read and write of the iteration the context is from (the last `message`
     /// iteration), when the response wrote `usage.iterations`: the top-level counts are then
     /// the response's, summed over its iterations, and say nothing of that context's cache.
@@ -194,6 +206,23 @@ pub struct ContextCache {
 }
 
 impl UsageRow {
+    /// The model the request was for, by the API's name and the CLI's.
+    pub fn request_model(&self) -> RequestModel<'_> {
+        RequestModel {
+            api: self.model.as_deref(),
+            requested: self.facts.requested_model.as_deref(),
+        }
+    }
+
+    /// The CLI's name of the model where it wrote one, else the API's: two requests with the
+    /// same name had the same model and window.
+    pub fn model_as_named(&self) -> Option<&str> {
+        self.facts
+            .requested_model
+            .as_deref()
+            .or(self.model.as_deref())
+    }
+
     /// The cache read and write of the inference whose context is `context_tokens`: the last
     /// `message` iteration's, else the top level's.
     pub fn context_cache(&self) -> ContextCache {

@@ -3,12 +3,12 @@
 //! [`SourceState`], which the Stop hook keeps in the cursor file.
 
 use std::collections::VecDeque;
-use std::path::Path;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::compaction::items::{Limits, SegmentItems};
+use crate::model_name::RequestModel;
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
     BoundaryRow, CompactionDetails, ContextCache, PreservedSegment, RequestFacts, RequestMarker,
@@ -16,8 +16,9 @@ use crate::store::usage_record::{
     UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
+use crate::transcript::origin::Origin;
 use crate::transcript::record::{
-    BoundaryKind, BoundaryMetadata, Message, Record, SESSION_START_RESUME_HOOK, Usage,
+    BoundaryKind, BoundaryMetadata, CountsFrom, Message, Record, SESSION_START_RESUME_HOOK, Usage,
 };
 
 /// How many of the last requests' values a source remembers between runs: enough for a
@@ -52,7 +53,7 @@ pub struct SourceState {
     /// What the gauge needs of the main chain (main transcripts only): counted here and saved
     /// with the cursor, so a rescan counts it again from the start and a run killed before its
     /// cursor was saved counts nothing twice. `None` in a cursor written before the gauge
-    /// existed: the ingest then counts it once from the usage log (`usage_log.rs`).
+    /// existed: the ingest then counts it once from the usage log (`usage/log.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gauge: Option<ChainGauge>,
     /// What the main transcript said of its session so far (the last [`UsageRecord::Session`]
@@ -99,7 +100,7 @@ pub const REACHED_MODELS: usize = 8;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
-    /// `message.model` of the request.
+    /// The request's model as named ([`UsageRow::model_as_named`]).
     pub model: Option<String>,
     pub context_tokens: u64,
 }
@@ -113,10 +114,28 @@ pub struct LatestRequest {
     pub context_tokens: u64,
     /// `message.model`.
     pub model: Option<String>,
+    /// `requestedModel`, when it is not `message.model` (`[1m]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
     /// The Claude Code version that sent it.
     pub version: Option<String>,
     /// The output limit the CLI asked for (`api-request`, 2.1.332).
     pub max_output_tokens: Option<u64>,
+}
+
+impl LatestRequest {
+    /// The model the request was for, by the API's name and the CLI's.
+    pub fn request_model(&self) -> RequestModel<'_> {
+        RequestModel {
+            api: self.model.as_deref(),
+            requested: self.requested_model.as_deref(),
+        }
+    }
+
+    /// The CLI's name of the model where it wrote one, else the API's.
+    pub fn model_as_named(&self) -> Option<&str> {
+        self.requested_model.as_deref().or(self.model.as_deref())
+    }
 }
 
 /// A compaction after the latest request.
@@ -168,7 +187,7 @@ impl ChainGauge {
             && self.compacted_since.is_none()
             && row.context_tokens >= previous.context_tokens
         {
-            let model = previous.model.as_deref();
+            let model = previous.model_as_named();
             if let Some(reached) = self
                 .reached_without_compaction
                 .iter_mut()
@@ -180,7 +199,7 @@ impl ChainGauge {
                     self.reached_without_compaction.remove(0);
                 }
                 self.reached_without_compaction.push(ReachedContext {
-                    model: previous.model.clone(),
+                    model: model.map(ToOwned::to_owned),
                     context_tokens: previous.context_tokens,
                 });
             }
@@ -191,12 +210,16 @@ impl ChainGauge {
         latest.time.clone_from(&row.time);
         latest.context_tokens = row.context_tokens;
         latest.model.clone_from(&row.model);
+        latest
+            .requested_model
+            .clone_from(&row.facts.requested_model);
         latest.version.clone_from(&row.facts.version);
         latest.max_output_tokens = row.facts.max_output_tokens;
         self.compacted_since = None;
     }
 
-    /// The highest context `model`'s requests reached without a compaction after them.
+    /// The highest context the requests of `model` (as named, [`LatestRequest::model_as_named`])
+    /// reached without a compaction after them.
     pub fn reached_for(&self, model: Option<&str>) -> Option<u64> {
         self.reached_without_compaction
             .iter()
@@ -251,60 +274,6 @@ impl PendingResults {
             self.markers.push(marker);
         }
     }
-}
-
-/// Who wrote the transcript being read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The transcript's path, as stored in each record.
-    pub transcript: String,
-    /// Set for a sub-agent's own transcript: every row is a sidechain row with this id.
-    pub agent_id: Option<String>,
-    /// True for a sub-agent's own transcript.
-    pub is_agent_file: bool,
-}
-
-impl Origin {
-    /// A transcript whose kind its file name tells: `agent-<id>.jsonl` is a sub-agent's own
-    /// transcript (the 2.0.x flat layout and the 2.1.x `subagents/` folder both name them so),
-    /// anything else a session's.
-    pub fn from_file_name(transcript: &Path) -> Self {
-        let agent_id = agent_id_in_file_name(transcript).filter(|_| {
-            transcript
-                .extension()
-                .is_some_and(|extension| extension == "jsonl")
-        });
-        Self {
-            transcript: transcript.to_string_lossy().into_owned(),
-            is_agent_file: agent_id.is_some(),
-            agent_id,
-        }
-    }
-
-    /// A sub-agent's own transcript (`SubagentStop`'s `agent_transcript_path`): its id is the
-    /// payload's, else the file name's, else `unknown`.
-    pub fn sub_agent(transcript: &Path, agent_id: Option<&str>) -> Self {
-        let agent_id = agent_id
-            .filter(|id| !id.is_empty())
-            .map(ToOwned::to_owned)
-            .or_else(|| agent_id_in_file_name(transcript))
-            .unwrap_or_else(|| "unknown".to_owned());
-        Self {
-            transcript: transcript.to_string_lossy().into_owned(),
-            agent_id: Some(agent_id),
-            is_agent_file: true,
-        }
-    }
-}
-
-/// The `<id>` of a file named `agent-<id>.<extension>`.
-fn agent_id_in_file_name(transcript: &Path) -> Option<String> {
-    transcript
-        .file_stem()?
-        .to_str()?
-        .strip_prefix("agent-")
-        .filter(|id| !id.is_empty())
-        .map(ToOwned::to_owned)
 }
 
 /// One run over new transcript lines.
@@ -756,14 +725,16 @@ fn owned(text: Option<&str>) -> Option<String> {
 /// Adds a line of a response to its row (a new row has only the request's identity and what
 /// came before it): input-side fields and the context from the latest line (they agree), output
 /// tokens as the maximum (older versions wrote placeholders), advisor if any line says so (its
-/// counts from the latest line that has some). The session model's counts are the top level, as
-/// ccusage and the CLI's own cost read them; the context is the response's last inference's.
+/// counts from the latest line that has some). The session model's counts are the top level,
+/// or the sum of its `message` iterations when the top level holds none
+/// ([`Usage::session_counts`]); the context is the response's last inference's.
 fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) {
-    let tokens = usage.tokens();
+    let (tokens, from) = usage.session_counts();
     row.tokens = TokenUsage {
         output_tokens: row.tokens.output_tokens.max(tokens.output_tokens),
         ..tokens
     };
+    row.facts.counts_from_iterations = from == CountsFrom::Iterations;
     row.context_tokens = usage.context_tokens();
     row.advisor |= record.uses_advisor();
     let advisor_usage = usage.advisor_usage();
@@ -774,6 +745,10 @@ fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) 
         row.model = owned(message.model.text());
     }
     let facts = &mut row.facts;
+    if facts.requested_model.is_none() {
+        facts.requested_model = owned(record.requested_model.text())
+            .filter(|requested| row.model.as_deref() != Some(requested.as_str()));
+    }
     // The cache counts of the last `message` iteration, when there is one.
     if let Some(last) = usage.last_message_tokens() {
         facts.iterations = true;

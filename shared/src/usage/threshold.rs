@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::model_name::{self, RequestModel, is_family};
 use crate::settings_file::read_settings_bytes;
 use crate::version::ClaudeVersion;
 
@@ -48,6 +49,9 @@ pub const PERCENT_VARIABLE: &str = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE";
 /// The environment variable that turns 2.1.332's 1,000,000-token default windows off.
 pub const DISABLE_MILLION_VARIABLE: &str = "CLAUDE_CODE_DISABLE_1M_CONTEXT";
 
+/// The environment variable that selects the CLI's model (over a settings file's `model`).
+pub const MODEL_VARIABLE: &str = "ANTHROPIC_MODEL";
+
 /// The versions the rule changes at.
 impl ClaudeVersion {
     /// The first version that caps the reserved output at 20,000.
@@ -73,6 +77,8 @@ pub struct ThresholdEnvironment {
     pub percent_override: Option<u64>,
     /// `CLAUDE_CODE_DISABLE_1M_CONTEXT` is set (to anything but empty or `0`).
     pub disable_million_window: bool,
+    /// `ANTHROPIC_MODEL`, when not empty: the model the CLI was told to run (`sonnet[1m]`).
+    pub model: Option<String>,
 }
 
 impl ThresholdEnvironment {
@@ -86,6 +92,9 @@ impl ThresholdEnvironment {
                 .filter(|percent| (1..=100).contains(percent)),
             disable_million_window: lookup(DISABLE_MILLION_VARIABLE)
                 .is_some_and(|value| !value.is_empty() && value != "0"),
+            model: lookup(MODEL_VARIABLE)
+                .map(|model| model.trim().to_owned())
+                .filter(|model| !model.is_empty()),
         }
     }
 
@@ -95,8 +104,8 @@ impl ThresholdEnvironment {
     }
 }
 
-/// The window keys of one settings file (at `path`).
-#[derive(Debug, Clone, PartialEq)]
+/// The keys of one settings file (at `path`) that decide a window.
+#[derive(Debug, Clone, Default, PartialEq)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct SettingsWindows {
     pub path: PathBuf,
@@ -104,6 +113,9 @@ pub struct SettingsWindows {
     pub window: Option<Value>,
     /// `modelSettings.<model>.autoCompactWindow`, per model key.
     pub model_windows: Vec<(String, Value)>,
+    /// `model`: the model the CLI runs unless told otherwise (`claude-sonnet-4-5[1m]`,
+    /// `sonnet[1m]`); `/model` writes it to the user's settings.
+    pub model: Option<String>,
 }
 
 impl SettingsWindows {
@@ -121,16 +133,23 @@ impl SettingsWindows {
                 Some((model.clone(), entry.get("autoCompactWindow")?.clone()))
             })
             .collect();
-        (window.is_some() || !model_windows.is_empty()).then(|| Self {
+        let model = settings
+            .get("model")
+            .and_then(Value::as_str)
+            .map(|model| model.trim().to_owned())
+            .filter(|model| !model.is_empty());
+        (window.is_some() || !model_windows.is_empty() || model.is_some()).then(|| Self {
             path: path.to_path_buf(),
             window,
             model_windows,
+            model,
         })
     }
 
     /// The settings files of a project and a user, highest precedence first (local, project,
     /// user: `<cwd>/.claude/settings.local.json`, `<cwd>/.claude/settings.json`,
-    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`), those that hold a window key.
+    /// `${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json`), those that hold a window key or a
+    /// model.
     pub fn find(cwd: Option<&Path>, user_config_dir: Option<&Path>) -> Vec<Self> {
         let project = cwd.map(|cwd| cwd.join(".claude"));
         let candidates = [
@@ -151,12 +170,92 @@ impl SettingsWindows {
 pub struct ThresholdInputs {
     /// `--cap`: the window, stated by the person running the report.
     pub explicit_window: Option<u64>,
-    /// The model's window the status line's input gave for the session, with the model it was
-    /// for (`model.id`): used for that model in place of the table's.
-    pub status_line_window: Option<(u64, String)>,
+    /// The models' windows the status line's input gave for the session, each with the model
+    /// it was for (`model.id`, `[1m]` and all), the newest last: used for that model in place
+    /// of the table's.
+    pub status_line_windows: Vec<(u64, String)>,
     pub environment: ThresholdEnvironment,
-    /// The settings files that hold a window key, highest precedence first.
+    /// The settings files that hold a window key or a model, highest precedence first.
     pub settings: Vec<SettingsWindows>,
+}
+
+impl ThresholdInputs {
+    /// The model the person selected where the CLI reads it, and where: `ANTHROPIC_MODEL`, else
+    /// the `model` of the settings file of highest precedence that has one. (`--model` and
+    /// `/model` leave no trace here but the status line's and the transcript's names.)
+    fn selected_model(&self) -> Option<(&str, ModelSelection)> {
+        if let Some(model) = &self.environment.model {
+            return Some((model, ModelSelection::Environment));
+        }
+        self.settings.iter().find_map(|file| {
+            Some((
+                file.model.as_deref()?,
+                ModelSelection::Setting(file.path.clone()),
+            ))
+        })
+    }
+
+    /// The window the status line gave for `model` (a name as [`window_model`] resolves it):
+    /// the newest one for the same model with the same window selection.
+    fn status_line_window(&self, model: &str) -> Option<u64> {
+        self.status_line_windows
+            .iter()
+            .rev()
+            .find(|(_, named)| model_name::same_window_model(named, model))
+            .map(|(tokens, _)| *tokens)
+    }
+}
+
+/// Where the model that selected a 1,000,000-token window was named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSelection {
+    /// `ANTHROPIC_MODEL` in the environment.
+    Environment,
+    /// `model` in a settings file.
+    Setting(PathBuf),
+}
+
+/// The name the window of a request is decided by, and what gave its `[1m]` when the
+/// transcript does not: the CLI's own name when it wrote one for the same model
+/// (`requestedModel`); else the API's name with the window selection the status line gave for
+/// that model (its newest word), else with the `[1m]` of the model the person selected for it
+/// (`ANTHROPIC_MODEL`, a settings file's `model`, an alias included: `sonnet[1m]`).
+fn window_model(
+    model: RequestModel<'_>,
+    inputs: &ThresholdInputs,
+) -> (String, Option<ModelSelection>) {
+    let api = model.api.map(str::trim).unwrap_or_default();
+    if let Some(requested) = model
+        .requested
+        .map(str::trim)
+        .filter(|requested| api.is_empty() || model_name::same_model(requested, api))
+    {
+        return (requested.to_owned(), None);
+    }
+    if api.is_empty() || model_name::selects_million(api) {
+        return (api.to_owned(), None);
+    }
+    if let Some((_, named)) = inputs
+        .status_line_windows
+        .iter()
+        .rev()
+        .find(|(_, named)| model_name::same_model(named, api))
+    {
+        let name = if model_name::selects_million(named) {
+            model_name::with_million(api)
+        } else {
+            api.to_owned()
+        };
+        return (name, None);
+    }
+    match inputs.selected_model() {
+        Some((selected, source))
+            if model_name::selects_million(selected) && model_name::may_select(selected, api) =>
+        {
+            (model_name::with_million(api), Some(source))
+        }
+        _ => (api.to_owned(), None),
+    }
 }
 
 /// Where the window W came from.
@@ -180,6 +279,9 @@ pub enum WindowSource {
     /// The model's window the status line's input gave (`context_window.context_window_size`,
     /// recorded by `ctxhooks statusline` for the session and this model).
     StatusLine,
+    /// The 1,000,000-token window the person selected for the model with `[1m]` where the
+    /// transcript and the status line do not say (`ANTHROPIC_MODEL`, a settings file's `model`).
+    SelectedModel(ModelSelection),
     /// No window is known: a model [`MODEL_WINDOWS`] does not know, with nothing configured and
     /// no status line's window (the window's tokens are then 0 and T is unknown).
     Unknown,
@@ -198,6 +300,16 @@ impl fmt::Display for WindowSource {
             Self::Setting(path) => write!(formatter, "settings:{}", path.display()),
             Self::Model => formatter.write_str("model"),
             Self::StatusLine => formatter.write_str("status_line"),
+            Self::SelectedModel(ModelSelection::Environment) => {
+                write!(formatter, "selected_model:env:{MODEL_VARIABLE}")
+            }
+            Self::SelectedModel(ModelSelection::Setting(path)) => {
+                write!(
+                    formatter,
+                    "selected_model:settings:{}#model",
+                    path.display()
+                )
+            }
             Self::Unknown => formatter.write_str("unknown"),
         }
     }
@@ -262,6 +374,8 @@ pub struct RuleTrigger {
     pub tokens: Option<u64>,
     /// The version the rule is for.
     pub version: Option<String>,
+    /// The name the window was decided by: the CLI's own (`claude-sonnet-4-5-20250929[1m]`),
+    /// else the API's with the `[1m]` the evidence gave it (see [`WindowSource`]).
     pub model: Option<String>,
     /// The window W.
     pub window: Window,
@@ -283,16 +397,6 @@ impl RuleTrigger {
         self.tokens
             .map(|tokens| tokens.saturating_sub(WARNING_MARGIN))
     }
-}
-
-/// Returns true if and only if `model` is `family` or a dated name of it
-/// (`claude-opus-4-5-20251101`: eight digits, so that `claude-opus-4-8` is no `claude-opus-4`).
-fn is_family(model: &str, family: &str) -> bool {
-    model == family
-        || model
-            .strip_prefix(family)
-            .and_then(|rest| rest.strip_prefix('-'))
-            .is_some_and(|date| date.len() == 8 && date.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The window of every model ctxhooks knows, by family (a name, or a dated name of it). Source:
@@ -348,7 +452,8 @@ fn model_window(
 ) -> Option<(u64, bool)> {
     let model = model.trim();
     // The window the table gives the model, when it knows it.
-    let known = if model.contains("[1m]") {
+    let million = model_name::selects_million(model);
+    let known = if million {
         Some(MILLION_WINDOW)
     } else {
         MODEL_WINDOWS
@@ -360,7 +465,7 @@ fn model_window(
         None if !model.is_empty() => return None,
         // An unnamed model keeps the version's default.
         _ if version < ClaudeVersion::CURRENT => (known.unwrap_or(STANDARD_WINDOW), false),
-        _ if model.contains("[1m]") => (MILLION_WINDOW, true),
+        _ if million => (MILLION_WINDOW, true),
         _ if REACTIVE_ONLY_MODELS
             .iter()
             .any(|family| is_family(model, family)) =>
@@ -434,7 +539,7 @@ fn configured_window(
     if version >= ClaudeVersion::CURRENT {
         for file in &inputs.settings {
             for (key, value) in &file.model_windows {
-                if (key == model || is_family(model, key))
+                if (key == model || is_family(model_name::base(model), key))
                     && let Some(tokens) = setting_tokens(value)
                 {
                     return Some((
@@ -458,7 +563,7 @@ fn configured_window(
 /// `api-request`, when known), with the report's `inputs`.
 pub fn rule_trigger(
     version: Option<&str>,
-    model: Option<&str>,
+    model: RequestModel<'_>,
     requested_output: Option<u64>,
     inputs: &ThresholdInputs,
 ) -> RuleTrigger {
@@ -481,19 +586,17 @@ pub fn rule_trigger(
         let version = version_used;
         assumptions.push(Assumption::VersionUnchecked { version, rule_of });
     }
-    let model_name = model.unwrap_or_else(|| {
+    let named = model.api.or(model.requested).is_some();
+    if !named {
         assumptions.push(Assumption::ModelUnknown);
-        ""
-    });
+    }
+    let (window_name, selection) = window_model(model, inputs);
+    let model_name = window_name.as_str();
     let environment = &inputs.environment;
     if *environment != ThresholdEnvironment::default() {
         assumptions.push(Assumption::EnvironmentOfReport);
     }
-    let status_line = inputs
-        .status_line_window
-        .as_ref()
-        .filter(|(_, model)| model.trim() == model_name.trim() && !model.trim().is_empty())
-        .map(|(tokens, _)| *tokens);
+    let status_line = inputs.status_line_window(model_name);
     let (model_tokens, reactive_only, model_source) = match (
         status_line,
         model_window(version_used, model_name, environment),
@@ -503,7 +606,11 @@ pub fn rule_trigger(
             known.is_some_and(|(_, reactive)| reactive),
             WindowSource::StatusLine,
         ),
-        (None, Some((tokens, reactive))) => (tokens, reactive, WindowSource::Model),
+        (None, Some((tokens, reactive))) => (
+            tokens,
+            reactive,
+            selection.map_or(WindowSource::Model, WindowSource::SelectedModel),
+        ),
         (None, None) => (0, false, WindowSource::Unknown),
     };
     let configured = configured_window(version_used, model_name, inputs);
@@ -536,7 +643,7 @@ pub fn rule_trigger(
     RuleTrigger {
         tokens,
         version: version.map(ToOwned::to_owned),
-        model: model.map(ToOwned::to_owned),
+        model: named.then_some(window_name),
         window,
         model_window: model_tokens,
         reserved_output,
@@ -557,13 +664,14 @@ mod tests {
                 path: PathBuf::from("/p/.claude/settings.json"),
                 window: Some(Value::from(window)),
                 model_windows: Vec::new(),
+                model: None,
             }],
             ..ThresholdInputs::default()
         }
     }
 
     fn tokens(version: &str, model: &str, inputs: &ThresholdInputs) -> Option<u64> {
-        rule_trigger(Some(version), Some(model), None, inputs).tokens
+        rule_trigger(Some(version), RequestModel::api(Some(model)), None, inputs).tokens
     }
 
     #[test]
@@ -631,10 +739,16 @@ mod tests {
                 path: PathBuf::from("/p/.claude/settings.json"),
                 window: Some(Value::from(400_000)),
                 model_windows: vec![("claude-opus-5-5".into(), Value::from(150_000))],
+                model: None,
             }],
             ..ThresholdInputs::default()
         };
-        let rule = rule_trigger(Some("2.1.332"), Some("claude-opus-5-5"), None, &inputs);
+        let rule = rule_trigger(
+            Some("2.1.332"),
+            RequestModel::api(Some("claude-opus-5-5")),
+            None,
+            &inputs,
+        );
         assert_eq!(rule.tokens, Some(117_000));
         assert!(matches!(
             rule.window.source,
@@ -647,11 +761,13 @@ mod tests {
                     path: PathBuf::from("/p/.claude/settings.local.json"),
                     window: Some(Value::from(150_000)),
                     model_windows: Vec::new(),
+                    model: None,
                 },
                 SettingsWindows {
                     path: PathBuf::from("/p/.claude/settings.json"),
                     window: Some(Value::from(300_000)),
                     model_windows: Vec::new(),
+                    model: None,
                 },
             ],
             ..ThresholdInputs::default()
@@ -666,6 +782,7 @@ mod tests {
                 path: PathBuf::from("/p/.claude/settings.json"),
                 window: Some(Value::from("auto")),
                 model_windows: Vec::new(),
+                model: None,
             }],
             ..ThresholdInputs::default()
         };
@@ -720,7 +837,12 @@ mod tests {
         assert_eq!(tokens("2.1.90", "claude-sonnet-4-5", &env), Some(67_000));
         assert_eq!(tokens("2.1.70", "claude-sonnet-4-5", &env), Some(167_000));
         // The warning level, where old CLIs clear tool results.
-        let rule = rule_trigger(Some("2.1.42"), Some("claude-sonnet-4-5"), None, &none);
+        let rule = rule_trigger(
+            Some("2.1.42"),
+            RequestModel::api(Some("claude-sonnet-4-5")),
+            None,
+            &none,
+        );
         assert_eq!(rule.warning_level(), Some(147_000));
     }
 
@@ -747,17 +869,27 @@ mod tests {
             Some(167_000)
         );
         // Unknown: no T, and the window says so.
-        let rule = rule_trigger(Some("2.1.237"), Some("claude-nova-7"), None, &none);
+        let rule = rule_trigger(
+            Some("2.1.237"),
+            RequestModel::api(Some("claude-nova-7")),
+            None,
+            &none,
+        );
         assert_eq!(
             (rule.tokens, &rule.window.source),
             (None, &WindowSource::Unknown)
         );
         // The status line's window for that model gives one; for another model it does not.
         let status = ThresholdInputs {
-            status_line_window: Some((500_000, "claude-nova-7".into())),
+            status_line_windows: vec![(500_000, "claude-nova-7".into())],
             ..ThresholdInputs::default()
         };
-        let rule = rule_trigger(Some("2.1.237"), Some("claude-nova-7"), None, &status);
+        let rule = rule_trigger(
+            Some("2.1.237"),
+            RequestModel::api(Some("claude-nova-7")),
+            None,
+            &status,
+        );
         assert_eq!(
             (rule.tokens, &rule.window.source),
             (Some(467_000), &WindowSource::StatusLine)
@@ -770,9 +902,142 @@ mod tests {
         );
     }
 
+    /// A session run with `--model 'claude-sonnet-4-5-20250929[1m]'`: the transcript's
+    /// `message.model` has no `[1m]`; 2.1.332's `requestedModel` and the status line's id do.
+    const API_NAME: &str = "claude-sonnet-4-5-20250929";
+    const CLI_NAME: &str = "claude-sonnet-4-5-20250929[1m]";
+
+    fn window_of(model: RequestModel<'_>, inputs: &ThresholdInputs) -> (u64, Option<u64>, String) {
+        let rule = rule_trigger(Some("2.1.332"), model, None, inputs);
+        (
+            rule.window.tokens,
+            rule.tokens,
+            rule.window.source.to_string(),
+        )
+    }
+
+    #[test]
+    fn the_cli_s_own_name_of_a_request_decides_its_window() {
+        // The project configures a window of 1,000,000: the CLI compacts the [1m] model at
+        // 967,000 (its debug log: effectiveWindow=980000), the plain one at 167,000.
+        let configured = inputs_with_setting(1_000_000);
+        let million = RequestModel {
+            api: Some(API_NAME),
+            requested: Some(CLI_NAME),
+        };
+        assert_eq!(window_of(million, &configured).1, Some(967_000));
+        let plain = RequestModel {
+            api: Some(API_NAME),
+            requested: Some(API_NAME),
+        };
+        assert_eq!(window_of(plain, &configured).1, Some(167_000));
+        // Nothing configured: 2.1.332 compacts a [1m] model only on a refusal, at its window.
+        assert_eq!(
+            window_of(million, &ThresholdInputs::default()),
+            (MILLION_WINDOW, None, "model".to_owned())
+        );
+        // A requested name of another model (the API answered with another) is not taken.
+        let other = RequestModel {
+            api: Some("claude-opus-4-6"),
+            requested: Some(CLI_NAME),
+        };
+        assert_eq!(window_of(other, &configured).0, STANDARD_WINDOW);
+    }
+
+    #[test]
+    fn the_status_line_s_window_applies_to_its_model_whatever_its_suffix() {
+        // An older CLI writes no requestedModel: the status line's word decides, by model.
+        let status = ThresholdInputs {
+            status_line_windows: vec![(MILLION_WINDOW, CLI_NAME.to_owned())],
+            ..inputs_with_setting(1_000_000)
+        };
+        let api_only = RequestModel::api(Some(API_NAME));
+        assert_eq!(
+            window_of(api_only, &status),
+            (MILLION_WINDOW, Some(967_000), "status_line".to_owned())
+        );
+        // Undated and dated names of one model.
+        let undated = ThresholdInputs {
+            status_line_windows: vec![(MILLION_WINDOW, "claude-sonnet-4-5[1m]".to_owned())],
+            ..inputs_with_setting(1_000_000)
+        };
+        assert_eq!(window_of(api_only, &undated).1, Some(967_000));
+        // Not for another model.
+        assert_eq!(
+            window_of(RequestModel::api(Some("claude-sonnet-4-6")), &status).1,
+            Some(167_000)
+        );
+        // A switch to the plain model, said by the CLI, is not given the [1m] window.
+        let plain = RequestModel {
+            api: Some(API_NAME),
+            requested: Some(API_NAME),
+        };
+        assert_eq!(window_of(plain, &status).1, Some(167_000));
+        // The status line's newest word on the model wins: a switch back to 200,000.
+        let switched = ThresholdInputs {
+            status_line_windows: vec![
+                (MILLION_WINDOW, CLI_NAME.to_owned()),
+                (STANDARD_WINDOW, API_NAME.to_owned()),
+            ],
+            ..inputs_with_setting(1_000_000)
+        };
+        assert_eq!(window_of(api_only, &switched).1, Some(167_000));
+    }
+
+    #[test]
+    fn a_model_selected_in_settings_or_the_environment_is_evidence_where_nothing_else_says() {
+        let with_model = |model: &str| ThresholdInputs {
+            settings: vec![SettingsWindows {
+                path: PathBuf::from("/home/me/.claude/settings.json"),
+                window: Some(Value::from(1_000_000)),
+                model_windows: Vec::new(),
+                model: Some(model.to_owned()),
+            }],
+            ..ThresholdInputs::default()
+        };
+        let api_only = RequestModel::api(Some(API_NAME));
+        for selected in [CLI_NAME, "sonnet[1m]", "claude-sonnet-4-5[1m]"] {
+            assert_eq!(
+                window_of(api_only, &with_model(selected)),
+                (
+                    MILLION_WINDOW,
+                    Some(967_000),
+                    "selected_model:settings:/home/me/.claude/settings.json#model".to_owned()
+                ),
+                "{selected}"
+            );
+        }
+        // A selection of another model, or without [1m], says nothing of this one.
+        for selected in ["opus[1m]", "sonnet", "claude-sonnet-4-6[1m]"] {
+            assert_eq!(
+                window_of(api_only, &with_model(selected)).1,
+                Some(167_000),
+                "{selected}"
+            );
+        }
+        // The environment before the settings, as the CLI reads them.
+        let mut both = with_model("sonnet");
+        both.environment.model = Some("sonnet[1m]".to_owned());
+        assert_eq!(
+            window_of(api_only, &both).2,
+            format!("selected_model:env:{MODEL_VARIABLE}")
+        );
+        // The CLI's own name beats a selection: the request says which window it had.
+        let plain = RequestModel {
+            api: Some(API_NAME),
+            requested: Some(API_NAME),
+        };
+        assert_eq!(window_of(plain, &with_model(CLI_NAME)).1, Some(167_000));
+    }
+
     #[test]
     fn an_unknown_version_or_model_is_said() {
-        let rule = rule_trigger(None, None, None, &ThresholdInputs::default());
+        let rule = rule_trigger(
+            None,
+            RequestModel::default(),
+            None,
+            &ThresholdInputs::default(),
+        );
         assert!(rule.assumptions.contains(&Assumption::ModelUnknown));
         assert!(matches!(
             rule.assumptions[0],
@@ -780,7 +1045,7 @@ mod tests {
         ));
         let rule = rule_trigger(
             Some("2.1.200"),
-            Some("claude-opus-4-6"),
+            RequestModel::api(Some("claude-opus-4-6")),
             None,
             &ThresholdInputs::default(),
         );
@@ -792,7 +1057,7 @@ mod tests {
         // The api-request's max_tokens, when lower than 20,000, is the reserve.
         let rule = rule_trigger(
             Some("2.1.332"),
-            Some("claude-opus-5-5"),
+            RequestModel::api(Some("claude-opus-5-5")),
             Some(8_000),
             &inputs_with_setting(200_000),
         );
@@ -811,6 +1076,7 @@ mod tests {
             _ => None,
         });
         assert_eq!(environment.window, Some(200_000));
+        assert_eq!(environment.model, None);
         assert_eq!(environment.percent_override, None);
         assert!(!environment.disable_million_window);
     }

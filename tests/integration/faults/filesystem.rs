@@ -205,6 +205,30 @@ fn nothing_changes(world: &World, transcript: &Path, wrapper: Option<(&str, &[&s
         }
         run.stderr_contains("the error log failed too").success();
     }
+    // After a compaction: the note when something is kept that the hook can read, and why the
+    // bytes since then cannot be kept, said (issue 30: with a readable copy it was silent).
+    let mut run = world
+        .program(Hook::Session.binary())
+        .stdin(
+            serde_json::json!({
+                "session_id": SESSION, "transcript_path": path, "cwd": "/",
+                "hook_event_name": "SessionStart", "source": "compact",
+            })
+            .to_string(),
+        )
+        .stderr_contains("after the compaction")
+        .stderr_contains("the error log failed too");
+    if let Some((program, args)) = wrapper {
+        run = run.via(program, args);
+    }
+    let stdout = run.success().stdout_text();
+    if !stdout.is_empty() {
+        let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert!(
+            answer["hookSpecificOutput"]["additionalContext"].is_string(),
+            "{stdout}"
+        );
+    }
     for command in ["install", "uninstall"] {
         let mut run = world.ctxhooks([command]);
         if let Some((program, args)) = wrapper {
@@ -246,7 +270,8 @@ fn a_read_only_state_folder_changes_nothing_and_the_hooks_say_why() {
     say_held(
         "filesystem",
         "a read-only state folder: every hook exit 0 with one line on stderr (the error log \
-         cannot be written either), install refused with an error, nothing changed in the state \
+         cannot be written either), SessionStart after a compaction with its note and why the \
+         new bytes cannot be kept, install refused with an error, nothing changed in the state \
          folder or the settings file",
     );
 }

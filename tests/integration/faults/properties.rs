@@ -13,7 +13,7 @@ use ctxhooks_commands::install::merge::{
     add_handler, contains_handler, drop_emptied_containers, remove_handler,
 };
 use ctxhooks_commands::install::status_line::{StatusLineAction, StatusLinePlan};
-use ctxhooks_commands::install::style::TextStyle;
+use ctxhooks_commands::settings::style::TextStyle;
 use ctxhooks_shared::hook::payload::{parse, read_first_object};
 use ctxhooks_shared::hook::precompact::PreCompactInput;
 use ctxhooks_shared::hook::stop::StopInput;
@@ -21,10 +21,11 @@ use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::hook::tooluse::ToolUseInput;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::usage_record::UsageRecord;
-use ctxhooks_shared::test_support::Shaped;
 use ctxhooks_shared::transcript::lines::{read_bounded_lines, split_lines};
+use ctxhooks_shared::transcript::origin::Origin;
 use ctxhooks_shared::transcript::record::Record;
-use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
+use ctxhooks_shared::transcript::shape::Shaped;
+use ctxhooks_shared::usage::ingest::{Ingest, SourceState};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Map, Value, json};

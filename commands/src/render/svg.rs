@@ -1,6 +1,5 @@
 //! What both SVG charts (`report --svg`, `history --svg`) need: the document written an element
-//! a line, text made safe inside an element, a round step for the grid, and a grid label's
-//! tokens in short.
+//! a line, text made safe inside an element, and a round step for the grid.
 
 use std::fmt::{Arguments, Write as _};
 
@@ -38,22 +37,4 @@ pub fn tick_step(maximum: f64) -> f64 {
         .map(|factor| magnitude * factor)
         .find(|step| *step >= raw)
         .unwrap_or(magnitude * 10.0)
-}
-
-/// A grid line's tokens: `950`, `168k` (rounded to the nearest thousand, a half up), `1.2M`.
-/// The Stop hook's warning has its own, rounded down (`ctxhooks_shared::gauge::short_tokens`):
-/// a gauge must never show more room than there is.
-#[expect(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "a grid line's tokens, not negative, far below 2^52, rounded for people"
-)]
-pub fn short_tokens(value: f64) -> String {
-    if value >= 1_000_000.0 {
-        format!("{:.1}M", value / 1_000_000.0)
-    } else if value >= 1_000.0 {
-        format!("{}k", (value / 1_000.0).round() as u64)
-    } else {
-        format!("{}", value.round() as u64)
-    }
 }
