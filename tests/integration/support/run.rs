@@ -44,6 +44,13 @@ const SIGKILL: i32 = 9;
 /// busy machine, never a timing assertion.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The time budget every hook run in a world gets (`CTXHOOKS_HOOK_BUDGET_MS`) in place of its
+/// own, which is sized for Claude Code's timeouts (0.9 s for `ctxhooks-session`): a bound against
+/// a hang, below [`DEFAULT_TIMEOUT`], that no hook reaches on a busy machine. A test about a
+/// deadline sets the budget it exercises; the real CLI runs the hooks with their own
+/// (`claude.rs`).
+pub const TEST_HOOK_BUDGET: Duration = Duration::from_secs(60);
+
 /// Our hook binaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
@@ -243,7 +250,7 @@ impl Run {
 
     /// Runs in `world`: `HOME`, `CLAUDE_CONFIG_DIR`, `CTXHOOKS_HOME` and the managed settings'
     /// folder point into it (the machine's own managed settings never reach a test), and the
-    /// current folder is its project. Every run needs a world.
+    /// current folder is its project. A hook gets [`TEST_HOOK_BUDGET`]. Every run needs a world.
     pub fn world(mut self, world: &World) -> Self {
         self.in_world = true;
         self.dir.get_or_insert_with(|| world.project());
@@ -253,6 +260,10 @@ impl Run {
             .env(
                 env_vars::CTXHOOKS_MANAGED_SETTINGS_DIR,
                 world.managed_settings_dir(),
+            )
+            .env(
+                env_vars::CTXHOOKS_HOOK_BUDGET_MS,
+                TEST_HOOK_BUDGET.as_millis().to_string(),
             )
     }
 
@@ -291,6 +302,16 @@ impl Run {
         self.env
             .insert(key.as_ref().to_owned(), Some(value.as_ref().to_owned()));
         self
+    }
+
+    /// Sets each of these variables on the child.
+    pub fn envs<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        self,
+        variables: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        variables
+            .into_iter()
+            .fold(self, |run, (key, value)| run.env(key, value))
     }
 
     /// Removes a variable from the child (one the world set, or one the child would inherit).
@@ -583,6 +604,11 @@ pub struct Kill {
 const POLL: Duration = Duration::from_micros(200);
 
 impl Running {
+    /// The program's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGKILL to the program `delay` after it started, unless it ended before, then
     /// gathers what it printed as [`Running::wait`] does (the expectations are checked, the exit
     /// code is not). Returns the outcome and whether the kill found the program still running.
