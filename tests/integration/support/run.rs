@@ -459,7 +459,12 @@ impl Run {
             .stderr(Stdio::piped());
         // Wine, loaded, now and then fails a process start with ERROR_INTERNAL_ERROR (1359);
         // the same start a moment later succeeds.
+        // A binary a test copied (to run it from another folder) is busy while a child another
+        // test thread forked in the moment the copy was open for writing still holds that
+        // descriptor; it is closed when that child runs its program. Tried again, within a
+        // bound against a hang.
         let mut spawned = command.spawn();
+        let busy_until = Instant::now() + Duration::from_secs(10);
         for _ in 0..3 {
             match &spawned {
                 Err(error) if cfg!(windows) && error.raw_os_error() == Some(1359) => {
@@ -468,6 +473,13 @@ impl Run {
                 }
                 _ => break,
             }
+        }
+        while let Err(error) = &spawned
+            && error.kind() == std::io::ErrorKind::ExecutableFileBusy
+            && Instant::now() < busy_until
+        {
+            std::thread::sleep(Duration::from_millis(20));
+            spawned = command.spawn();
         }
         let mut child =
             spawned.unwrap_or_else(|error| panic!("cannot start `{description}`: {error}"));
