@@ -99,19 +99,25 @@ impl Hook {
 }
 
 /// The hook binary `name` beside [`CTXHOOKS`], checked to be up to date as cargo judges it: no
-/// source its dep-info file (`<name>.d` beside it, which cargo writes for every binary) lists
-/// is newer than it.
+/// source its dep-info file (see [`dep_info_of`]) lists is newer than it.
 fn built(name: &str) -> Result<PathBuf, String> {
     let path = Path::new(CTXHOOKS).with_file_name(binary_file_name(name));
-    let built = fs_err::metadata(&path)
-        .and_then(|metadata| metadata.modified())
-        .map_err(|error| {
-            format!(
-                "the hook binary `{}` is not built ({error})",
-                path.display()
-            )
-        })?;
-    let dep_info = path.with_file_name(format!("{name}.d"));
+    let metadata = fs_err::metadata(&path).map_err(|error| {
+        format!(
+            "the hook binary `{}` is not built ({error})",
+            path.display()
+        )
+    })?;
+    let built = metadata
+        .modified()
+        .map_err(|error| format!("`{}` has no modification time: {error}", path.display()))?;
+    let dep_info = dep_info_of(&path, name, &metadata).ok_or_else(|| {
+        format!(
+            "cannot tell whether `{}` is up to date: neither `{name}.d` beside it nor a dep-info \
+             file in `deps/` belongs to it",
+            path.display()
+        )
+    })?;
     let text = fs_err::read_to_string(&dep_info).map_err(|error| {
         format!(
             "cannot tell whether `{}` is up to date: {error}",
@@ -135,6 +141,49 @@ fn built(name: &str) -> Result<PathBuf, String> {
         }
     }
     Ok(path)
+}
+
+/// The dep-info file of the binary at `path`. Cargo compiles a binary into `deps/<name>-<hash>`,
+/// with its dep-info file `deps/<name>-<hash>.d` beside it, then links it up as `<name>`; only
+/// `cargo build` also writes `<name>.d` there (`cargo test --workspace` builds another package's
+/// binaries without one). The compiled file the binary is linked from (same length and time)
+/// gives its own, else `<name>.d` beside it.
+fn dep_info_of(path: &Path, name: &str, binary: &std::fs::Metadata) -> Option<PathBuf> {
+    let same = |candidate: &Path| {
+        fs_err::metadata(candidate).is_ok_and(|metadata| {
+            metadata.len() == binary.len() && metadata.modified().ok() == binary.modified().ok()
+        })
+    };
+    let prefix = format!("{}-", name.replace('-', "_"));
+    let suffix = binary_file_name("");
+    let compiled = fs_err::read_dir(path.with_file_name("deps"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|candidate| {
+            candidate
+                .file_name()
+                .and_then(OsStr::to_str)
+                .is_some_and(|file| {
+                    file.starts_with(&prefix)
+                        && file.ends_with(&suffix)
+                        && candidate.extension() != Some(OsStr::new("d"))
+                        && same(candidate)
+                })
+        });
+    let from_compiled = compiled.map(|compiled| {
+        let stem = compiled
+            .file_name()
+            .and_then(OsStr::to_str)
+            .unwrap_or_default();
+        compiled.with_file_name(format!("{}.d", stem.strip_suffix(&suffix).unwrap_or(stem)))
+    });
+    from_compiled
+        .filter(|dep_info| dep_info.is_file())
+        .or_else(|| {
+            Some(path.with_file_name(format!("{name}.d"))).filter(|beside| beside.is_file())
+        })
 }
 
 /// The sources of a dep-info file's first rule (`target: source source ...`, a space in a path
