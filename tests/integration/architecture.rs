@@ -323,6 +323,7 @@ const SHARED_LAYERS: [&[&str]; 9] = [
         "version",
         "model_name",
         "shell_word",
+        "causes",
         "notes",
         "settings_file",
     ],

@@ -25,6 +25,7 @@ use crate::time::Time;
 use crate::usage::log::{SessionLog, read_session_log};
 use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::{MARK_KIND, SidecarLine};
@@ -148,9 +149,10 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
             }
             Err(error) => {
                 export.problems.push(format!(
-                    "the state folder {} could not be read ({error:#}): no usage log, snapshot, \
+                    "the state folder {} could not be read ({}): no usage log, snapshot, \
                      tool event or verdict of it is exported",
-                    state.root().display()
+                    state.root().display(),
+                    Causes(&error)
                 ));
                 Vec::new()
             }

@@ -191,7 +191,7 @@ fn build(
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
                 if files::is_io_kind(
-                    &error,
+                    error.as_ref(),
                     &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
                 ) =>
             {

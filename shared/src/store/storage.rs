@@ -398,7 +398,7 @@ fn remove_all(path: &Path) -> Result<()> {
 }
 
 /// Appends `record` to `<state>/pruned.jsonl`.
-pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<()> {
+pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<(), files::FileError> {
     files::append_json_line(&state.prune_log(), record)
 }
 
