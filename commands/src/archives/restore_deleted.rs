@@ -96,7 +96,10 @@ pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<Delet
             force: false,
             leave_existing: true,
         });
-        match request.and_then(|request| restore(state, &request)) {
+        match request
+            .map_err(anyhow::Error::from)
+            .and_then(|request| restore(state, &request))
+        {
             Ok(restored) => Either::Left(restored),
             Err(error) => Either::Right(FailedRestore {
                 session_id: session.session_id.clone(),
