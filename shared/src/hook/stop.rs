@@ -125,17 +125,17 @@ pub fn handle(context: &HookContext) -> Result<()> {
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
         // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
         // anything else that is there (a folder, a FIFO, a link) is refused.
-        let agent = TranscriptFile::open_if_present(agent_transcript)
-            .and_then(|file| {
-                file.map_or(Ok(()), |file| {
-                    let mut file = file.checked()?;
-                    let name = subagent_name(transcript, &session, agent_transcript);
-                    keep_in_hook(&context.state, context, &session, name, &mut file);
-                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
-                    log_usage(&context.state, context, &session, &mut file, &origin)
-                })
-            })
-            .context("failed to log the sub-agent transcript's usage");
+        let agent = (|| -> Result<()> {
+            if let Some(file) = TranscriptFile::open_if_present(agent_transcript)? {
+                let mut file = file.checked()?;
+                let name = subagent_name(transcript, &session, agent_transcript);
+                keep_in_hook(&context.state, context, &session, name, &mut file);
+                let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
+                log_usage(&context.state, context, &session, &mut file, &origin)?;
+            }
+            Ok(())
+        })()
+        .context("failed to log the sub-agent transcript's usage");
         if let Err(error) = agent {
             context.note(error);
         }
