@@ -322,7 +322,8 @@ fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
         Ok(None) => return,
         Err(error) => {
             return writer.problem(&format!(
-                "the provenance sidecar could not be read ({error:#}): no tool event is exported"
+                "the provenance sidecar could not be read ({}): no tool event is exported",
+                Causes(&error)
             ));
         }
     };

@@ -178,7 +178,9 @@ fn rotate_logs(context: &HookContext, session: &SessionId) {
         (state.errors_log(), ERRORS_LOG_LIMIT),
     ] {
         if let Err(error) = rotation::rotate_if_over(&log, limit, Writers::LockTheLog) {
-            context.note(error.context(format!("failed to rotate `{}`", log.display())));
+            context.note(
+                anyhow::Error::new(error).context(format!("failed to rotate `{}`", log.display())),
+            );
         }
     }
 }

@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use anyhow::Result;
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::store::files::{self, FileError};
+use crate::store::rotation::LogError;
 use crate::store::state_dir::StateDir;
 
 /// One line of `errors.log`.
@@ -64,7 +64,7 @@ pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<(), FileError> {
 
 /// Every record of an error log, its rotated parts before it (`store/rotation.rs`; unreadable
 /// lines are shown as they are).
-pub fn read_all(path: &Path) -> Result<Vec<ErrorRecord>> {
+pub fn read_all(path: &Path) -> Result<Vec<ErrorRecord>, LogError> {
     let Some(bytes) = crate::store::rotation::read_log(path)? else {
         return Ok(Vec::new());
     };
