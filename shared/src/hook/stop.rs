@@ -155,7 +155,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 ));
             }
         }
-        Err(error) => context.note(error.context("failed to apply the configured storage limits")),
+        Err(error) => context.note(
+            anyhow::Error::new(error).context("failed to apply the configured storage limits"),
+        ),
     }
     main
 }
