@@ -10,14 +10,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use ctxhooks_commands::usage::classify::classify_drops;
-use ctxhooks_commands::usage::drops::{
+use ctxhooks_commands::facts::classify::classify_drops;
+use ctxhooks_commands::facts::drops::{
     Basis, Confidence, DEFAULT_MIN_DROP, DropClass, DropEvidence, FallCause, MainChain, Opening,
     UndecidedReason,
 };
-use ctxhooks_commands::usage::estimates::Derivation;
-use ctxhooks_commands::usage::log::{SessionLog, log_from_transcript};
-use ctxhooks_commands::usage::report::{ReportOptions, SessionReport, build_report};
+use ctxhooks_commands::facts::estimates::Derivation;
+use ctxhooks_commands::facts::log::{SessionLog, log_from_transcript};
+use ctxhooks_commands::facts::report::{ReportOptions, SessionReport, build_report};
 use ctxhooks_shared::store::usage_record::{CacheTtl, RequestMarker};
 use ctxhooks_shared::usage::threshold::{ThresholdInputs, WindowSource};
 
@@ -279,7 +279,7 @@ fn unlogged_micro_compactions_are_heuristic_at_the_versions_warning_level() {
 /// Sets the context of the request `key` to `tokens`, `read` of them read from the cache (the
 /// rest written, but the uncached input).
 fn set_context(log: &mut SessionLog, key: &str, tokens: u64, read: u64) {
-    use ctxhooks_commands::usage::log::TimelineItem;
+    use ctxhooks_commands::facts::log::TimelineItem;
     for item in &mut log.timeline {
         if let TimelineItem::Request(row) = item
             && row.key == key

@@ -14,6 +14,8 @@ use super::records::{
     CompactionRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
     SnapshotRecord, Source, ToolEventRecord,
 };
+use crate::facts::log::{SessionLog, read_session_log};
+use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
@@ -22,8 +24,6 @@ use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
 use crate::snapshots::catalog::{SnapshotEntry, scan_archive};
 use crate::time::Time;
-use crate::usage::log::{SessionLog, read_session_log};
-use crate::usage::report::{ReportOptions, SessionReport, build_report};
 use crate::usage::text::drop_evidence_text;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;

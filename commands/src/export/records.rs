@@ -5,10 +5,10 @@
 
 use serde::Serialize;
 
+use crate::facts::drops::{Basis, Confidence};
+use crate::facts::estimates::Derivation;
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
-use crate::usage::drops::{Basis, Confidence};
-use crate::usage::estimates::Derivation;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage};

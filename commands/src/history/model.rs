@@ -8,12 +8,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
+use crate::facts::estimates::ratio;
+use crate::facts::report::{ReportOptions, Totals};
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::estimates::ratio;
-use crate::usage::report::{ReportOptions, Totals};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of the history's JSON layout.

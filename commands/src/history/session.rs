@@ -7,16 +7,16 @@ use chrono::NaiveDate;
 
 use serde::Serialize;
 
+use crate::facts::compactions::Compaction;
+use crate::facts::drops::{Basis, Confidence};
+use crate::facts::estimates::{Derivation, ratio};
+use crate::facts::log::SessionLog;
+use crate::facts::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
 use crate::projects::window::TimeWindow;
 use crate::time::Time;
-use crate::usage::compactions::Compaction;
-use crate::usage::drops::{Basis, Confidence};
-use crate::usage::estimates::{Derivation, ratio};
-use crate::usage::log::SessionLog;
-use crate::usage::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::SourceRow;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::cache::{Cache, read_through};
 use super::discover::{Problem, ProblemKind, SessionFiles};
-use crate::usage::log::SessionLog;
+use crate::facts::log::SessionLog;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 
 /// One session's transcripts, read.

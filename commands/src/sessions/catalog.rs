@@ -11,10 +11,10 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::facts::log::{SessionLog, TimelineItem, read_session_log};
 use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::snapshots::catalog::list_snapshots;
 use crate::time::rfc3339;
-use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;

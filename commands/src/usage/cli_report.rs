@@ -9,13 +9,13 @@ use clap::Args;
 
 use super::cli_usage::load_log;
 use super::json::report_json;
-use super::log::read_session_log;
-use super::report::{ReportOptions, SessionReport, build_report};
+use crate::facts::drops::DEFAULT_MIN_DROP;
+use crate::facts::log::read_session_log;
+use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::output;
 use crate::output_file::RenderArgs;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
-use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;

@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
 
-use super::log::{SessionLog, TimelineItem, log_from_transcript, read_session_log};
 use super::text::rows_table;
+use crate::facts::log::{SessionLog, TimelineItem, log_from_transcript, read_session_log};
 use crate::output;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::report::SessionReport;
 use super::text::{drop_evidence_text, request_label, trigger_text, warning_text};
+use crate::facts::report::SessionReport;
 
 /// The report as the JSON value `ctxhooks report --json` prints.
 pub fn report_json(report: &SessionReport) -> Value {

@@ -3,14 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::compactions::Compaction;
-use super::drops::{
+use crate::facts::compactions::Compaction;
+use crate::facts::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
 };
-use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
-use super::log::{SessionLog, SkippedLogLines, TimelineItem};
-use super::report::{SessionReport, Totals};
-use super::warnings::Warning;
+use crate::facts::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
+use crate::facts::log::{SessionLog, SkippedLogLines, TimelineItem};
+use crate::facts::report::{SessionReport, Totals};
+use crate::facts::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
 use crate::render::table::{Column, write_cells};

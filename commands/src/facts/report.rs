@@ -10,7 +10,7 @@ use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate, ratio};
 use super::log::{SessionLog, SkippedLogLines};
-use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
+use super::snapshot_check::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::warnings::{Warning, find_warnings};
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
@@ -251,8 +251,8 @@ impl SessionReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::drops::{Basis, DropClass, DropEvidence};
     use crate::test_support::usage_row;
-    use crate::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
 

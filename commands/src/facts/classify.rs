@@ -396,8 +396,8 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+    use crate::facts::drops::DEFAULT_MIN_DROP;
     use crate::test_support::usage_row;
-    use crate::usage::drops::DEFAULT_MIN_DROP;
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
 

@@ -1,0 +1,13 @@
+//! One session's facts, computed once from its usage log: its requests and their token sums, the
+//! main chain's drops (each with its class and evidence), its compactions matched with their
+//! snapshots, the trigger and floor estimates, and warnings. `report`, `history` and `export` are
+//! views of these; nothing here imports a capability (a test checks it).
+
+pub mod classify;
+pub mod compactions;
+pub mod drops;
+pub mod estimates;
+pub mod log;
+pub mod report;
+pub mod snapshot_check;
+pub mod warnings;
