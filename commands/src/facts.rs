@@ -1,4 +1,4 @@
-//! One session's facts, computed once from its usage log: its requests and their token sums, the
+//! One session's facts, computed once from its usage log: its requests and their tally (one type that counts, sums and merges), the
 //! main chain's drops (each with its class and evidence), its compactions matched with their
 //! snapshots, the trigger and floor estimates, and warnings. `report`, `history` and `export` are
 //! views of these; nothing here imports a capability (a test checks it).
@@ -10,4 +10,5 @@ pub mod estimates;
 pub mod log;
 pub mod report;
 pub mod snapshot_check;
+pub mod tally;
 pub mod warnings;

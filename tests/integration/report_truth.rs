@@ -204,7 +204,13 @@ fn only_sub_agents_requests_give_no_trigger() {
     let report = report_of(&log_of(&transcript_fixture(
         "marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
     )));
-    assert_eq!((report.main_requests, report.sidechain_requests), (0, 1));
+    assert_eq!(
+        (
+            report.tally.main_requests,
+            report.tally.sidechain_requests()
+        ),
+        (0, 1)
+    );
     assert_eq!(report.estimates.trigger.derivation, Derivation::NoMainChain);
     assert_eq!(report.estimates.trigger.tokens, None);
     assert_eq!(report.estimates.room_left, None);

@@ -492,8 +492,8 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
             version: log.main_version(),
             first_time: log.first_time(),
-            requests: report.requests,
-            main_requests: report.main_requests,
+            requests: report.tally.requests,
+            main_requests: report.tally.main_requests,
             peak_context: report.peak.as_ref().map(|peak| peak.context_tokens),
             trigger_tokens: trigger,
             trigger_derivation: report.estimates.trigger.derivation,
@@ -502,8 +502,8 @@ fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionRepo
             peak_to_trigger: report.peak_to_trigger(),
             compactions: report.compactions.len(),
             drops: report.drops.len(),
-            tokens: report.totals.tokens,
-            advisor_usage: report.totals.advisor.clone(),
+            tokens: report.tally.tokens,
+            advisor_usage: report.tally.advisor.clone(),
         },
     );
 }

@@ -11,15 +11,14 @@ use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate, ratio};
 use super::log::{SessionLog, SkippedLogLines};
 use super::snapshot_check::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
+use super::tally::{NEAR_TRIGGER_RATIO, Tally};
 use super::warnings::{Warning, find_warnings};
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 use ctxhooks_shared::store::status_window::StatusWindow;
-use ctxhooks_shared::store::usage_record::{
-    ModelUsage, SkippedLinesRow, SourceRow, TokenUsage, UsageRow, add_by_model,
-};
+use ctxhooks_shared::store::usage_record::{SkippedLinesRow, SourceRow};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
 /// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
@@ -86,25 +85,6 @@ impl ReportOptions {
     }
 }
 
-/// Token sums over every request (main chain and sub-agents), output the largest per request;
-/// `advisor` is the advisor's own tokens (its `advisor_message` iterations), by model: spent by
-/// another model than the session's, so not in the sums (ccusage lists them as that model's).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Totals {
-    #[serde(flatten)]
-    pub tokens: TokenUsage,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub advisor: Vec<ModelUsage>,
-}
-
-impl Totals {
-    /// Adds `more`'s sums (saturating).
-    pub fn add(&mut self, more: &Self) {
-        self.tokens = self.tokens.saturating_add(more.tokens);
-        add_by_model(&mut self.advisor, &more.advisor);
-    }
-}
-
 /// The largest main-chain context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Peak {
@@ -123,11 +103,9 @@ pub struct SessionReport {
     pub session_id: Option<String>,
     /// The transcripts the rows came from.
     pub transcripts: Vec<String>,
-    /// Requests (main chain and sub-agents).
-    pub requests: usize,
-    pub main_requests: usize,
-    pub sidechain_requests: usize,
-    pub totals: Totals,
+    /// Its requests and their tokens, its compactions, and whether it ran near its trigger.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
     /// Main-chain context per request, in order (for charts).
@@ -163,7 +141,6 @@ pub fn build_report(
     snapshots: Option<&[SnapshotEntry]>,
     options: &ReportOptions,
 ) -> SessionReport {
-    let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
     let chained = |source: &&SourceRow| {
         chain
@@ -192,14 +169,17 @@ pub fn build_report(
     let estimates = estimate(&chain, &compactions, &inputs, &attempts);
     let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
-    let mut totals = Totals::default();
-    for row in &rows {
+    let mut tally = Tally {
+        sessions: 1,
+        compactions: compactions.len(),
+        sessions_with_compaction: usize::from(!compactions.is_empty()),
+        ..Tally::default()
+    };
+    for row in log.requests() {
         if !transcripts.contains(&row.transcript) {
             transcripts.push(row.transcript.clone());
         }
-        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.tokens = totals.tokens.saturating_add(row.tokens);
-        add_by_model(&mut totals.advisor, &row.advisor_usage);
+        tally.add(row);
     }
     let peak = chain
         .requests
@@ -211,14 +191,11 @@ pub fn build_report(
             request: index + 1,
             time: chain.times[index].clone(),
         });
-    SessionReport {
+    let mut report = SessionReport {
         schema: REPORT_SCHEMA,
         session_id: session_id.map(ToOwned::to_owned),
         transcripts,
-        requests: rows.len(),
-        main_requests: chain.requests.len(),
-        sidechain_requests: rows.len() - chain.requests.len(),
-        totals,
+        tally,
         peak,
         contexts: chain
             .requests
@@ -235,7 +212,9 @@ pub fn build_report(
         warnings,
         skipped_lines: log.skipped.clone(),
         skipped_log_lines: log.skipped_log_lines.clone(),
-    }
+    };
+    report.tally.sessions_near_trigger = usize::from(report.runs_near_trigger());
+    report
 }
 
 impl SessionReport {
@@ -245,6 +224,12 @@ impl SessionReport {
             self.peak.as_ref()?.context_tokens,
             self.estimates.trigger.tokens?,
         )
+    }
+
+    /// Returns true if and only if the peak reached [`NEAR_TRIGGER_RATIO`] of T.
+    pub fn runs_near_trigger(&self) -> bool {
+        self.peak_to_trigger()
+            .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
     }
 }
 

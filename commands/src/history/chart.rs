@@ -89,7 +89,7 @@ pub fn render_svg(history: &History) -> String {
 <text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>
 <text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>
 "#,
-        history.totals.sessions, history.totals.compactions
+        history.totals.tally.sessions, history.totals.tally.compactions
     ));
     // The grid: a line and its tokens at each step.
     let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);

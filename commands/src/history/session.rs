@@ -11,7 +11,8 @@ use crate::facts::compactions::Compaction;
 use crate::facts::drops::{Basis, Confidence};
 use crate::facts::estimates::{Derivation, ratio};
 use crate::facts::log::SessionLog;
-use crate::facts::report::{Peak, ReportOptions, SessionReport, Totals, build_report};
+use crate::facts::report::{Peak, ReportOptions, SessionReport, build_report};
+use crate::facts::tally::Tally;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{LoadedSession, TranscriptSummary, load_session};
@@ -19,9 +20,6 @@ use crate::projects::window::TimeWindow;
 use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::SourceRow;
-
-/// A peak at or above this share of T counts as running near the trigger.
-pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
 
 /// What the history says about one session: the report's facts, summarized.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,12 +44,9 @@ pub struct SessionSummary {
     pub first_time: Option<Time>,
     /// The time of its last request.
     pub last_time: Option<Time>,
-    /// Requests (main chain and sub-agents).
-    pub requests: usize,
-    pub main_requests: usize,
-    pub sidechain_requests: usize,
-    /// Token sums over every request.
-    pub totals: Totals,
+    /// Its requests and their tokens, its compactions, and whether it ran near its trigger.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
     /// Compactions by what they rest on.
@@ -124,19 +119,12 @@ pub struct CompactionMark {
     pub context_after: Option<u64>,
 }
 
-/// One day's requests and compactions from one session (the history adds them up).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct DayTotals {
-    /// The day, `YYYY-MM-DD` in UTC.
-    pub day: String,
-    /// Sessions with a request that day.
-    pub sessions: usize,
-    pub requests: usize,
-    pub main_requests: usize,
-    pub totals: Totals,
-    pub compactions: usize,
-    /// The largest main-chain context.
-    pub peak_context: u64,
+/// One UTC day's requests and compactions, of one session or (merged) of every session with a
+/// request that day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    pub date: NaiveDate,
+    pub tally: Tally,
 }
 
 /// What one session gives the history.
@@ -145,7 +133,7 @@ pub struct SessionOutcome {
     /// Its summary, when it has requests (in the time window).
     pub summary: Option<SessionSummary>,
     /// Its requests and compactions per day, within the time window.
-    pub days: Vec<DayTotals>,
+    pub days: Vec<Day>,
     /// What could not be read.
     pub problems: Vec<Problem>,
     /// Transcripts read, and their bytes.
@@ -237,10 +225,7 @@ pub fn summary_of(
         transcripts: loaded.transcripts.clone(),
         first_time: loaded.log.first_time(),
         last_time: loaded.log.last_time(),
-        requests: report.requests,
-        main_requests: report.main_requests,
-        sidechain_requests: report.sidechain_requests,
-        totals: report.totals.clone(),
+        tally: report.tally.clone(),
         peak: report.peak.clone(),
         compaction_counts: counts,
         compactions: report.compactions.iter().map(mark_of).collect(),
@@ -299,29 +284,24 @@ fn days_of(
     times: &[Option<Time>],
     report: &SessionReport,
     window: &TimeWindow,
-) -> Vec<DayTotals> {
-    // Keyed by date, in order, each day's text written once.
-    let mut days: BTreeMap<NaiveDate, DayTotals> = BTreeMap::new();
+) -> Vec<Day> {
+    let mut days: BTreeMap<NaiveDate, Tally> = BTreeMap::new();
     let day_of = |time: &Option<Time>| window.day_of(time.as_ref()?);
-    let new_day = |date: NaiveDate| DayTotals {
-        day: date.format("%Y-%m-%d").to_string(),
+    let one_session = || Tally {
         sessions: 1,
-        ..DayTotals::default()
+        ..Tally::default()
     };
     for (row, time) in log.requests().zip(times) {
-        let Some(day) = day_of(time) else { continue };
-        let totals = days.entry(day).or_insert_with(|| new_day(day));
-        totals.requests += 1;
-        totals.totals.tokens = totals.totals.tokens.saturating_add(row.tokens);
-        if !row.sidechain {
-            totals.main_requests += 1;
-            totals.peak_context = totals.peak_context.max(row.context_tokens);
+        if let Some(day) = day_of(time) {
+            days.entry(day).or_insert_with(one_session).add(row);
         }
     }
     for compaction in &report.compactions {
         if let Some(day) = day_of(&compaction.time) {
-            days.entry(day).or_insert_with(|| new_day(day)).compactions += 1;
+            days.entry(day).or_insert_with(one_session).compactions += 1;
         }
     }
-    days.into_values().collect()
+    days.into_iter()
+        .map(|(date, tally)| Day { date, tally })
+        .collect()
 }

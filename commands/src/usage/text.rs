@@ -9,7 +9,8 @@ use crate::facts::drops::{
 };
 use crate::facts::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
 use crate::facts::log::{SessionLog, SkippedLogLines, TimelineItem};
-use crate::facts::report::{SessionReport, Totals};
+use crate::facts::report::SessionReport;
+use crate::facts::tally::Tally;
 use crate::facts::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
@@ -29,7 +30,7 @@ use ctxhooks_shared::usage::threshold::{
 /// How the report names a request by its number: "main-chain request" when sub-agent rows make
 /// that numbering differ from the rows of `ctxhooks usage`, else "request".
 pub fn request_label(report: &SessionReport) -> &'static str {
-    if report.sidechain_requests > 0 {
+    if report.tally.sidechain_requests() > 0 {
         "main-chain request"
     } else {
         "request"
@@ -66,12 +67,12 @@ fn model_text(usage: &ModelUsage, between: &str) -> String {
     format!("{name}{between}{}", tokens_text(&usage.tokens))
 }
 
-/// The token line of `totals`, then one line per model of the advisor's own tokens (another
+/// The token line of `tally`, then one line per model of the advisor's own tokens (another
 /// model than the session's spent them, so the token line does not count them), each line
 /// starting with `indent`.
-pub fn totals_lines(totals: &Totals, indent: &str) -> String {
-    let mut text = format!("{indent}tokens: {}\n", tokens_text(&totals.tokens));
-    for usage in &totals.advisor {
+pub fn totals_lines(tally: &Tally, indent: &str) -> String {
+    let mut text = format!("{indent}tokens: {}\n", tokens_text(&tally.tokens));
+    for usage in &tally.advisor {
         let advisor = model_text(usage, " (not in the tokens above): ");
         let _ = writeln!(text, "{indent}advisor {advisor}");
     }
@@ -207,10 +208,10 @@ pub fn report_text(report: &SessionReport) -> String {
     );
     let mut text = format!(
         "{title}\n  requests: {} ({} main chain, {} sub-agent)\n{}",
-        report.requests,
-        report.main_requests,
-        report.sidechain_requests,
-        totals_lines(&report.totals, "  ")
+        report.tally.requests,
+        report.tally.main_requests,
+        report.tally.sidechain_requests(),
+        totals_lines(&report.tally, "  ")
     );
     let transcript_lines = report.skipped_lines.iter().map(skipped_text);
     let log_lines = report.skipped_log_lines.iter().map(skipped_log_text);
