@@ -69,6 +69,44 @@ impl Compaction {
     }
 }
 
+/// Compactions by what they rest on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CompactionCounts {
+    /// All of them.
+    pub total: usize,
+    /// Proven by a record.
+    pub structural: usize,
+    /// The shape of one, from the CLI's compaction zone.
+    pub heuristic_high: usize,
+    /// The shape of one, far below the zone.
+    pub heuristic_low: usize,
+    /// Trigger `auto`.
+    pub automatic: usize,
+    /// Trigger `manual`.
+    pub manual: usize,
+}
+
+impl CompactionCounts {
+    /// `compactions` counted.
+    pub fn of(compactions: &[Compaction]) -> Self {
+        let mut counts = Self::default();
+        for compaction in compactions {
+            counts.total += 1;
+            match (compaction.basis, compaction.confidence) {
+                (Basis::Structural, _) => counts.structural += 1,
+                (_, Some(Confidence::High)) => counts.heuristic_high += 1,
+                _ => counts.heuristic_low += 1,
+            }
+            match compaction.trigger {
+                Some(Trigger::Auto) => counts.automatic += 1,
+                Some(Trigger::Manual) => counts.manual += 1,
+                _ => {}
+            }
+        }
+        counts
+    }
+}
+
 /// Main-chain requests after which an automatic `PreCompact` snapshot was taken with no
 /// compaction following: (request index, snapshot time).
 pub fn attempted_compactions(

@@ -89,6 +89,18 @@ impl SessionLog {
         main.filter_map(|row| row.facts.version.clone()).last()
     }
 
+    /// The source of `transcript`, when the log read it.
+    pub fn source_of(&self, transcript: &str) -> Option<&SourceRow> {
+        self.sources
+            .iter()
+            .find(|source| source.transcript == transcript)
+    }
+
+    /// The first `cwd` any of its transcripts names.
+    pub fn first_cwd(&self) -> Option<&str> {
+        self.sources.iter().find_map(|source| source.cwd.as_deref())
+    }
+
     /// The time of the first request that has one.
     pub fn first_time(&self) -> Option<Time> {
         Time::of(self.requests().find_map(|row| row.time.as_deref()))

@@ -1,6 +1,7 @@
 //! One session's report: requests, peak context, drops with their class and evidence,
 //! compactions matched with snapshots, the estimates, and warnings.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -230,6 +231,50 @@ impl SessionReport {
     pub fn runs_near_trigger(&self) -> bool {
         self.peak_to_trigger()
             .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
+    }
+
+    /// The drops per class (by its name) and per basis (`structural`, `heuristic`, `none`).
+    pub fn drops_by_class_and_basis(&self) -> [BTreeMap<&'static str, usize>; 2] {
+        let (mut classes, mut bases) = (BTreeMap::new(), BTreeMap::new());
+        for drop in &self.drops {
+            *classes.entry(drop.class.into()).or_insert(0) += 1;
+            *bases.entry(drop.basis.into()).or_insert(0) += 1;
+        }
+        [classes, bases]
+    }
+
+    /// The context added by adjacent main-chain requests that both reported tokens and where it
+    /// rose with no compaction between them, and how many such steps there were.
+    pub fn growth(&self) -> Growth {
+        let mut growth = Growth::default();
+        for (index, pair) in self.contexts.windows(2).enumerate() {
+            // `next_request` numbers from 1: the request after the pair's first is `index + 2`.
+            let compacted = self
+                .compactions
+                .iter()
+                .any(|compaction| compaction.next_request == index + 2);
+            if pair[0] > 0 && pair[1] > pair[0] && !compacted {
+                growth.tokens += pair[1] - pair[0];
+                growth.steps += 1;
+            }
+        }
+        growth
+    }
+}
+
+/// How fast a session's main chain filled its context between compactions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Growth {
+    /// The context added by the main-chain requests that added some.
+    pub tokens: u64,
+    /// How many main-chain requests added context.
+    pub steps: u64,
+}
+
+impl Growth {
+    /// Tokens added per request that added some (mean).
+    pub fn per_request(self) -> Option<f64> {
+        ratio(self.tokens, self.steps)
     }
 }
 

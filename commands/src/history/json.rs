@@ -5,7 +5,8 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde_json::{Value, json};
 
 use super::model::{HISTORY_SCHEMA, History, HistoryTotals, ProjectTotals};
-use super::session::Day;
+use super::session::{Day, HistorySession};
+use crate::facts::compactions::{Compaction, CompactionCounts};
 
 /// The history as one JSON value.
 pub fn history_json(history: &History) -> Value {
@@ -86,5 +87,73 @@ impl Serialize for HistoryTotals {
         totals.serialize_field("passed_lines", &self.passed_lines)?;
         totals.serialize_field("cached_transcripts", &self.cached_transcripts)?;
         totals.end()
+    }
+}
+
+impl Serialize for HistorySession {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (summary, report) = (&self.summary, &self.report);
+        let (tally, estimates) = (&report.tally, &report.estimates);
+        let [drops_by_class, drops_by_basis] = report.drops_by_class_and_basis();
+        let growth = report.growth();
+        let skipped = report.skipped_lines.iter();
+        let mut session = serializer.serialize_struct("HistorySession", 34)?;
+        session.serialize_field("session_id", &summary.session_id)?;
+        session.serialize_field("project", &self.project)?;
+        session.serialize_field("projects_folder", &self.projects_folder)?;
+        session.serialize_field("cwd", &summary.cwd)?;
+        session.serialize_field("title", &summary.title)?;
+        session.serialize_field("session_kind", &summary.session_kind)?;
+        session.serialize_field("entrypoint", &summary.entrypoint)?;
+        session.serialize_field("version", &summary.version)?;
+        session.serialize_field("transcripts", &self.transcripts)?;
+        session.serialize_field("first_time", &summary.first_time)?;
+        session.serialize_field("last_time", &summary.last_time)?;
+        session.serialize_field("requests", &tally.requests)?;
+        session.serialize_field("main_requests", &tally.main_requests)?;
+        session.serialize_field("sidechain_requests", &tally.sidechain_requests())?;
+        session.serialize_field("totals", &tally.totals())?;
+        session.serialize_field("peak", &report.peak)?;
+        let counts = CompactionCounts::of(&report.compactions);
+        session.serialize_field("compaction_counts", &counts)?;
+        let marks: Vec<Mark> = report.compactions.iter().map(Mark).collect();
+        session.serialize_field("compactions", &marks)?;
+        session.serialize_field("drops", &report.drops.len())?;
+        session.serialize_field("drops_by_class", &drops_by_class)?;
+        session.serialize_field("drops_by_basis", &drops_by_basis)?;
+        session.serialize_field("trigger", &estimates.trigger.tokens)?;
+        session.serialize_field("trigger_derivation", &estimates.trigger.derivation)?;
+        session.serialize_field("cap", &estimates.cap.tokens)?;
+        session.serialize_field("cap_source", &estimates.cap.source.to_string())?;
+        session.serialize_field("floor", &estimates.floor)?;
+        session.serialize_field("headroom", &estimates.headroom)?;
+        session.serialize_field("peak_to_trigger", &report.peak_to_trigger())?;
+        session.serialize_field("growth_per_request", &growth.per_request())?;
+        session.serialize_field("growth_tokens", &growth.tokens)?;
+        session.serialize_field("growth_steps", &growth.steps)?;
+        let warnings: Vec<&str> = report.warnings.iter().map(<&str>::from).collect();
+        session.serialize_field("warnings", &warnings)?;
+        let unreadable: u64 = skipped.clone().map(|row| row.unreadable).sum();
+        session.serialize_field("unreadable_lines", &unreadable)?;
+        let overlong: u64 = skipped.map(|row| row.overlong).sum();
+        session.serialize_field("overlong_lines", &overlong)?;
+        session.end()
+    }
+}
+
+/// A compaction as a history session lists it: when, on what it rests, the context around it.
+struct Mark<'a>(&'a Compaction);
+
+impl Serialize for Mark<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let compaction = self.0;
+        let mut mark = serializer.serialize_struct("Mark", 6)?;
+        mark.serialize_field("time", &compaction.time)?;
+        mark.serialize_field("basis", &compaction.basis)?;
+        mark.serialize_field("confidence", &compaction.confidence)?;
+        mark.serialize_field("trigger", &compaction.trigger)?;
+        mark.serialize_field("context_before", &compaction.context_before)?;
+        mark.serialize_field("context_after", &compaction.context_after)?;
+        mark.end()
     }
 }

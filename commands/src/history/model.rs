@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
-use super::session::{Day, SessionSummary, summarize_session};
-use crate::facts::estimates::ratio;
-use crate::facts::report::ReportOptions;
+use super::session::{Day, HistorySession, summarize_session};
+use crate::facts::report::{Growth, ReportOptions};
 use crate::facts::tally::Tally;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
@@ -41,7 +40,7 @@ pub struct History {
     /// What was asked for.
     pub query: HistoryQuery,
     /// Every session with a request in the window, by its first request's time.
-    pub sessions: Vec<SessionSummary>,
+    pub sessions: Vec<HistorySession>,
     /// Each UTC day's tally, in order.
     pub days: Vec<Day>,
     /// Totals per project, the fastest-filling first.
@@ -120,25 +119,25 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.bytes += outcome.bytes;
         totals.passed_lines += outcome.passed_lines;
         totals.cached_transcripts += outcome.cached;
-        let Some(summary) = outcome.summary else {
+        let Some(session) = outcome.session else {
             continue;
         };
         if let Some(project) = &query.project
-            && !summary.project.contains(project.as_str())
-            && !summary
-                .cwd
-                .as_deref()
-                .is_some_and(|cwd| cwd.contains(project.as_str()))
+            && !session.project.contains(project.as_str())
+            && !(session.summary.cwd.as_deref()).is_some_and(|cwd| cwd.contains(project.as_str()))
         {
             continue;
         }
         for day in outcome.days {
             days.entry(day.date).or_default().merge(&day.tally);
         }
-        totals.tally.merge(&summary.tally);
-        sessions.push(summary);
+        totals.tally.merge(&session.report.tally);
+        sessions.push(session);
     }
-    sessions.sort_by(|a, b| (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id)));
+    sessions.sort_by(|a, b| {
+        let (a, b) = (&a.summary, &b.summary);
+        (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id))
+    });
     History {
         query: query.clone(),
         projects: projects_of(&sessions),
@@ -153,15 +152,9 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
     }
 }
 
-/// Returns true if and only if the session's peak reached
-/// [`NEAR_TRIGGER_RATIO`](crate::facts::tally::NEAR_TRIGGER_RATIO) of its T.
-pub fn near_trigger(session: &SessionSummary) -> bool {
-    session.tally.sessions_near_trigger > 0
-}
-
-fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
+fn projects_of(sessions: &[HistorySession]) -> Vec<ProjectTotals> {
     // Each project's sessions, by projects folder and project.
-    let mut groups: BTreeMap<(&str, &str), Vec<&SessionSummary>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &str), Vec<&HistorySession>> = BTreeMap::new();
     for session in sessions {
         let key = (session.projects_folder.as_str(), session.project.as_str());
         groups.entry(key).or_default().push(session);
@@ -177,7 +170,7 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
 }
 
 /// One project's sessions (at least one) added up.
-fn project_totals(sessions: Vec<&SessionSummary>) -> ProjectTotals {
+fn project_totals(sessions: Vec<&HistorySession>) -> ProjectTotals {
     let mut project = ProjectTotals {
         project: sessions[0].project.clone(),
         projects_folder: sessions[0].projects_folder.clone(),
@@ -185,21 +178,21 @@ fn project_totals(sessions: Vec<&SessionSummary>) -> ProjectTotals {
         cwd: sessions
             .iter()
             .rev()
-            .find_map(|session| session.cwd.clone()),
+            .find_map(|session| session.summary.cwd.clone()),
         ..ProjectTotals::default()
     };
-    let (mut growth_tokens, mut growth_steps) = (0, 0);
+    let mut growth = Growth::default();
     let mut ratios = Vec::new();
-    for session in sessions {
-        project.tally.merge(&session.tally);
-        ratios.extend(session.peak_to_trigger);
-        growth_tokens += session.growth_tokens;
-        growth_steps += session.growth_steps;
+    for HistorySession { report, .. } in sessions {
+        project.tally.merge(&report.tally);
+        ratios.extend(report.peak_to_trigger());
+        growth.tokens += report.growth().tokens;
+        growth.steps += report.growth().steps;
     }
     ratios.sort_by(f64::total_cmp);
     project.median_peak_to_trigger = median(&ratios);
     project.max_peak_to_trigger = ratios.last().copied();
-    project.growth_per_request = ratio(growth_tokens, growth_steps);
+    project.growth_per_request = growth.per_request();
     project
 }
 

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::model::History;
-use super::session::SessionSummary;
+use super::session::HistorySession;
+use crate::facts::compactions::CompactionCounts;
 use crate::facts::tally::NEAR_TRIGGER_RATIO;
 use crate::render::numbers::{thousands, thousands_or};
 use crate::render::table::{Column, cut, write_cells};
@@ -28,8 +29,8 @@ fn rounded(value: Option<f64>) -> String {
 /// The widest title the session table shows (a longer one is cut at its end).
 const TITLE_WIDTH: usize = 48;
 
-fn compactions_cell(session: &SessionSummary) -> String {
-    let counts = &session.compaction_counts;
+fn compactions_cell(session: &HistorySession) -> String {
+    let counts = CompactionCounts::of(&session.report.compactions);
     if counts.total == 0 {
         return "0".to_owned();
     }
@@ -46,8 +47,9 @@ fn compactions_cell(session: &SessionSummary) -> String {
     format!("{} ({})", counts.total, parts.join(", "))
 }
 
-fn drops_cell(session: &SessionSummary) -> String {
-    let classes = session.drops_by_class.iter();
+fn drops_cell(session: &HistorySession) -> String {
+    let [by_class, _] = session.report.drops_by_class_and_basis();
+    let classes = by_class.iter();
     let cells: Vec<String> = classes
         .map(|(class, count)| format!("{class} {count}"))
         .collect();
@@ -166,19 +168,20 @@ pub fn history_text(history: &History) -> String {
         write_cells(&mut text, &SESSION_COLUMNS, header);
         text.push('\n');
         for session in &history.sessions {
+            let (summary, report) = (&session.summary, &session.report);
             let cells = [
-                to_the_minute(session.first_time.as_ref()),
+                to_the_minute(summary.first_time.as_ref()),
                 cut(&session.project, 24, false),
-                session.session_id.chars().take(8).collect::<String>(),
-                thousands(session.tally.requests as u64),
-                thousands_or(session.peak.as_ref().map(|peak| peak.context_tokens), "-"),
-                thousands_or(session.trigger, "-"),
-                percent(session.peak_to_trigger),
+                summary.session_id.chars().take(8).collect::<String>(),
+                thousands(report.tally.requests as u64),
+                thousands_or(report.peak.as_ref().map(|peak| peak.context_tokens), "-"),
+                thousands_or(report.estimates.trigger.tokens, "-"),
+                percent(report.peak_to_trigger()),
                 compactions_cell(session),
                 drops_cell(session),
             ];
             write_cells(&mut text, &SESSION_COLUMNS, cells);
-            if let Some(title) = &session.title {
+            if let Some(title) = &summary.title {
                 let _ = write!(
                     text,
                     "  \"{}\"",

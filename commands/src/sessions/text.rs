@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::catalog::SessionSummary;
+use super::catalog::KeptSession;
+use crate::facts::summary::SessionSummary;
 use crate::render::bytes::human_bytes;
 use crate::render::table::{Column, write_cells};
 use crate::render::text::controls_as_spaces;
@@ -11,6 +12,7 @@ use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
+use crate::time::Time;
 
 /// The session table's columns: id, first and last activity, size, requests, compactions, the
 /// transcript's state with Claude Code's cleanup, kind, then project and title.
@@ -28,7 +30,7 @@ const COLUMNS: [Column; 9] = [
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
-pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
+pub fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
@@ -47,27 +49,24 @@ pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &P
     write_cells(&mut text, &COLUMNS, header);
     text.push('\n');
     for session in sessions {
+        let summary = &session.summary;
+        let second = |time: Option<&Time>| {
+            time.map_or("-", |time| cut_to_the_second(time.text()))
+                .to_owned()
+        };
         let cells = [
-            session.session_id.clone(),
-            session
-                .first_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
-            session
-                .last_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
+            summary.session_id.clone(),
+            second(summary.first_time.as_ref()),
+            second(session.last_activity.as_ref()),
             human_bytes(session.size),
             session.requests.to_string(),
             session.compactions.to_string(),
             session.cleanup.short(),
-            session_kind(session),
-            session.project.as_deref().unwrap_or("-").to_owned(),
+            session_kind(summary),
+            summary.cwd.as_deref().unwrap_or("-").to_owned(),
         ];
         write_cells(&mut text, &COLUMNS, cells);
-        if let Some(title) = &session.title {
+        if let Some(title) = &summary.title {
             let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }
         text.push('\n');
