@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
-use crate::hook::runner::HookContext;
+use crate::notes::Notes;
 use crate::store::env_vars;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
 use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::{ChainGauge, Origin};
+use crate::transcript::origin::Origin;
+use crate::usage::ingest::ChainGauge;
 use crate::usage::log::{IngestOptions, IngestOutcome, ingest_transcript_then};
 use crate::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
@@ -274,12 +275,13 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
     result
 }
 
-/// The usage ingest of a hook run (`usage::log::log_usage`) of a main transcript, then, under the
-/// same lock, its gauge: what the ingest skipped and what the gauge could not do are noted for
-/// the error log; only a failed ingest is an error. With `options.expected_text` (the turn's
+/// The usage ingest of a hook run ([`ingest_transcript_then`]) of a main transcript, then, under
+/// the same lock, its gauge: what the ingest skipped and what the gauge could not do go to
+/// `notes`; only a failed ingest is an error. With `options.expected_text` (the turn's
 /// last response), the result says whether this run read it.
 pub fn log_usage_and_gauge(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     inputs: &GaugeInputs,
@@ -287,7 +289,8 @@ pub fn log_usage_and_gauge(
 ) -> Result<GaugedIngest> {
     let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
-        context,
+        state,
+        notes,
         session,
         transcript,
         origin,
@@ -295,24 +298,18 @@ pub fn log_usage_and_gauge(
         |outcome: &IngestOutcome| {
             outcome.gauge.as_ref().map(|chain| {
                 if outcome.moved {
-                    update_gauge(&context.state, session, &origin.transcript, chain, inputs)
+                    update_gauge(state, session, &origin.transcript, chain, inputs)
                 } else {
                     // Nothing new: the gauge says all there is, but a crossing a sub-agent's stop
                     // saw may still wait for this Stop's warning.
-                    deliver_waiting_warning(
-                        &context.state,
-                        session,
-                        chain,
-                        inputs,
-                        &origin.transcript,
-                    )
+                    deliver_waiting_warning(state, session, chain, inputs, &origin.transcript)
                 }
             })
         },
     )?;
     let crossing = gauge.and_then(|gauge| {
         gauge.unwrap_or_else(|error| {
-            context.note(error.context("failed to update the session's gauge"));
+            notes.note(error.context("failed to update the session's gauge"));
             None
         })
     });

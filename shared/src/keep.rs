@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
-use crate::hook::runner::HookContext;
 use crate::keep::subagents::find_subagent_files;
+use crate::notes::Notes;
 use crate::store::files;
 use crate::store::kept::{
     self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
@@ -28,7 +28,7 @@ use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
-use crate::usage::ingest::Origin;
+use crate::transcript::origin::Origin;
 
 /// How the bytes already kept are compared with the transcript before more are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -377,17 +377,18 @@ pub fn keep_path(
 }
 
 /// Keeps every sub-agent transcript of `session` found beside `transcript` (both layouts, as a
-/// snapshot finds them) for a hook run (`SessionEnd`'s), each a best effort: a problem is noted
-/// for the error log, one per file, and never stops the others.
+/// snapshot finds them) for a hook run (`SessionEnd`'s), each a best effort: a problem goes to
+/// `notes`, one per file, and never stops the others.
 pub fn keep_subagents(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &Path,
     deadline: Instant,
 ) {
     let (found, skipped) = find_subagent_files(transcript, session);
     for file in skipped {
-        context.note(anyhow::anyhow!(
+        notes.note(anyhow::anyhow!(
             "a sub-agent transcript could not be kept: `{}`: {}",
             file.source,
             file.error
@@ -396,7 +397,7 @@ pub fn keep_subagents(
     for file in found {
         let kept = KeptName::parse(&kept::slash_separated(&file.relative)).and_then(|name| {
             keep_path(
-                &context.state,
+                state,
                 session,
                 &name,
                 &file.source,
@@ -405,7 +406,7 @@ pub fn keep_subagents(
             )
         });
         if let Err(error) = kept {
-            context.note(error.context(format!(
+            notes.note(error.context(format!(
                 "failed to keep the sub-agent transcript `{}`",
                 file.source.display()
             )));
@@ -417,26 +418,19 @@ pub fn keep_subagents(
 const STOP_KEEP_TIME: Duration = Duration::from_secs(30);
 
 /// Keeps the open `transcript` for a hook run (the Stop hook's, `SubagentStop`'s): a problem
-/// is noted for the error log and never stops the hook's other work.
+/// goes to `notes` and never stops the hook's other work.
 pub fn keep_in_hook(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     name: Result<KeptName>,
     transcript: &mut TranscriptFile,
 ) {
     let deadline = Some(Instant::now() + STOP_KEEP_TIME);
-    let kept = name.and_then(|name| {
-        keep_transcript(
-            &context.state,
-            session,
-            &name,
-            transcript,
-            Check::Tail,
-            deadline,
-        )
-    });
+    let kept = name
+        .and_then(|name| keep_transcript(state, session, &name, transcript, Check::Tail, deadline));
     if let Err(error) = kept {
-        context.note(error.context(format!(
+        notes.note(error.context(format!(
             "failed to keep the transcript `{}`",
             transcript.path().display()
         )));

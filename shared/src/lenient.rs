@@ -11,7 +11,9 @@ use std::marker::PhantomData;
 
 use anyhow::{Context as _, Result, bail};
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 
 /// One field as it arrived.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -315,6 +317,30 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for FieldVisitor<T> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         Ok(found(T::from_seq(seq)?, Found::Array))
+    }
+}
+
+/// A key of an object, as its index among the keys given (a struct's of the table, the fields a
+/// tool's summary names); `None` for any other key (read without copying an escaped key).
+pub struct KeyIndex(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for KeyIndex {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for KeyIndex {
+    type Value = Option<usize>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a field name")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().position(|known| *known == key))
     }
 }
 

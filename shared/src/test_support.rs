@@ -1,20 +1,12 @@
 //! What the tests share (for the commands crate and the integration tests, behind the
-//! `test-support` feature): a temporary folder that is removed when dropped, a gauge, and the
-//! [`Shape`] of the transcript table, which tests build lines from.
+//! `test-support` feature): a temporary folder that is removed when dropped, and a gauge. (The
+//! [`Shape`](crate::transcript::table::Shape) of the transcript table, which tests build lines
+//! from, is beside the table.)
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::lenient::Field;
 use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
-use crate::store::tool_summary::SUMMARY_FIELDS;
-use crate::tool_input::ToolInput;
-use crate::transcript::content::{Content, ResultContent, TextLength};
-use crate::transcript::record::{
-    CacheCreationSplit, FIVE_MINUTE_WRITES, Iteration, Iterations, ONE_HOUR_WRITES, Uuids,
-};
-use crate::transcript::schema::{Part, RawBlock};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -163,133 +155,5 @@ pub fn sample_gauge() -> Gauge {
         warn_at_percent: Some(90),
         warned: false,
         title: None,
-    }
-}
-
-/// What the table expects at one place of a line: what a test builds lines from (every key, at
-/// its place, with values of its type or of another).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// A string.
-    Text,
-    /// `true` or `false`.
-    Flag,
-    /// A whole number of at least 0.
-    Count,
-    /// An object of these keys (any other key is skipped unread).
-    Object(Vec<(&'static str, Shape)>),
-    /// An array of elements of this shape.
-    Array(Box<Shape>),
-    /// A string, or an array of elements of this shape.
-    TextOrArray(Box<Shape>),
-}
-
-impl Shape {
-    /// Every key of the shape at any depth, each once, sorted.
-    pub fn keys(&self) -> Vec<&'static str> {
-        let mut keys = Vec::new();
-        self.collect_keys(&mut keys);
-        keys.sort_unstable();
-        keys.dedup();
-        keys
-    }
-
-    fn collect_keys(&self, keys: &mut Vec<&'static str>) {
-        match self {
-            Self::Text | Self::Flag | Self::Count => {}
-            Self::Object(fields) => {
-                for (key, shape) in fields {
-                    keys.push(key);
-                    shape.collect_keys(keys);
-                }
-            }
-            Self::Array(element) | Self::TextOrArray(element) => element.collect_keys(keys),
-        }
-    }
-}
-
-/// A type of the table, as the [`Shape`] of the JSON it reads.
-pub trait Shaped {
-    /// What this type reads.
-    fn shape() -> Shape;
-}
-
-impl<T: Shaped> Shaped for Field<T> {
-    fn shape() -> Shape {
-        T::shape()
-    }
-}
-
-impl<T: Shaped> Shaped for Box<T> {
-    fn shape() -> Shape {
-        T::shape()
-    }
-}
-
-impl Shaped for Cow<'_, str> {
-    fn shape() -> Shape {
-        Shape::Text
-    }
-}
-
-impl Shaped for TextLength {
-    fn shape() -> Shape {
-        Shape::Text
-    }
-}
-
-impl Shaped for bool {
-    fn shape() -> Shape {
-        Shape::Flag
-    }
-}
-
-impl Shaped for u64 {
-    fn shape() -> Shape {
-        Shape::Count
-    }
-}
-
-impl Shaped for Content<'_> {
-    fn shape() -> Shape {
-        Shape::TextOrArray(Box::new(RawBlock::shape()))
-    }
-}
-
-impl Shaped for ResultContent<'_> {
-    fn shape() -> Shape {
-        Shape::TextOrArray(Box::new(Part::shape()))
-    }
-}
-
-impl Shaped for Iterations {
-    fn shape() -> Shape {
-        Shape::Array(Box::new(Iteration::shape()))
-    }
-}
-
-impl Shaped for Uuids<'_> {
-    fn shape() -> Shape {
-        Shape::Array(Box::new(Shape::Text))
-    }
-}
-
-impl Shaped for CacheCreationSplit {
-    fn shape() -> Shape {
-        Shape::Object(vec![
-            (FIVE_MINUTE_WRITES, Shape::Count),
-            (ONE_HOUR_WRITES, Shape::Count),
-        ])
-    }
-}
-
-impl Shaped for ToolInput<'_> {
-    fn shape() -> Shape {
-        Shape::Object(
-            SUMMARY_FIELDS
-                .iter()
-                .map(|key| (*key, Shape::Text))
-                .collect(),
-        )
     }
 }

@@ -9,9 +9,8 @@ use std::borrow::Cow;
 use serde::de::{IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
 
-use crate::lenient::Lenient;
+use crate::lenient::{KeyIndex, Lenient};
 use crate::store::tool_summary::{SUMMARY_FIELDS, summarize_encoded_fields};
-use crate::transcript::schema::KeyIndex;
 
 /// The fields of a tool's input that say what a call does.
 #[derive(Debug, Default, PartialEq, Eq)]

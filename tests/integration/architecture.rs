@@ -1,6 +1,8 @@
 //! The layout's rules, checked on the source: no module of a crate imports another that imports
 //! it back, whether through one path or a ring of many (file by file, and folder by folder at
-//! the crate's top level).
+//! the crate's top level); the shared crate's top-level modules stand in layers that never point
+//! up; the commands crate's shared homes import no capability. (That the hook binaries link
+//! nothing but `ctxhooks-shared` is the hooks package's own test, `hooks/tests/dependencies.rs`.)
 //!
 //! The imports are read from the text: every `use` (groups expanded) and every path written in
 //! the code that starts with `crate::`, `super::` or `self::`, resolved to the deepest module
@@ -291,8 +293,9 @@ fn named(group: &[Module]) -> String {
         .join(", ")
 }
 
-/// The library crates of the workspace, by their source folder.
-const CRATES: [&str; 1] = ["commands/src"];
+/// The crates held to the rule, by their source folder: the two libraries, and the hooks
+/// package (each of its binaries a crate of one file today).
+const CRATES: [&str; 3] = ["shared/src", "commands/src", "hooks"];
 
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
@@ -308,6 +311,63 @@ fn no_module_imports_one_that_imports_it_back() {
         }
     }
     assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+/// The top-level modules of `ctxhooks-shared` in layers, from the bottom up, as
+/// docs/architecture.md lists them: a module imports only from its own layer or the ones below.
+const SHARED_LAYERS: [&[&str]; 9] = [
+    &[
+        "lenient",
+        "json_scan",
+        "platform",
+        "version",
+        "model_name",
+        "shell_word",
+        "notes",
+        "settings_file",
+    ],
+    &["store"],
+    &["tool_input", "mcp_registration"],
+    &["transcript"],
+    &["keep", "compaction"],
+    &["usage"],
+    &["gauge"],
+    &["hook"],
+    &["test_support"],
+];
+
+#[test]
+fn the_shared_crates_layers_never_point_up() {
+    let edges = top_level(&imports(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("shared/src"),
+    ));
+    let layer = |module: &Module| {
+        SHARED_LAYERS.iter().position(|layer| {
+            module
+                .first()
+                .is_some_and(|name| layer.contains(&name.as_str()))
+        })
+    };
+    let mut found = Vec::new();
+    for (from, targets) in edges.iter().filter(|(from, _)| !from.is_empty()) {
+        let Some(from_layer) = layer(from) else {
+            found.push(format!(
+                "`{}` is in no layer",
+                named(std::slice::from_ref(from))
+            ));
+            continue;
+        };
+        for target in targets {
+            if layer(target).is_none_or(|target_layer| target_layer > from_layer) {
+                found.push(format!(
+                    "`{}` imports `{}`, which is not below it",
+                    named(std::slice::from_ref(from)),
+                    named(std::slice::from_ref(target))
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
 /// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
@@ -379,5 +439,88 @@ fn the_reader_finds_what_a_cycle_is_made_of() {
     );
     assert!(edges[&module("b::inner")].contains(&module("d")));
     assert!(edges[&module("d")].is_empty(), "{edges:?}");
+    fs_err::remove_dir_all(&folder).unwrap();
+}
+
+/// The ways a module could write a command's output itself instead of through `output.rs`:
+/// its found places, `(module, what)`. A command hands `output::emit` its result and the
+/// `Format` `--json` chose; it never writes the branch between them (`if json {`) nor to stdout.
+fn own_output(source: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (module, file) in modules(source) {
+        if module == ["output"] {
+            continue;
+        }
+        let code = code_of(&fs_err::read_to_string(&file).unwrap());
+        for line in code.lines() {
+            let trimmed = line.trim();
+            let json_branch = trimmed.strip_prefix("if ").is_some_and(|condition| {
+                condition.strip_suffix(" {").is_some_and(|flag| {
+                    flag.rsplit('.').next() == Some("json")
+                        && flag
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || "_.".contains(c))
+                })
+            });
+            // Asking whether stdout is a terminal writes nothing; the MCP server's stdout is
+            // its protocol's channel, not a command's output.
+            let writes_stdout = trimmed.contains("stdout()")
+                && !trimmed.contains("stdout().is_terminal()")
+                && !(module == ["mcp", "stdio"] && trimmed.contains("tokio::io::stdout()"));
+            let prints = ["print!(", "println!("].iter().any(|name| {
+                trimmed.match_indices(name).any(|(at, _)| {
+                    !trimmed[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            });
+            if json_branch || writes_stdout || prints {
+                found.push((module.join("::"), trimmed.to_owned()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_command_prints_through_output() {
+    let found = own_output(&Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/src"));
+    let lines: Vec<String> = found
+        .iter()
+        .map(|(module, line)| format!("{module}: {line}"))
+        .collect();
+    assert!(lines.is_empty(), "{}", lines.join("\n"));
+}
+
+#[test]
+fn the_output_check_sees_a_json_branch_a_print_and_stdout() {
+    let folder = std::env::temp_dir().join(format!("ctxhooks-output-{}", std::process::id()));
+    let files = [
+        ("lib.rs", "pub mod a;\npub mod output;\n"),
+        (
+            "a.rs",
+            "fn f() {\n    if args.render.json {\n    }\n    println!(\"x\");\n    \
+             eprintln!(\"fine\");\n    let _ = std::io::stdout().is_terminal();\n    \
+             std::io::stdout().lock();\n}\n",
+        ),
+        (
+            "output.rs",
+            "fn g() {\n    if json {\n    }\n    print!(\"y\");\n}\n",
+        ),
+    ];
+    fs_err::create_dir_all(&folder).unwrap();
+    for (name, text) in files {
+        fs_err::write(folder.join(name), text).unwrap();
+    }
+    let found: Vec<String> = own_output(&folder)
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "if args.render.json {",
+            "println!(\"x\");",
+            "std::io::stdout().lock();"
+        ]
+    );
     fs_err::remove_dir_all(&folder).unwrap();
 }

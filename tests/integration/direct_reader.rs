@@ -3,17 +3,17 @@
 //! leaves to serde (other types at every place the record reads, duplicated and escaped keys,
 //! surrogates, odd numbers, deep nesting, control characters, cut lines, other whitespace), the
 //! direct reader either gives up or gives serde's record. A property does the same for lines
-//! built from the table of `transcript::schema` (its `test_support::Shape`) (every key at its place, each with a value of
-//! its type or of another) and for objects of any values under the table's keys, whole, with
-//! one byte replaced and cut short (2,000 cases; `PROPTEST_CASES` raises it). And every key of
-//! the table is one the real lines hold at its place, but for a named few.
+//! built from the table of `transcript::schema` (its `transcript::shape::Shape`: every key at
+//! its place, each with a value of its type or of another) and for objects of any values under
+//! the table's keys, whole, with one byte replaced and cut short (2,000 cases; `PROPTEST_CASES`
+//! raises it). And every key of the table is one the real lines hold at its place, but for a
+//! named few.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use ctxhooks_shared::test_support::{Shape, Shaped};
-use ctxhooks_shared::transcript::direct::read_record;
-use ctxhooks_shared::transcript::record::Record;
+use ctxhooks_shared::transcript::record::{Record, read_record};
+use ctxhooks_shared::transcript::shape::{Shape, Shaped};
 use proptest::prelude::*;
 use serde_json::Value;
 

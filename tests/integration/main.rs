@@ -24,8 +24,8 @@
 // The harness: one World per test, one Run builder, the fixture locator, the e2e Sandbox.
 mod support;
 
-// The layout's rules, read from the source: no module imports one that imports it back, and
-// the commands' shared homes import no capability.
+// The layout's rules, read from the source: no module imports one that imports it back, the
+// shared crate's layers never point up, and the commands' shared homes import no capability.
 mod architecture;
 
 // Tests for `ctxhooks-precompact` and `ctxhooks archives`.

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::text::restored_text;
-use crate::output;
+use crate::output::{Emit, Format, emit};
 use crate::projects::window::TimeWindow;
 use crate::retention::sweep::CleanupState;
 use crate::sessions::catalog::{KeptSession, list_sessions};
@@ -115,11 +115,7 @@ pub fn run_restore_deleted(
     json: bool,
 ) -> Result<ExitCode> {
     let outcome = restore_deleted(state, filter)?;
-    if json {
-        output::print_json(&outcome)?;
-    } else {
-        output::print(&deleted_text(&outcome))?;
-    }
+    emit(Format::json_if(json), &outcome)?;
     Ok(if outcome.failed.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -128,43 +124,45 @@ pub fn run_restore_deleted(
 }
 
 /// What was written back, what failed and why, and how to continue each session.
-fn deleted_text(outcome: &DeletedOutcome) -> String {
-    let mut text = String::new();
-    for restored in &outcome.restored {
-        let _ = writeln!(text, "restored session {}:", restored.session_id);
-        restored_text(&mut text, restored, false);
-    }
-    for failed in &outcome.failed {
-        let _ = writeln!(
-            text,
-            "FAILED session {}{}: {}",
-            failed.session_id,
-            failed
-                .project
-                .as_deref()
-                .map(|project| format!(" ({project})"))
-                .unwrap_or_default(),
-            failed.error
-        );
-    }
-    if !outcome.not_kept.is_empty() {
-        let _ = writeln!(
-            text,
-            "{} session(s) deleted of which nothing is kept (ctxhooks was not keeping them yet): {}",
-            outcome.not_kept.len(),
-            outcome.not_kept.join(", ")
-        );
-    }
-    let _ = writeln!(
-        text,
-        "restored {} session(s), {} failed{}",
-        outcome.restored.len(),
-        outcome.failed.len(),
-        if outcome.restored.is_empty() {
-            ""
-        } else {
-            "; continue one from its project folder with: claude --resume ID"
+impl Emit for DeletedOutcome {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for restored in &self.restored {
+            let _ = writeln!(text, "restored session {}:", restored.session_id);
+            restored_text(&mut text, restored, false);
         }
-    );
-    text
+        for failed in &self.failed {
+            let _ = writeln!(
+                text,
+                "FAILED session {}{}: {}",
+                failed.session_id,
+                failed
+                    .project
+                    .as_deref()
+                    .map(|project| format!(" ({project})"))
+                    .unwrap_or_default(),
+                failed.error
+            );
+        }
+        if !self.not_kept.is_empty() {
+            let _ = writeln!(
+                text,
+                "{} session(s) deleted of which nothing is kept (ctxhooks was not keeping them yet): {}",
+                self.not_kept.len(),
+                self.not_kept.join(", ")
+            );
+        }
+        let _ = writeln!(
+            text,
+            "restored {} session(s), {} failed{}",
+            self.restored.len(),
+            self.failed.len(),
+            if self.restored.is_empty() {
+                ""
+            } else {
+                "; continue one from its project folder with: claude --resume ID"
+            }
+        );
+        text
+    }
 }

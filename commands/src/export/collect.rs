@@ -11,12 +11,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::records::{
-    CompactionRecord, DropRecord, EXPORT_SCHEMA, Envelope, ProvenanceRecord, RequestRecord,
-    SessionRecord, SnapshotRecord, Source, ToolEventRecord,
+    CompactionRecord, DropRecord, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
+    SnapshotRecord, Source, ToolEventRecord,
 };
 use crate::facts::log::{SessionLog, read_session_log};
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::facts::summary::SessionSummary;
+use crate::output::Versioned;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
@@ -90,7 +91,6 @@ impl Writer<'_> {
             Err(error) => return self.unwritten(kind, &id, &error.to_string()),
         };
         let envelope = Envelope {
-            schema: EXPORT_SCHEMA,
             kind,
             id,
             host: self.query.host.clone(),
@@ -100,7 +100,7 @@ impl Writer<'_> {
             source: self.source,
             body,
         };
-        match serde_json::to_vec(&envelope) {
+        match serde_json::to_vec(&Versioned::new(&envelope)) {
             Ok(mut line) => {
                 line.push(b'\n');
                 self.lines.lines.extend_from_slice(&line);

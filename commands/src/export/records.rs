@@ -12,15 +12,13 @@ use crate::facts::estimates::Derivation;
 use crate::facts::log::SessionLog;
 use crate::facts::report::SessionReport;
 use crate::facts::summary::SessionSummary;
+use crate::output::Schema;
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
 use crate::usage::text::drop_evidence_text;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage, UsageRow};
-
-/// Version of every export record's layout.
-pub const EXPORT_SCHEMA: u32 = 2;
 
 /// Where a record's facts were read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,11 +32,10 @@ pub enum Source {
     State,
 }
 
-/// What every record carries.
+/// What every record carries, after its layout's version (`schema`, written by
+/// [`crate::output::Versioned`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Envelope<T: Serialize> {
-    /// [`EXPORT_SCHEMA`].
-    pub schema: u32,
     pub kind: &'static str,
     /// A stable id: the same fact exported twice has the same id (for deduplication when
     /// exports overlap).
@@ -53,6 +50,11 @@ pub struct Envelope<T: Serialize> {
     /// The kind's own fields.
     #[serde(flatten)]
     pub body: T,
+}
+
+/// Every export record's layout has one version.
+impl<T: Serialize> Schema for Envelope<T> {
+    const SCHEMA: u32 = 2;
 }
 
 /// `kind: "request"`: one API request, as the usage log's row gives it.

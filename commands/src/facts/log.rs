@@ -17,7 +17,8 @@ use ctxhooks_shared::store::usage_record::{
 };
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
-use ctxhooks_shared::usage::ingest::{Ingest, Origin, SourceState};
+use ctxhooks_shared::transcript::origin::Origin;
+use ctxhooks_shared::usage::ingest::{Ingest, SourceState};
 
 /// One session's usage log, read back: requests once each, in the order they first appeared.
 #[derive(Debug, Clone, Default)]

@@ -22,10 +22,6 @@ use ctxhooks_shared::store::status_window::StatusWindow;
 use ctxhooks_shared::store::usage_record::{SkippedLinesRow, SourceRow};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
-/// Version of the report's JSON layout. 2: request numbers count from 1, drops are falls only,
-/// classes rest on evidence, T says how it was derived (see `docs/usage.md`).
-pub const REPORT_SCHEMA: u32 = 2;
-
 /// What the report is asked to assume.
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
@@ -98,8 +94,6 @@ pub struct Peak {
 /// Everything `ctxhooks report` says about one session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionReport {
-    /// [`REPORT_SCHEMA`].
-    pub schema: u32,
     /// The session, when read from the state folder.
     pub session_id: Option<String>,
     /// The transcripts the rows came from.
@@ -193,7 +187,6 @@ pub fn build_report(
             time: chain.times[index].clone(),
         });
     let mut report = SessionReport {
-        schema: REPORT_SCHEMA,
         session_id: session_id.map(ToOwned::to_owned),
         transcripts,
         tally,

@@ -16,9 +16,6 @@ use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
 use ctxhooks_shared::store::state_dir::StateDir;
 
-/// Version of the history's JSON layout.
-pub const HISTORY_SCHEMA: u32 = 1;
-
 /// What the history is asked for.
 #[derive(Debug, Clone, Default)]
 pub struct HistoryQuery {

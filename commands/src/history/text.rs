@@ -8,7 +8,7 @@ use super::session::HistorySession;
 use crate::facts::compactions::CompactionCounts;
 use crate::facts::tally::NEAR_TRIGGER_RATIO;
 use crate::render::numbers::{thousands, thousands_or};
-use crate::render::table::{Column, cut, write_cells};
+use crate::render::table::{Column, Table, cut};
 use crate::render::text::controls_as_spaces;
 use crate::render::time::to_the_minute;
 use crate::usage::text::totals_lines;
@@ -59,45 +59,56 @@ fn drops_cell(session: &HistorySession) -> String {
     cells.join(", ")
 }
 
-/// The session table's columns, one space apart after an indent of two (two before
-/// `compactions`): first request, project, session, requests, peak, T, peak/T, compactions,
-/// drops.
-const SESSION_COLUMNS: [Column; 9] = [
-    Column::left("  ", 16),
-    Column::left(" ", 24),
-    Column::left(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 9),
-    Column::right(" ", 9),
-    Column::right(" ", 6),
-    Column::left("  ", 28),
-    Column::left(" ", 0),
-];
+/// The session table: first request, project, session, requests, peak, T, peak/T, then set
+/// apart compactions and drops.
+const SESSIONS: Table<9> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("first (UTC)", 16),
+        Column::left("project", 24),
+        Column::left("session", 8),
+        Column::right("requests", 8),
+        Column::right("peak", 9),
+        Column::right("T", 9),
+        Column::right("peak/T", 6),
+        Column::left("compactions", 28).apart(),
+        Column::left("drops", 0),
+    ],
+};
 
-/// The per-day table's columns: the day, then counts and token sums, each aligned right.
-const DAY_COLUMNS: [Column; 9] = [
-    Column::left("  ", 10),
-    Column::right(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 11),
-    Column::right(" ", 10),
-    Column::right(" ", 13),
-    Column::right(" ", 15),
-    Column::right(" ", 11),
-    Column::right(" ", 9),
-];
+/// The per-day table: the day, then counts and token sums, each aligned right.
+const DAYS: Table<9> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("day", 10),
+        Column::right("sessions", 8),
+        Column::right("requests", 8),
+        Column::right("compactions", 11),
+        Column::right("input", 10),
+        Column::right("cache write", 13),
+        Column::right("cache read", 15),
+        Column::right("output", 11),
+        Column::right("peak", 9),
+    ],
+};
 
-/// The per-project table's columns: the project, then counts and measures, each aligned right.
-const PROJECT_COLUMNS: [Column; 8] = [
-    Column::left("  ", 32),
-    Column::right(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 11),
-    Column::right(" ", 9),
-    Column::right(" ", 12),
-    Column::right(" ", 11),
-    Column::right(" ", 10),
-];
+/// The per-project table: the project, then counts and measures, each aligned right.
+const PROJECTS: Table<8> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("project", 32),
+        Column::right("sessions", 8),
+        Column::right("requests", 8),
+        Column::right("compactions", 11),
+        Column::right("peak", 9),
+        Column::right("median pk/T", 12),
+        Column::right("near T", 11),
+        Column::right("added/req", 10),
+    ],
+};
 
 /// The whole history as text.
 pub fn history_text(history: &History) -> String {
@@ -154,19 +165,7 @@ pub fn history_text(history: &History) -> String {
             "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops \
              by class):"
         );
-        let header = [
-            "first (UTC)",
-            "project",
-            "session",
-            "requests",
-            "peak",
-            "T",
-            "peak/T",
-            "compactions",
-            "drops",
-        ];
-        write_cells(&mut text, &SESSION_COLUMNS, header);
-        text.push('\n');
+        SESSIONS.write_header(&mut text);
         for session in &history.sessions {
             let (summary, report) = (&session.summary, &session.report);
             let cells = [
@@ -180,7 +179,7 @@ pub fn history_text(history: &History) -> String {
                 compactions_cell(session),
                 drops_cell(session),
             ];
-            write_cells(&mut text, &SESSION_COLUMNS, cells);
+            SESSIONS.write_row(&mut text, cells);
             if let Some(title) = &summary.title {
                 let _ = write!(
                     text,
@@ -193,9 +192,7 @@ pub fn history_text(history: &History) -> String {
     }
     if !history.days.is_empty() {
         let _ = writeln!(text, "\nper day (UTC):");
-        let header = "day|sessions|requests|compactions|input|cache write|cache read|output|peak";
-        write_cells(&mut text, &DAY_COLUMNS, header.split('|'));
-        text.push('\n');
+        DAYS.write_header(&mut text);
         for day in &history.days {
             let tally = &day.tally;
             let tokens = &tally.tokens;
@@ -210,7 +207,7 @@ pub fn history_text(history: &History) -> String {
                 thousands(tokens.output_tokens),
                 thousands(tally.peak_context),
             ];
-            write_cells(&mut text, &DAY_COLUMNS, cells);
+            DAYS.write_row(&mut text, cells);
             text.push('\n');
         }
     }
@@ -219,9 +216,7 @@ pub fn history_text(history: &History) -> String {
             text,
             "\nper project (fastest-filling first: tokens added per main-chain request that added some):"
         );
-        let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
-        write_cells(&mut text, &PROJECT_COLUMNS, header.split('|'));
-        text.push('\n');
+        PROJECTS.write_header(&mut text);
         for project in &history.projects {
             let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
@@ -234,7 +229,7 @@ pub fn history_text(history: &History) -> String {
                 project.tally.sessions_near_trigger.to_string(),
                 rounded(project.growth_per_request),
             ];
-            write_cells(&mut text, &PROJECT_COLUMNS, cells);
+            PROJECTS.write_row(&mut text, cells);
             text.push('\n');
         }
     }

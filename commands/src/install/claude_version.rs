@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE};
+use ctxhooks_shared::hook::event::{HookEvent, UNKNOWN_EVENTS_TOLERATED_SINCE};
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::program::find_on_path;
 use ctxhooks_shared::version::ClaudeVersion;
 

@@ -20,7 +20,8 @@ use super::status_line::{
 };
 use crate::settings::document::{SettingsDocument, parse_settings, read_settings_bytes};
 use crate::settings::write::write_settings;
-use ctxhooks_shared::hook::table::{HOOK_BINARIES, HookEvent};
+use ctxhooks_shared::hook::event::HookEvent;
+use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::private;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;

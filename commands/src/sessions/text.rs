@@ -3,10 +3,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Serialize;
+
 use super::catalog::KeptSession;
 use crate::facts::summary::SessionSummary;
+use crate::output::Emit;
 use crate::render::bytes::human_bytes;
-use crate::render::table::{Column, write_cells};
+use crate::render::table::{Column, Table};
 use crate::render::text::controls_as_spaces;
 use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
@@ -14,40 +17,50 @@ use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
 use crate::time::Time;
 
-/// The session table's columns: id, first and last activity, size, requests, compactions, the
-/// transcript's state with Claude Code's cleanup, kind, then project and title.
-const COLUMNS: [Column; 9] = [
-    Column::left("", 36),
-    Column::left("  ", 20),
-    Column::left("  ", 20),
-    Column::right("  ", 9),
-    Column::right("  ", 8),
-    Column::right("  ", 11),
-    Column::left("  ", 11),
-    Column::left("  ", 14),
-    Column::left("  ", 0),
-];
+/// The session table: id, first and last activity, size, requests, compactions, the transcript's
+/// state with Claude Code's cleanup, kind, then project and title.
+const TABLE: Table<9> = Table {
+    indent: "",
+    gap: "  ",
+    columns: [
+        Column::left("SESSION", 36),
+        Column::left("FIRST", 20),
+        Column::left("LAST", 20),
+        Column::right("SIZE", 9),
+        Column::right("REQUESTS", 8),
+        Column::right("COMPACTIONS", 11),
+        Column::left("CLAUDE CODE", 11),
+        Column::left("KIND", 14),
+        Column::left("PROJECT  TITLE", 0),
+    ],
+};
+
+/// The sessions as `ctxhooks sessions` prints them: the list, in JSON as it is.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct SessionList<'a> {
+    pub sessions: Vec<KeptSession>,
+    /// What the text says of Claude Code's cleanup.
+    #[serde(skip)]
+    pub retention: &'a Retention,
+    #[serde(skip)]
+    pub state_root: &'a Path,
+}
+
+impl Emit for SessionList<'_> {
+    fn text(&self) -> String {
+        render(&self.sessions, self.retention, self.state_root)
+    }
+}
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
-pub fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path) -> String {
+fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
     let mut text = String::new();
-    let header = [
-        "SESSION",
-        "FIRST",
-        "LAST",
-        "SIZE",
-        "REQUESTS",
-        "COMPACTIONS",
-        "CLAUDE CODE",
-        "KIND",
-        "PROJECT  TITLE",
-    ];
-    write_cells(&mut text, &COLUMNS, header);
-    text.push('\n');
+    TABLE.write_header(&mut text);
     for session in sessions {
         let summary = &session.summary;
         let second = |time: Option<&Time>| {
@@ -65,7 +78,7 @@ pub fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path
             session_kind(summary),
             summary.cwd.as_deref().unwrap_or("-").to_owned(),
         ];
-        write_cells(&mut text, &COLUMNS, cells);
+        TABLE.write_row(&mut text, cells);
         if let Some(title) = &summary.title {
             let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }

@@ -14,7 +14,7 @@ use crate::facts::tally::Tally;
 use crate::facts::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
-use crate::render::table::{Column, write_cells};
+use crate::render::table::{Column, Table};
 use crate::render::time::{duration, readable_time};
 use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
@@ -79,36 +79,28 @@ pub fn totals_lines(tally: &Tally, indent: &str) -> String {
     text
 }
 
-/// The columns of the table of rows: number, time, model, the four token counts, the context,
-/// and the chain (main, or which sub-agent's).
-const ROW_COLUMNS: [Column; 9] = [
-    Column::right("", 4),
-    Column::left("  ", 23),
-    Column::left("  ", 26),
-    Column::right("  ", 8),
-    Column::right("  ", 11),
-    Column::right("  ", 11),
-    Column::right("  ", 7),
-    Column::right("  ", 10),
-    Column::left("  ", 0),
-];
+/// The table of rows: number, time, model, the four token counts, the context, and the chain
+/// (main, or which sub-agent's).
+const ROWS: Table<9> = Table {
+    indent: "",
+    gap: "  ",
+    columns: [
+        Column::right("#", 4),
+        Column::left("time", 23),
+        Column::left("model", 26),
+        Column::right("input", 8),
+        Column::right("cache write", 11),
+        Column::right("cache read", 11),
+        Column::right("output", 7),
+        Column::right("context", 10),
+        Column::left("chain", 0),
+    ],
+};
 
 /// The rows of a log as a table, with compaction boundaries between them.
 pub fn rows_table(log: &SessionLog) -> String {
     let mut text = String::new();
-    let header = [
-        "#",
-        "time",
-        "model",
-        "input",
-        "cache write",
-        "cache read",
-        "output",
-        "context",
-        "chain",
-    ];
-    write_cells(&mut text, &ROW_COLUMNS, header);
-    text.push('\n');
+    ROWS.write_header(&mut text);
     let mut number = 0;
     for item in &log.timeline {
         let (name, boundary) = match item {
@@ -129,7 +121,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                     thousands(row.context_tokens),
                     chain,
                 ];
-                write_cells(&mut text, &ROW_COLUMNS, cells);
+                ROWS.write_row(&mut text, cells);
                 let _ = writeln!(
                     text,
                     "{}{}",

@@ -6,10 +6,11 @@ use anyhow::{Context, Result};
 
 use crate::compaction::segment_file::SegmentRecord;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
 use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
 use crate::lenient::Text;
+use crate::notes::Notes as _;
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
@@ -66,6 +67,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     // note after the compaction says what of it the summary left out.
     let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
     match log_usage_and_gauge(
+        &context.state,
         context,
         &session,
         &mut transcript,

@@ -4,68 +4,19 @@
 //! writes any problem as one line to the error log. One helper thread,
 //! the [`Watchdog`], bounds both the wait for stdin and the whole run.
 
-use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
-use serde::Deserialize;
 
-use crate::hook::payload::{self, Payload};
+use crate::hook::context::HookContext;
+use crate::hook::payload;
 use crate::hook::table::HookBinary;
-use crate::hook::watchdog::{Identity, Watchdog};
-use crate::lenient::describe_mismatches;
+use crate::hook::watchdog::{Watchdog, log_problem};
 use crate::store::env_vars;
-use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
-
-/// What a hook's body receives.
-#[derive(Debug)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
-pub struct HookContext {
-    pub state: StateDir,
-    /// The payload's bytes: the first JSON object on stdin.
-    input: Vec<u8>,
-    /// Who the run is and what went wrong so far, shared with the watchdog.
-    watchdog: Arc<Watchdog>,
-}
-
-impl HookContext {
-    /// The payload as the hook's typed struct `P`, borrowing its text from the payload's bytes.
-    /// Only broken JSON fails here, and then only the fields the hook requires: the fields of
-    /// an unexpected type are set aside and named in one note. From here on, every line logged
-    /// for this run names its event and session.
-    pub fn payload<'context, P>(&'context self) -> Result<P>
-    where
-        P: Payload + Deserialize<'context>,
-    {
-        let payload: P = payload::parse(&self.input)?;
-        let (event, session_id) = payload.identity();
-        self.watchdog.set_identity(event, session_id);
-        if let Some(message) = describe_mismatches(&payload.mismatches()) {
-            self.note(anyhow!(message));
-        }
-        Ok(payload)
-    }
-
-    /// Writes the hook's answer to Claude Code on stdout, whole, in one write (only the events
-    /// whose protocol reads stdout answer, and only when they have something to say).
-    pub fn respond(&self, output: &[u8]) -> Result<()> {
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(output)?;
-        stdout.flush()?;
-        Ok(())
-    }
-
-    /// Keeps a problem that did not stop the hook's work, for the error log once the work is
-    /// done (the work comes first: the error log itself may be what blocks). Should the
-    /// watchdog end the run first, it logs the notes.
-    pub fn note(&self, problem: anyhow::Error) {
-        self.watchdog.note(problem);
-    }
-}
 
 /// Runs `hook` (its table entry) and returns the process exit code: success, always. Its
 /// budget bounds the whole run, below the timeout the installer registers for the hook: when it
@@ -81,7 +32,7 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
             let _ = PANIC_LOCATION.set(format!("{}:{}", location.file(), location.line()));
         }
     }));
-    let watchdog = Watchdog::start(hook, started, payload::stdin_timeout(), budget(hook));
+    let watchdog = Watchdog::start(hook.name, started, payload::stdin_timeout(), budget(hook));
     let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog)));
     let mut problems = watchdog.take_notes();
     match outcome {
@@ -134,23 +85,4 @@ fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
         watchdog: Arc::clone(watchdog),
     };
     (hook.handle)(&context)
-}
-
-/// Appends `problem` to `errors.log` as one line naming the hook, the event and the session as
-/// far as they are known; when even that fails, stderr is all that is left (Claude Code keeps it
-/// in its debug log on exit 0).
-pub fn log_problem(hook_name: &str, identity: &Identity, problem: &anyhow::Error) {
-    let record = ErrorRecord::new(
-        hook_name,
-        identity.event.clone(),
-        identity.session_id.clone(),
-        problem,
-    );
-    let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
-    if let Err(log_error) = logged {
-        let _ = writeln!(
-            std::io::stderr(),
-            "{hook_name}: {problem:#} (the error log failed too: {log_error:#})"
-        );
-    }
 }

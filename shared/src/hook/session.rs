@@ -21,19 +21,19 @@ use crate::compaction::latest::latest_compaction;
 use crate::compaction::note::{ListInput, Lookup, left_out_list};
 use crate::compaction::verdict::Judge;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
-use crate::keep::snapshot::newest_snapshot;
 use crate::keep::{Check, KeptEnd, keep_path, keep_subagents};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
+use crate::notes::Notes as _;
 use crate::platform::program::{names_a_program, shell_path};
 use crate::shell_word::shell_word;
 use crate::store::files;
 use crate::store::kept::{self, KeptName};
 use crate::store::kept_check::{Depth, newest_whole};
 use crate::store::session_id::SessionId;
-use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary};
+use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, newest_snapshot};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
@@ -259,8 +259,15 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
         expected_text: None,
         max_bytes: Some(POST_COMPACT_INGEST_BYTES),
     };
-    let ingested = log_usage_and_gauge(context, &session, &mut file, &gauge_inputs, options)
-        .context("failed to log the usage after the compaction")?;
+    let ingested = log_usage_and_gauge(
+        &context.state,
+        context,
+        &session,
+        &mut file,
+        &gauge_inputs,
+        options,
+    )
+    .context("failed to log the usage after the compaction")?;
     if ingested.outcome.main_compactions_read == 0 {
         mark_compaction_pending(&context.state, &session)
             .context("failed to count the compaction in the gauge")?;
@@ -338,7 +345,7 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant
     let deadline = started + END_KEEP_TIME;
     keep_main(context, &session, transcript, deadline)
         .context("failed to keep the transcript at the end of the session")?;
-    keep_subagents(context, &session, transcript, deadline);
+    keep_subagents(&context.state, context, &session, transcript, deadline);
     Ok(())
 }
 

@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
+use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::hook::runner::HookContext;
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
+use crate::notes::Notes as _;
+use crate::store::config;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
-use crate::store::storage;
 use crate::transcript::file::TranscriptFile;
-use crate::usage::ingest::Origin;
+use crate::transcript::origin::Origin;
 use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
 
 hook_payload! {
@@ -90,12 +91,14 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 None => TranscriptFile::open(transcript)?.checked()?,
             };
             keep_in_hook(
+                &context.state,
                 context,
                 &session,
                 main_name(&session, transcript),
                 &mut file,
             );
             let ingested = log_usage_and_gauge(
+                &context.state,
                 context,
                 &session,
                 &mut file,
@@ -127,9 +130,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 file.map_or(Ok(()), |file| {
                     let mut file = file.checked()?;
                     let name = subagent_name(transcript, &session, agent_transcript);
-                    keep_in_hook(context, &session, name, &mut file);
+                    keep_in_hook(&context.state, context, &session, name, &mut file);
                     let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
-                    log_usage(context, &session, &mut file, &origin)
+                    log_usage(&context.state, context, &session, &mut file, &origin)
                 })
             })
             .context("failed to log the sub-agent transcript's usage");
@@ -142,7 +145,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     }
     rotate_logs(context, &session);
     // The limits a person configured on ctxhooks' own storage, once a day (none: one `lstat`).
-    match storage::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
+    match config::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
         Ok(pruned) => {
             for record in pruned.iter().filter(|record| record.only_copy) {
                 context.note(anyhow::anyhow!(

@@ -6,10 +6,11 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde::de::MapAccess;
 
+use crate::hook::context::HookContext;
+use crate::hook::event::HookEvent;
 use crate::hook::payload::{CommonFields as _, Payload, hook_payload};
-use crate::hook::runner::HookContext;
-use crate::hook::table::{HookEvent, TOOLUSE};
 use crate::lenient::{Field, Lenient, Milliseconds, Mismatch, Text};
+use crate::notes::Notes as _;
 use crate::store::clock::now_ms;
 use crate::store::files;
 use crate::store::sidecar::{SidecarLine, ToolEvent, ToolEventKind};
@@ -87,6 +88,13 @@ const MAX_ID_BYTES: usize = 256;
 /// The longest transcript path a sidecar line keeps (Linux's `PATH_MAX`).
 const MAX_PATH_BYTES: usize = 4096;
 
+/// The events this hook handles, which the hook table registers it for.
+pub const EVENTS: &[HookEvent] = &[
+    HookEvent::PreToolUse,
+    HookEvent::PostToolUse,
+    HookEvent::PostToolUseFailure,
+];
+
 /// Handles one `PreToolUse`, `PostToolUse` or `PostToolUseFailure` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
     let input: ToolUseInput = context.payload()?;
@@ -114,10 +122,9 @@ pub fn tool_event(input: &ToolUseInput<'_>, time_ms: u64) -> Result<ToolEvent> {
         Ok(HookEvent::PostToolUse) => ToolEventKind::Completed,
         Ok(HookEvent::PostToolUseFailure) => ToolEventKind::Failed,
         _ => {
-            let names: Vec<&str> = TOOLUSE.events.iter().map(|event| event.name()).collect();
+            let names: Vec<&str> = EVENTS.iter().map(|event| event.name()).collect();
             bail!(
-                "`{}` handles {}, not `{}`",
-                TOOLUSE.name,
+                "`ctxhooks-tooluse` handles {}, not `{}`",
                 names.join(", "),
                 hook_event_name.escape_debug()
             )

@@ -1,16 +1,18 @@
 //! The one helper thread of every hook run: it is both the deadline on stdin (Claude Code does
 //! not always close it, and may never send a payload) and the run's time budget. It shares with
 //! the main thread who the run is (hook, event, session, as soon as the payload says) and the
-//! problems noted so far, so that the line it logs when it ends a run names who stalled.
+//! problems noted so far, so that the line it logs when it ends a run names who stalled. Both it
+//! and the frame log a problem one way ([`log_problem`]).
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 
-use crate::hook::runner::log_problem;
-use crate::hook::table::HookBinary;
+use crate::store::error_log::{self, ErrorRecord};
+use crate::store::state_dir::StateDir;
 
 /// The main thread is reading stdin.
 const READING_STDIN: u8 = 0;
@@ -35,7 +37,8 @@ pub struct Identity {
 /// What the main thread and the watchdog of one run both know.
 #[derive(Debug)]
 pub struct Watchdog {
-    hook: &'static HookBinary,
+    /// The hook binary's name, for every line logged.
+    hook_name: &'static str,
     phase: AtomicU8,
     received: AtomicUsize,
     identity: OnceLock<Identity>,
@@ -43,18 +46,18 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Starts the watchdog of a run of `hook` that began at `started`: if no payload is complete
+    /// Starts the watchdog of a run of the hook binary `hook_name` that began at `started`: if no payload is complete
     /// `stdin_timeout` after that, it logs so and ends the process with exit 0; `budget` after
     /// it, it logs that the run overran, with the notes not logged yet, and ends the process
     /// with exit 0 whatever the main thread is doing.
     pub fn start(
-        hook: &'static HookBinary,
+        hook_name: &'static str,
         started: Instant,
         stdin_timeout: Duration,
         budget: Duration,
     ) -> Arc<Self> {
         let watchdog = Arc::new(Self {
-            hook,
+            hook_name,
             phase: AtomicU8::new(READING_STDIN),
             received: AtomicUsize::new(0),
             identity: OnceLock::new(),
@@ -134,7 +137,7 @@ impl Watchdog {
     /// Logs the notes and `problem` (for at most [`LOG_WAIT`], on a thread of its own) and ends
     /// the process with exit 0.
     fn end_run(&self, problem: anyhow::Error) -> ! {
-        let hook_name = self.hook.name;
+        let hook_name = self.hook_name;
         let identity = self.identity();
         let mut problems = self.take_notes();
         problems.push(problem);
@@ -147,6 +150,25 @@ impl Watchdog {
         });
         let _ = finished.recv_timeout(LOG_WAIT);
         exit_now()
+    }
+}
+
+/// Appends `problem` to `errors.log` as one line naming the hook, the event and the session as
+/// far as they are known; when even that fails, stderr is all that is left (Claude Code keeps it
+/// in its debug log on exit 0).
+pub fn log_problem(hook_name: &str, identity: &Identity, problem: &anyhow::Error) {
+    let record = ErrorRecord::new(
+        hook_name,
+        identity.event.clone(),
+        identity.session_id.clone(),
+        problem,
+    );
+    let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
+    if let Err(log_error) = logged {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{hook_name}: {problem:#} (the error log failed too: {log_error:#})"
+        );
     }
 }
 

@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use crate::hook::table::PRECOMPACT;
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
@@ -66,10 +65,14 @@ pub fn take_snapshot(
     done
 }
 
+/// The longest a snapshot's writer lives: the timeout Claude Code gives the `PreCompact` hook,
+/// which takes the snapshots (the hook table registers this one; it does not compile otherwise).
+pub const WRITER_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// How old an unfinished snapshot folder must be to count as abandoned where folders cannot be
-/// locked (see [`is_abandoned`]): twice the `PreCompact` timeout, so no live hook can still be
+/// locked (see [`is_abandoned`]): twice [`WRITER_TIMEOUT`], so no live hook can still be
 /// writing it.
-pub const ABANDONED_AFTER: Duration = Duration::from_secs(PRECOMPACT.timeout_seconds * 2);
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(WRITER_TIMEOUT.as_secs() * 2);
 
 /// How long a new snapshot folder's writer waits for its lock: a bound, not an expected wait
 /// (no one else locks a folder under its [`UNLOCKED_SUFFIX`] name).
@@ -147,31 +150,6 @@ pub fn abandoned_folders(archive: &Path) -> Vec<PathBuf> {
         .map(|entry| entry.path())
         .filter(|folder| is_abandoned(folder))
         .collect()
-}
-
-/// The newest finished snapshot folder of `archive` (names sort by time); `None` when there is
-/// none. A folder that cannot be listed or looked at is an error that names why (permission
-/// denied is not "no snapshot").
-pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
-    let entries = match fs_err::read_dir(archive) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error).context("failed to list the session's snapshots"),
-    };
-    let mut finished = Vec::new();
-    for entry in entries {
-        let entry = entry.context("failed to list the session's snapshots")?;
-        let is_folder = entry
-            .file_type()
-            .context("failed to look at a snapshot")?
-            .is_dir();
-        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            finished.push(entry.path());
-        }
-    }
-    Ok(finished
-        .into_iter()
-        .max_by(|left, right| left.file_name().cmp(&right.file_name())))
 }
 
 /// `20261130T041502.123456Z-auto`: sorts by time; the trigger is reduced to safe characters.

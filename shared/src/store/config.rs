@@ -1,18 +1,23 @@
 //! `<state>/config.json`: the limits a person sets on ctxhooks' own storage. Without the file,
 //! or without a limit in it, nothing ctxhooks keeps is ever deleted automatically; with one, the
-//! Stop hook applies it once a day (`store/storage.rs`, as `archives prune --kept` would, every
-//! deletion recorded in `pruned.jsonl`).
+//! Stop hook applies it once a day ([`prune_as_configured`], with `store/storage.rs`'s selection
+//! and deletion, as `archives prune --kept` would, every deletion recorded in `pruned.jsonl`).
 //!
 //! ```json
 //! {"storage": {"kept_older_than_days": 365, "max_size": "20 GB"}}
 //! ```
 
+use std::time::{Duration, SystemTime};
+
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::store::files;
+use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
-use crate::store::storage::{Limits, parse_size};
+use crate::store::storage::{
+    Limits, PruneRecord, Scope, delete, measure_state, parse_size, record_prune, select,
+};
 
 /// The whole file; a key it does not know is an error (a misspelt limit must not pass silently).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -67,6 +72,76 @@ impl Config {
             max_bytes,
         })
     }
+}
+
+/// How often the Stop hook applies the configured limits.
+pub const CONFIGURED_PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// Applies the limits `<state>/config.json` sets, at most once a [`CONFIGURED_PRUNE_EVERY`]
+/// (the Stop hook, after its work): one `lstat` when there is no configuration; a lock (one hook
+/// at a time, never waited for) and two `lstat`s when it was applied within the day. Deletes the
+/// selected sessions' copies (never `current`'s, never a session active within the day), oldest
+/// first, until `deadline` (the rest waits for the next day), and records each in
+/// `pruned.jsonl`. Returns what it deleted.
+pub fn prune_as_configured(
+    state: &StateDir,
+    current: &SessionId,
+    deadline: std::time::Instant,
+) -> Result<Vec<PruneRecord>> {
+    if fs_err::symlink_metadata(state.config_file()).is_err() {
+        return Ok(Vec::new());
+    }
+    // One prune at a time: a Stop hook of another session that finds it held leaves it.
+    let lock = files::open_lock_file(&state.prune_lock())?;
+    if files::lock_within(lock.file(), Duration::ZERO).is_err() {
+        return Ok(Vec::new());
+    }
+    let stamp = state.prune_stamp();
+    let fresh = fs_err::symlink_metadata(&stamp)
+        .and_then(|metadata| metadata.modified())
+        .is_ok_and(|applied| {
+            SystemTime::now()
+                .duration_since(applied)
+                .is_ok_and(|age| age < CONFIGURED_PRUNE_EVERY)
+        });
+    if fresh {
+        return Ok(Vec::new());
+    }
+    // Stamped first: a configuration that cannot be read is said once a day, not every turn.
+    files::write_atomic(&stamp, b"", files::PRIVATE_FILE_MODE)?;
+    let Some(config) = Config::load(state)? else {
+        return Ok(Vec::new());
+    };
+    let limits = config.limits()?;
+    if limits == Limits::default() {
+        return Ok(Vec::new());
+    }
+    let storage = measure_state(state)?;
+    let selection = select(&storage, limits, SystemTime::now(), Some(current));
+    let mut done = Vec::new();
+    for (index, reason) in selection.selected {
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
+        let measured = &storage.sessions[index];
+        let bytes = delete(state, &measured.session, Scope::Copies)?;
+        if bytes == 0 {
+            // Gone meanwhile (`archives prune` at the same time): nothing was deleted here.
+            continue;
+        }
+        let record = PruneRecord {
+            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            session_id: measured.session.to_string(),
+            scope: Scope::Copies,
+            reason,
+            bytes,
+            only_copy: measured.only_copy,
+            by: "config".to_owned(),
+        };
+        record_prune(state, &record)?;
+        done.push(record);
+    }
+    Ok(done)
 }
 
 #[cfg(test)]

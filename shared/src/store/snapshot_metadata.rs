@@ -1,8 +1,13 @@
 //! The archive's layout and `snapshot.json`: what the `PreCompact` hook writes for each snapshot
 //! and the commands read back (see docs/archive.md). Schema 1 snapshots hold full copies of
 //! their files; schema 2 snapshots hold none and say which bytes of which kept copy
-//! (`store/kept.rs`) each file is.
+//! (`store/kept.rs`) each file is. Also which snapshot is the newest finished one, which the
+//! `PostCompact` and `SessionStart` hooks read back.
 
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::trigger::Trigger;
@@ -108,4 +113,29 @@ pub struct SkippedFile {
     /// Its path on disk.
     pub source: String,
     pub error: String,
+}
+
+/// The newest finished snapshot folder of `archive` (names sort by time); `None` when there is
+/// none. A folder that cannot be listed or looked at is an error that names why (permission
+/// denied is not "no snapshot").
+pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
+    let entries = match fs_err::read_dir(archive) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).context("failed to list the session's snapshots"),
+    };
+    let mut finished = Vec::new();
+    for entry in entries {
+        let entry = entry.context("failed to list the session's snapshots")?;
+        let is_folder = entry
+            .file_type()
+            .context("failed to look at a snapshot")?
+            .is_dir();
+        if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            finished.push(entry.path());
+        }
+    }
+    Ok(finished
+        .into_iter()
+        .max_by(|left, right| left.file_name().cmp(&right.file_name())))
 }

@@ -1,9 +1,10 @@
 //! ctxhooks' own storage: how much each session's record takes and when it last changed, which
 //! sessions a limit selects (older than some days, or the oldest until the state folder fits a
 //! size), and the deletion of a session's kept copies or of its whole record. `archives prune`
-//! runs it on request, and the Stop hook once a day when a limit is configured (`config.rs`);
-//! nothing is deleted otherwise. A session active within the last day is never selected, and a
-//! session whose transcript Claude Code no longer has is marked as the only copy left.
+//! runs it on request, and the Stop hook once a day when a limit is configured (`config.rs`
+//! reads the limits and applies them with what is here); nothing is deleted otherwise. A session
+//! active within the last day is never selected, and a session whose transcript Claude Code no
+//! longer has is marked as the only copy left.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -399,76 +400,6 @@ fn remove_all(path: &Path) -> Result<()> {
 /// Appends `record` to `<state>/pruned.jsonl`.
 pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<()> {
     files::append_json_line(&state.prune_log(), record)
-}
-
-/// How often the Stop hook applies the configured limits.
-pub const CONFIGURED_PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
-
-/// Applies the limits `<state>/config.json` sets, at most once a [`CONFIGURED_PRUNE_EVERY`]
-/// (the Stop hook, after its work): one `lstat` when there is no configuration; a lock (one hook
-/// at a time, never waited for) and two `lstat`s when it was applied within the day. Deletes the
-/// selected sessions' copies (never `current`'s, never a session active within the day), oldest
-/// first, until `deadline` (the rest waits for the next day), and records each in
-/// `pruned.jsonl`. Returns what it deleted.
-pub fn prune_as_configured(
-    state: &StateDir,
-    current: &SessionId,
-    deadline: std::time::Instant,
-) -> Result<Vec<PruneRecord>> {
-    if fs_err::symlink_metadata(state.config_file()).is_err() {
-        return Ok(Vec::new());
-    }
-    // One prune at a time: a Stop hook of another session that finds it held leaves it.
-    let lock = files::open_lock_file(&state.prune_lock())?;
-    if files::lock_within(lock.file(), Duration::ZERO).is_err() {
-        return Ok(Vec::new());
-    }
-    let stamp = state.prune_stamp();
-    let fresh = fs_err::symlink_metadata(&stamp)
-        .and_then(|metadata| metadata.modified())
-        .is_ok_and(|applied| {
-            SystemTime::now()
-                .duration_since(applied)
-                .is_ok_and(|age| age < CONFIGURED_PRUNE_EVERY)
-        });
-    if fresh {
-        return Ok(Vec::new());
-    }
-    // Stamped first: a configuration that cannot be read is said once a day, not every turn.
-    files::write_atomic(&stamp, b"", files::PRIVATE_FILE_MODE)?;
-    let Some(config) = crate::store::config::Config::load(state)? else {
-        return Ok(Vec::new());
-    };
-    let limits = config.limits()?;
-    if limits == Limits::default() {
-        return Ok(Vec::new());
-    }
-    let storage = measure_state(state)?;
-    let selection = select(&storage, limits, SystemTime::now(), Some(current));
-    let mut done = Vec::new();
-    for (index, reason) in selection.selected {
-        if std::time::Instant::now() >= deadline {
-            break;
-        }
-        let measured = &storage.sessions[index];
-        let bytes = delete(state, &measured.session, Scope::Copies)?;
-        if bytes == 0 {
-            // Gone meanwhile (`archives prune` at the same time): nothing was deleted here.
-            continue;
-        }
-        let record = PruneRecord {
-            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            session_id: measured.session.to_string(),
-            scope: Scope::Copies,
-            reason,
-            bytes,
-            only_copy: measured.only_copy,
-            by: "config".to_owned(),
-        };
-        record_prune(state, &record)?;
-        done.push(record);
-    }
-    Ok(done)
 }
 
 /// A size as a person writes it: a number of bytes, or a number with a unit (`kB`, `MB`, `GB`,

@@ -1,15 +1,17 @@
 //! The content of a transcript record's message: a string or blocks (text, `tool_use`,
 //! `tool_result`, the advisor's blocks), each read leniently; any other block is kept only as
-//! "another block".
+//! "another block". Blocks are read from the table's `RawBlock` by [`super::schema`]; the values
+//! inside them that are not objects of keys (a text's length, a tool's input) read themselves
+//! here.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde::de::SeqAccess;
-use serde::de::value::SeqAccessDeserializer;
-
-use super::schema::{Part, RawBlock};
+use super::direct::{Direct, Reader, Step};
+#[cfg(any(test, feature = "test-support"))]
+use super::shape::{Shape, Shaped};
 use crate::lenient::{Field, Lenient};
+#[cfg(any(test, feature = "test-support"))]
+use crate::store::tool_summary::SUMMARY_FIELDS;
 use crate::tool_input::ToolInput;
 
 /// `message.content`: a string, or content blocks.
@@ -112,62 +114,43 @@ pub enum ResultContent<'a> {
     Parts(Vec<Cow<'a, str>>),
 }
 
-impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
-    const EXPECTED: &'static str = "a string or an array";
-
-    fn from_text(value: Cow<'de, str>) -> Option<Self> {
-        Some(Self::Text(value))
-    }
-
-    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Option<Self>, A::Error> {
-        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(|blocks| Some(Self::Blocks(blocks)))
+/// A string's length once decoded, without keeping its text.
+impl Direct<'_> for TextLength {
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        reader.text_length().map(|length| Self(length as u64))
     }
 }
 
-impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
-    const EXPECTED: &'static str = "a string or an array";
-
-    fn from_text(value: Cow<'de, str>) -> Option<Self> {
-        Some(Self::Text(value))
-    }
-
-    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
-        let mut texts = Vec::new();
-        while let Some(part) = seq.next_element::<Field<Part<'a>>>()? {
-            if let Some(text) = part.into_option().and_then(|part| part.text.into_option()) {
-                texts.push(text);
-            }
-        }
-        Ok(Some(Self::Parts(texts)))
+/// A tool's input: the fields a summary may name, each as written in JSON.
+impl<'a> Direct<'a> for ToolInput<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        let mut input = ToolInput::default();
+        reader.object(|reader, key| {
+            let Some(name) = ToolInput::summary_field(reader.key_text(key)?) else {
+                return reader.skip_value();
+            };
+            input.insert(name, reader.raw_value()?);
+            Ok(())
+        })?;
+        Ok(input)
     }
 }
 
-impl<'a> From<RawBlock<'a>> for Block<'a> {
-    fn from(raw: RawBlock<'a>) -> Self {
-        match raw.kind.text() {
-            Some("text") => Self::Text(raw.text),
-            Some("tool_use") => Self::ToolUse(ToolUse {
-                id: raw.id,
-                name: raw.name,
-                input: raw.input,
-            }),
-            Some("tool_result") => Self::ToolResult(ToolResult {
-                tool_use_id: raw.tool_use_id,
-                is_error: raw.is_error,
-                content: raw.content,
-            }),
-            Some("server_tool_use") => Self::ServerToolUse(raw.name),
-            Some("advisor_tool_result") => Self::AdvisorToolResult,
-            Some("thinking") => Self::Thinking(raw.thinking),
-            _ => Self::Other,
-        }
+#[cfg(any(test, feature = "test-support"))]
+impl Shaped for TextLength {
+    fn shape() -> Shape {
+        Shape::Text
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Field::<RawBlock<'a>>::deserialize(deserializer)?
-            .into_option()
-            .map_or(Self::Other, Self::from))
+#[cfg(any(test, feature = "test-support"))]
+impl Shaped for ToolInput<'_> {
+    fn shape() -> Shape {
+        Shape::Object(
+            SUMMARY_FIELDS
+                .iter()
+                .map(|key| (*key, Shape::Text))
+                .collect(),
+        )
     }
 }

@@ -2,18 +2,18 @@
 //! interrupt provenance read, borrowed from the line where it holds no escape. Also the one
 //! definition of a prompt a person typed, of an interrupt marker, and of the walk over an
 //! assistant record's `tool_use` blocks. The record's keys and types are the table of
-//! [`super::schema`]; the values that are not plain objects of keys are read here.
+//! [`super::schema`]; the values that are not plain objects of keys are [`super::values`] and
+//! [`super::content`].
 
-use std::borrow::Cow;
-
-use serde::de::{self, MapAccess, SeqAccess};
+use serde::de;
 use serde::{Deserialize, Deserializer};
 
 use super::content::{Block, Content, ToolResult, ToolUse};
-use super::direct::read_record;
+use super::direct::{Reader, Step};
 pub use super::schema::{BoundaryMetadata, Iteration, Message, Record, Usage};
+use super::values::written;
 use crate::json_scan::skip_blank;
-use crate::lenient::{Field, Lenient};
+use crate::lenient::Field;
 use crate::store::clock::parse_timestamp_ms;
 use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
 
@@ -51,151 +51,6 @@ pub const NOT_TYPED_PREFIXES: [&str; 4] = [
     "<task-notification>",
 ];
 
-/// A list of uuids (strings; any other element is skipped).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Uuids<'a>(pub Vec<Cow<'a, str>>);
-
-/// `usage.cache_creation`: the cache writes by lifetime.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct CacheCreationSplit {
-    /// The sum of every integer value (the 5m and 1h buckets, and any later one).
-    pub total: u64,
-    /// [`FIVE_MINUTE_WRITES`].
-    pub five_minutes: u64,
-    /// [`ONE_HOUR_WRITES`].
-    pub one_hour: u64,
-    /// True when a `*_input_tokens` bucket held something that is not a count (`-5`, `"5"`):
-    /// the line's usage cannot be read, as with an odd flat field.
-    pub mistyped: bool,
-}
-
-/// The key of `usage.cache_creation`'s writes into the 5-minute cache.
-pub const FIVE_MINUTE_WRITES: &str = "ephemeral_5m_input_tokens";
-
-/// The key of `usage.cache_creation`'s writes into the 1-hour cache.
-pub const ONE_HOUR_WRITES: &str = "ephemeral_1h_input_tokens";
-
-impl CacheCreationSplit {
-    /// Counts the entry `key` in the order written: every count adds to the total.
-    pub fn add(&mut self, key: &str, count: &Field<u64>) {
-        if count.is_mistyped() && key.ends_with("_input_tokens") {
-            self.mistyped = true;
-        }
-        if let Field::Present(count) = *count {
-            self.total = self.total.saturating_add(count);
-            match key {
-                FIVE_MINUTE_WRITES => self.five_minutes = count,
-                ONE_HOUR_WRITES => self.one_hour = count,
-                _ => {}
-            }
-        }
-    }
-}
-
-/// The four token counts (input, cache write, cache read, output) and the 5m/1h split, as
-/// `message.usage` and each of its iterations write them.
-struct Written<'f>([&'f Field<u64>; 4], &'f Field<CacheCreationSplit>);
-
-/// The [`Written`] counts of a `usage` or of one of its iterations (the same keys).
-macro_rules! written {
-    ($of:expr) => {
-        Written(
-            [
-                &$of.input_tokens,
-                &$of.cache_creation_input_tokens,
-                &$of.cache_read_input_tokens,
-                &$of.output_tokens,
-            ],
-            &$of.cache_creation,
-        )
-    };
-}
-
-impl Written<'_> {
-    /// The counts: the flat `cache_creation_input_tokens`, or the nested split when the flat
-    /// one is 0 (before 2.1.152 the flat field could be 0 while the split held the writes).
-    fn tokens(&self) -> TokenUsage {
-        let count = |field: &Field<u64>| field.get().copied().unwrap_or(0);
-        let [input, cache_write, cache_read, output] = self.0;
-        let flat = count(cache_write);
-        let nested = self.1.get().map_or(0, |split| split.total);
-        TokenUsage {
-            input_tokens: count(input),
-            cache_creation_input_tokens: if flat == 0 { nested } else { flat },
-            cache_read_input_tokens: count(cache_read),
-            output_tokens: count(output),
-        }
-    }
-
-    /// True when none of the four flat counts holds a token (each 0 or absent). The nested
-    /// split is not looked at: a response that read and wrote nothing has no cache writes, and
-    /// a CLI may fill the split from the iterations while the four counts stay 0.
-    fn flat_counts_empty(&self) -> bool {
-        self.0
-            .iter()
-            .all(|field| field.get().is_none_or(|count| *count == 0))
-    }
-
-    /// True when a count, the split or one of its buckets held something that is not a count.
-    fn mistyped(&self) -> bool {
-        self.0.iter().any(|field| field.is_mistyped())
-            || self.1.is_mistyped()
-            || self.1.get().is_some_and(|split| split.mistyped)
-    }
-}
-
-/// `usage.iterations`: the inferences one response was made of. The session model's are
-/// `message` iterations (the last one read the context the next request starts from); the
-/// advisor's are `advisor_message` ones, each naming its own model. A `fallback_message` one is
-/// the API's answer from another model when the requested one refused (the CLI's
-/// `serverRefusalFallback`): it read the same conversation, so it can hold the context, as the
-/// CLI itself takes it (the last `message` or `fallback_message` iteration that read something).
-/// Other kinds (`compaction`, ...) are not read.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Iterations {
-    /// The counts of the last `message` or `fallback_message` iteration that read something:
-    /// the context.
-    pub last_message: Option<TokenUsage>,
-    /// The `message` and `fallback_message` iterations' counts, summed: the session's own
-    /// inferences, which the top level sums when it is written (the advisor's are not in it).
-    pub inferences: TokenUsage,
-    /// The `advisor_message` iterations' counts, summed per model in the order first seen (one
-    /// at least when an iteration's `type` is `advisor_message`).
-    pub advisor_usage: Vec<ModelUsage>,
-    /// True when a count of a `message` or `advisor_message` iteration held something that is
-    /// not a count: the usage cannot be read, as with an odd top-level field.
-    pub mistyped: bool,
-}
-
-impl Iterations {
-    /// Counts one entry, in the order written.
-    pub fn add(&mut self, entry: &Iteration) {
-        let written = written!(entry);
-        match entry.kind.text() {
-            Some("message" | FALLBACK_ITERATION) => {
-                self.mistyped |= written.mistyped();
-                let tokens = written.tokens();
-                self.inferences = self.inferences.saturating_add(tokens);
-                if tokens.input_side() > 0 {
-                    self.last_message = Some(tokens);
-                }
-            }
-            Some(ADVISOR_ITERATION) => {
-                self.mistyped |= written.mistyped();
-                let usage = ModelUsage {
-                    model: entry.model.text().map(ToOwned::to_owned),
-                    tokens: written.tokens(),
-                };
-                crate::store::usage_record::add_by_model(
-                    &mut self.advisor_usage,
-                    std::slice::from_ref(&usage),
-                );
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Where a response's session-model counts were read ([`Usage::session_counts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CountsFrom {
@@ -204,12 +59,6 @@ pub enum CountsFrom {
     /// The sum of the `message` and `fallback_message` iterations: the top level held none.
     Iterations,
 }
-
-/// The `type` of a `usage.iterations` entry the API's model fallback answered.
-pub const FALLBACK_ITERATION: &str = "fallback_message";
-
-/// The `type` of a `usage.iterations` entry made by the advisor.
-pub const ADVISOR_ITERATION: &str = "advisor_message";
 
 impl Usage {
     /// The top-level token counts, as written (what ccusage reads for the session's model).
@@ -287,6 +136,16 @@ pub enum BoundaryKind {
     Compaction,
     /// `microcompact_boundary`: old tool results were trimmed in place.
     MicroCompaction,
+}
+
+/// Reads one line (`text`, a JSON object) into a record with the direct reader
+/// ([`super::direct`]), or gives up.
+pub fn read_record(text: &str) -> Step<Record<'_>> {
+    let mut reader = Reader::new(text);
+    let mut record = Record::default();
+    record.fill(&mut reader)?;
+    reader.end()?;
+    Ok(record)
 }
 
 impl<'a> Record<'a> {
@@ -590,46 +449,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
         Field::<Self>::deserialize(deserializer)?
             .into_option()
             .ok_or_else(|| de::Error::custom("a transcript line is a JSON object"))
-    }
-}
-
-impl<'de: 'a, 'a> Lenient<'de> for Uuids<'a> {
-    const EXPECTED: &'static str = "an array";
-
-    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
-        let mut uuids = Vec::new();
-        while let Some(uuid) = seq.next_element::<Field<Cow<'de, str>>>()? {
-            if let Field::Present(uuid) = uuid {
-                uuids.push(uuid);
-            }
-        }
-        Ok(Some(Self(uuids)))
-    }
-}
-
-impl<'de> Lenient<'de> for CacheCreationSplit {
-    const EXPECTED: &'static str = "an object";
-
-    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
-        let mut split = Self::default();
-        while let Some((key, count)) = map.next_entry::<Field<Cow<'de, str>>, Field<u64>>()? {
-            split.add(key.text().unwrap_or_default(), &count);
-        }
-        Ok(Some(split))
-    }
-}
-
-impl<'de> Lenient<'de> for Iterations {
-    const EXPECTED: &'static str = "an array";
-
-    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
-        let mut iterations = Self::default();
-        while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {
-            if let Some(entry) = entry.get() {
-                iterations.add(entry);
-            }
-        }
-        Ok(Some(iterations))
     }
 }
 
@@ -1007,5 +826,69 @@ mod size {
             "{}",
             size_of::<super::Block>()
         );
+    }
+}
+
+#[cfg(test)]
+mod direct_reading {
+    use super::*;
+    use crate::transcript::direct::GiveUp;
+
+    fn both(line: &str) -> (Step<String>, Option<String>) {
+        let serde: Option<Record> = serde_json::from_str(line).ok();
+        (
+            read_record(line).map(|record| format!("{record:?}")),
+            serde.map(|record| format!("{record:?}")),
+        )
+    }
+
+    #[test]
+    fn plain_lines_read_as_serde_reads_them() {
+        for line in [
+            r#"{"type":"assistant","uuid":"u","requestId":"r","message":{"id":"m","model":"claude","usage":{"input_tokens":3,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":null,"later":2},"iterations":[{"type":"advisor_message"}]},"content":[{"type":"thinking","thinking":"a\nb"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls \"x\"","other":[1,2.5e3,-0]}}]},"toolUseResult":{"deep":[[{}],[]]}}"#,
+            r#" {"type":"user","isMeta":false,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"\u00e9\/"},{"type":"image"}]}]}} "#,
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155250},"skipped":"\ud83d\ude00"}"#,
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":167257,"postTokens":15406,"durationMs":94025,"cumulativeDroppedTokens":151851,"preservedSegment":{"headUuid":"h","anchorUuid":"a","tailUuid":"t"},"preservedMessages":{"anchorUuid":"a","uuids":["u1","u2"],"allUuids":["u0","u1","u2"]}}}"#,
+            r#"{"type":"progress","data":{"hookName":"SessionStart:resume","message":{"content":"x"}}}"#,
+            r#"{"type":"custom-title","customTitle":"fix the \u00e9 parser","sessionId":"s"}"#,
+            r#"{"type":"ai-title","aiTitle":"Parser fixes","sessionId":"s"}"#,
+            r#"{"type":"relocated","relocatedCwd":"/p/other","sessionId":"s"}"#,
+            r#"{"type":"user","sessionKind":"bg","entrypoint":"sdk-cli","interruptedMessageId":"msg_1","rowSource":"harness","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
+            r#"{"type":"assistant","message":{"usage":{"input_tokens":0,"iterations":[{"type":"message","input_tokens":1,"cache_read_input_tokens":5,"cache_creation":{"ephemeral_1h_input_tokens":3},"output_tokens":2},{"type":"advisor_message","model":"claude-fable-5","input_tokens":9,"other":{"x":[1]}},{"type":"advisor_message","model":"claude-fable-5","output_tokens":4},{"type":"advisor_message","model":null},{"type":"message","input_tokens":2,"cache_creation_input_tokens":7}]}}}"#,
+            "{}",
+        ] {
+            let (direct, serde) = both(line);
+            assert_eq!(direct.ok(), serde, "{line}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_certain_is_left_to_serde() {
+        for line in [
+            // Other types, a field twice, an escaped key, a surrogate kept, odd counts.
+            r#"{"type":5}"#,
+            r#"{"isSidechain":"yes"}"#,
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"typ\u0065":"user"}"#,
+            r#"{"uuid":"\ud83d\ude00"}"#,
+            r#"{"message":{"usage":{"input_tokens":5.0}}}"#,
+            r#"{"message":{"usage":{"input_tokens":-1}}}"#,
+            r#"{"message":{"usage":{"input_tokens":18446744073709551616}}}"#,
+            r#"{"message":{"content":[{"type":"text"},"stray"]}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","input_tokens":1.5}]}}}"#,
+            r#"{"compactMetadata":{"preservedMessages":{"uuids":["u1",null]}}}"#,
+            r#"{"message":{"usage":{"iterations":[{"type":"message","model":"a","model":"b"}]}}}"#,
+            // Not JSON: cut short, a raw control character, a bad escape, trailing bytes.
+            r#"{"type":"user""#,
+            "{\"type\":\"us\ter\"}",
+            r#"{"type":"\x"}"#,
+            r#"{"type":"user"},"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+        ] {
+            assert_eq!(read_record(line).err(), Some(GiveUp), "{line}");
+        }
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(101), "]".repeat(101));
+        assert_eq!(read_record(&deep).err(), Some(GiveUp));
     }
 }

@@ -1,126 +1,28 @@
 //! The transcript format as ctxhooks reads it, written once: one table of every key a reader
-//! looks at, the field it fills and the field's type. The table generates the structs, their
-//! serde reading (each field a lenient [`Field`], unknown keys skipped, a repeated key refused
-//! as serde's derive refuses it), the direct reader's key dispatch ([`super::direct`]), and the
-//! [`Shape`] a test builds lines from, so the two readers cannot disagree on a key, its nesting
-//! or its type. What a record means is [`super::record`]'s; the values that are not plain
-//! objects of keys (content, iterations, the cache split, a tool's input) read themselves.
+//! looks at, the field it fills and the field's type. The table (the `table!` macro of
+//! `table.rs`) generates the structs, their serde reading (each field a lenient [`Field`],
+//! unknown keys skipped, a repeated key refused as serde's derive refuses it), the direct
+//! reader's key dispatch ([`super::direct`]), and the `Shape` a test builds lines from
+//! (`shape.rs`), so the two readers cannot disagree on a key, its nesting or its type.
+//! What a record means is [`super::record`]'s. The values that are not plain objects of keys
+//! read themselves beside their types ([`super::values`], [`super::content`]), but for the ones
+//! made of the table's own entries, which are read here: the content's blocks (each a
+//! [`RawBlock`]), a tool result's parts ([`Part`]) and the usage's iterations ([`Iteration`]).
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde::de::SeqAccess;
+use serde::de::value::SeqAccessDeserializer;
 
-use super::content::{Content, ResultContent, TextLength};
+use super::content::{Block, Content, ResultContent, TextLength, ToolResult, ToolUse};
 use super::direct::{Direct, Reader, Step};
-use super::record::{CacheCreationSplit, Iterations, Uuids};
-use crate::lenient::{Field, Lenient};
 #[cfg(any(test, feature = "test-support"))]
-use crate::test_support::{Shape, Shaped};
+use super::shape::{Shape, Shaped};
+use super::table::table;
+use super::values::{CacheCreationSplit, Iterations, Uuids, written};
+use crate::lenient::{Field, Lenient};
 use crate::tool_input::ToolInput;
-
-/// Generates each struct of the table with a field per `"key" => field: Type` line, and reads
-/// it both ways. A struct's own docs say what it is; each field's doc names its key.
-macro_rules! table {
-    ($(
-        $(#[$meta:meta])*
-        pub struct $name:ident $(<$lifetime:lifetime>)? {
-            $(
-                $(#[$field_meta:meta])*
-                $key:literal => $field:ident: $type:ty,
-            )*
-        }
-    )*) => {$(
-        $(#[$meta])*
-        #[derive(Debug, Default)]
-        pub struct $name $(<$lifetime>)? {
-            $(
-                $(#[$field_meta])*
-                #[doc = ""]
-                #[doc = concat!("Key `", $key, "`.")]
-                pub $field: $type,
-            )*
-        }
-        impl<'de $(: $lifetime, $lifetime)?> Lenient<'de> for $name $(<$lifetime>)? {
-            const EXPECTED: &'static str = "an object";
-
-            fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
-                table!(@from_map map $($key => $field),*)
-            }
-        }
-
-        // `'r` is the line's lifetime; a struct that borrows from it has it as its own (the two
-        // bounds make them one).
-        impl<'r $(: $lifetime, $lifetime: 'r)?> Direct<'r> for $name $(<$lifetime>)? {
-            fn read(reader: &mut Reader<'r>) -> Step<Self> {
-                let mut value = Self::default();
-                value.fill(reader)?;
-                Ok(value)
-            }
-        }
-
-        impl<'r $(: $lifetime, $lifetime: 'r)?> $name $(<$lifetime>)? {
-            /// Reads an object into these fields, straight from the line (the direct reader).
-            pub(super) fn fill(&mut self, reader: &mut Reader<'r>) -> Step<()> {
-                table!(@read self reader $($key => $field),*)
-            }
-        }
-
-        #[cfg(any(test, feature = "test-support"))]
-        impl $(<$lifetime>)? Shaped for $name $(<$lifetime>)? {
-            fn shape() -> Shape {
-                Shape::Object(vec![$(($key, <$type as Shaped>::shape())),*])
-            }
-        }
-    )*};
-
-    // serde: each key found among the struct's by its index, its value read as its field's
-    // type; a key seen twice fails the object, as serde's derive does.
-    (@from_map $map:ident $($key:literal => $field:ident),*) => {{
-        #[allow(non_camel_case_types, reason = "one variant per field, named as the field")]
-        enum Slot { $($field),* }
-        const KEYS: &[&str] = &[$($key),*];
-        const { assert!(KEYS.len() <= 64, "one bit per field") };
-        let mut map = $map;
-        let mut value = Self::default();
-        let mut seen = 0_u64;
-        while let Some(index) = map.next_key_seed(KeyIndex(KEYS))? {
-            let Some(index) = index else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            if seen & (1 << index) != 0 {
-                return Err(serde::de::Error::duplicate_field(KEYS[index]));
-            }
-            seen |= 1 << index;
-            match index {
-                $(slot if slot == Slot::$field as usize => value.$field = map.next_value()?,)*
-                _ => map.next_value::<IgnoredAny>().map(drop)?,
-            }
-        }
-        Ok(Some(value))
-    }};
-
-    // The direct reader: each key matched as it is written, its value read straight into its
-    // field; a key seen twice gives up. The keys are matched as byte strings: a `match` on
-    // those is a decision tree on the length and the bytes, where one on `&str` compares with
-    // each key in turn.
-    (@read $value:ident $reader:ident $($key:literal => $field:ident),*) => {{
-        #[allow(non_camel_case_types, reason = "one variant per field, named as the field")]
-        enum Slot { $($field),* }
-        struct Key;
-        #[allow(non_upper_case_globals, reason = "one key per field, named as the field")]
-        impl Key { $(const $field: &'static [u8] = $key.as_bytes();)* }
-        let mut seen = 0_u64;
-        $reader.object(|reader, key| {
-            match reader.key(key)? {
-                $(Key::$field => $value.$field = reader.once(&mut seen, Slot::$field as u32)?,)*
-                _ => reader.skip_value()?,
-            }
-            Ok(())
-        })
-    }};
-}
 
 table! {
     /// One transcript line: every field a ctxhooks reader looks at, each read leniently (see
@@ -310,27 +212,139 @@ table! {
     }
 }
 
-/// A key of an object, as its index among the keys given (a struct's of the table, the fields a
-/// tool's summary names); `None` for any other key (read without copying an escaped key).
-pub(crate) struct KeyIndex(pub(crate) &'static [&'static str]);
+// The values made of the table's own entries, read both ways.
 
-impl<'de> DeserializeSeed<'de> for KeyIndex {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_identifier(self)
+impl<'a> From<RawBlock<'a>> for Block<'a> {
+    fn from(raw: RawBlock<'a>) -> Self {
+        match raw.kind.text() {
+            Some("text") => Self::Text(raw.text),
+            Some("tool_use") => Self::ToolUse(ToolUse {
+                id: raw.id,
+                name: raw.name,
+                input: raw.input,
+            }),
+            Some("tool_result") => Self::ToolResult(ToolResult {
+                tool_use_id: raw.tool_use_id,
+                is_error: raw.is_error,
+                content: raw.content,
+            }),
+            Some("server_tool_use") => Self::ServerToolUse(raw.name),
+            Some("advisor_tool_result") => Self::AdvisorToolResult,
+            Some("thinking") => Self::Thinking(raw.thinking),
+            _ => Self::Other,
+        }
     }
 }
 
-impl Visitor<'_> for KeyIndex {
-    type Value = Option<usize>;
+impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Field::<RawBlock<'a>>::deserialize(deserializer)?
+            .into_option()
+            .map_or(Self::Other, Self::from))
+    }
+}
 
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("a field name")
+impl<'de: 'a, 'a> Lenient<'de> for Content<'a> {
+    const EXPECTED: &'static str = "a string or an array";
+
+    fn from_text(value: Cow<'de, str>) -> Option<Self> {
+        Some(Self::Text(value))
     }
 
-    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|known| *known == key))
+    fn from_seq<A: SeqAccess<'de>>(seq: A) -> Result<Option<Self>, A::Error> {
+        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(|blocks| Some(Self::Blocks(blocks)))
+    }
+}
+
+impl<'de: 'a, 'a> Lenient<'de> for ResultContent<'a> {
+    const EXPECTED: &'static str = "a string or an array";
+
+    fn from_text(value: Cow<'de, str>) -> Option<Self> {
+        Some(Self::Text(value))
+    }
+
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut texts = Vec::new();
+        while let Some(part) = seq.next_element::<Field<Part<'a>>>()? {
+            if let Some(text) = part.into_option().and_then(|part| part.text.into_option()) {
+                texts.push(text);
+            }
+        }
+        Ok(Some(Self::Parts(texts)))
+    }
+}
+
+/// `message.content`: a string, or blocks (each an object).
+impl<'a> Direct<'a> for Content<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        if reader.peek()? == b'"' {
+            return Cow::read(reader).map(Content::Text);
+        }
+        let mut blocks = Vec::new();
+        reader.elements(|raw: RawBlock<'a>| blocks.push(Block::from(raw)))?;
+        Ok(Content::Blocks(blocks))
+    }
+}
+
+/// A `tool_result`'s `content`: a string, or the `text` of each part of an array (each an
+/// object).
+impl<'a> Direct<'a> for ResultContent<'a> {
+    fn read(reader: &mut Reader<'a>) -> Step<Self> {
+        if reader.peek()? == b'"' {
+            return Cow::read(reader).map(ResultContent::Text);
+        }
+        let mut texts = Vec::new();
+        reader.elements(|part: Part<'a>| texts.extend(part.text.into_option()))?;
+        Ok(ResultContent::Parts(texts))
+    }
+}
+
+/// Counts one entry of `usage.iterations` into `iterations`.
+fn count(iterations: &mut Iterations, entry: &Iteration) {
+    iterations.add(entry.kind.text(), entry.model.text(), &written!(entry));
+}
+
+impl<'de> Lenient<'de> for Iterations {
+    const EXPECTED: &'static str = "an array";
+
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut iterations = Self::default();
+        while let Some(entry) = seq.next_element::<Field<Iteration<'de>>>()? {
+            if let Some(entry) = entry.get() {
+                count(&mut iterations, entry);
+            }
+        }
+        Ok(Some(iterations))
+    }
+}
+
+/// `usage.iterations`: each entry an object, counted as it comes.
+impl Direct<'_> for Iterations {
+    fn read(reader: &mut Reader<'_>) -> Step<Self> {
+        let mut iterations = Self::default();
+        reader.elements(|entry: Iteration| count(&mut iterations, &entry))?;
+        Ok(iterations)
+    }
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl Shaped for Content<'_> {
+    fn shape() -> Shape {
+        Shape::TextOrArray(Box::new(RawBlock::shape()))
+    }
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl Shaped for ResultContent<'_> {
+    fn shape() -> Shape {
+        Shape::TextOrArray(Box::new(Part::shape()))
+    }
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl Shaped for Iterations {
+    fn shape() -> Shape {
+        Shape::Array(Box::new(Iteration::shape()))
     }
 }
 

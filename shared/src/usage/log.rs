@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
 use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
-use crate::hook::runner::HookContext;
+use crate::notes::Notes;
 use crate::store::rotation::{self, SESSION_LOG_LIMIT};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
@@ -16,8 +16,9 @@ use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
 use crate::store::{env_vars, files};
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
+use crate::transcript::origin::Origin;
 use crate::usage::cursor::{CursorFile, TranscriptCursor};
-use crate::usage::ingest::{ChainGauge, Ingest, Origin, SourceState};
+use crate::usage::ingest::{ChainGauge, Ingest, SourceState};
 
 /// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
@@ -64,17 +65,17 @@ pub struct IngestOutcome {
 }
 
 impl IngestOutcome {
-    /// Notes what went wrong without stopping the ingest, one error each, for the error log.
-    fn note_problems(&self, context: &HookContext, transcript: &Path) {
+    /// Gives `notes` what went wrong without stopping the ingest, one error each.
+    fn note_problems(&self, notes: &dyn Notes, transcript: &Path) {
         if let Some(reason) = &self.cursor_unreadable {
-            context.note(anyhow!(
+            notes.note(anyhow!(
                 "the usage cursor could not be read ({reason}); `{}` was read from its start \
                  (its rows are keyed, so none is duplicated)",
                 transcript.display()
             ));
         }
         if self.unreadable_lines > 0 {
-            context.note(anyhow!(
+            notes.note(anyhow!(
                 "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
                  value no Claude Code writes (`ctxhooks usage` counts them)",
                 self.unreadable_lines,
@@ -82,7 +83,7 @@ impl IngestOutcome {
             ));
         }
         if self.overlong_lines > 0 {
-            context.note(anyhow!(
+            notes.note(anyhow!(
                 "skipped {} line(s) longer than {} bytes in `{}`",
                 self.overlong_lines,
                 MAX_LINE_BYTES,
@@ -94,13 +95,14 @@ impl IngestOutcome {
 
 /// [`ingest_transcript_then`] in a hook run, with nothing after.
 pub fn log_usage(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
 ) -> Result<()> {
     let options = IngestOptions::default();
-    ingest_transcript_then(context, session, transcript, origin, options, |_| ()).map(drop)
+    ingest_transcript_then(state, notes, session, transcript, origin, options, |_| ()).map(drop)
 }
 
 /// Appends to the session's usage log what the open `transcript` gained since the last ingest
@@ -108,21 +110,21 @@ pub fn log_usage(
 /// the session's usage lock. A shrunk or rewritten transcript is read again from its start and
 /// its old records are replaced, so rows are never duplicated. `origin` marks a sub-agent's own
 /// transcript (`SubagentStop`'s `agent_transcript_path`). What the ingest skipped or could not
-/// read is noted for the hook's error log; only a failed ingest is an error.
+/// read goes to `notes` (the hook's error log); only a failed ingest is an error.
 ///
 /// Then `then` with its outcome, still under the session's usage lock: what `then` reads and
 /// writes of the session (the gauge) is in step with the log and the cursor, and no other ingest
 /// of the session runs meanwhile. `options` say what to look out for and how much to read at
 /// most.
 pub fn ingest_transcript_then<T>(
-    context: &HookContext,
+    state: &StateDir,
+    notes: &dyn Notes,
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
     options: IngestOptions<'_>,
     then: impl FnOnce(&IngestOutcome) -> T,
 ) -> Result<(IngestOutcome, T)> {
-    let state = &context.state;
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session))
         .context("failed to open the usage lock")?;
@@ -138,7 +140,7 @@ pub fn ingest_transcript_then<T>(
         .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
     let (after, outcome) = locked?;
-    outcome.note_problems(context, transcript.path());
+    outcome.note_problems(notes, transcript.path());
     Ok((outcome, after))
 }
 

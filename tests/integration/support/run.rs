@@ -17,10 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use ctxhooks_shared::platform::program::binary_file_name;
 use ctxhooks_shared::store::env_vars;
 use serde_json::Value;
 
@@ -70,15 +71,92 @@ impl Hook {
         }
     }
 
-    /// The binary built for these tests.
+    /// The binary built for these tests: the `ctxhooks-hooks` package's, beside [`CTXHOOKS`]
+    /// in the same target folder (cargo gives a test the paths of its own package's binaries
+    /// only; `cargo test --workspace` and `tests/run.sh` build both packages). A binary that is
+    /// missing, or older than a source it was built from, fails the test that asks for it: an
+    /// old hook is never what a test runs.
     pub fn binary(self) -> &'static Path {
-        Path::new(match self {
-            Self::PreCompact => env!("CARGO_BIN_EXE_ctxhooks-precompact"),
-            Self::Stop => env!("CARGO_BIN_EXE_ctxhooks-stop"),
-            Self::ToolUse => env!("CARGO_BIN_EXE_ctxhooks-tooluse"),
-            Self::Session => env!("CARGO_BIN_EXE_ctxhooks-session"),
-        })
+        static BUILT: OnceLock<Vec<Result<PathBuf, String>>> = OnceLock::new();
+        let built = BUILT.get_or_init(|| Self::ALL.iter().map(|hook| built(hook.name())).collect());
+        let index = Self::ALL.iter().position(|hook| *hook == self).unwrap();
+        match &built[index] {
+            Ok(path) => path,
+            Err(problem) => panic!(
+                "{problem}; build the hooks first: `cargo build -p ctxhooks-hooks` (with the \
+                 same --release or --target as the tests), or run `cargo test --workspace` or \
+                 tests/run.sh, which build them"
+            ),
+        }
     }
+}
+
+/// The hook binary `name` beside [`CTXHOOKS`], checked to be up to date as cargo judges it: no
+/// source its dep-info file (`<name>.d` beside it, which cargo writes for every binary) lists
+/// is newer than it.
+fn built(name: &str) -> Result<PathBuf, String> {
+    let path = Path::new(CTXHOOKS).with_file_name(binary_file_name(name));
+    let built = fs_err::metadata(&path)
+        .and_then(|metadata| metadata.modified())
+        .map_err(|error| {
+            format!(
+                "the hook binary `{}` is not built ({error})",
+                path.display()
+            )
+        })?;
+    let dep_info = path.with_file_name(format!("{name}.d"));
+    let text = fs_err::read_to_string(&dep_info).map_err(|error| {
+        format!(
+            "cannot tell whether `{}` is up to date: {error}",
+            path.display()
+        )
+    })?;
+    let sources = dep_info_sources(&text);
+    if sources.is_empty() {
+        return Err(format!("`{}` lists no source", dep_info.display()));
+    }
+    for source in sources {
+        let newer = fs_err::metadata(&source)
+            .and_then(|metadata| metadata.modified())
+            .map_or(true, |modified| modified > built);
+        if newer {
+            return Err(format!(
+                "the hook binary `{}` is older than `{}`, which it is built from",
+                path.display(),
+                source.display()
+            ));
+        }
+    }
+    Ok(path)
+}
+
+/// The sources of a dep-info file's first rule (`target: source source ...`, a space in a path
+/// escaped with a backslash).
+fn dep_info_sources(text: &str) -> Vec<PathBuf> {
+    let rule = text.lines().next().unwrap_or_default();
+    let Some((_, sources)) = rule.split_once(": ") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut current = String::new();
+    let mut characters = sources.chars();
+    while let Some(character) = characters.next() {
+        match character {
+            '\\' => match characters.next() {
+                Some(' ') => current.push(' '),
+                Some(other) => {
+                    current.push('\\');
+                    current.push(other);
+                }
+                None => current.push('\\'),
+            },
+            ' ' => found
+                .extend((!current.is_empty()).then(|| PathBuf::from(std::mem::take(&mut current)))),
+            _ => current.push(character),
+        }
+    }
+    found.extend((!current.is_empty()).then(|| PathBuf::from(current)));
+    found
 }
 
 /// What the child reads on stdin.
