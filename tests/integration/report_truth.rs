@@ -287,9 +287,10 @@ fn unlogged_micro_compactions_are_heuristic_at_the_versions_warning_level() {
 fn set_context(log: &mut SessionLog, key: &str, tokens: u64, read: u64) {
     use ctxhooks_commands::facts::log::TimelineItem;
     for item in &mut log.timeline {
-        if let TimelineItem::Request(row) = item
-            && row.key == key
+        if let TimelineItem::Request(request) = item
+            && request.row.key == key
         {
+            let row = &mut request.row;
             row.context_tokens = tokens;
             row.tokens.cache_read_input_tokens = read;
             row.tokens.cache_creation_input_tokens = tokens - read - row.tokens.input_tokens;

@@ -411,14 +411,15 @@ fn usage_records(
 ) {
     let session = writer.session.clone();
     let mut main = 0;
-    for row in log.requests() {
+    for timed in log.timed_requests() {
+        let row = &timed.row;
         let request = (!row.sidechain).then(|| {
             main += 1;
             main
         });
         let id = format!("request:{session}:{}", row.key);
-        let time = Time::of(row.time.as_deref());
-        writer.push("request", id, time, RequestRecord::of(row, request));
+        let record = RequestRecord::of(row, request);
+        writer.push("request", id, timed.time.clone(), record);
     }
     let trigger_tokens = report.estimates.trigger.tokens;
     for (index, compaction) in report.compactions.iter().enumerate() {

@@ -151,11 +151,11 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
         let full = boundaries.iter().filter(|(full, _)| *full);
         let before = compactions.len();
         compactions.extend(full.map(|(_, boundary)| Compaction {
-            trigger: boundary.trigger.clone(),
-            pre_tokens: boundary.pre_tokens,
-            post_tokens: boundary.post_tokens,
-            details: boundary.details.clone(),
-            ..structural(Time::of(boundary.time.as_deref()))
+            trigger: boundary.row.trigger.clone(),
+            pre_tokens: boundary.row.pre_tokens,
+            post_tokens: boundary.row.post_tokens,
+            details: boundary.row.details.clone(),
+            ..structural(boundary.time.clone())
         }));
         let summary_only = compactions.len() == before
             && chain

@@ -72,19 +72,16 @@ pub fn summarize_session(
         cached: loaded.cached,
         ..SessionOutcome::default()
     };
-    // Each request's time, read once.
-    let times: Vec<Option<Time>> = loaded
-        .log
-        .requests()
-        .map(|row| Time::of(row.time.as_deref()))
-        .collect();
     // Nothing to report: no request and no compaction boundary, or no request in the window.
-    let outside = !window.is_open() && !times.iter().flatten().any(|time| window.contains(time));
+    let outside = !window.is_open()
+        && !(loaded.log.timed_requests())
+            .filter_map(|request| request.time.as_ref())
+            .any(|time| window.contains(time));
     if loaded.log.timeline.is_empty() || outside {
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
-    outcome.days = days_of(&loaded.log, &times, &report, window);
+    outcome.days = days_of(&loaded.log, &report, window);
     outcome.session = Some(HistorySession {
         summary: loaded.summary(files),
         project: files.project.clone(),
@@ -96,21 +93,18 @@ pub fn summarize_session(
 }
 
 /// The session's requests and compactions per UTC day, within the window.
-fn days_of(
-    log: &SessionLog,
-    times: &[Option<Time>],
-    report: &SessionReport,
-    window: &TimeWindow,
-) -> Vec<Day> {
+fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<Day> {
     let mut days: BTreeMap<NaiveDate, Tally> = BTreeMap::new();
     let day_of = |time: &Option<Time>| window.day_of(time.as_ref()?);
     let one_session = || Tally {
         sessions: 1,
         ..Tally::default()
     };
-    for (row, time) in log.requests().zip(times) {
-        if let Some(day) = day_of(time) {
-            days.entry(day).or_insert_with(one_session).add(row);
+    for request in log.timed_requests() {
+        if let Some(day) = day_of(&request.time) {
+            days.entry(day)
+                .or_insert_with(one_session)
+                .add(&request.row);
         }
     }
     for compaction in &report.compactions {

@@ -199,7 +199,7 @@ pub fn summarize(
         let boundaries = log
             .timeline
             .iter()
-            .filter(|item| matches!(item, TimelineItem::Compaction(row) if !row.sidechain))
+            .filter(|item| matches!(item, TimelineItem::Compaction(boundary) if !boundary.row.sidechain))
             .count();
         (requests, boundaries)
     });

@@ -104,7 +104,8 @@ pub fn rows_table(log: &SessionLog) -> String {
     let mut number = 0;
     for item in &log.timeline {
         let (name, boundary) = match item {
-            TimelineItem::Request(row) => {
+            TimelineItem::Request(request) => {
+                let row = &request.row;
                 number += 1;
                 let chain = match (row.sidechain, row.agent_id.as_deref()) {
                     (true, agent) => format!("agent {}", agent.unwrap_or("(inline)")),
@@ -112,7 +113,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                 };
                 let cells = [
                     number.to_string(),
-                    readable_time(Time::of(row.time.as_deref()).as_ref()),
+                    readable_time(request.time.as_ref()),
                     row.model.as_deref().unwrap_or("-").to_owned(),
                     thousands(row.tokens.input_tokens),
                     thousands(row.tokens.cache_creation_input_tokens),
@@ -137,6 +138,7 @@ pub fn rows_table(log: &SessionLog) -> String {
             TimelineItem::Compaction(boundary) => ("compaction", boundary),
             TimelineItem::MicroCompaction(boundary) => ("micro-compaction", boundary),
         };
+        let (time, boundary) = (&boundary.time, &boundary.row);
         let details = compaction_details(boundary.post_tokens, &boundary.details);
         let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
         let agent = if boundary.sidechain {
@@ -147,7 +149,7 @@ pub fn rows_table(log: &SessionLog) -> String {
         let _ = writeln!(
             text,
             "      ---- {name}{agent} at {} (trigger {}, preTokens {}{details}) ----",
-            readable_time(Time::of(boundary.time.as_deref()).as_ref()),
+            readable_time(time.as_ref()),
             trigger_name(boundary.trigger.as_ref()),
             thousands_or(boundary.pre_tokens, "unknown"),
         );
