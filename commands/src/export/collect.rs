@@ -284,7 +284,7 @@ fn state_session(
         writer.push(
             "snapshot",
             format!("snapshot:{session}:{}", metadata.name),
-            Some(Time::parse(&metadata.created_at)),
+            Some(snapshot.created.clone()),
             SnapshotRecord {
                 name: metadata.name.clone(),
                 trigger: metadata.trigger.clone(),

@@ -120,7 +120,7 @@ pub fn attempted_compactions(
         .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
         .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
         .filter_map(|snapshot| {
-            let taken = Time::parse(&snapshot.metadata.created_at);
+            let taken = snapshot.created.clone();
             let at = taken.instant()?;
             let index = chain.times.iter().rposition(|time| {
                 time.as_ref()

@@ -550,10 +550,7 @@ mod tests {
             files: Vec::new(),
             skipped: Vec::new(),
         };
-        let snapshots = [SnapshotEntry {
-            path: PathBuf::from("unused"),
-            metadata,
-        }];
+        let snapshots = [SnapshotEntry::new(PathBuf::from("unused"), metadata)];
         let log =
             SessionLog::from_records(scenario("a 150k/0, b1 auto@150k @00:00:00.000, bb 30k/30k"));
         let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());

@@ -192,7 +192,7 @@ pub fn summarize(
                 .as_ref()
                 .map(|index| Time::parse(&index.header.started_at))
         })
-        .or_else(|| (snapshots.first()).map(|snapshot| Time::parse(&snapshot.metadata.created_at)));
+        .or_else(|| (snapshots.first()).map(|snapshot| snapshot.created.clone()));
     // Compactions: the log's boundaries, else (no log) the snapshots.
     let (requests, compactions) = log.as_ref().map_or((0, snapshots.len()), |log| {
         let requests = log.requests().count();
