@@ -1,23 +1,37 @@
 #!/usr/bin/env python3
 """Writes every output of one ctxhooks build on every transcript the tests have, for comparing
-two builds byte for byte (a refactor must change none): `usage`, `report` (text, JSON, SVG),
-`provenance` (text, JSON, with each SDK capture's sidecar), `ledger-input`, and `history` and
-`export` over a projects folder laid out from the same transcripts.
+two builds byte for byte (a refactor must change none): every command with its text and its
+`--json` output (usage, report with its SVG, compactions, provenance, ledger-input per transcript;
+history with its SVG and export over a projects folder of them all; sessions, archives (list,
+verify, prune, restore), recall, gauge, search, statusline, install, uninstall, doctor and
+mark-interrupt over a state folder the build's own hooks filled from the same transcripts; the
+MCP server's answers to each of its tools).
 
-Usage: scripts/outputs-of.py CTXHOOKS OUT_DIR
+Usage: scripts/outputs-of.py CTXHOOKS OUT_DIR [--world DIR]
 Then:  diff -r OUT_OLD OUT_NEW   (nothing printed: the same outputs)
 
-Only the standard library; the transcripts are laid out in a scratch folder, gzipped captures
-decompressed. The outputs that name that folder name it as `<scratch>`.
+The world (a home with Claude Code's projects folder, the state folder the hooks wrote, a
+project) is built once by the hooks beside CTXHOOKS; what they write depends on the clock
+(snapshot names, times), so two builds are compared over the same world: give both runs the same
+`--world DIR` (made by the first, used as it is by the second, never changed). It is copied to
+`DIR.live` for each group of commands (what the hooks recorded names that path), so two runs
+must not use the same `--world` at once. Without `--world`, a world of its own in a scratch folder.
+
+Only the standard library; gzipped captures are decompressed. Outputs name the world `<world>`
+and the binaries' folder `<bin>`; what depends on the clock of the run, not the world's, is
+`<now>` (the time in a backup's or a replaced file's name), `<n>` (`mark-interrupt --json`'s
+clock and process id) and `<ago>` (how long ago `doctor` saw the hooks at work).
 """
 
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
@@ -50,6 +64,17 @@ def transcripts():
     return found
 
 
+def status_inputs():
+    """Every status line input the captures hold (one JSON object a line)."""
+    inputs = []
+    for folder, _, names in sorted(os.walk(FIXTURES)):
+        for name in sorted(names):
+            if name.startswith("statusline") or "statusline" in folder and name.endswith(".jsonl"):
+                with open(os.path.join(folder, name), "rb") as source:
+                    inputs.extend(line for line in source.read().splitlines() if line.strip())
+    return inputs
+
+
 def session_of(data):
     for line in data.splitlines():
         try:
@@ -61,57 +86,252 @@ def session_of(data):
     return None
 
 
+def layout(root):
+    """(name, data, sidecar, session, path) of every transcript as the world lays it out in
+    Claude Code's projects folder, one project folder each."""
+    projects = os.path.join(root, "home", ".claude", "projects")
+    for number, (name, data, sidecar) in enumerate(transcripts()):
+        session = session_of(data) or f"{number:08d}-0000-4000-8000-000000000000"
+        path = os.path.join(projects, f"p{number:02d}", f"{session}.jsonl")
+        yield name, data, sidecar, session, path
+
+
+class World:
+    """The world's folders at `root` and how to run a program in it."""
+
+    def __init__(self, root, bin_dir):
+        self.root, self.bin_dir = root, bin_dir
+        self.home = os.path.join(root, "home")
+        self.projects = os.path.join(self.home, ".claude", "projects")
+        self.state = os.path.join(root, "state")
+        self.project = os.path.join(root, "project")
+        self.env = dict(os.environ, HOME=self.home, NO_COLOR="1", TZ="UTC",
+                        CLAUDE_CONFIG_DIR=os.path.join(self.home, ".claude"),
+                        CTXHOOKS_HOME=self.state,
+                        CTXHOOKS_MANAGED_SETTINGS_DIR=os.path.join(root, "managed"))
+
+    def program(self, name, arguments, stdin=b""):
+        return subprocess.run([os.path.join(self.bin_dir, name), *arguments], env=self.env,
+                              cwd=self.project, input=stdin, capture_output=True)
+
+
+def build_world(bin_dir, root):
+    """Lays out every transcript in Claude Code's projects folder and runs the hooks over each
+    as Claude Code would (PreCompact and PostCompact where it was compacted, Stop, the tool
+    events of the SDK captures); then some transcripts are deleted, as Claude Code's cleanup
+    does, and some made old enough to be due. Each transcript is also in `fixtures/`, as it
+    is, for the commands that read a file."""
+    world = World(root, bin_dir)
+    fixtures = os.path.join(root, "fixtures")
+    for folder in (world.state, world.project, fixtures, os.path.join(root, "managed")):
+        os.makedirs(folder)
+    laid_out = []
+    for name, data, sidecar, session, path in layout(root):
+        os.makedirs(os.path.dirname(path))
+        for target_path in (path, os.path.join(fixtures, name)):
+            with open(target_path, "wb") as target:
+                target.write(data)
+        laid_out.append((name, path))
+        if sidecar is not None:
+            sessions = os.path.join(world.state, "sessions", session)
+            os.makedirs(sessions, exist_ok=True)
+            with open(os.path.join(sessions, "provenance.jsonl"), "wb") as target:
+                target.write(sidecar)
+        common = {"session_id": session, "transcript_path": path, "cwd": world.project}
+        if b'"compact_boundary"' in data:
+            world.program("ctxhooks-precompact", [], json.dumps(dict(
+                common, hook_event_name="PreCompact", trigger="auto",
+                custom_instructions=None)).encode())
+            world.program("ctxhooks-session", [], json.dumps(dict(
+                common, hook_event_name="PostCompact", trigger="auto",
+                compact_summary=f"Summary of {name}.\nSecond line.")).encode())
+        world.program("ctxhooks-stop", [], json.dumps(dict(
+            common, hook_event_name="Stop", stop_hook_active=False)).encode())
+    # Claude Code's cleanup deleted every fifth transcript (kept here only), and every fifth
+    # but one is 25 days old: due within the week of a 30-day cleanup.
+    now = time.time()
+    for number, (_, path) in enumerate(laid_out):
+        if number % 5 == 2:
+            os.remove(path)
+        elif number % 5 == 3:
+            os.utime(path, (now - 25 * 86400, now - 25 * 86400))
+
+
 def main():
-    binary, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    arguments = sys.argv[1:]
+    world_dir = None
+    if "--world" in arguments:
+        at = arguments.index("--world")
+        world_dir = os.path.abspath(arguments[at + 1])
+        del arguments[at:at + 2]
+    binary, out = os.path.abspath(arguments[0]), os.path.abspath(arguments[1])
+    bin_dir = os.path.dirname(os.path.realpath(binary))
     os.makedirs(out, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="ctxhooks-outputs-")
+    world_dir = world_dir or os.path.join(scratch, "world")
+    live = world_dir.rstrip("/") + ".live"
     try:
-        env = dict(os.environ, HOME=os.path.join(scratch, "home"), NO_COLOR="1",
-                   CTXHOOKS_HOME=os.path.join(scratch, "state"), TZ="UTC")
-        env.pop("CLAUDE_CONFIG_DIR", None)
-
-        def run(name, arguments, cwd=scratch):
-            done = subprocess.run([binary, *arguments], env=env, cwd=cwd, capture_output=True)
-            text = (b"exit %d\n--- stdout\n" % done.returncode) + done.stdout + b"\n--- stderr\n" + done.stderr
-            text = text.replace(scratch.encode(), b"<scratch>")
-            with open(os.path.join(out, name), "wb") as target:
-                target.write(text)
-
-        projects = os.path.join(scratch, "projects")
-        for number, (name, data, sidecar) in enumerate(transcripts()):
-            folder = os.path.join(projects, f"p{number:02d}")
-            os.makedirs(folder)
-            session = session_of(data) or f"s{number}"
-            path = os.path.join(folder, f"{session}.jsonl")
-            if os.path.exists(path):
-                path = os.path.join(folder, f"{session}-{number}.jsonl")
-            with open(path, "wb") as target:
-                target.write(data)
-            if sidecar is not None:
-                sessions = os.path.join(scratch, "state", "sessions", session)
-                os.makedirs(sessions, exist_ok=True)
-                with open(os.path.join(sessions, "provenance.jsonl"), "wb") as target:
-                    target.write(sidecar)
-            run(f"{name}.usage.json", ["usage", "--transcript", path, "--json"])
-            run(f"{name}.usage.txt", ["usage", "--transcript", path])
-            run(f"{name}.report.json", ["report", "--transcript", path, "--json"])
-            run(f"{name}.report.txt", ["report", "--transcript", path])
-            svg = os.path.join(scratch, "report.svg")
-            run(f"{name}.report-svg.txt", ["report", "--transcript", path, "--svg", svg])
-            if os.path.exists(svg):
-                shutil.move(svg, os.path.join(out, f"{name}.report.svg"))
-            run(f"{name}.provenance.json", ["provenance", "--transcript", path, "--json"])
-            run(f"{name}.provenance.txt", ["provenance", "--transcript", path])
-            run(f"{name}.ledger-input.jsonl", ["ledger-input", "--transcript", path])
-        run("history.json", ["history", "--projects", projects, "--json", "--no-cache"])
-        run("history.txt", ["history", "--projects", projects, "--no-cache"])
-        svg = os.path.join(scratch, "history.svg")
-        run("history-svg.txt", ["history", "--projects", projects, "--svg", svg, "--no-cache"])
-        if os.path.exists(svg):
-            shutil.move(svg, os.path.join(out, "history.svg"))
-        run("export.jsonl", ["export", "--projects", projects, "--host", "hostA", "--no-cache"])
+        if not os.path.exists(world_dir):
+            shutil.rmtree(live, ignore_errors=True)
+            build_world(bin_dir, live)
+            shutil.copytree(live, world_dir, symlinks=True)
+        write_outputs(bin_dir, world_dir, live, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(live, ignore_errors=True)
+
+
+def write_outputs(bin_dir, world_dir, live, out):
+    state = {"world": None}
+
+    def fresh():
+        """The world as it was built, at `live`."""
+        shutil.rmtree(live, ignore_errors=True)
+        shutil.copytree(world_dir, live, symlinks=True)
+        state["world"] = World(live, bin_dir)
+        return state["world"]
+
+    def run(name, arguments, stdin=b""):
+        done = state["world"].program("ctxhooks", arguments, stdin)
+        text = (b"exit %d\n--- stdout\n" % done.returncode) + done.stdout + b"\n--- stderr\n" + done.stderr
+        text = text.replace(live.encode(), b"<world>").replace(bin_dir.encode(), b"<bin>")
+        # What depends on the clock of this run, not the world's.
+        text = re.sub(rb"(replaced/|\.json\.)\d{8}T\d{6}\.\d+Z", rb"\1<now>", text)
+        if arguments[:1] == ["mark-interrupt"]:
+            text = re.sub(rb'"(time_ms|pid)":\d+', rb'"\1":<n>', text)
+        if arguments[:1] == ["doctor"]:
+            text = re.sub(rb"\((just now|[^()]* ago)\)", rb"(<ago>)", text)
+        with open(os.path.join(out, name), "wb") as target:
+            target.write(text)
+
+    def both(name, arguments):
+        """The text and the `--json` output of one command."""
+        run(f"{name}.txt", arguments)
+        run(f"{name}.json", [*arguments, "--json"])
+
+    world = fresh()
+    kept = sorted(os.listdir(os.path.join(world.state, "sessions")))
+    # Per transcript, as it is.
+    for name, _, _ in transcripts():
+        path = os.path.join(live, "fixtures", name)
+        both(f"{name}.usage", ["usage", "--transcript", path])
+        both(f"{name}.report", ["report", "--transcript", path])
+        svg = os.path.join(live, "report.svg")
+        run(f"{name}.report-svg.txt", ["report", "--transcript", path, "--svg", svg])
+        if os.path.exists(svg):
+            shutil.move(svg, os.path.join(out, f"{name}.report.svg"))
+        both(f"{name}.compactions", ["compactions", "--transcript", path])
+        both(f"{name}.provenance", ["provenance", "--transcript", path])
+        run(f"{name}.ledger-input.jsonl", ["ledger-input", "--transcript", path])
+    # Per session the state folder knows.
+    for session in kept:
+        short = session[:8]
+        both(f"session-{short}.usage", ["usage", "--session", session])
+        both(f"session-{short}.report", ["report", "--session", session])
+        both(f"session-{short}.compactions", ["compactions", "--session", short])
+        both(f"session-{short}.gauge", ["gauge", "--session", session])
+        both(f"session-{short}.recall", ["recall", "--session", session])
+        both(f"session-{short}.recall-last-2", ["recall", "--session", session, "--last", "2"])
+        both(f"session-{short}.recall-before-last",
+             ["recall", "--session", session, "the", "--before-compaction", "last"])
+        both(f"session-{short}.provenance", ["provenance", "--session", session])
+        both(f"session-{short}.archives", ["archives", "--session", session])
+    both("report-all", ["report", "--all"])
+    both("sessions", ["sessions"])
+    both("archives", ["archives"])
+    both("archives-verify", ["archives", "verify"])
+    run("ledger-input-prompt-rule.txt", ["ledger-input", "--prompt-rule"])
+    both("history", ["history", "--projects", world.projects, "--no-cache"])
+    both("history-filtered", ["history", "--projects", world.projects, "--no-cache",
+                              "--since", "2026-01-01", "--project", "p0"])
+    svg = os.path.join(live, "history.svg")
+    run("history-svg.txt", ["history", "--projects", world.projects, "--svg", svg, "--no-cache"])
+    if os.path.exists(svg):
+        shutil.move(svg, os.path.join(out, "history.svg"))
+    run("export.jsonl", ["export", "--projects", world.projects, "--host", "hostA", "--no-cache"])
+    run("export-since.jsonl", ["export", "--projects", world.projects, "--host", "hostA",
+                               "--no-cache", "--since", "2026-06-01"])
+    for number, query in enumerate(["error", "hook OR file", "\"sleep 5\"", "zzzunfound"]):
+        both(f"search-{number}", ["search", query])
+        both(f"search-{number}-assistant", ["search", query, "--role", "assistant", "--limit", "3"])
+    both("search-session", ["search", "the", "--session", kept[0]])
+    both("doctor", ["doctor"])
+    run("unknown-session.txt", ["recall", "--session", "ffffffff"])
+    mcp(run, kept)
+    # The status line last: it records each known session's window, which the report reads.
+    for number, line in enumerate(status_inputs()):
+        run(f"statusline-{number}.txt", ["statusline"], line)
+        run(f"statusline-{number}-plain.txt", ["statusline", "--plain"], line)
+    for number, session in enumerate(kept):
+        line = json.dumps({"session_id": session, "model": {"id": "claude-opus-4-5"}, "version": "2.1.332",
+                           "context_window": {"context_window_size": 200000}}).encode()
+        run(f"statusline-session-{number}.txt", ["statusline", "--plain"], line)
+        run(f"statusline-session-{number}-format.txt",
+            ["statusline", "--format", "{context} of {trigger} ({percent}) {left} {compactions}"],
+            line)
+    run("statusline-bad-format.txt", ["statusline", "--format", "{nothing"], b"{}")
+
+    # What changes the state folder or the settings, each from the world as it was built.
+    for json_flag in ([], ["--json"]):
+        suffix = ".json" if json_flag else ".txt"
+        fresh()
+        run(f"install-dry-run{suffix}", ["install", "--dry-run", *json_flag])
+        run(f"install{suffix}", ["install", "--statusline", "--mcp", *json_flag])
+        run(f"install-again{suffix}", ["install", "--scope", "user", *json_flag])
+        run(f"install-project{suffix}", ["install", "--scope", "project", *json_flag])
+        run(f"doctor-installed{suffix}", ["doctor", *json_flag])
+        run(f"uninstall-dry-run{suffix}", ["uninstall", "--dry-run", *json_flag])
+        run(f"uninstall{suffix}", ["uninstall", "--mcp", *json_flag])
+        run(f"uninstall-again{suffix}", ["uninstall", *json_flag])
+        for policy in (["--keep", "1"], ["--keep", "1", "--dry-run"],
+                       ["--older-than", "36500"]):
+            fresh()
+            run(f"archives-prune{'-'.join(policy)}{suffix}", ["archives", "prune", *policy, *json_flag])
+        for policy in (["--kept", "--older-than", "1"], ["--kept", "--max-size", "100KB"],
+                       ["--kept", "--older-than", "1", "--yes"],
+                       ["--session", kept[0], "--all"], ["--session", kept[0], "--all", "--yes"]):
+            fresh()
+            run(f"archives-prune{'-'.join(policy)}{suffix}", ["archives", "prune", *policy, *json_flag])
+            both(f"archives-prune{'-'.join(policy)}-sessions-after{suffix}", ["sessions"])
+        fresh()
+        run(f"archives-restore-deleted{suffix}", ["archives", "restore", "--deleted", *json_flag])
+        run(f"archives-restore-deleted-again{suffix}", ["archives", "restore", "--deleted", *json_flag])
+        fresh()
+        for number, session in enumerate(kept):
+            run(f"archives-restore-{number}{suffix}", ["archives", "restore", "--session", session,
+                                                      "--to", os.path.join(live, "restored"), *json_flag])
+        run(f"archives-restore-existing{suffix}", ["archives", "restore", "--session", kept[0],
+                                                   "--to", os.path.join(live, "restored"), *json_flag])
+        run(f"archives-restore-force{suffix}", ["archives", "restore", "--session", kept[0],
+                                                "--to", os.path.join(live, "restored"), "--force", *json_flag])
+        fresh()
+        run(f"mark-interrupt{suffix}", ["mark-interrupt", "--session", kept[0], "--reason",
+                                        "context backstop", "--gauge-pct", "78", *json_flag])
+        run(f"mark-interrupt-bad{suffix}", ["mark-interrupt", "--session", kept[0], "--reason",
+                                            " ", *json_flag])
+
+
+def mcp(run, kept):
+    """The MCP server's answer to each of its tools, over stdio."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "outputs-of", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "sessions", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "error"}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "recall", "arguments": {"session": kept[0], "last": 3}}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+         "params": {"name": "gauge", "arguments": {"session": kept[0]}}},
+    ]
+    # One call a run: the server may answer calls in any order.
+    for call in requests[2:]:
+        stdin = b"".join(json.dumps(request).encode() + b"\n" for request in [*requests[:2], call])
+        run(f"mcp-{call['id']}.jsonl", ["mcp"], stdin)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,84 @@
-//! Writing command output to stdout (the only module that does), as text or JSON.
+//! Writing command output to stdout (the only module that does). A command that prints in words
+//! or, with `--json`, as JSON hands [`emit`] the [`Format`] and one typed value that knows both
+//! ([`Emit`]); a JSON document whose layout has a version is [`Versioned`]. Only what has one
+//! format (a status line, JSON Lines, a transcript streamed through) is printed as it is.
 
 use std::io::{BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
 use serde::Serialize;
+
+/// How a command prints what it found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Words, for people.
+    Text,
+    /// JSON, for programs.
+    Json,
+}
+
+impl Format {
+    /// JSON when `json` (a command's `--json`), else text.
+    pub fn json_if(json: bool) -> Self {
+        if json { Self::Json } else { Self::Text }
+    }
+}
+
+/// What a command prints: its words ([`Emit::text`]), and its JSON, the value's serde
+/// serialisation unless [`Emit::json`] says otherwise.
+pub trait Emit: Serialize {
+    /// The value in words, as printed (each line ending with a newline).
+    fn text(&self) -> String;
+
+    /// The value as printed with `--json`: pretty JSON and a newline.
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+}
+
+/// Writes `value` to stdout in `format`: the one way a command with `--json` prints.
+pub fn emit(format: Format, value: &impl Emit) -> Result<()> {
+    match format {
+        Format::Text => print(&value.text()),
+        Format::Json => print(&value.json()?),
+    }
+}
+
+/// A JSON layout with a version: `{"schema": SCHEMA, ...}`, the number a program checks before
+/// it reads the rest (documented beside each layout in `docs/`).
+pub trait Schema {
+    /// The layout's version, raised when a field changes meaning or goes.
+    const SCHEMA: u32;
+}
+
+impl<T: Schema> Schema for &T {
+    const SCHEMA: u32 = T::SCHEMA;
+}
+
+/// `value` with its layout's version first, `{"schema": N, ...value's fields}`: the one way a
+/// command's versioned JSON is made.
+#[derive(Debug, Serialize)]
+pub struct Versioned<T> {
+    schema: u32,
+    #[serde(flatten)]
+    value: T,
+}
+
+impl<T: Schema> Versioned<T> {
+    /// `value`, marked with [`Schema::SCHEMA`].
+    pub fn new(value: T) -> Self {
+        Self {
+            schema: T::SCHEMA,
+            value,
+        }
+    }
+}
+
+impl<T: Schema + Emit> Emit for Versioned<T> {
+    fn text(&self) -> String {
+        self.value.text()
+    }
+}
 
 /// Writes `text` to stdout as it is.
 pub fn print(text: &str) -> Result<()> {
@@ -11,6 +86,11 @@ pub fn print(text: &str) -> Result<()> {
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
     Ok(())
+}
+
+/// Writes `text` and a newline to stdout.
+pub fn println(text: &str) -> Result<()> {
+    print(&format!("{text}\n"))
 }
 
 /// Writes to stdout through a buffer whatever `write` writes, exactly as it is (for output too
@@ -24,30 +104,35 @@ pub fn print_with(
     Ok(())
 }
 
-/// Writes `text` and a newline to stdout.
-pub fn println(text: &str) -> Result<()> {
-    print(&format!("{text}\n"))
-}
-
-/// Writes `value` as pretty JSON and a newline to stdout.
-pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    println(&serde_json::to_string_pretty(value)?)
-}
-
-/// Writes `value` as pretty JSON with `--json`, else the text `text` makes of it, as it is.
-pub fn print_json_or<T: Serialize>(
-    json: bool,
-    value: &T,
-    text: impl FnOnce(&T) -> String,
-) -> Result<()> {
-    if json {
-        print_json(value)
-    } else {
-        print(&text(value))
-    }
-}
-
 /// Writes a note to stderr (for people; never parsed).
 pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Counted {
+        count: u32,
+        #[serde(flatten)]
+        more: serde_json::Value,
+    }
+
+    impl Schema for Counted {
+        const SCHEMA: u32 = 7;
+    }
+
+    #[test]
+    fn a_versioned_value_has_its_schema_first_then_its_own_fields_in_their_order() {
+        let value = Versioned::new(Counted {
+            count: 2,
+            more: serde_json::json!({"z": 1, "a": null}),
+        });
+        assert_eq!(
+            serde_json::to_string(&value).unwrap(),
+            r#"{"schema":7,"count":2,"z":1,"a":null}"#
+        );
+    }
 }

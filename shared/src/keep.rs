@@ -5,6 +5,7 @@
 //! finished generation) and a new generation follows the transcript from its start: nothing
 //! kept is ever overwritten, and nothing is appended to damage.
 
+pub mod catch_up;
 pub mod snapshot;
 pub mod subagents;
 
@@ -15,7 +16,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
-use crate::keep::subagents::find_subagent_files;
 use crate::notes::Notes;
 use crate::store::files;
 use crate::store::kept::{
@@ -47,7 +47,7 @@ pub enum Check {
 }
 
 /// How long a keep waits for another writer of the same session's kept copies.
-const LOCK_WAIT: Duration = Duration::from_secs(5);
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Brings the kept copy `name` of the open `transcript` up to date, under the session's kept
 /// lock. Stops between members once `deadline` has passed.
@@ -59,13 +59,32 @@ pub fn keep_transcript(
     check: Check,
     deadline: Option<Instant>,
 ) -> Result<KeptEnd> {
+    keep_transcript_waiting(
+        state,
+        session,
+        name,
+        transcript,
+        (check, deadline),
+        LOCK_WAIT,
+    )
+}
+
+/// [`keep_transcript`], waiting at most `lock_wait` for another writer (never past the deadline).
+fn keep_transcript_waiting(
+    state: &StateDir,
+    session: &SessionId,
+    name: &KeptName,
+    transcript: &mut TranscriptFile,
+    (check, deadline): (Check, Option<Instant>),
+    lock_wait: Duration,
+) -> Result<KeptEnd> {
     let kept = state.kept_dir(session);
     // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
     state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
     let lock = files::open_lock_file(&state.kept_lock(session))
         .context("failed to open the kept copies' lock")?;
-    let wait = deadline.map_or(LOCK_WAIT, |deadline| {
-        LOCK_WAIT.min(deadline.saturating_duration_since(Instant::now()))
+    let wait = deadline.map_or(lock_wait, |deadline| {
+        lock_wait.min(deadline.saturating_duration_since(Instant::now()))
     });
     files::lock_within(lock.file(), wait)
         .context("the kept copies are busy: another ctxhooks process holds their lock")?;
@@ -89,6 +108,9 @@ pub struct KeptEnd {
     index_length: u64,
     /// The SHA-256 of the bytes it keeps, to be carried on.
     hash: RunningHash,
+    /// Everything the transcript held when the run looked is kept: false only when the run's
+    /// time ran out first (the next run goes on from here).
+    pub caught_up: bool,
 }
 
 impl KeptEnd {
@@ -100,12 +122,17 @@ impl KeptEnd {
             gz_length: 0,
             index_length,
             hash: RunningHash::new(),
+            caught_up: false,
         }
     }
 
-    /// No generation follows the transcript: nothing kept by this run.
-    fn nothing() -> Self {
-        Self::start(0, 0)
+    /// No generation follows the transcript: nothing kept by this run, with `caught_up` saying
+    /// whether there was nothing to keep (true) or no time to keep it (false).
+    fn nothing(caught_up: bool) -> Self {
+        Self {
+            caught_up,
+            ..Self::start(0, 0)
+        }
     }
 
     /// The SHA-256 of the bytes it keeps.
@@ -146,13 +173,13 @@ fn keep_locked(
     let (mut position, started) = match carried {
         Carried::On(position) => (position, false),
         // Every kept byte was to be compared, and the time ran out first: the next run does it.
-        Carried::OutOfTime => return Ok(KeptEnd::nothing()),
-        // Nothing to keep yet (Claude Code creates the file before it writes its first line),
-        // or no time left to keep anything: no generation is started that would keep nothing.
-        Carried::Start(_)
-            if size == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) =>
-        {
-            return Ok(KeptEnd::nothing());
+        Carried::OutOfTime => return Ok(KeptEnd::nothing(false)),
+        // Nothing to keep yet (Claude Code creates the file before it writes its first line):
+        // no generation is started that would keep nothing.
+        Carried::Start(_) if size == 0 => return Ok(KeptEnd::nothing(true)),
+        // No time left to keep anything: the same, and the next run keeps it.
+        Carried::Start(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
+            return Ok(KeptEnd::nothing(false));
         }
         Carried::Start(reason) => {
             let header = GenerationHeader {
@@ -179,10 +206,11 @@ fn keep_locked(
     if started && position.length == 0 {
         take_back_start(kept, name, position.generation);
         appended?;
-        return Ok(KeptEnd::nothing());
+        return Ok(KeptEnd::nothing(false));
     }
     appended?;
     // Short of `size` only when the deadline came first: the next run goes on.
+    position.caught_up = position.length >= size;
     Ok(position)
 }
 
@@ -268,6 +296,7 @@ fn carry_on(
             gz_length: last.gz_end(),
             index_length: tail.index_length,
             hash,
+            caught_up: false,
         }),
         Comparison::Differs => Carried::Start(GenerationReason::Rewritten),
         Comparison::Damaged => Carried::Start(GenerationReason::PreviousDamaged),
@@ -367,51 +396,34 @@ pub fn keep_path(
     check: Check,
     deadline: Option<Instant>,
 ) -> Result<Option<KeptEnd>> {
+    keep_path_waiting(state, session, name, path, (check, deadline), LOCK_WAIT)
+}
+
+/// [`keep_path`], waiting at most `lock_wait` for another writer of the session's kept copies
+/// (a lock held longer is [`files::FileError::LockHeld`]).
+pub fn keep_path_waiting(
+    state: &StateDir,
+    session: &SessionId,
+    name: &KeptName,
+    path: &Path,
+    (check, deadline): (Check, Option<Instant>),
+    lock_wait: Duration,
+) -> Result<Option<KeptEnd>> {
     let Some(mut transcript) = TranscriptFile::open_if_present(path)?
         .map(TranscriptFile::checked)
         .transpose()?
     else {
         return Ok(None);
     };
-    keep_transcript(state, session, name, &mut transcript, check, deadline).map(Some)
-}
-
-/// Keeps every sub-agent transcript of `session` found beside `transcript` (both layouts, as a
-/// snapshot finds them) for a hook run (`SessionEnd`'s), each a best effort: a problem goes to
-/// `notes`, one per file, and never stops the others.
-pub fn keep_subagents(
-    state: &StateDir,
-    notes: &dyn Notes,
-    session: &SessionId,
-    transcript: &Path,
-    deadline: Instant,
-) {
-    let (found, skipped) = find_subagent_files(transcript, session);
-    for file in skipped {
-        notes.note(anyhow::anyhow!(
-            "a sub-agent transcript could not be kept: `{}`: {}",
-            file.source,
-            file.error
-        ));
-    }
-    for file in found {
-        let kept = KeptName::parse(&kept::slash_separated(&file.relative)).and_then(|name| {
-            keep_path(
-                state,
-                session,
-                &name,
-                &file.source,
-                Check::Tail,
-                Some(deadline),
-            )
-        });
-        if let Err(error) = kept {
-            notes.note(error.context(format!(
-                "failed to keep the sub-agent transcript `{}`",
-                file.source.display()
-            )));
-        }
-    }
+    keep_transcript_waiting(
+        state,
+        session,
+        name,
+        &mut transcript,
+        (check, deadline),
+        lock_wait,
+    )
+    .map(Some)
 }
 
 /// How long the Stop hook may spend keeping (its budget is 50 s; the usage ingest comes after).

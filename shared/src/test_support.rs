@@ -67,6 +67,24 @@ pub fn set_modified(path: &Path, time: std::time::SystemTime) {
         .unwrap_or_else(|error| panic!("`{}` takes a time: {error}", path.display()));
 }
 
+/// How many open files of this process (of any of its threads) are the file at `path`, as
+/// Linux tells it in `/proc/self/fd`: a deterministic sign that a thread has opened it. `None`
+/// where that cannot be told (another system; under Wine, `/proc` is the Linux one of Wine's
+/// own processes).
+pub fn open_in_this_process(path: &Path) -> Option<usize> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let target = path.canonicalize().ok()?;
+    let entries = fs_err::read_dir("/proc/self/fd").ok()?;
+    Some(
+        entries
+            .flatten()
+            .filter(|entry| fs_err::read_link(entry.path()).is_ok_and(|link| link == target))
+            .count(),
+    )
+}
+
 /// Whether the tests run under Wine (which sets `WINELOADER` or `WINEPREFIX` for its programs'
 /// environment when the runner does; the platform scripts set `WINEPREFIX`).
 pub fn under_wine() -> bool {

@@ -168,7 +168,7 @@ async function runTurn({ prompt, resume, interruptAfter, interruptAt, mark, deny
         ? (message.message?.content ?? []).filter((block) => block.type === "tool_use").map((block) => block.id)
         : [];
     if (toolUseIds.length > 0 && interruptAfter !== undefined && !cut) {
-      const waitForHooks = hooksInstalled ? waitUntilStarted(record.session_id, toolUseIds, 20000) : Promise.resolve();
+      const waitForHooks = hooksInstalled ? waitUntilStarted(record.session_id, toolUseIds, 120000) : Promise.resolve();
       cut = waitForHooks.then(() => sleep(interruptAfter)).then(cutTurn);
     }
     if (message.type === "result") {

@@ -373,7 +373,8 @@ fn the_shared_crates_layers_never_point_up() {
 
 /// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
 /// below every capability, so that none of them imports a capability folder.
-const COMMANDS_HOMES: [&str; 8] = [
+const COMMANDS_HOMES: [&str; 9] = [
+    "facts",
     "render",
     "settings",
     "snapshots",
@@ -439,5 +440,88 @@ fn the_reader_finds_what_a_cycle_is_made_of() {
     );
     assert!(edges[&module("b::inner")].contains(&module("d")));
     assert!(edges[&module("d")].is_empty(), "{edges:?}");
+    fs_err::remove_dir_all(&folder).unwrap();
+}
+
+/// The ways a module could write a command's output itself instead of through `output.rs`:
+/// its found places, `(module, what)`. A command hands `output::emit` its result and the
+/// `Format` `--json` chose; it never writes the branch between them (`if json {`) nor to stdout.
+fn own_output(source: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (module, file) in modules(source) {
+        if module == ["output"] {
+            continue;
+        }
+        let code = code_of(&fs_err::read_to_string(&file).unwrap());
+        for line in code.lines() {
+            let trimmed = line.trim();
+            let json_branch = trimmed.strip_prefix("if ").is_some_and(|condition| {
+                condition.strip_suffix(" {").is_some_and(|flag| {
+                    flag.rsplit('.').next() == Some("json")
+                        && flag
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || "_.".contains(c))
+                })
+            });
+            // Asking whether stdout is a terminal writes nothing; the MCP server's stdout is
+            // its protocol's channel, not a command's output.
+            let writes_stdout = trimmed.contains("stdout()")
+                && !trimmed.contains("stdout().is_terminal()")
+                && !(module == ["mcp", "stdio"] && trimmed.contains("tokio::io::stdout()"));
+            let prints = ["print!(", "println!("].iter().any(|name| {
+                trimmed.match_indices(name).any(|(at, _)| {
+                    !trimmed[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            });
+            if json_branch || writes_stdout || prints {
+                found.push((module.join("::"), trimmed.to_owned()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_command_prints_through_output() {
+    let found = own_output(&Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/src"));
+    let lines: Vec<String> = found
+        .iter()
+        .map(|(module, line)| format!("{module}: {line}"))
+        .collect();
+    assert!(lines.is_empty(), "{}", lines.join("\n"));
+}
+
+#[test]
+fn the_output_check_sees_a_json_branch_a_print_and_stdout() {
+    let folder = std::env::temp_dir().join(format!("ctxhooks-output-{}", std::process::id()));
+    let files = [
+        ("lib.rs", "pub mod a;\npub mod output;\n"),
+        (
+            "a.rs",
+            "fn f() {\n    if args.render.json {\n    }\n    println!(\"x\");\n    \
+             eprintln!(\"fine\");\n    let _ = std::io::stdout().is_terminal();\n    \
+             std::io::stdout().lock();\n}\n",
+        ),
+        (
+            "output.rs",
+            "fn g() {\n    if json {\n    }\n    print!(\"y\");\n}\n",
+        ),
+    ];
+    fs_err::create_dir_all(&folder).unwrap();
+    for (name, text) in files {
+        fs_err::write(folder.join(name), text).unwrap();
+    }
+    let found: Vec<String> = own_output(&folder)
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "if args.render.json {",
+            "println!(\"x\");",
+            "std::io::stdout().lock();"
+        ]
+    );
     fs_err::remove_dir_all(&folder).unwrap();
 }

@@ -134,8 +134,12 @@ fn doctor_shows_the_hooks_at_work_and_readable_times() {
             "backstop",
         ])
         .success();
-    // After the mark (which writes the sidecar too): the tool hook's last run is the error.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // After the mark (which writes the sidecar too; set an hour back, so that the error comes
+    // after it whatever the clock's grain): the tool hook's last run is the error.
+    ctxhooks_shared::test_support::set_modified(
+        &world.sidecar("at-work"),
+        std::time::SystemTime::now() - std::time::Duration::from_secs(3600),
+    );
     world
         .hook(crate::support::Hook::ToolUse)
         .stdin("not a payload")

@@ -142,7 +142,7 @@ fn manual_compact_with_instructions_leaves_one_verified_snapshot() {
         &[Some("keep the file ids")],
         &["Wrote notes.txt."],
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn automatic_compaction_leaves_one_verified_snapshot() {
         &[None],
         &["Read everything."],
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 /// A usage of exactly these numbers.
@@ -361,7 +361,7 @@ fn usage_log_has_one_row_per_served_request_and_explains_every_drop() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(fs_err::read_to_string(&svg).unwrap().starts_with("<svg"));
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]

@@ -31,17 +31,26 @@ fn a_deleted_transcript_is_restored_and_resume_continues_it() {
     server.push([
         Scripted::bash("echo kept > kept.txt", Usage::context(20_000)),
         Scripted::text("Noted the code word.", Usage::context(21_000)),
+        Scripted::text("Another session.", Usage::context(20_000)),
         Scripted::text("The code word was PAPAYA-17.", Usage::context(22_000)),
     ]);
     let first = sandbox.prompt(&server, "remember the code word PAPAYA-17", None);
     let session = first["session_id"].as_str().unwrap().to_owned();
     let transcript = sandbox.transcript_path(&session);
     let original = fs_err::read(&transcript).unwrap();
+    // A later session's turn, as Claude Code's cleanup comes days after a session: its Stop hook
+    // keeps what the first one's SessionEnd left, should a busy machine have cut that short.
+    let later = sandbox.prompt(&server, "something else", None);
+    assert_ne!(later["session_id"], session.as_str());
 
-    // The Stop and SessionEnd hooks kept every byte of it.
+    // Every byte of it is kept.
     let sessions = sandbox.ctxhooks_json(&["sessions", "--json"]);
-    let listed = &sessions[0];
-    assert_eq!(listed["session_id"], session.as_str());
+    let listed = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["session_id"] == session.as_str())
+        .unwrap();
     assert_eq!(listed["size"], original.len(), "{sessions:#}");
     assert_eq!(listed["transcript_present"], true);
     assert_eq!(
@@ -57,11 +66,17 @@ fn a_deleted_transcript_is_restored_and_resume_continues_it() {
         fs_err::remove_dir_all(&beside).unwrap();
     }
     let sessions = sandbox.ctxhooks_json(&["sessions", "--json"]);
-    assert_eq!(sessions[0]["transcript_present"], false);
+    let listed = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["session_id"] == session.as_str())
+        .unwrap();
+    assert_eq!(listed["transcript_present"], false, "{sessions:#}");
 
-    // `last` names it; the restore writes it back byte for byte, 0600.
+    // The restore writes it back byte for byte, 0600.
     sandbox
-        .run_ctxhooks(["archives", "restore", "--session", "last"])
+        .run_ctxhooks(["archives", "restore", "--session", &session])
         .stdout_contains(format!("claude --resume {session}"))
         .success();
     assert_eq!(fs_err::read(&transcript).unwrap(), original);
@@ -95,7 +110,7 @@ fn a_deleted_transcript_is_restored_and_resume_continues_it() {
     );
     assert!(conversation.contains("what was the code word?"));
     sandbox.run_ctxhooks(["archives", "verify"]).success();
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]
@@ -108,6 +123,7 @@ fn every_session_the_cleanup_deleted_comes_back_in_one_step_and_each_resumes() {
     server.push([
         Scripted::text("Noted QUINCE-4.", Usage::context(20_000)),
         Scripted::text("Noted TAMARIND-8.", Usage::context(20_000)),
+        Scripted::text("Another session.", Usage::context(20_000)),
         Scripted::text("It was QUINCE-4.", Usage::context(21_000)),
         Scripted::text("It was TAMARIND-8.", Usage::context(21_000)),
     ]);
@@ -122,6 +138,10 @@ fn every_session_the_cleanup_deleted_comes_back_in_one_step_and_each_resumes() {
             fs_err::read(&transcript).unwrap(),
         ));
     }
+    // A later session's turn, as Claude Code's cleanup comes days after a session: its Stop hook
+    // keeps what a SessionEnd cut short by a busy machine left.
+    let later = sandbox.prompt(&server, "something else", None);
+    let later = later["session_id"].as_str().unwrap().to_owned();
     // Claude Code's cleanup deletes both transcripts and, since 2.1.110, their folders.
     for (_, transcript, _) in &sessions {
         fs_err::remove_file(transcript).unwrap();
@@ -136,6 +156,7 @@ fn every_session_the_cleanup_deleted_comes_back_in_one_step_and_each_resumes() {
             .as_array()
             .unwrap()
             .iter()
+            .filter(|session| session["session_id"] != later.as_str())
             .all(|session| session["cleanup"]["state"] == "deleted"),
         "{listed:#}"
     );
@@ -169,7 +190,7 @@ fn every_session_the_cleanup_deleted_comes_back_in_one_step_and_each_resumes() {
     // Nothing is deleted any more, so a second run restores nothing.
     let again = sandbox.ctxhooks_json(&["archives", "restore", "--deleted", "--json"]);
     assert_eq!(again["restored"], Value::Array(Vec::new()));
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]
@@ -261,7 +282,7 @@ fn after_compact_the_model_is_told_how_to_recall_and_the_command_finds_the_past(
         .unwrap_or_default();
     assert!(summary.contains("Keep the file ids"), "{archives:#}");
     sandbox.run_ctxhooks(["archives", "verify"]).success();
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 /// Every part of a string in `value` from `text` on (to the end of its paragraph: a blank line
@@ -374,5 +395,5 @@ fn after_compact_the_model_is_told_the_file_and_the_command_the_summary_left_out
     );
     assert_eq!(compaction["items"]["commands"][0]["verdict"], "left_out");
     assert_eq!(compaction["items"]["commands"][0]["exit_code"], 1);
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }

@@ -129,7 +129,7 @@ fn the_plugin_from_the_local_marketplace_runs_the_hooks_without_a_settings_entry
     let snapshots = snapshots.as_array().unwrap();
     assert_eq!(snapshots.len(), 1, "the PreCompact hook took a snapshot");
     assert_eq!(snapshots[0]["trigger"], "manual");
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 
     // Doctor sees the plugin's hooks, with their programs, and nothing missing.
     let report = sandbox

@@ -143,7 +143,7 @@ fn a_marked_runtime_interrupt_of_a_running_bash_is_relabelled() {
     assert_eq!(record["ctxhooks"]["calls"][0]["state"], "started");
     assert_eq!(record["ctxhooks"]["calls"][0]["tool_name"], "Bash");
     assert!(record["content"].as_str().unwrap().contains("sleep 5"));
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]

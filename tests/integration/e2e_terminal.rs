@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::support::claude::Sandbox;
 use crate::support::model_server::{ModelServer, Scripted, Usage};
 use crate::support::terminal::{Terminal, tmux_available};
+use crate::support::wait_until;
 
 /// The project's window: T is 167,000 under 2.1.332.
 const WINDOW: u64 = 200_000;
@@ -28,21 +29,13 @@ fn sandbox(name: &str) -> Option<Sandbox> {
 }
 
 /// The session's gauge once `ready` holds for it (the Stop hook runs while the TUI already shows
-/// the answer); fails with the last one after a bound against hangs.
-fn gauge_when(sandbox: &Sandbox, ready: impl Fn(&Value) -> bool) -> Value {
-    let started = std::time::Instant::now();
-    loop {
+/// the answer); fails after a bound against hangs.
+fn gauge_when(sandbox: &Sandbox, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+    wait_until(what, || {
         let output = sandbox.ctxhooks(&["gauge", "--session", "last", "--json"]);
         let gauge: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        if ready(&gauge) {
-            return gauge;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "the gauge never got there: {gauge:#}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+        ready(&gauge).then_some(gauge)
+    })
 }
 
 /// The lines of `screen` that hold `text`.
@@ -90,9 +83,11 @@ fn the_status_line_segment_shows_the_context_against_the_trigger_in_a_real_termi
     );
     // The Stop hook wrote the gauge the segment reads its count from (it may still be running
     // when the answer shows), and no error.
-    let session = gauge_when(&sandbox, |gauge| gauge["context_tokens"] == 142_503);
+    let session = gauge_when(&sandbox, "the gauge of the second answer", |gauge| {
+        gauge["context_tokens"] == 142_503
+    });
     assert_eq!(session["trigger_tokens"], 167_000);
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
     // An interactive `/compact` has no Stop after it, and Claude Code's status line input then
     // holds a usage of zeros: the segment shows what the compaction left (the PostCompact hook
     // read its boundary) and counts it.
@@ -108,7 +103,7 @@ fn the_status_line_segment_shows_the_context_against_the_trigger_in_a_real_termi
     terminal.wait_for("the segment after the next answer", |screen| {
         screen.contains("ctx 10k / 167k (5%) · 157k left · 1 compaction")
     });
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]
@@ -152,7 +147,7 @@ fn a_turn_past_the_warning_share_shows_one_warning_in_a_real_terminal() {
         line.contains("\u{1b}[31m"),
         "the segment is not red: {line:?}"
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 /// Issue 30: a person who picked a 1M-context model got a false warning on every turn past
@@ -197,7 +192,9 @@ fn a_million_window_session_past_200k_is_measured_against_its_own_window_in_a_re
         screen.contains("Past three hundred thousand.")
             && screen.contains("ctx 300k / 967k (31%) · 667k left")
     });
-    let gauge = gauge_when(&sandbox, |gauge| gauge["context_tokens"] == 300_000);
+    let gauge = gauge_when(&sandbox, "the gauge of the second answer", |gauge| {
+        gauge["context_tokens"] == 300_000
+    });
     assert_eq!(gauge["trigger_tokens"], 967_000, "{gauge:#}");
     assert_eq!(gauge["trigger"]["model"], model, "{gauge:#}");
     assert!(
@@ -220,7 +217,7 @@ fn a_million_window_session_past_200k_is_measured_against_its_own_window_in_a_re
             .iter()
             .all(|served| served.model == "claude-sonnet-4-5-20250929"),
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 #[test]

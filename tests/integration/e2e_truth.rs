@@ -92,7 +92,7 @@ fn a_print_mode_refusal_is_permission_denied_and_not_started() {
             .any(|line| line.contains("PreToolUse runs before the permission decision")),
         "{state:?}"
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }
 
 /// The thresholds the CLI's `--debug` log names (`fixed prefix ~N > threshold T`).
@@ -291,5 +291,5 @@ fn an_automatic_compaction_gives_the_trigger_and_the_floor_from_its_record() {
         text.contains("resume (structural): a new Claude Code process resumed the session here"),
         "{text}"
     );
-    assert_eq!(sandbox.error_log_lines(), Vec::<String>::new());
+    assert_eq!(sandbox.problems(), Vec::<String>::new());
 }

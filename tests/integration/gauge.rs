@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use ctxhooks_shared::store::env_vars;
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, cli_capture, project_fixture};
+use crate::support::wait::in_timed_sleep;
+use crate::support::{Hook, World, cli_capture, project_fixture, wait_until};
 
 /// The session of the capture `compaction/auto-manual` (2.1.332, `autoCompactWindow: 200000`
 /// in its project settings: T is 167,000).
@@ -272,19 +273,34 @@ fn the_statusline_reads_the_real_status_json_and_the_gauge() {
         .success();
 }
 
+/// The Stop hook's wait for a turn's last response, as the tests about it set it: long enough
+/// that a busy machine never makes it pass before the test writes the response.
+const RESPONSE_WAIT_MS: &str = "60000";
+
 #[test]
 fn a_stop_that_starts_before_the_turns_response_reaches_the_transcript_waits_for_it() {
     // Seen with the interactive 2.1.332: the Stop hook started before the turn's last response
     // was in the file. The payload's `last_assistant_message` names the response to wait for:
-    // here the turn's `Done.` after its automatic compaction (22,003), written 150 ms late.
+    // here the turn's `Done.` after its automatic compaction (22,003), written once the hook has
+    // read the file without it (its gauge says the context before it).
     let world = World::new("gauge-lag");
     let (lines, transcript) = lay_out_capture(&world);
     fs_err::write(&transcript, lines[..51].concat()).unwrap();
     let mut payload: Value =
         serde_json::from_str(&stop_payload(&world, &transcript, "Stop")).unwrap();
     payload["last_assistant_message"] = json!("Done.");
-    let running = world.hook(Hook::Stop).stdin(payload.to_string()).spawn();
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    let running = world
+        .hook(Hook::Stop)
+        .env(env_vars::CTXHOOKS_RESPONSE_WAIT_MS, RESPONSE_WAIT_MS)
+        .stdin(payload.to_string())
+        .spawn();
+    let gauge_file = world.session_dir(SESSION).join("gauge.json");
+    let before: Value = wait_until("the gauge of what the hook read first", || {
+        fs_err::read(&gauge_file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+    });
+    assert_ne!(before["context_tokens"], 22_003, "{before:#}");
     crate::support::append(&transcript, lines[51].as_bytes());
     running.wait().success();
     let gauge: Value = world
@@ -310,8 +326,19 @@ fn a_stop_that_starts_before_the_transcript_exists_waits_for_it() {
     let mut payload: Value =
         serde_json::from_str(&stop_payload(&world, &transcript, "Stop")).unwrap();
     payload["last_assistant_message"] = json!("Done.");
-    let running = world.hook(Hook::Stop).stdin(payload.to_string()).spawn();
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    let running = world
+        .hook(Hook::Stop)
+        .env(env_vars::CTXHOOKS_RESPONSE_WAIT_MS, RESPONSE_WAIT_MS)
+        .stdin(payload.to_string())
+        .spawn();
+    // Written once the hook polls for it (Linux says so; elsewhere, written at once, and the
+    // test then holds that a file there when the hook looks is read as well).
+    let pid = running.id();
+    wait_until("the Stop hook polling for the transcript", || {
+        in_timed_sleep(pid)
+            .is_none_or(|asleep| asleep)
+            .then_some(())
+    });
     fs_err::write(&transcript, lines[..52].concat()).unwrap();
     running.wait().success();
     assert_eq!(world.error_lines(), Vec::<String>::new());

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use ctxhooks_commands::facts::log::{SessionLog, log_from_transcript};
 use ctxhooks_commands::projects::read::read_transcript;
-use ctxhooks_commands::usage::log::{SessionLog, log_from_transcript};
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
 use crate::support::{
@@ -362,8 +362,8 @@ fn cache_entry(world: &World, path: &Path) -> PathBuf {
 }
 
 /// Runs `run` with its stdout in `out`, watching its peak resident memory (`VmHWM`) until it
-/// ends; kills it after 20 s. Returns whether it exited 0, its peak in KiB, and whether it had
-/// to be killed.
+/// ends; kills it after [`HANG_BOUND`](crate::support::HANG_BOUND), a bound against a hang.
+/// Returns whether it exited 0, its peak in KiB, and whether it had to be killed.
 fn run_watching_memory(run: crate::support::run::Run, out: &Path) -> (bool, u64, bool) {
     let mut command = run.command();
     command
@@ -386,7 +386,7 @@ fn run_watching_memory(run: crate::support::run::Run, out: &Path) -> (bool, u64,
         if let Some(exit) = child.try_wait().unwrap() {
             return (exit.success(), peak, false);
         }
-        if started.elapsed() > std::time::Duration::from_secs(20) {
+        if started.elapsed() > crate::support::HANG_BOUND {
             let _ = child.kill();
             let _ = child.wait();
             return (false, peak, true);

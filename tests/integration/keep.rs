@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::support::{Hook, World, mode, transcript_fixture};
+use crate::support::{Hook, World, mode, transcript_fixture, wait_until};
 
 pub const SESSION: &str = "198393f2-22db-477b-ac77-1825bea883ae";
 
@@ -157,6 +157,8 @@ fn subagent_stop_and_session_end_keep_the_sub_agents() {
         fs_err::read(&other).unwrap()
     );
     assert_eq!(world.errors(), Vec::<Value>::new());
+    // It kept everything: nothing is left for the next Stop hook.
+    assert_eq!(catch_up_records(&world), Vec::<PathBuf>::new());
 
     // Deleted by Claude Code's cleanup, restored into another folder, sub-agents included.
     let folder = world.join("restored");
@@ -173,6 +175,126 @@ fn subagent_stop_and_session_end_keep_the_sub_agents() {
         agent_fixture
     );
     assert_eq!(mode(&folder.join(format!("{SESSION}.jsonl"))), 0o600);
+}
+
+/// The records `SessionEnd` runs left for the next Stop hook (`<state>/catch-up/*.json`).
+fn catch_up_records(world: &World) -> Vec<PathBuf> {
+    let Ok(entries) = fs_err::read_dir(world.state_dir().join("catch-up")) else {
+        return Vec::new();
+    };
+    let mut records: Vec<PathBuf> = entries
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "json")
+        })
+        .collect();
+    records.sort();
+    records
+}
+
+#[test]
+fn a_session_end_cut_short_is_kept_whole_by_the_next_stop() {
+    // Claude Code gives SessionEnd 1 s and ends it past that: on a busy machine it may not have
+    // kept the session's last bytes by then, and no hook runs for the session again unless it
+    // is resumed. Here it is ended, as Claude Code ends it, while it waits for the kept copies'
+    // lock another writer holds (had it given up the wait first, it would have left the same).
+    let world = World::new("keep-end-cut-short");
+    let all = fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap();
+    let turn_end = all[..all.len() / 2]
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .unwrap()
+        + 1;
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), &all[..turn_end]);
+    stop(&world, &transcript);
+    // The session's last turn, and a sub-agent's transcript no SubagentStop reported: only
+    // SessionEnd would keep them.
+    fs_err::write(&transcript, &all).unwrap();
+    let agent_bytes = b"{\"isSidechain\":true}\n";
+    world.write_transcript(format!("{SESSION}/subagents/agent-late.jsonl"), agent_bytes);
+    let writer = fs_err::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(kept_dir(&world).join("lock"))
+        .unwrap();
+    writer.file().lock().unwrap();
+    let running = world
+        .program(Hook::Session.binary())
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+            .to_string(),
+        )
+        .spawn();
+    // It records the session before its work.
+    let record = wait_until("SessionEnd's record for the next run", || {
+        catch_up_records(&world).pop()
+    });
+    running.kill_after(std::time::Duration::ZERO);
+    drop(writer);
+    assert!(record.is_file());
+    let kept_bytes = |name: &str| zcat(&kept_dir(&world).join(name)).len();
+    assert_eq!(kept_bytes("transcript.jsonl.1.gz"), turn_end);
+
+    // The next Stop hook, of another session, keeps what it left and takes the record back.
+    let other = world.write_transcript(
+        "other-session.jsonl",
+        fs_err::read(transcript_fixture(COMPACTED)).unwrap(),
+    );
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": "other-session", "transcript_path": other,
+                "hook_event_name": "Stop"})
+            .to_string(),
+        )
+        .success();
+    assert_eq!(kept_bytes("transcript.jsonl.1.gz"), all.len());
+    assert_eq!(
+        kept_bytes("subagents/agent-late.jsonl.1.gz"),
+        agent_bytes.len()
+    );
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--to", "out"])
+        .success();
+    assert_eq!(
+        fs_err::read(world.project().join("out").join(format!("{SESSION}.jsonl"))).unwrap(),
+        all
+    );
+    assert_eq!(catch_up_records(&world), Vec::<PathBuf>::new());
+    assert_eq!(world.errors(), Vec::<Value>::new());
+    world.ctxhooks(["archives", "verify"]).success();
+}
+
+#[test]
+fn a_catch_up_record_that_cannot_be_read_is_said_once_and_removed() {
+    let world = World::new("keep-catch-up-garbage");
+    let folder = world.state_dir().join("catch-up");
+    fs_err::create_dir_all(&folder).unwrap();
+    let garbage = folder.join(format!("{SESSION}.1.2.json"));
+    fs_err::write(&garbage, "not a record").unwrap();
+    let transcript = world.write_transcript(
+        format!("{SESSION}.jsonl"),
+        fs_err::read(transcript_fixture("marot__spotter/short.jsonl")).unwrap(),
+    );
+    stop(&world, &transcript);
+    stop(&world, &transcript);
+    let errors = world.errors();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0]["error"][0]
+            .as_str()
+            .unwrap()
+            .contains("a session's end to keep"),
+        "{errors:#?}"
+    );
+    assert!(!garbage.exists());
+    // The Stop's own work was done.
+    assert_eq!(
+        zcat(&kept_dir(&world).join("transcript.jsonl.1.gz")),
+        fs_err::read(&transcript).unwrap()
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@ use crate::keep::{SESSION, stop};
 use crate::support::make_fifo;
 use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
 use crate::support::{Hook, World, mode};
+use ctxhooks_shared::test_support::set_modified;
 
 fn user(uuid: &str, time: &str, text: &str) -> String {
     json!({"type": "user", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
@@ -855,10 +856,14 @@ fn no_transcript_text_outside_the_index_and_a_search_with_nothing_new_writes_not
     assert_eq!(added, [&index], "{after:?}");
     assert!(before.contains(&transcript));
 
-    // Nothing new: the index is not written at all.
+    // Nothing new: the index is not written at all (its time set an hour back first, so that a
+    // write shows whatever the clock's grain).
     let modified = || fs_err::metadata(&index).unwrap().modified().unwrap();
+    set_modified(
+        &index,
+        std::time::SystemTime::now() - std::time::Duration::from_secs(3600),
+    );
     let before = modified();
-    std::thread::sleep(std::time::Duration::from_millis(20));
     searched(&world);
     assert_eq!(
         modified(),

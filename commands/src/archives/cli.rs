@@ -15,14 +15,13 @@ use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
-use super::text::restore_text;
 use super::verify::{
     FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
     verify_snapshot,
 };
-use crate::output;
+use crate::output::{self, Emit, Format, emit};
 use crate::projects::window::TimeWindow;
-use crate::render::table::{Column, write_cells};
+use crate::render::table::{Column, Table};
 use crate::render::text::controls_escaped;
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use ctxhooks_shared::keep::snapshot::is_abandoned;
@@ -176,7 +175,7 @@ fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
         force: args.force,
         leave_existing: false,
     };
-    output::print_json_or(args.json, &restore(state, &request)?, restore_text)?;
+    emit(Format::json_if(args.json), &restore(state, &request)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -244,10 +243,19 @@ struct ListedSnapshot<'entry> {
     compact_summary: Option<CompactSummary>,
 }
 
+/// The snapshots `archives` lists, in the state folder at `root`.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Listing<'a> {
+    snapshots: Vec<ListedSnapshot<'a>>,
+    #[serde(skip)]
+    root: &'a Path,
+}
+
 fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
     let catalog = scan_archive(state, session_filter(session)?.as_ref())?;
     note_damage(&catalog);
-    let listed: Vec<ListedSnapshot<'_>> = catalog
+    let snapshots = catalog
         .entries
         .iter()
         .map(|entry| ListedSnapshot {
@@ -255,62 +263,61 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
             compact_summary: read_compact_summary(&entry.path),
         })
         .collect();
-    output::print_json_or(json, &listed, |listed| list_text(listed, state.root()))?;
+    let root = state.root();
+    emit(Format::json_if(json), &Listing { snapshots, root })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The snapshot table's columns: session, snapshot, trigger, bytes, files, custom instructions.
-const COLUMNS: [Column; 6] = [
-    Column::left("", 36),
-    Column::left("  ", 31),
-    Column::left("  ", 7),
-    Column::right("  ", 12),
-    Column::right("  ", 5),
-    Column::left("  ", 0),
-];
+/// The snapshot table: session, snapshot, trigger, bytes, files, custom instructions.
+const TABLE: Table<6> = Table {
+    indent: "",
+    gap: "  ",
+    columns: [
+        Column::left("SESSION", 36),
+        Column::left("SNAPSHOT", 31),
+        Column::left("TRIGGER", 7),
+        Column::right("BYTES", 12),
+        Column::right("FILES", 5),
+        Column::left("INSTRUCTIONS", 0),
+    ],
+};
 
 /// The snapshots as a table, each with the first line of the summary recorded beside it.
-fn list_text(listed: &[ListedSnapshot<'_>], root: &Path) -> String {
-    if listed.is_empty() {
-        return format!("no snapshots in `{}`\n", root.display());
-    }
-    let mut text = String::new();
-    let header = [
-        "SESSION",
-        "SNAPSHOT",
-        "TRIGGER",
-        "BYTES",
-        "FILES",
-        "INSTRUCTIONS",
-    ];
-    write_cells(&mut text, &COLUMNS, header);
-    text.push('\n');
-    for listed in listed {
-        let metadata = &listed.entry.metadata;
-        let cells = [
-            metadata.session_id.clone(),
-            metadata.name.clone(),
-            metadata.trigger.to_string(),
-            metadata.size.to_string(),
-            metadata.files.len().to_string(),
-            controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
-        ];
-        write_cells(&mut text, &COLUMNS, cells);
-        text.push('\n');
-        if let Some(summary) = &listed.compact_summary {
-            let summary = &summary.compact_summary;
-            let first = summary.lines().next().unwrap_or_default();
-            let shown: String = first.chars().take(120).collect();
-            let more = if shown.len() < summary.trim_end().len() {
-                " …"
-            } else {
-                ""
-            };
-            let _ = writeln!(text, "    summary: {}{more}", controls_escaped(&shown));
+impl Emit for Listing<'_> {
+    fn text(&self) -> String {
+        let (listed, root) = (&self.snapshots, self.root);
+        if listed.is_empty() {
+            return format!("no snapshots in `{}`\n", root.display());
         }
+        let mut text = String::new();
+        TABLE.write_header(&mut text);
+        for listed in listed {
+            let metadata = &listed.entry.metadata;
+            let cells = [
+                metadata.session_id.clone(),
+                metadata.name.clone(),
+                metadata.trigger.to_string(),
+                metadata.size.to_string(),
+                metadata.files.len().to_string(),
+                controls_escaped(metadata.custom_instructions.as_deref().unwrap_or("-")),
+            ];
+            TABLE.write_row(&mut text, cells);
+            text.push('\n');
+            if let Some(summary) = &listed.compact_summary {
+                let summary = &summary.compact_summary;
+                let first = summary.lines().next().unwrap_or_default();
+                let shown: String = first.chars().take(120).collect();
+                let more = if shown.len() < summary.trim_end().len() {
+                    " …"
+                } else {
+                    ""
+                };
+                let _ = writeln!(text, "    summary: {}{more}", controls_escaped(&shown));
+            }
+        }
+        let _ = writeln!(text, "{} snapshot(s) in `{}`", listed.len(), root.display());
+        text
     }
-    let _ = writeln!(text, "{} snapshot(s) in `{}`", listed.len(), root.display());
-    text
 }
 
 fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode> {
@@ -345,54 +352,68 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
         }],
     }));
     outcomes.extend(kept_outcomes);
-    let failed = outcomes.iter().filter(|outcome| !outcome.ok).count();
-    output::print_json_or(json, &outcomes, |outcomes| verify_text(outcomes, failed))?;
-    Ok(if failed == 0 {
+    let verified = Verified(outcomes);
+    emit(Format::json_if(json), &verified)?;
+    Ok(if verified.failed() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
 }
 
-/// Each outcome of `verify` in words: what is wrong, and the notes on what is fine (an older
-/// generation that keeps nothing).
-fn verify_text(outcomes: &[VerifyOutcome], failed: usize) -> String {
-    let mut text = String::new();
-    for outcome in outcomes {
-        let status = if outcome.ok { "ok" } else { "FAILED" };
-        let _ = writeln!(
-            text,
-            "{status:<6}  {}  {}",
-            outcome.session_id, outcome.name
-        );
-        for check in outcome
-            .files
-            .iter()
-            .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
-        {
-            let status = match check.status {
-                FileStatus::Ok => "note",
-                status => status.into(),
-            };
-            let detail = check.detail.as_deref().map(|detail| format!(" ({detail})"));
+/// What `verify` found of each snapshot and kept copy.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Verified(Vec<VerifyOutcome>);
+
+impl Verified {
+    fn failed(&self) -> usize {
+        self.0.iter().filter(|outcome| !outcome.ok).count()
+    }
+}
+
+/// Each outcome in words: what is wrong, and the notes on what is fine (an older generation
+/// that keeps nothing).
+impl Emit for Verified {
+    fn text(&self) -> String {
+        let (outcomes, failed) = (&self.0, self.failed());
+        let mut text = String::new();
+        for outcome in outcomes {
+            let status = if outcome.ok { "ok" } else { "FAILED" };
             let _ = writeln!(
                 text,
-                "        {}: {status}{}",
-                check.path,
-                detail.unwrap_or_default()
+                "{status:<6}  {}  {}",
+                outcome.session_id, outcome.name
             );
+            for check in outcome
+                .files
+                .iter()
+                .filter(|check| check.status != FileStatus::Ok || check.detail.is_some())
+            {
+                let status = match check.status {
+                    FileStatus::Ok => "note",
+                    status => status.into(),
+                };
+                let detail = check.detail.as_deref().map(|detail| format!(" ({detail})"));
+                let _ = writeln!(
+                    text,
+                    "        {}: {status}{}",
+                    check.path,
+                    detail.unwrap_or_default()
+                );
+            }
         }
+        let kept = outcomes
+            .iter()
+            .filter(|outcome| outcome.kind == VerifiedKind::Kept)
+            .count();
+        let _ = writeln!(
+            text,
+            "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
+            outcomes.len() - kept
+        );
+        text
     }
-    let kept = outcomes
-        .iter()
-        .filter(|outcome| outcome.kind == VerifiedKind::Kept)
-        .count();
-    let _ = writeln!(
-        text,
-        "{} snapshot(s) and {kept} kept cop(ies) checked, {failed} failed",
-        outcomes.len() - kept
-    );
-    text
 }
 
 #[derive(Serialize)]
@@ -431,26 +452,34 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
         deleted: selected,
         unfinished_deleted: abandoned,
     };
-    output::print_json_or(json, &outcome, |outcome| {
-        let verb = if dry_run { "would delete" } else { "deleted" };
+    emit(Format::json_if(json), &outcome)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Emit for PruneOutcome<'_> {
+    fn text(&self) -> String {
+        let verb = if self.dry_run {
+            "would delete"
+        } else {
+            "deleted"
+        };
         let mut text = String::new();
-        for entry in &outcome.deleted {
+        for entry in &self.deleted {
             let _ = writeln!(
                 text,
                 "{verb} {}  {}",
                 entry.metadata.session_id, entry.metadata.name
             );
         }
-        for folder in &outcome.unfinished_deleted {
+        for folder in &self.unfinished_deleted {
             let _ = writeln!(text, "{verb} unfinished {}", folder.display());
         }
         let _ = writeln!(
             text,
             "{verb} {} snapshot(s), kept {}",
-            outcome.deleted.len(),
-            outcome.kept
+            self.deleted.len(),
+            self.kept
         );
         text
-    })?;
-    Ok(ExitCode::SUCCESS)
+    }
 }

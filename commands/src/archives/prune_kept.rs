@@ -12,9 +12,9 @@ use anyhow::{Result, bail};
 use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
-use crate::output;
+use crate::output::{Emit, Format, emit};
 use crate::render::bytes::human_bytes;
-use crate::time::rfc3339;
+use crate::time::{Time, second_of};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::storage::{self, Limits, PruneRecord, Reason, Scope, measure_state};
@@ -32,8 +32,8 @@ pub enum KeptPolicy {
 #[derive(Debug, Clone, Serialize)]
 pub struct PrunedSession {
     pub session_id: String,
-    /// When its record last changed (RFC 3339 UTC).
-    pub last_activity: Option<String>,
+    /// When its record last changed, to the second.
+    pub last_activity: Option<Time>,
     /// Bytes deleted (or that would be).
     pub bytes: u64,
     pub reason: Reason,
@@ -128,7 +128,7 @@ pub fn prune_kept(
         outcome.bytes += bytes;
         outcome.sessions.push(PrunedSession {
             session_id: found.session.to_string(),
-            last_activity: found.last_activity.map(rfc3339),
+            last_activity: found.last_activity.map(second_of),
             bytes,
             reason,
             only_copy: found.only_copy,
@@ -150,75 +150,75 @@ pub fn run_prune_kept(
     yes: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    let outcome = prune_kept(state, policy, session, yes)?;
-    if json {
-        output::print_json(&outcome)?;
-    } else {
-        output::print(&prune_text(&outcome))?;
-    }
+    emit(
+        Format::json_if(json),
+        &prune_kept(state, policy, session, yes)?,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn prune_text(outcome: &KeptPruneOutcome) -> String {
-    let what = match outcome.scope {
-        Scope::Copies => "the kept copies (and snapshots) of",
-        Scope::Record => "the whole record of",
-    };
-    let verb = if outcome.dry_run {
-        "would delete"
-    } else {
-        "deleted"
-    };
-    let mut text = format!(
-        "{verb} {what} {} session(s), {} (the state folder: {} → {}):\n",
-        outcome.sessions.len(),
-        human_bytes(outcome.bytes),
-        human_bytes(outcome.state_bytes_before),
-        human_bytes(outcome.state_bytes_after),
-    );
-    for session in &outcome.sessions {
-        let _ = writeln!(
-            text,
-            "  {}  last active {}  {:>9}{}",
-            session.session_id,
-            session
-                .last_activity
-                .as_deref()
-                .map_or("-", |time| time.get(..10).unwrap_or(time)),
-            human_bytes(session.bytes),
-            if session.only_copy {
-                "  ONLY COPY: Claude Code deleted its transcript"
-            } else {
-                ""
-            }
+impl Emit for KeptPruneOutcome {
+    fn text(&self) -> String {
+        let what = match self.scope {
+            Scope::Copies => "the kept copies (and snapshots) of",
+            Scope::Record => "the whole record of",
+        };
+        let verb = if self.dry_run {
+            "would delete"
+        } else {
+            "deleted"
+        };
+        let mut text = format!(
+            "{verb} {what} {} session(s), {} (the state folder: {} → {}):\n",
+            self.sessions.len(),
+            human_bytes(self.bytes),
+            human_bytes(self.state_bytes_before),
+            human_bytes(self.state_bytes_after),
         );
+        for session in &self.sessions {
+            let _ = writeln!(
+                text,
+                "  {}  last active {}  {:>9}{}",
+                session.session_id,
+                session
+                    .last_activity
+                    .as_ref()
+                    .map_or("-", |time| time.text().get(..10).unwrap_or(time.text())),
+                human_bytes(session.bytes),
+                if session.only_copy {
+                    "  ONLY COPY: Claude Code deleted its transcript"
+                } else {
+                    ""
+                }
+            );
+        }
+        let only = self
+            .sessions
+            .iter()
+            .filter(|session| session.only_copy)
+            .count();
+        if only > 0 {
+            let _ = writeln!(
+                text,
+                "{only} of them {} the only copy left of a transcript Claude Code deleted{}",
+                if only == 1 { "is" } else { "are" },
+                if self.dry_run {
+                    ": `ctxhooks archives restore --deleted` writes them back first, if they matter"
+                } else {
+                    ""
+                }
+            );
+        }
+        if self.size_unmet {
+            let _ = writeln!(
+                text,
+                "the size asked for cannot be met: the rest is in use (active within the last day) or \
+                 holds no kept copy"
+            );
+        }
+        if self.dry_run && !self.sessions.is_empty() {
+            let _ = writeln!(text, "nothing was deleted: give `--yes` to delete them");
+        }
+        text
     }
-    let only = outcome
-        .sessions
-        .iter()
-        .filter(|session| session.only_copy)
-        .count();
-    if only > 0 {
-        let _ = writeln!(
-            text,
-            "{only} of them {} the only copy left of a transcript Claude Code deleted{}",
-            if only == 1 { "is" } else { "are" },
-            if outcome.dry_run {
-                ": `ctxhooks archives restore --deleted` writes them back first, if they matter"
-            } else {
-                ""
-            }
-        );
-    }
-    if outcome.size_unmet {
-        let _ = writeln!(
-            text,
-            "the size asked for cannot be met: the rest is in use (active within the last day) or \
-             holds no kept copy"
-        );
-    }
-    if outcome.dry_run && !outcome.sessions.is_empty() {
-        let _ = writeln!(text, "nothing was deleted: give `--yes` to delete them");
-    }
-    text
 }

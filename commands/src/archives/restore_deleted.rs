@@ -17,11 +17,10 @@ use serde::Serialize;
 
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::text::restored_text;
-use crate::output;
+use crate::output::{Emit, Format, emit};
 use crate::projects::window::TimeWindow;
 use crate::retention::sweep::CleanupState;
-use crate::sessions::catalog::{SessionSummary, list_sessions};
-use crate::time::Time;
+use crate::sessions::catalog::{KeptSession, list_sessions};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -35,12 +34,9 @@ pub struct DeletedFilter {
 }
 
 impl DeletedFilter {
-    fn admits(&self, session: &SessionSummary) -> bool {
+    fn admits(&self, session: &KeptSession) -> bool {
         let project = self.project.as_deref().is_none_or(|text| {
-            session
-                .project
-                .as_deref()
-                .is_some_and(|project| project.contains(text))
+            (session.summary.cwd.as_deref()).is_some_and(|project| project.contains(text))
                 || session
                     .transcript
                     .as_deref()
@@ -49,10 +45,7 @@ impl DeletedFilter {
                     .is_some_and(|folder| folder.to_string_lossy().contains(text))
         });
         let active = self.window.is_open()
-            || session
-                .last_activity
-                .as_deref()
-                .is_some_and(|time| self.window.contains(&Time::parse(time)));
+            || (session.last_activity.as_ref()).is_some_and(|time| self.window.contains(time));
         project && active
     }
 }
@@ -81,15 +74,15 @@ pub struct DeletedOutcome {
 /// The sessions `filter` admits whose transcript is gone from Claude Code's folder, restored
 /// (every session on every core; each writes only its own files).
 pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<DeletedOutcome> {
-    let (kept, not_kept): (Vec<SessionSummary>, Vec<SessionSummary>) =
+    let (kept, not_kept): (Vec<KeptSession>, Vec<KeptSession>) =
         list_sessions(state, None, Utc::now())?
             .into_iter()
             .filter(|session| {
                 session.cleanup.state == CleanupState::Deleted && filter.admits(session)
             })
-            .partition(SessionSummary::is_kept);
+            .partition(KeptSession::is_kept);
     let (restored, failed) = kept.par_iter().partition_map(|session| {
-        let request = SessionId::parse(&session.session_id).map(|session| RestoreRequest {
+        let request = SessionId::parse(&session.summary.session_id).map(|session| RestoreRequest {
             session,
             snapshot: None,
             to: None,
@@ -102,8 +95,8 @@ pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<Delet
         {
             Ok(restored) => Either::Left(restored),
             Err(error) => Either::Right(FailedRestore {
-                session_id: session.session_id.clone(),
-                project: session.project.clone(),
+                session_id: session.summary.session_id.clone(),
+                project: session.summary.cwd.clone(),
                 error: format!("{error:#}"),
             }),
         }
@@ -113,7 +106,7 @@ pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<Delet
         failed,
         not_kept: not_kept
             .into_iter()
-            .map(|session| session.session_id)
+            .map(|session| session.summary.session_id)
             .collect(),
     })
 }
@@ -125,11 +118,7 @@ pub fn run_restore_deleted(
     json: bool,
 ) -> Result<ExitCode> {
     let outcome = restore_deleted(state, filter)?;
-    if json {
-        output::print_json(&outcome)?;
-    } else {
-        output::print(&deleted_text(&outcome))?;
-    }
+    emit(Format::json_if(json), &outcome)?;
     Ok(if outcome.failed.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -138,43 +127,45 @@ pub fn run_restore_deleted(
 }
 
 /// What was written back, what failed and why, and how to continue each session.
-fn deleted_text(outcome: &DeletedOutcome) -> String {
-    let mut text = String::new();
-    for restored in &outcome.restored {
-        let _ = writeln!(text, "restored session {}:", restored.session_id);
-        restored_text(&mut text, restored, false);
-    }
-    for failed in &outcome.failed {
-        let _ = writeln!(
-            text,
-            "FAILED session {}{}: {}",
-            failed.session_id,
-            failed
-                .project
-                .as_deref()
-                .map(|project| format!(" ({project})"))
-                .unwrap_or_default(),
-            failed.error
-        );
-    }
-    if !outcome.not_kept.is_empty() {
-        let _ = writeln!(
-            text,
-            "{} session(s) deleted of which nothing is kept (ctxhooks was not keeping them yet): {}",
-            outcome.not_kept.len(),
-            outcome.not_kept.join(", ")
-        );
-    }
-    let _ = writeln!(
-        text,
-        "restored {} session(s), {} failed{}",
-        outcome.restored.len(),
-        outcome.failed.len(),
-        if outcome.restored.is_empty() {
-            ""
-        } else {
-            "; continue one from its project folder with: claude --resume ID"
+impl Emit for DeletedOutcome {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for restored in &self.restored {
+            let _ = writeln!(text, "restored session {}:", restored.session_id);
+            restored_text(&mut text, restored, false);
         }
-    );
-    text
+        for failed in &self.failed {
+            let _ = writeln!(
+                text,
+                "FAILED session {}{}: {}",
+                failed.session_id,
+                failed
+                    .project
+                    .as_deref()
+                    .map(|project| format!(" ({project})"))
+                    .unwrap_or_default(),
+                failed.error
+            );
+        }
+        if !self.not_kept.is_empty() {
+            let _ = writeln!(
+                text,
+                "{} session(s) deleted of which nothing is kept (ctxhooks was not keeping them yet): {}",
+                self.not_kept.len(),
+                self.not_kept.join(", ")
+            );
+        }
+        let _ = writeln!(
+            text,
+            "restored {} session(s), {} failed{}",
+            self.restored.len(),
+            self.failed.len(),
+            if self.restored.is_empty() {
+                ""
+            } else {
+                "; continue one from its project folder with: claude --resume ID"
+            }
+        );
+        text
+    }
 }

@@ -4,23 +4,26 @@
 use std::fmt::Write as _;
 
 use super::restore::RestoreOutcome;
+use crate::output::Emit;
 use crate::snapshots::passed_over::PassedOver;
 
 /// What `restore` wrote (from which generation, passing over which newer ones and why, and
 /// where each replaced file is kept), what it left out, and how to continue the session.
-pub fn restore_text(outcome: &RestoreOutcome) -> String {
-    let from = outcome.snapshot.as_deref().map_or_else(
-        || "as kept now".to_owned(),
-        |name| format!("as snapshot {name} recorded it"),
-    );
-    let mut text = format!("restored session {} {from}:\n", outcome.session_id);
-    restored_text(&mut text, outcome, true);
-    let _ = writeln!(
-        text,
-        "continue it from its project folder with: claude --resume {}",
-        outcome.session_id
-    );
-    text
+impl Emit for RestoreOutcome {
+    fn text(&self) -> String {
+        let from = self.snapshot.as_deref().map_or_else(
+            || "as kept now".to_owned(),
+            |name| format!("as snapshot {name} recorded it"),
+        );
+        let mut text = format!("restored session {} {from}:\n", self.session_id);
+        restored_text(&mut text, self, true);
+        let _ = writeln!(
+            text,
+            "continue it from its project folder with: claude --resume {}",
+            self.session_id
+        );
+        text
+    }
 }
 
 /// Each file `restore` wrote, each sub-agent's it left out and each it left as it was; with

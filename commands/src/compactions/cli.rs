@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::ledger::{Ledger, read_ledger};
 use super::text::ledger_text;
-use crate::output;
+use crate::output::{Emit, Format, Schema, Versioned, emit};
 use crate::sessions::transcript::open_session_transcript;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -44,11 +44,9 @@ pub struct LedgerInput {
     pub transcript: Option<PathBuf>,
 }
 
-/// The JSON `ctxhooks compactions --json` prints: the transcript read, and its ledger.
+/// What `ctxhooks compactions` prints: the transcript read, and its ledger.
 #[derive(Debug, Serialize)]
 pub struct CompactionsOutput {
-    /// Layout version (1).
-    pub schema: u32,
     /// The session, with `--session`.
     pub session_id: Option<String>,
     /// The file read.
@@ -57,6 +55,23 @@ pub struct CompactionsOutput {
     pub kept_copy: bool,
     #[serde(flatten)]
     pub ledger: Ledger,
+}
+
+impl Schema for CompactionsOutput {
+    const SCHEMA: u32 = 1;
+}
+
+impl Emit for CompactionsOutput {
+    fn text(&self) -> String {
+        let mut title = self.transcript.clone();
+        if let Some(session) = &self.session_id {
+            title = format!("session {session}: {title}");
+        }
+        if self.kept_copy {
+            title.push_str(" (the kept copy: Claude Code's transcript is gone)");
+        }
+        ledger_text(&title, &self.ledger)
+    }
 }
 
 impl LedgerInput {
@@ -81,7 +96,6 @@ impl LedgerInput {
             )
         };
         Ok(CompactionsOutput {
-            schema: 1,
             session_id,
             transcript: transcript.to_string_lossy().into_owned(),
             kept_copy,
@@ -91,18 +105,7 @@ impl LedgerInput {
 }
 
 pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
-    let output = args.input.read()?;
-    if args.json {
-        output::print_json(&output)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut title = output.transcript.clone();
-    if let Some(session) = &output.session_id {
-        title = format!("session {session}: {title}");
-    }
-    if output.kept_copy {
-        title.push_str(" (the kept copy: Claude Code's transcript is gone)");
-    }
-    output::print(&ledger_text(&title, &output.ledger))?;
+    let output = Versioned::new(args.input.read()?);
+    emit(Format::json_if(args.json), &output)?;
     Ok(ExitCode::SUCCESS)
 }

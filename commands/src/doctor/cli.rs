@@ -4,11 +4,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use serde::Serialize;
 
-use super::checks::doctor_report;
+use super::checks::{DoctorReport, doctor_report};
 use super::text::report_text;
 use crate::install::handlers::install_dir;
-use crate::output;
+use crate::mcp::probe::{self, McpHealth};
+use crate::output::{Emit, Format, emit};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks doctor`.
@@ -26,18 +28,29 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let project_dir = std::env::current_dir().context("failed to read the current folder")?;
     let report = doctor_report(&state, install_dir().ok().as_deref(), &project_dir);
-    let mcp = crate::mcp::probe::check();
-    if args.json {
-        // The report is a struct, so an object: `mcp` is its last key.
-        let mut value = serde_json::to_value(&report)?;
-        value["mcp"] = serde_json::to_value(&mcp)?;
-        output::print_json(&value)?;
-    } else {
-        output::print(&(report_text(&report) + &crate::mcp::probe::describe(&mcp)))?;
-    }
+    let health = Health {
+        report: &report,
+        mcp: probe::check(),
+    };
+    emit(Format::json_if(args.json), &health)?;
     Ok(if report.is_broken() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What `doctor` prints: the report, then the MCP server's registration (`mcp`, the JSON's last
+/// key).
+#[derive(Serialize)]
+struct Health<'a> {
+    #[serde(flatten)]
+    report: &'a DoctorReport,
+    mcp: McpHealth,
+}
+
+impl Emit for Health<'_> {
+    fn text(&self) -> String {
+        report_text(self.report) + &probe::describe(&self.mcp)
+    }
 }

@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::text::gauge_text;
-use crate::output;
+use crate::output::{Format, emit};
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -34,6 +33,6 @@ pub fn run(args: &GaugeArgs) -> Result<ExitCode> {
              turn once the hooks are installed (`ctxhooks doctor` shows whether they run)"
         );
     };
-    output::print_json_or(args.json, &gauge, gauge_text)?;
+    emit(Format::json_if(args.json), &gauge)?;
     Ok(ExitCode::SUCCESS)
 }

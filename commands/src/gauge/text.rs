@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::segment::{Level, Segment};
 use super::status_input::StatusInput;
+use crate::output::Emit;
 use crate::render::numbers::short_tokens_floored;
 use crate::render::text::controls_as_spaces;
 use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, whole_percent};
@@ -157,6 +158,13 @@ pub fn coloured(level: Level, text: &str) -> String {
         Level::Unknown => return text.to_owned(),
     };
     format!("\u{1b}[{code}m{text}\u{1b}[0m")
+}
+
+/// `ctxhooks gauge` prints the gauge file's JSON as it is.
+impl Emit for Gauge {
+    fn text(&self) -> String {
+        gauge_text(self)
+    }
 }
 
 /// `ctxhooks gauge`'s text (and the MCP gauge tool's): the segment the gauge alone gives, then

@@ -6,10 +6,9 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::chart::render_svg;
-use super::json::history_json;
+use super::json::PrintedHistory;
 use super::model::{HistoryQuery, build_history};
-use super::text::history_text;
-use crate::output;
+use crate::output::{Format, Versioned, emit};
 use crate::output_file::RenderArgs;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
@@ -71,10 +70,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         bail!(nothing_read_text(&refusals));
     }
     args.render.write_svg("overview", || render_svg(&history))?;
-    if args.render.json {
-        output::print_json(&history_json(&history))?;
-    } else {
-        output::print(&history_text(&history))?;
-    }
+    let printed = Versioned::new(PrintedHistory::of(&history));
+    emit(Format::json_if(args.render.json), &printed)?;
     Ok(ExitCode::SUCCESS)
 }

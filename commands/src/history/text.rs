@@ -4,9 +4,11 @@
 use std::fmt::Write as _;
 
 use super::model::History;
-use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
+use super::session::HistorySession;
+use crate::facts::compactions::CompactionCounts;
+use crate::facts::tally::NEAR_TRIGGER_RATIO;
 use crate::render::numbers::{thousands, thousands_or};
-use crate::render::table::{Column, cut, write_cells};
+use crate::render::table::{Column, Table, cut};
 use crate::render::text::controls_as_spaces;
 use crate::render::time::to_the_minute;
 use crate::usage::text::totals_lines;
@@ -27,8 +29,8 @@ fn rounded(value: Option<f64>) -> String {
 /// The widest title the session table shows (a longer one is cut at its end).
 const TITLE_WIDTH: usize = 48;
 
-fn compactions_cell(session: &SessionSummary) -> String {
-    let counts = &session.compaction_counts;
+fn compactions_cell(session: &HistorySession) -> String {
+    let counts = CompactionCounts::of(&session.report.compactions);
     if counts.total == 0 {
         return "0".to_owned();
     }
@@ -45,8 +47,9 @@ fn compactions_cell(session: &SessionSummary) -> String {
     format!("{} ({})", counts.total, parts.join(", "))
 }
 
-fn drops_cell(session: &SessionSummary) -> String {
-    let classes = session.drops_by_class.iter();
+fn drops_cell(session: &HistorySession) -> String {
+    let [by_class, _] = session.report.drops_by_class_and_basis();
+    let classes = by_class.iter();
     let cells: Vec<String> = classes
         .map(|(class, count)| format!("{class} {count}"))
         .collect();
@@ -56,45 +59,56 @@ fn drops_cell(session: &SessionSummary) -> String {
     cells.join(", ")
 }
 
-/// The session table's columns, one space apart after an indent of two (two before
-/// `compactions`): first request, project, session, requests, peak, T, peak/T, compactions,
-/// drops.
-const SESSION_COLUMNS: [Column; 9] = [
-    Column::left("  ", 16),
-    Column::left(" ", 24),
-    Column::left(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 9),
-    Column::right(" ", 9),
-    Column::right(" ", 6),
-    Column::left("  ", 28),
-    Column::left(" ", 0),
-];
+/// The session table: first request, project, session, requests, peak, T, peak/T, then set
+/// apart compactions and drops.
+const SESSIONS: Table<9> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("first (UTC)", 16),
+        Column::left("project", 24),
+        Column::left("session", 8),
+        Column::right("requests", 8),
+        Column::right("peak", 9),
+        Column::right("T", 9),
+        Column::right("peak/T", 6),
+        Column::left("compactions", 28).apart(),
+        Column::left("drops", 0),
+    ],
+};
 
-/// The per-day table's columns: the day, then counts and token sums, each aligned right.
-const DAY_COLUMNS: [Column; 9] = [
-    Column::left("  ", 10),
-    Column::right(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 11),
-    Column::right(" ", 10),
-    Column::right(" ", 13),
-    Column::right(" ", 15),
-    Column::right(" ", 11),
-    Column::right(" ", 9),
-];
+/// The per-day table: the day, then counts and token sums, each aligned right.
+const DAYS: Table<9> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("day", 10),
+        Column::right("sessions", 8),
+        Column::right("requests", 8),
+        Column::right("compactions", 11),
+        Column::right("input", 10),
+        Column::right("cache write", 13),
+        Column::right("cache read", 15),
+        Column::right("output", 11),
+        Column::right("peak", 9),
+    ],
+};
 
-/// The per-project table's columns: the project, then counts and measures, each aligned right.
-const PROJECT_COLUMNS: [Column; 8] = [
-    Column::left("  ", 32),
-    Column::right(" ", 8),
-    Column::right(" ", 8),
-    Column::right(" ", 11),
-    Column::right(" ", 9),
-    Column::right(" ", 12),
-    Column::right(" ", 11),
-    Column::right(" ", 10),
-];
+/// The per-project table: the project, then counts and measures, each aligned right.
+const PROJECTS: Table<8> = Table {
+    indent: "  ",
+    gap: " ",
+    columns: [
+        Column::left("project", 32),
+        Column::right("sessions", 8),
+        Column::right("requests", 8),
+        Column::right("compactions", 11),
+        Column::right("peak", 9),
+        Column::right("median pk/T", 12),
+        Column::right("near T", 11),
+        Column::right("added/req", 10),
+    ],
+};
 
 /// The whole history as text.
 pub fn history_text(history: &History) -> String {
@@ -108,10 +122,10 @@ pub fn history_text(history: &History) -> String {
     let mut text = format!(
         "history of {} session(s), {} request(s) ({} main chain, {} sub-agent) from {} \
          transcript(s), {} bytes, in {}\n",
-        totals.sessions,
-        thousands(totals.requests as u64),
-        thousands(totals.main_requests as u64),
-        thousands(totals.sidechain_requests as u64),
+        totals.tally.sessions,
+        thousands(totals.tally.requests as u64),
+        thousands(totals.tally.main_requests as u64),
+        thousands(totals.tally.sidechain_requests() as u64),
         totals.transcripts,
         thousands(totals.bytes),
         folders.join(", ")
@@ -139,45 +153,34 @@ pub fn history_text(history: &History) -> String {
     let _ = writeln!(
         text,
         "compactions: {} in {} session(s); {} session(s) ran at or above {:.0}% of their trigger T",
-        totals.compactions,
-        totals.sessions_with_compaction,
-        totals.sessions_near_trigger,
+        totals.tally.compactions,
+        totals.tally.sessions_with_compaction,
+        totals.tally.sessions_near_trigger,
         NEAR_TRIGGER_RATIO * 100.0
     );
-    text.push_str(&totals_lines(&totals.totals, ""));
+    text.push_str(&totals_lines(&totals.tally, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
             "\nsessions (peak: largest main-chain context; T: the trigger the report derives; drops \
              by class):"
         );
-        let header = [
-            "first (UTC)",
-            "project",
-            "session",
-            "requests",
-            "peak",
-            "T",
-            "peak/T",
-            "compactions",
-            "drops",
-        ];
-        write_cells(&mut text, &SESSION_COLUMNS, header);
-        text.push('\n');
+        SESSIONS.write_header(&mut text);
         for session in &history.sessions {
+            let (summary, report) = (&session.summary, &session.report);
             let cells = [
-                to_the_minute(session.first_time.as_ref()),
+                to_the_minute(summary.first_time.as_ref()),
                 cut(&session.project, 24, false),
-                session.session_id.chars().take(8).collect::<String>(),
-                thousands(session.requests as u64),
-                thousands_or(session.peak.as_ref().map(|peak| peak.context_tokens), "-"),
-                thousands_or(session.trigger, "-"),
-                percent(session.peak_to_trigger),
+                summary.session_id.chars().take(8).collect::<String>(),
+                thousands(report.tally.requests as u64),
+                thousands_or(report.peak.as_ref().map(|peak| peak.context_tokens), "-"),
+                thousands_or(report.estimates.trigger.tokens, "-"),
+                percent(report.peak_to_trigger()),
                 compactions_cell(session),
                 drops_cell(session),
             ];
-            write_cells(&mut text, &SESSION_COLUMNS, cells);
-            if let Some(title) = &session.title {
+            SESSIONS.write_row(&mut text, cells);
+            if let Some(title) = &summary.title {
                 let _ = write!(
                     text,
                     "  \"{}\"",
@@ -189,23 +192,22 @@ pub fn history_text(history: &History) -> String {
     }
     if !history.days.is_empty() {
         let _ = writeln!(text, "\nper day (UTC):");
-        let header = "day|sessions|requests|compactions|input|cache write|cache read|output|peak";
-        write_cells(&mut text, &DAY_COLUMNS, header.split('|'));
-        text.push('\n');
+        DAYS.write_header(&mut text);
         for day in &history.days {
-            let tokens = &day.totals.tokens;
+            let tally = &day.tally;
+            let tokens = &tally.tokens;
             let cells = [
-                day.day.clone(),
-                day.sessions.to_string(),
-                thousands(day.requests as u64),
-                day.compactions.to_string(),
+                day.date.format("%Y-%m-%d").to_string(),
+                tally.sessions.to_string(),
+                thousands(tally.requests as u64),
+                tally.compactions.to_string(),
                 thousands(tokens.input_tokens),
                 thousands(tokens.cache_creation_input_tokens),
                 thousands(tokens.cache_read_input_tokens),
                 thousands(tokens.output_tokens),
-                thousands(day.peak_context),
+                thousands(tally.peak_context),
             ];
-            write_cells(&mut text, &DAY_COLUMNS, cells);
+            DAYS.write_row(&mut text, cells);
             text.push('\n');
         }
     }
@@ -214,22 +216,20 @@ pub fn history_text(history: &History) -> String {
             text,
             "\nper project (fastest-filling first: tokens added per main-chain request that added some):"
         );
-        let header = "project|sessions|requests|compactions|peak|median pk/T|near T|added/req";
-        write_cells(&mut text, &PROJECT_COLUMNS, header.split('|'));
-        text.push('\n');
+        PROJECTS.write_header(&mut text);
         for project in &history.projects {
             let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
                 cut(place, 32, false),
-                project.sessions.to_string(),
-                thousands(project.requests as u64),
-                project.compactions.to_string(),
-                thousands(project.peak_context),
+                project.tally.sessions.to_string(),
+                thousands(project.tally.requests as u64),
+                project.tally.compactions.to_string(),
+                thousands(project.tally.peak_context),
                 percent(project.median_peak_to_trigger),
-                project.sessions_near_trigger.to_string(),
+                project.tally.sessions_near_trigger.to_string(),
                 rounded(project.growth_per_request),
             ];
-            write_cells(&mut text, &PROJECT_COLUMNS, cells);
+            PROJECTS.write_row(&mut text, cells);
             text.push('\n');
         }
     }

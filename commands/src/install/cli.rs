@@ -15,7 +15,7 @@ use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
 use super::status_line::{StatusLineAction, StatusLinePlan};
 use crate::links::resolve_links;
 use crate::mcp::registration::{self, McpChange};
-use crate::output;
+use crate::output::{Emit, Format, emit};
 use crate::render::bytes::human_bytes;
 use crate::search::database::remove_index;
 use crate::settings::document::read_settings_bytes;
@@ -174,22 +174,40 @@ fn report(
     index: Option<&RemovedIndex>,
     json: bool,
 ) -> Result<ExitCode> {
-    if json {
-        // The outcome is a struct, so an object: each key set is added after its fields.
-        let mut value = serde_json::to_value(outcome)?;
-        if let Some(mcp) = mcp {
-            value["mcp"] = serde_json::to_value(mcp)?;
-        }
-        if outcome.action == Action::Uninstall {
-            value["search_index"] = serde_json::to_value(index)?;
-        }
-        output::print_json(&value)?;
-    } else {
+    let search_index = (outcome.action == Action::Uninstall).then_some(index);
+    let printed = Printed {
+        outcome,
+        mcp,
+        search_index,
+    };
+    emit(Format::json_if(json), &printed)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `install` and `uninstall` print: the outcome, then what `--mcp` changed (`mcp`, only
+/// with it) and the search index `uninstall` removed (`search_index`: null when none was).
+#[derive(Serialize)]
+struct Printed<'a> {
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mcp: Option<&'a McpChange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[expect(
+        clippy::option_option,
+        reason = "absent for install, null when none was removed"
+    )]
+    search_index: Option<Option<&'a RemovedIndex>>,
+}
+
+impl Emit for Printed<'_> {
+    fn text(&self) -> String {
+        let outcome = self.outcome;
         let mut text = describe(outcome);
-        if let Some(mcp) = mcp {
+        if let Some(mcp) = self.mcp {
             text.push_str(&describe_mcp(mcp, outcome.action, outcome.dry_run));
         }
-        if let Some(index) = index {
+        if let Some(index) = self.search_index.flatten() {
             let verb = if outcome.dry_run {
                 "would remove"
             } else {
@@ -202,9 +220,8 @@ fn report(
                 human_bytes(index.bytes)
             );
         }
-        output::print(&text)?;
+        text
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// What `--mcp` did, in words.

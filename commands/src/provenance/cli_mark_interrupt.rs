@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use serde::Serialize;
 
 use super::sidecar::{RECENT_BYTES, has_recent_tool_events};
-use crate::output;
+use crate::output::{self, Emit, Format, emit};
 use ctxhooks_shared::store::clock::now_ms;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, SidecarLine, append_mark};
@@ -66,11 +67,23 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
             RECENT_BYTES / 1024
         ));
     }
-    if args.json {
-        // Exactly the line that was appended (the same serialisation), with its `kind`.
-        let line = serde_json::to_string(&SidecarLine::RuntimeInterruptMark(mark))
-            .context("failed to print the mark")?;
-        output::println(&line)?;
-    }
+    let recorded = Recorded(SidecarLine::RuntimeInterruptMark(mark));
+    emit(Format::json_if(args.json), &recorded)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `mark-interrupt` prints: nothing, or in JSON exactly the line appended to the sidecar
+/// (the same serialisation, with its `kind`).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Recorded(SidecarLine);
+
+impl Emit for Recorded {
+    fn text(&self) -> String {
+        String::new()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(serde_json::to_string(self)? + "\n")
+    }
 }

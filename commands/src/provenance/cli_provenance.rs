@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::json::JsonReport;
+use super::json::PrintedReport;
 use super::load::{Loaded, load_analysis};
-use super::text::{mark_problem_note, render_report, unmatched_note};
+use super::text::{mark_problem_note, unmatched_note};
 use super::verdict::{ProvenanceReport, provenance_report};
-use crate::output;
+use crate::output::{self, Format, emit};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -58,13 +58,11 @@ pub(crate) fn analyse(
 
 pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
     let (loaded, report) = analyse(args.session.as_deref(), args.transcript.as_deref())?;
-    let json = JsonReport {
+    let printed = PrintedReport {
         session: loaded.session.as_ref().map(SessionId::as_str),
         transcript: loaded.transcript.display().to_string(),
         report: &report,
     };
-    output::print_json_or(args.json, &json, |json| {
-        render_report(json.report, &json.transcript)
-    })?;
+    emit(Format::json_if(args.json), &printed)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,11 +5,12 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use serde::Serialize;
 
 use super::conversation::{Conversation, Message, read_conversation};
 use super::matching::fold;
 use super::text::render;
-use crate::output;
+use crate::output::{Emit, Format, emit};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -48,12 +49,43 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
         args.before_compaction.as_deref(),
         args.last,
     )?;
-    output::print_json_or(args.json, &chosen, |chosen| {
-        let mut text = render(chosen, conversation.compactions, needle.as_deref());
+    let recalled = Recalled {
+        messages: chosen,
+        conversation: &conversation,
+        session: &session,
+        needle,
+    };
+    emit(Format::json_if(args.json), &recalled)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `recall` prints: the messages chosen, in words with how many of the session's they are
+/// and what else is kept of it.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Recalled<'a> {
+    messages: Vec<&'a Message>,
+    #[serde(skip)]
+    conversation: &'a Conversation,
+    #[serde(skip)]
+    session: &'a SessionId,
+    /// The pattern folded, marked in the text.
+    #[serde(skip)]
+    needle: Option<String>,
+}
+
+impl Emit for Recalled<'_> {
+    fn text(&self) -> String {
+        let (conversation, session) = (self.conversation, self.session);
+        let mut text = render(
+            &self.messages,
+            conversation.compactions,
+            self.needle.as_deref(),
+        );
         let _ = writeln!(
             text,
             "{} message(s) shown of {} kept for session {session} ({} compaction(s))",
-            chosen.len(),
+            self.messages.len(),
             conversation.messages.len(),
             conversation.compactions
         );
@@ -70,8 +102,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
             );
         }
         text
-    })?;
-    Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// The messages of `conversation` that `pattern` (ignoring case), `before_compaction` (see

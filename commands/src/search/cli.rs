@@ -6,13 +6,14 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::Args;
+use serde::Serialize;
 
-use super::engine::{Request, search};
+use super::engine::{Outcome, Request, search};
 use super::find::Filters;
 use super::progress::Progress;
 use super::role::Role;
 use super::text::{Marking, render};
-use crate::output;
+use crate::output::{self, Emit, Format, emit};
 use crate::projects::ProjectsArgs;
 use crate::projects::window::TimeWindow;
 use crate::sessions::resolve::session_or_start;
@@ -77,19 +78,31 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             output::note(&format!("search: {problem}"));
         }
     }
-    if args.json {
-        output::print_json(&outcome)?;
+    let marking = if std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+    {
+        Marking::Bold
     } else {
-        let marking = if std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-        {
-            Marking::Bold
-        } else {
-            Marking::Brackets
-        };
-        output::print(&render(&outcome, marking))?;
-    }
+        Marking::Brackets
+    };
+    emit(Format::json_if(args.json), &Results { outcome, marking })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `search` prints: the outcome, its matches marked in the words as `marking` says (the
+/// JSON gives them as character offsets).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Results {
+    outcome: Outcome,
+    #[serde(skip)]
+    marking: Marking,
+}
+
+impl Emit for Results {
+    fn text(&self) -> String {
+        render(&self.outcome, self.marking)
+    }
 }
 
 /// The filters, checked: a session is `last` (the newest one ctxhooks knows), an id or the

@@ -7,8 +7,8 @@ use chrono::Utc;
 use clap::Args;
 
 use super::catalog::list_sessions;
-use super::text::render;
-use crate::output;
+use super::text::SessionList;
+use crate::output::{Format, emit};
 use crate::retention::settings::Retention;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -31,8 +31,11 @@ pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
     let retention =
         Retention::read(&std::env::current_dir().context("failed to read the current folder")?);
     let sessions = list_sessions(&state, retention.days, Utc::now())?;
-    output::print_json_or(args.json, &sessions, |sessions| {
-        render(sessions, &retention, state.root())
-    })?;
+    let list = SessionList {
+        sessions,
+        retention: &retention,
+        state_root: state.root(),
+    };
+    emit(Format::json_if(args.json), &list)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -102,7 +102,7 @@ fn looks_like_uuid(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctxhooks_shared::test_support::TempFolder;
+    use ctxhooks_shared::test_support::{TempFolder, set_modified};
 
     #[test]
     fn last_a_unique_start_and_clear_errors() {
@@ -110,10 +110,14 @@ mod tests {
         let state = StateDir::at(temp.join("state"));
         for id in ["aaa111", "aaa222", "bbb333"] {
             fs_err::create_dir_all(state.sessions_dir().join(id)).unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        // Touched last: the newest activity.
-        fs_err::write(state.sessions_dir().join("aaa111/usage.jsonl"), "").unwrap();
+        // Touched last: the newest activity (an hour from now, whatever the clock's grain).
+        let usage = state.sessions_dir().join("aaa111/usage.jsonl");
+        fs_err::write(&usage, "").unwrap();
+        set_modified(
+            &usage,
+            std::time::SystemTime::now() + std::time::Duration::from_secs(3600),
+        );
         let resolve = |text| resolve_session(&state, text, Unknown::Refuse);
         assert_eq!(resolve("last").unwrap().as_str(), "aaa111");
         assert_eq!(resolve("bb").unwrap().as_str(), "bbb333");

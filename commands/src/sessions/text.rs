@@ -3,71 +3,83 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::catalog::SessionSummary;
+use serde::Serialize;
+
+use super::catalog::KeptSession;
+use crate::facts::summary::SessionSummary;
+use crate::output::Emit;
 use crate::render::bytes::human_bytes;
-use crate::render::table::{Column, write_cells};
+use crate::render::table::{Column, Table};
 use crate::render::text::controls_as_spaces;
 use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
+use crate::time::Time;
 
-/// The session table's columns: id, first and last activity, size, requests, compactions, the
-/// transcript's state with Claude Code's cleanup, kind, then project and title.
-const COLUMNS: [Column; 9] = [
-    Column::left("", 36),
-    Column::left("  ", 20),
-    Column::left("  ", 20),
-    Column::right("  ", 9),
-    Column::right("  ", 8),
-    Column::right("  ", 11),
-    Column::left("  ", 11),
-    Column::left("  ", 14),
-    Column::left("  ", 0),
-];
+/// The session table: id, first and last activity, size, requests, compactions, the transcript's
+/// state with Claude Code's cleanup, kind, then project and title.
+const TABLE: Table<9> = Table {
+    indent: "",
+    gap: "  ",
+    columns: [
+        Column::left("SESSION", 36),
+        Column::left("FIRST", 20),
+        Column::left("LAST", 20),
+        Column::right("SIZE", 9),
+        Column::right("REQUESTS", 8),
+        Column::right("COMPACTIONS", 11),
+        Column::left("CLAUDE CODE", 11),
+        Column::left("KIND", 14),
+        Column::left("PROJECT  TITLE", 0),
+    ],
+};
+
+/// The sessions as `ctxhooks sessions` prints them: the list, in JSON as it is.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct SessionList<'a> {
+    pub sessions: Vec<KeptSession>,
+    /// What the text says of Claude Code's cleanup.
+    #[serde(skip)]
+    pub retention: &'a Retention,
+    #[serde(skip)]
+    pub state_root: &'a Path,
+}
+
+impl Emit for SessionList<'_> {
+    fn text(&self) -> String {
+        render(&self.sessions, self.retention, self.state_root)
+    }
+}
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
-pub fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
+fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
     let mut text = String::new();
-    let header = [
-        "SESSION",
-        "FIRST",
-        "LAST",
-        "SIZE",
-        "REQUESTS",
-        "COMPACTIONS",
-        "CLAUDE CODE",
-        "KIND",
-        "PROJECT  TITLE",
-    ];
-    write_cells(&mut text, &COLUMNS, header);
-    text.push('\n');
+    TABLE.write_header(&mut text);
     for session in sessions {
+        let summary = &session.summary;
+        let second = |time: Option<&Time>| {
+            time.map_or("-", |time| cut_to_the_second(time.text()))
+                .to_owned()
+        };
         let cells = [
-            session.session_id.clone(),
-            session
-                .first_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
-            session
-                .last_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
+            summary.session_id.clone(),
+            second(summary.first_time.as_ref()),
+            second(session.last_activity.as_ref()),
             human_bytes(session.size),
             session.requests.to_string(),
             session.compactions.to_string(),
             session.cleanup.short(),
-            session_kind(session),
-            session.project.as_deref().unwrap_or("-").to_owned(),
+            session_kind(summary),
+            summary.cwd.as_deref().unwrap_or("-").to_owned(),
         ];
-        write_cells(&mut text, &COLUMNS, cells);
-        if let Some(title) = &session.title {
+        TABLE.write_row(&mut text, cells);
+        if let Some(title) = &summary.title {
             let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }
         text.push('\n');

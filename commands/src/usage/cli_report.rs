@@ -6,16 +6,17 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use serde::Serialize;
 
 use super::cli_usage::load_log;
-use super::json::report_json;
-use super::log::read_session_log;
-use super::report::{ReportOptions, SessionReport, build_report};
-use crate::output;
+use super::json::PrintedReport;
+use crate::facts::drops::DEFAULT_MIN_DROP;
+use crate::facts::log::read_session_log;
+use crate::facts::report::{ReportOptions, SessionReport, build_report};
+use crate::output::{self, Emit, Format, Versioned, emit};
 use crate::output_file::RenderArgs;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
-use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -132,21 +133,40 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     if let Some(report) = reports.first() {
         args.render.write_svg("chart", || render_svg(report))?;
     }
-    if args.render.json {
-        if args.all {
-            let values: Vec<serde_json::Value> = reports.iter().map(report_json).collect();
-            output::print_json(&values)?;
-        } else if let Some(report) = reports.first() {
-            output::print_json(&report_json(report))?;
-        }
-    } else {
-        if reports.is_empty() {
-            output::println("no session has a usage log yet")?;
-        }
-        let texts: Vec<String> = reports.iter().map(super::text::report_text).collect();
-        output::print(&texts.join("\n"))?;
-    }
+    let printed = match (args.all, reports.first()) {
+        (false, Some(report)) => Printed::One(Versioned::new(PrintedReport(report))),
+        _ => Printed::All(
+            reports
+                .iter()
+                .map(|report| Versioned::new(PrintedReport(report)))
+                .collect(),
+        ),
+    };
+    emit(Format::json_if(args.render.json), &printed)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `report` prints: one session's report, or with `--all` every one's (in JSON an array).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Printed<'a> {
+    One(Versioned<PrintedReport<'a>>),
+    All(Vec<Versioned<PrintedReport<'a>>>),
+}
+
+impl Emit for Printed<'_> {
+    fn text(&self) -> String {
+        match self {
+            Self::One(report) => report.text(),
+            Self::All(reports) if reports.is_empty() => {
+                "no session has a usage log yet\n".to_owned()
+            }
+            Self::All(reports) => {
+                let texts: Vec<String> = reports.iter().map(Emit::text).collect();
+                texts.join("\n")
+            }
+        }
+    }
 }
 
 fn session_report(

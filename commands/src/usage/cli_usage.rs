@@ -5,14 +5,17 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde_json::json;
+use serde::Serialize;
 
-use super::log::{SessionLog, TimelineItem, log_from_transcript, read_session_log};
 use super::text::rows_table;
-use crate::output;
+use crate::facts::log::{
+    SessionLog, SkippedLogLines, TimelineItem, log_from_transcript, read_session_log,
+};
+use crate::output::{Emit, Format, Schema, Versioned, emit};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
+use ctxhooks_shared::store::usage_record::{BoundaryRow, SkippedLinesRow, UsageRow};
 
 /// Arguments of `ctxhooks usage`.
 #[derive(Debug, Args)]
@@ -54,29 +57,53 @@ pub fn load_log(session: Option<&str>, transcript: Option<&PathBuf>) -> Result<S
 
 pub fn run(args: &UsageArgs) -> Result<ExitCode> {
     let log = load_log(args.session.as_deref(), args.transcript.as_ref())?;
-    if args.json {
-        let mut compactions = Vec::new();
-        let mut micro_compactions = Vec::new();
-        for item in &log.timeline {
-            match item {
-                TimelineItem::Compaction(row) => compactions.push(row),
-                TimelineItem::MicroCompaction(row) => micro_compactions.push(row),
-                TimelineItem::Request(_) => {}
+    let mut requests = Requests {
+        session_id: args.session.as_deref(),
+        transcript: args
+            .transcript
+            .as_ref()
+            .map(|path| path.display().to_string()),
+        rows: Vec::new(),
+        compactions: Vec::new(),
+        micro_compactions: Vec::new(),
+        skipped_lines: &log.skipped,
+        skipped_log_lines: log.skipped_log_lines.as_ref(),
+        log: &log,
+    };
+    for item in &log.timeline {
+        match item {
+            TimelineItem::Request(request) => requests.rows.push(&request.row),
+            TimelineItem::Compaction(boundary) => requests.compactions.push(&boundary.row),
+            TimelineItem::MicroCompaction(boundary) => {
+                requests.micro_compactions.push(&boundary.row);
             }
         }
-        // Layout 1 (docs/usage.md): the requests, the boundaries by kind, what was skipped.
-        output::print_json(&json!({
-            "schema": 1,
-            "session_id": args.session,
-            "transcript": args.transcript.as_ref().map(|path| path.display().to_string()),
-            "rows": log.rows(),
-            "compactions": compactions,
-            "micro_compactions": micro_compactions,
-            "skipped_lines": log.skipped,
-            "skipped_log_lines": log.skipped_log_lines,
-        }))?;
-    } else {
-        output::print(&rows_table(&log))?;
     }
+    emit(Format::json_if(args.json), &Versioned::new(requests))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `ctxhooks usage` prints: the log as a table, or in JSON (docs/usage.md) the requests,
+/// the boundaries by kind, and what was skipped.
+#[derive(Serialize)]
+struct Requests<'a> {
+    session_id: Option<&'a str>,
+    transcript: Option<String>,
+    rows: Vec<&'a UsageRow>,
+    compactions: Vec<&'a BoundaryRow>,
+    micro_compactions: Vec<&'a BoundaryRow>,
+    skipped_lines: &'a [SkippedLinesRow],
+    skipped_log_lines: Option<&'a SkippedLogLines>,
+    #[serde(skip)]
+    log: &'a SessionLog,
+}
+
+impl Schema for Requests<'_> {
+    const SCHEMA: u32 = 1;
+}
+
+impl Emit for Requests<'_> {
+    fn text(&self) -> String {
+        rows_table(self.log)
+    }
 }

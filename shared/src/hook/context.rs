@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use serde::Deserialize;
@@ -23,6 +24,8 @@ pub struct HookContext {
     pub(super) input: Vec<u8>,
     /// Who the run is and what went wrong so far, shared with the watchdog.
     pub(super) watchdog: Arc<Watchdog>,
+    /// When the watchdog ends the run: its start (the process's) plus its budget.
+    pub(super) deadline: Instant,
 }
 
 impl HookContext {
@@ -50,6 +53,19 @@ impl HookContext {
         stdout.write_all(output)?;
         stdout.flush()?;
         Ok(())
+    }
+
+    /// When the watchdog ends this run: the instant the process started plus the hook's budget.
+    /// Work that stops early to finish in time counts back from here, so that the time a busy
+    /// machine took to start the process and hand it its payload is counted too.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// [`Self::deadline`] less `reserve`: when work that stops between steps must stop to leave
+    /// `reserve` for its last step and what follows it.
+    pub fn deadline_less(&self, reserve: Duration) -> Instant {
+        self.deadline.checked_sub(reserve).unwrap_or(self.deadline)
     }
 }
 

@@ -32,8 +32,9 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
             let _ = PANIC_LOCATION.set(format!("{}:{}", location.file(), location.line()));
         }
     }));
-    let watchdog = Watchdog::start(hook.name, started, payload::stdin_timeout(), budget(hook));
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog)));
+    let budget = budget(hook);
+    let watchdog = Watchdog::start(hook.name, started, payload::stdin_timeout(), budget);
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(hook, &watchdog, started + budget)));
     let mut problems = watchdog.take_notes();
     match outcome {
         Ok(Ok(())) => {}
@@ -60,14 +61,12 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
 /// Where the first panic of the run happened (`file:line`), for its line in the error log.
 static PANIC_LOCATION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// The hook's budget from the table, lowered by `CTXHOOKS_HOOK_BUDGET_MS` (for tests).
+/// The hook's budget from the table, or the one `CTXHOOKS_HOOK_BUDGET_MS` sets (for tests).
 fn budget(hook: &HookBinary) -> Duration {
-    env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, |milliseconds| {
-        hook.budget.min(Duration::from_millis(milliseconds))
-    })
+    env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, Duration::from_millis)
 }
 
-fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
+fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>, deadline: Instant) -> Result<()> {
     let state = StateDir::locate()?;
     // Read on this thread, blocking: the watchdog is the deadline.
     let input = payload::read_first_object(std::io::stdin().lock(), |total| {
@@ -83,6 +82,7 @@ fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>) -> Result<()> {
         state,
         input: input?,
         watchdog: Arc::clone(watchdog),
+        deadline,
     };
     (hook.handle)(&context)
 }

@@ -23,7 +23,8 @@ use crate::compaction::verdict::Judge;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
 use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::keep::{Check, KeptEnd, keep_path, keep_subagents};
+use crate::keep::catch_up;
+use crate::keep::{Check, KeptEnd, LOCK_WAIT, keep_path};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
 use crate::notes::Notes as _;
@@ -52,22 +53,24 @@ hook_payload! {
     }
 }
 
-/// How long `SessionStart` and `PostCompact` may spend keeping new bytes: they run while the
-/// user waits; what is left is kept by the next run.
-const KEEP_TIME: Duration = Duration::from_millis(400);
+/// What `SessionStart` and `PostCompact` keep of their budget for what follows their keep (the
+/// note; the usage log and the gauge): they stop keeping new bytes this long before it ends
+/// (0.4 s into the run with the 0.9 s budget), as they run while the user waits; what is left
+/// is kept by the next run.
+const AFTER_KEEP: Duration = Duration::from_millis(500);
 
-/// How long `SessionEnd` may spend keeping: below its 0.9 s budget, itself below the 1.5 s
-/// every `SessionEnd` hook shares.
-const END_KEEP_TIME: Duration = Duration::from_millis(600);
+/// What `SessionEnd` keeps of its budget for the member it is writing when it stops and what
+/// follows (0.6 s into the run with the 0.9 s budget, itself below Claude Code's 1 s timeout):
+/// what is left is kept by the next Stop hook (`keep/catch_up.rs`).
+const AFTER_END_KEEP: Duration = Duration::from_millis(300);
 
 /// Handles one `SessionStart`, `PostCompact` or `SessionEnd` payload.
 pub fn handle(context: &HookContext) -> Result<()> {
-    let started = Instant::now();
     let input: SessionInput = context.payload()?;
     match input.hook_event_name.required("hook_event_name")? {
-        "SessionStart" => session_start(context, &input, started),
-        "PostCompact" => post_compact(context, &input, started),
-        "SessionEnd" => session_end(context, &input, started),
+        "SessionStart" => session_start(context, &input),
+        "PostCompact" => post_compact(context, &input),
+        "SessionEnd" => session_end(context, &input),
         other => bail!(
             "`{}` is not an event ctxhooks-session serves",
             other.escape_debug()
@@ -75,7 +78,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     }
 }
 
-fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     // Only after a compaction; every other start costs the payload's parse and nothing else.
     if input.source.non_empty() != Some("compact") {
         return Ok(());
@@ -105,7 +108,12 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>, started: Insta
         }
         return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
-    let kept = keep_main(context, &session, transcript, started + KEEP_TIME);
+    let kept = keep_main(
+        context,
+        &session,
+        transcript,
+        context.deadline_less(AFTER_KEEP),
+    );
     // Said only when it is true: something of this session is kept whole (by this run, or
     // before it when this run could not add to it).
     let kept_before = || {
@@ -233,7 +241,7 @@ fn ctxhooks_command() -> String {
     )
 }
 
-fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+fn post_compact(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     let session = input.session()?;
     let trigger = input
         .trigger
@@ -245,8 +253,13 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>, started: Instan
         context.note(error);
     }
     let transcript = input.transcript()?;
-    keep_main(context, &session, transcript, started + KEEP_TIME)
-        .context("failed to keep the transcript after the compaction")?;
+    keep_main(
+        context,
+        &session,
+        transcript,
+        context.deadline_less(AFTER_KEEP),
+    )
+    .context("failed to keep the transcript after the compaction")?;
     // The gauge counts the compaction at once: the status line shows it before the next turn's
     // Stop (an interactive `/compact` has none, and Claude Code's own status line input then
     // says 0). The usage log and gauge are brought up to date first (little to read: what came
@@ -339,14 +352,26 @@ fn keep_main(
     )
 }
 
-fn session_end(context: &HookContext, input: &SessionInput<'_>, started: Instant) -> Result<()> {
+/// Brings the kept copies of the session up to date at its end. The session is recorded for
+/// the next Stop hook first, and the record removed once nothing was left for lack of time: a run
+/// whose time runs out, or that Claude Code or the watchdog ends at any point, leaves it, and the
+/// next Stop hook, of any session, keeps the rest (`keep/catch_up.rs`).
+fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     let session = input.session()?;
     let transcript = input.transcript()?;
-    let deadline = started + END_KEEP_TIME;
-    keep_main(context, &session, transcript, deadline)
-        .context("failed to keep the transcript at the end of the session")?;
-    keep_subagents(&context.state, context, &session, transcript, deadline);
-    Ok(())
+    let record = catch_up::record(&context.state, &session, transcript);
+    let finished = catch_up::keep_session(
+        &context.state,
+        context,
+        &session,
+        transcript,
+        (context.deadline_less(AFTER_END_KEEP), LOCK_WAIT),
+    );
+    match record {
+        Ok(record) if finished => catch_up::remove(&record),
+        Ok(_) => Ok(()),
+        Err(error) => Err(error),
+    }
 }
 
 #[cfg(test)]

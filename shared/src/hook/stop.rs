@@ -1,6 +1,8 @@
 //! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
 //! the sub-agent's own transcript) gained since the last run (`keep.rs`), append it to the
-//! session's usage log, then rotate the logs past their size (`store/rotation.rs`).
+//! session's usage log, then rotate the logs past their size (`store/rotation.rs`), apply the
+//! configured storage limits, and keep what a `SessionEnd` cut short left of any session
+//! (`keep/catch_up.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,12 +12,12 @@ use anyhow::{Context, Result};
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::keep::{keep_in_hook, main_name, subagent_name};
+use crate::keep::{catch_up, keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::notes::Notes as _;
-use crate::store::config;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
+use crate::store::{config, env_vars};
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::origin::Origin;
 use crate::usage::log::{IngestOptions, log_usage, rotate_usage_log};
@@ -34,8 +36,15 @@ hook_payload! {
 }
 
 /// How long the Stop hook waits for a turn's last response to reach the transcript when it has
-/// not yet (it reads again as soon as the file grows).
+/// not yet (it reads again as soon as the file grows), unless `CTXHOOKS_RESPONSE_WAIT_MS` says
+/// otherwise (for tests).
 pub const RESPONSE_LAG_WAIT: Duration = Duration::from_secs(1);
+
+/// [`RESPONSE_LAG_WAIT`], or the wait `CTXHOOKS_RESPONSE_WAIT_MS` sets.
+fn response_lag_wait() -> Duration {
+    env_vars::number(env_vars::CTXHOOKS_RESPONSE_WAIT_MS)
+        .map_or(RESPONSE_LAG_WAIT, Duration::from_millis)
+}
 
 /// Waits until the file at `path` is longer than `size`, looking every 20 ms, until `deadline`;
 /// returns whether it grew.
@@ -75,7 +84,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         .last_assistant_message
         .non_empty()
         .filter(|_| role == GaugeRole::Stop);
-    let lag_deadline = Instant::now() + RESPONSE_LAG_WAIT;
+    let lag_deadline = Instant::now() + response_lag_wait();
     // Opened and checked once: kept first (what must not be lost), then its usage logged.
     let main = (|| -> Result<()> {
         loop {
@@ -159,12 +168,25 @@ pub fn handle(context: &HookContext) -> Result<()> {
             anyhow::Error::new(error).context("failed to apply the configured storage limits"),
         ),
     }
+    // The ends of sessions a `SessionEnd` could not keep whole in its time (none: one look at
+    // a folder that is not there).
+    let catch_up_deadline =
+        (Instant::now() + CATCH_UP_TIME).min(context.deadline_less(AFTER_CATCH_UP));
+    catch_up::catch_up(&context.state, context, catch_up_deadline);
     main
 }
 
 /// How long the Stop hook may spend applying the configured storage limits (the rest waits for
 /// the next day).
 const PRUNE_TIME: Duration = Duration::from_secs(10);
+
+/// How long the Stop hook may spend keeping the ends of sessions a `SessionEnd` left (the rest
+/// waits for the next run).
+const CATCH_UP_TIME: Duration = Duration::from_secs(5);
+
+/// What the catch-up leaves of the Stop hook's budget: it stops this long before the budget
+/// ends, whatever the turn's own work took.
+const AFTER_CATCH_UP: Duration = Duration::from_secs(5);
 
 /// The size policy of the logs (`store/rotation.rs`), applied after the turn's work, where it
 /// costs one `lstat` per log when nothing is due: the session's usage log (under the usage

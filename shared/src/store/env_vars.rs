@@ -21,8 +21,17 @@ pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";
 /// 10000).
 pub const CTXHOOKS_LOCK_WAIT_MS: &str = "CTXHOOKS_LOCK_WAIT_MS";
 
-/// Shortens a hook's time budget (milliseconds; it can only be lowered), for tests.
+/// Sets a hook's time budget (milliseconds) in place of its own, for tests: a test about a
+/// deadline sets the one it exercises, and the test harness gives every other hook run a generous
+/// one, so that a busy machine fails no test that is not about time. Not for a person's setup: a
+/// budget past the timeout the installer registers lets Claude Code end the hook first.
 pub const CTXHOOKS_HOOK_BUDGET_MS: &str = "CTXHOOKS_HOOK_BUDGET_MS";
+
+/// How long the Stop hook waits for a turn's last response to reach the transcript, in
+/// milliseconds (default 1000), for tests: a test about that wait sets it, and the end-to-end
+/// tests give the real CLI's hooks a generous one, as a busy machine can write the response
+/// later than that.
+pub const CTXHOOKS_RESPONSE_WAIT_MS: &str = "CTXHOOKS_RESPONSE_WAIT_MS";
 
 /// Lowers the size past which the logs are rotated (bytes; it can only be lowered), for tests.
 pub const CTXHOOKS_ROTATE_AT_BYTES: &str = "CTXHOOKS_ROTATE_AT_BYTES";

@@ -404,7 +404,7 @@ fn compress(plain: &Path, compressed: &Path) -> Result<(), LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::TempFolder;
+    use crate::test_support::{TempFolder, open_in_this_process};
 
     const SMALL: LogLimit = LogLimit {
         bytes: 100,
@@ -540,7 +540,16 @@ mod tests {
             let log = log.clone();
             std::thread::spawn(move || append(&log, "after"))
         };
-        std::thread::sleep(Duration::from_millis(300));
+        // Renamed once the writer has the log open (Linux says so; elsewhere at once, and the
+        // test then holds that a writer that comes after the rename appends to the new log too).
+        let started = std::time::Instant::now();
+        while open_in_this_process(&log).is_some_and(|open| open < 2) {
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "the writer never opened the log"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
         assert_eq!(rename_to_part(&log, SMALL).unwrap(), Some(1));
         drop(held);
         writer.join().unwrap();

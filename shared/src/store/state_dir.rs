@@ -156,6 +156,9 @@ paths! {
     /// What `history` and `export` read from each transcript, kept for their next run
     /// (`history-cache/`, one file per transcript).
     history_cache_dir => "history-cache";
+    /// The sessions whose end a `SessionEnd` run could not keep whole in its time, for the next
+    /// Stop hook to take up (`catch-up/`, one record per run cut short; see `keep/catch_up.rs`).
+    catch_up_dir => "catch-up";
     }
     session {
     /// One session's usage log (`usage.jsonl`).

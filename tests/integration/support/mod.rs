@@ -38,6 +38,14 @@
 //!   `terminal.rs`: the same CLI run interactively in tmux, read from its screen.
 //! - `summary.rs`: each end-to-end group, and each test that needs root, records whether it ran
 //!   or why it was skipped, for the summary `tests/run.sh` ends with.
+//! - `wait.rs`: [`wait_until`], the one way a test waits for something to happen: the condition
+//!   looked at until it holds, under a bound against hangs; no test proves a wait with a sleep.
+//!
+//! Time: no test asserts a wall-clock time, and none fails because a busy machine is slow. A hook
+//! run in a world gets a generous budget ([`run::TEST_HOOK_BUDGET`]) in place of its own, which
+//! is sized for Claude Code's timeouts; a test about a deadline sets the one it exercises
+//! (`CTXHOOKS_HOOK_BUDGET_MS`, `CTXHOOKS_STDIN_TIMEOUT_MS`, ...), and a test that runs the real
+//! CLI, where the hooks have their own budgets, asserts what holds when one runs out.
 
 pub mod claude;
 pub mod files;
@@ -49,6 +57,7 @@ pub mod run;
 pub mod scratch;
 pub mod summary;
 pub mod terminal;
+pub mod wait;
 pub mod world;
 
 #[cfg(unix)]
@@ -59,4 +68,5 @@ pub use mounts::SmallFilesystem;
 pub use root::{AS_NOBODY, SETPRIV, needs_root, needs_root_and_setpriv};
 pub use run::{CTXHOOKS, Hook, spawn_together};
 pub use scratch::Scratch;
+pub use wait::{HANG_BOUND, wait_until};
 pub use world::World;

@@ -44,6 +44,13 @@ const SIGKILL: i32 = 9;
 /// busy machine, never a timing assertion.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The time budget every hook run in a world gets (`CTXHOOKS_HOOK_BUDGET_MS`) in place of its
+/// own, which is sized for Claude Code's timeouts (0.9 s for `ctxhooks-session`): a bound against
+/// a hang, below [`DEFAULT_TIMEOUT`], that no hook reaches on a busy machine. A test about a
+/// deadline sets the budget it exercises; the real CLI runs the hooks with their own
+/// (`claude.rs`).
+pub const TEST_HOOK_BUDGET: Duration = Duration::from_secs(60);
+
 /// Our hook binaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
@@ -92,19 +99,25 @@ impl Hook {
 }
 
 /// The hook binary `name` beside [`CTXHOOKS`], checked to be up to date as cargo judges it: no
-/// source its dep-info file (`<name>.d` beside it, which cargo writes for every binary) lists
-/// is newer than it.
+/// source its dep-info file (see [`dep_info_of`]) lists is newer than it.
 fn built(name: &str) -> Result<PathBuf, String> {
     let path = Path::new(CTXHOOKS).with_file_name(binary_file_name(name));
-    let built = fs_err::metadata(&path)
-        .and_then(|metadata| metadata.modified())
-        .map_err(|error| {
-            format!(
-                "the hook binary `{}` is not built ({error})",
-                path.display()
-            )
-        })?;
-    let dep_info = path.with_file_name(format!("{name}.d"));
+    let metadata = fs_err::metadata(&path).map_err(|error| {
+        format!(
+            "the hook binary `{}` is not built ({error})",
+            path.display()
+        )
+    })?;
+    let built = metadata
+        .modified()
+        .map_err(|error| format!("`{}` has no modification time: {error}", path.display()))?;
+    let dep_info = dep_info_of(&path, name, &metadata).ok_or_else(|| {
+        format!(
+            "cannot tell whether `{}` is up to date: neither `{name}.d` beside it nor a dep-info \
+             file in `deps/` belongs to it",
+            path.display()
+        )
+    })?;
     let text = fs_err::read_to_string(&dep_info).map_err(|error| {
         format!(
             "cannot tell whether `{}` is up to date: {error}",
@@ -128,6 +141,49 @@ fn built(name: &str) -> Result<PathBuf, String> {
         }
     }
     Ok(path)
+}
+
+/// The dep-info file of the binary at `path`. Cargo compiles a binary into `deps/<name>-<hash>`,
+/// with its dep-info file `deps/<name>-<hash>.d` beside it, then links it up as `<name>`; only
+/// `cargo build` also writes `<name>.d` there (`cargo test --workspace` builds another package's
+/// binaries without one). The compiled file the binary is linked from (same length and time)
+/// gives its own, else `<name>.d` beside it.
+fn dep_info_of(path: &Path, name: &str, binary: &std::fs::Metadata) -> Option<PathBuf> {
+    let same = |candidate: &Path| {
+        fs_err::metadata(candidate).is_ok_and(|metadata| {
+            metadata.len() == binary.len() && metadata.modified().ok() == binary.modified().ok()
+        })
+    };
+    let prefix = format!("{}-", name.replace('-', "_"));
+    let suffix = binary_file_name("");
+    let compiled = fs_err::read_dir(path.with_file_name("deps"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|candidate| {
+            candidate
+                .file_name()
+                .and_then(OsStr::to_str)
+                .is_some_and(|file| {
+                    file.starts_with(&prefix)
+                        && file.ends_with(&suffix)
+                        && candidate.extension() != Some(OsStr::new("d"))
+                        && same(candidate)
+                })
+        });
+    let from_compiled = compiled.map(|compiled| {
+        let stem = compiled
+            .file_name()
+            .and_then(OsStr::to_str)
+            .unwrap_or_default();
+        compiled.with_file_name(format!("{}.d", stem.strip_suffix(&suffix).unwrap_or(stem)))
+    });
+    from_compiled
+        .filter(|dep_info| dep_info.is_file())
+        .or_else(|| {
+            Some(path.with_file_name(format!("{name}.d"))).filter(|beside| beside.is_file())
+        })
 }
 
 /// The sources of a dep-info file's first rule (`target: source source ...`, a space in a path
@@ -243,7 +299,7 @@ impl Run {
 
     /// Runs in `world`: `HOME`, `CLAUDE_CONFIG_DIR`, `CTXHOOKS_HOME` and the managed settings'
     /// folder point into it (the machine's own managed settings never reach a test), and the
-    /// current folder is its project. Every run needs a world.
+    /// current folder is its project. A hook gets [`TEST_HOOK_BUDGET`]. Every run needs a world.
     pub fn world(mut self, world: &World) -> Self {
         self.in_world = true;
         self.dir.get_or_insert_with(|| world.project());
@@ -253,6 +309,10 @@ impl Run {
             .env(
                 env_vars::CTXHOOKS_MANAGED_SETTINGS_DIR,
                 world.managed_settings_dir(),
+            )
+            .env(
+                env_vars::CTXHOOKS_HOOK_BUDGET_MS,
+                TEST_HOOK_BUDGET.as_millis().to_string(),
             )
     }
 
@@ -291,6 +351,16 @@ impl Run {
         self.env
             .insert(key.as_ref().to_owned(), Some(value.as_ref().to_owned()));
         self
+    }
+
+    /// Sets each of these variables on the child.
+    pub fn envs<K: AsRef<OsStr>, V: AsRef<OsStr>>(
+        self,
+        variables: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        variables
+            .into_iter()
+            .fold(self, |run, (key, value)| run.env(key, value))
     }
 
     /// Removes a variable from the child (one the world set, or one the child would inherit).
@@ -438,7 +508,12 @@ impl Run {
             .stderr(Stdio::piped());
         // Wine, loaded, now and then fails a process start with ERROR_INTERNAL_ERROR (1359);
         // the same start a moment later succeeds.
+        // A binary a test copied (to run it from another folder) is busy while a child another
+        // test thread forked in the moment the copy was open for writing still holds that
+        // descriptor; it is closed when that child runs its program. Tried again, within a
+        // bound against a hang.
         let mut spawned = command.spawn();
+        let busy_until = Instant::now() + Duration::from_secs(10);
         for _ in 0..3 {
             match &spawned {
                 Err(error) if cfg!(windows) && error.raw_os_error() == Some(1359) => {
@@ -447,6 +522,13 @@ impl Run {
                 }
                 _ => break,
             }
+        }
+        while let Err(error) = &spawned
+            && error.kind() == std::io::ErrorKind::ExecutableFileBusy
+            && Instant::now() < busy_until
+        {
+            std::thread::sleep(Duration::from_millis(20));
+            spawned = command.spawn();
         }
         let mut child =
             spawned.unwrap_or_else(|error| panic!("cannot start `{description}`: {error}"));
@@ -583,6 +665,11 @@ pub struct Kill {
 const POLL: Duration = Duration::from_micros(200);
 
 impl Running {
+    /// The program's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGKILL to the program `delay` after it started, unless it ended before, then
     /// gathers what it printed as [`Running::wait`] does (the expectations are checked, the exit
     /// code is not). Returns the outcome and whether the kill found the program still running.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::claude::{API_KEY, Sandbox};
+use super::claude::{API_KEY, CLI_HOOK_ENV, Sandbox};
 use super::files::say_skipped;
 use super::model_server::ModelServer;
 use super::summary::record_group;
@@ -53,8 +53,12 @@ impl Terminal {
             format!("ANTHROPIC_API_KEY={API_KEY}"),
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1".to_owned(),
             "DISABLE_AUTOUPDATER=1".to_owned(),
-            "CTXHOOKS_STDIN_TIMEOUT_MS=10000".to_owned(),
         ];
+        environment.extend(
+            CLI_HOOK_ENV
+                .iter()
+                .map(|(key, value)| format!("{key}={value}")),
+        );
         environment.retain(|entry| !entry.ends_with('='));
         let mut command = vec!["env".to_owned(), "-i".to_owned()];
         command.extend(environment);
@@ -110,7 +114,8 @@ impl Terminal {
         }
     }
 
-    /// Types `text` (as it is, no key names) and presses Enter.
+    /// Types `text` (as it is, no key names) and presses Enter once the prompt shows it.
+    #[track_caller]
     pub fn submit(&self, text: &str) {
         let typed = self
             .tmux()
@@ -118,8 +123,13 @@ impl Terminal {
             .status()
             .expect("tmux send-keys runs");
         assert!(typed.success());
-        // The TUI takes a typed line in pieces; Enter once it shows.
-        std::thread::sleep(Duration::from_millis(500));
+        // The TUI takes a typed line in pieces, and an Enter that comes first submits what it
+        // has: Enter once the prompt's line ends with all of it.
+        self.wait_for(&format!("{text:?} typed at the prompt"), |screen| {
+            screen
+                .lines()
+                .any(|line| line.contains('❯') && line.trim_end().ends_with(text))
+        });
         let entered = self
             .tmux()
             .args(["send-keys", "-t", "ctxhooks", "Enter"])
