@@ -113,7 +113,9 @@ pub fn run() -> Result<ExitCode> {
 pub fn exit_code(result: Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
-        Err(error) if is_io_kind(&error, &[std::io::ErrorKind::BrokenPipe]) => ExitCode::SUCCESS,
+        Err(error) if is_io_kind(error.as_ref(), &[std::io::ErrorKind::BrokenPipe]) => {
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             output::note(&format!("ctxhooks: error: {error:#}"));
             ExitCode::FAILURE

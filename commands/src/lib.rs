@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compactions;
 pub mod doctor;
 pub mod export;
+pub mod facts;
 pub mod free_name;
 pub mod gauge;
 pub mod history;

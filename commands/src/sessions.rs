@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod json;
 pub mod resolve;
 pub mod text;
 pub mod transcript;

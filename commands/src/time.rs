@@ -55,7 +55,7 @@ pub fn seconds_between(before: Option<&Time>, after: Option<&Time>) -> Option<u6
     u64::try_from(milliseconds).ok().map(|ms| ms / 1_000)
 }
 
-/// A file time as RFC 3339 UTC, to the second.
-pub fn rfc3339(time: SystemTime) -> String {
-    DateTime::<Utc>::from(time).to_rfc3339_opts(SecondsFormat::Secs, true)
+/// A file's time (its modification, say) to the second, written as RFC 3339 in UTC.
+pub fn second_of(time: SystemTime) -> Time {
+    Time::at(DateTime::<Utc>::from(time), SecondsFormat::Secs)
 }

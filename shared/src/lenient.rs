@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use anyhow::{Context as _, Result, bail};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{
     Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
@@ -59,6 +58,27 @@ pub struct Mismatch {
     pub expected: &'static str,
     /// What it held, such as `an object`.
     pub found: &'static str,
+}
+
+/// Why a field a reader cannot do without is not there: [`Field::required`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequiredError {
+    /// Present with another type than text.
+    #[error(
+        "the payload's `{name}` has the wrong type: expected {}, found {}",
+        .mismatch.expected,
+        .mismatch.found
+    )]
+    WrongType {
+        /// The field's name.
+        name: String,
+        /// What it held instead.
+        mismatch: Mismatch,
+    },
+    /// Absent, `null` or empty.
+    #[error("the payload has no `{0}`")]
+    Missing(String),
 }
 
 /// A text field, borrowed from the input's bytes when it holds no escape.
@@ -114,12 +134,15 @@ impl Field<Cow<'_, str>> {
 
     /// The text a reader cannot do without (the field `name` of a hook's payload): absent, empty
     /// or of another type, it is an error that names the field.
-    pub fn required(&self, name: &str) -> Result<&str> {
-        if let Some(Mismatch { expected, found }) = self.mismatch() {
-            bail!("the payload's `{name}` has the wrong type: expected {expected}, found {found}");
+    pub fn required(&self, name: &str) -> Result<&str, RequiredError> {
+        if let Some(mismatch) = self.mismatch() {
+            return Err(RequiredError::WrongType {
+                name: name.to_owned(),
+                mismatch,
+            });
         }
         self.non_empty()
-            .with_context(|| format!("the payload has no `{name}`"))
+            .ok_or_else(|| RequiredError::Missing(name.to_owned()))
     }
 }
 

@@ -18,6 +18,7 @@
 //!   (the context against the trigger now);
 //! - [`hook`]: the frame around every hook run and each event's body.
 
+pub mod causes;
 pub mod compaction;
 pub mod gauge;
 pub mod hook;

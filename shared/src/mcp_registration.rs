@@ -6,11 +6,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::settings_file::read_settings_bytes;
+use crate::settings_file::{SettingsFileError, read_settings_bytes};
 use crate::store::env_vars;
 
 /// The name ctxhooks' server is registered under; Claude Code names its tools for the model
@@ -18,14 +17,14 @@ use crate::store::env_vars;
 pub const SERVER_NAME: &str = "ctxhooks";
 
 /// The file that holds the user scope's MCP servers.
-pub fn user_config_file() -> Result<PathBuf> {
+pub fn user_config_file() -> Result<PathBuf, SettingsFileError> {
     let variable = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
     if let Some(dir) = variable(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir).join(".claude.json"));
     }
     match variable(env_vars::HOME) {
         Some(home) => Ok(PathBuf::from(home).join(".claude.json")),
-        None => bail!("neither `CLAUDE_CONFIG_DIR` nor `HOME` is set"),
+        None => Err(SettingsFileError::NoHome),
     }
 }
 

@@ -323,6 +323,7 @@ const SHARED_LAYERS: [&[&str]; 9] = [
         "version",
         "model_name",
         "shell_word",
+        "causes",
         "notes",
         "settings_file",
     ],
@@ -372,7 +373,8 @@ fn the_shared_crates_layers_never_point_up() {
 
 /// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
 /// below every capability, so that none of them imports a capability folder.
-const COMMANDS_HOMES: [&str; 8] = [
+const COMMANDS_HOMES: [&str; 9] = [
+    "facts",
     "render",
     "settings",
     "snapshots",

@@ -6,7 +6,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use ctxhooks_commands::usage::log::log_from_transcript;
+use ctxhooks_commands::facts::log::log_from_transcript;
 use ctxhooks_shared::store::usage_record::UsageRow;
 
 use crate::support::fixtures::{all_transcript_fixtures, cli_capture, repository_file};

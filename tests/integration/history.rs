@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use ctxhooks_commands::facts::log::{SessionLog, log_from_transcript};
 use ctxhooks_commands::projects::read::read_transcript;
-use ctxhooks_commands::usage::log::{SessionLog, log_from_transcript};
 
 use crate::support::fixtures::{all_captures, all_sdk_transcripts};
 use crate::support::{

@@ -10,14 +10,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use ctxhooks_commands::usage::classify::classify_drops;
-use ctxhooks_commands::usage::drops::{
+use ctxhooks_commands::facts::classify::classify_drops;
+use ctxhooks_commands::facts::drops::{
     Basis, Confidence, DEFAULT_MIN_DROP, DropClass, DropEvidence, FallCause, MainChain, Opening,
     UndecidedReason,
 };
-use ctxhooks_commands::usage::estimates::Derivation;
-use ctxhooks_commands::usage::log::{SessionLog, log_from_transcript};
-use ctxhooks_commands::usage::report::{ReportOptions, SessionReport, build_report};
+use ctxhooks_commands::facts::estimates::Derivation;
+use ctxhooks_commands::facts::log::{SessionLog, log_from_transcript};
+use ctxhooks_commands::facts::report::{ReportOptions, SessionReport, build_report};
 use ctxhooks_shared::store::usage_record::{CacheTtl, RequestMarker};
 use ctxhooks_shared::usage::threshold::{ThresholdInputs, WindowSource};
 
@@ -204,7 +204,13 @@ fn only_sub_agents_requests_give_no_trigger() {
     let report = report_of(&log_of(&transcript_fixture(
         "marot__spotter/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
     )));
-    assert_eq!((report.main_requests, report.sidechain_requests), (0, 1));
+    assert_eq!(
+        (
+            report.tally.main_requests,
+            report.tally.sidechain_requests()
+        ),
+        (0, 1)
+    );
     assert_eq!(report.estimates.trigger.derivation, Derivation::NoMainChain);
     assert_eq!(report.estimates.trigger.tokens, None);
     assert_eq!(report.estimates.room_left, None);
@@ -279,11 +285,12 @@ fn unlogged_micro_compactions_are_heuristic_at_the_versions_warning_level() {
 /// Sets the context of the request `key` to `tokens`, `read` of them read from the cache (the
 /// rest written, but the uncached input).
 fn set_context(log: &mut SessionLog, key: &str, tokens: u64, read: u64) {
-    use ctxhooks_commands::usage::log::TimelineItem;
+    use ctxhooks_commands::facts::log::TimelineItem;
     for item in &mut log.timeline {
-        if let TimelineItem::Request(row) = item
-            && row.key == key
+        if let TimelineItem::Request(request) = item
+            && request.row.key == key
         {
+            let row = &mut request.row;
             row.context_tokens = tokens;
             row.tokens.cache_read_input_tokens = read;
             row.tokens.cache_creation_input_tokens = tokens - read - row.tokens.input_tokens;

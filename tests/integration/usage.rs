@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ctxhooks_commands::usage::log::{log_from_transcript, read_log_file, read_session_log};
+use ctxhooks_commands::facts::log::{log_from_transcript, read_log_file, read_session_log};
 use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -633,9 +633,9 @@ fn a_fifo_a_device_a_folder_or_a_link_as_transcript_is_refused_without_hanging()
 
 #[test]
 fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
+    use ctxhooks_commands::facts::drops::{Basis, DropClass, DropEvidence};
+    use ctxhooks_commands::facts::report::{ReportOptions, build_report};
     use ctxhooks_commands::time::Time;
-    use ctxhooks_commands::usage::drops::{Basis, DropClass, DropEvidence};
-    use ctxhooks_commands::usage::report::{ReportOptions, build_report};
     use ctxhooks_shared::store::trigger::Trigger;
     let log = log_from_transcript(&transcript_fixture(
         "entireio__cli/a6/e4c2a0fbd1/0/full.jsonl",
@@ -678,7 +678,7 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
     assert_eq!(trigger.tokens, Some(155_000));
     assert_eq!(
         trigger.derivation,
-        ctxhooks_commands::usage::estimates::Derivation::RuleConfirmed
+        ctxhooks_commands::facts::estimates::Derivation::RuleConfirmed
     );
     assert_eq!(report.estimates.floor, Some(49_761));
     assert_eq!(report.estimates.headroom, Some(155_000 - 49_761));

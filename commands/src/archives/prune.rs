@@ -9,7 +9,6 @@ use chrono::{DateTime, Duration, Utc};
 use anyhow::{Context, Result};
 
 use crate::snapshots::catalog::SnapshotEntry;
-use crate::time::Time;
 
 /// Which snapshots to drop.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +36,8 @@ pub fn select_for_pruning(
             entries
                 .iter()
                 .filter(|entry| {
-                    Time::parse(&entry.metadata.created_at)
+                    entry
+                        .created
                         .instant()
                         .is_some_and(|created| created < cutoff)
                 })

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::output::{Emit, Format, emit};
 use crate::render::bytes::human_bytes;
-use crate::time::rfc3339;
+use crate::time::{Time, second_of};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::store::storage::{self, Limits, PruneRecord, Reason, Scope, measure_state};
@@ -32,8 +32,8 @@ pub enum KeptPolicy {
 #[derive(Debug, Clone, Serialize)]
 pub struct PrunedSession {
     pub session_id: String,
-    /// When its record last changed (RFC 3339 UTC).
-    pub last_activity: Option<String>,
+    /// When its record last changed, to the second.
+    pub last_activity: Option<Time>,
     /// Bytes deleted (or that would be).
     pub bytes: u64,
     pub reason: Reason,
@@ -128,7 +128,7 @@ pub fn prune_kept(
         outcome.bytes += bytes;
         outcome.sessions.push(PrunedSession {
             session_id: found.session.to_string(),
-            last_activity: found.last_activity.map(rfc3339),
+            last_activity: found.last_activity.map(second_of),
             bytes,
             reason,
             only_copy: found.only_copy,
@@ -182,8 +182,8 @@ impl Emit for KeptPruneOutcome {
                 session.session_id,
                 session
                     .last_activity
-                    .as_deref()
-                    .map_or("-", |time| time.get(..10).unwrap_or(time)),
+                    .as_ref()
+                    .map_or("-", |time| time.text().get(..10).unwrap_or(time.text())),
                 human_bytes(session.bytes),
                 if session.only_copy {
                     "  ONLY COPY: Claude Code deleted its transcript"

@@ -20,8 +20,7 @@ use super::text::restored_text;
 use crate::output::{Emit, Format, emit};
 use crate::projects::window::TimeWindow;
 use crate::retention::sweep::CleanupState;
-use crate::sessions::catalog::{SessionSummary, list_sessions};
-use crate::time::Time;
+use crate::sessions::catalog::{KeptSession, list_sessions};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -35,12 +34,9 @@ pub struct DeletedFilter {
 }
 
 impl DeletedFilter {
-    fn admits(&self, session: &SessionSummary) -> bool {
+    fn admits(&self, session: &KeptSession) -> bool {
         let project = self.project.as_deref().is_none_or(|text| {
-            session
-                .project
-                .as_deref()
-                .is_some_and(|project| project.contains(text))
+            (session.summary.cwd.as_deref()).is_some_and(|project| project.contains(text))
                 || session
                     .transcript
                     .as_deref()
@@ -49,10 +45,7 @@ impl DeletedFilter {
                     .is_some_and(|folder| folder.to_string_lossy().contains(text))
         });
         let active = self.window.is_open()
-            || session
-                .last_activity
-                .as_deref()
-                .is_some_and(|time| self.window.contains(&Time::parse(time)));
+            || (session.last_activity.as_ref()).is_some_and(|time| self.window.contains(time));
         project && active
     }
 }
@@ -81,26 +74,29 @@ pub struct DeletedOutcome {
 /// The sessions `filter` admits whose transcript is gone from Claude Code's folder, restored
 /// (every session on every core; each writes only its own files).
 pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<DeletedOutcome> {
-    let (kept, not_kept): (Vec<SessionSummary>, Vec<SessionSummary>) =
+    let (kept, not_kept): (Vec<KeptSession>, Vec<KeptSession>) =
         list_sessions(state, None, Utc::now())?
             .into_iter()
             .filter(|session| {
                 session.cleanup.state == CleanupState::Deleted && filter.admits(session)
             })
-            .partition(SessionSummary::is_kept);
+            .partition(KeptSession::is_kept);
     let (restored, failed) = kept.par_iter().partition_map(|session| {
-        let request = SessionId::parse(&session.session_id).map(|session| RestoreRequest {
+        let request = SessionId::parse(&session.summary.session_id).map(|session| RestoreRequest {
             session,
             snapshot: None,
             to: None,
             force: false,
             leave_existing: true,
         });
-        match request.and_then(|request| restore(state, &request)) {
+        match request
+            .map_err(anyhow::Error::from)
+            .and_then(|request| restore(state, &request))
+        {
             Ok(restored) => Either::Left(restored),
             Err(error) => Either::Right(FailedRestore {
-                session_id: session.session_id.clone(),
-                project: session.project.clone(),
+                session_id: session.summary.session_id.clone(),
+                project: session.summary.cwd.clone(),
                 error: format!("{error:#}"),
             }),
         }
@@ -110,7 +106,7 @@ pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<Delet
         failed,
         not_kept: not_kept
             .into_iter()
-            .map(|session| session.session_id)
+            .map(|session| session.summary.session_id)
             .collect(),
     })
 }

@@ -17,6 +17,7 @@ use ctxhooks_shared::compaction::items::{
 };
 use ctxhooks_shared::compaction::naming::{Named, SummaryText};
 use ctxhooks_shared::compaction::verdict::{Judge, Preserved, Verdict};
+use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::look::top_level_type_before;
 use ctxhooks_shared::transcript::record::{BoundaryKind, BoundaryMetadata, Record};
@@ -44,7 +45,7 @@ pub struct CompactionEntry {
     /// The boundary's `uuid`.
     pub uuid: Option<String>,
     /// `manual`, `auto`, or what the CLI wrote.
-    pub trigger: Option<String>,
+    pub trigger: Option<Trigger>,
     /// The context before it (`preTokens`).
     pub pre_tokens: Option<u64>,
     /// The context it left (`postTokens`, newer CLIs).
@@ -275,7 +276,8 @@ fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItem
             number: 0,
             time: Time::of(record.timestamp.text()),
             uuid: owned(record.uuid.text()),
-            trigger: owned(metadata.and_then(|metadata| metadata.trigger.text())),
+            trigger: (metadata.and_then(|metadata| metadata.trigger.text()))
+                .map(Trigger::from_text),
             pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
             post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
             duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),

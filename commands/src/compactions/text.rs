@@ -9,6 +9,7 @@ use crate::render::text::controls_as_spaces;
 use crate::render::time::readable_time;
 use ctxhooks_shared::compaction::items::{CommandItem, CommandStatus, ErrorItem, FileItem};
 use ctxhooks_shared::compaction::verdict::Verdict;
+use ctxhooks_shared::store::trigger::Trigger;
 
 /// The ledger of the transcript `title` names.
 pub fn ledger_text(title: &str, ledger: &Ledger) -> String {
@@ -39,10 +40,10 @@ pub fn ledger_text(title: &str, ledger: &Ledger) -> String {
 
 fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     let mut text = String::new();
-    let trigger = match entry.trigger.as_deref() {
-        Some("auto") => "automatic".to_owned(),
-        Some("manual") => "manual".to_owned(),
-        Some(other) => format!("trigger {}", controls_as_spaces(other)),
+    let trigger = match &entry.trigger {
+        Some(Trigger::Auto) => "automatic".to_owned(),
+        Some(Trigger::Manual) => "manual".to_owned(),
+        Some(other) => format!("trigger {}", controls_as_spaces(other.as_str())),
         None => "trigger unknown".to_owned(),
     };
     let [before, after] = [entry.pre_tokens, entry.post_tokens]

@@ -95,7 +95,7 @@ pub fn hooks_at_work(
     let snapshots = catalog.map_or(&[][..], |catalog| catalog.entries.as_slice());
     let snapshot_time = snapshots
         .iter()
-        .filter_map(|entry| Time::parse(&entry.metadata.created_at).instant())
+        .filter_map(|entry| entry.created.instant())
         .max();
     let sessions = snapshots.iter().map(|entry| &entry.metadata.session_id);
     let sessions_with_snapshots = sessions.collect::<BTreeSet<_>>().len();

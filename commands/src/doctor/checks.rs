@@ -25,6 +25,7 @@ use crate::sessions::catalog::list_sessions;
 use crate::settings::document::{parse_settings, read_settings_bytes};
 use crate::settings::scope::SettingsScope;
 use crate::snapshots::catalog::scan_archive;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::program::{binary_file_name, names_a_program};
 use ctxhooks_shared::store::error_log::{self, ErrorRecord};
@@ -267,13 +268,13 @@ pub fn doctor_report(
 
 /// The value of `result`, or none and the finding `finding` makes of its error (in words,
 /// with its causes).
-fn found<T>(
+fn found<T, E: Into<anyhow::Error>>(
     findings: &mut Vec<Finding>,
-    result: Result<T>,
+    result: Result<T, E>,
     finding: impl FnOnce(String) -> Finding,
 ) -> Option<T> {
     result
-        .map_err(|error| findings.push(finding(format!("{error:#}"))))
+        .map_err(|error| findings.push(finding(format!("{:#}", error.into()))))
         .ok()
 }
 
@@ -382,7 +383,7 @@ fn check_settings(
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Some(check),
         Err(error) => {
-            let error = format!("{error:#}");
+            let error = Causes(&error).to_string();
             check.exists = path.exists();
             check.problem = Some(error.clone());
             findings.push(Finding::SettingsUnreadable { scope, error });
@@ -495,8 +496,9 @@ fn check_recorded_entries(installs: Option<&InstallsFile>, findings: &mut Vec<Fi
         let path = Path::new(path);
         let read = read_settings_bytes(path);
         // Not usable: reported as such when it is one of the scopes'.
-        let Ok(value) =
-            read.and_then(|bytes| bytes.map(|bytes| parse_settings(path, &bytes)).transpose())
+        let Ok(value) = read
+            .map_err(anyhow::Error::from)
+            .and_then(|bytes| bytes.map(|bytes| parse_settings(path, &bytes)).transpose())
         else {
             continue;
         };

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::findings::Finding;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::config::Config;
 use ctxhooks_shared::store::kept::{GenerationIndex, IndexRecord, list_kept};
 use ctxhooks_shared::store::rotation;
@@ -96,7 +97,7 @@ pub fn check_storage(
         .and_then(|config| config.map(|config| config.limits()).transpose())
     {
         Ok(limits) => (limits, None),
-        Err(error) => (None, Some(format!("{error:#}"))),
+        Err(error) => (None, Some(Causes(&error).to_string())),
     };
     let prunes: Vec<PruneRecord> = rotation::read_log(&state.prune_log())
         .ok()

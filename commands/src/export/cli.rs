@@ -9,12 +9,12 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::collect::{ExportQuery, export};
+use crate::facts::drops::DEFAULT_MIN_DROP;
+use crate::facts::report::ReportOptions;
 use crate::output;
 use crate::output_file::write_output_file;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
-use crate::usage::drops::DEFAULT_MIN_DROP;
-use crate::usage::report::ReportOptions;
 use ctxhooks_shared::platform::host::machine_name;
 use ctxhooks_shared::store::state_dir::StateDir;
 

@@ -11,9 +11,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::records::{
-    CompactionRecord, Envelope, ProvenanceRecord, RequestRecord, SessionRecord, SnapshotRecord,
-    Source, ToolEventRecord,
+    CompactionRecord, DropRecord, Envelope, ProvenanceRecord, RequestRecord, SessionRecord,
+    SnapshotRecord, Source, ToolEventRecord,
 };
+use crate::facts::log::{SessionLog, read_session_log};
+use crate::facts::report::{ReportOptions, SessionReport, build_report};
+use crate::facts::summary::SessionSummary;
 use crate::output::Versioned;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
@@ -23,9 +26,7 @@ use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
 use crate::snapshots::catalog::{SnapshotEntry, scan_archive};
 use crate::time::Time;
-use crate::usage::log::{SessionLog, read_session_log};
-use crate::usage::report::{ReportOptions, SessionReport, build_report};
-use crate::usage::text::drop_evidence_text;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::{MARK_KIND, SidecarLine};
@@ -148,9 +149,10 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
             }
             Err(error) => {
                 export.problems.push(format!(
-                    "the state folder {} could not be read ({error:#}): no usage log, snapshot, \
+                    "the state folder {} could not be read ({}): no usage log, snapshot, \
                      tool event or verdict of it is exported",
-                    state.root().display()
+                    state.root().display(),
+                    Causes(&error)
                 ));
                 Vec::new()
             }
@@ -231,13 +233,9 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     }
     let snapshots = snapshots_of(query, &files.session_id);
     let options = &options.with_status_line_of(query.state.as_ref(), &files.session_id);
-    let report = build_report(
-        Some(&files.session_id),
-        &loaded.log,
-        snapshots.as_deref(),
-        options,
-    );
-    usage_records(&mut writer, &loaded.log, &report);
+    let log = &loaded.log;
+    let report = build_report(Some(&files.session_id), log, snapshots.as_deref(), options);
+    usage_records(&mut writer, log, &loaded.summary(files), &report);
     writer.lines
 }
 
@@ -279,7 +277,8 @@ fn state_session(
     {
         let options = &options.with_status_line_of(Some(state), session.as_str());
         let report = build_report(Some(session.as_str()), log, snapshots.as_deref(), options);
-        usage_records(&mut writer, log, &report);
+        let summary = SessionSummary::of(session.as_str(), log, log.sources.first());
+        usage_records(&mut writer, log, &summary, &report);
     }
     writer.source = Source::State;
     for snapshot in snapshots.iter().flatten() {
@@ -287,7 +286,7 @@ fn state_session(
         writer.push(
             "snapshot",
             format!("snapshot:{session}:{}", metadata.name),
-            Some(Time::parse(&metadata.created_at)),
+            Some(snapshot.created.clone()),
             SnapshotRecord {
                 name: metadata.name.clone(),
                 trigger: metadata.trigger.clone(),
@@ -320,7 +319,8 @@ fn tool_events(writer: &mut Writer<'_>, sidecar: &Path) {
         Ok(None) => return,
         Err(error) => {
             return writer.problem(&format!(
-                "the provenance sidecar could not be read ({error:#}): no tool event is exported"
+                "the provenance sidecar could not be read ({}): no tool event is exported",
+                Causes(&error)
             ));
         }
     };
@@ -405,106 +405,50 @@ fn verdicts(
     }
 }
 
-/// Requests, compactions, drops and the session summary of one report.
-fn usage_records(writer: &mut Writer<'_>, log: &SessionLog, report: &SessionReport) {
+/// Requests, compactions, drops and the session summary of one session.
+fn usage_records(
+    writer: &mut Writer<'_>,
+    log: &SessionLog,
+    summary: &SessionSummary,
+    report: &SessionReport,
+) {
     let session = writer.session.clone();
     let mut main = 0;
-    for row in log.requests() {
+    for timed in log.timed_requests() {
+        let row = &timed.row;
         let request = (!row.sidechain).then(|| {
             main += 1;
             main
         });
-        writer.push(
-            "request",
-            format!("request:{session}:{}", row.key),
-            Time::of(row.time.as_deref()),
-            RequestRecord {
-                transcript: row.transcript.clone(),
-                key: row.key.clone(),
-                request,
-                sidechain: row.sidechain,
-                agent_id: row.agent_id.clone(),
-                model: row.model.clone(),
-                version: row.facts.version.clone(),
-                tokens: row.tokens,
-                context_tokens: row.context_tokens,
-                turn_start: row.turn_start,
-                advisor: row.advisor,
-                advisor_usage: row.advisor_usage.clone(),
-            },
-        );
+        let id = format!("request:{session}:{}", row.key);
+        let record = RequestRecord::of(row, request);
+        writer.push("request", id, timed.time.clone(), record);
     }
-    let trigger = report.estimates.trigger.tokens;
+    let trigger_tokens = report.estimates.trigger.tokens;
     for (index, compaction) in report.compactions.iter().enumerate() {
         // Its time names it, else the request after it.
         let at = match &compaction.time {
             Some(time) => time.text().to_owned(),
             None => format!("before-request-{}", compaction.next_request),
         };
-        writer.push(
-            "compaction",
-            format!("compaction:{session}:{at}"),
-            compaction.time.clone(),
-            CompactionRecord {
-                number: index + 1,
-                basis: compaction.basis,
-                confidence: compaction.confidence,
-                trigger: compaction.trigger.clone(),
-                pre_tokens: compaction.pre_tokens,
-                post_tokens: compaction.post_tokens,
-                duration_ms: compaction.details.duration_ms,
-                context_before: compaction.context_before,
-                context_after: compaction.context_after,
-                next_request: compaction.next_request,
-                trigger_tokens: trigger,
-                snapshot: compaction.snapshot.clone(),
-            },
-        );
+        let record = CompactionRecord {
+            number: index + 1,
+            compaction,
+            trigger_tokens,
+        };
+        let id = format!("compaction:{session}:{at}");
+        writer.push("compaction", id, compaction.time.clone(), record);
     }
     for drop in &report.drops {
-        // The report's drop, less what the envelope and the session record say, its evidence
-        // in words.
         let id = format!("drop:{session}:{}", drop.request_after);
-        let mut fields = match serde_json::to_value(drop) {
-            Ok(Value::Object(fields)) => fields,
-            Ok(other) => {
-                let what = format!("it serialised to {other} instead of an object");
-                writer.unwritten("drop", &id, &what);
-                continue;
-            }
-            Err(error) => {
-                writer.unwritten("drop", &id, &error.to_string());
-                continue;
-            }
-        };
-        for key in ["time", "facts", "boundary"] {
-            fields.shift_remove(key);
-        }
-        let evidence = drop_evidence_text(&drop.evidence, drop.fall());
-        fields.insert("evidence".to_owned(), evidence.into());
-        writer.push("drop", id, drop.time.clone(), fields);
+        writer.push("drop", id, drop.time.clone(), DropRecord(drop));
     }
+    let record = SessionRecord::of(summary, log, report);
     writer.push(
         "session",
         format!("session:{session}"),
-        log.last_time(),
-        SessionRecord {
-            cwd: log.sources.iter().find_map(|source| source.cwd.clone()),
-            version: log.main_version(),
-            first_time: log.first_time(),
-            requests: report.requests,
-            main_requests: report.main_requests,
-            peak_context: report.peak.as_ref().map(|peak| peak.context_tokens),
-            trigger_tokens: trigger,
-            trigger_derivation: report.estimates.trigger.derivation,
-            cap_tokens: report.estimates.cap.tokens,
-            floor_tokens: report.estimates.floor,
-            peak_to_trigger: report.peak_to_trigger(),
-            compactions: report.compactions.len(),
-            drops: report.drops.len(),
-            tokens: report.totals.tokens,
-            advisor_usage: report.totals.advisor.clone(),
-        },
+        summary.last_time.clone(),
+        record,
     );
 }
 

@@ -4,15 +4,21 @@
 //! `docs/schema/`; `docs/fleet.md` documents them.
 
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
+use crate::facts::compactions::Compaction;
+use crate::facts::drops::ContextDrop;
+use crate::facts::estimates::Derivation;
+use crate::facts::log::SessionLog;
+use crate::facts::report::SessionReport;
+use crate::facts::summary::SessionSummary;
 use crate::output::Schema;
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
-use crate::usage::drops::{Basis, Confidence};
-use crate::usage::estimates::Derivation;
+use crate::usage::text::drop_evidence_text;
 use ctxhooks_shared::store::sidecar::ToolEventKind;
 use ctxhooks_shared::store::trigger::Trigger;
-use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage};
+use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage, UsageRow};
 
 /// Where a record's facts were read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -51,26 +57,26 @@ impl<T: Serialize> Schema for Envelope<T> {
     const SCHEMA: u32 = 2;
 }
 
-/// `kind: "request"`: one API request.
+/// `kind: "request"`: one API request, as the usage log's row gives it.
 #[derive(Debug, Clone, Serialize)]
-pub struct RequestRecord {
+pub struct RequestRecord<'a> {
     /// The transcript it was read from.
-    pub transcript: String,
+    pub transcript: &'a str,
     /// The dedup key (`message.id:requestId`, ...).
-    pub key: String,
+    pub key: &'a str,
     /// Its number along the main chain (from 1); null for a sub-agent's.
     pub request: Option<usize>,
     /// True for a sub-agent's request.
     pub sidechain: bool,
     /// The sub-agent's id.
-    pub agent_id: Option<String>,
+    pub agent_id: Option<&'a str>,
     /// `message.model`.
-    pub model: Option<String>,
+    pub model: Option<&'a str>,
     /// The CLI version.
-    pub version: Option<String>,
+    pub version: Option<&'a str>,
     /// Its tokens (output: the largest over the response's lines).
     #[serde(flatten)]
-    pub tokens: TokenUsage,
+    pub tokens: &'a TokenUsage,
     /// The context: input + cache read + cache write of the last `message` iteration when the
     /// response has `usage.iterations`, else of the top level.
     pub context_tokens: u64,
@@ -79,46 +85,90 @@ pub struct RequestRecord {
     /// The response called the advisor.
     pub advisor: bool,
     /// The advisor's own tokens in this response, by model (not in the counts above).
-    pub advisor_usage: Vec<ModelUsage>,
+    pub advisor_usage: &'a [ModelUsage],
 }
 
-/// `kind: "compaction"`: one compaction of the main chain.
-#[derive(Debug, Clone, Serialize)]
-pub struct CompactionRecord {
-    /// Its number in the session (from 1).
+impl<'a> RequestRecord<'a> {
+    /// The record of `row`, the `request`th of the main chain (none for a sub-agent's).
+    pub fn of(row: &'a UsageRow, request: Option<usize>) -> Self {
+        Self {
+            transcript: &row.transcript,
+            key: &row.key,
+            request,
+            sidechain: row.sidechain,
+            agent_id: row.agent_id.as_deref(),
+            model: row.model.as_deref(),
+            version: row.facts.version.as_deref(),
+            tokens: &row.tokens,
+            context_tokens: row.context_tokens,
+            turn_start: row.turn_start,
+            advisor: row.advisor,
+            advisor_usage: &row.advisor_usage,
+        }
+    }
+}
+
+/// `kind: "compaction"`: the report's compaction `number` (from 1), with the session's T.
+#[derive(Debug, Clone, Copy)]
+pub struct CompactionRecord<'a> {
     pub number: usize,
-    pub basis: Basis,
-    /// For a heuristic one.
-    pub confidence: Option<Confidence>,
-    /// `auto`, `manual`, ...
-    pub trigger: Option<Trigger>,
-    /// The boundary's `preTokens`.
-    pub pre_tokens: Option<u64>,
-    /// The boundary's `postTokens`: what the compaction left (newer CLIs).
-    pub post_tokens: Option<u64>,
-    /// The boundary's `durationMs`: how long the compaction took (newer CLIs).
-    pub duration_ms: Option<u64>,
-    /// The main-chain context before it.
-    pub context_before: Option<u64>,
-    /// The main-chain context after it.
-    pub context_after: Option<u64>,
-    /// The first main-chain request after it (from 1).
-    pub next_request: usize,
+    pub compaction: &'a Compaction,
     /// The session's T, when known.
     pub trigger_tokens: Option<u64>,
-    /// The snapshot matched to it.
-    pub snapshot: Option<String>,
+}
+
+impl Serialize for CompactionRecord<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let compaction = self.compaction;
+        let mut record = serializer.serialize_struct("CompactionRecord", 12)?;
+        record.serialize_field("number", &self.number)?;
+        record.serialize_field("basis", &compaction.basis)?;
+        record.serialize_field("confidence", &compaction.confidence)?;
+        record.serialize_field("trigger", &compaction.trigger)?;
+        record.serialize_field("pre_tokens", &compaction.pre_tokens)?;
+        record.serialize_field("post_tokens", &compaction.post_tokens)?;
+        record.serialize_field("duration_ms", &compaction.details.duration_ms)?;
+        record.serialize_field("context_before", &compaction.context_before)?;
+        record.serialize_field("context_after", &compaction.context_after)?;
+        record.serialize_field("next_request", &compaction.next_request)?;
+        record.serialize_field("trigger_tokens", &self.trigger_tokens)?;
+        record.serialize_field("snapshot", &compaction.snapshot)?;
+        record.end()
+    }
+}
+
+/// `kind: "drop"`: the report's drop: the requests around it, their contexts, its class, and its
+/// evidence in words (the envelope gives its time; the session record the facts around it).
+#[derive(Debug, Clone, Copy)]
+pub struct DropRecord<'a>(pub &'a ContextDrop);
+
+impl Serialize for DropRecord<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let drop = self.0;
+        let mut record = serializer.serialize_struct("DropRecord", 9)?;
+        record.serialize_field("request_before", &drop.request_before)?;
+        record.serialize_field("request_after", &drop.request_after)?;
+        record.serialize_field("context_before", &drop.context_before)?;
+        record.serialize_field("context_after", &drop.context_after)?;
+        record.serialize_field("class", &drop.class)?;
+        record.serialize_field("basis", &drop.basis)?;
+        record.serialize_field("confidence", &drop.confidence)?;
+        record.serialize_field("explains_fall", &drop.explains_fall)?;
+        let evidence = drop_evidence_text(&drop.evidence, drop.fall());
+        record.serialize_field("evidence", &evidence)?;
+        record.end()
+    }
 }
 
 /// `kind: "session"`: one session's summary as of the export.
 #[derive(Debug, Clone, Serialize)]
-pub struct SessionRecord {
+pub struct SessionRecord<'a> {
     /// The first `cwd` it names.
-    pub cwd: Option<String>,
+    pub cwd: Option<&'a str>,
     /// The CLI version of its latest main-chain request.
-    pub version: Option<String>,
+    pub version: Option<&'a str>,
     /// The time of its first request.
-    pub first_time: Option<Time>,
+    pub first_time: Option<&'a Time>,
     pub requests: usize,
     pub main_requests: usize,
     /// The largest main-chain context.
@@ -136,9 +186,33 @@ pub struct SessionRecord {
     pub drops: usize,
     /// Its requests' tokens, summed.
     #[serde(flatten)]
-    pub tokens: TokenUsage,
+    pub tokens: &'a TokenUsage,
     /// The advisor's own tokens, summed by model (not in the sums above).
-    pub advisor_usage: Vec<ModelUsage>,
+    pub advisor_usage: &'a [ModelUsage],
+}
+
+impl<'a> SessionRecord<'a> {
+    /// The record of the session `summary` says, whose usage log is `log` and report `report`.
+    pub fn of(summary: &'a SessionSummary, log: &'a SessionLog, report: &'a SessionReport) -> Self {
+        let (tally, estimates) = (&report.tally, &report.estimates);
+        Self {
+            cwd: log.first_cwd(),
+            version: summary.version.as_deref(),
+            first_time: summary.first_time.as_ref(),
+            requests: tally.requests,
+            main_requests: tally.main_requests,
+            peak_context: report.peak.as_ref().map(|peak| peak.context_tokens),
+            trigger_tokens: estimates.trigger.tokens,
+            trigger_derivation: estimates.trigger.derivation,
+            cap_tokens: estimates.cap.tokens,
+            floor_tokens: estimates.floor,
+            peak_to_trigger: report.peak_to_trigger(),
+            compactions: report.compactions.len(),
+            drops: report.drops.len(),
+            tokens: &tally.tokens,
+            advisor_usage: &tally.advisor,
+        }
+    }
 }
 
 /// `kind: "snapshot"`: one transcript snapshot taken before a compaction.

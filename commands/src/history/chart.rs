@@ -4,7 +4,7 @@
 
 use chrono::DateTime;
 
-use super::model::{History, near_trigger};
+use super::model::History;
 use crate::render::numbers::short_tokens_rounded;
 use crate::render::svg::{Svg, escape, tick_step};
 use crate::time::Time;
@@ -42,24 +42,25 @@ pub fn render_svg(history: &History) -> String {
     let mut sessions = Vec::new();
     let mut compactions = Vec::new();
     for session in &history.sessions {
-        let Some(peak) = &session.peak else { continue };
-        let Some(at) = seconds(peak.time.as_ref()).or(seconds(session.first_time.as_ref())) else {
+        let (summary, report) = (&session.summary, &session.report);
+        let Some(peak) = &report.peak else { continue };
+        let Some(at) = seconds(peak.time.as_ref()).or(seconds(summary.first_time.as_ref())) else {
             continue;
         };
         sessions.push(Point {
             at,
             tokens: peak.context_tokens as f64,
-            trigger: session.trigger.map(|trigger| trigger as f64),
-            near: near_trigger(session),
+            trigger: (report.estimates.trigger.tokens).map(|trigger| trigger as f64),
+            near: report.runs_near_trigger(),
             label: format!(
                 "{} {} peak {} ({} compactions)",
                 session.project,
-                session.session_id,
+                summary.session_id,
                 peak.context_tokens,
-                session.compaction_counts.total
+                report.compactions.len()
             ),
         });
-        let marks = session.compactions.iter().filter_map(|compaction| {
+        let marks = report.compactions.iter().filter_map(|compaction| {
             Some((
                 seconds(compaction.time.as_ref())?,
                 compaction.context_before? as f64,
@@ -89,7 +90,7 @@ pub fn render_svg(history: &History) -> String {
 <text x="{LEFT}" y="28" font-size="16" fill="{TEXT_COLOR}">Peak context per session over time: {} sessions, {} compactions</text>
 <text x="{LEFT}" y="48" fill="{MUTED_COLOR}">dot: a session's largest main-chain context at its time; ring: at or above 90% of its trigger T (orange tick); red: a compaction, at the context before it</text>
 "#,
-        history.totals.sessions, history.totals.compactions
+        history.totals.tally.sessions, history.totals.tally.compactions
     ));
     // The grid: a line and its tokens at each step.
     let (right, label_x) = (LEFT + plot_width, LEFT - 6.0);

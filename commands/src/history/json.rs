@@ -2,10 +2,12 @@
 //! `docs/history.md` documents it).
 
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 use super::model::{History, HistoryTotals, ProjectTotals};
-use super::session::{DayTotals, SessionSummary};
+use super::session::{Day, HistorySession};
 use super::text::history_text;
+use crate::facts::compactions::{Compaction, CompactionCounts};
 use crate::output::{Emit, Schema};
 
 /// The history, with what was asked for and what could not be read.
@@ -13,8 +15,8 @@ use crate::output::{Emit, Schema};
 pub struct PrintedHistory<'a> {
     projects_folders: Vec<String>,
     filters: Filters<'a>,
-    sessions: &'a [SessionSummary],
-    days: &'a [DayTotals],
+    sessions: &'a [HistorySession],
+    days: &'a [Day],
     projects: &'a [ProjectTotals],
     totals: &'a HistoryTotals,
     problems: Vec<Unreadable>,
@@ -77,5 +79,132 @@ impl Schema for PrintedHistory<'_> {
 impl Emit for PrintedHistory<'_> {
     fn text(&self) -> String {
         history_text(self.history)
+    }
+}
+
+impl Serialize for Day {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tally = &self.tally;
+        let mut day = serializer.serialize_struct("Day", 7)?;
+        day.serialize_field("day", &self.date.format("%Y-%m-%d").to_string())?;
+        day.serialize_field("sessions", &tally.sessions)?;
+        day.serialize_field("requests", &tally.requests)?;
+        day.serialize_field("main_requests", &tally.main_requests)?;
+        // The day's token sums, without the advisor's (schema 1 never gave them per day).
+        day.serialize_field("totals", &tally.tokens)?;
+        day.serialize_field("compactions", &tally.compactions)?;
+        day.serialize_field("peak_context", &tally.peak_context)?;
+        day.end()
+    }
+}
+
+impl Serialize for ProjectTotals {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tally = &self.tally;
+        let mut project = serializer.serialize_struct("ProjectTotals", 13)?;
+        project.serialize_field("project", &self.project)?;
+        project.serialize_field("projects_folder", &self.projects_folder)?;
+        project.serialize_field("cwd", &self.cwd)?;
+        project.serialize_field("sessions", &tally.sessions)?;
+        project.serialize_field("requests", &tally.requests)?;
+        project.serialize_field("totals", &tally.totals())?;
+        project.serialize_field("compactions", &tally.compactions)?;
+        let with_compaction = &tally.sessions_with_compaction;
+        project.serialize_field("sessions_with_compaction", with_compaction)?;
+        project.serialize_field("sessions_near_trigger", &tally.sessions_near_trigger)?;
+        project.serialize_field("peak_context", &tally.peak_context)?;
+        project.serialize_field("median_peak_to_trigger", &self.median_peak_to_trigger)?;
+        project.serialize_field("max_peak_to_trigger", &self.max_peak_to_trigger)?;
+        project.serialize_field("growth_per_request", &self.growth_per_request)?;
+        project.end()
+    }
+}
+
+impl Serialize for HistoryTotals {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tally = &self.tally;
+        let mut totals = serializer.serialize_struct("HistoryTotals", 12)?;
+        totals.serialize_field("sessions", &tally.sessions)?;
+        totals.serialize_field("transcripts", &self.transcripts)?;
+        totals.serialize_field("bytes", &self.bytes)?;
+        totals.serialize_field("requests", &tally.requests)?;
+        totals.serialize_field("main_requests", &tally.main_requests)?;
+        totals.serialize_field("sidechain_requests", &tally.sidechain_requests())?;
+        totals.serialize_field("totals", &tally.totals())?;
+        totals.serialize_field("compactions", &tally.compactions)?;
+        let with_compaction = &tally.sessions_with_compaction;
+        totals.serialize_field("sessions_with_compaction", with_compaction)?;
+        totals.serialize_field("sessions_near_trigger", &tally.sessions_near_trigger)?;
+        totals.serialize_field("passed_lines", &self.passed_lines)?;
+        totals.serialize_field("cached_transcripts", &self.cached_transcripts)?;
+        totals.end()
+    }
+}
+
+impl Serialize for HistorySession {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (summary, report) = (&self.summary, &self.report);
+        let (tally, estimates) = (&report.tally, &report.estimates);
+        let [drops_by_class, drops_by_basis] = report.drops_by_class_and_basis();
+        let growth = report.growth();
+        let skipped = report.skipped_lines.iter();
+        let mut session = serializer.serialize_struct("HistorySession", 34)?;
+        session.serialize_field("session_id", &summary.session_id)?;
+        session.serialize_field("project", &self.project)?;
+        session.serialize_field("projects_folder", &self.projects_folder)?;
+        session.serialize_field("cwd", &summary.cwd)?;
+        session.serialize_field("title", &summary.title)?;
+        session.serialize_field("session_kind", &summary.session_kind)?;
+        session.serialize_field("entrypoint", &summary.entrypoint)?;
+        session.serialize_field("version", &summary.version)?;
+        session.serialize_field("transcripts", &self.transcripts)?;
+        session.serialize_field("first_time", &summary.first_time)?;
+        session.serialize_field("last_time", &summary.last_time)?;
+        session.serialize_field("requests", &tally.requests)?;
+        session.serialize_field("main_requests", &tally.main_requests)?;
+        session.serialize_field("sidechain_requests", &tally.sidechain_requests())?;
+        session.serialize_field("totals", &tally.totals())?;
+        session.serialize_field("peak", &report.peak)?;
+        let counts = CompactionCounts::of(&report.compactions);
+        session.serialize_field("compaction_counts", &counts)?;
+        let marks: Vec<Mark> = report.compactions.iter().map(Mark).collect();
+        session.serialize_field("compactions", &marks)?;
+        session.serialize_field("drops", &report.drops.len())?;
+        session.serialize_field("drops_by_class", &drops_by_class)?;
+        session.serialize_field("drops_by_basis", &drops_by_basis)?;
+        session.serialize_field("trigger", &estimates.trigger.tokens)?;
+        session.serialize_field("trigger_derivation", &estimates.trigger.derivation)?;
+        session.serialize_field("cap", &estimates.cap.tokens)?;
+        session.serialize_field("cap_source", &estimates.cap.source.to_string())?;
+        session.serialize_field("floor", &estimates.floor)?;
+        session.serialize_field("headroom", &estimates.headroom)?;
+        session.serialize_field("peak_to_trigger", &report.peak_to_trigger())?;
+        session.serialize_field("growth_per_request", &growth.per_request())?;
+        session.serialize_field("growth_tokens", &growth.tokens)?;
+        session.serialize_field("growth_steps", &growth.steps)?;
+        let warnings: Vec<&str> = report.warnings.iter().map(<&str>::from).collect();
+        session.serialize_field("warnings", &warnings)?;
+        let unreadable: u64 = skipped.clone().map(|row| row.unreadable).sum();
+        session.serialize_field("unreadable_lines", &unreadable)?;
+        let overlong: u64 = skipped.map(|row| row.overlong).sum();
+        session.serialize_field("overlong_lines", &overlong)?;
+        session.end()
+    }
+}
+
+/// A compaction as a history session lists it: when, on what it rests, the context around it.
+struct Mark<'a>(&'a Compaction);
+
+impl Serialize for Mark<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let compaction = self.0;
+        let mut mark = serializer.serialize_struct("Mark", 6)?;
+        mark.serialize_field("time", &compaction.time)?;
+        mark.serialize_field("basis", &compaction.basis)?;
+        mark.serialize_field("confidence", &compaction.confidence)?;
+        mark.serialize_field("trigger", &compaction.trigger)?;
+        mark.serialize_field("context_before", &compaction.context_before)?;
+        mark.serialize_field("context_after", &compaction.context_after)?;
+        mark.end()
     }
 }

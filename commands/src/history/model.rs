@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use chrono::NaiveDate;
 use rayon::prelude::*;
-use serde::Serialize;
 
-use super::session::{DayTotals, NEAR_TRIGGER_RATIO, SessionSummary, summarize_session};
+use super::session::{Day, HistorySession, summarize_session};
+use crate::facts::report::{Growth, ReportOptions};
+use crate::facts::tally::Tally;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, discover};
 use crate::projects::slug_of;
 use crate::projects::window::TimeWindow;
-use crate::usage::estimates::ratio;
-use crate::usage::report::{ReportOptions, Totals};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// What the history is asked for.
@@ -37,9 +37,9 @@ pub struct History {
     /// What was asked for.
     pub query: HistoryQuery,
     /// Every session with a request in the window, by its first request's time.
-    pub sessions: Vec<SessionSummary>,
-    /// Totals per UTC day, in order.
-    pub days: Vec<DayTotals>,
+    pub sessions: Vec<HistorySession>,
+    /// Each UTC day's tally, in order.
+    pub days: Vec<Day>,
     /// Totals per project, the fastest-filling first.
     pub projects: Vec<ProjectTotals>,
     /// Totals over everything listed.
@@ -51,23 +51,15 @@ pub struct History {
 }
 
 /// One project's sessions together.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectTotals {
     pub project: String,
     /// The projects folder it is in.
     pub projects_folder: String,
     /// The `cwd` its sessions name (the latest session's).
     pub cwd: Option<String>,
-    pub sessions: usize,
-    pub requests: usize,
-    pub totals: Totals,
-    pub compactions: usize,
-    /// Sessions with at least one compaction.
-    pub sessions_with_compaction: usize,
-    /// Sessions whose peak reached [`NEAR_TRIGGER_RATIO`] of T.
-    pub sessions_near_trigger: usize,
-    /// The largest main-chain context of any session.
-    pub peak_context: u64,
+    /// Its sessions' tallies merged.
+    pub tally: Tally,
     /// The median over sessions of peak / T.
     pub median_peak_to_trigger: Option<f64>,
     /// The largest peak / T.
@@ -78,22 +70,14 @@ pub struct ProjectTotals {
 }
 
 /// Totals over every session listed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HistoryTotals {
-    pub sessions: usize,
+    /// The sessions' tallies merged.
+    pub tally: Tally,
     /// Transcripts read (sessions outside the filters included).
     pub transcripts: usize,
     /// Their bytes.
     pub bytes: u64,
-    pub requests: usize,
-    pub main_requests: usize,
-    pub sidechain_requests: usize,
-    pub totals: Totals,
-    pub compactions: usize,
-    /// Sessions with at least one compaction.
-    pub sessions_with_compaction: usize,
-    /// Sessions whose peak reached [`NEAR_TRIGGER_RATIO`] of T.
-    pub sessions_near_trigger: usize,
     /// Transcript lines the ingest was not fed (their kind changes nothing).
     pub passed_lines: u64,
     /// Transcripts whose reading the cache gave (unchanged since the last run).
@@ -124,7 +108,7 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
     let folders_read = found.folders_read;
     let mut problems = found.problems;
     let mut sessions = Vec::new();
-    let mut days: BTreeMap<String, DayTotals> = BTreeMap::new();
+    let mut days: BTreeMap<NaiveDate, Tally> = BTreeMap::new();
     let mut totals = HistoryTotals::default();
     for outcome in outcomes {
         problems.extend(outcome.problems);
@@ -132,47 +116,32 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
         totals.bytes += outcome.bytes;
         totals.passed_lines += outcome.passed_lines;
         totals.cached_transcripts += outcome.cached;
-        let Some(summary) = outcome.summary else {
+        let Some(session) = outcome.session else {
             continue;
         };
         if let Some(project) = &query.project
-            && !summary.project.contains(project.as_str())
-            && !summary
-                .cwd
-                .as_deref()
-                .is_some_and(|cwd| cwd.contains(project.as_str()))
+            && !session.project.contains(project.as_str())
+            && !(session.summary.cwd.as_deref()).is_some_and(|cwd| cwd.contains(project.as_str()))
         {
             continue;
         }
         for day in outcome.days {
-            let total = days.entry(day.day.clone()).or_insert_with(|| DayTotals {
-                day: day.day.clone(),
-                ..DayTotals::default()
-            });
-            total.sessions += day.sessions;
-            total.requests += day.requests;
-            total.main_requests += day.main_requests;
-            total.totals.add(&day.totals);
-            total.compactions += day.compactions;
-            total.peak_context = total.peak_context.max(day.peak_context);
+            days.entry(day.date).or_default().merge(&day.tally);
         }
-        sessions.push(summary);
+        totals.tally.merge(&session.report.tally);
+        sessions.push(session);
     }
-    sessions.sort_by(|a, b| (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id)));
-    for session in &sessions {
-        totals.sessions += 1;
-        totals.requests += session.requests;
-        totals.main_requests += session.main_requests;
-        totals.sidechain_requests += session.sidechain_requests;
-        totals.totals.add(&session.totals);
-        totals.compactions += session.compaction_counts.total;
-        totals.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
-        totals.sessions_near_trigger += usize::from(near_trigger(session));
-    }
+    sessions.sort_by(|a, b| {
+        let (a, b) = (&a.summary, &b.summary);
+        (&a.first_time, &a.session_id).cmp(&(&b.first_time, &b.session_id))
+    });
     History {
         query: query.clone(),
         projects: projects_of(&sessions),
-        days: days.into_values().collect(),
+        days: days
+            .into_iter()
+            .map(|(date, tally)| Day { date, tally })
+            .collect(),
         sessions,
         totals,
         problems,
@@ -180,16 +149,9 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
     }
 }
 
-/// Returns true if and only if the session's peak reached [`NEAR_TRIGGER_RATIO`] of its T.
-pub fn near_trigger(session: &SessionSummary) -> bool {
-    session
-        .peak_to_trigger
-        .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
-}
-
-fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
+fn projects_of(sessions: &[HistorySession]) -> Vec<ProjectTotals> {
     // Each project's sessions, by projects folder and project.
-    let mut groups: BTreeMap<(&str, &str), Vec<&SessionSummary>> = BTreeMap::new();
+    let mut groups: BTreeMap<(&str, &str), Vec<&HistorySession>> = BTreeMap::new();
     for session in sessions {
         let key = (session.projects_folder.as_str(), session.project.as_str());
         groups.entry(key).or_default().push(session);
@@ -205,7 +167,7 @@ fn projects_of(sessions: &[SessionSummary]) -> Vec<ProjectTotals> {
 }
 
 /// One project's sessions (at least one) added up.
-fn project_totals(sessions: Vec<&SessionSummary>) -> ProjectTotals {
+fn project_totals(sessions: Vec<&HistorySession>) -> ProjectTotals {
     let mut project = ProjectTotals {
         project: sessions[0].project.clone(),
         projects_folder: sessions[0].projects_folder.clone(),
@@ -213,28 +175,21 @@ fn project_totals(sessions: Vec<&SessionSummary>) -> ProjectTotals {
         cwd: sessions
             .iter()
             .rev()
-            .find_map(|session| session.cwd.clone()),
-        sessions: sessions.len(),
+            .find_map(|session| session.summary.cwd.clone()),
         ..ProjectTotals::default()
     };
-    let (mut growth_tokens, mut growth_steps) = (0, 0);
+    let mut growth = Growth::default();
     let mut ratios = Vec::new();
-    for session in sessions {
-        project.requests += session.requests;
-        project.totals.add(&session.totals);
-        project.compactions += session.compaction_counts.total;
-        project.sessions_with_compaction += usize::from(session.compaction_counts.total > 0);
-        project.sessions_near_trigger += usize::from(near_trigger(session));
-        let peak = session.peak.as_ref().map_or(0, |peak| peak.context_tokens);
-        project.peak_context = project.peak_context.max(peak);
-        ratios.extend(session.peak_to_trigger);
-        growth_tokens += session.growth_tokens;
-        growth_steps += session.growth_steps;
+    for HistorySession { report, .. } in sessions {
+        project.tally.merge(&report.tally);
+        ratios.extend(report.peak_to_trigger());
+        growth.tokens += report.growth().tokens;
+        growth.steps += report.growth().steps;
     }
     ratios.sort_by(f64::total_cmp);
     project.median_peak_to_trigger = median(&ratios);
     project.max_peak_to_trigger = ratios.last().copied();
-    project.growth_per_request = ratio(growth_tokens, growth_steps);
+    project.growth_per_request = growth.per_request();
     project
 }
 

@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 
 use super::model::History;
-use super::session::{NEAR_TRIGGER_RATIO, SessionSummary};
+use super::session::HistorySession;
+use crate::facts::compactions::CompactionCounts;
+use crate::facts::tally::NEAR_TRIGGER_RATIO;
 use crate::render::numbers::{thousands, thousands_or};
 use crate::render::table::{Column, Table, cut};
 use crate::render::text::controls_as_spaces;
@@ -27,8 +29,8 @@ fn rounded(value: Option<f64>) -> String {
 /// The widest title the session table shows (a longer one is cut at its end).
 const TITLE_WIDTH: usize = 48;
 
-fn compactions_cell(session: &SessionSummary) -> String {
-    let counts = &session.compaction_counts;
+fn compactions_cell(session: &HistorySession) -> String {
+    let counts = CompactionCounts::of(&session.report.compactions);
     if counts.total == 0 {
         return "0".to_owned();
     }
@@ -45,8 +47,9 @@ fn compactions_cell(session: &SessionSummary) -> String {
     format!("{} ({})", counts.total, parts.join(", "))
 }
 
-fn drops_cell(session: &SessionSummary) -> String {
-    let classes = session.drops_by_class.iter();
+fn drops_cell(session: &HistorySession) -> String {
+    let [by_class, _] = session.report.drops_by_class_and_basis();
+    let classes = by_class.iter();
     let cells: Vec<String> = classes
         .map(|(class, count)| format!("{class} {count}"))
         .collect();
@@ -119,10 +122,10 @@ pub fn history_text(history: &History) -> String {
     let mut text = format!(
         "history of {} session(s), {} request(s) ({} main chain, {} sub-agent) from {} \
          transcript(s), {} bytes, in {}\n",
-        totals.sessions,
-        thousands(totals.requests as u64),
-        thousands(totals.main_requests as u64),
-        thousands(totals.sidechain_requests as u64),
+        totals.tally.sessions,
+        thousands(totals.tally.requests as u64),
+        thousands(totals.tally.main_requests as u64),
+        thousands(totals.tally.sidechain_requests() as u64),
         totals.transcripts,
         thousands(totals.bytes),
         folders.join(", ")
@@ -150,12 +153,12 @@ pub fn history_text(history: &History) -> String {
     let _ = writeln!(
         text,
         "compactions: {} in {} session(s); {} session(s) ran at or above {:.0}% of their trigger T",
-        totals.compactions,
-        totals.sessions_with_compaction,
-        totals.sessions_near_trigger,
+        totals.tally.compactions,
+        totals.tally.sessions_with_compaction,
+        totals.tally.sessions_near_trigger,
         NEAR_TRIGGER_RATIO * 100.0
     );
-    text.push_str(&totals_lines(&totals.totals, ""));
+    text.push_str(&totals_lines(&totals.tally, ""));
     if !history.sessions.is_empty() {
         let _ = writeln!(
             text,
@@ -164,19 +167,20 @@ pub fn history_text(history: &History) -> String {
         );
         SESSIONS.write_header(&mut text);
         for session in &history.sessions {
+            let (summary, report) = (&session.summary, &session.report);
             let cells = [
-                to_the_minute(session.first_time.as_ref()),
+                to_the_minute(summary.first_time.as_ref()),
                 cut(&session.project, 24, false),
-                session.session_id.chars().take(8).collect::<String>(),
-                thousands(session.requests as u64),
-                thousands_or(session.peak.as_ref().map(|peak| peak.context_tokens), "-"),
-                thousands_or(session.trigger, "-"),
-                percent(session.peak_to_trigger),
+                summary.session_id.chars().take(8).collect::<String>(),
+                thousands(report.tally.requests as u64),
+                thousands_or(report.peak.as_ref().map(|peak| peak.context_tokens), "-"),
+                thousands_or(report.estimates.trigger.tokens, "-"),
+                percent(report.peak_to_trigger()),
                 compactions_cell(session),
                 drops_cell(session),
             ];
             SESSIONS.write_row(&mut text, cells);
-            if let Some(title) = &session.title {
+            if let Some(title) = &summary.title {
                 let _ = write!(
                     text,
                     "  \"{}\"",
@@ -190,17 +194,18 @@ pub fn history_text(history: &History) -> String {
         let _ = writeln!(text, "\nper day (UTC):");
         DAYS.write_header(&mut text);
         for day in &history.days {
-            let tokens = &day.totals.tokens;
+            let tally = &day.tally;
+            let tokens = &tally.tokens;
             let cells = [
-                day.day.clone(),
-                day.sessions.to_string(),
-                thousands(day.requests as u64),
-                day.compactions.to_string(),
+                day.date.format("%Y-%m-%d").to_string(),
+                tally.sessions.to_string(),
+                thousands(tally.requests as u64),
+                tally.compactions.to_string(),
                 thousands(tokens.input_tokens),
                 thousands(tokens.cache_creation_input_tokens),
                 thousands(tokens.cache_read_input_tokens),
                 thousands(tokens.output_tokens),
-                thousands(day.peak_context),
+                thousands(tally.peak_context),
             ];
             DAYS.write_row(&mut text, cells);
             text.push('\n');
@@ -216,12 +221,12 @@ pub fn history_text(history: &History) -> String {
             let place = project.cwd.as_deref().unwrap_or(&project.project);
             let cells = [
                 cut(place, 32, false),
-                project.sessions.to_string(),
-                thousands(project.requests as u64),
-                project.compactions.to_string(),
-                thousands(project.peak_context),
+                project.tally.sessions.to_string(),
+                thousands(project.tally.requests as u64),
+                project.tally.compactions.to_string(),
+                thousands(project.tally.peak_context),
                 percent(project.median_peak_to_trigger),
-                project.sessions_near_trigger.to_string(),
+                project.tally.sessions_near_trigger.to_string(),
                 rounded(project.growth_per_request),
             ];
             PROJECTS.write_row(&mut text, cells);

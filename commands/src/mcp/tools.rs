@@ -23,6 +23,7 @@ use crate::search::role::Role;
 use crate::search::text::{Marking, render as render_results};
 use crate::sessions::catalog::list_sessions;
 use crate::sessions::resolve::{LAST, Unknown, resolve_session};
+use crate::time::Time;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -140,10 +141,7 @@ pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Resul
     let mut shown = 0;
     for session in sessions.iter().filter(|session| {
         parameters.project.as_deref().is_none_or(|wanted| {
-            session
-                .project
-                .as_deref()
-                .is_some_and(|project| project.contains(wanted))
+            (session.summary.cwd.as_deref()).is_some_and(|project| project.contains(wanted))
         })
     }) {
         if shown == limit {
@@ -158,15 +156,10 @@ pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Resul
         let _ = writeln!(
             text,
             "{}  last {}  {}  {}{}  {} compaction(s), {}",
-            session.session_id,
-            session.last_activity.as_deref().unwrap_or("?"),
-            session
-                .project
-                .as_deref()
-                .map_or_else(|| "?".to_owned(), controls_as_spaces),
-            session
-                .title
-                .as_deref()
+            session.summary.session_id,
+            session.last_activity.as_ref().map_or("?", Time::text),
+            (session.summary.cwd.as_deref()).map_or_else(|| "?".to_owned(), controls_as_spaces),
+            (session.summary.title.as_deref())
                 .map(|title| format!("\"{}\"  ", controls_as_spaces(title)))
                 .unwrap_or_default(),
             human_bytes(session.size),

@@ -184,6 +184,7 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             if stem.starts_with("agent-") {
                 // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the parent.
                 let parent = TranscriptFile::open(&entry.path)
+                    .map_err(anyhow::Error::from)
                     .and_then(|mut file| first_session_id(&mut file))
                     .ok()
                     .flatten()

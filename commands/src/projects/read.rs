@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::usage::log::ingest_lines;
+use crate::facts::log::ingest_lines;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::look::{leading_type, top_level_type};

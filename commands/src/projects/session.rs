@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::cache::{Cache, read_through};
 use super::discover::{Problem, ProblemKind, SessionFiles};
-use crate::usage::log::SessionLog;
+use crate::facts::log::SessionLog;
+use crate::facts::summary::SessionSummary;
 use ctxhooks_shared::store::usage_record::UsageRecord;
 
 /// One session's transcripts, read.
@@ -31,6 +32,17 @@ pub struct TranscriptSummary {
     /// True for a sub-agent's own transcript.
     pub sub_agent: bool,
     pub requests: usize,
+}
+
+impl LoadedSession {
+    /// What the session `files` holds is: where it ran by its main transcript's source (else by
+    /// the first source's).
+    pub fn summary(&self, files: &SessionFiles) -> SessionSummary {
+        let log = &self.log;
+        let main = files.main.as_ref().map(|main| main.display().to_string());
+        let main_source = main.and_then(|main| log.source_of(&main));
+        SessionSummary::of(&files.session_id, log, main_source.or(log.sources.first()))
+    }
 }
 
 /// Reads every transcript of a session. A transcript that cannot be read, or whose lines hold

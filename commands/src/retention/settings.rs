@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::settings::document::read_settings_bytes;
 use crate::settings::scope::SettingsScope;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::env_vars;
 
 /// Claude Code's default when no file sets `cleanupPeriodDays`.
@@ -208,7 +209,7 @@ fn read_one(source: SettingsSource, path: PathBuf) -> SettingsRead {
             Ok(_) => read.problem = Some("the top level is not a JSON object".to_owned()),
             Err(error) => read.problem = Some(format!("not valid JSON: {error}")),
         },
-        Err(error) => read.problem = Some(format!("{error:#}")),
+        Err(error) => read.problem = Some(Causes(&error).to_string()),
     }
     read
 }

@@ -11,6 +11,8 @@ use std::path::Path;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde::Serialize;
 
+use crate::time::Time;
+
 /// The horizon of "due": a transcript the sweep deletes within this many days (`sessions`
 /// marks it, `doctor` counts it).
 pub const DUE_WITHIN_DAYS: u64 = 7;
@@ -37,11 +39,11 @@ pub enum CleanupState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CleanupStatus {
     pub state: CleanupState,
-    /// The transcript's last modification, which the sweep compares (RFC 3339 UTC).
-    pub modified: Option<String>,
+    /// The transcript's last modification, which the sweep compares (to the second).
+    pub modified: Option<Time>,
     /// From when the sweep deletes it: its last modification plus the retention (absent for a
     /// transcript gone or unknown, or while the sweep is paused).
-    pub deleted_from: Option<String>,
+    pub deleted_from: Option<Time>,
     /// Whole days until then, rounded up; 0 once it is past (the next sweep deletes it).
     pub days_left: Option<u64>,
 }
@@ -96,9 +98,8 @@ impl CleanupStatus {
             } else {
                 CleanupState::Live
             },
-            modified: Some(modified.to_rfc3339_opts(SecondsFormat::Secs, true)),
-            deleted_from: deadline
-                .map(|deadline| deadline.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            modified: Some(Time::at(modified, SecondsFormat::Secs)),
+            deleted_from: deadline.map(|deadline| Time::at(deadline, SecondsFormat::Secs)),
             days_left,
         }
     }
@@ -129,7 +130,10 @@ mod tests {
         let live = CleanupStatus::present(at("2026-11-20T12:00:00Z"), Some(30), now);
         assert_eq!(live.state, CleanupState::Live);
         assert_eq!(live.days_left, Some(18));
-        assert_eq!(live.deleted_from.as_deref(), Some("2026-12-20T12:00:00Z"));
+        assert_eq!(
+            live.deleted_from.as_ref().map(Time::text),
+            Some("2026-12-20T12:00:00Z")
+        );
         let due = CleanupStatus::present(at("2026-11-04T11:00:00Z"), Some(30), now);
         assert_eq!((due.state, due.days_left), (CleanupState::Due, Some(2)));
         assert_eq!(due.short(), "due in 2d");

@@ -115,7 +115,7 @@ pub fn prepare_lines(
             .map_err(|_| anyhow!("the search index's reader stopped on a panic"))?;
         match failure {
             Some(error) => Err(error),
-            None => read,
+            None => Ok(read?),
         }
     })
 }

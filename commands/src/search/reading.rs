@@ -50,7 +50,7 @@ pub fn kept_range(part: &KeptPart, from: u64, to: u64) -> Result<Box<dyn Read + 
 
 /// The live file at `path`, opened as a transcript, with its size.
 pub fn open_file(path: &Path) -> Result<Option<TranscriptFile>> {
-    TranscriptFile::open_if_present(path)
+    Ok(TranscriptFile::open_if_present(path)?)
 }
 
 /// `length` bytes of `file` from `from`.

@@ -9,12 +9,12 @@ use std::time::SystemTime;
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
-use serde::Serialize;
 
+use crate::facts::log::{SessionLog, TimelineItem, read_session_log};
+use crate::facts::summary::SessionSummary;
 use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::snapshots::catalog::list_snapshots;
-use crate::time::rfc3339;
-use crate::usage::log::{SessionLog, TimelineItem, read_session_log};
+use crate::time::{Time, second_of};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
@@ -24,30 +24,20 @@ use ctxhooks_shared::store::storage::is_main_transcript;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
-/// One session, as ctxhooks knows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct SessionSummary {
-    pub session_id: String,
-    /// The folder it ran in: the last folder the CLI moved it to (a `relocated` record), else
-    /// the transcript's first `cwd`, if known.
-    pub project: Option<String>,
-    /// Its title: the name a person gave it (`/rename`), else the CLI's own title.
-    pub title: Option<String>,
-    /// The kind of session the CLI wrote (`bg` for a background session), when it wrote one.
-    pub session_kind: Option<String>,
-    /// What started the CLI (`cli`, `claude-desktop`, `sdk-cli`, `sdk-ts`, ...), when written.
-    pub entrypoint: Option<String>,
+/// One session, as ctxhooks knows it: what it is, and what ctxhooks keeps of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptSession {
+    /// What it is (where it ran: its relocation, else the `cwd` its usage log or its kept
+    /// transcript's opening names).
+    pub summary: SessionSummary,
     /// Where Claude Code keeps (or kept) its transcript.
     pub transcript: Option<PathBuf>,
     /// Whether that file is still there (Claude Code's cleanup deletes old transcripts).
     pub transcript_present: bool,
     /// Where the transcript stands with Claude Code's cleanup.
     pub cleanup: CleanupStatus,
-    /// The session's first request's time (its usage log), else the transcript's first
-    /// record's time, else when ctxhooks first kept it (RFC 3339 UTC).
-    pub first_activity: Option<String>,
-    /// The newest change ctxhooks made for the session (RFC 3339 UTC).
-    pub last_activity: Option<String>,
+    /// The newest change ctxhooks made for the session, to the second.
+    pub last_activity: Option<Time>,
     /// Transcript bytes kept (the main transcript's newest generation).
     pub size: u64,
     /// Bytes the kept copies take on disk, every transcript and generation, compressed.
@@ -64,7 +54,7 @@ pub struct SessionSummary {
     pub snapshots: usize,
 }
 
-impl SessionSummary {
+impl KeptSession {
     /// Whether ctxhooks keeps anything of its transcript (a kept copy, or a snapshot's copy)
     /// that `archives restore` can write back.
     pub fn is_kept(&self) -> bool {
@@ -79,7 +69,7 @@ pub fn list_sessions(
     state: &StateDir,
     retention_days: Option<u64>,
     now: DateTime<Utc>,
-) -> Result<Vec<SessionSummary>> {
+) -> Result<Vec<KeptSession>> {
     let mut sessions = state
         .session_ids()?
         .par_iter()
@@ -87,7 +77,8 @@ pub fn list_sessions(
         .collect::<Vec<_>>();
     // Newest first; the same time by id.
     sessions.sort_by(|left, right| {
-        (&right.last_activity, &left.session_id).cmp(&(&left.last_activity, &right.session_id))
+        let (left_id, right_id) = (&left.summary.session_id, &right.summary.session_id);
+        (&right.last_activity, left_id).cmp(&(&left.last_activity, right_id))
     });
     Ok(sessions)
 }
@@ -136,7 +127,7 @@ pub fn summarize(
     session: &SessionId,
     retention_days: Option<u64>,
     now: DateTime<Utc>,
-) -> SessionSummary {
+) -> KeptSession {
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
     let kept_list = kept::list_kept(&kept_dir).unwrap_or_default();
@@ -177,46 +168,38 @@ pub fn summarize(
     }
     let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
     let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);
-    let facts = log.as_ref().map(|log| &log.session);
     // What the usage log already says of the main transcript: its first `cwd` (its source
     // record) and its first request's time. The kept copy's opening is decompressed only for a
     // session whose log does not say them (reading it for every session was most of the
     // command's time).
-    let main_source = transcript
-        .as_deref()
-        .map(|path| path.to_string_lossy().into_owned());
-    let logged_cwd = sources
-        .iter()
-        .find(|source| Some(&source.transcript) == main_source.as_ref())
-        .and_then(|source| source.cwd.clone());
-    let logged_first = log
-        .as_ref()
-        .and_then(SessionLog::first_time)
-        .map(|time| time.text().to_owned());
-    let relocated = facts.and_then(|facts| facts.relocated_cwd.clone());
+    let empty = SessionLog::default();
+    let logged = log.as_ref().unwrap_or(&empty);
+    let main_path = transcript.as_deref().map(Path::to_string_lossy);
+    let main_source = main_path.and_then(|path| logged.source_of(&path));
+    let mut summary = SessionSummary::of(session.as_str(), logged, main_source);
     let opening = index
         .as_ref()
-        .filter(|_| relocated.is_none() && logged_cwd.is_none() || logged_first.is_none())
+        .filter(|_| summary.cwd.is_none() || summary.first_time.is_none())
         .and_then(|index| read_opening(&kept_dir, &main, index));
-    let project = relocated
-        .or(logged_cwd)
-        .or_else(|| opening.as_ref().and_then(|opening| opening.cwd.clone()))
-        .or_else(|| sources.iter().find_map(|source| source.cwd.clone()));
-    let first_activity = logged_first
-        .or_else(|| opening.as_ref().and_then(|opening| opening.time.clone()))
-        .or_else(|| index.as_ref().map(|index| index.header.started_at.clone()))
+    let opening = opening.unwrap_or_default();
+    summary.cwd = (summary.cwd)
+        .or(opening.cwd)
+        .or_else(|| logged.first_cwd().map(ToOwned::to_owned));
+    summary.first_time = (summary.first_time)
+        .or(opening.time)
         .or_else(|| {
-            snapshots
-                .first()
-                .map(|snapshot| snapshot.metadata.created_at.clone())
-        });
+            index
+                .as_ref()
+                .map(|index| Time::parse(&index.header.started_at))
+        })
+        .or_else(|| (snapshots.first()).map(|snapshot| snapshot.created.clone()));
     // Compactions: the log's boundaries, else (no log) the snapshots.
     let (requests, compactions) = log.as_ref().map_or((0, snapshots.len()), |log| {
-        let requests = log.rows().len();
+        let requests = log.requests().count();
         let boundaries = log
             .timeline
             .iter()
-            .filter(|item| matches!(item, TimelineItem::Compaction(row) if !row.sidechain))
+            .filter(|item| matches!(item, TimelineItem::Compaction(boundary) if !boundary.row.sidechain))
             .count();
         (requests, boundaries)
     });
@@ -228,17 +211,12 @@ pub fn summarize(
         .filter_map(|path| fs_err::symlink_metadata(path).ok())
         .map(|metadata| metadata.len())
         .sum();
-    SessionSummary {
-        session_id: session.to_string(),
-        project,
-        title: facts.and_then(|facts| facts.title().map(ToOwned::to_owned)),
-        session_kind: facts.and_then(|facts| facts.session_kind.clone()),
-        entrypoint: facts.and_then(|facts| facts.entrypoint.clone()),
+    KeptSession {
+        summary,
         transcript,
         transcript_present,
         cleanup,
-        first_activity,
-        last_activity: last_activity_with(state, session, generations).map(rfc3339),
+        last_activity: last_activity_with(state, session, generations).map(second_of),
         size: index.as_ref().map_or(0, GenerationIndex::length),
         stored_bytes,
         generations,
@@ -253,7 +231,7 @@ pub fn summarize(
 #[derive(Debug, Default)]
 struct Opening {
     cwd: Option<String>,
-    time: Option<String>,
+    time: Option<Time>,
 }
 
 /// How much of a kept transcript is read for its opening.
@@ -271,7 +249,7 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
                 opening.cwd = record.cwd.text().map(ToOwned::to_owned);
             }
             if opening.time.is_none() {
-                opening.time = record.timestamp.text().map(ToOwned::to_owned);
+                opening.time = Time::of(record.timestamp.text());
             }
         }
         if opening.cwd.is_some() && opening.time.is_some() {

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::catalog::SessionSummary;
+use super::catalog::KeptSession;
+use crate::facts::summary::SessionSummary;
 use crate::output::Emit;
 use crate::render::bytes::human_bytes;
 use crate::render::table::{Column, Table};
@@ -14,6 +15,7 @@ use crate::render::time::cut_to_the_second;
 use crate::retention::settings::Retention;
 use crate::retention::sweep::{CleanupState, DUE_WITHIN_DAYS};
 use crate::retention::text::retention_text;
+use crate::time::Time;
 
 /// The session table: id, first and last activity, size, requests, compactions, the transcript's
 /// state with Claude Code's cleanup, kind, then project and title.
@@ -37,7 +39,7 @@ const TABLE: Table<9> = Table {
 #[derive(Serialize)]
 #[serde(transparent)]
 pub struct SessionList<'a> {
-    pub sessions: Vec<SessionSummary>,
+    pub sessions: Vec<KeptSession>,
     /// What the text says of Claude Code's cleanup.
     #[serde(skip)]
     pub retention: &'a Retention,
@@ -53,34 +55,31 @@ impl Emit for SessionList<'_> {
 
 /// The table of sessions, with where each transcript stands with Claude Code's cleanup
 /// (`retention`) and what to do about those it deleted.
-fn render(sessions: &[SessionSummary], retention: &Retention, state_root: &Path) -> String {
+fn render(sessions: &[KeptSession], retention: &Retention, state_root: &Path) -> String {
     if sessions.is_empty() {
         return format!("no sessions in `{}`\n", state_root.display());
     }
     let mut text = String::new();
     TABLE.write_header(&mut text);
     for session in sessions {
+        let summary = &session.summary;
+        let second = |time: Option<&Time>| {
+            time.map_or("-", |time| cut_to_the_second(time.text()))
+                .to_owned()
+        };
         let cells = [
-            session.session_id.clone(),
-            session
-                .first_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
-            session
-                .last_activity
-                .as_deref()
-                .map_or("-", cut_to_the_second)
-                .to_owned(),
+            summary.session_id.clone(),
+            second(summary.first_time.as_ref()),
+            second(session.last_activity.as_ref()),
             human_bytes(session.size),
             session.requests.to_string(),
             session.compactions.to_string(),
             session.cleanup.short(),
-            session_kind(session),
-            session.project.as_deref().unwrap_or("-").to_owned(),
+            session_kind(summary),
+            summary.cwd.as_deref().unwrap_or("-").to_owned(),
         ];
         TABLE.write_row(&mut text, cells);
-        if let Some(title) = &session.title {
+        if let Some(title) = &summary.title {
             let _ = write!(text, "  \"{}\"", controls_as_spaces(title));
         }
         text.push('\n');

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use crate::time::Time;
 use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{
@@ -20,6 +21,21 @@ pub struct SnapshotEntry {
     /// Its `snapshot.json`.
     #[serde(flatten)]
     pub metadata: SnapshotMetadata,
+    /// Its `created_at`, read once (the metadata keeps the text, which is what is written).
+    #[serde(skip)]
+    pub created: Time,
+}
+
+impl SnapshotEntry {
+    /// The snapshot in `path` whose `snapshot.json` is `metadata`.
+    pub fn new(path: PathBuf, metadata: SnapshotMetadata) -> Self {
+        let created = Time::parse(&metadata.created_at);
+        Self {
+            path,
+            metadata,
+            created,
+        }
+    }
 }
 
 /// A folder in an archive that is not a readable snapshot (its `snapshot.json` is missing or
@@ -68,10 +84,7 @@ pub fn scan_archive(state: &StateDir, session: Option<&SessionId>) -> Result<Cat
         folders.sort();
         for folder in folders {
             match read_metadata(&folder) {
-                Ok(metadata) => catalog.entries.push(SnapshotEntry {
-                    path: folder,
-                    metadata,
-                }),
+                Ok(metadata) => catalog.entries.push(SnapshotEntry::new(folder, metadata)),
                 Err(error) => catalog.broken.push(BrokenSnapshot {
                     path: folder,
                     error: format!("{error:#}"),

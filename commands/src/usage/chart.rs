@@ -3,8 +3,8 @@
 
 use std::fmt::{Display, Write as _};
 
-use super::drops::{Basis, Confidence, DropClass};
-use super::report::SessionReport;
+use crate::facts::drops::{Basis, Confidence, DropClass};
+use crate::facts::report::SessionReport;
 use crate::render::numbers::{short_tokens_rounded, signed_thousands, thousands};
 use crate::render::svg::{Svg, escape, tick_step};
 

@@ -10,13 +10,13 @@ use serde::Serialize;
 
 use super::cli_usage::load_log;
 use super::json::PrintedReport;
-use super::log::read_session_log;
-use super::report::{ReportOptions, SessionReport, build_report};
+use crate::facts::drops::DEFAULT_MIN_DROP;
+use crate::facts::log::read_session_log;
+use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::output::{self, Emit, Format, Versioned, emit};
 use crate::output_file::RenderArgs;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
-use crate::usage::drops::DEFAULT_MIN_DROP;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;

@@ -7,10 +7,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 
-use super::log::{
+use super::text::rows_table;
+use crate::facts::log::{
     SessionLog, SkippedLogLines, TimelineItem, log_from_transcript, read_session_log,
 };
-use super::text::rows_table;
 use crate::output::{Emit, Format, Schema, Versioned, emit};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -72,9 +72,11 @@ pub fn run(args: &UsageArgs) -> Result<ExitCode> {
     };
     for item in &log.timeline {
         match item {
-            TimelineItem::Request(row) => requests.rows.push(row),
-            TimelineItem::Compaction(row) => requests.compactions.push(row),
-            TimelineItem::MicroCompaction(row) => requests.micro_compactions.push(row),
+            TimelineItem::Request(request) => requests.rows.push(&request.row),
+            TimelineItem::Compaction(boundary) => requests.compactions.push(&boundary.row),
+            TimelineItem::MicroCompaction(boundary) => {
+                requests.micro_compactions.push(&boundary.row);
+            }
         }
     }
     emit(Format::json_if(args.json), &Versioned::new(requests))?;

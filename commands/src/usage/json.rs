@@ -5,8 +5,8 @@
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::report::SessionReport;
 use super::text::{drop_evidence_text, report_text, request_label, trigger_text, warning_text};
+use crate::facts::report::SessionReport;
 use crate::output::{Emit, Schema};
 
 /// A report as `ctxhooks report` prints it: in words, or in JSON the model's serialisation with

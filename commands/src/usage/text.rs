@@ -3,14 +3,15 @@
 
 use std::fmt::Write as _;
 
-use super::compactions::Compaction;
-use super::drops::{
+use crate::facts::compactions::Compaction;
+use crate::facts::drops::{
     Basis, Confidence, ContextDrop, DropEvidence, DropFacts, FallCause, Opening, UndecidedReason,
 };
-use super::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
-use super::log::{SessionLog, SkippedLogLines, TimelineItem};
-use super::report::{SessionReport, Totals};
-use super::warnings::Warning;
+use crate::facts::estimates::{ADVISOR_FACTOR, Derivation, ObservedTrigger, TriggerEstimate};
+use crate::facts::log::{SessionLog, SkippedLogLines, TimelineItem};
+use crate::facts::report::SessionReport;
+use crate::facts::tally::Tally;
+use crate::facts::warnings::Warning;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
 use crate::render::table::{Column, Table};
@@ -29,7 +30,7 @@ use ctxhooks_shared::usage::threshold::{
 /// How the report names a request by its number: "main-chain request" when sub-agent rows make
 /// that numbering differ from the rows of `ctxhooks usage`, else "request".
 pub fn request_label(report: &SessionReport) -> &'static str {
-    if report.sidechain_requests > 0 {
+    if report.tally.sidechain_requests() > 0 {
         "main-chain request"
     } else {
         "request"
@@ -66,12 +67,12 @@ fn model_text(usage: &ModelUsage, between: &str) -> String {
     format!("{name}{between}{}", tokens_text(&usage.tokens))
 }
 
-/// The token line of `totals`, then one line per model of the advisor's own tokens (another
+/// The token line of `tally`, then one line per model of the advisor's own tokens (another
 /// model than the session's spent them, so the token line does not count them), each line
 /// starting with `indent`.
-pub fn totals_lines(totals: &Totals, indent: &str) -> String {
-    let mut text = format!("{indent}tokens: {}\n", tokens_text(&totals.tokens));
-    for usage in &totals.advisor {
+pub fn totals_lines(tally: &Tally, indent: &str) -> String {
+    let mut text = format!("{indent}tokens: {}\n", tokens_text(&tally.tokens));
+    for usage in &tally.advisor {
         let advisor = model_text(usage, " (not in the tokens above): ");
         let _ = writeln!(text, "{indent}advisor {advisor}");
     }
@@ -103,7 +104,8 @@ pub fn rows_table(log: &SessionLog) -> String {
     let mut number = 0;
     for item in &log.timeline {
         let (name, boundary) = match item {
-            TimelineItem::Request(row) => {
+            TimelineItem::Request(request) => {
+                let row = &request.row;
                 number += 1;
                 let chain = match (row.sidechain, row.agent_id.as_deref()) {
                     (true, agent) => format!("agent {}", agent.unwrap_or("(inline)")),
@@ -111,7 +113,7 @@ pub fn rows_table(log: &SessionLog) -> String {
                 };
                 let cells = [
                     number.to_string(),
-                    readable_time(Time::of(row.time.as_deref()).as_ref()),
+                    readable_time(request.time.as_ref()),
                     row.model.as_deref().unwrap_or("-").to_owned(),
                     thousands(row.tokens.input_tokens),
                     thousands(row.tokens.cache_creation_input_tokens),
@@ -136,6 +138,7 @@ pub fn rows_table(log: &SessionLog) -> String {
             TimelineItem::Compaction(boundary) => ("compaction", boundary),
             TimelineItem::MicroCompaction(boundary) => ("micro-compaction", boundary),
         };
+        let (time, boundary) = (&boundary.time, &boundary.row);
         let details = compaction_details(boundary.post_tokens, &boundary.details);
         let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
         let agent = if boundary.sidechain {
@@ -146,7 +149,7 @@ pub fn rows_table(log: &SessionLog) -> String {
         let _ = writeln!(
             text,
             "      ---- {name}{agent} at {} (trigger {}, preTokens {}{details}) ----",
-            readable_time(Time::of(boundary.time.as_deref()).as_ref()),
+            readable_time(time.as_ref()),
             trigger_name(boundary.trigger.as_ref()),
             thousands_or(boundary.pre_tokens, "unknown"),
         );
@@ -199,10 +202,10 @@ pub fn report_text(report: &SessionReport) -> String {
     );
     let mut text = format!(
         "{title}\n  requests: {} ({} main chain, {} sub-agent)\n{}",
-        report.requests,
-        report.main_requests,
-        report.sidechain_requests,
-        totals_lines(&report.totals, "  ")
+        report.tally.requests,
+        report.tally.main_requests,
+        report.tally.sidechain_requests(),
+        totals_lines(&report.tally, "  ")
     );
     let transcript_lines = report.skipped_lines.iter().map(skipped_text);
     let log_lines = report.skipped_log_lines.iter().map(skipped_log_text);

@@ -6,12 +6,10 @@ use std::io::BufRead;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-
 use crate::json_scan::{Nesting, skip_blank};
-use crate::lenient::{Mismatch, Text};
+use crate::lenient::{Mismatch, RequiredError, Text};
 use crate::store::env_vars;
-use crate::store::session_id::SessionId;
+use crate::store::session_id::{SessionId, SessionIdError};
 
 /// How long a hook waits for its input unless `CTXHOOKS_STDIN_TIMEOUT_MS` says otherwise.
 pub const DEFAULT_STDIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -29,8 +27,9 @@ pub fn stdin_timeout() -> Duration {
         .map_or(DEFAULT_STDIN_TIMEOUT, Duration::from_millis)
 }
 
-/// Why a hook's stdin holds no payload.
+/// Why a hook's stdin holds no payload, or the payload not what the hook requires.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PayloadError {
     /// Reading stdin failed.
     #[error("failed to read stdin")]
@@ -53,6 +52,12 @@ pub enum PayloadError {
     /// The object is no valid JSON.
     #[error("stdin is not valid JSON: {0}")]
     NotJson(serde_json::Error),
+    /// A field the hook requires is absent, empty or of another type.
+    #[error(transparent)]
+    Required(#[from] RequiredError),
+    /// The `session_id` is no session id (it would not be a safe folder name).
+    #[error("refusing the payload's session id")]
+    SessionId(#[source] SessionIdError),
 }
 
 /// Reads `reader` until the first JSON object in it is complete, and returns exactly that
@@ -193,14 +198,13 @@ pub trait CommonFields {
     }
 
     /// The payload's `session_id`, which every hook requires, checked with [`SessionId::parse`].
-    fn session(&self) -> Result<SessionId> {
-        SessionId::parse(self.common()[0].required("session_id")?)
-            .context("refusing the payload's session id")
+    fn session(&self) -> Result<SessionId, PayloadError> {
+        SessionId::parse(self.common()[0].required("session_id")?).map_err(PayloadError::SessionId)
     }
 
     /// The payload's `transcript_path`, required by the hooks that read the transcript.
-    fn transcript(&self) -> Result<&Path> {
-        self.common()[1].required("transcript_path").map(Path::new)
+    fn transcript(&self) -> Result<&Path, PayloadError> {
+        Ok(Path::new(self.common()[1].required("transcript_path")?))
     }
 }
 

@@ -134,17 +134,17 @@ pub fn handle(context: &HookContext) -> Result<()> {
         // with an `agent_transcript_path` it never writes (seen in the end-to-end tests, and in
         // 2.1.270 by a third-party probe). A path with nothing at it holds no usage to log;
         // anything else that is there (a folder, a FIFO, a link) is refused.
-        let agent = TranscriptFile::open_if_present(agent_transcript)
-            .and_then(|file| {
-                file.map_or(Ok(()), |file| {
-                    let mut file = file.checked()?;
-                    let name = subagent_name(transcript, &session, agent_transcript);
-                    keep_in_hook(&context.state, context, &session, name, &mut file);
-                    let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
-                    log_usage(&context.state, context, &session, &mut file, &origin)
-                })
-            })
-            .context("failed to log the sub-agent transcript's usage");
+        let agent = (|| -> Result<()> {
+            if let Some(file) = TranscriptFile::open_if_present(agent_transcript)? {
+                let mut file = file.checked()?;
+                let name = subagent_name(transcript, &session, agent_transcript);
+                keep_in_hook(&context.state, context, &session, name, &mut file);
+                let origin = Origin::sub_agent(agent_transcript, input.agent_id.non_empty());
+                log_usage(&context.state, context, &session, &mut file, &origin)?;
+            }
+            Ok(())
+        })()
+        .context("failed to log the sub-agent transcript's usage");
         if let Err(error) = agent {
             context.note(error);
         }
@@ -164,7 +164,9 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 ));
             }
         }
-        Err(error) => context.note(error.context("failed to apply the configured storage limits")),
+        Err(error) => context.note(
+            anyhow::Error::new(error).context("failed to apply the configured storage limits"),
+        ),
     }
     // The ends of sessions a `SessionEnd` could not keep whole in its time (none: one look at
     // a folder that is not there).
@@ -200,7 +202,9 @@ fn rotate_logs(context: &HookContext, session: &SessionId) {
         (state.errors_log(), ERRORS_LOG_LIMIT),
     ] {
         if let Err(error) = rotation::rotate_if_over(&log, limit, Writers::LockTheLog) {
-            context.note(error.context(format!("failed to rotate `{}`", log.display())));
+            context.note(
+                anyhow::Error::new(error).context(format!("failed to rotate `{}`", log.display())),
+            );
         }
     }
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 
+use crate::causes::Causes;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
 
@@ -161,13 +162,14 @@ pub fn log_problem(hook_name: &str, identity: &Identity, problem: &anyhow::Error
         hook_name,
         identity.event.clone(),
         identity.session_id.clone(),
-        problem,
+        problem.as_ref(),
     );
     let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
     if let Err(log_error) = logged {
         let _ = writeln!(
             std::io::stderr(),
-            "{hook_name}: {problem:#} (the error log failed too: {log_error:#})"
+            "{hook_name}: {problem:#} (the error log failed too: {})",
+            Causes(&log_error)
         );
     }
 }

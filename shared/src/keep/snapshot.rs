@@ -181,8 +181,8 @@ fn build(
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
         let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
-            TranscriptFile::open(&subagent.source)
-                .and_then(|mut file| keep_one(state, request, &name, &mut file))
+            let mut file = TranscriptFile::open(&subagent.source)?;
+            keep_one(state, request, &name, &mut file)
         });
         match kept {
             Ok(kept) => snapshot_files.push(kept),
@@ -191,7 +191,7 @@ fn build(
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
                 if files::is_io_kind(
-                    &error,
+                    error.as_ref(),
                     &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
                 ) =>
             {

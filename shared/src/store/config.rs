@@ -9,14 +9,14 @@
 
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use crate::store::files;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::storage::{
-    Limits, PruneRecord, Scope, delete, measure_state, parse_size, record_prune, select,
+    Limits, PruneRecord, Scope, StorageError, delete, measure_state, parse_size, record_prune,
+    select,
 };
 
 /// The whole file; a key it does not know is an error (a misspelt limit must not pass silently).
@@ -42,23 +42,24 @@ pub struct StorageConfig {
 
 impl Config {
     /// Reads `<state>/config.json`; `None` when it does not exist.
-    pub fn load(state: &StateDir) -> Result<Option<Self>> {
+    pub fn load(state: &StateDir) -> Result<Option<Self>, StorageError> {
         let path = state.config_file();
-        let Some(bytes) = files::read_state_file_within(&path, files::SMALL_STATE_FILE_LIMIT)
-            .with_context(|| format!("failed to read `{}`", path.display()))?
-        else {
-            return Ok(None);
+        let read = files::read_state_file_within(&path, files::SMALL_STATE_FILE_LIMIT);
+        let bytes = match read {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(source) => return Err(StorageError::ReadConfig { path, source }),
         };
         serde_json::from_slice(&bytes)
             .map(Some)
-            .with_context(|| format!("`{}` is not a valid ctxhooks configuration", path.display()))
+            .map_err(|source| StorageError::InvalidConfig { path, source })
     }
 
     /// The storage limits it sets (none: nothing is ever deleted automatically).
-    pub fn limits(&self) -> Result<Limits> {
+    pub fn limits(&self) -> Result<Limits, StorageError> {
         let older_than_days = self.storage.kept_older_than_days;
         if older_than_days == Some(0) {
-            bail!("`storage.kept_older_than_days` must be at least 1");
+            return Err(StorageError::NoDays);
         }
         let max_bytes = self
             .storage
@@ -66,7 +67,7 @@ impl Config {
             .as_deref()
             .map(parse_size)
             .transpose()
-            .context("`storage.max_size` is not a size")?;
+            .map_err(|error| StorageError::MaxSize(Box::new(error)))?;
         Ok(Limits {
             older_than_days,
             max_bytes,
@@ -87,7 +88,7 @@ pub fn prune_as_configured(
     state: &StateDir,
     current: &SessionId,
     deadline: std::time::Instant,
-) -> Result<Vec<PruneRecord>> {
+) -> Result<Vec<PruneRecord>, StorageError> {
     if fs_err::symlink_metadata(state.config_file()).is_err() {
         return Ok(Vec::new());
     }
@@ -176,5 +177,31 @@ mod tests {
         )
         .unwrap();
         assert!(Config::load(&state).unwrap().unwrap().limits().is_err());
+    }
+
+    #[test]
+    fn a_bad_limit_is_its_own_variant_in_the_words_it_had() {
+        let temp = TempFolder::new("config-words");
+        let state = StateDir::at(temp.join("state"));
+        state.ensure().unwrap();
+        let limits_of = |text: &str| {
+            fs_err::write(state.config_file(), text).unwrap();
+            Config::load(&state).and_then(|config| config.unwrap().limits())
+        };
+        let error = limits_of(r#"{"storage": {"max_size": "12 parsecs"}}"#).unwrap_err();
+        assert!(matches!(&error, StorageError::MaxSize(inner)
+            if matches!(**inner, StorageError::NotAUnit { .. })));
+        assert_eq!(
+            crate::causes::Causes(&error).to_string(),
+            "`storage.max_size` is not a size: `parsecs` in `12 parsecs` is not a unit of size \
+             (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+        );
+        let error = limits_of(r#"{"storage": {"kept_older_than_days": 0}}"#).unwrap_err();
+        assert!(matches!(error, StorageError::NoDays));
+        let error = limits_of("{").unwrap_err();
+        assert!(matches!(error, StorageError::InvalidConfig { .. }));
+        let path = state.config_file();
+        let expected = format!("`{}` is not a valid ctxhooks configuration", path.display());
+        assert_eq!(error.to_string(), expected);
     }
 }

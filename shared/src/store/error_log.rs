@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use anyhow::Result;
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::store::files;
+use crate::store::files::{self, FileError};
+use crate::store::rotation::LogError;
 use crate::store::state_dir::StateDir;
 
 /// One line of `errors.log`.
@@ -25,20 +25,19 @@ pub struct ErrorRecord {
 }
 
 impl ErrorRecord {
-    /// A record for `error`, stamped now.
+    /// A record for `error` and its causes, stamped now.
     pub fn new(
         hook: &str,
         event: Option<String>,
         session_id: Option<String>,
-        error: &anyhow::Error,
+        error: &(dyn std::error::Error + 'static),
     ) -> Self {
         Self {
             time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
             hook: hook.to_owned(),
             event,
             session_id,
-            error: error
-                .chain()
+            error: std::iter::successors(Some(error), |cause| cause.source())
                 .map(|cause| shorten(&cause.to_string()))
                 .collect(),
         }
@@ -58,14 +57,14 @@ fn shorten(message: &str) -> String {
 }
 
 /// Appends `record` to the state folder's `errors.log`, creating the folder if needed.
-pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<()> {
+pub fn append(state: &StateDir, record: &ErrorRecord) -> Result<(), FileError> {
     state.ensure()?;
     files::append_json_line(&state.errors_log(), record)
 }
 
 /// Every record of an error log, its rotated parts before it (`store/rotation.rs`; unreadable
 /// lines are shown as they are).
-pub fn read_all(path: &Path) -> Result<Vec<ErrorRecord>> {
+pub fn read_all(path: &Path) -> Result<Vec<ErrorRecord>, LogError> {
     let Some(bytes) = crate::store::rotation::read_log(path)? else {
         return Ok(Vec::new());
     };
@@ -88,9 +87,13 @@ mod tests {
 
     #[test]
     fn long_messages_are_cut() {
-        let error = anyhow::anyhow!("{}", "x".repeat(100_000)).context("failed to archive");
+        let error = FileError::Append {
+            path: "x".repeat(100_000).into(),
+            source: std::io::Error::other("y".repeat(100_000)),
+        };
         let record = ErrorRecord::new("ctxhooks-precompact", None, None, &error);
-        assert_eq!(record.error[0], "failed to archive");
+        assert!(record.error[0].starts_with("failed to append to `xxx"));
+        assert!(record.error[0].chars().count() < MAX_MESSAGE_CHARS + 40);
         assert!(record.error[1].chars().count() < MAX_MESSAGE_CHARS + 40);
         assert!(record.error[1].ends_with("(cut at 2000 characters)"));
     }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
 use sha2::{Digest, Sha256};
 
 use crate::platform::open::{OpenError, open_no_follow, open_no_wait};
@@ -14,9 +13,17 @@ use crate::platform::owner::Owner;
 use crate::platform::positioned::read_exact_at;
 use crate::platform::private;
 
-/// Why a state file was not opened, read or locked, in the cases its callers tell apart. The
-/// functions that build on these add anyhow's context, through which the case travels.
+/// What went wrong with the state folder or one of its files, in the cases its callers tell
+/// apart (a link refused, not a regular file, past a bound, a lock held) and the steps they say
+/// (each variant's words are the ones a person reads: the error log's lines, a command's
+/// stderr). The file system's own error is the source of the step it failed, or [`Self::Io`]
+/// where no step is named; its kind tells the rest ([`Self::io_error`]).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
 pub enum FileError {
     /// A state file that is never reached through a link is one.
     #[error("`{}` is a symbolic link; refusing to follow it", .0.display())]
@@ -39,9 +46,118 @@ pub enum FileError {
     /// Another process held the lock for the whole wait.
     #[error("another process held the lock for {} ms", .0.as_millis())]
     LockHeld(Duration),
+    /// A file that must be there is not (its source is the file system's `NotFound`).
+    #[error("`{}` does not exist", .path.display())]
+    Missing { path: PathBuf, source: io::Error },
+    /// A lock file that was there a moment ago is not any more.
+    #[error("`{}` vanished", .0.display())]
+    Vanished(PathBuf),
+    /// A folder could not be created.
+    #[error("failed to create folder `{}`", .path.display())]
+    CreateFolder { path: PathBuf, source: io::Error },
+    /// The state folder could not be created.
+    #[error("failed to create the state folder")]
+    CreateStateFolder(#[source] Box<FileError>),
+    /// A session's folder could not be created.
+    #[error("failed to create the session folder")]
+    CreateSessionFolder(#[source] Box<FileError>),
+    /// No variable says where the state folder is.
+    #[error("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR` nor `HOME` is set")]
+    NoHome,
+    /// A folder to be made below the state folder is elsewhere.
+    #[error("`{}` is not inside the state folder `{}`", .path.display(), .root.display())]
+    OutsideStateFolder {
+        path: PathBuf,
+        root: PathBuf,
+        source: std::path::StripPrefixError,
+    },
+    /// A folder to be made below the state folder has a part that is no plain name (`..`).
+    #[error("`{}` is not a plain path inside the state folder", .0.display())]
+    NotPlainPath(PathBuf),
+    /// Something else than a folder is where a folder of the state folder belongs.
+    #[error("`{}` is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// The sessions' folder could not be listed.
+    #[error("failed to list sessions")]
+    ListSessions(#[source] io::Error),
+    /// A replaced file could not be given back to the user and group it belonged to.
+    #[error("`{}` belongs to {owner}; failed to keep it so", .path.display())]
+    KeepOwner {
+        path: PathBuf,
+        owner: Owner,
+        source: io::Error,
+    },
+    /// A line to append holds a newline (it would be two lines).
+    #[error("a log line must not contain a newline")]
+    NewlineInLine,
+    /// Lines to append do not end with a newline.
+    #[error("appended lines must end with a newline")]
+    UnterminatedLines,
+    /// The write of an append failed (and was cut back).
+    #[error("failed to append to `{}`", .path.display())]
+    Append { path: PathBuf, source: io::Error },
+    /// The lock of a file to append to could not be taken.
+    #[error("failed to lock `{}` for appending", .path.display())]
+    LockForAppend {
+        path: PathBuf,
+        source: Box<FileError>,
+    },
+    /// The file to append to was renamed to a part every time its lock was had.
+    #[error(
+        "`{}` was rotated again and again while a line waited to be appended",
+        .0.display()
+    )]
+    RotatedWhileAppending(PathBuf),
+    /// The end of a log could not be read to find its last whole line.
+    #[error("failed to read the end of `{}`", .path.display())]
+    ReadEnd { path: PathBuf, source: io::Error },
+    /// A partial line could not be cut off a log's end.
+    #[error("failed to cut a partial line off `{}`", .path.display())]
+    CutPartialLine { path: PathBuf, source: io::Error },
+    /// A record to append as a JSON line could not be serialized.
+    #[error("failed to serialize a log record")]
+    SerializeRecord(#[source] serde_json::Error),
+    /// The status line's window could not be encoded.
+    #[error("failed to encode the status window")]
+    EncodeStatusWindow(#[source] serde_json::Error),
     /// Anything else the file system said; its kind tells the rest.
     #[error(transparent)]
     Io(#[from] io::Error),
+}
+
+impl FileError {
+    /// The file system's error behind this one, wherever it is (a step's source, or one a
+    /// [`FileError`] inside holds): what tells a full disk or a closed pipe from the rest.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::Io(source)
+            | Self::Missing { source, .. }
+            | Self::CreateFolder { source, .. }
+            | Self::ListSessions(source)
+            | Self::KeepOwner { source, .. }
+            | Self::Append { source, .. }
+            | Self::ReadEnd { source, .. }
+            | Self::CutPartialLine { source, .. } => Some(source),
+            Self::CreateStateFolder(inner)
+            | Self::CreateSessionFolder(inner)
+            | Self::LockForAppend { source: inner, .. } => inner.io_error(),
+            Self::SymbolicLink(_)
+            | Self::LinkOutOfStateFolder(_)
+            | Self::NotRegular(_)
+            | Self::TooLarge(..)
+            | Self::LockHeld(_)
+            | Self::Vanished(_)
+            | Self::NoHome
+            | Self::OutsideStateFolder { .. }
+            | Self::NotPlainPath(_)
+            | Self::NotAFolder(_)
+            | Self::NewlineInLine
+            | Self::UnterminatedLines
+            | Self::RotatedWhileAppending(_)
+            | Self::SerializeRecord(_)
+            | Self::EncodeStatusWindow(_) => None,
+        }
+    }
 }
 
 pub use crate::platform::private::{PRIVATE_DIR_MODE, PRIVATE_FILE_MODE};
@@ -50,7 +166,7 @@ static TEMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// Creates `path` and its missing parents private to their owner (mode 0700 exactly whatever the
 /// umask, or an owner-only access list on Windows: `platform/private.rs`).
-pub fn create_private_dir_all(path: &Path) -> Result<()> {
+pub fn create_private_dir_all(path: &Path) -> Result<(), FileError> {
     if path.is_dir() {
         return Ok(());
     }
@@ -64,23 +180,26 @@ pub fn create_private_dir_all(path: &Path) -> Result<()> {
             Ok(()) => {}
             // Another process made it in between: fine.
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => {}
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("failed to create folder `{}`", folder.display()));
+            Err(source) => {
+                return Err(FileError::CreateFolder {
+                    path: folder.to_owned(),
+                    source,
+                });
             }
         }
     }
     Ok(())
 }
 
-/// Returns true if and only if the file system's error behind `error`, wherever in its chain it
-/// is (an `io::Error`, or one a [`FileError`] holds), is of one of `kinds`: how a caller tells a
-/// full disk or a closed pipe from the rest.
-pub fn is_io_kind(error: &anyhow::Error, kinds: &[io::ErrorKind]) -> bool {
-    error.chain().any(|cause| {
+/// Returns true if and only if the file system's error behind `error`, wherever in its chain of
+/// causes it is (an `io::Error`, or one a [`FileError`] holds), is of one of `kinds`: how a
+/// caller that holds an error of any type (a command's) tells a full disk or a closed pipe from
+/// the rest. A typed error of this crate says it itself (`io_error`).
+pub fn is_io_kind(error: &(dyn std::error::Error + 'static), kinds: &[io::ErrorKind]) -> bool {
+    std::iter::successors(Some(error), |cause| cause.source()).any(|cause| {
         let io = match cause.downcast_ref::<FileError>() {
-            Some(FileError::Io(io)) => Some(io),
-            _ => cause.downcast_ref::<io::Error>(),
+            Some(file) => file.io_error(),
+            None => cause.downcast_ref::<io::Error>(),
         };
         io.is_some_and(|io| kinds.contains(&io.kind()))
     })
@@ -160,10 +279,16 @@ pub fn open_unlinked(path: &Path, access: Access) -> Result<Option<fs_err::File>
 }
 
 /// [`open_unlinked`] for a file that must be there: a missing one is an error naming it.
-pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::File> {
-    open_unlinked(path, access)?
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
-        .with_context(|| format!("`{}` does not exist", path.display()))
+pub fn open_unlinked_existing(path: &Path, access: Access) -> Result<fs_err::File, FileError> {
+    open_unlinked(path, access)?.ok_or_else(|| missing(path))
+}
+
+/// A file that must be there is not: [`FileError::Missing`], with the file system's `NotFound`.
+fn missing(path: &Path) -> FileError {
+    FileError::Missing {
+        path: path.to_owned(),
+        source: io::Error::from(io::ErrorKind::NotFound),
+    }
 }
 
 /// The bytes of a state file, read as [`open_state_file`] opens it (never waiting on a FIFO, a
@@ -223,7 +348,7 @@ pub fn set_mode(file: &fs_err::File, mode: u32) -> io::Result<()> {
 
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
 /// only within one filesystem), fsync, rename, fsync of the folder. The new file gets `mode`.
-pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
     replace(target, bytes, mode, None, true)
 }
 
@@ -234,7 +359,7 @@ pub fn write_atomic_owned(
     bytes: &[u8],
     mode: u32,
     owner: Option<Owner>,
-) -> Result<()> {
+) -> Result<(), FileError> {
     replace(target, bytes, mode, owner, true)
 }
 
@@ -243,7 +368,7 @@ pub fn write_atomic_owned(
 /// either to disk: only for a small file derived from others that the next run writes again
 /// (the gauge), where a crash may leave it stale but an fsync on every run would cost more than
 /// the file is worth.
-pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+pub fn replace_unsynced(target: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
     replace(target, bytes, mode, None, false)
 }
 
@@ -256,16 +381,15 @@ fn replace(
     mode: u32,
     owner: Option<Owner>,
     synced: bool,
-) -> Result<()> {
+) -> Result<(), FileError> {
     let temp = temp_sibling(target);
-    let result = (|| -> Result<()> {
+    let result = (|| -> Result<(), FileError> {
         let mut file = create_new_file(&temp, mode)?;
         if let Some(owner) = owner {
-            owner.give(&file).with_context(|| {
-                format!(
-                    "`{}` belongs to {owner}; failed to keep it so",
-                    target.display()
-                )
+            owner.give(&file).map_err(|source| FileError::KeepOwner {
+                path: target.to_owned(),
+                owner,
+                source,
             })?;
         }
         file.write_all(bytes)?;
@@ -288,9 +412,9 @@ fn replace(
 /// Appends one whole line (`line` plus a newline) with a single write on a file opened for
 /// appending (created 0600), under an exclusive lock, so that concurrent writers never
 /// interleave or lose lines.
-pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
+pub fn append_line(path: &Path, line: &[u8]) -> Result<(), FileError> {
     if line.contains(&b'\n') {
-        return Err(anyhow!("a log line must not contain a newline"));
+        return Err(FileError::NewlineInLine);
     }
     append_whole_lines(path, &[line, b"\n"].concat(), Some(APPEND_LOCK_WAIT))
 }
@@ -299,9 +423,9 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<()> {
 /// opened for appending (created 0600), for a caller that already holds the lock every writer
 /// of `path` takes (the usage log's writers hold `usage.lock`): one open and one write for a
 /// whole batch, however many lines it has.
-pub fn append_lines(path: &Path, lines: &[u8]) -> Result<()> {
+pub fn append_lines(path: &Path, lines: &[u8]) -> Result<(), FileError> {
     if !lines.is_empty() && !lines.ends_with(b"\n") {
-        return Err(anyhow!("appended lines must end with a newline"));
+        return Err(FileError::UnterminatedLines);
     }
     append_whole_lines(path, lines, None)
 }
@@ -316,7 +440,7 @@ fn append_whole_lines(
     path: &Path,
     buffer: &[u8],
     lock_wait: Option<std::time::Duration>,
-) -> Result<()> {
+) -> Result<(), FileError> {
     if buffer.is_empty() {
         return Ok(());
     }
@@ -344,7 +468,10 @@ fn append_whole_lines(
     if lock_wait.is_some() {
         let _ = file.file().unlock();
     }
-    written.with_context(|| format!("failed to append to `{}`", path.display()))
+    written.map_err(|source| FileError::Append {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// How many times an append opens a log again that was rotated while it waited for its lock.
@@ -355,7 +482,10 @@ const REOPENS: usize = 4;
 /// lock, and when the file it locked is no longer the one at `path` (a rotation renamed it to a
 /// part while this waited: `store/rotation.rs`), opens the new one instead: a line never lands
 /// in a part.
-fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Result<fs_err::File> {
+fn open_for_append(
+    path: &Path,
+    lock_wait: Option<std::time::Duration>,
+) -> Result<fs_err::File, FileError> {
     for _ in 0..REOPENS {
         // Readable too, to look at the last byte; never waiting on a FIFO, which is refused
         // (it would swallow the lines).
@@ -373,16 +503,15 @@ fn open_for_append(path: &Path, lock_wait: Option<std::time::Duration>) -> Resul
         let Some(wait) = lock_wait else {
             return Ok(file);
         };
-        lock_within(file.file(), wait)
-            .with_context(|| format!("failed to lock `{}` for appending", path.display()))?;
+        lock_within(file.file(), wait).map_err(|source| FileError::LockForAppend {
+            path: path.to_owned(),
+            source: Box::new(source),
+        })?;
         if crate::platform::identity::is_file_at(file.file(), path) {
             return Ok(file);
         }
     }
-    Err(anyhow!(
-        "`{}` was rotated again and again while a line waited to be appended",
-        path.display()
-    ))
+    Err(FileError::RotatedWhileAppending(path.to_owned()))
 }
 
 /// The byte at `length - 1` of `file`, when it can be read.
@@ -400,7 +529,7 @@ fn last_byte(file: &std::fs::File, length: u64) -> Option<u8> {
 /// does not exist). Only for a file whose every writer appends whole lines under one lock the
 /// caller holds (the usage log under `usage.lock`): a line without its newline at the end is then
 /// what a writer stopped in the middle of its write left, and no one else's.
-pub fn cut_to_last_line(path: &Path) -> Result<u64> {
+pub fn cut_to_last_line(path: &Path) -> Result<u64, FileError> {
     let Some(file) = open_regular(fs_err::OpenOptions::new().read(true).write(true), path)? else {
         return Ok(0);
     };
@@ -410,8 +539,10 @@ pub fn cut_to_last_line(path: &Path) -> Result<u64> {
     while end > 0 {
         let start = end.saturating_sub(chunk.len() as u64);
         let window = &mut chunk[..usize::try_from(end - start).unwrap_or(0)];
-        read_exact_at(file.file(), window, start)
-            .with_context(|| format!("failed to read the end of `{}`", path.display()))?;
+        read_exact_at(file.file(), window, start).map_err(|source| FileError::ReadEnd {
+            path: path.to_owned(),
+            source,
+        })?;
         if let Some(newline) = window.iter().rposition(|byte| *byte == b'\n') {
             end = start + newline as u64 + 1;
             break;
@@ -420,7 +551,10 @@ pub fn cut_to_last_line(path: &Path) -> Result<u64> {
     }
     if end < length {
         file.set_len(end)
-            .with_context(|| format!("failed to cut a partial line off `{}`", path.display()))?;
+            .map_err(|source| FileError::CutPartialLine {
+                path: path.to_owned(),
+                source,
+            })?;
     }
     Ok(end)
 }
@@ -429,7 +563,7 @@ pub fn cut_to_last_line(path: &Path) -> Result<u64> {
 /// opened read-only: `flock` needs no write access, so a lock file left 0400 by a restrictive
 /// umask (or by an older ctxhooks) still works. Anything but a regular file is refused at once,
 /// a symbolic link too (a lock is never taken on a file elsewhere).
-pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
+pub fn open_lock_file(path: &Path) -> Result<fs_err::File, FileError> {
     if let Some(file) = open_unlinked(path, Access::Read)? {
         return Ok(file);
     }
@@ -437,8 +571,7 @@ pub fn open_lock_file(path: &Path) -> Result<fs_err::File> {
         Ok(file) => Ok(file),
         // Another process created it in between: open theirs.
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-            open_unlinked(path, Access::Read)?
-                .with_context(|| format!("`{}` vanished", path.display()))
+            open_unlinked(path, Access::Read)?.ok_or_else(|| FileError::Vanished(path.to_owned()))
         }
         Err(error) => Err(error.into()),
     }
@@ -465,8 +598,8 @@ pub fn lock_within(file: &std::fs::File, wait: Duration) -> Result<(), FileError
 }
 
 /// Serializes `record` as one JSON line and appends it with [`append_line`].
-pub fn append_json_line<T: serde::Serialize>(path: &Path, record: &T) -> Result<()> {
-    let line = serde_json::to_vec(record).context("failed to serialize a log record")?;
+pub fn append_json_line<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), FileError> {
+    let line = serde_json::to_vec(record).map_err(FileError::SerializeRecord)?;
     append_line(path, &line)
 }
 
@@ -519,10 +652,8 @@ pub fn copy_new_hashed(source: &mut impl Read, target: &Path) -> io::Result<Dige
 }
 
 /// Size and SHA-256 of a file's current content (a FIFO or a folder is refused, not read).
-pub fn digest_file(path: &Path) -> Result<Digested> {
-    let mut file = open_state_file(path)?
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
-        .with_context(|| format!("`{}` does not exist", path.display()))?;
+pub fn digest_file(path: &Path) -> Result<Digested, FileError> {
+    let mut file = open_state_file(path)?.ok_or_else(|| missing(path))?;
     Ok(copy_hashed(&mut file, &mut io::sink())?)
 }
 
@@ -618,12 +749,36 @@ mod tests {
     fn an_io_kind_is_found_through_contexts_and_file_errors() {
         let full = || io::Error::from(io::ErrorKind::StorageFull);
         let kinds = [io::ErrorKind::StorageFull];
-        let held = anyhow::Error::from(FileError::Io(full())).context("failed to keep");
+        let held = FileError::CreateStateFolder(Box::new(FileError::Io(full())));
         assert!(is_io_kind(&held, &kinds));
-        let plain = Err::<(), _>(full()).context("failed to write").unwrap_err();
+        let plain = FileError::Append {
+            path: PathBuf::from("log"),
+            source: full(),
+        };
         assert!(is_io_kind(&plain, &kinds));
-        let locked = anyhow::Error::from(FileError::LockHeld(Duration::ZERO));
+        let bare = full();
+        assert!(is_io_kind(&bare, &kinds));
+        let locked = FileError::LockForAppend {
+            path: PathBuf::from("log"),
+            source: Box::new(FileError::LockHeld(Duration::ZERO)),
+        };
         assert!(!is_io_kind(&locked, &kinds));
+    }
+
+    #[test]
+    fn a_missing_file_says_so_with_the_file_systems_words() {
+        let dir = scratch("missing");
+        let path = dir.join("index.jsonl");
+        let error = open_unlinked_existing(&path, Access::Read).unwrap_err();
+        assert!(matches!(error, FileError::Missing { .. }), "{error}");
+        assert_eq!(
+            error.io_error().map(io::Error::kind),
+            Some(io::ErrorKind::NotFound)
+        );
+        assert_eq!(
+            crate::causes::Causes(&error).to_string(),
+            format!("`{}` does not exist: entity not found", path.display())
+        );
     }
 
     #[test]
@@ -634,10 +789,7 @@ mod tests {
         let lock = dir.join("usage.lock");
         if symlink_file(&elsewhere, &lock) {
             let error = open_lock_file(&lock).unwrap_err();
-            assert!(
-                matches!(error.downcast_ref(), Some(FileError::SymbolicLink(_))),
-                "{error:#}"
-            );
+            assert!(matches!(error, FileError::SymbolicLink(_)), "{error}");
         }
         // A plain lock file, even one left read-only, is opened and locked.
         let plain = dir.join("kept.lock");

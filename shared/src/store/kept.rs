@@ -320,7 +320,7 @@ fn collect_generations(
 
 /// Opens a kept file for reading: never through a symbolic link, never waiting on a FIFO,
 /// only a regular file ([`files::open_unlinked`]).
-pub fn open_no_follow(path: &Path) -> Result<fs_err::File> {
+pub fn open_no_follow(path: &Path) -> Result<fs_err::File, files::FileError> {
     files::open_unlinked_existing(path, Access::Read)
 }
 

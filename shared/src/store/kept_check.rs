@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::files::{self, Access};
 use super::kept::{GenerationIndex, KeptName};
 use super::running_hash::RunningHash;
+use crate::causes::Causes;
 
 /// What makes a generation one `restore` cannot give back (a member's `start` is its offset in
 /// the transcript); each message is the one `archives verify` prints.
@@ -247,7 +248,7 @@ fn check_members(
         Ok(opened) => opened,
         Err(error) => {
             problems.push(GenerationProblem::DataUnreadable {
-                error: format!("{error:#}"),
+                error: Causes(&error).to_string(),
             });
             return;
         }

@@ -12,11 +12,41 @@ use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 
 use crate::store::files::{self, Access, FileError};
+
+/// What went wrong reading or rotating a log and its parts (each variant's words are the ones a
+/// person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum LogError {
+    #[error("failed to list `{}`'s parts", .log.display())]
+    ListParts { log: PathBuf, source: io::Error },
+    /// Every attempt to read it overlapped a rotation.
+    #[error(
+        "`{}` was rotated again and again while it was read; try again",
+        .0.display()
+    )]
+    RotatedWhileRead(PathBuf),
+    #[error("failed to read `{}`", .log.display())]
+    Read { log: PathBuf, source: io::Error },
+    #[error("failed to rotate `{}`", .log.display())]
+    Rotate { log: PathBuf, source: io::Error },
+    #[error("failed to compress `{}`", .part.display())]
+    Compress { part: PathBuf, source: io::Error },
+    /// A file of the log, opened as a state file, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Anything else the file system said where no step is named.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
 
 /// When a log is rotated, and how many of its parts are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,11 +168,13 @@ const READ_ATTEMPTS: usize = 8;
 /// opened, a rotation made it a part meanwhile (listed, so it would be read twice), and the
 /// opening starts again; a rotation after that check makes a part of the log this has open,
 /// not listed: read once, as the log.
-pub fn open_log(log: &Path) -> Result<Option<LogReader>> {
+pub fn open_log(log: &Path) -> Result<Option<LogReader>, LogError> {
     for _ in 0..READ_ATTEMPTS {
         let live = files::open_state_file(log)?;
-        let listed =
-            parts(log).with_context(|| format!("failed to list `{}`'s parts", log.display()))?;
+        let listed = parts(log).map_err(|source| LogError::ListParts {
+            log: log.to_owned(),
+            source,
+        })?;
         if let Some(live) = &live
             && !crate::platform::identity::is_file_at(live.file(), log)
         {
@@ -170,10 +202,7 @@ pub fn open_log(log: &Path) -> Result<Option<LogReader>> {
             current: 0,
         }));
     }
-    Err(anyhow!(
-        "`{}` was rotated again and again while it was read; try again",
-        log.display()
-    ))
+    Err(LogError::RotatedWhileRead(log.to_owned()))
 }
 
 /// A part's reader: its compressed file, else its plain one (a rotation's compression not done
@@ -194,21 +223,24 @@ fn open_part(log: &Path, part: &Part) -> Result<Option<Box<dyn Read + Send>>, Fi
 }
 
 /// Every byte of the log's parts and the log, oldest first; `None` when none exists.
-pub fn read_log(log: &Path) -> Result<Option<Vec<u8>>> {
+pub fn read_log(log: &Path) -> Result<Option<Vec<u8>>, LogError> {
     let Some(mut reader) = open_log(log)? else {
         return Ok(None);
     };
     let mut bytes = Vec::new();
     reader
         .read_to_end(&mut bytes)
-        .with_context(|| format!("failed to read `{}`", log.display()))?;
+        .map_err(|source| LogError::Read {
+            log: log.to_owned(),
+            source,
+        })?;
     Ok(Some(bytes))
 }
 
 /// The last `length` bytes of the log's stream (fewer when it holds fewer): the log's own end,
 /// and when the log holds less (it was just rotated), the newest part's end before it. Reads
 /// `length` bytes of the log, whatever its size, and a part only when the log is short.
-pub fn read_tail(log: &Path, length: u64) -> Result<Vec<u8>> {
+pub fn read_tail(log: &Path, length: u64) -> Result<Vec<u8>, LogError> {
     let mut tail = Vec::new();
     if let Some(mut live) = files::open_state_file(log)? {
         let size = live.metadata()?.len();
@@ -247,7 +279,11 @@ pub fn read_tail(log: &Path, length: u64) -> Result<Vec<u8>> {
 /// Rotates `log` when it holds more than `limit.bytes` (one `lstat` when it does not):
 /// [`rename_if_over`], then [`finish_parts`] with the writers' lock released. Returns the new
 /// part's number when it rotated.
-pub fn rotate_if_over(log: &Path, limit: LogLimit, writers: Writers) -> Result<Option<u32>> {
+pub fn rotate_if_over(
+    log: &Path,
+    limit: LogLimit,
+    writers: Writers,
+) -> Result<Option<u32>, LogError> {
     let Some(number) = rename_if_over(log, limit, writers)? else {
         return Ok(None);
     };
@@ -260,7 +296,11 @@ pub fn rotate_if_over(log: &Path, limit: LogLimit, writers: Writers) -> Result<O
 /// for at most half a second, else the rotation is left to the next run), or the one the
 /// caller holds. Returns the part's number when it renamed; the part is then compressed by
 /// [`finish_parts`] (until then, readers read it as it is).
-pub fn rename_if_over(log: &Path, limit: LogLimit, writers: Writers) -> Result<Option<u32>> {
+pub fn rename_if_over(
+    log: &Path,
+    limit: LogLimit,
+    writers: Writers,
+) -> Result<Option<u32>, LogError> {
     let limit = limit.in_force();
     match fs_err::symlink_metadata(log) {
         Ok(metadata) if metadata.is_file() && metadata.len() > limit.bytes => {}
@@ -288,13 +328,15 @@ pub fn rename_if_over(log: &Path, limit: LogLimit, writers: Writers) -> Result<O
 }
 
 /// Renames the log to the next part's plain name, if it is still past its limit.
-fn rename_to_part(log: &Path, limit: LogLimit) -> Result<Option<u32>> {
+fn rename_to_part(log: &Path, limit: LogLimit) -> Result<Option<u32>, LogError> {
     if fs_err::symlink_metadata(log).map_or(true, |metadata| metadata.len() <= limit.bytes) {
         return Ok(None);
     }
     let number = parts(log)?.last().map_or(1, |part| part.number + 1);
-    fs_err::rename(log, plain_path(log, number))
-        .with_context(|| format!("failed to rotate `{}`", log.display()))?;
+    fs_err::rename(log, plain_path(log, number)).map_err(|source| LogError::Rotate {
+        log: log.to_owned(),
+        source,
+    })?;
     if let Some(folder) = log.parent() {
         files::sync_dir(folder);
     }
@@ -303,7 +345,7 @@ fn rename_to_part(log: &Path, limit: LogLimit) -> Result<Option<u32>> {
 
 /// Compresses every part not compressed yet (removing a plain part whose compressed one is
 /// whole), then removes the parts past `limit.parts_kept`, oldest first.
-pub fn finish_parts(log: &Path, limit: LogLimit) -> Result<()> {
+pub fn finish_parts(log: &Path, limit: LogLimit) -> Result<(), LogError> {
     let listed = parts(log)?;
     for part in &listed {
         let plain = plain_path(log, part.number);
@@ -326,13 +368,13 @@ pub fn finish_parts(log: &Path, limit: LogLimit) -> Result<()> {
 
 /// Writes `plain`'s bytes gzip-compressed to `compressed`: in a temporary sibling (0600),
 /// synced, then renamed into place, so that a compressed part exists whole or not at all.
-fn compress(plain: &Path, compressed: &Path) -> Result<()> {
+fn compress(plain: &Path, compressed: &Path) -> Result<(), LogError> {
     let Some(mut source) = files::open_unlinked(plain, Access::Read)? else {
         // Compressed and removed by another rotation meanwhile.
         return Ok(());
     };
     let temp = files::temp_sibling(compressed);
-    let written = (|| -> Result<()> {
+    let written = (|| -> io::Result<()> {
         let target = files::create_new_file(&temp, files::PRIVATE_FILE_MODE)?;
         let mut encoder = GzEncoder::new(io::BufWriter::new(target), flate2::Compression::new(6));
         // A line a runtime appended without the lock (`provenance.md`), through a file it opened
@@ -353,7 +395,10 @@ fn compress(plain: &Path, compressed: &Path) -> Result<()> {
     if written.is_err() {
         let _ = fs_err::remove_file(&temp);
     }
-    written.with_context(|| format!("failed to compress `{}`", plain.display()))
+    written.map_err(|source| LogError::Compress {
+        part: plain.to_owned(),
+        source,
+    })
 }
 
 #[cfg(test)]

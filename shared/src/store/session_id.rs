@@ -2,10 +2,31 @@
 
 use std::fmt;
 
-use anyhow::{Result, bail};
-
 /// The longest session id we accept.
 const MAX_LENGTH: usize = 128;
+
+/// Why a text is not a session id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionIdError {
+    /// Nothing at all.
+    #[error("session id is empty")]
+    Empty,
+    /// Longer than [`MAX_LENGTH`] bytes.
+    #[error("session id is longer than {MAX_LENGTH} characters")]
+    TooLong,
+    /// A character a folder name may not safely hold (`/`, `.`, a space, a letter not ASCII).
+    #[error(
+        "session id `{}` contains {character:?}; only letters, digits, `-` and `_` are allowed",
+        .id.escape_debug()
+    )]
+    Character {
+        /// The text refused.
+        id: String,
+        /// The first character refused in it.
+        character: char,
+    },
+}
 
 /// A session id that is safe to use as a single path component: 1 to 128 characters of
 /// `[A-Za-z0-9_-]`. Anything else (`../x`, `/`, an empty string) is refused.
@@ -14,21 +35,21 @@ pub struct SessionId(String);
 
 impl SessionId {
     /// Checks `text` and wraps it.
-    pub fn parse(text: &str) -> Result<Self> {
+    pub fn parse(text: &str) -> Result<Self, SessionIdError> {
         if text.is_empty() {
-            bail!("session id is empty");
+            return Err(SessionIdError::Empty);
         }
         if text.len() > MAX_LENGTH {
-            bail!("session id is longer than {MAX_LENGTH} characters");
+            return Err(SessionIdError::TooLong);
         }
-        if let Some(bad) = text
+        if let Some(character) = text
             .chars()
             .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
         {
-            bail!(
-                "session id `{}` contains {bad:?}; only letters, digits, `-` and `_` are allowed",
-                text.escape_debug()
-            );
+            return Err(SessionIdError::Character {
+                id: text.to_owned(),
+                character,
+            });
         }
         Ok(Self(text.to_owned()))
     }

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::store::files::FileError;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 
@@ -87,13 +87,31 @@ pub enum SidecarLine {
     RuntimeInterruptMark(RuntimeMark),
 }
 
+/// Why a mark was not appended to the sidecar.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SidecarError {
+    /// The session's folder could not be made.
+    #[error(transparent)]
+    SessionFolder(FileError),
+    /// The append itself failed.
+    #[error("failed to append the mark to the provenance sidecar")]
+    Append(#[source] FileError),
+}
+
 /// Appends a runtime mark to a session's sidecar (creating the session folder) and returns the
 /// sidecar's path.
-pub fn append_mark(state: &StateDir, session: &SessionId, mark: &RuntimeMark) -> Result<PathBuf> {
-    state.ensure_session_dir(session)?;
+pub fn append_mark(
+    state: &StateDir,
+    session: &SessionId,
+    mark: &RuntimeMark,
+) -> Result<PathBuf, SidecarError> {
+    state
+        .ensure_session_dir(session)
+        .map_err(SidecarError::SessionFolder)?;
     let path = state.sidecar(session);
     crate::store::files::append_json_line(&path, &SidecarLine::RuntimeInterruptMark(mark.clone()))
-        .context("failed to append the mark to the provenance sidecar")?;
+        .map_err(SidecarError::Append)?;
     Ok(path)
 }
 

@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-
 use crate::store::env_vars;
 use crate::store::files::{self, FileError};
 use crate::store::session_id::SessionId;
@@ -16,7 +14,7 @@ pub struct StateDir {
 
 impl StateDir {
     /// Finds the state folder from the environment. It is not created here.
-    pub fn locate() -> Result<Self> {
+    pub fn locate() -> Result<Self, FileError> {
         if let Some(home) = non_empty_var(env_vars::CTXHOOKS_HOME) {
             return Ok(Self::at(PathBuf::from(home)));
         }
@@ -34,8 +32,9 @@ impl StateDir {
     }
 
     /// Creates the folder (mode 0700) if it does not exist yet.
-    pub fn ensure(&self) -> Result<()> {
-        files::create_private_dir_all(&self.root).context("failed to create the state folder")
+    pub fn ensure(&self) -> Result<(), FileError> {
+        files::create_private_dir_all(&self.root)
+            .map_err(|error| FileError::CreateStateFolder(Box::new(error)))
     }
 
     /// One session's folder: `<state>/sessions/<session id>`. Not created here.
@@ -44,9 +43,10 @@ impl StateDir {
     }
 
     /// Creates one session's folder (mode 0700) and returns it.
-    pub fn ensure_session_dir(&self, session: &SessionId) -> Result<PathBuf> {
+    pub fn ensure_session_dir(&self, session: &SessionId) -> Result<PathBuf, FileError> {
         let dir = self.session_dir(session);
-        files::create_private_dir_all(&dir).context("failed to create the session folder")?;
+        files::create_private_dir_all(&dir)
+            .map_err(|error| FileError::CreateSessionFolder(Box::new(error)))?;
         Ok(dir)
     }
 
@@ -65,30 +65,27 @@ impl StateDir {
     /// with mode 0700, and refuses any of them, existing or not, that is a symbolic link: what
     /// is kept never leaves the state folder through a link. The state folder itself may be one
     /// (a user may well keep it on another disk).
-    pub fn ensure_real_dir(&self, path: &Path) -> Result<()> {
-        let relative = path.strip_prefix(&self.root).with_context(|| {
-            format!(
-                "`{}` is not inside the state folder `{}`",
-                path.display(),
-                self.root.display()
-            )
-        })?;
+    pub fn ensure_real_dir(&self, path: &Path) -> Result<(), FileError> {
+        let relative =
+            path.strip_prefix(&self.root)
+                .map_err(|source| FileError::OutsideStateFolder {
+                    path: path.to_owned(),
+                    root: self.root.clone(),
+                    source,
+                })?;
         self.ensure()?;
         let mut current = self.root.clone();
         for component in relative.components() {
             let std::path::Component::Normal(part) = component else {
-                bail!(
-                    "`{}` is not a plain path inside the state folder",
-                    path.display()
-                );
+                return Err(FileError::NotPlainPath(path.to_owned()));
             };
             current.push(part);
             match files::present(fs_err::symlink_metadata(&current))? {
                 Some(metadata) if crate::platform::open::is_link(&metadata) => {
-                    return Err(FileError::LinkOutOfStateFolder(current).into());
+                    return Err(FileError::LinkOutOfStateFolder(current));
                 }
                 Some(metadata) if metadata.is_dir() => {}
-                Some(_) => bail!("`{}` is not a folder", current.display()),
+                Some(_) => return Err(FileError::NotAFolder(current)),
                 None => files::create_private_dir_all(&current)?,
             }
         }
@@ -96,13 +93,13 @@ impl StateDir {
     }
 
     /// The ids of every session that has a folder, sorted.
-    pub fn session_ids(&self) -> Result<Vec<SessionId>> {
+    pub fn session_ids(&self) -> Result<Vec<SessionId>, FileError> {
         let dir = self.sessions_dir();
         if !dir.exists() {
             return Ok(Vec::new());
         }
         let mut ids = Vec::new();
-        for entry in fs_err::read_dir(&dir).context("failed to list sessions")? {
+        for entry in fs_err::read_dir(&dir).map_err(FileError::ListSessions)? {
             let entry = entry?;
             if let Some(name) = entry.file_name().to_str()
                 && let Ok(id) = SessionId::parse(name)
@@ -188,13 +185,13 @@ paths! {
 }
 
 /// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
-pub fn claude_config_dir() -> Result<PathBuf> {
+pub fn claude_config_dir() -> Result<PathBuf, FileError> {
     if let Some(dir) = non_empty_var(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir));
     }
     match non_empty_var(env_vars::HOME) {
         Some(home) => Ok(PathBuf::from(home).join(".claude")),
-        None => bail!("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR` nor `HOME` is set"),
+        None => Err(FileError::NoHome),
     }
 }
 

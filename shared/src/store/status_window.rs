@@ -9,10 +9,9 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::store::files;
+use crate::store::files::{self, FileError};
 
 /// Version of the file's layout: 2 holds a list of models (1 held one model, and is still read).
 pub const STATUS_WINDOW_SCHEMA: u32 = 2;
@@ -94,7 +93,7 @@ impl StatusWindow {
         model: &str,
         window_tokens: u64,
         may_write: impl FnOnce() -> bool,
-    ) -> Result<()> {
+    ) -> Result<(), FileError> {
         if window_tokens == 0 || model.is_empty() || model.chars().count() > MAX_MODEL_CHARS {
             return Ok(());
         }
@@ -117,7 +116,7 @@ impl StatusWindow {
         if let Some(folder) = path.parent() {
             files::create_private_dir_all(folder)?;
         }
-        let bytes = serde_json::to_vec(&window).context("failed to encode the status window")?;
+        let bytes = serde_json::to_vec(&window).map_err(FileError::EncodeStatusWindow)?;
         files::write_atomic(path, &bytes, 0o600)
     }
 }

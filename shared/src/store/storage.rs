@@ -9,13 +9,56 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
+
+/// What went wrong measuring or deleting ctxhooks' own storage, or reading the limits set on it
+/// (`config.json`, `config.rs`); each variant's words are the ones a person reads.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum StorageError {
+    #[error("failed to delete `{}`", .path.display())]
+    Delete {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A size whose number is no number.
+    #[error("`{text}` is not a size (such as `20 GB` or `500MiB`)")]
+    NotASize {
+        text: String,
+        source: std::num::ParseFloatError,
+    },
+    /// A size whose unit is none of [`parse_size`]'s.
+    #[error("`{unit}` in `{text}` is not a unit of size (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)")]
+    NotAUnit { unit: String, text: String },
+    /// A size negative, or past what 64 bits count.
+    #[error("`{text}` is not a size ctxhooks can count")]
+    Uncountable { text: String },
+    #[error("failed to read `{}`", .path.display())]
+    ReadConfig { path: PathBuf, source: FileError },
+    /// `config.json` is not JSON, or holds a key ctxhooks does not know.
+    #[error("`{}` is not a valid ctxhooks configuration", .path.display())]
+    InvalidConfig {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// `storage.kept_older_than_days` is 0.
+    #[error("`storage.kept_older_than_days` must be at least 1")]
+    NoDays,
+    #[error("`storage.max_size` is not a size")]
+    MaxSize(#[source] Box<StorageError>),
+    /// The state folder's files (its lock, its stamp, its sessions), where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
 
 /// The folders of a session's record that hold transcript bytes: its kept copies, its snapshots
 /// (which point into the kept copies) and the files `restore --force` kept apart. Deleting a
@@ -174,7 +217,7 @@ impl StateStorage {
 }
 
 /// Measures the whole state folder.
-pub fn measure_state(state: &StateDir) -> Result<StateStorage> {
+pub fn measure_state(state: &StateDir) -> Result<StateStorage, FileError> {
     let mut storage = StateStorage::default();
     for entry in fs_err::read_dir(state.root())
         .into_iter()
@@ -330,7 +373,7 @@ pub struct PruneRecord {
 /// folder (under the kept copies' lock when it can be had, so that no hook is writing them), then
 /// removed; a removal stopped part way leaves a `.pruning-…` folder in the sessions folder,
 /// which the next prune removes. A folder already gone is no error. Returns the bytes deleted.
-pub fn delete(state: &StateDir, session: &SessionId, scope: Scope) -> Result<u64> {
+pub fn delete(state: &StateDir, session: &SessionId, scope: Scope) -> Result<u64, StorageError> {
     remove_leftovers(state);
     let folder = state.session_dir(session);
     let targets: Vec<(PathBuf, &str)> = match scope {
@@ -356,8 +399,12 @@ pub fn delete(state: &StateDir, session: &SessionId, scope: Scope) -> Result<u64
             "{PRUNING_PREFIX}{session}-{label}-{}",
             std::process::id()
         ));
-        let moved = files::present(fs_err::rename(&target, &aside))
-            .with_context(|| format!("failed to delete `{}`", target.display()))?;
+        let moved = files::present(fs_err::rename(&target, &aside)).map_err(|source| {
+            StorageError::Delete {
+                path: target.clone(),
+                source,
+            }
+        })?;
         if moved.is_some() {
             renamed.push(aside);
         }
@@ -387,33 +434,37 @@ fn remove_leftovers(state: &StateDir) {
     }
 }
 
-fn remove_all(path: &Path) -> Result<()> {
+fn remove_all(path: &Path) -> Result<(), StorageError> {
     let removed = if fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir()) {
         fs_err::remove_dir_all(path)
     } else {
         fs_err::remove_file(path)
     };
-    files::present(removed).with_context(|| format!("failed to delete `{}`", path.display()))?;
+    files::present(removed).map_err(|source| StorageError::Delete {
+        path: path.to_owned(),
+        source,
+    })?;
     Ok(())
 }
 
 /// Appends `record` to `<state>/pruned.jsonl`.
-pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<()> {
+pub fn record_prune(state: &StateDir, record: &PruneRecord) -> Result<(), FileError> {
     files::append_json_line(&state.prune_log(), record)
 }
 
 /// A size as a person writes it: a number of bytes, or a number with a unit (`kB`, `MB`, `GB`,
 /// `TB`, powers of 1000; `KiB`, `MiB`, `GiB`, `TiB`, powers of 1024; `K`, `M`, `G`, `T` as the
 /// decimal ones; `B`), a space allowed between, case ignored.
-pub fn parse_size(text: &str) -> Result<u64> {
+pub fn parse_size(text: &str) -> Result<u64, StorageError> {
     let trimmed = text.trim();
     let split = trimmed
         .find(|character: char| !(character.is_ascii_digit() || character == '.'))
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
-    let number: f64 = number
-        .parse()
-        .with_context(|| format!("`{text}` is not a size (such as `20 GB` or `500MiB`)"))?;
+    let number: f64 = number.parse().map_err(|source| StorageError::NotASize {
+        text: text.to_owned(),
+        source,
+    })?;
     let factor: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kb" => 1e3,
@@ -424,13 +475,18 @@ pub fn parse_size(text: &str) -> Result<u64> {
         "mib" => 1024.0 * 1024.0,
         "gib" => 1024.0 * 1024.0 * 1024.0,
         "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        other => anyhow::bail!(
-            "`{other}` in `{text}` is not a unit of size (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"
-        ),
+        other => {
+            return Err(StorageError::NotAUnit {
+                unit: other.to_owned(),
+                text: text.to_owned(),
+            });
+        }
     };
     let bytes = number * factor;
     if !bytes.is_finite() || !(0.0..1.8e19).contains(&bytes) {
-        anyhow::bail!("`{text}` is not a size ctxhooks can count");
+        return Err(StorageError::Uncountable {
+            text: text.to_owned(),
+        });
     }
     #[expect(
         clippy::cast_possible_truncation,

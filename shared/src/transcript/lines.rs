@@ -4,22 +4,21 @@
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 
-use anyhow::{Context, Result};
-
 use crate::store::files;
+use crate::transcript::file::TranscriptError;
 
 /// How many bytes before the offset the fingerprint covers.
 pub const FINGERPRINT_BYTES: u64 = 4096;
 
 /// SHA-256 (hex) of the up to [`FINGERPRINT_BYTES`] bytes just before `offset`.
-pub fn fingerprint_before(file: &mut fs_err::File, offset: u64) -> Result<String> {
+pub fn fingerprint_before(file: &mut fs_err::File, offset: u64) -> Result<String, TranscriptError> {
     let start = offset.saturating_sub(FINGERPRINT_BYTES);
     file.seek(SeekFrom::Start(start))
-        .context("failed to seek in the transcript")?;
+        .map_err(TranscriptError::Seek)?;
     let length = usize::try_from(offset - start).unwrap_or(0);
     let mut bytes = vec![0u8; length];
     file.read_exact(&mut bytes)
-        .context("failed to read the bytes before the cursor")?;
+        .map_err(TranscriptError::ReadBeforeCursor)?;
     Ok(files::sha256_hex(&bytes))
 }
 
@@ -49,9 +48,9 @@ pub fn read_bounded_lines(
     take_unterminated: bool,
     max_line: usize,
     mut each: impl FnMut(u64, &[u8]),
-) -> Result<LinesRead> {
+) -> Result<LinesRead, TranscriptError> {
     file.seek(SeekFrom::Start(offset))
-        .context("failed to seek in the transcript")?;
+        .map_err(TranscriptError::Seek)?;
     // Nothing past `until` is read: a file that keeps growing while it is read must not keep
     // the reader going, and one run reads a bounded amount.
     let window = (&mut *file).take(until.saturating_sub(offset));
@@ -91,7 +90,7 @@ pub fn split_lines(
     take_unterminated: bool,
     max_line: usize,
     each: impl FnMut(Line<'_>) -> ControlFlow<()>,
-) -> Result<LinesRead> {
+) -> Result<LinesRead, TranscriptError> {
     split_lines_by(
         READ_BUFFER,
         reader,
@@ -109,7 +108,7 @@ pub fn split_opening_lines(
     reader: impl Read,
     max_line: usize,
     each: impl FnMut(Line<'_>) -> ControlFlow<()>,
-) -> Result<LinesRead> {
+) -> Result<LinesRead, TranscriptError> {
     split_lines_by(OPENING_READ_BUFFER, reader, 0, false, max_line, each)
 }
 
@@ -120,7 +119,7 @@ fn split_lines_by(
     take_unterminated: bool,
     max_line: usize,
     mut each: impl FnMut(Line<'_>) -> ControlFlow<()>,
-) -> Result<LinesRead> {
+) -> Result<LinesRead, TranscriptError> {
     let mut reader = BufReader::with_capacity(capacity, reader);
     let mut read = LinesRead {
         offset,
@@ -141,7 +140,7 @@ fn split_lines_by(
         })
     };
     loop {
-        let buffer = reader.fill_buf().context("failed to read the transcript")?;
+        let buffer = reader.fill_buf().map_err(TranscriptError::Read)?;
         if buffer.is_empty() {
             if take_unterminated && line_length > 0 {
                 // The last line: whether `each` would go on changes nothing.
@@ -203,7 +202,7 @@ mod tests {
         offset: u64,
         take_unterminated: bool,
         each: impl FnMut(u64, &[u8]),
-    ) -> Result<u64> {
+    ) -> Result<u64, TranscriptError> {
         read_bounded_lines(
             file,
             offset,

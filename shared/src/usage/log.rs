@@ -165,6 +165,7 @@ pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<
         SESSION_LOG_LIMIT,
         rotation::Writers::CallerHoldsTheirLock,
     )
+    .map_err(anyhow::Error::from)
     .and_then(|renamed| {
         if renamed.is_some() {
             let cursor_path = state.cursor_file(session);

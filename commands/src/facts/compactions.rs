@@ -69,6 +69,44 @@ impl Compaction {
     }
 }
 
+/// Compactions by what they rest on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CompactionCounts {
+    /// All of them.
+    pub total: usize,
+    /// Proven by a record.
+    pub structural: usize,
+    /// The shape of one, from the CLI's compaction zone.
+    pub heuristic_high: usize,
+    /// The shape of one, far below the zone.
+    pub heuristic_low: usize,
+    /// Trigger `auto`.
+    pub automatic: usize,
+    /// Trigger `manual`.
+    pub manual: usize,
+}
+
+impl CompactionCounts {
+    /// `compactions` counted.
+    pub fn of(compactions: &[Compaction]) -> Self {
+        let mut counts = Self::default();
+        for compaction in compactions {
+            counts.total += 1;
+            match (compaction.basis, compaction.confidence) {
+                (Basis::Structural, _) => counts.structural += 1,
+                (_, Some(Confidence::High)) => counts.heuristic_high += 1,
+                _ => counts.heuristic_low += 1,
+            }
+            match compaction.trigger {
+                Some(Trigger::Auto) => counts.automatic += 1,
+                Some(Trigger::Manual) => counts.manual += 1,
+                _ => {}
+            }
+        }
+        counts
+    }
+}
+
 /// Main-chain requests after which an automatic `PreCompact` snapshot was taken with no
 /// compaction following: (request index, snapshot time).
 pub fn attempted_compactions(
@@ -82,7 +120,7 @@ pub fn attempted_compactions(
         .filter(|snapshot| snapshot.metadata.trigger.is_automatic())
         .filter(|snapshot| unmatched.contains(&snapshot.metadata.name))
         .filter_map(|snapshot| {
-            let taken = Time::parse(&snapshot.metadata.created_at);
+            let taken = snapshot.created.clone();
             let at = taken.instant()?;
             let index = chain.times.iter().rposition(|time| {
                 time.as_ref()
@@ -113,11 +151,11 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
         let full = boundaries.iter().filter(|(full, _)| *full);
         let before = compactions.len();
         compactions.extend(full.map(|(_, boundary)| Compaction {
-            trigger: boundary.trigger.clone(),
-            pre_tokens: boundary.pre_tokens,
-            post_tokens: boundary.post_tokens,
-            details: boundary.details.clone(),
-            ..structural(Time::of(boundary.time.as_deref()))
+            trigger: boundary.row.trigger.clone(),
+            pre_tokens: boundary.row.pre_tokens,
+            post_tokens: boundary.row.post_tokens,
+            details: boundary.row.details.clone(),
+            ..structural(boundary.time.clone())
         }));
         let summary_only = compactions.len() == before
             && chain

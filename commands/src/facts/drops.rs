@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::log::{SessionLog, TimelineItem};
+use super::log::{SessionLog, Timed, TimelineItem};
 use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
@@ -308,7 +308,7 @@ pub struct MainChain<'log> {
     /// `boundaries[i]`: compaction and micro-compaction boundaries between request `i - 1` and
     /// request `i` (`true` for a full compaction); one list more than requests, the last one
     /// after the last request.
-    pub boundaries: Vec<Vec<(bool, BoundaryRow)>>,
+    pub boundaries: Vec<Vec<(bool, Timed<BoundaryRow>)>>,
 }
 
 impl<'log> MainChain<'log> {
@@ -320,16 +320,16 @@ impl<'log> MainChain<'log> {
         let mut pending = Vec::new();
         for item in &log.timeline {
             match item {
-                TimelineItem::Request(row) if !row.sidechain => {
-                    chain.requests.push(Cow::Borrowed(row));
-                    chain.times.push(Time::of(row.time.as_deref()));
+                TimelineItem::Request(request) if !request.row.sidechain => {
+                    chain.requests.push(Cow::Borrowed(&request.row));
+                    chain.times.push(request.time.clone());
                     chain.boundaries.push(std::mem::take(&mut pending));
                 }
-                TimelineItem::Compaction(row) if !row.sidechain => {
-                    pending.push((true, row.clone()));
+                TimelineItem::Compaction(boundary) if !boundary.row.sidechain => {
+                    pending.push((true, boundary.clone()));
                 }
-                TimelineItem::MicroCompaction(row) if !row.sidechain => {
-                    pending.push((false, row.clone()));
+                TimelineItem::MicroCompaction(boundary) if !boundary.row.sidechain => {
+                    pending.push((false, boundary.clone()));
                 }
                 _ => {}
             }

@@ -53,7 +53,7 @@ pub fn match_snapshots(
     let mut used = vec![false; snapshots.len()];
     let taken: Vec<Option<DateTime<Utc>>> = snapshots
         .iter()
-        .map(|snapshot| Time::parse(&snapshot.metadata.created_at).instant())
+        .map(|snapshot| snapshot.created.instant())
         .collect();
     let mut matched = Vec::new();
     let mut without = Vec::new();
@@ -122,9 +122,9 @@ mod tests {
     use ctxhooks_shared::store::trigger::Trigger;
 
     fn snapshot(name: &str, created_at: &str, trigger: &str) -> SnapshotEntry {
-        SnapshotEntry {
-            path: PathBuf::from(name),
-            metadata: SnapshotMetadata {
+        SnapshotEntry::new(
+            PathBuf::from(name),
+            SnapshotMetadata {
                 schema: 1,
                 name: name.to_owned(),
                 session_id: "s".to_owned(),
@@ -137,7 +137,7 @@ mod tests {
                 files: Vec::new(),
                 skipped: Vec::new(),
             },
-        }
+        )
     }
 
     fn point(time: &str) -> Compaction {

@@ -11,7 +11,8 @@ use super::drops::{
     FallCause, MICRO_COMPACTION_MIN_SAVING, MainChain, Opening, THINKING_STRIPPED_ON_SWITCH,
     UndecidedReason,
 };
-use crate::time::{Time, seconds_between};
+use super::log::Timed;
+use crate::time::seconds_between;
 use ctxhooks_shared::store::usage_record::{BoundaryRow, CacheTtl, RequestMarker, UsageRow};
 use ctxhooks_shared::usage::threshold::{RuleTrigger, ThresholdInputs, rule_trigger};
 use ctxhooks_shared::version::ClaudeVersion;
@@ -34,10 +35,11 @@ impl Between<'_> {
         &self.chain.requests[self.after]
     }
 
-    fn boundaries(&self) -> impl Iterator<Item = &(bool, BoundaryRow)> {
+    fn boundaries(&self) -> impl Iterator<Item = (bool, &Timed<BoundaryRow>)> {
         self.chain.boundaries[self.before + 1..=self.after]
             .iter()
             .flatten()
+            .map(|(full, boundary)| (*full, boundary))
     }
 
     /// The CLI version of the request before.
@@ -175,16 +177,17 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
     };
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| *full) {
         let evidence = DropEvidence::CompactBoundary {
-            time: Time::of(boundary.time.as_deref()),
-            trigger: boundary.trigger.clone(),
-            pre_tokens: boundary.pre_tokens,
+            time: boundary.time.clone(),
+            trigger: boundary.row.trigger.clone(),
+            pre_tokens: boundary.row.pre_tokens,
         };
-        return with_boundary(DropClass::Compaction, evidence, boundary);
+        return with_boundary(DropClass::Compaction, evidence, &boundary.row);
     }
     if facts.markers.contains(&RequestMarker::CompactSummary) {
         return structural(DropClass::Compaction, DropEvidence::CompactSummary);
     }
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| !*full) {
+        let boundary = &boundary.row;
         let evidence = DropEvidence::MicrocompactBoundary {
             trigger: boundary.trigger.clone(),
             pre_tokens: boundary.pre_tokens,
@@ -396,8 +399,9 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
+    use crate::facts::drops::DEFAULT_MIN_DROP;
     use crate::test_support::usage_row;
-    use crate::usage::drops::DEFAULT_MIN_DROP;
+    use crate::time::Time;
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
 
@@ -612,7 +616,7 @@ mod tests {
         let mut with_boundary = chain(vec![row(120_000, 119_000, 0), row(80_000, 2_000, 1)]);
         with_boundary.boundaries[1].push((
             false,
-            BoundaryRow {
+            Timed::<BoundaryRow>::new(BoundaryRow {
                 time: None,
                 transcript: "t".into(),
                 uuid: None,
@@ -623,7 +627,7 @@ mod tests {
                 sidechain: false,
                 agent_id: None,
                 details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
-            },
+            }),
         ));
         let drops = classify_drops(
             &with_boundary,

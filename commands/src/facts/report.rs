@@ -1,6 +1,7 @@
 //! One session's report: requests, peak context, drops with their class and evidence,
 //! compactions matched with snapshots, the estimates, and warnings.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -10,16 +11,15 @@ use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate, ratio};
 use super::log::{SessionLog, SkippedLogLines};
-use super::snapshots::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
+use super::snapshot_check::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
+use super::tally::{NEAR_TRIGGER_RATIO, Tally};
 use super::warnings::{Warning, find_warnings};
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 use ctxhooks_shared::store::status_window::StatusWindow;
-use ctxhooks_shared::store::usage_record::{
-    ModelUsage, SkippedLinesRow, SourceRow, TokenUsage, UsageRow, add_by_model,
-};
+use ctxhooks_shared::store::usage_record::{SkippedLinesRow, SourceRow};
 use ctxhooks_shared::usage::threshold::{SettingsWindows, ThresholdEnvironment, ThresholdInputs};
 
 /// What the report is asked to assume.
@@ -82,25 +82,6 @@ impl ReportOptions {
     }
 }
 
-/// Token sums over every request (main chain and sub-agents), output the largest per request;
-/// `advisor` is the advisor's own tokens (its `advisor_message` iterations), by model: spent by
-/// another model than the session's, so not in the sums (ccusage lists them as that model's).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Totals {
-    #[serde(flatten)]
-    pub tokens: TokenUsage,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub advisor: Vec<ModelUsage>,
-}
-
-impl Totals {
-    /// Adds `more`'s sums (saturating).
-    pub fn add(&mut self, more: &Self) {
-        self.tokens = self.tokens.saturating_add(more.tokens);
-        add_by_model(&mut self.advisor, &more.advisor);
-    }
-}
-
 /// The largest main-chain context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Peak {
@@ -117,11 +98,9 @@ pub struct SessionReport {
     pub session_id: Option<String>,
     /// The transcripts the rows came from.
     pub transcripts: Vec<String>,
-    /// Requests (main chain and sub-agents).
-    pub requests: usize,
-    pub main_requests: usize,
-    pub sidechain_requests: usize,
-    pub totals: Totals,
+    /// Its requests and their tokens, its compactions, and whether it ran near its trigger.
+    #[serde(flatten)]
+    pub tally: Tally,
     /// The largest main-chain context.
     pub peak: Option<Peak>,
     /// Main-chain context per request, in order (for charts).
@@ -157,7 +136,6 @@ pub fn build_report(
     snapshots: Option<&[SnapshotEntry]>,
     options: &ReportOptions,
 ) -> SessionReport {
-    let rows: Vec<&UsageRow> = log.requests().collect();
     let chain = MainChain::of(log);
     let chained = |source: &&SourceRow| {
         chain
@@ -186,14 +164,17 @@ pub fn build_report(
     let estimates = estimate(&chain, &compactions, &inputs, &attempts);
     let warnings = find_warnings(&chain, &compactions, &check, &estimates);
     let mut transcripts: Vec<String> = Vec::new();
-    let mut totals = Totals::default();
-    for row in &rows {
+    let mut tally = Tally {
+        sessions: 1,
+        compactions: compactions.len(),
+        sessions_with_compaction: usize::from(!compactions.is_empty()),
+        ..Tally::default()
+    };
+    for row in log.requests() {
         if !transcripts.contains(&row.transcript) {
             transcripts.push(row.transcript.clone());
         }
-        // Saturating: a sum past u64 stays at its largest value instead of wrapping.
-        totals.tokens = totals.tokens.saturating_add(row.tokens);
-        add_by_model(&mut totals.advisor, &row.advisor_usage);
+        tally.add(row);
     }
     let peak = chain
         .requests
@@ -205,13 +186,10 @@ pub fn build_report(
             request: index + 1,
             time: chain.times[index].clone(),
         });
-    SessionReport {
+    let mut report = SessionReport {
         session_id: session_id.map(ToOwned::to_owned),
         transcripts,
-        requests: rows.len(),
-        main_requests: chain.requests.len(),
-        sidechain_requests: rows.len() - chain.requests.len(),
-        totals,
+        tally,
         peak,
         contexts: chain
             .requests
@@ -228,7 +206,9 @@ pub fn build_report(
         warnings,
         skipped_lines: log.skipped.clone(),
         skipped_log_lines: log.skipped_log_lines.clone(),
-    }
+    };
+    report.tally.sessions_near_trigger = usize::from(report.runs_near_trigger());
+    report
 }
 
 impl SessionReport {
@@ -239,13 +219,63 @@ impl SessionReport {
             self.estimates.trigger.tokens?,
         )
     }
+
+    /// Returns true if and only if the peak reached [`NEAR_TRIGGER_RATIO`] of T.
+    pub fn runs_near_trigger(&self) -> bool {
+        self.peak_to_trigger()
+            .is_some_and(|ratio| ratio >= NEAR_TRIGGER_RATIO)
+    }
+
+    /// The drops per class (by its name) and per basis (`structural`, `heuristic`, `none`).
+    pub fn drops_by_class_and_basis(&self) -> [BTreeMap<&'static str, usize>; 2] {
+        let (mut classes, mut bases) = (BTreeMap::new(), BTreeMap::new());
+        for drop in &self.drops {
+            *classes.entry(drop.class.into()).or_insert(0) += 1;
+            *bases.entry(drop.basis.into()).or_insert(0) += 1;
+        }
+        [classes, bases]
+    }
+
+    /// The context added by adjacent main-chain requests that both reported tokens and where it
+    /// rose with no compaction between them, and how many such steps there were.
+    pub fn growth(&self) -> Growth {
+        let mut growth = Growth::default();
+        for (index, pair) in self.contexts.windows(2).enumerate() {
+            // `next_request` numbers from 1: the request after the pair's first is `index + 2`.
+            let compacted = self
+                .compactions
+                .iter()
+                .any(|compaction| compaction.next_request == index + 2);
+            if pair[0] > 0 && pair[1] > pair[0] && !compacted {
+                growth.tokens += pair[1] - pair[0];
+                growth.steps += 1;
+            }
+        }
+        growth
+    }
+}
+
+/// How fast a session's main chain filled its context between compactions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Growth {
+    /// The context added by the main-chain requests that added some.
+    pub tokens: u64,
+    /// How many main-chain requests added context.
+    pub steps: u64,
+}
+
+impl Growth {
+    /// Tokens added per request that added some (mean).
+    pub fn per_request(self) -> Option<f64> {
+        ratio(self.tokens, self.steps)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::drops::{Basis, DropClass, DropEvidence};
     use crate::test_support::usage_row;
-    use crate::usage::drops::{Basis, DropClass, DropEvidence};
     use ctxhooks_shared::store::trigger::Trigger;
     use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
 
@@ -520,10 +550,7 @@ mod tests {
             files: Vec::new(),
             skipped: Vec::new(),
         };
-        let snapshots = [SnapshotEntry {
-            path: PathBuf::from("unused"),
-            metadata,
-        }];
+        let snapshots = [SnapshotEntry::new(PathBuf::from("unused"), metadata)];
         let log =
             SessionLog::from_records(scenario("a 150k/0, b1 auto@150k @00:00:00.000, bb 30k/30k"));
         let report = build_report(None, &log, Some(&snapshots), &ReportOptions::default());

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::compactions::Compaction;
 use super::drops::MainChain;
 use super::estimates::{ADVISOR_FACTOR, Estimates, growths};
-use super::snapshots::SnapshotCheck;
+use super::snapshot_check::SnapshotCheck;
 use crate::time::Time;
 
 /// Automatic compactions fewer than this many main-chain requests apart form a loop (when they

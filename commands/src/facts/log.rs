@@ -63,11 +63,33 @@ pub struct LogFile {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimelineItem {
     /// An API request.
-    Request(UsageRow),
+    Request(Timed<UsageRow>),
     /// A `compact_boundary`.
-    Compaction(BoundaryRow),
+    Compaction(Timed<BoundaryRow>),
     /// A `microcompact_boundary`.
-    MicroCompaction(BoundaryRow),
+    MicroCompaction(Timed<BoundaryRow>),
+}
+
+/// A row of the log with its `time` read once, when the log is built, for every view that
+/// compares or shows it (the row keeps the text as the hook wrote it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timed<T> {
+    pub row: T,
+    pub time: Option<Time>,
+}
+
+impl Timed<UsageRow> {
+    pub fn new(row: UsageRow) -> Self {
+        let time = Time::of(row.time.as_deref());
+        Self { row, time }
+    }
+}
+
+impl Timed<BoundaryRow> {
+    pub fn new(row: BoundaryRow) -> Self {
+        let time = Time::of(row.time.as_deref());
+        Self { row, time }
+    }
 }
 
 impl SessionLog {
@@ -78,8 +100,13 @@ impl SessionLog {
 
     /// Every request row, in order, without copying them.
     pub fn requests(&self) -> impl Iterator<Item = &UsageRow> {
+        self.timed_requests().map(|request| &request.row)
+    }
+
+    /// Every request row with its time, in order.
+    pub fn timed_requests(&self) -> impl Iterator<Item = &Timed<UsageRow>> {
         self.timeline.iter().filter_map(|item| match item {
-            TimelineItem::Request(row) => Some(row),
+            TimelineItem::Request(request) => Some(request),
             _ => None,
         })
     }
@@ -90,14 +117,30 @@ impl SessionLog {
         main.filter_map(|row| row.facts.version.clone()).last()
     }
 
+    /// The source of `transcript`, when the log read it.
+    pub fn source_of(&self, transcript: &str) -> Option<&SourceRow> {
+        self.sources
+            .iter()
+            .find(|source| source.transcript == transcript)
+    }
+
+    /// The first `cwd` any of its transcripts names.
+    pub fn first_cwd(&self) -> Option<&str> {
+        self.sources.iter().find_map(|source| source.cwd.as_deref())
+    }
+
     /// The time of the first request that has one.
     pub fn first_time(&self) -> Option<Time> {
-        Time::of(self.requests().find_map(|row| row.time.as_deref()))
+        self.timed_requests()
+            .find_map(|request| request.time.clone())
     }
 
     /// The time of the last request that has one.
     pub fn last_time(&self) -> Option<Time> {
-        Time::of(self.requests().filter_map(|row| row.time.as_deref()).last())
+        self.timed_requests()
+            .filter_map(|request| request.time.as_ref())
+            .last()
+            .cloned()
     }
 
     /// Drops what the log holds of `transcript` before its rescan: the hook rewrote the log
@@ -109,9 +152,9 @@ impl SessionLog {
         boundary_seen: &mut FxHashSet<String>,
     ) {
         let of_transcript = |item: &TimelineItem| match item {
-            TimelineItem::Request(row) => row.transcript == transcript,
-            TimelineItem::Compaction(row) | TimelineItem::MicroCompaction(row) => {
-                row.transcript == transcript
+            TimelineItem::Request(request) => request.row.transcript == transcript,
+            TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) => {
+                boundary.row.transcript == transcript
             }
         };
         if !self.timeline.iter().any(of_transcript) {
@@ -120,8 +163,8 @@ impl SessionLog {
         self.timeline.retain(|item| !of_transcript(item));
         request_index.clear();
         for (index, item) in self.timeline.iter().enumerate() {
-            if let TimelineItem::Request(row) = item {
-                request_index.insert(row.key.clone(), index);
+            if let TimelineItem::Request(request) = item {
+                request_index.insert(request.row.key.clone(), index);
             }
         }
         boundary_seen.retain(|seen| !seen.starts_with(&format!("{transcript}:")));
@@ -140,7 +183,9 @@ impl SessionLog {
             match record {
                 UsageRecord::Request(row) => {
                     if let Some(&index) = request_index.get(&row.key) {
-                        if let TimelineItem::Request(known) = &mut log.timeline[index] {
+                        if let TimelineItem::Request(request) = &mut log.timeline[index] {
+                            request.time = Time::of(row.time.as_deref());
+                            let known = &mut request.row;
                             let earlier = std::mem::replace(known, row);
                             let output = &mut known.tokens.output_tokens;
                             *output = (*output).max(earlier.tokens.output_tokens);
@@ -156,7 +201,8 @@ impl SessionLog {
                         }
                     } else {
                         request_index.insert(row.key.clone(), log.timeline.len());
-                        log.timeline.push(TimelineItem::Request(row));
+                        log.timeline
+                            .push(TimelineItem::Request(Timed::<UsageRow>::new(row)));
                     }
                 }
                 UsageRecord::CompactBoundary(row) | UsageRecord::MicrocompactBoundary(row)
@@ -164,10 +210,14 @@ impl SessionLog {
                         !boundary_seen.insert(format!("{}:{uuid}", row.transcript))
                     }) => {}
                 UsageRecord::CompactBoundary(row) => {
-                    log.timeline.push(TimelineItem::Compaction(row));
+                    log.timeline
+                        .push(TimelineItem::Compaction(Timed::<BoundaryRow>::new(row)));
                 }
                 UsageRecord::MicrocompactBoundary(row) => {
-                    log.timeline.push(TimelineItem::MicroCompaction(row));
+                    log.timeline
+                        .push(TimelineItem::MicroCompaction(Timed::<BoundaryRow>::new(
+                            row,
+                        )));
                 }
                 UsageRecord::Rescan(row) => {
                     log.forget_transcript(&row.transcript, &mut request_index, &mut boundary_seen);
@@ -299,5 +349,26 @@ mod tests {
         let keys: Vec<&str> = log.requests().map(|row| row.key.as_str()).collect();
         assert_eq!(keys, ["other", "kept", "new"]);
         assert_eq!(log.rows()[1].tokens.cache_creation_input_tokens, 2);
+    }
+
+    #[test]
+    fn a_request_written_again_takes_its_new_time_read_once() {
+        let at = |time: &str| Some(time.to_owned());
+        let log = SessionLog::from_records([
+            UsageRecord::Request(usage_row("a", at("2026-01-01T00:00:00Z"), 1, 0)),
+            UsageRecord::Request(usage_row("b", None, 1, 0)),
+            UsageRecord::Request(usage_row("a", at("2026-01-01T00:00:09+01:00"), 1, 0)),
+        ]);
+        let times: Vec<Option<&str>> = log
+            .timed_requests()
+            .map(|request| request.time.as_ref().map(Time::text))
+            .collect();
+        assert_eq!(times, [Some("2026-01-01T00:00:09+01:00"), None]);
+        let first = log.first_time().and_then(|time| time.instant());
+        assert_eq!(
+            first.map(|at| at.to_rfc3339()),
+            Some("2025-12-31T23:00:09+00:00".into())
+        );
+        assert_eq!(log.last_time(), log.first_time());
     }
 }
