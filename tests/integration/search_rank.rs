@@ -231,6 +231,41 @@ fn any_of_the_words_only_when_nothing_held_them_all() {
         .success();
 }
 
+/// One word of three misspelt: the message holding the other two comes first, said as such, even
+/// when BM25 prefers a short one holding one of them again and again.
+#[test]
+fn with_a_word_misspelt_the_messages_holding_all_the_others_come_first() {
+    let world = world_with(
+        "search-rank-misspelt",
+        &[
+            user(
+                "u1",
+                "2026-11-01T10:00:00.000Z",
+                "we talked about the walrus migration plan at length yesterday, with the whole \
+                 team, and agreed on nothing in particular",
+            ),
+            assistant("a1", "2026-11-01T10:00:01.000Z", "walrus walrus walrus"),
+        ],
+    );
+    let written = search(&world, &["walrus OR migartion OR plan"]);
+    assert_eq!(written["results"][0]["role"], "assistant", "{written:#}");
+    let misspelt = search(&world, &["walrus migartion plan"]);
+    assert_eq!(
+        ranked(&misspelt),
+        [pair("user", "any"), pair("assistant", "any")],
+        "{misspelt:#}"
+    );
+    assert_eq!(
+        misspelt["results"][0]["why"],
+        "holds all the words but one (or words they begin) within 10 words of each other; none \
+         held all"
+    );
+    assert_eq!(
+        misspelt["results"][1]["why"],
+        "holds some of the words or words they begin; none held all"
+    );
+}
+
 /// Quotes, `OR`, `AND`, `NOT` and the filters keep their meaning: a query with operators runs as
 /// written, a quoted phrase is never split or widened unasked, and a query of either that finds
 /// nothing offers its words instead.

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::database::{self, Database, is_damage};
 use super::find::{Filters, Finding, Hit, find};
 use super::progress::Progress;
-use super::query::{NEAR_DISTANCE, Query, Tier, parse};
+use super::query::{Query, Tier, parse};
 use super::role::Role;
 use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
@@ -145,23 +145,19 @@ fn search_in(
     let Updated {
         bytes, messages, ..
     } = update(&database.connection, sources, progress)?;
-    let Finding { hits, widened } =
-        find(&database.connection, query, &request.filters, request.limit)?;
+    let Finding {
+        tiers,
+        hits,
+        widened,
+    } = find(&database.connection, query, &request.filters, request.limit)?;
     let places = places(sources);
     let mut snippets = Snippets::new(&database.connection, state);
-    let tiers = query.tiers();
     let mut results = Vec::new();
     // Each tier's hits are marked with its own expression (a prefix matched in `any` is marked).
     for chunk in hits.chunk_by(|(one, _), (other, _)| one == other) {
-        let tier = chunk[0].0;
+        let tier = &tiers[chunk[0].0];
         let marking = Query {
-            expression: tiers
-                .iter()
-                .find(|candidate| candidate.tier == tier)
-                .map_or_else(
-                    || query.expression.clone(),
-                    |found| found.expression.clone(),
-                ),
+            expression: tier.expression.clone(),
             ..query.clone()
         };
         let chunk_hits: Vec<Hit> = chunk.iter().map(|(_, hit)| hit.clone()).collect();
@@ -169,7 +165,14 @@ fn search_in(
         for (hit, snippet) in chunk_hits.into_iter().zip(marked) {
             let (snippet, origin) = snippet.unwrap_or((Snippet::default(), Origin::Live));
             let next = next_commands(&hit, places.get(hit.session.as_str()), query);
-            results.push(found(tier, why(tier, query), hit, snippet, origin, next));
+            results.push(found(
+                tier.tier,
+                tier.why.clone(),
+                hit,
+                snippet,
+                origin,
+                next,
+            ));
         }
     }
     let widened = match widened {
@@ -192,20 +195,6 @@ fn search_in(
         indexed_messages: messages,
         problems: Vec::new(),
     })
-}
-
-/// Why a match of `query` is in `tier`, in words.
-fn why(tier: Tier, query: &Query) -> String {
-    match tier {
-        Tier::Exact if query.terms.len() == 1 => format!("holds \"{}\"", query.terms[0]),
-        Tier::Exact => format!("holds the phrase \"{}\"", query.terms.join(" ")),
-        Tier::Near => {
-            format!("holds all the words within {NEAR_DISTANCE} words of each other")
-        }
-        Tier::All => "holds all the words, farther apart".to_owned(),
-        Tier::Any => "holds some of the words or words they begin (none held all)".to_owned(),
-        Tier::AsWritten => "matches the query as written (OR, AND, NOT, parentheses)".to_owned(),
-    }
 }
 
 fn found(

@@ -65,8 +65,10 @@ pub struct Hit {
 /// What [`find`] found.
 #[derive(Debug, Clone, Default)]
 pub struct Finding {
-    /// The matches, best first, each with its tier.
-    pub hits: Vec<(Tier, Hit)>,
+    /// The tiers run or to run, in order ([`Query::tiers`]).
+    pub tiers: Vec<TierQuery>,
+    /// The matches, best first, each with the index of its tier in `tiers`.
+    pub hits: Vec<(usize, Hit)>,
     /// The [`Tier::Any`] query, when it ran (no message held all the words).
     pub widened: Option<String>,
 }
@@ -83,21 +85,24 @@ pub fn find(
     filters: &Filters,
     limit: usize,
 ) -> Result<Finding> {
-    let mut finding = Finding::default();
+    let mut finding = Finding {
+        tiers: query.tiers(),
+        ..Finding::default()
+    };
     let mut seen = HashSet::new();
-    for tier in query.tiers() {
+    for (step, tier) in finding.tiers.iter().enumerate() {
         if finding.hits.len() >= limit {
             break;
         }
-        if tier.tier == Tier::Any {
+        if tier.tier == Tier::Any && finding.widened.is_none() {
             if !finding.hits.is_empty() {
                 break;
             }
-            finding.widened = Some(tier.expression.clone());
+            finding.widened = Some(query.widened());
         }
         find_in_tier(
             connection,
-            &tier,
+            (step, tier),
             filters,
             limit,
             &mut seen,
@@ -107,14 +112,15 @@ pub fn find(
     Ok(finding)
 }
 
-/// Adds to `hits` the best of `tier`'s matches not `seen`, until `hits` holds `limit`.
+/// Adds to `hits` the best of `tier`'s matches not `seen`, with `step` (the tier's index), until
+/// `hits` holds `limit`.
 fn find_in_tier(
     connection: &Connection,
-    tier: &TierQuery,
+    (step, tier): (usize, &TierQuery),
     filters: &Filters,
     limit: usize,
     seen: &mut HashSet<(String, i64)>,
-    hits: &mut Vec<(Tier, Hit)>,
+    hits: &mut Vec<(usize, Hit)>,
 ) -> Result<()> {
     let mut rows_wanted = (limit - hits.len()) * ROWS_PER_RESULT;
     loop {
@@ -123,7 +129,7 @@ fn find_in_tier(
         for hit in rows {
             // The same line in another generation, the live file, or an old snapshot's copy.
             if seen.insert((hit.session.clone(), hit.line_hash)) {
-                hits.push((tier.tier, hit));
+                hits.push((step, hit));
                 if hits.len() >= limit {
                     return Ok(());
                 }

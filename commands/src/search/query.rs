@@ -85,17 +85,21 @@ pub struct TierQuery {
     pub tier: Tier,
     /// The FTS5 expression.
     pub expression: String,
+    /// Why its matches are there, in words.
+    pub why: String,
 }
 
 impl Query {
     /// The tiers to run, in order: `[AsWritten]` for a query with operators; otherwise exact,
     /// near and all (the last two only for two words or more), then any (run only when the others
-    /// found nothing; absent when it would be the exact tier again).
+    /// found nothing; absent when it would be the exact tier again), in two steps for three words
+    /// or more: all the words but one first, then the rest.
     pub fn tiers(&self) -> Vec<TierQuery> {
         if self.phrases.is_empty() {
             return vec![TierQuery {
                 tier: Tier::AsWritten,
                 expression: self.expression.clone(),
+                why: "matches the query as written (OR, AND, NOT, parentheses)".to_owned(),
             }];
         }
         let fts: Vec<&str> = self
@@ -104,40 +108,95 @@ impl Query {
             .map(|phrase| phrase.fts.as_str())
             .collect();
         let exact = fts.join(" + ");
-        let mut tiers = Vec::new();
+        let mut tiers = vec![TierQuery {
+            tier: Tier::Exact,
+            expression: exact.clone(),
+            why: if self.terms.len() == 1 {
+                format!("holds \"{}\"", self.terms[0])
+            } else {
+                format!("holds the phrase \"{}\"", self.terms.join(" "))
+            },
+        }];
         if fts.len() > 1 {
             let near = format!("NEAR({}, {NEAR_DISTANCE})", fts.join(" "));
             tiers.push(TierQuery {
-                tier: Tier::Exact,
-                expression: exact.clone(),
-            });
-            tiers.push(TierQuery {
                 tier: Tier::Near,
                 expression: format!("{near} NOT ({exact})"),
+                why: format!("holds all the words within {NEAR_DISTANCE} words of each other"),
             });
             tiers.push(TierQuery {
                 tier: Tier::All,
                 expression: format!("({}) NOT {near}", fts.join(" ")),
+                why: "holds all the words, farther apart".to_owned(),
+            });
+        }
+        let alternatives = self.alternatives();
+        let any = alternatives.join(" OR ");
+        if any == exact {
+            return tiers;
+        }
+        if alternatives.len() > 2 {
+            // All but one: a word misspelt or misremembered, the rest right; close together
+            // first, as the words of a phrase would be.
+            let rests: Vec<String> = (0..alternatives.len())
+                .map(|left_out| {
+                    let rest: Vec<&str> = alternatives
+                        .iter()
+                        .enumerate()
+                        .filter(|(index, _)| *index != left_out)
+                        .map(|(_, alternative)| alternative.as_str())
+                        .collect();
+                    rest.join(" ")
+                })
+                .collect();
+            let close = rests
+                .iter()
+                .map(|rest| format!("NEAR({rest}, {NEAR_DISTANCE})"))
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            let anywhere = rests
+                .iter()
+                .map(|rest| format!("({rest})"))
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            tiers.push(TierQuery {
+                tier: Tier::Any,
+                expression: close.clone(),
+                why: format!(
+                    "holds all the words but one (or words they begin) within {NEAR_DISTANCE} \
+                     words of each other; none held all"
+                ),
+            });
+            tiers.push(TierQuery {
+                tier: Tier::Any,
+                expression: format!("({anywhere}) NOT ({close})"),
+                why: "holds all the words but one (or words they begin), farther apart; none \
+                      held all"
+                    .to_owned(),
+            });
+            tiers.push(TierQuery {
+                tier: Tier::Any,
+                expression: format!("({any}) NOT ({anywhere})"),
+                why: "holds some of the words or words they begin; none held all".to_owned(),
             });
         } else {
             tiers.push(TierQuery {
-                tier: Tier::Exact,
-                expression: exact.clone(),
-            });
-        }
-        let any = self.widened();
-        if any != exact {
-            tiers.push(TierQuery {
                 tier: Tier::Any,
                 expression: any,
+                why: "holds some of the words or words they begin; none held all".to_owned(),
             });
         }
         tiers
     }
 
-    /// Any of the words or phrases, each word (not a quoted phrase) of [`SHORTEST_PREFIX`]
-    /// characters or more also as the start of a longer one (`src/main.rs`: its last part).
+    /// Any of the words or phrases (FTS5's `OR`): the query's widening, run as [`Tier::Any`].
     pub fn widened(&self) -> String {
+        self.alternatives().join(" OR ")
+    }
+
+    /// Each word or phrase once, each word (not a quoted phrase) of [`SHORTEST_PREFIX`]
+    /// characters or more also as the start of a longer one (`src/main.rs`: its last part).
+    fn alternatives(&self) -> Vec<String> {
         let mut alternatives: Vec<String> = Vec::new();
         for (phrase, term) in self.phrases.iter().zip(&self.terms) {
             let last = term
@@ -156,7 +215,7 @@ impl Query {
                 alternatives.push(widened);
             }
         }
-        alternatives.join(" OR ")
+        alternatives
     }
 
     /// What a query with operators or quotes that found nothing could be widened to (it is not
@@ -354,6 +413,8 @@ mod tests {
         assert_eq!(grouped.expression, r#"("alpha" OR "beta") NOT "gamma""#);
     }
 
+    /// Each tier of `text`'s query and its expression (its `why` is checked by the integration
+    /// tests, in the results).
     fn tiers_of(text: &str) -> Vec<(Tier, String)> {
         parse(text)
             .unwrap()
@@ -381,7 +442,18 @@ mod tests {
                 ),
                 (
                     Tier::Any,
-                    r#""existing"* OR "LiveView"* OR "tests"*"#.to_owned()
+                    r#"NEAR("LiveView"* "tests"*, 10) OR NEAR("existing"* "tests"*, 10) OR NEAR("existing"* "LiveView"*, 10)"#
+                        .to_owned()
+                ),
+                (
+                    Tier::Any,
+                    r#"(("LiveView"* "tests"*) OR ("existing"* "tests"*) OR ("existing"* "LiveView"*)) NOT (NEAR("LiveView"* "tests"*, 10) OR NEAR("existing"* "tests"*, 10) OR NEAR("existing"* "LiveView"*, 10))"#
+                        .to_owned()
+                ),
+                (
+                    Tier::Any,
+                    r#"("existing"* OR "LiveView"* OR "tests"*) NOT (("LiveView"* "tests"*) OR ("existing"* "tests"*) OR ("existing"* "LiveView"*))"#
+                        .to_owned()
                 ),
             ]
         );

@@ -50,10 +50,11 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
             controls_as_spaces(&widened.query)
         );
     }
+    // A heading before each tier (and each step of `any`).
     let mut tier = None;
     for (number, found) in outcome.results.iter().enumerate() {
-        if tier != Some(found.tier) {
-            tier = Some(found.tier);
+        if tier != Some((found.tier, &found.why)) {
+            tier = Some((found.tier, &found.why));
             let _ = writeln!(
                 text,
                 "{}: {}",
