@@ -122,7 +122,9 @@ fn find_in_tier(
     seen: &mut HashSet<(String, i64)>,
     hits: &mut Vec<(usize, Hit)>,
 ) -> Result<()> {
-    let mut rows_wanted = (limit - hits.len()) * ROWS_PER_RESULT;
+    // A tier's matches hold the earlier tiers' (found whole, or this tier would not run):
+    // enough rows for those and for the results still wanted.
+    let mut rows_wanted = limit * ROWS_PER_RESULT;
     loop {
         let rows = matches(connection, &tier.expression, filters, rows_wanted)?;
         let complete = rows.len() < rows_wanted;
