@@ -6,6 +6,11 @@
 WORK_DIR/corpus/projects is the projects folder. Every time is a wall-clock time and the CPU time
 (user + system) of the same run; the machine is shared, so its load average is printed beside
 each part, and `rg` runs interleaved with `ctxhooks search` so that both meet the same load.
+
+SEARCH_PARTS=1 runs part 1 alone (the Stop hook's replay of part 2 takes minutes).
+SEARCH_BASELINE=DIR (a folder holding another build's `ctxhooks` and `ctxhooks-search`) indexes
+the same projects folder with that build too, in a state folder of its own, and runs its warm
+queries interleaved with this build's and rg's: both builds meet the same load.
 """
 
 import json
@@ -23,7 +28,9 @@ release, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 ctxhooks = os.path.join(release, "ctxhooks")
 stop = os.path.join(release, "ctxhooks-stop")
 projects = os.path.join(work, "corpus", "projects")
-QUERIES = ["compaction", '"transcript renderer"', "AshComputer"]
+QUERIES = ["compaction", '"transcript renderer"', "AshComputer", "run the tests", "existing tests pass"]
+PARTS = os.environ.get("SEARCH_PARTS", "1,2").split(",")
+BASELINE = os.environ.get("SEARCH_BASELINE")
 
 
 def load():
@@ -61,12 +68,13 @@ def ms(seconds):
 class Part:
     """One state folder searched over one projects folder."""
 
-    def __init__(self, name, state, folder):
+    def __init__(self, name, state, folder, program=None):
         self.name, self.state, self.folder = name, state, folder
+        self.program = program or ctxhooks
         self.env = dict(os.environ, CTXHOOKS_HOME=state)
 
     def search(self, *args):
-        return timed([ctxhooks, "search", "--projects", self.folder, *args], self.env)
+        return timed([self.program, "search", "--projects", self.folder, *args], self.env)
 
     def first_build(self, size):
         wall, cpu, _ = self.search("--limit", "1", "zzzqqqnothing")
@@ -100,24 +108,36 @@ class Part:
               f"{ms(statistics.median(cpus))} CPU over {rounds} turns (wall {[round(w * 1e3) for w in walls]} ms); "
               f"load {load()}")
 
-    def warm(self, against_rg):
+    def warm(self, against_rg, baseline=None):
         print(f"warm queries ({runs} runs each, interleaved with rg; load {load()}):")
         for query in QUERIES:
-            ours, files, lines = [], [], []
+            ours, base, counts, files, lines = [], [], [], [], []
             words = query.strip('"')
             for _ in range(2):
                 self.search("--limit", "10", query)
+                if baseline:
+                    baseline.search("--limit", "10", query)
             for _ in range(runs):
                 ours.append(self.search("--limit", "10", query)[:2])
+                if baseline:
+                    base.append(baseline.search("--limit", "10", query)[:2])
                 if against_rg:
-                    # The files that hold it (rg stops at each file's first match), and the lines
-                    # themselves, as a person reads them (through a pipe).
+                    # The count of matching lines per file, the files that hold it (rg stops at
+                    # each file's first match), and the lines themselves, as a person reads them
+                    # (through a pipe).
+                    counts.append(timed(["rg", "-i", "-c", words, projects], ok=(0, 1))[:2])
                     files.append(timed(["rg", "-i", "-l", words, projects], ok=(0, 1))[:2])
                     lines.append(timed(["rg", "-i", words, projects], ok=(0, 1))[:2])
             wall = statistics.median(w for w, _ in ours)
             cpu = statistics.median(c for _, c in ours)
             print(f"  ctxhooks search --limit 10 {query}: median {ms(wall)} wall, {ms(cpu)} CPU")
-            for name, runs_of in ((f"rg -i -l '{words}'", files), (f"rg -i '{words}'", lines)):
+            if base:
+                base_wall = statistics.median(w for w, _ in base)
+                base_cpu = statistics.median(c for _, c in base)
+                print(f"    baseline {BASELINE}: {ms(base_wall)} wall, {ms(base_cpu)} CPU; this build "
+                      f"{wall / base_wall:.2f}x its wall, {cpu / base_cpu:.2f}x its CPU")
+            for name, runs_of in ((f"rg -i -c '{words}'", counts), (f"rg -i -l '{words}'", files),
+                                  (f"rg -i '{words}'", lines)):
                 if runs_of:
                     rg_wall = statistics.median(w for w, _ in runs_of)
                     rg_cpu = statistics.median(c for _, c in runs_of)
@@ -143,8 +163,17 @@ def main():
     live.first_build(size)
     index = live.index_size()
     print(f"index: {index} bytes, {index / size:.3f} of the transcripts")
+    baseline = None
+    if BASELINE:
+        baseline = Part("baseline", os.path.join(work, "state-baseline"), projects,
+                        os.path.join(BASELINE, "ctxhooks"))
+        print(f"baseline {BASELINE}:", end=" ")
+        baseline.first_build(size)
     live.new_turns()
-    live.warm(against_rg=True)
+    live.warm(against_rg=True, baseline=baseline)
+    if "2" not in PARTS:
+        print(f"\n== load at the end {load()}")
+        return
 
     print("\n== 2. the same transcripts kept by the Stop hook, one run per turn")
     kept_projects = os.path.join(work, "kept-projects")

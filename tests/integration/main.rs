@@ -78,6 +78,10 @@ mod today_records;
 // Tests for `ctxhooks search` and `ctxhooks mcp`: the index, its queries, the MCP tools.
 mod search;
 
+// `search`'s ranking: the tiers of how a message matches, its order within a tier, the widened
+// query, in the text, the JSON and the MCP tool.
+mod search_rank;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 // Unix only: FIFOs, links to `/dev/zero`, `/proc` for the peak memory, `ulimit` through `/bin/sh`.
 #[cfg(unix)]

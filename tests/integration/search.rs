@@ -17,14 +17,14 @@ use crate::support::run::{CTXHOOKS, CTXHOOKS_SEARCH, Run};
 use crate::support::{Hook, World, mode};
 use ctxhooks_shared::test_support::set_modified;
 
-fn user(uuid: &str, time: &str, text: &str) -> String {
+pub fn user(uuid: &str, time: &str, text: &str) -> String {
     json!({"type": "user", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
         "timestamp": time, "message": {"role": "user", "content": text}})
     .to_string()
         + "\n"
 }
 
-fn assistant(uuid: &str, time: &str, text: &str) -> String {
+pub fn assistant(uuid: &str, time: &str, text: &str) -> String {
     json!({"type": "assistant", "uuid": uuid, "sessionId": SESSION, "cwd": "/work/demo",
         "timestamp": time, "message": {"id": format!("msg_{uuid}"), "role": "assistant",
         "content": [{"type": "text", "text": text}]}})
@@ -32,7 +32,7 @@ fn assistant(uuid: &str, time: &str, text: &str) -> String {
         + "\n"
 }
 
-fn search(world: &World, args: &[&str]) -> Value {
+pub fn search(world: &World, args: &[&str]) -> Value {
     let mut all = vec!["search", "--json"];
     all.extend_from_slice(args);
     world.ctxhooks(all).success().json()
@@ -442,7 +442,7 @@ pub fn mcp_exchange(world: &World, calls: &[Value]) -> Vec<Value> {
     answers
 }
 
-fn tool_text(answer: &Value) -> String {
+pub fn tool_text(answer: &Value) -> String {
     answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default()

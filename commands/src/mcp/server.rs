@@ -62,7 +62,9 @@ impl Server {
         ctxhooks keeps, past and current, in every project: user prompts, assistant answers, \
         tool calls with their inputs, tool results, sub-agents. Use it when you need something \
         from an earlier session or from before a compaction (a decision, a command, an error, a \
-        file name) that is not in your context. Returns ranked matches: session id, time, \
+        file name) that is not in your context. Returns matches ranked by how they match (the \
+        exact phrase first, then the words close together, then anywhere), each tier named: \
+        session id, time, \
         speaker, project, the text around the match (in [brackets]), and the `recall` call that \
         shows the whole exchange.",
         annotations(read_only_hint = true, open_world_hint = false)

@@ -33,7 +33,9 @@ pub const MAX_ANSWER: usize = 12_000;
 /// The `search` tool's arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct SearchParameters {
-    /// Words to find (all of them), "an exact phrase", a prefix* ; OR, AND, NOT in capitals.
+    /// Words to find: those holding them as one phrase come first, then close together, then
+    /// anywhere (some of them only when none holds all); "an exact phrase", a prefix* ; OR, AND,
+    /// NOT in capitals run the query as written.
     pub query: String,
     /// Only sessions whose project folder path contains this text.
     pub project: Option<String>,
@@ -98,9 +100,12 @@ pub fn search_tool(state: &StateDir, parameters: &SearchParameters) -> Result<St
     let mut text = render_results(&outcome, Marking::Brackets);
     if !outcome.results.is_empty() {
         text.push_str(
-            "Each result: short session id, time, speaker, project; its text with the match in \
-             [brackets]; then commands. For the whole conversation around a result, call \
-             `recall` with the full session id from its `recall` line and the pattern.\n",
+            "Results come best first in tiers, each headed by how its results match (exact: the \
+             words as one phrase; near: all close together; all: all anywhere; any: some of \
+             them, only when none held all). Each result: short session id, time, speaker, \
+             project; its text with the match in [brackets]; then commands. For the whole \
+             conversation around a result, call `recall` with the full session id from its \
+             `recall` line and the pattern.\n",
         );
     }
     Ok(bounded(text))

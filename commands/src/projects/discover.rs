@@ -95,9 +95,18 @@ pub fn discover(folders: &[PathBuf]) -> Found {
         discover_folder(folder, &mut found);
     }
     let mut seen = std::collections::HashSet::new();
+    // Each project's folder resolved once, not once per session: resolving walks every
+    // component of the path (a `readlink` each), and a search does this at every run.
+    let mut resolved: std::collections::HashMap<PathBuf, PathBuf> =
+        std::collections::HashMap::new();
     found.sessions.retain(|session| {
         let project = session.projects_folder.join(&session.project);
-        let project = fs_err::canonicalize(&project).unwrap_or(project);
+        let project = resolved
+            .entry(project)
+            .or_insert_with_key(|project| {
+                fs_err::canonicalize(project).unwrap_or_else(|_| project.clone())
+            })
+            .clone();
         seen.insert((project, session.session_id.clone()))
     });
     // The largest first; by id among equals.

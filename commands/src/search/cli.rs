@@ -13,7 +13,7 @@ use super::find::Filters;
 use super::progress::Progress;
 use super::role::Role;
 use super::text::{Marking, render};
-use crate::output::{self, Emit, Format, emit};
+use crate::output::{self, Emit, Format, Schema, Versioned, emit};
 use crate::projects::ProjectsArgs;
 use crate::projects::window::TimeWindow;
 use crate::sessions::resolve::session_or_start;
@@ -85,7 +85,10 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     } else {
         Marking::Brackets
     };
-    emit(Format::json_if(args.json), &Results { outcome, marking })?;
+    emit(
+        Format::json_if(args.json),
+        &Versioned::new(Results { outcome, marking }),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -97,6 +100,10 @@ struct Results {
     outcome: Outcome,
     #[serde(skip)]
     marking: Marking,
+}
+
+impl Schema for Results {
+    const SCHEMA: u32 = Outcome::SCHEMA;
 }
 
 impl Emit for Results {

@@ -15,7 +15,7 @@ use ctxhooks_shared::store::files::{self, Access, FileError, PRIVATE_FILE_MODE};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// The layout's version; a database of another (or none) is rebuilt.
-pub const SCHEMA: i64 = 3;
+pub const SCHEMA: i64 = 4;
 
 /// How long a search waits for another one that is writing the index.
 const BUSY_WAIT: Duration = Duration::from_secs(30);
@@ -24,7 +24,9 @@ const BUSY_WAIT: Duration = Duration::from_secs(30);
 /// transcript past its end when it continues it) or a transcript ctxhooks does not keep
 /// (`generation` 0), with how far it is indexed and the signature its files had then. `messages`: one row per transcript line that
 /// says something, where it is, who said it and when (`at`, milliseconds since the Unix
-/// epoch, null when the line's `timestamp` is no time); its `id` is the text's rowid in `body`, an
+/// epoch, null when the line's `timestamp` is no time), and whether it is words a person or the
+/// model wrote (`said`: a prompt or an answer's text, ranked before a tool's call or output and
+/// a compaction's summary in the same tier); its `id` is the text's rowid in `body`, an
 /// FTS5 table that keeps no copy of the text (`content=''`; `contentless_delete` lets a row
 /// go when its source changes; [`BODY_TABLE`]).
 const CREATE: &str = "
@@ -54,7 +56,8 @@ CREATE TABLE IF NOT EXISTS messages(
     length INTEGER NOT NULL,
     role INTEGER NOT NULL,
     at INTEGER,
-    line_hash INTEGER NOT NULL
+    line_hash INTEGER NOT NULL,
+    said INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_source ON messages(source, offset);
 ";

@@ -9,13 +9,14 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::database::{self, Database, is_damage};
-use super::find::{Filters, Hit, find};
+use super::find::{Filters, Finding, Hit, find};
 use super::progress::Progress;
-use super::query::{Query, parse};
+use super::query::{Query, Tier, parse};
 use super::role::Role;
 use super::snippet::{Origin, Snippet, Snippets};
 use super::sources::{Source, find_sources};
 use super::update::{Updated, update};
+use crate::output::Schema;
 use crate::render::shell::shell_word_bare_equals;
 use crate::time::Time;
 use ctxhooks_shared::store::kept::MAIN_NAME;
@@ -42,6 +43,10 @@ pub struct Request {
 )]
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {
+    /// How it matched: the results are in this order.
+    pub tier: Tier,
+    /// That, in words.
+    pub why: String,
     /// The session's full id.
     pub session: String,
     /// Its first 8 characters, as people type it.
@@ -76,6 +81,9 @@ pub struct Found {
 pub struct Outcome {
     pub query: String,
     pub results: Vec<Found>,
+    /// The wider query run because no message held all the words, or offered because a query
+    /// with operators or quotes found nothing.
+    pub widened: Option<Widened>,
     /// Why the index was rebuilt from nothing at this search, when it was.
     pub rebuilt: Option<String>,
     /// Transcript bytes read into the index before the search.
@@ -84,6 +92,22 @@ pub struct Outcome {
     pub indexed_messages: u64,
     /// What could not be read in the projects folders, in words.
     pub problems: Vec<String>,
+}
+
+/// A search's JSON layout: schema 2 ranks the results by tier and adds `tier`, `why` and
+/// `widened` (schema 1, ranked by BM25 alone, printed no `schema`).
+impl Schema for Outcome {
+    const SCHEMA: u32 = 2;
+}
+
+/// A wider query than the one asked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Widened {
+    /// The FTS5 expression that ran, or the words offered to search for instead.
+    pub query: String,
+    /// True when it ran (nothing held all the words); false when it is offered (a query with
+    /// operators or quotes found nothing, and is never widened unasked).
+    pub ran: bool,
 }
 
 /// Runs `request` over the index of `state`.
@@ -121,18 +145,51 @@ fn search_in(
     let Updated {
         bytes, messages, ..
     } = update(&database.connection, sources, progress)?;
-    let hits = find(&database.connection, query, &request.filters, request.limit)?;
+    let Finding {
+        tiers,
+        hits,
+        widened,
+    } = find(&database.connection, query, &request.filters, request.limit)?;
     let places = places(sources);
-    let snippets = Snippets::new(&database.connection, state).of(&hits, query)?;
+    let mut snippets = Snippets::new(&database.connection, state);
     let mut results = Vec::new();
-    for (hit, snippet) in hits.into_iter().zip(snippets) {
-        let (snippet, origin) = snippet.unwrap_or((Snippet::default(), Origin::Live));
-        let next = next_commands(&hit, places.get(hit.session.as_str()), query);
-        results.push(found(hit, snippet, origin, next));
+    // Each tier's hits are marked with its own expression (a prefix matched in `any` is marked).
+    for chunk in hits.chunk_by(|(one, _), (other, _)| one == other) {
+        let tier = &tiers[chunk[0].0];
+        let marking = Query {
+            expression: tier.expression.clone(),
+            ..query.clone()
+        };
+        let chunk_hits: Vec<Hit> = chunk.iter().map(|(_, hit)| hit.clone()).collect();
+        let marked = snippets.of(&chunk_hits, &marking)?;
+        for (hit, snippet) in chunk_hits.into_iter().zip(marked) {
+            let (snippet, origin) = snippet.unwrap_or((Snippet::default(), Origin::Live));
+            let next = next_commands(&hit, places.get(hit.session.as_str()), query);
+            results.push(found(
+                tier.tier,
+                tier.why.clone(),
+                hit,
+                snippet,
+                origin,
+                next,
+            ));
+        }
     }
+    let widened = match widened {
+        Some(expression) => Some(Widened {
+            query: expression,
+            ran: true,
+        }),
+        None if results.is_empty() => query.offered().map(|words| Widened {
+            query: words,
+            ran: false,
+        }),
+        None => None,
+    };
     Ok(Outcome {
         query: request.query.clone(),
         results,
+        widened,
         rebuilt: database.rebuilt.clone(),
         indexed_bytes: bytes,
         indexed_messages: messages,
@@ -140,8 +197,17 @@ fn search_in(
     })
 }
 
-fn found(hit: Hit, snippet: Snippet, origin: Origin, next: Vec<String>) -> Found {
+fn found(
+    tier: Tier,
+    why: String,
+    hit: Hit,
+    snippet: Snippet,
+    origin: Origin,
+    next: Vec<String>,
+) -> Found {
     Found {
+        tier,
+        why,
         short_session: hit.session.chars().take(8).collect(),
         subagent: hit.subagent.then(|| hit.name.clone()),
         snapshot: hit.snapshot.clone(),

@@ -1,6 +1,9 @@
-//! Running a query against the index: the matching messages, best first (FTS5's BM25 rank),
-//! within the filters, each line once (the same line kept in two generations, or read from the
-//! live transcript and its kept copy, or held by an old snapshot's copy, is one result).
+//! Running a query against the index: the matching messages within the filters, best first, each
+//! line once (the same line kept in two generations, or read from the live transcript and its
+//! kept copy, or held by an old snapshot's copy, is one result). Best first is by tier (how the
+//! message matched: [`Tier`]), each tier one FTS5 query of its own with a `LIMIT`, run until
+//! enough are found; within a tier, what a person typed or the model wrote before a tool's call or
+//! output and a compaction's summary, then FTS5's BM25 rank, then the newest.
 
 use std::collections::HashSet;
 
@@ -8,7 +11,7 @@ use anyhow::{Context as _, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, params};
 
-use super::query::Query;
+use super::query::{Query, Tier, TierQuery};
 use super::role::Role;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -59,12 +62,95 @@ pub struct Hit {
     pub rank: f64,
 }
 
-/// The best `limit` messages matching `query` within `filters`.
+/// What [`find`] found.
+#[derive(Debug, Clone, Default)]
+pub struct Finding {
+    /// The tiers run or to run, in order ([`Query::tiers`]).
+    pub tiers: Vec<TierQuery>,
+    /// The matches, best first, each with the index of its tier in `tiers`.
+    pub hits: Vec<(usize, Hit)>,
+    /// The [`Tier::Any`] query, when it ran (no message held all the words).
+    pub widened: Option<String>,
+}
+
+/// Rows asked of a tier's query for each result still wanted: a line kept in several generations
+/// is one result of several rows.
+const ROWS_PER_RESULT: usize = 3;
+
+/// The best `limit` messages matching `query` within `filters`: the tiers in order, each asked
+/// only for what is still wanted; [`Tier::Any`] only when the tiers before it found nothing.
 pub fn find(
     connection: &Connection,
     query: &Query,
     filters: &Filters,
     limit: usize,
+) -> Result<Finding> {
+    let mut finding = Finding {
+        tiers: query.tiers(),
+        ..Finding::default()
+    };
+    let mut seen = HashSet::new();
+    for (step, tier) in finding.tiers.iter().enumerate() {
+        if finding.hits.len() >= limit {
+            break;
+        }
+        if tier.tier == Tier::Any && finding.widened.is_none() {
+            if !finding.hits.is_empty() {
+                break;
+            }
+            finding.widened = Some(query.widened());
+        }
+        find_in_tier(
+            connection,
+            (step, tier),
+            filters,
+            limit,
+            &mut seen,
+            &mut finding.hits,
+        )?;
+    }
+    Ok(finding)
+}
+
+/// Adds to `hits` the best of `tier`'s matches not `seen`, with `step` (the tier's index), until
+/// `hits` holds `limit`.
+fn find_in_tier(
+    connection: &Connection,
+    (step, tier): (usize, &TierQuery),
+    filters: &Filters,
+    limit: usize,
+    seen: &mut HashSet<(String, i64)>,
+    hits: &mut Vec<(usize, Hit)>,
+) -> Result<()> {
+    // A tier's matches hold the earlier tiers' (found whole, or this tier would not run):
+    // enough rows for those and for the results still wanted.
+    let mut rows_wanted = limit * ROWS_PER_RESULT;
+    loop {
+        let rows = matches(connection, &tier.expression, filters, rows_wanted)?;
+        let complete = rows.len() < rows_wanted;
+        for hit in rows {
+            // The same line in another generation, the live file, or an old snapshot's copy.
+            if seen.insert((hit.session.clone(), hit.line_hash)) {
+                hits.push((step, hit));
+                if hits.len() >= limit {
+                    return Ok(());
+                }
+            }
+        }
+        if complete {
+            return Ok(());
+        }
+        // Copies took the rows: ask again for more (those seen are passed over).
+        rows_wanted = rows_wanted.saturating_mul(4);
+    }
+}
+
+/// The first `rows` rows matching `expression` within `filters`, in the order of a tier.
+fn matches(
+    connection: &Connection,
+    expression: &str,
+    filters: &Filters,
+    rows: usize,
 ) -> Result<Vec<Hit>> {
     let mut statement = connection.prepare_cached(
         "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.at, \
@@ -76,16 +162,18 @@ pub fn find(
          AND (?4 IS NULL OR m.role = ?4) \
          AND (?5 IS NULL OR m.at >= ?5) \
          AND (?6 IS NULL OR m.at <= ?6) \
-         ORDER BY body.rank",
+         ORDER BY m.said DESC, body.rank, m.at DESC \
+         LIMIT ?7",
     )?;
     let rows = statement.query_map(
         params![
-            query.expression,
+            expression,
             filters.project,
             filters.session.as_ref().map(SessionId::as_str),
             filters.role.map(Role::code),
             filters.since.map(|since| since.timestamp_millis()),
-            filters.until.map(|until| until.timestamp_millis())
+            filters.until.map(|until| until.timestamp_millis()),
+            i64::try_from(rows).unwrap_or(i64::MAX)
         ],
         |row| {
             Ok(Hit {
@@ -108,18 +196,7 @@ pub fn find(
         },
     );
     let rows = rows.context("failed to search the index")?;
-    let mut seen = HashSet::new();
-    let mut hits = Vec::new();
-    for row in rows {
-        // The query was checked by FTS5 itself when it was parsed: an error here is the index's.
-        let hit = row.context("failed to search the index")?;
-        // The same line in another generation, the live file, or an old snapshot's copy.
-        if seen.insert((hit.session.clone(), hit.line_hash)) {
-            hits.push(hit);
-            if hits.len() >= limit {
-                break;
-            }
-        }
-    }
-    Ok(hits)
+    // The query was checked by FTS5 itself when it was parsed: an error here is the index's.
+    rows.collect::<rusqlite::Result<Vec<Hit>>>()
+        .context("failed to search the index")
 }

@@ -12,7 +12,7 @@ use anyhow::{Result, anyhow};
 use super::message::message_text;
 use super::role::Role;
 use crate::time::Time;
-use ctxhooks_shared::transcript::conversation::{Entry, read_entry};
+use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry};
 use ctxhooks_shared::transcript::lines::{LinesRead, MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -45,6 +45,8 @@ pub struct PreparedMessage {
     /// [`line_hash`] of its line.
     pub hash: i64,
     pub text: String,
+    /// Whether it is words a person typed or the model wrote ([`said`]).
+    pub said: bool,
 }
 
 /// Reads `reader`'s complete lines (the first at `from`) on a second thread, and calls `each`
@@ -135,6 +137,7 @@ fn prepare(bytes: &[u8], subagent: bool) -> Option<PreparedMessage> {
     let mut text = String::new();
     message_text(&parts, &mut text);
     Some(PreparedMessage {
+        said: said(speaker, &parts),
         role: Role::of(speaker),
         at: time
             .as_deref()
@@ -143,6 +146,15 @@ fn prepare(bytes: &[u8], subagent: bool) -> Option<PreparedMessage> {
         hash: line_hash(bytes),
         text,
     })
+}
+
+/// Whether a message is words a person typed or the model wrote: a prompt, or a line of the
+/// model's that holds text (a line of only tool calls, a tool's output and a compaction's
+/// summary are not). Within a tier of matches these come first: people search for what was
+/// said, and a tool's output or a summary repeats it scattered.
+pub fn said(speaker: Speaker, parts: &[Part]) -> bool {
+    matches!(speaker, Speaker::User | Speaker::Assistant)
+        && parts.iter().any(|part| matches!(part, Part::Text { .. }))
 }
 
 /// A 64-bit hash of a line's bytes: the same line kept in two generations is one result, and a

@@ -23,22 +23,52 @@ pub fn render(outcome: &Outcome, marking: Marking) -> String {
     if let Some(reason) = &outcome.rebuilt {
         let _ = writeln!(text, "note: the search index was rebuilt: {reason}");
     }
+    let query = controls_as_spaces(&outcome.query);
     if outcome.results.is_empty() {
-        let _ = writeln!(
-            text,
-            "nothing found for `{}`",
-            controls_as_spaces(&outcome.query)
-        );
+        let _ = match &outcome.widened {
+            Some(widened) if widened.ran => writeln!(
+                text,
+                "nothing found for `{query}`, nor for any of its words or the words they begin \
+                 (searched as `{}`)",
+                controls_as_spaces(&widened.query)
+            ),
+            Some(widened) => writeln!(
+                text,
+                "nothing found for `{query}`; its words without operators or quotes would find \
+                 more: `{}`",
+                controls_as_spaces(&widened.query)
+            ),
+            None => writeln!(text, "nothing found for `{query}`"),
+        };
         return text;
     }
+    if let Some(widened) = outcome.widened.as_ref().filter(|widened| widened.ran) {
+        let _ = writeln!(
+            text,
+            "nothing matched all the words of `{query}`; these match any of them or the words \
+             they begin (searched as `{}`)\n",
+            controls_as_spaces(&widened.query)
+        );
+    }
+    // A heading before each tier (and each step of `any`).
+    let mut tier = None;
     for (number, found) in outcome.results.iter().enumerate() {
+        if tier != Some((found.tier, &found.why)) {
+            tier = Some((found.tier, &found.why));
+            let _ = writeln!(
+                text,
+                "{}: {}",
+                found.tier.name(),
+                controls_as_spaces(&found.why)
+            );
+        }
         render_one(&mut text, number + 1, found, marking);
     }
     let _ = writeln!(
         text,
-        "{} result(s) for `{}`, best first",
+        "{} result(s) for `{query}`, best first (by how they match, then prompts and answers \
+         before tools' calls and output, then BM25, then the newest)",
         outcome.results.len(),
-        controls_as_spaces(&outcome.query)
     );
     text
 }

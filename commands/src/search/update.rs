@@ -475,8 +475,8 @@ impl<'connection> Inserter<'connection> {
     fn new(connection: &'connection Connection, source: i64) -> Result<Self> {
         Ok(Self {
             message: connection.prepare_cached(
-                "INSERT INTO messages(source, offset, length, role, at, line_hash) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO messages(source, offset, length, role, at, line_hash, said) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?,
             body: connection.prepare_cached("INSERT INTO body(rowid, text) VALUES (?1, ?2)")?,
             connection,
@@ -492,7 +492,8 @@ impl<'connection> Inserter<'connection> {
             length,
             message.role.code(),
             message.at,
-            message.hash
+            message.hash,
+            message.said
         ])?;
         let id = self.connection.last_insert_rowid();
         self.body.execute(params![id, message.text])?;
