@@ -14,8 +14,8 @@ pub const NEAR_TRIGGER_RATIO: f64 = 0.9;
 /// and what the sessions counted in it did. Token sums saturate: a sum past `u64` stays at its
 /// largest value instead of wrapping.
 ///
-/// Written as `requests`, `main_requests`, `sidechain_requests` and `totals` (see
-/// [`Tally::totals`]); the other counts are written by the views that show them.
+/// Written as `requests`, `main_requests`, `sidechain_requests`, `totals` (see
+/// [`Tally::totals`]) and `cost`; the other counts are written by the views that show them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Sessions counted (1 in one session's or one session's day).

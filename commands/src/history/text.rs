@@ -60,8 +60,8 @@ fn drops_cell(session: &HistorySession) -> String {
     cells.join(", ")
 }
 
-/// The session table: first request, project, session, requests, peak, T, peak/T, then set
-/// apart compactions and drops.
+/// The session table: first request, project, session, requests, peak, T, peak/T, cost, then
+/// set apart compactions and drops.
 const SESSIONS: Table<10> = Table {
     indent: "  ",
     gap: " ",
@@ -79,7 +79,7 @@ const SESSIONS: Table<10> = Table {
     ],
 };
 
-/// The per-day table: the day, then counts and token sums, each aligned right.
+/// The per-day table: the day, then counts, token sums and the cost, each aligned right.
 const DAYS: Table<10> = Table {
     indent: "  ",
     gap: " ",
@@ -97,7 +97,7 @@ const DAYS: Table<10> = Table {
     ],
 };
 
-/// The per-project table: the project, then counts and measures, each aligned right.
+/// The per-project table: the project, then counts, measures and the cost, each aligned right.
 const PROJECTS: Table<9> = Table {
     indent: "  ",
     gap: " ",
