@@ -40,7 +40,7 @@ while IFS= read -r file; do
     ours=$("$ctxhooks" usage --transcript "$file" --json \
         | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; a=[u for x in r for u in x.get("advisor_usage",[])]; s=[x for x in r if not x.get("counts_from_iterations")]; t=lambda k: sum(x[k] for x in s)+sum(u[k] for u in a); print(t("input_tokens"), t("cache_read_input_tokens"), t("cache_creation_input_tokens"), t("output_tokens"), len(r)-len(s))')
     our_cost=$("$ctxhooks" report --transcript "$file" --json \
-        | python3 -c 'import json,sys; print(json.load(sys.stdin)["cost"]["usd"])')
+        | python3 -c 'import json,sys; print((json.load(sys.stdin).get("cost") or {}).get("usd", 0))')
     rm -rf "$config"
     read -r oi ocr occ oout from_iterations <<< "$ours"
     ours="$oi $ocr $occ $oout"

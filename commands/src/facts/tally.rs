@@ -57,11 +57,22 @@ pub struct ModelCost {
 impl CostTally {
     /// Counts one response of `model` that cost `cost` (`None`: unpriced).
     pub fn add(&mut self, model: Option<&str>, cost: Option<Cost>) {
-        self.merge_one(&ModelCost {
-            model: model.map(ToOwned::to_owned),
-            responses: 1,
-            cost,
-        });
+        // Found by its name first: no name is copied for a model already counted.
+        match self
+            .by_model
+            .iter_mut()
+            .find(|sum| sum.model.as_deref() == model)
+        {
+            Some(sum) => {
+                sum.responses += 1;
+                sum.cost = sum.cost.zip(cost).map(|(a, b)| a.saturating_add(b));
+            }
+            None => self.by_model.push(ModelCost {
+                model: model.map(ToOwned::to_owned),
+                responses: 1,
+                cost,
+            }),
+        }
     }
 
     fn merge_one(&mut self, more: &ModelCost) {
