@@ -382,7 +382,7 @@ pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Re
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    KeptName::parse(&kept::slash_separated(&relative))
+    Ok(KeptName::parse(&kept::slash_separated(&relative))?)
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
