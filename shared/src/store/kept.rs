@@ -77,6 +77,13 @@ pub enum KeptError {
     },
     #[error("the kept copy of `{0}` does not have the recorded SHA-256")]
     WrongSha256(KeptName),
+    /// The transcript a generation is compared with (`kept_check.rs`).
+    #[error("failed to read the transcript")]
+    ReadTranscript(#[source] io::Error),
+    #[error("failed to remove a stale damage mark")]
+    RemoveDamageMark(#[source] io::Error),
+    #[error("failed to mark a damaged generation of the kept copies")]
+    MarkDamage(#[source] FileError),
     /// A kept file, opened as a state file, where no step is named.
     #[error(transparent)]
     File(#[from] FileError),
