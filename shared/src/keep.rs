@@ -271,7 +271,7 @@ fn carry_on(
         // Started, never appended to: carried on from nothing.
         return Ok(Carried::On(KeptEnd::start(generation, tail.index_length)));
     };
-    let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
+    let Some(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
         return damaged;
     };
     if data_length < last.gz_end() {
