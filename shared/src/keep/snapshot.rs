@@ -180,10 +180,11 @@ fn build(
     let mut snapshot_files = vec![transcript.clone()];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
+        let kept = (|| {
+            let name = KeptName::parse(&kept::slash_separated(&subagent.relative))?;
             let mut file = TranscriptFile::open(&subagent.source)?;
             keep_one(state, request, &name, &mut file)
-        });
+        })();
         match kept {
             Ok(kept) => snapshot_files.push(kept),
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.

@@ -192,14 +192,18 @@ pub fn create_private_dir_all(path: &Path) -> Result<(), FileError> {
 }
 
 /// Returns true if and only if the file system's error behind `error`, wherever in its chain of
-/// causes it is (an `io::Error`, or one a [`FileError`] holds), is of one of `kinds`: how a
+/// causes it is (an `io::Error`, or one a [`FileError`] or a `KeptError` holds), is of one of `kinds`: how a
 /// caller that holds an error of any type (a command's) tells a full disk or a closed pipe from
 /// the rest. A typed error of this crate says it itself (`io_error`).
 pub fn is_io_kind(error: &(dyn std::error::Error + 'static), kinds: &[io::ErrorKind]) -> bool {
     std::iter::successors(Some(error), |cause| cause.source()).any(|cause| {
-        let io = match cause.downcast_ref::<FileError>() {
-            Some(file) => file.io_error(),
-            None => cause.downcast_ref::<io::Error>(),
+        let io = match (
+            cause.downcast_ref::<FileError>(),
+            cause.downcast_ref::<super::kept::KeptError>(),
+        ) {
+            (Some(file), _) => file.io_error(),
+            (_, Some(kept)) => kept.io_error(),
+            _ => cause.downcast_ref::<io::Error>(),
         };
         io.is_some_and(|io| kinds.contains(&io.kind()))
     })
