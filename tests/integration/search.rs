@@ -930,6 +930,39 @@ fn without_the_search_binary_beside_it_search_says_what_is_missing() {
         .success();
 }
 
+/// `ctxhooks search` hands its arguments to `ctxhooks-search` before parsing them (on Unix, where
+/// it replaces itself with it): its help and its errors read the same as when `ctxhooks` parses
+/// them itself (without `ctxhooks-search` beside it), under the name `ctxhooks`.
+#[test]
+fn search_reads_its_arguments_the_same_handed_over_or_not() {
+    let world = World::new("search-binary-hand-over");
+    let alone = world.join("alone");
+    fs_err::create_dir_all(&alone).unwrap();
+    let copy = alone.join(ctxhooks_shared::platform::program::binary_file_name(
+        "ctxhooks",
+    ));
+    fs_err::copy(CTXHOOKS, &copy).unwrap();
+    for args in [
+        &["search", "--help"][..],
+        &["search", "--limit", "many", "quokka"][..],
+        &["search"][..],
+        &["mcp", "--bogus"][..],
+    ] {
+        let handed = Run::program(CTXHOOKS).world(&world).args(args).output();
+        let parsed_here = Run::program(&copy).world(&world).args(args).output();
+        assert_eq!(handed.code(), parsed_here.code(), "{args:?}");
+        assert_eq!(handed.stdout_text(), parsed_here.stdout_text(), "{args:?}");
+        assert_eq!(handed.stderr_text(), parsed_here.stderr_text(), "{args:?}");
+        // Named `ctxhooks` where it names itself (the help, a usage line).
+        let said = handed.stdout_text() + &handed.stderr_text();
+        assert!(!said.contains("ctxhooks-search"), "{args:?}: {said}");
+        if said.contains("Usage:") {
+            assert!(said.contains("Usage: ctxhooks "), "{args:?}: {said}");
+        }
+    }
+    assert!(!world.state_dir().join("search").exists());
+}
+
 // Unix only: `nm` reads the symbols of an ELF or Mach-O binary.
 /// `SQLite` and the MCP server's runtime are linked into `ctxhooks-search` only: `ctxhooks`, which
 /// the status line starts at every update, holds none of their code.
