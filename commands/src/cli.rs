@@ -14,7 +14,7 @@ use super::{
     archives, compactions, doctor, export, history, install, mcp, output, recall, search,
     search_binary, sessions,
 };
-use ctxhooks_shared::store::files::is_io_kind;
+use ctxhooks_shared::store::io_kind::is_io_kind;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record

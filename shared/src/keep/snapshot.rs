@@ -12,6 +12,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
+use crate::store::io_kind;
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
@@ -191,7 +192,7 @@ fn build(
             Err(_) if !subagent.source.exists() => {}
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
-                if files::is_io_kind(
+                if io_kind::is_io_kind(
                     error.as_ref(),
                     &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
                 ) =>
