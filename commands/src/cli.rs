@@ -14,7 +14,7 @@ use super::{
     archives, compactions, doctor, export, history, install, mcp, output, recall, search,
     search_binary, sessions,
 };
-use ctxhooks_shared::store::files::is_io_kind;
+use ctxhooks_shared::store::io_kind::is_io_kind;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Keep Claude Code transcripts and bring them back, log context usage per request, and record
@@ -78,8 +78,16 @@ pub enum Command {
 
 /// Parses the arguments and runs the command.
 pub fn run() -> Result<ExitCode> {
+    let mut all = std::env::args_os();
+    let name = all.next();
+    let arguments: Vec<std::ffi::OsString> = all.collect();
+    // `search` and `mcp` are parsed by `ctxhooks-search`, with this same parser.
+    if search_binary::is_for_search_binary(&arguments)
+        && let Some(handed) = search_binary::hand_over_early(name.as_deref(), &arguments)
+    {
+        return handed;
+    }
     // The status line runs after every update: its plain arguments skip the full parser.
-    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if arguments.first().is_some_and(|first| first == "statusline")
         && let Some(args) = cli_statusline::StatuslineArgs::quick(&arguments[1..])
     {

@@ -1,19 +1,41 @@
 //! `ctxhooks search` and `ctxhooks mcp` run in a binary of their own, `ctxhooks-search`, beside
 //! `ctxhooks`: `SQLite` and the MCP server's runtime would otherwise be in the binary every status
 //! line update starts, and a statically linked binary relocates all of its pointers at each
-//! start (BENCHMARKS.md, the status line). `ctxhooks` parses the arguments (its `--help` and its
-//! errors stay whole) and hands them on unchanged.
+//! start (BENCHMARKS.md, the status line). `ctxhooks-search` parses the same arguments with the
+//! same parser, so `ctxhooks` hands them on unchanged: where it can replace itself with it
+//! (`exec`, on Unix), before parsing them, under its own name (its `--help` and its errors read
+//! the same; a search does not pay for parsing twice); otherwise, and when `ctxhooks-search` is
+//! not installed, after (the help and the errors are whole without it).
 
-use std::ffi::OsString;
-use std::path::PathBuf;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
-use ctxhooks_shared::platform::program::{binary_file_name, run_in_place};
+use ctxhooks_shared::platform::program::{REPLACES_PROCESS, binary_file_name, run_in_place};
 
 /// The binary that runs `search` and `mcp`.
 pub const SEARCH_BINARY: &str = "ctxhooks-search";
+
+/// Whether `arguments` (this process's own, without its name) run a command of
+/// `ctxhooks-search`.
+pub fn is_for_search_binary(arguments: &[OsString]) -> bool {
+    arguments
+        .first()
+        .is_some_and(|first| first == "search" || first == "mcp")
+}
+
+/// Replaces this process with `ctxhooks-search` under this process's own name, before
+/// `ctxhooks` parses `arguments`, when the platform replaces processes and it is installed;
+/// `None` otherwise (the caller parses them and calls [`forward`]).
+pub fn hand_over_early(name: Option<&OsStr>, arguments: &[OsString]) -> Option<Result<ExitCode>> {
+    if !REPLACES_PROCESS {
+        return None;
+    }
+    let program = beside_this_program().ok().filter(|path| path.is_file())?;
+    Some(start(&program, name, arguments))
+}
 
 /// Runs `ctxhooks-search` with `arguments` (this process's own, without its name) in this
 /// process's place.
@@ -26,7 +48,11 @@ pub fn forward(arguments: &[OsString]) -> Result<ExitCode> {
             program.display()
         );
     }
-    let status = run_in_place(&program, arguments)
+    start(&program, None, arguments)
+}
+
+fn start(program: &Path, name: Option<&OsStr>, arguments: &[OsString]) -> Result<ExitCode> {
+    let status = run_in_place(program, name, arguments)
         .with_context(|| format!("failed to start `{}`", program.display()))?;
     Ok(ExitCode::from(u8::try_from(status).unwrap_or(1)))
 }

@@ -272,7 +272,7 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
         _ => Ok(()),
     });
     let _ = lock.file().unlock();
-    result
+    Ok(result?)
 }
 
 /// The usage ingest of a hook run ([`ingest_transcript_then`]) of a main transcript, then, under
@@ -372,7 +372,7 @@ pub fn update_gauge(
     let previous = match Gauge::read(&path) {
         Ok(previous) => previous,
         Err(_) if path.is_file() => None,
-        Err(error) => return Err(error),
+        Err(error) => return Err(error.into()),
     };
     let mut gauge = compute(session, transcript, chain, &inputs);
     // A compaction PostCompact reported stays counted until its boundary is read; the context

@@ -271,7 +271,7 @@ fn carry_on(
         // Started, never appended to: carried on from nothing.
         return Ok(Carried::On(KeptEnd::start(generation, tail.index_length)));
     };
-    let Ok(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
+    let Some(hash) = RunningHash::restore(&last.hash_state, last.end()) else {
         return damaged;
     };
     if data_length < last.gz_end() {
@@ -382,7 +382,7 @@ pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Re
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    KeptName::parse(&kept::slash_separated(&relative))
+    Ok(KeptName::parse(&kept::slash_separated(&relative))?)
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked

@@ -7,6 +7,7 @@ pub mod env_vars;
 pub mod error_log;
 pub mod files;
 pub mod gauge;
+pub mod io_kind;
 pub mod kept;
 pub mod kept_check;
 pub mod rotation;

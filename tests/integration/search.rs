@@ -193,6 +193,86 @@ fn a_new_generation_and_a_rewritten_live_file_replace_their_rows() {
     assert_eq!(count(&search(&world, &["delta"])), 0);
 }
 
+/// The check of what changed in the projects folder since the last search looks at each
+/// transcript once: a new transcript, one appended to (its folder's listing unchanged), one
+/// removed, and a project folder renamed (its transcripts the same files under a new path) are
+/// all seen by the next search, and a renamed folder's transcripts are read where they are now.
+#[test]
+fn the_next_search_sees_a_new_an_appended_a_removed_transcript_and_a_renamed_project() {
+    let world = World::new("search-fresh");
+    let first = world.transcript_path(SESSION);
+    let folder = first.parent().unwrap().to_path_buf();
+    fs_err::write(
+        &first,
+        user("u1", "2026-11-01T10:00:00.000Z", "the first kumquat"),
+    )
+    .unwrap();
+    assert_eq!(marked(&search(&world, &["kumquat"])), [["kumquat"]]);
+
+    // A new transcript beside it.
+    let other = "0f0e0d0c-0000-4000-8000-000000000002";
+    let second = world.transcript_path(other);
+    fs_err::write(
+        &second,
+        user("p1", "2026-11-01T11:00:00.000Z", "a new persimmon"),
+    )
+    .unwrap();
+    let found = search(&world, &["persimmon"]);
+    assert_eq!(marked(&found), [["persimmon"]], "{found:#}");
+    assert_eq!(found["results"][0]["session"], other);
+
+    // Appended to: the folder's listing is the same, the file is longer.
+    let turn = assistant("a1", "2026-11-01T10:00:05.000Z", "then a tamarind");
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&first)
+        .unwrap();
+    file.write_all(turn.as_bytes()).unwrap();
+    drop(file);
+    let found = search(&world, &["tamarind"]);
+    assert_eq!(marked(&found), [["tamarind"]], "{found:#}");
+    assert_eq!(found["indexed_bytes"], turn.len());
+
+    // Removed.
+    fs_err::remove_file(&second).unwrap();
+    assert_eq!(count(&search(&world, &["persimmon"])), 0);
+
+    // The project's folder renamed: the same files, found where they are now, their snippets
+    // read from there, and what is appended there read too.
+    let moved = folder.with_file_name("-moved-project");
+    fs_err::rename(&folder, &moved).unwrap();
+    let found = search(&world, &["kumquat"]);
+    assert_eq!(marked(&found), [["kumquat"]], "{found:#}");
+    assert_eq!(found["results"][0]["origin"], "live");
+    assert_eq!(found["indexed_bytes"], 0, "{found:#}");
+    let moved_first = moved.join(format!("{SESSION}.jsonl"));
+    let turn = user("u2", "2026-11-01T10:01:00.000Z", "and a quince");
+    let mut file = fs_err::OpenOptions::new()
+        .append(true)
+        .open(&moved_first)
+        .unwrap();
+    file.write_all(turn.as_bytes()).unwrap();
+    drop(file);
+    let found = search(&world, &["quince"]);
+    assert_eq!(marked(&found), [["quince"]], "{found:#}");
+    assert_eq!(found["indexed_bytes"], turn.len());
+    assert_eq!(marked(&search(&world, &["tamarind"])), [["tamarind"]]);
+
+    // A new project folder.
+    let third = world
+        .config_dir()
+        .join("projects")
+        .join("-another-project")
+        .join("0f0e0d0c-0000-4000-8000-000000000003.jsonl");
+    fs_err::create_dir_all(third.parent().unwrap()).unwrap();
+    fs_err::write(
+        &third,
+        user("r1", "2026-11-01T12:00:00.000Z", "a rambutan at last"),
+    )
+    .unwrap();
+    assert_eq!(marked(&search(&world, &["rambutan"])), [["rambutan"]]);
+}
+
 #[test]
 fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
     let world = World::new("search-damage");
@@ -928,6 +1008,39 @@ fn without_the_search_binary_beside_it_search_says_what_is_missing() {
         .args(["search", "--help"])
         .stdout_contains("--project")
         .success();
+}
+
+/// `ctxhooks search` hands its arguments to `ctxhooks-search` before parsing them (on Unix, where
+/// it replaces itself with it): its help and its errors read the same as when `ctxhooks` parses
+/// them itself (without `ctxhooks-search` beside it), under the name `ctxhooks`.
+#[test]
+fn search_reads_its_arguments_the_same_handed_over_or_not() {
+    let world = World::new("search-binary-hand-over");
+    let alone = world.join("alone");
+    fs_err::create_dir_all(&alone).unwrap();
+    let copy = alone.join(ctxhooks_shared::platform::program::binary_file_name(
+        "ctxhooks",
+    ));
+    fs_err::copy(CTXHOOKS, &copy).unwrap();
+    for args in [
+        &["search", "--help"][..],
+        &["search", "--limit", "many", "quokka"][..],
+        &["search"][..],
+        &["mcp", "--bogus"][..],
+    ] {
+        let handed = Run::program(CTXHOOKS).world(&world).args(args).output();
+        let parsed_here = Run::program(&copy).world(&world).args(args).output();
+        assert_eq!(handed.code(), parsed_here.code(), "{args:?}");
+        assert_eq!(handed.stdout_text(), parsed_here.stdout_text(), "{args:?}");
+        assert_eq!(handed.stderr_text(), parsed_here.stderr_text(), "{args:?}");
+        // Named `ctxhooks` where it names itself (the help, a usage line).
+        let said = handed.stdout_text() + &handed.stderr_text();
+        assert!(!said.contains("ctxhooks-search"), "{args:?}: {said}");
+        if said.contains("Usage:") {
+            assert!(said.contains("Usage: ctxhooks "), "{args:?}: {said}");
+        }
+    }
+    assert!(!world.state_dir().join("search").exists());
 }
 
 // Unix only: `nm` reads the symbols of an ELF or Mach-O binary.

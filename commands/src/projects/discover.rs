@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use ctxhooks_shared::platform::identity::{self, FileFacts};
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
@@ -31,6 +32,10 @@ pub struct SessionFiles {
     pub agents: Vec<PathBuf>,
     /// Their bytes together.
     pub bytes: u64,
+    /// What one look at each of [`Self::transcripts`] gave, in that order (`None`: nothing
+    /// could be looked at there): its size and, for the search index's freshness check, its
+    /// identity and modification time, so that no one looks at a transcript twice.
+    pub facts: Vec<Option<FileFacts>>,
 }
 
 impl SessionFiles {
@@ -207,8 +212,12 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
     }
     for (session_id, (main, mut agents)) in sessions {
         agents.sort();
-        let sizes = main.iter().chain(&agents).map(fs_err::symlink_metadata);
-        let bytes = sizes.flatten().map(|metadata| metadata.len()).sum();
+        let facts: Vec<Option<FileFacts>> = main
+            .iter()
+            .chain(&agents)
+            .map(|path| identity::of_path(path).ok())
+            .collect();
+        let bytes = facts.iter().flatten().map(|facts| facts.size).sum();
         found.sessions.push(SessionFiles {
             projects_folder: projects_folder.to_path_buf(),
             project: project.clone(),
@@ -216,6 +225,7 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
             main,
             agents,
             bytes,
+            facts,
         });
     }
 }

@@ -151,7 +151,7 @@ fn search_in(
         widened,
     } = find(&database.connection, query, &request.filters, request.limit)?;
     let places = places(sources);
-    let mut snippets = Snippets::new(&database.connection, state);
+    let mut snippets = Snippets::new(&database.connection, state, sources);
     let mut results = Vec::new();
     // Each tier's hits are marked with its own expression (a prefix matched in `any` is marked).
     for chunk in hits.chunk_by(|(one, _), (other, _)| one == other) {

@@ -7,10 +7,9 @@
 use std::collections::HashMap;
 use std::io::Read as _;
 use std::ops::Range;
-use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension as _, params};
+use rusqlite::{Connection, params};
 use serde::Serialize;
 
 use super::find::Hit;
@@ -18,7 +17,7 @@ use super::message::message_text;
 use super::prepare::line_hash;
 use super::query::Query;
 use super::reading::{file_range, kept_range, open_file};
-use super::sources::KeptPart;
+use super::sources::{KeptPart, Source};
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -61,6 +60,9 @@ pub enum Origin {
 pub struct Snippets<'connection> {
     connection: &'connection Connection,
     state: StateDir,
+    /// The sources as found now: where each one's live file is (a project's folder renamed
+    /// since it was indexed holds the same file under another path).
+    sources: &'connection [Source],
     kept: HashMap<(String, String, u32), Option<KeptPart>>,
     ready: bool,
     /// Rows the scratch table holds.
@@ -68,11 +70,17 @@ pub struct Snippets<'connection> {
 }
 
 impl<'connection> Snippets<'connection> {
-    /// Snippets read with `connection` (its scratch table) from the kept copies of `state`.
-    pub fn new(connection: &'connection Connection, state: &StateDir) -> Self {
+    /// Snippets read with `connection` (its scratch table) from the kept copies of `state` and
+    /// the live files of `sources`.
+    pub fn new(
+        connection: &'connection Connection,
+        state: &StateDir,
+        sources: &'connection [Source],
+    ) -> Self {
         Self {
             connection,
             state: state.clone(),
+            sources,
             kept: HashMap::new(),
             ready: false,
             rows: 0,
@@ -173,20 +181,23 @@ impl<'connection> Snippets<'connection> {
                 }
             }
         }
-        let path: Option<String> = self
-            .connection
-            .prepare_cached(
-                "SELECT file_path FROM sources WHERE session = ?1 AND name = ?2 AND generation = ?3",
-            )?
-            .query_row(params![hit.session, hit.name, hit.generation], |row| {
-                row.get(0)
+        // The file as found now: the rows read from it stand only while it is the same file
+        // (`update.rs`), wherever it is, and the line's hash is checked below.
+        // A look through the sources for each hit (a few dozen at most) is cheaper than a map
+        // of them all.
+        let Some(path) = self
+            .sources
+            .iter()
+            .find(|source| {
+                source.generation == hit.generation
+                    && source.name == hit.name
+                    && source.session == hit.session
             })
-            .optional()?
-            .flatten();
-        let Some(path) = path else {
+            .and_then(|source| source.file.as_ref())
+        else {
             return Ok(None);
         };
-        let Some(file) = open_file(&PathBuf::from(path)).ok().flatten() else {
+        let Some(file) = open_file(path).ok().flatten() else {
             return Ok(None);
         };
         if file.size() < end {
@@ -351,7 +362,8 @@ mod tests {
     fn a_long_text_is_marked_around_its_match_and_in_whole_when_the_window_misses_it() {
         let connection = Connection::open_in_memory().unwrap();
         let temp = ctxhooks_shared::test_support::TempFolder::new("snippet-window");
-        let mut snippets = Snippets::new(&connection, &StateDir::at(temp.path().to_path_buf()));
+        let mut snippets =
+            Snippets::new(&connection, &StateDir::at(temp.path().to_path_buf()), &[]);
         let query = super::super::query::parse("needle").unwrap();
         let filler = "hay ".repeat(2_000);
         // Deep in a long text: found through the window.

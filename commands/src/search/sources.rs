@@ -17,7 +17,7 @@ use anyhow::{Result, anyhow};
 use crate::projects::discover::{Problem, discover};
 use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::keep::subagent_name;
-use ctxhooks_shared::platform::identity;
+use ctxhooks_shared::platform::identity::{self, FileFacts};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
@@ -106,8 +106,13 @@ impl KeptPart {
 /// `path`'s device, inode, size and modification time (to the nanosecond), or `-` when nothing
 /// is there; a link is looked at, never followed.
 fn stamp(signature: &mut String, path: &Path) {
-    match identity::of_path(path) {
-        Ok(facts) => {
+    stamp_facts(signature, identity::of_path(path).ok().as_ref());
+}
+
+/// [`stamp`] of what a look at a path gave (`None`: nothing was there).
+fn stamp_facts(signature: &mut String, facts: Option<&FileFacts>) {
+    match facts {
+        Some(facts) => {
             let _ = write!(
                 signature,
                 "{}:{}:{}:{}.{};",
@@ -118,7 +123,7 @@ fn stamp(signature: &mut String, path: &Path) {
                 facts.modified_ns.rem_euclid(1_000_000_000)
             );
         }
-        Err(_) => signature.push_str("-;"),
+        None => signature.push_str("-;"),
     }
 }
 
@@ -131,6 +136,14 @@ fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
             None => signature.push_str("none;"),
         }
     }
+    signature
+}
+
+/// The signature of a source reading only a file, from what a look at it gave: the same as
+/// [`signature`]`(None, Some(path))` by that look.
+fn file_signature(facts: Option<&FileFacts>) -> String {
+    let mut signature = String::from("none;");
+    stamp_facts(&mut signature, facts);
     signature
 }
 
@@ -200,7 +213,7 @@ pub fn find_sources(
                 .join(&files.project)
                 .join(format!("{session}.jsonl"))
         });
-        for path in files.transcripts() {
+        for (path, facts) in files.transcripts().zip(&files.facts) {
             if carried.contains(path) {
                 continue;
             }
@@ -219,7 +232,8 @@ pub fn find_sources(
                 generation: 0,
                 project_slug: Some(files.project.clone()),
                 kept: None,
-                signature: signature(None, Some(path)),
+                // The look discovery took at the file, not a second one.
+                signature: file_signature(facts.as_ref()),
                 file: Some(path.clone()),
                 snapshot: None,
             });
@@ -278,4 +292,23 @@ fn slug_of(path: &Path, session: &SessionId) -> Option<String> {
         })
         .and_then(Path::file_name)
         .map(|name| name.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_look_discovery_took_signs_a_file_as_a_look_of_its_own_does() {
+        let temp = ctxhooks_shared::test_support::TempFolder::new("search-signature");
+        let path = temp.join("transcript.jsonl");
+        fs_err::write(&path, "{}\n").unwrap();
+        let facts = identity::of_path(&path).ok();
+        assert_eq!(file_signature(facts.as_ref()), signature(None, Some(&path)));
+        let missing = temp.join("gone.jsonl");
+        assert_eq!(
+            file_signature(identity::of_path(&missing).ok().as_ref()),
+            signature(None, Some(&missing))
+        );
+    }
 }

@@ -101,7 +101,7 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
         && generation > 0
     {
         if let Err(error) = kept::check_appendable(&kept_dir, &KeptName::main(), generation) {
-            context.note(error.context(
+            context.note(anyhow::Error::new(error).context(
                 "the transcript's bytes since the last kept ones cannot be kept after the \
                  compaction",
             ));

@@ -195,7 +195,7 @@ const AFTER_CATCH_UP: Duration = Duration::from_secs(5);
 fn rotate_logs(context: &HookContext, session: &SessionId) {
     let state = &context.state;
     if let Err(error) = rotate_usage_log(state, session) {
-        context.note(error);
+        context.note(error.into());
     }
     for (log, limit) in [
         (state.sidecar(session), SESSION_LOG_LIMIT),

@@ -120,6 +120,7 @@ pub fn keep_session(
     }
     for file in found {
         let kept = KeptName::parse(&kept::slash_separated(&file.relative))
+            .map_err(anyhow::Error::from)
             .and_then(|name| keep(&name, &file.source));
         finished &= settle(notes, kept, || {
             format!(

@@ -12,6 +12,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use crate::keep::subagents::find_subagent_files;
 use crate::keep::{Check, keep_transcript};
 use crate::store::files::{self, FileError};
+use crate::store::io_kind;
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
@@ -180,17 +181,18 @@ fn build(
     let mut snapshot_files = vec![transcript.clone()];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let kept = KeptName::parse(&kept::slash_separated(&subagent.relative)).and_then(|name| {
+        let kept = (|| {
+            let name = KeptName::parse(&kept::slash_separated(&subagent.relative))?;
             let mut file = TranscriptFile::open(&subagent.source)?;
             keep_one(state, request, &name, &mut file)
-        });
+        })();
         match kept {
             Ok(kept) => snapshot_files.push(kept),
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
             Err(_) if !subagent.source.exists() => {}
             // A full disk fails the whole snapshot; anything else costs only this file.
             Err(error)
-                if files::is_io_kind(
+                if io_kind::is_io_kind(
                     error.as_ref(),
                     &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
                 ) =>

@@ -1,7 +1,7 @@
 //! Programs on disk: what counts as executable, where `PATH` finds one, and the binaries'
 //! file names (`ctxhooks-stop`, on Windows `ctxhooks-stop.exe`).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -10,20 +10,33 @@ pub fn binary_file_name(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
 }
 
+/// Whether [`run_in_place`] replaces this process (Unix's `exec`), so that the program it runs
+/// sees the name this process was started by (`argv[0]`) as its own.
+pub const REPLACES_PROCESS: bool = cfg!(unix);
+
 /// Runs `program` with `arguments` in this process's place, with its standard streams. On Unix
-/// it replaces this process (`exec`): its signals and exit status are the caller's, and this
-/// returns only the error that kept it from starting. Windows has no `exec`: it runs it, waits,
-/// and returns its exit status (1 when it has none).
-pub fn run_in_place(program: &Path, arguments: &[OsString]) -> io::Result<i32> {
+/// it replaces this process (`exec`), which it starts under `name` (its `argv[0]`; `None`: its
+/// path): its signals and exit status are the caller's, and this returns only the error that
+/// kept it from starting. Windows has no `exec`: it runs it (`name` is not passed: Windows gives
+/// it its path), waits, and returns its exit status (1 when it has none).
+pub fn run_in_place(
+    program: &Path,
+    name: Option<&OsStr>,
+    arguments: &[OsString],
+) -> io::Result<i32> {
     let mut command = std::process::Command::new(program);
     command.args(arguments);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
+        if let Some(name) = name {
+            command.arg0(name);
+        }
         Err(command.exec())
     }
     #[cfg(windows)]
     {
+        let _ = name;
         Ok(command.status()?.code().unwrap_or(1))
     }
 }

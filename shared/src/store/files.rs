@@ -191,20 +191,6 @@ pub fn create_private_dir_all(path: &Path) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Returns true if and only if the file system's error behind `error`, wherever in its chain of
-/// causes it is (an `io::Error`, or one a [`FileError`] holds), is of one of `kinds`: how a
-/// caller that holds an error of any type (a command's) tells a full disk or a closed pipe from
-/// the rest. A typed error of this crate says it itself (`io_error`).
-pub fn is_io_kind(error: &(dyn std::error::Error + 'static), kinds: &[io::ErrorKind]) -> bool {
-    std::iter::successors(Some(error), |cause| cause.source()).any(|cause| {
-        let io = match cause.downcast_ref::<FileError>() {
-            Some(file) => file.io_error(),
-            None => cause.downcast_ref::<io::Error>(),
-        };
-        io.is_some_and(|io| kinds.contains(&io.kind()))
-    })
-}
-
 /// `result`, with "nothing is there" (`NotFound`) as `None`: how a file that may be missing is
 /// opened, listed or looked at.
 pub fn present<T>(result: io::Result<T>) -> io::Result<Option<T>> {
@@ -743,26 +729,6 @@ mod tests {
             assert_eq!(mode_of(&nested).unwrap() & 0o777, 0o700);
         }
         fs_err::remove_dir_all(&relative).unwrap();
-    }
-
-    #[test]
-    fn an_io_kind_is_found_through_contexts_and_file_errors() {
-        let full = || io::Error::from(io::ErrorKind::StorageFull);
-        let kinds = [io::ErrorKind::StorageFull];
-        let held = FileError::CreateStateFolder(Box::new(FileError::Io(full())));
-        assert!(is_io_kind(&held, &kinds));
-        let plain = FileError::Append {
-            path: PathBuf::from("log"),
-            source: full(),
-        };
-        assert!(is_io_kind(&plain, &kinds));
-        let bare = full();
-        assert!(is_io_kind(&bare, &kinds));
-        let locked = FileError::LockForAppend {
-            path: PathBuf::from("log"),
-            source: Box::new(FileError::LockHeld(Duration::ZERO)),
-        };
-        assert!(!is_io_kind(&locked, &kinds));
     }
 
     #[test]

@@ -5,13 +5,40 @@
 //! runtime reads it in constant time whatever the transcript's size. The format is documented in
 //! `docs/usage.md`.
 
-use std::io::Read as _;
-use std::path::Path;
+use std::io::{self, Read as _};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::store::files;
+use crate::store::files::{self, FileError};
+
+/// Why a gauge file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum GaugeError {
+    #[error("failed to read `{}`", .path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("`{}` is larger than {MAX_GAUGE_BYTES} bytes; it is no gauge", .0.display())]
+    TooLarge(PathBuf),
+    #[error("`{}` is not a readable gauge", .path.display())]
+    NotAGauge {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("`{}` has schema {schema}, this ctxhooks reads {GAUGE_SCHEMA}", .path.display())]
+    Schema { path: PathBuf, schema: u32 },
+    #[error("failed to serialize the gauge")]
+    Serialize(#[source] serde_json::Error),
+    #[error("failed to write `{}`", .path.display())]
+    Write { path: PathBuf, source: FileError },
+    /// The gauge file, opened as a state file (a link, a folder, a FIFO refused).
+    #[error(transparent)]
+    File(#[from] FileError),
+}
 
 /// Version of the gauge file's layout.
 pub const GAUGE_SCHEMA: u32 = 1;
@@ -103,38 +130,44 @@ pub enum TriggerDerivation {
 impl Gauge {
     /// Reads a gauge file: `None` when there is none. Anything but a regular file (a folder, a
     /// FIFO) is refused at once, as is a file that is not a gauge.
-    pub fn read(path: &Path) -> Result<Option<Self>> {
+    pub fn read(path: &Path) -> Result<Option<Self>, GaugeError> {
         let Some(file) = files::open_state_file(path)? else {
             return Ok(None);
         };
         let mut bytes = Vec::with_capacity(1024);
         file.take(MAX_GAUGE_BYTES as u64 + 1)
             .read_to_end(&mut bytes)
-            .with_context(|| format!("failed to read `{}`", path.display()))?;
+            .map_err(|source| GaugeError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
         if bytes.len() > MAX_GAUGE_BYTES {
-            bail!(
-                "`{}` is larger than {MAX_GAUGE_BYTES} bytes; it is no gauge",
-                path.display()
-            );
+            return Err(GaugeError::TooLarge(path.to_owned()));
         }
-        let gauge: Self = serde_json::from_slice(&bytes)
-            .with_context(|| format!("`{}` is not a readable gauge", path.display()))?;
+        let gauge: Self =
+            serde_json::from_slice(&bytes).map_err(|source| GaugeError::NotAGauge {
+                path: path.to_owned(),
+                source,
+            })?;
         if gauge.schema != GAUGE_SCHEMA {
-            bail!(
-                "`{}` has schema {}, this ctxhooks reads {GAUGE_SCHEMA}",
-                path.display(),
-                gauge.schema
-            );
+            return Err(GaugeError::Schema {
+                path: path.to_owned(),
+                schema: gauge.schema,
+            });
         }
         Ok(Some(gauge))
     }
 
     /// Replaces the gauge file atomically (0600). Not flushed to disk: the next ingest writes it
     /// again from the cursor, so a crash can cost at most a stale gauge, never a torn one.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let bytes = serde_json::to_vec(self).context("failed to serialize the gauge")?;
-        files::replace_unsynced(path, &bytes, files::PRIVATE_FILE_MODE)
-            .with_context(|| format!("failed to write `{}`", path.display()))
+    pub fn write(&self, path: &Path) -> Result<(), GaugeError> {
+        let bytes = serde_json::to_vec(self).map_err(GaugeError::Serialize)?;
+        files::replace_unsynced(path, &bytes, files::PRIVATE_FILE_MODE).map_err(|source| {
+            GaugeError::Write {
+                path: path.to_owned(),
+                source,
+            }
+        })
     }
 
     /// Marks a compaction whose boundary is not read yet: counted, the context it left unknown,
@@ -186,10 +219,23 @@ mod tests {
         assert_eq!(Gauge::read(&path).unwrap(), Some(gauge()));
         assert_eq!(gauge().percent, Some(85.3));
         fs_err::write(&path, "{\"schema\": 1}").unwrap();
-        assert!(Gauge::read(&path).is_err());
+        let error = Gauge::read(&path).unwrap_err();
+        assert!(matches!(error, GaugeError::NotAGauge { .. }), "{error:?}");
+        let mut older = serde_json::to_value(gauge()).unwrap();
+        older["schema"] = 0.into();
+        fs_err::write(&path, older.to_string()).unwrap();
+        let error = Gauge::read(&path).unwrap_err();
+        assert!(
+            matches!(error, GaugeError::Schema { schema: 0, .. }),
+            "{error:?}"
+        );
+        fs_err::write(&path, vec![b' '; MAX_GAUGE_BYTES + 1]).unwrap();
+        let error = Gauge::read(&path).unwrap_err();
+        assert!(matches!(error, GaugeError::TooLarge(_)), "{error:?}");
         fs_err::remove_file(&path).unwrap();
         fs_err::create_dir(&path).unwrap();
-        assert!(Gauge::read(&path).is_err());
+        let error = Gauge::read(&path).unwrap_err();
+        assert!(matches!(error, GaugeError::File(_)), "{error:?}");
         let mut later = gauge();
         later.updated_at = "2026-12-02T00:00:00.000Z".into();
         assert!(gauge().same_as(&later));

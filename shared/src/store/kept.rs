@@ -9,17 +9,103 @@
 //! This module names the files, reads and checks them, and appends to them; when to append,
 //! and what, is the hooks' (`keep.rs`).
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use serde::{Deserialize, Serialize};
 
-use super::files::{self, Access};
+use super::files::{self, Access, FileError};
 use super::snapshot_metadata::FileRole;
+
+/// What went wrong naming, reading or appending to a kept copy (each variant's words are the
+/// ones a person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum KeptError {
+    #[error("failed to read the transcript's sampled bytes")]
+    ReadSamples(#[source] io::Error),
+    #[error("`{0}` is not a kept transcript's name (a relative path of plain folders)")]
+    NotPlainName(String),
+    #[error("`{0}` is not a kept transcript's name (it must end in .jsonl or .json)")]
+    NotTranscriptName(String),
+    #[error("failed to list the kept copies")]
+    List(#[source] io::Error),
+    #[error("failed to read a kept copy's index")]
+    ReadIndex(#[source] io::Error),
+    #[error("`{}` does not start with a generation line", .0.display())]
+    NoHeader(PathBuf),
+    #[error("generation {generation} of `{name}` exists already; it is never written again")]
+    GenerationExists { name: KeptName, generation: u32 },
+    #[error("failed to start a kept copy's generation")]
+    StartGeneration(#[source] FileError),
+    #[error("failed to open a kept copy")]
+    Open(#[source] FileError),
+    #[error("failed to open a kept copy's index")]
+    OpenIndex(#[source] FileError),
+    /// The `.gz` file is shorter than its index says.
+    #[error("`{}` holds {found} bytes but its index records {recorded}", .path.display())]
+    Shorter {
+        path: PathBuf,
+        found: u64,
+        recorded: u64,
+    },
+    #[error("failed to append to a kept copy")]
+    Append(#[source] io::Error),
+    #[error("failed to append to a kept copy's index")]
+    AppendIndex(#[source] io::Error),
+    #[error("generation {generation} of `{name}` keeps {kept} bytes, not {length}")]
+    PastGeneration {
+        name: KeptName,
+        generation: u32,
+        kept: u64,
+        length: u64,
+    },
+    #[error("failed to read the kept copy of `{name}`")]
+    Read { name: KeptName, source: io::Error },
+    #[error("the kept copy of `{name}` gave {gave} bytes, not {length}")]
+    WrongLength {
+        name: KeptName,
+        gave: u64,
+        length: u64,
+    },
+    #[error("the kept copy of `{0}` does not have the recorded SHA-256")]
+    WrongSha256(KeptName),
+    /// The transcript a generation is compared with (`kept_check.rs`).
+    #[error("failed to read the transcript")]
+    ReadTranscript(#[source] io::Error),
+    #[error("failed to remove a stale damage mark")]
+    RemoveDamageMark(#[source] io::Error),
+    #[error("failed to mark a damaged generation of the kept copies")]
+    MarkDamage(#[source] FileError),
+    /// A kept file, opened as a state file, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Anything else the file system said where no step is named.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// An index line that could not be serialized.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+impl KeptError {
+    /// The file system's error a variant that shows it as its own holds (a transparent one
+    /// hides it from the chain of causes): what [`super::io_kind::is_io_kind`] reads.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::Io(source) => Some(source),
+            Self::File(file) => file.io_error(),
+            _ => None,
+        }
+    }
+}
 
 /// The kept copies' folder inside a session's folder.
 pub const KEPT_DIR: &str = "kept";
@@ -128,7 +214,7 @@ pub struct FileIdentity {
 
 impl FileIdentity {
     /// The identity of an open file.
-    pub fn of(file: &fs_err::File) -> Result<Self> {
+    pub fn of(file: &fs_err::File) -> io::Result<Self> {
         let facts = crate::platform::identity::of_file(file.file())?;
         Ok(Self {
             device: facts.device,
@@ -150,7 +236,7 @@ pub const SAMPLE_BYTES: u64 = 4096;
 /// summed, however long the transcript. A CRC, not a SHA-256: it tells an accidental rewrite at
 /// a twentieth of the cost, and nothing here guards against a forger (whoever can write the
 /// transcript can write the kept copies too).
-pub fn samples_crc32(file: &fs_err::File, end: u64) -> Result<u32> {
+pub fn samples_crc32(file: &fs_err::File, end: u64) -> Result<u32, KeptError> {
     let mut crc = flate2::Crc::new();
     let mut window = [0u8; 4096];
     for place in 0..SAMPLES {
@@ -158,7 +244,7 @@ pub fn samples_crc32(file: &fs_err::File, end: u64) -> Result<u32> {
             u64::try_from(u128::from(end) * u128::from(place) / u128::from(SAMPLES)).unwrap_or(0);
         let length = usize::try_from((end - start).min(SAMPLE_BYTES)).unwrap_or(0);
         crate::platform::positioned::read_exact_at(file.file(), &mut window[..length], start)
-            .context("failed to read the transcript's sampled bytes")?;
+            .map_err(KeptError::ReadSamples)?;
         crc.update(&window[..length]);
     }
     Ok(crc.sum())
@@ -193,18 +279,18 @@ impl KeptName {
     }
 
     /// Checks `name`: relative, plain components only, ending in `.jsonl` or `.json`.
-    pub fn parse(name: &str) -> Result<Self> {
+    pub fn parse(name: &str) -> Result<Self, KeptError> {
         let path = Path::new(name);
         let plain = !name.is_empty()
             && path
                 .components()
                 .all(|component| matches!(component, Component::Normal(_)));
         if !plain {
-            bail!("`{name}` is not a kept transcript's name (a relative path of plain folders)");
+            return Err(KeptError::NotPlainName(name.to_owned()));
         }
         let extension = path.extension().and_then(|extension| extension.to_str());
         if !matches!(extension, Some("jsonl" | "json")) {
-            bail!("`{name}` is not a kept transcript's name (it must end in .jsonl or .json)");
+            return Err(KeptError::NotTranscriptName(name.to_owned()));
         }
         Ok(Self(name.to_owned()))
     }
@@ -262,9 +348,9 @@ fn generation_stem(name: &str) -> Option<&str> {
 /// Every generation of `name` in `kept` that has a file there (its index, its gzip file or
 /// both), in ascending order: the folder is listed, so a generation missing from the middle
 /// hides none after it. Empty when there is none (or no folder yet).
-pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
+pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>, KeptError> {
     let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
-        .context("failed to list the kept copies")?
+        .map_err(KeptError::List)?
         .iter()
         // `<N>.gz` or `<N>.index.jsonl`.
         .filter_map(|rest| generation_stem(rest).and_then(files::parse_number))
@@ -276,13 +362,13 @@ pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>> {
 
 /// The newest generation of `name` in `kept` (0 when there is none): the highest number that
 /// has a file, whatever is missing below it.
-pub fn latest_generation(kept: &Path, name: &KeptName) -> Result<u32> {
+pub fn latest_generation(kept: &Path, name: &KeptName) -> Result<u32, KeptError> {
     Ok(generation_numbers(kept, name)?.last().copied().unwrap_or(0))
 }
 
 /// Every kept transcript in `kept`, with its newest generation's number, sorted by name (the
 /// main transcript first).
-pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>> {
+pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>, KeptError> {
     let mut found = Vec::new();
     if kept.is_dir() {
         collect_generations(kept, Path::new(""), &mut found)?;
@@ -299,8 +385,8 @@ fn collect_generations(
     dir: &Path,
     relative: &Path,
     found: &mut Vec<(KeptName, u32)>,
-) -> Result<()> {
-    for entry in fs_err::read_dir(dir).context("failed to list the kept copies")? {
+) -> Result<(), KeptError> {
+    for entry in fs_err::read_dir(dir).map_err(KeptError::List)? {
         let entry = entry?;
         let inner = relative.join(entry.file_name());
         if entry.file_type()?.is_dir() {
@@ -320,7 +406,7 @@ fn collect_generations(
 
 /// Opens a kept file for reading: never through a symbolic link, never waiting on a FIFO,
 /// only a regular file ([`files::open_unlinked`]).
-pub fn open_no_follow(path: &Path) -> Result<fs_err::File, files::FileError> {
+pub fn open_no_follow(path: &Path) -> Result<fs_err::File, FileError> {
     files::open_unlinked_existing(path, Access::Read)
 }
 
@@ -343,13 +429,13 @@ pub struct GenerationIndex {
 
 impl GenerationIndex {
     /// Reads the index at `path` (never through a link, never waiting on a FIFO).
-    pub fn read(path: &Path) -> Result<Self> {
+    pub fn read(path: &Path) -> Result<Self, KeptError> {
         Self::read_from(open_no_follow(path)?, path)
     }
 
     /// Reads an index from its open file, up to the length it had when opened and line by
     /// line (a line longer than 64 KiB counts as unreadable and is never held whole).
-    pub fn read_from(file: fs_err::File, path: &Path) -> Result<Self> {
+    pub fn read_from(file: fs_err::File, path: &Path) -> Result<Self, KeptError> {
         let size = file.metadata()?.len();
         let mut reader = BufReader::new(file.take(size));
         let mut line = Vec::new();
@@ -359,8 +445,9 @@ impl GenerationIndex {
             chunks: Vec::new(),
             unreadable_lines: 0,
         };
-        let context = "failed to read a kept copy's index";
-        while let Some(end) = read_bounded_line(&mut reader, &mut line).context(context)? {
+        while let Some(end) =
+            read_bounded_line(&mut reader, &mut line).map_err(KeptError::ReadIndex)?
+        {
             match end {
                 LineEnd::Whole if line.is_empty() => {}
                 LineEnd::Whole => match serde_json::from_slice::<IndexRecord>(&line) {
@@ -439,7 +526,7 @@ fn read_bounded_line(
 
 /// A generation's header alone, read from its index's first line that is not blank (a reader
 /// that needs only where the generation came from reads no member's line).
-pub fn read_header(index_path: &Path) -> Result<GenerationHeader> {
+pub fn read_header(index_path: &Path) -> Result<GenerationHeader, KeptError> {
     let mut reader = BufReader::with_capacity(4096, open_no_follow(index_path)?);
     read_header_from(&mut reader, &mut Vec::new(), index_path)
 }
@@ -449,9 +536,10 @@ fn read_header_from(
     reader: &mut impl BufRead,
     line: &mut Vec<u8>,
     index_path: &Path,
-) -> Result<GenerationHeader> {
-    let context = "failed to read a kept copy's index";
-    while let Some(LineEnd::Whole) = read_bounded_line(reader, line).context(context)? {
+) -> Result<GenerationHeader, KeptError> {
+    while let Some(LineEnd::Whole) =
+        read_bounded_line(reader, line).map_err(KeptError::ReadIndex)?
+    {
         if !line.is_empty() {
             if let Ok(IndexRecord::Generation(header)) = serde_json::from_slice(line) {
                 return Ok(header);
@@ -459,10 +547,7 @@ fn read_header_from(
             break;
         }
     }
-    bail!(
-        "`{}` does not start with a generation line",
-        index_path.display()
-    )
+    Err(KeptError::NoHeader(index_path.to_owned()))
 }
 
 /// What a hook needs to carry a generation on: its header and its last member, read from the
@@ -482,12 +567,11 @@ pub struct GenerationTail {
 const TAIL_WINDOW: u64 = 64 * 1024;
 
 /// Reads a generation's header and last member.
-pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
+pub fn read_tail(index_path: &Path) -> Result<GenerationTail, KeptError> {
     let mut file = open_no_follow(index_path)?;
     let size = file.metadata()?.len();
     let mut head = vec![0u8; usize::try_from(size.min(TAIL_WINDOW)).unwrap_or(0)];
-    file.read_exact(&mut head)
-        .context("failed to read a kept copy's index")?;
+    file.read_exact(&mut head).map_err(KeptError::ReadIndex)?;
     // The first line that is not blank, as every reader of an index finds the header.
     let header = read_header_from(&mut &head[..], &mut Vec::new(), index_path)?;
     let start = size.saturating_sub(TAIL_WINDOW);
@@ -496,7 +580,7 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
     } else {
         let mut tail = vec![0u8; usize::try_from(size - start).unwrap_or(0)];
         crate::platform::positioned::read_exact_at(file.file(), &mut tail, start)
-            .context("failed to read a kept copy's index")?;
+            .map_err(KeptError::ReadIndex)?;
         tail
     };
     // Only complete lines count: a run stopped mid-line leaves a fragment, cut by the next one.
@@ -524,22 +608,25 @@ pub fn read_tail(index_path: &Path) -> Result<GenerationTail> {
 /// full disk) never leaves an index without its header. The caller holds the kept copies' lock,
 /// which makes the check for an existing index and the rename one step among writers, and lets
 /// it remove what a killed writer left of its temporary sibling.
-pub fn start_generation(kept: &Path, name: &KeptName, header: &GenerationHeader) -> Result<()> {
+pub fn start_generation(
+    kept: &Path,
+    name: &KeptName,
+    header: &GenerationHeader,
+) -> Result<(), KeptError> {
     let index = name.index_path(kept, header.generation);
     let folder = index.parent().unwrap_or(kept);
     files::create_private_dir_all(folder)?;
     remove_unfinished_starts(&index);
     if fs_err::symlink_metadata(&index).is_ok() {
-        bail!(
-            "generation {} of `{name}` exists already; it is never written again",
-            header.generation
-        );
+        return Err(KeptError::GenerationExists {
+            name: name.clone(),
+            generation: header.generation,
+        });
     }
     let mut line = serde_json::to_vec(&IndexRecord::Generation(header.clone()))?;
     line.push(b'\n');
     // A header that cannot be written whole (a full disk) leaves nothing behind.
-    files::write_atomic(&index, &line, files::PRIVATE_FILE_MODE)
-        .context("failed to start a kept copy's generation")
+    files::write_atomic(&index, &line, files::PRIVATE_FILE_MODE).map_err(KeptError::StartGeneration)
 }
 
 /// Removes the temporary siblings of `index` that a writer killed while starting a generation
@@ -564,7 +651,7 @@ pub const BACKLOG_LEVEL: u32 = 1;
 
 /// Compresses `bytes` into one gzip member ([`LEVEL`], or [`BACKLOG_LEVEL`] from
 /// [`BACKLOG_BYTES`] on).
-pub fn compress_member(bytes: &[u8]) -> Result<Vec<u8>> {
+pub fn compress_member(bytes: &[u8]) -> io::Result<Vec<u8>> {
     let level = if bytes.len() >= BACKLOG_BYTES {
         BACKLOG_LEVEL
     } else {
@@ -575,7 +662,7 @@ pub fn compress_member(bytes: &[u8]) -> Result<Vec<u8>> {
         Compression::new(level),
     );
     encoder.write_all(bytes)?;
-    Ok(encoder.finish()?)
+    encoder.finish()
 }
 
 /// Appends one member to a generation: the compressed bytes at the end of the `.gz` file
@@ -591,17 +678,18 @@ pub fn append_member(
     lengths: (u64, u64),
     member: &[u8],
     chunk: &ChunkRecord,
-) -> Result<u64> {
+) -> Result<u64, KeptError> {
     let (gz_length, index_length) = lengths;
     let data_path = name.data_path(kept, generation);
-    let mut data = files::open_unlinked_existing(&data_path, Access::Create)
-        .context("failed to open a kept copy")?;
+    let mut data =
+        files::open_unlinked_existing(&data_path, Access::Create).map_err(KeptError::Open)?;
     let found = data.metadata()?.len();
     if found < gz_length {
-        bail!(
-            "`{}` holds {found} bytes but its index records {gz_length}",
-            data_path.display()
-        );
+        return Err(KeptError::Shorter {
+            path: data_path,
+            found,
+            recorded: gz_length,
+        });
     }
     if found == 0 {
         files::set_mode(&data, files::PRIVATE_FILE_MODE)?;
@@ -613,12 +701,12 @@ pub fn append_member(
     let written = data.write_all(member).and_then(|()| data.sync_data());
     if let Err(error) = written {
         let _ = data.set_len(gz_length);
-        return Err(error).context("failed to append to a kept copy");
+        return Err(KeptError::Append(error));
     }
     drop(data);
     let index_path = name.index_path(kept, generation);
-    let mut index = files::open_unlinked_existing(&index_path, Access::Update)
-        .context("failed to open a kept copy's index")?;
+    let mut index =
+        files::open_unlinked_existing(&index_path, Access::Update).map_err(KeptError::OpenIndex)?;
     if index.metadata()?.len() > index_length {
         index.set_len(index_length)?;
     }
@@ -627,7 +715,7 @@ pub fn append_member(
     line.push(b'\n');
     if let Err(error) = index.write_all(&line) {
         let _ = index.set_len(index_length);
-        return Err(error).context("failed to append to a kept copy's index");
+        return Err(KeptError::AppendIndex(error));
     }
     Ok(line.len() as u64)
 }
@@ -635,11 +723,11 @@ pub fn append_member(
 /// Checks, without writing a byte, that the next member can be appended to a generation: its
 /// `.gz` file and its index open for writing. A read-only disk, a folder the user cannot write
 /// or files that are not the user's fail here as they would at the append, with the same words.
-pub fn check_appendable(kept: &Path, name: &KeptName, generation: u32) -> Result<()> {
+pub fn check_appendable(kept: &Path, name: &KeptName, generation: u32) -> Result<(), KeptError> {
     files::open_unlinked_existing(&name.data_path(kept, generation), Access::Update)
-        .context("failed to open a kept copy")?;
+        .map_err(KeptError::Open)?;
     files::open_unlinked_existing(&name.index_path(kept, generation), Access::Update)
-        .context("failed to open a kept copy's index")?;
+        .map_err(KeptError::OpenIndex)?;
     Ok(())
 }
 
@@ -650,13 +738,14 @@ pub fn open_generation(
     name: &KeptName,
     index: &GenerationIndex,
     length: u64,
-) -> Result<impl Read + use<>> {
+) -> Result<impl Read + use<>, KeptError> {
     if length > index.length() {
-        bail!(
-            "generation {} of `{name}` keeps {} bytes, not {length}",
-            index.header.generation,
-            index.length()
-        );
+        return Err(KeptError::PastGeneration {
+            name: name.clone(),
+            generation: index.header.generation,
+            kept: index.length(),
+            length,
+        });
     }
     let data = open_no_follow(&name.data_path(kept, index.header.generation))?;
     Ok(MultiGzDecoder::new(std::io::BufReader::new(data.take(index.gz_length()))).take(length))
@@ -671,14 +760,15 @@ pub fn copy_generation_checked(
     length: u64,
     sha256: &str,
     writer: &mut impl Write,
-) -> Result<()> {
+) -> Result<(), KeptError> {
     let mut reader = open_generation(kept, name, index, length)?;
     let mut hash = super::running_hash::RunningHash::new();
     let mut buffer = vec![0u8; 256 * 1024];
     loop {
-        let read = reader
-            .read(&mut buffer)
-            .with_context(|| format!("failed to read the kept copy of `{name}`"))?;
+        let read = reader.read(&mut buffer).map_err(|source| KeptError::Read {
+            name: name.clone(),
+            source,
+        })?;
         if read == 0 {
             break;
         }
@@ -686,13 +776,52 @@ pub fn copy_generation_checked(
         writer.write_all(&buffer[..read])?;
     }
     if hash.length() != length {
-        return Err(anyhow!(
-            "the kept copy of `{name}` gave {} bytes, not {length}",
-            hash.length()
-        ));
+        return Err(KeptError::WrongLength {
+            name: name.clone(),
+            gave: hash.length(),
+            length,
+        });
     }
     if hash.hex_digest() != sha256 {
-        bail!("the kept copy of `{name}` does not have the recorded SHA-256");
+        return Err(KeptError::WrongSha256(name.clone()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_that_leaves_the_folder_or_is_no_transcript_is_refused_by_its_variant() {
+        assert!(matches!(
+            KeptName::parse("../transcript.jsonl"),
+            Err(KeptError::NotPlainName(_))
+        ));
+        assert!(matches!(
+            KeptName::parse("subagents/agent-1.txt"),
+            Err(KeptError::NotTranscriptName(_))
+        ));
+    }
+
+    #[test]
+    fn an_index_without_its_generation_line_and_a_missing_copy_fail_with_their_step() {
+        let folder = crate::test_support::TempFolder::new("kept-errors");
+        let name = KeptName::main();
+        fs_err::write(
+            name.index_path(folder.path(), 1),
+            b"{\"record\":\"chunk\"}\n",
+        )
+        .unwrap();
+        let error = read_header(&name.index_path(folder.path(), 1)).unwrap_err();
+        assert!(matches!(error, KeptError::NoHeader(_)), "{error:?}");
+        // No `.gz` file: the check fails at the copy, and the file system's `NotFound` stays
+        // readable through the chain, as a bare one does through a transparent variant.
+        let error = check_appendable(folder.path(), &name, 2).unwrap_err();
+        assert!(matches!(error, KeptError::Open(_)), "{error:?}");
+        assert!(matches!(
+            &error,
+            KeptError::Open(file) if file.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound)
+        ));
+    }
 }

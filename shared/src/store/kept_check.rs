@@ -11,13 +11,12 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 use flate2::read::GzDecoder;
 use serde::Serialize;
 
 use super::files::{self, Access};
-use super::kept::{GenerationIndex, KeptName};
+use super::kept::{GenerationIndex, KeptError, KeptName};
 use super::running_hash::RunningHash;
 use crate::causes::Causes;
 
@@ -362,7 +361,7 @@ pub fn compare_with_transcript(
     last: &super::kept::ChunkRecord,
     transcript: &mut fs_err::File,
     deadline: Option<std::time::Instant>,
-) -> Result<Comparison> {
+) -> Result<Comparison, KeptError> {
     // Its files and index first, as a check of the files finds them; its last member changed
     // while it was read is damage too.
     let checked = check_generation(kept, name, generation, Depth::Files);
@@ -390,7 +389,7 @@ pub fn compare_with_transcript(
             }
             transcript
                 .read_exact(&mut transcript_bytes[..wanted])
-                .context("failed to read the transcript")?;
+                .map_err(KeptError::ReadTranscript)?;
             running.update(&transcript_bytes[..wanted]);
             if kept_bytes[..wanted] != transcript_bytes[..wanted] {
                 differs = true;
@@ -433,7 +432,7 @@ pub struct NewestWhole {
 /// The newest generation of `name` whose every kept byte can be given back (checked at
 /// `depth`), and the newer ones passed over (a gap in the numbers is one entry). Nothing chosen
 /// when no generation is whole, or none exists.
-pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<NewestWhole> {
+pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<NewestWhole, KeptError> {
     let mut newest = NewestWhole::default();
     // Newest first: an older one is checked only once every newer one was passed over.
     for checked in checked_in_order(kept, name, depth)?.rev() {
@@ -448,7 +447,11 @@ pub fn newest_whole(kept: &Path, name: &KeptName, depth: Depth) -> Result<Newest
 
 /// Every generation of `name`, checked at `depth`, oldest first; a gap in the numbers is one
 /// entry ([`GenerationProblem::Missing`]).
-pub fn check_all(kept: &Path, name: &KeptName, depth: Depth) -> Result<Vec<CheckedGeneration>> {
+pub fn check_all(
+    kept: &Path,
+    name: &KeptName,
+    depth: Depth,
+) -> Result<Vec<CheckedGeneration>, KeptError> {
     Ok(checked_in_order(kept, name, depth)?.collect())
 }
 
@@ -458,7 +461,7 @@ fn checked_in_order<'a>(
     kept: &'a Path,
     name: &'a KeptName,
     depth: Depth,
-) -> Result<impl DoubleEndedIterator<Item = CheckedGeneration> + 'a> {
+) -> Result<impl DoubleEndedIterator<Item = CheckedGeneration> + 'a, KeptError> {
     // `(first, Some(last))` for a gap, `(generation, None)` for one that has a file.
     let mut slots = Vec::new();
     let mut next = 1u32;
@@ -498,7 +501,7 @@ pub fn record_damage(
     name: &KeptName,
     checked: &CheckedGeneration,
     depth: Depth,
-) -> Result<()> {
+) -> Result<(), KeptError> {
     if depth != Depth::Bytes {
         return Ok(());
     }
@@ -506,7 +509,7 @@ pub fn record_damage(
     let marked = fs_err::symlink_metadata(&mark).is_ok();
     if checked.is_whole() {
         if marked {
-            fs_err::remove_file(&mark).context("failed to remove a stale damage mark")?;
+            fs_err::remove_file(&mark).map_err(KeptError::RemoveDamageMark)?;
         }
         return Ok(());
     }
@@ -529,7 +532,7 @@ pub fn record_damage(
         &serde_json::to_vec(&record)?,
         files::PRIVATE_FILE_MODE,
     )
-    .context("failed to mark a damaged generation of the kept copies")
+    .map_err(KeptError::MarkDamage)
 }
 
 #[cfg(test)]
@@ -760,5 +763,24 @@ mod tests {
         assert!(checked.is_whole());
         record_damage(&kept, &name, &checked, Depth::Bytes).unwrap();
         assert!(check_generation(&kept, &name, 3, Depth::Files).is_whole());
+    }
+
+    #[test]
+    fn a_transcript_shorter_than_its_copy_and_a_mark_that_cannot_go_fail_with_their_step() {
+        let temp = TempFolder::new("kept-check-errors");
+        let kept = temp.join("kept");
+        let name = KeptName::main();
+        let last = write_generation(&kept, 1, b"{\"a\":1}\n");
+        let path = temp.join("t.jsonl");
+        fs_err::write(&path, b"{").unwrap();
+        let mut transcript = fs_err::File::open(&path).unwrap();
+        let error =
+            compare_with_transcript(&kept, &name, 1, &last, &mut transcript, None).unwrap_err();
+        assert!(matches!(error, KeptError::ReadTranscript(_)), "{error:?}");
+        // A folder where a stale mark would be: a whole generation's check cannot remove it.
+        fs_err::create_dir(name.damage_mark_path(&kept, 1)).unwrap();
+        let checked = check_generation(&kept, &name, 1, Depth::Bytes);
+        let error = record_damage(&kept, &name, &checked, Depth::Bytes).unwrap_err();
+        assert!(matches!(error, KeptError::RemoveDamageMark(_)), "{error:?}");
     }
 }

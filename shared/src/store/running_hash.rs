@@ -6,7 +6,6 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Context, Result, bail};
 use sha2::digest::generic_array::GenericArray;
 
 /// SHA-256's initial state (FIPS 180-4, 5.3.3).
@@ -128,30 +127,28 @@ impl RunningHash {
         text
     }
 
-    /// The hash [`RunningHash::saved`] wrote after `length` bytes.
-    pub fn restore(saved: &str, length: u64) -> Result<Self> {
-        let (words, pending) = saved
-            .split_once(':')
-            .context("a saved hash state has a `:` between its words and its pending bytes")?;
+    /// The hash [`RunningHash::saved`] wrote after `length` bytes; `None` when `saved` is not
+    /// such a state (`:` between 64 hex digits of words and fewer than 64 pending bytes in hex)
+    /// or does not match `length`: the kept copy it came from is damaged, whatever the reason.
+    pub fn restore(saved: &str, length: u64) -> Option<Self> {
+        let (words, pending) = saved.split_once(':')?;
         if words.len() != 64 {
-            bail!("a saved hash state has 64 hex digits of words");
+            return None;
         }
         let mut state = [0u32; 8];
         for (index, word) in state.iter_mut().enumerate() {
-            *word = u32::from_str_radix(&words[index * 8..index * 8 + 8], 16)
-                .context("a saved hash state's words are hex")?;
+            *word = u32::from_str_radix(words.get(index * 8..index * 8 + 8)?, 16).ok()?;
         }
         if pending.len() % 2 != 0 || pending.len() / 2 >= BLOCK {
-            bail!("a saved hash state holds fewer than 64 pending bytes, in hex");
+            return None;
         }
         let pending = (0..pending.len() / 2)
-            .map(|index| u8::from_str_radix(&pending[index * 2..index * 2 + 2], 16))
-            .collect::<Result<Vec<u8>, _>>()
-            .context("a saved hash state's pending bytes are hex")?;
+            .map(|index| u8::from_str_radix(pending.get(index * 2..index * 2 + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()?;
         if length % BLOCK as u64 != pending.len() as u64 {
-            bail!("a saved hash state does not match its length");
+            return None;
         }
-        Ok(Self {
+        Some(Self {
             state,
             pending,
             length,
@@ -188,9 +185,13 @@ mod tests {
         let mut hash = RunningHash::new();
         hash.update(b"abc");
         let saved = hash.saved();
-        assert!(RunningHash::restore(&saved, 3).is_ok());
-        assert!(RunningHash::restore(&saved, 4).is_err());
-        assert!(RunningHash::restore(&saved.replace(':', ""), 3).is_err());
-        assert!(RunningHash::restore("zz", 0).is_err());
+        assert!(RunningHash::restore(&saved, 3).is_some());
+        assert!(RunningHash::restore(&saved, 4).is_none());
+        assert!(RunningHash::restore(&saved.replace(':', ""), 3).is_none());
+        assert!(RunningHash::restore("zz", 0).is_none());
+        // A two-byte character across a word's end: refused, not a slice that panics.
+        let words = format!("0000000\u{e9}{}", "0".repeat(55));
+        assert_eq!(words.len(), 64);
+        assert!(RunningHash::restore(&format!("{words}:"), 0).is_none());
     }
 }

@@ -4,13 +4,24 @@
 //! (`store/kept.rs`) each file is. Also which snapshot is the newest finished one, which the
 //! `PostCompact` and `SessionStart` hooks read back.
 
-use std::io::ErrorKind;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::files;
 use super::trigger::Trigger;
+
+/// Why the newest snapshot could not be found.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs, reason = "each variant's message says what it is")]
+pub enum SnapshotListError {
+    #[error("failed to list the session's snapshots")]
+    List(#[source] io::Error),
+    #[error("failed to look at a snapshot")]
+    Look(#[source] io::Error),
+}
 
 /// The metadata file inside each snapshot folder.
 pub const METADATA_FILE_NAME: &str = "snapshot.json";
@@ -118,19 +129,16 @@ pub struct SkippedFile {
 /// The newest finished snapshot folder of `archive` (names sort by time); `None` when there is
 /// none. A folder that cannot be listed or looked at is an error that names why (permission
 /// denied is not "no snapshot").
-pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
-    let entries = match fs_err::read_dir(archive) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error).context("failed to list the session's snapshots"),
+pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>, SnapshotListError> {
+    let Some(entries) =
+        files::present(fs_err::read_dir(archive)).map_err(SnapshotListError::List)?
+    else {
+        return Ok(None);
     };
     let mut finished = Vec::new();
     for entry in entries {
-        let entry = entry.context("failed to list the session's snapshots")?;
-        let is_folder = entry
-            .file_type()
-            .context("failed to look at a snapshot")?
-            .is_dir();
+        let entry = entry.map_err(SnapshotListError::List)?;
+        let is_folder = entry.file_type().map_err(SnapshotListError::Look)?.is_dir();
         if is_folder && !entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
             finished.push(entry.path());
         }
@@ -138,4 +146,19 @@ pub fn newest_snapshot(archive: &Path) -> Result<Option<PathBuf>> {
     Ok(finished
         .into_iter()
         .max_by(|left, right| left.file_name().cmp(&right.file_name())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_archive_is_no_snapshot_and_a_file_in_its_place_fails_to_list() {
+        let folder = crate::test_support::TempFolder::new("newest-snapshot");
+        let archive = folder.join("archive");
+        assert!(newest_snapshot(&archive).unwrap().is_none());
+        fs_err::write(&archive, b"").unwrap();
+        let error = newest_snapshot(&archive).unwrap_err();
+        assert!(matches!(error, SnapshotListError::List(_)), "{error:?}");
+    }
 }

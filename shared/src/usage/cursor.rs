@@ -4,11 +4,25 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::usage::ingest::SourceState;
+
+/// Why the cursor file could not be read or saved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs, reason = "each variant's message says what it is")]
+pub enum CursorError {
+    #[error("failed to read the cursor file")]
+    Read(#[source] FileError),
+    #[error("the cursor file is not valid")]
+    Invalid(#[source] serde_json::Error),
+    #[error("failed to serialize the cursor")]
+    Serialize(#[source] serde_json::Error),
+    #[error("failed to write the cursor file")]
+    Write(#[source] FileError),
+}
 
 /// Version of the cursor file's layout.
 pub const CURSOR_SCHEMA: u32 = 1;
@@ -42,29 +56,27 @@ pub struct TranscriptCursor {
 impl CursorFile {
     /// Reads the cursor file; a missing file is an empty cursor. An unreadable one is an error
     /// (the caller then rescans, which is safe because rows are keyed).
-    pub fn load(path: &Path) -> Result<Self> {
+    pub fn load(path: &Path) -> Result<Self, CursorError> {
         let Some(bytes) = files::read_state_file_within(path, files::SMALL_STATE_FILE_LIMIT)
-            .context("failed to read the cursor file")?
+            .map_err(CursorError::Read)?
         else {
             return Ok(Self::default());
         };
-        serde_json::from_slice(&bytes).context("the cursor file is not valid")
+        serde_json::from_slice(&bytes).map_err(CursorError::Invalid)
     }
 
     /// Replaces the cursor file atomically.
-    pub fn save(&mut self, path: &Path) -> Result<()> {
+    pub fn save(&mut self, path: &Path) -> Result<(), CursorError> {
         self.schema = CURSOR_SCHEMA;
         // Compact, not pretty: the hook reads and writes this file on every run.
-        let bytes = serde_json::to_vec(self).context("failed to serialize the cursor")?;
-        files::write_atomic(path, &bytes, files::PRIVATE_FILE_MODE)
-            .context("failed to write the cursor file")
+        let bytes = serde_json::to_vec(self).map_err(CursorError::Serialize)?;
+        files::write_atomic(path, &bytes, files::PRIVATE_FILE_MODE).map_err(CursorError::Write)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::files::FileError;
 
     #[test]
     fn a_cursor_grown_past_any_sane_size_is_an_error_not_its_claimed_memory() {
@@ -77,8 +89,25 @@ mod tests {
             .unwrap();
         let error = CursorFile::load(&path).unwrap_err();
         assert!(
-            matches!(error.downcast_ref(), Some(FileError::TooLarge(..))),
-            "{error:#}"
+            matches!(error, CursorError::Read(FileError::TooLarge(..))),
+            "{error:?}"
         );
+    }
+
+    #[test]
+    fn a_cursor_file_that_is_not_json_is_invalid() {
+        let folder = crate::test_support::TempFolder::new("cursor-invalid");
+        let path = folder.join("cursor.json");
+        fs_err::write(&path, b"{\"transcripts\": [").unwrap();
+        let error = CursorFile::load(&path).unwrap_err();
+        assert!(matches!(error, CursorError::Invalid(_)), "{error:?}");
+    }
+
+    #[test]
+    fn a_cursor_saved_into_a_missing_folder_fails_to_write() {
+        let folder = crate::test_support::TempFolder::new("cursor-write");
+        let path = folder.join("absent").join("cursor.json");
+        let error = CursorFile::default().save(&path).unwrap_err();
+        assert!(matches!(error, CursorError::Write(_)), "{error:?}");
     }
 }

@@ -1,24 +1,78 @@
 //! Appending to one session's usage log what a transcript gained since the last run (the Stop,
 //! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
 
+use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::anyhow;
 use chrono::{SecondsFormat, Utc};
 
+use crate::causes::Causes;
 use crate::compaction::items::{HOOK_LIMITS, SegmentItems};
 use crate::notes::Notes;
-use crate::store::rotation::{self, SESSION_LOG_LIMIT};
+use crate::store::files::FileError;
+use crate::store::rotation::{self, LogError, SESSION_LOG_LIMIT};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
 use crate::store::usage_record::{RescanReason, RescanRow, UsageRecord};
 use crate::store::{env_vars, files};
-use crate::transcript::file::TranscriptFile;
+use crate::transcript::file::{TranscriptError, TranscriptFile};
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
 use crate::transcript::origin::Origin;
-use crate::usage::cursor::{CursorFile, TranscriptCursor};
+use crate::usage::cursor::{CursorError, CursorFile, TranscriptCursor};
 use crate::usage::ingest::{ChainGauge, Ingest, SourceState};
+
+/// Why an ingest or a rotation of the session's usage log failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs, reason = "each variant's message says what it is")]
+pub enum IngestError {
+    #[error("failed to open the usage lock")]
+    OpenLock(#[source] FileError),
+    /// Another ingest of the session held the usage lock for all of `wait`.
+    #[error(
+        "the usage log is busy: another ctxhooks process held its lock for {} ms; skipped \
+         (the next Stop run catches up)",
+        .wait.as_millis()
+    )]
+    Busy { wait: Duration, source: FileError },
+    #[error("failed to check the end of the usage log")]
+    CheckEnd(#[source] FileError),
+    #[error("failed to inspect the usage log")]
+    Inspect(#[source] io::Error),
+    #[error("failed to open the usage log")]
+    Open(#[source] io::Error),
+    #[error("failed to read the usage log's tail")]
+    ReadTail(#[source] io::Error),
+    #[error("failed to read the usage log")]
+    Read(#[source] LogError),
+    #[error("failed to serialize a usage record")]
+    Serialize(#[source] serde_json::Error),
+    #[error("failed to keep the usage log before its rescan")]
+    KeepBeforeRescan(#[source] FileError),
+    #[error("failed to rewrite the usage log")]
+    Rewrite(#[source] FileError),
+    #[error("failed to append to the usage log")]
+    Append(#[source] FileError),
+    #[error("failed to rotate the usage log")]
+    Rotate(#[source] LogError),
+    /// The cursor's confirmed length could not be set back after the log was rotated.
+    #[error("failed to rotate the usage log")]
+    RotateCursor(#[source] CursorError),
+    #[error("failed to compress the usage log's part")]
+    Compress(#[source] LogError),
+    /// The session's folder, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(transparent)]
+    Cursor(#[from] CursorError),
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// Anything else the file system said where no step is named.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
 
 /// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
@@ -100,7 +154,7 @@ pub fn log_usage(
     session: &SessionId,
     transcript: &mut TranscriptFile,
     origin: &Origin,
-) -> Result<()> {
+) -> Result<(), IngestError> {
     let options = IngestOptions::default();
     ingest_transcript_then(state, notes, session, transcript, origin, options, |_| ()).map(drop)
 }
@@ -124,18 +178,11 @@ pub fn ingest_transcript_then<T>(
     origin: &Origin,
     options: IngestOptions<'_>,
     then: impl FnOnce(&IngestOutcome) -> T,
-) -> Result<(IngestOutcome, T)> {
+) -> Result<(IngestOutcome, T), IngestError> {
     state.ensure_session_dir(session)?;
-    let lock = files::open_lock_file(&state.usage_lock(session))
-        .context("failed to open the usage lock")?;
+    let lock = files::open_lock_file(&state.usage_lock(session)).map_err(IngestError::OpenLock)?;
     let wait = lock_wait();
-    files::lock_within(lock.file(), wait).with_context(|| {
-        format!(
-            "the usage log is busy: another ctxhooks process held its lock for {} ms; skipped \
-             (the next Stop run catches up)",
-            wait.as_millis()
-        )
-    })?;
+    files::lock_within(lock.file(), wait).map_err(|source| IngestError::Busy { wait, source })?;
     let locked = ingest_locked(state, session, transcript, origin, options)
         .map(|outcome| (then(&outcome), outcome));
     let _ = lock.file().unlock();
@@ -149,14 +196,13 @@ pub fn ingest_transcript_then<T>(
 /// confirmed length set back to 0 for the new log, then the part compressed with the lock
 /// released. A lock another ingest holds leaves it to the next run. Returns the part's number
 /// when it rotated.
-pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<u32>> {
+pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<u32>, IngestError> {
     let log_path = state.usage_log(session);
     match fs_err::symlink_metadata(&log_path) {
         Ok(metadata) if metadata.len() > SESSION_LOG_LIMIT.in_force().bytes => {}
         _ => return Ok(None),
     }
-    let lock = files::open_lock_file(&state.usage_lock(session))
-        .context("failed to open the usage lock")?;
+    let lock = files::open_lock_file(&state.usage_lock(session)).map_err(IngestError::OpenLock)?;
     if files::lock_within(lock.file(), ROTATION_LOCK_WAIT).is_err() {
         return Ok(None);
     }
@@ -165,23 +211,24 @@ pub fn rotate_usage_log(state: &StateDir, session: &SessionId) -> Result<Option<
         SESSION_LOG_LIMIT,
         rotation::Writers::CallerHoldsTheirLock,
     )
-    .map_err(anyhow::Error::from)
+    .map_err(IngestError::Rotate)
     .and_then(|renamed| {
         if renamed.is_some() {
             let cursor_path = state.cursor_file(session);
             // An unreadable cursor makes the next ingest rescan, which needs no length.
             if let Ok(mut cursors) = CursorFile::load(&cursor_path) {
                 cursors.log_length = Some(0);
-                cursors.save(&cursor_path)?;
+                cursors
+                    .save(&cursor_path)
+                    .map_err(IngestError::RotateCursor)?;
             }
         }
         Ok(renamed)
     });
     let _ = lock.file().unlock();
-    let renamed = renamed.context("failed to rotate the usage log")?;
+    let renamed = renamed?;
     if renamed.is_some() {
-        rotation::finish_parts(&log_path, SESSION_LOG_LIMIT)
-            .context("failed to compress the usage log's part")?;
+        rotation::finish_parts(&log_path, SESSION_LOG_LIMIT).map_err(IngestError::Compress)?;
     }
     Ok(renamed)
 }
@@ -203,17 +250,17 @@ fn ingest_locked(
     transcript: &mut TranscriptFile,
     origin: &Origin,
     options: IngestOptions<'_>,
-) -> Result<IngestOutcome> {
+) -> Result<IngestOutcome, IngestError> {
     let cursor_path = state.cursor_file(session);
     let log_path = state.usage_log(session);
     // An unreadable cursor means a rescan (keyed rows make that safe), and is reported.
     let (mut cursors, cursor_unreadable) = match CursorFile::load(&cursor_path) {
         Ok(cursors) => (cursors, None),
-        Err(error) => (CursorFile::default(), Some(format!("{error:#}"))),
+        Err(error) => (CursorFile::default(), Some(Causes(&error).to_string())),
     };
     // Every writer of the log holds the lock we hold: a partial line at its end is what an ingest
     // stopped in the middle of its append left. Cut off, it cannot swallow this run's first row.
-    files::cut_to_last_line(&log_path).context("failed to check the end of the usage log")?;
+    files::cut_to_last_line(&log_path).map_err(IngestError::CheckEnd)?;
     let mut unconfirmed = UnconfirmedTail::default();
     if cursor_unreadable.is_none() {
         unconfirmed = UnconfirmedTail::read(&log_path, cursors.log_length)?;
@@ -295,7 +342,7 @@ fn ingest_locked(
             lines.truncate(start_of_line);
         }
     }
-    files::append_lines(&log_path, &lines).context("failed to append to the usage log")?;
+    files::append_lines(&log_path, &lines).map_err(IngestError::Append)?;
     let outcome = IngestOutcome {
         main_compactions_read,
         saw_expected_text,
@@ -338,9 +385,9 @@ fn ingest_locked(
 
 /// The gauge's counts for `transcript` from what the usage log holds of it: read once, for a
 /// session whose cursor was written before the gauge existed.
-fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge> {
+fn gauge_from_log(log_path: &Path, transcript: &str) -> Result<ChainGauge, IngestError> {
     let mut gauge = ChainGauge::default();
-    let Some(bytes) = rotation::read_log(log_path).context("failed to read the usage log")? else {
+    let Some(bytes) = rotation::read_log(log_path).map_err(IngestError::Read)? else {
         return Ok(gauge);
     };
     for line in bytes.split(|byte| *byte == b'\n') {
@@ -370,9 +417,9 @@ struct UnconfirmedTail {
 
 impl UnconfirmedTail {
     /// The lines of `log_path` past `confirmed` (the length the cursor recorded), if any.
-    fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self> {
+    fn read(log_path: &Path, confirmed: Option<u64>) -> Result<Self, IngestError> {
         let log_length = files::present(fs_err::metadata(log_path))
-            .context("failed to inspect the usage log")?
+            .map_err(IngestError::Inspect)?
             .map_or(0, |metadata| metadata.len());
         let mut tail = Self {
             log_length,
@@ -383,11 +430,10 @@ impl UnconfirmedTail {
         }) else {
             return Ok(tail);
         };
-        let mut log = fs_err::File::open(log_path).context("failed to open the usage log")?;
-        std::io::Seek::seek(&mut log, std::io::SeekFrom::Start(confirmed))?;
+        let mut log = fs_err::File::open(log_path).map_err(IngestError::Open)?;
+        io::Seek::seek(&mut log, io::SeekFrom::Start(confirmed))?;
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut log, &mut bytes)
-            .context("failed to read the usage log's tail")?;
+        io::Read::read_to_end(&mut log, &mut bytes).map_err(IngestError::ReadTail)?;
         tail.lines = bytes
             .split_inclusive(|byte| *byte == b'\n')
             .filter(|line| line.ends_with(b"\n"))
@@ -398,8 +444,8 @@ impl UnconfirmedTail {
 }
 
 /// Adds `record` as one JSON line to `lines`.
-fn push_json_line(lines: &mut Vec<u8>, record: &UsageRecord) -> Result<()> {
-    serde_json::to_writer(&mut *lines, record).context("failed to serialize a usage record")?;
+fn push_json_line(lines: &mut Vec<u8>, record: &UsageRecord) -> Result<(), IngestError> {
+    serde_json::to_writer(&mut *lines, record).map_err(IngestError::Serialize)?;
     lines.push(b'\n');
     Ok(())
 }
@@ -417,11 +463,11 @@ pub const KEPT_RESCAN_COPIES: usize = 3;
 /// was is kept beside it first (`usage.before-rescan-<time>.jsonl`): the rows of the last rescans
 /// are never lost, even when the transcript they came from was cut short; copies older than the
 /// newest [`KEPT_RESCAN_COPIES`] are removed. Lines it cannot read stay byte for byte.
-fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
+fn drop_source_records(log_path: &Path, transcript: &str) -> Result<(), IngestError> {
     if !log_path.exists() {
         return Ok(());
     }
-    let bytes = fs_err::read(log_path).context("failed to read the usage log")?;
+    let bytes = fs_err::read(log_path).map_err(|error| IngestError::Read(error.into()))?;
     let mut kept = Vec::with_capacity(bytes.len());
     for line in bytes.split_inclusive(|byte| *byte == b'\n') {
         let drop = serde_json::from_slice::<UsageRecord>(line).is_ok_and(|record| {
@@ -438,10 +484,9 @@ fn drop_source_records(log_path: &Path, transcript: &str) -> Result<()> {
         let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
         let previous = log_path.with_file_name(format!("{BEFORE_RESCAN_PREFIX}{stamp}.jsonl"));
         files::write_atomic(&previous, &bytes, files::PRIVATE_FILE_MODE)
-            .context("failed to keep the usage log before its rescan")?;
+            .map_err(IngestError::KeepBeforeRescan)?;
     }
-    files::write_atomic(log_path, &kept, files::PRIVATE_FILE_MODE)
-        .context("failed to rewrite the usage log")?;
+    files::write_atomic(log_path, &kept, files::PRIVATE_FILE_MODE).map_err(IngestError::Rewrite)?;
     remove_old_rescan_copies(log_path);
     Ok(())
 }
@@ -472,5 +517,30 @@ fn remove_old_rescan_copies(log_path: &Path) {
     let old = copies.len().saturating_sub(KEPT_RESCAN_COPIES);
     for copy in &copies[..old] {
         let _ = fs_err::remove_file(copy);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Dropped;
+
+    impl Notes for Dropped {
+        fn note(&self, _: anyhow::Error) {}
+    }
+
+    #[test]
+    fn a_folder_where_the_usage_lock_belongs_fails_the_ingest_at_the_lock() {
+        let temp = crate::test_support::TempFolder::new("ingest-lock");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s1").unwrap();
+        fs_err::create_dir_all(state.usage_lock(&session)).unwrap();
+        let path = temp.join("s1.jsonl");
+        fs_err::write(&path, "{}\n").unwrap();
+        let mut transcript = TranscriptFile::open(&path).unwrap();
+        let origin = Origin::from_file_name(&path);
+        let error = log_usage(&state, &Dropped, &session, &mut transcript, &origin).unwrap_err();
+        assert!(matches!(error, IngestError::OpenLock(_)), "{error:?}");
     }
 }
