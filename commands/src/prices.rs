@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use thiserror::Error;
 
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::model_name::same_model;
 use ctxhooks_shared::store::config::Config;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -249,9 +250,6 @@ impl Default for Prices {
 /// Why `config.json`'s `prices` cannot be used.
 #[derive(Debug, Error)]
 pub enum PriceError {
-    /// The file cannot be read or is not a valid configuration.
-    #[error(transparent)]
-    Config(#[from] ctxhooks_shared::store::storage::StorageError),
     /// An entry is not an object of the five prices (and `long_context`), each a number.
     #[error("`prices.{model}` in `{}` is not a price: {source}", .path.display())]
     Entry {
@@ -318,14 +316,25 @@ impl Prices {
     }
 
     /// The built-in table with `<state>/config.json`'s `prices` before it (the table alone
-    /// without a state folder or a file). A bad entry is an error naming it.
+    /// without a state folder or a file). A bad entry of `prices` is an error naming it; a file
+    /// that cannot be read or is not a valid configuration as a whole (its storage limits, say)
+    /// is the storage's problem, which `doctor` shows: it is said on stderr and the built-in
+    /// table used, so that a command that never read the file before does not fail for it.
     pub fn load(state: Option<&StateDir>) -> Result<Self, PriceError> {
         let mut prices = Self::built_in();
         let Some(state) = state else {
             return Ok(prices);
         };
-        let Some(config) = Config::load(state)? else {
-            return Ok(prices);
+        let config = match Config::load(state) {
+            Ok(Some(config)) => config,
+            Ok(None) => return Ok(prices),
+            Err(problem) => {
+                crate::output::note(&format!(
+                    "ctxhooks: {}; costs use the built-in prices",
+                    Causes(&problem)
+                ));
+                return Ok(prices);
+            }
         };
         let path = state.config_file();
         let own = config.prices.unwrap_or_default();

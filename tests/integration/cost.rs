@@ -243,6 +243,40 @@ fn config_prices_replace_the_built_in_ones_and_a_bad_entry_is_an_error() {
 }
 
 #[test]
+fn a_config_file_that_is_no_configuration_costs_nothing_but_its_prices() {
+    // `report`, `history` and `export` read config.json only for its prices: a file broken as a
+    // whole (not JSON, or its storage limits of the wrong type) is said, and they go on with the
+    // built-in prices as they did before they read it at all.
+    let world = one_session_world("cost-bad-config");
+    stop(&world);
+    let config = world.state_dir().join("config.json");
+    let built_in = world
+        .ctxhooks(["report", "--json", "--session", SESSION])
+        .json();
+    for text in [
+        "{ not json",
+        r#"{"storage": {"kept_older_than_days": "ten"}}"#,
+    ] {
+        fs_err::write(&config, text).unwrap();
+        for command in [
+            vec!["report", "--session", SESSION],
+            vec!["history"],
+            vec!["export"],
+        ] {
+            world
+                .ctxhooks(&command)
+                .stderr_contains("costs use the built-in prices")
+                .success();
+        }
+        let report = world
+            .ctxhooks(["report", "--json", "--session", SESSION])
+            .success()
+            .json();
+        assert_eq!(report["cost"], built_in["cost"], "{text}");
+    }
+}
+
+#[test]
 fn a_model_with_no_price_is_said_unpriced() {
     // Opus 4.6's model name changed to one the list does not price in full.
     let world = World::new("cost-unpriced");
