@@ -20,6 +20,7 @@ pub mod links;
 pub mod mcp;
 pub mod output;
 pub mod output_file;
+pub mod prices;
 pub mod projects;
 pub mod provenance;
 pub mod recall;

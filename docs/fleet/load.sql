@@ -28,6 +28,8 @@ FROM (
             input_tokens: 'BIGINT', cache_creation_input_tokens: 'BIGINT',
             cache_read_input_tokens: 'BIGINT', output_tokens: 'BIGINT', context_tokens: 'BIGINT',
             turn_start: 'BOOLEAN', advisor: 'BOOLEAN',
+            -- request (schema 3): its cost in dollars, NULL when a model in it has no price
+            cost_usd: 'DOUBLE',
             -- request and session (schema 2): the advisor's own tokens by model
             advisor_usage: 'STRUCT(model VARCHAR, input_tokens BIGINT, cache_creation_input_tokens BIGINT, cache_read_input_tokens BIGINT, output_tokens BIGINT)[]',
             -- compaction
@@ -43,6 +45,8 @@ FROM (
             peak_context: 'BIGINT', trigger_derivation: 'VARCHAR', cap_tokens: 'BIGINT',
             floor_tokens: 'BIGINT', peak_to_trigger: 'DOUBLE', compactions: 'BIGINT',
             drops: 'BIGINT',
+            -- session (schema 3): its cost in dollars by model
+            cost: 'STRUCT(usd DOUBLE, by_model STRUCT(model VARCHAR, responses BIGINT, usd DOUBLE)[], unpriced VARCHAR[])',
             -- snapshot
             name: 'VARCHAR', size: 'BIGINT', files: 'BIGINT',
             -- tool_event

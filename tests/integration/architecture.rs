@@ -373,7 +373,8 @@ fn the_shared_crates_layers_never_point_up() {
 
 /// The commands crate's homes of what several capabilities share (`docs/architecture.md`):
 /// below every capability, so that none of them imports a capability folder.
-const COMMANDS_HOMES: [&str; 9] = [
+const COMMANDS_HOMES: [&str; 10] = [
+    "prices",
     "facts",
     "render",
     "settings",

@@ -1,12 +1,15 @@
 //! Cross-check with ccusage (pinned, installed by `tests/e2e/install-tools.sh`): for every real
 //! transcript fixture, the input-side totals ctxhooks logs (input, cache read, cache write) equal
-//! what `ccusage session --offline --json` reports for the same file; and the script that runs
-//! the same comparison by hand, `scripts/ccusage-crosscheck.sh`.
+//! what `ccusage session --offline --json` reports for the same file, and the cost in dollars
+//! agrees within 1 %; and the script that runs the same comparison by hand,
+//! `scripts/ccusage-crosscheck.sh`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use ctxhooks_commands::facts::log::log_from_transcript;
+use ctxhooks_commands::facts::tally::request_cost;
+use ctxhooks_commands::prices::{Cost, Prices};
 use ctxhooks_shared::store::usage_record::UsageRow;
 
 use crate::support::fixtures::{all_transcript_fixtures, cli_capture, repository_file};
@@ -85,6 +88,7 @@ fn assert_input_side_equals_ccusage(ccusage: &Path, transcript: &Path) -> Sums {
         .env_remove("CCUSAGE_DATA_DIR")
         .json();
     let totals = &theirs["totals"];
+    let their_cost = totals["totalCost"].as_f64().unwrap_or(0.0);
     let theirs = (
         totals["inputTokens"].as_u64().unwrap_or(0),
         totals["cacheReadTokens"].as_u64().unwrap_or(0),
@@ -127,6 +131,24 @@ fn assert_input_side_equals_ccusage(ccusage: &Path, transcript: &Path) -> Sums {
         ),
         theirs,
         "input, cache read, cache write of {}",
+        transcript.display()
+    );
+    // The cost: ccusage prices each model from its own (LiteLLM's) table, offline; ctxhooks from
+    // Anthropic's list. Equal within 1 % once the responses ccusage counts as 0 are left out
+    // (docs/usage.md, "Cost in dollars").
+    let prices = Prices::built_in();
+    let ours = rows
+        .iter()
+        .filter(|row| !row.facts.counts_from_iterations)
+        .map(|row| request_cost(row, &prices))
+        .fold(Cost::default(), |sum, (cost, priced)| {
+            assert!(priced, "a model of {} has no price", transcript.display());
+            sum.saturating_add(cost)
+        })
+        .usd();
+    assert!(
+        (ours - their_cost).abs() <= their_cost * 0.01,
+        "cost of {}: ctxhooks ${ours}, ccusage ${their_cost}",
         transcript.display()
     );
     Sums {

@@ -311,7 +311,7 @@ fn three_hosts_exports_validate_and_duckdb_answers_the_fleet_questions() {
     }
     let mut kinds = BTreeSet::new();
     for record in &records {
-        assert_eq!(record["schema"], 2, "{record}");
+        assert_eq!(record["schema"], 3, "{record}");
         assert!(
             record["host"].is_string() && record["session"].is_string(),
             "{record}"

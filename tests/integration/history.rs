@@ -103,7 +103,7 @@ fn every_layout_of_sub_agents_counts_for_its_session_and_each_session_says_what_
         .ctxhooks(["history", "--json", "--projects"])
         .arg(&projects)
         .json();
-    assert_eq!(history["schema"], 1);
+    assert_eq!(history["schema"], 2);
     assert_eq!(history["problems"], Value::Array(Vec::new()), "{history:#}");
     assert_eq!(history["totals"]["sessions"], 4);
     assert_eq!(history["totals"]["transcripts"], 7);

@@ -40,6 +40,9 @@ mod install;
 // Tests for `ctxhooks doctor`.
 mod doctor;
 
+// Cost in dollars: `report`, `history`, `export`, the status line's `{cost}`, `config.json`'s prices.
+mod cost;
+
 // Claude Code's cleanup: `sessions` marks what it deletes, `archives restore --deleted`.
 mod cleanup;
 

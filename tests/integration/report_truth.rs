@@ -521,7 +521,7 @@ fn text_and_json_number_requests_alike_and_read_without_a_glossary() {
         "{note}"
     );
     let report: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(report["schema"], 2);
+    assert_eq!(report["schema"], 3);
     assert_eq!(report["peak"]["request"], 6);
     assert_eq!(report["drops"][0]["request_before"], 6);
     assert_eq!(report["drops"][0]["request_after"], 7);

@@ -13,6 +13,7 @@ use crate::facts::drops::DEFAULT_MIN_DROP;
 use crate::facts::report::ReportOptions;
 use crate::output;
 use crate::output_file::write_output_file;
+use crate::prices::Prices;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
 use ctxhooks_shared::platform::host::machine_name;
@@ -68,7 +69,9 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         since: window.since,
         cache: transcript_cache(args.no_cache),
     };
-    let mut export = export(&query, &ReportOptions::of_process(None, DEFAULT_MIN_DROP));
+    let prices = Prices::load(query.state.as_ref())?;
+    let options = ReportOptions::of_process(None, DEFAULT_MIN_DROP).with_prices(prices);
+    let mut export = export(&query, &options);
     problems.append(&mut export.problems);
     export.problems = problems;
     // Nothing at all could be read: an error, not an empty export. A state folder read is

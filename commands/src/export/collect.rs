@@ -18,6 +18,7 @@ use crate::facts::log::{SessionLog, read_session_log};
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::facts::summary::SessionSummary;
 use crate::output::Versioned;
+use crate::prices::Prices;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
 use crate::projects::session::load_session;
@@ -235,7 +236,13 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     let options = &options.with_status_line_of(query.state.as_ref(), &files.session_id);
     let log = &loaded.log;
     let report = build_report(Some(&files.session_id), log, snapshots.as_deref(), options);
-    usage_records(&mut writer, log, &loaded.summary(files), &report);
+    usage_records(
+        &mut writer,
+        log,
+        &loaded.summary(files),
+        &report,
+        &options.prices,
+    );
     writer.lines
 }
 
@@ -278,7 +285,7 @@ fn state_session(
         let options = &options.with_status_line_of(Some(state), session.as_str());
         let report = build_report(Some(session.as_str()), log, snapshots.as_deref(), options);
         let summary = SessionSummary::of(session.as_str(), log, log.sources.first());
-        usage_records(&mut writer, log, &summary, &report);
+        usage_records(&mut writer, log, &summary, &report, &options.prices);
     }
     writer.source = Source::State;
     for snapshot in snapshots.iter().flatten() {
@@ -411,6 +418,7 @@ fn usage_records(
     log: &SessionLog,
     summary: &SessionSummary,
     report: &SessionReport,
+    prices: &Prices,
 ) {
     let session = writer.session.clone();
     let mut main = 0;
@@ -421,7 +429,7 @@ fn usage_records(
             main
         });
         let id = format!("request:{session}:{}", row.key);
-        let record = RequestRecord::of(row, request);
+        let record = RequestRecord::of(row, request, prices);
         writer.push("request", id, timed.time.clone(), record);
     }
     let trigger_tokens = report.estimates.trigger.tokens;

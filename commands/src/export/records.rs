@@ -12,7 +12,9 @@ use crate::facts::estimates::Derivation;
 use crate::facts::log::SessionLog;
 use crate::facts::report::SessionReport;
 use crate::facts::summary::SessionSummary;
+use crate::facts::tally::{CostTally, request_cost};
 use crate::output::Schema;
+use crate::prices::Prices;
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
 use crate::usage::text::drop_evidence_text;
@@ -54,7 +56,8 @@ pub struct Envelope<T: Serialize> {
 
 /// Every export record's layout has one version.
 impl<T: Serialize> Schema for Envelope<T> {
-    const SCHEMA: u32 = 2;
+    /// 3: `cost_usd` on requests, `cost` on sessions.
+    const SCHEMA: u32 = 3;
 }
 
 /// `kind: "request"`: one API request, as the usage log's row gives it.
@@ -86,11 +89,16 @@ pub struct RequestRecord<'a> {
     pub advisor: bool,
     /// The advisor's own tokens in this response, by model (not in the counts above).
     pub advisor_usage: &'a [ModelUsage],
+    /// What the request cost in dollars, its model's tokens and the advisor's each at their
+    /// own model's price; `null` when a model in it has no price.
+    pub cost_usd: Option<f64>,
 }
 
 impl<'a> RequestRecord<'a> {
-    /// The record of `row`, the `request`th of the main chain (none for a sub-agent's).
-    pub fn of(row: &'a UsageRow, request: Option<usize>) -> Self {
+    /// The record of `row`, the `request`th of the main chain (none for a sub-agent's), priced
+    /// by `prices`.
+    pub fn of(row: &'a UsageRow, request: Option<usize>, prices: &Prices) -> Self {
+        let (spent, all_priced) = request_cost(row, prices);
         Self {
             transcript: &row.transcript,
             key: &row.key,
@@ -104,6 +112,7 @@ impl<'a> RequestRecord<'a> {
             turn_start: row.turn_start,
             advisor: row.advisor,
             advisor_usage: &row.advisor_usage,
+            cost_usd: all_priced.then(|| spent.usd()),
         }
     }
 }
@@ -189,6 +198,8 @@ pub struct SessionRecord<'a> {
     pub tokens: &'a TokenUsage,
     /// The advisor's own tokens, summed by model (not in the sums above).
     pub advisor_usage: &'a [ModelUsage],
+    /// What its requests cost, by model (`report`'s `cost`).
+    pub cost: &'a CostTally,
 }
 
 impl<'a> SessionRecord<'a> {
@@ -211,6 +222,7 @@ impl<'a> SessionRecord<'a> {
             drops: report.drops.len(),
             tokens: &tally.tokens,
             advisor_usage: &tally.advisor,
+            cost: &tally.cost,
         }
     }
 }

@@ -14,6 +14,7 @@ use super::log::{SessionLog, SkippedLogLines};
 use super::snapshot_check::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::tally::{NEAR_TRIGGER_RATIO, Tally};
 use super::warnings::{Warning, find_warnings};
+use crate::prices::Prices;
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -38,6 +39,9 @@ pub struct ReportOptions {
     /// The models' windows the status line gave for the session (its `window.json`), each with
     /// the model it was for, the newest last.
     pub status_line_windows: Vec<(u64, String)>,
+    /// What each model's tokens cost (the built-in table, with `config.json`'s entries when a
+    /// command loaded them: [`ReportOptions::with_prices`]).
+    pub prices: Prices,
 }
 
 impl Default for ReportOptions {
@@ -49,6 +53,7 @@ impl Default for ReportOptions {
             user_config_dir: None,
             match_before_seconds: DEFAULT_MATCH_BEFORE_SECONDS,
             status_line_windows: Vec::new(),
+            prices: Prices::built_in(),
         }
     }
 }
@@ -64,6 +69,12 @@ impl ReportOptions {
             user_config_dir: claude_config_dir().ok(),
             ..Self::default()
         }
+    }
+
+    /// These options pricing with `prices`.
+    #[must_use]
+    pub fn with_prices(self, prices: Prices) -> Self {
+        Self { prices, ..self }
     }
 
     /// These options with the models' windows the status line recorded for `session` in
@@ -174,7 +185,7 @@ pub fn build_report(
         if !transcripts.contains(&row.transcript) {
             transcripts.push(row.transcript.clone());
         }
-        tally.add(row);
+        tally.add(row, &options.prices);
     }
     let peak = chain
         .requests

@@ -14,11 +14,16 @@ use clap::Args;
 use super::segment::{Segment, rule_for_status};
 use super::status_input::{DEFAULT_STDIN_WAIT, StatusInput, read_stdin_object};
 use super::text::{PLACEHOLDERS, Template, coloured, default_segment};
+use crate::facts::log::read_session_log;
+use crate::facts::tally::{CostTally, Tally};
 use crate::output;
+use crate::prices::Prices;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::gauge::warn_at_from;
 use ctxhooks_shared::model_name;
 use ctxhooks_shared::store::env_vars;
 use ctxhooks_shared::store::gauge::Gauge;
+use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 use ctxhooks_shared::store::status_window::StatusWindow;
@@ -133,12 +138,27 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         .as_ref()
         .and_then(|(state, session)| Gauge::read(&state.gauge_file(session)).ok().flatten());
     let (warn_at, _) = warn_at_from(std::env::var(env_vars::CTXHOOKS_WARN_AT).ok().as_deref());
-    let segment = Segment::build(
+    let mut segment = Segment::build(
         &input,
         gauge.as_ref(),
         warn_at.unwrap_or(ctxhooks_shared::gauge::DEFAULT_WARN_AT_PERCENT),
         || rule_for_status(&input, claude_config_dir().ok().as_deref()),
     );
+    // The cost reads the session's usage log: only for a template that shows it.
+    if template
+        .as_ref()
+        .is_some_and(|template| template.uses("cost"))
+        && let Some((state, session)) = &place
+    {
+        match Prices::load(Some(state)) {
+            Ok(prices) => segment.cost = session_cost(state, session, &prices),
+            // A bad price is said where the person looks, as a bad `--format` is.
+            Err(problem) => {
+                output::println(&format!("ctxhooks statusline: {}", Causes(&problem)))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
     let text = template.map_or_else(
         || default_segment(&segment),
         |template| template.render(&segment),
@@ -167,6 +187,19 @@ fn is_known_session(state: &StateDir, session: &SessionId, transcript: Option<&s
                 .is_some_and(|extension| extension == "jsonl")
             && path.is_file()
     })
+}
+
+/// What the requests of `session`'s usage log cost, by `prices` (`None` without a log).
+fn session_cost(state: &StateDir, session: &SessionId, prices: &Prices) -> Option<CostTally> {
+    if !rotation::log_exists(&state.usage_log(session)) {
+        return None;
+    }
+    let log = read_session_log(state, session).ok()?;
+    let mut tally = Tally::default();
+    for row in log.requests() {
+        tally.add(row, prices);
+    }
+    Some(tally.cost)
 }
 
 /// The session the input names and the state folder, when there are both.

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::status_input::StatusInput;
+use crate::facts::tally::CostTally;
 use ctxhooks_shared::model_name::{self, RequestModel};
 use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation, percent_of};
 use ctxhooks_shared::usage::threshold::{
@@ -54,6 +55,9 @@ pub struct Segment {
     /// The session's title: the status line's `session_name`, else the one the Stop hook read
     /// in the transcript (the gauge's).
     pub title: Option<String>,
+    /// What the session's requests cost, from its usage log: read only for a template that
+    /// shows `{cost}` (`None` otherwise, and without a log).
+    pub cost: Option<CostTally>,
 }
 
 /// T and W by the rule for what the status line says (version, model, the project's settings,
@@ -145,6 +149,7 @@ impl Segment {
                 .session_name
                 .clone()
                 .or_else(|| gauge.and_then(|gauge| gauge.title.clone())),
+            cost: None,
         }
     }
 }

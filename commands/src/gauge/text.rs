@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::segment::{Level, Segment};
 use super::status_input::StatusInput;
 use crate::output::Emit;
+use crate::render::cost::cost_cell;
 use crate::render::numbers::short_tokens_floored;
 use crate::render::text::controls_as_spaces;
 use ctxhooks_shared::gauge::{DEFAULT_WARN_AT_PERCENT, whole_percent};
@@ -26,6 +27,11 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("compactions", "full compactions so far (2)"),
     ("window", "the window T is computed from, short (200k)"),
     ("model", "the model (claude-opus-4-6)"),
+    (
+        "cost",
+        "the session's cost in dollars as of the hooks' last turn ($1.23; a `+` after it: a \
+         model with no price is not in it; ? when none has one)",
+    ),
     (
         "title",
         "the session's title: its name, else the CLI's own title (empty when it has none)",
@@ -84,6 +90,13 @@ impl Template {
         Ok(Self { pieces })
     }
 
+    /// Returns true if and only if the template shows placeholder `name`.
+    pub fn uses(&self, name: &str) -> bool {
+        self.pieces
+            .iter()
+            .any(|piece| matches!(piece, Piece::Value(value) if *value == name))
+    }
+
     /// The template with the segment's values.
     pub fn render(&self, segment: &Segment) -> String {
         let texts = self.pieces.iter().map(|piece| match piece {
@@ -114,6 +127,7 @@ fn value(segment: &Segment, name: &str) -> String {
         "compactions" => Some(segment.compactions.to_string()),
         "window" => segment.window_tokens.map(short_tokens_floored),
         "model" => segment.model.clone(),
+        "cost" => segment.cost.as_ref().map(cost_cell),
         "title" => Some(
             segment
                 .title
@@ -217,6 +231,8 @@ pub fn gauge_text(gauge: &Gauge) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::tally::{CostTally, ModelCost};
+    use crate::prices::Cost;
 
     fn segment() -> Segment {
         Segment {
@@ -230,7 +246,47 @@ mod tests {
             level: Level::Near,
             model: Some("claude-opus-4-6".into()),
             title: Some("Fix the\nparser".into()),
+            cost: Some(CostTally {
+                by_model: vec![model_cost("claude-opus-4-6", Some(1_234_500_000_000))],
+            }),
         }
+    }
+
+    fn model_cost(model: &str, picodollars: Option<u64>) -> ModelCost {
+        ModelCost {
+            model: Some(model.to_owned()),
+            responses: 3,
+            cost: picodollars.map(Cost),
+        }
+    }
+
+    #[test]
+    fn the_cost_is_dollars_with_what_has_no_price_marked() {
+        let template = Template::parse("{cost}").unwrap();
+        assert!(template.uses("cost"));
+        assert!(!Template::parse("{model}").unwrap().uses("cost"));
+        // $1.2345 to the cent.
+        assert_eq!(template.render(&segment()), "$1.23");
+        let with = |by_model| Segment {
+            cost: Some(CostTally { by_model }),
+            ..segment()
+        };
+        let partly = with(vec![
+            model_cost("claude-opus-4-6", Some(1_234_500_000_000)),
+            model_cost("claude-opus-5-5", None),
+        ]);
+        assert_eq!(template.render(&partly), "$1.23+");
+        let none = with(vec![model_cost("claude-opus-5-5", None)]);
+        assert_eq!(template.render(&none), "?");
+        // Below a dollar, to the hundredth of a cent: $0.0123.
+        let cents = with(vec![model_cost("claude-opus-4-6", Some(12_300_000_000))]);
+        assert_eq!(template.render(&cents), "$0.0123");
+        // No usage log read: unknown.
+        let unread = Segment {
+            cost: None,
+            ..segment()
+        };
+        assert_eq!(template.render(&unread), "?");
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         cache: transcript_cache(args.no_cache),
         state: StateDir::locate().ok(),
     };
-    let history = build_history(&query, &args.thresholds.options());
+    let history = build_history(&query, &args.thresholds.options()?);
     if history.folders_read == 0 {
         let refusals: Vec<String> = history.problems.iter().map(ToString::to_string).collect();
         bail!(nothing_read_text(&refusals));

@@ -73,7 +73,8 @@ impl<'a> PrintedHistory<'a> {
 }
 
 impl Schema for PrintedHistory<'_> {
-    const SCHEMA: u32 = 1;
+    /// 2: `cost` on the totals, each session, day and project.
+    const SCHEMA: u32 = 2;
 }
 
 impl Emit for PrintedHistory<'_> {
@@ -85,7 +86,7 @@ impl Emit for PrintedHistory<'_> {
 impl Serialize for Day {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tally = &self.tally;
-        let mut day = serializer.serialize_struct("Day", 7)?;
+        let mut day = serializer.serialize_struct("Day", 8)?;
         day.serialize_field("day", &self.date.format("%Y-%m-%d").to_string())?;
         day.serialize_field("sessions", &tally.sessions)?;
         day.serialize_field("requests", &tally.requests)?;
@@ -94,6 +95,7 @@ impl Serialize for Day {
         day.serialize_field("totals", &tally.tokens)?;
         day.serialize_field("compactions", &tally.compactions)?;
         day.serialize_field("peak_context", &tally.peak_context)?;
+        day.serialize_field("cost", &tally.cost)?;
         day.end()
     }
 }
@@ -101,7 +103,7 @@ impl Serialize for Day {
 impl Serialize for ProjectTotals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tally = &self.tally;
-        let mut project = serializer.serialize_struct("ProjectTotals", 13)?;
+        let mut project = serializer.serialize_struct("ProjectTotals", 14)?;
         project.serialize_field("project", &self.project)?;
         project.serialize_field("projects_folder", &self.projects_folder)?;
         project.serialize_field("cwd", &self.cwd)?;
@@ -116,6 +118,7 @@ impl Serialize for ProjectTotals {
         project.serialize_field("median_peak_to_trigger", &self.median_peak_to_trigger)?;
         project.serialize_field("max_peak_to_trigger", &self.max_peak_to_trigger)?;
         project.serialize_field("growth_per_request", &self.growth_per_request)?;
+        project.serialize_field("cost", &tally.cost)?;
         project.end()
     }
 }
@@ -123,7 +126,7 @@ impl Serialize for ProjectTotals {
 impl Serialize for HistoryTotals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tally = &self.tally;
-        let mut totals = serializer.serialize_struct("HistoryTotals", 12)?;
+        let mut totals = serializer.serialize_struct("HistoryTotals", 13)?;
         totals.serialize_field("sessions", &tally.sessions)?;
         totals.serialize_field("transcripts", &self.transcripts)?;
         totals.serialize_field("bytes", &self.bytes)?;
@@ -137,6 +140,7 @@ impl Serialize for HistoryTotals {
         totals.serialize_field("sessions_near_trigger", &tally.sessions_near_trigger)?;
         totals.serialize_field("passed_lines", &self.passed_lines)?;
         totals.serialize_field("cached_transcripts", &self.cached_transcripts)?;
+        totals.serialize_field("cost", &tally.cost)?;
         totals.end()
     }
 }
@@ -148,7 +152,7 @@ impl Serialize for HistorySession {
         let [drops_by_class, drops_by_basis] = report.drops_by_class_and_basis();
         let growth = report.growth();
         let skipped = report.skipped_lines.iter();
-        let mut session = serializer.serialize_struct("HistorySession", 34)?;
+        let mut session = serializer.serialize_struct("HistorySession", 35)?;
         session.serialize_field("session_id", &summary.session_id)?;
         session.serialize_field("project", &self.project)?;
         session.serialize_field("projects_folder", &self.projects_folder)?;
@@ -188,6 +192,7 @@ impl Serialize for HistorySession {
         session.serialize_field("unreadable_lines", &unreadable)?;
         let overlong: u64 = skipped.map(|row| row.overlong).sum();
         session.serialize_field("overlong_lines", &overlong)?;
+        session.serialize_field("cost", &tally.cost)?;
         session.end()
     }
 }

@@ -9,6 +9,7 @@ use crate::facts::log::SessionLog;
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::facts::summary::SessionSummary;
 use crate::facts::tally::Tally;
+use crate::prices::Prices;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, SessionFiles};
 use crate::projects::session::{TranscriptSummary, load_session};
@@ -81,7 +82,7 @@ pub fn summarize_session(
         return outcome;
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
-    outcome.days = days_of(&loaded.log, &report, window);
+    outcome.days = days_of(&loaded.log, &report, window, &options.prices);
     outcome.session = Some(HistorySession {
         summary: loaded.summary(files),
         project: files.project.clone(),
@@ -93,7 +94,12 @@ pub fn summarize_session(
 }
 
 /// The session's requests and compactions per UTC day, within the window.
-fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec<Day> {
+fn days_of(
+    log: &SessionLog,
+    report: &SessionReport,
+    window: &TimeWindow,
+    prices: &Prices,
+) -> Vec<Day> {
     let mut days: BTreeMap<NaiveDate, Tally> = BTreeMap::new();
     let day_of = |time: &Option<Time>| window.day_of(time.as_ref()?);
     let one_session = || Tally {
@@ -104,7 +110,7 @@ fn days_of(log: &SessionLog, report: &SessionReport, window: &TimeWindow) -> Vec
         if let Some(day) = day_of(&request.time) {
             days.entry(day)
                 .or_insert_with(one_session)
-                .add(&request.row);
+                .add(&request.row, prices);
         }
     }
     for compaction in &report.compactions {

@@ -7,6 +7,7 @@ use super::model::History;
 use super::session::HistorySession;
 use crate::facts::compactions::CompactionCounts;
 use crate::facts::tally::NEAR_TRIGGER_RATIO;
+use crate::render::cost::cost_cell;
 use crate::render::numbers::{thousands, thousands_or};
 use crate::render::table::{Column, Table, cut};
 use crate::render::text::controls_as_spaces;
@@ -59,9 +60,9 @@ fn drops_cell(session: &HistorySession) -> String {
     cells.join(", ")
 }
 
-/// The session table: first request, project, session, requests, peak, T, peak/T, then set
-/// apart compactions and drops.
-const SESSIONS: Table<9> = Table {
+/// The session table: first request, project, session, requests, peak, T, peak/T, cost, then
+/// set apart compactions and drops.
+const SESSIONS: Table<10> = Table {
     indent: "  ",
     gap: " ",
     columns: [
@@ -72,13 +73,14 @@ const SESSIONS: Table<9> = Table {
         Column::right("peak", 9),
         Column::right("T", 9),
         Column::right("peak/T", 6),
+        Column::right("cost", 9),
         Column::left("compactions", 28).apart(),
         Column::left("drops", 0),
     ],
 };
 
-/// The per-day table: the day, then counts and token sums, each aligned right.
-const DAYS: Table<9> = Table {
+/// The per-day table: the day, then counts, token sums and the cost, each aligned right.
+const DAYS: Table<10> = Table {
     indent: "  ",
     gap: " ",
     columns: [
@@ -91,11 +93,12 @@ const DAYS: Table<9> = Table {
         Column::right("cache read", 15),
         Column::right("output", 11),
         Column::right("peak", 9),
+        Column::right("cost", 9),
     ],
 };
 
-/// The per-project table: the project, then counts and measures, each aligned right.
-const PROJECTS: Table<8> = Table {
+/// The per-project table: the project, then counts, measures and the cost, each aligned right.
+const PROJECTS: Table<9> = Table {
     indent: "  ",
     gap: " ",
     columns: [
@@ -107,6 +110,7 @@ const PROJECTS: Table<8> = Table {
         Column::right("median pk/T", 12),
         Column::right("near T", 11),
         Column::right("added/req", 10),
+        Column::right("cost", 9),
     ],
 };
 
@@ -176,6 +180,7 @@ pub fn history_text(history: &History) -> String {
                 thousands_or(report.peak.as_ref().map(|peak| peak.context_tokens), "-"),
                 thousands_or(report.estimates.trigger.tokens, "-"),
                 percent(report.peak_to_trigger()),
+                cost_cell(&report.tally.cost),
                 compactions_cell(session),
                 drops_cell(session),
             ];
@@ -206,6 +211,7 @@ pub fn history_text(history: &History) -> String {
                 thousands(tokens.cache_read_input_tokens),
                 thousands(tokens.output_tokens),
                 thousands(tally.peak_context),
+                cost_cell(&tally.cost),
             ];
             DAYS.write_row(&mut text, cells);
             text.push('\n');
@@ -228,6 +234,7 @@ pub fn history_text(history: &History) -> String {
                 percent(project.median_peak_to_trigger),
                 project.tally.sessions_near_trigger.to_string(),
                 rounded(project.growth_per_request),
+                cost_cell(&project.tally.cost),
             ];
             PROJECTS.write_row(&mut text, cells);
             text.push('\n');

@@ -17,8 +17,9 @@ use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Version of a cache file's layout: 2 adds the change time, the inode and the entry's SHA-256;
-/// 3 the transcript's `session` records (its title, kind and new folder).
-const CACHE_SCHEMA: u32 = 3;
+/// 3 the transcript's `session` records (its title, kind and new folder); 4 the rows' 1-hour cache
+/// writes (`cache_write_1h`, which prices them).
+const CACHE_SCHEMA: u32 = 4;
 
 /// The most bytes of an entry read for a transcript of no bytes; each byte of the transcript
 /// allows four more (entries hold about a tenth of their transcript). A larger entry is not read:

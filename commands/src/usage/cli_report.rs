@@ -15,6 +15,7 @@ use crate::facts::log::read_session_log;
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::output::{self, Emit, Format, Versioned, emit};
 use crate::output_file::RenderArgs;
+use crate::prices::Prices;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
 use ctxhooks_shared::store::rotation;
@@ -94,9 +95,11 @@ pub struct ThresholdArgs {
 
 impl ThresholdArgs {
     /// The report's options with these thresholds, this process's environment and the user's
-    /// settings.
-    pub fn options(&self) -> ReportOptions {
-        ReportOptions::of_process(self.cap, self.min_drop)
+    /// settings, and the prices (with the state folder's `config.json`, when it has one: a bad
+    /// entry there is an error).
+    pub fn options(&self) -> Result<ReportOptions> {
+        let prices = Prices::load(StateDir::locate().ok().as_ref())?;
+        Ok(ReportOptions::of_process(self.cap, self.min_drop).with_prices(prices))
     }
 }
 
@@ -109,7 +112,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     }
     let options = ReportOptions {
         match_before_seconds: args.match_minutes.saturating_mul(60),
-        ..args.thresholds.options()
+        ..args.thresholds.options()?
     };
     let reports = if args.all {
         if args.render.svg.is_some() {

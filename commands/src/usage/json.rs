@@ -39,7 +39,8 @@ impl Serialize for PrintedReport<'_> {
 /// 2: request numbers count from 1, drops are falls only, classes rest on evidence, T says how
 /// it was derived (see `docs/usage.md`).
 impl Schema for PrintedReport<'_> {
-    const SCHEMA: u32 = 2;
+    /// 3: `cost`.
+    const SCHEMA: u32 = 3;
 }
 
 impl Emit for PrintedReport<'_> {

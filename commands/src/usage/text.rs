@@ -12,6 +12,7 @@ use crate::facts::log::{SessionLog, SkippedLogLines, TimelineItem};
 use crate::facts::report::SessionReport;
 use crate::facts::tally::Tally;
 use crate::facts::warnings::Warning;
+use crate::render::cost::cost_lines;
 use crate::render::numbers::{signed_thousands, thousands, thousands_or};
 use crate::render::shell::shell_word;
 use crate::render::table::{Column, Table};
@@ -68,14 +69,15 @@ fn model_text(usage: &ModelUsage, between: &str) -> String {
 }
 
 /// The token line of `tally`, then one line per model of the advisor's own tokens (another
-/// model than the session's spent them, so the token line does not count them), each line
-/// starting with `indent`.
+/// model than the session's spent them, so the token line does not count them), then the cost
+/// line ([`cost_lines`]), each line starting with `indent`.
 pub fn totals_lines(tally: &Tally, indent: &str) -> String {
     let mut text = format!("{indent}tokens: {}\n", tokens_text(&tally.tokens));
     for usage in &tally.advisor {
         let advisor = model_text(usage, " (not in the tokens above): ");
         let _ = writeln!(text, "{indent}advisor {advisor}");
     }
+    text.push_str(&cost_lines(&tally.cost, indent));
     text
 }
 

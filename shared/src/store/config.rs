@@ -4,7 +4,9 @@
 //! and deletion, as `archives prune --kept` would, every deletion recorded in `pruned.jsonl`).
 //!
 //! ```json
-//! {"storage": {"kept_older_than_days": 365, "max_size": "20 GB"}}
+//! {"storage": {"kept_older_than_days": 365, "max_size": "20 GB"},
+//!  "prices": {"claude-opus-5-5": {"input": 4, "output": 20, "cache_read": 0.2,
+//!                                 "cache_write_5m": 5, "cache_write_1h": 8}}}
 //! ```
 
 use std::time::{Duration, SystemTime};
@@ -26,6 +28,11 @@ pub struct Config {
     /// The limits on ctxhooks' own storage.
     #[serde(default)]
     pub storage: StorageConfig,
+    /// Prices per model that replace or add to the commands' built-in price table, kept as
+    /// written: the hooks never price anything, and the commands check each entry
+    /// (`docs/usage.md`, "Cost in dollars").
+    #[serde(default)]
+    pub prices: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// The storage limits.

@@ -159,6 +159,12 @@ pub struct RequestFacts {
     /// writes used (`usage.cache_creation` 5m/1h buckets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_ttl: Option<CacheTtl>,
+    /// Of the cache writes, those into the 1-hour cache
+    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), when the response gave the 5m/1h
+    /// split and the counts are its top level's: what prices its writes (the rest at the
+    /// 5-minute price). Absent: priced by `cache_ttl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
     /// Bytes of the response's `thinking` text.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub thinking_bytes: u64,
@@ -247,6 +253,7 @@ impl RequestFacts {
         // The first version and maximum written, the last cache lifetime.
         self.version = self.version.take().or_else(|| later.version.clone());
         self.cache_ttl = later.cache_ttl.or(self.cache_ttl);
+        self.cache_write_1h = later.cache_write_1h.or(self.cache_write_1h);
         self.thinking_bytes = self.thinking_bytes.max(later.thinking_bytes);
         self.thinking_tokens = self.thinking_tokens.max(later.thinking_tokens);
         self.carries_tool_results |= later.carries_tool_results;

@@ -107,6 +107,13 @@ impl Usage {
             .map_or(&[], |iterations| iterations.advisor_usage.as_slice())
     }
 
+    /// The top level's writes into the 1-hour cache (`cache_creation.ephemeral_1h_input_tokens`),
+    /// when it gives the 5m/1h split: the API bills them at the 1-hour price, the rest of the
+    /// writes at the 5-minute one.
+    pub fn one_hour_writes(&self) -> Option<u64> {
+        self.cache_creation.get().map(|split| split.one_hour)
+    }
+
     /// The lifetime of the cache this response wrote, from its 5m/1h buckets (1h wins when both
     /// hold writes); `None` when it wrote nothing into either.
     pub fn cache_ttl(&self) -> Option<CacheTtl> {

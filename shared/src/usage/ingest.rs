@@ -735,6 +735,11 @@ fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) 
         ..tokens
     };
     row.facts.counts_from_iterations = from == CountsFrom::Iterations;
+    // The split of the top level's writes, when the counts are the top level's.
+    row.facts.cache_write_1h = match from {
+        CountsFrom::TopLevel => usage.one_hour_writes(),
+        CountsFrom::Iterations => None,
+    };
     row.context_tokens = usage.context_tokens();
     row.advisor |= record.uses_advisor();
     let advisor_usage = usage.advisor_usage();
