@@ -1033,11 +1033,16 @@ fn search_reads_its_arguments_the_same_handed_over_or_not() {
         assert_eq!(handed.code(), parsed_here.code(), "{args:?}");
         assert_eq!(handed.stdout_text(), parsed_here.stdout_text(), "{args:?}");
         assert_eq!(handed.stderr_text(), parsed_here.stderr_text(), "{args:?}");
-        // Named `ctxhooks` where it names itself (the help, a usage line).
+        // Named `ctxhooks` where it names itself (the help, a usage line; clap names a program
+        // by its file, `ctxhooks.exe` on Windows).
         let said = handed.stdout_text() + &handed.stderr_text();
         assert!(!said.contains("ctxhooks-search"), "{args:?}: {said}");
         if said.contains("Usage:") {
-            assert!(said.contains("Usage: ctxhooks "), "{args:?}: {said}");
+            let usage = format!(
+                "Usage: {} ",
+                ctxhooks_shared::platform::program::binary_file_name("ctxhooks")
+            );
+            assert!(said.contains(&usage), "{args:?}: {said}");
         }
     }
     assert!(!world.state_dir().join("search").exists());
