@@ -618,4 +618,34 @@ mod tests {
         assert!(report.compactions.is_empty());
         assert_eq!(report.estimates.floor, None);
     }
+
+    #[test]
+    fn the_printed_json_is_the_model_in_its_order_with_the_words_beside() {
+        // A drop, the trigger and a warning (a floor above T): the printed layout lists the
+        // model's fields itself, so one the model gains and the layout lacks would go missing
+        // unseen; this compares it with the model's own serialisation and the words added.
+        use crate::usage::json::PrintedReport;
+        use crate::usage::text::{drop_evidence_text, request_label, trigger_text, warning_text};
+        let report = report_of(scenario(
+            "a 150k/0, b1 auto@100k, bb 120k/120k, ccc 121k/1k",
+        ));
+        assert!(
+            !report.drops.is_empty() && !report.warnings.is_empty(),
+            "{report:?}"
+        );
+        let mut expected = serde_json::to_value(&report).unwrap();
+        let drops = expected["drops"].as_array_mut().unwrap();
+        for (drop, model) in drops.iter_mut().zip(&report.drops) {
+            drop["evidence_detail"] = drop["evidence"].take();
+            drop["evidence"] = drop_evidence_text(&model.evidence, model.fall()).into();
+        }
+        expected["estimates"]["trigger"]["text"] = trigger_text(&report.estimates.trigger).into();
+        let label = request_label(&report);
+        let warnings = report.warnings.iter().map(|warning| {
+            serde_json::json!({"kind": <&str>::from(warning), "message": warning_text(warning, label)})
+        });
+        expected["warnings"] = warnings.collect();
+        let printed = serde_json::to_string(&PrintedReport(&report)).unwrap();
+        assert_eq!(printed, expected.to_string());
+    }
 }
