@@ -273,6 +273,41 @@ fn the_next_search_sees_a_new_an_appended_a_removed_transcript_and_a_renamed_pro
     assert_eq!(marked(&search(&world, &["rambutan"])), [["rambutan"]]);
 }
 
+/// A session's id in two project folders (resumed from another folder, or a project moved
+/// and copied): both transcripts are searched, and a search with nothing new reads neither
+/// again (one key for both read each in turn at every search and kept only the last's words).
+#[test]
+fn a_session_in_two_project_folders_is_two_transcripts_each_read_once() {
+    let world = World::new("search-two-folders");
+    let first = world.transcript_path(SESSION);
+    fs_err::write(
+        &first,
+        user("u1", "2026-11-01T10:00:00.000Z", "a kumquat here"),
+    )
+    .unwrap();
+    let second = world
+        .config_dir()
+        .join("projects")
+        .join("-zz-elsewhere")
+        .join(format!("{SESSION}.jsonl"));
+    fs_err::create_dir_all(second.parent().unwrap()).unwrap();
+    fs_err::write(
+        &second,
+        user("u2", "2026-11-02T10:00:00.000Z", "a persimmon there"),
+    )
+    .unwrap();
+    for round in 0..3 {
+        for word in ["kumquat", "persimmon"] {
+            let found = search(&world, &[word]);
+            assert_eq!(marked(&found), [[word]], "round {round}: {found:#}");
+            assert_eq!(found["results"][0]["session"], SESSION);
+            if round > 0 {
+                assert_eq!(found["indexed_bytes"], 0, "round {round}: {found:#}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_damaged_or_deleted_index_is_rebuilt_and_a_link_is_refused() {
     let world = World::new("search-damage");

@@ -6,6 +6,7 @@
 //! a [`Problem`], and the rest is still found.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -150,7 +151,7 @@ fn discover_folder(folder: &Path, found: &mut Found) {
     for entry in entries {
         if entry.is_dir {
             discover_project(folder, &entry.path, &mut as_projects);
-        } else if is_jsonl(&entry.path) {
+        } else if entry.is_jsonl() {
             holds_transcripts = true;
         }
     }
@@ -193,7 +194,7 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
                 let (_, known) = sessions.entry(name.to_owned()).or_default();
                 known.extend(agents);
             }
-        } else if is_jsonl(&entry.path) {
+        } else if entry.is_jsonl() {
             let stem = name.trim_end_matches(".jsonl");
             if stem.starts_with("agent-") {
                 // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the parent.
@@ -241,9 +242,7 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
     for entry in entries {
         if entry.is_dir {
             collect_agents(&entry.path, agents, found);
-        } else if is_jsonl(&entry.path)
-            && entry.name().is_some_and(|name| name.starts_with("agent-"))
-        {
+        } else if entry.is_jsonl() && entry.name().is_some_and(|name| name.starts_with("agent-")) {
             agents.push(entry.path);
         }
     }
@@ -251,13 +250,22 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
 
 struct Entry {
     path: PathBuf,
+    /// Its name in its folder, as listed (not taken from `path` again).
+    name: OsString,
     is_dir: bool,
 }
 
 impl Entry {
     /// The entry's file name, when it is UTF-8.
     fn name(&self) -> Option<&str> {
-        self.path.file_name()?.to_str()
+        self.name.to_str()
+    }
+
+    /// Whether its name ends in `.jsonl` after something (`Path::extension`'s rule: `.jsonl`
+    /// alone is a name with no extension).
+    fn is_jsonl(&self) -> bool {
+        let name = self.name.as_encoded_bytes();
+        name.len() > ".jsonl".len() && name.ends_with(b".jsonl")
     }
 }
 
@@ -272,16 +280,13 @@ fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
         entries.push(Entry {
             path: entry.path(),
+            name: entry.file_name(),
             is_dir,
         });
     }
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    // One folder's entries: by name is by path, without walking each path's components.
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(entries)
-}
-
-fn is_jsonl(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|extension| extension == "jsonl")
 }
 
 /// The `sessionId` of a transcript's first record that has one, however far down it is (a
@@ -306,6 +311,30 @@ pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_is_named_as_path_extension_reads_it() {
+        for name in [
+            "a.jsonl",
+            "..jsonl",
+            "agent-x.jsonl",
+            ".jsonl",
+            "a.json",
+            "a.JSONL",
+            "jsonl",
+        ] {
+            let path = PathBuf::from("/projects/p").join(name);
+            let entry = Entry {
+                name: name.into(),
+                path: path.clone(),
+                is_dir: false,
+            };
+            let by_path = path
+                .extension()
+                .is_some_and(|extension| extension == "jsonl");
+            assert_eq!(entry.is_jsonl(), by_path, "{name}");
+        }
+    }
 
     #[test]
     fn a_flat_agent_file_joins_the_session_its_first_session_id_names_however_far_down() {

@@ -318,8 +318,10 @@ pub fn parse(text: &str) -> Result<Query> {
     if terms.is_empty() {
         bail!("the query `{text}` has no word to search for (letters or digits)");
     }
-    check_with_fts5(&expression)?;
+    // Without operators the expression is FTS5 strings side by side, which FTS5 always takes:
+    // only operators and parentheses can make one it refuses.
     if operators {
+        check_with_fts5(&expression)?;
         phrases.clear();
     }
     Ok(Query {
@@ -508,6 +510,8 @@ mod tests {
         assert_eq!(offered("alpha beta"), None);
     }
 
+    /// A query without operators is not checked by FTS5 when it is parsed (`parse`): its
+    /// expression and every tier's must be ones FTS5 takes, whatever the words hold.
     #[test]
     fn every_tier_expression_is_one_fts5_takes() {
         for text in [
@@ -515,8 +519,12 @@ mod tests {
             "src/main.rs C++ foo-bar",
             r#""a phrase" word prefix*"#,
             r#"say "it's" now"#,
+            r#"col:umn x^y a+b -minus near or and not NEAR "say ""hi"" now"*"#,
+            "日本語 e\u{301}t\u{e9} ß* {brace} [square] 'single' \\back\\ a**",
         ] {
-            for tier in parse(text).unwrap().tiers() {
+            let query = parse(text).unwrap();
+            check_with_fts5(&query.expression).unwrap();
+            for tier in query.tiers() {
                 check_with_fts5(&tier.expression).unwrap();
             }
         }

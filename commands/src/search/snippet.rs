@@ -160,7 +160,15 @@ impl<'connection> Snippets<'connection> {
         };
         let mut text = String::new();
         message_text(&parts, &mut text);
-        Ok(Some((text.replace([OPEN, CLOSE], " "), origin)))
+        // The marks `highlight()` puts are taken out of the text first (rare: a private-use
+        // character in a transcript).
+        if [OPEN, CLOSE].iter().any(|mark| {
+            memchr::memmem::find(text.as_bytes(), mark.encode_utf8(&mut [0; 4]).as_bytes())
+                .is_some()
+        }) {
+            text = text.replace([OPEN, CLOSE], " ");
+        }
+        Ok(Some((text, origin)))
     }
 
     /// The line's bytes, from the kept copy when it keeps them, else from the live file.
@@ -174,7 +182,7 @@ impl<'connection> Snippets<'connection> {
                 .entry(key)
                 .or_insert_with(|| kept_part(state, hit).ok());
             if let Some(part) = part.as_ref().filter(|part| part.index.length() >= end) {
-                let mut bytes = Vec::new();
+                let mut bytes = line_buffer(hit);
                 kept_range(part, hit.offset, end)?.read_to_end(&mut bytes)?;
                 if line_hash(&bytes) == hit.line_hash {
                     return Ok(Some((bytes, Origin::Kept)));
@@ -203,7 +211,7 @@ impl<'connection> Snippets<'connection> {
         if file.size() < end {
             return Ok(None);
         }
-        let mut bytes = Vec::new();
+        let mut bytes = line_buffer(hit);
         file_range(file, hit.offset, hit.length)?.read_to_end(&mut bytes)?;
         Ok((line_hash(&bytes) == hit.line_hash).then_some((bytes, Origin::Live)))
     }
@@ -218,7 +226,11 @@ impl<'connection> Snippets<'connection> {
         }
         if !self.ready {
             self.connection
-                .execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.marking USING fts5(text)")
+                // No column sizes: `highlight()` does not need them, and each table FTS5
+                // keeps costs a statement to create.
+                .execute_batch(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.marking USING fts5(text, columnsize=0)",
+                )
                 .context("failed to prepare the snippets")?;
             self.ready = true;
         }
@@ -253,6 +265,14 @@ impl<'connection> Snippets<'connection> {
     }
 }
 
+/// A buffer that holds `hit`'s line: read into it in one piece, not in reads that start at
+/// 32 bytes and double (a line is a few KiB to megabytes). Capped, so that a length the index
+/// got wrong cannot ask for more memory than a bound; the line's hash is checked after.
+fn line_buffer(hit: &Hit) -> Vec<u8> {
+    const MOST_AT_ONCE: u64 = 64 * 1024 * 1024;
+    Vec::with_capacity(usize::try_from(hit.length.min(MOST_AT_ONCE)).unwrap_or(0))
+}
+
 fn kept_part(state: &StateDir, hit: &Hit) -> Result<KeptPart> {
     let session = SessionId::parse(&hit.session)?;
     let dir = state.kept_dir(&session);
@@ -268,16 +288,14 @@ fn window(text: &str, query: &Query) -> Range<usize> {
     if text.len() <= WINDOW {
         return 0..text.len();
     }
-    let folded = text.to_ascii_lowercase();
     let first = query
         .terms
         .iter()
         .filter_map(|term| {
             let word = term
                 .split(|character: char| !character.is_alphanumeric())
-                .find(|word| !word.is_empty())?
-                .to_ascii_lowercase();
-            memchr::memmem::find(folded.as_bytes(), word.as_bytes())
+                .find(|word| !word.is_empty())?;
+            find_ascii_caseless(text.as_bytes(), word.as_bytes())
         })
         .min()
         .unwrap_or(0);
@@ -290,6 +308,26 @@ fn window(text: &str, query: &Query) -> Range<usize> {
         end -= 1;
     }
     start..end
+}
+
+/// Where `needle` first stands in `haystack`, ASCII letters' case folded (as comparing the two
+/// lowercased would find it, without a lowercased copy of a text that can be megabytes).
+fn find_ascii_caseless(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut at = 0;
+    while let Some(found) = memchr::memchr2(
+        first.to_ascii_lowercase(),
+        first.to_ascii_uppercase(),
+        haystack.get(at..)?,
+    ) {
+        let start = at + found;
+        let candidate = haystack.get(start + 1..start + needle.len())?;
+        if candidate.eq_ignore_ascii_case(rest) {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// The part of `marked` around its first match, whitespace collapsed, with the matches' places;
@@ -357,6 +395,43 @@ fn cut(marked: &str, before: bool, after: bool) -> Snippet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caseless_find_finds_what_lowercased_copies_find() {
+        let texts = [
+            "",
+            "a",
+            "Compaction",
+            "xx COMPACTION and compaction",
+            "ÉtÉ été Été",
+            "aaab",
+            "ab",
+        ];
+        let needles = [
+            "a",
+            "ab",
+            "aab",
+            "compaction",
+            "COMPaction",
+            "été",
+            "Été",
+            "b",
+            "abc",
+        ];
+        for text in texts {
+            for needle in needles {
+                let by_copies = memchr::memmem::find(
+                    text.to_ascii_lowercase().as_bytes(),
+                    needle.to_ascii_lowercase().as_bytes(),
+                );
+                assert_eq!(
+                    find_ascii_caseless(text.as_bytes(), needle.as_bytes()),
+                    by_copies,
+                    "{needle:?} in {text:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_long_text_is_marked_around_its_match_and_in_whole_when_the_window_misses_it() {

@@ -8,7 +8,7 @@
 //! kept index is read whole only when it changed).
 
 use std::cell::OnceCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
@@ -32,7 +32,9 @@ use ctxhooks_shared::store::state_dir::StateDir;
 #[derive(Debug, Clone)]
 pub struct Source {
     pub session: String,
-    /// The kept name (`transcript.jsonl`, `subagents/agent-….jsonl`).
+    /// The kept name (`transcript.jsonl`, `subagents/agent-….jsonl`); for a transcript ctxhooks
+    /// does not keep whose session's id is in an earlier project folder too, the project
+    /// folder's name, `/`, and that name.
     pub name: String,
     /// The kept generation, from 1; 0 for a transcript ctxhooks does not keep.
     pub generation: u32,
@@ -203,6 +205,9 @@ pub fn find_sources(
     }
     let found = discover(projects);
     problems.extend(found.problems);
+    // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
+    // project folders (resumed from another folder, or a project moved) is two transcripts.
+    let mut taken: HashSet<(String, String)> = HashSet::new();
     for files in found.sessions {
         let Ok(session) = SessionId::parse(&files.session_id) else {
             continue;
@@ -225,10 +230,20 @@ pub fn find_sources(
                     Err(_) => continue,
                 }
             };
+            // The first folder's under its own name; another's under its folder's name too, so
+            // that each is a source of its own (one key for both would read each in turn at
+            // every search, and keep only the last).
+            let mut unique = name.as_str().to_owned();
+            if !taken.insert((session.to_string(), unique.clone())) {
+                unique = format!("{}/{}", files.project, name.as_str());
+                if !taken.insert((session.to_string(), unique.clone())) {
+                    continue;
+                }
+            }
             sources.push(Source {
                 session: session.to_string(),
                 subagent: !name.is_main(),
-                name: name.as_str().to_owned(),
+                name: unique,
                 generation: 0,
                 project_slug: Some(files.project.clone()),
                 kept: None,

@@ -57,6 +57,10 @@ struct SourceRow {
 /// Brings the index on `connection` up to date with `sources`.
 pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) -> Result<Updated> {
     let mut updated = Updated::default();
+    // The usual search: nothing changed since the last one, seen without taking the write lock.
+    if unchanged(connection, sources)? {
+        return Ok(updated);
+    }
     let mut transaction = Batch::begin(connection)?;
     // Read inside the write transaction: what it says holds until the first commit, and after
     // it a row can only have come closer to what the files hold now.
@@ -149,6 +153,44 @@ fn key(source: &Source) -> Key {
         source.name.clone(),
         source.generation,
     )
+}
+
+/// Whether the index holds every one of `sources`, each with the signature its files have now,
+/// and nothing else: then there is nothing to read and nothing to drop. Read without a write
+/// transaction (a search beside it can only bring a row closer to the files; when anything
+/// differs the update reads the rows again inside its own).
+fn unchanged(connection: &Connection, sources: &[Source]) -> Result<bool> {
+    let now: HashMap<(&str, &str, u32), &str> = sources
+        .iter()
+        .map(|source| {
+            (
+                (
+                    source.session.as_str(),
+                    source.name.as_str(),
+                    source.generation,
+                ),
+                source.signature.as_str(),
+            )
+        })
+        .collect();
+    let mut statement =
+        connection.prepare("SELECT session, name, generation, signature FROM sources")?;
+    let mut rows = statement.query([])?;
+    let mut seen = 0;
+    while let Some(row) = rows.next()? {
+        let key = (
+            row.get_ref(0)?.as_str()?,
+            row.get_ref(1)?.as_str()?,
+            row.get::<_, u32>(2)?,
+        );
+        let signature = row.get_ref(3)?.as_str_or_null()?;
+        if now.get(&key).copied() != signature {
+            return Ok(false);
+        }
+        seen += 1;
+    }
+    // The rows are unique by key: as many as the sources means each source has its row.
+    Ok(seen == now.len())
 }
 
 fn all_indexed(connection: &Connection) -> Result<HashMap<Key, SourceRow>> {
