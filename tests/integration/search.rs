@@ -496,6 +496,21 @@ fn a_bad_query_is_a_clear_error_that_writes_nothing() {
         .ctxhooks(["search", "words", "--limit", "0"])
         .stderr_contains("--limit 0")
         .exit_code(1);
+    // A NUL, which only the MCP tool's JSON can carry (FTS5 reads its expression up to one):
+    // said as such, not as the index failing.
+    let answers = mcp_exchange(
+        &world,
+        &[
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "wo\u{0}rds"}}}),
+            json!({"method": "tools/call", "params": {"name": "search",
+                "arguments": {"query": "wo\u{0}rds OR more"}}}),
+        ],
+    );
+    for answer in &answers[1..] {
+        assert_eq!(answer["result"]["isError"], true, "{answer:#}");
+        assert!(tool_text(answer).contains("NUL character"), "{answer:#}");
+    }
     // Refused before the index is opened: FTS5's refusals too (checked against an empty table
     // in memory), so nothing was written, not even the index.
     assert_eq!(world.state_entries(), Vec::<String>::new());

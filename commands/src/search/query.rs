@@ -234,6 +234,11 @@ impl Query {
 
 /// Turns `text` into a query.
 pub fn parse(text: &str) -> Result<Query> {
+    // FTS5 reads its expression up to a NUL (a query can hold one over MCP's JSON, never in a
+    // command's arguments): refused here, with its reason, before anything is read or written.
+    if text.contains('\0') {
+        bail!("the query holds a NUL character (U+0000), which the search index cannot take");
+    }
     let mut expression = String::new();
     let mut terms = Vec::new();
     let mut phrases = Vec::new();
@@ -551,6 +556,14 @@ mod tests {
             "alpha AND beta*",
         ] {
             parse(good).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_nul_is_refused_with_its_reason_with_or_without_operators() {
+        for bad in ["a\0b", "\"a\0b\"", "a OR \0b", "\0"] {
+            let error = parse(bad).unwrap_err().to_string();
+            assert!(error.contains("NUL character"), "{bad:?}: {error}");
         }
     }
 
