@@ -18,7 +18,7 @@ pub fn message_text(parts: &[Part], text: &mut String) {
             Part::Text { text: said } | Part::ToolResult { text: said, .. } => {
                 text.push_str(said);
             }
-            Part::ToolCall { name, input } => {
+            Part::ToolCall { name, input, .. } => {
                 text.push_str(name);
                 if let Ok(value) = serde_json::from_str::<Value>(input) {
                     push_value(text, None, &value);
@@ -73,6 +73,7 @@ mod tests {
             Part::ToolCall {
                 name: "Write".into(),
                 input: r#"{"file_path":"/src/main.rs","content":"use std;\nfn main() {}\n\tindented","lines":[3,{"deep":true}]}"#.into(),
+                id: None,
             },
         ];
         let mut text = String::new();

@@ -49,6 +49,10 @@ pub enum Part {
         name: String,
         /// Its whole input, as compact JSON.
         input: String,
+        /// The block's `id`, which its result (and an interrupt's verdict) names; not written
+        /// with the rest (`recall --json` says what was said).
+        #[serde(skip)]
+        id: Option<String>,
     },
     /// A tool's result.
     ToolResult {
@@ -64,7 +68,7 @@ impl Part {
     pub fn searchable(&self) -> String {
         match self {
             Self::Text { text } | Self::ToolResult { text, .. } => text.clone(),
-            Self::ToolCall { name, input } => format!("{name} {input}"),
+            Self::ToolCall { name, input, .. } => format!("{name} {input}"),
         }
     }
 }
@@ -161,6 +165,7 @@ fn part_of(block: &Value) -> Option<Part> {
         "tool_use" | "server_tool_use" => Some(Part::ToolCall {
             name: field("name").unwrap_or("?").to_owned(),
             input: block.get("input").map(Value::to_string).unwrap_or_default(),
+            id: field("id").map(ToOwned::to_owned),
         }),
         "tool_result" => Some(Part::ToolResult {
             text: result_text(block.get("content")),
@@ -225,7 +230,8 @@ mod tests {
             parts,
             [Part::ToolCall {
                 name: "Bash".into(),
-                input: r#"{"command":"ls -la"}"#.into()
+                input: r#"{"command":"ls -la"}"#.into(),
+                id: Some("t".into()),
             }]
         );
         let result = br#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a\nb"}],"is_error":true}]}}"#;
