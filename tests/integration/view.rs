@@ -309,3 +309,46 @@ fn an_unknown_session_or_an_unreadable_transcript_is_an_error_and_writes_nothing
         .exit_code(1);
     assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
 }
+
+#[test]
+fn long_tool_results_are_cut_so_the_page_stays_under_a_quarter_of_the_transcript() {
+    let world = World::new("view-bound");
+    let mut lines = Vec::new();
+    for turn in 0..30 {
+        let id = format!("toolu_{turn}");
+        lines.push(
+            json!({"type": "assistant", "sessionId": SESSION, "uuid": format!("a{turn}"),
+                "timestamp": "2026-12-01T10:00:00.000Z", "requestId": format!("req_{turn}"),
+                "message": {"id": format!("msg_{turn}"), "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "tool_use", "id": id, "name": "Read",
+                        "input": {"file_path": format!("/src/{turn}.rs")}}],
+                    "usage": {"input_tokens": 10, "output_tokens": 5}}})
+            .to_string(),
+        );
+        lines.push(
+            json!({"type": "user", "sessionId": SESSION, "uuid": format!("u{turn}"),
+                "timestamp": "2026-12-01T10:00:01.000Z",
+                "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": id, "content": format!("line {turn}\n").repeat(5_000)}]}})
+            .to_string(),
+        );
+    }
+    let transcript = world.write_transcript("bound.jsonl", lines.join("\n") + "\n");
+    let out = world.join("bound.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["cut"], 30);
+    let page = fs_err::metadata(&out).unwrap().len();
+    let whole = fs_err::metadata(&transcript).unwrap().len();
+    assert!(page * 4 <= whole, "page {page} bytes, transcript {whole}");
+    let text = fs_err::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.matches("more characters not shown: message #").count(),
+        30
+    );
+}

@@ -53,8 +53,8 @@ pub struct ViewArgs {
     /// also once Claude Code has deleted the transcript.
     #[arg(long, value_name = "ID", group = "input")]
     pub session: Option<String>,
-    /// A transcript file instead (a compaction's snapshot too, once `archives restore` or `gzip
-    /// -d` gave it back): no usage log needed.
+    /// A transcript file instead, no usage log needed (a compaction's snapshot too, once
+    /// `archives restore --session ID --snapshot NAME --to DIR` wrote it back).
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
     /// Every session ctxhooks knows: a page each, and `index.html` linking them (title, project,

@@ -36,6 +36,11 @@ pub const TEXT_BOUND: usize = 2_000;
 /// file pasted in).
 pub const SAID_BOUND: usize = 20_000;
 
+/// Messages laid out together: a group is drawn only when it nears the screen
+/// (`content-visibility: auto`), so that a long session loads and scrolls without laying out every
+/// message (one group per message costs more than it saves: BENCHMARKS.md).
+const CHUNK: usize = 32;
+
 /// The characters of a call's input shown on its folded line.
 const CALL_LINE: usize = 120;
 
@@ -119,6 +124,12 @@ impl<'a> Page<'a> {
 
     /// Writes one message, after the dividers of the compactions before it.
     pub fn message(&mut self, message: &Message) {
+        if self.shown.messages.is_multiple_of(CHUNK) {
+            if self.shown.messages > 0 {
+                self.out.push_str("</div>\n");
+            }
+            self.out.push_str("<div class=\"c\">\n");
+        }
         while self.dividers < message.compactions_before {
             self.divider();
         }
@@ -166,6 +177,9 @@ impl<'a> Page<'a> {
     pub fn finish(mut self, compactions: usize) -> (String, Shown) {
         while self.dividers < compactions {
             self.divider();
+        }
+        if self.shown.messages > 0 {
+            self.out.push_str("</div>\n");
         }
         self.out.push_str("</main>\n");
         if self.shown.messages == 0 {
@@ -595,8 +609,8 @@ const HEAD_START: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta cha
 <meta name=\"referrer\" content=\"no-referrer\">\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
 
-/// The page's style: plain, readable, each message kept out of layout work until it nears the
-/// screen (`content-visibility`), so that a long session scrolls smoothly.
+/// The page's style: plain, readable, each group of [`CHUNK`] messages kept out of layout work
+/// until it nears the screen (`content-visibility`), so that a long session scrolls smoothly.
 pub const STYLE: &str = "\
 body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 64px;color:#111827;background:#fff}\
 h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:22px 0 8px}h3{font-size:15px;margin:14px 0 6px}\
@@ -604,7 +618,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:
 .curve svg{max-width:100%;height:auto}ol.marks{margin:0;padding-left:22px}\
 pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px solid #e5e7eb;padding:6px 8px;margin:4px 0;font-size:13px}\
 code{font-size:13px}\
-article.m{border-left:4px solid #d1d5db;padding:4px 10px;margin:10px 0;content-visibility:auto;contain-intrinsic-size:auto 90px}\
+div.c{content-visibility:auto;contain-intrinsic-size:auto 3000px}\
+article.m{border-left:4px solid #d1d5db;padding:4px 10px;margin:10px 0}\
 article.user{border-color:#2563eb;background:#eff6ff}article.assistant{border-color:#16a34a}\
 article.tool{border-color:#9ca3af}article.summary{border-color:#dc2626}\
 .h{color:#6b7280;font-size:12px}.h a{color:inherit}.t{white-space:pre-wrap;word-break:break-word}\
@@ -641,3 +656,16 @@ count.textContent=(prompts.checked||errors.checked||w)?n+' of '+all.length+' mes
 var timer=0;word.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(apply,150);});\
 prompts.addEventListener('change',apply);errors.addEventListener('change',apply);\
 })();\n</script>\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_is_cut_at_a_character_and_says_how_many_are_left() {
+        assert_eq!(cut("short", 10), ("short", 0));
+        assert_eq!(cut("ééééé", 2), ("éé", 3));
+        assert_eq!(cut("", 0), ("", 0));
+        assert_eq!(cut("ab", 0), ("", 2));
+    }
+}
