@@ -352,3 +352,44 @@ fn long_tool_results_are_cut_so_the_page_stays_under_a_quarter_of_the_transcript
         30
     );
 }
+
+#[test]
+fn thinking_is_folded_in_its_answer_and_the_numbers_stay_recalls() {
+    let world = World::new("view-thinking");
+    let fixture = crate::support::transcript_fixture("marot__spotter/short.jsonl");
+    let transcript =
+        world.write_transcript(format!("{SESSION}.jsonl"), fs_err::read(fixture).unwrap());
+    stop(&world, &transcript);
+    let out = world.join("thinking.html");
+    world
+        .ctxhooks(["view", "--session", SESSION, "--out"])
+        .arg(&out)
+        .success();
+    let page = fs_err::read_to_string(&out).unwrap();
+    let body = conversation(&page);
+    let thought = "The user is having trouble starting their Phoenix server";
+    let at = body.find(thought).expect("the thinking is on the page");
+    let fold = body[..at].rfind("<details class=\"think\">").unwrap();
+    assert!(!body[fold..at].contains("</details>"), "inside its fold");
+    // The thinking sits in an answer, and every message recall numbers is there under its
+    // number: a response's thinking never makes a message of its own.
+    let recalled = world
+        .ctxhooks(["recall", "--session", SESSION, "--json"])
+        .json();
+    let numbers: Vec<String> = recalled
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| format!("m-{}", message["number"]))
+        .collect();
+    let ids: Vec<String> = body
+        .match_indices("<article class=\"m ")
+        .map(|(start, _)| {
+            let id = &body[start..][body[start..].find("id=\"").unwrap() + 4..];
+            id[..id.find('"').unwrap()].to_owned()
+        })
+        .collect();
+    assert_eq!(ids, numbers);
+    let article = body[..fold].rfind("<article ").unwrap();
+    assert!(body[article..fold].contains("data-k=\"assistant\""));
+}

@@ -12,7 +12,7 @@ use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry};
+use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry_with_thinking};
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
@@ -59,7 +59,7 @@ pub struct Conversation {
 /// Reads the conversation of `session`.
 pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
     let mut messages = Vec::new();
-    let read = each_message(state, session, &mut |message| {
+    let read = each_message(state, session, false, &mut |message| {
         messages.push(message);
         Ok(())
     })?;
@@ -86,10 +86,13 @@ pub struct ConversationRead {
 
 /// Reads the conversation of `session` as [`read_conversation`] does, numbered the same, and
 /// hands each message to `on_message` once it is whole, holding none but the last: a view of a
-/// long session never holds it all (`ctxhooks view`).
+/// long session never holds it all (`ctxhooks view`). With `thinking`, an answer carries the
+/// model's thinking too (a response that is thinking alone is no message, so that the numbers
+/// stay `recall`'s).
 pub fn each_message(
     state: &StateDir,
     session: &SessionId,
+    thinking: bool,
     on_message: &mut dyn FnMut(Message) -> Result<()>,
 ) -> Result<ConversationRead> {
     let kept_dir = state.kept_dir(session);
@@ -115,8 +118,8 @@ pub fn each_message(
         Some(tail) => Box::new(kept_reader.chain(tail)),
         None => Box::new(kept_reader),
     };
-    let (messages, compactions) =
-        each_message_in(reader, on_message).context("failed to read the kept transcript")?;
+    let (messages, compactions) = each_message_in(reader, thinking, on_message)
+        .context("failed to read the kept transcript")?;
     Ok(ConversationRead {
         messages,
         compactions,
@@ -129,9 +132,13 @@ pub fn each_message(
 /// as [`each_message`] does: how many messages, and how many compactions.
 pub fn each_message_in(
     reader: impl Read,
+    thinking: bool,
     on_message: &mut dyn FnMut(Message) -> Result<()>,
 ) -> Result<(usize, usize)> {
-    let mut reading = Reading::default();
+    let mut reading = Reading {
+        thinking,
+        ..Reading::default()
+    };
     let mut failed = None;
     split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
         if let Some(bytes) = line.bytes
@@ -146,7 +153,7 @@ pub fn each_message_in(
     if let Some(error) = failed {
         return Err(error);
     }
-    if let Some(last) = reading.pending.take() {
+    if let Some(last) = reading.pending.take().and_then(|last| reading.number(last)) {
         on_message(last)?;
     }
     Ok((reading.count, reading.compactions))
@@ -171,8 +178,10 @@ fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
 struct Reading {
     /// The message being gathered.
     pending: Option<Message>,
-    /// Messages begun so far.
+    /// Messages closed so far.
     count: usize,
+    /// Whether the model's thinking is read.
+    thinking: bool,
     compactions: usize,
     /// The last message's model `message.id`, to join the records of one response.
     last_message_id: Option<String>,
@@ -181,7 +190,7 @@ struct Reading {
 impl Reading {
     /// Reads one line; returns the message it closed, if any.
     fn feed(&mut self, line: &[u8]) -> Option<Message> {
-        match read_entry(line, false) {
+        match read_entry_with_thinking(line, false, self.thinking) {
             Some(Entry::Compaction) => {
                 self.compactions += 1;
                 self.last_message_id = None;
@@ -201,17 +210,28 @@ impl Reading {
                     return None;
                 }
                 self.last_message_id = message_id.filter(|_| speaker == Speaker::Assistant);
-                self.count += 1;
-                self.pending.replace(Message {
-                    number: self.count,
+                let closed = self.pending.replace(Message {
+                    number: 0,
                     compactions_before: self.compactions,
                     speaker,
                     time,
                     parts,
                     message_id: self.last_message_id.clone(),
-                })
+                });
+                closed.and_then(|closed| self.number(closed))
             }
             None => None,
         }
+    }
+
+    /// Numbers a closed message, the next from 1; a response that is thinking alone is none
+    /// (without thinking it would have no part), so the numbers are the same either way.
+    fn number(&mut self, mut message: Message) -> Option<Message> {
+        if (message.parts.iter()).all(|part| matches!(part, Part::Thinking { .. })) {
+            return None;
+        }
+        self.count += 1;
+        message.number = self.count;
+        Some(message)
     }
 }

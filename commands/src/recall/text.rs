@@ -49,6 +49,10 @@ pub fn render_cut(
         for part in &message.parts {
             let _ = match part {
                 Part::Text { text: said } => writeln!(text, "{}", said.trim_end()),
+                Part::Thinking { text: thought } => {
+                    let thought = trimmed(thought, limit(RESULT_CHARACTERS), needle);
+                    writeln!(text, "[thinking] {}", thought.trim_end())
+                }
                 Part::ToolCall { name, input, .. } => {
                     let input = trimmed(input, limit(INPUT_CHARACTERS), needle);
                     writeln!(text, "[tool call: {name}] {input}")

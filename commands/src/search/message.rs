@@ -15,7 +15,9 @@ pub fn message_text(parts: &[Part], text: &mut String) {
             text.push('\n');
         }
         match part {
-            Part::Text { text: said } | Part::ToolResult { text: said, .. } => {
+            Part::Text { text: said }
+            | Part::Thinking { text: said }
+            | Part::ToolResult { text: said, .. } => {
                 text.push_str(said);
             }
             Part::ToolCall { name, input, .. } => {

@@ -260,7 +260,7 @@ fn session_page(
     };
     let id = session.as_str();
     let mut page = begin(&facts, Source::Session(id));
-    let read = each_message(state, session, &mut |message| {
+    let read = each_message(state, session, true, &mut |message| {
         page.message(&message);
         Ok(())
     })?;
@@ -304,7 +304,7 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     let shown_path = path.display().to_string();
     let mut page = begin(&facts, Source::Transcript(&shown_path));
     let file = TranscriptFile::open_named(path).with_context(|| read("its messages"))?;
-    let (_, compactions) = each_message_in(file.into_file(), &mut |message| {
+    let (_, compactions) = each_message_in(file.into_file(), true, &mut |message| {
         page.message(&message);
         Ok(())
     })

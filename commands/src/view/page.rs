@@ -451,6 +451,25 @@ impl<'a> Page<'a> {
                     self.rest(message, rest);
                 }
             },
+            Part::Thinking { text } => {
+                let _ = write!(
+                    self.out,
+                    "<details class=\"think\"><summary>thinking ({} characters)</summary><div class=\"t\">",
+                    thousands(text.chars().count() as u64)
+                );
+                let (shown, rest) = cut(text, TEXT_BOUND);
+                escape_into(&mut self.out, shown);
+                self.out.push_str("</div>");
+                if rest > 0 {
+                    self.shown.cut += 1;
+                    let _ = write!(
+                        self.out,
+                        "<p class=\"cut\">… {} more characters of thinking not shown (the transcript holds them)</p>",
+                        thousands(rest as u64)
+                    );
+                }
+                self.out.push_str("</details>\n");
+            }
             Part::ToolCall { name, input, id } => {
                 self.shown.tool_calls += 1;
                 self.out.push_str("<details class=\"call\"><summary><b>");
@@ -624,7 +643,7 @@ article.user{border-color:#2563eb;background:#eff6ff}article.assistant{border-co
 article.tool{border-color:#9ca3af}article.summary{border-color:#dc2626}\
 .h{color:#6b7280;font-size:12px}.h a{color:inherit}.t{white-space:pre-wrap;word-break:break-word}\
 details>summary{cursor:pointer;color:#374151}details.call>summary code{color:#6b7280}\
-details.result.err>summary{color:#b91c1c}\
+details.result.err>summary{color:#b91c1c}details.think>summary{color:#7c3aed}\
 .interrupt{border:1px solid #f59e0b;background:#fffbeb;padding:4px 8px;margin:4px 0;font-size:13px}\
 .interrupt ul{margin:2px 0;padding-left:20px}\
 section.compaction{border:2px solid #dc2626;border-width:2px 0;margin:18px 0;padding:4px 0;background:#fef2f2}\

@@ -54,6 +54,11 @@ pub enum Part {
         #[serde(skip)]
         id: Option<String>,
     },
+    /// The model's thinking (read only when asked: [`read_entry_with_thinking`]).
+    Thinking {
+        /// Its text.
+        text: String,
+    },
     /// A tool's result.
     ToolResult {
         /// Its text (the parts' texts joined).
@@ -67,7 +72,9 @@ impl Part {
     /// The part's text (a call's name and input).
     pub fn searchable(&self) -> String {
         match self {
-            Self::Text { text } | Self::ToolResult { text, .. } => text.clone(),
+            Self::Text { text } | Self::Thinking { text } | Self::ToolResult { text, .. } => {
+                text.clone()
+            }
             Self::ToolCall { name, input, .. } => format!("{name} {input}"),
         }
     }
@@ -96,6 +103,13 @@ pub enum Entry {
 /// sub-agent (sidechain) records unless the line is one of a sub-agent's own transcript
 /// (`subagent`), whose every record is a sidechain record.
 pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
+    read_entry_with_thinking(line, subagent, false)
+}
+
+/// [`read_entry`], with the model's thinking blocks read too when `thinking` is true (a
+/// response's thinking and its words are records of one `message.id`: the reader joining them
+/// keeps them in one message).
+pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> Option<Entry> {
     let record = Record::parse(line)?;
     if record.is_sidechain() && !subagent {
         return None;
@@ -112,7 +126,7 @@ pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
             // Only `message` is read into values: the rest of the line (a tool's result again
             // in `toolUseResult`, often as large) is skipped over.
             let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
-            let parts = parts_of(message.get("content")?);
+            let parts = parts_of(message.get("content")?, thinking);
             if parts.is_empty() {
                 return None;
             }
@@ -148,17 +162,25 @@ struct MessageOnly {
 }
 
 /// The parts of a message's `content` (a string, or blocks).
-fn parts_of(content: &Value) -> Vec<Part> {
+fn parts_of(content: &Value, thinking: bool) -> Vec<Part> {
     match content {
         Value::String(text) if !text.trim().is_empty() => vec![Part::Text { text: text.clone() }],
-        Value::Array(blocks) => blocks.iter().filter_map(part_of).collect(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| part_of(block, thinking))
+            .collect(),
         _ => Vec::new(),
     }
 }
 
-fn part_of(block: &Value) -> Option<Part> {
+fn part_of(block: &Value, thinking: bool) -> Option<Part> {
     let field = |key| block.get(key).and_then(Value::as_str);
     match field("type")? {
+        "thinking" if thinking => {
+            (field("thinking").filter(|text| !text.trim().is_empty())).map(|text| Part::Thinking {
+                text: text.to_owned(),
+            })
+        }
         "text" => (field("text").filter(|text| !text.trim().is_empty())).map(|text| Part::Text {
             text: text.to_owned(),
         }),
@@ -261,5 +283,13 @@ mod tests {
             })
         ));
         assert_eq!(read_entry(b"not json", false), None);
+        // Thinking only when asked; an empty one (a redacted block) is none.
+        let thought = br#"{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"thinking","thinking":"let me see"},{"type":"thinking","thinking":""}]}}"#;
+        assert_eq!(read_entry(thought, false), None);
+        assert!(matches!(
+            read_entry_with_thinking(thought, false, true),
+            Some(Entry::Message { ref parts, .. })
+                if parts == &[Part::Thinking { text: "let me see".into() }]
+        ));
     }
 }
