@@ -393,3 +393,20 @@ fn thinking_is_folded_in_its_answer_and_the_numbers_stay_recalls() {
     let article = body[..fold].rfind("<article ").unwrap();
     assert!(body[article..fold].contains("data-k=\"assistant\""));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_the_views_folder_is_replaced_not_followed() {
+    let world = World::new("view-link");
+    compacted_session(&world);
+    let views = world.state_dir().join("views");
+    fs_err::create_dir_all(&views).unwrap();
+    let elsewhere = world.join("elsewhere.html");
+    fs_err::write(&elsewhere, "not ctxhooks'").unwrap();
+    let page = views.join(format!("{SESSION}.html"));
+    std::os::unix::fs::symlink(&elsewhere, &page).unwrap();
+    world.ctxhooks(["view", "--session", SESSION]).success();
+    assert_eq!(fs_err::read_to_string(&elsewhere).unwrap(), "not ctxhooks'");
+    let metadata = fs_err::symlink_metadata(&page).unwrap();
+    assert!(metadata.is_file(), "{metadata:?}");
+}

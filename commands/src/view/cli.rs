@@ -30,7 +30,7 @@ use crate::sessions::catalog::list_sessions;
 use crate::sessions::transcript::open_session_transcript;
 use crate::snapshots::catalog::list_snapshots;
 use crate::usage::cli_report::ThresholdArgs;
-use ctxhooks_shared::store::files::create_private_dir_all;
+use ctxhooks_shared::store::files::{self, create_private_dir_all};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -138,8 +138,8 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode> {
     } else if let Some(path) = &args.transcript {
         let (page, shown, name) = transcript_page(path, &options)?;
         let out = match &args.out {
-            Some(out) => out.clone(),
-            None => default_path(&name)?,
+            Some(out) => Destination::Named(out.clone()),
+            None => Destination::State(default_path(&name)?),
         };
         let written = write_page(&out, &page, name_if_session(&name), shown)?;
         Viewed {
@@ -153,8 +153,8 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode> {
         let state = StateDir::locate()?;
         let (page, shown, _) = session_page(&state, &session, &options)?;
         let out = match &args.out {
-            Some(out) => out.clone(),
-            None => default_path(session.as_str())?,
+            Some(out) => Destination::Named(out.clone()),
+            None => Destination::State(default_path(session.as_str())?),
         };
         let written = write_page(&out, &page, Some(session.to_string()), shown)?;
         Viewed {
@@ -191,17 +191,44 @@ fn default_path(name: &str) -> Result<PathBuf> {
     Ok(folder.join(format!("{name}.html")))
 }
 
-/// Writes a page whole or not at all (a temporary file renamed over the target, mode 0600).
+/// Where a page goes.
+enum Destination {
+    /// A file named on the command line: written as `export --out` writes (a link followed, a
+    /// FIFO written into).
+    Named(PathBuf),
+    /// A file in the state folder's `views/`: replaced, never followed.
+    State(PathBuf),
+}
+
+impl Destination {
+    fn path(&self) -> &Path {
+        match self {
+            Self::Named(path) | Self::State(path) => path,
+        }
+    }
+
+    /// Writes `bytes` whole or not at all (a temporary file renamed over the target, mode 0600).
+    fn write(&self, bytes: &[u8]) -> Result<()> {
+        match self {
+            Self::Named(path) => write_output_file(path, bytes),
+            Self::State(path) => {
+                files::write_atomic(path, bytes, files::PRIVATE_FILE_MODE).map_err(Into::into)
+            }
+        }
+        .with_context(|| format!("failed to write `{}`", self.path().display()))
+    }
+}
+
+/// Writes a page whole or not at all.
 fn write_page(
-    path: &Path,
+    destination: &Destination,
     page: &str,
     session_id: Option<String>,
     shown: Shown,
 ) -> Result<Written> {
-    write_output_file(path, page.as_bytes())
-        .with_context(|| format!("failed to write the page `{}`", path.display()))?;
+    destination.write(page.as_bytes())?;
     Ok(Written {
-        path: path.to_path_buf(),
+        path: destination.path().to_path_buf(),
         session_id,
         shown,
         bytes: page.len() as u64,
@@ -342,6 +369,14 @@ fn view_all(args: &ViewArgs, options: &ReportOptions) -> Result<Viewed> {
             .context("failed to make the views folder")?;
         folder
     };
+    let destination = |name: &str| {
+        let path = folder.join(name);
+        if args.out.is_some() {
+            Destination::Named(path)
+        } else {
+            Destination::State(path)
+        }
+    };
     let retention =
         Retention::read(&std::env::current_dir().context("failed to read the current folder")?);
     let sessions = list_sessions(&state, retention.days, Utc::now())?;
@@ -356,7 +391,7 @@ fn view_all(args: &ViewArgs, options: &ReportOptions) -> Result<Viewed> {
             Ok((html, shown, report)) => {
                 let file = format!("{id}.html");
                 pages.push(write_page(
-                    &folder.join(&file),
+                    &destination(&file),
                     &html,
                     Some(id.clone()),
                     shown,
@@ -381,12 +416,11 @@ fn view_all(args: &ViewArgs, options: &ReportOptions) -> Result<Viewed> {
             cost: report.as_ref().map(|report| cost_cell(&report.tally.cost)),
         });
     }
-    let index = folder.join("index.html");
-    write_output_file(&index, index_page(&rows).as_bytes())
-        .with_context(|| format!("failed to write the index `{}`", index.display()))?;
+    let index = destination("index.html");
+    index.write(index_page(&rows).as_bytes())?;
     Ok(Viewed {
         pages,
-        index: Some(index),
+        index: Some(index.path().to_path_buf()),
         failed,
     })
 }
