@@ -12,7 +12,7 @@ use super::sessions::resolve::{Unknown, resolve_session};
 use super::usage::{cli_report, cli_usage};
 use super::{
     archives, compactions, doctor, export, history, install, mcp, output, recall, search,
-    search_binary, sessions,
+    search_binary, sessions, view,
 };
 use ctxhooks_shared::store::io_kind::is_io_kind;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -74,6 +74,9 @@ pub enum Command {
     Provenance(cli_provenance::ProvenanceArgs),
     /// Print a transcript for a ledger extractor, with runtime interrupts relabelled.
     LedgerInput(cli_ledger_input::LedgerInputArgs),
+    /// Write a session as one self-contained HTML page (facts, context curve, conversation,
+    /// compactions), or every session's and an index with `--all`.
+    View(view::cli::ViewArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -113,6 +116,7 @@ pub fn run() -> Result<ExitCode> {
         Command::MarkInterrupt(args) => cli_mark_interrupt::run(&args),
         Command::Provenance(args) => cli_provenance::run(&args),
         Command::LedgerInput(args) => cli_ledger_input::run(&args),
+        Command::View(args) => view::cli::run(&args),
     }
 }
 
@@ -164,6 +168,7 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         // session): the command then says what it is missing.
         Command::Provenance(args) => (args.session.as_mut(), Unknown::Allow),
         Command::LedgerInput(args) => (args.session.as_mut(), Unknown::Allow),
+        Command::View(args) => (args.session.as_mut(), Unknown::Refuse),
         Command::Install(_)
         | Command::Uninstall(_)
         | Command::Doctor(_)

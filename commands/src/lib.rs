@@ -35,3 +35,4 @@ pub mod snapshots;
 pub mod test_support;
 pub mod time;
 pub mod usage;
+pub mod view;

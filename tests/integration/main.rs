@@ -149,6 +149,14 @@ mod e2e_plugin;
 #[cfg(unix)]
 mod e2e_search;
 
+// `ctxhooks view`: a session's page against its transcript, hostile text, the index, errors.
+mod view;
+
+// `ctxhooks view`'s pages in headless Chromium: what is shown, nothing run, no request out.
+// Unix only: Debian's Chromium driven by playwright-core under Node.js.
+#[cfg(unix)]
+mod e2e_browser;
+
 // The suite's own promises: the tests that need root pass when it is not root, and say so.
 // Unix only: root and `setpriv` to run the root tests again as `nobody`.
 #[cfg(unix)]

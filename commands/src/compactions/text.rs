@@ -173,11 +173,13 @@ fn times(count: u32) -> String {
     }
 }
 
-fn file_text(item: &FileItem) -> String {
+/// An item in the words of the text and `view`'s dividers.
+pub(crate) fn file_text(item: &FileItem) -> String {
     format!("{}{}", item.path, times(item.times))
 }
 
-fn command_text(item: &CommandItem) -> String {
+/// An item in the words of the text and `view`'s dividers.
+pub(crate) fn command_text(item: &CommandItem) -> String {
     let status = match (item.status, item.exit_code) {
         (CommandStatus::Failed, Some(code)) => format!("exit {code}"),
         (CommandStatus::Failed, None) => "failed".to_owned(),
@@ -188,7 +190,8 @@ fn command_text(item: &CommandItem) -> String {
     format!("{}  ({status}){}", item.command, times(item.times))
 }
 
-fn error_text(item: &ErrorItem) -> String {
+/// An item in the words of the text and `view`'s dividers.
+pub(crate) fn error_text(item: &ErrorItem) -> String {
     match &item.subject {
         Some(subject) => format!("{} {subject}: {}", item.tool, item.message),
         None => format!("{}: {}", item.tool, item.message),

@@ -1,4 +1,5 @@
-//! `ctxhooks recall --session ID [PATTERN] [--before-compaction N|last] [--last K]`.
+//! `ctxhooks recall --session ID [PATTERN] [--before-compaction N|last] [--last K]`, or
+//! `--message N`.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -9,7 +10,7 @@ use serde::Serialize;
 
 use super::conversation::{Conversation, Message, read_conversation};
 use super::matching::fold;
-use super::text::render;
+use super::text::render_cut;
 use crate::output::{Emit, Format, emit};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -34,6 +35,10 @@ pub struct RecallArgs {
     /// Only the last K messages (of those that match).
     #[arg(long, value_name = "K")]
     pub last: Option<usize>,
+    /// Only message N (its number in the headers), whole: no tool call's input or result cut
+    /// (what `ctxhooks view` cut, it names this way).
+    #[arg(long, value_name = "N", conflicts_with_all = ["pattern", "before_compaction", "last"])]
+    pub message: Option<usize>,
     /// Print the messages as JSON.
     #[arg(long)]
     pub json: bool,
@@ -43,6 +48,23 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;
     let conversation = read_conversation(&state, &session)?;
+    if let Some(number) = args.message {
+        let Some(message) = conversation.messages.get(number.wrapping_sub(1)) else {
+            bail!(
+                "`--message {number}`: session {session} has {} message(s); give a number from 1",
+                conversation.messages.len()
+            );
+        };
+        let recalled = Recalled {
+            messages: vec![message],
+            conversation: &conversation,
+            session: &session,
+            needle: None,
+            cut: false,
+        };
+        emit(Format::json_if(args.json), &recalled)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (chosen, _, needle) = choose(
         &conversation,
         args.pattern.as_deref(),
@@ -54,6 +76,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
         conversation: &conversation,
         session: &session,
         needle,
+        cut: true,
     };
     emit(Format::json_if(args.json), &recalled)?;
     Ok(ExitCode::SUCCESS)
@@ -72,15 +95,19 @@ struct Recalled<'a> {
     /// The pattern folded, marked in the text.
     #[serde(skip)]
     needle: Option<String>,
+    /// Long inputs and results cut (all but `--message`).
+    #[serde(skip)]
+    cut: bool,
 }
 
 impl Emit for Recalled<'_> {
     fn text(&self) -> String {
         let (conversation, session) = (self.conversation, self.session);
-        let mut text = render(
+        let mut text = render_cut(
             &self.messages,
             conversation.compactions,
             self.needle.as_deref(),
+            self.cut,
         );
         let _ = writeln!(
             text,

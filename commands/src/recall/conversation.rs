@@ -12,7 +12,7 @@ use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry};
+use ctxhooks_shared::transcript::conversation::{Entry, Part, Speaker, read_entry_with_thinking};
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
@@ -26,6 +26,10 @@ pub struct Message {
     pub speaker: Speaker,
     pub time: Option<String>,
     pub parts: Vec<Part>,
+    /// The model's `message.id` of an answer, which its request's usage row names too (for
+    /// `view`'s links from the context curve); not written with the rest.
+    #[serde(skip)]
+    pub message_id: Option<String>,
 }
 
 impl Message {
@@ -54,6 +58,43 @@ pub struct Conversation {
 
 /// Reads the conversation of `session`.
 pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
+    let mut messages = Vec::new();
+    let read = each_message(state, session, false, &mut |message| {
+        messages.push(message);
+        Ok(())
+    })?;
+    Ok(Conversation {
+        messages,
+        compactions: read.compactions,
+        earlier_generations: read.earlier_generations,
+        passed_over: read.passed_over,
+    })
+}
+
+/// What [`each_message`] read besides the messages it handed on.
+#[derive(Debug, Clone)]
+pub struct ConversationRead {
+    /// How many messages it handed on.
+    pub messages: usize,
+    /// How many compactions the conversation went through.
+    pub compactions: usize,
+    /// As [`Conversation::earlier_generations`].
+    pub earlier_generations: u32,
+    /// As [`Conversation::passed_over`].
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// Reads the conversation of `session` as [`read_conversation`] does, numbered the same, and
+/// hands each message to `on_message` once it is whole, holding none but the last: a view of a
+/// long session never holds it all (`ctxhooks view`). With `thinking`, an answer carries the
+/// model's thinking too (a response that is thinking alone is no message, so that the numbers
+/// stay `recall`'s).
+pub fn each_message(
+    state: &StateDir,
+    session: &SessionId,
+    thinking: bool,
+    on_message: &mut dyn FnMut(Message) -> Result<()>,
+) -> Result<ConversationRead> {
     let kept_dir = state.kept_dir(session);
     let name = KeptName::main();
     // The newest generation that keeps something readable: a newer one that keeps nothing
@@ -77,20 +118,45 @@ pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conver
         Some(tail) => Box::new(kept_reader.chain(tail)),
         None => Box::new(kept_reader),
     };
-    let mut reading = Reading::default();
-    split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
-        if let Some(bytes) = line.bytes {
-            reading.feed(bytes);
-        }
-        std::ops::ControlFlow::Continue(())
-    })
-    .context("failed to read the kept transcript")?;
-    Ok(Conversation {
-        messages: reading.messages,
-        compactions: reading.compactions,
+    let (messages, compactions) = each_message_in(reader, thinking, on_message)
+        .context("failed to read the kept transcript")?;
+    Ok(ConversationRead {
+        messages,
+        compactions,
         earlier_generations: index.header.generation - 1,
         passed_over,
     })
+}
+
+/// Reads the transcript `reader` holds from its start, handing each message to `on_message`
+/// as [`each_message`] does: how many messages, and how many compactions.
+pub fn each_message_in(
+    reader: impl Read,
+    thinking: bool,
+    on_message: &mut dyn FnMut(Message) -> Result<()>,
+) -> Result<(usize, usize)> {
+    let mut reading = Reading {
+        thinking,
+        ..Reading::default()
+    };
+    let mut failed = None;
+    split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes
+            && let Some(whole) = reading.feed(bytes)
+            && let Err(error) = on_message(whole)
+        {
+            failed = Some(error);
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    if let Some(error) = failed {
+        return Err(error);
+    }
+    if let Some(last) = reading.pending.take().and_then(|last| reading.number(last)) {
+        on_message(last)?;
+    }
+    Ok((reading.count, reading.compactions))
 }
 
 /// The live transcript past the kept copy's end, when it is still there and still continues the
@@ -106,21 +172,29 @@ fn live_tail(index: &GenerationIndex) -> Option<impl Read + use<>> {
     Some(live.into_file().take(size - last.end()))
 }
 
-/// Messages gathered line by line.
+/// Messages gathered line by line: the last one held until the next begins (one response is
+/// written as one record per block).
 #[derive(Debug, Default)]
 struct Reading {
-    messages: Vec<Message>,
+    /// The message being gathered.
+    pending: Option<Message>,
+    /// Messages closed so far.
+    count: usize,
+    /// Whether the model's thinking is read.
+    thinking: bool,
     compactions: usize,
     /// The last message's model `message.id`, to join the records of one response.
     last_message_id: Option<String>,
 }
 
 impl Reading {
-    fn feed(&mut self, line: &[u8]) {
-        match read_entry(line, false) {
+    /// Reads one line; returns the message it closed, if any.
+    fn feed(&mut self, line: &[u8]) -> Option<Message> {
+        match read_entry_with_thinking(line, false, self.thinking) {
             Some(Entry::Compaction) => {
                 self.compactions += 1;
                 self.last_message_id = None;
+                None
             }
             Some(Entry::Message {
                 speaker,
@@ -131,20 +205,33 @@ impl Reading {
                 let same_response = speaker == Speaker::Assistant
                     && message_id.is_some()
                     && message_id == self.last_message_id;
-                if same_response && let Some(previous) = self.messages.last_mut() {
+                if same_response && let Some(previous) = self.pending.as_mut() {
                     previous.parts.extend(parts);
-                    return;
+                    return None;
                 }
                 self.last_message_id = message_id.filter(|_| speaker == Speaker::Assistant);
-                self.messages.push(Message {
-                    number: self.messages.len() + 1,
+                let closed = self.pending.replace(Message {
+                    number: 0,
                     compactions_before: self.compactions,
                     speaker,
                     time,
                     parts,
+                    message_id: self.last_message_id.clone(),
                 });
+                closed.and_then(|closed| self.number(closed))
             }
-            None => {}
+            None => None,
         }
+    }
+
+    /// Numbers a closed message, the next from 1; a response that is thinking alone is none
+    /// (without thinking it would have no part), so the numbers are the same either way.
+    fn number(&mut self, mut message: Message) -> Option<Message> {
+        if (message.parts.iter()).all(|part| matches!(part, Part::Thinking { .. })) {
+            return None;
+        }
+        self.count += 1;
+        message.number = self.count;
+        Some(message)
     }
 }

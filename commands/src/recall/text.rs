@@ -17,6 +17,18 @@ pub const RESULT_CHARACTERS: usize = 1500;
 /// Renders `messages` of a conversation that went through `compactions` compactions; `needle`
 /// (folded by [`super::matching::fold`]) is what was searched for, if anything.
 pub fn render(messages: &[&Message], compactions: usize, needle: Option<&str>) -> String {
+    render_cut(messages, compactions, needle, true)
+}
+
+/// [`render`], with long inputs and results cut (`cut`) or whole (`recall --message N`, the
+/// rest of what `ctxhooks view` cut).
+pub fn render_cut(
+    messages: &[&Message],
+    compactions: usize,
+    needle: Option<&str>,
+    cut: bool,
+) -> String {
+    let limit = |characters| if cut { characters } else { usize::MAX };
     let mut text = String::new();
     for message in messages {
         let place = if compactions == 0 {
@@ -37,8 +49,12 @@ pub fn render(messages: &[&Message], compactions: usize, needle: Option<&str>) -
         for part in &message.parts {
             let _ = match part {
                 Part::Text { text: said } => writeln!(text, "{}", said.trim_end()),
-                Part::ToolCall { name, input } => {
-                    let input = trimmed(input, INPUT_CHARACTERS, needle);
+                Part::Thinking { text: thought } => {
+                    let thought = trimmed(thought, limit(RESULT_CHARACTERS), needle);
+                    writeln!(text, "[thinking] {}", thought.trim_end())
+                }
+                Part::ToolCall { name, input, .. } => {
+                    let input = trimmed(input, limit(INPUT_CHARACTERS), needle);
                     writeln!(text, "[tool call: {name}] {input}")
                 }
                 Part::ToolResult {
@@ -46,7 +62,7 @@ pub fn render(messages: &[&Message], compactions: usize, needle: Option<&str>) -
                     is_error,
                 } => {
                     let label = if *is_error { ", error" } else { "" };
-                    let result = trimmed(result, RESULT_CHARACTERS, needle);
+                    let result = trimmed(result, limit(RESULT_CHARACTERS), needle);
                     writeln!(text, "[tool result{label}] {}", result.trim_end())
                 }
             };

@@ -20,12 +20,10 @@ impl Svg {
     }
 }
 
-/// `text` with the characters XML gives a meaning to escaped.
+/// `text` with the characters XML gives a meaning to escaped (the one escape of
+/// [`super::html`]).
 pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    super::html::escape(text)
 }
 
 /// A round step (1, 2, 2.5 or 5 times a power of ten) for about five grid lines up to `maximum`.

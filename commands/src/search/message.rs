@@ -15,10 +15,12 @@ pub fn message_text(parts: &[Part], text: &mut String) {
             text.push('\n');
         }
         match part {
-            Part::Text { text: said } | Part::ToolResult { text: said, .. } => {
+            Part::Text { text: said }
+            | Part::Thinking { text: said }
+            | Part::ToolResult { text: said, .. } => {
                 text.push_str(said);
             }
-            Part::ToolCall { name, input } => {
+            Part::ToolCall { name, input, .. } => {
                 text.push_str(name);
                 if let Ok(value) = serde_json::from_str::<Value>(input) {
                     push_value(text, None, &value);
@@ -73,6 +75,7 @@ mod tests {
             Part::ToolCall {
                 name: "Write".into(),
                 input: r#"{"file_path":"/src/main.rs","content":"use std;\nfn main() {}\n\tindented","lines":[3,{"deep":true}]}"#.into(),
+                id: None,
             },
         ];
         let mut text = String::new();

@@ -159,6 +159,9 @@ paths! {
     /// The sessions whose end a `SessionEnd` run could not keep whole in its time, for the next
     /// Stop hook to take up (`catch-up/`, one record per run cut short; see `keep/catch_up.rs`).
     catch_up_dir => "catch-up";
+    /// The HTML pages `ctxhooks view` writes (`views/`, one `<session id>.html` each and
+    /// `index.html`); only that command writes them, never a hook.
+    views_dir => "views";
     }
     session {
     /// One session's usage log (`usage.jsonl`).

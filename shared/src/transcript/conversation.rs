@@ -49,6 +49,15 @@ pub enum Part {
         name: String,
         /// Its whole input, as compact JSON.
         input: String,
+        /// The block's `id`, which its result (and an interrupt's verdict) names; not written
+        /// with the rest (`recall --json` says what was said).
+        #[serde(skip)]
+        id: Option<String>,
+    },
+    /// The model's thinking (read only when asked: [`read_entry_with_thinking`]).
+    Thinking {
+        /// Its text.
+        text: String,
     },
     /// A tool's result.
     ToolResult {
@@ -63,8 +72,10 @@ impl Part {
     /// The part's text (a call's name and input).
     pub fn searchable(&self) -> String {
         match self {
-            Self::Text { text } | Self::ToolResult { text, .. } => text.clone(),
-            Self::ToolCall { name, input } => format!("{name} {input}"),
+            Self::Text { text } | Self::Thinking { text } | Self::ToolResult { text, .. } => {
+                text.clone()
+            }
+            Self::ToolCall { name, input, .. } => format!("{name} {input}"),
         }
     }
 }
@@ -92,6 +103,13 @@ pub enum Entry {
 /// sub-agent (sidechain) records unless the line is one of a sub-agent's own transcript
 /// (`subagent`), whose every record is a sidechain record.
 pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
+    read_entry_with_thinking(line, subagent, false)
+}
+
+/// [`read_entry`], with the model's thinking blocks read too when `thinking` is true (a
+/// response's thinking and its words are records of one `message.id`: the reader joining them
+/// keeps them in one message).
+pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> Option<Entry> {
     let record = Record::parse(line)?;
     if record.is_sidechain() && !subagent {
         return None;
@@ -108,7 +126,7 @@ pub fn read_entry(line: &[u8], subagent: bool) -> Option<Entry> {
             // Only `message` is read into values: the rest of the line (a tool's result again
             // in `toolUseResult`, often as large) is skipped over.
             let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
-            let parts = parts_of(message.get("content")?);
+            let parts = parts_of(message.get("content")?, thinking);
             if parts.is_empty() {
                 return None;
             }
@@ -144,23 +162,32 @@ struct MessageOnly {
 }
 
 /// The parts of a message's `content` (a string, or blocks).
-fn parts_of(content: &Value) -> Vec<Part> {
+fn parts_of(content: &Value, thinking: bool) -> Vec<Part> {
     match content {
         Value::String(text) if !text.trim().is_empty() => vec![Part::Text { text: text.clone() }],
-        Value::Array(blocks) => blocks.iter().filter_map(part_of).collect(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| part_of(block, thinking))
+            .collect(),
         _ => Vec::new(),
     }
 }
 
-fn part_of(block: &Value) -> Option<Part> {
+fn part_of(block: &Value, thinking: bool) -> Option<Part> {
     let field = |key| block.get(key).and_then(Value::as_str);
     match field("type")? {
+        "thinking" if thinking => {
+            (field("thinking").filter(|text| !text.trim().is_empty())).map(|text| Part::Thinking {
+                text: text.to_owned(),
+            })
+        }
         "text" => (field("text").filter(|text| !text.trim().is_empty())).map(|text| Part::Text {
             text: text.to_owned(),
         }),
         "tool_use" | "server_tool_use" => Some(Part::ToolCall {
             name: field("name").unwrap_or("?").to_owned(),
             input: block.get("input").map(Value::to_string).unwrap_or_default(),
+            id: field("id").map(ToOwned::to_owned),
         }),
         "tool_result" => Some(Part::ToolResult {
             text: result_text(block.get("content")),
@@ -225,7 +252,8 @@ mod tests {
             parts,
             [Part::ToolCall {
                 name: "Bash".into(),
-                input: r#"{"command":"ls -la"}"#.into()
+                input: r#"{"command":"ls -la"}"#.into(),
+                id: Some("t".into()),
             }]
         );
         let result = br#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a\nb"}],"is_error":true}]}}"#;
@@ -255,5 +283,13 @@ mod tests {
             })
         ));
         assert_eq!(read_entry(b"not json", false), None);
+        // Thinking only when asked; an empty one (a redacted block) is none.
+        let thought = br#"{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"thinking","thinking":"let me see"},{"type":"thinking","thinking":""}]}}"#;
+        assert_eq!(read_entry(thought, false), None);
+        assert!(matches!(
+            read_entry_with_thinking(thought, false, true),
+            Some(Entry::Message { ref parts, .. })
+                if parts == &[Part::Thinking { text: "let me see".into() }]
+        ));
     }
 }

@@ -1,0 +1,690 @@
+//! One session's page, written as HTML text: its facts, its context curve, then its conversation
+//! message by message (handed over one at a time, never all held), with a divider at each
+//! compaction. Every text from a transcript goes through [`escape_into`] or the Markdown writer;
+//! folds are `<details>`, so the page reads with scripts off.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use crate::compactions::ledger::{CompactionEntry, Ledger, Summary};
+use crate::compactions::text::{command_text, error_text, file_text};
+use crate::facts::drops::MainChain;
+use crate::facts::log::SessionLog;
+use crate::facts::report::SessionReport;
+use crate::facts::summary::SessionSummary;
+use crate::output::Emit as _;
+use crate::provenance::verdict::CallReport;
+use crate::recall::conversation::Message;
+use crate::render::cost::{cost_cell, usd_text};
+use crate::render::html::{escape, escape_into};
+use crate::render::numbers::thousands;
+use crate::render::shell::shell_word;
+use crate::render::time::readable_time;
+use crate::usage::chart::render_svg;
+use crate::usage::json::PrintedReport;
+use ctxhooks_shared::compaction::verdict::Verdict as ItemVerdict;
+use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::transcript::conversation::{Part, Speaker};
+
+use super::markdown::push_markdown;
+
+/// The most characters of a tool result, a tool call's input or any other text shown on the
+/// page; the rest is named by the `recall` command that prints it.
+pub const TEXT_BOUND: usize = 2_000;
+
+/// The most characters of a prompt or an answer shown (they are rarely longer: a prompt with a
+/// file pasted in).
+pub const SAID_BOUND: usize = 20_000;
+
+/// Messages laid out together: a group is drawn only when it nears the screen
+/// (`content-visibility: auto`), so that a long session loads and scrolls without laying out every
+/// message (one group per message costs more than it saves: BENCHMARKS.md).
+const CHUNK: usize = 32;
+
+/// The characters of a call's input shown on its folded line.
+const CALL_LINE: usize = 120;
+
+/// Where the messages come from, for the command that prints what the page cut.
+pub enum Source<'a> {
+    /// A session ctxhooks keeps: `recall --session ID --message N` prints a message whole.
+    Session(&'a str),
+    /// A transcript file named on the command line.
+    Transcript(&'a str),
+}
+
+/// What the page shows besides the messages, read before them.
+pub struct Inputs<'a> {
+    pub source: Source<'a>,
+    /// The session's facts.
+    pub report: &'a SessionReport,
+    pub log: &'a SessionLog,
+    pub summary: &'a SessionSummary,
+    /// Every compaction with what the conversation before it held, or why it could not be read.
+    pub ledger: Result<&'a Ledger, String>,
+    /// Every tool call that did not complete normally, or why they could not be judged.
+    pub interrupts: Result<&'a [CallReport], String>,
+}
+
+/// Counts of what the page shows, for `--json` and the tests.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Shown {
+    pub messages: usize,
+    pub compactions: usize,
+    pub tool_calls: usize,
+    pub tool_results: usize,
+    pub interrupts: usize,
+    /// Texts cut at a bound.
+    pub cut: usize,
+}
+
+/// A page being written.
+pub struct Page<'a> {
+    out: String,
+    inputs: Inputs<'a>,
+    /// The main-chain request number (from 1) of each answer's `message.id`.
+    requests: HashMap<String, usize>,
+    calls: HashMap<&'a str, &'a CallReport>,
+    /// Compaction dividers written so far.
+    dividers: usize,
+    shown: Shown,
+}
+
+impl<'a> Page<'a> {
+    /// Begins the page: everything before the first message.
+    pub fn begin(inputs: Inputs<'a>) -> Self {
+        let chain = MainChain::of(inputs.log);
+        let mut requests = HashMap::new();
+        for (index, row) in chain.requests.iter().enumerate() {
+            if let Some(id) = &row.message_id {
+                requests.entry(id.clone()).or_insert(index + 1);
+            }
+        }
+        let calls = match &inputs.interrupts {
+            Ok(calls) => calls
+                .iter()
+                .map(|call| (call.tool_use_id.as_str(), call))
+                .collect(),
+            Err(_) => HashMap::new(),
+        };
+        let mut page = Self {
+            out: String::with_capacity(64 * 1024),
+            inputs,
+            requests,
+            calls,
+            dividers: 0,
+            shown: Shown::default(),
+        };
+        page.head();
+        page.facts();
+        page.curve();
+        page.out.push_str(FILTER);
+        page.out.push_str("<main id=\"conversation\">\n");
+        page
+    }
+
+    /// Writes one message, after the dividers of the compactions before it.
+    pub fn message(&mut self, message: &Message) {
+        if self.shown.messages.is_multiple_of(CHUNK) {
+            if self.shown.messages > 0 {
+                self.out.push_str("</div>\n");
+            }
+            self.out.push_str("<div class=\"c\">\n");
+        }
+        while self.dividers < message.compactions_before {
+            self.divider();
+        }
+        self.shown.messages += 1;
+        let kind = match message.speaker {
+            Speaker::User => "user",
+            Speaker::Assistant => "assistant",
+            Speaker::Tool => "tool",
+            Speaker::Summary => "summary",
+        };
+        let error = message
+            .parts
+            .iter()
+            .any(|part| matches!(part, Part::ToolResult { is_error: true, .. }));
+        let number = message.number;
+        let _ = write!(
+            self.out,
+            "<article class=\"m {kind}\" id=\"m-{number}\" data-k=\"{kind}\" data-e=\"{}\">",
+            u8::from(error)
+        );
+        if let Some(request) = message
+            .message_id
+            .as_deref()
+            .and_then(|id| self.requests.get(id))
+        {
+            let _ = write!(self.out, "<span id=\"r-{request}\"></span>");
+        }
+        let _ = write!(
+            self.out,
+            "<div class=\"h\"><a href=\"#m-{number}\">#{number}</a> {}",
+            message.speaker.label()
+        );
+        if let Some(time) = &message.time {
+            self.out.push_str(" · ");
+            escape_into(&mut self.out, time);
+        }
+        self.out.push_str("</div>\n");
+        for part in &message.parts {
+            self.part(message, part);
+        }
+        self.out.push_str("</article>\n");
+    }
+
+    /// Ends the page (the dividers of compactions no message followed) and returns it.
+    pub fn finish(mut self, compactions: usize) -> (String, Shown) {
+        while self.dividers < compactions {
+            self.divider();
+        }
+        if self.shown.messages > 0 {
+            self.out.push_str("</div>\n");
+        }
+        self.out.push_str("</main>\n");
+        if self.shown.messages == 0 {
+            self.out
+                .push_str("<p class=\"note\">The transcript holds no message.</p>\n");
+        }
+        self.out.push_str(SCRIPT);
+        self.out.push_str("</body>\n</html>\n");
+        (self.out, self.shown)
+    }
+
+    fn head(&mut self) {
+        let summary = self.inputs.summary;
+        let title = summary.title.as_deref().unwrap_or(&summary.session_id);
+        self.out.push_str(HEAD_START);
+        escape_into(&mut self.out, title);
+        self.out.push_str(" · ctxhooks view</title>\n<style>");
+        self.out.push_str(STYLE);
+        self.out
+            .push_str("</style>\n</head>\n<body>\n<header class=\"top\"><h1>");
+        escape_into(&mut self.out, title);
+        self.out.push_str("</h1></header>\n");
+    }
+
+    fn facts(&mut self) {
+        let (report, summary) = (self.inputs.report, self.inputs.summary);
+        let tally = &report.tally;
+        let mut rows: Vec<(&str, String)> = Vec::new();
+        let text = |value: Option<&str>| escape(value.unwrap_or("unknown"));
+        rows.push(("session", escape(&summary.session_id)));
+        rows.push(("project", text(summary.cwd.as_deref())));
+        let times = format!(
+            "{} → {}",
+            readable_time(summary.first_time.as_ref()),
+            readable_time(summary.last_time.as_ref())
+        );
+        rows.push(("times", escape(&times)));
+        let chain = MainChain::of(self.inputs.log);
+        let versions: BTreeSet<&str> = chain
+            .requests
+            .iter()
+            .filter_map(|row| row.facts.version.as_deref())
+            .collect();
+        let versions = if versions.is_empty() {
+            text(summary.version.as_deref())
+        } else {
+            escape(&versions.into_iter().collect::<Vec<_>>().join(", "))
+        };
+        rows.push(("CLI versions", versions));
+        let models: Vec<String> = tally
+            .cost
+            .by_model
+            .iter()
+            .map(|model| {
+                let cost = model.cost.map_or_else(|| "unpriced".to_owned(), usd_text);
+                format!(
+                    "{} ({} responses, {cost})",
+                    model.model.as_deref().unwrap_or("(model unnamed)"),
+                    thousands(model.responses as u64)
+                )
+            })
+            .collect();
+        rows.push(("models", escape(&models.join("; "))));
+        rows.push((
+            "requests",
+            format!(
+                "{} ({} main chain, {} sub-agents)",
+                thousands(tally.requests as u64),
+                thousands(tally.main_requests as u64),
+                thousands(tally.sidechain_requests() as u64)
+            ),
+        ));
+        let tokens = &tally.tokens;
+        rows.push((
+            "tokens",
+            format!(
+                "input {} · cache write {} · cache read {} · output {}",
+                thousands(tokens.input_tokens),
+                thousands(tokens.cache_creation_input_tokens),
+                thousands(tokens.cache_read_input_tokens),
+                thousands(tokens.output_tokens)
+            ),
+        ));
+        let unpriced: Vec<&str> = (tally.cost.unpriced())
+            .map(|model| model.unwrap_or("(model unnamed)"))
+            .collect();
+        let mut cost = cost_cell(&tally.cost);
+        if !unpriced.is_empty() {
+            let _ = write!(cost, " (unpriced: {})", unpriced.join(", "));
+        }
+        rows.push(("cost", escape(&cost)));
+        rows.push(("compactions", thousands(report.compactions.len() as u64)));
+        let trigger = report.estimates.trigger.tokens;
+        let peak = match (&report.peak, trigger) {
+            (Some(peak), Some(trigger)) => format!(
+                "{} at request {} = {:.0} % of T {} (window {})",
+                thousands(peak.context_tokens),
+                peak.request,
+                report.peak_to_trigger().unwrap_or(0.0) * 100.0,
+                thousands(trigger),
+                thousands(report.estimates.cap.tokens)
+            ),
+            (Some(peak), None) => format!(
+                "{} at request {} (T unknown; window {})",
+                thousands(peak.context_tokens),
+                peak.request,
+                thousands(report.estimates.cap.tokens)
+            ),
+            (None, _) => "no request".to_owned(),
+        };
+        rows.push(("peak context", peak));
+        self.out
+            .push_str("<section id=\"facts\"><h2>Facts</h2>\n<dl class=\"facts\">\n");
+        for (name, value) in rows {
+            let _ = writeln!(self.out, "<dt>{name}</dt><dd>{value}</dd>");
+        }
+        self.out.push_str("</dl>\n<details class=\"report\"><summary>the whole report (<code>ctxhooks report</code>)</summary><pre>");
+        escape_into(&mut self.out, &PrintedReport(report).text());
+        self.out.push_str("</pre></details>\n</section>\n");
+    }
+
+    fn curve(&mut self) {
+        let report = self.inputs.report;
+        self.out.push_str(
+            "<section id=\"context\"><h2>Context per request</h2>\n<div class=\"curve\">",
+        );
+        self.out.push_str(&render_svg(report));
+        self.out.push_str("</div>\n");
+        match &self.inputs.ledger {
+            Ok(ledger) if !ledger.compactions.is_empty() => {
+                self.out
+                    .push_str("<h3>Compactions</h3>\n<ol class=\"marks\">\n");
+                for entry in &ledger.compactions {
+                    let _ = write!(
+                        self.out,
+                        "<li><a href=\"#compaction-{0}\">compaction {0}</a>: ",
+                        entry.number
+                    );
+                    escape_into(&mut self.out, &compaction_line(entry));
+                    self.out.push_str("</li>\n");
+                }
+                self.out.push_str("</ol>\n");
+            }
+            Ok(_) => {}
+            Err(error) => {
+                self.out
+                    .push_str("<p class=\"note\">The compactions could not be read: ");
+                escape_into(&mut self.out, error);
+                self.out.push_str("</p>\n");
+            }
+        }
+        let explained: Vec<_> = report
+            .drops
+            .iter()
+            .filter(|drop| drop.explains_fall)
+            .collect();
+        if !explained.is_empty() {
+            self.out.push_str("<h3>Drops</h3>\n<ol class=\"marks\">\n");
+            for drop in explained {
+                let _ = writeln!(
+                    self.out,
+                    "<li><a href=\"#r-{0}\">request {0}</a>: {1} → {2} tokens, {3} ({4})</li>",
+                    drop.request_after,
+                    thousands(drop.context_before),
+                    thousands(drop.context_after),
+                    drop.class,
+                    <&str>::from(drop.basis),
+                );
+            }
+            self.out.push_str("</ol>\n");
+        }
+        if let Err(error) = &self.inputs.interrupts {
+            self.out
+                .push_str("<p class=\"note\">Interrupted tool calls could not be judged: ");
+            escape_into(&mut self.out, error);
+            self.out.push_str("</p>\n");
+        }
+        self.out.push_str("</section>\n");
+    }
+
+    fn divider(&mut self) {
+        self.dividers += 1;
+        self.shown.compactions += 1;
+        let number = self.dividers;
+        let _ = writeln!(
+            self.out,
+            "<section class=\"compaction\" id=\"compaction-{number}\"><h2>Compaction {number}</h2>"
+        );
+        let entry = match &self.inputs.ledger {
+            Ok(ledger) => ledger.compactions.get(number - 1),
+            Err(_) => None,
+        };
+        let Some(entry) = entry else {
+            self.out
+                .push_str("<p>Its record could not be read.</p></section>\n");
+            return;
+        };
+        self.out.push_str("<p class=\"what\">");
+        escape_into(&mut self.out, &compaction_line(entry));
+        self.out.push_str("</p>\n");
+        match &entry.summary {
+            Summary::Read { text } => {
+                let _ = write!(
+                    self.out,
+                    "<details class=\"sum\"><summary>its summary ({} characters)</summary><div class=\"md\">",
+                    thousands(text.chars().count() as u64)
+                );
+                push_markdown(&mut self.out, text);
+                self.out.push_str("</div></details>\n");
+            }
+            Summary::Missing => self
+                .out
+                .push_str("<p>No summary record follows the boundary.</p>\n"),
+            Summary::Unreadable => self
+                .out
+                .push_str("<p>The summary's record is damaged.</p>\n"),
+        }
+        let left_out = left_out_items(entry);
+        if !entry.before_in_transcript {
+            self.out
+                .push_str("<p>The transcript holds nothing of the conversation before it.</p>\n");
+        } else if left_out.is_empty() {
+            self.out
+                .push_str("<p>The summary names everything the conversation before it held.</p>\n");
+        } else {
+            let _ = write!(
+                self.out,
+                "<details class=\"left\" open><summary>left out of the summary: {} of {} items</summary><ul>",
+                left_out.len(),
+                entry.counts.items
+            );
+            for item in left_out {
+                self.out.push_str("<li>");
+                escape_into(&mut self.out, &item);
+                self.out.push_str("</li>");
+            }
+            self.out.push_str("</ul></details>\n");
+        }
+        self.out.push_str("</section>\n");
+    }
+
+    fn part(&mut self, message: &Message, part: &Part) {
+        match part {
+            Part::Text { text } => match message.speaker {
+                Speaker::Assistant => {
+                    self.out.push_str("<div class=\"md\">");
+                    let (shown, rest) = cut(text, SAID_BOUND);
+                    push_markdown(&mut self.out, shown);
+                    self.out.push_str("</div>\n");
+                    self.rest(message, rest);
+                }
+                Speaker::Summary => {
+                    let _ = write!(
+                        self.out,
+                        "<details class=\"sum\"><summary>compaction summary ({} characters)</summary><div class=\"md\">",
+                        thousands(text.chars().count() as u64)
+                    );
+                    let (shown, rest) = cut(text, SAID_BOUND);
+                    push_markdown(&mut self.out, shown);
+                    self.out.push_str("</div>");
+                    self.rest(message, rest);
+                    self.out.push_str("</details>\n");
+                }
+                Speaker::User | Speaker::Tool => {
+                    self.out.push_str("<div class=\"t\">");
+                    let (shown, rest) = cut(text, SAID_BOUND);
+                    escape_into(&mut self.out, shown);
+                    self.out.push_str("</div>\n");
+                    self.rest(message, rest);
+                }
+            },
+            Part::Thinking { text } => {
+                let _ = write!(
+                    self.out,
+                    "<details class=\"think\"><summary>thinking ({} characters)</summary><div class=\"t\">",
+                    thousands(text.chars().count() as u64)
+                );
+                let (shown, rest) = cut(text, TEXT_BOUND);
+                escape_into(&mut self.out, shown);
+                self.out.push_str("</div>");
+                if rest > 0 {
+                    self.shown.cut += 1;
+                    let _ = write!(
+                        self.out,
+                        "<p class=\"cut\">… {} more characters of thinking not shown (the transcript holds them)</p>",
+                        thousands(rest as u64)
+                    );
+                }
+                self.out.push_str("</details>\n");
+            }
+            Part::ToolCall { name, input, id } => {
+                self.shown.tool_calls += 1;
+                self.out.push_str("<details class=\"call\"><summary><b>");
+                escape_into(&mut self.out, name);
+                self.out.push_str("</b> <code>");
+                let (line, _) = cut(input, CALL_LINE);
+                escape_into(&mut self.out, line);
+                self.out.push_str("</code></summary><pre>");
+                let (shown, rest) = cut(input, TEXT_BOUND);
+                escape_into(&mut self.out, shown);
+                self.out.push_str("</pre>");
+                self.rest(message, rest);
+                self.out.push_str("</details>\n");
+                let call = id.as_deref().and_then(|id| self.calls.get(id)).copied();
+                if let Some(call) = call {
+                    self.interrupt(call);
+                }
+            }
+            Part::ToolResult { text, is_error } => {
+                self.shown.tool_results += 1;
+                let error = if *is_error { " err" } else { "" };
+                let _ = write!(
+                    self.out,
+                    "<details class=\"result{error}\"><summary>result · {} characters{}</summary><pre>",
+                    thousands(text.chars().count() as u64),
+                    if *is_error { " · error" } else { "" }
+                );
+                let (shown, rest) = cut(text, TEXT_BOUND);
+                escape_into(&mut self.out, shown);
+                self.out.push_str("</pre>");
+                self.rest(message, rest);
+                self.out.push_str("</details>\n");
+            }
+        }
+    }
+
+    /// An interrupted call's verdict and state, with their evidence, shown unfolded.
+    fn interrupt(&mut self, call: &CallReport) {
+        self.shown.interrupts += 1;
+        let verdict: &str = call.verdict.into();
+        let state: &str = call.state.into();
+        let _ = write!(
+            self.out,
+            "<div class=\"interrupt\" data-verdict=\"{verdict}\">interrupted · verdict <b>{verdict}</b> · tool state <b>{state}</b><ul>"
+        );
+        for evidence in &call.verdict_evidence {
+            self.out.push_str("<li>");
+            escape_into(&mut self.out, &evidence.to_string());
+            self.out.push_str("</li>");
+        }
+        for evidence in &call.state_evidence {
+            self.out.push_str("<li>");
+            escape_into(&mut self.out, &evidence.to_string());
+            self.out.push_str("</li>");
+        }
+        self.out.push_str("</ul></div>\n");
+    }
+
+    /// Says how much of a text was cut, and how to read it whole.
+    fn rest(&mut self, message: &Message, rest: usize) {
+        if rest == 0 {
+            return;
+        }
+        self.shown.cut += 1;
+        let _ = write!(
+            self.out,
+            "<p class=\"cut\">… {} more characters not shown: ",
+            thousands(rest as u64)
+        );
+        match self.inputs.source {
+            Source::Session(session) => {
+                let command = format!(
+                    "ctxhooks recall --session {} --message {}",
+                    shell_word(session),
+                    message.number
+                );
+                self.out.push_str("<code>");
+                escape_into(&mut self.out, &command);
+                self.out.push_str("</code> prints it whole");
+            }
+            Source::Transcript(path) => {
+                let _ = write!(self.out, "message #{} of ", message.number);
+                self.out.push_str("<code>");
+                escape_into(&mut self.out, path);
+                self.out.push_str("</code> holds it whole");
+            }
+        }
+        self.out.push_str("</p>");
+    }
+}
+
+/// `text` up to `limit` characters, and how many characters are left out.
+pub fn cut(text: &str, limit: usize) -> (&str, usize) {
+    match text.char_indices().nth(limit) {
+        None => (text, 0),
+        Some((at, _)) => (&text[..at], text[at..].chars().count()),
+    }
+}
+
+/// A compaction in one line: when, its trigger, tokens before and after, how long it took.
+fn compaction_line(entry: &CompactionEntry) -> String {
+    let trigger = match &entry.trigger {
+        Some(Trigger::Auto) => "automatic".to_owned(),
+        Some(Trigger::Manual) => "manual".to_owned(),
+        Some(other) => format!("trigger {}", other.as_str()),
+        None => "trigger unknown".to_owned(),
+    };
+    let [before, after] = [entry.pre_tokens, entry.post_tokens]
+        .map(|tokens| tokens.map_or_else(|| "?".to_owned(), thousands));
+    let duration = entry.duration_ms.map_or_else(
+        || "duration unknown".to_owned(),
+        |ms| format!("took {} ms", thousands(ms)),
+    );
+    format!(
+        "{}, {trigger}, {before} → {after} tokens, {duration}",
+        readable_time(entry.time.as_ref())
+    )
+}
+
+/// What the conversation before a compaction held that its summary did not name, in the
+/// `compactions` command's words.
+fn left_out_items(entry: &CompactionEntry) -> Vec<String> {
+    let items = &entry.items;
+    let left = |verdict: ItemVerdict| verdict == ItemVerdict::LeftOut;
+    let mut found = Vec::new();
+    found.extend(
+        (items.edited.iter())
+            .filter(|judged| left(judged.verdict))
+            .map(|judged| format!("file edited: {}", file_text(&judged.item))),
+    );
+    found.extend(
+        (items.read.iter())
+            .filter(|judged| left(judged.verdict))
+            .map(|judged| format!("file read: {}", file_text(&judged.item))),
+    );
+    found.extend(
+        (items.commands.iter())
+            .filter(|judged| left(judged.verdict))
+            .map(|judged| format!("command: {}", command_text(&judged.item))),
+    );
+    found.extend(
+        (items.errors.iter())
+            .filter(|judged| left(judged.verdict))
+            .map(|judged| format!("error: {}", error_text(&judged.item))),
+    );
+    found.extend(
+        (items.prompts.iter())
+            .filter(|judged| left(judged.verdict))
+            .map(|judged| format!("prompt: \"{}\"", judged.item.text)),
+    );
+    found
+}
+
+const HEAD_START: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
+<meta name=\"referrer\" content=\"no-referrer\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+
+/// The page's style: plain, readable, each group of [`CHUNK`] messages kept out of layout work
+/// until it nears the screen (`content-visibility`), so that a long session scrolls smoothly.
+pub const STYLE: &str = "\
+body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 64px;color:#111827;background:#fff}\
+h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:22px 0 8px}h3{font-size:15px;margin:14px 0 6px}\
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}dt{color:#6b7280}dd{margin:0}\
+.curve svg{max-width:100%;height:auto}ol.marks{margin:0;padding-left:22px}\
+pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px solid #e5e7eb;padding:6px 8px;margin:4px 0;font-size:13px}\
+code{font-size:13px}\
+div.c{content-visibility:auto;contain-intrinsic-size:auto 3000px}\
+article.m{border-left:4px solid #d1d5db;padding:4px 10px;margin:10px 0}\
+article.user{border-color:#2563eb;background:#eff6ff}article.assistant{border-color:#16a34a}\
+article.tool{border-color:#9ca3af}article.summary{border-color:#dc2626}\
+.h{color:#6b7280;font-size:12px}.h a{color:inherit}.t{white-space:pre-wrap;word-break:break-word}\
+details>summary{cursor:pointer;color:#374151}details.call>summary code{color:#6b7280}\
+details.result.err>summary{color:#b91c1c}details.think>summary{color:#7c3aed}\
+.interrupt{border:1px solid #f59e0b;background:#fffbeb;padding:4px 8px;margin:4px 0;font-size:13px}\
+.interrupt ul{margin:2px 0;padding-left:20px}\
+section.compaction{border:2px solid #dc2626;border-width:2px 0;margin:18px 0;padding:4px 0;background:#fef2f2}\
+section.compaction h2{color:#dc2626;margin:4px 0}.cut{color:#6b7280;font-size:12px;margin:2px 0}\
+.note{color:#92400e}form.filter{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #e5e7eb;z-index:1}\
+[hidden]{display:none!important}";
+
+/// The filter box: hidden until the script shows it (with scripts off there is nothing to work it).
+const FILTER: &str = "<form class=\"filter\" id=\"filter\" hidden>\
+<label><input type=\"checkbox\" id=\"f-prompts\"> prompts only</label> \
+<label><input type=\"checkbox\" id=\"f-errors\"> errors only</label> \
+<input type=\"search\" id=\"f-word\" placeholder=\"a word\" aria-label=\"a word\"> \
+<span id=\"f-count\"></span></form>\n";
+
+/// The page's one script: the filter box.
+const SCRIPT: &str = "<script>\n(function(){\
+var form=document.getElementById('filter');form.hidden=false;\
+form.addEventListener('submit',function(e){e.preventDefault();});\
+var prompts=document.getElementById('f-prompts'),errors=document.getElementById('f-errors'),\
+word=document.getElementById('f-word'),count=document.getElementById('f-count');\
+var all=Array.prototype.slice.call(document.querySelectorAll('article.m'));\
+var texts=null;\
+function apply(){var w=word.value.trim().toLowerCase();\
+if(w&&!texts){texts=all.map(function(m){return m.textContent.toLowerCase();});}\
+var n=0;for(var i=0;i<all.length;i++){var m=all[i];\
+var show=(!prompts.checked||m.dataset.k==='user')&&(!errors.checked||m.dataset.e==='1')&&(!w||texts[i].indexOf(w)>=0);\
+m.hidden=!show;if(show){n++;}}\
+count.textContent=(prompts.checked||errors.checked||w)?n+' of '+all.length+' messages':'';}\
+var timer=0;word.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(apply,150);});\
+prompts.addEventListener('change',apply);errors.addEventListener('change',apply);\
+})();\n</script>\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_is_cut_at_a_character_and_says_how_many_are_left() {
+        assert_eq!(cut("short", 10), ("short", 0));
+        assert_eq!(cut("ééééé", 2), ("éé", 3));
+        assert_eq!(cut("", 0), ("", 0));
+        assert_eq!(cut("ab", 0), ("", 2));
+    }
+}

@@ -1,0 +1,412 @@
+//! Tests for `ctxhooks view`: the page of a session (its facts, its curve, its conversation and
+//! its compactions) checked against the transcript it came from, hostile text kept as text, the
+//! cut texts' `recall` command, `--all`'s index, and the errors that write nothing. What a
+//! browser shows of the same pages is `e2e_browser.rs`'s.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::{Hook, World, cli_capture};
+
+pub const SESSION: &str = "5e55a0b1-0000-4000-8000-0000000f1e55";
+
+/// The 2.1.332 capture with an automatic and a manual compaction.
+pub const AUTO_MANUAL: &str = "compaction/auto-manual.jsonl.gz";
+
+/// Characters of the hostile tool result: past the page's bound of 2,000.
+pub const LONG_RESULT: usize = 3_000;
+
+/// Runs the Stop hook of `SESSION` on `transcript`: its usage log and its kept copy.
+pub fn stop(world: &World, transcript: &Path) {
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": SESSION, "transcript_path": transcript,
+                "hook_event_name": "Stop", "cwd": "/work/demo"})
+            .to_string(),
+        )
+        .success();
+}
+
+/// The auto-manual capture as `SESSION`'s transcript, kept by the Stop hook.
+pub fn compacted_session(world: &World) -> PathBuf {
+    let capture = cli_capture(world.root(), AUTO_MANUAL);
+    let transcript =
+        world.write_transcript(format!("{SESSION}.jsonl"), fs_err::read(capture).unwrap());
+    stop(world, &transcript);
+    transcript
+}
+
+/// A transcript of `SESSION` whose every text tries to be markup that runs: a prompt with a
+/// script, an answer with a `javascript:` link, raw HTML and an SVG with `onload`, a tool result
+/// (an error, and long) with `</textarea>`, a script and an SVG, and a last answer.
+pub fn hostile_transcript(world: &World) -> PathBuf {
+    let line = |value: Value| value.to_string();
+    let time = |second: u32| format!("2026-12-01T10:00:{second:02}.000Z");
+    let usage = json!({"input_tokens": 10, "cache_creation_input_tokens": 1000,
+        "cache_read_input_tokens": 0, "output_tokens": 20});
+    let result = format!(
+        "</textarea><script>window.__pwned=5</script><svg onload=\"window.__pwned=6\"></svg>{}END-OF-RESULT",
+        "x".repeat(LONG_RESULT)
+    );
+    let lines = [
+        line(
+            json!({"type": "user", "sessionId": SESSION, "uuid": "u1", "timestamp": time(0),
+            "cwd": "/work/demo", "version": "2.1.332",
+            "message": {"role": "user",
+                "content": "<script>window.__pwned=1</script> look at </textarea> evil.html"}}),
+        ),
+        line(
+            json!({"type": "assistant", "sessionId": SESSION, "uuid": "a1", "parentUuid": "u1",
+            "timestamp": time(1), "cwd": "/work/demo", "version": "2.1.332", "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [
+                    {"type": "text", "text": "See [this](javascript:window.__pwned=2) and <img src=x onerror=\"window.__pwned=3\"> and <svg onload=\"window.__pwned=4\"></svg> **bold**"},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                        "input": {"command": "cat evil.html"}}],
+                "usage": usage}}),
+        ),
+        line(
+            json!({"type": "user", "sessionId": SESSION, "uuid": "u2", "parentUuid": "a1",
+            "timestamp": time(2), "cwd": "/work/demo", "version": "2.1.332",
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "toolu_1", "content": result, "is_error": true}]}}),
+        ),
+        line(
+            json!({"type": "assistant", "sessionId": SESSION, "uuid": "a2", "parentUuid": "u2",
+            "timestamp": time(3), "cwd": "/work/demo", "version": "2.1.332", "requestId": "req_2",
+            "message": {"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Done: [docs](https://example.com/docs)."}],
+                "usage": usage}}),
+        ),
+    ];
+    world.write_transcript(format!("{SESSION}.jsonl"), lines.join("\n") + "\n")
+}
+
+/// The page's text between `<main` and `</main>`: the conversation.
+fn conversation(page: &str) -> &str {
+    let start = page.find("<main").unwrap();
+    let end = page.rfind("</main>").unwrap();
+    &page[start..end]
+}
+
+#[test]
+fn a_sessions_page_holds_its_facts_curve_messages_and_compactions() {
+    let world = World::new("view-session");
+    compacted_session(&world);
+    let printed = world
+        .ctxhooks(["view", "--session", "last", "--json"])
+        .json();
+    let written = &printed["pages"][0];
+    let path = PathBuf::from(written["path"].as_str().unwrap());
+    assert_eq!(
+        path,
+        world
+            .state_dir()
+            .join("views")
+            .join(format!("{SESSION}.html"))
+    );
+    #[cfg(unix)]
+    {
+        use ctxhooks_shared::platform::private::mode_of;
+        assert_eq!(mode_of(&path).unwrap() & 0o777, 0o600);
+        assert_eq!(mode_of(path.parent().unwrap()).unwrap() & 0o777, 0o700);
+    }
+    let page = fs_err::read_to_string(&path).unwrap();
+    // Every message recall reads is on the page, in its order, and no other.
+    let recalled = world
+        .ctxhooks(["recall", "--session", SESSION, "--json"])
+        .json();
+    let recalled = recalled.as_array().unwrap();
+    assert_eq!(written["messages"], recalled.len());
+    let body = conversation(&page);
+    let mut at = 0;
+    for message in recalled {
+        let anchor = format!("id=\"m-{}\"", message["number"]);
+        let found = body[at..]
+            .find(&anchor)
+            .unwrap_or_else(|| panic!("{anchor}"));
+        at += found;
+    }
+    assert_eq!(body.matches("<article ").count(), recalled.len());
+    // Both compactions are dividers, with the ledger's numbers and what their summaries left out,
+    // and the facts and the curve link to them.
+    assert_eq!(written["compactions"], 2);
+    assert_eq!(body.matches("<section class=\"compaction\"").count(), 2);
+    for expected in [
+        "automatic, 167,011 → 2,638 tokens, took 61 ms",
+        "manual, 22,453 → 2,626 tokens, took 206 ms",
+        "command: echo step1  (ok)",
+        "prompt: &quot;Run three steps&quot;",
+        "prompt: &quot;question after the automatic compaction&quot;",
+    ] {
+        assert!(body.contains(expected), "{expected}");
+    }
+    assert!(!body.contains("command: echo step3"), "kept word for word");
+    assert!(page.contains("<a href=\"#compaction-1\">compaction 1</a>"));
+    assert!(page.contains("<a href=\"#compaction-2\">compaction 2</a>"));
+    // The facts: the session, its project, its requests, its cost, and T.
+    let facts = &page[page.find("id=\"facts\"").unwrap()..page.find("id=\"context\"").unwrap()];
+    let report = world
+        .ctxhooks(["report", "--session", SESSION, "--json"])
+        .json();
+    for expected in [
+        SESSION.to_owned(),
+        "<dt>project</dt><dd>/".to_owned(),
+        format!("<dt>requests</dt><dd>{} (", report["requests"]),
+        format!(
+            "<dt>compactions</dt><dd>{}</dd>",
+            report["compactions"].as_array().unwrap().len()
+        ),
+        "of T ".to_owned(),
+        // The capture's model has no price: said, never guessed.
+        "<dt>cost</dt><dd>? (unpriced: claude-opus-5-5)</dd>".to_owned(),
+    ] {
+        assert!(facts.contains(&expected), "{expected}\n{facts}");
+    }
+    // The curve is the report's chart, inline.
+    assert!(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    // Nothing may leave the page: the policy, and no source or reference to anything outside.
+    assert!(page.contains(
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\""
+    ));
+    for outside in ["src=", "<link", "url(", "@import"] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    assert_eq!(world.error_lines(), Vec::<String>::new());
+}
+
+#[test]
+fn hostile_text_stays_text_and_a_cut_result_names_the_recall_that_gives_it_whole() {
+    let world = World::new("view-hostile");
+    let transcript = hostile_transcript(&world);
+    stop(&world, &transcript);
+    let out = world.join("page.html");
+    world
+        .ctxhooks(["view", "--session", SESSION, "--out"])
+        .arg(&out)
+        .success();
+    let page = fs_err::read_to_string(&out).unwrap();
+    // One script, the page's own; none of the transcript's markup is markup.
+    assert_eq!(page.matches("<script").count(), 1);
+    assert!(!page.contains("window.__pwned=1</script>"));
+    assert!(page.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"));
+    assert!(!page.contains("</textarea>"));
+    assert!(!page.contains("<svg onload"));
+    assert!(!page.contains("<img"));
+    assert!(!page.to_ascii_lowercase().contains("href=\"javascript:"));
+    assert!(page.contains("<a href=\"https://example.com/docs\">docs</a>"));
+    assert!(page.contains("<strong>bold</strong>"));
+    // The long result is cut, and the command given prints it whole.
+    assert!(!page.contains("END-OF-RESULT"));
+    let command = format!("ctxhooks recall --session {SESSION} --message 3");
+    assert!(
+        page.contains(&format!(
+            "more characters not shown: <code>{command}</code>"
+        )),
+        "{page}"
+    );
+    let whole = world
+        .ctxhooks(["recall", "--session", SESSION, "--message", "3"])
+        .success()
+        .stdout_text();
+    assert!(whole.contains(&"x".repeat(LONG_RESULT)), "{whole}");
+    assert!(whole.contains("END-OF-RESULT"), "{whole}");
+    // Without --message, recall still cuts.
+    let cut = world
+        .ctxhooks(["recall", "--session", SESSION])
+        .success()
+        .stdout_text();
+    assert!(!cut.contains("END-OF-RESULT"));
+    // The result is an error: the filter's data says so.
+    assert!(page.contains("data-k=\"tool\" data-e=\"1\""));
+}
+
+#[test]
+fn a_transcript_file_makes_a_page_without_a_usage_log() {
+    let world = World::new("view-transcript");
+    let transcript = cli_capture(world.root(), AUTO_MANUAL);
+    let out = world.join("out").join("page.html");
+    fs_err::create_dir_all(out.parent().unwrap()).unwrap();
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["compactions"], 2);
+    let page = fs_err::read_to_string(&out).unwrap();
+    assert_eq!(
+        conversation(&page)
+            .matches("<section class=\"compaction\"")
+            .count(),
+        2
+    );
+    // No session kept: a cut text would name the transcript, not a recall of a session.
+    assert!(!page.contains("ctxhooks recall"));
+}
+
+#[test]
+fn a_deleted_session_is_viewed_from_its_kept_copy_and_listed_in_the_index() {
+    let world = World::new("view-all");
+    let transcript = compacted_session(&world);
+    let live = world
+        .ctxhooks(["view", "--session", SESSION])
+        .success()
+        .stdout_text();
+    assert!(live.contains("16 messages, 2 compactions"), "{live}");
+    fs_err::remove_file(&transcript).unwrap();
+    let printed = world.ctxhooks(["view", "--all", "--json"]).json();
+    assert_eq!(printed["pages"][0]["messages"], 16);
+    assert_eq!(printed["failed"], json!([]));
+    let index_path = world.state_dir().join("views").join("index.html");
+    assert_eq!(printed["index"], json!(index_path));
+    let index = fs_err::read_to_string(&index_path).unwrap();
+    assert!(
+        index.contains(&format!("<a href=\"{SESSION}.html\">")),
+        "{index}"
+    );
+    assert!(index.contains("<td>deleted</td>"), "{index}");
+    let page = fs_err::read_to_string(
+        world
+            .state_dir()
+            .join("views")
+            .join(format!("{SESSION}.html")),
+    )
+    .unwrap();
+    assert_eq!(conversation(&page).matches("<article ").count(), 16);
+}
+
+#[test]
+fn an_unknown_session_or_an_unreadable_transcript_is_an_error_and_writes_nothing() {
+    let world = World::new("view-errors");
+    compacted_session(&world);
+    let views = world.state_dir().join("views");
+    let unknown = world
+        .ctxhooks(["view", "--session", "0000dead"])
+        .exit_code(1)
+        .stderr_text();
+    assert!(unknown.contains("0000dead"), "{unknown}");
+    let missing = world.join("missing.jsonl");
+    let failed = world
+        .ctxhooks(["view", "--transcript"])
+        .arg(&missing)
+        .exit_code(1)
+        .stderr_text();
+    assert!(failed.contains("failed to read the transcript"), "{failed}");
+    assert!(failed.contains("missing.jsonl"), "{failed}");
+    let listed: Vec<_> = fs_err::read_dir(&views)
+        .map(|entries| entries.flatten().map(|entry| entry.file_name()).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, Vec::<std::ffi::OsString>::new());
+    // A folder where the page should go is refused, and left as it was.
+    let folder = world.join("a-folder");
+    fs_err::create_dir_all(&folder).unwrap();
+    world
+        .ctxhooks(["view", "--session", SESSION, "--out"])
+        .arg(&folder)
+        .exit_code(1);
+    assert_eq!(fs_err::read_dir(&folder).unwrap().count(), 0);
+}
+
+#[test]
+fn long_tool_results_are_cut_so_the_page_stays_under_a_quarter_of_the_transcript() {
+    let world = World::new("view-bound");
+    let mut lines = Vec::new();
+    for turn in 0..30 {
+        let id = format!("toolu_{turn}");
+        lines.push(
+            json!({"type": "assistant", "sessionId": SESSION, "uuid": format!("a{turn}"),
+                "timestamp": "2026-12-01T10:00:00.000Z", "requestId": format!("req_{turn}"),
+                "message": {"id": format!("msg_{turn}"), "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "tool_use", "id": id, "name": "Read",
+                        "input": {"file_path": format!("/src/{turn}.rs")}}],
+                    "usage": {"input_tokens": 10, "output_tokens": 5}}})
+            .to_string(),
+        );
+        lines.push(
+            json!({"type": "user", "sessionId": SESSION, "uuid": format!("u{turn}"),
+                "timestamp": "2026-12-01T10:00:01.000Z",
+                "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": id, "content": format!("line {turn}\n").repeat(5_000)}]}})
+            .to_string(),
+        );
+    }
+    let transcript = world.write_transcript("bound.jsonl", lines.join("\n") + "\n");
+    let out = world.join("bound.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["cut"], 30);
+    let page = fs_err::metadata(&out).unwrap().len();
+    let whole = fs_err::metadata(&transcript).unwrap().len();
+    assert!(page * 4 <= whole, "page {page} bytes, transcript {whole}");
+    let text = fs_err::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.matches("more characters not shown: message #").count(),
+        30
+    );
+}
+
+#[test]
+fn thinking_is_folded_in_its_answer_and_the_numbers_stay_recalls() {
+    let world = World::new("view-thinking");
+    let fixture = crate::support::transcript_fixture("marot__spotter/short.jsonl");
+    let transcript =
+        world.write_transcript(format!("{SESSION}.jsonl"), fs_err::read(fixture).unwrap());
+    stop(&world, &transcript);
+    let out = world.join("thinking.html");
+    world
+        .ctxhooks(["view", "--session", SESSION, "--out"])
+        .arg(&out)
+        .success();
+    let page = fs_err::read_to_string(&out).unwrap();
+    let body = conversation(&page);
+    let thought = "The user is having trouble starting their Phoenix server";
+    let at = body.find(thought).expect("the thinking is on the page");
+    let fold = body[..at].rfind("<details class=\"think\">").unwrap();
+    assert!(!body[fold..at].contains("</details>"), "inside its fold");
+    // The thinking sits in an answer, and every message recall numbers is there under its
+    // number: a response's thinking never makes a message of its own.
+    let recalled = world
+        .ctxhooks(["recall", "--session", SESSION, "--json"])
+        .json();
+    let numbers: Vec<String> = recalled
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| format!("m-{}", message["number"]))
+        .collect();
+    let ids: Vec<String> = body
+        .match_indices("<article class=\"m ")
+        .map(|(start, _)| {
+            let id = &body[start..][body[start..].find("id=\"").unwrap() + 4..];
+            id[..id.find('"').unwrap()].to_owned()
+        })
+        .collect();
+    assert_eq!(ids, numbers);
+    let article = body[..fold].rfind("<article ").unwrap();
+    assert!(body[article..fold].contains("data-k=\"assistant\""));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_the_views_folder_is_replaced_not_followed() {
+    let world = World::new("view-link");
+    compacted_session(&world);
+    let views = world.state_dir().join("views");
+    fs_err::create_dir_all(&views).unwrap();
+    let elsewhere = world.join("elsewhere.html");
+    fs_err::write(&elsewhere, "not ctxhooks'").unwrap();
+    let page = views.join(format!("{SESSION}.html"));
+    std::os::unix::fs::symlink(&elsewhere, &page).unwrap();
+    world.ctxhooks(["view", "--session", SESSION]).success();
+    assert_eq!(fs_err::read_to_string(&elsewhere).unwrap(), "not ctxhooks'");
+    let metadata = fs_err::symlink_metadata(&page).unwrap();
+    assert!(metadata.is_file(), "{metadata:?}");
+}
