@@ -12,6 +12,7 @@ use chrono::Utc;
 use clap::Args;
 use serde::Serialize;
 
+use super::agents::Agents;
 use super::index::{IndexRow, index_page};
 use super::page::{Inputs, Page, Shown, Source};
 use crate::compactions::ledger::{Ledger, read_ledger};
@@ -23,7 +24,7 @@ use crate::output_file::write_output_file;
 use crate::projects::discover::first_session_id;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::{CallReport, provenance_report};
-use crate::recall::conversation::{each_message, each_message_in};
+use crate::recall::conversation::{each_message, each_message_of};
 use crate::render::cost::cost_cell;
 use crate::retention::settings::Retention;
 use crate::sessions::catalog::list_sessions;
@@ -35,6 +36,8 @@ use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::record::Record;
 
 /// Arguments of `ctxhooks view`.
 ///
@@ -244,6 +247,19 @@ struct Facts {
     interrupts: Result<Vec<CallReport>, String>,
 }
 
+/// Ties `agents` to their calls by what the main transcript `reader` says; a transcript that
+/// cannot be read for it leaves them to be tied by their prompts, and says so.
+fn tie_agents(agents: &mut Agents, reader: Result<impl std::io::Read>) {
+    if agents.list.is_empty() {
+        return;
+    }
+    if let Err(error) = reader.and_then(|reader| agents.tie(reader)) {
+        agents.unreadable.push(format!(
+            "what ties the sub-agents to their calls could not be read: {error:#}"
+        ));
+    }
+}
+
 /// A session's page: from its usage log, its transcript (live, else kept) and its sidecar.
 fn session_page(
     state: &StateDir,
@@ -285,8 +301,13 @@ fn session_page(
         ledger: ledger.map_err(|error| format!("{error:#}")),
         interrupts: interrupts.map_err(|error| format!("{error:#}")),
     };
+    let mut agents = Agents::of_session(live.as_deref(), session, &state.kept_dir(session));
+    tie_agents(
+        &mut agents,
+        open_session_transcript(state, session).map(|opened| opened.reader),
+    );
     let id = session.as_str();
-    let mut page = begin(&facts, Source::Session(id));
+    let mut page = begin(&facts, Source::Session(id), agents);
     let read = each_message(state, session, true, &mut |message| {
         page.message(&message);
         Ok(())
@@ -307,7 +328,10 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     let session = first_session_id(&mut file).with_context(|| read("its session"))?;
     let log = log_from_transcript(path).with_context(|| read("its requests"))?;
     let report = build_report(None, &log, None, options);
-    let name = session.clone().unwrap_or_else(|| {
+    // A sub-agent's own transcript (every record a sidechain one) is read as its conversation,
+    // and named by its file (its records name the session that started it).
+    let subagent = is_subagent_transcript(path).with_context(|| read("its first record"))?;
+    let name = session.clone().filter(|_| !subagent).unwrap_or_else(|| {
         path.file_stem().map_or_else(
             || "transcript".to_owned(),
             |stem| stem.to_string_lossy().into_owned(),
@@ -328,10 +352,20 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
         ledger: ledger.map_err(|error| format!("{error:#}")),
         interrupts: interrupts.map_err(|error| format!("{error:#}")),
     };
+    let mut agents = Agents::default();
+    if !subagent && let Some(id) = session.as_deref().and_then(|id| SessionId::parse(id).ok()) {
+        agents = Agents::beside(path, &id);
+        tie_agents(
+            &mut agents,
+            TranscriptFile::open_named(path)
+                .map(TranscriptFile::into_file)
+                .map_err(anyhow::Error::from),
+        );
+    }
     let shown_path = path.display().to_string();
-    let mut page = begin(&facts, Source::Transcript(&shown_path));
+    let mut page = begin(&facts, Source::Transcript(&shown_path), agents);
     let file = TranscriptFile::open_named(path).with_context(|| read("its messages"))?;
-    let (_, compactions) = each_message_in(file.into_file(), true, &mut |message| {
+    let (_, compactions) = each_message_of(file.into_file(), subagent, true, &mut |message| {
         page.message(&message);
         Ok(())
     })
@@ -340,8 +374,27 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     Ok((html, shown, name))
 }
 
-fn begin<'a>(facts: &'a Facts, source: Source<'a>) -> Page<'a> {
+/// Returns true if and only if the transcript at `path` is a sub-agent's own: its first record
+/// is a sidechain record (a sub-agent's every record is; a session's first never is).
+fn is_subagent_transcript(path: &Path) -> Result<bool> {
+    let file = TranscriptFile::open_named(path)?;
+    let mut first = None;
+    split_lines(file.into_file(), 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes
+            && let Some(record) = Record::parse(bytes)
+            && matches!(record.kind(), Some("user" | "assistant"))
+        {
+            first = Some(record.is_sidechain());
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    Ok(first.unwrap_or(false))
+}
+
+fn begin<'a>(facts: &'a Facts, source: Source<'a>, agents: Agents) -> Page<'a> {
     Page::begin(Inputs {
+        agents,
         source,
         report: &facts.report,
         log: &facts.log,
