@@ -619,3 +619,73 @@ fn hundreds_of_sub_agents_keep_the_page_under_a_quarter_of_the_transcripts() {
     );
     assert!(text.contains("reads the main conversation only"));
 }
+
+#[test]
+fn a_snapshots_page_is_drawn_from_the_copy_it_holds_and_an_unknown_one_writes_nothing() {
+    let world = World::new("view-snapshot");
+    let transcript = session_with_subagent(&world);
+    let whole = fs_err::read(&transcript).unwrap();
+    // What the transcript held when the automatic compaction began (its boundary is line 1,481).
+    let before: Vec<u8> = whole
+        .split_inclusive(|&byte| byte == b'\n')
+        .take(1_480)
+        .flatten()
+        .copied()
+        .collect();
+    fs_err::write(&transcript, &before).unwrap();
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": MAROT, "transcript_path": transcript, "cwd": "/work/demo",
+                "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": null})
+            .to_string(),
+        )
+        .success();
+    fs_err::write(&transcript, &whole).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": MAROT, "transcript_path": transcript, "cwd": "/work/demo",
+                "hook_event_name": "Stop"})
+            .to_string(),
+        )
+        .success();
+    let listed = world
+        .ctxhooks(["archives", "--session", MAROT, "--json"])
+        .json();
+    let name = listed[0]["name"].as_str().unwrap().to_owned();
+
+    let latest = world
+        .ctxhooks(["view", "--json", "--session", MAROT])
+        .json();
+    assert_eq!(latest["pages"][0]["compactions"], 1);
+    let state_before = world.state_entries();
+    let printed = world
+        .ctxhooks(["view", "--json", "--session", MAROT, "--snapshot", &name])
+        .json();
+    let page = &printed["pages"][0];
+    assert_eq!(page["compactions"], 0, "{printed}");
+    assert!(page["messages"].as_u64().unwrap() < latest["pages"][0]["messages"].as_u64().unwrap());
+    assert_eq!(page["subagents_nested"], 1, "{printed}");
+    let path = world
+        .state_dir()
+        .join("views")
+        .join(format!("{MAROT}.snapshot-{name}.html"));
+    assert_eq!(page["path"], json!(path));
+    // Nothing written in the state folder but the page.
+    let mut expected = state_before.clone();
+    expected.push(format!("views/{MAROT}.snapshot-{name}.html"));
+    expected.sort();
+    assert_eq!(world.state_entries(), expected);
+    let html = fs_err::read_to_string(&path).unwrap();
+    assert!(!html.contains("<section class=\"compaction\""));
+    // The last message the snapshot holds, and nothing the transcript held past it.
+    assert!(conversation(&html).contains("Check OTEL hex package versions"));
+
+    let unknown = world
+        .ctxhooks(["view", "--session", MAROT, "--snapshot", "19990101"])
+        .exit_code(1)
+        .stderr_text();
+    assert!(unknown.contains("no snapshot `19990101`"), "{unknown}");
+    assert_eq!(world.state_entries(), expected, "nothing written");
+}

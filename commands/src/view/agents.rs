@@ -14,10 +14,12 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::recall::conversation::each_message_of;
+use crate::snapshots::catalog::stays_inside;
 use ctxhooks_shared::keep::subagents::find_subagent_files;
-use ctxhooks_shared::store::kept::{self, KeptName};
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::{FileRole, SnapshotFile};
 use ctxhooks_shared::transcript::conversation::{Part, Speaker};
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
@@ -32,6 +34,12 @@ enum Origin {
     Live(PathBuf),
     /// The kept copy's newest readable generation (the live file is gone).
     Kept { dir: PathBuf, name: KeptName },
+    /// A file a compaction's snapshot holds.
+    Snapshot {
+        kept_dir: PathBuf,
+        folder: PathBuf,
+        file: SnapshotFile,
+    },
 }
 
 /// One sub-agent's transcript.
@@ -74,8 +82,34 @@ impl Agent {
                     index.length(),
                 )?))
             }
+            Origin::Snapshot {
+                kept_dir,
+                folder,
+                file,
+            } => open_snapshot_file(kept_dir, folder, file),
         }
     }
+}
+
+/// The bytes of a file a snapshot holds, read where they are: the first `size` bytes of the
+/// kept generation it names (schema 2), or its own copy in the snapshot's folder (schema 1).
+pub fn open_snapshot_file(
+    kept_dir: &Path,
+    folder: &Path,
+    file: &SnapshotFile,
+) -> Result<Box<dyn Read>> {
+    if let Some(reference) = &file.kept {
+        let name = KeptName::parse(&reference.name)?;
+        let index = GenerationIndex::read(&name.index_path(kept_dir, reference.generation))?;
+        return Ok(Box::new(kept::open_generation(
+            kept_dir, &name, &index, file.size,
+        )?));
+    }
+    if !stays_inside(&file.path) {
+        anyhow::bail!("`{}` leaves the snapshot folder", file.path);
+    }
+    let copy = kept::open_no_follow(&folder.join(&file.path))?;
+    Ok(Box::new(copy.take(file.size)))
 }
 
 /// A session's sub-agents and what tied each to the call that started it.
@@ -117,7 +151,7 @@ impl Agents {
                     }
                     let agent = Agent {
                         id: id.to_owned(),
-                        shown: format!("the kept copy `{name}`"),
+                        shown: format!("{name} (its kept copy)"),
                         bytes: newest_whole(kept_dir, &name, Depth::Files)
                             .ok()
                             .and_then(|newest| newest.chosen)
@@ -135,6 +169,31 @@ impl Agents {
             Err(error) => agents
                 .unreadable
                 .push(format!("the kept sub-agents could not be listed: {error}")),
+        }
+        agents
+    }
+
+    /// The sub-agents a compaction's snapshot holds (in `folder`; their bytes in `kept_dir`).
+    pub fn of_snapshot(kept_dir: &Path, folder: &Path, files: &[SnapshotFile]) -> Self {
+        let mut agents = Self::default();
+        for file in files {
+            if file.role != FileRole::Subagent {
+                continue;
+            }
+            let Some(id) = agent_id(&file.path) else {
+                continue;
+            };
+            agents.push(Agent {
+                id: id.to_owned(),
+                shown: format!("{} (in the snapshot)", file.path),
+                bytes: file.size,
+                origin: Origin::Snapshot {
+                    kept_dir: kept_dir.to_path_buf(),
+                    folder: folder.to_path_buf(),
+                    file: file.clone(),
+                },
+                prompt: None,
+            });
         }
         agents
     }

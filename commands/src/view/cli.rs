@@ -12,11 +12,12 @@ use chrono::Utc;
 use clap::Args;
 use serde::Serialize;
 
-use super::agents::Agents;
+use super::agents::{Agents, open_snapshot_file};
 use super::index::{IndexRow, index_page};
 use super::page::{Inputs, Page, Shown, Source};
+use crate::archives::restore::find_snapshot;
 use crate::compactions::ledger::{Ledger, read_ledger};
-use crate::facts::log::{SessionLog, log_from_transcript, read_session_log};
+use crate::facts::log::{SessionLog, log_from_reader, log_from_transcript, read_session_log};
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::facts::summary::SessionSummary;
 use crate::output::{self, Emit, Format, emit};
@@ -34,6 +35,7 @@ use crate::usage::cli_report::ThresholdArgs;
 use ctxhooks_shared::store::files::{self, create_private_dir_all};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
@@ -56,6 +58,11 @@ pub struct ViewArgs {
     /// also once Claude Code has deleted the transcript.
     #[arg(long, value_name = "ID", group = "input")]
     pub session: Option<String>,
+    /// With `--session`: the page of a compaction's snapshot (NAME as `ctxhooks archives` lists
+    /// it, or the unique start of one), read from the transcript copy it holds where it is.
+    /// Written as `<session id>.snapshot-<NAME>.html`.
+    #[arg(long, value_name = "NAME", requires = "session")]
+    pub snapshot: Option<String>,
     /// A transcript file instead, no usage log needed (a compaction's snapshot too, once
     /// `archives restore --session ID --snapshot NAME --to DIR` wrote it back).
     #[arg(long, value_name = "PATH", group = "input")]
@@ -154,10 +161,20 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode> {
         let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
             .context("invalid `--session`")?;
         let state = StateDir::locate()?;
-        let (page, shown, _) = session_page(&state, &session, &options)?;
+        let (page, shown, name) = if let Some(name) = &args.snapshot {
+            let (page, shown, name) = snapshot_page(&state, &session, name, &options)?;
+            (
+                page,
+                shown,
+                format!("{session}.snapshot-{}", file_word(&name)),
+            )
+        } else {
+            let (page, shown, _) = session_page(&state, &session, &options)?;
+            (page, shown, session.to_string())
+        };
         let out = match &args.out {
             Some(out) => Destination::Named(out.clone()),
-            None => Destination::State(default_path(session.as_str())?),
+            None => Destination::State(default_path(&name)?),
         };
         let written = write_page(&out, &page, Some(session.to_string()), shown)?;
         Viewed {
@@ -314,6 +331,69 @@ fn session_page(
     })?;
     let (html, shown) = page.finish(read.compactions);
     Ok((html, shown, facts.report))
+}
+
+/// `text` as a file name's part: letters, digits, `-`, `_` and `.` kept, anything else `-`.
+fn file_word(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// A compaction's snapshot's page, drawn from the transcript copy it holds (read where it is:
+/// the kept generation it names, or its own copy), with the sub-agents it holds; and the
+/// snapshot's full name.
+fn snapshot_page(
+    state: &StateDir,
+    session: &SessionId,
+    name: &str,
+    options: &ReportOptions,
+) -> Result<(String, Shown, String)> {
+    let entry = find_snapshot(state, session, name)?;
+    let snapshot = entry.metadata.name.clone();
+    let kept_dir = state.kept_dir(session);
+    let Some(main) = (entry.metadata.files.iter()).find(|file| file.role == FileRole::Transcript)
+    else {
+        bail!("the snapshot `{snapshot}` of session {session} holds no transcript");
+    };
+    let read =
+        |what: &str| format!("failed to read the snapshot `{snapshot}`'s transcript ({what})");
+    let open = || open_snapshot_file(&kept_dir, &entry.path, main);
+    let log = open()
+        .and_then(|reader| log_from_reader(Path::new(&main.source), reader))
+        .with_context(|| read("its requests"))?;
+    let report = build_report(Some(session.as_str()), &log, None, options);
+    let summary = SessionSummary::of(session.as_str(), &log, log.sources.first());
+    let ledger = open().and_then(read_ledger);
+    let interrupts = load_analysis(state, Some(session), None)
+        .map(|loaded| provenance_report(&loaded.analysis).calls);
+    let facts = Facts {
+        log,
+        report,
+        summary,
+        ledger: ledger.map_err(|error| format!("{error:#}")),
+        interrupts: interrupts.map_err(|error| format!("{error:#}")),
+    };
+    let mut agents = Agents::of_snapshot(&kept_dir, &entry.path, &entry.metadata.files);
+    tie_agents(&mut agents, open());
+    let source = Source::Snapshot {
+        session: session.as_str(),
+        name: &snapshot,
+    };
+    let mut page = begin(&facts, source, agents);
+    let (_, compactions) = each_message_of(open()?, false, true, &mut |message| {
+        page.message(&message);
+        Ok(())
+    })
+    .with_context(|| read("its messages"))?;
+    let (html, shown) = page.finish(compactions);
+    Ok((html, shown, snapshot))
 }
 
 /// A transcript file's page, and the name it is written by (its session's id, else its file's).

@@ -55,6 +55,8 @@ pub enum Source<'a> {
     Session(&'a str),
     /// A transcript file named on the command line.
     Transcript(&'a str),
+    /// A compaction's snapshot of a session: `archives restore` writes its transcript back.
+    Snapshot { session: &'a str, name: &'a str },
 }
 
 /// What the page shows besides the messages, read before them.
@@ -577,6 +579,21 @@ impl<'a> Page<'a> {
                 self.out.push_str("<code>");
                 escape_into(&mut self.out, &command);
                 self.out.push_str("</code> prints it whole");
+            }
+            Source::Snapshot { session, name } => {
+                let _ = write!(
+                    self.out,
+                    "message #{} of the snapshot holds it whole; ",
+                    message.number
+                );
+                let command = format!(
+                    "ctxhooks archives restore --session {} --snapshot {} --to DIR",
+                    shell_word(session),
+                    shell_word(name)
+                );
+                self.out.push_str("<code>");
+                escape_into(&mut self.out, &command);
+                self.out.push_str("</code> writes it back");
             }
             Source::Transcript(path) => {
                 let _ = write!(self.out, "message #{} of ", message.number);
