@@ -689,3 +689,64 @@ fn a_snapshots_page_is_drawn_from_the_copy_it_holds_and_an_unknown_one_writes_no
     assert!(unknown.contains("no snapshot `19990101`"), "{unknown}");
     assert_eq!(world.state_entries(), expected, "nothing written");
 }
+
+#[test]
+fn a_cut_thinking_names_the_recall_that_prints_it_whole() {
+    let world = World::new("view-thinking-cut");
+    let thought = format!("{}END-OF-THOUGHT", "I weigh the options. ".repeat(200));
+    let lines = [
+        json!({"type": "user", "sessionId": SESSION, "uuid": "u1",
+            "timestamp": "2026-12-01T10:00:00.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "message": {"role": "user", "content": "Which option?"}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a1", "parentUuid": "u1",
+            "timestamp": "2026-12-01T10:00:01.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "thinking", "thinking": thought, "signature": "c2ln"}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a2", "parentUuid": "a1",
+            "timestamp": "2026-12-01T10:00:02.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "The second."}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}}),
+    ]
+    .map(|line| line.to_string());
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), lines.join("\n") + "\n");
+    stop(&world, &transcript);
+    let page = world
+        .ctxhooks(["view", "--json", "--session", SESSION])
+        .json();
+    let html = fs_err::read_to_string(page["pages"][0]["path"].as_str().unwrap()).unwrap();
+    let command = format!("ctxhooks recall --session {SESSION} --message 2 --thinking");
+    assert!(
+        html.contains(&format!("<code>{command}</code> prints it whole")),
+        "{html}"
+    );
+    assert!(!html.contains("END-OF-THOUGHT"));
+    let whole = world
+        .ctxhooks([
+            "recall",
+            "--session",
+            SESSION,
+            "--message",
+            "2",
+            "--thinking",
+        ])
+        .success()
+        .stdout_text();
+    assert!(whole.contains(&format!("[thinking] {thought}")), "{whole}");
+    assert!(whole.contains("The second."), "{whole}");
+    // Without `--thinking`, recall prints what it printed before: no thinking, the same numbers.
+    let plain = world
+        .ctxhooks(["recall", "--session", SESSION, "--message", "2"])
+        .success()
+        .stdout_text();
+    assert!(!plain.contains("[thinking]"), "{plain}");
+    assert!(plain.contains("── #2 assistant"), "{plain}");
+    let json = world
+        .ctxhooks(["recall", "--session", SESSION, "--json", "--thinking"])
+        .json();
+    assert_eq!(json[1]["parts"][0]["type"], "thinking");
+    assert_eq!(json.as_array().unwrap().len(), 2);
+}

@@ -58,8 +58,18 @@ pub struct Conversation {
 
 /// Reads the conversation of `session`.
 pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
+    read_conversation_with(state, session, false)
+}
+
+/// [`read_conversation`], each answer with the model's thinking too when `thinking` is true
+/// (numbered the same: `recall --thinking`).
+pub fn read_conversation_with(
+    state: &StateDir,
+    session: &SessionId,
+    thinking: bool,
+) -> Result<Conversation> {
     let mut messages = Vec::new();
-    let read = each_message(state, session, false, &mut |message| {
+    let read = each_message(state, session, thinking, &mut |message| {
         messages.push(message);
         Ok(())
     })?;

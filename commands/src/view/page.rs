@@ -472,14 +472,7 @@ impl<'a> Page<'a> {
                 let (shown, rest) = cut(text, TEXT_BOUND);
                 escape_into(&mut self.out, shown);
                 self.out.push_str("</div>");
-                if rest > 0 {
-                    self.shown.cut += 1;
-                    let _ = write!(
-                        self.out,
-                        "<p class=\"cut\">… {} more characters of thinking not shown (the transcript holds them)</p>",
-                        thousands(rest as u64)
-                    );
-                }
+                self.rest_of(message, rest, true);
                 self.out.push_str("</details>\n");
             }
             Part::ToolCall { name, input, id } => {
@@ -548,6 +541,11 @@ impl<'a> Page<'a> {
 
     /// Says how much of a text was cut, and how to read it whole.
     fn rest(&mut self, message: &Message, rest: usize) {
+        self.rest_of(message, rest, false);
+    }
+
+    /// [`Self::rest`], for a text that is the model's `thinking` or not.
+    fn rest_of(&mut self, message: &Message, rest: usize, thinking: bool) {
         if rest == 0 {
             return;
         }
@@ -572,9 +570,10 @@ impl<'a> Page<'a> {
         match self.inputs.source {
             Source::Session(session) => {
                 let command = format!(
-                    "ctxhooks recall --session {} --message {}",
+                    "ctxhooks recall --session {} --message {}{}",
                     shell_word(session),
-                    message.number
+                    message.number,
+                    if thinking { " --thinking" } else { "" }
                 );
                 self.out.push_str("<code>");
                 escape_into(&mut self.out, &command);
