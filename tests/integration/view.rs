@@ -414,7 +414,7 @@ fn a_link_in_the_views_folder_is_replaced_not_followed() {
 /// The real 2.1.39 session `ae4a77f8-…` (a `Task` call at its line 71 whose sub-agent is
 /// `aac57f5`), laid out in the world's transcript folder with its sub-agent's transcript in
 /// `<session>/subagents/`, as Claude Code writes them: the main transcript's path.
-fn session_with_subagent(world: &World) -> PathBuf {
+pub fn session_with_subagent(world: &World) -> PathBuf {
     let gz = crate::support::transcript_fixture(&format!("marot__spotter/{MAROT}.jsonl.gz"));
     let mut main = Vec::new();
     std::io::Read::read_to_end(

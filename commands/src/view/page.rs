@@ -46,6 +46,11 @@ const CHUNK: usize = 32;
 /// is cut and where it is), kept out of the quarter of its transcript it may show.
 const AGENT_FRAME: usize = 1_024;
 
+/// The bytes a sub-agent may show however short its transcript: a quarter of a short one is
+/// hardly its prompt, and a short one is shown whole within this (each of its lines carries far
+/// more than the page draws of it).
+const AGENT_FLOOR: usize = 8 * 1024;
+
 /// The characters of a call's input shown on its folded line.
 const CALL_LINE: usize = 120;
 
@@ -607,8 +612,8 @@ impl<'a> Page<'a> {
 
 impl Page<'_> {
     /// Draws the sub-agent `at` folded: its conversation, message by message, up to a quarter of
-    /// its transcript's bytes (at least its first message); what is past that is counted and
-    /// where it is named.
+    /// its transcript's bytes or [`AGENT_FLOOR`] (at least its first message); what is past that
+    /// is counted and where it is named.
     fn agent(&mut self, at: usize) {
         let agent = self.inputs.agents.list[at].clone();
         self.shown.subagents += 1;
@@ -617,9 +622,11 @@ impl Page<'_> {
         escape_into(&mut self.out, &agent.id);
         self.out.push_str("</code> · its conversation</summary>\n");
         let start = self.out.len();
-        // A quarter of its transcript, less room for the fold and the line saying what is cut.
+        // A quarter of its transcript (at least `AGENT_FLOOR`: a short sub-agent whole), less
+        // room for the fold and the line saying what is cut.
         let budget = usize::try_from(agent.bytes / 4)
             .unwrap_or(usize::MAX)
+            .max(AGENT_FLOOR)
             .saturating_sub(AGENT_FRAME);
         let (mut drawn, mut left) = (0_usize, 0_usize);
         self.in_agent = Some(at);
@@ -643,7 +650,7 @@ impl Page<'_> {
             self.shown.cut += 1;
             let _ = write!(
                 self.out,
-                "<p class=\"cut\">… {} more messages of this sub-agent not shown (the page shows at most a quarter of a sub-agent's transcript): its transcript <code>",
+                "<p class=\"cut\">… {} more messages of this sub-agent not shown (the page shows at most a quarter of a sub-agent's transcript, or 8 KB): its transcript <code>",
                 thousands(left as u64)
             );
             escape_into(&mut self.out, &agent.shown);
