@@ -1,7 +1,7 @@
-//! `ctxhooks view --session ID | --transcript PATH | --all [--out FILE] [--open] [--json]`:
-//! one session as one self-contained HTML page (or every session's and an index), built from the
-//! facts the other commands read: `report`'s, `compactions`' ledger, `provenance`'s verdicts and
-//! `recall`'s conversation.
+//! `ctxhooks view --session ID [--snapshot NAME] | --transcript PATH | --all [--out FILE]
+//! [--open] [--json]`: one session as one self-contained HTML page (or every session's and an
+//! index), built from the facts the other commands read: `report`'s, `compactions`' ledger,
+//! `provenance`'s verdicts, `recall`'s conversation and the session's sub-agents.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,8 @@ use ctxhooks_shared::transcript::record::Record;
 /// per request drawn against T and the window with each compaction and drop linked to its place,
 /// and its conversation (answers' Markdown rendered; tool calls, results and summaries folded;
 /// long texts cut with the `ctxhooks recall` command that prints them whole; interrupted calls
-/// with their verdict), each compaction a divider saying what its summary left out. No request
+/// with their verdict; each sub-agent's conversation folded under the call that started it),
+/// each compaction a divider saying what its summary left out. No request
 /// leaves the page (a Content-Security-Policy forbids it) and it reads with scripts off; the one
 /// script is the filter box. Prints the path written.
 #[derive(Debug, Args)]
@@ -63,8 +64,8 @@ pub struct ViewArgs {
     /// Written as `<session id>.snapshot-<NAME>.html`.
     #[arg(long, value_name = "NAME", requires = "session")]
     pub snapshot: Option<String>,
-    /// A transcript file instead, no usage log needed (a compaction's snapshot too, once
-    /// `archives restore --session ID --snapshot NAME --to DIR` wrote it back).
+    /// A transcript file instead, no usage log needed (a sub-agent's own `agent-<id>.jsonl` too;
+    /// a compaction's snapshot is `--session ID --snapshot NAME`).
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
     /// Every session ctxhooks knows: a page each, and `index.html` linking them (title, project,
