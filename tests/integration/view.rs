@@ -750,3 +750,40 @@ fn a_cut_thinking_names_the_recall_that_prints_it_whole() {
     assert_eq!(json[1]["parts"][0]["type"], "thinking");
     assert_eq!(json.as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn a_1_0_sessions_inline_sub_agents_are_folded_under_their_task_calls() {
+    let world = World::new("view-subagent-inline");
+    // 1.0.108: each Task call's sub-agent written inline, its lines `isSidechain: true`.
+    let transcript = crate::support::transcript_fixture(
+        "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    );
+    let out = world.join("inline.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["subagents"], 2, "{printed}");
+    assert_eq!(printed["pages"][0]["subagents_nested"], 2, "{printed}");
+    let page = fs_err::read_to_string(&out).unwrap();
+    let fold = agent_fold_after(
+        &page,
+        "description&quot;:&quot;Check package configuration&quot;",
+    );
+    assert!(
+        fold.contains("Examine the package.json file(s) in /path/to/Demo"),
+        "{fold}"
+    );
+    assert!(fold.contains("<b>Glob</b>"), "{fold}");
+    let fold = agent_fold_after(
+        &page,
+        "description&quot;:&quot;Analyze current project structure",
+    );
+    assert!(
+        fold.contains("Analyze the current project structure in /path/to/Demo"),
+        "{fold}"
+    );
+    assert!(fold.contains("<b>Bash</b>"), "{fold}");
+}

@@ -24,6 +24,10 @@ use ctxhooks_shared::transcript::conversation::{Part, Speaker};
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 
+/// The most bytes of an inline sub-agent's lines (1.0.x) held to draw it: far more than the
+/// page shows of one.
+const INLINE_BYTES: usize = 4 * 1024 * 1024;
+
 /// The most bytes of a sub-agent's `meta.json` read.
 const META_BYTES: u64 = 64 * 1024;
 
@@ -34,6 +38,9 @@ enum Origin {
     Live(PathBuf),
     /// The kept copy's newest readable generation (the live file is gone).
     Kept { dir: PathBuf, name: KeptName },
+    /// Sidechain lines written inline in the main transcript (1.0.x), gathered in memory (at
+    /// most [`INLINE_BYTES`] of each sub-agent).
+    Inline(std::sync::Arc<Vec<u8>>),
     /// A file a compaction's snapshot holds.
     Snapshot {
         kept_dir: PathBuf,
@@ -82,6 +89,7 @@ impl Agent {
                     index.length(),
                 )?))
             }
+            Origin::Inline(lines) => Ok(Box::new(std::io::Cursor::new(lines.as_ref().clone()))),
             Origin::Snapshot {
                 kept_dir,
                 folder,
@@ -241,18 +249,45 @@ impl Agents {
     }
 
     /// Reads what ties the sub-agents to their calls: the main transcript's lines that name an
-    /// agent (`reader`), and each agent's first prompt.
-    pub fn tie(&mut self, reader: impl Read) -> Result<()> {
-        if self.list.is_empty() {
+    /// agent (`reader`), and each agent's first prompt. With `inline` (a 1.0.x transcript), the
+    /// sidechain lines the main transcript holds are gathered into sub-agents too: a line whose
+    /// parent is none of theirs starts one.
+    pub fn tie(&mut self, reader: impl Read, inline: bool) -> Result<()> {
+        if self.list.is_empty() && !inline {
             return Ok(());
         }
         let ids: HashMap<String, usize> = (self.list.iter().enumerate())
             .map(|(at, agent)| (agent.id.clone(), at))
             .collect();
         let mut ties = Vec::new();
+        let mut groups: Vec<Vec<u8>> = Vec::new();
+        let mut group_of: HashMap<String, usize> = HashMap::new();
         split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
-            if let Some(bytes) = line.bytes
-                && memchr::memmem::find(bytes, b"\"agentId\"").is_some()
+            let Some(bytes) = line.bytes else {
+                return std::ops::ControlFlow::Continue(());
+            };
+            if inline
+                && memchr::memmem::find(bytes, b"\"isSidechain\":true").is_some()
+                && let Ok(record) = serde_json::from_slice::<Value>(bytes)
+                && record.get("isSidechain") == Some(&Value::Bool(true))
+            {
+                let text = |key| record.get(key).and_then(Value::as_str);
+                let parent = text("parentUuid").and_then(|parent| group_of.get(parent));
+                let group = if let Some(&group) = parent {
+                    group
+                } else {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                };
+                if let Some(uuid) = text("uuid") {
+                    group_of.insert(uuid.to_owned(), group);
+                }
+                let lines = &mut groups[group];
+                if lines.len() + bytes.len() < INLINE_BYTES {
+                    lines.extend_from_slice(bytes);
+                    lines.push(b'\n');
+                }
+            } else if memchr::memmem::find(bytes, b"\"agentId\"").is_some()
                 && let Ok(record) = serde_json::from_slice::<Value>(bytes)
                 && let Some(tie) = tie_of(&record)
             {
@@ -260,6 +295,15 @@ impl Agents {
             }
             std::ops::ControlFlow::Continue(())
         })?;
+        for (number, lines) in groups.into_iter().enumerate() {
+            self.push(Agent {
+                id: format!("sidechain-{}", number + 1),
+                shown: "the main transcript's sidechain lines".to_owned(),
+                bytes: lines.len() as u64,
+                origin: Origin::Inline(std::sync::Arc::new(lines)),
+                prompt: None,
+            });
+        }
         for (call, id) in ties {
             if let Some(&at) = ids.get(&id) {
                 self.by_call.entry(call).or_insert(at);

@@ -266,12 +266,14 @@ struct Facts {
 }
 
 /// Ties `agents` to their calls by what the main transcript `reader` says; a transcript that
-/// cannot be read for it leaves them to be tied by their prompts, and says so.
-fn tie_agents(agents: &mut Agents, reader: Result<impl std::io::Read>) {
-    if agents.list.is_empty() {
+/// cannot be read for it leaves them to be tied by their prompts, and says so. A transcript of
+/// a 1.0.x CLI (`version`) holds its sub-agents inline: they are gathered from it.
+fn tie_agents(agents: &mut Agents, reader: Result<impl std::io::Read>, version: Option<&str>) {
+    let inline = version.is_some_and(|version| version.starts_with("1."));
+    if agents.list.is_empty() && !inline {
         return;
     }
-    if let Err(error) = reader.and_then(|reader| agents.tie(reader)) {
+    if let Err(error) = reader.and_then(|reader| agents.tie(reader, inline)) {
         agents.unreadable.push(format!(
             "what ties the sub-agents to their calls could not be read: {error:#}"
         ));
@@ -323,6 +325,7 @@ fn session_page(
     tie_agents(
         &mut agents,
         open_session_transcript(state, session).map(|opened| opened.reader),
+        facts.summary.version.as_deref(),
     );
     let id = session.as_str();
     let mut page = begin(&facts, Source::Session(id), agents);
@@ -382,7 +385,7 @@ fn snapshot_page(
         interrupts: interrupts.map_err(|error| format!("{error:#}")),
     };
     let mut agents = Agents::of_snapshot(&kept_dir, &entry.path, &entry.metadata.files);
-    tie_agents(&mut agents, open());
+    tie_agents(&mut agents, open(), facts.summary.version.as_deref());
     let source = Source::Snapshot {
         session: session.as_str(),
         name: &snapshot,
@@ -441,6 +444,7 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
             TranscriptFile::open_named(path)
                 .map(TranscriptFile::into_file)
                 .map_err(anyhow::Error::from),
+            facts.summary.version.as_deref(),
         );
     }
     let shown_path = path.display().to_string();
