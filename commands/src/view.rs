@@ -2,6 +2,7 @@
 //! commands read (`facts/`'s report, `compactions/`' ledger, `provenance/`'s verdicts, `recall/`'s
 //! conversation), and an index page of every session.
 
+pub mod agents;
 pub mod cli;
 pub mod index;
 pub mod markdown;

@@ -55,6 +55,36 @@ async function main() {
       text: document.body.innerText,
     };
   });
+  // Each sub-agent's fold: where it sits, whether its messages show while it is closed, then
+  // opened alone (scrolled to, so that its group is laid out), what it shows.
+  seen.agents = [];
+  const agent_count = await page.evaluate(() => document.querySelectorAll('details.agent').length);
+  for (let at = 0; at < agent_count; at += 1) {
+    seen.agents.push(await page.evaluate(async (at) => {
+      const fold = document.querySelectorAll('details.agent')[at];
+      const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+      fold.scrollIntoView();
+      await frame();
+      const first = () => fold.querySelector('article.s');
+      const shown = () => first() !== null && first().checkVisibility();
+      const before = shown();
+      fold.open = true;
+      fold.scrollIntoView();
+      await frame();
+      const previous = fold.previousElementSibling;
+      return {
+        id: fold.querySelector('summary code').textContent,
+        under_call: previous !== null && previous.matches('details.call')
+          ? previous.querySelector('summary > b').textContent : null,
+        in_section: fold.closest('#subagents') !== null,
+        shown_closed: before,
+        shown_open: shown(),
+        messages: fold.querySelectorAll('article.s').length,
+        text: fold.innerText,
+        pwned: typeof window.__pwned !== 'undefined',
+      };
+    }, at));
+  }
   // Every fold open: nothing in them may run either.
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   await page.waitForTimeout(100);

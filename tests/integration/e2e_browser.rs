@@ -8,12 +8,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::fixtures::repository_file;
 use crate::support::summary::{group_of, record_group};
 use crate::support::{World, say_skipped};
-use crate::view::{SESSION, compacted_session, hostile_transcript, stop};
+use crate::view::{SESSION, compacted_session, hostile_transcript, session_with_subagent, stop};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -205,4 +205,155 @@ fn a_hostile_transcript_runs_nothing_and_no_request_leaves_the_page() {
     }
     assert_eq!(facts["requests_left"], serde_json::json!([]));
     assert_eq!(facts["errors"], serde_json::json!([]));
+}
+
+/// A session of `SESSION` whose `Task` call started the sub-agent `a0e1f2a` (tied by the call's
+/// result naming it, as 2.1.x writes it), every text of the sub-agent trying to be markup that
+/// runs or that closes its fold.
+fn hostile_subagent_session(world: &World) -> PathBuf {
+    let time = |second: u32| format!("2026-12-01T10:00:{second:02}.000Z");
+    let usage = json!({"input_tokens": 10, "output_tokens": 5});
+    let main = [
+        json!({"type": "user", "sessionId": SESSION, "uuid": "u1", "timestamp": time(0),
+            "message": {"role": "user", "content": "Look around"}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a1", "parentUuid": "u1",
+            "timestamp": time(1), "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "tool_use", "id": "toolu_task", "name": "Task",
+                    "input": {"description": "Look", "prompt": "Read evil.html",
+                        "subagent_type": "general-purpose"}}],
+                "usage": usage}}),
+        json!({"type": "user", "sessionId": SESSION, "uuid": "u2", "parentUuid": "a1",
+            "timestamp": time(9),
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "toolu_task", "content": [{"type": "text", "text": "Found it."}]}]},
+            "toolUseResult": {"status": "completed", "agentId": "a0e1f2a",
+                "prompt": "Read evil.html", "content": [{"type": "text", "text": "Found it."}]}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a2", "parentUuid": "u2",
+            "timestamp": time(10), "requestId": "req_2",
+            "message": {"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Done."}], "usage": usage}}),
+    ];
+    let agent_line = |uuid: &str, second: u32, kind: &str, message: Value| {
+        json!({"type": kind, "sessionId": SESSION, "isSidechain": true, "agentId": "a0e1f2a",
+            "uuid": uuid, "timestamp": time(second), "message": message})
+    };
+    let agent = [
+        agent_line(
+            "s1",
+            2,
+            "user",
+            json!({"role": "user",
+            "content": "Read evil.html </details><script>window.__pwned=7</script>"}),
+        ),
+        agent_line(
+            "s2",
+            3,
+            "assistant",
+            json!({"id": "msg_s1", "role": "assistant",
+            "model": "claude-haiku-4-5", "usage": usage, "content": [
+                {"type": "text", "text": "<img src=x onerror=\"window.__pwned=8\"> [x](javascript:window.__pwned=9)"},
+                {"type": "tool_use", "id": "toolu_s1", "name": "Read",
+                    "input": {"file_path": "evil.html"}}]}),
+        ),
+        agent_line(
+            "s3",
+            4,
+            "user",
+            json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_s1",
+            "content": "</details></article><svg onload=\"window.__pwned=10\"></svg>SUBAGENT-RESULT"}]}),
+        ),
+        agent_line(
+            "s4",
+            5,
+            "assistant",
+            json!({"id": "msg_s2", "role": "assistant",
+            "model": "claude-haiku-4-5", "usage": usage,
+            "content": [{"type": "text", "text": "Found it."}]}),
+        ),
+    ];
+    let join = |lines: &[Value]| {
+        lines
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    };
+    world.write_transcript(
+        format!("{SESSION}/subagents/agent-a0e1f2a.jsonl"),
+        join(&agent),
+    );
+    world.write_transcript(format!("{SESSION}.jsonl"), join(&main))
+}
+
+#[test]
+fn a_sub_agent_shows_under_its_call_once_opened_and_runs_nothing() {
+    let Some(driver) = browser() else { return };
+    let world = World::new("browser-subagent");
+    // A real 2.1.39 session and its sub-agent.
+    let real = session_with_subagent(&world);
+    let page = world.join("real.html");
+    world
+        .ctxhooks(["view", "--out"])
+        .arg(&page)
+        .arg("--transcript")
+        .arg(&real)
+        .success();
+    let seen = open(&world, &driver, &page, "subagent-real", None);
+    let agents = seen.facts["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!(agents[0]["id"], "aac57f5");
+    assert_eq!(agents[0]["under_call"], "Task");
+    assert_eq!(agents[0]["shown_closed"], false);
+    assert_eq!(agents[0]["shown_open"], true);
+    let text = agents[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("Search hex.pm for the latest versions"),
+        "{text}"
+    );
+    assert_eq!(seen.facts["requests_left"], json!([]));
+    assert_eq!(seen.facts["errors"], json!([]));
+
+    // A sub-agent whose every text tries to run or to close its fold.
+    let transcript = hostile_subagent_session(&world);
+    let page = world.join("hostile-agent.html");
+    world
+        .ctxhooks(["view", "--out"])
+        .arg(&page)
+        .arg("--transcript")
+        .arg(&transcript)
+        .success();
+    let seen = open(&world, &driver, &page, "subagent-hostile", None);
+    let facts = &seen.facts;
+    let agents = facts["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let agent = &agents[0];
+    assert_eq!(agent["under_call"], "Task");
+    assert_eq!(agent["in_section"], false);
+    assert_eq!(agent["shown_closed"], false);
+    assert_eq!(agent["shown_open"], true);
+    assert_eq!(agent["messages"], 4);
+    assert_eq!(agent["pwned"], false, "{facts}");
+    let text = agent["text"].as_str().unwrap();
+    assert!(
+        text.contains("Read evil.html </details><script>window.__pwned=7</script>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<img src=x onerror=\"window.__pwned=8\">"),
+        "{text}"
+    );
+    assert!(text.contains("Found it."), "{text}");
+    // The main conversation is whole around it: its four messages, one script on the page.
+    assert_eq!(facts["messages"], 4);
+    assert_eq!(facts["scripts"], 1);
+    assert_eq!(facts["pwned"], false);
+    assert_eq!(facts["pwned_after_opening"], false, "{facts}");
+    for link in strings(&facts["links"]) {
+        assert!(!link.starts_with("javascript:"), "{link}");
+    }
+    assert_eq!(facts["requests_left"], json!([]));
+    assert_eq!(facts["errors"], json!([]));
 }

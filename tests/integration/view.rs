@@ -410,3 +410,380 @@ fn a_link_in_the_views_folder_is_replaced_not_followed() {
     let metadata = fs_err::symlink_metadata(&page).unwrap();
     assert!(metadata.is_file(), "{metadata:?}");
 }
+
+/// The real 2.1.39 session `ae4a77f8-…` (a `Task` call at its line 71 whose sub-agent is
+/// `aac57f5`), laid out in the world's transcript folder with its sub-agent's transcript in
+/// `<session>/subagents/`, as Claude Code writes them: the main transcript's path.
+pub fn session_with_subagent(world: &World) -> PathBuf {
+    let gz = crate::support::transcript_fixture(&format!("marot__spotter/{MAROT}.jsonl.gz"));
+    let mut main = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(fs_err::File::open(gz).unwrap()),
+        &mut main,
+    )
+    .unwrap();
+    let agent = fs_err::read(crate::support::transcript_fixture(&format!(
+        "marot__spotter/{MAROT}/subagents/agent-aac57f5.jsonl"
+    )))
+    .unwrap();
+    world.write_transcript(format!("{MAROT}/subagents/agent-aac57f5.jsonl"), agent);
+    world.write_transcript(format!("{MAROT}.jsonl"), main)
+}
+
+const MAROT: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+
+/// The `<details class="agent">` fold right after the call `call_id`'s fold, and what it holds.
+fn agent_fold_after<'a>(page: &'a str, call_input: &str) -> &'a str {
+    let call = page
+        .find(call_input)
+        .unwrap_or_else(|| panic!("no call {call_input}"));
+    let after = &page[call..];
+    let call_end = after.find("</details>\n").unwrap() + "</details>\n".len();
+    let fold = &after[call_end..];
+    assert!(
+        fold.starts_with("<details class=\"agent\">"),
+        "no sub-agent right after the call: {}",
+        &fold[..fold.len().min(300)]
+    );
+    // The fold ends at the first `</details>\n` at its own depth.
+    let mut depth = 0;
+    let mut at = 0;
+    while let Some(next) = fold[at..].find("details") {
+        let index = at + next;
+        if fold[..index].ends_with("</") {
+            depth -= 1;
+            if depth == 0 {
+                return &fold[..index];
+            }
+        } else if fold[..index].ends_with('<') {
+            depth += 1;
+        }
+        at = index + 1;
+    }
+    fold
+}
+
+#[test]
+fn a_sub_agent_is_folded_under_the_task_call_that_started_it() {
+    let world = World::new("view-subagent");
+    let transcript = session_with_subagent(&world);
+    let out = world.join("agent.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["subagents"], 1);
+    assert_eq!(printed["pages"][0]["subagents_nested"], 1);
+    let page = fs_err::read_to_string(&out).unwrap();
+    let fold = agent_fold_after(
+        &page,
+        "<b>Task</b> <code>{&quot;description&quot;:&quot;Check OTEL hex package versions&quot;",
+    );
+    assert!(fold.contains("<code>aac57f5</code>"), "{fold}");
+    // Its prompt, its searches and their results, and its answer, each escaped.
+    assert!(
+        fold.contains("Search hex.pm for the latest versions of these Elixir packages"),
+        "{fold}"
+    );
+    assert!(fold.contains("<b>WebSearch</b>"), "{fold}");
+    assert!(fold.contains("<details class=\"result\">"), "{fold}");
+    assert!(fold.contains("reasonable `~&gt;` constraint"), "{fold}");
+    assert!(
+        !page.contains("<section id=\"subagents\">"),
+        "nothing left over"
+    );
+    // The main conversation's counts are the main conversation's.
+    let main_calls = conversation(&page)
+        .matches("<details class=\"call\">")
+        .count();
+    let nested_calls = fold.matches("<details class=\"call\">").count();
+    assert!(nested_calls > 0);
+    assert_eq!(
+        printed["pages"][0]["tool_calls"],
+        json!(main_calls - nested_calls)
+    );
+}
+
+#[test]
+fn a_kept_sub_agent_is_shown_once_claude_code_deleted_it() {
+    let world = World::new("view-subagent-kept");
+    let transcript = session_with_subagent(&world);
+    let agent = transcript
+        .with_extension("")
+        .join("subagents/agent-aac57f5.jsonl");
+    for (event, extra) in [
+        ("Stop", json!({})),
+        (
+            "SubagentStop",
+            json!({"agent_id": "aac57f5", "agent_transcript_path": agent}),
+        ),
+    ] {
+        let mut input = json!({"session_id": MAROT, "transcript_path": transcript,
+            "hook_event_name": event, "cwd": "/work/demo"});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        world.hook(Hook::Stop).stdin(input.to_string()).success();
+    }
+    fs_err::remove_file(&agent).unwrap();
+    fs_err::remove_file(&transcript).unwrap();
+    let printed = world
+        .ctxhooks(["view", "--json", "--session", MAROT])
+        .json();
+    assert_eq!(printed["pages"][0]["subagents_nested"], 1, "{printed}");
+    let page = fs_err::read_to_string(printed["pages"][0]["path"].as_str().unwrap()).unwrap();
+    let fold = agent_fold_after(
+        &page,
+        "<b>Task</b> <code>{&quot;description&quot;:&quot;Check OTEL hex package versions&quot;",
+    );
+    assert!(fold.contains("<b>WebSearch</b>"), "{fold}");
+}
+
+#[test]
+fn sub_agents_no_call_started_are_listed_at_the_end_and_a_sub_agents_file_shows_its_talk() {
+    let world = World::new("view-subagent-loose");
+    let folder =
+        crate::support::transcript_fixture("lanegrid__agtrace/-Users-zawakin-agent-sample");
+    for name in [
+        "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9.jsonl",
+        "agent-0c4c3cf8.jsonl",
+        "agent-90fa40b6.jsonl",
+    ] {
+        world.write_transcript(name, fs_err::read(folder.join(name)).unwrap());
+    }
+    // 2.0.28's "Warmup" agents, started by no call: at the end, never lost.
+    let out = world.join("loose.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(world.transcript("7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9.jsonl"))
+        .json();
+    assert_eq!(printed["pages"][0]["subagents"], 2);
+    assert_eq!(printed["pages"][0]["subagents_nested"], 0);
+    let page = fs_err::read_to_string(&out).unwrap();
+    let section = &page[page.find("<section id=\"subagents\">").unwrap()..];
+    assert!(section.contains("<code>0c4c3cf8</code>"), "{section}");
+    assert!(section.contains("<code>90fa40b6</code>"), "{section}");
+    assert_eq!(section.matches(">Warmup</div>").count(), 2, "{section}");
+    // A sub-agent's own transcript (every line a sidechain line) shows its conversation, and is
+    // named by its file, not by the session it names.
+    let printed = world
+        .ctxhooks(["view", "--json", "--transcript"])
+        .arg(world.transcript("agent-0c4c3cf8.jsonl"))
+        .json();
+    assert_eq!(printed["pages"][0]["messages"], 2, "{printed}");
+    let path = world.state_dir().join("views").join("agent-0c4c3cf8.html");
+    assert_eq!(printed["pages"][0]["path"], json!(path));
+    let page = fs_err::read_to_string(&path).unwrap();
+    assert!(conversation(&page).contains(">Warmup</div>"), "{page}");
+}
+
+#[test]
+fn hundreds_of_sub_agents_keep_the_page_under_a_quarter_of_the_transcripts() {
+    let world = World::new("view-subagent-many");
+    let transcript = session_with_subagent(&world);
+    let agent = fs_err::read(
+        transcript
+            .with_extension("")
+            .join("subagents/agent-aac57f5.jsonl"),
+    )
+    .unwrap();
+    let mut whole = fs_err::metadata(&transcript).unwrap().len() + agent.len() as u64;
+    for copy in 0..300 {
+        let path =
+            world.write_transcript(format!("{MAROT}/subagents/agent-b{copy:06}.jsonl"), &agent);
+        whole += fs_err::metadata(path).unwrap().len();
+    }
+    let out = world.join("many.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["subagents"], 301);
+    let page = fs_err::metadata(&out).unwrap().len();
+    assert!(page * 4 <= whole, "page {page} bytes, transcripts {whole}");
+    let text = fs_err::read_to_string(&out).unwrap();
+    // Each copy is cut with where the rest is, and no made-up command.
+    assert!(
+        text.matches("more messages of this sub-agent not shown")
+            .count()
+            >= 300,
+        "{}",
+        text.len()
+    );
+    assert!(text.contains("reads the main conversation only"));
+}
+
+#[test]
+fn a_snapshots_page_is_drawn_from_the_copy_it_holds_and_an_unknown_one_writes_nothing() {
+    let world = World::new("view-snapshot");
+    let transcript = session_with_subagent(&world);
+    let whole = fs_err::read(&transcript).unwrap();
+    // What the transcript held when the automatic compaction began (its boundary is line 1,481).
+    let before: Vec<u8> = whole
+        .split_inclusive(|&byte| byte == b'\n')
+        .take(1_480)
+        .flatten()
+        .copied()
+        .collect();
+    fs_err::write(&transcript, &before).unwrap();
+    world
+        .hook(Hook::PreCompact)
+        .stdin(
+            json!({"session_id": MAROT, "transcript_path": transcript, "cwd": "/work/demo",
+                "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": null})
+            .to_string(),
+        )
+        .success();
+    fs_err::write(&transcript, &whole).unwrap();
+    world
+        .hook(Hook::Stop)
+        .stdin(
+            json!({"session_id": MAROT, "transcript_path": transcript, "cwd": "/work/demo",
+                "hook_event_name": "Stop"})
+            .to_string(),
+        )
+        .success();
+    let listed = world
+        .ctxhooks(["archives", "--session", MAROT, "--json"])
+        .json();
+    let name = listed[0]["name"].as_str().unwrap().to_owned();
+
+    let latest = world
+        .ctxhooks(["view", "--json", "--session", MAROT])
+        .json();
+    assert_eq!(latest["pages"][0]["compactions"], 1);
+    let state_before = world.state_entries();
+    let printed = world
+        .ctxhooks(["view", "--json", "--session", MAROT, "--snapshot", &name])
+        .json();
+    let page = &printed["pages"][0];
+    assert_eq!(page["compactions"], 0, "{printed}");
+    assert!(page["messages"].as_u64().unwrap() < latest["pages"][0]["messages"].as_u64().unwrap());
+    assert_eq!(page["subagents_nested"], 1, "{printed}");
+    let path = world
+        .state_dir()
+        .join("views")
+        .join(format!("{MAROT}.snapshot-{name}.html"));
+    assert_eq!(page["path"], json!(path));
+    // Nothing written in the state folder but the page.
+    let mut expected = state_before.clone();
+    expected.push(format!("views/{MAROT}.snapshot-{name}.html"));
+    expected.sort();
+    assert_eq!(world.state_entries(), expected);
+    let html = fs_err::read_to_string(&path).unwrap();
+    assert!(!html.contains("<section class=\"compaction\""));
+    // The last message the snapshot holds, and nothing the transcript held past it.
+    assert!(conversation(&html).contains("Check OTEL hex package versions"));
+
+    let unknown = world
+        .ctxhooks(["view", "--session", MAROT, "--snapshot", "19990101"])
+        .exit_code(1)
+        .stderr_text();
+    assert!(unknown.contains("no snapshot `19990101`"), "{unknown}");
+    assert_eq!(world.state_entries(), expected, "nothing written");
+}
+
+#[test]
+fn a_cut_thinking_names_the_recall_that_prints_it_whole() {
+    let world = World::new("view-thinking-cut");
+    let thought = format!("{}END-OF-THOUGHT", "I weigh the options. ".repeat(200));
+    let lines = [
+        json!({"type": "user", "sessionId": SESSION, "uuid": "u1",
+            "timestamp": "2026-12-01T10:00:00.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "message": {"role": "user", "content": "Which option?"}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a1", "parentUuid": "u1",
+            "timestamp": "2026-12-01T10:00:01.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "thinking", "thinking": thought, "signature": "c2ln"}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}}),
+        json!({"type": "assistant", "sessionId": SESSION, "uuid": "a2", "parentUuid": "a1",
+            "timestamp": "2026-12-01T10:00:02.000Z", "cwd": "/work/demo", "version": "2.1.332",
+            "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "The second."}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}}),
+    ]
+    .map(|line| line.to_string());
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), lines.join("\n") + "\n");
+    stop(&world, &transcript);
+    let page = world
+        .ctxhooks(["view", "--json", "--session", SESSION])
+        .json();
+    let html = fs_err::read_to_string(page["pages"][0]["path"].as_str().unwrap()).unwrap();
+    let command = format!("ctxhooks recall --session {SESSION} --message 2 --thinking");
+    assert!(
+        html.contains(&format!("<code>{command}</code> prints it whole")),
+        "{html}"
+    );
+    assert!(!html.contains("END-OF-THOUGHT"));
+    let whole = world
+        .ctxhooks([
+            "recall",
+            "--session",
+            SESSION,
+            "--message",
+            "2",
+            "--thinking",
+        ])
+        .success()
+        .stdout_text();
+    assert!(whole.contains(&format!("[thinking] {thought}")), "{whole}");
+    assert!(whole.contains("The second."), "{whole}");
+    // Without `--thinking`, recall prints what it printed before: no thinking, the same numbers.
+    let plain = world
+        .ctxhooks(["recall", "--session", SESSION, "--message", "2"])
+        .success()
+        .stdout_text();
+    assert!(!plain.contains("[thinking]"), "{plain}");
+    assert!(plain.contains("── #2 assistant"), "{plain}");
+    let json = world
+        .ctxhooks(["recall", "--session", SESSION, "--json", "--thinking"])
+        .json();
+    assert_eq!(json[1]["parts"][0]["type"], "thinking");
+    assert_eq!(json.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_1_0_sessions_inline_sub_agents_are_folded_under_their_task_calls() {
+    let world = World::new("view-subagent-inline");
+    // 1.0.108: each Task call's sub-agent written inline, its lines `isSidechain: true`.
+    let transcript = crate::support::transcript_fixture(
+        "d-kimuson__claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+    );
+    let out = world.join("inline.html");
+    let printed = world
+        .ctxhooks(["view", "--json", "--out"])
+        .arg(&out)
+        .arg("--transcript")
+        .arg(&transcript)
+        .json();
+    assert_eq!(printed["pages"][0]["subagents"], 2, "{printed}");
+    assert_eq!(printed["pages"][0]["subagents_nested"], 2, "{printed}");
+    let page = fs_err::read_to_string(&out).unwrap();
+    let fold = agent_fold_after(
+        &page,
+        "description&quot;:&quot;Check package configuration&quot;",
+    );
+    assert!(
+        fold.contains("Examine the package.json file(s) in /path/to/Demo"),
+        "{fold}"
+    );
+    assert!(fold.contains("<b>Glob</b>"), "{fold}");
+    let fold = agent_fold_after(
+        &page,
+        "description&quot;:&quot;Analyze current project structure",
+    );
+    assert!(
+        fold.contains("Analyze the current project structure in /path/to/Demo"),
+        "{fold}"
+    );
+    assert!(fold.contains("<b>Bash</b>"), "{fold}");
+}

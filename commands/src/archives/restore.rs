@@ -170,7 +170,7 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
 }
 
 /// The snapshot named `name`, or the only one whose name starts with it.
-fn find_snapshot(state: &StateDir, session: &SessionId, name: &str) -> Result<SnapshotEntry> {
+pub fn find_snapshot(state: &StateDir, session: &SessionId, name: &str) -> Result<SnapshotEntry> {
     let snapshots = list_snapshots(state, Some(session))?;
     if let Some(exact) = snapshots.iter().find(|entry| entry.metadata.name == name) {
         return Ok(exact.clone());

@@ -16,7 +16,7 @@ use ctxhooks_shared::store::usage_record::{
     BoundaryRow, SessionFacts, SkippedLinesRow, SourceRow, UsageRecord, UsageRow,
 };
 use ctxhooks_shared::transcript::file::TranscriptFile;
-use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines, split_lines};
 use ctxhooks_shared::transcript::origin::Origin;
 use ctxhooks_shared::usage::ingest::{Ingest, SourceState};
 
@@ -318,6 +318,21 @@ pub fn log_from_transcript(transcript: &Path) -> Result<SessionLog> {
         ingest.feed(line);
     })?;
     Ok(SessionLog::from_records(records))
+}
+
+/// [`log_from_transcript`] for a transcript's bytes read from `reader` (a snapshot's copy, kept
+/// compressed in the state folder), its kind (a session's or a sub-agent's) told by `name`.
+pub fn log_from_reader(name: &Path, reader: impl std::io::Read) -> Result<SessionLog> {
+    let origin = Origin::from_file_name(name);
+    let mut ingest = Ingest::new(&origin, SourceState::default());
+    let read = split_lines(reader, 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes {
+            ingest.feed(bytes);
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    ingest.skipped_overlong(read.overlong_lines);
+    Ok(SessionLog::from_records(ingest.finish().0))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use serde::Serialize;
 
-use super::conversation::{Conversation, Message, read_conversation};
+use super::conversation::{Conversation, Message, read_conversation_with};
 use super::matching::fold;
 use super::text::render_cut;
 use crate::output::{Emit, Format, emit};
@@ -39,6 +39,11 @@ pub struct RecallArgs {
     /// (what `ctxhooks view` cut, it names this way).
     #[arg(long, value_name = "N", conflicts_with_all = ["pattern", "before_compaction", "last"])]
     pub message: Option<usize>,
+    /// Print the model's thinking too, in the answer it came with (`[thinking]`; in JSON a
+    /// part of type `thinking`); the numbers are the same. With `--message N`, whole: what
+    /// `ctxhooks view` cut of a thinking, it names this way.
+    #[arg(long)]
+    pub thinking: bool,
     /// Print the messages as JSON.
     #[arg(long)]
     pub json: bool,
@@ -47,7 +52,7 @@ pub struct RecallArgs {
 pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;
-    let conversation = read_conversation(&state, &session)?;
+    let conversation = read_conversation_with(&state, &session, args.thinking)?;
     if let Some(number) = args.message {
         let Some(message) = conversation.messages.get(number.wrapping_sub(1)) else {
             bail!(

@@ -58,8 +58,18 @@ pub struct Conversation {
 
 /// Reads the conversation of `session`.
 pub fn read_conversation(state: &StateDir, session: &SessionId) -> Result<Conversation> {
+    read_conversation_with(state, session, false)
+}
+
+/// [`read_conversation`], each answer with the model's thinking too when `thinking` is true
+/// (numbered the same: `recall --thinking`).
+pub fn read_conversation_with(
+    state: &StateDir,
+    session: &SessionId,
+    thinking: bool,
+) -> Result<Conversation> {
     let mut messages = Vec::new();
-    let read = each_message(state, session, false, &mut |message| {
+    let read = each_message(state, session, thinking, &mut |message| {
         messages.push(message);
         Ok(())
     })?;
@@ -135,8 +145,20 @@ pub fn each_message_in(
     thinking: bool,
     on_message: &mut dyn FnMut(Message) -> Result<()>,
 ) -> Result<(usize, usize)> {
+    each_message_of(reader, false, thinking, on_message)
+}
+
+/// [`each_message_in`] for a sub-agent's own transcript (`subagent`), whose every record is a
+/// sidechain record: read as its conversation rather than passed over.
+pub fn each_message_of(
+    reader: impl Read,
+    subagent: bool,
+    thinking: bool,
+    on_message: &mut dyn FnMut(Message) -> Result<()>,
+) -> Result<(usize, usize)> {
     let mut reading = Reading {
         thinking,
+        subagent,
         ..Reading::default()
     };
     let mut failed = None;
@@ -182,6 +204,8 @@ struct Reading {
     count: usize,
     /// Whether the model's thinking is read.
     thinking: bool,
+    /// Whether the lines are a sub-agent's own (sidechain records read, not passed over).
+    subagent: bool,
     compactions: usize,
     /// The last message's model `message.id`, to join the records of one response.
     last_message_id: Option<String>,
@@ -190,7 +214,7 @@ struct Reading {
 impl Reading {
     /// Reads one line; returns the message it closed, if any.
     fn feed(&mut self, line: &[u8]) -> Option<Message> {
-        match read_entry_with_thinking(line, false, self.thinking) {
+        match read_entry_with_thinking(line, self.subagent, self.thinking) {
             Some(Entry::Compaction) => {
                 self.compactions += 1;
                 self.last_message_id = None;

@@ -1,7 +1,7 @@
-//! `ctxhooks view --session ID | --transcript PATH | --all [--out FILE] [--open] [--json]`:
-//! one session as one self-contained HTML page (or every session's and an index), built from the
-//! facts the other commands read: `report`'s, `compactions`' ledger, `provenance`'s verdicts and
-//! `recall`'s conversation.
+//! `ctxhooks view --session ID [--snapshot NAME] | --transcript PATH | --all [--out FILE]
+//! [--open] [--json]`: one session as one self-contained HTML page (or every session's and an
+//! index), built from the facts the other commands read: `report`'s, `compactions`' ledger,
+//! `provenance`'s verdicts, `recall`'s conversation and the session's sub-agents.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,10 +12,12 @@ use chrono::Utc;
 use clap::Args;
 use serde::Serialize;
 
+use super::agents::{Agents, open_snapshot_file};
 use super::index::{IndexRow, index_page};
 use super::page::{Inputs, Page, Shown, Source};
+use crate::archives::restore::find_snapshot;
 use crate::compactions::ledger::{Ledger, read_ledger};
-use crate::facts::log::{SessionLog, log_from_transcript, read_session_log};
+use crate::facts::log::{SessionLog, log_from_reader, log_from_transcript, read_session_log};
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
 use crate::facts::summary::SessionSummary;
 use crate::output::{self, Emit, Format, emit};
@@ -23,7 +25,7 @@ use crate::output_file::write_output_file;
 use crate::projects::discover::first_session_id;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::{CallReport, provenance_report};
-use crate::recall::conversation::{each_message, each_message_in};
+use crate::recall::conversation::{each_message, each_message_of};
 use crate::render::cost::cost_cell;
 use crate::retention::settings::Retention;
 use crate::sessions::catalog::list_sessions;
@@ -33,8 +35,11 @@ use crate::usage::cli_report::ThresholdArgs;
 use ctxhooks_shared::store::files::{self, create_private_dir_all};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
+use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::transcript::file::TranscriptFile;
+use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
+use ctxhooks_shared::transcript::record::Record;
 
 /// Arguments of `ctxhooks view`.
 ///
@@ -43,7 +48,8 @@ use ctxhooks_shared::transcript::file::TranscriptFile;
 /// per request drawn against T and the window with each compaction and drop linked to its place,
 /// and its conversation (answers' Markdown rendered; tool calls, results and summaries folded;
 /// long texts cut with the `ctxhooks recall` command that prints them whole; interrupted calls
-/// with their verdict), each compaction a divider saying what its summary left out. No request
+/// with their verdict; each sub-agent's conversation folded under the call that started it),
+/// each compaction a divider saying what its summary left out. No request
 /// leaves the page (a Content-Security-Policy forbids it) and it reads with scripts off; the one
 /// script is the filter box. Prints the path written.
 #[derive(Debug, Args)]
@@ -53,8 +59,13 @@ pub struct ViewArgs {
     /// also once Claude Code has deleted the transcript.
     #[arg(long, value_name = "ID", group = "input")]
     pub session: Option<String>,
-    /// A transcript file instead, no usage log needed (a compaction's snapshot too, once
-    /// `archives restore --session ID --snapshot NAME --to DIR` wrote it back).
+    /// With `--session`: the page of a compaction's snapshot (NAME as `ctxhooks archives` lists
+    /// it, or the unique start of one), read from the transcript copy it holds where it is.
+    /// Written as `<session id>.snapshot-<NAME>.html`.
+    #[arg(long, value_name = "NAME", requires = "session")]
+    pub snapshot: Option<String>,
+    /// A transcript file instead, no usage log needed (a sub-agent's own `agent-<id>.jsonl` too;
+    /// a compaction's snapshot is `--session ID --snapshot NAME`).
     #[arg(long, value_name = "PATH", group = "input")]
     pub transcript: Option<PathBuf>,
     /// Every session ctxhooks knows: a page each, and `index.html` linking them (title, project,
@@ -151,10 +162,20 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode> {
         let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
             .context("invalid `--session`")?;
         let state = StateDir::locate()?;
-        let (page, shown, _) = session_page(&state, &session, &options)?;
+        let (page, shown, name) = if let Some(name) = &args.snapshot {
+            let (page, shown, name) = snapshot_page(&state, &session, name, &options)?;
+            (
+                page,
+                shown,
+                format!("{session}.snapshot-{}", file_word(&name)),
+            )
+        } else {
+            let (page, shown, _) = session_page(&state, &session, &options)?;
+            (page, shown, session.to_string())
+        };
         let out = match &args.out {
             Some(out) => Destination::Named(out.clone()),
-            None => Destination::State(default_path(session.as_str())?),
+            None => Destination::State(default_path(&name)?),
         };
         let written = write_page(&out, &page, Some(session.to_string()), shown)?;
         Viewed {
@@ -244,6 +265,21 @@ struct Facts {
     interrupts: Result<Vec<CallReport>, String>,
 }
 
+/// Ties `agents` to their calls by what the main transcript `reader` says; a transcript that
+/// cannot be read for it leaves them to be tied by their prompts, and says so. A transcript of
+/// a 1.0.x CLI (`version`) holds its sub-agents inline: they are gathered from it.
+fn tie_agents(agents: &mut Agents, reader: Result<impl std::io::Read>, version: Option<&str>) {
+    let inline = version.is_some_and(|version| version.starts_with("1."));
+    if agents.list.is_empty() && !inline {
+        return;
+    }
+    if let Err(error) = reader.and_then(|reader| agents.tie(reader, inline)) {
+        agents.unreadable.push(format!(
+            "what ties the sub-agents to their calls could not be read: {error:#}"
+        ));
+    }
+}
+
 /// A session's page: from its usage log, its transcript (live, else kept) and its sidecar.
 fn session_page(
     state: &StateDir,
@@ -285,14 +321,83 @@ fn session_page(
         ledger: ledger.map_err(|error| format!("{error:#}")),
         interrupts: interrupts.map_err(|error| format!("{error:#}")),
     };
+    let mut agents = Agents::of_session(live.as_deref(), session, &state.kept_dir(session));
+    tie_agents(
+        &mut agents,
+        open_session_transcript(state, session).map(|opened| opened.reader),
+        facts.summary.version.as_deref(),
+    );
     let id = session.as_str();
-    let mut page = begin(&facts, Source::Session(id));
+    let mut page = begin(&facts, Source::Session(id), agents);
     let read = each_message(state, session, true, &mut |message| {
         page.message(&message);
         Ok(())
     })?;
     let (html, shown) = page.finish(read.compactions);
     Ok((html, shown, facts.report))
+}
+
+/// `text` as a file name's part: letters, digits, `-`, `_` and `.` kept, anything else `-`.
+fn file_word(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// A compaction's snapshot's page, drawn from the transcript copy it holds (read where it is:
+/// the kept generation it names, or its own copy), with the sub-agents it holds; and the
+/// snapshot's full name.
+fn snapshot_page(
+    state: &StateDir,
+    session: &SessionId,
+    name: &str,
+    options: &ReportOptions,
+) -> Result<(String, Shown, String)> {
+    let entry = find_snapshot(state, session, name)?;
+    let snapshot = entry.metadata.name.clone();
+    let kept_dir = state.kept_dir(session);
+    let Some(main) = (entry.metadata.files.iter()).find(|file| file.role == FileRole::Transcript)
+    else {
+        bail!("the snapshot `{snapshot}` of session {session} holds no transcript");
+    };
+    let read =
+        |what: &str| format!("failed to read the snapshot `{snapshot}`'s transcript ({what})");
+    let open = || open_snapshot_file(&kept_dir, &entry.path, main);
+    let log = open()
+        .and_then(|reader| log_from_reader(Path::new(&main.source), reader))
+        .with_context(|| read("its requests"))?;
+    let report = build_report(Some(session.as_str()), &log, None, options);
+    let summary = SessionSummary::of(session.as_str(), &log, log.sources.first());
+    let ledger = open().and_then(read_ledger);
+    let interrupts = load_analysis(state, Some(session), None)
+        .map(|loaded| provenance_report(&loaded.analysis).calls);
+    let facts = Facts {
+        log,
+        report,
+        summary,
+        ledger: ledger.map_err(|error| format!("{error:#}")),
+        interrupts: interrupts.map_err(|error| format!("{error:#}")),
+    };
+    let mut agents = Agents::of_snapshot(&kept_dir, &entry.path, &entry.metadata.files);
+    tie_agents(&mut agents, open(), facts.summary.version.as_deref());
+    let source = Source::Snapshot {
+        session: session.as_str(),
+        name: &snapshot,
+    };
+    let mut page = begin(&facts, source, agents);
+    let (_, compactions) = each_message_of(open()?, false, true, &mut |message| {
+        page.message(&message);
+        Ok(())
+    })
+    .with_context(|| read("its messages"))?;
+    let (html, shown) = page.finish(compactions);
+    Ok((html, shown, snapshot))
 }
 
 /// A transcript file's page, and the name it is written by (its session's id, else its file's).
@@ -307,7 +412,10 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     let session = first_session_id(&mut file).with_context(|| read("its session"))?;
     let log = log_from_transcript(path).with_context(|| read("its requests"))?;
     let report = build_report(None, &log, None, options);
-    let name = session.clone().unwrap_or_else(|| {
+    // A sub-agent's own transcript (every record a sidechain one) is read as its conversation,
+    // and named by its file (its records name the session that started it).
+    let subagent = is_subagent_transcript(path).with_context(|| read("its first record"))?;
+    let name = session.clone().filter(|_| !subagent).unwrap_or_else(|| {
         path.file_stem().map_or_else(
             || "transcript".to_owned(),
             |stem| stem.to_string_lossy().into_owned(),
@@ -328,10 +436,21 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
         ledger: ledger.map_err(|error| format!("{error:#}")),
         interrupts: interrupts.map_err(|error| format!("{error:#}")),
     };
+    let mut agents = Agents::default();
+    if !subagent && let Some(id) = session.as_deref().and_then(|id| SessionId::parse(id).ok()) {
+        agents = Agents::beside(path, &id);
+        tie_agents(
+            &mut agents,
+            TranscriptFile::open_named(path)
+                .map(TranscriptFile::into_file)
+                .map_err(anyhow::Error::from),
+            facts.summary.version.as_deref(),
+        );
+    }
     let shown_path = path.display().to_string();
-    let mut page = begin(&facts, Source::Transcript(&shown_path));
+    let mut page = begin(&facts, Source::Transcript(&shown_path), agents);
     let file = TranscriptFile::open_named(path).with_context(|| read("its messages"))?;
-    let (_, compactions) = each_message_in(file.into_file(), true, &mut |message| {
+    let (_, compactions) = each_message_of(file.into_file(), subagent, true, &mut |message| {
         page.message(&message);
         Ok(())
     })
@@ -340,8 +459,27 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     Ok((html, shown, name))
 }
 
-fn begin<'a>(facts: &'a Facts, source: Source<'a>) -> Page<'a> {
+/// Returns true if and only if the transcript at `path` is a sub-agent's own: its first record
+/// is a sidechain record (a sub-agent's every record is; a session's first never is).
+fn is_subagent_transcript(path: &Path) -> Result<bool> {
+    let file = TranscriptFile::open_named(path)?;
+    let mut first = None;
+    split_lines(file.into_file(), 0, true, MAX_LINE_BYTES, |line| {
+        if let Some(bytes) = line.bytes
+            && let Some(record) = Record::parse(bytes)
+            && matches!(record.kind(), Some("user" | "assistant"))
+        {
+            first = Some(record.is_sidechain());
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    })?;
+    Ok(first.unwrap_or(false))
+}
+
+fn begin<'a>(facts: &'a Facts, source: Source<'a>, agents: Agents) -> Page<'a> {
     Page::begin(Inputs {
+        agents,
         source,
         report: &facts.report,
         log: &facts.log,

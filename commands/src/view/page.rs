@@ -26,6 +26,7 @@ use ctxhooks_shared::compaction::verdict::Verdict as ItemVerdict;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::transcript::conversation::{Part, Speaker};
 
+use super::agents::Agents;
 use super::markdown::push_markdown;
 
 /// The most characters of a tool result, a tool call's input or any other text shown on the
@@ -41,6 +42,15 @@ pub const SAID_BOUND: usize = 20_000;
 /// message (one group per message costs more than it saves: BENCHMARKS.md).
 const CHUNK: usize = 32;
 
+/// The bytes of a sub-agent's fold besides its messages (its summary line, the line saying what
+/// is cut and where it is), kept out of the quarter of its transcript it may show.
+const AGENT_FRAME: usize = 1_024;
+
+/// The bytes a sub-agent may show however short its transcript: a quarter of a short one is
+/// hardly its prompt, and a short one is shown whole within this (each of its lines carries far
+/// more than the page draws of it).
+const AGENT_FLOOR: usize = 8 * 1024;
+
 /// The characters of a call's input shown on its folded line.
 const CALL_LINE: usize = 120;
 
@@ -50,6 +60,8 @@ pub enum Source<'a> {
     Session(&'a str),
     /// A transcript file named on the command line.
     Transcript(&'a str),
+    /// A compaction's snapshot of a session: `archives restore` writes its transcript back.
+    Snapshot { session: &'a str, name: &'a str },
 }
 
 /// What the page shows besides the messages, read before them.
@@ -63,6 +75,8 @@ pub struct Inputs<'a> {
     pub ledger: Result<&'a Ledger, String>,
     /// Every tool call that did not complete normally, or why they could not be judged.
     pub interrupts: Result<&'a [CallReport], String>,
+    /// The session's sub-agents, each drawn under the call that started it (or at the end).
+    pub agents: Agents,
 }
 
 /// Counts of what the page shows, for `--json` and the tests.
@@ -75,6 +89,10 @@ pub struct Shown {
     pub interrupts: usize,
     /// Texts cut at a bound.
     pub cut: usize,
+    /// Sub-agents drawn (under their calls or at the end).
+    pub subagents: usize,
+    /// Of those, the ones drawn under the call that started them.
+    pub subagents_nested: usize,
 }
 
 /// A page being written.
@@ -87,6 +105,8 @@ pub struct Page<'a> {
     /// Compaction dividers written so far.
     dividers: usize,
     shown: Shown,
+    /// The sub-agent (its place in [`Agents::list`]) being drawn, if any.
+    in_agent: Option<usize>,
 }
 
 impl<'a> Page<'a> {
@@ -113,6 +133,7 @@ impl<'a> Page<'a> {
             calls,
             dividers: 0,
             shown: Shown::default(),
+            in_agent: None,
         };
         page.head();
         page.facts();
@@ -134,12 +155,7 @@ impl<'a> Page<'a> {
             self.divider();
         }
         self.shown.messages += 1;
-        let kind = match message.speaker {
-            Speaker::User => "user",
-            Speaker::Assistant => "assistant",
-            Speaker::Tool => "tool",
-            Speaker::Summary => "summary",
-        };
+        let kind = kind_of(message.speaker);
         let error = message
             .parts
             .iter()
@@ -186,6 +202,7 @@ impl<'a> Page<'a> {
             self.out
                 .push_str("<p class=\"note\">The transcript holds no message.</p>\n");
         }
+        self.loose_agents();
         self.out.push_str(SCRIPT);
         self.out.push_str("</body>\n</html>\n");
         (self.out, self.shown)
@@ -460,18 +477,11 @@ impl<'a> Page<'a> {
                 let (shown, rest) = cut(text, TEXT_BOUND);
                 escape_into(&mut self.out, shown);
                 self.out.push_str("</div>");
-                if rest > 0 {
-                    self.shown.cut += 1;
-                    let _ = write!(
-                        self.out,
-                        "<p class=\"cut\">… {} more characters of thinking not shown (the transcript holds them)</p>",
-                        thousands(rest as u64)
-                    );
-                }
+                self.rest_of(message, rest, true);
                 self.out.push_str("</details>\n");
             }
             Part::ToolCall { name, input, id } => {
-                self.shown.tool_calls += 1;
+                self.shown.tool_calls += usize::from(self.in_agent.is_none());
                 self.out.push_str("<details class=\"call\"><summary><b>");
                 escape_into(&mut self.out, name);
                 self.out.push_str("</b> <code>");
@@ -487,9 +497,15 @@ impl<'a> Page<'a> {
                 if let Some(call) = call {
                     self.interrupt(call);
                 }
+                if self.in_agent.is_none()
+                    && let Some(at) = self.inputs.agents.started_by(id.as_deref(), name, input)
+                {
+                    self.shown.subagents_nested += 1;
+                    self.agent(at);
+                }
             }
             Part::ToolResult { text, is_error } => {
-                self.shown.tool_results += 1;
+                self.shown.tool_results += usize::from(self.in_agent.is_none());
                 let error = if *is_error { " err" } else { "" };
                 let _ = write!(
                     self.out,
@@ -530,6 +546,11 @@ impl<'a> Page<'a> {
 
     /// Says how much of a text was cut, and how to read it whole.
     fn rest(&mut self, message: &Message, rest: usize) {
+        self.rest_of(message, rest, false);
+    }
+
+    /// [`Self::rest`], for a text that is the model's `thinking` or not.
+    fn rest_of(&mut self, message: &Message, rest: usize, thinking: bool) {
         if rest == 0 {
             return;
         }
@@ -539,16 +560,44 @@ impl<'a> Page<'a> {
             "<p class=\"cut\">… {} more characters not shown: ",
             thousands(rest as u64)
         );
+        if let Some(at) = self.in_agent {
+            let _ = write!(
+                self.out,
+                "message #{} of the sub-agent's transcript ",
+                message.number
+            );
+            self.out.push_str("<code>");
+            escape_into(&mut self.out, &self.inputs.agents.list[at].shown);
+            self.out
+                .push_str("</code> holds it whole (<code>ctxhooks recall</code> reads the main conversation only)</p>");
+            return;
+        }
         match self.inputs.source {
             Source::Session(session) => {
                 let command = format!(
-                    "ctxhooks recall --session {} --message {}",
+                    "ctxhooks recall --session {} --message {}{}",
                     shell_word(session),
-                    message.number
+                    message.number,
+                    if thinking { " --thinking" } else { "" }
                 );
                 self.out.push_str("<code>");
                 escape_into(&mut self.out, &command);
                 self.out.push_str("</code> prints it whole");
+            }
+            Source::Snapshot { session, name } => {
+                let _ = write!(
+                    self.out,
+                    "message #{} of the snapshot holds it whole; ",
+                    message.number
+                );
+                let command = format!(
+                    "ctxhooks archives restore --session {} --snapshot {} --to DIR",
+                    shell_word(session),
+                    shell_word(name)
+                );
+                self.out.push_str("<code>");
+                escape_into(&mut self.out, &command);
+                self.out.push_str("</code> writes it back");
             }
             Source::Transcript(path) => {
                 let _ = write!(self.out, "message #{} of ", message.number);
@@ -558,6 +607,120 @@ impl<'a> Page<'a> {
             }
         }
         self.out.push_str("</p>");
+    }
+}
+
+impl Page<'_> {
+    /// Draws the sub-agent `at` folded: its conversation, message by message, up to a quarter of
+    /// its transcript's bytes or [`AGENT_FLOOR`] (at least its first message); what is past that
+    /// is counted and where it is named.
+    fn agent(&mut self, at: usize) {
+        let agent = self.inputs.agents.list[at].clone();
+        self.shown.subagents += 1;
+        self.out
+            .push_str("<details class=\"agent\"><summary>sub-agent <code>");
+        escape_into(&mut self.out, &agent.id);
+        self.out.push_str("</code> · its conversation</summary>\n");
+        let start = self.out.len();
+        // A quarter of its transcript (at least `AGENT_FLOOR`: a short sub-agent whole), less
+        // room for the fold and the line saying what is cut.
+        let budget = usize::try_from(agent.bytes / 4)
+            .unwrap_or(usize::MAX)
+            .max(AGENT_FLOOR)
+            .saturating_sub(AGENT_FRAME);
+        let (mut drawn, mut left) = (0_usize, 0_usize);
+        self.in_agent = Some(at);
+        let read = agent.each_message(&mut |message| {
+            if left == 0 {
+                let (before, shown) = (self.out.len(), self.shown);
+                self.agent_message(at, &message);
+                if drawn == 0 || self.out.len() - start <= budget {
+                    drawn += 1;
+                    return Ok(());
+                }
+                // Past the bound: this message and every later one are counted, not drawn.
+                self.out.truncate(before);
+                self.shown = shown;
+            }
+            left += 1;
+            Ok(())
+        });
+        self.in_agent = None;
+        if left > 0 {
+            self.shown.cut += 1;
+            let _ = write!(
+                self.out,
+                "<p class=\"cut\">… {} more messages of this sub-agent not shown (the page shows at most a quarter of a sub-agent's transcript, or 8 KB): its transcript <code>",
+                thousands(left as u64)
+            );
+            escape_into(&mut self.out, &agent.shown);
+            self.out.push_str(
+                "</code> holds them (<code>ctxhooks recall</code> reads the main conversation only)</p>\n",
+            );
+        }
+        if let Err(error) = read {
+            self.out
+                .push_str("<p class=\"note\">The sub-agent's transcript could not be read: ");
+            escape_into(&mut self.out, &format!("{error:#}"));
+            self.out.push_str("</p>\n");
+        } else if drawn == 0 {
+            self.out
+                .push_str("<p class=\"note\">The sub-agent's transcript holds no message.</p>\n");
+        }
+        self.out.push_str("</details>\n");
+    }
+
+    /// One message of the sub-agent `at`.
+    fn agent_message(&mut self, at: usize, message: &Message) {
+        let kind = kind_of(message.speaker);
+        let number = message.number;
+        let _ = write!(
+            self.out,
+            "<article class=\"s {kind}\" id=\"a{at}-m{number}\"><div class=\"h\">#{number} {}",
+            message.speaker.label()
+        );
+        if let Some(time) = &message.time {
+            self.out.push_str(" · ");
+            escape_into(&mut self.out, time);
+        }
+        self.out.push_str("</div>\n");
+        for part in &message.parts {
+            self.part(message, part);
+        }
+        self.out.push_str("</article>\n");
+    }
+
+    /// The sub-agents no call was found for, in a section of their own, and those that could
+    /// not be read.
+    fn loose_agents(&mut self) {
+        let left = self.inputs.agents.not_drawn();
+        let unreadable = std::mem::take(&mut self.inputs.agents.unreadable);
+        if left.is_empty() && unreadable.is_empty() {
+            return;
+        }
+        self.out.push_str(
+            "<section id=\"subagents\"><h2>Sub-agents</h2>\n<p>Sub-agents of this session not tied to a call in the conversation above.</p>\n",
+        );
+        for at in left {
+            self.agent(at);
+        }
+        for sentence in unreadable {
+            self.out
+                .push_str("<p class=\"note\">A sub-agent's transcript could not be read: ");
+            escape_into(&mut self.out, &sentence);
+            self.out.push_str("</p>\n");
+        }
+        self.out.push_str("</section>\n");
+    }
+}
+
+/// A message's kind, as its article's class names it.
+fn kind_of(speaker: Speaker) -> &'static str {
+    match speaker {
+        Speaker::User => "user",
+        Speaker::Assistant => "assistant",
+        Speaker::Tool => "tool",
+        Speaker::Summary => "summary",
     }
 }
 
@@ -638,7 +801,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:
 pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px solid #e5e7eb;padding:6px 8px;margin:4px 0;font-size:13px}\
 code{font-size:13px}\
 div.c{content-visibility:auto;contain-intrinsic-size:auto 3000px}\
-article.m{border-left:4px solid #d1d5db;padding:4px 10px;margin:10px 0}\
+article.m,article.s{border-left:4px solid #d1d5db;padding:4px 10px;margin:10px 0}\
+details.agent{border:1px dashed #9ca3af;padding:2px 8px;margin:4px 0}details.agent>summary{color:#0f766e}\
 article.user{border-color:#2563eb;background:#eff6ff}article.assistant{border-color:#16a34a}\
 article.tool{border-color:#9ca3af}article.summary{border-color:#dc2626}\
 .h{color:#6b7280;font-size:12px}.h a{color:inherit}.t{white-space:pre-wrap;word-break:break-word}\
