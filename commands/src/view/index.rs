@@ -24,7 +24,7 @@ pub struct IndexRow<'a> {
 pub fn index_page(rows: &[IndexRow<'_>]) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
 <meta name=\"referrer\" content=\"no-referrer\">\n<title>Sessions · ctxhooks view</title>\n<style>",
     );
     out.push_str(STYLE);

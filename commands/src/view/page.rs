@@ -203,8 +203,9 @@ impl<'a> Page<'a> {
                 .push_str("<p class=\"note\">The transcript holds no message.</p>\n");
         }
         self.loose_agents();
-        self.out.push_str(SCRIPT);
-        self.out.push_str("</body>\n</html>\n");
+        self.out.push_str("<script>");
+        self.out.push_str(SCRIPT_BODY);
+        self.out.push_str("</script>\n</body>\n</html>\n");
         (self.out, self.shown)
     }
 
@@ -212,6 +213,8 @@ impl<'a> Page<'a> {
         let summary = self.inputs.summary;
         let title = summary.title.as_deref().unwrap_or(&summary.session_id);
         self.out.push_str(HEAD_START);
+        self.out.push_str(&policy());
+        self.out.push_str(HEAD_REST);
         escape_into(&mut self.out, title);
         self.out.push_str(" · ctxhooks view</title>\n<style>");
         self.out.push_str(STYLE);
@@ -786,10 +789,25 @@ fn left_out_items(entry: &CompactionEntry) -> Vec<String> {
     found
 }
 
-const HEAD_START: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
-<meta name=\"referrer\" content=\"no-referrer\">\n\
+const HEAD_START: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+
+/// After the policy: no referrer, the viewport, the title's start.
+const HEAD_REST: &str = "<meta name=\"referrer\" content=\"no-referrer\">\n\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+
+/// The page's Content-Security-Policy: no request leaves it (`default-src 'none'`), its own
+/// style, and of scripts only [`SCRIPT_BODY`], allowed by its SHA-256: were a transcript's text
+/// ever to reach the page unescaped, its `<script>` or `onload=` would not run.
+fn policy() -> String {
+    let hash = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        <sha2::Sha256 as sha2::Digest>::digest(SCRIPT_BODY.as_bytes()),
+    );
+    format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; script-src 'sha256-{hash}'; img-src data:\">\n"
+    )
+}
 
 /// The page's style: plain, readable, each group of [`CHUNK`] messages kept out of layout work
 /// until it nears the screen (`content-visibility`), so that a long session scrolls smoothly.
@@ -822,8 +840,9 @@ const FILTER: &str = "<form class=\"filter\" id=\"filter\" hidden>\
 <input type=\"search\" id=\"f-word\" placeholder=\"a word\" aria-label=\"a word\"> \
 <span id=\"f-count\"></span></form>\n";
 
-/// The page's one script: the filter box.
-const SCRIPT: &str = "<script>\n(function(){\
+/// The page's one script, the filter box: what goes between `<script>` and `</script>`, byte for
+/// byte as [`policy`] hashes it.
+const SCRIPT_BODY: &str = "\n(function(){\
 var form=document.getElementById('filter');form.hidden=false;\
 form.addEventListener('submit',function(e){e.preventDefault();});\
 var prompts=document.getElementById('f-prompts'),errors=document.getElementById('f-errors'),\
@@ -838,7 +857,7 @@ m.hidden=!show;if(show){n++;}}\
 count.textContent=(prompts.checked||errors.checked||w)?n+' of '+all.length+' messages':'';}\
 var timer=0;word.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(apply,150);});\
 prompts.addEventListener('change',apply);errors.addEventListener('change',apply);\
-})();\n</script>\n";
+})();\n";
 
 #[cfg(test)]
 mod tests {
