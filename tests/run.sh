@@ -27,6 +27,7 @@ groups=(
   "e2e_keep|kept transcripts with the real CLI"
   "e2e_terminal|the CLI interactive in tmux: status line, warning"
   "e2e_plugin|the plugin installed with claude plugin"
+  "e2e_npm|the npm packages (run by tests/release/npm.sh)"
   "ccusage|the ccusage cross-check"
   "fleet|the fleet export: JSON Schemas, DuckDB"
   "root|tests that need root: tmpfs, setpriv, unshare"
