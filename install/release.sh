@@ -18,8 +18,10 @@
 #   aarch64-apple-darwin,       linked without Apple's SDK by Zig (cargo-zigbuild, both from
 #   x86_64-apple-darwin         PyPI): Zig ships the C headers and the libSystem stubs, and
 #                               compiles the bundled SQLite.
-# Their build folder is ${RELEASE_TARGET_DIR:-<repository>/target/release-cross}: a second run
-# reuses each target's standard library and binaries (BENCHMARKS.md has the times).
+# The cross targets one linker makes are built in one cargo run (aarch64 Linux with Windows, the
+# two macOS), which keeps both cores of a small machine busy. Their build folder is
+# ${RELEASE_TARGET_DIR:-<repository>/target/release-cross}: a second run reuses each target's
+# standard library and binaries (BENCHMARKS.md has the times).
 #
 #   install/release.sh                       # the host's archive
 #   install/release.sh all                   # every platform's (the host's first)
@@ -49,53 +51,38 @@ version=$(awk '/^\[/ { in_package = ($0 == "[package]") } in_package && /^versio
 # The targets `all` names: the host's (as install/setup.sh builds it), then the cross builds.
 cross_targets=(aarch64-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin)
 
-# Builds TARGET's binaries and prints the folder that holds them (the only line on stdout).
-build_target() {
-    local target=$1
-    if [[ "$target" == "$host" ]]; then
-        "$repo_root/install/build-release.sh"
-        return
-    fi
-    [[ "$host" == x86_64-unknown-linux-gnu ]] ||
-        die "$target: cross builds are made on x86_64 Linux (Debian) only; this machine is $host"
-    case "$target" in
-        aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin) ;;
-        *) die "$target: not a release target (the host's, $host, or one of: ${cross_targets[*]})" ;;
-    esac
-    cross_build "$target"
-}
-
-# A cross build: Debian's Rust (/usr/bin first on PATH, as tests/platforms/run.sh does; its
-# cargo-clippy and rustdoc too), the standard library built for TARGET, the six binaries only.
+# Builds the cross TARGETS that one BUILDER links (`gcc`: cargo with the GNU cross linkers, for
+# aarch64 Linux and Windows; `zig`: cargo-zigbuild, for macOS) in one cargo run, so that cargo
+# keeps both cores busy where one target's build has a single job left (the release profile's one
+# codegen unit and LTO make each binary's last step one long job). Debian's Rust (/usr/bin first
+# on PATH, as tests/platforms/run.sh does), each target's standard library built once for all
+# six binaries. Their binaries land in $cross_dir/TARGET/release.
 cross_build() (
-    local target=$1 relocations
-    local flags=(build "-Zbuild-std=std,panic_abort" --release --locked --target "$1" --workspace --bins)
+    local builder=$1 relocations target
+    shift
+    local flags=(build "-Zbuild-std=std,panic_abort" --release --locked --workspace --bins)
+    for target in "$@"; do flags+=(--target "$target"); done
     export PATH="$tools_dir/venv/bin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
     export RUSTC_BOOTSTRAP=1 CARGO=/usr/bin/cargo CARGO_TARGET_DIR="$cross_dir"
-    case "$target" in
-        aarch64-unknown-linux-gnu)
-            # Statically linked, like the host's build (install/build-release.sh says why), with
-            # packed relative relocations when the cross linker makes them (binutils 2.38 or later;
-            # the static C library's own start-up code applies them).
+    case "$builder" in
+        gcc)
+            # aarch64 Linux statically linked, like the host's build (install/build-release.sh
+            # says why), asking for packed relative relocations when the cross linker makes them.
             export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
             export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
             relocations=$(packed_relocations aarch64-linux-gnu-gcc)
             export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static$relocations"
-            say "cargo ${flags[*]} (Debian's Rust, linked by aarch64-linux-gnu-gcc, +crt-static)"
-            /usr/bin/cargo "${flags[@]}" >&2
-            ;;
-        x86_64-pc-windows-gnu)
+            # Windows with MinGW-w64.
             export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
             export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
-            say "cargo ${flags[*]} (Debian's Rust, linked by MinGW-w64)"
+            say "cargo ${flags[*]} (Debian's Rust; linked by aarch64-linux-gnu-gcc, +crt-static, and MinGW-w64)"
             /usr/bin/cargo "${flags[@]}" >&2
             ;;
-        *-apple-darwin)
+        zig)
             say "cargo-zigbuild ${flags[*]} (Debian's Rust, linked by Zig without Apple's SDK)"
             cargo-zigbuild "${flags[@]}" >&2
             ;;
     esac
-    echo "$cross_dir/$target/release"
 )
 
 # ` -C link-arg=-Wl,-z,pack-relative-relocs` when the C compiler CC links a static PIE with
@@ -166,16 +153,46 @@ fi
 tools_dir=${RELEASE_TOOLS_DIR:-$repo_root/target/release-tools}
 cross_dir=${RELEASE_TARGET_DIR:-$repo_root/target/release-cross}
 [[ "$cross_dir" = /* ]] || cross_dir="$repo_root/$cross_dir"
+
+# Each target by its builder: the host's own build, or one of the two cross builds.
+gcc_targets=()
+zig_targets=()
 for target in "${targets[@]}"; do
-    if [[ "$target" != "$host" ]]; then
-        RELEASE_TOOLS_DIR="$tools_dir" "$repo_root/install/release-tools.sh"
+    case "$target" in
+        "$host") ;;
+        aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu) gcc_targets+=("$target") ;;
+        aarch64-apple-darwin | x86_64-apple-darwin) zig_targets+=("$target") ;;
+        *) die "$target: not a release target (the host's, $host, or one of: ${cross_targets[*]})" ;;
+    esac
+done
+if [[ $((${#gcc_targets[@]} + ${#zig_targets[@]})) -gt 0 ]]; then
+    [[ "$host" == x86_64-unknown-linux-gnu ]] ||
+        die "${gcc_targets[*]} ${zig_targets[*]}: cross builds are made on x86_64 Linux (Debian) only; this machine is $host"
+    RELEASE_TOOLS_DIR="$tools_dir" "$repo_root/install/release-tools.sh"
+fi
+
+host_dir=""
+for target in "${targets[@]}"; do
+    if [[ "$target" == "$host" ]]; then
+        say "building $host"
+        started=$SECONDS
+        host_dir=$("$repo_root/install/build-release.sh") || die "the release build for $host failed (see above)"
+        say "built $host in $((SECONDS - started)) s"
         break
     fi
 done
-for target in "${targets[@]}"; do
-    say "building $target"
+for builder in gcc zig; do
+    if [[ "$builder" == gcc ]]; then group=(${gcc_targets[@]+"${gcc_targets[@]}"}); else group=(${zig_targets[@]+"${zig_targets[@]}"}); fi
+    [[ ${#group[@]} -gt 0 ]] || continue
+    say "building ${group[*]}"
     started=$SECONDS
-    release_dir=$(build_target "$target") || die "the release build for $target failed (see above)"
-    say "built $target in $((SECONDS - started)) s"
-    pack "$target" "$release_dir"
+    cross_build "$builder" "${group[@]}" || die "the release build for ${group[*]} failed (see above)"
+    say "built ${group[*]} in $((SECONDS - started)) s"
+done
+for target in "${targets[@]}"; do
+    if [[ "$target" == "$host" ]]; then
+        pack "$target" "$host_dir"
+    else
+        pack "$target" "$cross_dir/$target/release"
+    fi
 done

@@ -53,7 +53,7 @@ write_transcript() {
 EOF
 }
 payload() {
-  local home=$1 event=$2 transcript=$3 extra=""
+  local cwd=$1 event=$2 transcript=$3 extra=""
   case "$event" in
     Stop) extra=',"stop_hook_active":false' ;;
     PreCompact) extra=',"trigger":"manual","custom_instructions":""' ;;
@@ -61,29 +61,44 @@ payload() {
     PostToolUse) extra=',"tool_name":"Bash","tool_input":{"command":"echo hi"},"tool_response":{"stdout":"hi","stderr":"","interrupted":false},"tool_use_id":"toolu_1"' ;;
   esac
   printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"%s}' \
-    "$session" "$transcript" "$home/project" "$event" "$extra"
+    "$session" "$transcript" "$cwd" "$event" "$extra"
 }
 
-# Runs TARGET's binaries from BIN with RUNNER (empty: natively) in a fresh HOME. PATH_STYLE is
-# how a path reaches the program: `unix`, or `windows` (Wine's Z: drive).
+# PATH as Wine's Windows programs see it (drive Z: is /), with each backslash doubled when JSON
+# is "json".
+windows_path() {
+  local path="Z:${1//\//\\}"
+  [[ "${2:-}" != json ]] || path=${path//\\/\\\\}
+  printf '%s' "$path"
+}
+
+# Runs TARGET's binaries from BIN with RUNNER (empty: natively) in a fresh HOME. STYLE is how
+# a path reaches the program: `unix`, or `windows` (Wine's drive Z:, and CLAUDE_CONFIG_DIR in
+# place of HOME, which Wine does not pass on).
 run_binaries() {
-  local target=$1 bin=$2 exe=$3 style=$4 home="$work/home-$1" transcript version hook event out
+  local target=$1 bin=$2 exe=$3 style=$4 home="$work/home-$1" transcript cwd version hook event out
   shift 4
-  local runner=("$@")
+  local runner=("$@") place
   rm -rf "$home"
   mkdir -p "$home"
   write_transcript "$home"
   transcript="$home/.claude/projects/-work-project/$session.jsonl"
-  [[ "$style" == unix ]] || transcript="Z:${transcript//\//\\\\}"
-  version=$(HOME="$home" "${runner[@]}" "$bin/ctxhooks$exe" --version) || fail "$target: ctxhooks --version failed"
+  cwd="$home/project"
+  place=(HOME="$home")
+  if [[ "$style" == windows ]]; then
+    transcript=$(windows_path "$transcript" json)
+    cwd=$(windows_path "$cwd" json)
+    place=(CLAUDE_CONFIG_DIR="$(windows_path "$home/.claude")")
+  fi
+  local run=(env -u CLAUDE_CONFIG_DIR -u CTXHOOKS_HOME "${place[@]}" ${runner[@]+"${runner[@]}"})
+  version=$("${run[@]}" "$bin/ctxhooks$exe" --version) || fail "$target: ctxhooks --version failed"
   [[ "$version" == "ctxhooks $(awk -F'"' '/^version *=/ { print $2; exit }' Cargo.toml)"* ]] ||
     fail "$target: ctxhooks --version printed: $version"
-  echo "   $target: ctxhooks --version: $version"
+  echo "   $target: ctxhooks --version: ${version%$'\r'}"
   for hook in ctxhooks-session:SessionStart ctxhooks-tooluse:PostToolUse ctxhooks-stop:Stop ctxhooks-precompact:PreCompact; do
     event=${hook#*:}
     hook=${hook%%:*}
-    out=$(payload "$home" "$event" "$transcript" |
-      env -u CLAUDE_CONFIG_DIR -u CTXHOOKS_HOME HOME="$home" USERPROFILE="$home" "${runner[@]}" "$bin/$hook$exe") ||
+    out=$(payload "$cwd" "$event" "$transcript" | "${run[@]}" "$bin/$hook$exe") ||
       fail "$target: $hook ($event) exited $?"
     [[ -z "$out" ]] || fail "$target: $hook ($event) printed on stdout: $out"
     echo "   $target: $hook with a $event payload: exit 0, nothing on stdout"
@@ -91,25 +106,45 @@ run_binaries() {
   [[ ! -s "$home/.claude/ctxhooks/errors.log" ]] ||
     fail "$target: the hooks logged problems: $(cat "$home/.claude/ctxhooks/errors.log")"
   # What the Stop hook logged: the answer's request, 23,012 tokens of context.
-  out=$(env -u CLAUDE_CONFIG_DIR -u CTXHOOKS_HOME HOME="$home" USERPROFILE="$home" \
-    "${runner[@]}" "$bin/ctxhooks$exe" usage --session "$session" --json) ||
+  out=$("${run[@]}" "$bin/ctxhooks$exe" usage --session "$session" --json) ||
     fail "$target: ctxhooks usage failed"
   grep -q '23012' <<<"$out" || fail "$target: ctxhooks usage does not show the Stop hook's row: $out"
   echo "   $target: ctxhooks usage shows the request the Stop hook logged"
 }
 
-# Windows under Wine 8: see the comment at the call.
+# Windows under Wine 8. Rust's standard library for x86_64-pc-windows-gnu imports ProcessPrng
+# from bcryptprimitives.dll (Windows 10 and later), which Wine 8 lacks: a binary that imports it
+# does not start there (the loader fails before main). So: each binary is first started as
+# shipped (`--version` for ctxhooks, an empty stdin for a hook), and one that does not start must
+# import that DLL (objdump says which do; any other failure fails the test); then every binary
+# runs as on Linux with a stand-in bcryptprimitives.dll beside it (tests/release/wine/, built
+# here with MinGW-w64: ProcessPrng through Wine's BCryptGenRandom). The archive's binaries are
+# not changed; the stand-in is in the test's copy of bin/ only.
 windows_run() {
-  local bin=$1 status=0 out
+  local bin=$1 binary status imports
   export WINEARCH=win64 WINEDEBUG=-all WINEPREFIX=${PLATFORMS_WINEPREFIX:-$root/target/platforms/wine}
   if [[ ! -f "$WINEPREFIX/system.reg" ]]; then wineboot -i >/dev/null 2>&1; fi
-  out=$(/usr/lib/wine/wine64 "$bin/ctxhooks.exe" --version 2>&1) || status=$?
-  if [[ $status -eq 0 ]]; then
-    run_binaries x86_64-pc-windows-gnu "$bin" .exe windows /usr/lib/wine/wine64
-  else
-    echo "   x86_64-pc-windows-gnu: ctxhooks.exe does not start under Wine: $out"
-    return 1
-  fi
+  for binary in "${binaries[@]}"; do
+    imports=$(x86_64-w64-mingw32-objdump -p "$bin/$binary.exe" | awk '/DLL Name:/ { print $3 }' | sort -u | tr '\n' ' ')
+    status=0
+    if [[ "$binary" == ctxhooks ]]; then
+      /usr/lib/wine/wine64 "$bin/$binary.exe" --version >/dev/null 2>&1 </dev/null || status=$?
+    else
+      env CLAUDE_CONFIG_DIR="$(windows_path "$work/shipped-start")" /usr/lib/wine/wine64 "$bin/$binary.exe" \
+        >/dev/null 2>&1 </dev/null || status=$?
+    fi
+    if [[ $status -eq 0 ]]; then
+      echo "   x86_64-pc-windows-gnu: $binary.exe as shipped starts under Wine (imports: $imports)"
+    elif [[ " $imports " == *" bcryptprimitives.dll "* ]]; then
+      echo "   x86_64-pc-windows-gnu: $binary.exe as shipped does not start under Wine 8 (exit $status): it imports bcryptprimitives.dll (imports: $imports)"
+    else
+      fail "x86_64-pc-windows-gnu: $binary.exe exits $status under Wine without importing bcryptprimitives.dll"
+    fi
+  done
+  x86_64-w64-mingw32-gcc -O2 -shared -o "$bin/bcryptprimitives.dll" tests/release/wine/bcryptprimitives.c \
+    tests/release/wine/bcryptprimitives.def -lbcrypt || fail "cannot build the stand-in bcryptprimitives.dll"
+  echo "   x86_64-pc-windows-gnu: with the stand-in bcryptprimitives.dll beside them:"
+  run_binaries x86_64-pc-windows-gnu "$bin" .exe windows /usr/lib/wine/wine64
 }
 
 for archive in "${archives[@]}"; do
@@ -137,7 +172,7 @@ for archive in "${archives[@]}"; do
   case "$target" in
     x86_64-unknown-linux-gnu) run_binaries "$target" "$bin" "" unix ;;
     aarch64-unknown-linux-gnu) run_binaries "$target" "$bin" "" unix qemu-aarch64 ;;
-    x86_64-pc-windows-gnu) windows_run "$bin" || fail "the Windows binaries do not run under Wine" ;;
+    x86_64-pc-windows-gnu) windows_run "$bin" ;;
     aarch64-apple-darwin | x86_64-apple-darwin)
       # Not run (no macOS here); each binary's code signature checked against its bytes (Apple
       # silicon runs no program whose signature does not match), and what it loads.

@@ -2,9 +2,10 @@
 """Checks a macOS executable made on Linux, where no macOS can run it.
 
 For each FILE: a 64-bit Mach-O executable of the CPU asked for (`arm64` or `x86_64`) whose
-embedded code signature is valid: macOS on Apple silicon kills an arm64 program whose signature
-is missing or does not match its bytes, and the release build signs at link time (Zig) and then
-strips (rustc's `rust-objcopy`), which must sign again. Valid here means: an
+embedded code signature, required on arm64, is valid: macOS on Apple silicon kills an arm64
+program whose signature is missing or does not match its bytes (an x86_64 program needs none,
+and Zig signs only arm64 ones), and the release build signs at link time (Zig) and then strips
+(rustc's `rust-objcopy`), which must sign again. Valid here means: an
 `LC_CODE_SIGNATURE` whose SuperBlob holds a CodeDirectory whose page hashes (SHA-256 or SHA-1)
 are those of the file's pages up to its code limit. It also requires that the program loads only
 libraries under /usr/lib (macOS's own: no framework, nothing from a build machine), and prints
@@ -47,11 +48,14 @@ def check(path, cpu):
             version = struct.unpack_from("<I", data, offset + 12)[0]
             minos = f"{version >> 16}.{(version >> 8) & 0xFF}"
         offset += size
-    if signature is None:
-        return "no code signature (LC_CODE_SIGNATURE)"
     outside = [dylib for dylib in dylibs if not dylib.startswith("/usr/lib/")]
     if outside:
         return f"loads libraries outside /usr/lib: {outside}"
+    if signature is None:
+        if cpu == "arm64":
+            return "no code signature (LC_CODE_SIGNATURE), which macOS requires on arm64"
+        print(f"   {path}: {cpu} executable, not signed (none needed), macOS {minos}+, loads {' '.join(dylibs)}")
+        return None
     sig_offset, sig_size = signature
     blob = data[sig_offset : sig_offset + sig_size]
     magic, _, count = struct.unpack_from(">III", blob, 0)
