@@ -6,14 +6,26 @@
 # that folder). They go into ${OUT:-target/release-archives}; the last lines on stdout are the
 # archives' paths. `install/setup.sh --from ARCHIVE` installs one without cargo.
 #
-# Only the host's target is built now, with install/build-release.sh (the same build
-# install/setup.sh installs, statically linked on *-linux-gnu hosts; an up-to-date build is
-# reused, not made again). The other platforms Claude Code runs on (issue 34: aarch64 Linux,
-# Windows with mingw-w64, macOS on both architectures) are not built yet: each needs its own entry
-# in `build_target` below, and naming one says so and fails.
+# The host's target is built with install/build-release.sh (the same build install/setup.sh
+# installs, statically linked on *-linux-gnu hosts; an up-to-date build is reused, not made again).
+# On a Debian x86_64 Linux machine every other platform Claude Code runs on is built too
+# (`all`, or the targets by name), each with the same release profile and the standard library
+# built from source (-Zbuild-std) with Debian's Rust, which ships that source (no other toolchain
+# is fetched); install/release-tools.sh installs what they need first:
+#   aarch64-unknown-linux-gnu   statically linked (+crt-static) with Debian's aarch64 cross gcc
+#                               and its static C library, like the x86_64 host build;
+#   x86_64-pc-windows-gnu       linked with MinGW-w64;
+#   aarch64-apple-darwin,       linked without Apple's SDK by Zig (cargo-zigbuild, both from
+#   x86_64-apple-darwin         PyPI): Zig ships the C headers and the libSystem stubs, and
+#                               compiles the bundled SQLite.
+# The cross targets one linker makes are built in one cargo run (aarch64 Linux with Windows, the
+# two macOS), which keeps both cores of a small machine busy. Their build folder is
+# ${RELEASE_TARGET_DIR:-<repository>/target/release-cross}: a second run reuses each target's
+# standard library and binaries (BENCHMARKS.md has the times).
 #
 #   install/release.sh                       # the host's archive
-#   install/release.sh x86_64-unknown-linux-gnu   # the same, named (it must be the host)
+#   install/release.sh all                   # every platform's (the host's first)
+#   install/release.sh aarch64-apple-darwin x86_64-pc-windows-gnu
 #   OUT=/tmp/dist install/release.sh
 set -euo pipefail
 
@@ -36,15 +48,55 @@ version=$(awk '/^\[/ { in_package = ($0 == "[package]") } in_package && /^versio
     gsub(/^version *= *"|" *$/, ""); print; exit }' Cargo.toml)
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || die "cannot read the version from Cargo.toml's [package] table"
 
-# Builds TARGET's binaries and prints the folder that holds them (the only line on stdout). One
-# case per target; only the host's exists so far.
-build_target() {
-    local target=$1
-    if [[ "$target" == "$host" ]]; then
-        "$repo_root/install/build-release.sh"
-        return
+# The targets `all` names: the host's (as install/setup.sh builds it), then the cross builds.
+cross_targets=(aarch64-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin)
+
+# Builds the cross TARGETS that one BUILDER links (`gcc`: cargo with the GNU cross linkers, for
+# aarch64 Linux and Windows; `zig`: cargo-zigbuild, for macOS) in one cargo run, so that cargo
+# keeps both cores busy where one target's build has a single job left (the release profile's one
+# codegen unit and LTO make each binary's last step one long job). Debian's Rust (/usr/bin first
+# on PATH, as tests/platforms/run.sh does), each target's standard library built once for all
+# six binaries. Their binaries land in $cross_dir/TARGET/release.
+cross_build() (
+    local builder=$1 relocations target
+    shift
+    local flags=(build "-Zbuild-std=std,panic_abort" --release --locked --workspace --bins)
+    for target in "$@"; do flags+=(--target "$target"); done
+    export PATH="$tools_dir/venv/bin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+    export RUSTC_BOOTSTRAP=1 CARGO=/usr/bin/cargo CARGO_TARGET_DIR="$cross_dir"
+    case "$builder" in
+        gcc)
+            # aarch64 Linux statically linked, like the host's build (install/build-release.sh
+            # says why), asking for packed relative relocations when the cross linker makes them.
+            export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+            export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
+            relocations=$(packed_relocations aarch64-linux-gnu-gcc)
+            export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static$relocations"
+            # Windows with MinGW-w64.
+            export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+            export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+            say "cargo ${flags[*]} (Debian's Rust; linked by aarch64-linux-gnu-gcc, +crt-static, and MinGW-w64)"
+            /usr/bin/cargo "${flags[@]}" >&2
+            ;;
+        zig)
+            say "cargo-zigbuild ${flags[*]} (Debian's Rust, linked by Zig without Apple's SDK)"
+            cargo-zigbuild "${flags[@]}" >&2
+            ;;
+    esac
+)
+
+# ` -C link-arg=-Wl,-z,pack-relative-relocs` when the C compiler CC links a static PIE with
+# packed relative relocations (DT_RELR) without a warning; nothing otherwise.
+packed_relocations() {
+    local probe
+    probe=$(mktemp -d)
+    printf '%s\n' 'static int x;' 'int *const p[2] = {&x, &x};' \
+        'int main(void) { return p[0] != &x || p[1] != &x; }' >"$probe/probe.c"
+    if "$1" -static-pie -fPIE -Wl,-z,pack-relative-relocs -Wl,--fatal-warnings \
+        "$probe/probe.c" -o "$probe/probe" 2>/dev/null; then
+        printf '%s' ' -C link-arg=-Wl,-z,pack-relative-relocs'
     fi
-    die "$target: not built yet (only this machine's target, $host, is; cross builds are issue 34 item 1)"
+    rm -rf "$probe"
 }
 
 # The `.exe` suffix of a target's programs.
@@ -95,8 +147,52 @@ trap 'rm -rf "$stage_root"' EXIT
 
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("$host")
+if [[ ${#targets[@]} -eq 1 && "${targets[0]}" == all ]]; then
+    targets=("$host" "${cross_targets[@]}")
+fi
+tools_dir=${RELEASE_TOOLS_DIR:-$repo_root/target/release-tools}
+cross_dir=${RELEASE_TARGET_DIR:-$repo_root/target/release-cross}
+[[ "$cross_dir" = /* ]] || cross_dir="$repo_root/$cross_dir"
+
+# Each target by its builder: the host's own build, or one of the two cross builds.
+gcc_targets=()
+zig_targets=()
 for target in "${targets[@]}"; do
-    say "building $target"
-    release_dir=$(build_target "$target") || die "the release build for $target failed (see above)"
-    pack "$target" "$release_dir"
+    case "$target" in
+        "$host") ;;
+        aarch64-unknown-linux-gnu | x86_64-pc-windows-gnu) gcc_targets+=("$target") ;;
+        aarch64-apple-darwin | x86_64-apple-darwin) zig_targets+=("$target") ;;
+        *) die "$target: not a release target (the host's, $host, or one of: ${cross_targets[*]})" ;;
+    esac
+done
+if [[ $((${#gcc_targets[@]} + ${#zig_targets[@]})) -gt 0 ]]; then
+    [[ "$host" == x86_64-unknown-linux-gnu ]] ||
+        die "${gcc_targets[*]} ${zig_targets[*]}: cross builds are made on x86_64 Linux (Debian) only; this machine is $host"
+    RELEASE_TOOLS_DIR="$tools_dir" "$repo_root/install/release-tools.sh"
+fi
+
+host_dir=""
+for target in "${targets[@]}"; do
+    if [[ "$target" == "$host" ]]; then
+        say "building $host"
+        started=$SECONDS
+        host_dir=$("$repo_root/install/build-release.sh") || die "the release build for $host failed (see above)"
+        say "built $host in $((SECONDS - started)) s"
+        break
+    fi
+done
+for builder in gcc zig; do
+    if [[ "$builder" == gcc ]]; then group=(${gcc_targets[@]+"${gcc_targets[@]}"}); else group=(${zig_targets[@]+"${zig_targets[@]}"}); fi
+    [[ ${#group[@]} -gt 0 ]] || continue
+    say "building ${group[*]}"
+    started=$SECONDS
+    cross_build "$builder" "${group[@]}" || die "the release build for ${group[*]} failed (see above)"
+    say "built ${group[*]} in $((SECONDS - started)) s"
+done
+for target in "${targets[@]}"; do
+    if [[ "$target" == "$host" ]]; then
+        pack "$target" "$host_dir"
+    else
+        pack "$target" "$cross_dir/$target/release"
+    fi
 done

@@ -28,6 +28,7 @@ groups=(
   "e2e_terminal|the CLI interactive in tmux: status line, warning"
   "e2e_plugin|the plugin installed with claude plugin"
   "e2e_browser|the pages in headless Chromium"
+  "e2e_npm|the npm packages (run by tests/release/npm.sh)"
   "ccusage|the ccusage cross-check"
   "fleet|the fleet export: JSON Schemas, DuckDB"
   "root|tests that need root: tmpfs, setpriv, unshare"

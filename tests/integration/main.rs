@@ -157,6 +157,12 @@ mod view;
 #[cfg(unix)]
 mod e2e_browser;
 
+// The npm packages (`npm/pack.sh`) installed offline, their native hooks run by the pinned CLI
+// (`tests/release/npm.sh` makes the tarballs and runs it; skipped without them).
+// Unix only: npm and the real Claude Code CLI under Node.js.
+#[cfg(unix)]
+mod e2e_npm;
+
 // The suite's own promises: the tests that need root pass when it is not root, and say so.
 // Unix only: root and `setpriv` to run the root tests again as `nobody`.
 #[cfg(unix)]
