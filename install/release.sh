@@ -56,11 +56,11 @@ cross_targets=(aarch64-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-dar
 # keeps both cores busy where one target's build has a single job left (the release profile's one
 # codegen unit and LTO make each binary's last step one long job). Debian's Rust (/usr/bin first
 # on PATH, as tests/platforms/run.sh does), each target's standard library built once for all
-# six binaries. Their binaries land in $cross_dir/TARGET/release.
+# six binaries. Their binaries land in $cross_dir/TARGET/$profile (RELEASE_PROFILE, below).
 cross_build() (
     local builder=$1 relocations target
     shift
-    local flags=(build "-Zbuild-std=std,panic_abort" --release --locked --workspace --bins)
+    local flags=(build "-Zbuild-std=std,panic_abort" --profile "$profile" --locked --workspace --bins)
     for target in "$@"; do flags+=(--target "$target"); done
     export PATH="$tools_dir/venv/bin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
     export RUSTC_BOOTSTRAP=1 CARGO=/usr/bin/cargo CARGO_TARGET_DIR="$cross_dir"
@@ -151,6 +151,11 @@ if [[ ${#targets[@]} -eq 1 && "${targets[0]}" == all ]]; then
     targets=("$host" "${cross_targets[@]}")
 fi
 tools_dir=${RELEASE_TOOLS_DIR:-$repo_root/target/release-tools}
+# The cross builds' cargo profile: `release`, what people install; CI checks archives built with
+# `release-check` (Cargo.toml: the same code, targets, linkers and flags, without LTO and with
+# parallel code generation), so that four targets built cold fit in its time.
+profile=${RELEASE_PROFILE:-release}
+[[ "$profile" =~ ^[a-z][a-z0-9-]*$ ]] || die "RELEASE_PROFILE=$profile is not a cargo profile's name"
 cross_dir=${RELEASE_TARGET_DIR:-$repo_root/target/release-cross}
 [[ "$cross_dir" = /* ]] || cross_dir="$repo_root/$cross_dir"
 
@@ -193,6 +198,6 @@ for target in "${targets[@]}"; do
     if [[ "$target" == "$host" ]]; then
         pack "$target" "$host_dir"
     else
-        pack "$target" "$cross_dir/$target/release"
+        pack "$target" "$cross_dir/$target/$profile"
     fi
 done
