@@ -38,8 +38,10 @@ pub fn ledger_text(title: &str, ledger: &Ledger) -> String {
     text
 }
 
-fn entry_text(entry: &CompactionEntry, of: usize) -> String {
-    let mut text = String::new();
+/// A compaction in one line: when, its trigger, tokens before and after (`arrow` between
+/// them), how long it took; what the CLI wrote as its trigger with its control characters as
+/// spaces.
+pub fn at_a_glance(entry: &CompactionEntry, arrow: &str) -> String {
     let trigger = match &entry.trigger {
         Some(Trigger::Auto) => "automatic".to_owned(),
         Some(Trigger::Manual) => "manual".to_owned(),
@@ -52,11 +54,19 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
         || "duration unknown".to_owned(),
         |ms| format!("took {} ms", thousands(ms)),
     );
-    let time = readable_time(entry.time.as_ref());
+    format!(
+        "{}, {trigger}, {before} {arrow} {after} tokens, {duration}",
+        readable_time(entry.time.as_ref())
+    )
+}
+
+fn entry_text(entry: &CompactionEntry, of: usize) -> String {
+    let mut text = String::new();
     let _ = writeln!(
         text,
-        "\n  compaction {} of {of}: {time}, {trigger}, {before} -> {after} tokens, {duration}",
+        "\n  compaction {} of {of}: {}",
         entry.number,
+        at_a_glance(entry, "->"),
     );
     match &entry.summary {
         Summary::Read { text: summary } => {

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use crate::compactions::ledger::{CompactionEntry, Ledger, Summary};
-use crate::compactions::text::{command_text, error_text, file_text};
+use crate::compactions::text::{at_a_glance, command_text, error_text, file_text};
 use crate::facts::drops::MainChain;
 use crate::facts::log::SessionLog;
 use crate::facts::report::SessionReport;
@@ -23,7 +23,6 @@ use crate::render::time::readable_time;
 use crate::usage::chart::render_svg;
 use crate::usage::json::PrintedReport;
 use ctxhooks_shared::compaction::verdict::Verdict as ItemVerdict;
-use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::transcript::conversation::{Part, Speaker};
 
 use super::agents::Agents;
@@ -338,7 +337,7 @@ impl<'a> Page<'a> {
                         "<li><a href=\"#compaction-{0}\">compaction {0}</a>: ",
                         entry.number
                     );
-                    escape_into(&mut self.out, &compaction_line(entry));
+                    escape_into(&mut self.out, &at_a_glance(entry, "→"));
                     self.out.push_str("</li>\n");
                 }
                 self.out.push_str("</ol>\n");
@@ -398,7 +397,7 @@ impl<'a> Page<'a> {
             return;
         };
         self.out.push_str("<p class=\"what\">");
-        escape_into(&mut self.out, &compaction_line(entry));
+        escape_into(&mut self.out, &at_a_glance(entry, "→"));
         self.out.push_str("</p>\n");
         match &entry.summary {
             Summary::Read { text } => {
@@ -733,26 +732,6 @@ pub fn cut(text: &str, limit: usize) -> (&str, usize) {
         None => (text, 0),
         Some((at, _)) => (&text[..at], text[at..].chars().count()),
     }
-}
-
-/// A compaction in one line: when, its trigger, tokens before and after, how long it took.
-fn compaction_line(entry: &CompactionEntry) -> String {
-    let trigger = match &entry.trigger {
-        Some(Trigger::Auto) => "automatic".to_owned(),
-        Some(Trigger::Manual) => "manual".to_owned(),
-        Some(other) => format!("trigger {}", other.as_str()),
-        None => "trigger unknown".to_owned(),
-    };
-    let [before, after] = [entry.pre_tokens, entry.post_tokens]
-        .map(|tokens| tokens.map_or_else(|| "?".to_owned(), thousands));
-    let duration = entry.duration_ms.map_or_else(
-        || "duration unknown".to_owned(),
-        |ms| format!("took {} ms", thousands(ms)),
-    );
-    format!(
-        "{}, {trigger}, {before} → {after} tokens, {duration}",
-        readable_time(entry.time.as_ref())
-    )
 }
 
 /// What the conversation before a compaction held that its summary did not name, in the
