@@ -22,8 +22,8 @@ pub fn user_config_file() -> Result<PathBuf, SettingsFileError> {
     if let Some(dir) = variable(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir).join(".claude.json"));
     }
-    match variable(env_vars::HOME) {
-        Some(home) => Ok(PathBuf::from(home).join(".claude.json")),
+    match crate::store::state_dir::home_dir() {
+        Some(home) => Ok(home.join(".claude.json")),
         None => Err(SettingsFileError::NoHome),
     }
 }

@@ -42,7 +42,11 @@ pub enum SettingsFileError {
     )]
     Grew(PathBuf),
     /// Neither variable that says where the user's `.claude.json` is, is set.
-    #[error("neither `CLAUDE_CONFIG_DIR` nor `HOME` is set")]
+    #[cfg_attr(
+        windows,
+        error("neither `CLAUDE_CONFIG_DIR`, `HOME` nor `USERPROFILE` is set")
+    )]
+    #[cfg_attr(not(windows), error("neither `CLAUDE_CONFIG_DIR` nor `HOME` is set"))]
     NoHome,
 }
 

@@ -413,3 +413,31 @@ fn doctor_shows_the_state_folder_size_and_what_the_files_say_was_written_in_7_da
     let storage = world.ctxhooks(["doctor", "--json"]).output().json()["storage"].clone();
     assert_eq!(storage["grown_bytes"], 0, "{storage:#}");
 }
+
+/// Where the state folder is when no variable names it but the home folder: `HOME`, else on
+/// Windows `USERPROFILE`, where Claude Code (Node's `os.homedir()`) finds the home folder and
+/// `HOME` is often not set (Claude Code started outside Git Bash). Elsewhere, nothing set is an
+/// error that names what to set, and nothing is written.
+#[test]
+fn without_home_the_state_folder_is_under_userprofile_on_windows_only() {
+    let world = World::new("storage-userprofile");
+    let session = "0f0e0d0c-0000-4000-8000-0000000000aa";
+    let run = world
+        .ctxhooks(["mark-interrupt", "--session", session, "--reason", "a test"])
+        .env_remove("HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CTXHOOKS_HOME")
+        .env("USERPROFILE", world.home());
+    let sidecar = world
+        .state_dir()
+        .join("sessions")
+        .join(session)
+        .join("provenance.jsonl");
+    if cfg!(windows) {
+        run.success();
+        assert!(sidecar.is_file(), "{}", sidecar.display());
+    } else {
+        run.stderr_contains("nor `HOME` is set").exit_code(1);
+        assert!(!sidecar.exists());
+    }
+}

@@ -14,6 +14,10 @@ pub const CTXHOOKS_MANAGED_SETTINGS_DIR: &str = "CTXHOOKS_MANAGED_SETTINGS_DIR";
 /// The user's home folder.
 pub const HOME: &str = "HOME";
 
+/// The user's home folder on Windows, where Claude Code (Node's `os.homedir()`) finds it and
+/// `HOME` is often not set (a program started outside Git Bash): read when `HOME` is not.
+pub const USERPROFILE: &str = "USERPROFILE";
+
 /// How long a hook waits for its stdin JSON, in milliseconds (default 5000).
 pub const CTXHOOKS_STDIN_TIMEOUT_MS: &str = "CTXHOOKS_STDIN_TIMEOUT_MS";
 

@@ -62,7 +62,14 @@ pub enum FileError {
     #[error("failed to create the session folder")]
     CreateSessionFolder(#[source] Box<FileError>),
     /// No variable says where the state folder is.
-    #[error("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR` nor `HOME` is set")]
+    #[cfg_attr(
+        windows,
+        error("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR`, `HOME` nor `USERPROFILE` is set")
+    )]
+    #[cfg_attr(
+        not(windows),
+        error("neither `CTXHOOKS_HOME`, `CLAUDE_CONFIG_DIR` nor `HOME` is set")
+    )]
     NoHome,
     /// A folder to be made below the state folder is elsewhere.
     #[error("`{}` is not inside the state folder `{}`", .path.display(), .root.display())]

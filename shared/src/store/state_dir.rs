@@ -192,10 +192,24 @@ pub fn claude_config_dir() -> Result<PathBuf, FileError> {
     if let Some(dir) = non_empty_var(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir));
     }
-    match non_empty_var(env_vars::HOME) {
-        Some(home) => Ok(PathBuf::from(home).join(".claude")),
+    match home_dir() {
+        Some(home) => Ok(home.join(".claude")),
         None => Err(FileError::NoHome),
     }
+}
+
+/// The user's home folder: `$HOME`, else on Windows `%USERPROFILE%` (where Claude Code finds
+/// it when `HOME` is not set); `None` when neither is set.
+pub fn home_dir() -> Option<PathBuf> {
+    non_empty_var(env_vars::HOME)
+        .or_else(|| {
+            if cfg!(windows) {
+                non_empty_var(env_vars::USERPROFILE)
+            } else {
+                None
+            }
+        })
+        .map(PathBuf::from)
 }
 
 fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
