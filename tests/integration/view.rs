@@ -680,7 +680,10 @@ fn a_snapshots_page_is_drawn_from_the_copy_it_holds_and_an_unknown_one_writes_no
     assert_eq!(page["path"], json!(path));
     // Nothing written in the state folder but the page.
     let mut expected = state_before.clone();
-    expected.push(format!("views/{MAROT}.snapshot-{name}.html"));
+    expected.push(format!(
+        "views{}{MAROT}.snapshot-{name}.html",
+        std::path::MAIN_SEPARATOR
+    ));
     expected.sort();
     assert_eq!(world.state_entries(), expected);
     let html = fs_err::read_to_string(&path).unwrap();

@@ -219,7 +219,13 @@ impl Agents {
             .filter(|source| source.to_string_lossy().ends_with(".meta.json"))
             .collect();
         for file in &files {
-            let Some(id) = file.relative.to_str().and_then(agent_id) else {
+            // By its file name: the relative path's separator is the platform's.
+            let Some(id) = file
+                .relative
+                .file_name()
+                .and_then(|name| name.to_str())
+                .and_then(agent_id)
+            else {
                 continue;
             };
             if same_file(&file.source, path) {
@@ -353,7 +359,8 @@ impl Agents {
 
 /// The agent id in a file name or kept name: `agent-<id>.jsonl` (its folders aside).
 fn agent_id(name: &str) -> Option<&str> {
-    let file = name.rsplit('/').next()?;
+    // Kept names are `/`-separated; a snapshot's paths or a relative path on Windows may not be.
+    let file = name.rsplit(['/', '\\']).next()?;
     file.strip_prefix("agent-")?.strip_suffix(".jsonl")
 }
 
