@@ -265,6 +265,27 @@ struct Facts {
     interrupts: Result<Vec<CallReport>, String>,
 }
 
+impl Facts {
+    /// The facts of the session `name` whose requests are `log`: what could not be read for
+    /// the ledger or the interrupts kept as its words, which the page shows in their place.
+    fn new(
+        name: &str,
+        log: SessionLog,
+        report: SessionReport,
+        ledger: Result<Ledger>,
+        interrupts: Result<Vec<CallReport>>,
+    ) -> Self {
+        let summary = SessionSummary::of(name, &log, log.sources.first());
+        Self {
+            log,
+            report,
+            summary,
+            ledger: ledger.map_err(|error| format!("{error:#}")),
+            interrupts: interrupts.map_err(|error| format!("{error:#}")),
+        }
+    }
+}
+
 /// Ties `agents` to their calls by what the main transcript `reader` says; a transcript that
 /// cannot be read for it leaves them to be tied by their prompts, and says so. A transcript of
 /// a 1.0.x CLI (`version`) holds its sub-agents inline: they are gathered from it.
@@ -298,7 +319,6 @@ fn session_page(
     let snapshots = list_snapshots(state, Some(session))?;
     let options = options.with_status_line_of(Some(state), session.as_str());
     let report = build_report(Some(session.as_str()), &log, Some(&snapshots), &options);
-    let summary = SessionSummary::of(session.as_str(), &log, log.sources.first());
     let mut live = None;
     let ledger = open_session_transcript(state, session).and_then(|opened| {
         if !opened.kept {
@@ -314,13 +334,7 @@ fn session_page(
             None => Err(error),
         })
         .map(|loaded| provenance_report(&loaded.analysis).calls);
-    let facts = Facts {
-        log,
-        report,
-        summary,
-        ledger: ledger.map_err(|error| format!("{error:#}")),
-        interrupts: interrupts.map_err(|error| format!("{error:#}")),
-    };
+    let facts = Facts::new(session.as_str(), log, report, ledger, interrupts);
     let mut agents = Agents::of_session(live.as_deref(), session, &state.kept_dir(session));
     tie_agents(
         &mut agents,
@@ -373,17 +387,10 @@ fn snapshot_page(
         .and_then(|reader| log_from_reader(Path::new(&main.source), reader))
         .with_context(|| read("its requests"))?;
     let report = build_report(Some(session.as_str()), &log, None, options);
-    let summary = SessionSummary::of(session.as_str(), &log, log.sources.first());
     let ledger = open().and_then(read_ledger);
     let interrupts = load_analysis(state, Some(session), None)
         .map(|loaded| provenance_report(&loaded.analysis).calls);
-    let facts = Facts {
-        log,
-        report,
-        summary,
-        ledger: ledger.map_err(|error| format!("{error:#}")),
-        interrupts: interrupts.map_err(|error| format!("{error:#}")),
-    };
+    let facts = Facts::new(session.as_str(), log, report, ledger, interrupts);
     let mut agents = Agents::of_snapshot(&kept_dir, &entry.path, &entry.metadata.files);
     tie_agents(&mut agents, open(), facts.summary.version.as_deref());
     let source = Source::Snapshot {
@@ -421,7 +428,6 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
             |stem| stem.to_string_lossy().into_owned(),
         )
     });
-    let summary = SessionSummary::of(&name, &log, log.sources.first());
     let ledger = TranscriptFile::open_named(path)
         .map_err(anyhow::Error::from)
         .and_then(|file| read_ledger(file.into_file()));
@@ -429,13 +435,7 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
         .map_err(anyhow::Error::from)
         .and_then(|state| load_analysis(&state, None, Some(path)))
         .map(|loaded| provenance_report(&loaded.analysis).calls);
-    let facts = Facts {
-        log,
-        report,
-        summary,
-        ledger: ledger.map_err(|error| format!("{error:#}")),
-        interrupts: interrupts.map_err(|error| format!("{error:#}")),
-    };
+    let facts = Facts::new(&name, log, report, ledger, interrupts);
     let mut agents = Agents::default();
     if !subagent && let Some(id) = session.as_deref().and_then(|id| SessionId::parse(id).ok()) {
         agents = Agents::beside(path, &id);

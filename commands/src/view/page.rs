@@ -177,15 +177,7 @@ impl<'a> Page<'a> {
             "<div class=\"h\"><a href=\"#m-{number}\">#{number}</a> {}",
             message.speaker.label()
         );
-        if let Some(time) = &message.time {
-            self.out.push_str(" · ");
-            escape_into(&mut self.out, time);
-        }
-        self.out.push_str("</div>\n");
-        for part in &message.parts {
-            self.part(message, part);
-        }
-        self.out.push_str("</article>\n");
+        self.message_rest(message);
     }
 
     /// Ends the page (the dividers of compactions no message followed) and returns it.
@@ -672,15 +664,8 @@ impl Page<'_> {
         self.out.push_str("</details>\n");
     }
 
-    /// One message of the sub-agent `at`.
-    fn agent_message(&mut self, at: usize, message: &Message) {
-        let kind = kind_of(message.speaker);
-        let number = message.number;
-        let _ = write!(
-            self.out,
-            "<article class=\"s {kind}\" id=\"a{at}-m{number}\"><div class=\"h\">#{number} {}",
-            message.speaker.label()
-        );
+    /// The rest of a message after its number and speaker: its time, its parts, its end.
+    fn message_rest(&mut self, message: &Message) {
         if let Some(time) = &message.time {
             self.out.push_str(" · ");
             escape_into(&mut self.out, time);
@@ -690,6 +675,18 @@ impl Page<'_> {
             self.part(message, part);
         }
         self.out.push_str("</article>\n");
+    }
+
+    /// One message of the sub-agent `at`.
+    fn agent_message(&mut self, at: usize, message: &Message) {
+        let kind = kind_of(message.speaker);
+        let number = message.number;
+        let _ = write!(
+            self.out,
+            "<article class=\"s {kind}\" id=\"a{at}-m{number}\"><div class=\"h\">#{number} {}",
+            message.speaker.label()
+        );
+        self.message_rest(message);
     }
 
     /// The sub-agents no call was found for, in a section of their own, and those that could
