@@ -43,10 +43,7 @@ binaries=(ctxhooks ctxhooks-search ctxhooks-precompact ctxhooks-stop ctxhooks-to
 command -v cargo >/dev/null 2>&1 || die "cargo is not on PATH; install Rust from https://rustup.rs"
 host=$(rustc -vV | sed -n 's/^host: //p')
 [[ -n "$host" ]] || die "cannot tell this machine's target from rustc -vV"
-# The root package's version: the `version` line of the `[package]` table of Cargo.toml.
-version=$(awk '/^\[/ { in_package = ($0 == "[package]") } in_package && /^version *=/ {
-    gsub(/^version *= *"|" *$/, ""); print; exit }' Cargo.toml)
-[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || die "cannot read the version from Cargo.toml's [package] table"
+version=$("$repo_root/install/version.sh") || die "no version (see above)"
 
 # The targets `all` names: the host's (as install/setup.sh builds it), then the cross builds.
 cross_targets=(aarch64-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin)

@@ -26,9 +26,7 @@ out=${NPM_OUT:-target/npm-packages}
 [[ "$out" = /* ]] || out="$root/$out"
 command -v npm >/dev/null 2>&1 || die "npm is not on PATH"
 
-version=$(awk '/^\[/ { in_package = ($0 == "[package]") } in_package && /^version *=/ {
-    gsub(/^version *= *"|" *$/, ""); print; exit }' Cargo.toml)
-[[ -n "$version" ]] || die "cannot read the version from Cargo.toml's [package] table"
+version=$("$root/install/version.sh") || die "no version (see above)"
 
 # The launcher's package.json and platforms.json must agree with Cargo.toml and each other.
 node - "$version" <<'EOF' || die "npm/ctxhooks/package.json does not match Cargo.toml or platforms.json (above)"
