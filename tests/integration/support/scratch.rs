@@ -38,8 +38,16 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if std::env::var_os("CTXHOOKS_KEEP_SCRATCH").is_none() {
-            let _ = fs_err::remove_dir_all(&self.path);
+        if std::env::var_os("CTXHOOKS_KEEP_SCRATCH").is_some() {
+            return;
+        }
+        // A process the test started may still be writing as its last act (a hook run at the
+        // session's end): a removal that raced it is tried again.
+        for _ in 0..5 {
+            if fs_err::remove_dir_all(&self.path).is_ok() || !self.path.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
         }
     }
 }

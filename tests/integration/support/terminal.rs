@@ -15,9 +15,12 @@ use super::summary::record_group;
 /// machine, never a timing assertion.
 const SCREEN_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// A running interactive CLI in tmux; the tmux server is ended when dropped.
+/// A running interactive CLI in tmux; the tmux server is ended when dropped, and the CLI waited
+/// for.
 pub struct Terminal {
     socket: PathBuf,
+    /// The pane's process: the CLI (`env` execs it).
+    pid: Option<u32>,
 }
 
 /// Returns true if and only if `tmux` runs; says loudly (and records for `tests/run.sh`'s
@@ -76,7 +79,19 @@ impl Terminal {
             .status()
             .expect("tmux runs");
         assert!(status.success(), "tmux new-session failed");
-        Self { socket }
+        let mut terminal = Self { socket, pid: None };
+        terminal.pid = terminal.pane_pid();
+        terminal
+    }
+
+    /// The pid of the pane's process, if tmux tells it.
+    fn pane_pid(&self) -> Option<u32> {
+        let output = self
+            .tmux()
+            .args(["list-panes", "-t", "ctxhooks", "-F", "#{pane_pid}"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&output.stdout).trim().parse().ok()
     }
 
     fn tmux(&self) -> Command {
@@ -140,6 +155,9 @@ impl Terminal {
 }
 
 impl Drop for Terminal {
+    /// Ends the tmux server, as closing the window would, then waits (bounded) for the CLI to
+    /// end: it runs the `SessionEnd` hook and writes its files as it goes, and a sandbox removed
+    /// while it does is left half removed.
     fn drop(&mut self) {
         let _ = self
             .tmux()
@@ -147,5 +165,23 @@ impl Drop for Terminal {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
+        let Some(pid) = self.pid else { return };
+        let started = Instant::now();
+        while started.elapsed() < SCREEN_TIMEOUT && process_exists(pid) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
+}
+
+/// Whether a process with `pid` runs (`ps`; the CLI is tmux's child, not ours, and once tmux is
+/// gone it may stay a zombie until something reaps it: that counts as ended).
+fn process_exists(pid: u32) -> bool {
+    Command::new("ps")
+        .args(["-o", "stat=", "-p", &pid.to_string()])
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|output| {
+            let state = String::from_utf8_lossy(&output.stdout);
+            output.status.success() && !state.trim().is_empty() && !state.trim().starts_with('Z')
+        })
 }
