@@ -6,22 +6,45 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
 use chrono::{SecondsFormat, Utc};
 
 use crate::notes::Notes;
 use crate::store::env_vars;
-use crate::store::gauge::{GAUGE_SCHEMA, Gauge, TriggerBasis, TriggerDerivation, percent_of};
+use crate::store::files;
+use crate::store::gauge::{
+    GAUGE_SCHEMA, Gauge, GaugeError, TriggerBasis, TriggerDerivation, percent_of,
+};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
 use crate::store::status_window::StatusWindow;
 use crate::transcript::file::TranscriptFile;
 use crate::transcript::origin::Origin;
 use crate::usage::ingest::ChainGauge;
-use crate::usage::log::{IngestOptions, IngestOutcome, ingest_transcript_then};
+use crate::usage::log::{IngestError, IngestOptions, IngestOutcome, ingest_transcript_then};
 use crate::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
 };
+
+/// What a hook's gauge work notes and goes past (each variant's words are the ones a person
+/// reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GaugeProblem {
+    /// `CTXHOOKS_WARN_AT` says no share: the default holds.
+    #[error(
+        "`{}={}` is not a percentage from 1 to 100 or `off`; warning at {}% of the trigger",
+        env_vars::CTXHOOKS_WARN_AT,
+        .value.escape_debug(),
+        DEFAULT_WARN_AT_PERCENT
+    )]
+    WarnAt {
+        /// The variable's value, trimmed.
+        value: String,
+    },
+    /// The gauge could not be brought up to date after an ingest that went well.
+    #[error("failed to update the session's gauge")]
+    Update(#[source] GaugeError),
+}
 
 /// The share of T at which the Stop hook warns unless `CTXHOOKS_WARN_AT` says otherwise.
 pub const DEFAULT_WARN_AT_PERCENT: u8 = 90;
@@ -40,7 +63,7 @@ pub enum GaugeRole {
 /// The warning share from `CTXHOOKS_WARN_AT`: a percentage of T from 1 to 100 (`90`, `90%`),
 /// `off` (or `0`) for no warning; unset means [`DEFAULT_WARN_AT_PERCENT`]. Any other value is a
 /// problem to note, and the default holds.
-pub fn warn_at_from(value: Option<&str>) -> (Option<u8>, Option<anyhow::Error>) {
+pub fn warn_at_from(value: Option<&str>) -> (Option<u8>, Option<GaugeProblem>) {
     let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
         return (Some(DEFAULT_WARN_AT_PERCENT), None);
     };
@@ -51,13 +74,9 @@ pub fn warn_at_from(value: Option<&str>) -> (Option<u8>, Option<anyhow::Error>) 
         Ok(percent) if (1..=100).contains(&percent) => (Some(percent), None),
         _ => (
             Some(DEFAULT_WARN_AT_PERCENT),
-            Some(anyhow!(
-                "`{}={}` is not a percentage from 1 to 100 or `off`; warning at {}% of the \
-                 trigger",
-                env_vars::CTXHOOKS_WARN_AT,
-                value.escape_debug(),
-                DEFAULT_WARN_AT_PERCENT
-            )),
+            Some(GaugeProblem::WarnAt {
+                value: value.to_owned(),
+            }),
         ),
     }
 }
@@ -84,7 +103,7 @@ impl GaugeInputs {
     /// The inputs of a hook run: the project from `CLAUDE_PROJECT_DIR` (Claude Code sets it for
     /// hooks; the payload's `cwd` follows `cd`s) or `cwd`, and the warning share from
     /// `CTXHOOKS_WARN_AT` (a value that is none is returned as a problem to note).
-    pub fn of_hook(cwd: Option<&str>, role: GaugeRole) -> (Self, Option<anyhow::Error>) {
+    pub fn of_hook(cwd: Option<&str>, role: GaugeRole) -> (Self, Option<GaugeProblem>) {
         let project_dir = std::env::var_os(env_vars::CLAUDE_PROJECT_DIR)
             .filter(|dir| !dir.is_empty())
             .map(PathBuf::from)
@@ -135,10 +154,8 @@ impl Crossing {
     }
 
     /// The Stop hook's answer: `{"systemMessage": "..."}`.
-    pub fn answer(&self) -> Result<Vec<u8>> {
-        Ok(serde_json::to_vec(
-            &serde_json::json!({ "systemMessage": self.message() }),
-        )?)
+    pub fn answer(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(&serde_json::json!({ "systemMessage": self.message() }))
     }
 }
 
@@ -259,9 +276,9 @@ pub struct GaugedIngest {
 /// Counts a compaction Claude Code reported (`PostCompact`) whose boundary the transcript does not
 /// hold yet, in the session's gauge (when it has one), under the session's usage lock: the status
 /// line shows it at once, and the next ingest that reads the boundary makes the gauge exact.
-pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<()> {
-    let lock = crate::store::files::open_lock_file(&state.usage_lock(session))?;
-    crate::store::files::lock_within(lock.file(), std::time::Duration::from_secs(2))?;
+pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<(), GaugeError> {
+    let lock = files::open_lock_file(&state.usage_lock(session))?;
+    files::lock_within(lock.file(), std::time::Duration::from_secs(2))?;
     let path = state.gauge_file(session);
     let result = Gauge::read(&path).and_then(|gauge| match gauge {
         Some(mut gauge) if !gauge.compaction_pending => {
@@ -272,7 +289,7 @@ pub fn mark_compaction_pending(state: &StateDir, session: &SessionId) -> Result<
         _ => Ok(()),
     });
     let _ = lock.file().unlock();
-    Ok(result?)
+    result
 }
 
 /// The usage ingest of a hook run ([`ingest_transcript_then`]) of a main transcript, then, under
@@ -286,7 +303,7 @@ pub fn log_usage_and_gauge(
     transcript: &mut TranscriptFile,
     inputs: &GaugeInputs,
     options: IngestOptions<'_>,
-) -> Result<GaugedIngest> {
+) -> Result<GaugedIngest, IngestError> {
     let origin = &Origin::from_file_name(transcript.path());
     let (outcome, gauge) = ingest_transcript_then(
         state,
@@ -309,7 +326,7 @@ pub fn log_usage_and_gauge(
     )?;
     let crossing = gauge.and_then(|gauge| {
         gauge.unwrap_or_else(|error| {
-            notes.note(error.context("failed to update the session's gauge"));
+            notes.note(Box::new(GaugeProblem::Update(error)));
             None
         })
     });
@@ -325,7 +342,7 @@ fn deliver_waiting_warning(
     chain: &ChainGauge,
     inputs: &GaugeInputs,
     transcript: &str,
-) -> Result<Option<Crossing>> {
+) -> Result<Option<Crossing>, GaugeError> {
     let path = state.gauge_file(session);
     let Some(mut gauge) = Gauge::read(&path)? else {
         return update_gauge(state, session, transcript, chain, inputs);
@@ -358,7 +375,7 @@ pub fn update_gauge(
     transcript: &str,
     chain: &ChainGauge,
     inputs: &GaugeInputs,
-) -> Result<Option<Crossing>> {
+) -> Result<Option<Crossing>, GaugeError> {
     // The window the status line recorded for the session (`window.json`, one small read).
     let mut inputs = inputs.clone();
     if inputs.status_line_windows.is_empty() {
@@ -372,7 +389,7 @@ pub fn update_gauge(
     let previous = match Gauge::read(&path) {
         Ok(previous) => previous,
         Err(_) if path.is_file() => None,
-        Err(error) => return Err(error.into()),
+        Err(error) => return Err(error),
     };
     let mut gauge = compute(session, transcript, chain, &inputs);
     // A compaction PostCompact reported stays counted until its boundary is read; the context
@@ -444,9 +461,21 @@ mod tests {
         assert_eq!(warn_at_from(Some(" 75% ")).0, Some(75));
         assert_eq!(warn_at_from(Some("off")).0, None);
         assert_eq!(warn_at_from(Some("0")).0, None);
-        let (share, problem) = warn_at_from(Some("150"));
+        let (share, problem) = warn_at_from(Some(" 150\t"));
         assert_eq!(share, Some(90));
-        assert!(problem.is_some());
+        assert_eq!(
+            problem.map(|problem| problem.to_string()).as_deref(),
+            Some(
+                "`CTXHOOKS_WARN_AT=150` is not a percentage from 1 to 100 or `off`; warning at \
+                 90% of the trigger"
+            )
+        );
+        let (_, problem) = warn_at_from(Some("9\"0"));
+        assert!(
+            problem.is_some_and(|problem| problem
+                .to_string()
+                .starts_with("`CTXHOOKS_WARN_AT=9\\\"0`"))
+        );
     }
 
     #[test]

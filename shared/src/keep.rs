@@ -9,26 +9,85 @@ pub mod catch_up;
 pub mod snapshot;
 pub mod subagents;
 
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::{self, Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
 use crate::notes::Notes;
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::kept::{
     self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
-    KeptName,
+    KeptError, KeptName,
 };
 use crate::store::kept_check::{self, Comparison};
 use crate::store::running_hash::RunningHash;
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
-use crate::transcript::file::TranscriptFile;
+use crate::transcript::file::{TranscriptError, TranscriptFile};
 use crate::transcript::lines::{FINGERPRINT_BYTES, fingerprint_before};
 use crate::transcript::origin::Origin;
+
+/// Why a kept copy could not be brought up to date (each variant's words are the ones a person
+/// reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum KeepError {
+    #[error("failed to open the kept copies' lock")]
+    OpenLock(#[source] FileError),
+    /// The lock could not be taken in time ([`FileError::LockHeld`]: another writer holds it).
+    #[error("the kept copies are busy: another ctxhooks process holds their lock")]
+    Busy(#[source] FileError),
+    #[error("failed to read the transcript's size")]
+    ReadSize(#[source] io::Error),
+    #[error("failed to look at a kept copy")]
+    LookAtKept(#[source] io::Error),
+    #[error("failed to read the transcript's new bytes")]
+    ReadNewBytes(#[source] io::Error),
+    /// A hook run's keep of the transcript at `path` ([`keep_in_hook`]).
+    #[error("failed to keep the transcript `{}`", .path.display())]
+    InHook {
+        path: PathBuf,
+        source: Box<KeepError>,
+    },
+    /// The session's folders, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(transparent)]
+    Kept(#[from] KeptError),
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// Anything else the file system said where no step is named.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl KeepError {
+    /// Returns true if and only if another writer held the kept copies' lock for all the wait:
+    /// nothing went wrong, and that writer is keeping them.
+    pub fn is_lock_held(&self) -> bool {
+        matches!(self, Self::Busy(FileError::LockHeld(_)))
+    }
+
+    /// The file system's error a variant that shows it as its own holds (a transparent one
+    /// hides it from the chain of causes, and a boxed one from a downcast): what a caller that
+    /// holds this error asks besides [`crate::store::io_kind::is_io_kind`], which reads the
+    /// chain and the state folder's errors only.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::Io(source) => Some(source),
+            Self::File(file) => file.io_error(),
+            Self::Kept(kept) => kept.io_error(),
+            Self::InHook { source, .. } => source.io_error(),
+            _ => None,
+        }
+    }
+}
 
 /// How the bytes already kept are compared with the transcript before more are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +117,7 @@ pub fn keep_transcript(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeptEnd> {
+) -> Result<KeptEnd, KeepError> {
     keep_transcript_waiting(
         state,
         session,
@@ -77,17 +136,15 @@ fn keep_transcript_waiting(
     transcript: &mut TranscriptFile,
     (check, deadline): (Check, Option<Instant>),
     lock_wait: Duration,
-) -> Result<KeptEnd> {
+) -> Result<KeptEnd, KeepError> {
     let kept = state.kept_dir(session);
     // The folder the copy's files are in: `kept/` or a sub-agent's below it, each part checked.
     state.ensure_real_dir(name.data_path(&kept, 1).parent().unwrap_or(&kept))?;
-    let lock = files::open_lock_file(&state.kept_lock(session))
-        .context("failed to open the kept copies' lock")?;
+    let lock = files::open_lock_file(&state.kept_lock(session)).map_err(KeepError::OpenLock)?;
     let wait = deadline.map_or(lock_wait, |deadline| {
         lock_wait.min(deadline.saturating_duration_since(Instant::now()))
     });
-    files::lock_within(lock.file(), wait)
-        .context("the kept copies are busy: another ctxhooks process holds their lock")?;
+    files::lock_within(lock.file(), wait).map_err(KeepError::Busy)?;
     let outcome = keep_locked(&kept, name, transcript, check, deadline);
     let _ = lock.file().unlock();
     outcome
@@ -147,13 +204,13 @@ fn keep_locked(
     transcript: &mut TranscriptFile,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<KeptEnd> {
+) -> Result<KeptEnd, KeepError> {
     // The size now, not at open: another hook may have kept bytes written since this one
     // opened the file, and they are no reason to start a generation.
     let size = transcript
         .file_mut()
         .metadata()
-        .context("failed to read the transcript's size")?
+        .map_err(KeepError::ReadSize)?
         .len();
     let identity = FileIdentity::of(transcript.file_mut())?;
     let latest = kept::latest_generation(kept, name)?;
@@ -251,7 +308,7 @@ fn carry_on(
     (size, identity): (u64, FileIdentity),
     check: Check,
     deadline: Option<Instant>,
-) -> Result<Carried> {
+) -> Result<Carried, KeepError> {
     let damaged = Ok(Carried::Start(GenerationReason::PreviousDamaged));
     let Ok(tail) = kept::read_tail(&name.index_path(kept, generation)) else {
         return damaged;
@@ -265,7 +322,7 @@ fn carry_on(
         Ok(metadata) if metadata.is_file() => metadata.len(),
         Ok(_) => return damaged,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(error) => return Err(error).context("failed to look at a kept copy"),
+        Err(error) => return Err(KeepError::LookAtKept(error)),
     };
     let Some(last) = tail.last else {
         // Started, never appended to: carried on from nothing.
@@ -308,7 +365,7 @@ fn carry_on(
 /// it held when `last` was kept: the same bytes in the 4 KiB before `last`'s end and at the
 /// places `kept::samples_crc32` reads (members kept before 2026-12-02 record only the
 /// former). Its caller made sure the file is at least that long.
-pub fn still_continues(file: &mut fs_err::File, last: &ChunkRecord) -> Result<bool> {
+pub fn still_continues(file: &mut fs_err::File, last: &ChunkRecord) -> Result<bool, KeepError> {
     if fingerprint_before(file, last.end())? != last.tail_fingerprint {
         return Ok(false);
     }
@@ -326,7 +383,7 @@ fn append_chunk(
     position: &mut KeptEnd,
     size: u64,
     identity: FileIdentity,
-) -> Result<()> {
+) -> Result<(), KeepError> {
     let length = usize::try_from(size - position.length)
         .unwrap_or(usize::MAX)
         .min(CHUNK_BYTES);
@@ -334,7 +391,7 @@ fn append_chunk(
     file.seek(SeekFrom::Start(position.length))?;
     let mut bytes = vec![0u8; length];
     file.read_exact(&mut bytes)
-        .context("failed to read the transcript's new bytes")?;
+        .map_err(KeepError::ReadNewBytes)?;
     let end = position.length + length as u64;
     let tail_fingerprint = if length as u64 >= FINGERPRINT_BYTES {
         let from = length - usize::try_from(FINGERPRINT_BYTES).unwrap_or(length);
@@ -376,13 +433,17 @@ fn append_chunk(
 /// The name a sub-agent's transcript is kept under, as its snapshot names it: its path below
 /// `<transcript folder>/<session>/` (2.1.x: `subagents/…`), or `subagents/<file name>` for a
 /// 2.0.x flat `agent-*.jsonl` beside the transcript (or anywhere else).
-pub fn subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Result<KeptName> {
+pub fn subagent_name(
+    transcript: &Path,
+    session: &SessionId,
+    agent: &Path,
+) -> Result<KeptName, KeptError> {
     let nested = files::folder_of(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    Ok(KeptName::parse(&kept::slash_separated(&relative))?)
+    KeptName::parse(&kept::slash_separated(&relative))
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
@@ -395,12 +456,12 @@ pub fn keep_path(
     path: &Path,
     check: Check,
     deadline: Option<Instant>,
-) -> Result<Option<KeptEnd>> {
+) -> Result<Option<KeptEnd>, KeepError> {
     keep_path_waiting(state, session, name, path, (check, deadline), LOCK_WAIT)
 }
 
 /// [`keep_path`], waiting at most `lock_wait` for another writer of the session's kept copies
-/// (a lock held longer is [`files::FileError::LockHeld`]).
+/// (a lock held longer is [`KeepError::Busy`], which [`KeepError::is_lock_held`] tells).
 pub fn keep_path_waiting(
     state: &StateDir,
     session: &SessionId,
@@ -408,7 +469,7 @@ pub fn keep_path_waiting(
     path: &Path,
     (check, deadline): (Check, Option<Instant>),
     lock_wait: Duration,
-) -> Result<Option<KeptEnd>> {
+) -> Result<Option<KeptEnd>, KeepError> {
     let Some(mut transcript) = TranscriptFile::open_if_present(path)?
         .map(TranscriptFile::checked)
         .transpose()?
@@ -435,23 +496,24 @@ pub fn keep_in_hook(
     state: &StateDir,
     notes: &dyn Notes,
     session: &SessionId,
-    name: Result<KeptName>,
+    name: Result<KeptName, KeptError>,
     transcript: &mut TranscriptFile,
 ) {
     let deadline = Some(Instant::now() + STOP_KEEP_TIME);
     let kept = name
+        .map_err(KeepError::from)
         .and_then(|name| keep_transcript(state, session, &name, transcript, Check::Tail, deadline));
     if let Err(error) = kept {
-        notes.note(error.context(format!(
-            "failed to keep the transcript `{}`",
-            transcript.path().display()
-        )));
+        notes.note(Box::new(KeepError::InHook {
+            path: transcript.path().to_owned(),
+            source: Box::new(error),
+        }));
     }
 }
 
 /// The name a session's transcript at `path` is kept under: `transcript.jsonl`, unless its
 /// file name says it is a sub-agent's (`agent-<id>.jsonl`).
-pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName> {
+pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName, KeptError> {
     if Origin::from_file_name(path).is_agent_file {
         subagent_name(path, session, path)
     } else {
@@ -462,10 +524,9 @@ pub fn main_name(session: &SessionId, path: &Path) -> Result<KeptName> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::files::FileError;
     use crate::store::kept::GenerationIndex;
     use crate::store::kept_check::Depth;
-    use crate::test_support::TempFolder;
+    use crate::test_support::{KeptNotes, TempFolder, causes_of};
 
     fn kept_bytes(state: &StateDir, session: &SessionId, generation: u32) -> Vec<u8> {
         let kept = state.kept_dir(session);
@@ -692,13 +753,56 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(
-                error.downcast_ref(),
-                Some(FileError::LinkOutOfStateFolder(_))
-            ),
-            "{error:#}"
+            matches!(error, KeepError::File(FileError::LinkOutOfStateFolder(_))),
+            "{error:?}"
         );
         assert_eq!(fs_err::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_lock_another_writer_holds_is_told_by_its_variant_and_said_in_the_same_words() {
+        let temp = TempFolder::new("keep-busy");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s8").unwrap();
+        let path = temp.join("s8.jsonl");
+        fs_err::write(&path, "{}\n").unwrap();
+        state.ensure_real_dir(&state.kept_dir(&session)).unwrap();
+        let holder = files::open_lock_file(&state.kept_lock(&session)).unwrap();
+        holder.file().lock().unwrap();
+        let name = KeptName::main();
+        let waiting = (Check::Tail, None);
+        let error =
+            keep_path_waiting(&state, &session, &name, &path, waiting, Duration::ZERO).unwrap_err();
+        assert!(error.is_lock_held(), "{error:?}");
+        assert_eq!(
+            causes_of(&error),
+            [
+                "the kept copies are busy: another ctxhooks process holds their lock",
+                "another process held the lock for 0 ms",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hook_runs_keep_notes_its_problem_naming_the_transcript() {
+        let temp = TempFolder::new("keep-in-hook");
+        let state = StateDir::at(temp.join("state"));
+        let session = SessionId::parse("s9").unwrap();
+        let path = temp.join("s9.jsonl");
+        fs_err::write(&path, "{}\n").unwrap();
+        let mut transcript = TranscriptFile::open(&path).unwrap();
+        let notes = KeptNotes::default();
+        let refused = Err(KeptName::parse("../agent.jsonl").unwrap_err());
+        keep_in_hook(&state, &notes, &session, refused, &mut transcript);
+        assert_eq!(
+            notes.causes(),
+            [[
+                format!("failed to keep the transcript `{}`", path.display()),
+                "`../agent.jsonl` is not a kept transcript's name (a relative path of plain \
+                 folders)"
+                    .to_owned(),
+            ]]
+        );
     }
 
     #[test]

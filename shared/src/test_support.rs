@@ -1,5 +1,6 @@
 //! What the tests share (for the commands crate and the integration tests, behind the
-//! `test-support` feature): a temporary folder that is removed when dropped, and a gauge. (The
+//! `test-support` feature): a temporary folder that is removed when dropped, a gauge, and the
+//! words an error and the problems a rule noted are logged in. (The
 //! [`Shape`](crate::transcript::table::Shape) of the transcript table, which tests build lines
 //! from, is beside the table.)
 
@@ -173,5 +174,38 @@ pub fn sample_gauge() -> Gauge {
         warn_at_percent: Some(90),
         warned: false,
         title: None,
+    }
+}
+
+/// What a line of the error log records of `error` (`store/error_log.rs`): it and each of its
+/// causes, outermost first, each in its own words.
+pub fn causes_of(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    std::iter::successors(Some(error), |cause| cause.source())
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The problems a rule noted, in the order it noted them, as a hook's frame would log them.
+#[derive(Debug, Default)]
+pub struct KeptNotes(std::sync::Mutex<Vec<crate::notes::Problem>>);
+
+impl KeptNotes {
+    /// Each problem noted so far as [`causes_of`] words it.
+    pub fn causes(&self) -> Vec<Vec<String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|problem| causes_of(&**problem))
+            .collect()
+    }
+}
+
+impl crate::notes::Notes for KeptNotes {
+    fn note(&self, problem: crate::notes::Problem) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(problem);
     }
 }

@@ -6,18 +6,19 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use memchr::memmem;
 
 use super::items::SegmentItems;
 use super::naming::SummaryText;
-use super::segment_file::SegmentRecord;
+use super::segment_file::{SegmentError, SegmentRecord};
 use super::verdict::Preserved;
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::session_id::SessionId;
-use crate::store::snapshot_metadata::{COMPACT_SUMMARY_FILE_NAME, CompactSummary, newest_snapshot};
+use crate::store::snapshot_metadata::{
+    COMPACT_SUMMARY_FILE_NAME, CompactSummary, SnapshotListError, newest_snapshot,
+};
 use crate::store::state_dir::StateDir;
-use crate::transcript::file::TranscriptFile;
+use crate::transcript::file::{TranscriptError, TranscriptFile};
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
 use crate::transcript::record::{BoundaryKind, Record};
 
@@ -25,6 +26,28 @@ use crate::transcript::record::{BoundaryKind, Record};
 /// summary and a few attachments (tens of kilobytes); more means something else happened since
 /// the snapshot, and the segment is not this compaction's to tell.
 pub const AFTER_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Why what `PreCompact` and `PostCompact` recorded of the latest compaction, or the
+/// transcript after it, could not be read (each variant's words are the ones a person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs, reason = "each variant's message says what it is")]
+pub enum LatestCompactionError {
+    #[error("failed to read the transcript after the compaction")]
+    ReadAfter(#[source] TranscriptError),
+    #[error("failed to read the compaction's recorded summary")]
+    ReadSummary(#[source] FileError),
+    #[error("the compaction's recorded summary is not valid")]
+    InvalidSummary(#[source] serde_json::Error),
+    /// Finding the newest snapshot.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotListError),
+    #[error(transparent)]
+    Segment(#[from] SegmentError),
+    /// Opening the transcript.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+}
 
 /// What the note needs of the latest compaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +69,7 @@ pub fn latest_compaction(
     state: &StateDir,
     session: &SessionId,
     transcript: &Path,
-) -> Result<Option<LatestCompaction>> {
+) -> Result<Option<LatestCompaction>, LatestCompactionError> {
     let Some(snapshot) = newest_snapshot(&state.archive_dir(session))? else {
         return Ok(None);
     };
@@ -94,7 +117,11 @@ struct After {
 
 /// Reads the transcript from `offset` to `size`, parsing only the lines that can be a boundary
 /// or a summary.
-fn read_after(file: &mut TranscriptFile, offset: u64, size: u64) -> Result<After> {
+fn read_after(
+    file: &mut TranscriptFile,
+    offset: u64,
+    size: u64,
+) -> Result<After, LatestCompactionError> {
     let boundary = memmem::Finder::new(b"compact_boundary");
     let summary = memmem::Finder::new(b"isCompactSummary");
     let mut after = After::default();
@@ -127,21 +154,21 @@ fn read_after(file: &mut TranscriptFile, offset: u64, size: u64) -> Result<After
             }
         },
     )
-    .context("failed to read the transcript after the compaction")?;
+    .map_err(LatestCompactionError::ReadAfter)?;
     Ok(after)
 }
 
 /// The summary `PostCompact` recorded beside `snapshot`, if it did.
-fn recorded_summary(snapshot: &Path) -> Result<Option<SummaryText>> {
+fn recorded_summary(snapshot: &Path) -> Result<Option<SummaryText>, LatestCompactionError> {
     let Some(bytes) = files::read_state_file_within(
         &snapshot.join(COMPACT_SUMMARY_FILE_NAME),
         files::SMALL_STATE_FILE_LIMIT,
     )
-    .context("failed to read the compaction's recorded summary")?
+    .map_err(LatestCompactionError::ReadSummary)?
     else {
         return Ok(None);
     };
     let record: CompactSummary =
-        serde_json::from_slice(&bytes).context("the compaction's recorded summary is not valid")?;
+        serde_json::from_slice(&bytes).map_err(LatestCompactionError::InvalidSummary)?;
     Ok(Some(SummaryText::new(&record.compact_summary)))
 }

@@ -3,13 +3,28 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::items::SegmentItems;
-use crate::store::files;
+use crate::store::files::{self, FileError};
 use crate::store::snapshot_metadata::SEGMENT_FILE_NAME;
+
+/// Why `segment.json` could not be written or read (each variant's words are the ones a person
+/// reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs, reason = "each variant's message says what it is")]
+pub enum SegmentError {
+    #[error("failed to serialize the segment")]
+    Serialize(#[source] serde_json::Error),
+    #[error("failed to record the segment beside the snapshot")]
+    Write(#[source] FileError),
+    #[error("failed to read the segment beside the snapshot")]
+    Read(#[source] FileError),
+    #[error("the segment beside the snapshot is not valid")]
+    Invalid(#[source] serde_json::Error),
+}
 
 /// Version of the `segment.json` layout.
 pub const SEGMENT_SCHEMA: u32 = 1;
@@ -45,25 +60,43 @@ impl SegmentRecord {
     }
 
     /// Writes it into `snapshot` (atomically, 0600).
-    pub fn write(&self, snapshot: &Path) -> Result<()> {
+    pub fn write(&self, snapshot: &Path) -> Result<(), SegmentError> {
         files::write_atomic(
             &snapshot.join(SEGMENT_FILE_NAME),
-            &serde_json::to_vec(self).context("failed to serialize the segment")?,
+            &serde_json::to_vec(self).map_err(SegmentError::Serialize)?,
             files::PRIVATE_FILE_MODE,
         )
-        .context("failed to record the segment beside the snapshot")
+        .map_err(SegmentError::Write)
     }
 
     /// The record in `snapshot`, `None` when there is none.
-    pub fn read(snapshot: &Path) -> Result<Option<Self>> {
+    pub fn read(snapshot: &Path) -> Result<Option<Self>, SegmentError> {
         let Some(bytes) =
             files::read_state_file_within(&snapshot.join(SEGMENT_FILE_NAME), SEGMENT_FILE_LIMIT)
-                .context("failed to read the segment beside the snapshot")?
+                .map_err(SegmentError::Read)?
         else {
             return Ok(None);
         };
         serde_json::from_slice(&bytes)
             .map(Some)
-            .context("the segment beside the snapshot is not valid")
+            .map_err(SegmentError::Invalid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{TempFolder, causes_of};
+
+    #[test]
+    fn a_segment_that_is_not_one_is_said_in_the_same_words() {
+        let snapshot = TempFolder::new("segment-invalid");
+        assert!(SegmentRecord::read(snapshot.path()).unwrap().is_none());
+        fs_err::write(snapshot.join(SEGMENT_FILE_NAME), "[]").unwrap();
+        let error = SegmentRecord::read(snapshot.path()).unwrap_err();
+        assert!(matches!(error, SegmentError::Invalid(_)), "{error:?}");
+        let causes = causes_of(&error);
+        assert_eq!(causes[0], "the segment beside the snapshot is not valid");
+        assert_eq!(causes.len(), 2, "{causes:?}");
     }
 }

@@ -6,13 +6,13 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde::Deserialize;
 
 use crate::hook::payload::{self, Payload};
 use crate::hook::watchdog::Watchdog;
 use crate::lenient::describe_mismatches;
-use crate::notes::Notes;
+use crate::notes::{Notes, Problem};
 use crate::store::state_dir::StateDir;
 
 /// What a hook's body receives.
@@ -41,7 +41,7 @@ impl HookContext {
         let (event, session_id) = payload.identity();
         self.watchdog.set_identity(event, session_id);
         if let Some(message) = describe_mismatches(&payload.mismatches()) {
-            self.note(anyhow!(message));
+            self.note(message.into());
         }
         Ok(payload)
     }
@@ -73,7 +73,7 @@ impl HookContext {
 /// work comes first: the error log itself may be what blocks). Should the watchdog end the run
 /// first, it logs the notes.
 impl Notes for HookContext {
-    fn note(&self, problem: anyhow::Error) {
+    fn note(&self, problem: Problem) {
         self.watchdog.note(problem);
     }
 }

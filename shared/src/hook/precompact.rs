@@ -50,13 +50,16 @@ pub fn handle(context: &HookContext) -> Result<()> {
             .iter()
             .map(|file| file.source.as_str())
             .collect();
-        context.note(anyhow::anyhow!(
-            "snapshot `{}` was taken without {} subagent file(s) that could not be kept \
-             (snapshot.json names why): {}",
-            metadata.name,
-            sources.len(),
-            sources.join(", ")
-        ));
+        context.note(
+            format!(
+                "snapshot `{}` was taken without {} subagent file(s) that could not be kept \
+                 (snapshot.json names why): {}",
+                metadata.name,
+                sources.len(),
+                sources.join(", ")
+            )
+            .into(),
+        );
     }
     // Then the usage log (its compaction boundary is not written yet, but the turns before it
     // are, so the turn just before a compaction is never missed). A failure there is logged; the
@@ -80,8 +83,11 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 .write(&snapshot)?;
         }
         Err(error) => {
-            context
-                .note(error.context("failed to log the transcript's usage before the compaction"));
+            context.note(
+                anyhow::Error::new(error)
+                    .context("failed to log the transcript's usage before the compaction")
+                    .into(),
+            );
         }
     }
     Ok(())

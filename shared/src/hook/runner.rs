@@ -9,8 +9,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
-
 use crate::hook::context::HookContext;
 use crate::hook::payload;
 use crate::hook::table::HookBinary;
@@ -38,7 +36,7 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
     let mut problems = watchdog.take_notes();
     match outcome {
         Ok(Ok(())) => {}
-        Ok(Err(error)) => problems.push(error),
+        Ok(Err(error)) => problems.push(error.into()),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<&str>()
@@ -48,12 +46,12 @@ pub fn run_hook(hook: &'static HookBinary) -> ExitCode {
             let location = PANIC_LOCATION
                 .get()
                 .map_or("an unknown place", String::as_str);
-            problems.push(anyhow!("the hook panicked at {location}: {message}"));
+            problems.push(format!("the hook panicked at {location}: {message}").into());
         }
     }
     let identity = watchdog.identity();
     for problem in &problems {
-        log_problem(hook.name, &identity, problem);
+        log_problem(hook.name, &identity, &**problem);
     }
     ExitCode::SUCCESS
 }
@@ -66,7 +64,11 @@ fn budget(hook: &HookBinary) -> Duration {
     env_vars::number(env_vars::CTXHOOKS_HOOK_BUDGET_MS).map_or(hook.budget, Duration::from_millis)
 }
 
-fn run(hook: &'static HookBinary, watchdog: &Arc<Watchdog>, deadline: Instant) -> Result<()> {
+fn run(
+    hook: &'static HookBinary,
+    watchdog: &Arc<Watchdog>,
+    deadline: Instant,
+) -> anyhow::Result<()> {
     let state = StateDir::locate()?;
     // Read on this thread, blocking: the watchdog is the deadline.
     let input = payload::read_first_object(std::io::stdin().lock(), |total| {

@@ -24,7 +24,7 @@ use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_
 use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::keep::catch_up;
-use crate::keep::{Check, KeptEnd, LOCK_WAIT, keep_path};
+use crate::keep::{Check, KeepError, KeptEnd, LOCK_WAIT, keep_path};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
 use crate::notes::Notes as _;
@@ -101,10 +101,14 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
         && generation > 0
     {
         if let Err(error) = kept::check_appendable(&kept_dir, &KeptName::main(), generation) {
-            context.note(anyhow::Error::new(error).context(
-                "the transcript's bytes since the last kept ones cannot be kept after the \
-                 compaction",
-            ));
+            context.note(
+                anyhow::Error::new(error)
+                    .context(
+                        "the transcript's bytes since the last kept ones cannot be kept after \
+                         the compaction",
+                    )
+                    .into(),
+            );
         }
         return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
@@ -129,7 +133,11 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
         Ok(None) => false,
         Ok(Some(kept)) => kept.length > 0 || kept_before(),
         Err(error) => {
-            context.note(error.context("failed to keep the transcript after the compaction"));
+            context.note(
+                anyhow::Error::new(error)
+                    .context("failed to keep the transcript after the compaction")
+                    .into(),
+            );
             kept_before()
         }
     };
@@ -176,7 +184,11 @@ fn say_kept(
         }
         Ok(None) => {}
         Err(error) => {
-            context.note(error.context("failed to tell what the compaction left out"));
+            context.note(
+                anyhow::Error::new(error)
+                    .context("failed to tell what the compaction left out")
+                    .into(),
+            );
         }
     }
     let output = serde_json::json!({
@@ -250,7 +262,7 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     if let Some(summary) = input.compact_summary.non_empty()
         && let Err(error) = record_summary(context, &session, trigger, summary)
     {
-        context.note(error);
+        context.note(error.into());
     }
     let transcript = input.transcript()?;
     keep_main(
@@ -341,7 +353,7 @@ fn keep_main(
     session: &SessionId,
     transcript: &Path,
     deadline: Instant,
-) -> Result<Option<KeptEnd>> {
+) -> Result<Option<KeptEnd>, KeepError> {
     keep_path(
         &context.state,
         session,
@@ -367,11 +379,11 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
         transcript,
         (context.deadline_less(AFTER_END_KEEP), LOCK_WAIT),
     );
-    match record {
-        Ok(record) if finished => catch_up::remove(&record),
-        Ok(_) => Ok(()),
-        Err(error) => Err(error),
+    let record = record?;
+    if finished {
+        catch_up::remove(&record)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

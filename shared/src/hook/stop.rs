@@ -74,7 +74,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
     };
     let (gauge_inputs, problem) = GaugeInputs::of_hook(input.cwd.non_empty(), role);
     if let Some(problem) = problem {
-        context.note(problem);
+        context.note(Box::new(problem));
     }
     let mut crossing = None;
     // The turn ended with a response, which the transcript must hold for the gauge to be this
@@ -146,7 +146,7 @@ pub fn handle(context: &HookContext) -> Result<()> {
         })()
         .context("failed to log the sub-agent transcript's usage");
         if let Err(error) = agent {
-            context.note(error);
+            context.note(error.into());
         }
     }
     if let Some(crossing) = crossing {
@@ -157,15 +157,21 @@ pub fn handle(context: &HookContext) -> Result<()> {
     match config::prune_as_configured(&context.state, &session, Instant::now() + PRUNE_TIME) {
         Ok(pruned) => {
             for record in pruned.iter().filter(|record| record.only_copy) {
-                context.note(anyhow::anyhow!(
-                    "the configured storage limit deleted the kept copies of session {}, the only \
-                     copy left (Claude Code had deleted its transcript); `pruned.jsonl` records it",
-                    record.session_id
-                ));
+                context.note(
+                    format!(
+                        "the configured storage limit deleted the kept copies of session {}, the \
+                         only copy left (Claude Code had deleted its transcript); `pruned.jsonl` \
+                         records it",
+                        record.session_id
+                    )
+                    .into(),
+                );
             }
         }
         Err(error) => context.note(
-            anyhow::Error::new(error).context("failed to apply the configured storage limits"),
+            anyhow::Error::new(error)
+                .context("failed to apply the configured storage limits")
+                .into(),
         ),
     }
     // The ends of sessions a `SessionEnd` could not keep whole in its time (none: one look at
@@ -195,7 +201,7 @@ const AFTER_CATCH_UP: Duration = Duration::from_secs(5);
 fn rotate_logs(context: &HookContext, session: &SessionId) {
     let state = &context.state;
     if let Err(error) = rotate_usage_log(state, session) {
-        context.note(error.into());
+        context.note(Box::new(error));
     }
     for (log, limit) in [
         (state.sidecar(session), SESSION_LOG_LIMIT),
@@ -203,7 +209,9 @@ fn rotate_logs(context: &HookContext, session: &SessionId) {
     ] {
         if let Err(error) = rotation::rotate_if_over(&log, limit, Writers::LockTheLog) {
             context.note(
-                anyhow::Error::new(error).context(format!("failed to rotate `{}`", log.display())),
+                anyhow::Error::new(error)
+                    .context(format!("failed to rotate `{}`", log.display()))
+                    .into(),
             );
         }
     }

@@ -100,10 +100,13 @@ pub fn handle(context: &HookContext) -> Result<()> {
     let input: ToolUseInput = context.payload()?;
     let mut event = tool_event(&input, now_ms())?;
     for (field, length, limit) in drop_overlong_fields(&mut event) {
-        context.note(anyhow::anyhow!(
-            "the payload's `{field}` is {length} bytes long, more than the {limit} a sidecar line \
-             keeps; it was left out of the line"
-        ));
+        context.note(
+            format!(
+                "the payload's `{field}` is {length} bytes long, more than the {limit} a sidecar \
+                 line keeps; it was left out of the line"
+            )
+            .into(),
+        );
     }
     let session = input.session()?;
     context.state.ensure_session_dir(&session)?;

@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use anyhow::anyhow;
-
 use crate::causes::Causes;
+use crate::notes::Problem;
 use crate::store::error_log::{self, ErrorRecord};
 use crate::store::state_dir::StateDir;
 
@@ -43,7 +42,7 @@ pub struct Watchdog {
     phase: AtomicU8,
     received: AtomicUsize,
     identity: OnceLock<Identity>,
-    notes: Mutex<Vec<anyhow::Error>>,
+    notes: Mutex<Vec<Problem>>,
 }
 
 impl Watchdog {
@@ -104,7 +103,7 @@ impl Watchdog {
 
     /// Keeps a problem that did not stop the work, to be logged when the run ends, whoever ends
     /// it.
-    pub fn note(&self, problem: anyhow::Error) {
+    pub fn note(&self, problem: Problem) {
         self.notes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -112,7 +111,7 @@ impl Watchdog {
     }
 
     /// The problems noted and not logged yet.
-    pub fn take_notes(&self) -> Vec<anyhow::Error> {
+    pub fn take_notes(&self) -> Vec<Problem> {
         std::mem::take(&mut *self.notes.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
@@ -120,24 +119,30 @@ impl Watchdog {
         if let Some(timeout) = stdin_timeout {
             sleep_until(started + timeout);
             if self.leave_stdin(STDIN_TIMED_OUT) {
-                self.end_run(anyhow!(
-                    "stdin held no complete JSON value after {} ms ({} bytes received)",
-                    timeout.as_millis(),
-                    self.received.load(Ordering::Relaxed)
-                ));
+                self.end_run(
+                    format!(
+                        "stdin held no complete JSON value after {} ms ({} bytes received)",
+                        timeout.as_millis(),
+                        self.received.load(Ordering::Relaxed)
+                    )
+                    .into(),
+                );
             }
         }
         sleep_until(started + budget);
-        self.end_run(anyhow!(
-            "the hook did not finish within its budget of {} s and stopped itself; a state file \
-             may be blocked (see `ctxhooks doctor`)",
-            budget.as_secs_f64()
-        ));
+        self.end_run(
+            format!(
+                "the hook did not finish within its budget of {} s and stopped itself; a state \
+                 file may be blocked (see `ctxhooks doctor`)",
+                budget.as_secs_f64()
+            )
+            .into(),
+        );
     }
 
     /// Logs the notes and `problem` (for at most [`LOG_WAIT`], on a thread of its own) and ends
     /// the process with exit 0.
-    fn end_run(&self, problem: anyhow::Error) -> ! {
+    fn end_run(&self, problem: Problem) -> ! {
         let hook_name = self.hook_name;
         let identity = self.identity();
         let mut problems = self.take_notes();
@@ -145,7 +150,7 @@ impl Watchdog {
         let (done, finished) = mpsc::channel();
         std::thread::spawn(move || {
             for problem in &problems {
-                log_problem(hook_name, &identity, problem);
+                log_problem(hook_name, &identity, &**problem);
             }
             let _ = done.send(());
         });
@@ -157,18 +162,23 @@ impl Watchdog {
 /// Appends `problem` to `errors.log` as one line naming the hook, the event and the session as
 /// far as they are known; when even that fails, stderr is all that is left (Claude Code keeps it
 /// in its debug log on exit 0).
-pub fn log_problem(hook_name: &str, identity: &Identity, problem: &anyhow::Error) {
+pub fn log_problem(
+    hook_name: &str,
+    identity: &Identity,
+    problem: &(dyn std::error::Error + 'static),
+) {
     let record = ErrorRecord::new(
         hook_name,
         identity.event.clone(),
         identity.session_id.clone(),
-        problem.as_ref(),
+        problem,
     );
     let logged = StateDir::locate().and_then(|state| error_log::append(&state, &record));
     if let Err(log_error) = logged {
         let _ = writeln!(
             std::io::stderr(),
-            "{hook_name}: {problem:#} (the error log failed too: {})",
+            "{hook_name}: {} (the error log failed too: {})",
+            Causes(problem),
             Causes(&log_error)
         );
     }

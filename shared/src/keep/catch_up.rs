@@ -11,20 +11,75 @@
 //! temporary sibling renamed) and not flushed to disk: a crash costs only the record, never a
 //! kept byte.
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::keep::subagents::find_subagent_files;
-use crate::keep::{Check, KeptEnd, keep_path_waiting};
+use crate::keep::{Check, KeepError, KeptEnd, keep_path_waiting};
 use crate::notes::Notes;
 use crate::store::files::{self, FileError};
 use crate::store::kept::{self, KeptName};
-use crate::store::session_id::SessionId;
+use crate::store::session_id::{SessionId, SessionIdError};
 use crate::store::state_dir::StateDir;
+
+/// What went wrong recording a session's end, taking a record up, or keeping what it names
+/// (each variant's words are the ones a person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum CatchUpError {
+    #[error("failed to record the session's end for the next run to keep")]
+    Record(#[source] FileError),
+    #[error("failed to remove `{}`", .path.display())]
+    Remove { path: PathBuf, source: io::Error },
+    #[error("failed to list the sessions to catch up")]
+    List(#[source] io::Error),
+    #[error("failed to read `{}`, a session's end to keep; removed", .path.display())]
+    ReadRecord {
+        path: PathBuf,
+        source: Box<CatchUpError>,
+    },
+    /// A sub-agent's transcript that could not be looked at (`why` says what failed).
+    #[error("a sub-agent transcript could not be kept: `{path}`: {why}")]
+    SubagentSkipped { path: String, why: String },
+    #[error("failed to keep the transcript of session {session}")]
+    KeepSession {
+        session: SessionId,
+        source: KeepError,
+    },
+    #[error("failed to keep the sub-agent transcript `{}`", .path.display())]
+    KeepSubagent { path: PathBuf, source: KeepError },
+    /// The catch-up folder, a record's bytes, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A record that could not be written or read as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A record's session id.
+    #[error(transparent)]
+    SessionId(#[from] SessionIdError),
+}
+
+impl CatchUpError {
+    /// The file system's error a variant that shows it as its own holds (a transparent one
+    /// hides it from the chain of causes, and a boxed one from a downcast): what a caller that
+    /// holds this error asks besides [`crate::store::io_kind::is_io_kind`], which reads the
+    /// chain and the state folder's errors only.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::File(file) => file.io_error(),
+            Self::ReadRecord { source, .. } => source.io_error(),
+            _ => None,
+        }
+    }
+}
 
 /// One record: a session whose end is to be kept.
 #[derive(Debug, Serialize, Deserialize)]
@@ -49,7 +104,11 @@ const ABANDONED_AFTER: Duration = Duration::from_secs(3600);
 
 /// Records that `session`'s kept copies are to be brought up to date from `transcript`, before
 /// the work that does it; returns the record's path, for [`remove`] once the work is done.
-pub fn record(state: &StateDir, session: &SessionId, transcript: &Path) -> Result<PathBuf> {
+pub fn record(
+    state: &StateDir,
+    session: &SessionId,
+    transcript: &Path,
+) -> Result<PathBuf, CatchUpError> {
     let dir = state.catch_up_dir();
     state.ensure_real_dir(&dir)?;
     let nanoseconds = SystemTime::now()
@@ -69,14 +128,16 @@ pub fn record(state: &StateDir, session: &SessionId, transcript: &Path) -> Resul
         &serde_json::to_vec(&record)?,
         files::PRIVATE_FILE_MODE,
     )
-    .context("failed to record the session's end for the next run to keep")?;
+    .map_err(CatchUpError::Record)?;
     Ok(path)
 }
 
 /// Removes the record at `path` (one another run removed already is no error).
-pub fn remove(path: &Path) -> Result<()> {
-    files::remove_file_if_present(path)
-        .with_context(|| format!("failed to remove `{}`", path.display()))
+pub fn remove(path: &Path) -> Result<(), CatchUpError> {
+    files::remove_file_if_present(path).map_err(|source| CatchUpError::Remove {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// How long the next Stop hook waits for another writer of a session it catches up (the
@@ -107,26 +168,26 @@ pub fn keep_session(
             lock_wait,
         )
     };
-    let mut finished = settle(notes, keep(&KeptName::main(), transcript), || {
-        format!("failed to keep the transcript of session {session}")
+    let mut finished = settle(notes, keep(&KeptName::main(), transcript), |source| {
+        CatchUpError::KeepSession {
+            session: session.clone(),
+            source,
+        }
     });
     let (found, skipped) = find_subagent_files(transcript, session);
     for file in skipped {
-        notes.note(anyhow::anyhow!(
-            "a sub-agent transcript could not be kept: `{}`: {}",
-            file.source,
-            file.error
-        ));
+        notes.note(Box::new(CatchUpError::SubagentSkipped {
+            path: file.source,
+            why: file.error,
+        }));
     }
     for file in found {
         let kept = KeptName::parse(&kept::slash_separated(&file.relative))
-            .map_err(anyhow::Error::from)
+            .map_err(KeepError::from)
             .and_then(|name| keep(&name, &file.source));
-        finished &= settle(notes, kept, || {
-            format!(
-                "failed to keep the sub-agent transcript `{}`",
-                file.source.display()
-            )
+        finished &= settle(notes, kept, |source| CatchUpError::KeepSubagent {
+            path: file.source.clone(),
+            source,
         });
     }
     finished
@@ -134,19 +195,16 @@ pub fn keep_session(
 
 /// Whether one keep left nothing for a later run, noting its problem (`what` names the keep);
 /// a lock another writer held is no problem.
-fn settle(notes: &dyn Notes, kept: Result<Option<KeptEnd>>, what: impl FnOnce() -> String) -> bool {
+fn settle(
+    notes: &dyn Notes,
+    kept: Result<Option<KeptEnd>, KeepError>,
+    what: impl FnOnce(KeepError) -> CatchUpError,
+) -> bool {
     match kept {
         Ok(kept) => kept.is_none_or(|kept| kept.caught_up),
-        Err(error)
-            if matches!(
-                error.downcast_ref::<FileError>(),
-                Some(FileError::LockHeld(_))
-            ) =>
-        {
-            false
-        }
+        Err(error) if error.is_lock_held() => false,
         Err(error) => {
-            notes.note(error.context(what()));
+            notes.note(Box::new(what(error)));
             true
         }
     }
@@ -161,8 +219,7 @@ pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
         Ok(Some(entries)) => entries,
         Ok(None) => return,
         Err(error) => {
-            notes
-                .note(anyhow::Error::new(error).context("failed to list the sessions to catch up"));
+            notes.note(Box::new(CatchUpError::List(error)));
             return;
         }
     };
@@ -186,22 +243,27 @@ pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
         let done = match take_up(state, notes, &path, deadline) {
             Ok(done) => done,
             Err(error) => {
-                notes.note(error.context(format!(
-                    "failed to read `{}`, a session's end to keep; removed",
-                    path.display()
-                )));
+                notes.note(Box::new(CatchUpError::ReadRecord {
+                    path: path.clone(),
+                    source: Box::new(error),
+                }));
                 true
             }
         };
         if done && let Err(error) = remove(&path) {
-            notes.note(error);
+            notes.note(Box::new(error));
         }
     }
 }
 
 /// Keeps what the record at `path` names; true unless the time ran out first (a record another
 /// run took up meanwhile is done).
-fn take_up(state: &StateDir, notes: &dyn Notes, path: &Path, deadline: Instant) -> Result<bool> {
+fn take_up(
+    state: &StateDir,
+    notes: &dyn Notes,
+    path: &Path,
+    deadline: Instant,
+) -> Result<bool, CatchUpError> {
     let Some(bytes) = files::read_state_file_within(path, RECORD_LIMIT)? else {
         return Ok(true);
     };
@@ -224,5 +286,34 @@ fn remove_if_abandoned(path: &Path) {
         .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
     if abandoned {
         let _ = fs_err::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{KeptNotes, TempFolder};
+
+    #[test]
+    fn a_record_that_cannot_be_read_is_said_and_removed() {
+        let temp = TempFolder::new("catch-up-unreadable");
+        let state = StateDir::at(temp.join("state"));
+        let dir = state.catch_up_dir();
+        state.ensure_real_dir(&dir).unwrap();
+        let path = dir.join("s1.1.1.json");
+        fs_err::write(&path, "{\"session_id\":").unwrap();
+        let notes = KeptNotes::default();
+        catch_up(&state, &notes, Instant::now() + Duration::from_secs(60));
+        let said = notes.causes();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(
+            said[0][0],
+            format!(
+                "failed to read `{}`, a session's end to keep; removed",
+                path.display()
+            )
+        );
+        assert!(said[0][1].starts_with("EOF while parsing"), "{said:?}");
+        assert!(!path.exists());
     }
 }

@@ -2,18 +2,18 @@
 //! to date (`keep.rs`), then record in a new folder, which gets its final name only once
 //! it is written, which kept bytes each file is (`snapshot.json`, schema 2; no second copy).
 
-use std::io::ErrorKind;
+use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use crate::causes::Causes;
 use crate::keep::subagents::find_subagent_files;
-use crate::keep::{Check, keep_transcript};
+use crate::keep::{Check, KeepError, keep_transcript};
 use crate::store::files::{self, FileError};
 use crate::store::io_kind;
-use crate::store::kept::{self, KeptName};
+use crate::store::kept::{self, KeptError, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::{
     KeptReference, METADATA_FILE_NAME, SNAPSHOT_SCHEMA, SkippedFile, SnapshotFile,
@@ -21,7 +21,71 @@ use crate::store::snapshot_metadata::{
 };
 use crate::store::state_dir::StateDir;
 use crate::store::trigger::Trigger;
-use crate::transcript::file::TranscriptFile;
+use crate::transcript::file::{TranscriptError, TranscriptFile};
+
+/// Why a snapshot could not be taken, or a sub-agent's file could not be in it (each variant's
+/// words are the ones a person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum SnapshotError {
+    #[error("failed to create the snapshot's unfinished folder")]
+    CreateFolder(#[source] FileError),
+    #[error("failed to lock the snapshot's folder")]
+    LockFolder(#[source] FileError),
+    /// The main transcript's keep.
+    #[error("failed to keep the transcript")]
+    KeepTranscript(#[source] Box<SnapshotError>),
+    /// Claude Code has not written the transcript's first line yet.
+    #[error(
+        "`{}` is empty (Claude Code has not written its first line): there is nothing to \
+         snapshot",
+        .0.display()
+    )]
+    Empty(PathBuf),
+    #[error("failed to give the snapshot its final name")]
+    Rename(#[source] io::Error),
+    /// Every name from the base name on (`-1` to `-999` after it) is taken.
+    #[error("could not find a free snapshot name for `{0}`")]
+    NoFreeName(String),
+    #[error(transparent)]
+    Keep(#[from] KeepError),
+    /// A sub-agent's kept name.
+    #[error(transparent)]
+    Kept(#[from] KeptError),
+    /// A sub-agent's transcript, opened.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// The session's and the archive's folders, `snapshot.json`, where no step is named.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// `snapshot.json`'s text.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// Anything else the file system said where no step is named.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl SnapshotError {
+    /// The file system's error a variant that shows it as its own holds (a transparent one
+    /// hides it from the chain of causes, and a boxed one from a downcast): what a caller that
+    /// holds this error asks besides [`crate::store::io_kind::is_io_kind`], which reads the
+    /// chain and the state folder's errors only.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::Io(source) => Some(source),
+            Self::File(file) => file.io_error(),
+            Self::Kept(kept) => kept.io_error(),
+            Self::Keep(keep) => keep.io_error(),
+            Self::KeepTranscript(inner) => inner.io_error(),
+            _ => None,
+        }
+    }
+}
 
 /// Why a snapshot is taken.
 #[derive(Debug, Clone)]
@@ -41,7 +105,7 @@ pub fn take_snapshot(
     state: &StateDir,
     request: &SnapshotRequest,
     transcript: &mut TranscriptFile,
-) -> Result<(SnapshotMetadata, PathBuf)> {
+) -> Result<(SnapshotMetadata, PathBuf), SnapshotError> {
     state.ensure_session_dir(&request.session)?;
     let archive = state.archive_dir(&request.session);
     files::create_private_dir_all(&archive)?;
@@ -89,17 +153,19 @@ pub const UNLOCKED_SUFFIX: &str = ".unlocked";
 /// is abandoned). The folder is made as `name` + [`UNLOCKED_SUFFIX`], locked, then renamed: a
 /// folder under an unfinished name without its writer's lock would be taken for abandoned by
 /// whoever looked at that moment.
-fn make_locked_folder(archive: &Path, name: &str) -> Result<(PathBuf, Option<fs_err::File>)> {
+fn make_locked_folder(
+    archive: &Path,
+    name: &str,
+) -> Result<(PathBuf, Option<fs_err::File>), SnapshotError> {
     let unlocked = archive.join(format!("{name}{UNLOCKED_SUFFIX}"));
-    files::create_private_dir_all(&unlocked)
-        .context("failed to create the snapshot's unfinished folder")?;
-    let made = (|| -> Result<(PathBuf, Option<fs_err::File>)> {
+    files::create_private_dir_all(&unlocked).map_err(SnapshotError::CreateFolder)?;
+    let made = (|| -> Result<(PathBuf, Option<fs_err::File>), SnapshotError> {
         let folder = crate::platform::open::open_folder(&unlocked)?;
         let lock = match files::lock_within(folder.file(), FOLDER_LOCK_WAIT) {
             Ok(()) => Some(folder),
             // The filesystem cannot lock (an I/O error, not a lock held elsewhere).
             Err(FileError::Io(_)) => None,
-            Err(error) => return Err(error).context("failed to lock the snapshot's folder"),
+            Err(error) => return Err(SnapshotError::LockFolder(error)),
         };
         let temp = archive.join(name);
         fs_err::rename(&unlocked, &temp)?;
@@ -173,15 +239,15 @@ fn build(
     request: &SnapshotRequest,
     source: &mut TranscriptFile,
     now: DateTime<Utc>,
-) -> Result<SnapshotMetadata> {
+) -> Result<SnapshotMetadata, SnapshotError> {
     // The kept copy is brought up to date, every byte it already held compared with the
     // transcript's; the snapshot records which of its bytes the transcript is, and copies none.
     let transcript = keep_one(state, request, &KeptName::main(), source)
-        .context("failed to keep the transcript")?;
+        .map_err(|error| SnapshotError::KeepTranscript(Box::new(error)))?;
     let mut snapshot_files = vec![transcript.clone()];
     let (subagents, mut skipped) = find_subagent_files(source.path(), &request.session);
     for subagent in subagents {
-        let kept = (|| {
+        let kept = (|| -> Result<SnapshotFile, SnapshotError> {
             let name = KeptName::parse(&kept::slash_separated(&subagent.relative))?;
             let mut file = TranscriptFile::open(&subagent.source)?;
             keep_one(state, request, &name, &mut file)
@@ -191,18 +257,11 @@ fn build(
             // A subagent file can vanish between listing and keeping (cleanup); the rest stays.
             Err(_) if !subagent.source.exists() => {}
             // A full disk fails the whole snapshot; anything else costs only this file.
-            Err(error)
-                if io_kind::is_io_kind(
-                    error.as_ref(),
-                    &[ErrorKind::StorageFull, ErrorKind::QuotaExceeded],
-                ) =>
-            {
-                return Err(error);
-            }
+            Err(error) if is_out_of_space(&error) => return Err(error),
             Err(error) => {
                 skipped.push(SkippedFile {
                     source: subagent.source.to_string_lossy().into_owned(),
-                    error: format!("{error:#}"),
+                    error: Causes(&error).to_string(),
                 });
             }
         }
@@ -222,6 +281,16 @@ fn build(
     })
 }
 
+/// Returns true if and only if the file system's error behind `error` is a full disk or a full
+/// quota: said by `error` itself (its transparent and boxed variants) or by one of its causes.
+fn is_out_of_space(error: &SnapshotError) -> bool {
+    let kinds = [ErrorKind::StorageFull, ErrorKind::QuotaExceeded];
+    error
+        .io_error()
+        .is_some_and(|io| kinds.contains(&io.kind()))
+        || io_kind::is_io_kind(error, &kinds)
+}
+
 /// Brings the kept copy `name` of the open `source` up to date (every kept byte compared) and
 /// describes the file as the snapshot records it: its path in the snapshot is its kept name
 /// (`transcript.jsonl`, `subagents/…`).
@@ -230,14 +299,10 @@ fn keep_one(
     request: &SnapshotRequest,
     name: &KeptName,
     source: &mut TranscriptFile,
-) -> Result<SnapshotFile> {
+) -> Result<SnapshotFile, SnapshotError> {
     let kept = keep_transcript(state, &request.session, name, source, Check::Whole, None)?;
     if kept.generation == 0 {
-        bail!(
-            "`{}` is empty (Claude Code has not written its first line): there is nothing to \
-             snapshot",
-            source.path().display()
-        );
+        return Err(SnapshotError::Empty(source.path().to_owned()));
     }
     Ok(SnapshotFile {
         path: name.as_str().to_owned(),
@@ -259,7 +324,7 @@ fn publish(
     temp: &Path,
     base_name: &str,
     mut metadata: SnapshotMetadata,
-) -> Result<(SnapshotMetadata, PathBuf)> {
+) -> Result<(SnapshotMetadata, PathBuf), SnapshotError> {
     for attempt in 0..1000u32 {
         let name = if attempt == 0 {
             base_name.to_owned()
@@ -284,15 +349,64 @@ fn publish(
             }
             // Another process took this name between the check and the rename: try the next.
             Err(_) if target.exists() => {}
-            Err(error) => return Err(error).context("failed to give the snapshot its final name"),
+            Err(error) => return Err(SnapshotError::Rename(error)),
         }
     }
-    bail!("could not find a free snapshot name for `{base_name}`")
+    Err(SnapshotError::NoFreeName(base_name.to_owned()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{TempFolder, causes_of};
+
+    #[test]
+    fn a_full_disk_is_told_through_transparent_boxed_and_step_variants() {
+        let full = || io::Error::from(ErrorKind::StorageFull);
+        let kept = SnapshotError::Keep(KeepError::Kept(KeptError::Io(full())));
+        assert!(is_out_of_space(&kept));
+        let boxed = SnapshotError::KeepTranscript(Box::new(SnapshotError::Keep(KeepError::File(
+            FileError::Io(io::Error::from(ErrorKind::QuotaExceeded)),
+        ))));
+        assert!(is_out_of_space(&boxed));
+        let step = SnapshotError::Keep(KeepError::Kept(KeptError::StartGeneration(FileError::Io(
+            full(),
+        ))));
+        assert!(is_out_of_space(&step));
+        let read = SnapshotError::Keep(KeepError::ReadNewBytes(full()));
+        assert!(is_out_of_space(&read));
+        let denied =
+            SnapshotError::Keep(KeepError::Io(io::Error::from(ErrorKind::PermissionDenied)));
+        assert!(!is_out_of_space(&denied));
+    }
+
+    #[test]
+    fn an_empty_transcript_is_no_snapshot_and_says_why_in_the_same_words() {
+        let temp = TempFolder::new("snapshot-empty");
+        let state = StateDir::at(temp.join("state"));
+        let path = temp.join("s1.jsonl");
+        fs_err::write(&path, "").unwrap();
+        let request = SnapshotRequest {
+            session: SessionId::parse("s1").unwrap(),
+            trigger: Trigger::from_text("manual"),
+            custom_instructions: None,
+        };
+        let mut transcript = TranscriptFile::open(&path).unwrap();
+        let error = take_snapshot(&state, &request, &mut transcript).unwrap_err();
+        assert_eq!(
+            causes_of(&error),
+            [
+                "failed to keep the transcript".to_owned(),
+                format!(
+                    "`{}` is empty (Claude Code has not written its first line): there is \
+                     nothing to snapshot",
+                    path.display()
+                ),
+            ]
+        );
+        let archive = state.archive_dir(&request.session);
+        assert_eq!(fs_err::read_dir(archive).unwrap().count(), 0);
+    }
 
     #[test]
     fn a_folder_appears_under_its_unfinished_name_already_locked() {

@@ -2,14 +2,28 @@
 //! (`<transcript dir>/<session id>/subagents/**`) and the 2.0.x one (flat `agent-*.jsonl` files
 //! beside the transcript whose records carry the session id).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
-
+use crate::causes::Causes;
 use crate::store::session_id::SessionId;
 use crate::store::snapshot_metadata::SkippedFile;
-use crate::transcript::file::TranscriptFile;
+use crate::transcript::file::{TranscriptError, TranscriptFile};
+
+/// Why a folder or a candidate could not be examined, as a skipped file records it.
+#[derive(Debug, thiserror::Error)]
+enum SubagentError {
+    #[error("failed to list the subagent folder")]
+    ListNested(#[source] io::Error),
+    #[error("failed to list the transcript's folder")]
+    ListFolder(#[source] io::Error),
+    /// A flat candidate, opened as a transcript is.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// A flat candidate's first lines.
+    #[error(transparent)]
+    Read(#[from] io::Error),
+}
 
 /// One subagent file to archive: where it is, and where it goes inside the snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,10 +48,10 @@ pub fn find_subagent_files(
     let folder = crate::store::files::folder_of(transcript);
     let mut found = Vec::new();
     let mut skipped = Vec::new();
-    let mut skip = |source: &Path, error: anyhow::Error| {
+    let mut skip = |source: &Path, error: SubagentError| {
         skipped.push(SkippedFile {
             source: source.to_string_lossy().into_owned(),
-            error: format!("{error:#}"),
+            error: Causes(&error).to_string(),
         });
     };
 
@@ -46,7 +60,7 @@ pub fn find_subagent_files(
     if nested.is_dir()
         && let Err(error) = collect_nested(&nested, Path::new("subagents"), &mut found)
     {
-        skip(&nested, error.context("failed to list the subagent folder"));
+        skip(&nested, SubagentError::ListNested(error));
     }
 
     // 2.0.x: agent-<id>.jsonl beside the transcript, tied to the session by `sessionId`. A
@@ -64,10 +78,7 @@ pub fn find_subagent_files(
                 }
             }
         }
-        Err(error) => skip(
-            folder,
-            error.context("failed to list the transcript's folder"),
-        ),
+        Err(error) => skip(folder, SubagentError::ListFolder(error)),
     }
     found.sort_by(|left, right| left.relative.cmp(&right.relative));
     found.dedup_by(|left, right| left.relative == right.relative);
@@ -75,7 +86,7 @@ pub fn find_subagent_files(
 }
 
 /// The regular `agent-*.jsonl` files in `folder`, with their names.
-fn flat_candidates(folder: &Path) -> Result<Vec<(PathBuf, String)>> {
+fn flat_candidates(folder: &Path) -> io::Result<Vec<(PathBuf, String)>> {
     let mut candidates = Vec::new();
     for entry in fs_err::read_dir(folder)? {
         let entry = entry?;
@@ -92,7 +103,7 @@ fn flat_candidates(folder: &Path) -> Result<Vec<(PathBuf, String)>> {
     Ok(candidates)
 }
 
-fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) -> Result<()> {
+fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) -> io::Result<()> {
     for entry in fs_err::read_dir(dir)? {
         let entry = entry?;
         let kind = entry.file_type()?;
@@ -117,7 +128,7 @@ fn collect_nested(dir: &Path, relative: &Path, found: &mut Vec<SubagentFile>) ->
 
 /// Returns true if and only if one of the first lines of `path` has `"sessionId"` equal to
 /// `session`.
-fn flat_file_belongs_to(path: &Path, session: &SessionId) -> Result<bool> {
+fn flat_file_belongs_to(path: &Path, session: &SessionId) -> Result<bool, SubagentError> {
     // Listed as a file, but something else may be there by now: opened as a transcript is.
     let mut file = TranscriptFile::open(path)?;
     let reader = BufReader::new(file.file_mut().take(4 * 1024 * 1024));

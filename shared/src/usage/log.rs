@@ -2,10 +2,9 @@
 //! `SubagentStop` and `PreCompact` hooks), under the session's usage lock.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::anyhow;
 use chrono::{SecondsFormat, Utc};
 
 use crate::causes::Causes;
@@ -74,6 +73,35 @@ pub enum IngestError {
     Io(#[from] io::Error),
 }
 
+/// What an ingest read past and notes: the ingest went on, and the next run does not read it
+/// again (each variant's words are the ones a person reads).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant's message says what it is; its fields are named for what they hold"
+)]
+pub enum IngestProblem {
+    /// `reason` says why `cursor.json` could not be read.
+    #[error(
+        "the usage cursor could not be read ({reason}); `{}` was read from its start (its rows \
+         are keyed, so none is duplicated)",
+        .transcript.display()
+    )]
+    CursorUnreadable { reason: String, transcript: PathBuf },
+    #[error(
+        "skipped {lines} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
+         value no Claude Code writes (`ctxhooks usage` counts them)",
+        .transcript.display()
+    )]
+    UnreadableLines { lines: u64, transcript: PathBuf },
+    #[error(
+        "skipped {lines} line(s) longer than {MAX_LINE_BYTES} bytes in `{}`",
+        .transcript.display()
+    )]
+    OverlongLines { lines: u64, transcript: PathBuf },
+}
+
 /// The most one ingest reads (about 10 s at the 56 MB/s measured on this project's machines),
 /// so that a Stop hook stays well inside its budget on a transcript of any size.
 pub const RUN_BYTES: u64 = 512 * 1024 * 1024;
@@ -121,28 +149,24 @@ pub struct IngestOutcome {
 impl IngestOutcome {
     /// Gives `notes` what went wrong without stopping the ingest, one error each.
     fn note_problems(&self, notes: &dyn Notes, transcript: &Path) {
+        let transcript = transcript.to_owned();
         if let Some(reason) = &self.cursor_unreadable {
-            notes.note(anyhow!(
-                "the usage cursor could not be read ({reason}); `{}` was read from its start \
-                 (its rows are keyed, so none is duplicated)",
-                transcript.display()
-            ));
+            notes.note(Box::new(IngestProblem::CursorUnreadable {
+                reason: reason.clone(),
+                transcript: transcript.clone(),
+            }));
         }
         if self.unreadable_lines > 0 {
-            notes.note(anyhow!(
-                "skipped {} unreadable line(s) in `{}`: not a JSON object, or a usage field with a \
-                 value no Claude Code writes (`ctxhooks usage` counts them)",
-                self.unreadable_lines,
-                transcript.display()
-            ));
+            notes.note(Box::new(IngestProblem::UnreadableLines {
+                lines: self.unreadable_lines,
+                transcript: transcript.clone(),
+            }));
         }
         if self.overlong_lines > 0 {
-            notes.note(anyhow!(
-                "skipped {} line(s) longer than {} bytes in `{}`",
-                self.overlong_lines,
-                MAX_LINE_BYTES,
-                transcript.display()
-            ));
+            notes.note(Box::new(IngestProblem::OverlongLines {
+                lines: self.overlong_lines,
+                transcript,
+            }));
         }
     }
 }
@@ -527,7 +551,7 @@ mod tests {
     struct Dropped;
 
     impl Notes for Dropped {
-        fn note(&self, _: anyhow::Error) {}
+        fn note(&self, _: crate::notes::Problem) {}
     }
 
     #[test]
