@@ -40,6 +40,22 @@ pub enum GaugeError {
     File(#[from] FileError),
 }
 
+impl GaugeError {
+    /// The file system's error behind this one, wherever it is (a step's source, or one a
+    /// transparent variant hides from the chain of causes): what
+    /// [`super::io_kind::is_io_kind`] reads.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::Read { source, .. } => Some(source),
+            Self::Write { source, .. } | Self::File(source) => source.io_error(),
+            Self::TooLarge(_)
+            | Self::NotAGauge { .. }
+            | Self::Schema { .. }
+            | Self::Serialize(_) => None,
+        }
+    }
+}
+
 /// Version of the gauge file's layout.
 pub const GAUGE_SCHEMA: u32 = 1;
 

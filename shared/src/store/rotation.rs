@@ -48,6 +48,23 @@ pub enum LogError {
     Io(#[from] io::Error),
 }
 
+impl LogError {
+    /// The file system's error behind this one, wherever it is (a step's source, or one a
+    /// transparent variant hides from the chain of causes): what
+    /// [`super::io_kind::is_io_kind`] reads.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Self::ListParts { source, .. }
+            | Self::Read { source, .. }
+            | Self::Rotate { source, .. }
+            | Self::Compress { source, .. }
+            | Self::Io(source) => Some(source),
+            Self::File(file) => file.io_error(),
+            Self::RotatedWhileRead(_) => None,
+        }
+    }
+}
+
 /// When a log is rotated, and how many of its parts are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogLimit {
