@@ -796,3 +796,77 @@ fn a_1_0_sessions_inline_sub_agents_are_folded_under_their_task_calls() {
     );
     assert!(fold.contains("<b>Bash</b>"), "{fold}");
 }
+
+/// `--open` hands the page it wrote to the system's browser (`xdg-open` here, a stand-in first
+/// on `PATH` that records what it was given), without waiting for it; with `--all`, the index.
+/// Without a browser to hand it to, it says so and fails, the page written all the same.
+#[cfg(all(unix, not(target_os = "macos")))]
+#[test]
+fn open_hands_the_written_page_to_the_browser_and_says_when_there_is_none() {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use crate::support::wait_until;
+
+    let world = World::new("view-open");
+    compacted_session(&world);
+    let bin = world.join("browser-bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    let opened = world.join("opened");
+    let browser = bin.join("xdg-open");
+    fs_err::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$#\" \"$@\" > '{0}.part' && mv '{0}.part' '{0}'\n",
+            opened.display()
+        ),
+    )
+    .unwrap();
+    fs_err::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let handed = |args: &[&str]| {
+        let _ = fs_err::remove_file(&opened);
+        let printed = world.ctxhooks(args).env("PATH", &path).success();
+        let given = wait_until("the browser given the page", || {
+            fs_err::read_to_string(&opened).ok()
+        });
+        (printed, given)
+    };
+
+    let (printed, given) = handed(&["view", "--session", "last", "--json", "--open"]);
+    let page = printed.json()["pages"][0]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(given, format!("1\n{page}\n"));
+    assert!(
+        printed
+            .stderr_text()
+            .contains(&format!("handed {page} to the browser")),
+        "{}",
+        printed.stderr_text()
+    );
+
+    let (printed, given) = handed(&["view", "--all", "--json", "--open"]);
+    let index = printed.json()["index"].as_str().unwrap().to_owned();
+    assert!(index.ends_with("index.html"), "{index}");
+    assert_eq!(given, format!("1\n{index}\n"));
+
+    // No browser on PATH: the page is written, and the error says what could not be done.
+    fs_err::remove_file(&page).unwrap();
+    let failed = world
+        .ctxhooks(["view", "--session", "last", "--open"])
+        .env("PATH", world.join("nothing-here"))
+        .failure();
+    assert!(
+        failed
+            .stderr_text()
+            .contains(&format!("failed to hand `{page}` to the browser")),
+        "{}",
+        failed.stderr_text()
+    );
+    assert!(Path::new(&page).is_file());
+}
