@@ -143,6 +143,11 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .with_max_len(1)
         .map(|parts| history_session(query, options, parts))
         .collect();
+    // The sessions whose id is in several project folders.
+    let in_several: std::collections::HashSet<&str> = (groups.iter())
+        .filter(|parts| parts.len() > 1)
+        .map(|parts| parts[0].session_id.as_str())
+        .collect();
     // Each session's latest part, whose project its records from the state folder name too.
     let latest: std::collections::HashMap<&str, &SessionFiles> = from_history
         .iter()
@@ -171,7 +176,10 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .with_max_len(1)
         .map(|session| {
             let files = latest.get(session.as_str()).copied();
-            state_session(query, options, session, files)
+            // A session in several project folders: its verdicts from every transcript its
+            // tool events recorded, as `provenance --session` reads them.
+            let several = in_several.contains(session.as_str());
+            state_session(query, options, session, (files, several))
         })
         .collect();
     let from_history = from_history.into_iter().map(|(part, _)| part);
@@ -258,12 +266,13 @@ fn history_session<'a>(
 }
 
 /// One session's records from the state folder; `files` are its transcripts when the projects
-/// folders hold them (its requests come from there then, not from its usage log).
+/// folders hold them (its requests come from there then, not from its usage log), the latest
+/// part's when its id is in `several` project folders.
 fn state_session(
     query: &ExportQuery,
     options: &ReportOptions,
     session: &SessionId,
-    files: Option<&SessionFiles>,
+    (files, several): (Option<&SessionFiles>, bool),
 ) -> Export {
     let Some(state) = &query.state else {
         return Export::default();
@@ -319,7 +328,9 @@ fn state_session(
             &mut writer,
             state,
             session,
-            files.and_then(|files| files.main.as_deref()),
+            files
+                .filter(|_| !several)
+                .and_then(|files| files.main.as_deref()),
         );
     }
     writer.lines
