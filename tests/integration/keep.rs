@@ -1153,6 +1153,10 @@ fn a_session_resumed_in_another_folder_is_recalled_and_viewed_whole() {
     .unwrap();
     stop(&world, &first);
     stop(&world, &second);
+    // Both kept, and `sessions` counts both.
+    let sessions = world.ctxhooks(["sessions", "--json"]).json();
+    let both = fs_err::metadata(&first).unwrap().len() + fs_err::metadata(&second).unwrap().len();
+    assert_eq!(sessions[0]["size"], both, "{sessions:#}");
     for deleted in [false, true] {
         if deleted {
             fs_err::remove_file(&first).unwrap();

@@ -26,7 +26,16 @@ pub fn earlier_parts(
     let mut sources: HashSet<String> = HashSet::from([chosen.header.source.clone()]);
     let mut parts = Vec::new();
     for generation in (1..chosen.header.generation).rev() {
-        let Ok(index) = GenerationIndex::read(&name.index_path(kept_dir, generation)) else {
+        let path = name.index_path(kept_dir, generation);
+        // The header alone first: most older generations are earlier versions of the chosen
+        // source, and a long session's index is long.
+        let Ok(header) = kept::read_header(&path) else {
+            continue;
+        };
+        if sources.contains(&header.source) {
+            continue;
+        }
+        let Ok(index) = GenerationIndex::read(&path) else {
             continue;
         };
         if index.length() > 0 && sources.insert(index.header.source.clone()) {
