@@ -1161,6 +1161,14 @@ fn a_session_resumed_in_another_folder_is_recalled_and_viewed_whole() {
         if deleted {
             fs_err::remove_file(&first).unwrap();
         }
+        // Once the first folder's file is gone, the kept copy is the only one of its part.
+        let prune = world
+            .ctxhooks(["archives", "prune", "--json", "--all", "--session", SESSION])
+            .json();
+        assert_eq!(
+            prune["sessions"][0]["only_copy"], deleted,
+            "deleted {deleted}: {prune:#}"
+        );
         let recall = world
             .ctxhooks(["recall", "--json", "--session", SESSION])
             .json();
