@@ -666,3 +666,150 @@ fn one_projects_folder_is_read_as_that_project() {
         );
     }
 }
+
+/// A session resumed from another folder: Claude Code writes it on under that folder's project
+/// with the same id, its new transcript holding the rest of the conversation, or (older
+/// builds) a copy of it first, uuids and message ids kept. `history`, `export` and `report`
+/// (from the usage log the Stop hook wrote for both transcripts) count it as one session, each
+/// request and each compaction once; it was two sessions, the copied requests and compaction
+/// counted twice.
+#[test]
+fn a_session_in_two_project_folders_is_one_session_counted_once_as_report_counts_it() {
+    use serde_json::json;
+    const ID: &str = "5e55a0e0-0000-4000-8000-00000000000d";
+    let line = |kind: &str, uuid: &str, time: &str, cwd: &str, more: Value| {
+        let mut line = json!({"type": kind, "uuid": uuid, "sessionId": ID, "cwd": cwd,
+            "timestamp": time, "version": "2.1.100"});
+        for (key, value) in more.as_object().unwrap() {
+            line[key] = value.clone();
+        }
+        line.to_string() + "\n"
+    };
+    let answer = |uuid: &str, time: &str, cwd: &str, id: &str, input: u64| {
+        line(
+            "assistant",
+            uuid,
+            time,
+            cwd,
+            json!({"requestId": format!("req_{id}"),
+            "message": {"id": format!("msg_{id}"), "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": input, "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 0, "output_tokens": 10}}}),
+        )
+    };
+    let prompt = |uuid: &str, time: &str, cwd: &str| {
+        line(
+            "user",
+            uuid,
+            time,
+            cwd,
+            json!({"message": {"role": "user", "content": "go"}}),
+        )
+    };
+    let (a, b) = ("/work/first", "/work/second");
+    let before = [
+        prompt("u1", "2026-11-01T10:00:00.000Z", a),
+        answer("a1", "2026-11-01T10:00:05.000Z", a, "1", 90_000),
+        line(
+            "system",
+            "cb",
+            "2026-11-01T10:01:00.000Z",
+            a,
+            json!({"subtype":
+            "compact_boundary", "compactMetadata": {"trigger": "auto", "preTokens": 90_000}}),
+        ),
+        prompt("u2", "2026-11-01T10:02:00.000Z", a),
+        answer("a2", "2026-11-01T10:02:05.000Z", a, "2", 20_000),
+    ]
+    .concat();
+    let after = [
+        prompt("u3", "2026-11-02T10:00:00.000Z", b),
+        answer("a3", "2026-11-02T10:00:05.000Z", b, "3", 30_000),
+    ]
+    .concat();
+    for copied in [false, true] {
+        let world = World::new(if copied {
+            "history-two-copied"
+        } else {
+            "history-two"
+        });
+        let projects = world.config_dir().join("projects");
+        let first = projects.join("-work-first").join(format!("{ID}.jsonl"));
+        let second = projects.join("-work-second").join(format!("{ID}.jsonl"));
+        for (path, text) in [
+            (&first, before.clone()),
+            (
+                &second,
+                if copied {
+                    before.clone() + &after
+                } else {
+                    after.clone()
+                },
+            ),
+        ] {
+            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+            fs_err::write(path, text).unwrap();
+        }
+        for (transcript, cwd) in [(&first, a), (&second, b)] {
+            world
+                .hook(crate::support::Hook::Stop)
+                .stdin(
+                    json!({"session_id": ID, "transcript_path": transcript,
+                        "hook_event_name": "Stop", "cwd": cwd})
+                    .to_string(),
+                )
+                .success();
+        }
+        let report = world.ctxhooks(["report", "--json", "--session", ID]).json();
+        assert_eq!(report["requests"], 3, "copied {copied}: {report:#}");
+        assert_eq!(report["compactions"].as_array().unwrap().len(), 1);
+        let history = world.ctxhooks(["history", "--json"]).json();
+        assert_eq!(
+            history["totals"]["sessions"], 1,
+            "copied {copied}: {history:#}"
+        );
+        assert_eq!(
+            history["totals"]["requests"], 3,
+            "copied {copied}: {history:#}"
+        );
+        assert_eq!(history["totals"]["transcripts"], 2);
+        let session = session(&history, ID);
+        assert_eq!(session["totals"], report["totals"], "copied {copied}");
+        assert_eq!(session["peak"], report["peak"], "copied {copied}");
+        assert_eq!(
+            session["compaction_counts"]["structural"], 1,
+            "copied {copied}"
+        );
+        // Listed where it went on, in the folder `sessions` names, found by either folder.
+        assert_eq!(session["project"], "-work-second", "copied {copied}");
+        let sessions = world.ctxhooks(["sessions", "--json"]).json();
+        assert_eq!(session["cwd"], sessions[0]["project"], "copied {copied}");
+        for project in ["first", "second"] {
+            let only = world
+                .ctxhooks(["history", "--json", "--project", project])
+                .json();
+            assert_eq!(only["totals"]["requests"], 3, "--project {project}");
+        }
+        // The fleet's records: one session, each request once.
+        let out = world.join("export.jsonl");
+        world
+            .ctxhooks(["export", "--host", "h", "--out"])
+            .arg(&out)
+            .success();
+        let records = fs_err::read_to_string(&out).unwrap();
+        let records: Vec<Value> = records
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let count = |kind: &str| {
+            records
+                .iter()
+                .filter(|record| record["kind"] == kind)
+                .count()
+        };
+        assert_eq!(count("session"), 1, "copied {copied}");
+        assert_eq!(count("request"), 3, "copied {copied}");
+        assert_eq!(count("compaction"), 1, "copied {copied}");
+    }
+}

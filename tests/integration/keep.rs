@@ -1088,3 +1088,122 @@ fn recall_shows_the_match_after_text_whose_lower_case_has_other_lengths() {
     assert!(found.contains("1 message(s) shown"), "{found}");
     assert!(found.contains("Zebrafish Migration"), "{found}");
 }
+
+/// A session resumed from another folder: Claude Code writes it on under that folder's
+/// project with the same id, the new transcript holding only the rest of the conversation.
+/// The kept copy holds each as a generation of its own source; `recall`, `compactions` and
+/// `view` read the whole conversation, the first folder's part first, while both files are
+/// there and once Claude Code deleted the first (they read only the second: the first part
+/// was lost without a word but a note calling it an earlier version).
+#[test]
+fn a_session_resumed_in_another_folder_is_recalled_and_viewed_whole() {
+    let world = World::new("keep-two-folders");
+    let line = |kind: &str, uuid: &str, parent: Option<&str>, time: &str, text: &str| {
+        let message = if kind == "user" {
+            json!({"role": "user", "content": text})
+        } else {
+            json!({"id": format!("msg_{uuid}"), "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": 10, "output_tokens": 1}})
+        };
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
+            "timestamp": time, "cwd": "/work/demo", "message": message})
+        .to_string()
+            + "\n"
+    };
+    let first = world.transcript_path(SESSION);
+    fs_err::write(
+        &first,
+        line(
+            "user",
+            "u1",
+            None,
+            "2026-11-01T10:00:00.000Z",
+            "plant the kumquat",
+        ) + &line(
+            "assistant",
+            "a1",
+            Some("u1"),
+            "2026-11-01T10:00:05.000Z",
+            "planted",
+        ),
+    )
+    .unwrap();
+    let second = world
+        .config_dir()
+        .join("projects/-work-elsewhere")
+        .join(format!("{SESSION}.jsonl"));
+    fs_err::create_dir_all(second.parent().unwrap()).unwrap();
+    fs_err::write(
+        &second,
+        line(
+            "user",
+            "u2",
+            Some("a1"),
+            "2026-11-02T10:00:00.000Z",
+            "water the persimmon",
+        ) + &line(
+            "assistant",
+            "a2",
+            Some("u2"),
+            "2026-11-02T10:00:05.000Z",
+            "watered",
+        ),
+    )
+    .unwrap();
+    stop(&world, &first);
+    stop(&world, &second);
+    // Both kept, and `sessions` counts both.
+    let sessions = world.ctxhooks(["sessions", "--json"]).json();
+    let both = fs_err::metadata(&first).unwrap().len() + fs_err::metadata(&second).unwrap().len();
+    assert_eq!(sessions[0]["size"], both, "{sessions:#}");
+    for deleted in [false, true] {
+        if deleted {
+            fs_err::remove_file(&first).unwrap();
+        }
+        // Once the first folder's file is gone, the kept copy is the only one of its part.
+        let prune = world
+            .ctxhooks(["archives", "prune", "--json", "--all", "--session", SESSION])
+            .json();
+        assert_eq!(
+            prune["sessions"][0]["only_copy"], deleted,
+            "deleted {deleted}: {prune:#}"
+        );
+        let recall = world
+            .ctxhooks(["recall", "--json", "--session", SESSION])
+            .json();
+        let texts: Vec<String> = recall
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(texts.len(), 4, "deleted {deleted}: {recall:#}");
+        assert!(
+            texts[0].contains("kumquat"),
+            "deleted {deleted}: {recall:#}"
+        );
+        assert!(
+            texts[2].contains("persimmon"),
+            "deleted {deleted}: {recall:#}"
+        );
+        // Both prompts are what the conversation held since its start.
+        let ledger = world
+            .ctxhooks(["compactions", "--json", "--session", SESSION])
+            .json();
+        assert_eq!(
+            ledger["since_last"]["items"], 2,
+            "deleted {deleted}: {ledger:#}"
+        );
+        let page = world.join(format!("page-{deleted}.html"));
+        world
+            .ctxhooks(["view", "--session", SESSION, "--out"])
+            .arg(&page)
+            .success();
+        let page = fs_err::read_to_string(&page).unwrap();
+        assert!(
+            page.contains("kumquat") && page.contains("persimmon"),
+            "deleted {deleted}"
+        );
+    }
+}

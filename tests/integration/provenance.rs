@@ -1485,3 +1485,48 @@ fn mark_interrupt_json_is_the_recorded_line_and_warns_without_hook_events() {
         assert!(!world.state_dir().join("sessions").exists(), "{gauge}");
     }
 }
+
+/// A session resumed from another folder: its tool events recorded the first folder's
+/// transcript, then the second's. `provenance --session` judges the calls of both (it read the
+/// last one named alone, so the first folder's stopped calls were left out without a word).
+#[test]
+fn a_session_resumed_in_another_folder_has_the_calls_of_both_transcripts_judged() {
+    let world = World::new("provenance-two-folders");
+    let session = "55604662-cf2a-4331-851a-ec234028f8ca";
+    // marot short.jsonl (2.1.38): two calls rejected, then an interrupt marker.
+    let first = world
+        .config_dir()
+        .join(format!("projects/-home-marco/{session}.jsonl"));
+    let second = world
+        .config_dir()
+        .join(format!("projects/-elsewhere/{session}.jsonl"));
+    for path in [&first, &second] {
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    }
+    fs_err::copy(transcript_fixture("marot__spotter/short.jsonl"), &first).unwrap();
+    fs_err::write(
+        &second,
+        json!({"type": "user", "uuid": "later", "sessionId": session,
+            "timestamp": "2026-02-11T10:00:00.000Z",
+            "message": {"role": "user", "content": "go on"}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    fs_err::create_dir_all(world.session_dir(session)).unwrap();
+    let event = |time_ms: u64, id: &str, transcript: &Path| {
+        json!({"kind": "tool_event", "event": "started", "time_ms": time_ms, "tool_use_id": id,
+            "tool_name": "Bash", "transcript_path": transcript})
+        .to_string()
+            + "\n"
+    };
+    fs_err::write(
+        world.sidecar(session),
+        event(1, "toolu_other_1", &first) + &event(2, "toolu_other_2", &second),
+    )
+    .unwrap();
+    let report = world
+        .ctxhooks(["provenance", "--json", "--session", session])
+        .json();
+    assert_eq!(report["calls"].as_array().unwrap().len(), 2, "{report:#}");
+}

@@ -1144,3 +1144,33 @@ fn a_fifo_named_on_the_command_line_is_refused_without_hanging() {
             .exit_code(1);
     }
 }
+
+/// A transcript whose counts are as large as a `u64` holds (written by something else than
+/// Claude Code, or damaged): `report` says the fall between two requests, its share included,
+/// rather than panicking on `fall * 100` (it did, in the text's share of the fall).
+#[test]
+fn the_largest_counts_a_transcript_may_hold_are_reported_without_overflow() {
+    let world = World::new("usage-largest");
+    let answer = |id: &str, input: u64| {
+        serde_json::json!({"type": "assistant", "uuid": id, "requestId": format!("req_{id}"),
+            "timestamp": "2026-11-01T10:00:00.000Z", "message": {"id": format!("msg_{id}"),
+            "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+            "usage": {"input_tokens": input, "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 0, "output_tokens": 1}}})
+        .to_string()
+            + "\n"
+    };
+    let transcript =
+        world.write_transcript("largest.jsonl", answer("1", u64::MAX) + &answer("2", 1_000));
+    let text = world
+        .ctxhooks(["report", "--transcript"])
+        .arg(&transcript)
+        .success()
+        .stdout_text();
+    assert!(text.contains("-99 %)"), "{text}");
+    let json = world
+        .ctxhooks(["report", "--json", "--transcript"])
+        .arg(&transcript)
+        .json();
+    assert_eq!(json["drops"].as_array().unwrap().len(), 1, "{json:#}");
+}

@@ -4,6 +4,7 @@
 //! ...}]}}`), each plugin's `hooks/hooks.json` in its install folder, and `enabledPlugins` in the
 //! settings files.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -14,7 +15,7 @@ use crate::install::merge::handlers;
 use ctxhooks_shared::hook::table::HOOK_BINARIES;
 use ctxhooks_shared::platform::program::{binary_name, last_component, names_a_program};
 use ctxhooks_shared::settings_file::read_settings_bytes;
-use ctxhooks_shared::store::env_vars;
+use ctxhooks_shared::store::state_dir::home_dir;
 
 /// The variable the plugin's hooks read for the binaries' folder (default `$HOME/.local/bin`).
 pub const BIN_DIR_VARIABLE: &str = "CTXHOOKS_BIN_DIR";
@@ -130,20 +131,60 @@ fn first_word(command: &str) -> &str {
 }
 
 /// The program of a plugin command, with the variables a plugin's hooks use expanded as this
-/// process sees them: `${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}`, `$HOME`, `${CLAUDE_PLUGIN_ROOT}`.
-/// `None` when another variable is left.
+/// process sees them: `${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}`, `$HOME`, `${CLAUDE_PLUGIN_ROOT}`,
+/// the home being the one every ctxhooks path starts from (`home_dir`: `HOME`, on Windows
+/// `USERPROFILE` when `HOME` is unset). `None` when another variable is left, or the home is
+/// named and there is none.
 pub fn expand_program(command: &str, plugin_root: &Path) -> Option<PathBuf> {
-    let home = std::env::var(env_vars::HOME).unwrap_or_default();
-    let bin_dir = std::env::var(BIN_DIR_VARIABLE)
-        .ok()
-        .filter(|dir| !dir.is_empty())
-        .unwrap_or_else(|| format!("{home}/.local/bin"));
-    let expanded = first_word(command)
-        .replace("${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}", &bin_dir)
-        .replace("${CLAUDE_PLUGIN_ROOT}", &plugin_root.to_string_lossy())
-        .replace("${HOME}", &home)
-        .replace("$HOME", &home);
-    (!expanded.contains('$')).then(|| PathBuf::from(expanded))
+    let bin_dir = std::env::var_os(BIN_DIR_VARIABLE).filter(|dir| !dir.is_empty());
+    expand_program_in(
+        command,
+        plugin_root,
+        home_dir().as_deref(),
+        bin_dir.as_deref(),
+    )
+}
+
+/// [`expand_program`] with the home and `CTXHOOKS_BIN_DIR` (unset or empty: `None`) given.
+fn expand_program_in(
+    command: &str,
+    plugin_root: &Path,
+    home: Option<&Path>,
+    bin_dir: Option<&OsStr>,
+) -> Option<PathBuf> {
+    const DEFAULT_BIN_DIR: &str = "${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}";
+    let mut rest = first_word(command);
+    let mut expanded = OsString::new();
+    while let Some(at) = rest.find('$') {
+        expanded.push(&rest[..at]);
+        let variable = &rest[at..];
+        let (value, length) = if variable.starts_with(DEFAULT_BIN_DIR) {
+            let value = match bin_dir {
+                Some(dir) => dir.to_owned(),
+                None => home?.join(".local").join("bin").into_os_string(),
+            };
+            (value, DEFAULT_BIN_DIR.len())
+        } else if variable.starts_with("${CLAUDE_PLUGIN_ROOT}") {
+            (
+                plugin_root.as_os_str().to_owned(),
+                "${CLAUDE_PLUGIN_ROOT}".len(),
+            )
+        } else if variable.starts_with("${HOME}") {
+            (home?.as_os_str().to_owned(), "${HOME}".len())
+        } else if variable.starts_with("$HOME")
+            && !variable["$HOME".len()..]
+                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        {
+            (home?.as_os_str().to_owned(), "$HOME".len())
+        } else {
+            // Another variable: what it holds for the hook's shell is not known here.
+            return None;
+        };
+        expanded.push(value);
+        rest = &variable[length..];
+    }
+    expanded.push(rest);
+    Some(PathBuf::from(expanded))
 }
 
 #[cfg(test)]
@@ -189,5 +230,48 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// The home is the one `home_dir` gives (on Windows `USERPROFILE` when `HOME` is unset),
+    /// taken as it is (a name that is not UTF-8 too); with no home, a program under it is not
+    /// known (it was `/.local/bin/…`, a file that is not the hook's).
+    #[test]
+    fn a_plugins_program_is_expanded_with_the_home_ctxhooks_uses_or_not_at_all() {
+        let root = Path::new("/plugins/ctxhooks");
+        let home = Path::new("/users/me");
+        let expand = |command: &str, home: Option<&Path>, bin_dir: Option<&str>| {
+            expand_program_in(command, root, home, bin_dir.map(OsStr::new))
+        };
+        let default = "\"${CTXHOOKS_BIN_DIR:-$HOME/.local/bin}/ctxhooks-stop\"";
+        assert_eq!(
+            expand(default, Some(home), None),
+            Some(home.join(".local").join("bin").join("ctxhooks-stop"))
+        );
+        assert_eq!(
+            expand(default, None, Some("/opt/bin")),
+            Some(PathBuf::from("/opt/bin/ctxhooks-stop"))
+        );
+        assert_eq!(expand(default, None, None), None);
+        assert_eq!(expand("$HOME/b/ctxhooks-stop", None, None), None);
+        assert_eq!(
+            expand("${HOME}/b/ctxhooks-stop x", Some(home), None),
+            Some(PathBuf::from("/users/me/b/ctxhooks-stop"))
+        );
+        assert_eq!(
+            expand("${CLAUDE_PLUGIN_ROOT}/bin/ctxhooks-stop", None, None),
+            Some(PathBuf::from("/plugins/ctxhooks/bin/ctxhooks-stop"))
+        );
+        // `$HOMEDIR` is another variable, not `$HOME` followed by `DIR`.
+        assert_eq!(expand("$HOMEDIR/ctxhooks-stop", Some(home), None), None);
+        assert_eq!(expand("$OTHER/ctxhooks-stop", Some(home), None), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let odd = Path::new(std::ffi::OsStr::from_bytes(b"/home/caf\xe9"));
+            assert_eq!(
+                expand("$HOME/ctxhooks-stop", Some(odd), None),
+                Some(odd.join("ctxhooks-stop"))
+            );
+        }
     }
 }

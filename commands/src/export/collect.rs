@@ -21,7 +21,7 @@ use crate::output::Versioned;
 use crate::prices::Prices;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{SessionFiles, discover};
-use crate::projects::session::load_session;
+use crate::projects::session::load_parts;
 use crate::projects::slug_of;
 use crate::provenance::load::load_analysis;
 use crate::provenance::verdict::provenance_report;
@@ -136,11 +136,22 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         problems: found.problems.iter().map(ToString::to_string).collect(),
         ..Export::default()
     };
-    let from_history: Vec<Export> = found
-        .sessions
+    // A session whose id is in several project folders is one session (see `by_session`).
+    let groups = found.by_session();
+    let from_history: Vec<(Export, &SessionFiles)> = groups
         .par_iter()
         .with_max_len(1)
-        .map(|files| history_session(query, options, files))
+        .map(|parts| history_session(query, options, parts))
+        .collect();
+    // The sessions whose id is in several project folders.
+    let in_several: std::collections::HashSet<&str> = (groups.iter())
+        .filter(|parts| parts.len() > 1)
+        .map(|parts| parts[0].session_id.as_str())
+        .collect();
+    // Each session's latest part, whose project its records from the state folder name too.
+    let latest: std::collections::HashMap<&str, &SessionFiles> = from_history
+        .iter()
+        .map(|(_, files)| (files.session_id.as_str(), *files))
         .collect();
     let state_sessions = match &query.state {
         Some(state) => match state.session_ids() {
@@ -164,14 +175,15 @@ pub fn export(query: &ExportQuery, options: &ReportOptions) -> Export {
         .par_iter()
         .with_max_len(1)
         .map(|session| {
-            let files = found
-                .sessions
-                .iter()
-                .find(|files| files.session_id == session.as_str());
-            state_session(query, options, session, files)
+            let files = latest.get(session.as_str()).copied();
+            // A session in several project folders: its verdicts from every transcript its
+            // tool events recorded, as `provenance --session` reads them.
+            let several = in_several.contains(session.as_str());
+            state_session(query, options, session, (files, several))
         })
         .collect();
-    for part in from_history.into_iter().chain(from_state) {
+    let from_history = from_history.into_iter().map(|(part, _)| part);
+    for part in from_history.chain(from_state) {
         export.lines.extend_from_slice(&part.lines);
         export.records += part.records;
         export.problems.extend(part.problems);
@@ -218,8 +230,15 @@ fn snapshots(
     }
 }
 
-fn history_session(query: &ExportQuery, options: &ReportOptions, files: &SessionFiles) -> Export {
-    let loaded = load_session(files, query.cache.as_ref());
+/// One session's records from its transcripts in every project folder its id is in, and the
+/// latest of those parts (whose project names the session).
+fn history_session<'a>(
+    query: &ExportQuery,
+    options: &ReportOptions,
+    parts: &[&'a SessionFiles],
+) -> (Export, &'a SessionFiles) {
+    let (loaded, latest) = load_parts(parts, query.cache.as_ref());
+    let files = parts[latest];
     let mut writer = Writer {
         query,
         project: Some(files.project.clone()),
@@ -230,7 +249,7 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     let problems = loaded.problems.iter().map(ToString::to_string);
     writer.lines.problems.extend(problems);
     if loaded.log.requests().next().is_none() {
-        return writer.lines;
+        return (writer.lines, files);
     }
     let snapshots = snapshots_of(query, &files.session_id);
     let options = &options.with_status_line_of(query.state.as_ref(), &files.session_id);
@@ -239,20 +258,21 @@ fn history_session(query: &ExportQuery, options: &ReportOptions, files: &Session
     usage_records(
         &mut writer,
         log,
-        &loaded.summary(files),
+        &loaded.summary(&files.session_id),
         &report,
         &options.prices,
     );
-    writer.lines
+    (writer.lines, files)
 }
 
 /// One session's records from the state folder; `files` are its transcripts when the projects
-/// folders hold them (its requests come from there then, not from its usage log).
+/// folders hold them (its requests come from there then, not from its usage log), the latest
+/// part's when its id is in `several` project folders.
 fn state_session(
     query: &ExportQuery,
     options: &ReportOptions,
     session: &SessionId,
-    files: Option<&SessionFiles>,
+    (files, several): (Option<&SessionFiles>, bool),
 ) -> Export {
     let Some(state) = &query.state else {
         return Export::default();
@@ -308,7 +328,9 @@ fn state_session(
             &mut writer,
             state,
             session,
-            files.and_then(|files| files.main.as_deref()),
+            files
+                .filter(|_| !several)
+                .and_then(|files| files.main.as_deref()),
         );
     }
     writer.lines

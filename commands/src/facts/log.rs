@@ -167,13 +167,23 @@ impl SessionLog {
                 request_index.insert(request.row.key.clone(), index);
             }
         }
-        boundary_seen.retain(|seen| !seen.starts_with(&format!("{transcript}:")));
+        // The boundaries another transcript of the session holds too stay seen.
+        boundary_seen.clear();
+        for item in &self.timeline {
+            if let TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) =
+                item
+                && let Some(uuid) = &boundary.row.uuid
+            {
+                boundary_seen.insert(uuid.clone());
+            }
+        }
         self.skipped
             .retain(|skipped| skipped.transcript != transcript);
     }
 
     /// Folds records into a log: later versions of a request replace earlier ones (keeping the
-    /// largest output count), repeated boundaries (same uuid) count once, and a rescan drops what
+    /// largest output count), repeated boundaries (same uuid, in any of the session's
+    /// transcripts) count once, and a rescan drops what
     /// came before it of its transcript.
     pub fn from_records(records: impl IntoIterator<Item = UsageRecord>) -> Self {
         let mut log = Self::default();
@@ -205,10 +215,14 @@ impl SessionLog {
                             .push(TimelineItem::Request(Timed::<UsageRow>::new(row)));
                     }
                 }
+                // Once each, however many of the session's transcripts hold it: a session
+                // resumed from another folder may open its new transcript with a copy of the
+                // conversation before, uuids kept.
                 UsageRecord::CompactBoundary(row) | UsageRecord::MicrocompactBoundary(row)
-                    if row.uuid.as_ref().is_some_and(|uuid| {
-                        !boundary_seen.insert(format!("{}:{uuid}", row.transcript))
-                    }) => {}
+                    if row
+                        .uuid
+                        .as_ref()
+                        .is_some_and(|uuid| !boundary_seen.insert(uuid.clone())) => {}
                 UsageRecord::CompactBoundary(row) => {
                     log.timeline
                         .push(TimelineItem::Compaction(Timed::<BoundaryRow>::new(row)));
@@ -339,7 +353,7 @@ pub fn log_from_reader(name: &Path, reader: impl std::io::Read) -> Result<Sessio
 mod tests {
     use super::*;
     use crate::test_support::usage_row;
-    use ctxhooks_shared::store::usage_record::{RescanReason, RescanRow};
+    use ctxhooks_shared::store::usage_record::{CompactionDetails, RescanReason, RescanRow};
 
     #[test]
     fn a_rescan_drops_what_came_before_it_of_its_transcript_in_a_rotated_part() {
@@ -364,6 +378,41 @@ mod tests {
         let keys: Vec<&str> = log.requests().map(|row| row.key.as_str()).collect();
         assert_eq!(keys, ["other", "kept", "new"]);
         assert_eq!(log.rows()[1].tokens.cache_creation_input_tokens, 2);
+    }
+
+    /// A session resumed from another folder whose new transcript opens with a copy of the
+    /// conversation before (uuids kept): its compaction is one, read from either transcript,
+    /// and a rescan of one transcript leaves the other's copy seen.
+    #[test]
+    fn a_boundary_two_transcripts_of_the_session_hold_counts_once() {
+        let boundary = |transcript: &str| {
+            UsageRecord::CompactBoundary(BoundaryRow {
+                time: None,
+                transcript: transcript.into(),
+                uuid: Some("cb".into()),
+                trigger: None,
+                pre_tokens: Some(90_000),
+                post_tokens: None,
+                tokens_saved: None,
+                sidechain: false,
+                agent_id: None,
+                details: CompactionDetails::default(),
+            })
+        };
+        let compactions = |log: &SessionLog| {
+            (log.timeline.iter())
+                .filter(|item| matches!(item, TimelineItem::Compaction(_)))
+                .count()
+        };
+        let log = SessionLog::from_records([boundary("a"), boundary("b")]);
+        assert_eq!(compactions(&log), 1);
+        let rescan = UsageRecord::Rescan(RescanRow {
+            time: "2026-12-01T00:00:00.000Z".into(),
+            transcript: "a".into(),
+            reason: RescanReason::Shrank,
+        });
+        let log = SessionLog::from_records([boundary("a"), boundary("b"), rescan, boundary("a")]);
+        assert_eq!(compactions(&log), 1);
     }
 
     #[test]

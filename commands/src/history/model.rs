@@ -86,23 +86,23 @@ pub struct HistoryTotals {
 
 /// Reads the projects folders and builds the history.
 pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
-    let mut found = discover(&query.folders);
+    let found = discover(&query.folders);
+    let mut groups = found.by_session();
     if let Some(project) = &query.project {
         // The folder name is the `cwd` with every other character than letters and digits
-        // made `-`: a `cwd` that contains the text gives a name that contains its slug.
+        // made `-`: a `cwd` that contains the text gives a name that contains its slug. A
+        // session in several project folders is kept whole when one of them matches.
         let slug = slug_of(project);
-        found
-            .sessions
-            .retain(|session| session.project.contains(&slug));
+        groups.retain(|parts| parts.iter().any(|files| files.project.contains(&slug)));
     }
     // One session per task on every core; the largest come first, so that they finish together.
-    let outcomes: Vec<_> = found
-        .sessions
+    let outcomes: Vec<_> = groups
         .par_iter()
         .with_max_len(1)
-        .map(|files| {
-            let options = options.with_status_line_of(query.state.as_ref(), &files.session_id);
-            summarize_session(files, &options, &query.window, query.cache.as_ref())
+        .map(|parts| {
+            let id = &parts[0].session_id;
+            let options = options.with_status_line_of(query.state.as_ref(), id);
+            summarize_session(parts, &options, &query.window, query.cache.as_ref())
         })
         .collect();
     let folders_read = found.folders_read;
@@ -120,8 +120,10 @@ pub fn build_history(query: &HistoryQuery, options: &ReportOptions) -> History {
             continue;
         };
         if let Some(project) = &query.project
-            && !session.project.contains(project.as_str())
-            && !(session.summary.cwd.as_deref()).is_some_and(|cwd| cwd.contains(project.as_str()))
+            && !session
+                .places
+                .iter()
+                .any(|place| place.contains(project.as_str()))
         {
             continue;
         }

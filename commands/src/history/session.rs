@@ -12,7 +12,7 @@ use crate::facts::tally::Tally;
 use crate::prices::Prices;
 use crate::projects::cache::Cache;
 use crate::projects::discover::{Problem, SessionFiles};
-use crate::projects::session::{TranscriptSummary, load_session};
+use crate::projects::session::{TranscriptSummary, load_parts};
 use crate::projects::window::TimeWindow;
 use crate::time::Time;
 
@@ -28,6 +28,9 @@ pub struct HistorySession {
     pub projects_folder: String,
     pub transcripts: Vec<TranscriptSummary>,
     pub report: SessionReport,
+    /// Every project folder's name its id is in and every folder its transcripts name, for
+    /// `--project`.
+    pub places: Vec<String>,
 }
 
 /// One UTC day's requests and compactions, of one session or (merged) of every session with a
@@ -57,18 +60,20 @@ pub struct SessionOutcome {
     pub cached: usize,
 }
 
-/// Reads, reports and summarizes one session.
+/// Reads, reports and summarizes one session, from its transcripts in every project folder
+/// its id is in (`parts`, never empty; it is listed under the latest one's project).
 pub fn summarize_session(
-    files: &SessionFiles,
+    parts: &[&SessionFiles],
     options: &ReportOptions,
     window: &TimeWindow,
     cache: Option<&Cache>,
 ) -> SessionOutcome {
-    let loaded = load_session(files, cache);
+    let (loaded, latest) = load_parts(parts, cache);
+    let files = parts[latest];
     let mut outcome = SessionOutcome {
         problems: loaded.problems.clone(),
         transcripts: loaded.transcripts.len(),
-        bytes: files.bytes,
+        bytes: parts.iter().map(|part| part.bytes).sum(),
         passed_lines: loaded.passed_lines,
         cached: loaded.cached,
         ..SessionOutcome::default()
@@ -83,8 +88,20 @@ pub fn summarize_session(
     }
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
     outcome.days = days_of(&loaded.log, &report, window, &options.prices);
+    let summary = loaded.summary(&files.session_id);
+    let places = (parts.iter().map(|part| part.project.clone()))
+        .chain(
+            loaded
+                .log
+                .sources
+                .iter()
+                .filter_map(|source| source.cwd.clone()),
+        )
+        .chain(summary.cwd.clone())
+        .collect();
     outcome.session = Some(HistorySession {
-        summary: loaded.summary(files),
+        summary,
+        places,
         project: files.project.clone(),
         projects_folder: files.projects_folder.display().to_string(),
         transcripts: loaded.transcripts.clone(),

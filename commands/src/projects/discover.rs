@@ -123,6 +123,26 @@ pub fn discover(folders: &[PathBuf]) -> Found {
 }
 
 impl Found {
+    /// The sessions found, each id once, as every command but `search` counts a session: the
+    /// transcripts its id has in every project folder (Claude Code writes a session resumed from
+    /// another folder under that folder's project, with the same id), one part per folder in
+    /// the order found; the largest session first.
+    pub fn by_session(&self) -> Vec<Vec<&SessionFiles>> {
+        let mut groups: Vec<Vec<&SessionFiles>> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for files in &self.sessions {
+            if let Some(&at) = index.get(files.session_id.as_str()) {
+                groups[at].push(files);
+            } else {
+                index.insert(&files.session_id, groups.len());
+                groups.push(vec![files]);
+            }
+        }
+        let bytes = |group: &Vec<&SessionFiles>| group.iter().map(|files| files.bytes).sum::<u64>();
+        groups.sort_by(|a, b| (bytes(b), &a[0].session_id).cmp(&(bytes(a), &b[0].session_id)));
+        groups
+    }
+
     fn problem(&mut self, path: &Path, kind: ProblemKind) {
         self.problems.push(Problem {
             path: path.to_path_buf(),

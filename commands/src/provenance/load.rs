@@ -12,6 +12,7 @@ use super::evidence::Warning;
 use super::marks::{UnmatchedMark, UnmatchedReason};
 use super::sidecar::{Sidecar, read_sidecar};
 use crate::projects::discover::first_session_id;
+use crate::snapshots::parts::JoinedLines;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 use ctxhooks_shared::transcript::file::TranscriptFile;
@@ -35,6 +36,7 @@ pub fn load_analysis(
     transcript: Option<&Path>,
 ) -> Result<Loaded> {
     let sidecar_for = |session: &SessionId| read_sidecar(&state.sidecar(session));
+    let given = transcript;
     let (session, sidecar, transcript) = match (session, transcript) {
         (Some(session), Some(transcript)) => (
             session.clone(),
@@ -63,8 +65,18 @@ pub fn load_analysis(
         }
         (None, None) => bail!("give --session ID or --transcript PATH"),
     };
-    let mut analysis = analyse_file(&transcript, sidecar)
-        .with_context(|| format!("failed to read `{}`", transcript.display()))?;
+    // A session resumed from another folder: each of its transcripts the events recorded that
+    // is still there, read one after the other as one (the last named is the one it went on in).
+    let others: Vec<PathBuf> = (sidecar.transcript_paths.iter())
+        .map(PathBuf::from)
+        .filter(|path| *path != transcript && fs_err::symlink_metadata(path).is_ok())
+        .collect();
+    let mut analysis = if others.is_empty() || given.is_some() {
+        analyse_file(&transcript, sidecar)
+    } else {
+        analyse_files(&others, &transcript, sidecar)
+    }
+    .with_context(|| format!("failed to read `{}`", transcript.display()))?;
     check_session(&mut analysis, &session, &transcript)?;
     Ok(Loaded {
         analysis,
@@ -100,6 +112,23 @@ fn check_session(analysis: &mut Analysis, session: &SessionId, transcript: &Path
         });
     }
     Ok(())
+}
+
+/// Analyses a session's transcripts in other project folders (`others`, in order), then
+/// `transcript`, as one (`snapshots/parts.rs` joins them), with `sidecar`.
+fn analyse_files(others: &[PathBuf], transcript: &Path, sidecar: Sidecar) -> Result<Analysis> {
+    let mut readers: Vec<Box<dyn std::io::Read>> = Vec::new();
+    for path in others.iter().map(PathBuf::as_path).chain([transcript]) {
+        readers.push(Box::new(TranscriptFile::open_named(path)?.into_file()));
+    }
+    let analysis = Analysis::scan(JoinedLines::new(readers), sidecar)?;
+    if analysis.records == 0 {
+        bail!(
+            "the transcript `{}` holds no JSON records; is it a transcript?",
+            transcript.display()
+        );
+    }
+    Ok(analysis)
 }
 
 /// Analyses a transcript file with `sidecar`. An empty file, or one in which no line is a JSON

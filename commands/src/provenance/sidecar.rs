@@ -72,6 +72,9 @@ pub struct Sidecar {
     calls: HashMap<String, Vec<usize>>,
     event_span: Option<(u64, u64)>,
     pub transcript_path: Option<String>,
+    /// Every transcript path the events recorded, each once, in the order first recorded: a
+    /// session resumed from another folder goes on in that folder's project's transcript.
+    pub transcript_paths: Vec<String>,
     pub marks: Vec<RuntimeMark>,
     pub unreadable: Vec<(usize, String)>,
     pub mark_problems: Vec<MarkProblem>,
@@ -99,6 +102,9 @@ impl Sidecar {
         let (first, last) = self.event_span.unwrap_or((event.time_ms, event.time_ms));
         self.event_span = Some((first.min(event.time_ms), last.max(event.time_ms)));
         if let Some(path) = event.transcript_path.filter(|path| !path.is_empty()) {
+            if !self.transcript_paths.contains(&path) {
+                self.transcript_paths.push(path.clone());
+            }
             self.transcript_path = Some(path);
         }
         if let Some(id) = event.tool_use_id {

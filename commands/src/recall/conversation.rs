@@ -1,11 +1,14 @@
 //! A session's conversation, in reading order: the messages of its kept main transcript (its
 //! newest generation), then those the live transcript holds past the kept copy's end when it
-//! still continues it, each with the number of compactions before it.
+//! still continues it, each with the number of compactions before it; a session whose id has
+//! transcripts in other project folders too (resumed from another folder) has theirs first
+//! (`snapshots/parts.rs`).
 
 use std::io::{Read, Seek as _, SeekFrom};
 
 use anyhow::{Context, Result, bail};
 
+use crate::snapshots::parts::{JoinedLines, earlier_parts};
 use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::keep::still_continues;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
@@ -123,17 +126,28 @@ pub fn each_message(
             PassedOver::list(&passed_over)
         );
     };
-    let kept_reader = kept::open_generation(&kept_dir, &name, &index, index.length())?;
-    let reader: Box<dyn Read> = match live_tail(&index) {
-        Some(tail) => Box::new(kept_reader.chain(tail)),
-        None => Box::new(kept_reader),
+    // The session's other transcripts first (resumed from another folder), each as kept and
+    // as its live file went on.
+    let parts = earlier_parts(&kept_dir, &name, &index);
+    let mut readers: Vec<Box<dyn Read>> = Vec::new();
+    for part in parts.iter().chain([&index]) {
+        let kept_reader = kept::open_generation(&kept_dir, &name, part, part.length())?;
+        readers.push(match live_tail(part) {
+            Some(tail) => Box::new(kept_reader.chain(tail)),
+            None => Box::new(kept_reader),
+        });
+    }
+    let reader: Box<dyn Read> = match readers.len() {
+        1 => readers.remove(0),
+        _ => Box::new(JoinedLines::new(readers)),
     };
     let (messages, compactions) = each_message_in(reader, thinking, on_message)
         .context("failed to read the kept transcript")?;
+    let parts = u32::try_from(parts.len()).unwrap_or(u32::MAX);
     Ok(ConversationRead {
         messages,
         compactions,
-        earlier_generations: index.header.generation - 1,
+        earlier_generations: (index.header.generation - 1).saturating_sub(parts),
         passed_over,
     })
 }

@@ -14,6 +14,7 @@ use crate::facts::log::{SessionLog, TimelineItem, read_session_log};
 use crate::facts::summary::SessionSummary;
 use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::snapshots::catalog::list_snapshots;
+use crate::snapshots::parts::earlier_parts;
 use crate::time::{Time, second_of};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
@@ -38,7 +39,8 @@ pub struct KeptSession {
     pub cleanup: CleanupStatus,
     /// The newest change ctxhooks made for the session, to the second.
     pub last_activity: Option<Time>,
-    /// Transcript bytes kept (the main transcript's newest generation).
+    /// Transcript bytes kept (the main transcript's newest generation, and the newest of each
+    /// other transcript of the session: resumed from another folder).
     pub size: u64,
     /// Bytes the kept copies take on disk, every transcript and generation, compressed.
     pub stored_bytes: u64,
@@ -217,7 +219,11 @@ pub fn summarize(
         transcript_present,
         cleanup,
         last_activity: last_activity_with(state, session, generations).map(second_of),
-        size: index.as_ref().map_or(0, GenerationIndex::length),
+        // The session's other transcripts (resumed from another folder) kept too.
+        size: index.as_ref().map_or(0, |index| {
+            let parts = earlier_parts(&kept_dir, &main, index);
+            index.length() + parts.iter().map(GenerationIndex::length).sum::<u64>()
+        }),
         stored_bytes,
         generations,
         subagents: kept_list.iter().filter(|(name, _)| !name.is_main()).count(),

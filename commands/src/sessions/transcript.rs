@@ -1,14 +1,16 @@
 //! A session's main transcript, to read from its start: the live file while Claude Code still
 //! has it, else the newest readable generation of the kept copy (after Claude Code's cleanup
-//! deleted it).
+//! deleted it); a session whose id has transcripts in other project folders too (resumed from
+//! another folder) has theirs first (`snapshots/parts.rs`).
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use crate::snapshots::catalog::list_snapshots;
-use ctxhooks_shared::store::kept::{self, KeptName};
+use crate::snapshots::parts::{JoinedLines, earlier_parts, open_part};
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -32,7 +34,41 @@ pub fn open_session_transcript(state: &StateDir, session: &SessionId) -> Result<
     let index = newest_whole(&kept_dir, &name, Depth::Files)?
         .chosen
         .and_then(|chosen| chosen.index);
-    let live = match &index {
+    let opened = open_chosen(state, session, index.as_ref())?;
+    // The session's other transcripts first (resumed from another folder), each its live file
+    // where it still is, else as kept.
+    let parts = index
+        .as_ref()
+        .map(|index| earlier_parts(&kept_dir, &name, index))
+        .unwrap_or_default();
+    if parts.is_empty() {
+        return Ok(opened);
+    }
+    let mut readers: Vec<Box<dyn Read>> = Vec::new();
+    for part in &parts {
+        let live = TranscriptFile::open_if_present(Path::new(&part.header.source))?;
+        match live {
+            Some(file) => readers.push(Box::new(file.into_file())),
+            None => readers.extend(open_part(&kept_dir, &name, part)),
+        }
+    }
+    readers.push(opened.reader);
+    Ok(SessionTranscript {
+        reader: Box::new(JoinedLines::new(readers)),
+        ..opened
+    })
+}
+
+/// Opens the transcript of the kept copy's generation `index` (the newest whole one): the live
+/// file where it (or a snapshot) says it is, when it is still there; else the kept copy.
+fn open_chosen(
+    state: &StateDir,
+    session: &SessionId,
+    index: Option<&GenerationIndex>,
+) -> Result<SessionTranscript> {
+    let kept_dir = state.kept_dir(session);
+    let name = KeptName::main();
+    let live = match index {
         Some(index) => Some(PathBuf::from(&index.header.source)),
         None => list_snapshots(state, Some(session))?
             .last()
@@ -56,7 +92,7 @@ pub fn open_session_transcript(state: &StateDir, session: &SessionId) -> Result<
         );
     };
     let generation = index.header.generation;
-    let reader = kept::open_generation(&kept_dir, &name, &index, index.length())?;
+    let reader = kept::open_generation(&kept_dir, &name, index, index.length())?;
     Ok(SessionTranscript {
         reader: Box::new(ReadAhead::start(reader)),
         source: name.data_path(&kept_dir, generation),

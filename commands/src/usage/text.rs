@@ -249,7 +249,9 @@ fn section(text: &mut String, title: &str, items: Vec<String>) {
 /// One fall: where, how much, its class with its evidence, and the other facts.
 fn drop_text(drop: &ContextDrop, label: &str) -> String {
     let fall = drop.fall();
-    let percent = fall * 100 / drop.context_before.max(1);
+    // Wide enough for any count a transcript may hold (a fall times 100 is past u64 above
+    // 184 quadrillion tokens); the share itself is at most 100.
+    let percent = u128::from(fall) * 100 / u128::from(drop.context_before.max(1));
     let class = match drop.basis {
         Basis::None => drop.class.to_string(),
         basis => format!("{} ({})", drop.class, basis_text(basis, drop.confidence)),

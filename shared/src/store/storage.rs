@@ -148,6 +148,12 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
             None => only_copy = true,
         }
     }
+    // A session resumed from another folder: its first folder's transcript is kept as a
+    // generation of another source, and once that file is gone the kept copy is the only one
+    // of that part, whatever the newest transcript's state.
+    if !only_copy && other_part_gone(&kept_dir, &main) {
+        only_copy = true;
+    }
     SessionStorage {
         session: session.clone(),
         bytes,
@@ -156,6 +162,22 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
         transcript,
         only_copy,
     }
+}
+
+/// Whether a generation of the kept copy `name` kept another source than the newest one (the
+/// session's transcript in another project folder: a file that does not open with the bytes
+/// kept so far starts a generation of its own, so a rewritten transcript keeps its path) whose
+/// file is no longer there.
+fn other_part_gone(kept_dir: &Path, name: &KeptName) -> bool {
+    let Ok(latest) = kept::latest_generation(kept_dir, name) else {
+        return false;
+    };
+    let Ok(newest) = kept::read_header(&name.index_path(kept_dir, latest)) else {
+        return false;
+    };
+    (1..latest)
+        .filter_map(|generation| kept::read_header(&name.index_path(kept_dir, generation)).ok())
+        .any(|header| header.source != newest.source && !is_regular_file(Path::new(&header.source)))
 }
 
 /// Returns true if and only if `path` is a regular file (not through a link).
