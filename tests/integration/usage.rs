@@ -309,6 +309,92 @@ fn a_half_written_last_line_is_read_only_once_completed() {
     assert!(world.error_lines().is_empty());
 }
 
+/// The `SessionEnd` payload for `transcript`.
+fn session_end_payload(session: &str, transcript: &Path) -> String {
+    serde_json::json!({
+        "session_id": session,
+        "transcript_path": transcript,
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit",
+    })
+    .to_string()
+}
+
+#[test]
+fn a_whole_last_line_without_its_newline_is_logged_once_at_the_session_end() {
+    let world = World::new("end-unterminated");
+    let id = "end-unterminated";
+    let session = SessionId::parse(id).unwrap();
+    let state = world.state();
+    let transcript = world.transcript_path(id);
+    let time = "2026-03-01T00:00:00.000Z";
+    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    let unterminated = |n: &str| line(n).trim_end().to_owned();
+    let requests_agree = |expected: usize| {
+        let logged = read_rows(&state, &session).unwrap();
+        assert_eq!(logged.len(), expected);
+        assert_eq!(duplicate_versions(&world, &session), 0);
+        let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
+        let history = world.ctxhooks(["history", "--json"]).json();
+        let listed = history["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|listed| listed["session_id"] == id)
+            .unwrap_or_else(|| panic!("no session {id} in {history:#}"));
+        assert_eq!(report["requests"], expected, "{report:#}");
+        assert_eq!(listed["requests"], report["requests"], "{history:#}");
+    };
+    // The last line is whole but has no newline: the live Stop hook leaves it (Claude Code may
+    // still be writing it).
+    append(&transcript, line("1") + &line("2") + &unterminated("3"));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    assert_eq!(read_rows(&state, &session).unwrap().len(), 2);
+    // At the session's end the file is at rest: the line is a request, logged once however many
+    // times the hook runs.
+    for _ in 0..2 {
+        world
+            .hook(Hook::Session)
+            .stdin(session_end_payload(id, &transcript))
+            .success();
+    }
+    requests_agree(3);
+    // Resumed: the line gets its newline, and more requests follow; nothing is read twice.
+    append(&transcript, "\n".to_owned() + &line("4"));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    requests_agree(4);
+    assert_eq!(
+        read_rows(&state, &session).unwrap(),
+        log_from_transcript(&transcript).unwrap().rows()
+    );
+    // A half-written last line is not a whole JSON object: left, even at the session's end, and
+    // read once completed.
+    let half = line("5");
+    let (first_half, second_half) = half.split_at(half.len() / 2);
+    append(&transcript, first_half);
+    world
+        .hook(Hook::Session)
+        .stdin(session_end_payload(id, &transcript))
+        .success();
+    assert_eq!(read_rows(&state, &session).unwrap().len(), 4);
+    append(&transcript, second_half);
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    requests_agree(5);
+    // No line was unreadable: the newline after the line read at the end was passed as blank.
+    let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
+    assert_eq!(report["skipped_lines"], serde_json::json!([]), "{report:#}");
+    assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
+}
+
 #[test]
 fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     let world = World::new("rescan");

@@ -9,7 +9,8 @@
 //!   keeps the transcript's new bytes, and brings the usage log and the gauge up to date (the
 //!   compaction's boundary, what it left);
 //! - `SessionEnd`: brings the kept copies of the transcript and its sub-agents' up to date,
-//!   within the budget every `SessionEnd` hook shares.
+//!   within the budget every `SessionEnd` hook shares, then the usage log, reading a last line
+//!   left without its newline when it is a whole JSON object (the transcript is at rest).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -281,8 +282,8 @@ fn post_compact(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
     let mut file = TranscriptFile::open(transcript)?.checked()?;
     let options = IngestOptions {
-        expected_text: None,
         max_bytes: Some(POST_COMPACT_INGEST_BYTES),
+        ..IngestOptions::default()
     };
     let ingested = log_usage_and_gauge(
         &context.state,
@@ -379,10 +380,45 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
         transcript,
         (context.deadline_less(AFTER_END_KEEP), LOCK_WAIT),
     );
+    // Logged whatever became of the record: the two are independent.
+    let logged = log_final_usage(context, &session, transcript, input.cwd.non_empty());
     let record = record?;
     if finished {
         catch_up::remove(&record)?;
     }
+    logged
+}
+
+/// `SessionEnd`'s usage ingest, after the keep: what came since the last Stop (little: an
+/// interrupted turn's lines; a backlog past [`POST_COMPACT_INGEST_BYTES`] waits for a resumed
+/// session's Stop), with the transcript at rest, so that a last line Claude Code left without its
+/// newline is logged when it is a whole JSON object, as `history` and `usage --transcript`, which
+/// read the file at rest, count it. A transcript no longer there has nothing to log.
+fn log_final_usage(
+    context: &HookContext,
+    session: &SessionId,
+    transcript: &Path,
+    cwd: Option<&str>,
+) -> Result<()> {
+    let Some(file) = TranscriptFile::open_if_present(transcript)? else {
+        return Ok(());
+    };
+    let mut file = file.checked()?;
+    let (gauge_inputs, _) = GaugeInputs::of_hook(cwd, GaugeRole::Quiet);
+    let options = IngestOptions {
+        max_bytes: Some(POST_COMPACT_INGEST_BYTES),
+        whole_last_line: true,
+        ..IngestOptions::default()
+    };
+    log_usage_and_gauge(
+        &context.state,
+        context,
+        session,
+        &mut file,
+        &gauge_inputs,
+        options,
+    )
+    .context("failed to log the usage at the session's end")?;
     Ok(())
 }
 

@@ -44,7 +44,8 @@ pub struct CursorFile {
 /// How far one transcript was read.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TranscriptCursor {
-    /// Bytes read (always just after a newline).
+    /// Bytes read: just after a newline, or at the end of a last line without one that was read
+    /// as a whole JSON object at `SessionEnd` (the transcript at rest).
     pub offset: u64,
     /// SHA-256 of the up to 4 KiB before `offset`.
     pub fingerprint: String,

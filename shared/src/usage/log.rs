@@ -19,6 +19,7 @@ use crate::store::{env_vars, files};
 use crate::transcript::file::{TranscriptError, TranscriptFile};
 use crate::transcript::lines::{MAX_LINE_BYTES, fingerprint_before, read_bounded_lines};
 use crate::transcript::origin::Origin;
+use crate::transcript::record::Record;
 use crate::usage::cursor::{CursorError, CursorFile, TranscriptCursor};
 use crate::usage::ingest::{ChainGauge, Ingest, SourceState};
 
@@ -129,6 +130,12 @@ pub struct IngestOptions<'text> {
     /// The most this run reads, when less than [`RUN_BYTES`]; the rest waits for the next run,
     /// from the saved cursor.
     pub max_bytes: Option<u64>,
+    /// The transcript is at rest (`SessionEnd`: Claude Code has written its last line): a last
+    /// line without its newline is read too when it is a whole JSON object, and the cursor then
+    /// stands just after it. A live reader leaves it (Claude Code may still be writing it); a
+    /// line the CLI later ends with its newline is not read again, as the cursor's next read
+    /// starts with that newline, a blank line every reader passes.
+    pub whole_last_line: bool,
 }
 
 /// What one ingest did.
@@ -362,7 +369,10 @@ fn ingest_locked(
     let read = read_bounded_lines(file, start, until, false, MAX_LINE_BYTES, |_, line| {
         ingest.feed(line);
     })?;
-    let offset = read.offset;
+    let mut offset = read.offset;
+    if options.whole_last_line && until == size && offset < size {
+        offset = take_whole_last_line(file, &mut ingest, offset, size)?;
+    }
     ingest.skipped_overlong(read.overlong_lines);
     let saw_expected_text = ingest.saw_expected_text();
     let (records, source_state) = ingest.finish();
@@ -419,6 +429,25 @@ fn ingest_locked(
     cursors.log_length = Some(fs_err::metadata(&log_path).map_or(0, |metadata| metadata.len()));
     cursors.save(&cursor_path)?;
     Ok(outcome)
+}
+
+/// Reads the line from `offset` to `size`, the file's last, which has no newline: when it is a
+/// whole JSON object, `ingest` reads it and the offset after it is returned; otherwise (half
+/// written, or longer than [`MAX_LINE_BYTES`], never buffered) it is left and `offset` returned.
+fn take_whole_last_line(
+    file: &mut fs_err::File,
+    ingest: &mut Ingest<'_>,
+    offset: u64,
+    size: u64,
+) -> Result<u64, IngestError> {
+    let mut taken = false;
+    read_bounded_lines(file, offset, size, true, MAX_LINE_BYTES, |_, line| {
+        if let Some(record) = Record::parse(line) {
+            ingest.feed_parsed(Some(record));
+            taken = true;
+        }
+    })?;
+    Ok(if taken { size } else { offset })
 }
 
 /// The gauge's counts for `transcript` from what the usage log holds of it: read once, for a
