@@ -466,3 +466,71 @@ fn verify_reports_an_index_whose_numbers_are_nonsense_without_aborting() {
 fn outcome_of<'a>(outcomes: &'a Value, name: &str) -> &'a Value {
     outcome(outcomes.as_array().unwrap(), name)
 }
+
+// Unix only: a symbolic link (Wine 8 makes none that reads back as one).
+#[cfg(unix)]
+#[test]
+fn a_link_as_the_kept_folder_or_in_it_is_never_followed_and_verify_fails_naming_it() {
+    /// Puts a link in place and returns its path.
+    type MakeLink = fn(&World) -> PathBuf;
+    let cases: [(&str, MakeLink); 3] = [
+        // The kept copies moved elsewhere, a link left in their place.
+        ("a link to another folder", |world| {
+            let kept = kept_dir(world);
+            let moved = world.join("moved-kept");
+            fs_err::rename(&kept, &moved).unwrap();
+            std::os::unix::fs::symlink(&moved, &kept).unwrap();
+            kept
+        }),
+        ("a link to itself", |world| {
+            let kept = kept_dir(world);
+            fs_err::remove_dir_all(&kept).unwrap();
+            std::os::unix::fs::symlink(&kept, &kept).unwrap();
+            kept
+        }),
+        ("a folder of sub-agents that is a link", |world| {
+            let agents = world.join("agents");
+            fs_err::create_dir_all(&agents).unwrap();
+            let link = kept_dir(world).join("subagents");
+            std::os::unix::fs::symlink(&agents, &link).unwrap();
+            link
+        }),
+    ];
+    for (case, make) in cases {
+        let world = World::new("kept-link");
+        let transcript = world.write_transcript(format!("{SESSION}.jsonl"), fixture(LONG));
+        stop(&world, &transcript);
+        let link = make(&world);
+        let shown = link.display().to_string();
+        // Verify fails, in one sentence that names the link; nothing is read through it.
+        let (code, outcomes) = verify(&world);
+        assert_eq!(code, 1, "{case}: {outcomes:#?}");
+        let failed: Vec<&Value> = outcomes
+            .iter()
+            .filter(|outcome| outcome["ok"] == false)
+            .collect();
+        assert_eq!(failed.len(), 1, "{case}: {outcomes:#?}");
+        let detail = failed[0]["files"][0]["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(&format!("`{shown}` is a symbolic link")),
+            "{case}: {detail}"
+        );
+        assert!(
+            outcomes
+                .iter()
+                .all(|outcome| outcome["name"] != "kept/transcript.jsonl.1"),
+            "{case}: read through the link: {outcomes:#?}"
+        );
+        world
+            .ctxhooks(["archives", "verify"])
+            .stdout_contains(format!("`{shown}` is a symbolic link"))
+            .stdout_contains("1 failed")
+            .exit_code(1);
+        // Restore refuses with the same sentence, and writes nothing.
+        world
+            .ctxhooks(["archives", "restore", "--session", SESSION, "--to", "out"])
+            .stderr_contains(format!("`{shown}` is a symbolic link"))
+            .exit_code(1);
+        assert!(!world.join("out").join(format!("{SESSION}.jsonl")).exists());
+    }
+}

@@ -8,8 +8,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::snapshots::catalog::{SnapshotEntry, stays_inside};
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::files;
-use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
+use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptError, KeptName};
 use ctxhooks_shared::store::kept_check::{self, CheckedGeneration, Depth, ProblemKind};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::{KeptReference, SnapshotFile};
@@ -30,7 +31,8 @@ pub enum FileStatus {
     ChecksumMismatch,
     /// The recorded path leaves the snapshot folder.
     OutsideSnapshot,
-    /// The snapshot's `snapshot.json` cannot be read.
+    /// The snapshot's `snapshot.json` cannot be read, or a session's kept copies cannot be
+    /// listed (a link where they belong, never followed).
     Unreadable,
     /// Schema 2: the kept copy the file refers to is missing, or keeps fewer bytes.
     NotKept,
@@ -207,7 +209,13 @@ pub fn verify_kept(
 ) -> Result<Vec<VerifyOutcome>> {
     let kept_dir = state.kept_dir(session);
     let mut outcomes = Vec::new();
-    for (name, _) in kept::list_kept(&kept_dir)? {
+    let names = match kept::list_kept(&kept_dir) {
+        Ok(names) => names,
+        // A kept folder that cannot be listed (a link in it, never followed) fails verification;
+        // it does not stop the other sessions.
+        Err(error) => return Ok(vec![unlisted_outcome(session, kept_dir, &error)]),
+    };
+    for (name, _) in names {
         let generations = kept_check::check_all(&kept_dir, &name, Depth::Bytes)?;
         let newest = generations.last().map_or(0, |checked| checked.generation);
         let can_mark = state.ensure_real_dir(&kept_dir).is_ok();
@@ -229,6 +237,23 @@ pub fn verify_kept(
         }
     }
     Ok(outcomes)
+}
+
+/// What `verify` says of a session's kept copies that could not be listed (`error` says why).
+fn unlisted_outcome(session: &SessionId, kept_dir: PathBuf, error: &KeptError) -> VerifyOutcome {
+    let name = name_of(Some(&kept_dir));
+    VerifyOutcome {
+        kind: VerifiedKind::Kept,
+        path: kept_dir,
+        session_id: session.to_string(),
+        name: name.clone(),
+        ok: false,
+        files: vec![FileCheck {
+            path: name,
+            status: FileStatus::Unreadable,
+            detail: Some(Causes(error).to_string()),
+        }],
+    }
 }
 
 /// What `verify` says of one generation (or gap) of a kept copy.

@@ -14,8 +14,9 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, anyhow};
 
-use crate::projects::discover::{Problem, discover};
+use crate::projects::discover::{Problem, ProblemKind, discover};
 use crate::snapshots::catalog::list_snapshots;
+use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::platform::identity::{self, FileFacts};
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
@@ -161,8 +162,19 @@ pub fn find_sources(
     let mut carried: BTreeSet<PathBuf> = BTreeSet::new();
     for session in state.session_ids()? {
         let kept_dir = state.kept_dir(&session);
-        let Ok(names) = kept::list_kept(&kept_dir) else {
-            continue;
+        // A kept folder that cannot be listed (a link in it, never followed) is said, and its
+        // copies left out.
+        let names = match kept::list_kept(&kept_dir) {
+            Ok(names) => names,
+            Err(error) => {
+                problems.push(Problem {
+                    path: kept_dir,
+                    kind: ProblemKind::Unreadable {
+                        error: Causes(&error).to_string(),
+                    },
+                });
+                continue;
+            }
         };
         for (name, newest) in names {
             // The newest generation's header names the live file that carries it on (and the

@@ -37,6 +37,14 @@ pub enum KeptError {
     NotTranscriptName(String),
     #[error("failed to list the kept copies")]
     List(#[source] io::Error),
+    /// The kept copies' folder, or a folder or file in it, is a link ctxhooks did not make (it
+    /// makes none there): never followed, whatever it leads to.
+    #[error(
+        "`{}` is a symbolic link; ctxhooks never follows a link in its state folder (move it \
+         away)",
+        .0.display()
+    )]
+    Link(PathBuf),
     #[error("failed to read a kept copy's index")]
     ReadIndex(#[source] io::Error),
     #[error("`{}` does not start with a generation line", .0.display())]
@@ -349,6 +357,17 @@ fn generation_stem(name: &str) -> Option<&str> {
 /// both), in ascending order: the folder is listed, so a generation missing from the middle
 /// hides none after it. Empty when there is none (or no folder yet).
 pub fn generation_numbers(kept: &Path, name: &KeptName) -> Result<Vec<u32>, KeptError> {
+    // The folders listed are never reached through a link: `kept` and those of `name`.
+    refuse_link(kept)?;
+    let mut folder = kept.to_path_buf();
+    for part in Path::new(name.as_str())
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+    {
+        folder.push(part);
+        refuse_link(&folder)?;
+    }
     let mut numbers: Vec<u32> = files::numbered_siblings(&kept.join(name.as_str()))
         .map_err(KeptError::List)?
         .iter()
@@ -366,10 +385,22 @@ pub fn latest_generation(kept: &Path, name: &KeptName) -> Result<u32, KeptError>
     Ok(generation_numbers(kept, name)?.last().copied().unwrap_or(0))
 }
 
+/// [`KeptError::Link`] when `path` is a link; nothing there is no error.
+fn refuse_link(path: &Path) -> Result<(), KeptError> {
+    match files::present(fs_err::symlink_metadata(path)).map_err(KeptError::List)? {
+        Some(metadata) if crate::platform::open::is_link(&metadata) => {
+            Err(KeptError::Link(path.to_owned()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Every kept transcript in `kept`, with its newest generation's number, sorted by name (the
-/// main transcript first).
+/// main transcript first). A link, `kept` itself or anything in it, is never followed: it is
+/// [`KeptError::Link`], for the caller to report.
 pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>, KeptError> {
     let mut found = Vec::new();
+    refuse_link(kept)?;
     if kept.is_dir() {
         collect_generations(kept, Path::new(""), &mut found)?;
     }
@@ -389,7 +420,8 @@ fn collect_generations(
     for entry in fs_err::read_dir(dir).map_err(KeptError::List)? {
         let entry = entry?;
         let inner = relative.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
+        let link = crate::platform::open::is_link(&entry.metadata()?);
+        if !link && entry.file_type()?.is_dir() {
             collect_generations(&entry.path(), &inner, found)?;
         } else if let Some((name, digits)) = inner
             .to_str()
@@ -398,7 +430,13 @@ fn collect_generations(
             && let (Ok(name), Some(generation)) =
                 (KeptName::parse(name), files::parse_number(digits))
         {
+            // A link named as a generation's file is listed: its check, which opens it without
+            // following it, says what it is, generation by generation.
             found.push((name, generation));
+        } else if link {
+            // Any other link (a folder of sub-agents, anything) is neither followed nor passed
+            // over in silence: ctxhooks makes none there.
+            return Err(KeptError::Link(entry.path()));
         }
     }
     Ok(())
