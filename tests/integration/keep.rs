@@ -1207,3 +1207,79 @@ fn a_session_resumed_in_another_folder_is_recalled_and_viewed_whole() {
         );
     }
 }
+
+/// A session kept from two project folders (resumed in the second): the first folder's file and
+/// the second's, each as the hooks kept it.
+fn session_in_two_folders(world: &World) -> [(PathBuf, String); 2] {
+    let line = |uuid: &str, parent: Option<&str>, text: &str| {
+        json!({"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
+            "timestamp": "2026-11-01T10:00:00.000Z", "cwd": "/work/demo",
+            "message": {"role": "user", "content": text}})
+        .to_string()
+            + "\n"
+    };
+    let first = world.transcript_path(SESSION);
+    let second = world
+        .config_dir()
+        .join("projects/-work-elsewhere")
+        .join(format!("{SESSION}.jsonl"));
+    let parts = [
+        (first, line("u1", None, "plant the kumquat")),
+        (second, line("u2", Some("u1"), "water the persimmon")),
+    ];
+    for (path, text) in &parts {
+        fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+        fs_err::write(path, text).unwrap();
+        stop(world, path);
+    }
+    parts
+}
+
+#[test]
+fn restore_deleted_writes_each_gone_part_back_to_its_own_folder() {
+    for both_gone in [true, false] {
+        let world = World::new("keep-two-folders-restore");
+        let [(first, first_text), (second, second_text)] = session_in_two_folders(&world);
+        // Claude Code's cleanup deletes the older file first, the newer one later.
+        fs_err::remove_file(&first).unwrap();
+        if both_gone {
+            fs_err::remove_file(&second).unwrap();
+        }
+        let restored = world
+            .ctxhooks(["archives", "restore", "--deleted", "--json"])
+            .json();
+        assert_eq!(restored["failed"], json!([]), "{restored:#}");
+        let files = restored["restored"][0]["files"].as_array().unwrap();
+        let written: Vec<&str> = files
+            .iter()
+            .map(|file| file["path"].as_str().unwrap())
+            .collect();
+        let first_shown = first.to_str().unwrap();
+        let second_shown = second.to_str().unwrap();
+        if both_gone {
+            assert_eq!(written, [second_shown, first_shown], "{restored:#}");
+        } else {
+            // The newer file, still there, is left as it is.
+            assert_eq!(written, [first_shown], "{restored:#}");
+            assert_eq!(
+                restored["restored"][0]["left_existing"],
+                json!([second_shown])
+            );
+        }
+        assert!(
+            files
+                .iter()
+                .all(|file| (file["path"] == first_shown) == (file["part"] == true)),
+            "{restored:#}"
+        );
+        // Each part in its own folder, as it was.
+        assert_eq!(fs_err::read_to_string(&first).unwrap(), first_text);
+        assert_eq!(fs_err::read_to_string(&second).unwrap(), second_text);
+        // Nothing is gone any more: a second run has nothing to write back.
+        let again = world
+            .ctxhooks(["archives", "restore", "--deleted", "--json"])
+            .json();
+        assert_eq!(again["restored"], json!([]), "{again:#}");
+        assert_eq!(again["failed"], json!([]), "{again:#}");
+    }
+}

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::replaced;
 use crate::render::text::quoted_paths;
 use crate::snapshots::catalog::{SnapshotEntry, list_snapshots, stays_inside};
+use crate::snapshots::parts::earlier_parts;
 use crate::snapshots::passed_over::PassedOver;
 use ctxhooks_shared::platform::open::is_link;
 use ctxhooks_shared::platform::rename::rename_no_replace;
@@ -64,6 +65,11 @@ pub struct RestoredFile {
     pub sha256: String,
     /// The generation of the kept copy it was read from (null for a schema 1 snapshot's copy).
     pub generation: Option<u32>,
+    /// An earlier part of the main transcript: the session was resumed in another project
+    /// folder, and this is the file of the folder it was in before, written back to its own
+    /// path because it is gone (`snapshots/parts.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub part: bool,
     /// Newer generations of its kept copy passed over, newest first, each with why.
     pub passed_over: Vec<PassedOver>,
     /// Whether a file was there before (only with `--force`).
@@ -108,7 +114,9 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
         .transpose()?;
     let (mut planned, skipped) = match &snapshot {
         Some(entry) => (plan_snapshot(entry)?, Vec::new()),
-        None => plan_latest(state, &request.session)?,
+        // Each earlier part goes back to its own folder: under `--to` they would all be the
+        // one `<DIR>/<id>.jsonl`.
+        None => plan_latest(state, &request.session, request.to.is_none())?,
     };
     if planned.is_empty() {
         bail!(
@@ -131,9 +139,13 @@ pub fn restore(state: &StateDir, request: &RestoreRequest) -> Result<RestoreOutc
     if request.leave_existing {
         let existing;
         (existing, planned) = planned.into_iter().partition(|file| file.replaced);
+        // The newest part there is left as it is when an earlier part is gone: that part is
+        // what was deleted.
+        let part_gone = planned.iter().any(|file| file.part);
         if let Some(main) = existing
             .iter()
-            .find(|file| file.role == FileRole::Transcript)
+            .find(|file| file.role == FileRole::Transcript && !file.part)
+            .filter(|_| !part_gone)
         {
             bail!(
                 "`{}` is there: the transcript was not deleted, or is back; nothing was written",
@@ -216,6 +228,7 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
                 size: file.size,
                 sha256: file.sha256.clone(),
                 generation: file.kept.as_ref().map(|reference| reference.generation),
+                part: false,
                 passed_over: Vec::new(),
                 replaced: false,
                 replaced_kept_at: None,
@@ -228,10 +241,13 @@ fn plan_snapshot(entry: &SnapshotEntry) -> Result<Vec<RestoredFile>> {
 /// The newest generation of each kept copy whose every byte reads back as recorded, with the
 /// newer ones passed over; a damaged one gets its mark, so that the next hook run starts a new
 /// generation. A main transcript with none is refused, with every reason; a sub-agent's with
-/// none is left out, and said.
+/// none is left out, and said. With `parts`, also each earlier part of the main transcript (the
+/// newest generation of another source: the session resumed in another project folder) whose
+/// file is gone, to its own path; a part whose file is there is left to it.
 fn plan_latest(
     state: &StateDir,
     session: &SessionId,
+    parts: bool,
 ) -> Result<(Vec<RestoredFile>, Vec<SkippedFile>)> {
     let kept_dir = state.kept_dir(session);
     let mut planned = Vec::new();
@@ -259,23 +275,48 @@ fn plan_latest(
             });
             continue;
         };
-        planned.push(RestoredFile {
-            role: name.role(),
-            name: name.to_string(),
-            path: PathBuf::from(&index.header.source),
-            size: index.length(),
-            sha256: index.sha256(),
-            generation: Some(index.header.generation),
-            passed_over,
-            replaced: false,
-            replaced_kept_at: None,
-            origin: Origin::Kept {
-                name,
-                generation: index.header.generation,
-            },
-        });
+        let gone_parts = if parts && name.is_main() {
+            earlier_parts(&kept_dir, &name, &index)
+                .into_iter()
+                .filter(|part| {
+                    fs_err::symlink_metadata(&part.header.source)
+                        .is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        planned.push(kept_file(&name, &index, passed_over, false));
+        for part in &gone_parts {
+            planned.push(kept_file(&name, part, Vec::new(), true));
+        }
     }
     Ok((planned, skipped))
+}
+
+/// The file generation `index` of `name` keeps, written back to its source.
+fn kept_file(
+    name: &KeptName,
+    index: &GenerationIndex,
+    passed_over: Vec<PassedOver>,
+    part: bool,
+) -> RestoredFile {
+    RestoredFile {
+        role: name.role(),
+        name: name.to_string(),
+        path: PathBuf::from(&index.header.source),
+        size: index.length(),
+        sha256: index.sha256(),
+        generation: Some(index.header.generation),
+        part,
+        passed_over,
+        replaced: false,
+        replaced_kept_at: None,
+        origin: Origin::Kept {
+            name: name.clone(),
+            generation: index.header.generation,
+        },
+    }
 }
 
 /// Where `name` goes under `--to DIR`: the main transcript as `<DIR>/<session>.jsonl`, a

@@ -2,8 +2,10 @@
 //! Code's folder (its cleanup deletes transcripts, and since 2.1.110 the session's folder with
 //! its sub-agents) and that ctxhooks keeps, written back in one step. Each is restored as
 //! `restore --session` restores one (the newest whole generation, checked, atomic, never through
-//! a link), never over an existing file: a sub-agent's file that is there is left as it is. One
-//! that fails is said and does not stop the others.
+//! a link), never over an existing file: a sub-agent's file that is there is left as it is. A
+//! session resumed in another project folder is restored part by part, each to its own folder:
+//! every part whose file is gone (the newest one that is there left as it is). One that fails is
+//! said and does not stop the others.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -78,7 +80,8 @@ pub fn restore_deleted(state: &StateDir, filter: &DeletedFilter) -> Result<Delet
         list_sessions(state, None, Utc::now())?
             .into_iter()
             .filter(|session| {
-                session.cleanup.state == CleanupState::Deleted && filter.admits(session)
+                (session.cleanup.state == CleanupState::Deleted || session.part_gone)
+                    && filter.admits(session)
             })
             .partition(KeptSession::is_kept);
     let (restored, failed) = kept.par_iter().partition_map(|session| {

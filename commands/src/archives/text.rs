@@ -34,9 +34,14 @@ pub fn restored_text(text: &mut String, outcome: &RestoreOutcome, details: bool)
             .generation
             .map(|generation| format!(", generation {generation}"))
             .unwrap_or_default();
+        let part = if file.part {
+            ", an earlier part of the session, in its own project folder"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
-            "  {} ({} bytes{generation})",
+            "  {} ({} bytes{generation}{part})",
             file.path.display(),
             file.size
         );

@@ -54,6 +54,10 @@ pub struct KeptSession {
     pub compactions: usize,
     /// Snapshots taken before compactions.
     pub snapshots: usize,
+    /// An earlier part of its transcript (the session resumed in another project folder, the
+    /// file of the folder it was in before) is gone from Claude Code's folder and kept here:
+    /// `archives restore --deleted` writes it back.
+    pub part_gone: bool,
 }
 
 impl KeptSession {
@@ -213,6 +217,11 @@ pub fn summarize(
         .filter_map(|path| fs_err::symlink_metadata(path).ok())
         .map(|metadata| metadata.len())
         .sum();
+    let parts = index
+        .as_ref()
+        .map(|index| earlier_parts(&kept_dir, &main, index))
+        .unwrap_or_default();
+    let index_length = index.as_ref().map_or(0, GenerationIndex::length);
     KeptSession {
         summary,
         transcript,
@@ -220,10 +229,10 @@ pub fn summarize(
         cleanup,
         last_activity: last_activity_with(state, session, generations).map(second_of),
         // The session's other transcripts (resumed from another folder) kept too.
-        size: index.as_ref().map_or(0, |index| {
-            let parts = earlier_parts(&kept_dir, &main, index);
-            index.length() + parts.iter().map(GenerationIndex::length).sum::<u64>()
-        }),
+        size: index_length + parts.iter().map(GenerationIndex::length).sum::<u64>(),
+        part_gone: parts
+            .iter()
+            .any(|part| !is_file(Path::new(&part.header.source))),
         stored_bytes,
         generations,
         subagents: kept_list.iter().filter(|(name, _)| !name.is_main()).count(),
