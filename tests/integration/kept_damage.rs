@@ -534,3 +534,30 @@ fn a_link_as_the_kept_folder_or_in_it_is_never_followed_and_verify_fails_naming_
         assert!(!world.join("out").join(format!("{SESSION}.jsonl")).exists());
     }
 }
+
+/// A file where a session's kept copies go is not "nothing kept": `verify` fails naming it, and
+/// `restore` refuses with the same sentence.
+#[test]
+fn a_file_where_the_kept_folder_belongs_fails_verify_naming_it() {
+    let world = World::new("kept-file");
+    let transcript = world.write_transcript(format!("{SESSION}.jsonl"), fixture(LONG));
+    stop(&world, &transcript);
+    let kept = kept_dir(&world);
+    fs_err::remove_dir_all(&kept).unwrap();
+    fs_err::write(&kept, "not a folder").unwrap();
+    let shown = format!("`{}` is not a folder", kept.display());
+    let (code, outcomes) = verify(&world);
+    assert_eq!(code, 1, "{outcomes:#?}");
+    let failed: Vec<&Value> = outcomes
+        .iter()
+        .filter(|outcome| outcome["ok"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{outcomes:#?}");
+    let detail = failed[0]["files"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains(&shown), "{detail}");
+    world
+        .ctxhooks(["archives", "restore", "--session", SESSION, "--to", "out"])
+        .stderr_contains(shown)
+        .exit_code(1);
+    assert!(!world.join("out").join(format!("{SESSION}.jsonl")).exists());
+}

@@ -45,6 +45,10 @@ pub enum KeptError {
         .0.display()
     )]
     Link(PathBuf),
+    /// Something other than a folder where a session's kept copies go: what they were is not
+    /// known, which is not the same as none kept.
+    #[error("`{}` is not a folder: the kept copies cannot be listed (move it away)", .0.display())]
+    NotAFolder(PathBuf),
     #[error("failed to read a kept copy's index")]
     ReadIndex(#[source] io::Error),
     #[error("`{}` does not start with a generation line", .0.display())]
@@ -403,6 +407,8 @@ pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>, KeptError> {
     refuse_link(kept)?;
     if kept.is_dir() {
         collect_generations(kept, Path::new(""), &mut found)?;
+    } else if kept.exists() {
+        return Err(KeptError::NotAFolder(kept.to_owned()));
     }
     // The newest generation first within a name: the one of each name kept.
     found.sort_by(|left: &(KeptName, u32), right| {
