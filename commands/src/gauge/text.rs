@@ -126,7 +126,8 @@ fn value(segment: &Segment, name: &str) -> String {
         "left_tokens" => segment.room_left.map(|left| left.to_string()),
         "compactions" => Some(segment.compactions.to_string()),
         "window" => segment.window_tokens.map(short_tokens_floored),
-        "model" => segment.model.clone(),
+        // The input's or a transcript's text, not ours: an escape in it stays text.
+        "model" => segment.model.as_deref().map(controls_as_spaces),
         "cost" => segment.cost.as_ref().map(cost_cell),
         "title" => Some(
             segment
@@ -287,6 +288,19 @@ mod tests {
             ..segment()
         };
         assert_eq!(template.render(&unread), "?");
+    }
+
+    #[test]
+    fn a_model_name_with_control_characters_reaches_no_terminal_raw() {
+        let hostile = Segment {
+            model: Some("claude-\u{1b}[31mevil\u{7}\u{1b}]0;title\u{7}\n".into()),
+            ..segment()
+        };
+        let line = Template::parse("{model} {percent}")
+            .unwrap()
+            .render(&hostile);
+        assert_eq!(line, "claude- [31mevil  ]0;title   85%");
+        assert!(!line.contains(char::is_control), "{line:?}");
     }
 
     #[test]
