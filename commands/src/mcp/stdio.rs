@@ -70,16 +70,37 @@ enum Unread {
     NotJson(String),
     /// It is longer than [`DEFAULT_MAX_LINE_LENGTH`] bytes.
     TooLong,
+    /// It is JSON but no JSON-RPC message an MCP client sends (a batch array, `params` that are
+    /// not an object, an `id` that is neither a number nor a string); `id` is the request's own
+    /// when it has one a client can match, else `null`. `rmcp` answers such a line without any
+    /// `id` (JSON-RPC 2.0 wants one, `null` when it cannot be read), and so drops the id a client
+    /// waits on.
+    Invalid {
+        /// The `id` to answer with.
+        id: serde_json::Value,
+        /// Why, as `serde_json` says it.
+        reason: String,
+    },
 }
 
 impl Unread {
     /// JSON-RPC 2.0's answer, as one line.
     fn answer(&self) -> Vec<u8> {
+        if let Self::Invalid { id, reason } = self {
+            let mut line = json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32600, "message": "Invalid Request",
+                    "data": format!("the line is no JSON-RPC message of an MCP client: {reason}")}})
+            .to_string()
+            .into_bytes();
+            line.push(b'\n');
+            return line;
+        }
         let data = match self {
             Self::NotJson(reason) => format!("the line is not JSON: {reason}"),
             Self::TooLong => {
                 format!("the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; it was not read")
             }
+            Self::Invalid { .. } => unreachable!("answered above"),
         };
         let mut line = json!({"jsonrpc": "2.0", "id": null,
             "error": {"code": -32700, "message": "Parse error", "data": data}})
@@ -188,8 +209,8 @@ fn judge(line: &[u8]) -> Option<Unread> {
     let Ok(text) = std::str::from_utf8(text) else {
         return Some(Unread::NotJson("it is not UTF-8".to_owned()));
     };
-    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => None,
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) => invalid(text, &value),
         Err(error) => match error.classify() {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 Some(Unread::NotJson(error.to_string()))
@@ -198,6 +219,26 @@ fn judge(line: &[u8]) -> Option<Unread> {
             serde_json::error::Category::Data | serde_json::error::Category::Io => None,
         },
     }
+}
+
+/// Why JSON `value` (the line `text`) is no message `rmcp` reads, or `None` when it is one, or
+/// is a notification (an object with a `method` and no `id`): JSON-RPC answers no notification,
+/// and `rmcp` passes over those it does not know.
+fn invalid(text: &str, value: &serde_json::Value) -> Option<Unread> {
+    let object = value.as_object();
+    if object.is_some_and(|object| !object.contains_key("id") && object.contains_key("method")) {
+        return None;
+    }
+    let error = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text).err()?;
+    let id = object
+        .and_then(|object| object.get("id"))
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .cloned()
+        .unwrap_or(serde_json::Value::Null);
+    Some(Unread::Invalid {
+        id,
+        reason: error.to_string(),
+    })
 }
 
 /// Writes what `rmcp` writes to `output`, each answer to an unread line between two of its lines,
@@ -260,8 +301,7 @@ mod tests {
     fn a_line_that_is_not_json_is_judged_so_and_json_is_left_to_rmcp() {
         for json in [
             &b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n"[..],
-            b"{\"x\": 1}\r\n",
-            b"\xEF\xBB\xBF[1, 2]",
+            b"\xEF\xBB\xBF{\"jsonrpc\": \"2.0\", \"method\": \"notifications/whatever\"}\r\n",
             b"   \n",
             b"\n",
         ] {
@@ -279,6 +319,37 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(bad)
             );
+        }
+    }
+
+    #[test]
+    fn json_that_is_no_message_is_an_invalid_request_answered_with_its_id() {
+        for (line, id) in [
+            (
+                &b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":\"x\"}\n"[..],
+                json!(4),
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/list\",\"params\":[1]}",
+                json!("a"),
+            ),
+            (
+                b"[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}]\n",
+                json!(null),
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}\n",
+                json!(null),
+            ),
+            (b"{\"x\": 1}\r\n", json!(null)),
+            (b"5\n", json!(null)),
+        ] {
+            let Some(unread @ Unread::Invalid { .. }) = judge(line) else {
+                panic!("{}: {:?}", String::from_utf8_lossy(line), judge(line));
+            };
+            let answer: serde_json::Value = serde_json::from_slice(&unread.answer()).unwrap();
+            assert_eq!(answer["error"]["code"], -32600);
+            assert_eq!(answer.as_object().unwrap()["id"], id);
         }
     }
 
@@ -325,13 +396,12 @@ mod tests {
         let mut bytes = vec![0; 10];
         shown.read_exact(&mut bytes).await.unwrap();
         assert_eq!(bytes, b"{\"answer\":");
-        client
-            .write_all(b"not json\n\n{\"id\": 1}\n")
-            .await
-            .unwrap();
-        let mut handed_on = vec![0; 10];
+        let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+        client.write_all(b"not json\n\n").await.unwrap();
+        client.write_all(ping).await.unwrap();
+        let mut handed_on = vec![0; ping.len()];
         rmcp_input.read_exact(&mut handed_on).await.unwrap();
-        assert_eq!(handed_on, b"{\"id\": 1}\n");
+        assert_eq!(handed_on, ping);
         rmcp_output.write_all(b"1}\n").await.unwrap();
         // The client's last line, without its newline, then the end of its input.
         client.write_all(b"{oops").await.unwrap();
