@@ -75,6 +75,9 @@ impl Config {
             .map(parse_size)
             .transpose()
             .map_err(|error| StorageError::MaxSize(Box::new(error)))?;
+        if max_bytes == Some(0) {
+            return Err(StorageError::NoSize);
+        }
         Ok(Limits {
             older_than_days,
             max_bytes,
@@ -205,6 +208,17 @@ mod tests {
         );
         let error = limits_of(r#"{"storage": {"kept_older_than_days": 0}}"#).unwrap_err();
         assert!(matches!(error, StorageError::NoDays));
+        for zero in ["0", "0 GB", "0.0001 B"] {
+            let error = limits_of(&format!(r#"{{"storage": {{"max_size": "{zero}"}}}}"#));
+            assert!(
+                matches!(error, Err(StorageError::NoSize)),
+                "{zero}: {error:?}"
+            );
+        }
+        assert_eq!(
+            StorageError::NoSize.to_string(),
+            "`storage.max_size` must be more than 0 bytes"
+        );
         let error = limits_of("{").unwrap_err();
         assert!(matches!(error, StorageError::InvalidConfig { .. }));
         let path = state.config_file();

@@ -55,6 +55,10 @@ pub enum StorageError {
     NoDays,
     #[error("`storage.max_size` is not a size")]
     MaxSize(#[source] Box<StorageError>),
+    /// `storage.max_size` is 0 bytes: every idle session's copies would go, which no limit
+    /// means (as `kept_older_than_days` of 0 is refused).
+    #[error("`storage.max_size` must be more than 0 bytes")]
+    NoSize,
     /// The state folder's files (its lock, its stamp, its sessions), where no step is named.
     #[error(transparent)]
     File(#[from] FileError),
