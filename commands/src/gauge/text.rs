@@ -192,15 +192,16 @@ pub fn gauge_text(gauge: &Gauge) -> String {
         || None,
     );
     let basis = &gauge.trigger;
-    let model = basis.model.as_deref().unwrap_or("an unknown model");
-    let version = basis.version.as_deref().unwrap_or("(version unknown)");
+    // Read from transcripts and settings, not written by ctxhooks: an escape in them stays text.
+    let model = controls_as_spaces(basis.model.as_deref().unwrap_or("an unknown model"));
+    let version = controls_as_spaces(basis.version.as_deref().unwrap_or("(version unknown)"));
     let how = match basis.derivation {
         TriggerDerivation::Rule => format!(
             "Claude Code's rule for {model} {version} (window {} from {})",
             basis
                 .window_tokens
                 .map_or_else(|| UNKNOWN.to_owned(), short_tokens_floored),
-            basis.window_source.as_deref().unwrap_or(UNKNOWN)
+            controls_as_spaces(basis.window_source.as_deref().unwrap_or(UNKNOWN))
         ),
         TriggerDerivation::Observed => {
             "the context the last automatic compaction fired at (the rule gives none for this \
@@ -288,6 +289,25 @@ mod tests {
             ..segment()
         };
         assert_eq!(template.render(&unread), "?");
+    }
+
+    #[test]
+    fn the_gauges_text_shows_a_transcripts_escapes_as_spaces() {
+        let mut gauge = ctxhooks_shared::test_support::sample_gauge();
+        gauge.trigger.derivation = TriggerDerivation::Rule;
+        gauge.trigger.model = Some("claude-\u{1b}[31mevil\u{7}".into());
+        gauge.trigger.version = Some("2.1\u{1b}]0;title\u{7}".into());
+        gauge.trigger.window_source = Some("settings\u{1b}[2J".into());
+        let text = gauge_text(&gauge);
+        assert!(
+            text.contains("Claude Code's rule for claude- [31mevil  2.1 ]0;title  "),
+            "{text}"
+        );
+        assert!(text.contains("from settings [2J)"), "{text}");
+        assert!(
+            !text.contains(|c: char| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
     }
 
     #[test]
