@@ -604,5 +604,12 @@ mod tests {
             assert_eq!(serde_json::to_string(&row).unwrap(), written);
             assert_eq!(serde_json::from_str::<UsageRecord>(written).unwrap(), row);
         }
+        // A line of an older log, without the keys written later, reads as a boundary that
+        // states nothing of them.
+        let old = r#"{"kind":"compact_boundary","transcript":"/t.jsonl","sidechain":false}"#;
+        let UsageRecord::CompactBoundary(row) = serde_json::from_str(old).unwrap() else {
+            panic!("not a boundary: {old}");
+        };
+        assert_eq!(row.boundary, Boundary::default());
     }
 }
