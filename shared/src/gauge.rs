@@ -569,16 +569,16 @@ mod tests {
         compacted.count_request(&request(170_000));
         compacted.count(&crate::store::usage_record::UsageRecord::CompactBoundary(
             crate::store::usage_record::BoundaryRow {
-                time: None,
                 transcript: "/t.jsonl".into(),
-                uuid: Some("b".into()),
-                trigger: Some(crate::store::trigger::Trigger::Auto),
-                pre_tokens: Some(170_000),
-                post_tokens: Some(20_000),
-                tokens_saved: None,
                 sidechain: false,
                 agent_id: None,
-                details: crate::store::usage_record::CompactionDetails::default(),
+                boundary: crate::store::usage_record::Boundary {
+                    uuid: Some("b".into()),
+                    trigger: Some(crate::store::trigger::Trigger::Auto),
+                    pre_tokens: Some(170_000),
+                    post_tokens: Some(20_000),
+                    ..Default::default()
+                },
             },
         ));
         compacted.count_request(&request(180_000));

@@ -745,13 +745,13 @@ fn the_auto_compaction_is_found_with_structural_evidence_and_estimates() {
             time: drop
                 .boundary
                 .as_ref()
-                .and_then(|boundary| Time::of(boundary.time.as_deref())),
+                .and_then(|row| Time::of(row.boundary.time.as_deref())),
             trigger: Some(Trigger::Auto),
             pre_tokens: Some(155_250),
         }
     );
     assert_eq!(report.compactions.len(), 1);
-    assert_eq!(report.compactions[0].trigger, Some(Trigger::Auto));
+    assert_eq!(report.compactions[0].boundary.trigger, Some(Trigger::Auto));
     // T: CLI 2.0.76's rule for claude-opus-4-5 (W 200,000 - 32,000 reserved - 13,000) is
     // 155,000; compaction did not fire after request 5 (154,796) and fired after request 6, at
     // preTokens 155,250: the observation agrees with the rule.

@@ -9,7 +9,8 @@ use std::ops::ControlFlow;
 
 use anyhow::{Context, Result};
 use memchr::memmem;
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use crate::time::Time;
 use ctxhooks_shared::compaction::items::{
@@ -17,10 +18,10 @@ use ctxhooks_shared::compaction::items::{
 };
 use ctxhooks_shared::compaction::naming::{Named, SummaryText};
 use ctxhooks_shared::compaction::verdict::{Judge, Preserved, Verdict};
-use ctxhooks_shared::store::trigger::Trigger;
+use ctxhooks_shared::store::usage_record::Boundary;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_lines};
 use ctxhooks_shared::transcript::look::top_level_type_before;
-use ctxhooks_shared::transcript::record::{BoundaryKind, BoundaryMetadata, Record};
+use ctxhooks_shared::transcript::record::{BoundaryKind, Record};
 
 /// The ledger of one transcript.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -35,23 +36,17 @@ pub struct Ledger {
     pub overlong_lines: u64,
 }
 
-/// One compaction and what the conversation before it held.
+/// One compaction: its boundary, and what the conversation before it held.
 #[derive(Debug, Clone, Serialize)]
 pub struct CompactionEntry {
     /// From 1.
     pub number: usize,
-    /// The boundary's `timestamp`.
+    /// The boundary's `timestamp`, read.
     pub time: Option<Time>,
-    /// The boundary's `uuid`.
-    pub uuid: Option<String>,
-    /// `manual`, `auto`, or what the CLI wrote.
-    pub trigger: Option<Trigger>,
-    /// The context before it (`preTokens`).
-    pub pre_tokens: Option<u64>,
-    /// The context it left (`postTokens`, newer CLIs).
-    pub post_tokens: Option<u64>,
-    /// How long it took (`durationMs`, newer CLIs).
-    pub duration_ms: Option<u64>,
+    /// What the boundary record states (its trigger, `preTokens`, `postTokens`, `durationMs`,
+    /// what it kept word for word), as the report's compaction holds it.
+    #[serde(flatten, serialize_with = "stated_facts")]
+    pub boundary: Boundary,
     /// False when the transcript holds nothing of the conversation before it: the first
     /// boundary, with no main-chain `user` or `assistant` record before it (a transcript that
     /// begins at its compaction, its first part in another file or not kept). Its items are
@@ -61,6 +56,18 @@ pub struct CompactionEntry {
     pub preserved: PreservedCount,
     pub items: JudgedItems,
     pub counts: Counts,
+}
+
+/// The boundary's facts the ledger writes, after the entry's time: each written, null when not
+/// known.
+fn stated_facts<S: Serializer>(boundary: &Boundary, serializer: S) -> Result<S::Ok, S::Error> {
+    let mut fields = serializer.serialize_struct("Boundary", 5)?;
+    fields.serialize_field("uuid", &boundary.uuid)?;
+    fields.serialize_field("trigger", &boundary.trigger)?;
+    fields.serialize_field("pre_tokens", &boundary.pre_tokens)?;
+    fields.serialize_field("post_tokens", &boundary.post_tokens)?;
+    fields.serialize_field("duration_ms", &boundary.details.duration_ms)?;
+    fields.end()
 }
 
 /// The summary that follows a boundary, as read.
@@ -127,10 +134,14 @@ impl Counts {
     }
 }
 
-/// A boundary read, waiting for its summary: its entry as far as the boundary tells it.
+/// A boundary read, waiting for its summary.
 struct Open {
-    entry: CompactionEntry,
+    boundary: Boundary,
+    /// See [`CompactionEntry::before_in_transcript`].
+    before_in_transcript: bool,
+    /// What the boundary says was kept word for word.
     preserved: Preserved,
+    /// What the conversation before it held.
     items: SegmentItems,
     /// A line that names a compact summary but cannot be read came after the boundary.
     damaged_summary: bool,
@@ -212,9 +223,14 @@ impl Reading {
         }
         if let Some((BoundaryKind::Compaction, metadata)) = record.boundary() {
             self.close(Followed::Nothing);
-            let mut opened = open(record, metadata, std::mem::take(&mut self.segment));
-            opened.entry.before_in_transcript = self.conversation_seen;
-            self.open = Some(opened);
+            let boundary = Boundary::of(record, metadata);
+            self.open = Some(Open {
+                preserved: Preserved::of(&boundary.details),
+                boundary,
+                before_in_transcript: self.conversation_seen,
+                items: std::mem::take(&mut self.segment),
+                damaged_summary: false,
+            });
             // What follows, up to the next boundary, is in this transcript from its start.
             self.conversation_seen = true;
             return;
@@ -238,7 +254,8 @@ impl Reading {
     /// Ends the open compaction, followed by what came after its boundary.
     fn close(&mut self, followed: Followed) {
         let Some(Open {
-            mut entry,
+            boundary,
+            before_in_transcript,
             preserved,
             items,
             damaged_summary,
@@ -261,38 +278,21 @@ impl Reading {
             summary: text.as_ref(),
             preserved: &preserved,
         };
-        entry.number = self.ledger.compactions.len() + 1;
-        entry.summary = summary;
-        entry.items = judge_items(items, &judge, &mut entry.counts);
-        self.ledger.compactions.push(entry);
-    }
-}
-
-fn open(record: &Record, metadata: Option<&BoundaryMetadata>, items: SegmentItems) -> Open {
-    let owned = |text: Option<&str>| text.map(ToOwned::to_owned);
-    let preserved = Preserved::of(metadata);
-    Open {
-        entry: CompactionEntry {
-            number: 0,
-            time: Time::of(record.timestamp.text()),
-            uuid: owned(record.uuid.text()),
-            trigger: (metadata.and_then(|metadata| metadata.trigger.text()))
-                .map(Trigger::from_text),
-            pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
-            post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
-            duration_ms: metadata.and_then(|metadata| metadata.duration_ms.get().copied()),
-            before_in_transcript: true,
-            summary: Summary::Missing,
+        let mut counts = Counts::default();
+        let items = judge_items(items, &judge, &mut counts);
+        self.ledger.compactions.push(CompactionEntry {
+            number: self.ledger.compactions.len() + 1,
+            time: Time::of(boundary.time.as_deref()),
+            boundary,
+            before_in_transcript,
+            summary,
             preserved: PreservedCount {
                 messages: preserved.uuids.len(),
                 unlisted: preserved.unlisted,
             },
-            items: JudgedItems::default(),
-            counts: Counts::default(),
-        },
-        preserved,
-        items,
-        damaged_summary: false,
+            items,
+            counts,
+        });
     }
 }
 
@@ -332,4 +332,53 @@ fn judge_each<T>(items: Vec<T>, mut verdict: impl FnMut(&T) -> Verdict) -> Vec<J
             item,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry writes the boundary's facts after its number and time, each of them (null when
+    /// not written), then what the ledger adds; the boundary's other details stay out.
+    #[test]
+    fn an_entry_writes_its_boundarys_facts_in_the_ledgers_order() {
+        let transcript = concat!(
+            r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"edit main.rs"}}"#,
+            "\n",
+            r#"{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:00:00Z","uuid":"b","compactMetadata":{"trigger":"auto","preTokens":170000,"cumulativeDroppedTokens":9,"preservedMessages":{"uuids":["u1","u1"]}}}"#,
+            "\n",
+        );
+        let ledger = read_ledger(transcript.as_bytes()).unwrap();
+        let json = serde_json::to_value(&ledger.compactions[0]).unwrap();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "number",
+                "time",
+                "uuid",
+                "trigger",
+                "pre_tokens",
+                "post_tokens",
+                "duration_ms",
+                "before_in_transcript",
+                "summary",
+                "preserved",
+                "items",
+                "counts"
+            ]
+        );
+        assert_eq!(json["time"], "2026-01-01T00:00:00Z");
+        assert_eq!(json["trigger"], "auto");
+        assert_eq!(json["pre_tokens"], 170_000);
+        assert!(json["post_tokens"].is_null() && json["duration_ms"].is_null());
+        // The kept messages counted once each, as the judge holds them.
+        assert_eq!(json["preserved"]["messages"], 1);
+        assert_eq!(json["summary"]["state"], "missing");
+    }
 }

@@ -42,15 +42,16 @@ pub fn ledger_text(title: &str, ledger: &Ledger) -> String {
 /// them), how long it took; what the CLI wrote as its trigger with its control characters as
 /// spaces.
 pub fn at_a_glance(entry: &CompactionEntry, arrow: &str) -> String {
-    let trigger = match &entry.trigger {
+    let boundary = &entry.boundary;
+    let trigger = match &boundary.trigger {
         Some(Trigger::Auto) => "automatic".to_owned(),
         Some(Trigger::Manual) => "manual".to_owned(),
         Some(other) => format!("trigger {}", controls_as_spaces(other.as_str())),
         None => "trigger unknown".to_owned(),
     };
-    let [before, after] = [entry.pre_tokens, entry.post_tokens]
+    let [before, after] = [boundary.pre_tokens, boundary.post_tokens]
         .map(|tokens| tokens.map_or_else(|| "?".to_owned(), thousands));
-    let duration = entry.duration_ms.map_or_else(
+    let duration = boundary.details.duration_ms.map_or_else(
         || "duration unknown".to_owned(),
         |ms| format!("took {} ms", thousands(ms)),
     );

@@ -133,10 +133,11 @@ impl Serialize for CompactionRecord<'_> {
         record.serialize_field("number", &self.number)?;
         record.serialize_field("basis", &compaction.basis)?;
         record.serialize_field("confidence", &compaction.confidence)?;
-        record.serialize_field("trigger", &compaction.trigger)?;
-        record.serialize_field("pre_tokens", &compaction.pre_tokens)?;
-        record.serialize_field("post_tokens", &compaction.post_tokens)?;
-        record.serialize_field("duration_ms", &compaction.details.duration_ms)?;
+        let boundary = &compaction.boundary;
+        record.serialize_field("trigger", &boundary.trigger)?;
+        record.serialize_field("pre_tokens", &boundary.pre_tokens)?;
+        record.serialize_field("post_tokens", &boundary.post_tokens)?;
+        record.serialize_field("duration_ms", &boundary.details.duration_ms)?;
         record.serialize_field("context_before", &compaction.context_before)?;
         record.serialize_field("context_after", &compaction.context_after)?;
         record.serialize_field("next_request", &compaction.next_request)?;

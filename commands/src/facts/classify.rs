@@ -178,8 +178,8 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| *full) {
         let evidence = DropEvidence::CompactBoundary {
             time: boundary.time.clone(),
-            trigger: boundary.row.trigger.clone(),
-            pre_tokens: boundary.row.pre_tokens,
+            trigger: boundary.row.boundary.trigger.clone(),
+            pre_tokens: boundary.row.boundary.pre_tokens,
         };
         return with_boundary(DropClass::Compaction, evidence, &boundary.row);
     }
@@ -187,13 +187,13 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
         return structural(DropClass::Compaction, DropEvidence::CompactSummary);
     }
     if let Some((_, boundary)) = between.boundaries().find(|(full, _)| !*full) {
-        let boundary = &boundary.row;
+        let (row, boundary) = (&boundary.row, &boundary.row.boundary);
         let evidence = DropEvidence::MicrocompactBoundary {
             trigger: boundary.trigger.clone(),
             pre_tokens: boundary.pre_tokens,
             tokens_saved: boundary.tokens_saved,
         };
-        return with_boundary(DropClass::MicroCompaction, evidence, boundary);
+        return with_boundary(DropClass::MicroCompaction, evidence, row);
     }
     if after.context_tokens == 0 {
         return structural(DropClass::NoUsage, DropEvidence::NoUsage);
@@ -403,7 +403,7 @@ mod tests {
     use crate::test_support::usage_row;
     use crate::time::Time;
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::{ContextCache, RequestFacts};
+    use ctxhooks_shared::store::usage_record::{Boundary, ContextCache, RequestFacts};
 
     /// A main-chain request of `context` tokens, `read` of them from the cache, at `second`.
     fn row(context: u64, read: u64, second: u64) -> UsageRow {
@@ -617,16 +617,15 @@ mod tests {
         with_boundary.boundaries[1].push((
             false,
             Timed::<BoundaryRow>::new(BoundaryRow {
-                time: None,
                 transcript: "t".into(),
-                uuid: None,
-                trigger: Some(Trigger::Auto),
-                pre_tokens: Some(40_000),
-                post_tokens: None,
-                tokens_saved: Some(40_000),
                 sidechain: false,
                 agent_id: None,
-                details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+                boundary: Boundary {
+                    trigger: Some(Trigger::Auto),
+                    pre_tokens: Some(40_000),
+                    tokens_saved: Some(40_000),
+                    ..Boundary::default()
+                },
             }),
         ));
         let drops = classify_drops(

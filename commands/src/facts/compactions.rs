@@ -2,16 +2,17 @@
 //! without one, and every drop with a compaction's shape; and the `PreCompact` attempts that no
 //! compaction followed.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain};
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::{Time, seconds_between};
 use ctxhooks_shared::store::trigger::Trigger;
-use ctxhooks_shared::store::usage_record::{CompactionDetails, RequestMarker};
+use ctxhooks_shared::store::usage_record::{Boundary, RequestMarker};
 
 /// One compaction: from a boundary or a compact summary, or inferred from a drop.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Compaction {
     /// The boundary's time, else the first request after it.
     pub time: Option<Time>,
@@ -20,12 +21,9 @@ pub struct Compaction {
     /// For a heuristic one: how sure it is (only `high` ones count for the floor and the
     /// snapshot check).
     pub confidence: Option<Confidence>,
-    /// `auto` or `manual`, when the boundary says.
-    pub trigger: Option<Trigger>,
-    /// `preTokens`.
-    pub pre_tokens: Option<u64>,
-    /// `postTokens` (newer versions).
-    pub post_tokens: Option<u64>,
+    /// What its boundary record states, held whole; empty (every fact unknown) when no
+    /// boundary marks it (a compact summary alone, or a drop's shape).
+    pub boundary: Boundary,
     /// The last main-chain context before it.
     pub context_before: Option<u64>,
     /// The first main-chain context after it (the floor).
@@ -45,10 +43,41 @@ pub struct Compaction {
     pub seconds_since_previous_automatic: Option<u64>,
     /// The snapshot taken for it, if one was found.
     pub snapshot: Option<String>,
-    /// What the boundary says besides (`durationMs`, `cumulativeDroppedTokens`, what it kept
-    /// verbatim), each left out when not written.
-    #[serde(flatten)]
-    pub details: CompactionDetails,
+}
+
+/// The report's keys in their order: the boundary's trigger and counts after the basis, its
+/// details (`durationMs`, `cumulativeDroppedTokens`, what it kept verbatim) last, each left out
+/// when not written.
+impl Serialize for Compaction {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let boundary = &self.boundary;
+        let mut fields = serializer.serialize_struct("Compaction", 18)?;
+        fields.serialize_field("time", &self.time)?;
+        fields.serialize_field("basis", &self.basis)?;
+        fields.serialize_field("confidence", &self.confidence)?;
+        fields.serialize_field("trigger", &boundary.trigger)?;
+        fields.serialize_field("pre_tokens", &boundary.pre_tokens)?;
+        fields.serialize_field("post_tokens", &boundary.post_tokens)?;
+        fields.serialize_field("context_before", &self.context_before)?;
+        fields.serialize_field("context_after", &self.context_after)?;
+        fields.serialize_field("next_request", &self.next_request)?;
+        fields.serialize_field("requests_since_previous", &self.requests_since_previous)?;
+        fields.serialize_field(
+            "requests_since_previous_automatic",
+            &self.requests_since_previous_automatic,
+        )?;
+        fields.serialize_field(
+            "turns_since_previous_automatic",
+            &self.turns_since_previous_automatic,
+        )?;
+        fields.serialize_field(
+            "seconds_since_previous_automatic",
+            &self.seconds_since_previous_automatic,
+        )?;
+        fields.serialize_field("snapshot", &self.snapshot)?;
+        boundary.details.serialize_fields(&mut fields)?;
+        fields.end()
+    }
 }
 
 impl Compaction {
@@ -60,7 +89,10 @@ impl Compaction {
 
     /// Returns true if and only if the boundary says the context reaching the trigger started it.
     pub fn is_automatic(&self) -> bool {
-        self.trigger.as_ref().is_some_and(Trigger::is_automatic)
+        self.boundary
+            .trigger
+            .as_ref()
+            .is_some_and(Trigger::is_automatic)
     }
 
     /// The 0-based main-chain index of the first request after it.
@@ -97,7 +129,7 @@ impl CompactionCounts {
                 (_, Some(Confidence::High)) => counts.heuristic_high += 1,
                 _ => counts.heuristic_low += 1,
             }
-            match compaction.trigger {
+            match compaction.boundary.trigger {
                 Some(Trigger::Auto) => counts.automatic += 1,
                 Some(Trigger::Manual) => counts.manual += 1,
                 _ => {}
@@ -151,10 +183,7 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
         let full = boundaries.iter().filter(|(full, _)| *full);
         let before = compactions.len();
         compactions.extend(full.map(|(_, boundary)| Compaction {
-            trigger: boundary.row.trigger.clone(),
-            pre_tokens: boundary.row.pre_tokens,
-            post_tokens: boundary.row.post_tokens,
-            details: boundary.row.details.clone(),
+            boundary: boundary.row.boundary.clone(),
             ..structural(boundary.time.clone())
         }));
         let summary_only = compactions.len() == before
@@ -196,4 +225,80 @@ pub fn compactions_of(chain: &MainChain, drops: &[ContextDrop]) -> Vec<Compactio
         }
     }
     compactions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxhooks_shared::store::usage_record::{CompactionDetails, PreservedSegment};
+
+    /// The keys of `value`, a JSON object, in their order.
+    fn keys(value: &impl Serialize) -> Vec<String> {
+        let value = serde_json::to_value(value).unwrap();
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+
+    /// The report writes the boundary's trigger and counts after the basis and its details
+    /// last, each detail only when the boundary wrote it; a compaction no boundary marks has
+    /// the trigger and counts as null and no details.
+    #[test]
+    fn the_boundary_it_holds_keeps_the_reports_keys_in_their_order() {
+        let head = [
+            "time",
+            "basis",
+            "confidence",
+            "trigger",
+            "pre_tokens",
+            "post_tokens",
+        ];
+        let middle = [
+            "context_before",
+            "context_after",
+            "next_request",
+            "requests_since_previous",
+            "requests_since_previous_automatic",
+            "turns_since_previous_automatic",
+            "seconds_since_previous_automatic",
+            "snapshot",
+        ];
+        let details = [
+            "duration_ms",
+            "cumulative_dropped_tokens",
+            "preserved_segment",
+            "preserved_messages",
+        ];
+        let bare = Compaction::default();
+        assert_eq!(keys(&bare), [&head[..], &middle[..]].concat());
+        let json = serde_json::to_value(&bare).unwrap();
+        assert!(json["trigger"].is_null() && json["pre_tokens"].is_null());
+        let full = Compaction {
+            boundary: Boundary {
+                trigger: Some(Trigger::Auto),
+                pre_tokens: Some(170_000),
+                details: CompactionDetails {
+                    duration_ms: Some(61),
+                    cumulative_dropped_tokens: Some(167_362),
+                    preserved_segment: Some(PreservedSegment::default()),
+                    preserved_messages: Some(vec!["h".into()]),
+                },
+                ..Boundary::default()
+            },
+            ..Compaction::default()
+        };
+        assert_eq!(keys(&full), [&head[..], &middle[..], &details[..]].concat());
+        let only_duration = Compaction {
+            boundary: Boundary {
+                details: CompactionDetails {
+                    duration_ms: Some(61),
+                    ..CompactionDetails::default()
+                },
+                ..Boundary::default()
+            },
+            ..Compaction::default()
+        };
+        assert_eq!(
+            keys(&only_duration),
+            [&head[..], &middle[..], &details[..1]].concat()
+        );
+    }
 }

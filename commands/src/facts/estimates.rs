@@ -276,8 +276,7 @@ pub fn estimate(
         .filter(|compaction| compaction.basis == Basis::Structural && compaction.is_automatic())
         .filter_map(|compaction| {
             let before = compaction.next_index().checked_sub(1);
-            let high = compaction
-                .pre_tokens
+            let high = (compaction.boundary.pre_tokens)
                 .or_else(|| before.map(|before| chain.requests[before].context_tokens))?;
             Some(TriggerObservation {
                 low: before.and_then(not_fired),

@@ -87,7 +87,7 @@ impl Timed<UsageRow> {
 
 impl Timed<BoundaryRow> {
     pub fn new(row: BoundaryRow) -> Self {
-        let time = Time::of(row.time.as_deref());
+        let time = Time::of(row.boundary.time.as_deref());
         Self { row, time }
     }
 }
@@ -172,7 +172,7 @@ impl SessionLog {
         for item in &self.timeline {
             if let TimelineItem::Compaction(boundary) | TimelineItem::MicroCompaction(boundary) =
                 item
-                && let Some(uuid) = &boundary.row.uuid
+                && let Some(uuid) = &boundary.row.boundary.uuid
             {
                 boundary_seen.insert(uuid.clone());
             }
@@ -219,9 +219,7 @@ impl SessionLog {
                 // resumed from another folder may open its new transcript with a copy of the
                 // conversation before, uuids kept.
                 UsageRecord::CompactBoundary(row) | UsageRecord::MicrocompactBoundary(row)
-                    if row
-                        .uuid
-                        .as_ref()
+                    if (row.boundary.uuid.as_ref())
                         .is_some_and(|uuid| !boundary_seen.insert(uuid.clone())) => {}
                 UsageRecord::CompactBoundary(row) => {
                     log.timeline
@@ -353,7 +351,7 @@ pub fn log_from_reader(name: &Path, reader: impl std::io::Read) -> Result<Sessio
 mod tests {
     use super::*;
     use crate::test_support::usage_row;
-    use ctxhooks_shared::store::usage_record::{CompactionDetails, RescanReason, RescanRow};
+    use ctxhooks_shared::store::usage_record::{Boundary, RescanReason, RescanRow};
 
     #[test]
     fn a_rescan_drops_what_came_before_it_of_its_transcript_in_a_rotated_part() {
@@ -387,16 +385,14 @@ mod tests {
     fn a_boundary_two_transcripts_of_the_session_hold_counts_once() {
         let boundary = |transcript: &str| {
             UsageRecord::CompactBoundary(BoundaryRow {
-                time: None,
                 transcript: transcript.into(),
-                uuid: Some("cb".into()),
-                trigger: None,
-                pre_tokens: Some(90_000),
-                post_tokens: None,
-                tokens_saved: None,
                 sidechain: false,
                 agent_id: None,
-                details: CompactionDetails::default(),
+                boundary: Boundary {
+                    uuid: Some("cb".into()),
+                    pre_tokens: Some(90_000),
+                    ..Boundary::default()
+                },
             })
         };
         let compactions = |log: &SessionLog| {

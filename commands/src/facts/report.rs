@@ -288,7 +288,7 @@ mod tests {
     use crate::facts::drops::{Basis, DropClass, DropEvidence};
     use crate::test_support::usage_row;
     use ctxhooks_shared::store::trigger::Trigger;
-    use ctxhooks_shared::store::usage_record::{BoundaryRow, UsageRecord};
+    use ctxhooks_shared::store::usage_record::{Boundary, BoundaryRow, UsageRecord};
 
     /// A main-chain request with `context` tokens, `cache_write` of them written to the cache.
     fn request(key: &str, context: u64, cache_write: u64) -> UsageRecord {
@@ -303,16 +303,15 @@ mod tests {
 
     fn boundary(uuid: &str, trigger: &str, pre_tokens: u64) -> UsageRecord {
         UsageRecord::CompactBoundary(BoundaryRow {
-            time: None,
             transcript: "t".into(),
-            uuid: Some(uuid.into()),
-            trigger: Some(Trigger::from_text(trigger)),
-            pre_tokens: Some(pre_tokens),
-            post_tokens: None,
-            tokens_saved: None,
             sidechain: false,
             agent_id: None,
-            details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+            boundary: Boundary {
+                uuid: Some(uuid.into()),
+                trigger: Some(Trigger::from_text(trigger)),
+                pre_tokens: Some(pre_tokens),
+                ..Boundary::default()
+            },
         })
     }
 
@@ -339,7 +338,7 @@ mod tests {
                 else {
                     unreachable!()
                 };
-                row.time = time;
+                row.boundary.time = time;
                 return UsageRecord::CompactBoundary(row);
             }
             let (context, cache_write) = words[1].split_once('/').unwrap();
@@ -586,16 +585,16 @@ mod tests {
     #[test]
     fn a_microcompact_boundary_is_a_structural_micro_compaction_not_a_compaction() {
         let micro = UsageRecord::MicrocompactBoundary(BoundaryRow {
-            time: None,
             transcript: "t".into(),
-            uuid: Some("m1".into()),
-            trigger: Some(Trigger::Auto),
-            pre_tokens: Some(120_000),
-            post_tokens: None,
-            tokens_saved: Some(40_000),
             sidechain: false,
             agent_id: None,
-            details: ctxhooks_shared::store::usage_record::CompactionDetails::default(),
+            boundary: Boundary {
+                uuid: Some("m1".into()),
+                trigger: Some(Trigger::Auto),
+                pre_tokens: Some(120_000),
+                tokens_saved: Some(40_000),
+                ..Boundary::default()
+            },
         });
         let report = report_of(vec![
             request("a", 120_000, 0),

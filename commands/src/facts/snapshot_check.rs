@@ -75,9 +75,7 @@ pub fn match_snapshots(
             .enumerate()
             .filter(|(position, _)| !used[*position])
             .filter(|(_, snapshot)| {
-                compaction
-                    .trigger
-                    .as_ref()
+                (compaction.boundary.trigger.as_ref())
                     .is_none_or(|trigger| *trigger == snapshot.metadata.trigger)
             })
             .filter_map(|(position, _)| {
@@ -120,6 +118,7 @@ mod tests {
     use super::*;
     use ctxhooks_shared::store::snapshot_metadata::SnapshotMetadata;
     use ctxhooks_shared::store::trigger::Trigger;
+    use ctxhooks_shared::store::usage_record::Boundary;
 
     fn snapshot(name: &str, created_at: &str, trigger: &str) -> SnapshotEntry {
         SnapshotEntry::new(
@@ -143,7 +142,10 @@ mod tests {
     fn point(time: &str) -> Compaction {
         Compaction {
             time: Some(Time::parse(time)),
-            trigger: Some(Trigger::Auto),
+            boundary: Boundary {
+                trigger: Some(Trigger::Auto),
+                ..Boundary::default()
+            },
             next_request: 1,
             ..Compaction::default()
         }

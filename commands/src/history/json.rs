@@ -207,7 +207,7 @@ impl Serialize for Mark<'_> {
         mark.serialize_field("time", &compaction.time)?;
         mark.serialize_field("basis", &compaction.basis)?;
         mark.serialize_field("confidence", &compaction.confidence)?;
-        mark.serialize_field("trigger", &compaction.trigger)?;
+        mark.serialize_field("trigger", &compaction.boundary.trigger)?;
         mark.serialize_field("context_before", &compaction.context_before)?;
         mark.serialize_field("context_after", &compaction.context_after)?;
         mark.end()

@@ -20,7 +20,7 @@ use crate::render::time::{duration, readable_time};
 use crate::time::Time;
 use ctxhooks_shared::store::trigger::Trigger;
 use ctxhooks_shared::store::usage_record::{
-    CompactionDetails, ModelUsage, RequestMarker, SkippedLinesRow, TokenUsage, UsageRow,
+    Boundary, ModelUsage, RequestMarker, SkippedLinesRow, TokenUsage, UsageRow,
 };
 use ctxhooks_shared::transcript::lines::MAX_LINE_BYTES;
 use ctxhooks_shared::usage::threshold::{
@@ -140,20 +140,16 @@ pub fn rows_table(log: &SessionLog) -> String {
             TimelineItem::Compaction(boundary) => ("compaction", boundary),
             TimelineItem::MicroCompaction(boundary) => ("micro-compaction", boundary),
         };
-        let (time, boundary) = (&boundary.time, &boundary.row);
-        let details = compaction_details(boundary.post_tokens, &boundary.details);
+        let (time, row) = (&boundary.time, &boundary.row);
+        let details = compaction_details(&row.boundary);
         let details: String = details.iter().flat_map(|detail| [", ", detail]).collect();
-        let agent = if boundary.sidechain {
-            " (sub-agent)"
-        } else {
-            ""
-        };
+        let agent = if row.sidechain { " (sub-agent)" } else { "" };
         let _ = writeln!(
             text,
             "      ---- {name}{agent} at {} (trigger {}, preTokens {}{details}) ----",
             readable_time(time.as_ref()),
-            trigger_name(boundary.trigger.as_ref()),
-            thousands_or(boundary.pre_tokens, "unknown"),
+            trigger_name(row.boundary.trigger.as_ref()),
+            thousands_or(row.boundary.pre_tokens, "unknown"),
         );
     }
     let _ = writeln!(text, "{number} request(s)");
@@ -333,7 +329,7 @@ fn ledger_command(report: &SessionReport) -> Option<String> {
 }
 
 fn compaction_summary(compaction: &Compaction) -> String {
-    let trigger = match &compaction.trigger {
+    let trigger = match &compaction.boundary.trigger {
         Some(Trigger::Auto) => "automatic".to_owned(),
         Some(Trigger::Manual) => "manual".to_owned(),
         other => format!("trigger {}", trigger_name(other.as_ref())),
@@ -341,14 +337,9 @@ fn compaction_summary(compaction: &Compaction) -> String {
     let basis = basis_text(compaction.basis, compaction.confidence);
     let mut parts = vec![format!("{trigger} ({basis})")];
     parts.extend(
-        compaction
-            .pre_tokens
-            .map(|pre| format!("preTokens {}", thousands(pre))),
+        (compaction.boundary.pre_tokens).map(|pre| format!("preTokens {}", thousands(pre))),
     );
-    parts.extend(compaction_details(
-        compaction.post_tokens,
-        &compaction.details,
-    ));
+    parts.extend(compaction_details(&compaction.boundary));
     parts.push(format!(
         "context {} before, {} after (request {})",
         thousands_or(compaction.context_before, "-"),
@@ -916,10 +907,13 @@ pub fn warning_text(warning: &Warning, label: &str) -> String {
 /// What newer CLIs write of a compaction besides its trigger and `preTokens`, each as a phrase:
 /// `postTokens 2,638`, `took 61 ms`, `2 message(s) kept verbatim` (nothing for what is not
 /// written).
-fn compaction_details(post_tokens: Option<u64>, details: &CompactionDetails) -> Vec<String> {
+fn compaction_details(boundary: &Boundary) -> Vec<String> {
+    let details = &boundary.details;
     let kept = details.preserved_messages.as_ref();
     let phrases = [
-        post_tokens.map(|post| format!("postTokens {}", thousands(post))),
+        boundary
+            .post_tokens
+            .map(|post| format!("postTokens {}", thousands(post))),
         details
             .duration_ms
             .map(|milliseconds| format!("took {} ms", thousands(milliseconds))),

@@ -18,6 +18,7 @@ use crate::store::snapshot_metadata::{
     COMPACT_SUMMARY_FILE_NAME, CompactSummary, SnapshotListError, newest_snapshot,
 };
 use crate::store::state_dir::StateDir;
+use crate::store::usage_record::Boundary;
 use crate::transcript::file::{TranscriptError, TranscriptFile};
 use crate::transcript::lines::{MAX_LINE_BYTES, read_bounded_lines};
 use crate::transcript::record::{BoundaryKind, Record};
@@ -143,7 +144,7 @@ fn read_after(
             }
             if let Some((BoundaryKind::Compaction, metadata)) = record.boundary() {
                 after.boundaries += 1;
-                after.preserved = Preserved::of(metadata);
+                after.preserved = Preserved::of(&Boundary::of(&record, metadata).details);
                 after.summary = None;
             } else if record.kind() == Some("user")
                 && record.is_compact_summary.is_true()

@@ -5,7 +5,7 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::naming::{Named, SummaryText};
-use crate::transcript::record::BoundaryMetadata;
+use crate::store::usage_record::CompactionDetails;
 
 /// What became of one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -32,24 +32,17 @@ pub struct Preserved {
 }
 
 impl Preserved {
-    /// What `metadata` says was kept (nothing, for a boundary without metadata or a CLI that
-    /// kept nothing).
-    pub fn of(metadata: Option<&BoundaryMetadata>) -> Self {
-        let Some(metadata) = metadata else {
-            return Self::default();
-        };
-        let uuids = metadata
-            .preserved_messages
-            .get()
-            .and_then(|messages| messages.uuids.get());
-        match uuids {
+    /// What the boundary's `details` say was kept (nothing, for a boundary without them or a
+    /// CLI that kept nothing).
+    pub fn of(details: &CompactionDetails) -> Self {
+        match &details.preserved_messages {
             Some(uuids) => Self {
-                uuids: uuids.0.iter().map(ToString::to_string).collect(),
+                uuids: uuids.iter().cloned().collect(),
                 unlisted: false,
             },
             None => Self {
                 uuids: FxHashSet::default(),
-                unlisted: metadata.preserved_segment.get().is_some(),
+                unlisted: details.preserved_segment.is_some(),
             },
         }
     }
@@ -81,14 +74,20 @@ impl Judge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::usage_record::Boundary;
     use crate::transcript::record::Record;
+
+    /// What the boundary on `line` says was kept.
+    fn preserved_by(line: &str) -> Preserved {
+        let record = Record::parse(line.as_bytes()).unwrap();
+        let (_, metadata) = record.boundary().unwrap();
+        Preserved::of(&Boundary::of(&record, metadata).details)
+    }
 
     #[test]
     fn kept_messages_come_first_then_the_summary() {
         let line = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":{"headUuid":"h"},"preservedMessages":{"uuids":["kept"]}}}"#;
-        let record = Record::parse(line.as_bytes()).unwrap();
-        let (_, metadata) = record.boundary().unwrap();
-        let preserved = Preserved::of(metadata);
+        let preserved = preserved_by(line);
         assert!(!preserved.unlisted);
         let summary = SummaryText::new("Edited main.rs.");
         let judge = Judge {
@@ -109,8 +108,8 @@ mod tests {
         assert_eq!(unread.verdict(file, None), Verdict::NotChecked);
         // A segment kept without its list of messages.
         let line = r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":{"headUuid":"h"}}}"#;
-        let record = Record::parse(line.as_bytes()).unwrap();
-        assert!(Preserved::of(record.boundary().unwrap().1).unlisted);
-        assert_eq!(Preserved::of(None), Preserved::default());
+        assert!(preserved_by(line).unlisted);
+        let line = r#"{"type":"system","subtype":"compact_boundary"}"#;
+        assert_eq!(preserved_by(line), Preserved::default());
     }
 }

@@ -1,6 +1,7 @@
 //! The records of `<state>/sessions/<id>/usage.jsonl`, one JSON object per line, tagged by `kind`.
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::trigger::Trigger;
 use crate::model_name::RequestModel;
@@ -339,17 +340,49 @@ fn is_zero(value: &u64) -> bool {
     *value == 0
 }
 
-/// A compaction or micro-compaction boundary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[allow(missing_docs, reason = "plain fields, named for what they hold")]
+/// A compaction or micro-compaction boundary of the usage log: where it was read, and the
+/// boundary. Its line keeps the keys in the order the hooks have always written them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct BoundaryRow {
-    /// The boundary line's timestamp.
-    pub time: Option<String>,
     /// The transcript it was read from.
     pub transcript: String,
-    /// The boundary line's uuid.
+    /// True inside a sub-agent's chain.
+    pub sidechain: bool,
+    /// The sub-agent whose chain it is in.
+    pub agent_id: Option<String>,
+    /// What the record states.
+    #[serde(flatten)]
+    pub boundary: Boundary,
+}
+
+impl Serialize for BoundaryRow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let boundary = &self.boundary;
+        let mut line = serializer.serialize_struct("BoundaryRow", 13)?;
+        line.serialize_field("time", &boundary.time)?;
+        line.serialize_field("transcript", &self.transcript)?;
+        line.serialize_field("uuid", &boundary.uuid)?;
+        line.serialize_field("trigger", &boundary.trigger)?;
+        line.serialize_field("pre_tokens", &boundary.pre_tokens)?;
+        line.serialize_field("post_tokens", &boundary.post_tokens)?;
+        line.serialize_field("tokens_saved", &boundary.tokens_saved)?;
+        line.serialize_field("sidechain", &self.sidechain)?;
+        line.serialize_field("agent_id", &self.agent_id)?;
+        boundary.details.serialize_fields(&mut line)?;
+        line.end()
+    }
+}
+
+/// A `compact_boundary` or `microcompact_boundary` record as the transcript states it, read
+/// once (`Boundary::of`, beside the record's reader in `transcript/record.rs`): what the usage
+/// log's row, the report's compaction and the compaction ledger's entry each hold whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Boundary {
+    /// The record's `timestamp`.
+    pub time: Option<String>,
+    /// The record's `uuid`.
     pub uuid: Option<String>,
-    /// `auto` or `manual`.
+    /// `auto`, `manual`, or what the CLI wrote.
     pub trigger: Option<Trigger>,
     /// `preTokens`: the context when compaction started.
     pub pre_tokens: Option<u64>,
@@ -357,29 +390,42 @@ pub struct BoundaryRow {
     pub post_tokens: Option<u64>,
     /// `tokensSaved` (micro-compactions).
     pub tokens_saved: Option<u64>,
-    /// True inside a sub-agent's chain.
-    pub sidechain: bool,
-    pub agent_id: Option<String>,
-    /// What newer CLIs write besides (each left out of the line when not written).
+    /// What newer CLIs write besides.
     #[serde(flatten)]
     pub details: CompactionDetails,
 }
 
 /// What `compactMetadata` says of a compaction besides its trigger and counts (2.1.2xx on).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct CompactionDetails {
     /// `durationMs`: how long the compaction took.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// `cumulativeDroppedTokens`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cumulative_dropped_tokens: Option<u64>,
     /// `preservedSegment`: the run of messages kept verbatim (not "left out").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preserved_segment: Option<PreservedSegment>,
     /// `preservedMessages.uuids`: the messages kept verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preserved_messages: Option<Vec<String>>,
+}
+
+impl CompactionDetails {
+    /// Adds the details written to the JSON object `fields` is writing, each by its name and
+    /// left out when not written (they follow the keys of the object that holds them).
+    pub fn serialize_fields<S: SerializeStruct>(&self, fields: &mut S) -> Result<(), S::Error> {
+        if let Some(duration) = &self.duration_ms {
+            fields.serialize_field("duration_ms", duration)?;
+        }
+        if let Some(dropped) = &self.cumulative_dropped_tokens {
+            fields.serialize_field("cumulative_dropped_tokens", dropped)?;
+        }
+        if let Some(segment) = &self.preserved_segment {
+            fields.serialize_field("preserved_segment", segment)?;
+        }
+        if let Some(messages) = &self.preserved_messages {
+            fields.serialize_field("preserved_messages", messages)?;
+        }
+        Ok(())
+    }
 }
 
 /// `compactMetadata.preservedSegment`.
@@ -523,5 +569,47 @@ impl UsageRecord {
             Self::Session(row) => &row.transcript,
             Self::SkippedLines(row) => &row.transcript,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::record::Record;
+
+    /// A boundary read from its record is written to the usage log with the keys in the order
+    /// the hooks have always written them (the row's own between the boundary's, the details
+    /// last and only when written), and read back whole.
+    #[test]
+    fn a_boundary_row_keeps_its_line_and_reads_back_whole() {
+        let lines = [
+            (
+                r#"{"type":"system","subtype":"compact_boundary","timestamp":"2026-01-01T00:00:00Z","uuid":"b","compactMetadata":{"trigger":"auto","preTokens":170000,"postTokens":2638,"durationMs":61,"cumulativeDroppedTokens":167362,"preservedSegment":{"headUuid":"h","tailUuid":"t"},"preservedMessages":{"uuids":["h","t"]}}}"#,
+                r#"{"kind":"compact_boundary","time":"2026-01-01T00:00:00Z","transcript":"/t.jsonl","uuid":"b","trigger":"auto","pre_tokens":170000,"post_tokens":2638,"tokens_saved":null,"sidechain":false,"agent_id":null,"duration_ms":61,"cumulative_dropped_tokens":167362,"preserved_segment":{"head_uuid":"h","anchor_uuid":null,"tail_uuid":"t"},"preserved_messages":["h","t"]}"#,
+            ),
+            (
+                r#"{"type":"system","subtype":"compact_boundary","uuid":"m"}"#,
+                r#"{"kind":"compact_boundary","time":null,"transcript":"/t.jsonl","uuid":"m","trigger":null,"pre_tokens":null,"post_tokens":null,"tokens_saved":null,"sidechain":true,"agent_id":"a1"}"#,
+            ),
+        ];
+        for (number, (line, written)) in lines.into_iter().enumerate() {
+            let record = Record::parse(line.as_bytes()).unwrap();
+            let (_, metadata) = record.boundary().unwrap();
+            let row = UsageRecord::CompactBoundary(BoundaryRow {
+                transcript: "/t.jsonl".into(),
+                sidechain: number == 1,
+                agent_id: (number == 1).then(|| "a1".into()),
+                boundary: Boundary::of(&record, metadata),
+            });
+            assert_eq!(serde_json::to_string(&row).unwrap(), written);
+            assert_eq!(serde_json::from_str::<UsageRecord>(written).unwrap(), row);
+        }
+        // A line of an older log, without the keys written later, reads as a boundary that
+        // states nothing of them.
+        let old = r#"{"kind":"compact_boundary","transcript":"/t.jsonl","sidechain":false}"#;
+        let UsageRecord::CompactBoundary(row) = serde_json::from_str(old).unwrap() else {
+            panic!("not a boundary: {old}");
+        };
+        assert_eq!(row.boundary, Boundary::default());
     }
 }

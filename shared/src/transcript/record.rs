@@ -15,7 +15,10 @@ use super::values::written;
 use crate::json_scan::skip_blank;
 use crate::lenient::Field;
 use crate::store::clock::parse_timestamp_ms;
-use crate::store::usage_record::{CacheTtl, ModelUsage, TokenUsage};
+use crate::store::trigger::Trigger;
+use crate::store::usage_record::{
+    Boundary, CacheTtl, CompactionDetails, ModelUsage, PreservedSegment, TokenUsage,
+};
 
 /// The model name Claude Code writes on lines it generated itself (no API call).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
@@ -424,6 +427,43 @@ impl<'a> Record<'a> {
                                 .is_some_and(|iterations| iterations.mistyped)
                     })
             })
+    }
+}
+
+impl Boundary {
+    /// The boundary `record` marks, as it states it: `metadata` is the record's
+    /// `compactMetadata` or `microcompactMetadata` ([`Record::boundary`]).
+    pub fn of(record: &Record, metadata: Option<&BoundaryMetadata>) -> Self {
+        let owned = |text: Option<&str>| text.map(ToOwned::to_owned);
+        let stated = Self {
+            time: owned(record.timestamp.text()),
+            uuid: owned(record.uuid.text()),
+            ..Self::default()
+        };
+        let Some(metadata) = metadata else {
+            return stated;
+        };
+        Self {
+            trigger: metadata.trigger.text().map(Trigger::from_text),
+            pre_tokens: metadata.pre_tokens.get().copied(),
+            post_tokens: metadata.post_tokens.get().copied(),
+            tokens_saved: metadata.tokens_saved.get().copied(),
+            details: CompactionDetails {
+                duration_ms: metadata.duration_ms.get().copied(),
+                cumulative_dropped_tokens: metadata.cumulative_dropped_tokens.get().copied(),
+                preserved_segment: metadata.preserved_segment.get().map(|segment| {
+                    PreservedSegment {
+                        head_uuid: owned(segment.head_uuid.text()),
+                        anchor_uuid: owned(segment.anchor_uuid.text()),
+                        tail_uuid: owned(segment.tail_uuid.text()),
+                    }
+                }),
+                preserved_messages: (metadata.preserved_messages.get())
+                    .and_then(|messages| messages.uuids.get())
+                    .map(|uuids| uuids.0.iter().map(ToString::to_string).collect()),
+            },
+            ..stated
+        }
     }
 }
 

@@ -11,9 +11,8 @@ use crate::compaction::items::{Limits, SegmentItems};
 use crate::model_name::RequestModel;
 use crate::store::trigger::Trigger;
 use crate::store::usage_record::{
-    BoundaryRow, CompactionDetails, ContextCache, PreservedSegment, RequestFacts, RequestMarker,
-    SessionFacts, SessionRow, SkippedLinesRow, SourceRow, TokenUsage, ToolResultNote, UsageRecord,
-    UsageRow, bounded_title,
+    Boundary, BoundaryRow, ContextCache, RequestFacts, RequestMarker, SessionFacts, SessionRow,
+    SkippedLinesRow, SourceRow, TokenUsage, ToolResultNote, UsageRecord, UsageRow, bounded_title,
 };
 use crate::transcript::content::Block;
 use crate::transcript::origin::Origin;
@@ -154,7 +153,8 @@ impl ChainGauge {
     pub fn count(&mut self, record: &UsageRecord) {
         match record {
             UsageRecord::Request(row) => self.count_request(row),
-            UsageRecord::CompactBoundary(boundary) if !boundary.sidechain => {
+            UsageRecord::CompactBoundary(row) if !row.sidechain => {
+                let boundary = &row.boundary;
                 self.compactions += 1;
                 if boundary.trigger.as_ref().is_some_and(Trigger::is_automatic)
                     && boundary.pre_tokens.is_some()
@@ -508,18 +508,10 @@ impl<'origin> Ingest<'origin> {
         metadata: Option<&BoundaryMetadata>,
     ) {
         let row = BoundaryRow {
-            time: owned(record.timestamp.text()),
             transcript: self.origin.transcript.clone(),
-            uuid: owned(record.uuid.text()),
-            trigger: metadata
-                .and_then(|metadata| metadata.trigger.text())
-                .map(Trigger::from_text),
-            pre_tokens: metadata.and_then(|metadata| metadata.pre_tokens.get().copied()),
-            post_tokens: metadata.and_then(|metadata| metadata.post_tokens.get().copied()),
-            tokens_saved: metadata.and_then(|metadata| metadata.tokens_saved.get().copied()),
             sidechain: record.is_sidechain() || self.origin.is_agent_file,
             agent_id: self.origin.agent_id.clone(),
-            details: metadata.map(compaction_details).unwrap_or_default(),
+            boundary: Boundary::of(record, metadata),
         };
         let record = match kind {
             BoundaryKind::Compaction => UsageRecord::CompactBoundary(row),
@@ -694,27 +686,6 @@ impl<'origin> Ingest<'origin> {
         self.state.recent = before.into();
         self.state.gauge = gauge;
         (self.records, self.state)
-    }
-}
-
-/// The details of `compactMetadata` a usage row keeps.
-fn compaction_details(metadata: &BoundaryMetadata) -> CompactionDetails {
-    CompactionDetails {
-        duration_ms: metadata.duration_ms.get().copied(),
-        cumulative_dropped_tokens: metadata.cumulative_dropped_tokens.get().copied(),
-        preserved_segment: metadata
-            .preserved_segment
-            .get()
-            .map(|segment| PreservedSegment {
-                head_uuid: owned(segment.head_uuid.text()),
-                anchor_uuid: owned(segment.anchor_uuid.text()),
-                tail_uuid: owned(segment.tail_uuid.text()),
-            }),
-        preserved_messages: metadata
-            .preserved_messages
-            .get()
-            .and_then(|messages| messages.uuids.get())
-            .map(|uuids| uuids.0.iter().map(ToString::to_string).collect()),
     }
 }
 
