@@ -346,7 +346,9 @@ fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
 /// first; a last line still being written is no JSON yet).
 pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String>> {
     let mut found = None;
-    split_opening_lines(transcript.file_mut(), MAX_LINE_BYTES, |line| {
+    // Read through the std handle: a reader of its own (`fs_err`'s) makes the buffered reader
+    // clear its whole buffer before the first read, 16 KiB per sub-agent file of a search.
+    split_opening_lines(transcript.file_mut().file(), MAX_LINE_BYTES, |line| {
         found = line
             .bytes
             .and_then(Record::parse)
