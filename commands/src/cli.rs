@@ -84,7 +84,7 @@ pub fn run() -> Result<ExitCode> {
     let mut all = std::env::args_os();
     let name = all.next();
     let arguments: Vec<std::ffi::OsString> = all.collect();
-    // `search` and `mcp` are parsed by `ctxhooks-search`, with this same parser.
+    // `mcp` is parsed by `ctxhooks-search`, with this same parser.
     if search_binary::is_for_search_binary(&arguments)
         && let Some(handed) = search_binary::hand_over_early(name.as_deref(), &arguments)
     {
@@ -99,7 +99,8 @@ pub fn run() -> Result<ExitCode> {
     let mut cli = Cli::parse();
     resolve_session_arguments(&mut cli.command)?;
     match cli.command {
-        Command::Search(_) | Command::Mcp(_) => search_binary::forward(&arguments),
+        Command::Search(args) => search::cli::run(&args),
+        Command::Mcp(_) => search_binary::forward(&arguments),
         Command::Install(args) => install::cli::run_install(&args),
         Command::Uninstall(args) => install::cli::run_uninstall(&args),
         Command::Doctor(args) => doctor::cli::run(&args),

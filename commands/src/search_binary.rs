@@ -1,11 +1,14 @@
-//! `ctxhooks search` and `ctxhooks mcp` run in a binary of their own, `ctxhooks-search`, beside
-//! `ctxhooks`: `SQLite` and the MCP server's runtime would otherwise be in the binary every status
-//! line update starts, and a statically linked binary relocates all of its pointers at each
-//! start (BENCHMARKS.md, the status line). `ctxhooks-search` parses the same arguments with the
-//! same parser, so `ctxhooks` hands them on unchanged: where it can replace itself with it
-//! (`exec`, on Unix), before parsing them, under its own name (its `--help` and its errors read
-//! the same; a search does not pay for parsing twice); otherwise, and when `ctxhooks-search` is
-//! not installed, after (the help and the errors are whole without it).
+//! `ctxhooks mcp` runs in a binary of its own, `ctxhooks-search`, beside `ctxhooks`: the MCP
+//! server's runtime (tokio, rmcp) stays out of the binary every status line update starts.
+//! `ctxhooks search` runs in `ctxhooks` itself: `SQLite`'s pointers, relocated at each start of a
+//! statically linked binary, cost the status line's start 0.6 % (8 % more instructions), while
+//! handing a search to a second process cost it a process start, an eighth of a warm search
+//! (BENCHMARKS.md, issue 32). `ctxhooks-search` parses the
+//! same arguments with the same parser, so `ctxhooks` hands them on unchanged: where it can
+//! replace itself with it (`exec`, on Unix), before parsing them, under its own name (its `--help`
+//! and its errors read the same); otherwise, and when `ctxhooks-search` is not installed, after
+//! (the help and the errors are whole without it). It still runs `search` too, as the MCP
+//! server's search tool does.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -15,15 +18,13 @@ use anyhow::{Context, Result, bail};
 
 use ctxhooks_shared::platform::program::{REPLACES_PROCESS, binary_file_name, run_in_place};
 
-/// The binary that runs `search` and `mcp`.
+/// The binary that runs `mcp`.
 pub const SEARCH_BINARY: &str = "ctxhooks-search";
 
 /// Whether `arguments` (this process's own, without its name) run a command of
 /// `ctxhooks-search`.
 pub fn is_for_search_binary(arguments: &[OsString]) -> bool {
-    arguments
-        .first()
-        .is_some_and(|first| first == "search" || first == "mcp")
+    arguments.first().is_some_and(|first| first == "mcp")
 }
 
 /// Replaces this process with `ctxhooks-search` under this process's own name, before
@@ -43,8 +44,8 @@ pub fn forward(arguments: &[OsString]) -> Result<ExitCode> {
     let program = beside_this_program()?;
     if !program.is_file() {
         bail!(
-            "`ctxhooks search` and `ctxhooks mcp` run `{}`, which is not installed beside \
-             ctxhooks (install both again with install/setup.sh)",
+            "`ctxhooks mcp` runs `{}`, which is not installed beside ctxhooks (install both \
+             again with install/setup.sh)",
             program.display()
         );
     }

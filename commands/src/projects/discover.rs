@@ -100,9 +100,26 @@ pub fn discover(folders: &[PathBuf]) -> Found {
     for folder in folders {
         discover_folder(folder, &mut found);
     }
+    // Only folders given together can find a session twice: within one folder each project's
+    // folder is a name of its own in it (links are never followed), so the sessions found there
+    // are each found once, and resolving their folders (a `readlink` for every component of
+    // every project's path) would be a search's cost for nothing.
+    if folders.len() > 1 {
+        drop_found_twice(&mut found);
+    }
+    // The largest first; by id among equals.
+    found
+        .sessions
+        .sort_by(|a, b| (b.bytes, &a.session_id).cmp(&(a.bytes, &b.session_id)));
+    found
+}
+
+/// Keeps one of each session found through two of the folders given (a projects folder and one
+/// of its projects), by its project's folder as resolved.
+fn drop_found_twice(found: &mut Found) {
     let mut seen = std::collections::HashSet::new();
     // Each project's folder resolved once, not once per session: resolving walks every
-    // component of the path (a `readlink` each), and a search does this at every run.
+    // component of the path (a `readlink` each).
     let mut resolved: std::collections::HashMap<PathBuf, PathBuf> =
         std::collections::HashMap::new();
     found.sessions.retain(|session| {
@@ -115,11 +132,6 @@ pub fn discover(folders: &[PathBuf]) -> Found {
             .clone();
         seen.insert((project, session.session_id.clone()))
     });
-    // The largest first; by id among equals.
-    found
-        .sessions
-        .sort_by(|a, b| (b.bytes, &a.session_id).cmp(&(a.bytes, &b.session_id)));
-    found
 }
 
 impl Found {
@@ -203,9 +215,10 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // Each session's main transcript and sub-agents' transcripts, by its id.
-    let mut sessions: BTreeMap<String, (Option<PathBuf>, Vec<PathBuf>)> = BTreeMap::new();
-    for entry in &entries {
+    // Each session's main transcript and sub-agents' transcripts, with the look the listing
+    // took at each, by its id.
+    let mut sessions: BTreeMap<String, (Option<Listed>, Vec<Listed>)> = BTreeMap::new();
+    for entry in entries {
         let Some(name) = entry.name() else { continue };
         if entry.is_dir {
             let mut agents = Vec::new();
@@ -225,35 +238,39 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
                     .flatten()
                     .unwrap_or_else(|| stem.to_owned());
                 let (_, agents) = sessions.entry(parent).or_default();
-                agents.push(entry.path.clone());
+                agents.push(entry.listed());
             } else {
-                sessions.entry(stem.to_owned()).or_default().0 = Some(entry.path.clone());
+                let stem = stem.to_owned();
+                sessions.entry(stem).or_default().0 = Some(entry.listed());
             }
         }
     }
     for (session_id, (main, mut agents)) in sessions {
-        agents.sort();
+        agents.sort_by(|a, b| a.0.cmp(&b.0));
         let facts: Vec<Option<FileFacts>> = main
             .iter()
             .chain(&agents)
-            .map(|path| identity::of_path(path).ok())
+            .map(|(_, facts)| *facts)
             .collect();
         let bytes = facts.iter().flatten().map(|facts| facts.size).sum();
         found.sessions.push(SessionFiles {
             projects_folder: projects_folder.to_path_buf(),
             project: project.clone(),
             session_id,
-            main,
-            agents,
+            main: main.map(|(path, _)| path),
+            agents: agents.into_iter().map(|(path, _)| path).collect(),
             bytes,
             facts,
         });
     }
 }
 
+/// A transcript's path and the look its folder's listing took at it.
+type Listed = (PathBuf, Option<FileFacts>);
+
 /// Every `agent-*.jsonl` under a session's `subagents/` folder, at any depth (workflow runs
 /// keep theirs in `subagents/workflows/wf_<run>/`).
-fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
+fn collect_agents(dir: &Path, agents: &mut Vec<Listed>, found: &mut Found) {
     let entries = match list(dir) {
         Ok(entries) => entries,
         Err(_) if !dir.exists() => return,
@@ -263,7 +280,7 @@ fn collect_agents(dir: &Path, agents: &mut Vec<PathBuf>, found: &mut Found) {
         if entry.is_dir {
             collect_agents(&entry.path, agents, found);
         } else if entry.is_jsonl() && entry.name().is_some_and(|name| name.starts_with("agent-")) {
-            agents.push(entry.path);
+            agents.push(entry.listed());
         }
     }
 }
@@ -273,9 +290,17 @@ struct Entry {
     /// Its name in its folder, as listed (not taken from `path` again).
     name: OsString,
     is_dir: bool,
+    /// For a transcript (not a folder, named `*.jsonl`): what a look at it gave when it was
+    /// listed (`None`: nothing could be looked at). The one look discovery takes at it.
+    facts: Option<FileFacts>,
 }
 
 impl Entry {
+    /// Its path and the look taken at it.
+    fn listed(self) -> Listed {
+        (self.path, self.facts)
+    }
+
     /// The entry's file name, when it is UTF-8.
     fn name(&self) -> Option<&str> {
         self.name.to_str()
@@ -298,11 +323,17 @@ fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
     for entry in fs_err::read_dir(dir).map_err(unreadable)? {
         let entry = entry.map_err(unreadable)?;
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        entries.push(Entry {
+        let mut listed = Entry {
             path: entry.path(),
             name: entry.file_name(),
             is_dir,
-        });
+            facts: None,
+        };
+        // Looked at while the folder is open: relative to it, not by its whole path again.
+        if !is_dir && listed.is_jsonl() {
+            listed.facts = identity::of_entry(&entry).ok();
+        }
+        entries.push(listed);
     }
     // One folder's entries: by name is by path, without walking each path's components.
     entries.sort_by(|a, b| a.name.cmp(&b.name));
@@ -315,7 +346,9 @@ fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
 /// first; a last line still being written is no JSON yet).
 pub fn first_session_id(transcript: &mut TranscriptFile) -> Result<Option<String>> {
     let mut found = None;
-    split_opening_lines(transcript.file_mut(), MAX_LINE_BYTES, |line| {
+    // Read through the std handle: a reader of its own (`fs_err`'s) makes the buffered reader
+    // clear its whole buffer before the first read, 16 KiB per sub-agent file of a search.
+    split_opening_lines(transcript.file_mut().file(), MAX_LINE_BYTES, |line| {
         found = line
             .bytes
             .and_then(Record::parse)
@@ -348,6 +381,7 @@ mod tests {
                 name: name.into(),
                 path: path.clone(),
                 is_dir: false,
+                facts: None,
             };
             let by_path = path
                 .extension()

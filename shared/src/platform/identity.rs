@@ -55,6 +55,22 @@ pub fn of_path(path: &Path) -> io::Result<FileFacts> {
     }
 }
 
+/// The facts of what a folder's listing named, never followed if it is a link: on Unix looked at
+/// relative to the listed folder (one name to resolve, not every component of its path again);
+/// on Windows by its path, as [`of_path`] looks (a listing gives no file index).
+pub fn of_entry(entry: &fs_err::DirEntry) -> io::Result<FileFacts> {
+    #[cfg(unix)]
+    {
+        // `DirEntry::metadata` asks about the name at the listing's open folder and does not
+        // follow a link (std's `fstatat`/`statx` with `AT_SYMLINK_NOFOLLOW`), as `of_path` does.
+        Ok(of_metadata(&entry.metadata()?))
+    }
+    #[cfg(windows)]
+    {
+        of_path(&entry.path())
+    }
+}
+
 /// Whether the open `file` is the file at `path` now (never followed, if it is a link): the same
 /// device and inode, or volume and file index. False when nothing is there.
 #[expect(
@@ -106,6 +122,34 @@ fn from_windows(size: u64, facts: super::windows::FileFacts) -> FileFacts {
 mod tests {
     use super::*;
 
+    // Unix only: Wine 8 makes no links.
+    #[cfg(unix)]
+    #[test]
+    fn a_listed_link_is_looked_at_not_followed() {
+        let scratch = crate::test_support::TempFolder::new("identity-link");
+        let target = scratch.join("target.jsonl");
+        fs_err::write(&target, "{}\n").unwrap();
+        std::os::unix::fs::symlink(&target, scratch.join("link.jsonl")).unwrap();
+        for entry in fs_err::read_dir(scratch.path()).unwrap() {
+            let entry = entry.unwrap();
+            assert_eq!(
+                of_entry(&entry).unwrap(),
+                of_path(&entry.path()).unwrap(),
+                "{}",
+                entry.path().display()
+            );
+        }
+        let link = fs_err::read_dir(scratch.path())
+            .unwrap()
+            .map(Result::unwrap)
+            .find(|entry| entry.file_name() == "link.jsonl")
+            .unwrap();
+        assert_ne!(
+            of_entry(&link).unwrap().inode,
+            of_path(&target).unwrap().inode
+        );
+    }
+
     #[test]
     fn a_file_keeps_its_identity_and_a_rewrite_changes_its_times() {
         let scratch = crate::test_support::TempFolder::new("identity");
@@ -125,6 +169,11 @@ mod tests {
             modified.abs_diff(now) < 300,
             "{modified} is not about {now}"
         );
+        let listed: Vec<FileFacts> = fs_err::read_dir(scratch.path())
+            .unwrap()
+            .map(|entry| of_entry(&entry.unwrap()).unwrap())
+            .collect();
+        assert_eq!(listed, [by_path], "a listing's look is the path's look");
         let other = scratch.join("other.jsonl");
         fs_err::write(&other, "{}\n").unwrap();
         assert_ne!(of_path(&other).unwrap().inode, by_path.inode);
