@@ -181,10 +181,10 @@ fn search_marks_in_rust_exactly_what_fts5_marks_in_real_messages() {
             );
         }
     }
-    // Words, phrases, prefixes, all and any of them: most tiers' expressions are marked in Rust,
-    // and most texts.
+    // Words, phrases, prefixes, `NEAR`, all and any of them: most tiers' expressions are marked
+    // in Rust (754 of 798 when this was written), and most texts.
     assert!(
-        parsed * 2 > expressions.len(),
+        parsed * 10 > expressions.len() * 8,
         "{parsed} of {} expressions",
         expressions.len()
     );

@@ -10,13 +10,16 @@
 //!   `L* N* Co` and its diacritics U+0300–U+0331); any other one, or a NUL (which `highlight()`'s
 //!   output stops at), sends the text back to FTS5.
 //! - The expression: FTS5 strings (`"…"`, `""` a quote), each a phrase of its tokens, joined into
-//!   one phrase by `+`, the last token a prefix after `*`; phrases side by side or joined by `AND`
-//!   (all must occur) or all joined by `OR` (any may). `NEAR`, `NOT`, parentheses, column filters,
-//!   `^`, mixed `AND` and `OR`, a phrase of no token or one not ASCII: back to FTS5.
+//!   one phrase by `+`, the last token a prefix after `*`; groups (a phrase, phrases side by side
+//!   in parentheses, `NEAR(…, n)` of one-token phrases) side by side or joined by `AND` (all must
+//!   match) or all joined by `OR` (any may): what the search's tiers pass. `NOT`, nested
+//!   parentheses, column filters, `^`, mixed `AND` and `OR`, a `NEAR` of a longer phrase, a
+//!   phrase of no token or one not ASCII: back to FTS5.
 //! - `highlight()`: a row that does not match is not marked at all; in one that does, every
-//!   instance of every phrase, instances sharing a token coalesced into one mark (instances that
-//!   only touch keep marks of their own), each mark from its first token's first byte to its
-//!   last token's last byte.
+//!   instance of every phrase of the groups that match (of a `NEAR`, the instances FTS5's walk
+//!   keeps: `fts5ExprNearIsMatch`, step for step), instances sharing a token coalesced into one
+//!   mark (instances that only touch keep marks of their own), each mark from its first token's
+//!   first byte to its last token's last byte.
 
 use std::ops::Range;
 
@@ -81,13 +84,24 @@ pub const SEPARATORS: &[(char, char)] = &[
 /// (a shorter query token equals or begins it cut or not).
 const LONGEST_TOKEN: usize = 32768;
 
-/// An FTS5 expression of the forms marked here.
+/// An FTS5 expression of the forms marked here: groups all of which must match (side by side or
+/// `AND`), or any of which may (`OR`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expression {
-    /// Each phrase's terms, in order.
-    phrases: Vec<Vec<Term>>,
-    /// Joined by `OR` (any phrase may occur) rather than `AND` (each must).
+    groups: Vec<Group>,
+    /// Joined by `OR` rather than `AND`.
     any: bool,
+}
+
+/// A part of an expression that matches or not on its own, and whose instances are marked only
+/// when it matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Group {
+    /// Phrases that must all occur: one phrase, or phrases side by side in parentheses.
+    All(Vec<Vec<Term>>),
+    /// `NEAR(…, distance)` of phrases of one token each (a phrase of more is left to FTS5, whose
+    /// phrases after the first one that fails keep the instances of an earlier row).
+    Near { phrases: Vec<Term>, distance: i64 },
 }
 
 /// One token of a phrase, folded as `unicode61` folds it.
@@ -98,99 +112,202 @@ struct Term {
     prefix: bool,
 }
 
-/// What joins an expression's phrases.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Join {
-    All,
-    Any,
+/// What an FTS5 expression is made of, as far as the forms marked here go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lexeme {
+    /// A string's terms (`*` after it: its last one a prefix).
+    String(Vec<Term>),
+    Plus,
+    And,
+    Or,
+    Near,
+    Open,
+    Close,
+    Comma,
+    Number(i64),
+}
+
+/// `expression`'s lexemes; `None` when it holds anything else (a bare word, `NOT`, `:`, `^`,
+/// `-`, a character not ASCII, whitespace but spaces, a string of no token).
+fn lexemes(expression: &str) -> Option<Vec<Lexeme>> {
+    if !expression.is_ascii() {
+        return None;
+    }
+    let mut lexemes = Vec::new();
+    let mut rest = expression.as_bytes();
+    while let Some(&first) = rest.first() {
+        let (lexeme, length) = match first {
+            b' ' => {
+                rest = &rest[1..];
+                continue;
+            }
+            b'"' => {
+                let (string, after) = fts5_string(rest)?;
+                let mut terms = phrase_terms(&string)?;
+                let mut length = rest.len() - after.len();
+                if after.first() == Some(&b'*') {
+                    terms.last_mut()?.prefix = true;
+                    length += 1;
+                }
+                (Lexeme::String(terms), length)
+            }
+            b'+' => (Lexeme::Plus, 1),
+            b'(' => (Lexeme::Open, 1),
+            b')' => (Lexeme::Close, 1),
+            b',' => (Lexeme::Comma, 1),
+            b'0'..=b'9' => {
+                let length = rest
+                    .iter()
+                    .position(|byte| !byte.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                let number: i64 = std::str::from_utf8(&rest[..length]).ok()?.parse().ok()?;
+                // A distance FTS5 surely reads as written.
+                if number > 100_000 {
+                    return None;
+                }
+                (Lexeme::Number(number), length)
+            }
+            _ => {
+                let length = rest
+                    .iter()
+                    .position(|byte| !byte.is_ascii_alphabetic())
+                    .unwrap_or(rest.len());
+                match &rest[..length] {
+                    b"AND" => (Lexeme::And, length),
+                    b"OR" => (Lexeme::Or, length),
+                    // `NEAR` is the operator only right before its parenthesis.
+                    b"NEAR" if rest.get(length) == Some(&b'(') => (Lexeme::Near, length),
+                    _ => return None,
+                }
+            }
+        };
+        lexemes.push(lexeme);
+        rest = &rest[length..];
+    }
+    Some(lexemes)
+}
+
+/// Reads the lexemes of an expression, front to back.
+struct Parser {
+    lexemes: std::iter::Peekable<std::vec::IntoIter<Lexeme>>,
+}
+
+impl Parser {
+    fn next_if(&mut self, wanted: &Lexeme) -> bool {
+        self.lexemes.next_if_eq(wanted).is_some()
+    }
+
+    /// A phrase: strings joined by `+`.
+    fn phrase(&mut self) -> Option<Vec<Term>> {
+        let Some(Lexeme::String(mut terms)) = self.lexemes.next() else {
+            return None;
+        };
+        while self.next_if(&Lexeme::Plus) {
+            let Some(Lexeme::String(more)) = self.lexemes.next() else {
+                return None;
+            };
+            terms.extend(more);
+        }
+        Some(terms)
+    }
+
+    /// A group, and whether it may stand side by side with another (FTS5 joins phrases and
+    /// `NEAR`s side by side, not parentheses).
+    fn group(&mut self) -> Option<(Group, bool)> {
+        if self.next_if(&Lexeme::Open) {
+            let mut phrases = vec![self.phrase()?];
+            while !self.next_if(&Lexeme::Close) {
+                self.next_if(&Lexeme::And);
+                phrases.push(self.phrase()?);
+            }
+            return Some((Group::All(phrases), false));
+        }
+        if self.next_if(&Lexeme::Near) {
+            if !self.next_if(&Lexeme::Open) {
+                return None;
+            }
+            let mut phrases = Vec::new();
+            while let Some(Lexeme::String(terms)) = self
+                .lexemes
+                .next_if(|lexeme| matches!(lexeme, Lexeme::String(_)))
+            {
+                let [term] = <[Term; 1]>::try_from(terms).ok()?;
+                phrases.push(term);
+            }
+            // FTS5's default distance.
+            let mut distance = 10;
+            if self.next_if(&Lexeme::Comma) {
+                let Some(Lexeme::Number(number)) = self.lexemes.next() else {
+                    return None;
+                };
+                distance = number;
+            }
+            if !self.next_if(&Lexeme::Close) || phrases.is_empty() {
+                return None;
+            }
+            let group = if phrases.len() == 1 {
+                Group::All(vec![phrases])
+            } else {
+                Group::Near { phrases, distance }
+            };
+            return Some((group, true));
+        }
+        Some((Group::All(vec![self.phrase()?]), true))
+    }
 }
 
 impl Expression {
     /// `expression` when it is one of the forms marked here (see the module's documentation);
     /// `None` for any other, which FTS5 marks.
     pub fn parse(expression: &str) -> Option<Self> {
-        if !expression.is_ascii() {
-            return None;
-        }
-        let mut phrases: Vec<Vec<Term>> = Vec::new();
+        let mut parser = Parser {
+            lexemes: lexemes(expression)?.into_iter().peekable(),
+        };
+        let (first, mut side_by_side) = parser.group()?;
+        let mut groups = vec![first];
         let mut join = None;
-        // What the next item may be: a string (after `+`, an operator or at the start) or
-        // anything (after a string).
-        let mut wants_string = true;
-        let mut extends = false;
-        let mut rest = expression.as_bytes();
-        loop {
-            rest = trim_spaces(rest);
-            let Some(&first) = rest.first() else {
-                break;
+        while parser.lexemes.peek().is_some() {
+            let joined = if parser.next_if(&Lexeme::And) {
+                Join::All
+            } else if parser.next_if(&Lexeme::Or) {
+                Join::Any
+            } else if side_by_side {
+                Join::Side
+            } else {
+                return None;
             };
-            if first == b'"' {
-                let (string, after) = fts5_string(rest)?;
-                rest = after;
-                let prefix = rest.first() == Some(&b'*');
-                if prefix {
-                    rest = &rest[1..];
-                }
-                let mut terms = phrase_terms(&string)?;
-                if prefix {
-                    terms.last_mut()?.prefix = true;
-                }
-                if extends {
-                    phrases.last_mut()?.extend(terms);
-                } else {
-                    if !wants_string {
-                        // Side by side: an implicit `AND`.
-                        set_join(&mut join, Join::All)?;
-                    }
-                    phrases.push(terms);
-                }
-                wants_string = false;
-                extends = false;
-                continue;
-            }
-            if wants_string {
+            let (group, may) = parser.group()?;
+            if joined == Join::Side && !may {
                 return None;
             }
-            let word_end = rest
-                .iter()
-                .position(|&byte| byte == b' ')
-                .unwrap_or(rest.len());
-            match &rest[..word_end] {
-                b"+" => extends = true,
-                b"AND" => set_join(&mut join, Join::All)?,
-                b"OR" => set_join(&mut join, Join::Any)?,
-                _ => return None,
+            side_by_side = may;
+            // `AND` and `OR` (or side by side and `OR`) together: their precedence is FTS5's
+            // to apply.
+            let joined = if joined == Join::Any {
+                Join::Any
+            } else {
+                Join::All
+            };
+            if join.is_some_and(|join| join != joined) {
+                return None;
             }
-            rest = &rest[word_end..];
-            wants_string = true;
-        }
-        if wants_string || phrases.is_empty() {
-            return None;
+            join = Some(joined);
+            groups.push(group);
         }
         Some(Self {
-            phrases,
+            groups,
             any: join == Some(Join::Any),
         })
     }
 }
 
-/// Records how phrases are joined; `None` when `AND` and `OR` would both be (their precedence
-/// is FTS5's to apply).
-fn set_join(join: &mut Option<Join>, new: Join) -> Option<()> {
-    match *join {
-        Some(old) if old != new => None,
-        _ => {
-            *join = Some(new);
-            Some(())
-        }
-    }
-}
-
-fn trim_spaces(mut bytes: &[u8]) -> &[u8] {
-    while let [b' ', rest @ ..] = bytes {
-        bytes = rest;
-    }
-    bytes
+/// How two groups are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    All,
+    Any,
+    /// Side by side: `AND`.
+    Side,
 }
 
 /// The FTS5 string at the start of `bytes` (which starts with `"`), its doubled quotes single,
@@ -300,27 +417,53 @@ pub fn highlight(
             token.eq_ignore_ascii_case(&term.token)
         }
     };
+    // Where each instance of `phrase` starts.
+    let starts = |phrase: &[Term]| -> Vec<usize> {
+        (0..(tokens.len() + 1).saturating_sub(phrase.len()))
+            .filter(|&start| {
+                phrase
+                    .iter()
+                    .zip(&tokens[start..])
+                    .all(|(term, token)| matches(term, token))
+            })
+            .collect()
+    };
     // Each instance as its first and last token.
     let mut instances: Vec<(usize, usize)> = Vec::new();
     let mut all = true;
     let mut some = false;
-    for phrase in &expression.phrases {
-        let before = instances.len();
-        if let Some(starts) = (tokens.len() + 1).checked_sub(phrase.len()) {
-            for start in 0..starts {
-                if phrase
-                    .iter()
-                    .zip(&tokens[start..])
-                    .all(|(term, token)| matches(term, token))
-                {
-                    instances.push((start, start + phrase.len() - 1));
+    for group in &expression.groups {
+        let found = match group {
+            Group::All(phrases) => {
+                let mut found = Vec::new();
+                for phrase in phrases {
+                    let at = starts(phrase);
+                    if at.is_empty() {
+                        found.clear();
+                        break;
+                    }
+                    found.extend(
+                        at.into_iter()
+                            .map(|start| (start, start + phrase.len() - 1)),
+                    );
                 }
+                (!found.is_empty()).then_some(found)
             }
-        }
-        if instances.len() == before {
-            all = false;
-        } else {
-            some = true;
+            Group::Near { phrases, distance } => {
+                let lists: Vec<Vec<usize>> = phrases
+                    .iter()
+                    .map(|term| starts(std::slice::from_ref(term)))
+                    .collect();
+                near(&lists, *distance)
+                    .map(|kept| kept.into_iter().flatten().map(|at| (at, at)).collect())
+            }
+        };
+        match found {
+            Some(found) => {
+                some = true;
+                instances.extend(found);
+            }
+            None => all = false,
         }
     }
     if !(if expression.any { some } else { all }) {
@@ -350,6 +493,94 @@ pub fn highlight(
     Some(Some(marked))
 }
 
+/// FTS5's `fts5ExprNearIsMatch`, step for step: of each list of a one-token phrase's instances
+/// (token positions, ascending), the ones it keeps for a `NEAR` within `distance`; `None` when
+/// none are (the `NEAR` does not match). Not simply every instance within reach of the others:
+/// FTS5 walks the lists once, greedily, and marks what that walk keeps.
+fn near(lists: &[Vec<usize>], distance: i64) -> Option<Vec<Vec<usize>>> {
+    /// FTS5's `FTS5_LOOKAHEAD_EOF`.
+    const END: i64 = 1 << 62;
+    /// FTS5's `Fts5LookaheadReader`.
+    struct Reader<'list> {
+        list: &'list [usize],
+        /// The index of the position after the lookahead.
+        next: usize,
+        position: i64,
+        lookahead: i64,
+    }
+    impl Reader<'_> {
+        /// Moves on; true at the end.
+        fn advance(&mut self) -> bool {
+            self.position = self.lookahead;
+            self.lookahead = self
+                .list
+                .get(self.next)
+                .map_or(END, |&at| i64::try_from(at).unwrap_or(END));
+            self.next += 1;
+            self.position == END
+        }
+    }
+    if lists.iter().any(Vec::is_empty) {
+        return None;
+    }
+    let mut readers: Vec<Reader> = lists
+        .iter()
+        .map(|list| {
+            let mut reader = Reader {
+                list,
+                next: 0,
+                position: 0,
+                lookahead: 0,
+            };
+            reader.advance();
+            reader.advance();
+            reader
+        })
+        .collect();
+    let mut kept: Vec<Vec<usize>> = vec![Vec::new(); lists.len()];
+    'walk: loop {
+        // Advance the readers until they point at instances that together match.
+        let mut highest = readers[0].position;
+        loop {
+            let mut matched = true;
+            for reader in &mut readers {
+                // A phrase of one token.
+                let lowest = highest - 1 - distance;
+                if reader.position < lowest || reader.position > highest {
+                    matched = false;
+                    while reader.position < lowest {
+                        if reader.advance() {
+                            break 'walk;
+                        }
+                    }
+                    highest = highest.max(reader.position);
+                }
+            }
+            if matched {
+                break;
+            }
+        }
+        for (reader, kept) in readers.iter().zip(&mut kept) {
+            let position = usize::try_from(reader.position).ok()?;
+            if kept.last() != Some(&position) {
+                kept.push(position);
+            }
+        }
+        let mut advanced = 0;
+        let mut lowest = readers[0].lookahead;
+        for (index, reader) in readers.iter().enumerate() {
+            if reader.lookahead < lowest {
+                lowest = reader.lookahead;
+                advanced = index;
+            }
+        }
+        if readers[advanced].advance() {
+            break;
+        }
+    }
+    (!kept[0].is_empty()).then_some(kept)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,11 +606,21 @@ mod tests {
             r#""alpha" AND "beta"*"#,
             r#""alpha"* OR "beta"* OR "C++""#,
             r#""say ""hi"" now""#,
+            r#"NEAR("existing" "LiveView" "tests", 10)"#,
+            r#"NEAR("LiveView"* "tests"*, 10) OR NEAR("existing"* "tests"*, 10)"#,
+            r#"("LiveView"* "tests"*) OR ("existing"* "tests"*)"#,
+            r#"NEAR("a" "b") "c""#,
         ] {
             assert!(Expression::parse(marked).is_some(), "{marked}");
         }
         for not in [
-            r#"NEAR("a" "b", 10)"#,
+            r#"NEAR("a b" "c", 10)"#,
+            r#"NEAR("a" + "b" "c", 10)"#,
+            r#"NEAR "a""#,
+            r#"NEAR("a" "b", 10"#,
+            r#"("a" "b") "c""#,
+            r#"(("a"))"#,
+            r#""a" NEAR"#,
             r#""a" NOT "b""#,
             r#"("a" OR "b") "c""#,
             r#""a" OR "b" "c""#,
@@ -397,30 +638,36 @@ mod tests {
         ] {
             assert_eq!(Expression::parse(not), None, "{not}");
         }
+        let term = |token: &str, prefix: bool| Term {
+            token: token.as_bytes().to_vec(),
+            prefix,
+        };
         assert_eq!(
             Expression::parse(r#""a b"* + "c" "d""#),
             Some(Expression {
-                phrases: vec![
-                    vec![
-                        Term {
-                            token: b"a".to_vec(),
-                            prefix: false
-                        },
-                        Term {
-                            token: b"b".to_vec(),
-                            prefix: true
-                        },
-                        Term {
-                            token: b"c".to_vec(),
-                            prefix: false
-                        }
-                    ],
-                    vec![Term {
-                        token: b"d".to_vec(),
-                        prefix: false
-                    }],
+                groups: vec![
+                    Group::All(vec![vec![
+                        term("a", false),
+                        term("b", true),
+                        term("c", false)
+                    ]]),
+                    Group::All(vec![vec![term("d", false)]]),
                 ],
                 any: false,
+            })
+        );
+        assert_eq!(
+            Expression::parse(r#"NEAR("a"* "b", 5) OR ("c" AND "d") OR NEAR("e")"#),
+            Some(Expression {
+                groups: vec![
+                    Group::Near {
+                        phrases: vec![term("a", true), term("b", false)],
+                        distance: 5
+                    },
+                    Group::All(vec![vec![term("c", false)], vec![term("d", false)]]),
+                    Group::All(vec![vec![term("e", false)]]),
+                ],
+                any: true,
             })
         );
     }
@@ -530,6 +777,34 @@ mod tests {
                 r#""really" "yes" "ok" "next""#,
             ),
             ("a\u{A0}b", r#""a" + "b""#),
+            // NEAR, as FTS5 walks the instances.
+            ("a b c d e f g h", r#"NEAR("a" "c", 1)"#),
+            ("a b c d e f g h", r#"NEAR("a" "d", 1)"#),
+            ("a x a x b x x x x a b a", r#"NEAR("a" "b", 2)"#),
+            ("b a b a b", r#"NEAR("a" "b" "a", 0)"#),
+            ("the the the", r#"NEAR("the" "the", 10)"#),
+            (
+                "alpha beta gamma alpha",
+                r#"NEAR("alpha"* "gam"*, 10) OR NEAR("beta" "zeta", 10)"#,
+            ),
+            (
+                "alpha beta gamma",
+                r#"NEAR("zeta" "beta", 10) OR NEAR("alpha", 10)"#,
+            ),
+            (
+                "run x x x x x x x x x x x x tests run",
+                r#"NEAR("run" "tests")"#,
+            ),
+            // Groups in parentheses: those that match are marked, the others not.
+            (
+                "alpha beta gamma",
+                r#"("alpha" "zeta") OR ("beta" "gamma")"#,
+            ),
+            (
+                "alpha beta gamma",
+                r#"("alpha" AND "beta") OR ("zeta" "alpha")"#,
+            ),
+            ("a x b c", r#""a b" OR "c""#),
         ];
         let claimed = against_fts5(&cases);
         assert!(claimed.iter().all(|claimed| *claimed), "{claimed:?}");
@@ -542,11 +817,86 @@ mod tests {
             ("ﬁle file", r#""file""#),
             ("a\0b a", r#""a""#),
             ("thanks 🙂 ok 🤔", r#""ok""#),
-            ("alpha beta", r#"NEAR("alpha" "beta", 10)"#),
             ("alpha beta", r#""alpha" NOT "gamma""#),
             ("alpha beta", r#"("alpha" OR "gamma") AND "beta""#),
         ];
         let claimed = against_fts5(&left);
         assert!(claimed.iter().all(|claimed| !*claimed), "{claimed:?}");
+    }
+
+    /// Texts of a few words, drawn so that they repeat and come close, marked in one batch (as a
+    /// search marks its hits) for every kind of expression marked here, `NEAR` with small
+    /// distances the most: Rust's marks are FTS5's in every one.
+    #[test]
+    fn marks_what_fts5_marks_in_many_small_texts_at_once() {
+        use super::super::snippet::{CLOSE, Fts5Marking, OPEN};
+        // A linear congruential generator: the same draws every run.
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut draw = |below: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap() % below
+        };
+        let words = ["a", "b", "c", "ab", "A", "ba"];
+        let separators = [" ", "  ", "-", ". ", "\n", " — "];
+        let texts: Vec<String> = (0..400)
+            .map(|_| {
+                let mut text = String::new();
+                for index in 0..draw(14) {
+                    if index > 0 {
+                        text.push_str(separators[draw(6)]);
+                    }
+                    text.push_str(words[draw(6)]);
+                }
+                text
+            })
+            .collect();
+        let phrase = |draw: &mut dyn FnMut(usize) -> usize| {
+            let word = ["a", "b", "c", "ab"][draw(4)];
+            if draw(3) == 0 {
+                format!("\"{word}\"*")
+            } else {
+                format!("\"{word}\"")
+            }
+        };
+        let mut expressions = Vec::new();
+        for _ in 0..150 {
+            let count = 2 + draw(2);
+            let phrases: Vec<String> = (0..count).map(|_| phrase(&mut draw)).collect();
+            let distance = draw(4);
+            expressions.push(format!("NEAR({}, {distance})", phrases.join(" ")));
+            let other: Vec<String> = (0..2).map(|_| phrase(&mut draw)).collect();
+            expressions.push(format!(
+                "NEAR({}, {distance}) OR NEAR({}, {})",
+                phrases.join(" "),
+                other.join(" "),
+                draw(3)
+            ));
+            expressions.push(format!("({}) OR ({})", phrases.join(" "), other.join(" ")));
+            expressions.push(phrases.join(" + "));
+            expressions.push(phrases.join(" "));
+            expressions.push(phrases.join(" OR "));
+        }
+        let connection = rusqlite::Connection::open_in_memory().unwrap();
+        let pieces: Vec<Option<&str>> = texts.iter().map(|text| Some(text.as_str())).collect();
+        let expression_texts: Vec<&str> = expressions.iter().map(String::as_str).collect();
+        let by_fts5 = Fts5Marking::new(&connection)
+            .mark(&pieces, &expression_texts)
+            .unwrap();
+        let mut marked = 0;
+        for (expression, by_fts5) in expressions.iter().zip(by_fts5) {
+            let parsed = Expression::parse(expression).unwrap();
+            for (text, by_fts5) in texts.iter().zip(by_fts5) {
+                let by_rust = highlight(text, &parsed, OPEN, CLOSE).unwrap();
+                assert_eq!(
+                    by_rust.as_deref().map(visible),
+                    by_fts5.as_deref().map(visible),
+                    "{expression} in {text:?}"
+                );
+                marked += usize::from(by_rust.is_some());
+            }
+        }
+        assert!(marked > 50_000, "{marked} marked");
     }
 }

@@ -3,8 +3,9 @@
 //! line indexed (its hash), read as the conversation reader reads it, and its matches found by
 //! FTS5 itself (`highlight()` over a scratch table in memory), so they are exactly the tokens
 //! the query matched, case and diacritics folded as the index folds them; or, where that is
-//! provably the same marking, in Rust (`marking.rs`: a word, a phrase, phrases that must all
-//! occur or any of which may, over a text of ASCII words), which costs a fraction of FTS5's.
+//! provably the same marking, in Rust (`marking.rs`: a word, a phrase, `NEAR` of words, phrases
+//! that must all occur or any of which may, over a text of ASCII words), which costs a fraction
+//! of FTS5's.
 
 use std::collections::HashMap;
 use std::io::Read as _;
