@@ -899,4 +899,27 @@ mod tests {
         }
         assert!(marked > 50_000, "{marked} marked");
     }
+
+    /// Why a `NEAR` of a longer phrase is left to FTS5: when that phrase fails in a row, the
+    /// phrases after it keep an earlier row's instances, and `highlight()` marks them (here the
+    /// second `q`, where `c` stood in the row before): no marking of one text alone can say so.
+    #[test]
+    fn fts5_marks_a_near_of_a_longer_phrase_by_the_rows_before() {
+        use super::super::snippet::Fts5Marking;
+        let expression = r#"NEAR("x y" "c", 10) OR "a""#;
+        let text = "y x q q q q c a";
+        let connection = rusqlite::Connection::open_in_memory().unwrap();
+        let mut fts5 = Fts5Marking::new(&connection);
+        let alone = fts5.mark(&[Some(text)], &[expression]).unwrap();
+        let after = fts5
+            .mark(&[Some("x y q c"), Some(text)], &[expression])
+            .unwrap();
+        let visible = |marked: &Option<String>| marked.as_deref().map(visible);
+        assert_eq!(visible(&alone[0][0]).as_deref(), Some("y x q q q q c [a]"));
+        assert_eq!(
+            visible(&after[0][1]).as_deref(),
+            Some("y x q [q] q q c [a]")
+        );
+        assert_eq!(Expression::parse(expression), None);
+    }
 }
