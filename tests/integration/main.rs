@@ -85,6 +85,9 @@ mod search;
 // query, in the text, the JSON and the MCP tool.
 mod search_rank;
 
+// `search`'s snippets marked in Rust against FTS5's own marking, over every real message.
+mod search_marking;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 // Unix only: FIFOs, links to `/dev/zero`, `/proc` for the peak memory, `ulimit` through `/bin/sh`.
 #[cfg(unix)]

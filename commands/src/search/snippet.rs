@@ -2,7 +2,10 @@
 //! read back from the kept copy or the live transcript at its recorded offset, checked to be the
 //! line indexed (its hash), read as the conversation reader reads it, and its matches found by
 //! FTS5 itself (`highlight()` over a scratch table in memory), so they are exactly the tokens
-//! the query matched, case and diacritics folded as the index folds them.
+//! the query matched, case and diacritics folded as the index folds them; or, where that is
+//! provably the same marking, in Rust (`marking.rs`: a word, a phrase, `NEAR` of words, phrases
+//! that must all occur or any of which may, over a text of ASCII words), which costs a fraction
+//! of FTS5's.
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -13,6 +16,7 @@ use rusqlite::{Connection, params};
 use serde::Serialize;
 
 use super::find::Hit;
+use super::marking::{self, Expression};
 use super::message::message_text;
 use super::prepare::line_hash;
 use super::query::Query;
@@ -34,8 +38,8 @@ const WINDOW: usize = 2048;
 const WINDOW_BEFORE: usize = 512;
 /// Marks put around each match by `highlight()` (private-use characters, removed from the text
 /// first).
-const OPEN: char = '\u{E000}';
-const CLOSE: char = '\u{E001}';
+pub const OPEN: char = '\u{E000}';
+pub const CLOSE: char = '\u{E001}';
 
 /// A piece of the message around its first match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -58,15 +62,13 @@ pub enum Origin {
 
 /// Reads hits' lines back and marks their matches.
 pub struct Snippets<'connection> {
-    connection: &'connection Connection,
     state: StateDir,
     /// The sources as found now: where each one's live file is (a project's folder renamed
     /// since it was indexed holds the same file under another path).
     sources: &'connection [Source],
     kept: HashMap<(String, String, u32), Option<KeptPart>>,
-    ready: bool,
-    /// Rows the scratch table holds.
-    rows: usize,
+    /// What marks the texts Rust does not.
+    fts5: Fts5Marking<'connection>,
 }
 
 impl<'connection> Snippets<'connection> {
@@ -78,12 +80,10 @@ impl<'connection> Snippets<'connection> {
         sources: &'connection [Source],
     ) -> Self {
         Self {
-            connection,
             state: state.clone(),
             sources,
             kept: HashMap::new(),
-            ready: false,
-            rows: 0,
+            fts5: Fts5Marking::new(connection),
         }
     }
 
@@ -217,12 +217,68 @@ impl<'connection> Snippets<'connection> {
     }
 
     /// Each of `texts` with FTS5's matches of `query` between [`OPEN`] and [`CLOSE`] (`None`
-    /// where it has none), all in one transaction of the scratch table (one flush of its index;
-    /// its rows stay until the connection closes, under row ids of their own).
+    /// where it has none): marked in Rust where that is provably what FTS5 marks
+    /// (`marking.rs`), by FTS5 itself in [`Fts5Marking`] for the rest.
     fn highlight(&mut self, texts: &[Option<&str>], query: &Query) -> Result<Vec<Option<String>>> {
         let mut marked = vec![None; texts.len()];
+        let mut left = texts.to_vec();
+        if let Some(expression) = Expression::parse(&query.expression) {
+            for (text, slot) in left.iter_mut().zip(&mut marked) {
+                if let Some(by_rust) =
+                    text.and_then(|text| marking::highlight(text, &expression, OPEN, CLOSE))
+                {
+                    *slot = by_rust;
+                    *text = None;
+                }
+            }
+        }
+        if left.iter().any(Option::is_some) {
+            let by_fts5 = self
+                .fts5
+                .mark(&left, &[query.expression.as_str()])?
+                .pop()
+                .unwrap_or_default();
+            for ((slot, text), by_fts5) in marked.iter_mut().zip(&left).zip(by_fts5) {
+                if text.is_some() {
+                    *slot = by_fts5;
+                }
+            }
+        }
+        Ok(marked)
+    }
+}
+
+/// FTS5's own marking: `highlight()` over a scratch table in memory, so that the matches are
+/// exactly the tokens the query matched, case and diacritics folded as the index folds them
+/// (what marks every text `marking.rs` does not, and the reference it is checked against).
+pub struct Fts5Marking<'connection> {
+    connection: &'connection Connection,
+    ready: bool,
+    /// Rows the scratch table holds.
+    rows: usize,
+}
+
+impl<'connection> Fts5Marking<'connection> {
+    /// The marking done with `connection` (its scratch table, made when first needed).
+    pub fn new(connection: &'connection Connection) -> Self {
+        Self {
+            connection,
+            ready: false,
+            rows: 0,
+        }
+    }
+
+    /// For each of `expressions`, each of `texts` with its matches between [`OPEN`] and
+    /// [`CLOSE`] (`None` where it has none), all in one transaction of the scratch table (one
+    /// flush of its index; its rows stay until the connection closes, under row ids of their
+    /// own).
+    pub fn mark(
+        &mut self,
+        texts: &[Option<&str>],
+        expressions: &[&str],
+    ) -> Result<Vec<Vec<Option<String>>>> {
         if texts.iter().all(Option::is_none) {
-            return Ok(marked);
+            return Ok(vec![vec![None; texts.len()]; expressions.len()]);
         }
         if !self.ready {
             self.connection
@@ -237,6 +293,7 @@ impl<'connection> Snippets<'connection> {
         let first = self.rows;
         self.rows += texts.len();
         let transaction = self.connection.unchecked_transaction()?;
+        let mut all = Vec::with_capacity(expressions.len());
         {
             let mut insert =
                 transaction.prepare("INSERT INTO temp.marking(rowid, text) VALUES (?1, ?2)")?;
@@ -249,19 +306,23 @@ impl<'connection> Snippets<'connection> {
                 "SELECT rowid, highlight(marking, 0, ?2, ?3) FROM temp.marking \
                  WHERE marking MATCH ?1 AND rowid >= ?4",
             )?;
-            let rows = select.query_map(
-                params![query.expression, OPEN.to_string(), CLOSE.to_string(), first],
-                |row| Ok((row.get::<_, usize>(0)?, row.get::<_, String>(1)?)),
-            )?;
-            for row in rows {
-                let (row, text) = row?;
-                if let Some(slot) = marked.get_mut(row - first) {
-                    *slot = Some(text);
+            for expression in expressions {
+                let mut marked = vec![None; texts.len()];
+                let rows = select.query_map(
+                    params![expression, OPEN.to_string(), CLOSE.to_string(), first],
+                    |row| Ok((row.get::<_, usize>(0)?, row.get::<_, String>(1)?)),
+                )?;
+                for row in rows {
+                    let (row, text) = row?;
+                    if let Some(slot) = marked.get_mut(row - first) {
+                        *slot = Some(text);
+                    }
                 }
+                all.push(marked);
             }
         }
         transaction.commit()?;
-        Ok(marked)
+        Ok(all)
     }
 }
 
