@@ -237,7 +237,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     // As the report does (the commands crate's `usage/estimates.rs`): a context at or above the rule's T that
     // the CLI checked without compacting contradicts the rule; T is then what the evidence
     // allows, never the rule's.
-    let reached = chain.reached_for(latest.model_as_named());
+    let reached = chain.reached_for(latest.request_model().as_named());
     let (tokens, derivation) = match (rule.tokens, chain.last_automatic_pre_tokens) {
         (Some(tokens), observed) if reached.is_some_and(|reached| reached >= tokens) => {
             let reached = reached.unwrap_or(tokens);
