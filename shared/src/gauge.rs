@@ -12,7 +12,7 @@ use crate::notes::Notes;
 use crate::store::env_vars;
 use crate::store::files;
 use crate::store::gauge::{
-    GAUGE_SCHEMA, Gauge, GaugeError, TriggerBasis, TriggerDerivation, percent_of,
+    GAUGE_SCHEMA, Gauge, GaugeError, TriggerBasis, TriggerDerivation, percent_and_room,
 };
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
@@ -189,18 +189,14 @@ pub fn compute(
             (None, None) => (None, None, false),
         };
     let (trigger_tokens, trigger) = trigger_of(chain, inputs);
-    let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    let (percent, room_left) = percent_and_room(context_tokens, trigger_tokens);
     Gauge {
         schema: GAUGE_SCHEMA,
         session_id: session.to_string(),
         transcript: transcript.to_owned(),
         updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-        percent: context_tokens
-            .zip(trigger_tokens)
-            .and_then(|(context, trigger)| percent_of(context, trigger)),
-        room_left: context_tokens
-            .zip(trigger_tokens)
-            .map(|(context, trigger)| signed(trigger) - signed(context)),
+        percent,
+        room_left,
         context_tokens,
         context_time,
         after_compaction,
