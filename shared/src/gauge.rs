@@ -12,7 +12,7 @@ use crate::notes::Notes;
 use crate::store::env_vars;
 use crate::store::files;
 use crate::store::gauge::{
-    GAUGE_SCHEMA, Gauge, GaugeError, TriggerBasis, TriggerDerivation, percent_of,
+    GAUGE_SCHEMA, Gauge, GaugeError, TriggerBasis, TriggerDerivation, percent_and_room,
 };
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::{StateDir, claude_config_dir};
@@ -189,18 +189,14 @@ pub fn compute(
             (None, None) => (None, None, false),
         };
     let (trigger_tokens, trigger) = trigger_of(chain, inputs);
-    let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    let (percent, room_left) = percent_and_room(context_tokens, trigger_tokens);
     Gauge {
         schema: GAUGE_SCHEMA,
         session_id: session.to_string(),
         transcript: transcript.to_owned(),
         updated_at: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-        percent: context_tokens
-            .zip(trigger_tokens)
-            .and_then(|(context, trigger)| percent_of(context, trigger)),
-        room_left: context_tokens
-            .zip(trigger_tokens)
-            .map(|(context, trigger)| signed(trigger) - signed(context)),
+        percent,
+        room_left,
         context_tokens,
         context_time,
         after_compaction,
@@ -237,7 +233,7 @@ fn trigger_of(chain: &ChainGauge, inputs: &GaugeInputs) -> (Option<u64>, Trigger
     // As the report does (the commands crate's `usage/estimates.rs`): a context at or above the rule's T that
     // the CLI checked without compacting contradicts the rule; T is then what the evidence
     // allows, never the rule's.
-    let reached = chain.reached_for(latest.model_as_named());
+    let reached = chain.reached_for(latest.request_model().as_named());
     let (tokens, derivation) = match (rule.tokens, chain.last_automatic_pre_tokens) {
         (Some(tokens), observed) if reached.is_some_and(|reached| reached >= tokens) => {
             let reached = reached.unwrap_or(tokens);

@@ -100,6 +100,12 @@ impl<'a> RequestModel<'a> {
             requested: None,
         }
     }
+
+    /// The CLI's name of the model where it wrote one, else the API's: two requests with the
+    /// same name had the same model and window.
+    pub fn as_named(self) -> Option<&'a str> {
+        self.requested.or(self.api)
+    }
 }
 
 #[cfg(test)]

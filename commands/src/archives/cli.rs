@@ -11,7 +11,7 @@ use chrono::Utc;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::prune::{PrunePolicy, delete_snapshot, select_for_pruning};
+use super::prune::{PrunePolicy, delete_snapshot, deleted_verb, select_for_pruning};
 use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
@@ -458,11 +458,7 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
 
 impl Emit for PruneOutcome<'_> {
     fn text(&self) -> String {
-        let verb = if self.dry_run {
-            "would delete"
-        } else {
-            "deleted"
-        };
+        let verb = deleted_verb(self.dry_run);
         let mut text = String::new();
         for entry in &self.deleted {
             let _ = writeln!(

@@ -55,3 +55,9 @@ pub fn delete_snapshot(folder: &Path, what: &str) -> Result<()> {
         done => done.with_context(|| format!("failed to delete {what}")),
     }
 }
+
+/// What a prune's text says it did to what it selected: `deleted`, or `would delete` in a dry
+/// run.
+pub fn deleted_verb(dry_run: bool) -> &'static str {
+    if dry_run { "would delete" } else { "deleted" }
+}

@@ -12,6 +12,7 @@ use anyhow::{Result, bail};
 use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
+use super::prune::deleted_verb;
 use crate::output::{Emit, Format, emit};
 use crate::render::bytes::human_bytes;
 use crate::time::{Time, second_of};
@@ -163,11 +164,7 @@ impl Emit for KeptPruneOutcome {
             Scope::Copies => "the kept copies (and snapshots) of",
             Scope::Record => "the whole record of",
         };
-        let verb = if self.dry_run {
-            "would delete"
-        } else {
-            "deleted"
-        };
+        let verb = deleted_verb(self.dry_run);
         let mut text = format!(
             "{verb} {what} {} session(s), {} (the state folder: {} → {}):\n",
             self.sessions.len(),

@@ -7,7 +7,9 @@ use super::ledger::{CompactionEntry, Judged, Ledger, Summary};
 use crate::render::numbers::thousands;
 use crate::render::text::controls_as_spaces;
 use crate::render::time::readable_time;
-use ctxhooks_shared::compaction::items::{CommandItem, CommandStatus, ErrorItem, FileItem};
+use ctxhooks_shared::compaction::items::{
+    CommandItem, CommandStatus, ErrorItem, FileItem, PromptItem,
+};
 use ctxhooks_shared::compaction::verdict::Verdict;
 use ctxhooks_shared::store::trigger::Trigger;
 
@@ -107,9 +109,7 @@ fn entry_text(entry: &CompactionEntry, of: usize) -> String {
     kind_text(&mut text, "files read", &items.read, file_text);
     kind_text(&mut text, "commands", &items.commands, command_text);
     kind_text(&mut text, "errors", &items.errors, error_text);
-    kind_text(&mut text, "prompts", &items.prompts, |item| {
-        format!("\"{}\"", item.text)
-    });
+    kind_text(&mut text, "prompts", &items.prompts, prompt_text);
     if !items.without_result.is_empty() {
         let _ = writeln!(
             text,
@@ -199,6 +199,11 @@ pub(crate) fn command_text(item: &CommandItem) -> String {
         (CommandStatus::NoResult, _) => "no result".to_owned(),
     };
     format!("{}  ({status}){}", item.command, times(item.times))
+}
+
+/// An item in the words of the text and `view`'s dividers.
+pub(crate) fn prompt_text(item: &PromptItem) -> String {
+    format!("\"{}\"", item.text)
 }
 
 /// An item in the words of the text and `view`'s dividers.

@@ -303,8 +303,8 @@ pub fn estimate(
             !compactions
                 .iter()
                 .any(|compaction| compaction.next_index() == *index)
-                && chain.requests[index - 1].model_as_named()
-                    == latest.and_then(|row| row.model_as_named())
+                && chain.requests[index - 1].request_model().as_named()
+                    == latest.and_then(|row| row.request_model().as_named())
         })
         .filter_map(not_fired)
         .max();

@@ -57,6 +57,18 @@ pub struct ModelCost {
 impl CostTally {
     /// Counts one response of `model` that cost `cost` (`None`: unpriced).
     pub fn add(&mut self, model: Option<&str>, cost: Option<Cost>) {
+        self.count(model, 1, cost);
+    }
+
+    /// Counts everything `more` counts.
+    pub fn merge(&mut self, more: &Self) {
+        for sum in &more.by_model {
+            self.count(sum.model.as_deref(), sum.responses, sum.cost);
+        }
+    }
+
+    /// Counts `responses` responses of `model` that cost `cost` together (`None`: unpriced).
+    fn count(&mut self, model: Option<&str>, responses: usize, cost: Option<Cost>) {
         // Found by its name first: no name is copied for a model already counted.
         match self
             .by_model
@@ -64,31 +76,14 @@ impl CostTally {
             .find(|sum| sum.model.as_deref() == model)
         {
             Some(sum) => {
-                sum.responses += 1;
+                sum.responses += responses;
                 sum.cost = sum.cost.zip(cost).map(|(a, b)| a.saturating_add(b));
             }
             None => self.by_model.push(ModelCost {
                 model: model.map(ToOwned::to_owned),
-                responses: 1,
+                responses,
                 cost,
             }),
-        }
-    }
-
-    fn merge_one(&mut self, more: &ModelCost) {
-        match self.by_model.iter_mut().find(|sum| sum.model == more.model) {
-            Some(sum) => {
-                sum.responses += more.responses;
-                sum.cost = sum.cost.zip(more.cost).map(|(a, b)| a.saturating_add(b));
-            }
-            None => self.by_model.push(more.clone()),
-        }
-    }
-
-    /// Counts everything `more` counts.
-    pub fn merge(&mut self, more: &Self) {
-        for model in &more.by_model {
-            self.merge_one(model);
         }
     }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::status_input::StatusInput;
 use crate::facts::tally::CostTally;
 use ctxhooks_shared::model_name::{self, RequestModel};
-use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation, percent_of};
+use ctxhooks_shared::store::gauge::{Gauge, TriggerDerivation, percent_and_room};
 use ctxhooks_shared::usage::threshold::{
     SettingsWindows, ThresholdEnvironment, ThresholdInputs, rule_trigger,
 };
@@ -116,10 +116,7 @@ impl Segment {
             })
             .map(|gauge| (gauge.trigger_tokens, gauge.trigger.window_tokens));
         let (trigger_tokens, window_tokens) = from_gauge.unwrap_or_else(|| rule().unzip());
-        let percent = context_tokens
-            .zip(trigger_tokens)
-            .and_then(|(context, trigger)| percent_of(context, trigger));
-        let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+        let (percent, room_left) = percent_and_room(context_tokens, trigger_tokens);
         let warn_at_percent = gauge
             .and_then(|gauge| gauge.warn_at_percent)
             .unwrap_or(default_warn_at);
@@ -136,9 +133,7 @@ impl Segment {
             trigger_tokens,
             window_tokens,
             percent,
-            room_left: context_tokens
-                .zip(trigger_tokens)
-                .map(|(context, trigger)| signed(trigger) - signed(context)),
+            room_left,
             compactions: gauge.map_or(0, |gauge| gauge.compactions),
             level,
             model: input

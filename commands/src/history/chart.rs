@@ -5,8 +5,9 @@
 use chrono::DateTime;
 
 use super::model::History;
+use crate::render::html::escape;
 use crate::render::numbers::short_tokens_rounded;
-use crate::render::svg::{Svg, escape, tick_step};
+use crate::render::svg::{Svg, tick_step};
 use crate::time::Time;
 
 const WIDTH: f64 = 1100.0;

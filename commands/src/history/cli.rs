@@ -70,7 +70,7 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
         bail!(nothing_read_text(&refusals));
     }
     args.render.write_svg("overview", || render_svg(&history))?;
-    let printed = Versioned::new(PrintedHistory::of(&history));
+    let printed = Versioned::new(PrintedHistory(&history));
     emit(Format::json_if(args.render.json), &printed)?;
     Ok(ExitCode::SUCCESS)
 }

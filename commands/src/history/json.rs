@@ -11,17 +11,35 @@ use crate::facts::compactions::{Compaction, CompactionCounts};
 use crate::output::{Emit, Schema};
 
 /// The history, with what was asked for and what could not be read.
-#[derive(Serialize)]
-pub struct PrintedHistory<'a> {
-    projects_folders: Vec<String>,
-    filters: Filters<'a>,
-    sessions: &'a [HistorySession],
-    days: &'a [Day],
-    projects: &'a [ProjectTotals],
-    totals: &'a HistoryTotals,
-    problems: Vec<Unreadable>,
-    #[serde(skip)]
-    history: &'a History,
+pub struct PrintedHistory<'a>(pub &'a History);
+
+impl Serialize for PrintedHistory<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let history = self.0;
+        let query = &history.query;
+        let folders = query.folders.iter();
+        let folders: Vec<String> = folders.map(|folder| folder.display().to_string()).collect();
+        let filters = Filters {
+            since: query.window.since.map(|time| time.to_rfc3339()),
+            until: query.window.until.map(|time| time.to_rfc3339()),
+            project: query.project.as_deref(),
+        };
+        let problems = history.problems.iter().map(|problem| Unreadable {
+            path: problem.path.display().to_string(),
+            problem: <&str>::from(&problem.kind),
+            message: problem.to_string(),
+        });
+        let problems: Vec<Unreadable> = problems.collect();
+        let mut fields = serializer.serialize_struct("PrintedHistory", 7)?;
+        fields.serialize_field("projects_folders", &folders)?;
+        fields.serialize_field("filters", &filters)?;
+        fields.serialize_field("sessions", &history.sessions)?;
+        fields.serialize_field("days", &history.days)?;
+        fields.serialize_field("projects", &history.projects)?;
+        fields.serialize_field("totals", &history.totals)?;
+        fields.serialize_field("problems", &problems)?;
+        fields.end()
+    }
 }
 
 /// `--since`, `--until` (RFC 3339) and `--project`, null when not given.
@@ -40,38 +58,6 @@ struct Unreadable {
     message: String,
 }
 
-impl<'a> PrintedHistory<'a> {
-    pub fn of(history: &'a History) -> Self {
-        let query = &history.query;
-        Self {
-            projects_folders: query
-                .folders
-                .iter()
-                .map(|folder| folder.display().to_string())
-                .collect(),
-            filters: Filters {
-                since: query.window.since.map(|time| time.to_rfc3339()),
-                until: query.window.until.map(|time| time.to_rfc3339()),
-                project: query.project.as_deref(),
-            },
-            sessions: &history.sessions,
-            days: &history.days,
-            projects: &history.projects,
-            totals: &history.totals,
-            problems: history
-                .problems
-                .iter()
-                .map(|problem| Unreadable {
-                    path: problem.path.display().to_string(),
-                    problem: <&str>::from(&problem.kind),
-                    message: problem.to_string(),
-                })
-                .collect(),
-            history,
-        }
-    }
-}
-
 impl Schema for PrintedHistory<'_> {
     /// 2: `cost` on the totals, each session, day and project.
     const SCHEMA: u32 = 2;
@@ -79,7 +65,7 @@ impl Schema for PrintedHistory<'_> {
 
 impl Emit for PrintedHistory<'_> {
     fn text(&self) -> String {
-        history_text(self.history)
+        history_text(self.0)
     }
 }
 

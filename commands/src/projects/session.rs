@@ -48,12 +48,6 @@ impl LoadedSession {
     }
 }
 
-/// Reads every transcript of a session, in one project folder. A transcript that cannot be
-/// read, or whose lines hold no Claude Code record, is a problem; the others still count.
-pub fn load_session(files: &SessionFiles, cache: Option<&Cache>) -> LoadedSession {
-    load_parts(&[files], cache).0
-}
-
 /// Reads every transcript of a session whose id is in several project folders (`parts`, one
 /// per folder: Claude Code writes a session resumed from another folder under that folder's
 /// project, with the same id) into one log, as the hooks' usage log holds it: the parts in the

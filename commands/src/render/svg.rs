@@ -1,5 +1,5 @@
 //! What both SVG charts (`report --svg`, `history --svg`) need: the document written an element
-//! a line, text made safe inside an element, and a round step for the grid.
+//! a line, and a round step for the grid (their text is made safe by `html.rs`'s escape).
 
 use std::fmt::{Arguments, Write as _};
 
@@ -18,12 +18,6 @@ impl Svg {
         self.0.push_str("</svg>\n");
         self.0
     }
-}
-
-/// `text` with the characters XML gives a meaning to escaped (the one escape of
-/// [`super::html`]).
-pub fn escape(text: &str) -> String {
-    super::html::escape(text)
 }
 
 /// A round step (1, 2, 2.5 or 5 times a power of ten) for about five grid lines up to `maximum`.

@@ -21,7 +21,7 @@ use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::storage::is_main_transcript;
+use ctxhooks_shared::store::storage::{is_main_transcript, is_regular_file};
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -116,10 +116,6 @@ fn last_activity_with(
     newest
 }
 
-fn is_file(path: &Path) -> bool {
-    fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
-}
-
 fn modified(path: &Path) -> Option<SystemTime> {
     fs_err::symlink_metadata(path)
         .and_then(|metadata| metadata.modified())
@@ -163,12 +159,14 @@ pub fn summarize(
         .map(PathBuf::from);
     // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
     // new folder's project), when the usage log read it at a path where it is now.
-    if transcript.as_deref().is_some_and(|path| !is_file(path))
+    if transcript
+        .as_deref()
+        .is_some_and(|path| !is_regular_file(path))
         && let Some(moved) = sources
             .iter()
             .rev()
             .map(|source| PathBuf::from(&source.transcript))
-            .find(|path| is_main_transcript(path, session) && is_file(path))
+            .find(|path| is_main_transcript(path, session) && is_regular_file(path))
     {
         transcript = Some(moved);
     }
@@ -232,7 +230,7 @@ pub fn summarize(
         size: index_length + parts.iter().map(GenerationIndex::length).sum::<u64>(),
         part_gone: parts
             .iter()
-            .any(|part| !is_file(Path::new(&part.header.source))),
+            .any(|part| !is_regular_file(Path::new(&part.header.source))),
         stored_bytes,
         generations,
         subagents: kept_list.iter().filter(|(name, _)| !name.is_main()).count(),

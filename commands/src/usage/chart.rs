@@ -5,8 +5,9 @@ use std::fmt::{Display, Write as _};
 
 use crate::facts::drops::{Basis, Confidence, DropClass};
 use crate::facts::report::SessionReport;
+use crate::render::html::escape;
 use crate::render::numbers::{short_tokens_rounded, signed_thousands, thousands};
-use crate::render::svg::{Svg, escape, tick_step};
+use crate::render::svg::{Svg, tick_step};
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 480.0;

@@ -2,20 +2,19 @@
 //! warning's message also rendered in words, and every request and compaction numbered from 1
 //! as in the text (the layout `docs/usage.md` documents, schema 2).
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::text::{drop_evidence_text, report_text, request_label, trigger_text, warning_text};
 use crate::facts::compactions::Compaction;
-use crate::facts::drops::{Basis, Confidence, ContextDrop, DropClass, DropEvidence, DropFacts};
-use crate::facts::estimates::{Floor, GrowingRequest, LatestContext, TriggerEstimate};
+use crate::facts::drops::ContextDrop;
+use crate::facts::estimates::{Estimates, TriggerEstimate};
 use crate::facts::log::SkippedLogLines;
 use crate::facts::report::{AppliedThresholds, Peak, SessionReport};
 use crate::facts::snapshot_check::SnapshotCheck;
 use crate::facts::tally::Tally;
 use crate::output::{Emit, Schema};
-use crate::time::Time;
-use ctxhooks_shared::store::usage_record::{BoundaryRow, SkippedLinesRow};
-use ctxhooks_shared::usage::threshold::Window;
+use ctxhooks_shared::store::usage_record::SkippedLinesRow;
 
 /// A report as `ctxhooks report` prints it: in words, or in JSON as [`ReportJson`] lays it out.
 pub struct PrintedReport<'a>(pub &'a SessionReport);
@@ -48,35 +47,52 @@ struct ReportJson<'a> {
 }
 
 /// A drop: the model's fields, its evidence in words where the model has its structure.
-#[derive(Serialize)]
-struct DropJson<'a> {
-    request_before: usize,
-    request_after: usize,
-    time: &'a Option<Time>,
-    context_before: u64,
-    context_after: u64,
-    class: &'a DropClass,
-    basis: &'a Basis,
-    confidence: &'a Option<Confidence>,
-    explains_fall: bool,
-    evidence: String,
-    facts: &'a DropFacts,
-    boundary: &'a Option<BoundaryRow>,
-    evidence_detail: &'a DropEvidence,
+struct DropJson<'a>(&'a ContextDrop);
+
+impl Serialize for DropJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let drop = self.0;
+        let mut fields = serializer.serialize_struct("DropJson", 13)?;
+        fields.serialize_field("request_before", &drop.request_before)?;
+        fields.serialize_field("request_after", &drop.request_after)?;
+        fields.serialize_field("time", &drop.time)?;
+        fields.serialize_field("context_before", &drop.context_before)?;
+        fields.serialize_field("context_after", &drop.context_after)?;
+        fields.serialize_field("class", &drop.class)?;
+        fields.serialize_field("basis", &drop.basis)?;
+        fields.serialize_field("confidence", &drop.confidence)?;
+        fields.serialize_field("explains_fall", &drop.explains_fall)?;
+        let evidence = drop_evidence_text(&drop.evidence, drop.fall());
+        fields.serialize_field("evidence", &evidence)?;
+        fields.serialize_field("facts", &drop.facts)?;
+        fields.serialize_field("boundary", &drop.boundary)?;
+        fields.serialize_field("evidence_detail", &drop.evidence)?;
+        fields.end()
+    }
 }
 
 /// The estimates, the trigger's derivation also in words.
-#[derive(Serialize)]
-struct EstimatesJson<'a> {
-    trigger: TriggerJson<'a>,
-    cap: &'a Window,
-    trigger_ratio: Option<f64>,
-    floors: &'a [Floor],
-    floor: Option<u64>,
-    headroom: Option<i64>,
-    latest_context: &'a Option<LatestContext>,
-    room_left: Option<i64>,
-    largest_requests: &'a [GrowingRequest],
+struct EstimatesJson<'a>(&'a Estimates);
+
+impl Serialize for EstimatesJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let estimates = self.0;
+        let trigger = TriggerJson {
+            estimate: &estimates.trigger,
+            text: trigger_text(&estimates.trigger),
+        };
+        let mut fields = serializer.serialize_struct("EstimatesJson", 9)?;
+        fields.serialize_field("trigger", &trigger)?;
+        fields.serialize_field("cap", &estimates.cap)?;
+        fields.serialize_field("trigger_ratio", &estimates.trigger_ratio)?;
+        fields.serialize_field("floors", &estimates.floors)?;
+        fields.serialize_field("floor", &estimates.floor)?;
+        fields.serialize_field("headroom", &estimates.headroom)?;
+        fields.serialize_field("latest_context", &estimates.latest_context)?;
+        fields.serialize_field("room_left", &estimates.room_left)?;
+        fields.serialize_field("largest_requests", &estimates.largest_requests)?;
+        fields.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -95,30 +111,16 @@ struct WarningJson {
 impl<'a> ReportJson<'a> {
     fn of(report: &'a SessionReport) -> Self {
         let label = request_label(report);
-        let estimates = &report.estimates;
         Self {
             session_id: &report.session_id,
             transcripts: &report.transcripts,
             tally: &report.tally,
             peak: &report.peak,
             contexts: &report.contexts,
-            drops: report.drops.iter().map(DropJson::of).collect(),
+            drops: report.drops.iter().map(DropJson).collect(),
             compactions: &report.compactions,
             snapshots: &report.snapshots,
-            estimates: EstimatesJson {
-                trigger: TriggerJson {
-                    estimate: &estimates.trigger,
-                    text: trigger_text(&estimates.trigger),
-                },
-                cap: &estimates.cap,
-                trigger_ratio: estimates.trigger_ratio,
-                floors: &estimates.floors,
-                floor: estimates.floor,
-                headroom: estimates.headroom,
-                latest_context: &estimates.latest_context,
-                room_left: estimates.room_left,
-                largest_requests: &estimates.largest_requests,
-            },
+            estimates: EstimatesJson(&report.estimates),
             thresholds: &report.thresholds,
             warnings: (report.warnings.iter())
                 .map(|warning| WarningJson {
@@ -128,26 +130,6 @@ impl<'a> ReportJson<'a> {
                 .collect(),
             skipped_lines: &report.skipped_lines,
             skipped_log_lines: &report.skipped_log_lines,
-        }
-    }
-}
-
-impl<'a> DropJson<'a> {
-    fn of(drop: &'a ContextDrop) -> Self {
-        Self {
-            request_before: drop.request_before,
-            request_after: drop.request_after,
-            time: &drop.time,
-            context_before: drop.context_before,
-            context_after: drop.context_after,
-            class: &drop.class,
-            basis: &drop.basis,
-            confidence: &drop.confidence,
-            explains_fall: drop.explains_fall,
-            evidence: drop_evidence_text(&drop.evidence, drop.fall()),
-            facts: &drop.facts,
-            boundary: &drop.boundary,
-            evidence_detail: &drop.evidence,
         }
     }
 }

@@ -6,8 +6,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use crate::compactions::ledger::{CompactionEntry, Ledger, Summary};
-use crate::compactions::text::{at_a_glance, command_text, error_text, file_text};
+use crate::compactions::ledger::{CompactionEntry, Judged, Ledger, Summary};
+use crate::compactions::text::{at_a_glance, command_text, error_text, file_text, prompt_text};
 use crate::facts::drops::MainChain;
 use crate::facts::log::SessionLog;
 use crate::facts::report::SessionReport;
@@ -735,34 +735,21 @@ pub fn cut(text: &str, limit: usize) -> (&str, usize) {
 /// `compactions` command's words.
 fn left_out_items(entry: &CompactionEntry) -> Vec<String> {
     let items = &entry.items;
-    let left = |verdict: ItemVerdict| verdict == ItemVerdict::LeftOut;
     let mut found = Vec::new();
-    found.extend(
-        (items.edited.iter())
-            .filter(|judged| left(judged.verdict))
-            .map(|judged| format!("file edited: {}", file_text(&judged.item))),
-    );
-    found.extend(
-        (items.read.iter())
-            .filter(|judged| left(judged.verdict))
-            .map(|judged| format!("file read: {}", file_text(&judged.item))),
-    );
-    found.extend(
-        (items.commands.iter())
-            .filter(|judged| left(judged.verdict))
-            .map(|judged| format!("command: {}", command_text(&judged.item))),
-    );
-    found.extend(
-        (items.errors.iter())
-            .filter(|judged| left(judged.verdict))
-            .map(|judged| format!("error: {}", error_text(&judged.item))),
-    );
-    found.extend(
-        (items.prompts.iter())
-            .filter(|judged| left(judged.verdict))
-            .map(|judged| format!("prompt: \"{}\"", judged.item.text)),
-    );
+    left_out(&mut found, "file edited", &items.edited, file_text);
+    left_out(&mut found, "file read", &items.read, file_text);
+    left_out(&mut found, "command", &items.commands, command_text);
+    left_out(&mut found, "error", &items.errors, error_text);
+    left_out(&mut found, "prompt", &items.prompts, prompt_text);
     found
+}
+
+/// Adds to `found` each of `items` left out, as `kind: item`.
+fn left_out<T>(found: &mut Vec<String>, kind: &str, items: &[Judged<T>], show: fn(&T) -> String) {
+    let left = items
+        .iter()
+        .filter(|judged| judged.verdict == ItemVerdict::LeftOut);
+    found.extend(left.map(|judged| format!("{kind}: {}", show(&judged.item))));
 }
 
 const HEAD_START: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";

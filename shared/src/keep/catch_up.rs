@@ -67,20 +67,6 @@ pub enum CatchUpError {
     SessionId(#[from] SessionIdError),
 }
 
-impl CatchUpError {
-    /// The file system's error a variant that shows it as its own holds (a transparent one
-    /// hides it from the chain of causes, and a boxed one from a downcast): what a caller that
-    /// holds this error asks besides [`crate::store::io_kind::is_io_kind`], which reads the
-    /// chain and the state folder's errors only.
-    pub fn io_error(&self) -> Option<&io::Error> {
-        match self {
-            Self::File(file) => file.io_error(),
-            Self::ReadRecord { source, .. } => source.io_error(),
-            _ => None,
-        }
-    }
-}
-
 /// One record: a session whose end is to be kept.
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {

@@ -329,14 +329,8 @@ pub fn create_new_file(path: &Path, mode: u32) -> io::Result<fs_err::File> {
         mode,
     )
     .open(path)?;
-    set_mode(&file, mode)?;
+    private::set_mode(&file, mode)?;
     Ok(file)
-}
-
-/// Gives the open `file` exactly `mode` (on Windows, a private mode is an owner-only access
-/// list: `platform/private.rs`).
-pub fn set_mode(file: &fs_err::File, mode: u32) -> io::Result<()> {
-    private::set_mode(file, mode)
 }
 
 /// Replaces `target` with `bytes` atomically: a temp file in the same folder (rename is atomic
@@ -442,7 +436,7 @@ fn append_whole_lines(
     // of the umask) gets exactly 0600; and a failed write is cut back to this length.
     let length_before = file.metadata().map(|metadata| metadata.len());
     if length_before.as_ref().is_ok_and(|length| *length == 0) {
-        let _ = set_mode(&file, PRIVATE_FILE_MODE);
+        let _ = private::set_mode(&file, PRIVATE_FILE_MODE);
     }
     // An empty file has no last byte.
     let unterminated = length_before

@@ -207,6 +207,18 @@ impl Gauge {
     }
 }
 
+/// The context `context` as a percentage of the trigger `trigger` ([`percent_of`]), and the room
+/// left before Claude Code compacts, `trigger − context` (negative past T), when both are known:
+/// the gauge's and the status line's measures.
+pub fn percent_and_room(context: Option<u64>, trigger: Option<u64>) -> (Option<f64>, Option<i64>) {
+    let Some((context, trigger)) = context.zip(trigger) else {
+        return (None, None);
+    };
+    let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    let room = signed(trigger) - signed(context);
+    (percent_of(context, trigger), Some(room))
+}
+
 /// `part` as a percentage of `whole`, rounded down to one decimal (99.97 is 99.9: a gauge never
 /// says the trigger is reached before it is).
 pub fn percent_of(part: u64, whole: u64) -> Option<f64> {

@@ -13,8 +13,8 @@ use super::rotation::LogError;
 /// Returns true if and only if the file system's error behind `error`, wherever in its chain of
 /// causes it is (an `io::Error`, or one an error of the state folder holds), is of one of
 /// `kinds`: how a caller that holds an error of any type (a command's) tells a full disk or a
-/// closed pipe from the rest. An error of a rule above the store (`keep`, `usage`) says the one
-/// its own transparent variants hide with `io_error`, which its caller asks as well.
+/// closed pipe from the rest. An error of a rule above the store (`keep`) says the one its own
+/// transparent variants hide with `io_error`, which its caller asks as well.
 pub fn is_io_kind(error: &(dyn Error + 'static), kinds: &[io::ErrorKind]) -> bool {
     let mut cause = Some(error);
     while let Some(current) = cause {

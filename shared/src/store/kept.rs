@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::{self, Access, FileError};
 use super::snapshot_metadata::FileRole;
+use crate::platform::private;
 
 /// What went wrong naming, reading or appending to a kept copy (each variant's words are the
 /// ones a person reads).
@@ -736,7 +737,7 @@ pub fn append_member(
         });
     }
     if found == 0 {
-        files::set_mode(&data, files::PRIVATE_FILE_MODE)?;
+        private::set_mode(&data, files::PRIVATE_FILE_MODE)?;
     }
     if found > gz_length {
         data.set_len(gz_length)?;

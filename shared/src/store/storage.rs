@@ -185,7 +185,7 @@ fn other_part_gone(kept_dir: &Path, name: &KeptName) -> bool {
 }
 
 /// Returns true if and only if `path` is a regular file (not through a link).
-fn is_regular_file(path: &Path) -> bool {
+pub fn is_regular_file(path: &Path) -> bool {
     fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
 }
 

@@ -221,15 +221,6 @@ impl UsageRow {
         }
     }
 
-    /// The CLI's name of the model where it wrote one, else the API's: two requests with the
-    /// same name had the same model and window.
-    pub fn model_as_named(&self) -> Option<&str> {
-        self.facts
-            .requested_model
-            .as_deref()
-            .or(self.model.as_deref())
-    }
-
     /// The cache read and write of the inference whose context is `context_tokens`: the last
     /// `message` iteration's, else the top level's.
     pub fn context_cache(&self) -> ContextCache {

@@ -99,7 +99,7 @@ pub const REACHED_MODELS: usize = 8;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs, reason = "plain fields, named for what they hold")]
 pub struct ReachedContext {
-    /// The request's model as named ([`UsageRow::model_as_named`]).
+    /// The request's model as named ([`RequestModel::as_named`]).
     pub model: Option<String>,
     pub context_tokens: u64,
 }
@@ -129,11 +129,6 @@ impl LatestRequest {
             api: self.model.as_deref(),
             requested: self.requested_model.as_deref(),
         }
-    }
-
-    /// The CLI's name of the model where it wrote one, else the API's.
-    pub fn model_as_named(&self) -> Option<&str> {
-        self.requested_model.as_deref().or(self.model.as_deref())
     }
 }
 
@@ -187,7 +182,7 @@ impl ChainGauge {
             && self.compacted_since.is_none()
             && row.context_tokens >= previous.context_tokens
         {
-            let model = previous.model_as_named();
+            let model = previous.request_model().as_named();
             if let Some(reached) = self
                 .reached_without_compaction
                 .iter_mut()
@@ -218,7 +213,7 @@ impl ChainGauge {
         self.compacted_since = None;
     }
 
-    /// The highest context the requests of `model` (as named, [`LatestRequest::model_as_named`])
+    /// The highest context the requests of `model` (as named, [`RequestModel::as_named`])
     /// reached without a compaction after them.
     pub fn reached_for(&self, model: Option<&str>) -> Option<u64> {
         self.reached_without_compaction

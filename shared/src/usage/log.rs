@@ -74,20 +74,6 @@ pub enum IngestError {
     Io(#[from] io::Error),
 }
 
-impl IngestError {
-    /// The file system's error a variant that shows it as its own holds (a transparent one
-    /// hides it from the chain of causes): what a caller that holds this error asks besides
-    /// [`crate::store::io_kind::is_io_kind`], which reads the chain and the state folder's
-    /// errors only.
-    pub fn io_error(&self) -> Option<&io::Error> {
-        match self {
-            Self::Io(source) => Some(source),
-            Self::File(file) => file.io_error(),
-            _ => None,
-        }
-    }
-}
-
 /// What an ingest read past and notes: the ingest went on, and the next run does not read it
 /// again (each variant's words are the ones a person reads).
 #[derive(Debug, thiserror::Error)]
@@ -598,19 +584,9 @@ mod tests {
     }
 
     #[test]
-    fn the_file_systems_error_a_transparent_variant_hides_is_said() {
+    fn the_file_systems_error_behind_a_step_is_found_in_the_chain_of_causes() {
         let full = || io::Error::from(io::ErrorKind::StorageFull);
-        let hidden = IngestError::File(FileError::Io(full()));
-        assert_eq!(
-            hidden.io_error().map(io::Error::kind),
-            Some(io::ErrorKind::StorageFull)
-        );
-        assert_eq!(
-            IngestError::Io(full()).io_error().map(io::Error::kind),
-            Some(io::ErrorKind::StorageFull)
-        );
         let step = IngestError::Append(FileError::Io(full()));
-        assert!(step.io_error().is_none());
         assert!(crate::store::io_kind::is_io_kind(
             &step,
             &[io::ErrorKind::StorageFull]
