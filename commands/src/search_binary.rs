@@ -1,14 +1,14 @@
 //! `ctxhooks mcp` runs in a binary of its own, `ctxhooks-search`, beside `ctxhooks`: the MCP
 //! server's runtime (tokio, rmcp) stays out of the binary every status line update starts.
 //! `ctxhooks search` runs in `ctxhooks` itself: `SQLite`'s pointers, relocated at each start of a
-//! statically linked binary, cost the status line's start 8 % more instructions and no wall time that could be measured, while
-//! handing a search to a second process cost it a process start, an eighth of a warm search
-//! (BENCHMARKS.md, issue 32). `ctxhooks-search` parses the
-//! same arguments with the same parser, so `ctxhooks` hands them on unchanged: where it can
-//! replace itself with it (`exec`, on Unix), before parsing them, under its own name (its `--help`
-//! and its errors read the same); otherwise, and when `ctxhooks-search` is not installed, after
-//! (the help and the errors are whole without it). It still runs `search` too, as the MCP
-//! server's search tool does.
+//! statically linked binary, cost the status line's start 8 % more instructions and no wall time
+//! that could be measured, while handing a search to a second process cost it a process start,
+//! an eighth of a warm search (BENCHMARKS.md, issue 32). `ctxhooks-search` parses the same
+//! arguments with the same parser, so `ctxhooks` hands them on unchanged: where it can replace
+//! itself with it (`exec`, on Unix), before parsing them, under its own name (its `--help` and
+//! its errors read the same); otherwise, and when `ctxhooks-search` is not installed, after (the
+//! help and the errors are whole without it). It still runs `search` too, as the MCP server's
+//! search tool does.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
