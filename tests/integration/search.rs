@@ -89,7 +89,10 @@ fn search_follows_kept_and_live_bytes_incrementally_once_each() {
     let result = &found["results"][0];
     assert_eq!(result["session"], SESSION);
     assert_eq!(result["role"], "user");
-    assert_eq!(result["origin"], "kept");
+    // Kept, and still in the live transcript: read from the live file (a seek), not inflated
+    // from the kept copy's member.
+    assert_eq!(result["origin"], "live");
+    assert_eq!(result["generation"], 1);
     assert_eq!(result["project"], "/work/demo");
     assert_eq!(marked(&found), [["Avocado"]]);
     assert_eq!(found["indexed_bytes"], first.len());
@@ -115,11 +118,11 @@ fn search_follows_kept_and_live_bytes_incrementally_once_each() {
     assert_eq!(live["indexed_bytes"], turn.len());
     assert_eq!(live["indexed_messages"], 1);
 
-    // Once kept, the same line is one result, read from the kept copy, and nothing is read again.
+    // Once kept, the same line is one result, and nothing is read again.
     stop(&world, &transcript);
     let kept = search(&world, &["zucchini"]);
     assert_eq!(count(&kept), 1, "{kept:#}");
-    assert_eq!(kept["results"][0]["origin"], "kept");
+    assert_eq!(kept["results"][0]["generation"], 1);
     assert_eq!(kept["indexed_bytes"], 0);
 
     // Phrases, prefixes and filters.
@@ -152,6 +155,22 @@ fn search_follows_kept_and_live_bytes_incrementally_once_each() {
         .ctxhooks(["search", "avocado"])
         .stdout_contains("[Avocado]")
         .success();
+
+    // The live transcript gone (Claude Code deleted it), or no longer holding the line (its
+    // bytes rewritten in place, the same length), the kept copy is read.
+    let bytes = fs_err::read(&transcript).unwrap();
+    let rewritten = String::from_utf8(bytes.clone())
+        .unwrap()
+        .replace("Avocado", "Avocadx");
+    fs_err::write(&transcript, &rewritten).unwrap();
+    let from_kept = search(&world, &["avocado"]);
+    assert_eq!(from_kept["results"][0]["origin"], "kept", "{from_kept:#}");
+    assert_eq!(marked(&from_kept), [["Avocado"]]);
+    fs_err::remove_file(&transcript).unwrap();
+    let from_kept = search(&world, &["zucchini"]);
+    assert_eq!(count(&from_kept), 1, "{from_kept:#}");
+    assert_eq!(from_kept["results"][0]["origin"], "kept");
+    assert_eq!(marked(&from_kept), [["zucchini"]]);
 }
 
 #[test]
@@ -176,7 +195,13 @@ fn a_new_generation_and_a_rewritten_live_file_replace_their_rows() {
     let beta = search(&world, &["beta"]);
     assert_eq!(count(&beta), 1);
     assert_eq!(beta["results"][0]["generation"], 2);
-    assert_eq!(search(&world, &["alpha"])["results"][0]["generation"], 1);
+    assert_eq!(beta["results"][0]["origin"], "live");
+    let alpha = search(&world, &["alpha"]);
+    assert_eq!(alpha["results"][0]["generation"], 1);
+    // The live file carries generation 2 on, not 1: generation 1's line is read from the kept
+    // copy.
+    assert_eq!(alpha["results"][0]["origin"], "kept");
+    assert_eq!(marked(&alpha), [["alpha"]]);
     // The line both generations hold is one result.
     assert_eq!(count(&search(&world, &["shared", "opening"])), 1);
 

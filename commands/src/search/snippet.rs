@@ -1,5 +1,5 @@
 //! A result's snippet, made from the source bytes (the index keeps no text): the matched line is
-//! read back from the kept copy or the live transcript at its recorded offset, checked to be the
+//! read back from the live transcript or the kept copy at its recorded offset, checked to be the
 //! line indexed (its hash), read as the conversation reader reads it, and its matches found by
 //! FTS5 itself (`highlight()` over a scratch table in memory), so they are exactly the tokens
 //! the query matched, case and diacritics folded as the index folds them; or, where that is
@@ -54,9 +54,9 @@ pub struct Snippet {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
-    /// The kept copy.
+    /// The kept copy (the live transcript no longer holds the line).
     Kept,
-    /// The live transcript (past what is kept, or not kept at all).
+    /// The live transcript, which still holds the line (kept or not).
     Live,
 }
 
@@ -171,24 +171,40 @@ impl<'connection> Snippets<'connection> {
         Ok(Some((text, origin)))
     }
 
-    /// The line's bytes, from the kept copy when it keeps them, else from the live file.
+    /// The line's bytes: from the live file while it still holds them (the line's hash says
+    /// so), else from the kept copy. The live file is read first because a kept generation's
+    /// line is inflated from the start of the gzip member that holds it, and a member holds up
+    /// to 8 MiB of transcript (all that was there when the hooks first kept it): tens of
+    /// milliseconds for a snippet, against a seek and a read.
     fn line(&mut self, hit: &Hit) -> Result<Option<(Vec<u8>, Origin)>> {
+        match self.live_line(hit) {
+            Ok(Some(bytes)) => return Ok(Some((bytes, Origin::Live))),
+            // A kept generation's line is read from the kept copy when the live file fails.
+            Err(error) if hit.generation == 0 => return Err(error),
+            Ok(None) | Err(_) if hit.generation == 0 => return Ok(None),
+            Ok(None) | Err(_) => {}
+        }
         let end = hit.offset + hit.length;
-        if hit.generation > 0 {
-            let key = (hit.session.clone(), hit.name.clone(), hit.generation);
-            let state = &self.state;
-            let part = self
-                .kept
-                .entry(key)
-                .or_insert_with(|| kept_part(state, hit).ok());
-            if let Some(part) = part.as_ref().filter(|part| part.index.length() >= end) {
-                let mut bytes = line_buffer(hit);
-                kept_range(part, hit.offset, end)?.read_to_end(&mut bytes)?;
-                if line_hash(&bytes) == hit.line_hash {
-                    return Ok(Some((bytes, Origin::Kept)));
-                }
+        let key = (hit.session.clone(), hit.name.clone(), hit.generation);
+        let state = &self.state;
+        let part = self
+            .kept
+            .entry(key)
+            .or_insert_with(|| kept_part(state, hit).ok());
+        if let Some(part) = part.as_ref().filter(|part| part.index.length() >= end) {
+            let mut bytes = line_buffer(hit);
+            kept_range(part, hit.offset, end)?.read_to_end(&mut bytes)?;
+            if line_hash(&bytes) == hit.line_hash {
+                return Ok(Some((bytes, Origin::Kept)));
             }
         }
+        Ok(None)
+    }
+
+    /// The line's bytes from the live file of `hit`'s source as found now (a kept generation
+    /// has one only while it is the newest and the file carries it on), when it holds them.
+    fn live_line(&self, hit: &Hit) -> Result<Option<Vec<u8>>> {
+        let end = hit.offset + hit.length;
         // The file as found now: the rows read from it stand only while it is the same file
         // (`update.rs`), wherever it is, and the line's hash is checked below.
         // A look through the sources for each hit (a few dozen at most) is cheaper than a map
@@ -213,7 +229,7 @@ impl<'connection> Snippets<'connection> {
         }
         let mut bytes = line_buffer(hit);
         file_range(file, hit.offset, hit.length)?.read_to_end(&mut bytes)?;
-        Ok((line_hash(&bytes) == hit.line_hash).then_some((bytes, Origin::Live)))
+        Ok((line_hash(&bytes) == hit.line_hash).then_some(bytes))
     }
 
     /// Each of `texts` with FTS5's matches of `query` between [`OPEN`] and [`CLOSE`] (`None`
