@@ -5,6 +5,7 @@ pub mod cli;
 pub mod database;
 pub mod engine;
 pub mod find;
+pub mod kept_listing;
 pub mod marking;
 pub mod message;
 pub mod prepare;

@@ -88,6 +88,10 @@ mod search_rank;
 // `search`'s snippets marked in Rust against FTS5's own marking, over every real message.
 mod search_marking;
 
+// `search`'s remembered kept listings: what each kept folder gave the last search, while it
+// looks the same.
+mod search_kept_listing;
+
 // Tests for `ctxhooks history` over projects folders, with no hooks and no state folder.
 // Unix only: FIFOs, links to `/dev/zero`, `/proc` for the peak memory, `ulimit` through `/bin/sh`.
 #[cfg(unix)]

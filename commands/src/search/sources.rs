@@ -2,7 +2,9 @@
 //! sub-agents'), the newest one carried on by the live transcript past its kept end, every
 //! transcript in Claude Code's projects folders that ctxhooks does not keep, and the full copies
 //! older snapshots hold (schema 1; pruning one takes its rows away). Found cheaply (folder
-//! listings, the newest generations' headers, `snapshot.json`), never by reading a transcript;
+//! listings, the newest generations' headers, both remembered from the last search while their
+//! folders and indexes look the same: `kept_listing.rs`; `snapshot.json`), never by reading a
+//! transcript;
 //! each with a signature of its files (their inodes, sizes and modification times), so that a
 //! source whose files did not change since it was indexed costs a look at them and no more (a
 //! kept index is read whole only when it changed).
@@ -11,15 +13,17 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
 
 use anyhow::{Result, anyhow};
 
+use super::kept_listing::KeptListings;
 use crate::projects::discover::{Problem, ProblemKind, discover};
 use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::keep::subagent_name;
 use ctxhooks_shared::platform::identity::{self, FileFacts};
-use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName, read_header};
+use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::snapshot_metadata::FileRole;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -157,18 +161,32 @@ pub fn find_sources(
     projects: &[PathBuf],
     problems: &mut Vec<Problem>,
 ) -> Result<Vec<Source>> {
+    find_sources_at(state, projects, problems, SystemTime::now())
+}
+
+/// [`find_sources`] at `now`, the moment its looks begin: a kept folder that changed within
+/// [`super::kept_listing::SETTLED_NS`] before it is not remembered (the tests give another moment).
+fn find_sources_at(
+    state: &StateDir,
+    projects: &[PathBuf],
+    problems: &mut Vec<Problem>,
+    now: SystemTime,
+) -> Result<Vec<Source>> {
     let mut sources = Vec::new();
     // The live files a kept copy's newest generation reads.
     // A set by hash: `Path`'s hash agrees with its component-wise equality, as a sorted set's
     // comparisons do, at one hash a look instead of a walk of both paths' components at each
     // step of a tree (15 % of a warm search's instructions with every session kept).
     let mut carried: HashSet<PathBuf> = HashSet::new();
-    for session in state.session_ids()? {
+    let sessions = state.session_ids()?;
+    // What each kept folder gave the last search, while it looks the same.
+    let mut listings = KeptListings::read(state, sessions.len(), now);
+    for session in sessions {
         let kept_dir = state.kept_dir(&session);
         // A kept folder that cannot be listed (a link in it, never followed) is said, and its
         // copies left out.
-        let names = match kept::list_kept(&kept_dir) {
-            Ok(names) => names,
+        let mut listing = match listings.listing(&session, &kept_dir) {
+            Ok(listing) => listing,
             Err(error) => {
                 problems.push(Problem {
                     path: kept_dir,
@@ -179,13 +197,17 @@ pub fn find_sources(
                 continue;
             }
         };
-        for (name, newest) in names {
+        // Taken out while the headers are looked up, given back to be remembered.
+        let names = std::mem::take(&mut listing.names);
+        for (position, (name, newest)) in names.iter().enumerate() {
+            let newest = *newest;
             // The newest generation's header names the live file that carries it on (and the
             // project); an older one's file carries it no more. A newest generation whose
-            // header cannot be read is left out (its rows go; `archives verify` says why).
-            let live = read_header(&name.index_path(&kept_dir, newest))
-                .ok()
-                .map(|header| PathBuf::from(header.source));
+            // header cannot be read is left out (its rows go; `archives verify` says why). The
+            // look at its index serves the signature too.
+            let newest_index = name.index_path(&kept_dir, newest);
+            let newest_look = identity::of_path(&newest_index).ok();
+            let live = listings.source(&mut listing, position, &newest_index, newest_look.as_ref());
             if let Some(live) = &live {
                 carried.insert(live.clone());
             }
@@ -193,18 +215,28 @@ pub fn find_sources(
                 if generation == newest && live.is_none() {
                     continue;
                 }
-                let index = name.index_path(&kept_dir, generation);
                 let file = if generation == newest {
                     live.clone()
                 } else {
                     None
+                };
+                let signature = if generation == newest {
+                    let mut signature = String::new();
+                    stamp_facts(&mut signature, newest_look.as_ref());
+                    match &file {
+                        Some(file) => stamp(&mut signature, file),
+                        None => signature.push_str("none;"),
+                    }
+                    signature
+                } else {
+                    signature(Some(&name.index_path(&kept_dir, generation)), None)
                 };
                 sources.push(Source {
                     session: session.to_string(),
                     name: name.as_str().to_owned(),
                     generation,
                     project_slug: live.as_deref().and_then(|live| slug_of(live, &session)),
-                    signature: signature(Some(&index), file.as_deref()),
+                    signature,
                     file,
                     subagent: !name.is_main(),
                     snapshot: None,
@@ -217,7 +249,10 @@ pub fn find_sources(
                 });
             }
         }
+        listing.names = names;
+        listings.found(&session, listing);
     }
+    listings.write(state);
     let found = discover(projects);
     problems.extend(found.problems);
     // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
@@ -327,6 +362,320 @@ fn slug_of(path: &Path, session: &SessionId) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ctxhooks_shared::store::kept as store_kept;
+    use ctxhooks_shared::store::kept::{GenerationHeader, GenerationReason, start_generation};
+    use ctxhooks_shared::test_support::{TempFolder, set_modified};
+    use serde_json::Value;
+    use std::io::Write as _;
+    use std::time::Duration;
+
+    const SESSION: &str = "5e551011-0000-4000-8000-00000000c0de";
+
+    /// A state folder with one kept session.
+    struct Scratch {
+        _temp: TempFolder,
+        state: StateDir,
+        session: SessionId,
+        kept: PathBuf,
+    }
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let temp = TempFolder::new(name);
+            let state = StateDir::at(temp.join("state"));
+            let session = SessionId::parse(SESSION).unwrap();
+            let kept = state.kept_dir(&session);
+            Self {
+                _temp: temp,
+                state,
+                session,
+                kept,
+            }
+        }
+
+        /// Starts generation `generation` of `name`, carried on by `source`.
+        fn start(&self, name: &str, generation: u32, source: &str) {
+            let name = KeptName::parse(name).unwrap();
+            let header = GenerationHeader {
+                schema: store_kept::KEPT_SCHEMA,
+                generation,
+                source: source.to_owned(),
+                role: name.role(),
+                started_at: format!("2026-12-0{generation}T00:00:00.000000Z"),
+                reason: GenerationReason::First,
+            };
+            start_generation(&self.kept, &name, &header).unwrap();
+        }
+
+        /// Sets the kept folder's (and its sub-agents') modification time an hour back: a later
+        /// change shows in it whatever the clock's grain.
+        fn age_folders(&self) {
+            let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+            for folder in [self.kept.clone(), self.kept.join("subagents")] {
+                if folder.is_dir() {
+                    set_modified(&folder, hour_ago);
+                }
+            }
+        }
+
+        /// The sources, as of a moment an hour ahead: every look counts as settled.
+        fn sources(&self) -> (Vec<Source>, Vec<Problem>) {
+            let mut problems = Vec::new();
+            let later = SystemTime::now() + Duration::from_secs(3600);
+            let sources = find_sources_at(&self.state, &[], &mut problems, later).unwrap();
+            (sources, problems)
+        }
+
+        /// Each source's name, generation and live file.
+        fn found(&self) -> Vec<(String, u32, Option<PathBuf>)> {
+            let (sources, problems) = self.sources();
+            assert!(problems.is_empty(), "{problems:?}");
+            sources
+                .into_iter()
+                .map(|source| (source.name, source.generation, source.file))
+                .collect()
+        }
+
+        /// The remembered listings as JSON (`null` when there is no file).
+        fn remembered(&self) -> Value {
+            fs_err::read(self.state.search_kept_listing())
+                .map_or(Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap())
+        }
+    }
+
+    fn entry(name: &str, generation: u32, file: Option<&str>) -> (String, u32, Option<PathBuf>) {
+        (name.to_owned(), generation, file.map(PathBuf::from))
+    }
+
+    /// With the listing remembered, a new generation (a new file in the kept folder) and a new
+    /// sub-agent's copy (a new file in `subagents/`, the kept folder itself unchanged) are found
+    /// by the next search: each changes the times of the folder it is in. A listing remembered
+    /// by the kept folder's look alone would miss the sub-agent, one remembered without looks
+    /// both.
+    #[test]
+    fn a_new_generation_or_sub_agent_is_found_while_the_listing_is_remembered() {
+        let kept = Scratch::new("search-kept-listing-new");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        kept.start(
+            "subagents/agent-a.jsonl",
+            1,
+            "/p/-w-app/s/subagents/agent-a.jsonl",
+        );
+        kept.age_folders();
+        assert_eq!(
+            kept.found(),
+            [
+                entry("transcript.jsonl", 1, Some("/p/-w-app/main.jsonl")),
+                entry(
+                    "subagents/agent-a.jsonl",
+                    1,
+                    Some("/p/-w-app/s/subagents/agent-a.jsonl")
+                ),
+            ]
+        );
+        let remembered = kept.remembered();
+        assert_eq!(
+            remembered["sessions"][SESSION]["names"][0][0], "transcript.jsonl",
+            "{remembered:#}"
+        );
+
+        kept.start("transcript.jsonl", 2, "/p/-w-app/main.jsonl");
+        assert_eq!(
+            kept.found(),
+            [
+                entry("transcript.jsonl", 1, None),
+                entry("transcript.jsonl", 2, Some("/p/-w-app/main.jsonl")),
+                entry(
+                    "subagents/agent-a.jsonl",
+                    1,
+                    Some("/p/-w-app/s/subagents/agent-a.jsonl")
+                ),
+            ]
+        );
+
+        kept.age_folders();
+        assert_eq!(kept.found().len(), 3);
+        kept.start(
+            "subagents/agent-b.jsonl",
+            1,
+            "/p/-w-app/s/subagents/agent-b.jsonl",
+        );
+        assert_eq!(
+            kept.found(),
+            [
+                entry("transcript.jsonl", 1, None),
+                entry("transcript.jsonl", 2, Some("/p/-w-app/main.jsonl")),
+                entry(
+                    "subagents/agent-a.jsonl",
+                    1,
+                    Some("/p/-w-app/s/subagents/agent-a.jsonl")
+                ),
+                entry(
+                    "subagents/agent-b.jsonl",
+                    1,
+                    Some("/p/-w-app/s/subagents/agent-b.jsonl")
+                ),
+            ]
+        );
+        assert_eq!(
+            kept.remembered()["sessions"][SESSION]["names"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+
+    /// What is remembered is what a search uses while the folders and the index look the same
+    /// (a remembered live file edited into the file shows), and what it stops using when they
+    /// change: an index rewritten in place (the same file, another header) is read again.
+    #[test]
+    fn a_remembered_header_is_used_while_its_index_looks_the_same() {
+        let kept = Scratch::new("search-kept-listing-used");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        kept.age_folders();
+        kept.found();
+        let mut remembered = kept.remembered();
+        remembered["sessions"][SESSION]["names"][0][2][1] = "/p/-w-app/edited.jsonl".into();
+        fs_err::write(
+            kept.state.search_kept_listing(),
+            serde_json::to_vec(&remembered).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            kept.found(),
+            [entry("transcript.jsonl", 1, Some("/p/-w-app/edited.jsonl"))]
+        );
+
+        // Rewritten in place (its folder unchanged): another size, so another look.
+        let index = KeptName::main().index_path(&kept.kept, 1);
+        let line = fs_err::read_to_string(&index)
+            .unwrap()
+            .replace("/p/-w-app/main.jsonl", "/p/-w-app/moved/main.jsonl");
+        fs_err::OpenOptions::new()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .write_all(line.as_bytes())
+            .unwrap();
+        assert_eq!(
+            kept.found(),
+            [entry(
+                "transcript.jsonl",
+                1,
+                Some("/p/-w-app/moved/main.jsonl")
+            )]
+        );
+    }
+
+    /// A file of another version, of another layout of the kept copies, past its bound or not
+    /// JSON is not believed (a live file edited into it does not show) and is written again.
+    #[test]
+    fn a_listing_file_of_another_version_or_past_its_bound_is_not_believed() {
+        let kept = Scratch::new("search-kept-listing-foreign");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        kept.age_folders();
+        let truth = kept.found();
+        let mut edited = kept.remembered();
+        edited["sessions"][SESSION]["names"][0][2][1] = "/p/-w-app/edited.jsonl".into();
+        let path = kept.state.search_kept_listing();
+        let mut foreign = edited.clone();
+        foreign["schema"] = 2.into();
+        let mut other_kept = edited.clone();
+        other_kept["kept_schema"] = 99.into();
+        let mut oversized = serde_json::to_vec(&edited).unwrap();
+        oversized.resize(1024 * 1024, b' ');
+        for bytes in [
+            serde_json::to_vec(&foreign).unwrap(),
+            serde_json::to_vec(&other_kept).unwrap(),
+            oversized,
+            b"{\"schema\":1,".to_vec(),
+        ] {
+            fs_err::write(&path, &bytes).unwrap();
+            assert_eq!(kept.found(), truth);
+            let rewritten = kept.remembered();
+            assert_eq!(rewritten["schema"], 1);
+            assert_eq!(
+                rewritten["sessions"][SESSION]["names"][0][2][1],
+                "/p/-w-app/main.jsonl"
+            );
+        }
+        // The edit, believed when it is of this version and within the bound: the cases above
+        // were refused for what they are, not for the edit.
+        fs_err::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
+        assert_eq!(
+            kept.found(),
+            [entry("transcript.jsonl", 1, Some("/p/-w-app/edited.jsonl"))]
+        );
+    }
+
+    /// A kept folder whose look changed is listed again and its problem said as it was without
+    /// the remembered listing (a link planted in it changes its times), and a session no longer
+    /// in the state folder is dropped from the file.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_in_a_remembered_folder_is_said_and_a_session_gone_is_dropped() {
+        let kept = Scratch::new("search-kept-listing-link");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        kept.start(
+            "subagents/agent-a.jsonl",
+            1,
+            "/p/-w-app/s/subagents/agent-a.jsonl",
+        );
+        kept.age_folders();
+        assert_eq!(kept.found().len(), 2);
+        assert!(kept.remembered()["sessions"][SESSION].is_object());
+        std::os::unix::fs::symlink("/tmp", kept.kept.join("subagents/elsewhere")).unwrap();
+        let (sources, problems) = kept.sources();
+        assert!(sources.is_empty());
+        let expected = store_kept::list_kept(&kept.kept).unwrap_err();
+        assert_eq!(
+            problems,
+            [Problem {
+                path: kept.kept.clone(),
+                kind: ProblemKind::Unreadable {
+                    error: Causes(&expected).to_string()
+                },
+            }]
+        );
+        assert!(kept.remembered()["sessions"][SESSION].is_null());
+
+        fs_err::remove_file(kept.kept.join("subagents/elsewhere")).unwrap();
+        kept.age_folders();
+        assert_eq!(kept.found().len(), 2);
+        assert!(kept.remembered()["sessions"][SESSION].is_object());
+        fs_err::remove_dir_all(kept.state.session_dir(&kept.session)).unwrap();
+        assert_eq!(kept.found(), []);
+        assert_eq!(kept.remembered()["sessions"], serde_json::json!({}));
+    }
+
+    /// A folder changed within 2 s before the look began is listed, not remembered (the moment
+    /// given is the folder's own last change plus 1 s, then plus 3 s: no clock is read).
+    #[test]
+    fn a_folder_changed_just_before_the_look_is_not_remembered() {
+        let kept = Scratch::new("search-kept-listing-racy");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        let facts = identity::of_path(&kept.kept).unwrap();
+        let last = facts.modified_ns.max(facts.changed_ns);
+        let at = |offset: i128| {
+            let since = u64::try_from(last + offset).unwrap();
+            SystemTime::UNIX_EPOCH + Duration::from_nanos(since)
+        };
+        let index = identity::of_path(&KeptName::main().index_path(&kept.kept, 1)).unwrap();
+        let index_last = index.modified_ns.max(index.changed_ns).max(last);
+        let mut problems = Vec::new();
+        find_sources_at(&kept.state, &[], &mut problems, at(1_000_000_000)).unwrap();
+        assert_eq!(kept.remembered(), Value::Null, "nothing to remember yet");
+        find_sources_at(
+            &kept.state,
+            &[],
+            &mut problems,
+            at(index_last - last + 3_000_000_000),
+        )
+        .unwrap();
+        assert!(kept.remembered()["sessions"][SESSION].is_object());
+        assert!(problems.is_empty());
+    }
 
     #[test]
     fn a_carried_path_is_found_however_its_separators_are_written() {

@@ -291,6 +291,21 @@ pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>
     let Some(file) = open_state_file(path)? else {
         return Ok(None);
     };
+    read_within(file, path, limit).map(Some)
+}
+
+/// [`read_state_file_within`] for a file never reached through a symbolic link (opened as
+/// [`open_unlinked`] opens it: a link there is [`FileError::SymbolicLink`]).
+pub fn read_unlinked_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, FileError> {
+    let Some(file) = open_unlinked(path, Access::Read)? else {
+        return Ok(None);
+    };
+    read_within(file, path, limit).map(Some)
+}
+
+/// The bytes of the open `file` (at `path`) when it holds at most `limit`; nothing past `limit`
+/// is read, whatever the file claims.
+fn read_within(file: fs_err::File, path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     let too_large = || FileError::TooLarge(path.to_owned(), limit);
     let length = file.metadata()?.len();
     if length > limit {
@@ -301,7 +316,7 @@ pub fn read_state_file_within(path: &Path, limit: u64) -> Result<Option<Vec<u8>>
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
-    Ok(Some(bytes))
+    Ok(bytes)
 }
 
 /// The most a small state file (a cursor, a snapshot's record, a compaction's summary, an
@@ -856,6 +871,36 @@ mod tests {
             let zero = dir.join("zero");
             assert!(symlink_file(Path::new("/dev/zero"), &zero));
             assert!(read_state_file_within(&zero, 4).is_err());
+        }
+    }
+
+    #[test]
+    fn an_unlinked_bounded_read_follows_no_link_and_waits_on_no_fifo() {
+        let dir = scratch("bounded-unlinked");
+        let file = dir.join("entry.json");
+        assert_eq!(read_unlinked_within(&file, 4).unwrap(), None);
+        fs_err::write(&file, b"1234").unwrap();
+        assert_eq!(read_unlinked_within(&file, 4).unwrap().unwrap(), b"1234");
+        assert!(matches!(
+            read_unlinked_within(&file, 3),
+            Err(FileError::TooLarge(..))
+        ));
+        let link = dir.join("link.json");
+        if symlink_file(&file, &link) {
+            assert!(matches!(
+                read_unlinked_within(&link, 4),
+                Err(FileError::SymbolicLink(_))
+            ));
+        }
+        // No FIFO lives in a Windows file system.
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("fifo");
+            crate::test_support::make_fifo(&fifo);
+            assert!(matches!(
+                read_unlinked_within(&fifo, 4),
+                Err(FileError::NotRegular(_))
+            ));
         }
     }
 

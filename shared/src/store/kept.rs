@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::{self, Access, FileError};
 use super::snapshot_metadata::FileRole;
+use crate::platform::identity::{self, FileFacts};
 use crate::platform::private;
 
 /// What went wrong naming, reading or appending to a kept copy (each variant's words are the
@@ -404,10 +405,46 @@ fn refuse_link(path: &Path) -> Result<(), KeptError> {
 /// main transcript first). A link, `kept` itself or anything in it, is never followed: it is
 /// [`KeptError::Link`], for the caller to report.
 pub fn list_kept(kept: &Path) -> Result<Vec<(KeptName, u32)>, KeptError> {
+    list_kept_into(kept, &mut None)
+}
+
+/// What [`list_kept_looked`] gives: the listing, and what each folder it listed was just before
+/// it was listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookedListing {
+    /// What [`list_kept`] gives.
+    pub names: Vec<(KeptName, u32)>,
+    /// `kept` itself (the path `""`; `None` when nothing is there), then every folder below it
+    /// that was listed (its path from `kept`, `/`-separated), each as a look at it, never
+    /// following a link, taken before it was listed: a folder that still looks the same later
+    /// had no entry created, removed or renamed in it since (that changes its times), so its
+    /// listing then is this one, as far as its times tell (a folder changed again within their
+    /// grain is the caller's to rule on). `None` when a folder could not be looked at (the
+    /// listing stands, but nothing tells when it changes).
+    pub folders: Option<Vec<(String, Option<FileFacts>)>>,
+}
+
+/// [`list_kept`], with the look at each folder listed (for a reader that remembers a listing
+/// while its folders look the same: `ctxhooks search`). Fails as [`list_kept`] does, with the
+/// same errors.
+pub fn list_kept_looked(kept: &Path) -> Result<LookedListing, KeptError> {
+    let mut folders = files::present(identity::of_path(kept))
+        .ok()
+        .map(|own| vec![(String::new(), own)]);
+    let names = list_kept_into(kept, &mut folders)?;
+    Ok(LookedListing { names, folders })
+}
+
+/// [`list_kept`], adding to `looks` (when there are) each folder below `kept` it lists, or
+/// making them `None` when one cannot be looked at.
+fn list_kept_into(
+    kept: &Path,
+    looks: &mut Option<Vec<(String, Option<FileFacts>)>>,
+) -> Result<Vec<(KeptName, u32)>, KeptError> {
     let mut found = Vec::new();
     refuse_link(kept)?;
     if kept.is_dir() {
-        collect_generations(kept, Path::new(""), &mut found)?;
+        collect_generations(kept, Path::new(""), &mut found, looks)?;
     } else if kept.exists() {
         return Err(KeptError::NotAFolder(kept.to_owned()));
     }
@@ -423,13 +460,22 @@ fn collect_generations(
     dir: &Path,
     relative: &Path,
     found: &mut Vec<(KeptName, u32)>,
+    looks: &mut Option<Vec<(String, Option<FileFacts>)>>,
 ) -> Result<(), KeptError> {
     for entry in fs_err::read_dir(dir).map_err(KeptError::List)? {
         let entry = entry?;
         let inner = relative.join(entry.file_name());
         let link = crate::platform::open::is_link(&entry.metadata()?);
         if !link && entry.file_type()?.is_dir() {
-            collect_generations(&entry.path(), &inner, found)?;
+            if let Some(folders) = looks {
+                // Looked at before it is listed: a change in between is in the listing, and
+                // makes the next look differ from this one.
+                match identity::of_entry(&entry) {
+                    Ok(look) => folders.push((slash_separated(&inner), Some(look))),
+                    Err(_) => *looks = None,
+                }
+            }
+            collect_generations(&entry.path(), &inner, found, looks)?;
         } else if let Some((name, digits)) = inner
             .to_str()
             .and_then(generation_stem)

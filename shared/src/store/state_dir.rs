@@ -56,6 +56,13 @@ impl StateDir {
         self.root.join("search").join("index.sqlite")
     }
 
+    /// What `ctxhooks search` last found in each kept session's folder (its listing and the
+    /// newest generations' headers), kept for the next search while the folders look the same
+    /// (only the commands write it, never a hook; safe to delete).
+    pub fn search_kept_listing(&self) -> PathBuf {
+        self.root.join("search").join("kept-listing.json")
+    }
+
     /// The lock that serializes the writers of one session's kept copies.
     pub fn kept_lock(&self, session: &SessionId) -> PathBuf {
         self.kept_dir(session).join("lock")
