@@ -1046,17 +1046,23 @@ fn uninstall_removes_the_search_index_and_keeps_the_kept_copies() {
     stop(&world, &transcript);
     assert_eq!(count(&search(&world, &["tamarind"])), 1);
     let index = world.state_dir().join("search").join("index.sqlite");
+    // What searches remember of the kept folders goes with the index (written here: a kept
+    // folder changed within the last 2 s is not remembered yet).
+    let listing = world.state_dir().join("search").join("kept-listing.json");
+    fs_err::write(&listing, "{}").unwrap();
     world
         .ctxhooks(["uninstall", "--dry-run"])
         .stdout_contains("would remove the search index")
         .success();
     assert!(index.exists());
+    assert!(listing.exists());
     let outcome = world.ctxhooks(["uninstall", "--json"]).success().json();
     assert!(
         outcome["search_index"]["bytes"].as_u64().unwrap() > 0,
         "{outcome:#}"
     );
     assert!(!index.exists());
+    assert!(!listing.exists());
     assert!(world.session_dir(SESSION).join("kept").exists());
     // Nothing there: said as null, and the next search builds it again.
     let again = world.ctxhooks(["uninstall", "--json"]).success().json();

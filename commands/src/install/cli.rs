@@ -164,7 +164,7 @@ pub fn run_uninstall(args: &TargetArgs) -> Result<ExitCode> {
 #[derive(Debug, Serialize)]
 struct RemovedIndex {
     path: PathBuf,
-    /// Its size, with the files `SQLite` keeps beside it.
+    /// Its size, with the files `SQLite` keeps beside it and the kept listings searches remember.
     bytes: u64,
 }
 

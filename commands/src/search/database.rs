@@ -108,16 +108,19 @@ pub fn rebuild(path: &Path, reason: String) -> Result<Database> {
     }
 }
 
-/// Removes the index of `state` and what `SQLite` left beside it (`ctxhooks uninstall`: it is
-/// derived from the transcripts, and the next search builds it again); returns the bytes
-/// removed, or `None` when there was none. With `dry_run`, removes nothing and says how much
-/// it would.
+/// Removes the index of `state`, what `SQLite` left beside it and the kept listings searches
+/// remember (`ctxhooks uninstall`: all derived from the transcripts and the kept copies, and
+/// the next search makes them again); returns the bytes removed, or `None` when there was
+/// none. With `dry_run`, removes nothing and says how much it would. A folder where the
+/// listings' file would be is left alone (a search leaves it so too).
 pub fn remove_index(state: &StateDir, dry_run: bool) -> Result<Option<u64>> {
     let path = state.search_index();
+    let listing = state.search_kept_listing();
     let files: Vec<(PathBuf, u64)> = companions(&path)
+        .chain(std::iter::once(listing.clone()))
         .filter_map(|file| {
             let metadata = fs_err::symlink_metadata(&file).ok()?;
-            Some((file, metadata.len()))
+            (!metadata.is_dir()).then_some((file, metadata.len()))
         })
         .collect();
     if files.is_empty() {
@@ -125,6 +128,10 @@ pub fn remove_index(state: &StateDir, dry_run: bool) -> Result<Option<u64>> {
     }
     if !dry_run {
         remove(&path)?;
+        if files.iter().any(|(file, _)| *file == listing) {
+            files::present(fs_err::remove_file(&listing))
+                .context("failed to remove the search's kept listings")?;
+        }
     }
     Ok(Some(files.iter().map(|(_, size)| size).sum()))
 }
