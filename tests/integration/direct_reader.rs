@@ -433,3 +433,23 @@ fn any_object_or_any_damage_reads_as_serde_reads_it_or_is_left_to_serde() {
     );
     assert!(answered.get() > 0 && answered.get() < cases);
 }
+
+/// `message_parts`, which search's snippets read a line they know to be a message with (the
+/// index read it as one, and its hash says it is the same line), gives the parts `read_entry`
+/// gives on every line of every real transcript it reads as a message, in a main transcript and
+/// in a sub-agent's; and those lines are most of the messages, or this would pass on nothing.
+#[test]
+fn message_parts_reads_every_message_as_read_entry_does() {
+    use ctxhooks_shared::transcript::conversation::{Entry, message_parts, read_entry};
+    let scratch = Scratch::new("message-parts");
+    let mut compared = 0;
+    for (place, line) in every_line(scratch.path()) {
+        for subagent in [false, true] {
+            if let Some(Entry::Message { parts, .. }) = read_entry(line.as_bytes(), subagent) {
+                assert_eq!(message_parts(line.as_bytes()), Some(parts), "{place}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} messages compared");
+}

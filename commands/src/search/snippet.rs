@@ -25,7 +25,7 @@ use super::sources::{KeptPart, Source};
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::transcript::conversation::{Entry, read_entry};
+use ctxhooks_shared::transcript::conversation::message_parts;
 
 /// Characters of context shown before the first match.
 const BEFORE: usize = 60;
@@ -154,8 +154,8 @@ impl<'connection> Snippets<'connection> {
         let Some((bytes, origin)) = self.line(hit)? else {
             return Ok(None);
         };
-        let entry = read_entry(&bytes, hit.subagent);
-        let Some(Entry::Message { parts, .. }) = entry else {
+        // The line the index read as a message (its hash says so): its parts alone are read.
+        let Some(parts) = message_parts(&bytes) else {
             return Ok(None);
         };
         let mut text = String::new();

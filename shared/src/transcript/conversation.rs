@@ -155,6 +155,16 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
     }
 }
 
+/// The parts of a line [`read_entry`] reads as a message, as it reads them (thinking left out),
+/// from its `message` alone: for a line known to be one (the same bytes read before, as search's
+/// snippets know by the line's hash), without reading its record's other fields again. `None`
+/// when it has none.
+pub fn message_parts(line: &[u8]) -> Option<Vec<Part>> {
+    let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
+    let parts = parts_of(message.get("content")?, false);
+    (!parts.is_empty()).then_some(parts)
+}
+
 /// A line's `message`; every other member skipped.
 #[derive(serde::Deserialize)]
 struct MessageOnly {
