@@ -610,11 +610,10 @@ mod tests {
     }
 
     /// A kept folder whose look changed is listed again and its problem said as it was without
-    /// the remembered listing (a link planted in it changes its times), and a session no longer
-    /// in the state folder is dropped from the file.
+    /// the remembered listing (a link planted in it changes its times).
     #[cfg(unix)]
     #[test]
-    fn a_link_planted_in_a_remembered_folder_is_said_and_a_session_gone_is_dropped() {
+    fn a_link_planted_in_a_remembered_folder_is_said() {
         let kept = Scratch::new("search-kept-listing-link");
         kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
         kept.start(
@@ -643,6 +642,16 @@ mod tests {
         fs_err::remove_file(kept.kept.join("subagents/elsewhere")).unwrap();
         kept.age_folders();
         assert_eq!(kept.found().len(), 2);
+        assert!(kept.remembered()["sessions"][SESSION].is_object());
+    }
+
+    /// A session no longer in the state folder is dropped from the file.
+    #[test]
+    fn a_session_gone_is_dropped_from_the_remembered_listings() {
+        let kept = Scratch::new("search-kept-listing-gone");
+        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+        kept.age_folders();
+        assert_eq!(kept.found().len(), 1);
         assert!(kept.remembered()["sessions"][SESSION].is_object());
         fs_err::remove_dir_all(kept.state.session_dir(&kept.session)).unwrap();
         assert_eq!(kept.found(), []);
