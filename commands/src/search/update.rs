@@ -54,11 +54,13 @@ struct SourceRow {
     signature: Option<String>,
 }
 
-/// Brings the index on `connection` up to date with `sources`, in write transactions. The usual
-/// search has nothing to update, which [`Indexed::holds`] sees without the write lock: the
-/// caller asks it first, and calls this only when it says no.
+/// Brings the index on `connection` up to date with `sources`.
 pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) -> Result<Updated> {
     let mut updated = Updated::default();
+    // The usual search: nothing changed since the last one, seen without taking the write lock.
+    if unchanged(connection, sources)? {
+        return Ok(updated);
+    }
     let mut transaction = Batch::begin(connection)?;
     // Read inside the write transaction: what it says holds until the first commit, and after
     // it a row can only have come closer to what the files hold now.
@@ -153,78 +155,42 @@ fn key(source: &Source) -> Key {
     )
 }
 
-/// What the index's `sources` table held at one read: each row's key and the signature its
-/// files had when it was indexed, in the table's order, up to the first row that could not be
-/// read.
-#[derive(Debug)]
-pub struct Indexed {
-    rows: Vec<(Key, Option<String>)>,
-    /// Why the read stopped short, met by [`Indexed::holds`] where a check reading the rows one
-    /// by one would have met it (past a difference, never).
-    error: Option<anyhow::Error>,
-}
-
-impl Indexed {
-    /// Reads the `sources` table of `connection` (a read of its own, or part of the caller's
-    /// read transaction, whose moment it then shares).
-    pub fn read(connection: &Connection) -> Self {
-        let mut rows = Vec::new();
-        let error = read_signatures(connection, &mut rows).err();
-        Self { rows, error }
-    }
-
-    /// Whether every row was read.
-    pub fn is_whole(&self) -> bool {
-        self.error.is_none()
-    }
-
-    /// Whether the index, as read, held every one of `sources`, each with the signature its
-    /// files have now, and nothing else: then there is nothing to read and nothing to drop.
-    /// Read without a write transaction (a search beside it can only bring a row closer to the
-    /// files; when anything differs [`update`] reads the rows again inside its own).
-    pub fn holds(self, sources: &[Source]) -> Result<bool> {
-        let now: HashMap<(&str, &str, u32), &str> = sources
-            .iter()
-            .map(|source| {
+/// Whether the index holds every one of `sources`, each with the signature its files have now,
+/// and nothing else: then there is nothing to read and nothing to drop. Read without a write
+/// transaction (a search beside it can only bring a row closer to the files; when anything
+/// differs the update reads the rows again inside its own).
+fn unchanged(connection: &Connection, sources: &[Source]) -> Result<bool> {
+    let now: HashMap<(&str, &str, u32), &str> = sources
+        .iter()
+        .map(|source| {
+            (
                 (
-                    (
-                        source.session.as_str(),
-                        source.name.as_str(),
-                        source.generation,
-                    ),
-                    source.signature.as_str(),
-                )
-            })
-            .collect();
-        for ((session, name, generation), signature) in &self.rows {
-            let key = (session.as_str(), name.as_str(), *generation);
-            if now.get(&key).copied() != signature.as_deref() {
-                return Ok(false);
-            }
-        }
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        // The rows are unique by key: as many as the sources means each source has its row.
-        Ok(self.rows.len() == now.len())
-    }
-}
-
-/// Adds to `rows` each row of the `sources` table with its signature, until one cannot be read.
-fn read_signatures(connection: &Connection, rows: &mut Vec<(Key, Option<String>)>) -> Result<()> {
+                    source.session.as_str(),
+                    source.name.as_str(),
+                    source.generation,
+                ),
+                source.signature.as_str(),
+            )
+        })
+        .collect();
     let mut statement =
         connection.prepare("SELECT session, name, generation, signature FROM sources")?;
-    let mut found = statement.query([])?;
-    while let Some(row) = found.next()? {
+    let mut rows = statement.query([])?;
+    let mut seen = 0;
+    while let Some(row) = rows.next()? {
         let key = (
-            row.get_ref(0)?.as_str()?.to_owned(),
-            row.get_ref(1)?.as_str()?.to_owned(),
+            row.get_ref(0)?.as_str()?,
+            row.get_ref(1)?.as_str()?,
             row.get::<_, u32>(2)?,
         );
-        let signature = row.get_ref(3)?.as_str_or_null()?.map(str::to_owned);
-        rows.push((key, signature));
+        let signature = row.get_ref(3)?.as_str_or_null()?;
+        if now.get(&key).copied() != signature {
+            return Ok(false);
+        }
+        seen += 1;
     }
-    Ok(())
+    // The rows are unique by key: as many as the sources means each source has its row.
+    Ok(seen == now.len())
 }
 
 fn all_indexed(connection: &Connection) -> Result<HashMap<Key, SourceRow>> {
