@@ -112,6 +112,8 @@ fn search_follows_kept_and_live_bytes_incrementally_once_each() {
         .open(&transcript)
         .unwrap();
     file.write_all(turn.as_bytes()).unwrap();
+    // Closed: on Windows a file still open is not gone until it is closed (its removal below).
+    drop(file);
     let live = search(&world, &["zucchini"]);
     assert_eq!(count(&live), 1);
     assert_eq!(live["results"][0]["origin"], "live");

@@ -466,6 +466,9 @@ fn collect_generations(
         let entry = entry?;
         let inner = relative.join(entry.file_name());
         let link = crate::platform::open::is_link(&entry.metadata()?);
+        // The name as a kept name is written: `/` between its parts on every platform (a
+        // sub-agent's is `subagents/…` as `keep` names it, never `subagents\…`).
+        let named = inner.to_str().map(|_| slash_separated(&inner));
         if !link && entry.file_type()?.is_dir() {
             if let Some(folders) = looks {
                 // Looked at before it is listed: a change in between is in the listing, and
@@ -476,8 +479,8 @@ fn collect_generations(
                 }
             }
             collect_generations(&entry.path(), &inner, found, looks)?;
-        } else if let Some((name, digits)) = inner
-            .to_str()
+        } else if let Some((name, digits)) = named
+            .as_deref()
             .and_then(generation_stem)
             .and_then(|stem| stem.rsplit_once('.'))
             && let (Ok(name), Some(generation)) =
