@@ -407,6 +407,18 @@ mod tests {
             start_generation(&self.kept, &name, &header).unwrap();
         }
 
+        /// Starts generation 1 of the main transcript and of one sub-agent's, both folders' last
+        /// change set an hour back.
+        fn start_main_and_agent(&self) {
+            self.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
+            self.start(
+                "subagents/agent-a.jsonl",
+                1,
+                "/p/-w-app/s/subagents/agent-a.jsonl",
+            );
+            self.age_folders();
+        }
+
         /// Sets the kept folder's (and its sub-agents') modification time an hour back: a later
         /// change shows in it whatever the clock's grain.
         fn age_folders(&self) {
@@ -455,13 +467,7 @@ mod tests {
     #[test]
     fn a_new_generation_or_sub_agent_is_found_while_the_listing_is_remembered() {
         let kept = Scratch::new("search-kept-listing-new");
-        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
-        kept.start(
-            "subagents/agent-a.jsonl",
-            1,
-            "/p/-w-app/s/subagents/agent-a.jsonl",
-        );
-        kept.age_folders();
+        kept.start_main_and_agent();
         assert_eq!(
             kept.found(),
             [
@@ -615,13 +621,7 @@ mod tests {
     #[test]
     fn a_link_planted_in_a_remembered_folder_is_said() {
         let kept = Scratch::new("search-kept-listing-link");
-        kept.start("transcript.jsonl", 1, "/p/-w-app/main.jsonl");
-        kept.start(
-            "subagents/agent-a.jsonl",
-            1,
-            "/p/-w-app/s/subagents/agent-a.jsonl",
-        );
-        kept.age_folders();
+        kept.start_main_and_agent();
         assert_eq!(kept.found().len(), 2);
         assert!(kept.remembered()["sessions"][SESSION].is_object());
         std::os::unix::fs::symlink("/tmp", kept.kept.join("subagents/elsewhere")).unwrap();
