@@ -11,6 +11,22 @@
 const path = require('path');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE);
 
+// Ticks or clears a box by a real click, as Playwright's `setChecked` does, and clicks again (at
+// most twice more, 100 ms apart) when the click left the box as it was: on a loaded machine a
+// click can land while the page still lays out what the previous filter hid (CI saw it once). A
+// box the page never lets change still fails, with Playwright's own error.
+async function setBox(page, selector, checked) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await page.setChecked(selector, checked);
+      return;
+    } catch (error) {
+      if (attempt >= 2 || !String(error).includes('did not change its state')) throw error;
+      await page.waitForTimeout(100);
+    }
+  }
+}
+
 async function main() {
   const [page_path, screenshot, word] = process.argv.slice(2);
   const context = await chromium.launchPersistentContext(process.env.VIEW_PROFILE, {
@@ -90,14 +106,14 @@ async function main() {
   await page.waitForTimeout(100);
   seen.pwned_after_opening = await page.evaluate(() => typeof window.__pwned !== 'undefined');
   // The filter box: prompts only, errors only, a word.
-  await page.check('#f-prompts');
+  await setBox(page, '#f-prompts', true);
   seen.prompts_only = await page.evaluate(() =>
     Array.from(document.querySelectorAll('article.m')).filter((a) => !a.hidden).map((a) => a.dataset.k));
-  await page.uncheck('#f-prompts');
-  await page.check('#f-errors');
+  await setBox(page, '#f-prompts', false);
+  await setBox(page, '#f-errors', true);
   seen.errors_only = await page.evaluate(() =>
     Array.from(document.querySelectorAll('article.m')).filter((a) => !a.hidden).length);
-  await page.uncheck('#f-errors');
+  await setBox(page, '#f-errors', false);
   if (word) {
     await page.fill('#f-word', word);
     await page.waitForFunction(() => document.getElementById('f-count').textContent !== '');
