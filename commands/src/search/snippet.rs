@@ -177,12 +177,13 @@ impl<'connection> Snippets<'connection> {
     /// to 8 MiB of transcript (all that was there when the hooks first kept it): tens of
     /// milliseconds for a snippet, against a seek and a read.
     fn line(&mut self, hit: &Hit) -> Result<Option<(Vec<u8>, Origin)>> {
-        match self.live_line(hit) {
-            Ok(Some(bytes)) => return Ok(Some((bytes, Origin::Live))),
-            // A kept generation's line is read from the kept copy when the live file fails.
-            Err(error) if hit.generation == 0 => return Err(error),
-            Ok(None) | Err(_) if hit.generation == 0 => return Ok(None),
-            Ok(None) | Err(_) => {}
+        let live = self.live_line(hit);
+        if hit.generation == 0 {
+            return Ok(live?.map(|bytes| (bytes, Origin::Live)));
+        }
+        // A kept generation's line is read from the kept copy when the live file fails too.
+        if let Ok(Some(bytes)) = live {
+            return Ok(Some((bytes, Origin::Live)));
         }
         let end = hit.offset + hit.length;
         let key = (hit.session.clone(), hit.name.clone(), hit.generation);

@@ -220,16 +220,16 @@ fn find_sources_at(
                 } else {
                     None
                 };
-                let signature = if generation == newest {
-                    let mut signature = String::new();
-                    stamp_facts(&mut signature, newest_look.as_ref());
-                    match &file {
-                        Some(file) => stamp(&mut signature, file),
-                        None => signature.push_str("none;"),
+                let signature = match &file {
+                    // The newest generation (the only one a live file carries on): the look
+                    // taken at its index for its header stamps the index too.
+                    Some(file) => {
+                        let mut signature = String::new();
+                        stamp_facts(&mut signature, newest_look.as_ref());
+                        stamp(&mut signature, file);
+                        signature
                     }
-                    signature
-                } else {
-                    signature(Some(&name.index_path(&kept_dir, generation)), None)
+                    None => signature(Some(&name.index_path(&kept_dir, generation)), None),
                 };
                 sources.push(Source {
                     session: session.to_string(),

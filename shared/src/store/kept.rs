@@ -468,19 +468,20 @@ fn collect_generations(
         let link = crate::platform::open::is_link(&entry.metadata()?);
         // The name as a kept name is written: `/` between its parts on every platform (a
         // sub-agent's is `subagents/…` as `keep` names it, never `subagents\…`).
-        let named = inner.to_str().map(|_| slash_separated(&inner));
+        let named = slash_separated(&inner);
         if !link && entry.file_type()?.is_dir() {
             if let Some(folders) = looks {
                 // Looked at before it is listed: a change in between is in the listing, and
                 // makes the next look differ from this one.
                 match identity::of_entry(&entry) {
-                    Ok(look) => folders.push((slash_separated(&inner), Some(look))),
+                    Ok(look) => folders.push((named, Some(look))),
                     Err(_) => *looks = None,
                 }
             }
             collect_generations(&entry.path(), &inner, found, looks)?;
-        } else if let Some((name, digits)) = named
-            .as_deref()
+        } else if let Some((name, digits)) = inner
+            .to_str()
+            .and(Some(named.as_str()))
             .and_then(generation_stem)
             .and_then(|stem| stem.rsplit_once('.'))
             && let (Ok(name), Some(generation)) =
