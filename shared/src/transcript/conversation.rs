@@ -123,13 +123,7 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
             if record.is_meta.is_true() {
                 return None;
             }
-            // Only `message` is read into values: the rest of the line (a tool's result again
-            // in `toolUseResult`, often as large) is skipped over.
-            let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
-            let parts = parts_of(message.get("content")?, thinking);
-            if parts.is_empty() {
-                return None;
-            }
+            let (message, parts) = message_and_parts(line, thinking)?;
             let speaker = match kind {
                 _ if record.is_compact_summary.is_true() => Speaker::Summary,
                 "assistant" => Speaker::Assistant,
@@ -160,9 +154,16 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
 /// snippets know by the line's hash), without reading its record's other fields again. `None`
 /// when it has none.
 pub fn message_parts(line: &[u8]) -> Option<Vec<Part>> {
+    message_and_parts(line, false).map(|(_, parts)| parts)
+}
+
+/// A line's `message` and the parts of its content (`None` when it has none). Only `message` is
+/// read into values: the rest of the line (a tool's result again in `toolUseResult`, often as
+/// large) is skipped over.
+fn message_and_parts(line: &[u8], thinking: bool) -> Option<(Value, Vec<Part>)> {
     let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
-    let parts = parts_of(message.get("content")?, false);
-    (!parts.is_empty()).then_some(parts)
+    let parts = parts_of(message.get("content")?, thinking);
+    (!parts.is_empty()).then_some((message, parts))
 }
 
 /// A line's `message`; every other member skipped.
