@@ -96,6 +96,11 @@ pub fn run() -> Result<ExitCode> {
     {
         return cli_statusline::run(&args);
     }
+    if arguments.first().is_some_and(|first| first == "search")
+        && let Some(args) = search::cli::SearchArgs::quick(&arguments[1..])
+    {
+        return search::cli::run(&args);
+    }
     let mut cli = Cli::parse();
     resolve_session_arguments(&mut cli.command)?;
     match cli.command {
@@ -185,4 +190,69 @@ fn resolve_session_arguments(command: &mut Command) -> Result<()> {
         *session = resolve_session(&state, session, unknown)?.to_string();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the whole parser makes of `ctxhooks search ARGS`: the search's arguments, or `None`
+    /// when it refuses them (or answers them with help).
+    fn whole(arguments: &[&str]) -> Option<String> {
+        let all = ["ctxhooks", "search"].iter().chain(arguments);
+        match Cli::try_parse_from(all).ok()?.command {
+            Command::Search(args) => Some(format!("{args:?}")),
+            _ => None,
+        }
+    }
+
+    fn quick(arguments: &[&str]) -> Option<String> {
+        let arguments: Vec<std::ffi::OsString> = arguments.iter().map(Into::into).collect();
+        search::cli::SearchArgs::quick(&arguments).map(|args| format!("{args:?}"))
+    }
+
+    #[test]
+    fn the_quick_search_parser_reads_what_the_whole_parser_reads_and_nothing_else() {
+        let cases: &[&[&str]] = &[
+            &["compaction"],
+            &["run", "the", "tests"],
+            &["\"a phrase\"", "OR", "word*"],
+            &["--json", "x"],
+            &["x", "--json"],
+            &["--limit", "5", "x"],
+            &["--limit=5", "x"],
+            &["--limit", "0", "x"],
+            &["--role", "user", "x"],
+            &["--role", "assistant", "--session", "last", "x"],
+            &[
+                "--project",
+                "app",
+                "--since",
+                "2026-01-01",
+                "--until",
+                "2026-02-01",
+                "x",
+            ],
+            &["--projects", "/p", "--projects", "/q", "x"],
+            &["--", "--json"],
+            &["-x"],
+            &[],
+            &["-h"],
+            &["--help"],
+            &["--version"],
+            &["--limit"],
+            &["--limit", "many", "x"],
+            &["--role", "nobody", "x"],
+            &["--bogus", "x"],
+            &["--json", "--json", "x"],
+        ];
+        let mut taken = 0;
+        for arguments in cases {
+            let whole = whole(arguments);
+            // The quick parser takes exactly what the whole one reads as a search, as it reads it.
+            assert_eq!(quick(arguments), whole, "ctxhooks search {arguments:?}");
+            taken += usize::from(whole.is_some());
+        }
+        assert!(taken >= 12, "the cases read as a search: {taken}");
+    }
 }

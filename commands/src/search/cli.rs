@@ -55,6 +55,19 @@ pub struct SearchArgs {
     pub projects: ProjectsArgs,
 }
 
+impl SearchArgs {
+    /// The arguments of `ctxhooks search ARGS` parsed by a parser of `search` alone, when they
+    /// parse: building the whole command line's parser (every command's arguments) is a tenth
+    /// of a warm search's instructions. Anything it refuses (`--help`, a typo, a missing query)
+    /// is `None`, for the whole parser to answer as it always has.
+    pub fn quick(arguments: &[std::ffi::OsString]) -> Option<Self> {
+        use clap::FromArgMatches as _;
+        let parser = Self::augment_args(clap::Command::new("search").no_binary_name(true));
+        let matches = parser.try_get_matches_from(arguments).ok()?;
+        Self::from_arg_matches(&matches).ok()
+    }
+}
+
 pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let request = Request {
