@@ -16,6 +16,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Result, anyhow};
+use rustc_hash::FxHashSet;
 
 use super::kept_listing::KeptListings;
 use crate::projects::discover::{KnownParent, Problem, ProblemKind, discover_knowing};
@@ -134,9 +135,14 @@ fn stamp_facts(signature: &mut String, facts: Option<&FileFacts>) {
     }
 }
 
+/// Room for a signature's two stamps as file systems give them (five numbers each, none past 20
+/// digits and a sign, and their separators), made at once: written into a text that grows as
+/// it goes, a signature was reallocated three times.
+const SIGNATURE_BYTES: usize = 2 * (5 * 21 + 5);
+
 /// The signature of a source reading `index` (a kept generation's) and `file`.
 fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
-    let mut signature = String::new();
+    let mut signature = String::with_capacity(SIGNATURE_BYTES);
     for path in [index, file] {
         match path {
             Some(path) => stamp(&mut signature, path),
@@ -149,7 +155,8 @@ fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
 /// The signature of a source reading only a file, from what a look at it gave: the same as
 /// [`signature`]`(None, Some(path))` by that look.
 pub(super) fn file_signature(facts: Option<&FileFacts>) -> String {
-    let mut signature = String::from("none;");
+    let mut signature = String::with_capacity(SIGNATURE_BYTES);
+    signature.push_str("none;");
     stamp_facts(&mut signature, facts);
     signature
 }
@@ -228,7 +235,7 @@ fn find_kept_sources_at(
                     // The newest generation (the only one a live file carries on): the look
                     // taken at its index for its header stamps the index too.
                     Some(file) => {
-                        let mut signature = String::new();
+                        let mut signature = String::with_capacity(SIGNATURE_BYTES);
                         stamp_facts(&mut signature, newest_look.as_ref());
                         stamp(&mut signature, file);
                         signature
@@ -236,7 +243,7 @@ fn find_kept_sources_at(
                     None => signature(Some(&name.index_path(&kept_dir, generation)), None),
                 };
                 sources.push(Source {
-                    session: session.to_string(),
+                    session: session.as_str().to_owned(),
                     name: name.as_str().to_owned(),
                     generation,
                     project_slug: live.as_deref().and_then(|live| slug_of(live, &session)),
@@ -279,7 +286,7 @@ impl KeptFound {
         problems.extend(found.problems);
         // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
         // project folders (resumed from another folder, or a project moved) is two transcripts.
-        let mut taken: HashSet<(String, String)> = HashSet::new();
+        let mut taken: FxHashSet<(String, String)> = FxHashSet::default();
         for files in found.sessions {
             let Ok(session) = SessionId::parse(&files.session_id) else {
                 continue;
@@ -290,11 +297,12 @@ impl KeptFound {
                     .join(&files.project)
                     .join(format!("{session}.jsonl"))
             });
-            for (path, facts) in files.transcripts().zip(&files.facts) {
+            for (position, (path, facts)) in files.transcripts().zip(&files.facts).enumerate() {
                 if carried.contains(path) {
                     continue;
                 }
-                let name = if Some(path) == files.main.as_ref() {
+                // The main transcript comes first, when there is one.
+                let name = if position == 0 && files.main.is_some() {
                     KeptName::main()
                 } else {
                     match subagent_name(&main, &session, path) {
@@ -306,14 +314,14 @@ impl KeptFound {
                 // that each is a source of its own (one key for both would read each in turn at
                 // every search, and keep only the last).
                 let mut unique = name.as_str().to_owned();
-                if !taken.insert((session.to_string(), unique.clone())) {
+                if !taken.insert((session.as_str().to_owned(), unique.clone())) {
                     unique = format!("{}/{}", files.project, name.as_str());
-                    if !taken.insert((session.to_string(), unique.clone())) {
+                    if !taken.insert((session.as_str().to_owned(), unique.clone())) {
                         continue;
                     }
                 }
                 sources.push(Source {
-                    session: session.to_string(),
+                    session: session.as_str().to_owned(),
                     subagent: !name.is_main(),
                     name: unique,
                     generation: 0,
@@ -353,7 +361,7 @@ fn snapshot_copies(state: &StateDir) -> Vec<Source> {
             }
             let copy = entry.path.join(&file.path);
             sources.push(Source {
-                session: session.to_string(),
+                session: session.as_str().to_owned(),
                 name: format!("archive/{}/{}", entry.metadata.name, file.path),
                 generation: 0,
                 project_slug: slug_of(Path::new(&file.source), &session),
