@@ -6,6 +6,7 @@ pub mod database;
 pub mod engine;
 pub mod find;
 pub mod kept_listing;
+pub mod known_parents;
 pub mod marking;
 pub mod message;
 pub mod prepare;

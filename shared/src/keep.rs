@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::{SecondsFormat, Utc};
 
 use crate::notes::Notes;
-use crate::store::files::{self, FileError};
+use crate::store::files::{self, FileError, is_plain_relative, is_separator};
 use crate::store::kept::{
     self, CHUNK_BYTES, ChunkRecord, FileIdentity, GenerationHeader, GenerationReason, KEPT_SCHEMA,
     KeptError, KeptName,
@@ -438,12 +438,110 @@ pub fn subagent_name(
     session: &SessionId,
     agent: &Path,
 ) -> Result<KeptName, KeptError> {
+    // A search names every sub-agent's file it finds: read from the paths' bytes when they
+    // allow it, component by component otherwise.
+    let name = plain_subagent_name(transcript, session, agent)
+        .unwrap_or_else(|| general_subagent_name(transcript, session, agent));
+    KeptName::parse_owned(name)
+}
+
+/// [`subagent_name`]'s text, component by component: what every path gets.
+fn general_subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> String {
     let nested = files::folder_of(transcript).join(session.as_str());
     let relative: PathBuf = match agent.strip_prefix(&nested) {
         Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
         _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
     };
-    KeptName::parse(&kept::slash_separated(&relative))
+    kept::slash_separated(&relative)
+}
+
+/// [`general_subagent_name`]'s text read from the paths' bytes, without a component parsed, a
+/// path joined or anything allocated but the text: `None` (the general way then) unless both
+/// paths are plain ([`is_plain`]), the transcript's path names its folder, the text is UTF-8 and the
+/// two do not start with different drive letters (`c:` and `C:` are one drive to Windows).
+/// Plain paths' components are their parts between separators, each equal to another only when
+/// its bytes are: the same first parts are the same first bytes, a separator matching any.
+fn plain_subagent_name(transcript: &Path, session: &SessionId, agent: &Path) -> Option<String> {
+    let transcript = transcript.as_os_str().as_encoded_bytes();
+    let agent = agent.as_os_str().as_encoded_bytes();
+    if !is_plain(transcript) {
+        return None;
+    }
+    if let ([one, b':', ..], [other, b':', ..]) = (transcript, agent)
+        && one != other
+    {
+        return None;
+    }
+    // `folder_of(transcript)` and a separator: the bytes up to its last separator (a file
+    // named without a folder is in `.`, which the general way joins).
+    let folder = &transcript[..=transcript.iter().rposition(|&byte| is_separator(byte))?];
+    let inner = match agent.get(..folder.len()) {
+        // In the transcript's folder or below it: plain if the rest is.
+        Some(start) if start == folder || same_bytes(start, folder) => {
+            let rest = &agent[folder.len()..];
+            if !is_plain_relative(rest) {
+                return None;
+            }
+            rest.strip_prefix(session.as_str().as_bytes())
+                .and_then(|rest| match rest {
+                    [separator, inner @ ..] if is_separator(*separator) => Some(inner),
+                    _ => None,
+                })
+                .filter(|inner| match inner.strip_prefix(b"subagents") {
+                    Some([]) => true,
+                    Some([separator, ..]) => is_separator(*separator),
+                    _ => false,
+                })
+        }
+        // Elsewhere: not below `<folder>/<session>` either, when it is plain.
+        _ if is_plain(agent) => None,
+        _ => return None,
+    };
+    let name = if let Some(inner) = inner {
+        // Below `<folder>/<session>/subagents`: the parts from `subagents` on.
+        inner
+            .iter()
+            .map(|&byte| if is_separator(byte) { b'/' } else { byte })
+            .collect()
+    } else {
+        // Anywhere else: `subagents/` and the file's name, its last part.
+        let start = agent
+            .iter()
+            .rposition(|&byte| is_separator(byte))
+            .map_or(0, |separator| separator + 1);
+        [b"subagents/", &agent[start..]].concat()
+    };
+    String::from_utf8(name).ok()
+}
+
+/// Returns true if and only if `one` and `other` are the same bytes, a separator matching any
+/// separator.
+fn same_bytes(one: &[u8], other: &[u8]) -> bool {
+    one.len() == other.len()
+        && one
+            .iter()
+            .zip(other)
+            .all(|(&one, &other)| one == other || (is_separator(one) && is_separator(other)))
+}
+
+/// Returns true if and only if the components of the path whose bytes are `bytes` are exactly
+/// its parts between separators, on every platform: plain parts ([`is_plain_relative`]) after
+/// a root, a drive's `X:` and its root, or nothing. What Windows reads as another prefix
+/// (`\\server\share`, `\\?\…`, `\\.\…`) starts with two separators and is refused. Each part is
+/// then compared as its bytes are, but a drive's letter, whose case Windows ignores.
+fn is_plain(bytes: &[u8]) -> bool {
+    let body = match bytes {
+        [letter, b':', rest @ ..] if letter.is_ascii_alphabetic() => match rest {
+            [root, ..] if is_separator(*root) => rest,
+            _ => return false,
+        },
+        _ => bytes,
+    };
+    let parts = match body {
+        [root, parts @ ..] if is_separator(*root) => parts,
+        _ => body,
+    };
+    is_plain_relative(parts)
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked
@@ -803,6 +901,159 @@ mod tests {
                     .to_owned(),
             ]]
         );
+    }
+
+    /// Wherever the paths' bytes decide a sub-agent's name, it is the name their components
+    /// give, on every platform: across transcripts and agents of every layout (nested, in a
+    /// workflow's folder, flat beside the transcript or elsewhere) and odd ones (repeated or
+    /// trailing separators, `.` and `..`, drives, Windows prefixes, separators mixed, a `:`).
+    /// A byte rule that differed anywhere (a drive's letter compared as bytes where Windows
+    /// ignores its case, `a//b` read as three parts) fails here.
+    #[test]
+    fn a_name_read_from_the_bytes_is_the_name_read_from_the_components() {
+        let session = SessionId::parse("abc").unwrap();
+        let transcripts = [
+            "/p/abc.jsonl",
+            "/p/x/abc.jsonl",
+            "/p/.x/abc.jsonl",
+            "/p//abc.jsonl",
+            "/p/abc.jsonl/",
+            "p/abc.jsonl",
+            "abc.jsonl",
+            "/abc.jsonl",
+            "./p/abc.jsonl",
+            "/p/./abc.jsonl",
+            "/p/../p/abc.jsonl",
+            "/p\\abc.jsonl",
+            "C:/p/abc.jsonl",
+            "C:\\p\\abc.jsonl",
+            "c:\\p\\abc.jsonl",
+            "C:abc.jsonl",
+            "\\\\server\\share\\p\\abc.jsonl",
+            "\\\\?\\C:\\p\\abc.jsonl",
+        ];
+        let agents = [
+            "/p/abc/subagents/agent-1.jsonl",
+            "/p/abc/subagents/flow/agent-2.jsonl",
+            "/p/abc/subagents/workflows/wf_1/agent-3.jsonl",
+            "/p/agent-4.jsonl",
+            "/p/x/abc/subagents/agent-5.jsonl",
+            "/p/.x/abc/subagents/w/agent-31.jsonl",
+            "/q/abc/subagents/agent-6.jsonl",
+            "/p/abc/subagentsx/agent-7.jsonl",
+            "/p/abc/other/subagents/agent-8.jsonl",
+            "/p/abcd/subagents/agent-9.jsonl",
+            "/p/abc/subagents",
+            "/p/abc",
+            "/p//abc/subagents/agent-10.jsonl",
+            "/p/abc//subagents/w/agent-11.jsonl",
+            "/p/./abc/subagents/w/agent-12.jsonl",
+            "./p/abc/subagents/w/agent-13.jsonl",
+            "p/abc/subagents/w/agent-14.jsonl",
+            "abc/subagents/w/agent-15.jsonl",
+            "/abc/subagents/w/agent-16.jsonl",
+            "/p/abc/subagents/../agent-17.jsonl",
+            "/p/abc/subagents/w/agent-18.jsonl/",
+            "/p/abc/subagents/a:b.jsonl",
+            "/p/abc/subagents/w/agent-\u{e9}.jsonl",
+            "/p/abc/subagents/agent-19.txt",
+            "/p/abc/subagents/.w/agent-28.jsonl",
+            "/p/abc/subagents/.../agent-29.jsonl",
+            "/p/abc/subagents/w./..x/agent-30.jsonl",
+            "/p/abc/subagents/w/.",
+            "/p/abc/subagents/w/..",
+            "C:/p/abc/subagents/w/agent-20.jsonl",
+            "c:/p/abc/subagents/w/agent-21.jsonl",
+            "C:\\p\\abc\\subagents\\w\\agent-22.jsonl",
+            "c:\\p\\abc\\subagents\\w\\agent-23.jsonl",
+            "C:\\p/abc\\subagents/w\\agent-24.jsonl",
+            "\\p\\abc\\subagents\\w\\agent-25.jsonl",
+            "\\\\server\\share\\p\\abc\\subagents\\w\\agent-26.jsonl",
+            "agent-27.jsonl",
+            "",
+            "/",
+            ".",
+            "..",
+        ];
+        let mut decided = 0;
+        for transcript in transcripts {
+            for agent in agents {
+                let (transcript, agent) = (Path::new(transcript), Path::new(agent));
+                let general = general_subagent_name(transcript, &session, agent);
+                if let Some(plain) = plain_subagent_name(transcript, &session, agent) {
+                    assert_eq!(plain, general, "{transcript:?}, {agent:?}");
+                    decided += 1;
+                }
+            }
+        }
+        // The bytes decide most of them (each transcript with `/` only, against each agent with
+        // `/` only), so the comparison above compares.
+        assert!(decided >= 4 * 16, "{decided}");
+    }
+
+    /// The usual layouts are named from their bytes (and named as the components name them).
+    #[test]
+    fn the_usual_layouts_are_named_from_the_bytes() {
+        let session = SessionId::parse("abc").unwrap();
+        let mut usual = vec![
+            (
+                "/p/abc.jsonl",
+                "/p/abc/subagents/agent-1.jsonl",
+                "subagents/agent-1.jsonl",
+            ),
+            (
+                "/p/abc.jsonl",
+                "/p/abc/subagents/workflows/wf_1/agent-2.jsonl",
+                "subagents/workflows/wf_1/agent-2.jsonl",
+            ),
+            (
+                "/p/abc.jsonl",
+                "/p/agent-3.jsonl",
+                "subagents/agent-3.jsonl",
+            ),
+            (
+                "p/abc.jsonl",
+                "p/abc/subagents/w/agent-4.jsonl",
+                "subagents/w/agent-4.jsonl",
+            ),
+            (
+                "/abc.jsonl",
+                "/abc/subagents/w/agent-5.jsonl",
+                "subagents/w/agent-5.jsonl",
+            ),
+        ];
+        // Where `\\` separates too (Windows): a drive, either separator.
+        if std::path::is_separator('\\') {
+            usual.extend([
+                (
+                    "C:\\p\\abc.jsonl",
+                    "C:\\p\\abc\\subagents\\w\\agent-6.jsonl",
+                    "subagents/w/agent-6.jsonl",
+                ),
+                (
+                    "C:\\p\\abc.jsonl",
+                    "C:/p/abc/subagents/w/agent-7.jsonl",
+                    "subagents/w/agent-7.jsonl",
+                ),
+                (
+                    "C:\\p\\abc.jsonl",
+                    "C:\\p\\agent-8.jsonl",
+                    "subagents/agent-8.jsonl",
+                ),
+            ]);
+        }
+        for (transcript, agent, name) in usual {
+            let (transcript, agent) = (Path::new(transcript), Path::new(agent));
+            assert_eq!(
+                plain_subagent_name(transcript, &session, agent).as_deref(),
+                Some(name)
+            );
+            assert_eq!(general_subagent_name(transcript, &session, agent), name);
+            assert_eq!(
+                subagent_name(transcript, &session, agent).unwrap().as_str(),
+                name
+            );
+        }
     }
 
     #[test]

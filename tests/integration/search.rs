@@ -300,6 +300,61 @@ fn the_next_search_sees_a_new_an_appended_a_removed_transcript_and_a_renamed_pro
     assert_eq!(marked(&search(&world, &["rambutan"])), [["rambutan"]]);
 }
 
+/// A 2.0.x sub-agent's file beside the sessions is under the session its lines name now. A
+/// search with nothing new takes that session from the index while the file looks as it did
+/// (the same answer, nothing read); rewritten to name another session, or replaced by another
+/// file of the same size and modification time naming a third (another inode), its lines are
+/// read again and its words found under the session they name.
+#[test]
+fn a_flat_sub_agent_file_is_under_the_session_its_lines_name_now() {
+    let world = World::new("search-flat-agent");
+    let main = world.transcript_path(SESSION);
+    fs_err::write(
+        &main,
+        user("u1", "2026-11-01T10:00:00.000Z", "the main kumquat"),
+    )
+    .unwrap();
+    let agent = main.with_file_name("agent-f1.jsonl");
+    let line = |session: &str| {
+        json!({"type": "user", "isSidechain": true, "uuid": "a1", "sessionId": session,
+            "cwd": "/work/demo", "timestamp": "2026-11-01T10:00:05.000Z",
+            "message": {"role": "user", "content": "a persimmon for the agent"}})
+        .to_string()
+            + "\n"
+    };
+    let found_in = |outcome: &Value| {
+        assert_eq!(count(outcome), 1, "{outcome:#}");
+        let result = &outcome["results"][0];
+        assert_eq!(
+            result["subagent"], "subagents/agent-f1.jsonl",
+            "{outcome:#}"
+        );
+        result["session"].as_str().unwrap().to_owned()
+    };
+    fs_err::write(&agent, line(SESSION)).unwrap();
+    assert_eq!(found_in(&search(&world, &["persimmon"])), SESSION);
+    let again = search(&world, &["persimmon"]);
+    assert_eq!(found_in(&again), SESSION);
+    assert_eq!(again["indexed_bytes"], 0, "{again:#}");
+
+    // Rewritten naming another session (the same length; its time set an hour back, so that
+    // the look changes whatever the clock's grain).
+    let other = "0f0e0d0c-0000-4000-8000-000000000002";
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    fs_err::write(&agent, line(other)).unwrap();
+    set_modified(&agent, hour_ago);
+    assert_eq!(found_in(&search(&world, &["persimmon"])), other);
+
+    // Replaced by another file of the same size and modification time.
+    let third = "0f0e0d0c-0000-4000-8000-000000000003";
+    let beside = agent.with_file_name("agent-f1.new");
+    fs_err::write(&beside, line(third)).unwrap();
+    set_modified(&beside, hour_ago);
+    fs_err::rename(&beside, &agent).unwrap();
+    assert_eq!(found_in(&search(&world, &["persimmon"])), third);
+    assert_eq!(found_in(&search(&world, &["persimmon"])), third);
+}
+
 /// A session's id in two project folders (resumed from another folder, or a project moved
 /// and copied): both transcripts are searched, and a search with nothing new reads neither
 /// again (one key for both read each in turn at every search and kept only the last's words).

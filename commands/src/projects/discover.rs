@@ -92,13 +92,25 @@ pub struct Found {
     pub folders_read: usize,
 }
 
+/// What a caller may know of a 2.0.x flat sub-agent file's parent session without reading the
+/// file: asked with its path and the look its folder's listing took at it, the session its
+/// lines name, or `None` to have them read (`search` answers from its index: a file it read,
+/// that looks the same). An answer that is the file's own name, which discovery takes when the
+/// lines name no session or cannot be read, is not taken: they are read.
+pub type KnownParent<'a> = &'a dyn Fn(&Path, &FileFacts) -> Option<String>;
+
 /// Finds every session under `folders`: each a projects folder, or one project's folder (what
 /// people type: `~/.claude/projects/-home-me-app`), read as that one project. A session found
 /// through two of them (a projects folder and one of its projects) is listed once.
 pub fn discover(folders: &[PathBuf]) -> Found {
+    discover_knowing(folders, &|_, _| None)
+}
+
+/// [`discover`], a flat sub-agent file's parent session taken from `known` when it answers.
+pub fn discover_knowing(folders: &[PathBuf], known: KnownParent<'_>) -> Found {
     let mut found = Found::default();
     for folder in folders {
-        discover_folder(folder, &mut found);
+        discover_folder(folder, known, &mut found);
     }
     // Only folders given together can find a session twice: within one folder each project's
     // folder is a name of its own in it (links are never followed), so the sessions found there
@@ -163,7 +175,7 @@ impl Found {
     }
 }
 
-fn discover_folder(folder: &Path, found: &mut Found) {
+fn discover_folder(folder: &Path, known: KnownParent<'_>, found: &mut Found) {
     let refused = match fs_err::metadata(folder) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(ProblemKind::Missing),
         Err(error) => Some(ProblemKind::Unreadable {
@@ -182,7 +194,7 @@ fn discover_folder(folder: &Path, found: &mut Found) {
     let mut holds_transcripts = false;
     for entry in entries {
         if entry.is_dir {
-            discover_project(folder, &entry.path, &mut as_projects);
+            discover_project(folder, &entry.path, known, &mut as_projects);
         } else if entry.is_jsonl() {
             holds_transcripts = true;
         }
@@ -194,7 +206,7 @@ fn discover_folder(folder: &Path, found: &mut Found) {
         let folder = fs_err::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
         let above = folder.parent().unwrap_or(&folder);
         as_projects = Found::default();
-        discover_project(above, &folder, &mut as_projects);
+        discover_project(above, &folder, known, &mut as_projects);
     }
     if as_projects.sessions.is_empty() {
         found.problems.extend(as_projects.problems);
@@ -206,7 +218,12 @@ fn discover_folder(folder: &Path, found: &mut Found) {
 }
 
 /// One project folder: its main transcripts, flat agent files and session folders.
-fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Found) {
+fn discover_project(
+    projects_folder: &Path,
+    project_dir: &Path,
+    known: KnownParent<'_>,
+    found: &mut Found,
+) {
     let entries = match list(project_dir) {
         Ok(entries) => entries,
         Err(kind) => return found.problem(project_dir, kind),
@@ -230,12 +247,20 @@ fn discover_project(projects_folder: &Path, project_dir: &Path, found: &mut Foun
         } else if entry.is_jsonl() {
             let stem = name.trim_end_matches(".jsonl");
             if stem.starts_with("agent-") {
-                // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the parent.
-                let parent = TranscriptFile::open(&entry.path)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|mut file| first_session_id(&mut file))
-                    .ok()
-                    .flatten()
+                // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the
+                // parent, unless the caller knows it already.
+                let parent = entry
+                    .facts
+                    .as_ref()
+                    .and_then(|facts| known(&entry.path, facts))
+                    .filter(|known| known != stem)
+                    .or_else(|| {
+                        TranscriptFile::open(&entry.path)
+                            .map_err(anyhow::Error::from)
+                            .and_then(|mut file| first_session_id(&mut file))
+                            .ok()
+                            .flatten()
+                    })
                     .unwrap_or_else(|| stem.to_owned());
                 let (_, agents) = sessions.entry(parent).or_default();
                 agents.push(entry.listed());
@@ -410,5 +435,56 @@ mod tests {
             .map(|session| (session.session_id.as_str(), session.agents.len()))
             .collect();
         assert_eq!(sessions, [("parent", 1)]);
+    }
+
+    /// Each session's id and count of sub-agent files.
+    fn sessions_of(found: &Found) -> Vec<(String, usize)> {
+        found
+            .sessions
+            .iter()
+            .map(|session| (session.session_id.clone(), session.agents.len()))
+            .collect()
+    }
+
+    /// A flat agent file's parent is the one the caller knows, asked with the file's path and
+    /// the look its listing took at it; its first lines', when the caller knows none (and for
+    /// `discover`, which asks no one) or answers the file's own name.
+    #[test]
+    fn a_flat_agent_files_parent_is_the_one_the_caller_knows_else_its_first_lines() {
+        let folder = ctxhooks_shared::test_support::TempFolder::new("discover-known");
+        let project = folder.join("-work-project");
+        fs_err::create_dir_all(&project).unwrap();
+        let agent = project.join("agent-a1.jsonl");
+        fs_err::write(
+            &agent,
+            "{\"type\":\"user\",\"sessionId\":\"from-lines\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        )
+        .unwrap();
+        let look = identity::of_path(&agent).unwrap();
+        let folders = [folder.path().to_path_buf()];
+        let asked = std::cell::RefCell::new(Vec::new());
+        let known = |path: &Path, facts: &FileFacts| {
+            asked.borrow_mut().push((path.to_path_buf(), *facts));
+            Some("known".to_owned())
+        };
+        assert_eq!(
+            sessions_of(&discover_knowing(&folders, &known)),
+            [("known".to_owned(), 1)]
+        );
+        assert_eq!(asked.into_inner(), [(agent, look)]);
+        let from_lines = [("from-lines".to_owned(), 1)];
+        assert_eq!(
+            sessions_of(&discover_knowing(&folders, &|_, _| None)),
+            from_lines
+        );
+        assert_eq!(sessions_of(&discover(&folders)), from_lines);
+        // An answer that is the file's own name (what discovery takes when the lines name no
+        // session or cannot be read) is not taken: the lines are read.
+        assert_eq!(
+            sessions_of(&discover_knowing(&folders, &|_, _| Some(
+                "agent-a1".to_owned()
+            ))),
+            from_lines
+        );
     }
 }

@@ -10,11 +10,12 @@ use serde::Serialize;
 
 use super::database::{self, Database, is_damage};
 use super::find::{Filters, Finding, Hit, find};
+use super::known_parents::KnownParents;
 use super::progress::Progress;
 use super::query::{Query, Tier, parse};
 use super::role::Role;
 use super::snippet::{Origin, Snippet, Snippets};
-use super::sources::{Source, find_sources};
+use super::sources::{Source, find_kept_sources};
 use super::update::{Updated, update};
 use crate::output::Schema;
 use crate::render::shell::shell_word_bare_equals;
@@ -114,9 +115,16 @@ pub struct Widened {
 pub fn search(state: &StateDir, request: &Request, progress: &Progress) -> Result<Outcome> {
     let query = parse(&request.query)?;
     let mut problems = Vec::new();
-    let sources = find_sources(state, &request.projects, &mut problems)?;
-    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    // The kept copies first: a state folder whose sessions cannot be listed fails the search
+    // before the index is opened (or created).
+    let kept = find_kept_sources(state, &mut problems)?;
     let database = database::open(state)?;
+    // A 2.0.x flat sub-agent's file read before and looking the same is under its session then.
+    let known = KnownParents::of(&database.connection);
+    let sources = kept.with_the_rest(state, &request.projects, &mut problems, &|path, facts| {
+        known.parent(path, facts)
+    });
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
     let outcome = match search_in(state, &database, &sources, &query, request, progress) {
         Err(error) if is_damage(&error) => {
             // Damage found past the open's check: the index is rebuilt, never trusted.

@@ -16,9 +16,10 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Result, anyhow};
+use rustc_hash::FxHashSet;
 
 use super::kept_listing::KeptListings;
-use crate::projects::discover::{Problem, ProblemKind, discover};
+use crate::projects::discover::{KnownParent, Problem, ProblemKind, discover_knowing};
 use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::keep::subagent_name;
@@ -134,9 +135,14 @@ fn stamp_facts(signature: &mut String, facts: Option<&FileFacts>) {
     }
 }
 
+/// Room for a signature's two stamps as file systems give them (five numbers each, none past 20
+/// digits and a sign, and their separators), made at once: written into a text that grows as
+/// it goes, a signature was reallocated three times.
+const SIGNATURE_BYTES: usize = 2 * (5 * 21 + 5);
+
 /// The signature of a source reading `index` (a kept generation's) and `file`.
 fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
-    let mut signature = String::new();
+    let mut signature = String::with_capacity(SIGNATURE_BYTES);
     for path in [index, file] {
         match path {
             Some(path) => stamp(&mut signature, path),
@@ -148,35 +154,40 @@ fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
 
 /// The signature of a source reading only a file, from what a look at it gave: the same as
 /// [`signature`]`(None, Some(path))` by that look.
-fn file_signature(facts: Option<&FileFacts>) -> String {
-    let mut signature = String::from("none;");
+pub(super) fn file_signature(facts: Option<&FileFacts>) -> String {
+    let mut signature = String::with_capacity(SIGNATURE_BYTES);
+    signature.push_str("none;");
     stamp_facts(&mut signature, facts);
     signature
 }
 
-/// Every source under `state` and the projects folders. A kept copy whose index cannot be
-/// read is left out (its rows go; `archives verify` says what is wrong).
-pub fn find_sources(
-    state: &StateDir,
-    projects: &[PathBuf],
-    problems: &mut Vec<Problem>,
-) -> Result<Vec<Source>> {
-    find_sources_at(state, projects, problems, SystemTime::now())
+/// The kept copies' sources, found before the index is opened (a state folder whose sessions
+/// cannot be listed fails the search first, with nothing created), and the live files they
+/// carry on, which the rest leaves to them ([`KeptFound::with_the_rest`]).
+#[derive(Debug)]
+pub struct KeptFound {
+    sources: Vec<Source>,
+    /// A set by hash: `Path`'s hash agrees with its component-wise equality, as a sorted set's
+    /// comparisons do, at one hash a look instead of a walk of both paths' components at each
+    /// step of a tree (15 % of a warm search's instructions with every session kept).
+    carried: HashSet<PathBuf>,
 }
 
-/// [`find_sources`] at `now`, the moment its looks begin: a kept folder that changed within
+/// Every kept copy's source under `state`. A kept copy whose index cannot be read is left out
+/// (its rows go; `archives verify` says what is wrong).
+pub fn find_kept_sources(state: &StateDir, problems: &mut Vec<Problem>) -> Result<KeptFound> {
+    find_kept_sources_at(state, problems, SystemTime::now())
+}
+
+/// [`find_kept_sources`] at `now`, the moment its looks begin: a kept folder that changed within
 /// [`super::kept_listing::SETTLED_NS`] before it is not remembered (the tests give another moment).
-fn find_sources_at(
+fn find_kept_sources_at(
     state: &StateDir,
-    projects: &[PathBuf],
     problems: &mut Vec<Problem>,
     now: SystemTime,
-) -> Result<Vec<Source>> {
+) -> Result<KeptFound> {
     let mut sources = Vec::new();
     // The live files a kept copy's newest generation reads.
-    // A set by hash: `Path`'s hash agrees with its component-wise equality, as a sorted set's
-    // comparisons do, at one hash a look instead of a walk of both paths' components at each
-    // step of a tree (15 % of a warm search's instructions with every session kept).
     let mut carried: HashSet<PathBuf> = HashSet::new();
     let sessions = state.session_ids()?;
     // What each kept folder gave the last search, while it looks the same.
@@ -224,7 +235,7 @@ fn find_sources_at(
                     // The newest generation (the only one a live file carries on): the look
                     // taken at its index for its header stamps the index too.
                     Some(file) => {
-                        let mut signature = String::new();
+                        let mut signature = String::with_capacity(SIGNATURE_BYTES);
                         stamp_facts(&mut signature, newest_look.as_ref());
                         stamp(&mut signature, file);
                         signature
@@ -232,7 +243,7 @@ fn find_sources_at(
                     None => signature(Some(&name.index_path(&kept_dir, generation)), None),
                 };
                 sources.push(Source {
-                    session: session.to_string(),
+                    session: session.as_str().to_owned(),
                     name: name.as_str().to_owned(),
                     generation,
                     project_slug: live.as_deref().and_then(|live| slug_of(live, &session)),
@@ -253,59 +264,79 @@ fn find_sources_at(
         listings.found(&session, listing);
     }
     listings.write(state);
-    let found = discover(projects);
-    problems.extend(found.problems);
-    // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
-    // project folders (resumed from another folder, or a project moved) is two transcripts.
-    let mut taken: HashSet<(String, String)> = HashSet::new();
-    for files in found.sessions {
-        let Ok(session) = SessionId::parse(&files.session_id) else {
-            continue;
-        };
-        let main = files.main.clone().unwrap_or_else(|| {
-            files
-                .projects_folder
-                .join(&files.project)
-                .join(format!("{session}.jsonl"))
-        });
-        for (path, facts) in files.transcripts().zip(&files.facts) {
-            if carried.contains(path) {
+    Ok(KeptFound { sources, carried })
+}
+
+impl KeptFound {
+    /// Every source: these, the transcripts in the projects folders that ctxhooks does not keep
+    /// (a flat sub-agent file's parent session as `known` says, when it does:
+    /// [`discover_knowing`]), and the full copies of older snapshots.
+    pub fn with_the_rest(
+        self,
+        state: &StateDir,
+        projects: &[PathBuf],
+        problems: &mut Vec<Problem>,
+        known: KnownParent<'_>,
+    ) -> Vec<Source> {
+        let Self {
+            mut sources,
+            carried,
+        } = self;
+        let found = discover_knowing(projects, known);
+        problems.extend(found.problems);
+        // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
+        // project folders (resumed from another folder, or a project moved) is two transcripts.
+        let mut taken: FxHashSet<(String, String)> = FxHashSet::default();
+        for files in found.sessions {
+            let Ok(session) = SessionId::parse(&files.session_id) else {
                 continue;
-            }
-            let name = if Some(path) == files.main.as_ref() {
-                KeptName::main()
-            } else {
-                match subagent_name(&main, &session, path) {
-                    Ok(name) => name,
-                    Err(_) => continue,
-                }
             };
-            // The first folder's under its own name; another's under its folder's name too, so
-            // that each is a source of its own (one key for both would read each in turn at
-            // every search, and keep only the last).
-            let mut unique = name.as_str().to_owned();
-            if !taken.insert((session.to_string(), unique.clone())) {
-                unique = format!("{}/{}", files.project, name.as_str());
-                if !taken.insert((session.to_string(), unique.clone())) {
+            let main = files.main.clone().unwrap_or_else(|| {
+                files
+                    .projects_folder
+                    .join(&files.project)
+                    .join(format!("{session}.jsonl"))
+            });
+            for (position, (path, facts)) in files.transcripts().zip(&files.facts).enumerate() {
+                if carried.contains(path) {
                     continue;
                 }
+                // The main transcript comes first, when there is one.
+                let name = if position == 0 && files.main.is_some() {
+                    KeptName::main()
+                } else {
+                    match subagent_name(&main, &session, path) {
+                        Ok(name) => name,
+                        Err(_) => continue,
+                    }
+                };
+                // The first folder's under its own name; another's under its folder's name too, so
+                // that each is a source of its own (one key for both would read each in turn at
+                // every search, and keep only the last).
+                let mut unique = name.as_str().to_owned();
+                if !taken.insert((session.as_str().to_owned(), unique.clone())) {
+                    unique = format!("{}/{}", files.project, name.as_str());
+                    if !taken.insert((session.as_str().to_owned(), unique.clone())) {
+                        continue;
+                    }
+                }
+                sources.push(Source {
+                    session: session.as_str().to_owned(),
+                    subagent: !name.is_main(),
+                    name: unique,
+                    generation: 0,
+                    project_slug: Some(files.project.clone()),
+                    kept: None,
+                    // The look discovery took at the file, not a second one.
+                    signature: file_signature(facts.as_ref()),
+                    file: Some(path.clone()),
+                    snapshot: None,
+                });
             }
-            sources.push(Source {
-                session: session.to_string(),
-                subagent: !name.is_main(),
-                name: unique,
-                generation: 0,
-                project_slug: Some(files.project.clone()),
-                kept: None,
-                // The look discovery took at the file, not a second one.
-                signature: file_signature(facts.as_ref()),
-                file: Some(path.clone()),
-                snapshot: None,
-            });
         }
+        sources.extend(snapshot_copies(state));
+        sources
     }
-    sources.extend(snapshot_copies(state));
-    Ok(sources)
 }
 
 /// The full copies of schema 1 snapshots (ctxhooks before the kept copies), each under the
@@ -330,7 +361,7 @@ fn snapshot_copies(state: &StateDir) -> Vec<Source> {
             }
             let copy = entry.path.join(&file.path);
             sources.push(Source {
-                session: session.to_string(),
+                session: session.as_str().to_owned(),
                 name: format!("archive/{}/{}", entry.metadata.name, file.path),
                 generation: 0,
                 project_slug: slug_of(Path::new(&file.source), &session),
@@ -370,6 +401,21 @@ mod tests {
     use std::time::Duration;
 
     const SESSION: &str = "5e551011-0000-4000-8000-00000000c0de";
+
+    /// Every source, as a search finds them at `now`, no flat sub-agent's parent known.
+    fn find_sources_at(
+        state: &StateDir,
+        projects: &[PathBuf],
+        problems: &mut Vec<Problem>,
+        now: SystemTime,
+    ) -> Result<Vec<Source>> {
+        Ok(find_kept_sources_at(state, problems, now)?.with_the_rest(
+            state,
+            projects,
+            problems,
+            &|_, _| None,
+        ))
+    }
 
     /// A state folder with one kept session.
     struct Scratch {
