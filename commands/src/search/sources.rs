@@ -135,14 +135,15 @@ fn stamp_facts(signature: &mut String, facts: Option<&FileFacts>) {
     }
 }
 
-/// Room for a signature's two stamps as file systems give them (five numbers each, none past 20
-/// digits and a sign, and their separators), made at once: written into a text that grows as
-/// it goes, a signature was reallocated three times.
-const SIGNATURE_BYTES: usize = 2 * (5 * 21 + 5);
+/// Room for one stamp as file systems give it (a device, an inode, a size and a time to the
+/// nanosecond: 72 bytes hold 20 digits for the inode and 10 for the rest), made at once: written
+/// into a text that grows as it goes, a signature was reallocated three times. A longer stamp
+/// grows it as before.
+const STAMP_BYTES: usize = 72;
 
 /// The signature of a source reading `index` (a kept generation's) and `file`.
 fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
-    let mut signature = String::with_capacity(SIGNATURE_BYTES);
+    let mut signature = String::with_capacity(2 * STAMP_BYTES);
     for path in [index, file] {
         match path {
             Some(path) => stamp(&mut signature, path),
@@ -155,7 +156,7 @@ fn signature(index: Option<&Path>, file: Option<&Path>) -> String {
 /// The signature of a source reading only a file, from what a look at it gave: the same as
 /// [`signature`]`(None, Some(path))` by that look.
 pub(super) fn file_signature(facts: Option<&FileFacts>) -> String {
-    let mut signature = String::with_capacity(SIGNATURE_BYTES);
+    let mut signature = String::with_capacity("none;".len() + STAMP_BYTES);
     signature.push_str("none;");
     stamp_facts(&mut signature, facts);
     signature
@@ -235,7 +236,7 @@ fn find_kept_sources_at(
                     // The newest generation (the only one a live file carries on): the look
                     // taken at its index for its header stamps the index too.
                     Some(file) => {
-                        let mut signature = String::with_capacity(SIGNATURE_BYTES);
+                        let mut signature = String::with_capacity(2 * STAMP_BYTES);
                         stamp_facts(&mut signature, newest_look.as_ref());
                         stamp(&mut signature, file);
                         signature
