@@ -722,37 +722,6 @@ pub fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Returns true if and only if `byte` separates a path's components here (`/`; on Windows `\\`
-/// too).
-pub fn is_separator(byte: u8) -> bool {
-    std::path::is_separator(char::from(byte))
-}
-
-/// Returns true if and only if `bytes` are one or more parts with one separator between two,
-/// none at the start or end, no part `.` or `..` and no `:` anywhere (Windows reads `X:` as a
-/// drive, and a name holding one is rare enough to be left to the general way): a relative
-/// path whose components are its parts, each `Component::Normal`, on every platform, read at a
-/// fraction of what parsing its components costs.
-pub fn is_plain_relative(bytes: &[u8]) -> bool {
-    // Whether the part that starts at `start` is plain: not empty, `.` or `..`.
-    let ends_at = |at: usize| bytes.get(at).is_none_or(|&byte| is_separator(byte));
-    let plain_at = |start: usize| {
-        !ends_at(start)
-            && !(bytes[start] == b'.'
-                && (ends_at(start + 1) || bytes[start + 1] == b'.' && ends_at(start + 2)))
-    };
-    if !plain_at(0) {
-        return false;
-    }
-    // A byte at a time only where a separator or a `:` may be.
-    for at in memchr::memchr3_iter(b'/', b'\\', b':', bytes) {
-        if bytes[at] == b':' || (is_separator(bytes[at]) && !plain_at(at + 1)) {
-            return false;
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

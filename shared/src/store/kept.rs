@@ -281,14 +281,6 @@ pub fn slash_separated(relative: &Path) -> String {
     parts.join("/")
 }
 
-/// Returns true if and only if `path` has components and each is `Component::Normal`.
-fn normal_components(path: &Path) -> bool {
-    !path.as_os_str().is_empty()
-        && path
-            .components()
-            .all(|component| matches!(component, Component::Normal(_)))
-}
-
 /// The name of a kept transcript inside `kept/`: `transcript.jsonl`, or a sub-agent's
 /// `subagents/…` path as its snapshot names it. Only plain components: it never leaves `kept/`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -302,22 +294,19 @@ impl KeptName {
 
     /// Checks `name`: relative, plain components only, ending in `.jsonl` or `.json`.
     pub fn parse(name: &str) -> Result<Self, KeptError> {
-        Self::parse_owned(name.to_owned())
-    }
-
-    /// [`Self::parse`] of a name already owned, kept without a copy.
-    pub fn parse_owned(name: String) -> Result<Self, KeptError> {
-        let path = Path::new(&name);
-        // Plain parts (the usual name) are normal components, seen without parsing them.
-        let plain = files::is_plain_relative(name.as_bytes()) || normal_components(path);
+        let path = Path::new(name);
+        let plain = !name.is_empty()
+            && path
+                .components()
+                .all(|component| matches!(component, Component::Normal(_)));
         if !plain {
-            return Err(KeptError::NotPlainName(name));
+            return Err(KeptError::NotPlainName(name.to_owned()));
         }
         let extension = path.extension().and_then(|extension| extension.to_str());
         if !matches!(extension, Some("jsonl" | "json")) {
-            return Err(KeptError::NotTranscriptName(name));
+            return Err(KeptError::NotTranscriptName(name.to_owned()));
         }
-        Ok(Self(name))
+        Ok(Self(name.to_owned()))
     }
 
     /// The name as text.
@@ -908,52 +897,6 @@ mod tests {
             KeptName::parse("subagents/agent-1.txt"),
             Err(KeptError::NotTranscriptName(_))
         ));
-    }
-
-    /// What the bytes call plain parts are normal components, on every platform, so a name
-    /// they pass is one its components pass (names of every kind: separators repeated, at the
-    /// ends or mixed, `.` and `..` parts, parts starting or ending with dots, drives and
-    /// prefixes, `:`); and they pass the usual names.
-    #[test]
-    fn plain_parts_are_normal_components() {
-        let names = [
-            "transcript.jsonl",
-            "subagents/agent-1.jsonl",
-            "subagents/workflows/wf_1/agent-2.jsonl",
-            "subagents\\w\\agent-3.jsonl",
-            "subagents/w\\agent-4.jsonl",
-            ".hidden/..x/x../.../agent.jsonl",
-            "a",
-            "",
-            ".",
-            "..",
-            "./a",
-            "a/.",
-            "a/./b",
-            "a/../b",
-            "a//b",
-            "a/",
-            "/a",
-            "\\a",
-            "a\\",
-            "a\\\\b",
-            "C:a",
-            "C:/a",
-            "C:\\a",
-            "a:b",
-            "a/b:c",
-            "\\\\server\\share\\a",
-            "\\\\?\\C:\\a",
-            "//server/share/a",
-        ];
-        for name in names {
-            if files::is_plain_relative(name.as_bytes()) {
-                assert!(normal_components(Path::new(name)), "{name:?}");
-            }
-        }
-        for usual in &names[..6] {
-            assert!(files::is_plain_relative(usual.as_bytes()), "{usual:?}");
-        }
     }
 
     #[test]
