@@ -21,3 +21,4 @@ pub mod storage;
 pub mod tool_summary;
 pub mod trigger;
 pub mod usage_record;
+pub mod whereabouts;

@@ -21,7 +21,7 @@ use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::storage::{is_main_transcript, is_regular_file};
+use ctxhooks_shared::store::whereabouts::{is_main_transcript, is_regular_file};
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 

@@ -15,6 +15,7 @@ use crate::store::files::{self, FileError};
 use crate::store::kept::{self, KeptName};
 use crate::store::session_id::SessionId;
 use crate::store::state_dir::StateDir;
+use crate::store::whereabouts::{LoggedPaths, is_regular_file, locate};
 
 /// What went wrong measuring or deleting ctxhooks' own storage, or reading the limits set on it
 /// (`config.json`, `config.rs`); each variant's words are the ones a person reads.
@@ -87,7 +88,8 @@ pub struct SessionStorage {
     pub copy_bytes: u64,
     /// The newest modification of any file in its folder.
     pub last_activity: Option<SystemTime>,
-    /// Where its main transcript was kept from (the newest generation's source), if kept.
+    /// Where its main transcript is, if kept: where the newest generation was kept from, or
+    /// where it moved since ([`locate`]); the former when Claude Code no longer has it.
     pub transcript: Option<PathBuf>,
     /// Claude Code no longer has that transcript: the kept copy is the only one left.
     pub only_copy: bool,
@@ -134,30 +136,23 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
     }
     let kept_dir = state.kept_dir(session);
     let main = KeptName::main();
-    let mut transcript = kept::latest_generation(&kept_dir, &main)
+    // Where the newest generation was kept from, whole or not: what is measured here (and a
+    // limit deletes) is every kept copy, and whether one is the only copy left asks after the
+    // file the newest one copied. No kept copy, no copy that could be the only one: nothing.
+    let recorded = kept::latest_generation(&kept_dir, &main)
         .ok()
         .filter(|generation| *generation > 0)
         .and_then(|generation| kept::read_tail(&main.index_path(&kept_dir, generation)).ok())
         .map(|tail| PathBuf::from(tail.header.source));
-    let mut only_copy = false;
-    if transcript
+    let located = recorded
         .as_deref()
-        .is_some_and(|path| !is_regular_file(path))
-    {
-        // Gone from where it was kept from, or moved (the CLI relocates a session's transcript
-        // to its new folder's project): the usage log names every path it was read at.
-        let logged = logged_transcripts(state, session);
-        match logged.iter().find(|path| is_regular_file(path)) {
-            Some(found) => transcript = Some(found.clone()),
-            None => only_copy = true,
-        }
-    }
+        .map(|recorded| locate(recorded, || LoggedPaths::read(state, session)));
     // A session resumed from another folder: its first folder's transcript is kept as a
     // generation of another source, and once that file is gone the kept copy is the only one
     // of that part, whatever the newest transcript's state.
-    if !only_copy && other_part_gone(&kept_dir, &main) {
-        only_copy = true;
-    }
+    let only_copy = located.as_ref().is_some_and(|located| !located.present)
+        || other_part_gone(&kept_dir, &main);
+    let transcript = located.map(|located| located.path);
     SessionStorage {
         session: session.clone(),
         bytes,
@@ -182,43 +177,6 @@ fn other_part_gone(kept_dir: &Path, name: &KeptName) -> bool {
     (1..latest)
         .filter_map(|generation| kept::read_header(&name.index_path(kept_dir, generation)).ok())
         .any(|header| header.source != newest.source && !is_regular_file(Path::new(&header.source)))
-}
-
-/// Returns true if and only if `path` is a regular file (not through a link).
-pub fn is_regular_file(path: &Path) -> bool {
-    fs_err::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
-}
-
-/// Whether `path` is the main transcript of `session` (`<session id>.jsonl`), not a
-/// sub-agent's.
-pub fn is_main_transcript(path: &Path, session: &SessionId) -> bool {
-    path.file_name()
-        .is_some_and(|name| name.to_string_lossy() == format!("{session}.jsonl"))
-}
-
-/// Every path the session's main transcript was read at, as its usage log's source records
-/// name them (its parts included), the latest first.
-fn logged_transcripts(state: &StateDir, session: &SessionId) -> Vec<PathBuf> {
-    let Ok(Some(bytes)) = crate::store::rotation::read_log(&state.usage_log(session)) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = Vec::new();
-    for line in bytes.split(|byte| *byte == b'\n') {
-        // Only source records name a path once each; a cheap look before the parse.
-        if memchr::memmem::find(line, br#""kind":"source""#).is_none() {
-            continue;
-        }
-        if let Ok(crate::store::usage_record::UsageRecord::Source(source)) =
-            serde_json::from_slice(line)
-        {
-            let path = PathBuf::from(source.transcript);
-            if is_main_transcript(&path, session) && !paths.contains(&path) {
-                paths.push(path);
-            }
-        }
-    }
-    paths.reverse();
-    paths
 }
 
 /// The state folder, measured: every session's record, and the bytes outside them (the error
