@@ -21,7 +21,7 @@ use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
-use ctxhooks_shared::store::whereabouts::{is_main_transcript, is_regular_file};
+use ctxhooks_shared::store::whereabouts::{LoggedPaths, is_regular_file, locate};
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
 
@@ -147,29 +147,22 @@ pub fn summarize(
         .then(|| read_session_log(state, session).ok())
         .flatten();
     let sources = log.as_ref().map_or(&[][..], |log| log.sources.as_slice());
-    let mut transcript = index
+    let logged = LoggedPaths::of(session, sources.iter().map(|source| &source.transcript));
+    // Where the transcript was recorded. The catalog lists every session, kept or not, with
+    // what `recall` and `restore` give back of it: so where the generation they read (the
+    // newest whole one, whose size is the one shown) was kept from; else, with no whole
+    // generation, where the last snapshot was taken from; else, with nothing kept (a prune
+    // deletes the copies, the log stays), where the usage log first read the main transcript.
+    let recorded = index
         .as_ref()
-        .map(|index| &index.header.source)
+        .map(|index| PathBuf::from(&index.header.source))
         .or_else(|| {
             snapshots
                 .last()
-                .map(|snapshot| &snapshot.metadata.source_path)
+                .map(|snapshot| PathBuf::from(&snapshot.metadata.source_path))
         })
-        .or_else(|| sources.first().map(|source| &source.transcript))
-        .map(PathBuf::from);
-    // Gone from where it was kept from: moved (the CLI relocates a session's transcript to its
-    // new folder's project), when the usage log read it at a path where it is now.
-    if transcript
-        .as_deref()
-        .is_some_and(|path| !is_regular_file(path))
-        && let Some(moved) = sources
-            .iter()
-            .rev()
-            .map(|source| PathBuf::from(&source.transcript))
-            .find(|path| is_main_transcript(path, session) && is_regular_file(path))
-    {
-        transcript = Some(moved);
-    }
+        .or_else(|| logged.first().map(Path::to_path_buf));
+    let transcript = recorded.map(|recorded| locate(&recorded, || logged).path);
     let cleanup = CleanupStatus::of(transcript.as_deref(), retention_days, now);
     let transcript_present = matches!(cleanup.state, CleanupState::Live | CleanupState::Due);
     // What the usage log already says of the main transcript: its first `cwd` (its source
@@ -272,4 +265,42 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
         }
     });
     Some(opening)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctxhooks_shared::test_support::TempFolder;
+
+    #[test]
+    fn a_sub_agents_transcript_is_never_taken_for_the_sessions() {
+        let temp = TempFolder::new("catalog-agent");
+        let state = StateDir::at(temp.join("state"));
+        let id = SessionId::parse("0123abcd-0000-4000-8000-000000000000").unwrap();
+        state.ensure_session_dir(&id).unwrap();
+        let project = temp.join("project");
+        fs_err::create_dir_all(&project).unwrap();
+        let agent = project.join("agent-a1.jsonl");
+        let main = project.join(format!("{id}.jsonl"));
+        let source = |transcript: &Path| {
+            format!(
+                "{{\"kind\":\"source\",\"transcript\":{},\"cwd\":\"/p\",\"version\":null}}\n",
+                serde_json::to_string(&transcript.to_string_lossy()).unwrap()
+            )
+        };
+        let summarize_now = || summarize(&state, &id, None, Utc::now()).transcript;
+        // Nothing kept, and the log read a sub-agent's transcript first (the main one failed
+        // to open in that run): the session's transcript is the main one, never the agent's.
+        fs_err::write(&agent, b"{}\n").unwrap();
+        fs_err::write(state.usage_log(&id), source(&agent)).unwrap();
+        assert_eq!(summarize_now(), None);
+        fs_err::write(
+            state.usage_log(&id),
+            [source(&agent), source(&main)].concat(),
+        )
+        .unwrap();
+        assert_eq!(summarize_now(), Some(main.clone()));
+        fs_err::write(&main, b"{}\n").unwrap();
+        assert_eq!(summarize_now(), Some(main));
+    }
 }
