@@ -285,6 +285,8 @@ impl KeptFound {
         } = self;
         let found = discover_knowing(projects, known);
         problems.extend(found.problems);
+        // Room for every transcript found at once: grown one by one, the list is copied as often.
+        sources.reserve(found.sessions.iter().map(|files| files.facts.len()).sum());
         // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
         // project folders (resumed from another folder, or a project moved) is two transcripts.
         let mut taken: FxHashSet<(String, String)> = FxHashSet::default();

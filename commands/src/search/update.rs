@@ -13,6 +13,7 @@ use std::io::Read;
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension as _, params};
+use rustc_hash::FxHashMap;
 
 use super::prepare::{PreparedMessage, prepare_lines};
 use super::progress::Progress;
@@ -158,9 +159,10 @@ fn key(source: &Source) -> Key {
 /// Whether the index holds every one of `sources`, each with the signature its files have now,
 /// and nothing else: then there is nothing to read and nothing to drop. Read without a write
 /// transaction (a search beside it can only bring a row closer to the files; when anything
-/// differs the update reads the rows again inside its own).
+/// differs the update reads the rows again inside its own). Run at every search: the keys are
+/// hashed by `FxHash`, as the other maps of a search's own names are.
 fn unchanged(connection: &Connection, sources: &[Source]) -> Result<bool> {
-    let now: HashMap<(&str, &str, u32), &str> = sources
+    let now: FxHashMap<(&str, &str, u32), &str> = sources
         .iter()
         .map(|source| {
             (
