@@ -216,6 +216,7 @@ fn dep_info_sources(text: &str) -> Vec<PathBuf> {
 }
 
 /// What the child reads on stdin.
+#[derive(Clone)]
 enum Input {
     /// Nothing: stdin is `/dev/null`.
     Null,
@@ -234,6 +235,7 @@ enum Input {
 /// A program to run, built up by chained calls and run by one of [`Run::output`],
 /// [`Run::success`], [`Run::failure`], [`Run::exit_code`], [`Run::json`] or [`Run::spawn`].
 #[must_use = "a Run does nothing until .success(), .exit_code(n), .failure(), .json(), .output() or .spawn()"]
+#[derive(Clone)]
 pub struct Run {
     program: OsString,
     wrapper: Vec<OsString>,
@@ -249,6 +251,9 @@ pub struct Run {
     stdout_contains: Vec<String>,
     stderr_contains: Vec<String>,
     expected_files: Vec<(PathBuf, Vec<u8>)>,
+    /// How many more times a start that failed in Wine's loader is run again
+    /// ([`failed_in_the_loader`]).
+    loader_retries: u8,
 }
 
 impl Run {
@@ -269,6 +274,7 @@ impl Run {
             stdout_contains: Vec::new(),
             stderr_contains: Vec::new(),
             expected_files: Vec::new(),
+            loader_retries: 2,
         }
     }
 
@@ -501,6 +507,14 @@ impl Run {
     pub fn spawn(self) -> Running {
         let description = self.describe();
         let mut command = self.command();
+        // The same run again, for a start Wine's loader failed (`wait` decides); not for runs
+        // started together at a barrier, whose partners would wait for it.
+        let again = (cfg!(windows) && self.gate.is_none() && self.loader_retries > 0).then(|| {
+            Box::new(Self {
+                loader_retries: self.loader_retries - 1,
+                ..self.clone()
+            })
+        });
         let piped = !matches!(self.input, Input::Null) || self.gate.is_some();
         command
             .stdin(if piped { Stdio::piped() } else { Stdio::null() })
@@ -555,6 +569,7 @@ impl Run {
             stdout_contains: self.stdout_contains,
             stderr_contains: self.stderr_contains,
             expected_files: self.expected_files,
+            again,
         }
     }
 
@@ -648,6 +663,18 @@ pub struct Running {
     stdout_contains: Vec<String>,
     stderr_contains: Vec<String>,
     expected_files: Vec<(PathBuf, Vec<u8>)>,
+    /// The same run, to start again if this one failed in Wine's loader.
+    again: Option<Box<Run>>,
+}
+
+/// Whether the program never ran: Wine, loaded, now and then ends a start in its loader, before
+/// any of the program's code, with `STATUS_DLL_INIT_FAILED` (0xC0000142) and nothing written (seen
+/// under a CI run's load; the same start a moment later succeeds). Windows only.
+fn failed_in_the_loader(output: &Output) -> bool {
+    cfg!(windows)
+        && output.status.code().map(i32::cast_unsigned) == Some(0xC000_0142)
+        && output.stdout.is_empty()
+        && output.stderr.is_empty()
 }
 
 /// What [`Running::kill_at`] did to a program.
@@ -778,6 +805,11 @@ impl Running {
             },
             description: std::mem::take(&mut self.description),
         };
+        if let Some(again) = self.again.take()
+            && failed_in_the_loader(&outcome.output)
+        {
+            return again.spawn().wait();
+        }
         if let Some(expected) = &self.expected_stdout {
             outcome.check(
                 outcome.output.stdout == *expected,
