@@ -122,6 +122,11 @@ pub struct IngestOptions<'text> {
     /// line the CLI later ends with its newline is not read again, as the cursor's next read
     /// starts with that newline, a blank line every reader passes.
     pub whole_last_line: bool,
+    /// The most this run waits for another ingest of the session, when less than
+    /// `CTXHOOKS_LOCK_WAIT_MS` (default 10 s) says: a run with little time left (the catch-up of
+    /// an ended session, in another session's Stop hook) gives up sooner, as
+    /// [`IngestError::Busy`].
+    pub lock_wait: Option<Duration>,
 }
 
 /// What one ingest did.
@@ -136,6 +141,9 @@ pub struct IngestOutcome {
     pub moved: bool,
     /// Byte offset reached.
     pub offset: u64,
+    /// The run read up to the transcript's size at open: no byte limit stopped it (a last line
+    /// it left without its newline is no byte it could read).
+    pub caught_up: bool,
     /// Complete lines skipped (and passed) because they were longer than
     /// [`MAX_LINE_BYTES`]: they are not read again, so they are reported once.
     pub overlong_lines: u64,
@@ -212,7 +220,9 @@ pub fn ingest_transcript_then<T>(
 ) -> Result<(IngestOutcome, T), IngestError> {
     state.ensure_session_dir(session)?;
     let lock = files::open_lock_file(&state.usage_lock(session)).map_err(IngestError::OpenLock)?;
-    let wait = lock_wait();
+    let wait = options
+        .lock_wait
+        .map_or_else(lock_wait, |wait| wait.min(lock_wait()));
     files::lock_within(lock.file(), wait).map_err(|source| IngestError::Busy { wait, source })?;
     let locked = ingest_locked(state, session, transcript, origin, options)
         .map(|outcome| (then(&outcome), outcome));
@@ -382,6 +392,7 @@ fn ingest_locked(
         saw_expected_text,
         moved: !(resumed && offset == start),
         offset,
+        caught_up: until == size,
         overlong_lines: read.overlong_lines,
         unreadable_lines,
         cursor_unreadable,
