@@ -4,6 +4,7 @@
 //! context as their [`Notes`](crate::notes::Notes); the hook table; and the frame that keeps a
 //! hook from ever hurting the session (`runner.rs`).
 
+pub mod catch_up;
 pub mod context;
 pub mod event;
 pub mod payload;

@@ -178,7 +178,7 @@ fn subagent_stop_and_session_end_keep_the_sub_agents() {
 }
 
 /// The records `SessionEnd` runs left for the next Stop hook (`<state>/catch-up/*.json`).
-fn catch_up_records(world: &World) -> Vec<PathBuf> {
+pub fn catch_up_records(world: &World) -> Vec<PathBuf> {
     let Ok(entries) = fs_err::read_dir(world.state_dir().join("catch-up")) else {
         return Vec::new();
     };

@@ -395,6 +395,175 @@ fn a_whole_last_line_without_its_newline_is_logged_once_at_the_session_end() {
     assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
 }
 
+/// The request rows as appended to the session's usage log, a row appended twice counted twice
+/// (the readers fold such repeats; the log must not hold them).
+fn appended_requests(world: &World, session: &SessionId) -> usize {
+    let path = world.state().session_dir(session).join("usage.jsonl");
+    read_records(&path)
+        .unwrap()
+        .into_iter()
+        .filter(|record| matches!(record, UsageRecord::Request(_)))
+        .count()
+}
+
+/// Runs the Stop hook of another session, whose only work for `session` is the catch-up of
+/// what its `SessionEnd` left.
+fn stop_of_another_session(world: &World, name: &str) -> crate::support::run::Run {
+    let other = world.transcript_path(name);
+    append(
+        &other,
+        assistant_line(name, 10, 0, 0, "2026-03-02T00:00:00.000Z"),
+    );
+    world.hook(Hook::Stop).stdin(stop_payload(name, &other))
+}
+
+/// Runs `SessionEnd` for `id` while another process holds the session's usage lock: its ingest
+/// gives up after 100 ms (as one Claude Code ends during the wait would not log either), the
+/// keep finishes, and the record stays.
+fn session_end_with_the_usage_lock_held(world: &World, id: &str, transcript: &Path) {
+    let session_dir = world.session_dir(id);
+    fs_err::create_dir_all(&session_dir).unwrap();
+    let lock = fs_err::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(session_dir.join("usage.lock"))
+        .unwrap();
+    lock.file().lock().unwrap();
+    world
+        .hook(Hook::Session)
+        .env(env_vars::CTXHOOKS_LOCK_WAIT_MS, "100")
+        .stdin(session_end_payload(id, transcript))
+        .success();
+    drop(lock);
+    assert_eq!(crate::keep::catch_up_records(world).len(), 1);
+    let errors = world.error_lines();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("busy"), "{errors:?}");
+}
+
+#[test]
+fn a_session_end_past_its_byte_limit_leaves_the_rest_to_the_next_stops_catch_up() {
+    let world = World::new("catch-up-backlog");
+    let id = "catch-up-backlog";
+    let session = SessionId::parse(id).unwrap();
+    let transcript = world.transcript_path(id);
+    let time = "2026-03-01T00:00:00.000Z";
+    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    append(&transcript, line("1"));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    // A turn no Stop read (interrupted), 5 MiB of it before its last requests: past the 4 MiB
+    // `SessionEnd` reads, the last one whole without its newline.
+    let text = "x".repeat(64 * 1024);
+    let prompt = serde_json::json!({"type": "user", "timestamp": time,
+        "message": {"role": "user", "content": text}})
+    .to_string();
+    append(&transcript, format!("{prompt}\n").repeat(80));
+    append(&transcript, line("2") + line("3").trim_end());
+    world
+        .hook(Hook::Session)
+        .stdin(session_end_payload(id, &transcript))
+        .success();
+    assert_eq!(read_rows(&world.state(), &session).unwrap().len(), 1);
+    assert_eq!(crate::keep::catch_up_records(&world).len(), 1);
+
+    stop_of_another_session(&world, "catch-up-other").success();
+    let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
+    assert_eq!(report["requests"], 3, "{report:#}");
+    assert_eq!(appended_requests(&world, &session), 3);
+    assert_eq!(
+        read_rows(&world.state(), &session).unwrap(),
+        log_from_transcript(&transcript).unwrap().rows()
+    );
+    assert_eq!(
+        crate::keep::catch_up_records(&world),
+        Vec::<std::path::PathBuf>::new()
+    );
+    assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
+}
+
+#[test]
+fn the_catch_up_logs_what_a_session_end_did_not_once_however_many_stops_take_it_up() {
+    let world = World::new("catch-up-once");
+    let id = "catch-up-once";
+    let session = SessionId::parse(id).unwrap();
+    let transcript = world.transcript_path(id);
+    let time = "2026-03-01T00:00:00.000Z";
+    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    // The session's own Stop logged its requests; the last line, whole without its newline,
+    // only an ingest at rest reads.
+    append(
+        &transcript,
+        line("1") + &line("2") + &line("3") + line("4").trim_end(),
+    );
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    session_end_with_the_usage_lock_held(&world, id, &transcript);
+    assert_eq!(appended_requests(&world, &session), 3);
+    // Two Stop hooks of other sessions take the record up at once; a third one after them
+    // finds it gone, or takes up what the two left (each waits only briefly for the locks).
+    let runs = crate::support::spawn_together([
+        stop_of_another_session(&world, "catch-up-a"),
+        stop_of_another_session(&world, "catch-up-b"),
+    ]);
+    for run in runs {
+        run.wait().success();
+    }
+    stop_of_another_session(&world, "catch-up-c").success();
+    assert_eq!(appended_requests(&world, &session), 4);
+    let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
+    assert_eq!(report["requests"], 4, "{report:#}");
+    assert_eq!(
+        read_rows(&world.state(), &session).unwrap(),
+        log_from_transcript(&transcript).unwrap().rows()
+    );
+    assert_eq!(
+        crate::keep::catch_up_records(&world),
+        Vec::<std::path::PathBuf>::new()
+    );
+    assert_eq!(world.error_lines().len(), 1, "{:?}", world.error_lines());
+}
+
+#[test]
+fn the_catch_up_of_a_transcript_claude_code_deleted_logs_nothing_and_removes_its_record() {
+    let world = World::new("catch-up-deleted");
+    let id = "catch-up-deleted";
+    let session = SessionId::parse(id).unwrap();
+    let transcript = world.transcript_path(id);
+    let time = "2026-03-01T00:00:00.000Z";
+    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    append(&transcript, line("1") + &line("2"));
+    world
+        .hook(Hook::Stop)
+        .stdin(stop_payload(id, &transcript))
+        .success();
+    append(&transcript, line("3"));
+    session_end_with_the_usage_lock_held(&world, id, &transcript);
+    fs_err::remove_file(&transcript).unwrap();
+    stop_of_another_session(&world, "catch-up-other").success();
+    assert_eq!(appended_requests(&world, &session), 2);
+    assert_eq!(
+        crate::keep::catch_up_records(&world),
+        Vec::<std::path::PathBuf>::new()
+    );
+    // Only SessionEnd's own line about the busy lock.
+    assert_eq!(world.error_lines().len(), 1, "{:?}", world.error_lines());
+    // What is left of the transcript is its kept copy, whole.
+    let kept = world.ctxhooks(["sessions", "--json"]).json();
+    let listed = kept
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["session_id"] == id)
+        .unwrap_or_else(|| panic!("no session {id} in {kept:#}"));
+    assert_eq!(listed["size"], line("1").len() * 3, "{listed:#}");
+}
+
 #[test]
 fn a_rewritten_or_shrunk_transcript_is_rescanned_without_duplicates() {
     let world = World::new("rescan");

@@ -10,7 +10,8 @@
 //!   compaction's boundary, what it left);
 //! - `SessionEnd`: brings the kept copies of the transcript and its sub-agents' up to date,
 //!   within the budget every `SessionEnd` hook shares, then the usage log, reading a last line
-//!   left without its newline when it is a whole JSON object (the transcript is at rest).
+//!   left without its newline when it is a whole JSON object (the transcript is at rest); what
+//!   it leaves, the next Stop hook of any session takes up (`hook/catch_up.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,9 +23,10 @@ use crate::compaction::latest::latest_compaction;
 use crate::compaction::note::{ListInput, Lookup, left_out_list};
 use crate::compaction::verdict::Judge;
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge, mark_compaction_pending};
+use crate::hook::catch_up::{FinalBounds, ingest_finished, log_final_usage};
 use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::keep::catch_up;
+use crate::keep::catch_up::{self, EndedSession};
 use crate::keep::{Check, KeepError, KeptEnd, LOCK_WAIT, keep_path};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
@@ -365,61 +367,44 @@ fn keep_main(
     )
 }
 
-/// Brings the kept copies of the session up to date at its end. The session is recorded for
-/// the next Stop hook first, and the record removed once nothing was left for lack of time: a run
-/// whose time runs out, or that Claude Code or the watchdog ends at any point, leaves it, and the
-/// next Stop hook, of any session, keeps the rest (`keep/catch_up.rs`).
+/// Brings the kept copies of the session and its usage log up to date at its end. The session is
+/// recorded for the next Stop hook first, and the record removed once nothing was left: a run
+/// whose time runs out, whose ingest stops at its byte limit or finds another ingest of the
+/// session holding the lock, or that Claude Code or the watchdog ends at any point, leaves it,
+/// and the next Stop hook, of any session, keeps the rest and logs the usage left
+/// (`hook/catch_up.rs`).
 fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
     let session = input.session()?;
     let transcript = input.transcript()?;
-    let record = catch_up::record(&context.state, &session, transcript);
-    let finished = catch_up::keep_session(
+    let (gauge_inputs, _) = GaugeInputs::of_hook(input.cwd.non_empty(), GaugeRole::Quiet);
+    let ended = EndedSession {
+        session: &session,
+        transcript,
+        project_dir: gauge_inputs.project_dir.as_deref(),
+    };
+    let record = catch_up::record(&context.state, &ended);
+    let kept = catch_up::keep_session(
         &context.state,
         context,
         &session,
         transcript,
         (context.deadline_less(AFTER_END_KEEP), LOCK_WAIT),
     );
-    // Logged whatever became of the record: the two are independent.
-    let logged = log_final_usage(context, &session, transcript, input.cwd.non_empty());
+    // Logged whatever became of the keep: the two are independent. What came since the last
+    // Stop is little (an interrupted turn's lines); a backlog past the limit is left to the
+    // catch-up.
+    let bounds = FinalBounds {
+        max_bytes: POST_COMPACT_INGEST_BYTES,
+        lock_wait: None,
+    };
+    let logged = log_final_usage(&context.state, context, &ended, bounds);
     let record = record?;
-    if finished {
+    if kept && ingest_finished(&logged) {
         catch_up::remove(&record)?;
     }
     logged
-}
-
-/// `SessionEnd`'s usage ingest, after the keep: what came since the last Stop (little: an
-/// interrupted turn's lines; a backlog past [`POST_COMPACT_INGEST_BYTES`] waits for a resumed
-/// session's Stop), with the transcript at rest, so that a last line Claude Code left without its
-/// newline is logged when it is a whole JSON object, as `history` and `usage --transcript`, which
-/// read the file at rest, count it. A transcript no longer there has nothing to log.
-fn log_final_usage(
-    context: &HookContext,
-    session: &SessionId,
-    transcript: &Path,
-    cwd: Option<&str>,
-) -> Result<()> {
-    let Some(file) = TranscriptFile::open_if_present(transcript)? else {
-        return Ok(());
-    };
-    let mut file = file.checked()?;
-    let (gauge_inputs, _) = GaugeInputs::of_hook(cwd, GaugeRole::Quiet);
-    let options = IngestOptions {
-        max_bytes: Some(POST_COMPACT_INGEST_BYTES),
-        whole_last_line: true,
-        ..IngestOptions::default()
-    };
-    log_usage_and_gauge(
-        &context.state,
-        context,
-        session,
-        &mut file,
-        &gauge_inputs,
-        options,
-    )
-    .context("failed to log the usage at the session's end")?;
-    Ok(())
+        .map(drop)
+        .context("failed to log the usage at the session's end")
 }
 
 #[cfg(test)]

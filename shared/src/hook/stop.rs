@@ -1,8 +1,8 @@
 //! The Stop and `SubagentStop` hook's work: keep what the transcript (and, for `SubagentStop`,
 //! the sub-agent's own transcript) gained since the last run (`keep.rs`), append it to the
 //! session's usage log, then rotate the logs past their size (`store/rotation.rs`), apply the
-//! configured storage limits, and keep what a `SessionEnd` cut short left of any session
-//! (`keep/catch_up.rs`).
+//! configured storage limits, and keep and log what a `SessionEnd` cut short left of any session
+//! (`hook/catch_up.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
+use crate::hook::catch_up;
 use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
-use crate::keep::{catch_up, keep_in_hook, main_name, subagent_name};
+use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
 use crate::notes::Notes as _;
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
@@ -174,8 +175,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 .into(),
         ),
     }
-    // The ends of sessions a `SessionEnd` could not keep whole in its time (none: one look at
-    // a folder that is not there).
+    // The ends of sessions a `SessionEnd` could not keep whole or log in its time (none: one
+    // look at a folder that is not there).
     let catch_up_deadline =
         (Instant::now() + CATCH_UP_TIME).min(context.deadline_less(AFTER_CATCH_UP));
     catch_up::catch_up(&context.state, context, catch_up_deadline);
@@ -186,8 +187,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
 /// the next day).
 const PRUNE_TIME: Duration = Duration::from_secs(10);
 
-/// How long the Stop hook may spend keeping the ends of sessions a `SessionEnd` left (the rest
-/// waits for the next run).
+/// How long the Stop hook may spend keeping and logging the ends of sessions a `SessionEnd` left
+/// (the rest waits for the next run).
 const CATCH_UP_TIME: Duration = Duration::from_secs(5);
 
 /// What the catch-up leaves of the Stop hook's budget: it stops this long before the budget

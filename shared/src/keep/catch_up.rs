@@ -1,15 +1,17 @@
 //! What a `SessionEnd` cut short leaves for later. Claude Code gives a `SessionEnd` hook 1 s (all
-//! of them 1.5 s together), and on a busy machine a run may not bring the kept copies up to date
-//! in that time, or may be ended before it starts; after it no hook runs for that session unless
-//! it is resumed, and Claude Code's cleanup deletes the transcript in the end. So `SessionEnd`
-//! records the session here before its work, and removes the record once nothing was left for
-//! lack of time; a record that stays (the run's time ran out, or the run was ended) is taken up
-//! by the next run of the Stop hook, of any session, which keeps what is left and removes it.
+//! of them 1.5 s together), and on a busy machine a run may not bring the kept copies and the
+//! usage log up to date in that time, or may be ended before it starts; after it no hook runs
+//! for that session unless it is resumed, and Claude Code's cleanup deletes the transcript in the
+//! end. So `SessionEnd` records the session here before its work, and removes the record once
+//! nothing was left for lack of time; a record that stays (the run's time or byte limit ran out,
+//! or the run was ended) is taken up by the next run of the Stop hook, of any session, which
+//! keeps what is left, then does what its caller gives for the rest (the usage ingest, which
+//! this module stands below: `hook/catch_up.rs`), and removes the record once both finished.
 //!
 //! `<state>/catch-up/<session id>.<process id>.<nanoseconds>.json`, 0600, one per `SessionEnd`
-//! run: `{"session_id", "transcript_path", "recorded_at"}`, written whole under its name (a
-//! temporary sibling renamed) and not flushed to disk: a crash costs only the record, never a
-//! kept byte.
+//! run: `{"session_id", "transcript_path", "project_dir", "recorded_at"}` (`project_dir` when
+//! the run knew one), written whole under its name (a temporary sibling renamed) and not flushed
+//! to disk: a crash costs only the record, never a kept byte.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -74,8 +76,24 @@ struct Record {
     session_id: String,
     /// Its main transcript; its sub-agents' are found beside it.
     transcript_path: PathBuf,
+    /// Its project folder, as its `SessionEnd` run found it (records written before it have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    project_dir: Option<PathBuf>,
     /// When the `SessionEnd` run wrote it (RFC 3339, UTC).
     recorded_at: String,
+}
+
+/// A session whose end is to be brought up to date, as a record names it.
+#[derive(Debug, Clone, Copy)]
+pub struct EndedSession<'record> {
+    /// The session.
+    pub session: &'record SessionId,
+    /// Its main transcript.
+    pub transcript: &'record Path,
+    /// Its project folder (`CLAUDE_PROJECT_DIR` or the payload's `cwd`), where its settings
+    /// are, when its `SessionEnd` knew one.
+    pub project_dir: Option<&'record Path>,
 }
 
 /// The most a record is read up to (a path and an id: far less).
@@ -88,13 +106,11 @@ const MOST_PER_RUN: usize = 16;
 /// ended between writing it and renaming it (a live writer renames it within its 1 s).
 const ABANDONED_AFTER: Duration = Duration::from_secs(3600);
 
-/// Records that `session`'s kept copies are to be brought up to date from `transcript`, before
-/// the work that does it; returns the record's path, for [`remove`] once the work is done.
-pub fn record(
-    state: &StateDir,
-    session: &SessionId,
-    transcript: &Path,
-) -> Result<PathBuf, CatchUpError> {
+/// Records that the end of `ended` (its kept copies, and what the caller does besides) is to be
+/// brought up to date, before the work that does it; returns the record's path, for [`remove`]
+/// once the work is done.
+pub fn record(state: &StateDir, ended: &EndedSession<'_>) -> Result<PathBuf, CatchUpError> {
+    let session = ended.session;
     let dir = state.catch_up_dir();
     state.ensure_real_dir(&dir)?;
     let nanoseconds = SystemTime::now()
@@ -106,7 +122,8 @@ pub fn record(
     ));
     let record = Record {
         session_id: session.as_str().to_owned(),
-        transcript_path: transcript.to_owned(),
+        transcript_path: ended.transcript.to_owned(),
+        project_dir: ended.project_dir.map(Path::to_owned),
         recorded_at: Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true),
     };
     files::replace_unsynced(
@@ -197,9 +214,16 @@ fn settle(
 }
 
 /// Takes up the records `SessionEnd` runs cut short left, until `deadline`: each session's kept
-/// copies are brought up to date and its record removed, unless the time ran out first (it then
-/// stays for the next run). A record that cannot be read is said and removed.
-pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
+/// copies are brought up to date, then `rest` does what else its end needs (the hook layer's
+/// usage ingest; by `deadline` too, which it is given, and true when it finished), and the
+/// record is removed when both finished (else it stays for the next run). A record that cannot
+/// be read is said and removed.
+pub fn catch_up(
+    state: &StateDir,
+    notes: &dyn Notes,
+    deadline: Instant,
+    rest: &dyn Fn(&EndedSession<'_>, Instant) -> bool,
+) {
     let dir = state.catch_up_dir();
     let entries = match files::present(fs_err::read_dir(&dir)) {
         Ok(Some(entries)) => entries,
@@ -226,7 +250,7 @@ pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
         if Instant::now() >= deadline {
             return;
         }
-        let done = match take_up(state, notes, &path, deadline) {
+        let done = match take_up(state, notes, &path, deadline, rest) {
             Ok(done) => done,
             Err(error) => {
                 notes.note(Box::new(CatchUpError::ReadRecord {
@@ -242,26 +266,37 @@ pub fn catch_up(state: &StateDir, notes: &dyn Notes, deadline: Instant) {
     }
 }
 
-/// Keeps what the record at `path` names; true unless the time ran out first (a record another
-/// run took up meanwhile is done).
+/// Keeps what the record at `path` names, then does `rest` for it; true when both finished (a
+/// record another run took up meanwhile is done).
 fn take_up(
     state: &StateDir,
     notes: &dyn Notes,
     path: &Path,
     deadline: Instant,
+    rest: &dyn Fn(&EndedSession<'_>, Instant) -> bool,
 ) -> Result<bool, CatchUpError> {
     let Some(bytes) = files::read_state_file_within(path, RECORD_LIMIT)? else {
         return Ok(true);
     };
     let record: Record = serde_json::from_slice(&bytes)?;
     let session = SessionId::parse(&record.session_id)?;
-    Ok(keep_session(
+    let kept = keep_session(
         state,
         notes,
         &session,
         &record.transcript_path,
         (deadline, CATCH_UP_LOCK_WAIT),
-    ))
+    );
+    // Done whatever became of the keep: the two are independent, and each leaves the record.
+    let rested = rest(
+        &EndedSession {
+            session: &session,
+            transcript: &record.transcript_path,
+            project_dir: record.project_dir.as_deref(),
+        },
+        deadline,
+    );
+    Ok(kept && rested)
 }
 
 /// Removes a temporary sibling a writer ended before its rename left, once it is old enough
@@ -289,7 +324,12 @@ mod tests {
         let path = dir.join("s1.1.1.json");
         fs_err::write(&path, "{\"session_id\":").unwrap();
         let notes = KeptNotes::default();
-        catch_up(&state, &notes, Instant::now() + Duration::from_secs(60));
+        catch_up(
+            &state,
+            &notes,
+            Instant::now() + Duration::from_secs(60),
+            &|_, _| true,
+        );
         let said = notes.causes();
         assert_eq!(said.len(), 1, "{said:?}");
         assert_eq!(
