@@ -417,10 +417,9 @@ fn stop_of_another_session(world: &World, name: &str) -> crate::support::run::Ru
     world.hook(Hook::Stop).stdin(stop_payload(name, &other))
 }
 
-/// Runs `SessionEnd` for `id` while another process holds the session's usage lock: its ingest
-/// gives up after 100 ms (as one Claude Code ends during the wait would not log either), the
-/// keep finishes, and the record stays.
-fn session_end_with_the_usage_lock_held(world: &World, id: &str, transcript: &Path) {
+/// Takes the usage lock of session `id` as another process would (a hook still ingesting, or
+/// wedged): held until the returned file is dropped.
+fn hold_the_usage_lock(world: &World, id: &str) -> fs_err::File {
     let session_dir = world.session_dir(id);
     fs_err::create_dir_all(&session_dir).unwrap();
     let lock = fs_err::OpenOptions::new()
@@ -430,6 +429,14 @@ fn session_end_with_the_usage_lock_held(world: &World, id: &str, transcript: &Pa
         .open(session_dir.join("usage.lock"))
         .unwrap();
     lock.file().lock().unwrap();
+    lock
+}
+
+/// Runs `SessionEnd` for `id` while another process holds the session's usage lock: its ingest
+/// gives up after 100 ms (as one Claude Code ends during the wait would not log either), the
+/// keep finishes, and the record stays.
+fn session_end_with_the_usage_lock_held(world: &World, id: &str, transcript: &Path) {
+    let lock = hold_the_usage_lock(world, id);
     world
         .hook(Hook::Session)
         .env(env_vars::CTXHOOKS_LOCK_WAIT_MS, "100")
@@ -1248,16 +1255,8 @@ fn a_held_usage_lock_is_waited_for_a_bounded_time_then_skipped() {
         &transcript,
     )
     .unwrap();
-    let session_dir = world.session_dir(session);
-    fs_err::create_dir_all(&session_dir).unwrap();
     // Another process (a wedged hook) holds the session's usage lock.
-    let lock = fs_err::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(session_dir.join("usage.lock"))
-        .unwrap();
-    lock.file().lock().unwrap();
+    let lock = hold_the_usage_lock(&world, session);
     // The run is bounded against a hang: a hook that waited for the lock for ever fails it.
     world
         .hook(Hook::Stop)
