@@ -146,13 +146,19 @@ fn find_in_tier(
 }
 
 /// The first `rows` rows matching `expression` within `filters`, in the order of a tier.
+///
+/// The `LIMIT` is written into the statement, not bound: `SQLite` plans a query by its limit
+/// when it is a number, and a limit bound after the statement was prepared made it prepare the
+/// whole statement a second time at its first step (0.3 M instructions, 3.6 % of a warm
+/// search; BENCHMARKS.md). The plan is the one the bound limit gave after that second
+/// preparation; each limit is a statement of its own in the connection's cache.
 fn matches(
     connection: &Connection,
     expression: &str,
     filters: &Filters,
     rows: usize,
 ) -> Result<Vec<Hit>> {
-    let mut statement = connection.prepare_cached(
+    let mut statement = connection.prepare_cached(&format!(
         "SELECT s.session, s.name, s.generation, s.project, m.offset, m.length, m.role, m.at, \
          m.line_hash, body.rank, s.subagent, s.snapshot \
          FROM body JOIN messages m ON m.id = body.rowid JOIN sources s ON s.id = m.source \
@@ -163,8 +169,9 @@ fn matches(
          AND (?5 IS NULL OR m.at >= ?5) \
          AND (?6 IS NULL OR m.at <= ?6) \
          ORDER BY m.said DESC, body.rank, m.at DESC \
-         LIMIT ?7",
-    )?;
+         LIMIT {}",
+        i64::try_from(rows).unwrap_or(i64::MAX)
+    ))?;
     let rows = statement.query_map(
         params![
             expression,
@@ -173,7 +180,6 @@ fn matches(
             filters.role.map(Role::code),
             filters.since.map(|since| since.timestamp_millis()),
             filters.until.map(|until| until.timestamp_millis()),
-            i64::try_from(rows).unwrap_or(i64::MAX)
         ],
         |row| {
             Ok(Hit {
