@@ -2,10 +2,10 @@
 //! (rebuilt when damaged), brought up to date with every source, queried, and each result given
 //! its snippet and the commands that continue from it.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::Serialize;
 
 use super::database::{self, Database, is_damage};
@@ -239,8 +239,11 @@ struct Place {
     kept: bool,
 }
 
-fn places(sources: &[Source]) -> HashMap<&str, Place> {
-    let mut places: HashMap<&str, Place> = HashMap::new();
+/// Hashed by `FxHash` and given its room at once, as the other maps of a search's own names are:
+/// it is made at every search, for every session found.
+fn places(sources: &[Source]) -> FxHashMap<&str, Place> {
+    let mut places: FxHashMap<&str, Place> =
+        FxHashMap::with_capacity_and_hasher(sources.len(), FxBuildHasher);
     for source in sources
         .iter()
         .filter(|source| !source.subagent && source.snapshot.is_none())

@@ -11,7 +11,6 @@
 
 use std::cell::OnceCell;
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
@@ -117,19 +116,24 @@ fn stamp(signature: &mut String, path: &Path) {
     stamp_facts(signature, identity::of_path(path).ok().as_ref());
 }
 
-/// [`stamp`] of what a look at a path gave (`None`: nothing was there).
+/// [`stamp`] of what a look at a path gave (`None`: nothing was there): `device:inode:size:
+/// seconds.nanoseconds;`, the seconds rounded down (before 1970, negative). Its numbers are
+/// written by `itoa`, as `Display` writes them: a search stamps every transcript it finds, and
+/// `write!`'s formatting machinery, five numbers a stamp, was 3.6 % of a warm search's
+/// instructions (BENCHMARKS.md).
 fn stamp_facts(signature: &mut String, facts: Option<&FileFacts>) {
+    const NANOS: i128 = 1_000_000_000;
     match facts {
         Some(facts) => {
-            let _ = write!(
-                signature,
-                "{}:{}:{}:{}.{};",
-                facts.device,
-                facts.inode,
-                facts.size,
-                facts.modified_ns.div_euclid(1_000_000_000),
-                facts.modified_ns.rem_euclid(1_000_000_000)
-            );
+            let mut digits = itoa::Buffer::new();
+            for number in [facts.device, facts.inode, facts.size] {
+                signature.push_str(digits.format(number));
+                signature.push(':');
+            }
+            signature.push_str(digits.format(facts.modified_ns.div_euclid(NANOS)));
+            signature.push('.');
+            signature.push_str(digits.format(facts.modified_ns.rem_euclid(NANOS)));
+            signature.push(';');
         }
         None => signature.push_str("-;"),
     }
@@ -289,17 +293,22 @@ impl KeptFound {
         sources.reserve(found.sessions.iter().map(|files| files.facts.len()).sum());
         // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
         // project folders (resumed from another folder, or a project moved) is two transcripts.
-        let mut taken: FxHashSet<(String, String)> = FxHashSet::default();
-        for files in found.sessions {
+        // Keyed by the session's id as discovery found it (the session's own text), borrowed.
+        let mut taken: FxHashSet<(&str, String)> = FxHashSet::default();
+        for files in &found.sessions {
             let Ok(session) = SessionId::parse(&files.session_id) else {
                 continue;
             };
-            let main = files.main.clone().unwrap_or_else(|| {
-                files
+            let named;
+            let main = if let Some(main) = &files.main {
+                main
+            } else {
+                named = files
                     .projects_folder
                     .join(&files.project)
-                    .join(format!("{session}.jsonl"))
-            });
+                    .join(format!("{session}.jsonl"));
+                &named
+            };
             for (position, (path, facts)) in files.transcripts().zip(&files.facts).enumerate() {
                 if carried.contains(path) {
                     continue;
@@ -308,7 +317,7 @@ impl KeptFound {
                 let name = if position == 0 && files.main.is_some() {
                     KeptName::main()
                 } else {
-                    match subagent_name(&main, &session, path) {
+                    match subagent_name(main, &session, path) {
                         Ok(name) => name,
                         Err(_) => continue,
                     }
@@ -317,9 +326,9 @@ impl KeptFound {
                 // that each is a source of its own (one key for both would read each in turn at
                 // every search, and keep only the last).
                 let mut unique = name.as_str().to_owned();
-                if !taken.insert((session.as_str().to_owned(), unique.clone())) {
+                if !taken.insert((&files.session_id, unique.clone())) {
                     unique = format!("{}/{}", files.project, name.as_str());
-                    if !taken.insert((session.as_str().to_owned(), unique.clone())) {
+                    if !taken.insert((&files.session_id, unique.clone())) {
                         continue;
                     }
                 }
@@ -757,5 +766,46 @@ mod tests {
             file_signature(identity::of_path(&missing).ok().as_ref()),
             signature(None, Some(&missing))
         );
+    }
+
+    #[test]
+    fn a_stamp_reads_as_the_numbers_formatted_did() {
+        let edges = [0, 1, 9, 10, 99, 1_000_000_000, u64::MAX - 1, u64::MAX];
+        let times = [
+            0,
+            1,
+            -1,
+            999_999_999,
+            1_000_000_000,
+            -1_000_000_000,
+            -1_000_000_001,
+            1_765_000_000_123_456_789,
+            -1_765_000_000_123_456_789,
+            i128::from(u64::MAX) * 1_000_000_000 + 7,
+            i128::MAX,
+            i128::MIN,
+        ];
+        for (at, modified_ns) in times.into_iter().enumerate() {
+            for number in edges {
+                let facts = FileFacts {
+                    size: number,
+                    modified_ns,
+                    changed_ns: 0,
+                    device: edges[at % edges.len()],
+                    inode: number / 3,
+                };
+                let mut stamp = String::new();
+                stamp_facts(&mut stamp, Some(&facts));
+                let formatted = format!(
+                    "{}:{}:{}:{}.{};",
+                    facts.device,
+                    facts.inode,
+                    facts.size,
+                    modified_ns.div_euclid(1_000_000_000),
+                    modified_ns.rem_euclid(1_000_000_000)
+                );
+                assert_eq!(stamp, formatted);
+            }
+        }
     }
 }
