@@ -33,6 +33,22 @@ pub fn message_text(parts: &[Part], text: &mut String) {
     }
 }
 
+/// [`message_text`] of `parts`, given them: a message of one text is that text, moved rather than
+/// copied (a snippet's line can be a tool's output of megabytes).
+pub fn into_message_text(mut parts: Vec<Part>) -> String {
+    if let [
+        Part::Text { text: said }
+        | Part::Thinking { text: said }
+        | Part::ToolResult { text: said, .. },
+    ] = parts.as_mut_slice()
+    {
+        return std::mem::take(said);
+    }
+    let mut text = String::new();
+    message_text(&parts, &mut text);
+    text
+}
+
 /// Each scalar of `value` on a line of its own, after the key it is under.
 fn push_value(text: &mut String, key: Option<&str>, value: &Value) {
     let mut line = |scalar: &str| {
@@ -84,5 +100,33 @@ mod tests {
             text,
             "writing it\nWrite\nfile_path: /src/main.rs\ncontent: use std;\nfn main() {}\n\tindented\nlines: 3\ndeep: true"
         );
+    }
+
+    #[test]
+    fn parts_given_read_as_the_same_parts_lent() {
+        let text = |text: &str| Part::Text { text: text.into() };
+        let cases = [
+            vec![],
+            vec![text("one")],
+            vec![text("")],
+            vec![Part::Thinking {
+                text: "thought".into(),
+            }],
+            vec![Part::ToolResult {
+                text: "output\nlines".into(),
+                is_error: true,
+            }],
+            vec![Part::ToolCall {
+                name: "Bash".into(),
+                input: r#"{"command":"ls"}"#.into(),
+                id: None,
+            }],
+            vec![text("one"), text("two")],
+        ];
+        for parts in cases {
+            let mut lent = String::new();
+            message_text(&parts, &mut lent);
+            assert_eq!(into_message_text(parts.clone()), lent, "{parts:?}");
+        }
     }
 }

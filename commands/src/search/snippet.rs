@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::find::Hit;
 use super::marking::{self, Expression};
-use super::message::message_text;
+use super::message::into_message_text;
 use super::prepare::line_hash;
 use super::query::Query;
 use super::reading::{file_range, kept_range, open_file};
@@ -158,8 +158,7 @@ impl<'connection> Snippets<'connection> {
         let Some(parts) = message_parts(&bytes) else {
             return Ok(None);
         };
-        let mut text = String::new();
-        message_text(&parts, &mut text);
+        let mut text = into_message_text(parts);
         // The marks `highlight()` puts are taken out of the text first (rare: a private-use
         // character in a transcript).
         if [OPEN, CLOSE].iter().any(|mark| {
