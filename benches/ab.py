@@ -7,6 +7,11 @@ Runs each once to warm up, then RUNS rounds of both, in the order A B, B A, A B,
 drift of the machine's load meets both alike), their output thrown away, and prints the medians
 of the wall clock and of each process's CPU (user + system, from getrusage) and B over A. The
 leading VAR=value words set that command's environment (for example a CTXHOOKS_HOME of its own).
+
+Beside benches/spawn_bench.py, which the hook benches use: that one feeds every program the same
+payload on stdin under one environment and gives the wall clock's spread and per-round ratios;
+this one gives each command its own environment (two builds, each with its own index) and the
+CPU as well as the wall clock, which is what the search's A/B rows in BENCHMARKS.md compare.
 """
 import os, resource, statistics, subprocess, sys, time
 
