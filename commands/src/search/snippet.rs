@@ -438,6 +438,13 @@ fn cut(marked: &str, before: bool, after: bool) -> Snippet {
                 }
                 space = false;
                 characters.push(character);
+                // Past the longest snippet after the first match, nothing more is shown: a
+                // character more says the text goes on.
+                if let Some((first, _)) = matches.first()
+                    && characters.len() > first + LONGEST
+                {
+                    break;
+                }
             }
         }
     }
@@ -542,6 +549,100 @@ mod tests {
         assert!(marked[0].as_ref().unwrap().text.ends_with('…'));
         assert!(marked[2].is_none());
         assert_eq!(marked[3].as_ref().unwrap().text, "a short needle");
+    }
+
+    /// `cut` as it was before it stopped reading past the longest snippet after the first
+    /// match: every character collected.
+    fn cut_reading_all(marked: &str, before: bool, after: bool) -> Snippet {
+        let mut characters: Vec<char> = Vec::new();
+        let mut matches = Vec::new();
+        let mut open_at = None;
+        let mut space = false;
+        for character in marked.chars() {
+            match character {
+                OPEN => {
+                    if space && !characters.is_empty() {
+                        characters.push(' ');
+                    }
+                    space = false;
+                    open_at = Some(characters.len());
+                }
+                CLOSE => {
+                    if let Some(start) = open_at.take() {
+                        matches.push((start, characters.len()));
+                    }
+                }
+                _ if character.is_whitespace() || character.is_control() => space = true,
+                _ => {
+                    if space && !characters.is_empty() {
+                        characters.push(' ');
+                    }
+                    space = false;
+                    characters.push(character);
+                }
+            }
+        }
+        let first = matches.first().map_or(0, |(start, _)| *start);
+        let mut from = first.saturating_sub(BEFORE);
+        if from > 0
+            && let Some(space) = characters[from..first].iter().position(|c| *c == ' ')
+        {
+            from += space + 1;
+        }
+        let to = (from + LONGEST).min(characters.len());
+        let lead = if from > 0 || before { "…" } else { "" };
+        let tail = if to < characters.len() || after {
+            "…"
+        } else {
+            ""
+        };
+        let shift = lead.chars().count();
+        let text = format!(
+            "{lead}{}{tail}",
+            characters[from..to].iter().collect::<String>()
+        );
+        let matches = matches
+            .into_iter()
+            .filter(|(start, end)| *start >= from && *end <= to)
+            .map(|(start, end)| (start - from + shift, end - from + shift))
+            .collect();
+        Snippet { text, matches }
+    }
+
+    #[test]
+    fn a_cut_stopped_past_the_longest_snippet_is_the_cut_of_it_all() {
+        let mut cases = 0;
+        for first in [0, 1, 30, 59, 60, 61, 100, 300] {
+            for length in [1, 5, LONGEST - 1, LONGEST, LONGEST + 1, LONGEST + 40, 600] {
+                for gap in ["", " ", "  \n", "\u{0}"] {
+                    // Words before the first match, a match, words after it with more matches
+                    // about the place the snippet ends.
+                    let head: String = (0..first)
+                        .map(|at| if at % 7 == 6 { ' ' } else { 'h' })
+                        .collect();
+                    let tail: String = (0..length)
+                        .map(|at| if at % 5 == 4 { ' ' } else { 't' })
+                        .collect();
+                    let marked = format!(
+                        "{head}{gap}{OPEN}word{CLOSE}{gap}{tail}{OPEN}m{CLOSE}é{gap}{OPEN}end{CLOSE}{gap}"
+                    );
+                    for (before, after) in [(false, false), (true, true)] {
+                        assert_eq!(
+                            cut(&marked, before, after),
+                            cut_reading_all(&marked, before, after),
+                            "{marked:?}"
+                        );
+                        cases += 1;
+                    }
+                    let unmarked = marked.replace([OPEN, CLOSE], "");
+                    assert_eq!(
+                        cut(&unmarked, false, false),
+                        cut_reading_all(&unmarked, false, false)
+                    );
+                }
+            }
+        }
+        assert!(cases > 100);
     }
 
     #[test]
