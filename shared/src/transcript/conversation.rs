@@ -153,8 +153,198 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
 /// from its `message` alone: for a line known to be one (the same bytes read before, as search's
 /// snippets know by the line's hash), without reading its record's other fields again. `None`
 /// when it has none.
+///
+/// Read in one pass into the few members the parts are made of ([`LineParts`]), their strings
+/// borrowed from the line where they hold no escape, no `serde_json::Value` built: a snippet's
+/// line is often a tool's output of hundreds of kilobytes. A line that pass does not read
+/// exactly as the values do (a member of another type than Claude Code writes, a key written
+/// twice, an input that is not read as a value) is read through the values, as [`read_entry`]
+/// reads it. Of a line [`read_entry`] refuses (invalid text in a member neither reads), the
+/// pass may read parts: such a line is never one read as a message before.
 pub fn message_parts(line: &[u8]) -> Option<Vec<Part>> {
-    message_and_parts(line, false).map(|(_, parts)| parts)
+    match serde_json::from_slice::<LineParts>(line).map(LineParts::parts) {
+        Ok(Ok(parts)) => (!parts.is_empty()).then_some(parts),
+        Ok(Err(ByValues)) | Err(_) => message_and_parts(line, false).map(|(_, parts)| parts),
+    }
+}
+
+/// A line's `message`, with only what [`part_of`] reads of it (thinking left out); every other
+/// member skipped.
+#[derive(serde::Deserialize)]
+struct LineParts<'a> {
+    #[serde(borrow)]
+    message: Option<MessageParts<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct MessageParts<'a> {
+    #[serde(borrow)]
+    content: Option<Content<'a>>,
+}
+
+/// A message's `content`, or a tool result's: a string or blocks; anything else is refused
+/// (read through the values instead).
+enum Content<'a> {
+    Text(Text<'a>),
+    Blocks(Vec<Block<'a>>),
+}
+
+/// A block of a `content`, with the members [`part_of`] and [`result_text`] read.
+#[derive(serde::Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Text<'a>>,
+    #[serde(borrow)]
+    text: Option<Text<'a>>,
+    #[serde(borrow)]
+    name: Option<Text<'a>>,
+    #[serde(borrow)]
+    id: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    input: Input<'a>,
+    #[serde(borrow)]
+    content: Option<Content<'a>>,
+    is_error: Option<bool>,
+}
+
+/// A string, borrowed from the line where it holds no escape.
+struct Text<'a>(std::borrow::Cow<'a, str>);
+
+/// A tool call's `input` as written (`null` too), or its absence.
+#[derive(Default)]
+enum Input<'a> {
+    #[default]
+    Absent,
+    Written(&'a serde_json::value::RawValue),
+}
+
+/// What only the values read as they do: a line without `message` or `content` (read as
+/// before, whatever it is), a tool call's input the values do not read.
+struct ByValues;
+
+impl LineParts<'_> {
+    /// The parts, as [`message_and_parts`] reads them.
+    fn parts(self) -> Result<Vec<Part>, ByValues> {
+        match self.message.ok_or(ByValues)?.content.ok_or(ByValues)? {
+            Content::Text(Text(text)) => Ok(if text.trim().is_empty() {
+                Vec::new()
+            } else {
+                vec![Part::Text {
+                    text: text.into_owned(),
+                }]
+            }),
+            Content::Blocks(blocks) => blocks
+                .into_iter()
+                .map(Block::part)
+                .collect::<Result<Vec<_>, _>>()
+                .map(|parts| parts.into_iter().flatten().collect()),
+        }
+    }
+}
+
+impl Block<'_> {
+    /// The part [`part_of`] reads of this block, if any.
+    fn part(self) -> Result<Option<Part>, ByValues> {
+        let said = |text: Option<Text>| {
+            text.map(|Text(text)| text)
+                .filter(|text| !text.trim().is_empty())
+                .map(std::borrow::Cow::into_owned)
+        };
+        Ok(match self.kind.as_ref().map(|Text(kind)| kind.as_ref()) {
+            Some("text") => said(self.text).map(|text| Part::Text { text }),
+            Some("tool_use" | "server_tool_use") => Some(Part::ToolCall {
+                name: self
+                    .name
+                    .map_or_else(|| "?".to_owned(), |Text(name)| name.into_owned()),
+                input: match self.input {
+                    Input::Absent => String::new(),
+                    Input::Written(input) => serde_json::from_str::<Value>(input.get())
+                        .map_err(|_| ByValues)?
+                        .to_string(),
+                },
+                id: self.id.map(|Text(id)| id.into_owned()),
+            }),
+            Some("tool_result") => Some(Part::ToolResult {
+                text: match self.content {
+                    Some(Content::Text(Text(text))) => text.into_owned(),
+                    Some(Content::Blocks(parts)) => parts
+                        .into_iter()
+                        .filter_map(|part| {
+                            match part.kind.as_ref().map(|Text(kind)| kind.as_ref()) {
+                                Some("text") => part.text.map(|Text(text)| text),
+                                Some("image") => Some("[image]".into()),
+                                _ => None,
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    None => String::new(),
+                },
+                is_error: self.is_error == Some(true),
+            }),
+            Some("image") => Some(Part::Text {
+                text: "[image]".to_owned(),
+            }),
+            _ => None,
+        })
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(text.into()))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Text(text.to_owned().into()))
+            }
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Text(text.into()))
+            }
+        }
+        deserializer.deserialize_str(Visit(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a string or blocks")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Text(text.into())))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Text(text.to_owned().into())))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Input<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&serde_json::value::RawValue>::deserialize(deserializer).map(Input::Written)
+    }
 }
 
 /// A line's `message` and the parts of its content (`None` when it has none). Only `message` is
@@ -302,5 +492,214 @@ mod tests {
             Some(Entry::Message { ref parts, .. })
                 if parts == &[Part::Thinking { text: "let me see".into() }]
         ));
+    }
+
+    /// The parts as the values read them, the reference [`message_parts`]'s one pass is held to.
+    fn parts_by_values(line: &[u8]) -> Option<Vec<Part>> {
+        message_and_parts(line, false).map(|(_, parts)| parts)
+    }
+
+    /// Every `.jsonl` file under `folder`, at any depth.
+    fn transcripts(folder: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in fs_err::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                transcripts(&path, found);
+            } else if path
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+            {
+                found.push(path);
+            }
+        }
+    }
+
+    /// Messages (the value of `message`) that a transcript may hold or that try the reader's
+    /// edges: escapes, surrogates, keys written twice, values of other types than expected,
+    /// numbers a float's printing may change, nesting at `serde_json`'s limit.
+    fn hostile_messages() -> Vec<String> {
+        let deep = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let many: Vec<String> = (0..40)
+            .map(|key| format!(r#""k{}":{key}"#, key % 25))
+            .collect();
+        let mut messages: Vec<String> = [
+            r#"{"role":"user","content":"tab\tnew\nquote\" back\\ \u00e9 é \ud83d\ude00 😀 \u0000 \/"}"#,
+            r#"{"role":"user","content":"a lone \ud800 surrogate"}"#,
+            r#"{"role":"user","content":"a lone \udc00 trail"}"#,
+            r#"{"role":"user","model":"\ud800","content":"lone surrogate in a member not used"}"#,
+            r#"{"role":"user","content":[{"type":"text","text":"x","id":"\ud800"}]}"#,
+            r#"{"role":"user","content":[{"type":"thinking","thinking":"\udfff","signature":"s"},{"type":"text","text":"x"}]}"#,
+            r#"{"role":"user","content":"   "}"#,
+            r#"{"role":"user","content":" \n\t "}"#,
+            r#"{"role":"user","content":""}"#,
+            r#"{"role":"user","content":[]}"#,
+            r#"{"role":"user","content":{}}"#,
+            r#"{"role":"user","content":{"type":"text","text":"an object"}}"#,
+            r#"{"role":"user","content":5}"#,
+            r#"{"role":"user","content":null}"#,
+            r#"{"role":"user"}"#,
+            r"{}",
+            r#""a string""#,
+            r#"[1,{"content":"x"}]"#,
+            "5",
+            "true",
+            r#"{"content":"first","content":"second"}"#,
+            r#"{"content":"first","content":5}"#,
+            r#"{"content":[{"type":"text","text":"a"}],"content":"   "}"#,
+            r#"{"cont\u0065nt":"escaped key"}"#,
+            r#"{"content":[{"\u0074ype":"text","te\u0078t":"escaped keys"}]}"#,
+            r#"{"content":[{"text":"type comes last","type":"text"}]}"#,
+            r#"{"content":[{"type":"text","text":"one","text":"two"}]}"#,
+            r#"{"content":[{"type":"text","text":"was text","type":"image"}]}"#,
+            r#"{"content":[{"type":"text","text":"   "},{"type":"text","text":5},{"type":"text"}]}"#,
+            r#"{"content":[{"type":"image","source":{"data":"abc"}},{"type":"text","text":"after"}]}"#,
+            r#"{"content":[{"type":"thinking","thinking":"hidden","signature":"s"},{"type":"redacted_thinking","data":"x"}]}"#,
+            r#"{"content":[{"type":"thinking","thinking":"hidden"},{"type":"text","text":"shown"}]}"#,
+            r#"{"content":[5,"s",null,[],true,{"type":5},{"type":null},{"text":"no type"},{"type":"unknown","text":"x"}]}"#,
+            r#"{"content":[{"type":"tool_use","id":"t","name":"Edit","input":{"a":{"b":[1,2.5,{"c":null,"d":true}],"e":false},"f":-3,"g":1e3,"h":1.0000000000000002,"i":"x\ny","j":[],"k":{},"l":"\u00e9\t"}}]}"#,
+            r#"{"content":[{"type":"tool_use","id":"t","name":"Bash"}]}"#,
+            r#"{"content":[{"type":"tool_use","id":"t","name":"Bash"},{"type":"text","text":"after a call without input"}]}"#,
+            r#"{"content":[{"type":"tool_use","id":"t","input":{"command":"ls"}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":5,"input":{"command":"ls"}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":"a string"}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":null}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":12.5}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":[1,"two",[3,{"four":4}],null,false]}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"a":1,"b":2,"a":3,"c":{"d":1,"d":{"e":2}}}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"a":1},"input":{"b":2}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"\u006b":"escaped key","k":"again"}}]}"#,
+            r#"{"content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{"query":"q"}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"n":[0.1,1e-7,123456789.123456789,5e-324,1.7976931348623157e308,-0.0,2.2250738585072011e-308,9007199254740993,18446744073709551615,-9223372036854775808,1E2,1.5e+2,0.30000000000000004,2.47032822920623272e-324,7.038531e-26,1.448997445238699,8.41e21,9.9e-5,0.000001,1e16,12345678901234567890123]}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"n":1e400}}]}"#,
+            r#"{"content":[{"type":"tool_use","name":"X","input":{"n":18446744073709551616}}]}"#,
+            r#"{"content":[{"tool_use_id":"t","type":"tool_result","content":"out\nput","is_error":false}]}"#,
+            r#"{"content":[{"type":"tool_result","content":"   "}]}"#,
+            r#"{"content":[{"type":"tool_result","content":""},{"type":"text","text":"after an empty result"}]}"#,
+            r#"{"content":[{"type":"tool_result"},{"type":"tool_result","content":5},{"type":"tool_result","content":{"text":"x"}}]}"#,
+            r#"{"content":[{"type":"tool_result","content":[]}]}"#,
+            r#"{"content":[{"type":"tool_result","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":5},{"type":"other","text":"b"},7,{"text":"c"},{"type":"text","text":"d\ne"},{"text":"f","type":"text"},{"type":"text","text":"g","text":"h"}]}]}"#,
+            r#"{"content":[{"type":"tool_result","content":[{"type":"text","text":"only"}]},{"type":"tool_result","content":"second"}]}"#,
+            r#"{"content":[{"type":"tool_result","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"other","text":"b"},{"text":"c"},{"type":"text","text":"d\ne"},{"text":"f","type":"text"},{"type":"text","text":"  "}]}]}"#,
+            r#"{"content":[{"type":"tool_result","content":"x","content":[{"type":"text","text":"last"}]}]}"#,
+            "{\"content\":\"private \u{E000} use \u{E001} marks \\ue000 \\ue001\"}",
+            "{\"content\":[{\"type\":\"text\",\"text\":\"a \u{E000}b\u{E001}\"},{\"type\":\"tool_use\",\"name\":\"\\ue000\",\"input\":{\"\\ue001\":\"\u{E000}\"}}]}",
+            "{\"content\":\"raw control\ttab\"}",
+            "{\"content\":\"raw newline\nin a string\"}",
+            r#"{"content":"a","usage":{"input_tokens":1e400}}"#,
+            r#"{"content":"a","usage":{"input_tokens":-5,"x":[1.5,null,true,{"y":"z"}]}}"#,
+            r#"{"content":"a" , "role" : "user" }"#,
+            r#"{"content":"a",}"#,
+            r#"{"content":[{"type":"text","text":"a"},]}"#,
+            r#"{"content":[{"type":"text","text":"a"} {"type":"text","text":"b"}]}"#,
+            r#"{"content":"bad escape \x"}"#,
+            r#"{"content":"short escape \u12"}"#,
+        ]
+        .iter()
+        .map(|message| (*message).to_owned())
+        .collect();
+        messages.push(format!(
+            r#"{{"content":[{{"type":"tool_use","name":"X","input":{{{}}}}}]}}"#,
+            many.join(",")
+        ));
+        for depth in [100, 120, 123, 124, 125, 126, 127, 128, 200] {
+            messages.push(format!(
+                r#"{{"content":[{{"type":"tool_use","name":"X","input":{}}}]}}"#,
+                deep(depth)
+            ));
+            messages.push(format!(
+                r#"{{"content":[{{"type":"tool_result","content":[{{"type":"text","text":"a","x":{}}}]}}]}}"#,
+                deep(depth)
+            ));
+            messages.push(format!(
+                r#"{{"content":"deep elsewhere","x":{}}}"#,
+                deep(depth)
+            ));
+        }
+        messages
+    }
+
+    /// Lines around [`hostile_messages`], and lines that are not what they should be.
+    fn hostile_lines() -> Vec<Vec<u8>> {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for message in hostile_messages() {
+            let line =
+                format!(r#"{{"type":"user","uuid":"u","message":{message},"timestamp":"t"}}"#);
+            // Cut short at every byte (a character's middle too), for the short ones.
+            if line.len() < 160 {
+                for end in 0..line.len() {
+                    lines.push(line.as_bytes()[..end].to_vec());
+                }
+            }
+            lines.push(format!("{line} trailing").into_bytes());
+            lines.push(format!(r#"{{"message":{message},"message":{message}}}"#).into_bytes());
+            lines.push(format!(r#"{{"message":{message},"other":"\ud800"}}"#).into_bytes());
+            lines.push(format!(r#"{{"x":[{{"message":5}}],"message":{message}}}"#).into_bytes());
+            lines.push(format!("  {line}\t\r\n").into_bytes());
+            lines.push(line.into_bytes());
+        }
+        lines.extend(
+            [
+                &b"not json"[..],
+                b"",
+                b"{}",
+                b"[]",
+                b"null",
+                br#"{"message":null}"#,
+                br#"{"message":"text"}"#,
+                br#"{"message":[1,2]}"#,
+                br#"[{"content":"a line as an array"}]"#,
+                br#"[{"role":"user","content":"a line as an array"}]"#,
+                b"{\"message\":{\"content\":\"invalid \xff utf-8\"}}",
+                b"{\"message\":{\"content\":\"ok\"},\"x\":\"invalid \xff utf-8 elsewhere\"}",
+                b"{\"message\":{\"content\":\"ok\",\"x\":\"invalid \xff utf-8 in message\"}}",
+                b"{\"message\":{\"content\":\"ok\",\"\xff\":1}}",
+            ]
+            .iter()
+            .map(|line| line.to_vec()),
+        );
+        lines
+    }
+
+    #[test]
+    fn a_lines_parts_read_in_one_pass_are_the_parts_the_values_read() {
+        let mut files = Vec::new();
+        transcripts(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures"),
+            &mut files,
+        );
+        assert!(files.len() > 10, "{files:?}");
+        let mut lines: Vec<(String, Vec<u8>)> = Vec::new();
+        for path in &files {
+            let bytes = fs_err::read(path).unwrap();
+            for (number, line) in bytes.split(|byte| *byte == b'\n').enumerate() {
+                lines.push((format!("{}:{}", path.display(), number + 1), line.to_vec()));
+            }
+        }
+        let fixtures = lines.len();
+        lines.extend(
+            hostile_lines()
+                .into_iter()
+                .map(|line| (String::from_utf8_lossy(&line).into_owned(), line)),
+        );
+        let (mut messages, mut in_one_pass) = (0, 0);
+        for (index, (place, line)) in lines.iter().enumerate() {
+            // The contract: a line the values read (a line `read_entry` read), whether or not
+            // it has parts.
+            if serde_json::from_slice::<MessageOnly>(line).is_err() {
+                continue;
+            }
+            let expected = parts_by_values(line);
+            assert_eq!(message_parts(line), expected, "{place}");
+            if index < fixtures && expected.is_some() {
+                messages += 1;
+                in_one_pass += usize::from(matches!(
+                    serde_json::from_slice::<LineParts>(line).map(LineParts::parts),
+                    Ok(Ok(_))
+                ));
+            }
+        }
+        // The one pass reads the transcripts' messages itself; the values only what it cannot.
+        assert!(messages > 200, "only {messages} messages");
+        assert_eq!(in_one_pass, messages, "of {messages} messages");
     }
 }
