@@ -123,7 +123,7 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
             if record.is_meta.is_true() {
                 return None;
             }
-            let (message, parts) = message_and_parts(line, thinking)?;
+            let (message_id, parts) = message_and_parts(line, thinking)?;
             let speaker = match kind {
                 _ if record.is_compact_summary.is_true() => Speaker::Summary,
                 "assistant" => Speaker::Assistant,
@@ -138,10 +138,7 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
             Some(Entry::Message {
                 speaker,
                 time: record.timestamp.text().map(ToOwned::to_owned),
-                message_id: message
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(ToOwned::to_owned),
+                message_id,
                 parts,
             })
         }
@@ -153,23 +150,27 @@ pub fn read_entry_with_thinking(line: &[u8], subagent: bool, thinking: bool) -> 
 /// from its `message` alone: for a line known to be one (the same bytes read before, as search's
 /// snippets know by the line's hash), without reading its record's other fields again. `None`
 /// when it has none.
-///
-/// Read in one pass into the few members the parts are made of ([`LineParts`]), their strings
-/// borrowed from the line where they hold no escape, no `serde_json::Value` built: a snippet's
-/// line is often a tool's output of hundreds of kilobytes. A line that pass does not read
-/// exactly as the values do (a member of another type than Claude Code writes, a key written
-/// twice, an input that is not read as a value) is read through the values, as [`read_entry`]
-/// reads it. Of a line [`read_entry`] refuses (invalid text in a member neither reads), the
-/// pass may read parts: such a line is never one read as a message before.
 pub fn message_parts(line: &[u8]) -> Option<Vec<Part>> {
-    match serde_json::from_slice::<LineParts>(line).map(LineParts::parts) {
-        Ok(Ok(parts)) => (!parts.is_empty()).then_some(parts),
-        Ok(Err(ByValues)) | Err(_) => message_and_parts(line, false).map(|(_, parts)| parts),
+    message_and_parts(line, false).map(|(_, parts)| parts)
+}
+
+/// A line's `message.id` and the parts of its content (`None` when it has none; thinking read
+/// when `thinking` is true). Read in one pass into the few members they are made of
+/// ([`LineParts`]), strings borrowed from the line where they hold no escape, no
+/// `serde_json::Value` built (a line is often a tool's output of hundreds of kilobytes). A line
+/// that pass does not read exactly as the values do (a member of another type than Claude Code
+/// writes, a key written twice, an input the values refuse) is read through the values
+/// ([`by_values`]), so the two always agree where both read. Where only the pass reads, a
+/// member it skips holds text the values refuse (a lone surrogate's escape or bytes that are not
+/// UTF-8, in a member no part is made of): the message is read, where the values dropped it.
+fn message_and_parts(line: &[u8], thinking: bool) -> Option<(Option<String>, Vec<Part>)> {
+    match serde_json::from_slice::<LineParts>(line).map(|read| read.parts(thinking)) {
+        Ok(Ok((id, parts))) => (!parts.is_empty()).then_some((id, parts)),
+        Ok(Err(ByValues)) | Err(_) => by_values(line, thinking),
     }
 }
 
-/// A line's `message`, with only what [`part_of`] reads of it (thinking left out); every other
-/// member skipped.
+/// A line's `message`, with only what [`by_values`] reads of it; every other member skipped.
 #[derive(serde::Deserialize)]
 struct LineParts<'a> {
     #[serde(borrow)]
@@ -178,6 +179,8 @@ struct LineParts<'a> {
 
 #[derive(serde::Deserialize)]
 struct MessageParts<'a> {
+    #[serde(borrow)]
+    id: Option<Text<'a>>,
     #[serde(borrow)]
     content: Option<Content<'a>>,
 }
@@ -196,6 +199,8 @@ struct Block<'a> {
     kind: Option<Text<'a>>,
     #[serde(borrow)]
     text: Option<Text<'a>>,
+    #[serde(borrow)]
+    thinking: Option<Text<'a>>,
     #[serde(borrow)]
     name: Option<Text<'a>>,
     #[serde(borrow)]
@@ -223,34 +228,42 @@ enum Input<'a> {
 struct ByValues;
 
 impl LineParts<'_> {
-    /// The parts, as [`message_and_parts`] reads them.
-    fn parts(self) -> Result<Vec<Part>, ByValues> {
-        match self.message.ok_or(ByValues)?.content.ok_or(ByValues)? {
-            Content::Text(Text(text)) => Ok(if text.trim().is_empty() {
-                Vec::new()
-            } else {
-                vec![Part::Text {
-                    text: text.into_owned(),
-                }]
-            }),
+    /// The message's id and parts, as [`by_values`] reads them.
+    fn parts(self, thinking: bool) -> Result<(Option<String>, Vec<Part>), ByValues> {
+        let message = self.message.ok_or(ByValues)?;
+        let id = message.id.map(|Text(id)| id.into_owned());
+        let parts = match message.content.ok_or(ByValues)? {
+            Content::Text(Text(text)) => {
+                if text.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Part::Text {
+                        text: text.into_owned(),
+                    }]
+                }
+            }
             Content::Blocks(blocks) => blocks
                 .into_iter()
-                .map(Block::part)
-                .collect::<Result<Vec<_>, _>>()
-                .map(|parts| parts.into_iter().flatten().collect()),
-        }
+                .map(|block| block.part(thinking))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
+        Ok((id, parts))
     }
 }
 
 impl Block<'_> {
     /// The part [`part_of`] reads of this block, if any.
-    fn part(self) -> Result<Option<Part>, ByValues> {
+    fn part(self, thinking: bool) -> Result<Option<Part>, ByValues> {
         let said = |text: Option<Text>| {
             text.map(|Text(text)| text)
                 .filter(|text| !text.trim().is_empty())
                 .map(std::borrow::Cow::into_owned)
         };
         Ok(match self.kind.as_ref().map(|Text(kind)| kind.as_ref()) {
+            Some("thinking") if thinking => said(self.thinking).map(|text| Part::Thinking { text }),
             Some("text") => said(self.text).map(|text| Part::Text { text }),
             Some("tool_use" | "server_tool_use") => Some(Part::ToolCall {
                 name: self
@@ -347,13 +360,17 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Input<'a> {
     }
 }
 
-/// A line's `message` and the parts of its content (`None` when it has none). Only `message` is
-/// read into values: the rest of the line (a tool's result again in `toolUseResult`, often as
-/// large) is skipped over.
-fn message_and_parts(line: &[u8], thinking: bool) -> Option<(Value, Vec<Part>)> {
+/// [`message_and_parts`] read through `serde_json::Value`s: the rules, for every line. Only
+/// `message` is read into values: the rest of the line (a tool's result again in
+/// `toolUseResult`, often as large) is skipped over.
+fn by_values(line: &[u8], thinking: bool) -> Option<(Option<String>, Vec<Part>)> {
     let message = serde_json::from_slice::<MessageOnly>(line).ok()?.message?;
     let parts = parts_of(message.get("content")?, thinking);
-    (!parts.is_empty()).then_some((message, parts))
+    let id = message
+        .get("id")
+        .and_then(Value::as_str)
+        .map(ToOwned::to_owned);
+    (!parts.is_empty()).then_some((id, parts))
 }
 
 /// A line's `message`; every other member skipped.
@@ -492,11 +509,6 @@ mod tests {
             Some(Entry::Message { ref parts, .. })
                 if parts == &[Part::Thinking { text: "let me see".into() }]
         ));
-    }
-
-    /// The parts as the values read them, the reference [`message_parts`]'s one pass is held to.
-    fn parts_by_values(line: &[u8]) -> Option<Vec<Part>> {
-        message_and_parts(line, false).map(|(_, parts)| parts)
     }
 
     /// Every `.jsonl` file under `folder`, at any depth.
@@ -661,7 +673,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lines_parts_read_in_one_pass_are_the_parts_the_values_read() {
+    fn a_lines_message_read_in_one_pass_is_the_message_the_values_read() {
         let mut files = Vec::new();
         transcripts(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures"),
@@ -683,19 +695,25 @@ mod tests {
         );
         let (mut messages, mut in_one_pass) = (0, 0);
         for (index, (place, line)) in lines.iter().enumerate() {
-            // The contract: a line the values read (a line `read_entry` read), whether or not
-            // it has parts.
+            // Every line the values read, whether or not it has parts, with thinking and
+            // without.
             if serde_json::from_slice::<MessageOnly>(line).is_err() {
                 continue;
             }
-            let expected = parts_by_values(line);
-            assert_eq!(message_parts(line), expected, "{place}");
-            if index < fixtures && expected.is_some() {
-                messages += 1;
-                in_one_pass += usize::from(matches!(
-                    serde_json::from_slice::<LineParts>(line).map(LineParts::parts),
-                    Ok(Ok(_))
-                ));
+            for thinking in [false, true] {
+                let expected = by_values(line, thinking);
+                assert_eq!(
+                    message_and_parts(line, thinking),
+                    expected,
+                    "{place} (thinking: {thinking})"
+                );
+                if index < fixtures && expected.is_some() {
+                    messages += 1;
+                    in_one_pass += usize::from(matches!(
+                        serde_json::from_slice::<LineParts>(line).map(|read| read.parts(thinking)),
+                        Ok(Ok(_))
+                    ));
+                }
             }
         }
         // The one pass reads the transcripts' messages itself; the values only what it cannot.
