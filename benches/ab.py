@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two commands timed side by side, as BENCHMARKS.md's paired rows are.
 
-Usage: python3 benches/ab.py RUNS -- [VAR=value ...] A... -- [VAR=value ...] B...
+Usage: python3 benches/ab.py RUNS [--recache] -- [VAR=value ...] A... -- [VAR=value ...] B...
 
 Runs each once to warm up, then RUNS rounds of both, in the order A B, B A, A B, ... (so that a
 drift of the machine's load meets both alike), their output thrown away, and prints the medians
@@ -12,8 +12,13 @@ Beside benches/spawn_bench.py, which the hook benches use: that one feeds every 
 payload on stdin under one environment and gives the wall clock's spread and per-round ratios;
 this one gives each command its own environment (two builds, each with its own index) and the
 CPU as well as the wall clock, which is what the search's A/B rows in BENCHMARKS.md compare.
+
+--recache first drops both programs' files from the page cache and reads each back whole, in
+the order A, B: how a binary came into the page cache (written by the linker or a copy, read
+back, partly evicted) moved a program's time by 5 to 10 % here, more than the changes compared
+(BENCHMARKS.md, issue 32), so a pair should start from binaries cached alike.
 """
-import os, resource, statistics, subprocess, sys, time
+import os, resource, shutil, statistics, subprocess, sys, time
 
 def parse(args):
     env = dict(os.environ)
@@ -30,11 +35,27 @@ def run(env, cmd):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
 
+def recache(program):
+    path = shutil.which(program) or program
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        while os.read(fd, 1 << 20):
+            pass
+    finally:
+        os.close(fd)
+
 def main():
     runs = int(sys.argv[1]); rest = sys.argv[2:]
+    again = rest[0] == "--recache"
+    if again:
+        rest = rest[1:]
     assert rest[0] == "--"; rest = rest[1:]
     i = rest.index("--")
     a = parse(rest[:i]); b = parse(rest[i + 1:])
+    if again:
+        for _, cmd in (a, b):
+            recache(cmd[0])
     for c in (a, b):
         run(*c)  # warm
     res = {"A": ([], []), "B": ([], [])}
