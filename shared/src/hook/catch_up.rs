@@ -31,20 +31,20 @@ pub struct FinalBounds {
 /// (the catch-up runs in another session's Stop hook, whose warning is its own). A transcript no
 /// longer there has nothing to log: what is left of it is its kept copy, and no ingest reads
 /// usage from a kept copy (a resumed session's neither: its Stop reads the transcript Claude Code
-/// names). Returns true when nothing is left to read (or there was no transcript), false when
+/// names). `gauge_inputs` are the ended session's (its project folder's settings; quiet).
+/// Returns true when nothing is left to read (or there was no transcript), false when
 /// `bounds.max_bytes` stopped it first.
 pub fn log_final_usage(
     state: &StateDir,
     notes: &dyn Notes,
     ended: &EndedSession<'_>,
+    gauge_inputs: &GaugeInputs,
     bounds: FinalBounds,
 ) -> Result<bool, IngestError> {
     let Some(file) = TranscriptFile::open_if_present(ended.transcript)? else {
         return Ok(true);
     };
     let mut file = file.checked()?;
-    let (mut gauge_inputs, _) = GaugeInputs::of_hook(None, GaugeRole::Quiet);
-    gauge_inputs.project_dir = ended.project_dir.map(Path::to_owned);
     let options = IngestOptions {
         max_bytes: Some(bounds.max_bytes),
         whole_last_line: true,
@@ -56,7 +56,7 @@ pub fn log_final_usage(
         notes,
         ended.session,
         &mut file,
-        &gauge_inputs,
+        gauge_inputs,
         options,
     )?;
     Ok(ingested.outcome.caught_up)
@@ -113,7 +113,10 @@ fn take_up_usage(
             .unwrap_or(u64::MAX),
         lock_wait: Some(CATCH_UP_LOCK_WAIT.min(left)),
     };
-    let logged = log_final_usage(state, notes, ended, bounds);
+    // The ended session's project folder, as its record says, not this hook's.
+    let (mut gauge_inputs, _) = GaugeInputs::of_hook(None, GaugeRole::Quiet);
+    gauge_inputs.project_dir = ended.project_dir.map(Path::to_owned);
+    let logged = log_final_usage(state, notes, ended, &gauge_inputs, bounds);
     let finished = ingest_finished(&logged);
     if let Err(error) = logged
         && finished

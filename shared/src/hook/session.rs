@@ -397,7 +397,7 @@ fn session_end(context: &HookContext, input: &SessionInput<'_>) -> Result<()> {
         max_bytes: POST_COMPACT_INGEST_BYTES,
         lock_wait: None,
     };
-    let logged = log_final_usage(&context.state, context, &ended, bounds);
+    let logged = log_final_usage(&context.state, context, &ended, &gauge_inputs, bounds);
     let record = record?;
     if kept && ingest_finished(&logged) {
         catch_up::remove(&record)?;
