@@ -1,7 +1,7 @@
 //! Tests for the usage log: rows from every real transcript fixture, the Stop hook's cursor
 //! (incremental, half-written lines, rewritten transcripts, hostile payloads), and the report.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ctxhooks_commands::facts::log::{log_from_transcript, read_log_file, read_session_log};
 use ctxhooks_shared::store::env_vars;
@@ -449,15 +449,44 @@ fn session_end_with_the_usage_lock_held(world: &World, id: &str, transcript: &Pa
     assert!(errors[0].contains("busy"), "{errors:?}");
 }
 
+/// When the catch-up tests' lines were written.
+const CATCH_UP_TIME: &str = "2026-03-01T00:00:00.000Z";
+
+/// A world for a catch-up test of session `id`: the world, the session and its transcript's path.
+fn catch_up_session(id: &str) -> (World, SessionId, PathBuf) {
+    let world = World::new(id);
+    let transcript = world.transcript_path(id);
+    (world, SessionId::parse(id).unwrap(), transcript)
+}
+
+/// One served request of a catch-up test's transcript, `n` its message id.
+fn catch_up_line(n: &str) -> String {
+    assistant_line(n, 10, 1_000, 2_000, CATCH_UP_TIME)
+}
+
+/// Asserts that the session's usage log holds each of its transcript's `requests` once, as
+/// `report` shows them, and that no catch-up record stays.
+fn assert_caught_up(world: &World, session: &SessionId, transcript: &Path, requests: usize) {
+    let report = world
+        .ctxhooks(["report", "--session", session.as_str(), "--json"])
+        .json();
+    assert_eq!(report["requests"], requests, "{report:#}");
+    assert_eq!(appended_requests(world, session), requests);
+    assert_eq!(
+        read_rows(&world.state(), session).unwrap(),
+        log_from_transcript(transcript).unwrap().rows()
+    );
+    assert_eq!(
+        crate::keep::catch_up_records(world),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
 #[test]
 fn a_session_end_past_its_byte_limit_leaves_the_rest_to_the_next_stops_catch_up() {
-    let world = World::new("catch-up-backlog");
     let id = "catch-up-backlog";
-    let session = SessionId::parse(id).unwrap();
-    let transcript = world.transcript_path(id);
-    let time = "2026-03-01T00:00:00.000Z";
-    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
-    append(&transcript, line("1"));
+    let (world, session, transcript) = catch_up_session(id);
+    append(&transcript, catch_up_line("1"));
     world
         .hook(Hook::Stop)
         .stdin(stop_payload(id, &transcript))
@@ -465,11 +494,14 @@ fn a_session_end_past_its_byte_limit_leaves_the_rest_to_the_next_stops_catch_up(
     // A turn no Stop read (interrupted), 5 MiB of it before its last requests: past the 4 MiB
     // `SessionEnd` reads, the last one whole without its newline.
     let text = "x".repeat(64 * 1024);
-    let prompt = serde_json::json!({"type": "user", "timestamp": time,
+    let prompt = serde_json::json!({"type": "user", "timestamp": CATCH_UP_TIME,
         "message": {"role": "user", "content": text}})
     .to_string();
     append(&transcript, format!("{prompt}\n").repeat(80));
-    append(&transcript, line("2") + line("3").trim_end());
+    append(
+        &transcript,
+        catch_up_line("2") + catch_up_line("3").trim_end(),
+    );
     world
         .hook(Hook::Session)
         .stdin(session_end_payload(id, &transcript))
@@ -478,28 +510,15 @@ fn a_session_end_past_its_byte_limit_leaves_the_rest_to_the_next_stops_catch_up(
     assert_eq!(crate::keep::catch_up_records(&world).len(), 1);
 
     stop_of_another_session(&world, "catch-up-other").success();
-    let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
-    assert_eq!(report["requests"], 3, "{report:#}");
-    assert_eq!(appended_requests(&world, &session), 3);
-    assert_eq!(
-        read_rows(&world.state(), &session).unwrap(),
-        log_from_transcript(&transcript).unwrap().rows()
-    );
-    assert_eq!(
-        crate::keep::catch_up_records(&world),
-        Vec::<std::path::PathBuf>::new()
-    );
+    assert_caught_up(&world, &session, &transcript, 3);
     assert!(world.error_lines().is_empty(), "{:?}", world.error_lines());
 }
 
 #[test]
 fn the_catch_up_logs_what_a_session_end_did_not_once_however_many_stops_take_it_up() {
-    let world = World::new("catch-up-once");
     let id = "catch-up-once";
-    let session = SessionId::parse(id).unwrap();
-    let transcript = world.transcript_path(id);
-    let time = "2026-03-01T00:00:00.000Z";
-    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    let (world, session, transcript) = catch_up_session(id);
+    let line = catch_up_line;
     // The session's own Stop logged its requests; the last line, whole without its newline,
     // only an ingest at rest reads.
     append(
@@ -522,28 +541,15 @@ fn the_catch_up_logs_what_a_session_end_did_not_once_however_many_stops_take_it_
         run.wait().success();
     }
     stop_of_another_session(&world, "catch-up-c").success();
-    assert_eq!(appended_requests(&world, &session), 4);
-    let report = world.ctxhooks(["report", "--session", id, "--json"]).json();
-    assert_eq!(report["requests"], 4, "{report:#}");
-    assert_eq!(
-        read_rows(&world.state(), &session).unwrap(),
-        log_from_transcript(&transcript).unwrap().rows()
-    );
-    assert_eq!(
-        crate::keep::catch_up_records(&world),
-        Vec::<std::path::PathBuf>::new()
-    );
+    assert_caught_up(&world, &session, &transcript, 4);
     assert_eq!(world.error_lines().len(), 1, "{:?}", world.error_lines());
 }
 
 #[test]
 fn the_catch_up_of_a_transcript_claude_code_deleted_logs_nothing_and_removes_its_record() {
-    let world = World::new("catch-up-deleted");
     let id = "catch-up-deleted";
-    let session = SessionId::parse(id).unwrap();
-    let transcript = world.transcript_path(id);
-    let time = "2026-03-01T00:00:00.000Z";
-    let line = |n: &str| assistant_line(n, 10, 1_000, 2_000, time);
+    let (world, session, transcript) = catch_up_session(id);
+    let line = catch_up_line;
     append(&transcript, line("1") + &line("2"));
     world
         .hook(Hook::Stop)
