@@ -11,6 +11,11 @@ SEARCH_PARTS=1 runs part 1 alone (the Stop hook's replay of part 2 takes minutes
 SEARCH_BASELINE=DIR (a folder holding another build's `ctxhooks` and `ctxhooks-search`) indexes
 the same projects folder with that build too, in a state folder of its own, and runs its warm
 queries interleaved with this build's and rg's: both builds meet the same load.
+
+Where a C compiler is found (`cc`, or $CC), benches/floor.c is built statically and run
+interleaved with the warm queries too: an empty process, and one that lists every folder of the
+projects folder and looks at each transcript once (what any search that sees every append must
+do at least). Its times are the floor each query's time is shown against.
 """
 
 import json
@@ -108,10 +113,10 @@ class Part:
               f"{ms(statistics.median(cpus))} CPU over {rounds} turns (wall {[round(w * 1e3) for w in walls]} ms); "
               f"load {load()}")
 
-    def warm(self, against_rg, baseline=None):
+    def warm(self, against_rg, baseline=None, floor=None):
         print(f"warm queries ({runs} runs each, interleaved with rg; load {load()}):")
         for query in QUERIES:
-            ours, base, counts, files, lines = [], [], [], [], []
+            ours, base, counts, files, lines, empty, looks = [], [], [], [], [], [], []
             words = query.strip('"')
             for _ in range(2):
                 self.search("--limit", "10", query)
@@ -121,6 +126,9 @@ class Part:
                 ours.append(self.search("--limit", "10", query)[:2])
                 if baseline:
                     base.append(baseline.search("--limit", "10", query)[:2])
+                if floor:
+                    empty.append(timed([floor])[:2])
+                    looks.append(timed([floor, self.folder])[:2])
                 if against_rg:
                     # The count of matching lines per file, the files that hold it (rg stops at
                     # each file's first match), and the lines themselves, as a person reads them
@@ -136,6 +144,13 @@ class Part:
                 base_cpu = statistics.median(c for _, c in base)
                 print(f"    baseline {BASELINE}: {ms(base_wall)} wall, {ms(base_cpu)} CPU; this build "
                       f"{wall / base_wall:.2f}x its wall, {cpu / base_cpu:.2f}x its CPU")
+            if looks:
+                empty_wall = statistics.median(w for w, _ in empty)
+                look_wall = statistics.median(w for w, _ in looks)
+                look_cpu = statistics.median(c for _, c in looks)
+                print(f"    floor: an empty process {ms(empty_wall)} wall; listing the folders and "
+                      f"looking at each transcript {ms(look_wall)} wall, {ms(look_cpu)} CPU; the "
+                      f"search {wall / look_wall:.2f}x that, {ms(wall - look_wall)} above it")
             for name, runs_of in ((f"rg -i -c '{words}'", counts), (f"rg -i -l '{words}'", files),
                                   (f"rg -i '{words}'", lines)):
                 if runs_of:
@@ -147,6 +162,22 @@ class Part:
     def index_size(self):
         folder = os.path.join(self.state, "search")
         return size_of(os.path.join(folder, name) for name in os.listdir(folder))
+
+
+def build_floor():
+    """benches/floor.c built statically into the work folder, or None (said) without a compiler."""
+    compiler = os.environ.get("CC") or shutil.which("cc")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor.c")
+    program = os.path.join(work, "floor")
+    if compiler:
+        done = subprocess.run([compiler, "-O2", "-static", "-o", program, source],
+                              capture_output=True, text=True)
+        if done.returncode == 0:
+            return program
+        print(f"== floor: `{compiler} -static` failed, no floor measured: {done.stderr.strip()}")
+    else:
+        print("== floor: no C compiler (cc), no floor measured")
+    return None
 
 
 def main():
@@ -170,7 +201,7 @@ def main():
         print(f"baseline {BASELINE}:", end=" ")
         baseline.first_build(size)
     live.new_turns()
-    live.warm(against_rg=True, baseline=baseline)
+    live.warm(against_rg=True, baseline=baseline, floor=build_floor())
     if "2" not in PARTS:
         print(f"\n== load at the end {load()}")
         return

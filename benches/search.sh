@@ -7,6 +7,9 @@
 #   2. the same corpus kept by the real Stop hook turn by turn, as with the hooks installed: the
 #      kept copies' size against the index's, the first build from the kept copies, one new
 #      turn, warm queries.
+# Beside the warm queries of part 1, the floor (benches/floor.c, built with `cc -static` when there
+# is a C compiler): an empty process, and one that only lists the folders and looks at each
+# transcript once, which any search that sees every append must do.
 # Built as install/setup.sh builds it. The machine, its load and the command are printed first.
 # Usage: benches/search.sh [CORPUS_DIR] [RUNS] (default: a corpus built in a temporary folder,
 # else a copy of CORPUS_DIR, whose projects/ the new turns are appended to; 20 runs per query).
