@@ -82,13 +82,9 @@ impl Cost {
     }
 }
 
-/// `dollars` per million tokens, in millionths of a dollar.
-const fn dollars(whole: u64, millionths: u64) -> u64 {
-    whole * 1_000_000 + millionths
-}
-
-/// Rates from the five prices of the price list's table, in the order of its columns: base
-/// input, 5m cache writes, 1h cache writes, cache hits, output.
+/// Rates from the five prices of the price list's table (each in millionths of a dollar per
+/// million tokens), in the order of its columns: base input, 5m cache writes, 1h cache writes,
+/// cache hits, output.
 const fn rates(
     input: u64,
     five_minute_write: u64,
@@ -106,58 +102,22 @@ const fn rates(
 }
 
 /// Opus 4.5 to 4.8 and Opus 5: $5 / $6.25 / $10 / $0.50 / $25.
-const OPUS_5_DOLLARS: Rates = rates(
-    dollars(5, 0),
-    dollars(6, 250_000),
-    dollars(10, 0),
-    dollars(0, 500_000),
-    dollars(25, 0),
-);
+const OPUS_5_DOLLARS: Rates = rates(5_000_000, 6_250_000, 10_000_000, 500_000, 25_000_000);
 /// Opus 3, 4 and 4.1: $15 / $18.75 / $30 / $1.50 / $75.
-const OPUS_15_DOLLARS: Rates = rates(
-    dollars(15, 0),
-    dollars(18, 750_000),
-    dollars(30, 0),
-    dollars(1, 500_000),
-    dollars(75, 0),
-);
+const OPUS_15_DOLLARS: Rates = rates(15_000_000, 18_750_000, 30_000_000, 1_500_000, 75_000_000);
 /// Sonnet 3.7, 4, 4.5 and 4.6: $3 / $3.75 / $6 / $0.30 / $15.
-const SONNET_3_DOLLARS: Rates = rates(
-    dollars(3, 0),
-    dollars(3, 750_000),
-    dollars(6, 0),
-    dollars(0, 300_000),
-    dollars(15, 0),
-);
+const SONNET_3_DOLLARS: Rates = rates(3_000_000, 3_750_000, 6_000_000, 300_000, 15_000_000);
 /// Sonnet 4 and 4.5 above 200,000 input tokens (the 1,000,000-token window): $6 input and
 /// $22.50 output, the list's long-context table; its cache prices are the list's multipliers
 /// of that input (5m write 1.25×, 1h write 2×, hit 0.1×): $7.50, $12, $0.60.
 const SONNET_LONG_CONTEXT: LongContext = LongContext {
     above_input_tokens: 200_000,
-    rates: rates(
-        dollars(6, 0),
-        dollars(7, 500_000),
-        dollars(12, 0),
-        dollars(0, 600_000),
-        dollars(22, 500_000),
-    ),
+    rates: rates(6_000_000, 7_500_000, 12_000_000, 600_000, 22_500_000),
 };
 /// Fable 5 and Mythos 5: $10 / $12.50 / $20 / $1 / $50.
-const FABLE_5: Rates = rates(
-    dollars(10, 0),
-    dollars(12, 500_000),
-    dollars(20, 0),
-    dollars(1, 0),
-    dollars(50, 0),
-);
+const FABLE_5: Rates = rates(10_000_000, 12_500_000, 20_000_000, 1_000_000, 50_000_000);
 /// Fable 5.1 and Mythos 5.1: as Fable 5 with cache hits at $0.25.
-const FABLE_5_1: Rates = rates(
-    dollars(10, 0),
-    dollars(12, 500_000),
-    dollars(20, 0),
-    dollars(0, 250_000),
-    dollars(50, 0),
-);
+const FABLE_5_1: Rates = rates(10_000_000, 12_500_000, 20_000_000, 250_000, 50_000_000);
 
 /// The built-in table: every model family of Anthropic's price list ([`PRICING_PAGE`], read on
 /// [`READ_ON`]) with all five prices published. Opus 5.5, Sonnet 5.5 and Haiku 5.5 are left
@@ -178,13 +138,7 @@ const BUILT_IN: [(&str, Rates, Option<LongContext>); 20] = [
     ("claude-3-opus", OPUS_15_DOLLARS, None),
     (
         "claude-sonnet-5",
-        rates(
-            dollars(2, 0),
-            dollars(2, 500_000),
-            dollars(4, 0),
-            dollars(0, 200_000),
-            dollars(10, 0),
-        ),
+        rates(2_000_000, 2_500_000, 4_000_000, 200_000, 10_000_000),
         None,
     ),
     ("claude-sonnet-4-6", SONNET_3_DOLLARS, None),
@@ -201,35 +155,17 @@ const BUILT_IN: [(&str, Rates, Option<LongContext>); 20] = [
     ("claude-3-7-sonnet", SONNET_3_DOLLARS, None),
     (
         "claude-haiku-4-5",
-        rates(
-            dollars(1, 0),
-            dollars(1, 250_000),
-            dollars(2, 0),
-            dollars(0, 100_000),
-            dollars(5, 0),
-        ),
+        rates(1_000_000, 1_250_000, 2_000_000, 100_000, 5_000_000),
         None,
     ),
     (
         "claude-3-5-haiku",
-        rates(
-            dollars(0, 800_000),
-            dollars(1, 0),
-            dollars(1, 600_000),
-            dollars(0, 80_000),
-            dollars(4, 0),
-        ),
+        rates(800_000, 1_000_000, 1_600_000, 80_000, 4_000_000),
         None,
     ),
     (
         "claude-3-haiku",
-        rates(
-            dollars(0, 250_000),
-            dollars(0, 300_000),
-            dollars(0, 500_000),
-            dollars(0, 30_000),
-            dollars(1, 250_000),
-        ),
+        rates(250_000, 300_000, 500_000, 30_000, 1_250_000),
         None,
     ),
 ];
