@@ -206,13 +206,10 @@ impl<'a> Page<'a> {
         self.out.push_str(HEAD_START);
         self.out.push_str(&policy());
         self.out.push_str(HEAD_REST);
-        escape_into(&mut self.out, title);
-        self.out.push_str(" · ctxhooks view</title>\n<style>");
+        self.escaped("", title, " · ctxhooks view</title>\n<style>");
         self.out.push_str(STYLE);
-        self.out
-            .push_str("</style>\n</head>\n<body>\n<header class=\"top\"><h1>");
-        escape_into(&mut self.out, title);
-        self.out.push_str("</h1></header>\n");
+        let open = "</style>\n</head>\n<body>\n<header class=\"top\"><h1>";
+        self.escaped(open, title, "</h1></header>\n");
     }
 
     fn facts(&mut self) {
@@ -307,9 +304,9 @@ impl<'a> Page<'a> {
         for (name, value) in rows {
             let _ = writeln!(self.out, "<dt>{name}</dt><dd>{value}</dd>");
         }
-        self.out.push_str("</dl>\n<details class=\"report\"><summary>the whole report (<code>ctxhooks report</code>)</summary><pre>");
-        escape_into(&mut self.out, &PrintedReport(report).text());
-        self.out.push_str("</pre></details>\n</section>\n");
+        let open = "</dl>\n<details class=\"report\"><summary>the whole report (<code>ctxhooks report</code>)</summary><pre>";
+        let text = PrintedReport(report).text();
+        self.escaped(open, &text, "</pre></details>\n</section>\n");
     }
 
     fn curve(&mut self) {
@@ -319,7 +316,7 @@ impl<'a> Page<'a> {
         );
         self.out.push_str(&render_svg(report));
         self.out.push_str("</div>\n");
-        match &self.inputs.ledger {
+        match self.inputs.ledger.clone() {
             Ok(ledger) if !ledger.compactions.is_empty() => {
                 self.out
                     .push_str("<h3>Compactions</h3>\n<ol class=\"marks\">\n");
@@ -329,18 +326,12 @@ impl<'a> Page<'a> {
                         "<li><a href=\"#compaction-{0}\">compaction {0}</a>: ",
                         entry.number
                     );
-                    escape_into(&mut self.out, &at_a_glance(entry, "→"));
-                    self.out.push_str("</li>\n");
+                    self.escaped("", &at_a_glance(entry, "→"), "</li>\n");
                 }
                 self.out.push_str("</ol>\n");
             }
             Ok(_) => {}
-            Err(error) => {
-                self.out
-                    .push_str("<p class=\"note\">The compactions could not be read: ");
-                escape_into(&mut self.out, error);
-                self.out.push_str("</p>\n");
-            }
+            Err(error) => self.note("The compactions could not be read: ", &error),
         }
         let explained: Vec<_> = report
             .drops
@@ -362,11 +353,8 @@ impl<'a> Page<'a> {
             }
             self.out.push_str("</ol>\n");
         }
-        if let Err(error) = &self.inputs.interrupts {
-            self.out
-                .push_str("<p class=\"note\">Interrupted tool calls could not be judged: ");
-            escape_into(&mut self.out, error);
-            self.out.push_str("</p>\n");
+        if let Err(error) = self.inputs.interrupts.clone() {
+            self.note("Interrupted tool calls could not be judged: ", &error);
         }
         self.out.push_str("</section>\n");
     }
@@ -388,9 +376,7 @@ impl<'a> Page<'a> {
                 .push_str("<p>Its record could not be read.</p></section>\n");
             return;
         };
-        self.out.push_str("<p class=\"what\">");
-        escape_into(&mut self.out, &at_a_glance(entry, "→"));
-        self.out.push_str("</p>\n");
+        self.escaped("<p class=\"what\">", &at_a_glance(entry, "→"), "</p>\n");
         match &entry.summary {
             Summary::Read { text } => {
                 let _ = write!(
@@ -423,9 +409,7 @@ impl<'a> Page<'a> {
                 entry.counts.items
             );
             for item in left_out {
-                self.out.push_str("<li>");
-                escape_into(&mut self.out, &item);
-                self.out.push_str("</li>");
+                self.escaped("<li>", &item, "</li>");
             }
             self.out.push_str("</ul></details>\n");
         }
@@ -440,7 +424,7 @@ impl<'a> Page<'a> {
                     let (shown, rest) = cut(text, SAID_BOUND);
                     push_markdown(&mut self.out, shown);
                     self.out.push_str("</div>\n");
-                    self.rest(message, rest);
+                    self.rest_of(message, rest, false);
                 }
                 Speaker::Summary => {
                     let _ = write!(
@@ -451,15 +435,12 @@ impl<'a> Page<'a> {
                     let (shown, rest) = cut(text, SAID_BOUND);
                     push_markdown(&mut self.out, shown);
                     self.out.push_str("</div>");
-                    self.rest(message, rest);
+                    self.rest_of(message, rest, false);
                     self.out.push_str("</details>\n");
                 }
                 Speaker::User | Speaker::Tool => {
                     self.out.push_str("<div class=\"t\">");
-                    let (shown, rest) = cut(text, SAID_BOUND);
-                    escape_into(&mut self.out, shown);
-                    self.out.push_str("</div>\n");
-                    self.rest(message, rest);
+                    self.escaped_cut(message, (text, SAID_BOUND), "</div>\n", false);
                 }
             },
             Part::Thinking { text } => {
@@ -468,24 +449,15 @@ impl<'a> Page<'a> {
                     "<details class=\"think\"><summary>thinking ({} characters)</summary><div class=\"t\">",
                     thousands(text.chars().count() as u64)
                 );
-                let (shown, rest) = cut(text, TEXT_BOUND);
-                escape_into(&mut self.out, shown);
-                self.out.push_str("</div>");
-                self.rest_of(message, rest, true);
+                self.escaped_cut(message, (text, TEXT_BOUND), "</div>", true);
                 self.out.push_str("</details>\n");
             }
             Part::ToolCall { name, input, id } => {
                 self.shown.tool_calls += usize::from(self.in_agent.is_none());
-                self.out.push_str("<details class=\"call\"><summary><b>");
-                escape_into(&mut self.out, name);
-                self.out.push_str("</b> <code>");
+                self.escaped("<details class=\"call\"><summary><b>", name, "</b> <code>");
                 let (line, _) = cut(input, CALL_LINE);
-                escape_into(&mut self.out, line);
-                self.out.push_str("</code></summary><pre>");
-                let (shown, rest) = cut(input, TEXT_BOUND);
-                escape_into(&mut self.out, shown);
-                self.out.push_str("</pre>");
-                self.rest(message, rest);
+                self.escaped("", line, "</code></summary><pre>");
+                self.escaped_cut(message, (input, TEXT_BOUND), "</pre>", false);
                 self.out.push_str("</details>\n");
                 let call = id.as_deref().and_then(|id| self.calls.get(id)).copied();
                 if let Some(call) = call {
@@ -507,10 +479,7 @@ impl<'a> Page<'a> {
                     thousands(text.chars().count() as u64),
                     if *is_error { " · error" } else { "" }
                 );
-                let (shown, rest) = cut(text, TEXT_BOUND);
-                escape_into(&mut self.out, shown);
-                self.out.push_str("</pre>");
-                self.rest(message, rest);
+                self.escaped_cut(message, (text, TEXT_BOUND), "</pre>", false);
                 self.out.push_str("</details>\n");
             }
         }
@@ -525,25 +494,41 @@ impl<'a> Page<'a> {
             self.out,
             "<div class=\"interrupt\" data-verdict=\"{verdict}\">interrupted · verdict <b>{verdict}</b> · tool state <b>{state}</b><ul>"
         );
-        for evidence in &call.verdict_evidence {
-            self.out.push_str("<li>");
-            escape_into(&mut self.out, &evidence.to_string());
-            self.out.push_str("</li>");
-        }
-        for evidence in &call.state_evidence {
-            self.out.push_str("<li>");
-            escape_into(&mut self.out, &evidence.to_string());
-            self.out.push_str("</li>");
+        let verdicts = call.verdict_evidence.iter().map(ToString::to_string);
+        for evidence in verdicts.chain(call.state_evidence.iter().map(ToString::to_string)) {
+            self.escaped("<li>", &evidence, "</li>");
         }
         self.out.push_str("</ul></div>\n");
     }
 
-    /// Says how much of a text was cut, and how to read it whole.
-    fn rest(&mut self, message: &Message, rest: usize) {
-        self.rest_of(message, rest, false);
+    /// `before`, then `text` escaped, then `after`.
+    fn escaped(&mut self, before: &str, text: &str, after: &str) {
+        self.out.push_str(before);
+        escape_into(&mut self.out, text);
+        self.out.push_str(after);
     }
 
-    /// [`Self::rest`], for a text that is the model's `thinking` or not.
+    /// A note that something could not be read: `what`, then `error` escaped.
+    fn note(&mut self, what: &str, error: &str) {
+        self.escaped(&format!("<p class=\"note\">{what}"), error, "</p>\n");
+    }
+
+    /// `text` escaped up to `bound` characters, `close`, then what [`Self::rest_of`] says of
+    /// the rest (of the model's `thinking` or not).
+    fn escaped_cut(
+        &mut self,
+        message: &Message,
+        (text, bound): (&str, usize),
+        close: &str,
+        thinking: bool,
+    ) {
+        let (shown, rest) = cut(text, bound);
+        self.escaped("", shown, close);
+        self.rest_of(message, rest, thinking);
+    }
+
+    /// Says how much of a text (the model's `thinking` or not) was cut, and how to read it
+    /// whole.
     fn rest_of(&mut self, message: &Message, rest: usize, thinking: bool) {
         if rest == 0 {
             return;
@@ -560,10 +545,8 @@ impl<'a> Page<'a> {
                 "message #{} of the sub-agent's transcript ",
                 message.number
             );
-            self.out.push_str("<code>");
-            escape_into(&mut self.out, &self.inputs.agents.list[at].shown);
-            self.out
-                .push_str("</code> holds it whole (<code>ctxhooks recall</code> reads the main conversation only)</p>");
+            let shown = self.inputs.agents.list[at].shown.clone();
+            self.escaped("<code>", &shown, "</code> holds it whole (<code>ctxhooks recall</code> reads the main conversation only)</p>");
             return;
         }
         match self.inputs.source {
@@ -574,9 +557,7 @@ impl<'a> Page<'a> {
                     message.number,
                     if thinking { " --thinking" } else { "" }
                 );
-                self.out.push_str("<code>");
-                escape_into(&mut self.out, &command);
-                self.out.push_str("</code> prints it whole");
+                self.escaped("<code>", &command, "</code> prints it whole");
             }
             Source::Snapshot { session, name } => {
                 let _ = write!(
@@ -589,15 +570,11 @@ impl<'a> Page<'a> {
                     shell_word(session),
                     shell_word(name)
                 );
-                self.out.push_str("<code>");
-                escape_into(&mut self.out, &command);
-                self.out.push_str("</code> writes it back");
+                self.escaped("<code>", &command, "</code> writes it back");
             }
             Source::Transcript(path) => {
                 let _ = write!(self.out, "message #{} of ", message.number);
-                self.out.push_str("<code>");
-                escape_into(&mut self.out, path);
-                self.out.push_str("</code> holds it whole");
+                self.escaped("<code>", path, "</code> holds it whole");
             }
         }
         self.out.push_str("</p>");
@@ -611,10 +588,8 @@ impl Page<'_> {
     fn agent(&mut self, at: usize) {
         let agent = self.inputs.agents.list[at].clone();
         self.shown.subagents += 1;
-        self.out
-            .push_str("<details class=\"agent\"><summary>sub-agent <code>");
-        escape_into(&mut self.out, &agent.id);
-        self.out.push_str("</code> · its conversation</summary>\n");
+        let open = "<details class=\"agent\"><summary>sub-agent <code>";
+        self.escaped(open, &agent.id, "</code> · its conversation</summary>\n");
         let start = self.out.len();
         // A quarter of its transcript (at least `AGENT_FLOOR`: a short sub-agent whole), less
         // room for the fold and the line saying what is cut.
@@ -647,16 +622,14 @@ impl Page<'_> {
                 "<p class=\"cut\">… {} more messages of this sub-agent not shown (the page shows at most a quarter of a sub-agent's transcript, or 8 KB): its transcript <code>",
                 thousands(left as u64)
             );
-            escape_into(&mut self.out, &agent.shown);
-            self.out.push_str(
-                "</code> holds them (<code>ctxhooks recall</code> reads the main conversation only)</p>\n",
-            );
+            let rest = "</code> holds them (<code>ctxhooks recall</code> reads the main conversation only)</p>\n";
+            self.escaped("", &agent.shown, rest);
         }
         if let Err(error) = read {
-            self.out
-                .push_str("<p class=\"note\">The sub-agent's transcript could not be read: ");
-            escape_into(&mut self.out, &format!("{error:#}"));
-            self.out.push_str("</p>\n");
+            self.note(
+                "The sub-agent's transcript could not be read: ",
+                &format!("{error:#}"),
+            );
         } else if drawn == 0 {
             self.out
                 .push_str("<p class=\"note\">The sub-agent's transcript holds no message.</p>\n");
@@ -667,8 +640,7 @@ impl Page<'_> {
     /// The rest of a message after its number and speaker: its time, its parts, its end.
     fn message_rest(&mut self, message: &Message) {
         if let Some(time) = &message.time {
-            self.out.push_str(" · ");
-            escape_into(&mut self.out, time);
+            self.escaped(" · ", time, "");
         }
         self.out.push_str("</div>\n");
         for part in &message.parts {
@@ -704,10 +676,7 @@ impl Page<'_> {
             self.agent(at);
         }
         for sentence in unreadable {
-            self.out
-                .push_str("<p class=\"note\">A sub-agent's transcript could not be read: ");
-            escape_into(&mut self.out, &sentence);
-            self.out.push_str("</p>\n");
+            self.note("A sub-agent's transcript could not be read: ", &sentence);
         }
         self.out.push_str("</section>\n");
     }
