@@ -146,40 +146,34 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode> {
     let options = args.thresholds.options()?;
     let viewed = if args.all {
         view_all(args, &options)?
-    } else if let Some(path) = &args.transcript {
-        let (page, shown, name) = transcript_page(path, &options)?;
-        let out = match &args.out {
-            Some(out) => Destination::Named(out.clone()),
-            None => Destination::State(default_path(&name)?),
-        };
-        let written = write_page(&out, &page, name_if_session(&name), shown)?;
-        Viewed {
-            pages: vec![written],
-            index: None,
-            failed: Vec::new(),
-        }
     } else {
-        let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
-            .context("invalid `--session`")?;
-        let state = StateDir::locate()?;
-        let (page, shown, name) = if let Some(name) = &args.snapshot {
-            let (page, shown, name) = snapshot_page(&state, &session, name, &options)?;
-            (
-                page,
-                shown,
-                format!("{session}.snapshot-{}", file_word(&name)),
-            )
+        // The page, the name of its file, and its session's id.
+        let (page, shown, name, session_id) = if let Some(path) = &args.transcript {
+            let (page, shown, name) = transcript_page(path, &options)?;
+            let session_id = name_if_session(&name);
+            (page, shown, name, session_id)
         } else {
-            let (page, shown, _) = session_page(&state, &session, &options)?;
-            (page, shown, session.to_string())
+            let session = SessionId::parse(args.session.as_deref().unwrap_or_default())
+                .context("invalid `--session`")?;
+            let state = StateDir::locate()?;
+            let (page, shown, name) = if let Some(name) = &args.snapshot {
+                let (page, shown, name) = snapshot_page(&state, &session, name, &options)?;
+                let name = format!("{session}.snapshot-{}", file_word(&name));
+                (page, shown, name)
+            } else {
+                let (page, shown, _) = session_page(&state, &session, &options)?;
+                (page, shown, session.to_string())
+            };
+            (page, shown, name, Some(session.to_string()))
         };
         let out = match &args.out {
             Some(out) => Destination::Named(out.clone()),
-            None => Destination::State(default_path(&name)?),
+            None => {
+                Destination::State(views_dir(&StateDir::locate()?)?.join(format!("{name}.html")))
+            }
         };
-        let written = write_page(&out, &page, Some(session.to_string()), shown)?;
         Viewed {
-            pages: vec![written],
+            pages: vec![write_page(&out, &page, session_id, shown)?],
             index: None,
             failed: Vec::new(),
         }
@@ -202,14 +196,13 @@ fn name_if_session(name: &str) -> Option<String> {
     SessionId::parse(name).ok().map(|id| id.to_string())
 }
 
-/// `<state>/views/<name>.html`, its folder made (0700, no link below the state folder).
-fn default_path(name: &str) -> Result<PathBuf> {
-    let state = StateDir::locate()?;
+/// `<state>/views/`, made (0700, no link below the state folder): where pages go by default.
+fn views_dir(state: &StateDir) -> Result<PathBuf> {
     let folder = state.views_dir();
     state
         .ensure_real_dir(&folder)
         .context("failed to make the views folder")?;
-    Ok(folder.join(format!("{name}.html")))
+    Ok(folder)
 }
 
 /// Where a page goes.
@@ -501,11 +494,7 @@ fn view_all(args: &ViewArgs, options: &ReportOptions) -> Result<Viewed> {
             .with_context(|| format!("failed to make `{}`", folder.display()))?;
         folder.clone()
     } else {
-        let folder = state.views_dir();
-        state
-            .ensure_real_dir(&folder)
-            .context("failed to make the views folder")?;
-        folder
+        views_dir(&state)?
     };
     let destination = |name: &str| {
         let path = folder.join(name);
