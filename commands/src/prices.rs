@@ -110,10 +110,18 @@ const SONNET_3_DOLLARS: Rates = rates(3_000_000, 3_750_000, 6_000_000, 300_000, 
 /// Sonnet 4 and 4.5 above 200,000 input tokens (the 1,000,000-token window): $6 input and
 /// $22.50 output, the list's long-context table; its cache prices are the list's multipliers
 /// of that input (5m write 1.25×, 1h write 2×, hit 0.1×): $7.50, $12, $0.60.
-const SONNET_LONG_CONTEXT: LongContext = LongContext {
+const SONNET_LONG_CONTEXT: Option<LongContext> = Some(LongContext {
     above_input_tokens: 200_000,
     rates: rates(6_000_000, 7_500_000, 12_000_000, 600_000, 22_500_000),
-};
+});
+/// Sonnet 5: $2 / $2.50 / $4 / $0.20 / $10.
+const SONNET_5: Rates = rates(2_000_000, 2_500_000, 4_000_000, 200_000, 10_000_000);
+/// Haiku 4.5: $1 / $1.25 / $2 / $0.10 / $5.
+const HAIKU_4_5: Rates = rates(1_000_000, 1_250_000, 2_000_000, 100_000, 5_000_000);
+/// Haiku 3.5: $0.80 / $1 / $1.60 / $0.08 / $4.
+const HAIKU_3_5: Rates = rates(800_000, 1_000_000, 1_600_000, 80_000, 4_000_000);
+/// Haiku 3: $0.25 / $0.30 / $0.50 / $0.03 / $1.25.
+const HAIKU_3: Rates = rates(250_000, 300_000, 500_000, 30_000, 1_250_000);
 /// Fable 5 and Mythos 5: $10 / $12.50 / $20 / $1 / $50.
 const FABLE_5: Rates = rates(10_000_000, 12_500_000, 20_000_000, 1_000_000, 50_000_000);
 /// Fable 5.1 and Mythos 5.1: as Fable 5 with cache hits at $0.25.
@@ -136,38 +144,14 @@ const BUILT_IN: [(&str, Rates, Option<LongContext>); 20] = [
     ("claude-opus-4-1", OPUS_15_DOLLARS, None),
     ("claude-opus-4", OPUS_15_DOLLARS, None),
     ("claude-3-opus", OPUS_15_DOLLARS, None),
-    (
-        "claude-sonnet-5",
-        rates(2_000_000, 2_500_000, 4_000_000, 200_000, 10_000_000),
-        None,
-    ),
+    ("claude-sonnet-5", SONNET_5, None),
     ("claude-sonnet-4-6", SONNET_3_DOLLARS, None),
-    (
-        "claude-sonnet-4-5",
-        SONNET_3_DOLLARS,
-        Some(SONNET_LONG_CONTEXT),
-    ),
-    (
-        "claude-sonnet-4",
-        SONNET_3_DOLLARS,
-        Some(SONNET_LONG_CONTEXT),
-    ),
+    ("claude-sonnet-4-5", SONNET_3_DOLLARS, SONNET_LONG_CONTEXT),
+    ("claude-sonnet-4", SONNET_3_DOLLARS, SONNET_LONG_CONTEXT),
     ("claude-3-7-sonnet", SONNET_3_DOLLARS, None),
-    (
-        "claude-haiku-4-5",
-        rates(1_000_000, 1_250_000, 2_000_000, 100_000, 5_000_000),
-        None,
-    ),
-    (
-        "claude-3-5-haiku",
-        rates(800_000, 1_000_000, 1_600_000, 80_000, 4_000_000),
-        None,
-    ),
-    (
-        "claude-3-haiku",
-        rates(250_000, 300_000, 500_000, 30_000, 1_250_000),
-        None,
-    ),
+    ("claude-haiku-4-5", HAIKU_4_5, None),
+    ("claude-3-5-haiku", HAIKU_3_5, None),
+    ("claude-3-haiku", HAIKU_3, None),
 ];
 
 /// The prices a command uses: a person's own entries (from `config.json`) before the built-in
