@@ -86,26 +86,23 @@ enum Unread {
 impl Unread {
     /// JSON-RPC 2.0's answer, as one line.
     fn answer(&self) -> Vec<u8> {
-        if let Self::Invalid { id, reason } = self {
-            let mut line = json!({"jsonrpc": "2.0", "id": id,
-                "error": {"code": -32600, "message": "Invalid Request",
-                    "data": format!("the line is no JSON-RPC message of an MCP client: {reason}")}})
+        let parse_error = |data| (serde_json::Value::Null, -32700, "Parse error", data);
+        let (id, code, message, data) = match self {
+            Self::NotJson(reason) => parse_error(format!("the line is not JSON: {reason}")),
+            Self::TooLong => parse_error(format!(
+                "the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; it was not read"
+            )),
+            Self::Invalid { id, reason } => (
+                id.clone(),
+                -32600,
+                "Invalid Request",
+                format!("the line is no JSON-RPC message of an MCP client: {reason}"),
+            ),
+        };
+        let error = json!({"code": code, "message": message, "data": data});
+        let mut line = json!({"jsonrpc": "2.0", "id": id, "error": error})
             .to_string()
             .into_bytes();
-            line.push(b'\n');
-            return line;
-        }
-        let data = match self {
-            Self::NotJson(reason) => format!("the line is not JSON: {reason}"),
-            Self::TooLong => {
-                format!("the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; it was not read")
-            }
-            Self::Invalid { .. } => unreachable!("answered above"),
-        };
-        let mut line = json!({"jsonrpc": "2.0", "id": null,
-            "error": {"code": -32700, "message": "Parse error", "data": data}})
-        .to_string()
-        .into_bytes();
         line.push(b'\n');
         line
     }

@@ -222,16 +222,11 @@ fn lenient_mark(value: &Value) -> Result<RuntimeMark, MarkProblemKind> {
         .ok_or_else(|| MarkProblemKind::BadTime {
             value: time.to_string(),
         })?;
+    let text = |key| value.get(key).and_then(Value::as_str).map(str::to_owned);
     Ok(RuntimeMark {
         time_ms,
-        reason: value
-            .get("reason")
-            .and_then(Value::as_str)
-            .map_or_else(|| "(no reason given)".to_owned(), str::to_owned),
-        source: value
-            .get("source")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        reason: text("reason").unwrap_or_else(|| "(no reason given)".to_owned()),
+        source: text("source"),
         gauge_pct: value
             .get("gauge_pct")
             .and_then(Value::as_f64)
