@@ -4,6 +4,7 @@
 //! format (a status line, JSON Lines, a transcript streamed through) is printed as it is.
 
 use std::io::{BufWriter, StdoutLock, Write};
+use std::process::ExitCode;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -42,6 +43,13 @@ pub fn emit(format: Format, value: &impl Emit) -> Result<()> {
         Format::Text => print(&value.text()),
         Format::Json => print(&value.json()?),
     }
+}
+
+/// [`emit`]s `value` (JSON when `json`, a command's `--json`, else words): how a command that
+/// found what it was asked for ends.
+pub fn emit_ok(json: bool, value: &impl Emit) -> Result<ExitCode> {
+    emit(Format::json_if(json), value)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A JSON layout with a version: `{"schema": SCHEMA, ...}`, the number a program checks before

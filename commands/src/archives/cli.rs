@@ -19,7 +19,7 @@ use super::verify::{
     FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
     verify_snapshot,
 };
-use crate::output::{self, Emit, Format, emit};
+use crate::output::{self, Emit, Format, emit, emit_ok};
 use crate::projects::window::TimeWindow;
 use crate::render::table::{Column, Table};
 use crate::render::text::controls_escaped;
@@ -175,8 +175,7 @@ fn restore_command(state: &StateDir, args: &RestoreArgs) -> Result<ExitCode> {
         force: args.force,
         leave_existing: false,
     };
-    emit(Format::json_if(args.json), &restore(state, &request)?)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &restore(state, &request)?)
 }
 
 /// `archives prune`: snapshots by `--keep` or `--older-than`, or with `--kept`/`--all`, kept
@@ -264,8 +263,7 @@ fn list(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCode>
         })
         .collect();
     let root = state.root();
-    emit(Format::json_if(json), &Listing { snapshots, root })?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(json, &Listing { snapshots, root })
 }
 
 /// The snapshot table: session, snapshot, trigger, bytes, files, custom instructions.
@@ -452,8 +450,7 @@ fn prune(state: &StateDir, args: &PruneArgs, policy: PrunePolicy) -> Result<Exit
         deleted: selected,
         unfinished_deleted: abandoned,
     };
-    emit(Format::json_if(json), &outcome)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(json, &outcome)
 }
 
 impl Emit for PruneOutcome<'_> {

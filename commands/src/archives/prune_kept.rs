@@ -13,7 +13,7 @@ use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
 use super::prune::deleted_verb;
-use crate::output::{Emit, Format, emit};
+use crate::output::{Emit, emit_ok};
 use crate::render::bytes::human_bytes;
 use crate::time::{Time, second_of};
 use ctxhooks_shared::store::session_id::SessionId;
@@ -151,11 +151,7 @@ pub fn run_prune_kept(
     yes: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    emit(
-        Format::json_if(json),
-        &prune_kept(state, policy, session, yes)?,
-    )?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(json, &prune_kept(state, policy, session, yes)?)
 }
 
 impl Emit for KeptPruneOutcome {

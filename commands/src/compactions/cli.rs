@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::ledger::{Ledger, read_ledger};
 use super::text::ledger_text;
-use crate::output::{Emit, Format, Schema, Versioned, emit};
+use crate::output::{Emit, Schema, Versioned, emit_ok};
 use crate::sessions::transcript::open_session_transcript;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -106,6 +106,5 @@ impl LedgerInput {
 
 pub fn run(args: &CompactionsArgs) -> Result<ExitCode> {
     let output = Versioned::new(args.input.read()?);
-    emit(Format::json_if(args.json), &output)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &output)
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::output::{Format, emit};
+use crate::output::emit_ok;
 use ctxhooks_shared::store::gauge::Gauge;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -33,6 +33,5 @@ pub fn run(args: &GaugeArgs) -> Result<ExitCode> {
              turn once the hooks are installed (`ctxhooks doctor` shows whether they run)"
         );
     };
-    emit(Format::json_if(args.json), &gauge)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &gauge)
 }

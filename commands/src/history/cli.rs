@@ -8,7 +8,7 @@ use clap::Args;
 use super::chart::render_svg;
 use super::json::PrintedHistory;
 use super::model::{HistoryQuery, build_history};
-use crate::output::{Format, Versioned, emit};
+use crate::output::{Versioned, emit_ok};
 use crate::output_file::RenderArgs;
 use crate::projects::window::TimeWindow;
 use crate::projects::{ProjectsArgs, nothing_read_text, transcript_cache};
@@ -71,6 +71,5 @@ pub fn run(args: &HistoryArgs) -> Result<ExitCode> {
     }
     args.render.write_svg("overview", || render_svg(&history))?;
     let printed = Versioned::new(PrintedHistory(&history));
-    emit(Format::json_if(args.render.json), &printed)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.render.json, &printed)
 }

@@ -15,7 +15,7 @@ use super::installer::{self, Action, InstallRequest, Outcome, WriteKind};
 use super::status_line::{StatusLineAction, StatusLinePlan};
 use crate::links::resolve_links;
 use crate::mcp::registration::{self, McpChange};
-use crate::output::{Emit, Format, emit};
+use crate::output::{Emit, emit_ok};
 use crate::render::bytes::human_bytes;
 use crate::search::database::remove_index;
 use crate::settings::document::read_settings_bytes;
@@ -180,8 +180,7 @@ fn report(
         mcp,
         search_index,
     };
-    emit(Format::json_if(json), &printed)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(json, &printed)
 }
 
 /// What `install` and `uninstall` print: the outcome, then what `--mcp` changed (`mcp`, only

@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::sidecar::{RECENT_BYTES, has_recent_tool_events};
-use crate::output::{self, Emit, Format, emit};
+use crate::output::{self, Emit, emit_ok};
 use ctxhooks_shared::store::clock::now_ms;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::sidecar::{RuntimeMark, SidecarLine, append_mark};
@@ -68,8 +68,7 @@ pub fn run(args: &MarkInterruptArgs) -> Result<ExitCode> {
         ));
     }
     let recorded = Recorded(SidecarLine::RuntimeInterruptMark(mark));
-    emit(Format::json_if(args.json), &recorded)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &recorded)
 }
 
 /// What `mark-interrupt` prints: nothing, or in JSON exactly the line appended to the sidecar

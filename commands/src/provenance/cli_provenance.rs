@@ -11,7 +11,7 @@ use super::json::PrintedReport;
 use super::load::{Loaded, load_analysis};
 use super::text::{mark_problem_note, unmatched_note};
 use super::verdict::{ProvenanceReport, provenance_report};
-use crate::output::{self, Format, emit};
+use crate::output::{self, emit_ok};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -63,6 +63,5 @@ pub fn run(args: &ProvenanceArgs) -> Result<ExitCode> {
         transcript: loaded.transcript.display().to_string(),
         report: &report,
     };
-    emit(Format::json_if(args.json), &printed)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &printed)
 }

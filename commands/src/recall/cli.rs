@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::conversation::{Conversation, Message, read_conversation_with};
 use super::matching::fold;
 use super::text::render_cut;
-use crate::output::{Emit, Format, emit};
+use crate::output::{Emit, emit_ok};
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -67,8 +67,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
             needle: None,
             cut: false,
         };
-        emit(Format::json_if(args.json), &recalled)?;
-        return Ok(ExitCode::SUCCESS);
+        return emit_ok(args.json, &recalled);
     }
     let (chosen, _, needle) = choose(
         &conversation,
@@ -83,8 +82,7 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
         needle,
         cut: true,
     };
-    emit(Format::json_if(args.json), &recalled)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &recalled)
 }
 
 /// What `recall` prints: the messages chosen, in words with how many of the session's they are

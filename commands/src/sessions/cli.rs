@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::catalog::list_sessions;
 use super::text::SessionList;
-use crate::output::{Format, emit};
+use crate::output::emit_ok;
 use crate::retention::settings::Retention;
 use ctxhooks_shared::store::state_dir::StateDir;
 
@@ -36,6 +36,5 @@ pub fn run(args: &SessionsArgs) -> Result<ExitCode> {
         retention: &retention,
         state_root: state.root(),
     };
-    emit(Format::json_if(args.json), &list)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &list)
 }

@@ -13,7 +13,7 @@ use super::json::PrintedReport;
 use crate::facts::drops::DEFAULT_MIN_DROP;
 use crate::facts::log::read_session_log;
 use crate::facts::report::{ReportOptions, SessionReport, build_report};
-use crate::output::{self, Emit, Format, Versioned, emit};
+use crate::output::{self, Emit, Versioned, emit_ok};
 use crate::output_file::RenderArgs;
 use crate::prices::Prices;
 use crate::snapshots::catalog::list_snapshots;
@@ -145,8 +145,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
                 .collect(),
         ),
     };
-    emit(Format::json_if(args.render.json), &printed)?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.render.json, &printed)
 }
 
 /// What `report` prints: one session's report, or with `--all` every one's (in JSON an array).

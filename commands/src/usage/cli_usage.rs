@@ -11,7 +11,7 @@ use super::text::rows_table;
 use crate::facts::log::{
     SessionLog, SkippedLogLines, TimelineItem, log_from_transcript, read_session_log,
 };
-use crate::output::{Emit, Format, Schema, Versioned, emit};
+use crate::output::{Emit, Schema, Versioned, emit_ok};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -79,8 +79,7 @@ pub fn run(args: &UsageArgs) -> Result<ExitCode> {
             }
         }
     }
-    emit(Format::json_if(args.json), &Versioned::new(requests))?;
-    Ok(ExitCode::SUCCESS)
+    emit_ok(args.json, &Versioned::new(requests))
 }
 
 /// What `ctxhooks usage` prints: the log as a table, or in JSON (docs/usage.md) the requests,
