@@ -12,3 +12,12 @@ pub trait Notes {
     /// Keeps `problem` for later: never blocks and never fails, so that the work goes on.
     fn note(&self, problem: Problem);
 }
+
+/// Notes `error` as the cause of `what` failing (`what`: the words of the note's first line).
+pub fn note_failed(
+    notes: &(impl Notes + ?Sized),
+    error: impl std::error::Error + Send + Sync + 'static,
+    what: impl std::fmt::Display + Send + Sync + 'static,
+) {
+    notes.note(anyhow::Error::new(error).context(what).into());
+}

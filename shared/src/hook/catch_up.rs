@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::gauge::{GaugeInputs, GaugeRole, log_usage_and_gauge};
 use crate::keep::catch_up::{self, CATCH_UP_LOCK_WAIT, EndedSession};
-use crate::notes::Notes;
+use crate::notes::{Notes, note_failed};
 use crate::store::state_dir::StateDir;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::{IngestError, IngestOptions};
@@ -121,14 +121,11 @@ fn take_up_usage(
     if let Err(error) = logged
         && finished
     {
-        notes.note(
-            anyhow::Error::new(error)
-                .context(format!(
-                    "failed to log the usage of session {} at its end",
-                    ended.session
-                ))
-                .into(),
+        let what = format!(
+            "failed to log the usage of session {} at its end",
+            ended.session
         );
+        note_failed(notes, error, what);
     }
     finished
 }

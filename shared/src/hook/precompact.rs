@@ -10,7 +10,7 @@ use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::keep::snapshot::{SnapshotRequest, take_snapshot};
 use crate::lenient::Text;
-use crate::notes::Notes as _;
+use crate::notes::{Notes as _, note_failed};
 use crate::store::trigger::Trigger;
 use crate::transcript::file::TranscriptFile;
 use crate::usage::log::IngestOptions;
@@ -83,11 +83,8 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 .write(&snapshot)?;
         }
         Err(error) => {
-            context.note(
-                anyhow::Error::new(error)
-                    .context("failed to log the transcript's usage before the compaction")
-                    .into(),
-            );
+            let what = "failed to log the transcript's usage before the compaction";
+            note_failed(context, error, what);
         }
     }
     Ok(())

@@ -30,7 +30,7 @@ use crate::keep::catch_up::{self, EndedSession};
 use crate::keep::{Check, KeepError, KeptEnd, LOCK_WAIT, keep_path};
 use crate::lenient::Text;
 use crate::mcp_registration::{SERVER_NAME, registered_for_user};
-use crate::notes::Notes as _;
+use crate::notes::{Notes as _, note_failed};
 use crate::platform::program::{names_a_program, shell_path};
 use crate::shell_word::shell_word;
 use crate::store::files;
@@ -104,14 +104,9 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
         && generation > 0
     {
         if let Err(error) = kept::check_appendable(&kept_dir, &KeptName::main(), generation) {
-            context.note(
-                anyhow::Error::new(error)
-                    .context(
-                        "the transcript's bytes since the last kept ones cannot be kept after \
-                         the compaction",
-                    )
-                    .into(),
-            );
+            let what = "the transcript's bytes since the last kept ones cannot be kept after the \
+                        compaction";
+            note_failed(context, error, what);
         }
         return say_kept(context, &session, transcript, input.cwd.non_empty());
     }
@@ -136,11 +131,8 @@ fn session_start(context: &HookContext, input: &SessionInput<'_>) -> Result<()> 
         Ok(None) => false,
         Ok(Some(kept)) => kept.length > 0 || kept_before(),
         Err(error) => {
-            context.note(
-                anyhow::Error::new(error)
-                    .context("failed to keep the transcript after the compaction")
-                    .into(),
-            );
+            let what = "failed to keep the transcript after the compaction";
+            note_failed(context, error, what);
             kept_before()
         }
     };
@@ -187,11 +179,8 @@ fn say_kept(
         }
         Ok(None) => {}
         Err(error) => {
-            context.note(
-                anyhow::Error::new(error)
-                    .context("failed to tell what the compaction left out")
-                    .into(),
-            );
+            let what = "failed to tell what the compaction left out";
+            note_failed(context, error, what);
         }
     }
     let output = serde_json::json!({

@@ -15,7 +15,7 @@ use crate::hook::context::HookContext;
 use crate::hook::payload::{CommonFields as _, hook_payload};
 use crate::keep::{keep_in_hook, main_name, subagent_name};
 use crate::lenient::Text;
-use crate::notes::Notes as _;
+use crate::notes::{Notes as _, note_failed};
 use crate::store::rotation::{self, ERRORS_LOG_LIMIT, SESSION_LOG_LIMIT, Writers};
 use crate::store::session_id::SessionId;
 use crate::store::{config, env_vars};
@@ -169,11 +169,10 @@ pub fn handle(context: &HookContext) -> Result<()> {
                 );
             }
         }
-        Err(error) => context.note(
-            anyhow::Error::new(error)
-                .context("failed to apply the configured storage limits")
-                .into(),
-        ),
+        Err(error) => {
+            let what = "failed to apply the configured storage limits";
+            note_failed(context, error, what);
+        }
     }
     // The ends of sessions a `SessionEnd` could not keep whole or log in its time (none: one
     // look at a folder that is not there).
@@ -209,11 +208,8 @@ fn rotate_logs(context: &HookContext, session: &SessionId) {
         (state.errors_log(), ERRORS_LOG_LIMIT),
     ] {
         if let Err(error) = rotation::rotate_if_over(&log, limit, Writers::LockTheLog) {
-            context.note(
-                anyhow::Error::new(error)
-                    .context(format!("failed to rotate `{}`", log.display()))
-                    .into(),
-            );
+            let what = format!("failed to rotate `{}`", log.display());
+            note_failed(context, error, what);
         }
     }
 }
