@@ -146,20 +146,16 @@ pub struct PromptItem {
 
 /// How many items of each kind did not fit the bound.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 #[allow(
     missing_docs,
     reason = "one count per kind of item, named as the lists"
 )]
 pub struct Omitted {
-    #[serde(default)]
     pub edited: u64,
-    #[serde(default)]
     pub read: u64,
-    #[serde(default)]
     pub commands: u64,
-    #[serde(default)]
     pub errors: u64,
-    #[serde(default)]
     pub prompts: u64,
 }
 
