@@ -144,14 +144,12 @@ pub fn sessions_tool(state: &StateDir, parameters: &SessionsParameters) -> Resul
     let sessions = list_sessions(state, retention, chrono::Utc::now())?;
     let mut text = String::new();
     let mut shown = 0;
-    for session in sessions.iter().filter(|session| {
+    let matching = sessions.iter().filter(|session| {
         parameters.project.as_deref().is_none_or(|wanted| {
             (session.summary.cwd.as_deref()).is_some_and(|project| project.contains(wanted))
         })
-    }) {
-        if shown == limit {
-            break;
-        }
+    });
+    for session in matching.take(limit) {
         shown += 1;
         let transcript = match (&session.transcript, session.transcript_present) {
             (None, _) => "transcript unknown",

@@ -125,16 +125,12 @@ pub fn rows_table(log: &SessionLog) -> String {
                     chain,
                 ];
                 ROWS.write_row(&mut text, cells);
-                let _ = writeln!(
-                    text,
-                    "{}{}",
-                    if row.facts.counts_from_iterations {
-                        "  counts from its iterations (top level 0)"
-                    } else {
-                        ""
-                    },
-                    advisor_suffix(row),
-                );
+                let iterations = if row.facts.counts_from_iterations {
+                    "  counts from its iterations (top level 0)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(text, "{iterations}{}", advisor_suffix(row));
                 continue;
             }
             TimelineItem::Compaction(boundary) => ("compaction", boundary),

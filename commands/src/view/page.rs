@@ -118,13 +118,10 @@ impl<'a> Page<'a> {
                 requests.entry(id.clone()).or_insert(index + 1);
             }
         }
-        let calls = match &inputs.interrupts {
-            Ok(calls) => calls
-                .iter()
-                .map(|call| (call.tool_use_id.as_str(), call))
-                .collect(),
-            Err(_) => HashMap::new(),
-        };
+        let interrupts = inputs.interrupts.iter().copied().flatten();
+        let calls = interrupts
+            .map(|call| (call.tool_use_id.as_str(), call))
+            .collect();
         let mut page = Self {
             out: String::with_capacity(64 * 1024),
             inputs,
@@ -367,11 +364,8 @@ impl<'a> Page<'a> {
             self.out,
             "<section class=\"compaction\" id=\"compaction-{number}\"><h2>Compaction {number}</h2>"
         );
-        let entry = match &self.inputs.ledger {
-            Ok(ledger) => ledger.compactions.get(number - 1),
-            Err(_) => None,
-        };
-        let Some(entry) = entry else {
+        let ledger = self.inputs.ledger.as_ref().ok();
+        let Some(entry) = ledger.and_then(|ledger| ledger.compactions.get(number - 1)) else {
             self.out
                 .push_str("<p>Its record could not be read.</p></section>\n");
             return;

@@ -196,12 +196,8 @@ pub struct StateStorage {
 impl StateStorage {
     /// Bytes of the whole state folder.
     pub fn total(&self) -> u64 {
-        self.other_bytes
-            + self
-                .sessions
-                .iter()
-                .map(|session| session.bytes)
-                .sum::<u64>()
+        let sessions: u64 = self.sessions.iter().map(|session| session.bytes).sum();
+        self.other_bytes + sessions
     }
 }
 
