@@ -248,12 +248,7 @@ impl SessionLog {
                         None => log.skipped.push(row),
                     }
                 }
-                UsageRecord::Source(row)
-                    if !log
-                        .sources
-                        .iter()
-                        .any(|known| known.transcript == row.transcript) =>
-                {
+                UsageRecord::Source(row) if log.source_of(&row.transcript).is_none() => {
                     log.sources.push(row);
                 }
                 UsageRecord::Source(_) => {}

@@ -38,10 +38,11 @@ pub fn request_label(report: &SessionReport) -> &'static str {
     }
 }
 
-/// Token counts in words: `input 3, cache write 1,200, cache read 45,000, output 310`.
-pub fn tokens_text(tokens: &TokenUsage) -> String {
+/// Token counts in words, `between` each: `input 3, cache write 1,200, cache read 45,000, output
+/// 310` (`, `).
+pub fn tokens_text(tokens: &TokenUsage, between: &str) -> String {
     format!(
-        "input {}, cache write {}, cache read {}, output {}",
+        "input {}{between}cache write {}{between}cache read {}{between}output {}",
         thousands(tokens.input_tokens),
         thousands(tokens.cache_creation_input_tokens),
         thousands(tokens.cache_read_input_tokens),
@@ -65,14 +66,14 @@ fn advisor_suffix(row: &UsageRow) -> String {
 /// Another model's name (the advisor's), `between`, and its tokens in words.
 fn model_text(usage: &ModelUsage, between: &str) -> String {
     let name = usage.model.as_deref().unwrap_or("(model unnamed)");
-    format!("{name}{between}{}", tokens_text(&usage.tokens))
+    format!("{name}{between}{}", tokens_text(&usage.tokens, ", "))
 }
 
 /// The token line of `tally`, then one line per model of the advisor's own tokens (another
 /// model than the session's spent them, so the token line does not count them), then the cost
 /// line ([`cost_lines`]), each line starting with `indent`.
 pub fn totals_lines(tally: &Tally, indent: &str) -> String {
-    let mut text = format!("{indent}tokens: {}\n", tokens_text(&tally.tokens));
+    let mut text = format!("{indent}tokens: {}\n", tokens_text(&tally.tokens, ", "));
     for usage in &tally.advisor {
         let advisor = model_text(usage, " (not in the tokens above): ");
         let _ = writeln!(text, "{indent}advisor {advisor}");

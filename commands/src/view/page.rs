@@ -22,6 +22,7 @@ use crate::render::shell::shell_word;
 use crate::render::time::readable_time;
 use crate::usage::chart::render_svg;
 use crate::usage::json::PrintedReport;
+use crate::usage::text::tokens_text;
 use ctxhooks_shared::compaction::verdict::Verdict as ItemVerdict;
 use ctxhooks_shared::transcript::conversation::{Part, Speaker};
 
@@ -257,17 +258,7 @@ impl<'a> Page<'a> {
                 thousands(tally.sidechain_requests() as u64)
             ),
         ));
-        let tokens = &tally.tokens;
-        rows.push((
-            "tokens",
-            format!(
-                "input {} · cache write {} · cache read {} · output {}",
-                thousands(tokens.input_tokens),
-                thousands(tokens.cache_creation_input_tokens),
-                thousands(tokens.cache_read_input_tokens),
-                thousands(tokens.output_tokens)
-            ),
-        ));
+        rows.push(("tokens", tokens_text(&tally.tokens, " · ")));
         let unpriced: Vec<&str> = (tally.cost.unpriced())
             .map(|model| model.unwrap_or("(model unnamed)"))
             .collect();
