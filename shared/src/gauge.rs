@@ -104,8 +104,7 @@ impl GaugeInputs {
     /// hooks; the payload's `cwd` follows `cd`s) or `cwd`, and the warning share from
     /// `CTXHOOKS_WARN_AT` (a value that is none is returned as a problem to note).
     pub fn of_hook(cwd: Option<&str>, role: GaugeRole) -> (Self, Option<GaugeProblem>) {
-        let project_dir = std::env::var_os(env_vars::CLAUDE_PROJECT_DIR)
-            .filter(|dir| !dir.is_empty())
+        let project_dir = env_vars::non_empty(env_vars::CLAUDE_PROJECT_DIR)
             .map(PathBuf::from)
             .or_else(|| cwd.filter(|cwd| !cwd.is_empty()).map(PathBuf::from));
         let setting = std::env::var(env_vars::CTXHOOKS_WARN_AT).ok();

@@ -18,14 +18,11 @@ pub const SERVER_NAME: &str = "ctxhooks";
 
 /// The file that holds the user scope's MCP servers.
 pub fn user_config_file() -> Result<PathBuf, SettingsFileError> {
-    let variable = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-    if let Some(dir) = variable(env_vars::CLAUDE_CONFIG_DIR) {
+    if let Some(dir) = env_vars::non_empty(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir).join(".claude.json"));
     }
-    match crate::store::state_dir::home_dir() {
-        Some(home) => Ok(home.join(".claude.json")),
-        None => Err(SettingsFileError::NoHome),
-    }
+    let home = crate::store::state_dir::home_dir().ok_or(SettingsFileError::NoHome)?;
+    Ok(home.join(".claude.json"))
 }
 
 /// Returns true if and only if `entry` (an `mcpServers` value) runs `ctxhooks mcp`: a command

@@ -136,7 +136,7 @@ fn first_word(command: &str) -> &str {
 /// `USERPROFILE` when `HOME` is unset). `None` when another variable is left, or the home is
 /// named and there is none.
 pub fn expand_program(command: &str, plugin_root: &Path) -> Option<PathBuf> {
-    let bin_dir = std::env::var_os(BIN_DIR_VARIABLE).filter(|dir| !dir.is_empty());
+    let bin_dir = ctxhooks_shared::store::env_vars::non_empty(BIN_DIR_VARIABLE);
     expand_program_in(
         command,
         plugin_root,

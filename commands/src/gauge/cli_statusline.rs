@@ -163,7 +163,7 @@ pub fn run(args: &StatuslineArgs) -> Result<ExitCode> {
         || default_segment(&segment),
         |template| template.render(&segment),
     );
-    let plain = args.plain || std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let plain = args.plain || env_vars::non_empty("NO_COLOR").is_some();
     let line = if plain {
         text
     } else {

@@ -182,9 +182,7 @@ fn valid_days(value: &Value) -> Option<u64> {
 /// The folder of Claude Code's managed settings: `CTXHOOKS_MANAGED_SETTINGS_DIR`, else where
 /// Claude Code looks on this system.
 pub fn managed_settings_dir() -> PathBuf {
-    if let Some(dir) =
-        std::env::var_os(env_vars::CTXHOOKS_MANAGED_SETTINGS_DIR).filter(|dir| !dir.is_empty())
-    {
+    if let Some(dir) = env_vars::non_empty(env_vars::CTXHOOKS_MANAGED_SETTINGS_DIR) {
         return PathBuf::from(dir);
     }
     PathBuf::from(if cfg!(target_os = "macos") {

@@ -207,7 +207,7 @@ pub fn recall_note(session: &SessionId, ctxhooks: &str) -> String {
 /// ctxhooks plugin (Claude Code sets `CLAUDE_PLUGIN_ROOT` for a plugin's hooks; the plugin's
 /// `.mcp.json` registers the server as `plugin:ctxhooks:ctxhooks`).
 fn plugin_server() -> Option<String> {
-    let root = std::env::var_os("CLAUDE_PLUGIN_ROOT").filter(|root| !root.is_empty())?;
+    let root = crate::store::env_vars::non_empty("CLAUDE_PLUGIN_ROOT")?;
     let manifest = Path::new(&root).join(".mcp.json");
     let bytes = crate::settings_file::read_settings_bytes(&manifest).ok()??;
     let servers: serde_json::Value = serde_json::from_slice(&bytes).ok()?;

@@ -47,6 +47,11 @@ pub const CTXHOOKS_WARN_AT: &str = "CTXHOOKS_WARN_AT";
 /// The project folder a Claude Code session started in (Claude Code sets it for hooks).
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
+/// What the variable `name` holds, when it is set and not empty.
+pub fn non_empty(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|value| !value.is_empty())
+}
+
 /// The whole number the variable `name` holds (blanks around it allowed); `None` when it is
 /// unset or holds anything else.
 pub fn number(name: &str) -> Option<u64> {

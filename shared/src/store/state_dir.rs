@@ -15,7 +15,7 @@ pub struct StateDir {
 impl StateDir {
     /// Finds the state folder from the environment. It is not created here.
     pub fn locate() -> Result<Self, FileError> {
-        if let Some(home) = non_empty_var(env_vars::CTXHOOKS_HOME) {
+        if let Some(home) = env_vars::non_empty(env_vars::CTXHOOKS_HOME) {
             return Ok(Self::at(PathBuf::from(home)));
         }
         Ok(Self::at(claude_config_dir()?.join("ctxhooks")))
@@ -196,29 +196,22 @@ paths! {
 
 /// Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
 pub fn claude_config_dir() -> Result<PathBuf, FileError> {
-    if let Some(dir) = non_empty_var(env_vars::CLAUDE_CONFIG_DIR) {
+    if let Some(dir) = env_vars::non_empty(env_vars::CLAUDE_CONFIG_DIR) {
         return Ok(PathBuf::from(dir));
     }
-    match home_dir() {
-        Some(home) => Ok(home.join(".claude")),
-        None => Err(FileError::NoHome),
-    }
+    Ok(home_dir().ok_or(FileError::NoHome)?.join(".claude"))
 }
 
 /// The user's home folder: `$HOME`, else on Windows `%USERPROFILE%` (where Claude Code finds
 /// it when `HOME` is not set); `None` when neither is set.
 pub fn home_dir() -> Option<PathBuf> {
-    non_empty_var(env_vars::HOME)
+    env_vars::non_empty(env_vars::HOME)
         .or_else(|| {
             if cfg!(windows) {
-                non_empty_var(env_vars::USERPROFILE)
+                env_vars::non_empty(env_vars::USERPROFILE)
             } else {
                 None
             }
         })
         .map(PathBuf::from)
-}
-
-fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name).filter(|value| !value.is_empty())
 }
