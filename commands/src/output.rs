@@ -88,6 +88,17 @@ impl<T: Schema + Emit> Emit for Versioned<T> {
     }
 }
 
+/// Writes each listed field of `$from` under its own name, in order, into the struct serializer
+/// `$into`: `fields_by_name! { into, from; a, b }` is `into.serialize_field("a", &from.a)?;` and
+/// the same for `b`. For a hand-written `Serialize` whose keys interleave several values' fields
+/// (a derive gives one value's, in its order).
+macro_rules! fields_by_name {
+    ($into:ident, $from:expr; $($field:ident),+) => {
+        $($into.serialize_field(stringify!($field), &$from.$field)?;)+
+    };
+}
+pub(crate) use fields_by_name;
+
 /// Writes `text` to stdout as it is.
 pub fn print(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();

@@ -12,6 +12,7 @@ use memchr::memmem;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
+use crate::output::fields_by_name;
 use crate::time::Time;
 use ctxhooks_shared::compaction::items::{
     CommandItem, ErrorItem, FileItem, LEDGER_LIMITS, PendingCall, PromptItem, SegmentItems,
@@ -62,10 +63,7 @@ pub struct CompactionEntry {
 /// known.
 fn stated_facts<S: Serializer>(boundary: &Boundary, serializer: S) -> Result<S::Ok, S::Error> {
     let mut fields = serializer.serialize_struct("Boundary", 5)?;
-    fields.serialize_field("uuid", &boundary.uuid)?;
-    fields.serialize_field("trigger", &boundary.trigger)?;
-    fields.serialize_field("pre_tokens", &boundary.pre_tokens)?;
-    fields.serialize_field("post_tokens", &boundary.post_tokens)?;
+    fields_by_name! { fields, boundary; uuid, trigger, pre_tokens, post_tokens }
     fields.serialize_field("duration_ms", &boundary.details.duration_ms)?;
     fields.end()
 }

@@ -13,7 +13,7 @@ use crate::facts::log::SessionLog;
 use crate::facts::report::SessionReport;
 use crate::facts::summary::SessionSummary;
 use crate::facts::tally::{CostTally, request_cost};
-use crate::output::Schema;
+use crate::output::{Schema, fields_by_name};
 use crate::prices::Prices;
 use crate::provenance::verdict::{ToolState, Verdict};
 use crate::time::Time;
@@ -130,19 +130,14 @@ impl Serialize for CompactionRecord<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let compaction = self.compaction;
         let mut record = serializer.serialize_struct("CompactionRecord", 12)?;
-        record.serialize_field("number", &self.number)?;
-        record.serialize_field("basis", &compaction.basis)?;
-        record.serialize_field("confidence", &compaction.confidence)?;
+        fields_by_name! { record, self; number }
+        fields_by_name! { record, compaction; basis, confidence }
         let boundary = &compaction.boundary;
-        record.serialize_field("trigger", &boundary.trigger)?;
-        record.serialize_field("pre_tokens", &boundary.pre_tokens)?;
-        record.serialize_field("post_tokens", &boundary.post_tokens)?;
+        fields_by_name! { record, boundary; trigger, pre_tokens, post_tokens }
         record.serialize_field("duration_ms", &boundary.details.duration_ms)?;
-        record.serialize_field("context_before", &compaction.context_before)?;
-        record.serialize_field("context_after", &compaction.context_after)?;
-        record.serialize_field("next_request", &compaction.next_request)?;
-        record.serialize_field("trigger_tokens", &self.trigger_tokens)?;
-        record.serialize_field("snapshot", &compaction.snapshot)?;
+        fields_by_name! { record, compaction; context_before, context_after, next_request }
+        fields_by_name! { record, self; trigger_tokens }
+        fields_by_name! { record, compaction; snapshot }
         record.end()
     }
 }
@@ -156,14 +151,9 @@ impl Serialize for DropRecord<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let drop = self.0;
         let mut record = serializer.serialize_struct("DropRecord", 9)?;
-        record.serialize_field("request_before", &drop.request_before)?;
-        record.serialize_field("request_after", &drop.request_after)?;
-        record.serialize_field("context_before", &drop.context_before)?;
-        record.serialize_field("context_after", &drop.context_after)?;
-        record.serialize_field("class", &drop.class)?;
-        record.serialize_field("basis", &drop.basis)?;
-        record.serialize_field("confidence", &drop.confidence)?;
-        record.serialize_field("explains_fall", &drop.explains_fall)?;
+        fields_by_name! { record, drop; request_before, request_after }
+        fields_by_name! { record, drop; context_before, context_after }
+        fields_by_name! { record, drop; class, basis, confidence, explains_fall }
         let evidence = drop_evidence_text(&drop.evidence, drop.fall());
         record.serialize_field("evidence", &evidence)?;
         record.end()

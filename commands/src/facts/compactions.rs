@@ -6,6 +6,7 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::drops::{Basis, Confidence, ContextDrop, DropClass, MainChain};
+use crate::output::fields_by_name;
 use crate::snapshots::catalog::SnapshotEntry;
 use crate::time::{Time, seconds_between};
 use ctxhooks_shared::store::trigger::Trigger;
@@ -52,29 +53,13 @@ impl Serialize for Compaction {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let boundary = &self.boundary;
         let mut fields = serializer.serialize_struct("Compaction", 18)?;
-        fields.serialize_field("time", &self.time)?;
-        fields.serialize_field("basis", &self.basis)?;
-        fields.serialize_field("confidence", &self.confidence)?;
-        fields.serialize_field("trigger", &boundary.trigger)?;
-        fields.serialize_field("pre_tokens", &boundary.pre_tokens)?;
-        fields.serialize_field("post_tokens", &boundary.post_tokens)?;
-        fields.serialize_field("context_before", &self.context_before)?;
-        fields.serialize_field("context_after", &self.context_after)?;
-        fields.serialize_field("next_request", &self.next_request)?;
-        fields.serialize_field("requests_since_previous", &self.requests_since_previous)?;
-        fields.serialize_field(
-            "requests_since_previous_automatic",
-            &self.requests_since_previous_automatic,
-        )?;
-        fields.serialize_field(
-            "turns_since_previous_automatic",
-            &self.turns_since_previous_automatic,
-        )?;
-        fields.serialize_field(
-            "seconds_since_previous_automatic",
-            &self.seconds_since_previous_automatic,
-        )?;
-        fields.serialize_field("snapshot", &self.snapshot)?;
+        fields_by_name! { fields, self; time, basis, confidence }
+        fields_by_name! { fields, boundary; trigger, pre_tokens, post_tokens }
+        fields_by_name! { fields, self; context_before, context_after, next_request }
+        fields_by_name! { fields, self; requests_since_previous }
+        fields_by_name! { fields, self; requests_since_previous_automatic }
+        fields_by_name! { fields, self; turns_since_previous_automatic }
+        fields_by_name! { fields, self; seconds_since_previous_automatic, snapshot }
         boundary.details.serialize_fields(&mut fields)?;
         fields.end()
     }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
+use crate::output::fields_by_name;
 use crate::prices::{Cost, Prices};
 use ctxhooks_shared::store::usage_record::{ModelUsage, TokenUsage, UsageRow, add_by_model};
 
@@ -191,8 +192,7 @@ pub struct Totals<'a> {
 impl Serialize for Tally {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut tally = serializer.serialize_struct("Tally", 5)?;
-        tally.serialize_field("requests", &self.requests)?;
-        tally.serialize_field("main_requests", &self.main_requests)?;
+        fields_by_name! { tally, self; requests, main_requests }
         tally.serialize_field("sidechain_requests", &self.sidechain_requests())?;
         tally.serialize_field("totals", &self.totals())?;
         tally.serialize_field("cost", &self.cost)?;

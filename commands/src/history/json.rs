@@ -8,7 +8,7 @@ use super::model::{History, HistoryTotals, ProjectTotals};
 use super::session::{Day, HistorySession};
 use super::text::history_text;
 use crate::facts::compactions::{Compaction, CompactionCounts};
-use crate::output::{Emit, Schema};
+use crate::output::{Emit, Schema, fields_by_name};
 
 /// The history, with what was asked for and what could not be read.
 pub struct PrintedHistory<'a>(pub &'a History);
@@ -33,10 +33,7 @@ impl Serialize for PrintedHistory<'_> {
         let mut fields = serializer.serialize_struct("PrintedHistory", 7)?;
         fields.serialize_field("projects_folders", &folders)?;
         fields.serialize_field("filters", &filters)?;
-        fields.serialize_field("sessions", &history.sessions)?;
-        fields.serialize_field("days", &history.days)?;
-        fields.serialize_field("projects", &history.projects)?;
-        fields.serialize_field("totals", &history.totals)?;
+        fields_by_name! { fields, history; sessions, days, projects, totals }
         fields.serialize_field("problems", &problems)?;
         fields.end()
     }
@@ -74,14 +71,10 @@ impl Serialize for Day {
         let tally = &self.tally;
         let mut day = serializer.serialize_struct("Day", 8)?;
         day.serialize_field("day", &self.date.format("%Y-%m-%d").to_string())?;
-        day.serialize_field("sessions", &tally.sessions)?;
-        day.serialize_field("requests", &tally.requests)?;
-        day.serialize_field("main_requests", &tally.main_requests)?;
+        fields_by_name! { day, tally; sessions, requests, main_requests }
         // The day's token sums, without the advisor's (schema 1 never gave them per day).
         day.serialize_field("totals", &tally.tokens)?;
-        day.serialize_field("compactions", &tally.compactions)?;
-        day.serialize_field("peak_context", &tally.peak_context)?;
-        day.serialize_field("cost", &tally.cost)?;
+        fields_by_name! { day, tally; compactions, peak_context, cost }
         day.end()
     }
 }
@@ -90,21 +83,14 @@ impl Serialize for ProjectTotals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tally = &self.tally;
         let mut project = serializer.serialize_struct("ProjectTotals", 14)?;
-        project.serialize_field("project", &self.project)?;
-        project.serialize_field("projects_folder", &self.projects_folder)?;
-        project.serialize_field("cwd", &self.cwd)?;
-        project.serialize_field("sessions", &tally.sessions)?;
-        project.serialize_field("requests", &tally.requests)?;
+        fields_by_name! { project, self; project, projects_folder, cwd }
+        fields_by_name! { project, tally; sessions, requests }
         project.serialize_field("totals", &tally.totals())?;
-        project.serialize_field("compactions", &tally.compactions)?;
-        let with_compaction = &tally.sessions_with_compaction;
-        project.serialize_field("sessions_with_compaction", with_compaction)?;
-        project.serialize_field("sessions_near_trigger", &tally.sessions_near_trigger)?;
-        project.serialize_field("peak_context", &tally.peak_context)?;
-        project.serialize_field("median_peak_to_trigger", &self.median_peak_to_trigger)?;
-        project.serialize_field("max_peak_to_trigger", &self.max_peak_to_trigger)?;
-        project.serialize_field("growth_per_request", &self.growth_per_request)?;
-        project.serialize_field("cost", &tally.cost)?;
+        fields_by_name! { project, tally; compactions, sessions_with_compaction }
+        fields_by_name! { project, tally; sessions_near_trigger, peak_context }
+        fields_by_name! { project, self; median_peak_to_trigger, max_peak_to_trigger }
+        fields_by_name! { project, self; growth_per_request }
+        fields_by_name! { project, tally; cost }
         project.end()
     }
 }
@@ -113,20 +99,15 @@ impl Serialize for HistoryTotals {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let tally = &self.tally;
         let mut totals = serializer.serialize_struct("HistoryTotals", 13)?;
-        totals.serialize_field("sessions", &tally.sessions)?;
-        totals.serialize_field("transcripts", &self.transcripts)?;
-        totals.serialize_field("bytes", &self.bytes)?;
-        totals.serialize_field("requests", &tally.requests)?;
-        totals.serialize_field("main_requests", &tally.main_requests)?;
+        fields_by_name! { totals, tally; sessions }
+        fields_by_name! { totals, self; transcripts, bytes }
+        fields_by_name! { totals, tally; requests, main_requests }
         totals.serialize_field("sidechain_requests", &tally.sidechain_requests())?;
         totals.serialize_field("totals", &tally.totals())?;
-        totals.serialize_field("compactions", &tally.compactions)?;
-        let with_compaction = &tally.sessions_with_compaction;
-        totals.serialize_field("sessions_with_compaction", with_compaction)?;
-        totals.serialize_field("sessions_near_trigger", &tally.sessions_near_trigger)?;
-        totals.serialize_field("passed_lines", &self.passed_lines)?;
-        totals.serialize_field("cached_transcripts", &self.cached_transcripts)?;
-        totals.serialize_field("cost", &tally.cost)?;
+        fields_by_name! { totals, tally; compactions, sessions_with_compaction }
+        fields_by_name! { totals, tally; sessions_near_trigger }
+        fields_by_name! { totals, self; passed_lines, cached_transcripts }
+        fields_by_name! { totals, tally; cost }
         totals.end()
     }
 }
@@ -139,22 +120,15 @@ impl Serialize for HistorySession {
         let growth = report.growth();
         let skipped = report.skipped_lines.iter();
         let mut session = serializer.serialize_struct("HistorySession", 35)?;
-        session.serialize_field("session_id", &summary.session_id)?;
-        session.serialize_field("project", &self.project)?;
-        session.serialize_field("projects_folder", &self.projects_folder)?;
-        session.serialize_field("cwd", &summary.cwd)?;
-        session.serialize_field("title", &summary.title)?;
-        session.serialize_field("session_kind", &summary.session_kind)?;
-        session.serialize_field("entrypoint", &summary.entrypoint)?;
-        session.serialize_field("version", &summary.version)?;
-        session.serialize_field("transcripts", &self.transcripts)?;
-        session.serialize_field("first_time", &summary.first_time)?;
-        session.serialize_field("last_time", &summary.last_time)?;
-        session.serialize_field("requests", &tally.requests)?;
-        session.serialize_field("main_requests", &tally.main_requests)?;
+        fields_by_name! { session, summary; session_id }
+        fields_by_name! { session, self; project, projects_folder }
+        fields_by_name! { session, summary; cwd, title, session_kind, entrypoint, version }
+        fields_by_name! { session, self; transcripts }
+        fields_by_name! { session, summary; first_time, last_time }
+        fields_by_name! { session, tally; requests, main_requests }
         session.serialize_field("sidechain_requests", &tally.sidechain_requests())?;
         session.serialize_field("totals", &tally.totals())?;
-        session.serialize_field("peak", &report.peak)?;
+        fields_by_name! { session, report; peak }
         let counts = CompactionCounts::of(&report.compactions);
         session.serialize_field("compaction_counts", &counts)?;
         let marks: Vec<Mark> = report.compactions.iter().map(Mark).collect();
@@ -166,8 +140,7 @@ impl Serialize for HistorySession {
         session.serialize_field("trigger_derivation", &estimates.trigger.derivation)?;
         session.serialize_field("cap", &estimates.cap.tokens)?;
         session.serialize_field("cap_source", &estimates.cap.source.to_string())?;
-        session.serialize_field("floor", &estimates.floor)?;
-        session.serialize_field("headroom", &estimates.headroom)?;
+        fields_by_name! { session, estimates; floor, headroom }
         session.serialize_field("peak_to_trigger", &report.peak_to_trigger())?;
         session.serialize_field("growth_per_request", &growth.per_request())?;
         session.serialize_field("growth_tokens", &growth.tokens)?;
@@ -178,7 +151,7 @@ impl Serialize for HistorySession {
         session.serialize_field("unreadable_lines", &unreadable)?;
         let overlong: u64 = skipped.map(|row| row.overlong).sum();
         session.serialize_field("overlong_lines", &overlong)?;
-        session.serialize_field("cost", &tally.cost)?;
+        fields_by_name! { session, tally; cost }
         session.end()
     }
 }
@@ -190,12 +163,9 @@ impl Serialize for Mark<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let compaction = self.0;
         let mut mark = serializer.serialize_struct("Mark", 6)?;
-        mark.serialize_field("time", &compaction.time)?;
-        mark.serialize_field("basis", &compaction.basis)?;
-        mark.serialize_field("confidence", &compaction.confidence)?;
+        fields_by_name! { mark, compaction; time, basis, confidence }
         mark.serialize_field("trigger", &compaction.boundary.trigger)?;
-        mark.serialize_field("context_before", &compaction.context_before)?;
-        mark.serialize_field("context_after", &compaction.context_after)?;
+        fields_by_name! { mark, compaction; context_before, context_after }
         mark.end()
     }
 }

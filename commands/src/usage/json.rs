@@ -13,7 +13,7 @@ use crate::facts::log::SkippedLogLines;
 use crate::facts::report::{AppliedThresholds, Peak, SessionReport};
 use crate::facts::snapshot_check::SnapshotCheck;
 use crate::facts::tally::Tally;
-use crate::output::{Emit, Schema};
+use crate::output::{Emit, Schema, fields_by_name};
 use ctxhooks_shared::store::usage_record::SkippedLinesRow;
 
 /// A report as `ctxhooks report` prints it: in words, or in JSON as [`ReportJson`] lays it out.
@@ -53,19 +53,12 @@ impl Serialize for DropJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let drop = self.0;
         let mut fields = serializer.serialize_struct("DropJson", 13)?;
-        fields.serialize_field("request_before", &drop.request_before)?;
-        fields.serialize_field("request_after", &drop.request_after)?;
-        fields.serialize_field("time", &drop.time)?;
-        fields.serialize_field("context_before", &drop.context_before)?;
-        fields.serialize_field("context_after", &drop.context_after)?;
-        fields.serialize_field("class", &drop.class)?;
-        fields.serialize_field("basis", &drop.basis)?;
-        fields.serialize_field("confidence", &drop.confidence)?;
-        fields.serialize_field("explains_fall", &drop.explains_fall)?;
+        fields_by_name! { fields, drop; request_before, request_after, time }
+        fields_by_name! { fields, drop; context_before, context_after }
+        fields_by_name! { fields, drop; class, basis, confidence, explains_fall }
         let evidence = drop_evidence_text(&drop.evidence, drop.fall());
         fields.serialize_field("evidence", &evidence)?;
-        fields.serialize_field("facts", &drop.facts)?;
-        fields.serialize_field("boundary", &drop.boundary)?;
+        fields_by_name! { fields, drop; facts, boundary }
         fields.serialize_field("evidence_detail", &drop.evidence)?;
         fields.end()
     }
@@ -83,14 +76,8 @@ impl Serialize for EstimatesJson<'_> {
         };
         let mut fields = serializer.serialize_struct("EstimatesJson", 9)?;
         fields.serialize_field("trigger", &trigger)?;
-        fields.serialize_field("cap", &estimates.cap)?;
-        fields.serialize_field("trigger_ratio", &estimates.trigger_ratio)?;
-        fields.serialize_field("floors", &estimates.floors)?;
-        fields.serialize_field("floor", &estimates.floor)?;
-        fields.serialize_field("headroom", &estimates.headroom)?;
-        fields.serialize_field("latest_context", &estimates.latest_context)?;
-        fields.serialize_field("room_left", &estimates.room_left)?;
-        fields.serialize_field("largest_requests", &estimates.largest_requests)?;
+        fields_by_name! { fields, estimates; cap, trigger_ratio, floors, floor, headroom }
+        fields_by_name! { fields, estimates; latest_context, room_left, largest_requests }
         fields.end()
     }
 }
