@@ -85,8 +85,7 @@ pub fn hooks_at_work(
         newer(&mut stop, &state.cursor_file(&session));
         newer(&mut stop, &state.gauge_file(&session));
         newer(&mut tooluse, &state.sidecar(&session));
-        let snapshots = fs_err::read_dir(state.archive_dir(&session));
-        for entry in snapshots.into_iter().flatten().flatten() {
+        for entry in files::entries(&state.archive_dir(&session)) {
             let summary = entry.path().join(COMPACT_SUMMARY_FILE_NAME);
             newer(&mut summaries, &summary);
         }

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::findings::Finding;
 use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::config::Config;
+use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{GenerationIndex, IndexRecord, list_kept};
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::state_dir::StateDir;
@@ -73,23 +74,17 @@ pub fn check_storage(
     let cutoff = now
         .checked_sub(Duration::from_secs(GROWTH_DAYS * 86_400))
         .unwrap_or(SystemTime::UNIX_EPOCH);
-    let mut log_bytes = 0;
-    let mut grown_bytes = 0;
-    let errors_log = state.errors_log();
-    for log in [errors_log.clone(), state.prune_log()] {
+    let (mut log_bytes, mut grown_bytes) = (0, 0);
+    let sessions = storage.sessions.iter().map(|session| &session.session);
+    let of_sessions =
+        sessions.flat_map(|session| [state.usage_log(session), state.sidecar(session)]);
+    let of_state = [state.errors_log(), state.prune_log()];
+    for log in of_state.into_iter().chain(of_sessions) {
         let (bytes, grown) = log_storage(&log, cutoff);
         log_bytes += bytes;
         grown_bytes += grown;
     }
     for session in &storage.sessions {
-        for log in [
-            state.usage_log(&session.session),
-            state.sidecar(&session.session),
-        ] {
-            let (bytes, grown) = log_storage(&log, cutoff);
-            log_bytes += bytes;
-            grown_bytes += grown;
-        }
         grown_bytes += kept_growth(&state.kept_dir(&session.session), cutoff);
         grown_bytes += snapshot_growth(&state.archive_dir(&session.session), cutoff);
     }
@@ -164,7 +159,7 @@ fn log_storage(log: &Path, cutoff: SystemTime) -> (u64, u64) {
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    for entry in fs_err::read_dir(folder).into_iter().flatten().flatten() {
+    for entry in files::entries(folder) {
         let entry_name = entry.file_name().to_string_lossy().into_owned();
         let is_part = entry_name
             .strip_prefix(&format!("{name}."))
@@ -208,8 +203,7 @@ impl Stamp {
 
 /// Bytes of the lines of the live log `log` whose time is `cutoff` or later.
 fn lines_since(log: &Path, cutoff: SystemTime) -> u64 {
-    let Ok(Some(bytes)) = ctxhooks_shared::store::files::read_state_file_within(log, u64::MAX)
-    else {
+    let Ok(Some(bytes)) = files::read_state_file_within(log, u64::MAX) else {
         return 0;
     };
     let cutoff_ms = cutoff
@@ -264,10 +258,7 @@ fn kept_growth(kept_dir: &Path, cutoff: SystemTime) -> u64 {
 
 /// Bytes of the snapshots in `archive_dir` taken since `cutoff` (a folder made since then).
 fn snapshot_growth(archive_dir: &Path, cutoff: SystemTime) -> u64 {
-    fs_err::read_dir(archive_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
+    files::entries(archive_dir)
         .filter(|entry| {
             entry
                 .metadata()

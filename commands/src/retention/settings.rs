@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::settings::document::read_settings_bytes;
 use crate::settings::scope::SettingsScope;
 use ctxhooks_shared::causes::Causes;
-use ctxhooks_shared::store::env_vars;
+use ctxhooks_shared::store::{env_vars, files};
 
 /// Claude Code's default when no file sets `cleanupPeriodDays`.
 pub const DEFAULT_CLEANUP_PERIOD_DAYS: u64 = 30;
@@ -139,10 +139,7 @@ impl Retention {
             SettingsSource::Managed,
             managed.join("managed-settings.json"),
         ));
-        let mut drop_ins: Vec<PathBuf> = fs_err::read_dir(managed.join("managed-settings.d"))
-            .into_iter()
-            .flatten()
-            .flatten()
+        let mut drop_ins: Vec<PathBuf> = files::entries(&managed.join("managed-settings.d"))
             .map(|entry| entry.path())
             .filter(|path| {
                 path.extension()

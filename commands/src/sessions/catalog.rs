@@ -16,6 +16,7 @@ use crate::retention::sweep::{CleanupState, CleanupStatus};
 use crate::snapshots::catalog::list_snapshots;
 use crate::snapshots::parts::earlier_parts;
 use crate::time::{Time, second_of};
+use ctxhooks_shared::store::files;
 use ctxhooks_shared::store::kept::{self, GenerationIndex, KeptName};
 use ctxhooks_shared::store::kept_check::{Depth, newest_whole};
 use ctxhooks_shared::store::rotation;
@@ -107,7 +108,7 @@ fn last_activity_with(
     let mut newest = modified(&folder);
     // `None` is older than any time.
     let mut consider = |path: &Path| newest = newest.max(modified(path));
-    for entry in fs_err::read_dir(&folder).into_iter().flatten().flatten() {
+    for entry in files::entries(&folder) {
         consider(&entry.path());
     }
     if generation > 0 {

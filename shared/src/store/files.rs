@@ -687,6 +687,11 @@ pub fn numbered_siblings(path: &Path) -> io::Result<Vec<String>> {
     Ok(ends)
 }
 
+/// The entries of the folder `path` that can be read (none when it cannot be listed).
+pub fn entries(path: &Path) -> impl Iterator<Item = fs_err::DirEntry> + use<> {
+    fs_err::read_dir(path).into_iter().flatten().flatten()
+}
+
 /// `path` with `suffix` added to its name.
 pub fn suffixed(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();

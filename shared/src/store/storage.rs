@@ -108,14 +108,9 @@ fn walk(path: &Path, bytes: &mut u64, newest: &mut Option<SystemTime>) {
         *bytes += metadata.len();
         return;
     }
-    for entry in entries(path) {
+    for entry in files::entries(path) {
         walk(&entry.path(), bytes, newest);
     }
-}
-
-/// The entries of the folder `path` that can be read (none when it cannot be listed).
-fn entries(path: &Path) -> impl Iterator<Item = fs_err::DirEntry> + use<> {
-    fs_err::read_dir(path).into_iter().flatten().flatten()
 }
 
 /// Bytes of every file below `path` (0 when nothing is there).
@@ -131,7 +126,7 @@ pub fn measure_session(state: &StateDir, session: &SessionId) -> SessionStorage 
     let mut bytes = 0;
     let mut copy_bytes = 0;
     let mut last_activity = None;
-    for entry in entries(&folder) {
+    for entry in files::entries(&folder) {
         let mut entry_bytes = 0;
         walk(&entry.path(), &mut entry_bytes, &mut last_activity);
         bytes += entry_bytes;
@@ -203,9 +198,9 @@ impl StateStorage {
 
 /// Measures the whole state folder.
 pub fn measure_state(state: &StateDir) -> Result<StateStorage, FileError> {
-    let outside = entries(state.root()).filter(|entry| entry.file_name() != "sessions");
+    let outside = files::entries(state.root()).filter(|entry| entry.file_name() != "sessions");
     // A deletion that was stopped, or anything else that is no session.
-    let no_session = entries(&state.sessions_dir())
+    let no_session = files::entries(&state.sessions_dir())
         .filter(|entry| SessionId::parse(&entry.file_name().to_string_lossy()).is_err());
     let other_bytes = (outside.chain(no_session))
         .map(|entry| folder_bytes(&entry.path()))
@@ -394,7 +389,7 @@ pub fn delete(state: &StateDir, session: &SessionId, scope: Scope) -> Result<u64
 
 /// Removes what deletions stopped part way left in the sessions folder.
 fn remove_leftovers(state: &StateDir) {
-    for entry in entries(&state.sessions_dir()) {
+    for entry in files::entries(&state.sessions_dir()) {
         let name = entry.file_name();
         if name.to_string_lossy().starts_with(PRUNING_PREFIX) {
             let _ = remove_all(&entry.path());
