@@ -9,7 +9,6 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use anyhow::{Result, bail};
-use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
 
 use super::prune::deleted_verb;
@@ -85,12 +84,8 @@ pub fn prune_kept(
             if let Some(session) = session {
                 measured.sessions.retain(|found| &found.session == session);
                 // Only this session's copies are considered; the folder's other bytes stay.
-                measured.other_bytes = before
-                    - measured
-                        .sessions
-                        .iter()
-                        .map(|found| found.bytes)
-                        .sum::<u64>();
+                let sessions: u64 = measured.sessions.iter().map(|found| found.bytes).sum();
+                measured.other_bytes = before - sessions;
             }
             let selection = storage::select(&measured, *limits, SystemTime::now(), None);
             (Scope::Copies, selection.selected, selection.size_unmet)
@@ -113,18 +108,8 @@ pub fn prune_kept(
         };
         if yes {
             bytes = storage::delete(state, &found.session, scope)?;
-            storage::record_prune(
-                state,
-                &PruneRecord {
-                    time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-                    session_id: found.session.to_string(),
-                    scope,
-                    reason,
-                    bytes,
-                    only_copy: found.only_copy,
-                    by: "command".to_owned(),
-                },
-            )?;
+            let record = PruneRecord::now(found, scope, reason, bytes, "command");
+            storage::record_prune(state, &record)?;
         }
         outcome.bytes += bytes;
         outcome.sessions.push(PrunedSession {

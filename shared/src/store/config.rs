@@ -140,15 +140,7 @@ pub fn prune_as_configured(
             // Gone meanwhile (`archives prune` at the same time): nothing was deleted here.
             continue;
         }
-        let record = PruneRecord {
-            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            session_id: measured.session.to_string(),
-            scope: Scope::Copies,
-            reason,
-            bytes,
-            only_copy: measured.only_copy,
-            by: "config".to_owned(),
-        };
+        let record = PruneRecord::now(measured, Scope::Copies, reason, bytes, "config");
         record_prune(state, &record)?;
         done.push(record);
     }

@@ -339,6 +339,27 @@ pub struct PruneRecord {
     pub by: String,
 }
 
+impl PruneRecord {
+    /// The deletion of `bytes` of `session`'s `scope`, for `reason`, by `by`, now.
+    pub fn now(
+        session: &SessionStorage,
+        scope: Scope,
+        reason: Reason,
+        bytes: u64,
+        by: &str,
+    ) -> Self {
+        Self {
+            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            session_id: session.session.to_string(),
+            scope,
+            reason,
+            bytes,
+            only_copy: session.only_copy,
+            by: by.to_owned(),
+        }
+    }
+}
+
 /// Deletes `scope` of a session's record: each folder is first renamed out of the session's
 /// folder (under the kept copies' lock when it can be had, so that no hook is writing them), then
 /// removed; a removal stopped part way leaves a `.pruning-…` folder in the sessions folder,
