@@ -53,34 +53,27 @@ pub fn run(args: &RecallArgs) -> Result<ExitCode> {
     let state = StateDir::locate()?;
     let session = SessionId::parse(&args.session)?;
     let conversation = read_conversation_with(&state, &session, args.thinking)?;
-    if let Some(number) = args.message {
+    // One message whole, or those the filters choose with long inputs and results cut.
+    let (messages, needle, cut) = if let Some(number) = args.message {
         let Some(message) = conversation.messages.get(number.wrapping_sub(1)) else {
             bail!(
                 "`--message {number}`: session {session} has {} message(s); give a number from 1",
                 conversation.messages.len()
             );
         };
-        let recalled = Recalled {
-            messages: vec![message],
-            conversation: &conversation,
-            session: &session,
-            needle: None,
-            cut: false,
-        };
-        return emit_ok(args.json, &recalled);
-    }
-    let (chosen, _, needle) = choose(
-        &conversation,
-        args.pattern.as_deref(),
-        args.before_compaction.as_deref(),
-        args.last,
-    )?;
+        (vec![message], None, false)
+    } else {
+        let before = args.before_compaction.as_deref();
+        let (chosen, _, needle) =
+            choose(&conversation, args.pattern.as_deref(), before, args.last)?;
+        (chosen, needle, true)
+    };
     let recalled = Recalled {
-        messages: chosen,
+        messages,
         conversation: &conversation,
         session: &session,
         needle,
-        cut: true,
+        cut,
     };
     emit_ok(args.json, &recalled)
 }

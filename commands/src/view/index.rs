@@ -6,7 +6,6 @@ use super::page::STYLE;
 use crate::render::html::{escape, escape_into};
 use crate::render::numbers::thousands;
 use crate::render::time::to_the_minute;
-use crate::retention::sweep::CleanupState;
 use crate::sessions::catalog::KeptSession;
 
 /// One session's row.
@@ -54,12 +53,7 @@ pub fn index_page(rows: &[IndexRow<'_>]) -> String {
         escape_into(&mut out, &summary.session_id);
         out.push_str("</small></td><td>");
         escape_into(&mut out, summary.cwd.as_deref().unwrap_or("unknown"));
-        let state = match row.kept.cleanup.state {
-            CleanupState::Live => "live",
-            CleanupState::Due => "due",
-            CleanupState::Deleted => "deleted",
-            CleanupState::Unknown => "unknown",
-        };
+        let state: &str = row.kept.cleanup.state.into();
         let _ = writeln!(
             out,
             "</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{state}</td></tr>",
