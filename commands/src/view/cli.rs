@@ -421,9 +421,8 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
             |stem| stem.to_string_lossy().into_owned(),
         )
     });
-    let ledger = TranscriptFile::open_named(path)
-        .map_err(anyhow::Error::from)
-        .and_then(|file| read_ledger(file.into_file()));
+    let open = || Ok::<_, anyhow::Error>(TranscriptFile::open_named(path)?.into_file());
+    let ledger = open().and_then(read_ledger);
     let interrupts = StateDir::locate()
         .map_err(anyhow::Error::from)
         .and_then(|state| load_analysis(&state, None, Some(path)))
@@ -432,13 +431,7 @@ fn transcript_page(path: &Path, options: &ReportOptions) -> Result<(String, Show
     let mut agents = Agents::default();
     if !subagent && let Some(id) = session.as_deref().and_then(|id| SessionId::parse(id).ok()) {
         agents = Agents::beside(path, &id);
-        tie_agents(
-            &mut agents,
-            TranscriptFile::open_named(path)
-                .map(TranscriptFile::into_file)
-                .map_err(anyhow::Error::from),
-            facts.summary.version.as_deref(),
-        );
+        tie_agents(&mut agents, open(), facts.summary.version.as_deref());
     }
     let shown_path = path.display().to_string();
     let mut page = begin(&facts, Source::Transcript(&shown_path), agents);
