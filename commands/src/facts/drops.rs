@@ -337,11 +337,8 @@ impl<'log> MainChain<'log> {
         chain.boundaries.push(pending);
         if chain.requests.iter().all(|row| row.facts.version.is_none()) {
             for row in &mut chain.requests {
-                row.to_mut().facts.version = log
-                    .sources
-                    .iter()
-                    .find(|source| source.transcript == row.transcript)
-                    .and_then(|source| source.version.clone());
+                let source = log.source_of(&row.transcript);
+                row.to_mut().facts.version = source.and_then(|source| source.version.clone());
             }
         }
         chain
