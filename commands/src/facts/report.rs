@@ -10,12 +10,12 @@ use super::classify::classify_drops;
 use super::compactions::{Compaction, attempted_compactions, compactions_of};
 use super::drops::{ContextDrop, DEFAULT_MIN_DROP, MainChain};
 use super::estimates::{Estimates, estimate, ratio};
-use super::log::{SessionLog, SkippedLogLines};
+use super::log::{SessionLog, SkippedLogLines, read_session_log};
 use super::snapshot_check::{DEFAULT_MATCH_BEFORE_SECONDS, SnapshotCheck, match_snapshots};
 use super::tally::{NEAR_TRIGGER_RATIO, Tally};
 use super::warnings::{Warning, find_warnings};
 use crate::prices::Prices;
-use crate::snapshots::catalog::SnapshotEntry;
+use crate::snapshots::catalog::{SnapshotEntry, list_snapshots};
 use crate::time::Time;
 use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
@@ -220,6 +220,20 @@ pub fn build_report(
     };
     report.tally.sessions_near_trigger = usize::from(report.runs_near_trigger());
     report
+}
+
+/// The report of a session the state folder logs (its snapshots checked, with the window its
+/// status line recorded), with its log.
+pub fn session_report(
+    state: &StateDir,
+    session: &SessionId,
+    options: &ReportOptions,
+) -> anyhow::Result<(SessionLog, SessionReport)> {
+    let log = read_session_log(state, session)?;
+    let snapshots = list_snapshots(state, Some(session))?;
+    let options = options.with_status_line_of(Some(state), session.as_str());
+    let report = build_report(Some(session.as_str()), &log, Some(&snapshots), &options);
+    Ok((log, report))
 }
 
 impl SessionReport {

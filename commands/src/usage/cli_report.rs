@@ -11,12 +11,10 @@ use serde::Serialize;
 use super::cli_usage::load_log;
 use super::json::PrintedReport;
 use crate::facts::drops::DEFAULT_MIN_DROP;
-use crate::facts::log::read_session_log;
-use crate::facts::report::{ReportOptions, SessionReport, build_report};
+use crate::facts::report::{ReportOptions, build_report, session_report};
 use crate::output::{self, Emit, Versioned, emit_ok};
 use crate::output_file::RenderArgs;
 use crate::prices::Prices;
-use crate::snapshots::catalog::list_snapshots;
 use crate::usage::chart::render_svg;
 use ctxhooks_shared::store::rotation;
 use ctxhooks_shared::store::session_id::SessionId;
@@ -121,14 +119,14 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         let state = StateDir::locate()?;
         let sessions = state.session_ids()?.into_iter();
         let logged = sessions.filter(|session| rotation::log_exists(&state.usage_log(session)));
-        let reports = logged.map(|session| session_report(&state, &session, &options));
+        let reports = logged.map(|session| Ok(session_report(&state, &session, &options)?.1));
         reports.collect::<Result<Vec<_>>>()?
     } else if let Some(session) = &args.session {
         let session = SessionId::parse(session).context("invalid `--session`")?;
         let state = StateDir::locate()?;
         // Fails with a clear message when there is no log.
         load_log(Some(session.as_str()), None)?;
-        vec![session_report(&state, &session, &options)?]
+        vec![session_report(&state, &session, &options)?.1]
     } else {
         let log = load_log(None, args.transcript.as_ref())?;
         vec![build_report(None, &log, None, &options)]
@@ -169,20 +167,4 @@ impl Emit for Printed<'_> {
             }
         }
     }
-}
-
-fn session_report(
-    state: &StateDir,
-    session: &SessionId,
-    options: &ReportOptions,
-) -> Result<SessionReport> {
-    let log = read_session_log(state, session)?;
-    let snapshots = list_snapshots(state, Some(session))?;
-    let options = options.with_status_line_of(Some(state), session.as_str());
-    Ok(build_report(
-        Some(session.as_str()),
-        &log,
-        Some(&snapshots),
-        &options,
-    ))
 }

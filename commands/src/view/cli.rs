@@ -17,8 +17,8 @@ use super::index::{IndexRow, index_page};
 use super::page::{Inputs, Page, Shown, Source};
 use crate::archives::restore::find_snapshot;
 use crate::compactions::ledger::{Ledger, read_ledger};
-use crate::facts::log::{SessionLog, log_from_reader, log_from_transcript, read_session_log};
-use crate::facts::report::{ReportOptions, SessionReport, build_report};
+use crate::facts::log::{SessionLog, log_from_reader, log_from_transcript};
+use crate::facts::report::{ReportOptions, SessionReport, build_report, session_report};
 use crate::facts::summary::SessionSummary;
 use crate::output::{self, Emit, Format, emit};
 use crate::output_file::write_output_file;
@@ -30,7 +30,6 @@ use crate::render::cost::cost_cell;
 use crate::retention::settings::Retention;
 use crate::sessions::catalog::list_sessions;
 use crate::sessions::transcript::open_session_transcript;
-use crate::snapshots::catalog::list_snapshots;
 use crate::usage::cli_report::ThresholdArgs;
 use ctxhooks_shared::store::files::{self, create_private_dir_all};
 use ctxhooks_shared::store::rotation;
@@ -308,10 +307,7 @@ fn session_page(
             path.display()
         );
     }
-    let log = read_session_log(state, session)?;
-    let snapshots = list_snapshots(state, Some(session))?;
-    let options = options.with_status_line_of(Some(state), session.as_str());
-    let report = build_report(Some(session.as_str()), &log, Some(&snapshots), &options);
+    let (log, report) = session_report(state, session, options)?;
     let mut live = None;
     let ledger = open_session_transcript(state, session).and_then(|opened| {
         if !opened.kept {
