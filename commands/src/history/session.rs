@@ -89,16 +89,10 @@ pub fn summarize_session(
     let report = build_report(Some(&files.session_id), &loaded.log, None, options);
     outcome.days = days_of(&loaded.log, &report, window, &options.prices);
     let summary = loaded.summary(&files.session_id);
-    let places = (parts.iter().map(|part| part.project.clone()))
-        .chain(
-            loaded
-                .log
-                .sources
-                .iter()
-                .filter_map(|source| source.cwd.clone()),
-        )
-        .chain(summary.cwd.clone())
-        .collect();
+    let projects = parts.iter().map(|part| part.project.clone());
+    let sources = loaded.log.sources.iter();
+    let cwds = sources.filter_map(|source| source.cwd.clone());
+    let places = projects.chain(cwds).chain(summary.cwd.clone()).collect();
     outcome.session = Some(HistorySession {
         summary,
         places,
