@@ -127,6 +127,11 @@ impl Field<Cow<'_, str>> {
         self.get().map(AsRef::as_ref)
     }
 
+    /// [`Self::text`], owned.
+    pub fn owned(&self) -> Option<String> {
+        self.text().map(ToOwned::to_owned)
+    }
+
     /// The text, when present as a string that is not empty.
     pub fn non_empty(&self) -> Option<&str> {
         self.text().filter(|text| !text.is_empty())

@@ -165,10 +165,8 @@ pub fn classify_tool_result(
     let needs_approval = is_error && !before_run && is_needs_approval_text(text);
     let refusal = || PermissionRefusal {
         denial_kind: denial_kind.map(ToOwned::to_owned),
-        decision_source: decision
-            .and_then(|decision| decision.source.text().map(ToOwned::to_owned)),
-        reason_code: decision
-            .and_then(|decision| decision.reason_code.text().map(ToOwned::to_owned)),
+        decision_source: decision.and_then(|decision| decision.source.owned()),
+        reason_code: decision.and_then(|decision| decision.reason_code.owned()),
         needs_approval,
     };
     // Structured fields first: a refusal the CLI's configuration decided is never a person's,

@@ -253,7 +253,7 @@ fn read_opening(kept_dir: &Path, name: &KeptName, index: &GenerationIndex) -> Op
     let _ = split_opening_lines(reader.take(length), MAX_LINE_BYTES, |line| {
         if let Some(record) = line.bytes.and_then(Record::parse) {
             if opening.cwd.is_none() {
-                opening.cwd = record.cwd.text().map(ToOwned::to_owned);
+                opening.cwd = record.cwd.owned();
             }
             if opening.time.is_none() {
                 opening.time = Time::of(record.timestamp.text());

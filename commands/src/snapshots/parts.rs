@@ -95,8 +95,7 @@ impl JoinedLines {
                 continue;
             }
             let whole = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-            let uuid =
-                Record::parse(whole).and_then(|record| record.uuid.text().map(str::to_owned));
+            let uuid = Record::parse(whole).and_then(|record| record.uuid.owned());
             if uuid.is_some_and(|uuid| !self.seen.insert(uuid)) {
                 continue;
             }

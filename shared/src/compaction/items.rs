@@ -230,7 +230,7 @@ impl SegmentItems {
                 {
                     let prompt = PromptItem {
                         text: bounded_line(text, limits.text_chars),
-                        uuid: owned(record.uuid.text()),
+                        uuid: record.uuid.owned(),
                     };
                     push_bounded(
                         &mut self.prompts,
@@ -271,7 +271,7 @@ impl SegmentItems {
             id: id.to_owned(),
             tool: tool.to_owned(),
             subject,
-            uuid: owned(uuid),
+            uuid: uuid.map(ToOwned::to_owned),
         });
     }
 
@@ -301,7 +301,7 @@ impl SegmentItems {
             status: CommandStatus::NoResult,
             exit_code: None,
             times,
-            uuid: owned(uuid),
+            uuid: uuid.map(ToOwned::to_owned),
         });
     }
 
@@ -320,7 +320,7 @@ impl SegmentItems {
         let uuid = call
             .as_ref()
             .and_then(|call| call.uuid.clone())
-            .or_else(|| owned(record.uuid.text()));
+            .or_else(|| record.uuid.owned());
         if !result.is_error.is_true() {
             match (kind, subject) {
                 (CallKind::Read, Some(path)) => {
@@ -457,10 +457,6 @@ pub fn bounded_line(text: &str, chars: usize) -> String {
         }
     }
     line
-}
-
-fn owned(text: Option<&str>) -> Option<String> {
-    text.map(ToOwned::to_owned)
 }
 
 #[cfg(test)]

@@ -530,8 +530,8 @@ impl<'origin> Ingest<'origin> {
             self.state.source_recorded = true;
             self.records.push(UsageRecord::Source(SourceRow {
                 transcript: self.origin.transcript.clone(),
-                cwd: owned(record.cwd.text()),
-                version: owned(record.version.text()),
+                cwd: record.cwd.owned(),
+                version: record.version.owned(),
             }));
         }
     }
@@ -589,17 +589,13 @@ impl<'origin> Ingest<'origin> {
         } else {
             let pending = std::mem::take(self.pending(sidechain));
             UsageRow {
-                time: owned(record.timestamp.text()),
+                time: record.timestamp.owned(),
                 transcript: self.origin.transcript.clone(),
                 key: self.key.clone(),
-                request_id: owned(record.request_id.text()),
-                message_id: owned(message.id.text()),
+                request_id: record.request_id.owned(),
+                message_id: message.id.owned(),
                 sidechain,
-                agent_id: self
-                    .origin
-                    .agent_id
-                    .clone()
-                    .or(owned(record.agent_id.text())),
+                agent_id: self.origin.agent_id.clone().or(record.agent_id.owned()),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
@@ -684,10 +680,6 @@ impl<'origin> Ingest<'origin> {
     }
 }
 
-fn owned(text: Option<&str>) -> Option<String> {
-    text.map(ToOwned::to_owned)
-}
-
 /// Adds a line of a response to its row (a new row has only the request's identity and what
 /// came before it): input-side fields and the context from the latest line (they agree), output
 /// tokens as the maximum (older versions wrote placeholders), advisor if any line says so (its
@@ -713,11 +705,13 @@ fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) 
         row.advisor_usage = advisor_usage.to_vec();
     }
     if row.model.is_none() {
-        row.model = owned(message.model.text());
+        row.model = message.model.owned();
     }
     let facts = &mut row.facts;
     if facts.requested_model.is_none() {
-        facts.requested_model = owned(record.requested_model.text())
+        facts.requested_model = record
+            .requested_model
+            .owned()
             .filter(|requested| row.model.as_deref() != Some(requested.as_str()));
     }
     // The cache counts of the last `message` iteration, when there is one.
@@ -729,7 +723,7 @@ fn merge(row: &mut UsageRow, record: &Record, message: &Message, usage: &Usage) 
         });
     }
     if facts.version.is_none() {
-        facts.version = owned(record.version.text());
+        facts.version = record.version.owned();
     }
     if let Some(ttl) = record.cache_ttl() {
         facts.cache_ttl = Some(ttl);
