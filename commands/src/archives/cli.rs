@@ -16,13 +16,13 @@ use super::prune_kept::{KeptPolicy, run_prune_kept};
 use super::restore::{RestoreRequest, restore};
 use super::restore_deleted::{DeletedFilter, run_restore_deleted};
 use super::verify::{
-    FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, name_of, verify_kept,
+    FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, verify_kept,
     verify_snapshot,
 };
 use crate::output::{self, Emit, Format, emit, emit_ok};
 use crate::projects::window::TimeWindow;
 use crate::render::table::{Column, Table};
-use crate::render::text::controls_escaped;
+use crate::render::text::{controls_escaped, name_of};
 use crate::snapshots::catalog::{Catalog, SnapshotEntry, read_compact_summary, scan_archive};
 use ctxhooks_shared::keep::snapshot::is_abandoned;
 use ctxhooks_shared::store::session_id::SessionId;

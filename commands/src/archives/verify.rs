@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::render::text::name_of;
 use crate::snapshots::catalog::{SnapshotEntry, stays_inside};
 use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::files;
@@ -308,11 +309,4 @@ fn kept_outcome(
         ok: files.iter().all(|check| check.status == FileStatus::Ok),
         files,
     }
-}
-
-/// The last component of `path`, for people (empty when there is none).
-pub fn name_of(path: Option<&Path>) -> String {
-    path.and_then(Path::file_name)
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::findings::Finding;
+use crate::render::text::name_of;
 use ctxhooks_shared::causes::Causes;
 use ctxhooks_shared::store::config::Config;
 use ctxhooks_shared::store::files;
@@ -155,10 +156,7 @@ fn log_storage(log: &Path, cutoff: SystemTime) -> (u64, u64) {
     let Some(folder) = log.parent() else {
         return (0, 0);
     };
-    let name = log
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = name_of(Some(log));
     for entry in files::entries(folder) {
         let entry_name = entry.file_name().to_string_lossy().into_owned();
         let is_part = entry_name

@@ -15,6 +15,13 @@ pub fn quoted_paths<'a>(paths: impl IntoIterator<Item = &'a Path>) -> String {
     quoted.join(", ")
 }
 
+/// The last component of `path`, for people (empty when there is none).
+pub fn name_of(path: Option<&Path>) -> String {
+    path.and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// A text someone else wrote (a session's title) on one line: its control characters (a
 /// newline, an escape sequence) become spaces, so that it can break no table and no terminal.
 pub fn controls_as_spaces(text: &str) -> String {

@@ -249,15 +249,13 @@ impl<'a> Page<'a> {
             })
             .collect();
         rows.push(("models", escape(&models.join("; "))));
-        rows.push((
-            "requests",
-            format!(
-                "{} ({} main chain, {} sub-agents)",
-                thousands(tally.requests as u64),
-                thousands(tally.main_requests as u64),
-                thousands(tally.sidechain_requests() as u64)
-            ),
-        ));
+        let requests = format!(
+            "{} ({} main chain, {} sub-agents)",
+            thousands(tally.requests as u64),
+            thousands(tally.main_requests as u64),
+            thousands(tally.sidechain_requests() as u64)
+        );
+        rows.push(("requests", requests));
         rows.push(("tokens", tokens_text(&tally.tokens, " · ")));
         let unpriced: Vec<&str> = (tally.cost.unpriced())
             .map(|model| model.unwrap_or("(model unnamed)"))
