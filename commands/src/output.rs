@@ -48,8 +48,18 @@ pub fn emit(format: Format, value: &impl Emit) -> Result<()> {
 /// [`emit`]s `value` (JSON when `json`, a command's `--json`, else words): how a command that
 /// found what it was asked for ends.
 pub fn emit_ok(json: bool, value: &impl Emit) -> Result<ExitCode> {
+    emit_exit(json, value, true)
+}
+
+/// [`emit`]s `value` as [`emit_ok`] does, then ends the command with 0 when `ok`, else 1
+/// (something it checked is broken, or failed).
+pub fn emit_exit(json: bool, value: &impl Emit, ok: bool) -> Result<ExitCode> {
     emit(Format::json_if(json), value)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// A JSON layout with a version: `{"schema": SCHEMA, ...}`, the number a program checks before

@@ -19,7 +19,7 @@ use super::verify::{
     FileCheck, FileStatus, VerifiedKind, VerifyOutcome, WholeGenerations, verify_kept,
     verify_snapshot,
 };
-use crate::output::{self, Emit, Format, emit, emit_ok};
+use crate::output::{self, Emit, emit_exit, emit_ok};
 use crate::projects::window::TimeWindow;
 use crate::render::table::{Column, Table};
 use crate::render::text::{controls_escaped, name_of};
@@ -351,12 +351,7 @@ fn verify(state: &StateDir, session: Option<&str>, json: bool) -> Result<ExitCod
     }));
     outcomes.extend(kept_outcomes);
     let verified = Verified(outcomes);
-    emit(Format::json_if(json), &verified)?;
-    Ok(if verified.failed() == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    emit_exit(json, &verified, verified.failed() == 0)
 }
 
 /// What `verify` found of each snapshot and kept copy.

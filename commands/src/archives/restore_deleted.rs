@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::restore::{RestoreOutcome, RestoreRequest, restore};
 use super::text::restored_text;
-use crate::output::{Emit, Format, emit};
+use crate::output::{Emit, emit_exit};
 use crate::projects::window::TimeWindow;
 use crate::retention::sweep::CleanupState;
 use crate::sessions::catalog::{KeptSession, list_sessions};
@@ -121,12 +121,7 @@ pub fn run_restore_deleted(
     json: bool,
 ) -> Result<ExitCode> {
     let outcome = restore_deleted(state, filter)?;
-    emit(Format::json_if(json), &outcome)?;
-    Ok(if outcome.failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    emit_exit(json, &outcome, outcome.failed.is_empty())
 }
 
 /// What was written back, what failed and why, and how to continue each session.

@@ -10,7 +10,7 @@ use super::checks::{DoctorReport, doctor_report};
 use super::text::report_text;
 use crate::install::handlers::install_dir;
 use crate::mcp::probe::{self, McpHealth};
-use crate::output::{Emit, Format, emit};
+use crate::output::{Emit, emit_exit};
 use ctxhooks_shared::store::state_dir::StateDir;
 
 /// Arguments of `ctxhooks doctor`.
@@ -32,12 +32,7 @@ pub fn run(args: &DoctorArgs) -> Result<ExitCode> {
         report: &report,
         mcp: probe::check(),
     };
-    emit(Format::json_if(args.json), &health)?;
-    Ok(if report.is_broken() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    emit_exit(args.json, &health, !report.is_broken())
 }
 
 /// What `doctor` prints: the report, then the MCP server's registration (`mcp`, the JSON's last
