@@ -4,8 +4,9 @@ two builds byte for byte (a refactor must change none): every command with its t
 `--json` output (usage, report with its SVG, compactions, provenance, ledger-input per transcript;
 history with its SVG and export over a projects folder of them all; sessions, archives (list,
 verify, prune, restore), recall, gauge, search, statusline, install, uninstall, doctor and
-mark-interrupt over a state folder the build's own hooks filled from the same transcripts; the
-MCP server's answers to each of its tools).
+mark-interrupt over a state folder the build's own hooks filled from the same transcripts; `view`'s
+pages per transcript, per session, per snapshot and `--all`; the MCP server's answers to each of
+its tools and to lines that are no request).
 
 Usage: scripts/outputs-of.py CTXHOOKS OUT_DIR [--world DIR]
 Then:  diff -r OUT_OLD OUT_NEW   (nothing printed: the same outputs)
@@ -209,6 +210,23 @@ def write_outputs(bin_dir, world_dir, live, out):
         run(f"{name}.txt", arguments)
         run(f"{name}.json", [*arguments, "--json"])
 
+    def pages(name, arguments):
+        """`view`'s text and `--json` output, and every page each run wrote (into a folder of
+        its own), as `<name>.<txt|json>.page-<file>`."""
+        for flag, suffix in (([], "txt"), (["--json"], "json")):
+            folder = os.path.join(live, "pages", f"{name}-{suffix}")
+            os.makedirs(folder)
+            # `--all` writes its pages into the folder; one session's page is the file named.
+            target = folder if "--all" in arguments else os.path.join(folder, "page.html")
+            run(f"{name}.{suffix}", [*arguments, *flag, "--out", target])
+            for at, _, files in sorted(os.walk(folder)):
+                for file in sorted(files):
+                    with open(os.path.join(at, file), "rb") as page:
+                        data = page.read().replace(live.encode(), b"<world>")
+                    relative = os.path.relpath(os.path.join(at, file), folder).replace(os.sep, "-")
+                    with open(os.path.join(out, f"{name}.{suffix}.page-{relative}"), "wb") as copy:
+                        copy.write(data)
+
     world = fresh()
     kept = sorted(os.listdir(os.path.join(world.state, "sessions")))
     # Per transcript, as it is.
@@ -257,6 +275,15 @@ def write_outputs(bin_dir, world_dir, live, out):
     both("search-session", ["search", "the", "--session", kept[0]])
     both("doctor", ["doctor"])
     run("unknown-session.txt", ["recall", "--session", "ffffffff"])
+    for name, _, _ in transcripts():
+        pages(f"{name}.view", ["view", "--transcript", os.path.join(live, "fixtures", name)])
+    for session in kept:
+        pages(f"session-{session[:8]}.view", ["view", "--session", session])
+        archive = os.path.join(world.state, "sessions", session, "archive")
+        for snapshot in sorted(os.listdir(archive)) if os.path.isdir(archive) else []:
+            pages(f"session-{session[:8]}.view-{snapshot}",
+                  ["view", "--session", session, "--snapshot", snapshot])
+    pages("view-all", ["view", "--all"])
     mcp(run, kept)
     # The status line last: it records each known session's window, which the report reads.
     for number, line in enumerate(status_inputs()):
@@ -332,6 +359,10 @@ def mcp(run, kept):
     for call in requests[2:]:
         stdin = b"".join(json.dumps(request).encode() + b"\n" for request in [*requests[:2], call])
         run(f"mcp-{call['id']}.jsonl", ["mcp"], stdin)
+    # Lines that are no request, each answered by the server itself: not JSON, too long, JSON
+    # but no JSON-RPC message.
+    for number, line in enumerate([b"not json", b"x" * (17 << 20), b'{"id": 7, "x": 1}']):
+        run(f"mcp-unread-{number}.jsonl", ["mcp"], line + b"\n")
 
 
 if __name__ == "__main__":
