@@ -438,12 +438,25 @@ pub fn subagent_name(
     session: &SessionId,
     agent: &Path,
 ) -> Result<KeptName, KeptError> {
-    let nested = files::folder_of(transcript).join(session.as_str());
-    let relative: PathBuf = match agent.strip_prefix(&nested) {
-        Ok(inner) if inner.starts_with("subagents") => inner.to_path_buf(),
-        _ => Path::new("subagents").join(agent.file_name().unwrap_or_default()),
+    subagent_name_below(&session_folder(transcript, session), agent)
+}
+
+/// The folder a 2.1.x session keeps its sub-agents' transcripts in, `<transcript
+/// folder>/<session>/`: what [`subagent_name_below`] takes, made once for all of a session's
+/// sub-agents.
+pub fn session_folder(transcript: &Path, session: &SessionId) -> PathBuf {
+    files::folder_of(transcript).join(session.as_str())
+}
+
+/// [`subagent_name`] of `agent`, given its session's [`session_folder`].
+pub fn subagent_name_below(session_folder: &Path, agent: &Path) -> Result<KeptName, KeptError> {
+    let name = match agent.strip_prefix(session_folder) {
+        Ok(inner) if inner.starts_with("subagents") => kept::slash_separated(inner),
+        _ => kept::slash_separated(
+            &Path::new("subagents").join(agent.file_name().unwrap_or_default()),
+        ),
     };
-    KeptName::parse(&kept::slash_separated(&relative))
+    KeptName::parse(&name)
 }
 
 /// Keeps the transcript at `path` as `name`, if something is there: it is opened and checked

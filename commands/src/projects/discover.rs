@@ -245,7 +245,7 @@ fn discover_project(
                 known.extend(agents);
             }
         } else if entry.is_jsonl() {
-            let stem = name.trim_end_matches(".jsonl");
+            let stem = trim_jsonl(name);
             if stem.starts_with("agent-") {
                 // 2.0.x: a sub-agent's transcript beside the sessions; its lines name the
                 // parent, unless the caller knows it already.
@@ -339,6 +339,16 @@ impl Entry {
     }
 }
 
+/// `name` without every `.jsonl` at its end, as `trim_end_matches(".jsonl")` gives it, by
+/// comparing the ends (the pattern's searcher, made for every transcript a search lists, cost
+/// more than the comparisons).
+fn trim_jsonl(mut name: &str) -> &str {
+    while let Some(stem) = name.strip_suffix(".jsonl") {
+        name = stem;
+    }
+    name
+}
+
 /// A folder's entries, sorted; symbolic links are listed as what they are (never followed).
 fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
     let unreadable = |error: std::io::Error| ProblemKind::Unreadable {
@@ -348,9 +358,16 @@ fn list(dir: &Path) -> Result<Vec<Entry>, ProblemKind> {
     for entry in fs_err::read_dir(dir).map_err(unreadable)? {
         let entry = entry.map_err(unreadable)?;
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        // `dir.join(name)`, as `entry.path()` makes it, with its room made at once: joined, the
+        // folder's path is copied and then grown for the name (a copy and a reallocation for
+        // every entry of every folder a search lists).
+        let name = entry.file_name();
+        let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+        path.push(dir);
+        path.push(&name);
         let mut listed = Entry {
-            path: entry.path(),
-            name: entry.file_name(),
+            path,
+            name,
             is_dir,
             facts: None,
         };
@@ -412,6 +429,22 @@ mod tests {
                 .extension()
                 .is_some_and(|extension| extension == "jsonl");
             assert_eq!(entry.is_jsonl(), by_path, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_transcripts_stem_is_its_name_without_every_jsonl_at_its_end() {
+        for name in [
+            "a.jsonl",
+            "a.jsonl.jsonl",
+            ".jsonl",
+            "a",
+            "a.json",
+            "jsonl",
+            "a.jsonlx",
+            "",
+        ] {
+            assert_eq!(trim_jsonl(name), name.trim_end_matches(".jsonl"), "{name}");
         }
     }
 

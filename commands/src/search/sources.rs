@@ -18,10 +18,12 @@ use anyhow::{Result, anyhow};
 use rustc_hash::FxHashSet;
 
 use super::kept_listing::KeptListings;
-use crate::projects::discover::{KnownParent, Problem, ProblemKind, discover_knowing};
+use crate::projects::discover::{
+    KnownParent, Problem, ProblemKind, SessionFiles, discover_knowing,
+};
 use crate::snapshots::catalog::list_snapshots;
 use ctxhooks_shared::causes::Causes;
-use ctxhooks_shared::keep::subagent_name;
+use ctxhooks_shared::keep::{session_folder, subagent_name_below};
 use ctxhooks_shared::platform::identity::{self, FileFacts};
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
@@ -287,37 +289,50 @@ impl KeptFound {
             mut sources,
             carried,
         } = self;
-        let found = discover_knowing(projects, known);
-        problems.extend(found.problems);
+        let mut found = discover_knowing(projects, known);
+        problems.extend(std::mem::take(&mut found.problems));
         // Room for every transcript found at once: grown one by one, the list is copied as often.
         sources.reserve(found.sessions.iter().map(|files| files.facts.len()).sum());
         // The names the transcripts ctxhooks does not keep take, by session: a session's id in two
         // project folders (resumed from another folder, or a project moved) is two transcripts.
         // Keyed by the session's id as discovery found it (the session's own text), borrowed.
         let mut taken: FxHashSet<(&str, String)> = FxHashSet::default();
-        for files in &found.sessions {
-            let Ok(session) = SessionId::parse(&files.session_id) else {
+        // Each session's files are taken apart: its paths are moved into its sources, not copied.
+        for SessionFiles {
+            projects_folder,
+            project,
+            session_id,
+            main,
+            agents,
+            facts,
+            ..
+        } in &mut found.sessions
+        {
+            let session_id: &str = session_id;
+            let Ok(session) = SessionId::parse(session_id) else {
                 continue;
             };
-            let named;
-            let main = if let Some(main) = &files.main {
-                main
-            } else {
-                named = files
-                    .projects_folder
-                    .join(&files.project)
-                    .join(format!("{session}.jsonl"));
-                &named
+            // Where its sub-agents' transcripts are kept below, made once for all of them.
+            let below = match main {
+                Some(main) => session_folder(main, &session),
+                None => session_folder(
+                    &projects_folder
+                        .join(&*project)
+                        .join(format!("{session}.jsonl")),
+                    &session,
+                ),
             };
-            for (position, (path, facts)) in files.transcripts().zip(&files.facts).enumerate() {
-                if carried.contains(path) {
+            let has_main = main.is_some();
+            let transcripts = main.take().into_iter().chain(std::mem::take(agents));
+            for (position, (path, facts)) in transcripts.zip(facts.iter()).enumerate() {
+                if carried.contains(&path) {
                     continue;
                 }
                 // The main transcript comes first, when there is one.
-                let name = if position == 0 && files.main.is_some() {
+                let name = if position == 0 && has_main {
                     KeptName::main()
                 } else {
-                    match subagent_name(main, &session, path) {
+                    match subagent_name_below(&below, &path) {
                         Ok(name) => name,
                         Err(_) => continue,
                     }
@@ -326,9 +341,9 @@ impl KeptFound {
                 // that each is a source of its own (one key for both would read each in turn at
                 // every search, and keep only the last).
                 let mut unique = name.as_str().to_owned();
-                if !taken.insert((&files.session_id, unique.clone())) {
-                    unique = format!("{}/{}", files.project, name.as_str());
-                    if !taken.insert((&files.session_id, unique.clone())) {
+                if !taken.insert((session_id, unique.clone())) {
+                    unique = format!("{project}/{}", name.as_str());
+                    if !taken.insert((session_id, unique.clone())) {
                         continue;
                     }
                 }
@@ -337,11 +352,11 @@ impl KeptFound {
                     subagent: !name.is_main(),
                     name: unique,
                     generation: 0,
-                    project_slug: Some(files.project.clone()),
+                    project_slug: Some(project.clone()),
                     kept: None,
                     // The look discovery took at the file, not a second one.
                     signature: file_signature(facts.as_ref()),
-                    file: Some(path.clone()),
+                    file: Some(path),
                     snapshot: None,
                 });
             }
