@@ -362,21 +362,39 @@ pub fn is_separator(character: char) -> bool {
         .is_ok()
 }
 
+/// Which bytes are ASCII letters or digits ([`u8::is_ascii_alphanumeric`]), looked up: the test
+/// every byte of a marked text takes.
+const ALPHANUMERIC: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte: u8 = 0;
+    loop {
+        table[byte as usize] = byte.is_ascii_alphanumeric();
+        if byte == u8::MAX {
+            break table;
+        }
+        byte += 1;
+    }
+};
+
 /// The byte ranges of `text`'s tokens, as `unicode61` finds them; `None` when `text` holds a
 /// character not surely a separator or a NUL.
 fn tokens(text: &str) -> Option<Vec<Range<usize>>> {
     let bytes = text.as_bytes();
     let mut tokens = Vec::new();
-    let mut start = None;
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
-        if byte.is_ascii_alphanumeric() {
-            start.get_or_insert(at);
+        if ALPHANUMERIC[usize::from(byte)] {
+            // A token: the run of letters and digits from here, in a loop of its own.
+            let start = at;
             at += 1;
-            continue;
-        }
-        if let Some(start) = start.take() {
+            while bytes
+                .get(at)
+                .is_some_and(|&byte| ALPHANUMERIC[usize::from(byte)])
+            {
+                at += 1;
+            }
             tokens.push(start..at);
+            continue;
         }
         if byte == 0 {
             return None;
@@ -390,9 +408,6 @@ fn tokens(text: &str) -> Option<Vec<Range<usize>>> {
             }
             at += character.len_utf8();
         }
-    }
-    if let Some(start) = start {
-        tokens.push(start..bytes.len());
     }
     Some(tokens)
 }
@@ -417,8 +432,13 @@ pub fn highlight(
             token.eq_ignore_ascii_case(&term.token)
         }
     };
-    // Where each instance of `phrase` starts.
+    // Where each instance of `phrase` starts (a word's: each token compared with it alone).
     let starts = |phrase: &[Term]| -> Vec<usize> {
+        if let [term] = phrase {
+            return (0..tokens.len())
+                .filter(|&start| matches(term, &tokens[start]))
+                .collect();
+        }
         (0..(tokens.len() + 1).saturating_sub(phrase.len()))
             .filter(|&start| {
                 phrase
