@@ -4,10 +4,16 @@
 /// `text` as one shell word: as it is when it holds only letters, digits and `/._-+:,@%`, else
 /// in single quotes (a `'` inside written `'\''`).
 pub fn shell_word(text: &str) -> String {
+    word_bare_with(text, "/._-+:,@%")
+}
+
+/// `text` as one shell word: as it is when it holds only letters, digits and the characters of
+/// `bare`, else in single quotes (a `'` inside written `'\''`).
+pub fn word_bare_with(text: &str, bare: &str) -> String {
     let plain = !text.is_empty()
         && text
             .chars()
-            .all(|character| character.is_ascii_alphanumeric() || "/._-+:,@%".contains(character));
+            .all(|character| character.is_ascii_alphanumeric() || bare.contains(character));
     if plain {
         text.to_owned()
     } else {

@@ -16,15 +16,7 @@ pub use ctxhooks_shared::shell_word::shell_word;
 /// `text` as one shell word: as it is when it holds only letters, digits and `/._-+@%:,=`, else
 /// in single quotes.
 pub fn shell_word_bare_equals(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
+    ctxhooks_shared::shell_word::word_bare_with(text, "/._-+@%:,=")
 }
 
 #[cfg(test)]
