@@ -44,11 +44,7 @@ impl Between<'_> {
 
     /// The CLI version of the request before.
     fn version(&self) -> Option<ClaudeVersion> {
-        self.before_row()
-            .facts
-            .version
-            .as_deref()
-            .and_then(ClaudeVersion::find_in)
+        self.before_row().facts.claude_version()
     }
 
     /// The fall classed as `class` on `basis`, with no confidence and no boundary.
@@ -203,9 +199,7 @@ fn judge_by_records(between: &Between<'_>) -> Option<ContextDrop> {
     {
         let strips_other_thinking = after
             .facts
-            .version
-            .as_deref()
-            .and_then(ClaudeVersion::find_in)
+            .claude_version()
             .is_some_and(|version| version >= THINKING_STRIPPED_ON_SWITCH);
         let other_model = |row: &UsageRow| row.model.as_deref().is_some_and(|other| other != to);
         let other_model_thinking = thinking_back(between.chain, between.before, false, other_model);

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::trigger::Trigger;
 use crate::model_name::RequestModel;
+use crate::version::ClaudeVersion;
 
 /// One line of the usage log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,6 +233,11 @@ impl UsageRow {
 }
 
 impl RequestFacts {
+    /// The CLI version written ([`ClaudeVersion::find_in`] of `version`).
+    pub fn claude_version(&self) -> Option<ClaudeVersion> {
+        self.version.as_deref().and_then(ClaudeVersion::find_in)
+    }
+
     /// The response's thinking in tokens: the count the API reported, else an estimate at
     /// 4 bytes per token of the thinking text (0 when there was none, or its text was kept out
     /// of the transcript).
