@@ -17,6 +17,9 @@ project) is built once by the hooks beside CTXHOOKS; what they write depends on 
 `--world DIR` (made by the first, used as it is by the second, never changed). It is copied to
 `DIR.live` for each group of commands (what the hooks recorded names that path), so two runs
 must not use the same `--world` at once. Without `--world`, a world of its own in a scratch folder.
+Put the two builds' binaries in folders whose paths are as long as each other (`/tmp/binA`,
+`/tmp/binB`): `install` writes the binaries' paths into the state folder, and `doctor` shows
+that folder's size in bytes.
 
 Only the standard library; gzipped captures are decompressed. Outputs name the world `<world>`
 and the binaries' folder `<bin>`; what depends on the clock of the run, not the world's, is
