@@ -21,8 +21,8 @@ use ctxhooks_shared::store::state_dir::{StateDir, claude_config_dir};
 /// Which projects folders a command reads.
 #[derive(Debug, Default, Args)]
 pub struct ProjectsArgs {
-    /// A Claude Code projects folder, or one project's folder in it (read as that project);
-    /// repeatable. Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. One that
+    /// A Claude Code projects folder, one project's folder in it (read as that project) or one
+    /// session's folder in that (`<project>/<session id>/`, read as that session); repeatable. Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. One that
     /// cannot be read or holds no session is a warning; when none gives a session (nor is there
     /// a state folder, for `export`), an error and exit 1.
     #[arg(long = "projects", value_name = "DIR")]

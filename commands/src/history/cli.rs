@@ -23,9 +23,9 @@ use ctxhooks_shared::store::state_dir::StateDir;
 /// T and the floor. Then totals per day and per project.
 #[derive(Debug, Args)]
 #[command(mut_arg("projects", |arg| arg.help(
-    "A Claude Code projects folder (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else \
-     `~/.claude/projects`. One that cannot be read is a warning; when none can, an error and \
-     exit 1"
+    "A Claude Code projects folder, one project's folder in it or one session's folder in that \
+     (repeatable). Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. One that \
+     cannot be read is a warning; when none can, an error and exit 1"
 )))]
 #[command(mut_arg("json", |arg| arg.help("Print JSON (schema 1, see docs/history.md)")))]
 #[command(mut_arg("svg", |arg| arg.help(

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use ctxhooks_shared::platform::identity::{self, FileFacts};
+use ctxhooks_shared::store::session_id::SessionId;
 use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::{MAX_LINE_BYTES, split_opening_lines};
 use ctxhooks_shared::transcript::record::Record;
@@ -100,7 +101,8 @@ pub struct Found {
 pub type KnownParent<'a> = &'a dyn Fn(&Path, &FileFacts) -> Option<String>;
 
 /// Finds every session under `folders`: each a projects folder, or one project's folder (what
-/// people type: `~/.claude/projects/-home-me-app`), read as that one project. A session found
+/// people type: `~/.claude/projects/-home-me-app`), read as that one project, or one session's
+/// own folder in it (`-home-me-app/<session id>/`), read as that one session. A session found
 /// through two of them (a projects folder and one of its projects) is listed once.
 pub fn discover(folders: &[PathBuf]) -> Found {
     discover_knowing(folders, &|_, _| None)
@@ -188,6 +190,9 @@ fn discover_folder(folder: &Path, known: KnownParent<'_>, found: &mut Found) {
         Ok(entries) => entries,
         Err(kind) => return found.problem(folder, kind),
     };
+    if is_session_folder(folder, &entries) && discover_session(folder, known, found) {
+        return;
+    }
     // Read as a projects folder first, apart: what its subfolders hold counts only if they are
     // projects.
     let mut as_projects = Found::default();
@@ -215,6 +220,54 @@ fn discover_folder(folder: &Path, known: KnownParent<'_>, found: &mut Found) {
     found.folders_read += 1;
     found.sessions.extend(as_projects.sessions);
     found.problems.extend(as_projects.problems);
+}
+
+/// Whether `folder` (listed as `entries`) is one session's own folder in its project's
+/// (`<project>/<session id>/`, what Claude Code 2.1 keeps the session's `subagents/` in): named as
+/// a session id, a `subagents` folder in it and no transcript beside that.
+fn is_session_folder(folder: &Path, entries: &[Entry]) -> bool {
+    let named_as_session = folder
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| SessionId::parse(name).is_ok());
+    named_as_session
+        && !entries.iter().any(Entry::is_jsonl)
+        && entries
+            .iter()
+            .any(|entry| entry.is_dir && entry.name() == Some("subagents"))
+}
+
+/// Finds the session whose own folder `folder` is, as its project's folder holds it (its main
+/// transcript beside the folder, its sub-agents', flat ones of 2.0.x too), under its project's
+/// name; false, with nothing found, when the project's folder holds no such session.
+fn discover_session(folder: &Path, known: KnownParent<'_>, found: &mut Found) -> bool {
+    let folder = fs_err::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let session = folder.file_name().and_then(std::ffi::OsStr::to_str);
+    let (Some(project_dir), Some(session)) = (folder.parent(), session) else {
+        return false;
+    };
+    let main = project_dir.join(format!("{session}.jsonl"));
+    let mut in_project = Found::default();
+    discover_project(
+        project_dir.parent().unwrap_or(project_dir),
+        project_dir,
+        known,
+        &mut in_project,
+    );
+    in_project
+        .sessions
+        .retain(|files| files.session_id == session);
+    if in_project.sessions.is_empty() {
+        return false;
+    }
+    // Only what is wrong with this session's files: the project's others were not asked for.
+    in_project
+        .problems
+        .retain(|problem| problem.path.starts_with(&folder) || problem.path == main);
+    found.folders_read += 1;
+    found.sessions.extend(in_project.sessions);
+    found.problems.extend(in_project.problems);
+    true
 }
 
 /// One project folder: its main transcripts, flat agent files and session folders.
@@ -468,6 +521,50 @@ mod tests {
             .map(|session| (session.session_id.as_str(), session.agents.len()))
             .collect();
         assert_eq!(sessions, [("parent", 1)]);
+    }
+
+    /// One session's own folder given (`<project>/<session id>/`, its `subagents/` in it) is
+    /// that session as its project's folder holds it: its main transcript beside the folder, its
+    /// sub-agents, its project's name (not `subagents`), nothing of the project's other sessions.
+    #[test]
+    fn a_sessions_own_folder_is_read_as_that_session_of_its_project() {
+        let folder = ctxhooks_shared::test_support::TempFolder::new("discover-session");
+        let project = folder.join("-work-project");
+        let session = "4d42f4de-2530-c35a-6d93-1827fbb73048";
+        let agents = project.join(session).join("subagents");
+        fs_err::create_dir_all(&agents).unwrap();
+        let line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        fs_err::write(project.join(format!("{session}.jsonl")), line).unwrap();
+        fs_err::write(agents.join("agent-a1.jsonl"), line).unwrap();
+        fs_err::write(project.join("other-session.jsonl"), line).unwrap();
+        let found = discover(&[project.join(session)]);
+        let read: Vec<(&str, &str, bool, usize)> = found
+            .sessions
+            .iter()
+            .map(|files| {
+                let main = files.main.is_some();
+                (
+                    files.project.as_str(),
+                    files.session_id.as_str(),
+                    main,
+                    files.agents.len(),
+                )
+            })
+            .collect();
+        assert_eq!(read, [("-work-project", session, true, 1)]);
+        assert_eq!(found.folders_read, 1);
+        assert!(found.problems.is_empty(), "{:?}", found.problems);
+        // A folder named as no session, or with a transcript in it, is read as before: a
+        // projects folder whose projects are its subfolders.
+        let renamed = project.join("not a session");
+        fs_err::rename(project.join(session), &renamed).unwrap();
+        let found = discover(std::slice::from_ref(&renamed));
+        let projects: Vec<&str> = found
+            .sessions
+            .iter()
+            .map(|files| files.project.as_str())
+            .collect();
+        assert_eq!(projects, ["subagents"]);
     }
 
     /// Each session's id and count of sub-agent files.
