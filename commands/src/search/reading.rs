@@ -53,7 +53,26 @@ pub fn open_file(path: &Path) -> Result<Option<TranscriptFile>> {
     Ok(TranscriptFile::open_if_present(path)?)
 }
 
-/// `length` bytes of `file` from `from`.
+/// `length` bytes of `file` from `from`, added to `bytes` in one read (a snippet's line): through
+/// the std handle, which reads into `bytes`' room as it is (`fs_err`'s handle has no `read_buf`,
+/// so `read_to_end` through it zeroed the room first, and a line can be hundreds of KB). A read
+/// error names the file as `fs_err`'s does.
+pub fn read_file_range(
+    file: TranscriptFile,
+    from: u64,
+    length: u64,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    let mut file = file.into_file();
+    file.seek(SeekFrom::Start(from))?;
+    file.file()
+        .take(length)
+        .read_to_end(bytes)
+        .with_context(|| format!("failed to read from file `{}`", file.path().display()))?;
+    Ok(())
+}
+
+/// `length` bytes of `file` from `from`, as a reader.
 pub fn file_range(file: TranscriptFile, from: u64, length: u64) -> Result<Box<dyn Read + Send>> {
     let mut file = file.into_file();
     file.seek(SeekFrom::Start(from))?;

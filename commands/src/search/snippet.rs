@@ -8,7 +8,7 @@
 //! of FTS5's.
 
 use std::collections::HashMap;
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::Read as _;
 use std::ops::Range;
 
 use anyhow::{Context, Result};
@@ -20,7 +20,7 @@ use super::marking::{self, Expression};
 use super::message::into_message_text;
 use super::prepare::line_hash;
 use super::query::Query;
-use super::reading::{kept_range, open_file};
+use super::reading::{kept_range, open_file, read_file_range};
 use super::sources::{KeptPart, Source};
 use ctxhooks_shared::store::kept::{GenerationIndex, KeptName};
 use ctxhooks_shared::store::session_id::SessionId;
@@ -235,15 +235,7 @@ impl<'connection> Snippets<'connection> {
             return Ok(None);
         }
         let mut bytes = line_buffer(hit);
-        let mut file = file.into_file();
-        file.seek(SeekFrom::Start(hit.offset))?;
-        // Read through the std handle, which reads into the buffer's room as it is: `fs_err`'s
-        // handle has no `read_buf`, so `read_to_end` zeroed the room first (a line can be
-        // hundreds of KB). A read error names the file as `fs_err`'s does.
-        file.file()
-            .take(hit.length)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("failed to read from file `{}`", file.path().display()))?;
+        read_file_range(file, hit.offset, hit.length, &mut bytes)?;
         Ok((line_hash(&bytes) == hit.line_hash).then_some(bytes))
     }
 
