@@ -595,7 +595,7 @@ impl<'origin> Ingest<'origin> {
                 request_id: record.request_id.owned(),
                 message_id: message.id.owned(),
                 sidechain,
-                agent_id: self.origin.agent_id.clone().or(record.agent_id.owned()),
+                agent_id: (self.origin.agent_id.clone()).or_else(|| record.agent_id.owned()),
                 tool_result_bytes: pending.bytes,
                 largest_tool_result: pending.largest,
                 turn_start: pending.turn_start,
