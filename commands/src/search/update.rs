@@ -2,7 +2,9 @@
 //! the last search are read (a kept generation's index says how much it keeps; a live file is
 //! recognised by its device, inode and the SHA-256 of the 4 KiB before where the index stopped).
 //! A source that is gone, a generation started anew, or a live file rewritten loses its rows
-//! (all of them, or those read from the file), and what is there now is read again.
+//! (all of them, or those read from the file), and what is there now is read again; the rows
+//! that no longer stand go before any is added (FTS5 pays a segment and a merge for each
+//! deletion below a row it just wrote).
 //!
 //! Every change happens inside a write transaction (`BEGIN IMMEDIATE`) that first reads how far
 //! the source is indexed, so two searches at once never index the same bytes twice: the second
@@ -21,6 +23,7 @@ use super::reading::{file_range, kept_range, open_file};
 use super::sources::{KeptPart, KeptSource, Source};
 use ctxhooks_shared::keep::still_continues;
 use ctxhooks_shared::platform::identity;
+use ctxhooks_shared::transcript::file::TranscriptFile;
 use ctxhooks_shared::transcript::lines::fingerprint_before;
 
 /// How many transcript bytes one write transaction reads at most before it commits (the
@@ -84,20 +87,40 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
             .sum();
         progress.start(total);
     }
+    // The rows that no longer stand go before anything is added, their words in the order of
+    // their ids. FTS5 writes the words it holds in memory to disk as a segment of their own
+    // whenever a row below the last it wrote is deleted, and merges the new segment into the
+    // older ones at once, checking each of their rows against every deletion: rows dropped
+    // between one source's new rows and the next (as they were) cost a segment and a merge per
+    // source, and an update that found every source replaced by a copy of itself took 8 times
+    // a fresh build and left an index 1.6 times its size (BENCHMARKS.md). The update below
+    // looks at each source again, and drops what no longer stands then (a file replaced in
+    // between).
+    let mut stale = Vec::new();
     for ((session, name, generation), indexed) in &known {
         if !present.contains(&(session.as_str(), name.as_str(), *generation)) {
-            drop_source(connection, indexed.id)?;
+            stale.extend(take_source(connection, indexed.id)?);
             updated.dropped += 1;
         }
     }
-    for source in sources {
-        // Its files as they were when it was last indexed: nothing to read, nothing to ask.
-        if known
-            .get(&key(source))
-            .is_some_and(|known| known.signature.as_ref() == Some(&source.signature))
+    // A source whose files are as they were when it was last indexed has nothing to read and
+    // nothing to ask; the others, each with its row when it has one.
+    let changed: Vec<(&Source, Option<&SourceRow>)> = sources
+        .iter()
+        .map(|source| (source, known.get(&key(source))))
+        .filter(|(source, indexed)| {
+            indexed.is_none_or(|indexed| indexed.signature.as_ref() != Some(&source.signature))
+        })
+        .collect();
+    for (source, indexed) in &changed {
+        if let Some(indexed) = indexed
+            && let Some(from) = stale_from(source, indexed)?
         {
-            continue;
+            stale.extend(take_rows_from(connection, indexed.id, from)?);
         }
+    }
+    drop_words(connection, stale)?;
+    for (source, _) in changed {
         let done = index_source(connection, source, &mut updated, progress)?;
         updated.bytes += done;
         transaction.read += done;
@@ -257,23 +280,108 @@ fn estimate(source: &Source, indexed: Option<&SourceRow>) -> u64 {
 }
 
 fn drop_source(connection: &Connection, id: i64) -> Result<()> {
-    drop_rows_from(connection, id, 0)?;
+    let ids = take_source(connection, id)?;
+    drop_words(connection, ids)
+}
+
+/// Removes source `id` and its messages, and returns their ids: their words are
+/// [`drop_words`]'s to remove.
+fn take_source(connection: &Connection, id: i64) -> Result<Vec<i64>> {
+    let ids = take_rows_from(connection, id, 0)?;
     connection.execute("DELETE FROM sources WHERE id = ?1", [id])?;
-    Ok(())
+    Ok(ids)
 }
 
 /// Removes the rows of source `id` at or past `offset`.
 fn drop_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<()> {
-    connection
-        .prepare_cached(
-            "DELETE FROM body WHERE rowid IN \
-             (SELECT id FROM messages WHERE source = ?1 AND offset >= ?2)",
-        )?
-        .execute(params![id, offset])?;
+    let ids = take_rows_from(connection, id, offset)?;
+    drop_words(connection, ids)
+}
+
+/// Removes the messages of source `id` at or past `offset`, and returns their ids: their words
+/// are [`drop_words`]'s to remove.
+fn take_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<Vec<i64>> {
+    let ids = connection
+        .prepare_cached("SELECT id FROM messages WHERE source = ?1 AND offset >= ?2")?
+        .query_map(params![id, offset], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
     connection
         .prepare_cached("DELETE FROM messages WHERE source = ?1 AND offset >= ?2")?
         .execute(params![id, offset])?;
+    Ok(ids)
+}
+
+/// Removes the words of the messages `ids` from the FTS5 table, lowest id first and one row per
+/// statement: FTS5 writes what it holds in memory to disk whenever a row below the last it wrote
+/// is deleted, and at every savepoint, which a statement that may delete many rows opens.
+fn drop_words(connection: &Connection, mut ids: Vec<i64>) -> Result<()> {
+    // Nothing to remove (as in most updates): the statement is not even prepared (preparing
+    // one on the FTS5 table connects to it and reads its configuration).
+    if ids.is_empty() {
+        return Ok(());
+    }
+    ids.sort_unstable();
+    let mut delete = connection.prepare_cached("DELETE FROM body WHERE rowid = ?1")?;
+    for id in ids {
+        delete.execute([id])?;
+    }
     Ok(())
+}
+
+/// Where the rows of `state`, a source's row, stop standing: [`Stale::All`] for a generation
+/// started anew or fewer bytes kept than were read from it; [`Stale::FromFile`] for rows read
+/// from a file that is no longer the one they were read from (`same_file` says whether it
+/// is); `None` when every row stands.
+fn stale(
+    state: &SourceRow,
+    kept: Option<&KeptPart>,
+    same_file: impl FnOnce(&SourceRow) -> Result<bool>,
+) -> Result<Option<Stale>> {
+    let started_at = kept.map_or("", KeptPart::started_at);
+    if state.started_at != started_at || kept.map_or(0, KeptPart::length) < state.kept_boundary {
+        return Ok(Some(Stale::All));
+    }
+    if state.indexed_to > state.kept_boundary && !same_file(state)? {
+        return Ok(Some(Stale::FromFile));
+    }
+    Ok(None)
+}
+
+/// Which of a source's rows no longer stand ([`stale`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stale {
+    /// All of them: the source is read again from its start.
+    All,
+    /// Those read from its file, past its kept boundary.
+    FromFile,
+}
+
+/// The offset from which the rows of `state`, `source`'s row, surely no longer stand
+/// ([`stale`]): its file is taken for the one they were read from when a look at it finds the
+/// same device and inode, at least as long (the update reads the 4 KiB before where they stop
+/// to be sure; a look costs a system call, reading them a hash of 4 KiB); `None` when they all
+/// stand so far as a look tells, or its kept part cannot be read (the update drops the
+/// source).
+fn stale_from(source: &Source, state: &SourceRow) -> Result<Option<u64>> {
+    let Ok(kept) = source.kept.as_ref().map(KeptSource::part).transpose() else {
+        return Ok(None);
+    };
+    let looks_the_same = |state: &SourceRow| {
+        let facts = source
+            .file
+            .as_ref()
+            .and_then(|path| identity::of_path(path).ok());
+        Ok(facts.is_some_and(|facts| {
+            Some(facts.device) == state.file_device
+                && Some(facts.inode) == state.file_inode
+                && facts.size >= state.indexed_to
+        }))
+    };
+    Ok(match stale(state, kept, looks_the_same)? {
+        Some(Stale::All) => Some(0),
+        Some(Stale::FromFile) => Some(state.kept_boundary),
+        None => None,
+    })
 }
 
 /// Reads what `source` gained since it was last indexed; returns the bytes read.
@@ -324,34 +432,35 @@ fn index_source(
             ..SourceRow::default()
         }
     };
-    // Another generation under the same number (the session's folder was removed and kept
-    // anew), or fewer bytes kept than were read from it: start over.
-    if state.started_at != started_at || kept_length < state.kept_boundary {
-        drop_rows_from(connection, state.id, 0)?;
-        updated.dropped += 1;
-        changed = true;
-        state = SourceRow {
-            id: state.id,
-            started_at: started_at.to_owned(),
-            ..SourceRow::default()
-        };
-    }
     // A file that cannot be opened (a link, a FIFO put in its place) is read as absent.
     let mut file = source
         .file
         .as_ref()
         .and_then(|path| open_file(path).ok().flatten());
-    // Rows read from the file stand only if it is still the file they were read from.
-    if state.indexed_to > state.kept_boundary {
-        let same = match file.as_mut() {
-            Some(file) => still_the_file(file, &state)?,
-            None => false,
-        };
-        if !same {
+    let same_file = |state: &SourceRow| match file.as_mut() {
+        Some(file) => still_the_file(file, state),
+        None => Ok(false),
+    };
+    match stale(&state, kept, same_file)? {
+        // Another generation under the same number (the session's folder was removed and kept
+        // anew), or fewer bytes kept than were read from it: start over.
+        Some(Stale::All) => {
+            drop_rows_from(connection, state.id, 0)?;
+            updated.dropped += 1;
+            changed = true;
+            state = SourceRow {
+                id: state.id,
+                started_at: started_at.to_owned(),
+                ..SourceRow::default()
+            };
+        }
+        // Rows read from the file stand only if it is still the file they were read from.
+        Some(Stale::FromFile) => {
             drop_rows_from(connection, state.id, state.kept_boundary)?;
             state.indexed_to = state.kept_boundary;
             changed = true;
         }
+        None => {}
     }
     // The file carries the kept bytes on only if it still holds them.
     let continues = match (file.as_mut(), kept) {
@@ -481,9 +590,7 @@ fn remember(connection: &Connection, id: i64, signature: &str) -> Result<()> {
 
 /// A second handle on the open file (for the fingerprint once it is read), its device and
 /// inode.
-fn identify(
-    file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
-) -> Result<(fs_err::File, u64, u64)> {
+fn identify(file: &mut TranscriptFile) -> Result<(fs_err::File, u64, u64)> {
     let handle = file.file_mut().try_clone()?;
     let facts = identity::of_file(handle.file())?;
     Ok((handle, facts.device, facts.inode))
@@ -491,10 +598,7 @@ fn identify(
 
 /// Whether `file` is the file the source's rows past its kept boundary were read from: the
 /// same device and inode, at least as long, with the same 4 KiB before where they stop.
-fn still_the_file(
-    file: &mut ctxhooks_shared::transcript::file::TranscriptFile,
-    state: &SourceRow,
-) -> Result<bool> {
+fn still_the_file(file: &mut TranscriptFile, state: &SourceRow) -> Result<bool> {
     let facts = identity::of_file(file.file_mut().file())?;
     if Some(facts.device) != state.file_device
         || Some(facts.inode) != state.file_inode
