@@ -112,16 +112,25 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
             indexed.is_none_or(|indexed| indexed.signature.as_ref() != Some(&source.signature))
         })
         .collect();
+    // The sources whose rows were dropped here: the update below reads them as changed, as it
+    // does those whose rows it drops itself.
+    let mut dropped = HashSet::new();
     for (source, indexed) in &changed {
         if let Some(indexed) = indexed
-            && let Some(from) = stale_from(source, indexed)?
+            && let Some((why, started_at)) = looks_stale(source, indexed)?
         {
-            stale.extend(take_rows_from(connection, indexed.id, from)?);
+            let (_, ids) = forget(connection, indexed, why, started_at)?;
+            stale.extend(ids);
+            if why == Stale::All {
+                updated.dropped += 1;
+            }
+            dropped.insert(indexed.id);
         }
     }
     drop_words(connection, stale)?;
-    for (source, _) in changed {
-        let done = index_source(connection, source, &mut updated, progress)?;
+    for (source, indexed) in changed {
+        let was_dropped = indexed.is_some_and(|indexed| dropped.contains(&indexed.id));
+        let done = index_source(connection, source, was_dropped, &mut updated, progress)?;
         updated.bytes += done;
         transaction.read += done;
         if transaction.read >= BATCH_BYTES {
@@ -292,12 +301,6 @@ fn take_source(connection: &Connection, id: i64) -> Result<Vec<i64>> {
     Ok(ids)
 }
 
-/// Removes the rows of source `id` at or past `offset`.
-fn drop_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<()> {
-    let ids = take_rows_from(connection, id, offset)?;
-    drop_words(connection, ids)
-}
-
 /// Removes the messages of source `id` at or past `offset`, and returns their ids: their words
 /// are [`drop_words`]'s to remove.
 fn take_rows_from(connection: &Connection, id: i64, offset: u64) -> Result<Vec<i64>> {
@@ -356,13 +359,16 @@ enum Stale {
     FromFile,
 }
 
-/// The offset from which the rows of `state`, `source`'s row, surely no longer stand
-/// ([`stale`]): its file is taken for the one they were read from when a look at it finds the
-/// same device and inode, at least as long (the update reads the 4 KiB before where they stop
-/// to be sure; a look costs a system call, reading them a hash of 4 KiB); `None` when they all
-/// stand so far as a look tells, or its kept part cannot be read (the update drops the
-/// source).
-fn stale_from(source: &Source, state: &SourceRow) -> Result<Option<u64>> {
+/// Which rows of `state`, `source`'s row, surely no longer stand ([`stale`]), with the start
+/// time of its kept generation: its file is taken for the one they were read from when a look
+/// at it finds the same device and inode, at least as long (the update that reads the source
+/// reads the 4 KiB before where they stop to be sure: a look costs a system call, reading them
+/// a hash of 4 KiB); `None` when they all stand so far as a look tells, or its kept part cannot
+/// be read (the update drops the source).
+fn looks_stale<'source>(
+    source: &'source Source,
+    state: &SourceRow,
+) -> Result<Option<(Stale, &'source str)>> {
     let Ok(kept) = source.kept.as_ref().map(KeptSource::part).transpose() else {
         return Ok(None);
     };
@@ -377,17 +383,56 @@ fn stale_from(source: &Source, state: &SourceRow) -> Result<Option<u64>> {
                 && facts.size >= state.indexed_to
         }))
     };
-    Ok(match stale(state, kept, looks_the_same)? {
-        Some(Stale::All) => Some(0),
-        Some(Stale::FromFile) => Some(state.kept_boundary),
-        None => None,
-    })
+    let started_at = kept.map_or("", KeptPart::started_at);
+    Ok(stale(state, kept, looks_the_same)?.map(|why| (why, started_at)))
+}
+
+/// Removes `state`'s rows that no longer stand (`why`) and writes its row as it is without them
+/// (for [`Stale::All`], a source not read yet whose kept generation started at `started_at`);
+/// returns that row and the removed messages' ids, whose words are [`drop_words`]'s to remove.
+/// Written at once, the row holds at every commit, whatever a later look at the files finds.
+fn forget(
+    connection: &Connection,
+    state: &SourceRow,
+    why: Stale,
+    started_at: &str,
+) -> Result<(SourceRow, Vec<i64>)> {
+    match why {
+        Stale::All => {
+            let ids = take_rows_from(connection, state.id, 0)?;
+            connection
+                .prepare_cached(
+                    "UPDATE sources SET started_at = ?2, project = NULL, kept_length = 0, \
+                     indexed_to = 0, file_path = NULL, file_device = NULL, file_inode = NULL, \
+                     file_fingerprint = NULL WHERE id = ?1",
+                )?
+                .execute(params![state.id, started_at])?;
+            let settled = SourceRow {
+                id: state.id,
+                started_at: started_at.to_owned(),
+                ..SourceRow::default()
+            };
+            Ok((settled, ids))
+        }
+        Stale::FromFile => {
+            let ids = take_rows_from(connection, state.id, state.kept_boundary)?;
+            connection
+                .prepare_cached("UPDATE sources SET indexed_to = kept_length WHERE id = ?1")?
+                .execute([state.id])?;
+            let settled = SourceRow {
+                indexed_to: state.kept_boundary,
+                ..state.clone()
+            };
+            Ok((settled, ids))
+        }
+    }
 }
 
 /// Reads what `source` gained since it was last indexed; returns the bytes read.
 fn index_source(
     connection: &Connection,
     source: &Source,
+    was_dropped: bool,
     updated: &mut Updated,
     progress: &Progress,
 ) -> Result<u64> {
@@ -409,7 +454,7 @@ fn index_source(
     };
     let kept_length = kept.map_or(0, KeptPart::length);
     let started_at = kept.map_or("", KeptPart::started_at);
-    let mut changed = known.is_none();
+    let mut changed = known.is_none() || was_dropped;
     let mut state = if let Some(state) = known {
         state
     } else {
@@ -441,26 +486,17 @@ fn index_source(
         Some(file) => still_the_file(file, state),
         None => Ok(false),
     };
-    match stale(&state, kept, same_file)? {
-        // Another generation under the same number (the session's folder was removed and kept
-        // anew), or fewer bytes kept than were read from it: start over.
-        Some(Stale::All) => {
-            drop_rows_from(connection, state.id, 0)?;
+    // Another generation under the same number (the session's folder was removed and kept
+    // anew), or fewer bytes kept than were read from it: start over. Rows read from the file
+    // stand only if it is still the file they were read from.
+    if let Some(why) = stale(&state, kept, same_file)? {
+        let (settled, ids) = forget(connection, &state, why, started_at)?;
+        drop_words(connection, ids)?;
+        if why == Stale::All {
             updated.dropped += 1;
-            changed = true;
-            state = SourceRow {
-                id: state.id,
-                started_at: started_at.to_owned(),
-                ..SourceRow::default()
-            };
         }
-        // Rows read from the file stand only if it is still the file they were read from.
-        Some(Stale::FromFile) => {
-            drop_rows_from(connection, state.id, state.kept_boundary)?;
-            state.indexed_to = state.kept_boundary;
-            changed = true;
-        }
-        None => {}
+        state = settled;
+        changed = true;
     }
     // The file carries the kept bytes on only if it still holds them.
     let continues = match (file.as_mut(), kept) {
