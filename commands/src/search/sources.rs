@@ -312,8 +312,10 @@ impl KeptFound {
             let Ok(session) = SessionId::parse(session_id) else {
                 continue;
             };
-            // Where its sub-agents' transcripts are kept below, made once for all of them.
-            let below = match main {
+            // Where its sub-agents' transcripts are kept below, made once for all of them, and
+            // only when it has any (most sessions have none: 5,000 paths made for nothing over
+            // 5,000 one-file sessions, BENCHMARKS.md).
+            let below = (!agents.is_empty()).then(|| match main {
                 Some(main) => session_folder(main, &session),
                 None => session_folder(
                     &projects_folder
@@ -321,7 +323,7 @@ impl KeptFound {
                         .join(format!("{session}.jsonl")),
                     &session,
                 ),
-            };
+            });
             let has_main = main.is_some();
             let transcripts = main.take().into_iter().chain(std::mem::take(agents));
             for (position, (path, facts)) in transcripts.zip(facts.iter()).enumerate() {
@@ -332,7 +334,11 @@ impl KeptFound {
                 let name = if position == 0 && has_main {
                     KeptName::main()
                 } else {
-                    match subagent_name_below(&below, &path) {
+                    // A sub-agent's: `below` is made whenever there is one.
+                    let Some(below) = below.as_deref() else {
+                        continue;
+                    };
+                    match subagent_name_below(below, &path) {
                         Ok(name) => name,
                         Err(_) => continue,
                     }
