@@ -104,18 +104,17 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
         }
     }
     // A source whose files are as they were when it was last indexed has nothing to read and
-    // nothing to ask; the others, each with its row when it has one.
-    let changed: Vec<(&Source, Option<&SourceRow>)> = sources
+    // nothing to ask; the others, each with its row when it has one, and whether its rows were
+    // dropped here (the update below reads it as changed, as it does one whose rows it drops
+    // itself).
+    let mut changed: Vec<(&Source, Option<&SourceRow>, bool)> = sources
         .iter()
-        .map(|source| (source, known.get(&key(source))))
-        .filter(|(source, indexed)| {
+        .map(|source| (source, known.get(&key(source)), false))
+        .filter(|(source, indexed, _)| {
             indexed.is_none_or(|indexed| indexed.signature.as_ref() != Some(&source.signature))
         })
         .collect();
-    // The sources whose rows were dropped here: the update below reads them as changed, as it
-    // does those whose rows it drops itself.
-    let mut dropped = HashSet::new();
-    for (source, indexed) in &changed {
+    for (source, indexed, dropped) in &mut changed {
         if let Some(indexed) = indexed
             && let Some((why, started_at)) = looks_stale(source, indexed)?
         {
@@ -124,12 +123,11 @@ pub fn update(connection: &Connection, sources: &[Source], progress: &Progress) 
             if why == Stale::All {
                 updated.dropped += 1;
             }
-            dropped.insert(indexed.id);
+            *dropped = true;
         }
     }
     drop_words(connection, stale)?;
-    for (source, indexed) in changed {
-        let was_dropped = indexed.is_some_and(|indexed| dropped.contains(&indexed.id));
+    for (source, _, was_dropped) in changed {
         let done = index_source(connection, source, was_dropped, &mut updated, progress)?;
         updated.bytes += done;
         transaction.read += done;
